@@ -1,0 +1,151 @@
+"""Serializers translate selector output to the JSON of docs/contract.md; no rules in here."""
+
+from rest_framework import serializers
+
+
+class ProductRefSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+
+
+class ProductSerializer(ProductRefSerializer):
+    tier = serializers.CharField()
+    stars = serializers.IntegerField(allow_null=True)
+    stars_growth = serializers.IntegerField(allow_null=True)
+    npm_weekly = serializers.IntegerField(allow_null=True)
+    pypi_weekly = serializers.IntegerField(allow_null=True)
+    popularity_as_of = serializers.DateField(allow_null=True)
+
+
+class ArenaListSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    description = serializers.CharField()
+    product_count = serializers.IntegerField()
+    story_count = serializers.IntegerField()
+    leader = serializers.SerializerMethodField()
+    updated = serializers.DateField(allow_null=True)
+    scores_computed_at = serializers.DateTimeField(allow_null=True)
+    url = serializers.SerializerMethodField()
+
+    def get_leader(self, arena) -> dict | None:
+        if not arena.leader_slug:
+            return None
+        return {"slug": arena.leader_slug, "name": arena.leader_name}
+
+    def get_url(self, arena) -> str:
+        return arena.get_absolute_url()
+
+
+class LeaderboardRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    product = ProductRefSerializer()
+    vs = serializers.SerializerMethodField()
+    pa_score = serializers.IntegerField(allow_null=True)
+    category_scores = serializers.DictField(child=serializers.IntegerField(allow_null=True))
+    persona_scores = serializers.DictField(child=serializers.IntegerField(allow_null=True))
+    verified = serializers.IntegerField()
+    with_evidence = serializers.IntegerField()
+    disputed = serializers.IntegerField()
+    integrity = serializers.IntegerField(allow_null=True)
+    confidence = serializers.CharField()
+
+    def get_vs(self, row) -> str | None:
+        return row.vs.slug if row.vs_id else None
+
+
+class ScoredProductSerializer(serializers.Serializer):
+    product = serializers.CharField(allow_null=True)
+    name = serializers.CharField(allow_null=True)
+    score = serializers.IntegerField(allow_null=True)
+
+
+class PersonaResultSerializer(serializers.Serializer):
+    persona = serializers.CharField(source="persona.slug")
+    label = serializers.CharField(source="persona.label")
+    story_count = serializers.IntegerField()
+    winner = serializers.SerializerMethodField()
+    runner_up = serializers.SerializerMethodField()
+
+    @staticmethod
+    def _scored(product, score):
+        if product is None:
+            return None
+        return {"product": product.slug, "name": product.name, "score": score}
+
+    def get_winner(self, obj) -> dict | None:
+        return self._scored(obj.winner, obj.winner_score)
+
+    def get_runner_up(self, obj) -> dict | None:
+        return self._scored(obj.runner_up, obj.runner_up_score)
+
+
+class ArenaDetailSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    description = serializers.CharField()
+    story_count = serializers.IntegerField()
+    cell_count = serializers.IntegerField()
+    updated = serializers.DateField(allow_null=True)
+    evidence_as_of = serializers.DateField(allow_null=True)
+    scores_computed_at = serializers.DateTimeField(allow_null=True)
+    scores_pending = serializers.BooleanField()
+    products = ProductSerializer(many=True)
+    leaderboard = LeaderboardRowSerializer(many=True)
+    personas = PersonaResultSerializer(many=True)
+
+
+class MatrixCellSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    verdict = serializers.CharField()
+    proof = serializers.CharField(allow_null=True)
+    quality = serializers.IntegerField(allow_null=True)
+
+
+class EvidenceSerializer(serializers.Serializer):
+    source = serializers.CharField()
+    quote = serializers.CharField()
+
+
+class CompareCellSerializer(MatrixCellSerializer):
+    rationale = serializers.CharField()
+    detail_published = serializers.BooleanField()
+    evidence = EvidenceSerializer(many=True)
+
+
+class StoryBaseSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    text = serializers.CharField()
+    persona = serializers.CharField()
+    category = serializers.CharField()
+    group = serializers.CharField(allow_null=True)
+    weight = serializers.IntegerField()
+
+
+class MatrixStorySerializer(StoryBaseSerializer):
+    cells = serializers.DictField(child=MatrixCellSerializer())
+
+
+class MatrixSerializer(serializers.Serializer):
+    products = serializers.ListField(child=serializers.CharField())
+    stories = MatrixStorySerializer(many=True)
+
+
+class CompareStorySerializer(StoryBaseSerializer):
+    number = serializers.IntegerField()
+    round = serializers.CharField()
+    cells = serializers.DictField(child=CompareCellSerializer())
+
+
+class CompareSummarySerializer(serializers.Serializer):
+    rounds = serializers.IntegerField()
+    won = serializers.DictField(child=serializers.IntegerField())
+    drawn = serializers.IntegerField()
+    weighted = serializers.DictField(child=serializers.IntegerField())
+    leader = serializers.CharField()
+
+
+class CompareSerializer(serializers.Serializer):
+    products = serializers.ListField(child=serializers.CharField())
+    summary = CompareSummarySerializer()
+    stories = CompareStorySerializer(many=True)

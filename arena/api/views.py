@@ -1,0 +1,109 @@
+from django.http import Http404
+from drf_spectacular.utils import extend_schema
+from rest_framework import viewsets
+from rest_framework.decorators import action
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+
+from arena import selectors
+from arena.api import serializers as s
+
+
+def _story(story) -> dict:
+    return {
+        "id": story.pk,
+        "text": story.text,
+        "persona": story.persona.slug,
+        "category": story.category.name,
+        "group": story.subgroup.name if story.subgroup_id else None,
+        "weight": story.weight,
+    }
+
+
+def _cell(cell, detail: bool = False) -> dict:
+    out = {"id": cell.pk, "verdict": cell.verdict, "proof": cell.proof, "quality": cell.quality}
+    if detail:
+        out["rationale"] = cell.rationale
+        out["detail_published"] = cell.detail_published
+        out["evidence"] = [{"source": e.source, "quote": e.quote} for e in cell.evidence.all()]
+    return out
+
+
+class ArenaViewSet(viewsets.ViewSet):
+    """Arenas, their stored leaderboard, matrix and head-to-head comparisons (read-only, anonymous)."""
+
+    permission_classes = [AllowAny]
+    lookup_field = "slug"
+    lookup_value_regex = "[-a-zA-Z0-9_]+"
+
+    @extend_schema(responses=s.ArenaListSerializer(many=True))
+    def list(self, request):
+        return Response(s.ArenaListSerializer(selectors.arena_list(), many=True).data)
+
+    @extend_schema(responses=s.ArenaDetailSerializer)
+    def retrieve(self, request, slug=None):
+        arena = selectors.arena_get(slug)
+        products = selectors.arena_products(arena)
+        data = {
+            "slug": arena.slug,
+            "name": arena.name,
+            "description": arena.description,
+            "story_count": arena.story_count,
+            "cell_count": arena.story_count * arena.product_count,
+            "updated": arena.updated,
+            "evidence_as_of": arena.evidence_as_of,
+            "scores_computed_at": arena.scores_computed_at,
+            "scores_pending": arena.scores_pending,
+            "products": products,
+            "leaderboard": selectors.arena_scores(arena),
+            "personas": selectors.arena_persona_results(arena),
+        }
+        return Response(s.ArenaDetailSerializer(data).data)
+
+    @extend_schema(responses=s.MatrixSerializer)
+    @action(detail=True, methods=["get"])
+    def matrix(self, request, slug=None):
+        arena = selectors.arena_get(slug)
+        products = selectors.arena_products(arena)
+        slug_of = {p.pk: p.slug for p in products}
+        rows = selectors.arena_matrix(arena, products)
+        data = {
+            "products": [p.slug for p in products],
+            "stories": [
+                {**_story(r.story), "cells": {slug_of[c.product_id]: _cell(c) for c in r.cells}} for r in rows
+            ],
+        }
+        return Response(s.MatrixSerializer(data).data)
+
+    @extend_schema(responses=s.CompareSerializer)
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path=r"compare/(?P<a>[-a-zA-Z0-9_]+)/(?P<b>[-a-zA-Z0-9_]+)",
+    )
+    def compare(self, request, slug=None, a=None, b=None):
+        arena = selectors.arena_get(slug)
+        pa = selectors.product_get(arena, a)
+        pb = selectors.product_get(arena, b)
+        if pa.pk == pb.pk:
+            raise Http404("A product is not compared with itself.")
+        cmp = selectors.comparison(arena, pa, pb)
+        data = {
+            "products": [pa.slug, pb.slug],
+            "summary": {
+                **{k: v for k, v in cmp.summary.as_dict().items() if k not in ("won", "weighted", "leader")},
+                "won": {pa.slug: cmp.summary.won_a, pb.slug: cmp.summary.won_b},
+                "weighted": {pa.slug: cmp.summary.weighted_a, pb.slug: cmp.summary.weighted_b},
+                "leader": {pa.pk: pa.slug, pb.pk: pb.slug}.get(cmp.summary.leader, "drawn"),
+            },
+            "stories": [
+                {
+                    **_story(r.story),
+                    "number": r.number,
+                    "round": r.round,
+                    "cells": {pa.slug: _cell(r.cell_a, True), pb.slug: _cell(r.cell_b, True)},
+                }
+                for r in cmp.rows
+            ],
+        }
+        return Response(s.CompareSerializer(data).data)

@@ -1,0 +1,131 @@
+"""A synthetic arena of any size with plausible cells, for scale tests and benchmarks."""
+
+from __future__ import annotations
+
+import random
+from datetime import date
+
+from django.db import transaction
+
+from arena.models import Arena, Category, Persona, SubGroup
+from arena.services import arena_recompute_scores
+from products.models import Product
+from stories.models import Cell, Evidence, Story
+
+PERSONAS = (
+    ("agent-builder", "agent builder"),
+    ("ai-native", "ai-native user"),
+    ("backend-developer", "backend developer"),
+    ("platform-engineer", "platform engineer"),
+)
+CATEGORIES = (
+    "Reliability recovery",
+    "Developer experience",
+    "Performance scale",
+    "Observability debugging",
+    "Openness",
+    "Privacy posture",
+)
+SOURCES = ("claimed-docs", "github", "community", "probe")
+
+
+@transaction.atomic
+def arena_generate(*, slug: str, products: int, stories: int, seed: int = 0) -> Arena:
+    """Replace any arena with this slug by a synthetic one with ``products`` × ``stories`` cells."""
+    if products < 1 or stories < 1:
+        raise ValueError("an arena needs at least one product and one story")
+    rng = random.Random(seed)
+    Arena.objects.filter(slug=slug).delete()
+    arena = Arena.objects.create(
+        slug=slug,
+        name=f"Synthetic arena {slug}",
+        description=f"A generated arena of {products} products and {stories} stories for scale tests.",
+        updated=date.today(),
+        evidence_as_of=date.today(),
+    )
+    personas = []
+    for pslug, label in PERSONAS:
+        persona, _ = Persona.objects.get_or_create(slug=pslug, defaults={"label": label})
+        personas.append(persona)
+    cats = Category.objects.bulk_create(
+        Category(arena=arena, name=name, blurb=f"{name} — generated stories about {name.lower()}", position=i)
+        for i, name in enumerate(CATEGORIES)
+    )
+    groups = SubGroup.objects.bulk_create(
+        SubGroup(category=cat, name=f"{cat.name.split()[0]} group {g + 1}", position=g)
+        for cat in cats
+        for g in range(2)
+    )
+    prods = Product.objects.bulk_create(
+        Product(
+            arena=arena,
+            name=f"Product {i + 1:03d}",
+            slug=f"product-{i + 1:03d}",
+            tier=rng.choice(["free-tier", "paid", "open-source"]),
+            position=i,
+            stars=rng.randint(100, 50_000),
+            stars_growth=rng.randint(10, 5_000),
+            npm_weekly=rng.randint(1_000, 2_000_000),
+            popularity_as_of=date.today(),
+        )
+        for i in range(products)
+    )
+    story_objs = []
+    for i in range(stories):
+        cat = cats[i * len(cats) // stories]
+        cat_groups = [g for g in groups if g.category_id == cat.pk]
+        story_objs.append(
+            Story(
+                arena=arena,
+                category=cat,
+                subgroup=cat_groups[i % 2] if i % 3 else None,
+                persona=personas[i % len(personas)],
+                text=f"Generated story {i + 1}: a user can accomplish task number {i + 1} reliably",
+                weight=rng.choice((1, 2, 2, 3)),
+                position=i,
+            )
+        )
+    # group stories of a category by sub-group so the matrix reads in order
+    story_objs.sort(key=lambda s: (s.category.position, s.subgroup.position if s.subgroup else -1, s.position))
+    for i, s in enumerate(story_objs):
+        s.position = i
+    Story.objects.bulk_create(story_objs)
+    cells = []
+    for story in story_objs:
+        for product in prods:
+            roll = rng.random()
+            if roll < 0.05:
+                verdict, proof, quality = "n/a", None, None
+            elif roll < 0.2:
+                verdict, proof, quality = "none", None, 0
+            else:
+                verdict = rng.choices(["full", "partial", "disputed"], [5, 6, 1])[0]
+                proof = rng.choices(
+                    ["probed", "community", "claimed", "contradicted", "auth-gated"], [2, 3, 6, 1, 1]
+                )[0]
+                quality = {"full": rng.randint(7, 10), "partial": rng.randint(2, 7)}.get(
+                    verdict, rng.randint(1, 5)
+                )
+            cells.append(
+                Cell(
+                    story=story,
+                    product=product,
+                    verdict=verdict,
+                    proof=proof,
+                    quality=quality,
+                    rationale=f"Generated rationale for {product.name} on story {story.position + 1}.",
+                    detail_published=True,
+                )
+            )
+    Cell.objects.bulk_create(cells, batch_size=2000)
+    Evidence.objects.bulk_create(
+        (
+            Evidence(cell=c, position=k, source=rng.choice(SOURCES), quote=f"Generated quote {k + 1}.")
+            for c in cells
+            if c.verdict not in ("none", "n/a")
+            for k in range(2)
+        ),
+        batch_size=2000,
+    )
+    arena_recompute_scores(arena_id=arena.pk)
+    return arena

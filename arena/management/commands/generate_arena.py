@@ -1,0 +1,20 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from arena.generate import arena_generate
+
+
+class Command(BaseCommand):
+    help = "Build a synthetic arena of N products × M stories with plausible cells (replaces one with the slug)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--slug", required=True)
+        parser.add_argument("--products", type=int, required=True)
+        parser.add_argument("--stories", type=int, required=True)
+        parser.add_argument("--seed", type=int, default=0)
+
+    def handle(self, *args, slug, products, stories, seed, **options):
+        try:
+            arena = arena_generate(slug=slug, products=products, stories=stories, seed=seed)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(f"Generated {arena.slug}: {products} products × {stories} stories.")

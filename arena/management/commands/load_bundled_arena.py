@@ -1,0 +1,21 @@
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from arena.importer.parser import read_arena
+from arena.models import Arena
+from arena.services import arena_import
+
+
+class Command(BaseCommand):
+    help = "Load the arena pages bundled with the site when the database has no arena yet (--force: always)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--force", action="store_true")
+
+    def handle(self, *args, force, **options):
+        if Arena.objects.exists() and not force:
+            self.stdout.write("Arenas already loaded; nothing to do.")
+            return
+        files = sorted(str(p) for p in settings.BUNDLED_ARENA_DIR.glob("*.txt"))
+        report = arena_import(record=read_arena(files))
+        self.stdout.write(f"Loaded {report.arena.name}: {report.stories} stories, {report.cells} cells.")

@@ -1,0 +1,22 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from arena.models import Arena
+from arena.services import arena_recompute_scores
+
+
+class Command(BaseCommand):
+    help = "Recompute and store the scores of every arena (or the ones named by slug)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("slugs", nargs="*", metavar="ARENA")
+
+    def handle(self, *args, slugs, **options):
+        arenas = Arena.objects.all()
+        if slugs:
+            arenas = arenas.filter(slug__in=slugs)
+            missing = set(slugs) - set(arenas.values_list("slug", flat=True))
+            if missing:
+                raise CommandError(f"no arena with slug {', '.join(sorted(missing))}")
+        for arena in arenas:
+            arena_recompute_scores(arena_id=arena.pk)
+            self.stdout.write(f"Recomputed {arena.slug}")

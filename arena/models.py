@@ -1,0 +1,156 @@
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+
+class Arena(models.Model):
+    """A product category with its products, stories and stored scores."""
+
+    slug = models.SlugField(max_length=120, unique=True)
+    name = models.CharField(max_length=200, unique=True)
+    description = models.TextField(blank=True)
+    updated = models.DateField(null=True, blank=True, help_text="When the arena's verdicts were last updated")
+    evidence_as_of = models.DateField(null=True, blank=True)
+    # Stored-score bookkeeping: a change that can move a score bumps ``scores_stale_since`` in the same
+    # transaction; the recompute clears it (only if nothing newer came in meanwhile).
+    scores_computed_at = models.DateTimeField(null=True, blank=True)
+    scores_stale_since = models.DateTimeField(null=True, blank=True)
+    change_seq = models.PositiveBigIntegerField(default=0, help_text="Bumped by every score-moving change")
+    computed_seq = models.PositiveBigIntegerField(default=0, help_text="change_seq the stored scores reflect")
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("arena-detail", args=[self.slug])
+
+    @property
+    def scores_pending(self) -> bool:
+        return self.scores_stale_since is not None
+
+
+class Category(models.Model):
+    arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="categories")
+    name = models.CharField(max_length=120)
+    blurb = models.CharField(max_length=300, blank=True)
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["arena", "position"]
+        verbose_name_plural = "categories"
+        constraints = [
+            models.UniqueConstraint(fields=["arena", "name"], name="category_unique_name_per_arena"),
+            models.UniqueConstraint(fields=["arena", "position"], name="category_unique_position_per_arena"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SubGroup(models.Model):
+    category = models.ForeignKey(Category, on_delete=models.CASCADE, related_name="subgroups")
+    name = models.CharField(max_length=120)
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["category", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["category", "name"], name="subgroup_unique_name_per_category"),
+            models.UniqueConstraint(
+                fields=["category", "position"], name="subgroup_unique_position_per_category"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Persona(models.Model):
+    """A kind of user (``backend-developer``); ``label`` is how head-to-head pages name it."""
+
+    slug = models.SlugField(max_length=80, unique=True)
+    label = models.CharField(max_length=120)
+
+    class Meta:
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class AdjacentArena(models.Model):
+    """A link to a category often shopped together with this one."""
+
+    arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="adjacent")
+    name = models.CharField(max_length=200)
+    product_count = models.PositiveIntegerField()
+    leader = models.CharField(max_length=120)
+    shares = models.CharField(max_length=200, blank=True, help_text="Category the two arenas share")
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["arena", "position"]
+        verbose_name_plural = "adjacent arenas"
+        constraints = [
+            models.UniqueConstraint(fields=["arena", "name"], name="adjacent_unique_name_per_arena"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ProductScore(models.Model):
+    """Stored scores of one product in one arena, written only by ``arena_recompute_scores``."""
+
+    arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="scores")
+    product = models.OneToOneField("products.Product", on_delete=models.CASCADE, related_name="score")
+    rank = models.PositiveIntegerField()
+    vs = models.ForeignKey(
+        "products.Product", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    pa_score = models.PositiveSmallIntegerField(null=True)
+    category_scores = models.JSONField(default=dict)  # {category name: score or null}
+    persona_scores = models.JSONField(default=dict)  # {persona slug: score or null}
+    verified = models.PositiveIntegerField()
+    with_evidence = models.PositiveIntegerField()
+    disputed = models.PositiveIntegerField()
+    contradicted = models.PositiveIntegerField()
+    upheld = models.PositiveIntegerField()
+    integrity = models.PositiveSmallIntegerField(null=True)
+    confidence = models.CharField(max_length=1)
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["arena", "rank"]
+        constraints = [
+            models.UniqueConstraint(fields=["arena", "rank"], name="score_unique_rank_per_arena"),
+            models.CheckConstraint(
+                condition=Q(pa_score__isnull=True) | Q(pa_score__lte=100), name="score_pa_0_100"
+            ),
+            models.CheckConstraint(
+                condition=Q(integrity__isnull=True) | Q(integrity__lte=100), name="score_integrity_0_100"
+            ),
+            models.CheckConstraint(condition=Q(verified__lte=models.F("with_evidence")), name="score_v_le_e"),
+        ]
+
+
+class PersonaResult(models.Model):
+    """Stored "best by user type" row for one persona of one arena."""
+
+    arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="persona_results")
+    persona = models.ForeignKey(Persona, on_delete=models.CASCADE, related_name="+")
+    story_count = models.PositiveIntegerField()
+    winner = models.ForeignKey("products.Product", null=True, on_delete=models.CASCADE, related_name="+")
+    winner_score = models.PositiveSmallIntegerField(null=True)
+    runner_up = models.ForeignKey("products.Product", null=True, on_delete=models.CASCADE, related_name="+")
+    runner_up_score = models.PositiveSmallIntegerField(null=True)
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["arena", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["arena", "persona"], name="persona_result_unique"),
+        ]

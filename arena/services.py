@@ -1,0 +1,368 @@
+"""Writes of the arena app: the page import and the stored-score recomputation.
+
+Every change that can move a score calls ``arena_mark_stale`` inside its transaction; the
+recomputation is enqueued once the transaction commits.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Exists, F, OuterRef
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from arena import scoring
+from arena.importer.parser import ArenaRecord
+from arena.models import AdjacentArena, Arena, Category, Persona, PersonaResult, ProductScore, SubGroup
+from arena.text import arena_slugify, parse_figure
+from products.models import Product
+from stories.models import Cell, CellChange, Evidence, Story
+
+log = logging.getLogger(__name__)
+
+
+# ---------------------------------------------------------------- staleness and recomputation
+
+
+def arena_mark_stale(*, arena_id: int) -> None:
+    """Record that the arena's stored scores are out of date, and schedule their recomputation once
+    the surrounding transaction commits (immediately, in-process, when no broker is configured)."""
+    Arena.objects.filter(pk=arena_id).update(
+        change_seq=F("change_seq") + 1,
+        scores_stale_since=Coalesce(F("scores_stale_since"), timezone.now()),
+    )
+    transaction.on_commit(lambda: arena_enqueue_recompute(arena_id=arena_id))
+
+
+def arena_enqueue_recompute(*, arena_id: int) -> bool:
+    """Send the recompute task; a broker that is down is logged, not raised: the arena stays marked
+    stale and the periodic sweep recomputes it once the broker is back."""
+    from arena.tasks import recompute_arena_scores
+
+    try:
+        # The countdown debounces a burst of changes: the task skips work already done.
+        recompute_arena_scores.apply_async(args=[arena_id], countdown=settings.RECOMPUTE_DEBOUNCE_SECONDS)
+    except Exception:  # noqa: BLE001 - any broker failure; the sweep catches up
+        log.warning("could not enqueue the recomputation of arena %s; the sweep will", arena_id, exc_info=True)
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class ArenaInputs:
+    stories: list[scoring.StoryIn]
+    cells: list[scoring.CellIn]
+    products: list[tuple[int, str]]  # (id, name) in column order
+
+
+def arena_scoring_inputs(*, arena_id: int) -> ArenaInputs:
+    """Load the plain records the scoring module needs (three queries)."""
+    stories = [
+        scoring.StoryIn(id=sid, weight=w, category=cat, persona=per)
+        for sid, w, cat, per in Story.objects.filter(arena_id=arena_id)
+        .order_by("position")
+        .values_list("id", "weight", "category__name", "persona__slug")
+    ]
+    upheld = CellChange.objects.filter(cell=OuterRef("pk"), kind=CellChange.Kind.FLAG)
+    cells = [
+        scoring.CellIn(story_id=sid, product=pid, verdict=v, proof=p, quality=q, upheld=u)
+        for sid, pid, v, p, q, u in Cell.objects.filter(story__arena_id=arena_id)
+        .annotate(upheld=Exists(upheld))
+        .values_list("story_id", "product_id", "verdict", "proof", "quality", "upheld")
+    ]
+    products = list(Product.objects.filter(arena_id=arena_id).order_by("position").values_list("id", "name"))
+    return ArenaInputs(stories, cells, products)
+
+
+def arena_recompute_scores(*, arena_id: int) -> bool:
+    """Recompute and store every score of the arena. Idempotent: the same inputs store the same
+    scores. Returns False when the arena no longer exists."""
+    with transaction.atomic():
+        arena = Arena.objects.select_for_update().filter(pk=arena_id).first()
+        if arena is None:
+            return False
+        seq = arena.change_seq
+        inputs = arena_scoring_inputs(arena_id=arena_id)
+        results = [
+            scoring.product_result(pid, name, inputs.stories, inputs.cells) for pid, name in inputs.products
+        ]
+        now = timezone.now()
+        ProductScore.objects.filter(arena_id=arena_id).delete()
+        ProductScore.objects.bulk_create(
+            ProductScore(
+                arena_id=arena_id,
+                product_id=row.result.product,
+                rank=row.rank,
+                vs_id=row.vs,
+                pa_score=row.result.pa_score,
+                category_scores=row.result.category_scores,
+                persona_scores=row.result.persona_scores,
+                verified=row.result.verified,
+                with_evidence=row.result.with_evidence,
+                disputed=row.result.disputed,
+                contradicted=row.result.contradicted,
+                upheld=row.result.upheld,
+                integrity=row.result.integrity,
+                confidence=row.result.confidence,
+                computed_at=now,
+            )
+            for row in scoring.leaderboard(results)
+        )
+        personas = dict(Persona.objects.values_list("slug", "id"))
+        PersonaResult.objects.filter(arena_id=arena_id).delete()
+        PersonaResult.objects.bulk_create(
+            PersonaResult(
+                arena_id=arena_id,
+                persona_id=personas[best.persona],
+                story_count=best.story_count,
+                winner_id=best.winner,
+                winner_score=best.winner_score,
+                runner_up_id=best.runner_up,
+                runner_up_score=best.runner_up_score,
+                position=i,
+            )
+            for i, best in enumerate(
+                sorted(scoring.best_by_persona(inputs.stories, results), key=lambda b: b.persona)
+            )
+        )
+        Arena.objects.filter(pk=arena_id).update(scores_computed_at=now, computed_seq=seq)
+        # Only a recompute that saw the newest change clears the stale mark.
+        Arena.objects.filter(pk=arena_id, change_seq=seq).update(scores_stale_since=None)
+    return True
+
+
+# ---------------------------------------------------------------- import
+
+
+@dataclass
+class ImportReport:
+    arena: Arena | None = None
+    created: bool = False
+    changed: bool = False
+    stories: int = 0
+    cells: int = 0
+    detailed_cells: int = 0
+    default_weight_stories: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+
+def _sync(obj, values: dict) -> bool:
+    """Set changed fields on obj; return whether anything changed (saved by the caller)."""
+    changed = [k for k, v in values.items() if getattr(obj, k) != v]
+    for k in changed:
+        setattr(obj, k, values[k])
+    if changed:
+        obj.save(update_fields=changed)
+    return bool(changed)
+
+
+@transaction.atomic
+def arena_import(*, record: ArenaRecord) -> ImportReport:
+    """Build or update an arena from parsed pages, in one transaction. Twice = once: a re-import of
+    the same pages writes nothing and leaves the stored scores alone."""
+    ov = record.overview
+    report = ImportReport()
+    slug = arena_slugify(ov.name)
+    arena, report.created = Arena.objects.get_or_create(slug=slug, defaults={"name": ov.name})
+    changed = report.created
+    changed |= _sync(
+        arena,
+        {
+            "name": ov.name,
+            "description": ov.description,
+            "updated": ov.updated,
+            "evidence_as_of": ov.evidence_as_of,
+        },
+    )
+
+    # categories and sub-groups, in page order (positions are shifted out of the way first so the
+    # unique (arena, position) constraint holds while reordering)
+    existing_cats = {c.name: c for c in Category.objects.filter(arena=arena)}
+    keep_cats = {c.name for c in ov.categories}
+    removed_cats = [c for name, c in existing_cats.items() if name not in keep_cats]
+    offset = 10_000
+    Category.objects.filter(arena=arena).update(position=F("position") + offset)
+    cats: dict[str, Category] = {}
+    subgroups: dict[tuple[str, str], SubGroup] = {}
+    for pos, rec in enumerate(ov.categories):
+        cat = existing_cats.get(rec.name)
+        if cat is None:
+            cat = Category.objects.create(arena=arena, name=rec.name, blurb=rec.blurb, position=pos)
+            changed = True
+        else:
+            cat.position += offset  # mirror the bulk shift
+            _sync(cat, {"blurb": rec.blurb, "position": pos})
+        cats[rec.name] = cat
+        existing_groups = {g.name: g for g in SubGroup.objects.filter(category=cat)}
+        SubGroup.objects.filter(category=cat).update(position=F("position") + offset)
+        for gpos, gname in enumerate(g for g in rec.groups if g is not None):
+            grp = existing_groups.get(gname)
+            if grp is None:
+                grp = SubGroup.objects.create(category=cat, name=gname, position=gpos)
+                changed = True
+            else:
+                grp.position += offset
+                _sync(grp, {"position": gpos})
+            subgroups[(rec.name, gname)] = grp
+
+    # personas (global): slug from the matrix, label from the head-to-head pages
+    personas: dict[str, Persona] = {}
+    for slug_ in dict.fromkeys(s.persona for s in ov.stories):
+        label = record.persona_labels.get(slug_, slug_.replace("-", " "))
+        persona, created = Persona.objects.get_or_create(slug=slug_, defaults={"label": label})
+        changed |= created
+        if slug_ in record.persona_labels:
+            _sync(persona, {"label": label})
+        personas[slug_] = persona
+
+    # products
+    by_name = {lr.product: lr for lr in ov.leaderboard}
+    existing_products = {p.name: p for p in Product.objects.filter(arena=arena)}
+    Product.objects.filter(arena=arena).update(position=F("position") + offset)
+    products: dict[str, Product] = {}
+    for pos, name in enumerate(ov.products):
+        lr = by_name.get(name)
+        values = {
+            "slug": arena_slugify(name),
+            "position": pos,
+            "tier": lr.tier if lr else "",
+            "stars": parse_figure(lr.stars) if lr else None,
+            "stars_growth": parse_figure(lr.stars_growth) if lr else None,
+            "npm_weekly": parse_figure(lr.npm_weekly) if lr else None,
+            "pypi_weekly": parse_figure(lr.pypi_weekly) if lr else None,
+            "popularity_as_of": ov.evidence_as_of if lr else None,
+        }
+        product = existing_products.get(name)
+        if product is None:
+            product = Product.objects.create(arena=arena, name=name, **values)
+            changed = True
+        else:
+            product.position += offset
+            _sync(product, values)
+        products[name] = product
+    gone_products = [p for n, p in existing_products.items() if n not in products]
+
+    # stories
+    default_weight = settings.ARENA_DEFAULT_STORY_WEIGHT
+    existing_stories = {s.text: s for s in Story.objects.filter(arena=arena)}
+    Story.objects.filter(arena=arena).update(position=F("position") + offset)
+    stories: dict[str, Story] = {}
+    for pos, ms in enumerate(ov.stories):
+        weight = record.weights.get(ms.text)
+        if weight is None:
+            report.default_weight_stories.append(ms.text)
+        values = {
+            "category": cats[ms.category],
+            "subgroup": subgroups.get((ms.category, ms.group)) if ms.group else None,
+            "persona": personas[ms.persona],
+            "weight": weight or default_weight,
+            "weight_published": weight is not None,
+            "position": pos,
+        }
+        story = existing_stories.get(ms.text)
+        if story is None:
+            story = Story.objects.create(arena=arena, text=ms.text, **values)
+            changed = True
+        else:
+            story.position += offset
+            before = (story.category_id, story.subgroup_id, story.persona_id, story.weight)
+            _sync(story, values)
+            changed |= before != (story.category_id, story.subgroup_id, story.persona_id, story.weight)
+        stories[ms.text] = story
+    gone_stories = [s for t, s in existing_stories.items() if t not in stories]
+
+    # cells and evidence
+    existing_cells = {
+        (c.story_id, c.product_id): c
+        for c in Cell.objects.filter(story__arena=arena).prefetch_related("evidence")
+    }
+    new_cells: list[Cell] = []
+    evidence_for: list[tuple[Cell, tuple]] = []
+    for ms in ov.stories:
+        story = stories[ms.text]
+        for pname, mark in ms.cells:
+            product = products[pname]
+            detail = record.details.get((ms.text, pname))
+            rationale = detail.rationale if detail else ""
+            evidence = detail.evidence if detail else ()
+            cell = existing_cells.get((story.pk, product.pk))
+            if cell is None:
+                cell = Cell(
+                    story=story,
+                    product=product,
+                    verdict=mark.verdict,
+                    proof=mark.proof,
+                    quality=mark.quality,
+                    rationale=rationale,
+                    detail_published=detail is not None,
+                )
+                new_cells.append(cell)
+                evidence_for.append((cell, evidence))
+                continue
+            if (cell.verdict, cell.proof, cell.quality) != (mark.verdict, mark.proof, mark.quality):
+                from stories.services import cell_set_verdict
+
+                cell_set_verdict(
+                    cell=cell,
+                    verdict=mark.verdict,
+                    proof=mark.proof,
+                    quality=mark.quality,
+                    kind=CellChange.Kind.IMPORT,
+                    note=f"Imported from {ov.path}",
+                    mark_stale=False,
+                )
+                changed = True
+            _sync(cell, {"rationale": rationale, "detail_published": detail is not None})
+            current = tuple((e.source, e.quote) for e in cell.evidence.all())
+            if current != tuple((e.source, e.quote) for e in evidence):
+                cell.evidence.all().delete()
+                evidence_for.append((cell, evidence))
+    Cell.objects.bulk_create(new_cells)
+    changed |= bool(new_cells)
+    Evidence.objects.bulk_create(
+        Evidence(cell=cell, position=i, source=e.source, quote=e.quote)
+        for cell, evidence in evidence_for
+        for i, e in enumerate(evidence)
+    )
+
+    # what the pages no longer list goes
+    for s in gone_stories:
+        report.removed.append(f"story {s.text!r}")
+        s.delete()
+    for p in gone_products:
+        report.removed.append(f"product {p.name!r}")
+        p.delete()
+    for c in removed_cats:
+        report.removed.append(f"category {c.name!r}")
+        c.delete()
+    changed |= bool(report.removed)
+
+    # adjacent arenas
+    existing_adj = {a.name: a for a in AdjacentArena.objects.filter(arena=arena)}
+    for pos, adj in enumerate(ov.adjacent):
+        values = {
+            "product_count": adj.product_count,
+            "leader": adj.leader,
+            "shares": adj.shares or "",
+            "position": pos,
+        }
+        obj = existing_adj.pop(adj.name, None)
+        if obj is None:
+            AdjacentArena.objects.create(arena=arena, name=adj.name, **values)
+        else:
+            _sync(obj, values)
+    for obj in existing_adj.values():
+        obj.delete()
+
+    report.arena = arena
+    report.changed = changed
+    report.stories = len(ov.stories)
+    report.cells = len(ov.stories) * len(ov.products)
+    report.detailed_cells = len(record.details)
+    if changed or not ProductScore.objects.filter(arena=arena).exists():
+        arena_mark_stale(arena_id=arena.pk)
+    return report

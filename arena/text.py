@@ -1,0 +1,39 @@
+"""Small text rules shared by the importer, the generator and the pages."""
+
+import re
+
+from django.utils.text import slugify
+
+
+def arena_slugify(name: str) -> str:
+    """Django's slugify, except that a dot becomes a hyphen (``Trigger.dev`` → ``trigger-dev``)."""
+    return slugify(name.replace(".", "-"))
+
+
+def persona_slug(label: str) -> str:
+    """``backend developer`` and ``backend-developer`` are one persona."""
+    return re.sub(r"[\s_-]+", "-", label.strip().lower())
+
+
+_UNITS = (("M", 1_000_000), ("k", 1_000))
+
+
+def parse_figure(text: str | None) -> int | None:
+    """``23k`` → 23000, ``8.8M`` → 8800000, ``730`` → 730."""
+    if not text:
+        return None
+    for suffix, factor in _UNITS:
+        if text.endswith(suffix):
+            return round(float(text[: -len(suffix)]) * factor)
+    return int(text)
+
+
+def format_figure(value: int | None) -> str:
+    """The inverse of ``parse_figure`` for the published figures: 143400 → ``143.4k``."""
+    if value is None:
+        return ""
+    for suffix, factor in _UNITS:
+        if value >= factor:
+            number = f"{value / factor:.1f}".rstrip("0").rstrip(".")
+            return f"{number}{suffix}"
+    return str(value)

@@ -1,0 +1,31 @@
+from django.db import models
+from django.urls import reverse
+
+
+class Product(models.Model):
+    """A product judged in one arena (a column of the matrix)."""
+
+    arena = models.ForeignKey("arena.Arena", on_delete=models.CASCADE, related_name="products")
+    name = models.CharField(max_length=120)
+    slug = models.SlugField(max_length=120)
+    tier = models.CharField(max_length=40, blank=True)
+    position = models.PositiveIntegerField(help_text="Column order in the matrix")
+    stars = models.PositiveBigIntegerField(null=True, blank=True, help_text="GitHub stars")
+    stars_growth = models.PositiveBigIntegerField(null=True, blank=True, help_text="Stars gained per year")
+    npm_weekly = models.PositiveBigIntegerField(null=True, blank=True)
+    pypi_weekly = models.PositiveBigIntegerField(null=True, blank=True)
+    popularity_as_of = models.DateField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["arena", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["arena", "slug"], name="product_unique_slug_per_arena"),
+            models.UniqueConstraint(fields=["arena", "name"], name="product_unique_name_per_arena"),
+            models.UniqueConstraint(fields=["arena", "position"], name="product_unique_position_per_arena"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("product-detail", args=[self.arena.slug, self.slug])

@@ -1,0 +1,163 @@
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+
+class Verdict(models.TextChoices):
+    FULL = "full", "full"
+    PARTIAL = "partial", "partial"
+    DISPUTED = "disputed", "disputed"
+    NONE = "none", "none"
+    NA = "n/a", "n/a"
+
+
+class Proof(models.TextChoices):
+    PROBED = "probed", "probed"
+    COMMUNITY = "community", "community"
+    CLAIMED = "claimed", "claimed"
+    CONTRADICTED = "contradicted", "contradicted"
+    AUTH_GATED = "auth-gated", "auth-gated"
+
+
+VERDICT_SYMBOLS = {"full": "✓", "partial": "~", "disputed": "!", "none": "—", "n/a": ""}
+PROOF_LETTERS = {"probed": "T", "community": "X", "claimed": "C", "contradicted": "D", "auth-gated": "⚿"}
+EVIDENCED = ("full", "partial", "disputed")
+
+
+class Story(models.Model):
+    arena = models.ForeignKey("arena.Arena", on_delete=models.CASCADE, related_name="stories")
+    category = models.ForeignKey("arena.Category", on_delete=models.PROTECT, related_name="stories")
+    subgroup = models.ForeignKey(
+        "arena.SubGroup", null=True, blank=True, on_delete=models.PROTECT, related_name="stories"
+    )
+    persona = models.ForeignKey("arena.Persona", on_delete=models.PROTECT, related_name="stories")
+    text = models.CharField(max_length=500)
+    weight = models.PositiveSmallIntegerField(default=1)
+    weight_published = models.BooleanField(
+        default=True, help_text="False when no page gave the weight and the default was used"
+    )
+    position = models.PositiveIntegerField(help_text="Row order in the matrix")
+
+    class Meta:
+        ordering = ["arena", "position"]
+        verbose_name_plural = "stories"
+        constraints = [
+            models.UniqueConstraint(fields=["arena", "text"], name="story_unique_text_per_arena"),
+            models.UniqueConstraint(fields=["arena", "position"], name="story_unique_position_per_arena"),
+            models.CheckConstraint(condition=Q(weight__gte=1, weight__lte=3), name="story_weight_1_3"),
+        ]
+
+    def __str__(self) -> str:
+        return self.text
+
+    def get_absolute_url(self) -> str:
+        return reverse("story-detail", args=[self.arena.slug, self.pk])
+
+
+class Cell(models.Model):
+    """One product × one story: the judged verdict."""
+
+    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="cells")
+    product = models.ForeignKey("products.Product", on_delete=models.CASCADE, related_name="cells")
+    verdict = models.CharField(max_length=10, choices=Verdict.choices)
+    proof = models.CharField(max_length=14, choices=Proof.choices, null=True, blank=True)
+    quality = models.PositiveSmallIntegerField(null=True, blank=True)
+    rationale = models.TextField(blank=True)
+    detail_published = models.BooleanField(
+        default=False, help_text="Whether a head-to-head page published this cell's rationale and evidence"
+    )
+    version = models.PositiveIntegerField(default=1, help_text="Bumped on every verdict change")
+
+    class Meta:
+        ordering = ["story", "product__position"]
+        constraints = [
+            models.UniqueConstraint(fields=["story", "product"], name="cell_unique_product_story"),
+            models.CheckConstraint(
+                condition=Q(verdict__in=[v.value for v in Verdict]), name="cell_verdict_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(proof__isnull=True) | Q(proof__in=[p.value for p in Proof]),
+                name="cell_proof_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(quality__isnull=True) | Q(quality__gte=0, quality__lte=10),
+                name="cell_quality_0_10",
+            ),
+            # n/a has no quality; every other verdict has one
+            models.CheckConstraint(
+                condition=(Q(verdict="n/a") & Q(quality__isnull=True))
+                | (~Q(verdict="n/a") & Q(quality__isnull=False)),
+                name="cell_quality_iff_applicable",
+            ),
+            # none and n/a have no proof; the evidenced verdicts have one
+            models.CheckConstraint(
+                condition=(Q(verdict__in=["none", "n/a"]) & Q(proof__isnull=True))
+                | (Q(verdict__in=list(EVIDENCED)) & Q(proof__isnull=False)),
+                name="cell_proof_iff_evidenced",
+            ),
+            models.CheckConstraint(
+                condition=~Q(verdict="none") | Q(quality=0), name="cell_none_has_quality_0"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.product_id}×{self.story_id}: {self.verdict}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("cell-detail", args=[self.pk])
+
+    @property
+    def symbol(self) -> str:
+        return VERDICT_SYMBOLS.get(self.verdict, "")
+
+    @property
+    def proof_letter(self) -> str:
+        return PROOF_LETTERS.get(self.proof or "", "")
+
+
+class Evidence(models.Model):
+    cell = models.ForeignKey(Cell, on_delete=models.CASCADE, related_name="evidence")
+    position = models.PositiveIntegerField()
+    source = models.CharField(max_length=40, help_text="claimed-docs, github, community, probe, …")
+    quote = models.TextField()
+
+    class Meta:
+        ordering = ["cell", "position"]
+        verbose_name_plural = "evidence"
+        constraints = [
+            models.UniqueConstraint(fields=["cell", "position"], name="evidence_unique_position_per_cell"),
+        ]
+
+    def __str__(self) -> str:
+        return f"[{self.source}] {self.quote[:60]}"
+
+
+class CellChange(models.Model):
+    """The public record of one change of a cell's verdict, proof or quality."""
+
+    class Kind(models.TextChoices):
+        ADMIN = "admin", "direct edit"
+        FLAG = "flag", "upheld flag"
+        IMPORT = "import", "import"
+
+    cell = models.ForeignKey(Cell, on_delete=models.CASCADE, related_name="changes")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    old_verdict = models.CharField(max_length=10)
+    old_proof = models.CharField(max_length=14, null=True, blank=True)
+    old_quality = models.PositiveSmallIntegerField(null=True, blank=True)
+    new_verdict = models.CharField(max_length=10)
+    new_proof = models.CharField(max_length=14, null=True, blank=True)
+    new_quality = models.PositiveSmallIntegerField(null=True, blank=True)
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    changed_at = models.DateTimeField()
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-changed_at", "-pk"]
+        indexes = [models.Index(fields=["-changed_at"], name="cellchange_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.old_verdict} → {self.new_verdict}"
