@@ -457,7 +457,12 @@ _STORY_RE = re.compile(r"(\d+)\. (.+)")
 _WEIGHT_RE = re.compile(r"weight (\d+) · (?:round to (.+)|round (drawn))")
 
 
-def parse_compare(path: str, lines: list[str], story_texts: list[str] | None = None) -> ComparePage:
+def parse_compare(
+    path: str,
+    lines: list[str],
+    story_texts: list[str] | None = None,
+    products: Sequence[str] | None = None,
+) -> ComparePage:
     """Parse a head-to-head page.
 
     ``story_texts`` (the overview page's stories) splits "<persona label><story text>" lines; without
@@ -468,6 +473,11 @@ def parse_compare(path: str, lines: list[str], story_texts: list[str] | None = N
     if not m:
         raise PageError(path, 1, "first line should be 'A vs B'")
     a, b = m.group(1), m.group(2)
+    for product in (a, b) if products is not None else ():
+        if product not in products:
+            raise PageError(
+                path, 1, f"{product!r} is not a product of the arena ({', '.join(products)})"
+            )
     texts = sorted(story_texts or [], key=len, reverse=True)
     stories: list[CompareStory] = []
     group: str | None = None
@@ -616,7 +626,7 @@ def parse_files(paths: list[str]) -> tuple[OverviewPage, list[ComparePage]]:
         raise PageError(overviews[1][0], 1, f"a second arena overview page (first: {overviews[0][0]})")
     overview = parse_overview(*overviews[0])
     texts = [s.text for s in overview.stories]
-    compares = [parse_compare(p, ls, texts) for p, ls in loaded if not is_overview(ls)]
+    compares = [parse_compare(p, ls, texts, overview.products) for p, ls in loaded if not is_overview(ls)]
     return overview, compares
 
 

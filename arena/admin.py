@@ -1,0 +1,86 @@
+from django.contrib import admin
+
+from arena.models import AdjacentArena, Arena, Category, Persona, PersonaResult, ProductScore, SubGroup
+
+
+class CategoryInline(admin.TabularInline):
+    model = Category
+    extra = 0
+    fields = ["position", "name", "blurb"]
+    ordering = ["position"]
+
+
+class AdjacentInline(admin.TabularInline):
+    model = AdjacentArena
+    extra = 0
+    fields = ["position", "name", "product_count", "leader", "shares"]
+
+
+class ProductScoreInline(admin.TabularInline):
+    model = ProductScore
+    fk_name = "arena"
+    extra = 0
+    can_delete = False
+    fields = ["rank", "product", "pa_score", "verified", "with_evidence", "disputed", "integrity", "confidence"]
+    readonly_fields = fields
+    ordering = ["rank"]
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Arena)
+class ArenaAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "updated", "evidence_as_of", "scores_computed_at", "scores_stale_since"]
+    search_fields = ["name", "slug"]
+    prepopulated_fields = {"slug": ["name"]}
+    readonly_fields = ["scores_computed_at", "scores_stale_since", "change_seq", "computed_seq"]
+    inlines = [CategoryInline, AdjacentInline, ProductScoreInline]
+    actions = ["recompute"]
+
+    @admin.action(description="Recompute scores now (through the task queue)")
+    def recompute(self, request, queryset):
+        from arena.services import arena_mark_stale
+
+        for arena in queryset:
+            arena_mark_stale(arena_id=arena.pk)
+        self.message_user(request, f"Recomputation scheduled for {queryset.count()} arena(s).")
+
+
+class SubGroupInline(admin.TabularInline):
+    model = SubGroup
+    extra = 0
+    fields = ["position", "name"]
+
+
+@admin.register(Category)
+class CategoryAdmin(admin.ModelAdmin):
+    list_display = ["name", "arena", "position", "blurb"]
+    list_filter = ["arena"]
+    search_fields = ["name", "blurb"]
+    ordering = ["arena", "position"]
+    inlines = [SubGroupInline]
+
+
+@admin.register(Persona)
+class PersonaAdmin(admin.ModelAdmin):
+    list_display = ["slug", "label"]
+    search_fields = ["slug", "label"]
+
+
+@admin.register(AdjacentArena)
+class AdjacentArenaAdmin(admin.ModelAdmin):
+    list_display = ["name", "arena", "product_count", "leader", "shares", "position"]
+    list_filter = ["arena"]
+
+
+@admin.register(PersonaResult)
+class PersonaResultAdmin(admin.ModelAdmin):
+    list_display = ["arena", "persona", "story_count", "winner", "winner_score", "runner_up", "runner_up_score"]
+    list_filter = ["arena"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

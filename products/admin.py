@@ -1,0 +1,39 @@
+from django.contrib import admin
+from django.db import transaction
+
+from arena.services import arena_mark_stale
+from products.models import Product
+from stories.models import Cell, Story
+
+
+@admin.register(Product)
+class ProductAdmin(admin.ModelAdmin):
+    list_display = ["name", "arena", "slug", "tier", "position", "stars", "npm_weekly", "pypi_weekly"]
+    list_filter = ["arena", "tier"]
+    search_fields = ["name", "slug"]
+    ordering = ["arena", "position"]
+    prepopulated_fields = {"slug": ["name"]}
+    list_select_related = ["arena"]
+
+    def save_model(self, request, obj, form, change):
+        with transaction.atomic():
+            obj.save()
+            if not change:
+                # a new product gets an (n/a) cell for every story, to be judged
+                Cell.objects.bulk_create(
+                    Cell(story=s, product=obj, verdict="n/a") for s in Story.objects.filter(arena=obj.arena)
+                )
+                arena_mark_stale(arena_id=obj.arena_id)
+
+    def delete_model(self, request, obj):
+        with transaction.atomic():
+            arena_id = obj.arena_id
+            super().delete_model(request, obj)
+            arena_mark_stale(arena_id=arena_id)
+
+    def delete_queryset(self, request, queryset):
+        arena_ids = set(queryset.values_list("arena_id", flat=True))
+        with transaction.atomic():
+            super().delete_queryset(request, queryset)
+            for arena_id in arena_ids:
+                arena_mark_stale(arena_id=arena_id)

@@ -1,0 +1,134 @@
+from django.contrib import admin
+from django.db import transaction
+
+from arena.services import arena_mark_stale
+from stories.forms import CellForm
+from stories.models import Cell, CellChange, Evidence, Story
+from stories.services import cell_set_verdict, cell_update_detail, story_update
+
+
+def save_cell_form(form, user) -> None:
+    """Route an admin edit of a cell through the services (validation, record, recomputation)."""
+    cell = form.instance
+    data = form.cleaned_data
+    cell_set_verdict(
+        cell=Cell.objects.get(pk=cell.pk),
+        verdict=data["verdict"],
+        proof=data.get("proof") or None,
+        quality=data.get("quality"),
+        by=user,
+        note=f"Edited in the admin by {user.get_username()}",
+    )
+    cell_update_detail(cell=Cell.objects.get(pk=cell.pk), rationale=data.get("rationale", ""))
+
+
+class EvidenceInline(admin.TabularInline):
+    model = Evidence
+    extra = 0
+    fields = ["position", "source", "quote"]
+
+
+class CellChangeInline(admin.TabularInline):
+    model = CellChange
+    extra = 0
+    can_delete = False
+    fields = ["changed_at", "kind", "old_verdict", "old_quality", "new_verdict", "new_quality", "changed_by", "note"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Cell)
+class CellAdmin(admin.ModelAdmin):
+    form = CellForm
+    list_display = ["__str__", "story_text", "product", "verdict", "proof", "quality", "detail_published"]
+    list_filter = ["story__arena", "product", "verdict", "proof", "detail_published", "story__category"]
+    search_fields = ["story__text", "product__name", "rationale"]
+    list_select_related = ["story", "product"]
+    ordering = ["story__arena", "story__position", "product__position"]
+    inlines = [EvidenceInline, CellChangeInline]
+    readonly_fields = ["story", "product", "version"]
+
+    @admin.display(description="story", ordering="story__position")
+    def story_text(self, obj):
+        return obj.story.text[:80]
+
+    def has_add_permission(self, request):
+        return False  # cells exist for every product × story; they are created with them
+
+    def save_model(self, request, obj, form, change):
+        with transaction.atomic():
+            save_cell_form(form, request.user)
+
+
+class CellInline(admin.TabularInline):
+    model = Cell
+    form = CellForm
+    extra = 0
+    can_delete = False
+    fields = ["product", "verdict", "proof", "quality", "rationale"]
+    readonly_fields = ["product"]
+    ordering = ["product__position"]
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("product")
+
+
+@admin.register(Story)
+class StoryAdmin(admin.ModelAdmin):
+    list_display = ["position", "text", "arena", "category", "subgroup", "persona", "weight", "weight_published"]
+    list_display_links = ["text"]
+    list_filter = ["arena", "category", "persona", "weight", "weight_published"]
+    search_fields = ["text"]
+    list_select_related = ["arena", "category", "subgroup", "persona"]
+    ordering = ["arena", "position"]
+    inlines = [CellInline]
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            obj.save()
+            arena_mark_stale(arena_id=obj.arena_id)
+            return
+        values = {k: form.cleaned_data[k] for k in form.changed_data if k in form.cleaned_data}
+        original = Story.objects.get(pk=obj.pk)
+        story_update(story=original, **values)
+
+    def save_formset(self, request, form, formset, change):
+        if formset.model is not Cell:
+            return super().save_formset(request, form, formset, change)
+        with transaction.atomic():
+            for cell_form in formset.forms:
+                if cell_form.has_changed() and cell_form.instance.pk:
+                    save_cell_form(cell_form, request.user)
+        formset.save_m2m = lambda: None
+
+    def delete_model(self, request, obj):
+        arena_id = obj.arena_id
+        with transaction.atomic():
+            super().delete_model(request, obj)
+            arena_mark_stale(arena_id=arena_id)
+
+    def delete_queryset(self, request, queryset):
+        arena_ids = set(queryset.values_list("arena_id", flat=True))
+        with transaction.atomic():
+            super().delete_queryset(request, queryset)
+            for arena_id in arena_ids:
+                arena_mark_stale(arena_id=arena_id)
+
+
+@admin.register(CellChange)
+class CellChangeAdmin(admin.ModelAdmin):
+    list_display = ["changed_at", "cell", "kind", "old_verdict", "new_verdict", "changed_by", "note"]
+    list_filter = ["kind", "cell__story__arena"]
+    search_fields = ["note", "cell__story__text", "cell__product__name"]
+    list_select_related = ["cell", "changed_by"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False  # the record is append-only

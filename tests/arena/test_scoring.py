@@ -1,0 +1,113 @@
+"""The scoring rules (pure; no database) against the seed pages."""
+
+import pytest
+
+from arena import scoring
+from arena.scoring import CellIn, StoryIn
+
+DEFAULT_WEIGHT = 1
+
+
+def seed_inputs(record):
+    ov = record.overview
+    stories = [
+        StoryIn(i, record.weights.get(s.text, DEFAULT_WEIGHT), s.category, s.persona)
+        for i, s in enumerate(ov.stories)
+    ]
+    cells = [
+        CellIn(i, product, m.verdict, m.proof, m.quality)
+        for i, s in enumerate(ov.stories)
+        for product, m in s.cells
+    ]
+    return stories, cells
+
+
+@pytest.fixture(scope="module")
+def results(seed_record):
+    stories, cells = seed_inputs(seed_record)
+    return {p: scoring.product_result(p, p, stories, cells) for p in seed_record.overview.products}
+
+
+def test_verified_and_disputed_counts_match_the_seed_leaderboard(seed_record, results):
+    for row in seed_record.overview.leaderboard:
+        r = results[row.product]
+        assert (r.verified, r.with_evidence, r.disputed) == (row.verified, row.with_evidence, row.disputed), row.product
+
+
+def test_persona_winners(seed_record, results):
+    stories, _ = seed_inputs(seed_record)
+    best = {b.persona: b for b in scoring.best_by_persona(stories, list(results.values()))}
+    backend = best["backend-developer"]
+    assert (backend.winner, backend.runner_up, backend.story_count) == ("Inngest", "Temporal", 13)
+    published = seed_record.overview.personas[0]
+    assert (published.winner, published.runner_up, published.story_count) == ("Inngest", "Temporal", 13)
+
+
+def test_every_round_of_the_seed_head_to_heads(seed_record):
+    stories, cells = seed_inputs(seed_record)
+    text_id = {s.text: i for i, s in enumerate(seed_record.overview.stories)}
+    for page in seed_record.compares:
+        ca = {c.story_id: c for c in cells if c.product == page.a}
+        cb = {c.story_id: c for c in cells if c.product == page.b}
+        summary = scoring.compare(stories, ca, cb, page.a, page.b)
+        assert [r.story_id for r in summary.rounds] == [text_id[s.text] for s in page.stories]
+        assert [r.winner for r in summary.rounds] == [s.round for s in page.stories]
+        assert [r.weight for r in summary.rounds] == [s.weight for s in page.stories]
+        assert summary.won_a + summary.won_b + summary.drawn == len(page.stories)
+
+
+def test_inngest_vs_hatchet_summary(seed_record):
+    stories, cells = seed_inputs(seed_record)
+    ca = {c.story_id: c for c in cells if c.product == "Inngest"}
+    cb = {c.story_id: c for c in cells if c.product == "Hatchet"}
+    s = scoring.compare(stories, ca, cb, "Inngest", "Hatchet")
+    assert (s.won_a, s.won_b, s.drawn) == (25, 7, 18)
+
+
+def test_round_rules():
+    def c(p, v, q):
+        return CellIn(0, p, v, None if v == "none" else "claimed", q)
+
+    assert scoring.round_winner(c("a", "partial", 3), c("b", "disputed", 4)) == "a"
+    assert scoring.round_winner(c("a", "full", 7), c("b", "full", 9)) == "b"
+    assert scoring.round_winner(c("a", "none", 0), c("b", "none", 0)) == "drawn"
+    assert scoring.round_winner(c("a", "disputed", 1), c("b", "none", 0)) == "a"
+
+
+def test_coverage_and_rounding():
+    stories = [StoryIn(1, 3, "c", "p"), StoryIn(2, 1, "c", "p"), StoryIn(3, 2, "d", "q")]
+    cells = [
+        CellIn(1, "x", "full", "probed", 8),
+        CellIn(2, "x", "none", None, 0),
+        CellIn(3, "x", "n/a", None, None),
+    ]
+    r = scoring.product_result("x", "X", stories, cells)
+    assert r.pa_score == 60  # 100 × (3·8 + 1·0) / (30 + 10); n/a excluded
+    assert r.category_scores == {"c": 60, "d": None}
+    assert r.persona_scores == {"p": 60, "q": None}
+    assert (r.verified, r.with_evidence, r.integrity, r.confidence) == (1, 1, 100, "A")
+    assert scoring.round_half_up(62.5) == 63 and scoring.round_half_up(61.49) == 61
+
+
+def test_integrity_is_clipped_and_confidence_grades():
+    assert scoring.integrity(1, 2, 1, 4) == 0
+    assert scoring.integrity(4, 0, 0, 4) == 100
+    assert scoring.integrity(0, 0, 0, 0) is None
+    assert [scoring.confidence(v, 10) for v in (6, 4, 2, 1)] == ["A", "B", "C", "D"]
+
+
+def test_leaderboard_order_and_vs():
+    def res(name, pa, v, e):
+        return scoring.ProductResult(name, name, pa, {}, {}, v, e, 0, 0, 0, None, "A")
+
+    rows = scoring.leaderboard([res("b", 50, 1, 10), res("a", 50, 5, 10), res("c", 60, 0, 10), res("d", None, 0, 0)])
+    assert [(r.rank, r.result.product, r.vs) for r in rows] == [
+        (1, "c", "a"), (2, "a", "c"), (3, "b", "c"), (4, "d", "c"),
+    ]
+
+
+def test_seed_leaderboard_links_reproduce_the_leader_pair(seed_record, results):
+    rows = scoring.leaderboard(list(results.values()))
+    published = seed_record.overview.leaderboard[0]
+    assert (rows[0].result.product, rows[0].vs) == (published.product, published.vs) == ("Temporal", "DBOS")
+    assert all(r.vs == "Temporal" for r in rows[1:])
