@@ -225,7 +225,9 @@ if not DEBUG:
 # --- the site's own knobs
 ARENA_DEFAULT_STORY_WEIGHT = 1  # weight of a story no page gives (docs/importing.md says why)
 RECOMPUTE_DEBOUNCE_SECONDS = float(os.environ.get("RECOMPUTE_DEBOUNCE_SECONDS", "1"))
+# Flags accepted per client address per period (429 with Retry-After beyond it)
 FLAG_RATE = os.environ.get("FLAG_RATE", "10/hour")
+TRUST_X_FORWARDED_FOR = env_bool("TRUST_X_FORWARDED_FOR", False)
 BUNDLED_ARENA_DIR = BASE_DIR / "arena" / "data" / "seeds"
 
 LOGGING = {

@@ -1,0 +1,118 @@
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+
+class Reason(models.TextChoices):
+    WRONG_VERDICT = "wrong_verdict", "Wrong verdict"
+    WRONG_QUALITY = "wrong_quality", "Wrong quality"
+    OUTDATED_EVIDENCE = "outdated_evidence", "Evidence outdated or broken"
+    MISSING_EVIDENCE = "missing_evidence", "Missing evidence"
+    OTHER = "other", "Other"
+
+
+class Status(models.TextChoices):
+    PENDING = "pending", "pending"
+    UPHELD = "upheld", "upheld"
+    REJECTED = "rejected", "rejected"
+    DUPLICATE = "duplicate", "duplicate"
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class ReviewItem(models.Model):
+    """One entry of the moderators' queue: every pending flag on one cell, resolved together once."""
+
+    cell = models.ForeignKey("stories.Cell", on_delete=models.CASCADE, related_name="review_items")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    created_at = models.DateTimeField()
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    public_note = models.TextField(blank=True)
+    change = models.ForeignKey(
+        "stories.CellChange", null=True, blank=True, on_delete=models.SET_NULL, related_name="review_items"
+    )
+    version = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["cell"], condition=Q(status="pending"), name="one_pending_review_item_per_cell"
+            ),
+            models.CheckConstraint(
+                condition=Q(status="pending", resolved_at__isnull=True)
+                | (~Q(status="pending") & Q(resolved_at__isnull=False)),
+                name="review_item_resolved_iff_not_pending",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Review of cell {self.cell_id} ({self.status})"
+
+
+class Flag(models.Model):
+    """One visitor's report that a cell's verdict is wrong."""
+
+    item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="flags")
+    cell = models.ForeignKey("stories.Cell", on_delete=models.CASCADE, related_name="flags")
+    reason = models.CharField(max_length=20, choices=Reason.choices)
+    proposed_verdict = models.CharField(max_length=10, blank=True)
+    proposed_quality = models.PositiveSmallIntegerField(null=True, blank=True)
+    explanation = models.TextField()
+    source_url = models.URLField(max_length=500, blank=True)
+    email = models.EmailField(blank=True, help_text="Never shown publicly")
+    client_hash = models.CharField(max_length=64, db_index=True, help_text="Salted hash of the client address")
+    token = models.CharField(max_length=64, unique=True, default=new_token, editable=False)
+    created_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(reason__in=[r.value for r in Reason]), name="flag_reason_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(proposed_quality__isnull=True) | Q(proposed_quality__lte=10),
+                name="flag_proposed_quality_0_10",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Flag {self.pk} on cell {self.cell_id}"
+
+    @property
+    def status(self) -> str:
+        return self.item.status
+
+    def get_absolute_url(self) -> str:
+        return reverse("flag-status", args=[self.token])
+
+
+class ModeratorAction(models.Model):
+    """Audit trail: every moderator decision, successful or not repeated."""
+
+    class Action(models.TextChoices):
+        UPHOLD = "uphold", "upheld"
+        REJECT = "reject", "rejected"
+        DUPLICATE = "duplicate", "marked duplicate"
+
+    item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="actions")
+    moderator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    action = models.CharField(max_length=10, choices=Action.choices)
+    note = models.TextField(blank=True)
+    detail = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.moderator} {self.get_action_display()} item {self.item_id}"

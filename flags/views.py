@@ -1,5 +1,130 @@
-from django.http import HttpResponse
+from django.contrib.syndication.views import Feed
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.feedgenerator import Atom1Feed
+from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.vary import vary_on_headers
+
+from flags.forms import FlagForm
+from flags.models import Flag
+from flags.services import FlagThrottled, client_address, client_hash, flag_submit
+from stories.models import Cell, CellChange
 
 
+def _cell(pk: int) -> Cell:
+    return get_object_or_404(
+        Cell.objects.select_related("story__arena", "story__persona", "product"), pk=pk
+    )
+
+
+@require_http_methods(["GET", "POST"])
+@vary_on_headers("HX-Request")
 def flag_create(request, cell):
-    return HttpResponse("flag form")
+    """The flag form: a page of its own without JavaScript, swapped in place with htmx."""
+    cell = _cell(cell)
+    template = "flags/flag_form.html"
+    partial = f"{template}#flag-form" if request.htmx else template
+    status = 200
+    if request.method == "GET":
+        return render(request, partial, {"cell": cell, "form": FlagForm()})
+    form = FlagForm(request.POST)
+    retry_after = None
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            flag = flag_submit(
+                cell=cell,
+                reason=data["reason"],
+                explanation=data["explanation"],
+                proposed_verdict=data["proposed_verdict"] or None,
+                proposed_quality=data["proposed_quality"],
+                source_url=data["source_url"],
+                email=data["email"],
+                client=client_hash(client_address(request)),
+            )
+        except ValidationError as exc:
+            for field, messages in exc.message_dict.items():
+                form.add_error(field if field in form.fields else None, messages)
+            status = 400
+        except FlagThrottled as exc:
+            form.add_error(None, f"You have sent many flags in a short time. Please try again in {exc.retry_after} seconds.")
+            status, retry_after = 429, exc.retry_after
+        else:
+            if request.htmx:
+                return render(request, f"{template}#flag-done", {"cell": cell, "flag": flag}, status=201)
+            return redirect(f"{reverse('flag-status', args=[flag.token])}?sent=1")
+    else:
+        status = 400
+    response = render(request, partial, {"cell": cell, "form": form}, status=status)
+    if retry_after:
+        response["Retry-After"] = str(retry_after)
+    if request.htmx and status != 200:
+        # htmx does not swap 4xx responses by default; tell it to, so the messages show in place
+        response["HX-Reswap"] = "outerHTML"
+    return response
+
+
+@require_GET
+def flag_status(request, token):
+    """The reporter's private status page (the token is the only way to it)."""
+    flag = get_object_or_404(
+        Flag.objects.select_related("item", "cell__story__arena", "cell__product", "item__change"), token=token
+    )
+    response = render(
+        request, "flags/flag_status.html", {"flag": flag, "item": flag.item, "cell": flag.cell, "sent": "sent" in request.GET}
+    )
+    response["X-Robots-Tag"] = "noindex"
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+def recent_changes_queryset():
+    return CellChange.objects.select_related(
+        "cell__story__arena", "cell__product", "changed_by"
+    ).order_by("-changed_at", "-pk")
+
+
+@require_GET
+def recent_changes(request):
+    """Every change of a verdict, across arenas, newest first."""
+    page = Paginator(recent_changes_queryset(), 50).get_page(request.GET.get("page"))
+    return render(request, "flags/recent_changes.html", {"page": page, "changes": page.object_list})
+
+
+class RecentChangesFeed(Feed):
+    feed_type = Atom1Feed
+    title = "Arena verdict changes"
+    subtitle = "Every correction of a verdict, proof level or quality on the arena site."
+
+    def link(self):
+        return reverse("recent-changes")
+
+    def items(self):
+        return recent_changes_queryset()[:50]
+
+    def item_title(self, change):
+        return (
+            f"{change.cell.product.name}: {change.old_verdict} → {change.new_verdict} "
+            f"on “{change.cell.story.text[:80]}”"
+        )
+
+    def item_description(self, change):
+        def q(v):
+            return "—" if v is None else f"{v}/10"
+
+        return (
+            f"{change.cell.story.arena.name}. {change.get_kind_display().capitalize()}: "
+            f"{change.old_verdict} {change.old_proof or ''} {q(change.old_quality)} → "
+            f"{change.new_verdict} {change.new_proof or ''} {q(change.new_quality)}. {change.note}"
+        )
+
+    def item_link(self, change):
+        return reverse("cell-detail", args=[change.cell_id]) + f"#change-{change.pk}"
+
+    def item_pubdate(self, change):
+        return change.changed_at
+
+    def item_updateddate(self, change):
+        return change.changed_at

@@ -3,9 +3,11 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.routers import DefaultRouter
 
 from arena.api.views import ArenaViewSet
+from flags.api import FlagViewSet
 
 router = DefaultRouter()
 router.register("arenas", ArenaViewSet, basename="api-arena")
+router.register("flags", FlagViewSet, basename="api-flag")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
