@@ -17,6 +17,9 @@ class Arena(models.Model):
     scores_stale_since = models.DateTimeField(null=True, blank=True)
     change_seq = models.PositiveBigIntegerField(default=0, help_text="Bumped by every score-moving change")
     computed_seq = models.PositiveBigIntegerField(default=0, help_text="change_seq the stored scores reflect")
+    recompute_enqueued_at = models.DateTimeField(
+        null=True, blank=True, help_text="A recompute task waits in the queue (debounce)"
+    )
 
     class Meta:
         ordering = ["name"]

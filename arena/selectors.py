@@ -6,19 +6,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import Count, OuterRef, Prefetch, Subquery
+from django.db.models import Count, Exists, OuterRef, Prefetch, Subquery
 from django.http import Http404
 
 from arena import scoring
-from arena.models import AdjacentArena, Arena, PersonaResult, ProductScore
+from arena.models import AdjacentArena, Arena, Category, PersonaResult, ProductScore
+from arena.text import arena_slugify
 from products.models import Product
-from stories.models import Cell, Evidence, Story
+from stories.models import Cell, CellChange, Evidence, Story
 
 
 def arena_list():
     """Arenas with product and story counts and the leader's name (one query)."""
     leader = ProductScore.objects.filter(arena=OuterRef("pk"), rank=1).values("product__name")[:1]
-    leader_slug = ProductScore.objects.filter(arena=OuterRef("pk"), rank=1).values("product__slug")[:1]
+    leader_slug = ProductScore.objects.filter(arena=OuterRef("pk"), rank=1).values("product__slug")[
+        :1
+    ]
     return Arena.objects.annotate(
         product_count=Count("products", distinct=True),
         story_count=Count("stories", distinct=True),
@@ -78,7 +81,9 @@ class MatrixGroup:
     rows: list[MatrixRow] = field(default_factory=list)
 
 
-def arena_matrix(arena: Arena, products: list[Product] | None = None, stories=None) -> list[MatrixRow]:
+def arena_matrix(
+    arena: Arena, products: list[Product] | None = None, stories=None
+) -> list[MatrixRow]:
     """Every story with its cells in column order: two queries."""
     products = products if products is not None else arena_products(arena)
     stories = list(stories if stories is not None else arena_stories(arena))
@@ -149,9 +154,8 @@ def evidence_prefetch() -> Prefetch:
 def comparison(arena: Arena, a: Product, b: Product) -> Comparison:
     """A vs B built from cells (not from stored pages): four queries."""
     stories = list(arena_stories(arena))
-    cells = (
-        Cell.objects.filter(story__arena=arena, product__in=[a, b])
-        .prefetch_related(evidence_prefetch())
+    cells = Cell.objects.filter(story__arena=arena, product__in=[a, b]).prefetch_related(
+        evidence_prefetch()
     )
     by = {(c.story_id, c.product_id): c for c in cells}
 
@@ -173,7 +177,9 @@ def comparison(arena: Arena, a: Product, b: Product) -> Comparison:
         prev_key = key
         winner = rnd.winner
         round_slug = "drawn" if winner == scoring.DRAWN else (a.slug if winner == a.pk else b.slug)
-        rows.append(CompareRow(story, number, round_slug, by[(story.pk, a.pk)], by[(story.pk, b.pk)]))
+        rows.append(
+            CompareRow(story, number, round_slug, by[(story.pk, a.pk)], by[(story.pk, b.pk)])
+        )
     return Comparison(a, b, summary, rows)
 
 
@@ -189,3 +195,323 @@ def cell_get(pk: int) -> Cell:
     if cell is None:
         raise Http404(f"No cell {pk}")
     return cell
+
+
+# ---------------------------------------------------------------- public pages
+# Everything below serves the HTML pages: each function runs a fixed number of queries whatever the
+# arena's size, and reads stored scores (ordering them is not scoring them).
+
+VERDICT_FILTERS = ("full", "partial", "disputed", "none", "n/a")
+QUERY_MAX_LENGTH = 200
+
+
+def _result_of(score: ProductScore) -> scoring.ProductResult:
+    """A stored leaderboard row as the scoring module's plain record, so that ``scoring.order_by``
+    orders stored values by the published rules."""
+    return scoring.ProductResult(
+        product=str(score.product_id),
+        name=score.product.name,
+        pa_score=score.pa_score,
+        category_scores=score.category_scores,
+        persona_scores=score.persona_scores,
+        verified=score.verified,
+        with_evidence=score.with_evidence,
+        disputed=score.disputed,
+        contradicted=score.contradicted,
+        upheld=score.upheld,
+        integrity=score.integrity,
+        confidence=score.confidence,
+    )
+
+
+@dataclass(frozen=True)
+class RankOption:
+    key: str
+    label: str
+
+
+@dataclass
+class Leaderboard:
+    key: str  # the rank key in effect ("pa" when the asked one is unknown)
+    label: str
+    rows: list[ProductScore]  # stored rows in the asked order; ``row.position`` is the shown rank
+    personas: list[str]  # persona slugs, the persona score columns
+    categories: list[str]  # category names, for the rank options
+    category: str | None  # the category ranked by, shown as an extra column
+    options: list[tuple[str, list[RankOption]]]
+
+    @property
+    def leader(self) -> ProductScore | None:
+        return self.rows[0] if self.rows else None
+
+
+def rank_options(categories: list[str], personas: list[str]) -> list[tuple[str, list[RankOption]]]:
+    return [
+        ("Overall", [RankOption("pa", "PA Score")]),
+        ("Category", [RankOption(f"category:{c}", c) for c in categories]),
+        ("User type", [RankOption(f"persona:{p}", p) for p in personas]),
+        (
+            "Evidence",
+            [RankOption("verified", "Verified share"), RankOption("integrity", "Integrity")],
+        ),
+    ]
+
+
+def leaderboard(arena: Arena, key: str = "pa", categories: list[str] | None = None) -> Leaderboard:
+    """The stored leaderboard ordered by one rank key (``pa``, ``category:<name>``,
+    ``persona:<slug>``, ``verified``, ``integrity``) with ``scoring.order_by``: one query.
+    ``categories`` gives the category names in matrix order (else: alphabetical)."""
+    scores = arena_scores(arena)
+    if categories is None:
+        categories = sorted({name for s in scores for name in s.category_scores})
+    personas: list[str] = sorted({slug for s in scores for slug in s.persona_scores})
+    options = rank_options(categories, personas)
+    labels = {o.key: o.label for _, group in options for o in group}
+    if key not in labels:
+        key = "pa"
+    by_id = {str(s.product_id): s for s in scores}
+    ordered = [by_id[r.product] for r in scoring.order_by([_result_of(s) for s in scores], key)]
+    for position, row in enumerate(ordered, start=1):
+        row.position = position
+    category = key.split(":", 1)[1] if key.startswith("category:") else None
+    group = {"category": "Category", "persona": "User type"}.get(key.split(":", 1)[0])
+    label = f"{group}: {labels[key]}" if group else labels[key]
+    return Leaderboard(key, label, ordered, personas, categories, category, options)
+
+
+@dataclass(frozen=True)
+class MatrixFilters:
+    persona: str = ""
+    category: str = ""
+    verdict: str = ""
+    q: str = ""
+
+    @classmethod
+    def from_query(cls, data) -> MatrixFilters:
+        verdict = (data.get("verdict") or "").strip()
+        return cls(
+            persona=(data.get("persona") or "").strip(),
+            category=(data.get("category") or "").strip(),
+            verdict=verdict if verdict in VERDICT_FILTERS else "",
+            q=(data.get("q") or "").strip()[:QUERY_MAX_LENGTH],
+        )
+
+    @property
+    def active(self) -> bool:
+        return bool(self.persona or self.category or self.verdict or self.q)
+
+    def as_params(self) -> dict[str, str]:
+        return {k: v for k, v in vars(self).items() if v}
+
+
+@dataclass
+class SubGroupBlock:
+    subgroup: object | None
+    rows: list[MatrixRow]
+
+
+@dataclass
+class CategoryBlock:
+    category: Category
+    groups: list[SubGroupBlock] = field(default_factory=list)
+
+
+@dataclass
+class Matrix:
+    products: list[Product]
+    blocks: list[CategoryBlock]
+    shown: int
+    total: int
+    filters: MatrixFilters
+    categories: list[Category]
+
+
+def category_slug(category: Category) -> str:
+    return arena_slugify(category.name)
+
+
+def arena_categories(arena: Arena) -> list[Category]:
+    categories = list(Category.objects.filter(arena=arena).order_by("position"))
+    for c in categories:
+        c.slug = category_slug(c)
+    return categories
+
+
+def category_blocks(rows: list[MatrixRow]) -> list[CategoryBlock]:
+    """Rows of one category under one heading, split into their sub-groups, in matrix order."""
+    blocks: list[CategoryBlock] = []
+    for group in group_rows(rows):
+        if not blocks or blocks[-1].category.pk != group.category.pk:
+            blocks.append(CategoryBlock(group.category))
+        blocks[-1].groups.append(SubGroupBlock(group.subgroup, group.rows))
+    return blocks
+
+
+def matrix(
+    arena: Arena,
+    filters: MatrixFilters | None = None,
+    products: list[Product] | None = None,
+    categories: list[Category] | None = None,
+) -> Matrix:
+    """The story matrix, filtered in the database: four queries (three with ``products`` and
+    ``categories`` given), none of them per row."""
+    filters = filters or MatrixFilters()
+    products = products if products is not None else arena_products(arena)
+    categories = categories if categories is not None else arena_categories(arena)
+    stories = arena_stories(arena)
+    if filters.persona:
+        stories = stories.filter(persona__slug=filters.persona)
+    if filters.category:
+        match = [c.pk for c in categories if c.slug == filters.category]
+        stories = stories.filter(category_id__in=match)
+    if filters.verdict:
+        stories = stories.filter(
+            Exists(Cell.objects.filter(story=OuterRef("pk"), verdict=filters.verdict))
+        )
+    if filters.q:
+        stories = stories.filter(text__icontains=filters.q)
+    story_list = list(stories)
+    cells = Cell.objects.only("id", "story_id", "product_id", "verdict", "proof", "quality")
+    if filters.active:
+        cells = (
+            cells.filter(story_id__in=[s.pk for s in story_list]) if story_list else cells.none()
+        )
+    else:
+        cells = cells.filter(story__arena=arena)
+    by = {(c.story_id, c.product_id): c for c in cells}
+    rows = [
+        MatrixRow(s, [by[(s.pk, p.pk)] for p in products if (s.pk, p.pk) in by]) for s in story_list
+    ]
+    return Matrix(
+        products=products,
+        blocks=category_blocks(rows),
+        shown=len(story_list),
+        total=arena.story_count,
+        filters=filters,
+        categories=categories,
+    )
+
+
+def adjacent_with_links(arena: Arena) -> list[AdjacentArena]:
+    """Adjacent arenas, each with ``.slug`` set when that arena is on this site: two queries."""
+    adjacent = arena_adjacent(arena)
+    here = dict(
+        Arena.objects.filter(name__in=[a.name for a in adjacent]).values_list("name", "slug")
+    )
+    for a in adjacent:
+        a.slug = here.get(a.name)
+    return adjacent
+
+
+def pair_get(arena: Arena, a: str, b: str) -> tuple[Product, Product]:
+    """Both products of a head-to-head in one query; 404 unless they are two products here."""
+    found = {p.slug: p for p in Product.objects.filter(arena=arena, slug__in=[a, b])}
+    if a == b or a not in found or b not in found:
+        raise Http404(f"No head-to-head {a!r} vs {b!r} in {arena.slug}")
+    return found[a], found[b]
+
+
+@dataclass
+class ProductRow:
+    story: Story
+    cell: Cell | None
+
+
+@dataclass
+class ProductPage:
+    product: Product
+    score: ProductScore | None
+    categories: list[tuple[Category, int | None]]
+    personas: list[tuple[PersonaResult, int | None]]
+    blocks: list[CategoryBlock]  # rows carry a one-cell list: this product's cell
+
+
+def product_page(arena: Arena, product: Product) -> ProductPage:
+    """A product's stored scores and its cells in matrix order: five queries."""
+    score = ProductScore.objects.filter(product=product).select_related("vs").first()
+    categories = arena_categories(arena)
+    persona_results = arena_persona_results(arena)
+    stories = list(arena_stories(arena))
+    by_story = {
+        c.story_id: c
+        for c in Cell.objects.filter(product=product).only(
+            "id", "story_id", "product_id", "verdict", "proof", "quality"
+        )
+    }
+    rows = [MatrixRow(s, [by_story[s.pk]] if s.pk in by_story else []) for s in stories]
+    cat_scores = score.category_scores if score else {}
+    per_scores = score.persona_scores if score else {}
+    return ProductPage(
+        product=product,
+        score=score,
+        categories=[(c, cat_scores.get(c.name)) for c in categories],
+        personas=[(r, per_scores.get(r.persona.slug)) for r in persona_results],
+        blocks=category_blocks(rows),
+    )
+
+
+def story_get(arena: Arena, pk: int) -> Story:
+    story = (
+        Story.objects.select_related("category", "subgroup", "persona")
+        .annotate(cell_count=Count("cells"))
+        .filter(arena=arena, pk=pk)
+        .first()
+    )
+    if story is None:
+        raise Http404(f"No story {pk} in {arena.slug}")
+    return story
+
+
+def story_cells(story: Story) -> list[Cell]:
+    """Every product's cell for one story, with evidence: two queries."""
+    return list(
+        Cell.objects.filter(story=story)
+        .select_related("product")
+        .prefetch_related(evidence_prefetch())
+        .order_by("product__position")
+    )
+
+
+@dataclass
+class HeadToHeadLink:
+    other: Product
+    other_cell: Cell
+    round: str  # "won", "lost" or "drawn", from this cell's side
+
+
+@dataclass
+class CellPage:
+    cell: Cell
+    changes: list[CellChange]
+    head_to_heads: list[HeadToHeadLink]
+
+
+def cell_page(pk: int) -> CellPage:
+    """A cell with its evidence, its verdict history and the head-to-heads its story appears in
+    (its product against each other product where neither cell is n/a): four queries."""
+    cell = cell_get(pk)
+    changes = list(CellChange.objects.filter(cell=cell).order_by("-changed_at", "-pk"))
+    others = (
+        Cell.objects.filter(story_id=cell.story_id)
+        .exclude(pk=cell.pk)
+        .select_related("product")
+        .order_by("product__position")
+    )
+
+    def plain(c: Cell) -> scoring.CellIn:
+        return scoring.CellIn(c.story_id, str(c.product_id), c.verdict, c.proof, c.quality)
+
+    links = []
+    if scoring.is_applicable(plain(cell)):
+        mine = plain(cell)
+        for other in others:
+            if not scoring.is_applicable(plain(other)):
+                continue
+            winner = scoring.round_winner(mine, plain(other))
+            outcome = (
+                "drawn"
+                if winner == scoring.DRAWN
+                else ("won" if winner == mine.product else "lost")
+            )
+            links.append(HeadToHeadLink(other.product, other, outcome))
+    return CellPage(cell, changes, links)

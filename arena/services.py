@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef
+from django.db.models import Exists, F, OuterRef, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -40,13 +41,30 @@ def arena_mark_stale(*, arena_id: int) -> None:
 
 def arena_enqueue_recompute(*, arena_id: int) -> bool:
     """Send the recompute task; a broker that is down is logged, not raised: the arena stays marked
-    stale and the periodic sweep recomputes it once the broker is back."""
+    stale in the database and the periodic sweep recomputes it once the broker is back.
+
+    Debounced through the database: while a task for this arena waits in the queue
+    (``recompute_enqueued_at`` set), further changes enqueue nothing; the task clears the mark when
+    it starts, so a change after that enqueues a new one.
+    """
     from arena.tasks import recompute_arena_scores
 
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        recompute_arena_scores.apply(args=[arena_id])
+        return True
+    now = timezone.now()
+    expired = now - timedelta(seconds=settings.RECOMPUTE_DEBOUNCE_SECONDS + 120)
+    claimed = (
+        Arena.objects.filter(pk=arena_id)
+        .filter(Q(recompute_enqueued_at__isnull=True) | Q(recompute_enqueued_at__lt=expired))
+        .update(recompute_enqueued_at=now)
+    )
+    if not claimed:
+        return True
     try:
-        # The countdown debounces a burst of changes: the task skips work already done.
         recompute_arena_scores.apply_async(args=[arena_id], countdown=settings.RECOMPUTE_DEBOUNCE_SECONDS)
     except Exception:  # noqa: BLE001 - any broker failure; the sweep catches up
+        Arena.objects.filter(pk=arena_id, recompute_enqueued_at=now).update(recompute_enqueued_at=None)
         log.warning("could not enqueue the recomputation of arena %s; the sweep will", arena_id, exc_info=True)
         return False
     return True

@@ -128,7 +128,7 @@ STORAGES = {
 if os.environ.get("REDIS_URL"):
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "arena.cache.ResilientRedisCache",
             "LOCATION": os.environ["REDIS_URL"],
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
         }
@@ -189,6 +189,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "VerdictEnum": "stories.models.Verdict",
+        "ProofEnum": "stories.models.Proof",
+        "ReasonEnum": "flags.models.Reason",
+        "FlagStatusEnum": "flags.models.Status",
+    },
 }
 
 # --- login throttling for the admin (django-axes)

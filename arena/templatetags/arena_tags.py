@@ -1,0 +1,135 @@
+"""Display helpers for the public pages: verdict badges, scores and popularity figures."""
+
+from __future__ import annotations
+
+from django import template
+from django.urls import reverse
+from django.utils.html import escape, format_html
+from django.utils.safestring import mark_safe
+
+from arena.text import format_figure
+from stories.models import EVIDENCED
+
+register = template.Library()
+
+PROOF_WORDS = {
+    "probed": "tested by us",
+    "community": "users back it",
+    "claimed": "vendor claim only",
+    "contradicted": "evidence disagrees",
+    "auth-gated": "probe hit a sign-in wall",
+}
+
+
+def verdict_class(verdict: str) -> str:
+    return "v-na" if verdict == "n/a" else f"v-{verdict}"
+
+
+@register.filter
+def vclass(verdict: str) -> str:
+    """CSS class of a verdict (colour only reinforces the symbol and the word)."""
+    return verdict_class(verdict)
+
+
+@register.filter
+def figure(value: int | None) -> str:
+    """143400 → ``143.4k`` (the seed pages' way of printing popularity figures)."""
+    return format_figure(value)
+
+
+@register.filter
+def score(value: int | None) -> str:
+    """A stored score out of 100, or an em dash when there is none."""
+    return "—" if value is None else f"{value}/100"
+
+
+@register.filter
+def get(mapping: dict | None, key: str):
+    return (mapping or {}).get(key)
+
+
+@register.simple_tag
+def verdict(cell, words: bool = False) -> str:
+    """``✓ full C 8/10`` — symbol, word, proof letter (or word) and quality; ``n/a`` alone."""
+    if cell.verdict == "n/a":
+        return format_html('<span class="verdict v-na">n/a</span>')
+    proof = ""
+    if cell.proof:
+        if words:
+            proof = format_html(
+                ' <span class="proof" title="{}">{}</span>',
+                PROOF_WORDS.get(cell.proof, ""),
+                cell.proof,
+            )
+        else:
+            proof = format_html(
+                ' <abbr class="proof" title="{}">{}</abbr>', cell.proof, cell.proof_letter
+            )
+    return format_html(
+        '<span class="verdict {}"><span class="sym" aria-hidden="true">{}</span> {}</span>{}'
+        ' <span class="q">{}/10</span>',
+        verdict_class(cell.verdict),
+        cell.symbol,
+        cell.verdict,
+        proof,
+        cell.quality,
+    )
+
+
+@register.simple_tag
+def matrix_cells(row) -> str:
+    """The ``<td>`` of every cell of one matrix row, each linking to its proof page.
+
+    Built in one pass rather than one template include per cell: the big arena has 9,000 cells."""
+    cell_url = reverse("cell-detail", args=[0])[: -len("0/")]
+    parts = []
+    for cell in row.cells:
+        if cell.verdict == "n/a":
+            text = "n/a"
+        else:
+            letter = f" {escape(cell.proof_letter)}" if cell.proof else ""
+            text = (
+                f'<i aria-hidden="true">{cell.symbol}</i> {escape(cell.verdict)}{letter} '
+                f"{cell.quality}/10"
+            )
+        css = verdict_class(cell.verdict)
+        parts.append(f'<td class="{css}"><a href="{cell_url}{cell.pk}/">{text}</a></td>')
+    return mark_safe("".join(parts))  # every interpolated value is escaped or an int
+
+
+@register.filter
+def has_evidence(cell) -> bool:
+    """``full``, ``partial`` and ``disputed`` verdicts rest on evidence (``none`` and n/a do not)."""
+    return cell.verdict in EVIDENCED
+
+
+BAR_ROW = 26  # SVG units per bar
+BAR_LEFT = 230  # where the bars start (labels to the left)
+BAR_MAX = 340  # width of a 100/100 bar
+
+
+@register.simple_tag
+def bar_chart(items) -> dict:
+    """Geometry of a horizontal bar chart of (thing with ``.name``, score or None) pairs, for an
+    SVG drawn by the template."""
+    bars = [
+        {
+            "label": thing.name,
+            "value": value,
+            "y": i * BAR_ROW,
+            "mid": i * BAR_ROW + BAR_ROW // 2,
+            "width": 0 if value is None else round(BAR_MAX * value / 100),
+            "end": BAR_LEFT + (0 if value is None else round(BAR_MAX * value / 100)) + 6,
+        }
+        for i, (thing, value) in enumerate(items)
+    ]
+    height = len(bars) * BAR_ROW
+    ticks = [{"x": BAR_LEFT + BAR_MAX * t // 100, "label": t} for t in (0, 50, 100)]
+    return {
+        "bars": bars,
+        "height": height,
+        "total": height + 20,
+        "left": BAR_LEFT,
+        "ticks": ticks,
+        "bar_height": BAR_ROW - 10,
+    }
