@@ -1,0 +1,188 @@
+"""Recomputation through a real redis-server and a real Celery worker (with its beat).
+
+The web side runs in this test process with CELERY_BROKER_URL pointing at the test Redis; the worker
+is a separate process on the same (committed, file or PostgreSQL) test database.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.db import connection
+from django.test import Client
+
+from arena.celery import app as celery_app
+from arena.models import Arena, ProductScore
+from flags.models import ReviewItem
+from flags.services import client_hash, flag_submit, flag_uphold
+from stories.models import Cell
+from stories.services import cell_set_verdict
+from tests.conftest import seed_paths
+from tests.infra.services import celery_worker, redis_server
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+
+EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
+
+
+def database_url() -> str:
+    s = connection.settings_dict
+    if s["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{s['NAME']}"
+    return f"postgres://{s['USER']}:{s['PASSWORD'] or ''}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+@pytest.fixture
+def redis():
+    with redis_server() as server:
+        yield server
+
+
+def reset_celery_connections() -> None:
+    if celery_app._pool is not None:
+        celery_app._pool.force_close_all()
+        celery_app._pool = None
+    celery_app.amqp._producer_pool = None
+
+
+@pytest.fixture
+def broker(redis, settings):
+    """Switch this process from in-process tasks to the real broker."""
+    settings.CELERY_BROKER_URL = redis.url
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    settings.RECOMPUTE_DEBOUNCE_SECONDS = 0.5
+    old = {k: celery_app.conf[k] for k in ("broker_url", "task_always_eager")}
+    celery_app.conf.update(broker_url=redis.url, task_always_eager=False)
+    reset_celery_connections()
+    yield redis
+    celery_app.conf.update(**old)
+    reset_celery_connections()
+
+
+def worker_env(redis) -> dict:
+    return {
+        "CELERY_BROKER_URL": redis.url,
+        "DATABASE_URL": database_url(),
+        "STALE_SWEEP_SECONDS": "2",
+        "RECOMPUTE_DEBOUNCE_SECONDS": "0.5",
+    }
+
+
+@pytest.fixture
+def arena(transactional_db):
+    """The seed arena, imported and scored in-process before the broker is switched on."""
+    assert settings.CELERY_TASK_ALWAYS_EAGER
+    call_command("import_arena_pages", *seed_paths(), stdout=open("/dev/null", "w"))
+    return Arena.objects.get(slug="durable-execution-engines")
+
+
+def hatchet_approval_cell() -> Cell:
+    return Cell.objects.get(story__text__startswith="A workflow pauses for human approval", product__slug="hatchet")
+
+
+def hatchet_score() -> tuple:
+    s = ProductScore.objects.get(product__slug="hatchet")
+    return (s.pa_score, s.verified, s.with_evidence, s.integrity, s.upheld)
+
+
+def wait_until(predicate, timeout: float, what: str) -> float:
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        if predicate():
+            return time.monotonic() - start
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def converged(arena_id: int) -> bool:
+    a = Arena.objects.get(pk=arena_id)
+    return a.scores_stale_since is None and a.computed_seq == a.change_seq
+
+
+def test_change_waits_in_redis_without_a_worker_then_converges(arena, broker):
+    before = hatchet_score()
+    cell_set_verdict(cell=hatchet_approval_cell(), verdict="full", proof="probed", quality=9, note="probe")
+    time.sleep(1.5)
+    # no worker: the stored scores stay, the arena says it is stale, the task waits in Redis
+    assert hatchet_score() == before
+    assert Arena.objects.get(pk=arena.pk).scores_pending
+    assert broker.client().llen("celery") == 1
+    with celery_worker(worker_env(broker)) as worker:
+        took = wait_until(lambda: converged(arena.pk), 30, "the worker to recompute")
+        print(f"converged {took:.2f}s after the worker started")
+        assert "'recomputed'" in worker.log
+    after = hatchet_score()
+    assert after[0] > before[0] and after[1] == before[1] + 1
+
+
+def test_burst_of_changes_leads_to_few_recomputations(arena, broker):
+    cells = list(Cell.objects.filter(story__arena=arena, verdict="partial").order_by("pk")[:100])
+    assert len(cells) == 100
+    with celery_worker(worker_env(broker)) as worker:
+        for c in cells:
+            cell_set_verdict(cell=c, verdict="partial", proof=c.proof, quality=(c.quality + 1) % 11)
+        wait_until(lambda: converged(arena.pk), 30, "convergence after the burst")
+        time.sleep(2.5)  # let the beat sweep run once too
+        runs = worker.log.count("'recomputed'")
+    assert 1 <= runs <= 5, worker.log[-3000:]
+    # the stored scores equal a fresh in-process recomputation
+    stored = list(ProductScore.objects.order_by("rank").values_list("product_id", "pa_score", "verified"))
+    from arena.services import arena_recompute_scores
+
+    arena_recompute_scores(arena_id=arena.pk)
+    assert list(ProductScore.objects.order_by("rank").values_list("product_id", "pa_score", "verified")) == stored
+
+
+def test_redis_down_moderator_still_resolves_then_scores_converge(arena, broker, django_user_model):
+    moderator = django_user_model.objects.create_superuser("mod", "m@example.com", "pw")
+    cell = hatchet_approval_cell()
+    flag_submit(cell=cell, reason="wrong_verdict", explanation=EXPLANATION, proposed_verdict="full",
+                proposed_quality=8, client=client_hash("10.1.1.1"))
+    item = ReviewItem.objects.get()
+    before = hatchet_score()
+    with celery_worker(worker_env(broker)) as worker:
+        broker.stop()
+        admin = Client()
+        admin.force_login(moderator)
+        start = time.monotonic()
+        response = admin.post(
+            f"/admin/flags/reviewitem/{item.pk}/change/",
+            {"decision": "uphold", "verdict": "full", "proof": "claimed", "quality": "8",
+             "note": "Confirmed while Redis was down.", "version": item.version},
+        )
+        elapsed = time.monotonic() - start
+        print(f"uphold with Redis stopped answered in {elapsed * 1000:.0f} ms")
+        assert response.status_code == 302 and elapsed < 1.0
+        flag_page = Client(REMOTE_ADDR="10.1.1.2")
+        start = time.monotonic()
+        filed = flag_page.post(f"/cells/{cell.pk}/flag/", {"reason": "other", "explanation": EXPLANATION})
+        assert filed.status_code == 302 and time.monotonic() - start < 1.0
+        item.refresh_from_db()
+        assert item.status == "upheld"
+        assert hatchet_score() == before  # nothing recomputed yet
+        assert Arena.objects.get(pk=arena.pk).scores_pending
+        broker.start()
+        took = wait_until(lambda: converged(arena.pk), 45, "convergence after Redis returned")
+        print(f"converged {took:.2f}s after Redis returned")
+        assert worker.is_running()
+    after = hatchet_score()
+    assert after[0] > before[0] and after[4] == 1
+
+
+def test_killing_the_worker_holding_the_task_loses_nothing(arena, broker, settings):
+    settings.RECOMPUTE_DEBOUNCE_SECONDS = 3  # the worker holds the task this long before running it
+    before = hatchet_score()
+    env = {**worker_env(broker), "STALE_SWEEP_SECONDS": "8"}  # no sweep before the kill
+    with celery_worker(env) as worker:
+        cell_set_verdict(cell=hatchet_approval_cell(), verdict="full", proof="probed", quality=9)
+        worker.wait_for_log("recompute_arena_scores", timeout=15)  # "Task … received", held until due
+        worker.kill()
+        time.sleep(3.5)
+        assert hatchet_score() == before and Arena.objects.get(pk=arena.pk).scores_pending
+        worker.start()
+        took = wait_until(lambda: converged(arena.pk), 45, "convergence after the worker restarted")
+        print(f"converged {took:.2f}s after the worker restarted")
+    assert hatchet_score()[0] > before[0]
