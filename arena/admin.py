@@ -1,6 +1,14 @@
 from django.contrib import admin
 
-from arena.models import AdjacentArena, Arena, Category, Persona, PersonaResult, ProductScore, SubGroup
+from arena.models import (
+    AdjacentArena,
+    Arena,
+    Category,
+    Persona,
+    PersonaResult,
+    ProductScore,
+    SubGroup,
+)
 
 
 class CategoryInline(admin.TabularInline):
@@ -21,7 +29,16 @@ class ProductScoreInline(admin.TabularInline):
     fk_name = "arena"
     extra = 0
     can_delete = False
-    fields = ["rank", "product", "pa_score", "verified", "with_evidence", "disputed", "integrity", "confidence"]
+    fields = [
+        "rank",
+        "product",
+        "pa_score",
+        "verified",
+        "with_evidence",
+        "disputed",
+        "integrity",
+        "confidence",
+    ]
     readonly_fields = fields
     ordering = ["rank"]
 
@@ -31,7 +48,14 @@ class ProductScoreInline(admin.TabularInline):
 
 @admin.register(Arena)
 class ArenaAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "updated", "evidence_as_of", "scores_computed_at", "scores_stale_since"]
+    list_display = [
+        "name",
+        "slug",
+        "updated",
+        "evidence_as_of",
+        "scores_computed_at",
+        "scores_stale_since",
+    ]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
     readonly_fields = ["scores_computed_at", "scores_stale_since", "change_seq", "computed_seq"]
@@ -76,7 +100,15 @@ class AdjacentArenaAdmin(admin.ModelAdmin):
 
 @admin.register(PersonaResult)
 class PersonaResultAdmin(admin.ModelAdmin):
-    list_display = ["arena", "persona", "story_count", "winner", "winner_score", "runner_up", "runner_up_score"]
+    list_display = [
+        "arena",
+        "persona",
+        "story_count",
+        "winner",
+        "winner_score",
+        "runner_up",
+        "runner_up_score",
+    ]
     list_filter = ["arena"]
 
     def has_add_permission(self, request):

@@ -48,7 +48,12 @@ def arena_generate(*, slug: str, products: int, stories: int, seed: int = 0) -> 
         persona, _ = Persona.objects.get_or_create(slug=pslug, defaults={"label": label})
         personas.append(persona)
     cats = Category.objects.bulk_create(
-        Category(arena=arena, name=name, blurb=f"{name} — generated stories about {name.lower()}", position=i)
+        Category(
+            arena=arena,
+            name=name,
+            blurb=f"{name} — generated stories about {name.lower()}",
+            position=i,
+        )
         for i, name in enumerate(CATEGORIES)
     )
     groups = SubGroup.objects.bulk_create(
@@ -86,7 +91,9 @@ def arena_generate(*, slug: str, products: int, stories: int, seed: int = 0) -> 
             )
         )
     # group stories of a category by sub-group so the matrix reads in order
-    story_objs.sort(key=lambda s: (s.category.position, s.subgroup.position if s.subgroup else -1, s.position))
+    story_objs.sort(
+        key=lambda s: (s.category.position, s.subgroup.position if s.subgroup else -1, s.position)
+    )
     for i, s in enumerate(story_objs):
         s.position = i
     Story.objects.bulk_create(story_objs)
@@ -101,7 +108,8 @@ def arena_generate(*, slug: str, products: int, stories: int, seed: int = 0) -> 
             else:
                 verdict = rng.choices(["full", "partial", "disputed"], [5, 6, 1])[0]
                 proof = rng.choices(
-                    ["probed", "community", "claimed", "contradicted", "auth-gated"], [2, 3, 6, 1, 1]
+                    ["probed", "community", "claimed", "contradicted", "auth-gated"],
+                    [2, 3, 6, 1, 1],
                 )[0]
                 quality = {"full": rng.randint(7, 10), "partial": rng.randint(2, 7)}.get(
                     verdict, rng.randint(1, 5)
@@ -120,7 +128,9 @@ def arena_generate(*, slug: str, products: int, stories: int, seed: int = 0) -> 
     Cell.objects.bulk_create(cells, batch_size=2000)
     Evidence.objects.bulk_create(
         (
-            Evidence(cell=c, position=k, source=rng.choice(SOURCES), quote=f"Generated quote {k + 1}.")
+            Evidence(
+                cell=c, position=k, source=rng.choice(SOURCES), quote=f"Generated quote {k + 1}."
+            )
             for c in cells
             if c.verdict not in ("none", "n/a")
             for k in range(2)

@@ -9,14 +9,20 @@ class Arena(models.Model):
     slug = models.SlugField(max_length=120, unique=True)
     name = models.CharField(max_length=200, unique=True)
     description = models.TextField(blank=True)
-    updated = models.DateField(null=True, blank=True, help_text="When the arena's verdicts were last updated")
+    updated = models.DateField(
+        null=True, blank=True, help_text="When the arena's verdicts were last updated"
+    )
     evidence_as_of = models.DateField(null=True, blank=True)
     # Stored-score bookkeeping: a change that can move a score bumps ``scores_stale_since`` in the same
     # transaction; the recompute clears it (only if nothing newer came in meanwhile).
     scores_computed_at = models.DateTimeField(null=True, blank=True)
     scores_stale_since = models.DateTimeField(null=True, blank=True)
-    change_seq = models.PositiveBigIntegerField(default=0, help_text="Bumped by every score-moving change")
-    computed_seq = models.PositiveBigIntegerField(default=0, help_text="change_seq the stored scores reflect")
+    change_seq = models.PositiveBigIntegerField(
+        default=0, help_text="Bumped by every score-moving change"
+    )
+    computed_seq = models.PositiveBigIntegerField(
+        default=0, help_text="change_seq the stored scores reflect"
+    )
     recompute_enqueued_at = models.DateTimeField(
         null=True, blank=True, help_text="A recompute task waits in the queue (debounce)"
     )
@@ -45,8 +51,12 @@ class Category(models.Model):
         ordering = ["arena", "position"]
         verbose_name_plural = "categories"
         constraints = [
-            models.UniqueConstraint(fields=["arena", "name"], name="category_unique_name_per_arena"),
-            models.UniqueConstraint(fields=["arena", "position"], name="category_unique_position_per_arena"),
+            models.UniqueConstraint(
+                fields=["arena", "name"], name="category_unique_name_per_arena"
+            ),
+            models.UniqueConstraint(
+                fields=["arena", "position"], name="category_unique_position_per_arena"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -61,7 +71,9 @@ class SubGroup(models.Model):
     class Meta:
         ordering = ["category", "position"]
         constraints = [
-            models.UniqueConstraint(fields=["category", "name"], name="subgroup_unique_name_per_category"),
+            models.UniqueConstraint(
+                fields=["category", "name"], name="subgroup_unique_name_per_category"
+            ),
             models.UniqueConstraint(
                 fields=["category", "position"], name="subgroup_unique_position_per_category"
             ),
@@ -98,7 +110,9 @@ class AdjacentArena(models.Model):
         ordering = ["arena", "position"]
         verbose_name_plural = "adjacent arenas"
         constraints = [
-            models.UniqueConstraint(fields=["arena", "name"], name="adjacent_unique_name_per_arena"),
+            models.UniqueConstraint(
+                fields=["arena", "name"], name="adjacent_unique_name_per_arena"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -109,7 +123,9 @@ class ProductScore(models.Model):
     """Stored scores of one product in one arena, written only by ``arena_recompute_scores``."""
 
     arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="scores")
-    product = models.OneToOneField("products.Product", on_delete=models.CASCADE, related_name="score")
+    product = models.OneToOneField(
+        "products.Product", on_delete=models.CASCADE, related_name="score"
+    )
     rank = models.PositiveIntegerField()
     vs = models.ForeignKey(
         "products.Product", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -134,10 +150,16 @@ class ProductScore(models.Model):
                 condition=Q(pa_score__isnull=True) | Q(pa_score__lte=100), name="score_pa_0_100"
             ),
             models.CheckConstraint(
-                condition=Q(integrity__isnull=True) | Q(integrity__lte=100), name="score_integrity_0_100"
+                condition=Q(integrity__isnull=True) | Q(integrity__lte=100),
+                name="score_integrity_0_100",
             ),
-            models.CheckConstraint(condition=Q(verified__lte=models.F("with_evidence")), name="score_v_le_e"),
+            models.CheckConstraint(
+                condition=Q(verified__lte=models.F("with_evidence")), name="score_v_le_e"
+            ),
         ]
+
+    def __str__(self) -> str:
+        return f"#{self.rank} {self.product_id}: PA {self.pa_score}"
 
 
 class PersonaResult(models.Model):
@@ -146,9 +168,13 @@ class PersonaResult(models.Model):
     arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="persona_results")
     persona = models.ForeignKey(Persona, on_delete=models.CASCADE, related_name="+")
     story_count = models.PositiveIntegerField()
-    winner = models.ForeignKey("products.Product", null=True, on_delete=models.CASCADE, related_name="+")
+    winner = models.ForeignKey(
+        "products.Product", null=True, on_delete=models.CASCADE, related_name="+"
+    )
     winner_score = models.PositiveSmallIntegerField(null=True)
-    runner_up = models.ForeignKey("products.Product", null=True, on_delete=models.CASCADE, related_name="+")
+    runner_up = models.ForeignKey(
+        "products.Product", null=True, on_delete=models.CASCADE, related_name="+"
+    )
     runner_up_score = models.PositiveSmallIntegerField(null=True)
     position = models.PositiveIntegerField()
 
@@ -157,3 +183,6 @@ class PersonaResult(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["arena", "persona"], name="persona_result_unique"),
         ]
+
+    def __str__(self) -> str:
+        return f"Best for {self.persona_id}: {self.winner_id}"

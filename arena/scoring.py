@@ -131,7 +131,8 @@ def product_result(
         name=name,
         pa_score=coverage(mine, weights),
         category_scores={
-            cat: coverage([c for c in mine if cat_of[c.story_id] == cat], weights) for cat in categories
+            cat: coverage([c for c in mine if cat_of[c.story_id] == cat], weights)
+            for cat in categories
         },
         persona_scores={
             p: coverage([c for c in mine if per_of[c.story_id] == p], weights) for p in personas
@@ -205,7 +206,9 @@ class PersonaBest:
     runner_up_score: int | None
 
 
-def best_by_persona(stories: Sequence[StoryIn], results: Sequence[ProductResult]) -> list[PersonaBest]:
+def best_by_persona(
+    stories: Sequence[StoryIn], results: Sequence[ProductResult]
+) -> list[PersonaBest]:
     """Per persona: highest persona score, then runner-up. Ties: higher PA Score, then name."""
     out = []
     for persona in dict.fromkeys(s.persona for s in stories):
@@ -280,7 +283,11 @@ class CompareSummary:
 
 
 def compare(
-    stories: Sequence[StoryIn], cells_a: dict[int, CellIn], cells_b: dict[int, CellIn], a: str, b: str
+    stories: Sequence[StoryIn],
+    cells_a: dict[int, CellIn],
+    cells_b: dict[int, CellIn],
+    a: str,
+    b: str,
 ) -> CompareSummary:
     """Rounds over the stories (in the order given) where neither cell is ``n/a``."""
     rounds = []

@@ -158,6 +158,8 @@ def comparison(arena: Arena, a: Product, b: Product) -> Comparison:
         evidence_prefetch()
     )
     by = {(c.story_id, c.product_id): c for c in cells}
+    for c in by.values():  # the two products are loaded already: no query per cell for cell.product
+        c.product = a if c.product_id == a.pk else b
 
     def plain(c: Cell) -> scoring.CellIn:
         return scoring.CellIn(c.story_id, c.product_id, c.verdict, c.proof, c.quality)
@@ -438,6 +440,8 @@ def product_page(arena: Arena, product: Product) -> ProductPage:
             "id", "story_id", "product_id", "verdict", "proof", "quality"
         )
     }
+    for cell in by_story.values():
+        cell.product = product
     rows = [MatrixRow(s, [by_story[s.pk]] if s.pk in by_story else []) for s in stories]
     cat_scores = score.category_scores if score else {}
     per_scores = score.persona_scores if score else {}

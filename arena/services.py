@@ -18,7 +18,15 @@ from django.utils import timezone
 
 from arena import scoring
 from arena.importer.parser import ArenaRecord
-from arena.models import AdjacentArena, Arena, Category, Persona, PersonaResult, ProductScore, SubGroup
+from arena.models import (
+    AdjacentArena,
+    Arena,
+    Category,
+    Persona,
+    PersonaResult,
+    ProductScore,
+    SubGroup,
+)
 from arena.text import arena_slugify, parse_figure
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story
@@ -62,10 +70,18 @@ def arena_enqueue_recompute(*, arena_id: int) -> bool:
     if not claimed:
         return True
     try:
-        recompute_arena_scores.apply_async(args=[arena_id], countdown=settings.RECOMPUTE_DEBOUNCE_SECONDS)
+        recompute_arena_scores.apply_async(
+            args=[arena_id], countdown=settings.RECOMPUTE_DEBOUNCE_SECONDS
+        )
     except Exception:  # noqa: BLE001 - any broker failure; the sweep catches up
-        Arena.objects.filter(pk=arena_id, recompute_enqueued_at=now).update(recompute_enqueued_at=None)
-        log.warning("could not enqueue the recomputation of arena %s; the sweep will", arena_id, exc_info=True)
+        Arena.objects.filter(pk=arena_id, recompute_enqueued_at=now).update(
+            recompute_enqueued_at=None
+        )
+        log.warning(
+            "could not enqueue the recomputation of arena %s; the sweep will",
+            arena_id,
+            exc_info=True,
+        )
         return False
     return True
 
@@ -92,7 +108,9 @@ def arena_scoring_inputs(*, arena_id: int) -> ArenaInputs:
         .annotate(upheld=Exists(upheld))
         .values_list("story_id", "product_id", "verdict", "proof", "quality", "upheld")
     ]
-    products = list(Product.objects.filter(arena_id=arena_id).order_by("position").values_list("id", "name"))
+    products = list(
+        Product.objects.filter(arena_id=arena_id).order_by("position").values_list("id", "name")
+    )
     return ArenaInputs(stories, cells, products)
 
 
@@ -106,7 +124,8 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
         seq = arena.change_seq
         inputs = arena_scoring_inputs(arena_id=arena_id)
         results = [
-            scoring.product_result(pid, name, inputs.stories, inputs.cells) for pid, name in inputs.products
+            scoring.product_result(pid, name, inputs.stories, inputs.cells)
+            for pid, name in inputs.products
         ]
         now = timezone.now()
         ProductScore.objects.filter(arena_id=arena_id).delete()
@@ -289,7 +308,12 @@ def arena_import(*, record: ArenaRecord) -> ImportReport:
             story.position += offset
             before = (story.category_id, story.subgroup_id, story.persona_id, story.weight)
             _sync(story, values)
-            changed |= before != (story.category_id, story.subgroup_id, story.persona_id, story.weight)
+            changed |= before != (
+                story.category_id,
+                story.subgroup_id,
+                story.persona_id,
+                story.weight,
+            )
         stories[ms.text] = story
     gone_stories = [s for t, s in existing_stories.items() if t not in stories]
 

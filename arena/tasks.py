@@ -20,7 +20,11 @@ def recompute_arena_scores(self, arena_id: int) -> str:
     """Recompute one arena's stored scores, unless a recomputation already covered every change."""
     # changes from now on enqueue a new task
     Arena.objects.filter(pk=arena_id).update(recompute_enqueued_at=None)
-    arena = Arena.objects.filter(pk=arena_id).values("change_seq", "computed_seq", "scores_computed_at").first()
+    arena = (
+        Arena.objects.filter(pk=arena_id)
+        .values("change_seq", "computed_seq", "scores_computed_at")
+        .first()
+    )
     if arena is None:
         return "gone"
     if arena["scores_computed_at"] is not None and arena["computed_seq"] >= arena["change_seq"]:

@@ -12,7 +12,7 @@ from django.db.models import Count
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
@@ -64,7 +64,9 @@ class AgeFilter(admin.SimpleListFilter):
         if self.value() == "1":
             return queryset.filter(created_at__gte=now - timedelta(days=1))
         if self.value() == "7":
-            return queryset.filter(created_at__lt=now - timedelta(days=1), created_at__gte=now - timedelta(days=7))
+            return queryset.filter(
+                created_at__lt=now - timedelta(days=1), created_at__gte=now - timedelta(days=7)
+            )
         if self.value() == "old":
             return queryset.filter(created_at__lt=now - timedelta(days=7))
         return queryset
@@ -85,28 +87,46 @@ class ReasonFilter(admin.SimpleListFilter):
 
 class DecisionForm(forms.Form):
     decision = forms.ChoiceField(
-        choices=[("uphold", "Uphold: correct the cell"), ("reject", "Reject"), ("duplicate", "Mark duplicate")],
+        choices=[
+            ("uphold", "Uphold: correct the cell"),
+            ("reject", "Reject"),
+            ("duplicate", "Mark duplicate"),
+        ],
         widget=forms.RadioSelect,
     )
     verdict = forms.ChoiceField(choices=Verdict.choices, required=False, label="Verdict")
-    proof = forms.ChoiceField(choices=[("", "— none —"), *Proof.choices], required=False, label="Proof")
+    proof = forms.ChoiceField(
+        choices=[("", "— none —"), *Proof.choices], required=False, label="Proof"
+    )
     quality = forms.IntegerField(min_value=0, max_value=10, required=False, label="Quality")
     note = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3}), required=True, max_length=2000, label="Public note",
+        widget=forms.Textarea(attrs={"rows": 3}),
+        required=True,
+        max_length=2000,
+        label="Public note",
         help_text="Shown on the cell's history and to the reporters.",
     )
     version = forms.IntegerField(widget=forms.HiddenInput)
 
 
 class BulkRejectForm(forms.Form):
-    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=2000, label="Public note")
+    note = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}), max_length=2000, label="Public note"
+    )
 
 
 class FlagInline(admin.TabularInline):
     model = Flag
     extra = 0
     can_delete = False
-    fields = ["created_at", "reason", "proposed_verdict", "proposed_quality", "explanation", "source_url"]
+    fields = [
+        "created_at",
+        "reason",
+        "proposed_verdict",
+        "proposed_quality",
+        "explanation",
+        "source_url",
+    ]
     readonly_fields = fields
 
     def has_add_permission(self, request, obj=None):
@@ -115,7 +135,15 @@ class FlagInline(admin.TabularInline):
 
 @admin.register(ReviewItem)
 class ReviewItemAdmin(admin.ModelAdmin):
-    list_display = ["created_at", "cell_link", "current", "proposed", "reporter_count", "impact", "status"]
+    list_display = [
+        "created_at",
+        "cell_link",
+        "current",
+        "proposed",
+        "reporter_count",
+        "impact",
+        "status",
+    ]
     list_filter = [StatusFilter, "cell__story__arena", "cell__product", ReasonFilter, AgeFilter]
     search_fields = ["cell__story__text", "cell__product__name", "flags__explanation"]
     ordering = ["created_at", "pk"]
@@ -161,21 +189,27 @@ class ReviewItemAdmin(admin.ModelAdmin):
     @admin.display(description="cell")
     def cell_link(self, item):
         return format_html(
-            '<a href="{}">{}</a> — {}', reverse("admin:flags_reviewitem_change", args=[item.pk]),
-            item.cell.product.name, item.cell.story.text[:70],
+            '<a href="{}">{}</a> — {}',
+            reverse("admin:flags_reviewitem_change", args=[item.pk]),
+            item.cell.product.name,
+            item.cell.story.text[:70],
         )
 
     @admin.display(description="current")
     def current(self, item):
         c = item.cell
-        return f"{c.verdict} {c.proof or ''} {'' if c.quality is None else f'{c.quality}/10'}".strip()
+        return (
+            f"{c.verdict} {c.proof or ''} {'' if c.quality is None else f'{c.quality}/10'}".strip()
+        )
 
     @admin.display(description="proposed")
     def proposed(self, item):
         p = proposed_correction(item)
         if p is None:
             return "—"
-        return f"{p.verdict} {p.proof or ''} {'' if p.quality is None else f'{p.quality}/10'}".strip()
+        return (
+            f"{p.verdict} {p.proof or ''} {'' if p.quality is None else f'{p.quality}/10'}".strip()
+        )
 
     @admin.display(description="reporters", ordering="reporters")
     def reporter_count(self, item):
@@ -210,23 +244,35 @@ class ReviewItemAdmin(admin.ModelAdmin):
             try:
                 if d["decision"] == "uphold":
                     flag_uphold(
-                        item=item, moderator=request.user, note=d["note"], verdict=d["verdict"] or None,
-                        proof=d["proof"] or None, quality=d["quality"], expected_version=d["version"],
+                        item=item,
+                        moderator=request.user,
+                        note=d["note"],
+                        verdict=d["verdict"] or None,
+                        proof=d["proof"] or None,
+                        quality=d["quality"],
+                        expected_version=d["version"],
                     )
                 else:
                     flag_reject(
-                        item=item, moderator=request.user, note=d["note"], expected_version=d["version"],
+                        item=item,
+                        moderator=request.user,
+                        note=d["note"],
+                        expected_version=d["version"],
                         duplicate=d["decision"] == "duplicate",
                     )
             except AlreadyResolved as exc:
                 self.message_user(request, str(exc), messages.ERROR)
-                return HttpResponseRedirect(reverse("admin:flags_reviewitem_change", args=[item.pk]))
+                return HttpResponseRedirect(
+                    reverse("admin:flags_reviewitem_change", args=[item.pk])
+                )
             except ValidationError as exc:
                 for field, errs in exc.message_dict.items():
                     form.add_error(field if field in form.fields else None, errs)
             else:
                 self.message_user(
-                    request, f"Review of {item.cell.product.name}'s cell resolved: {d['decision']}.", messages.SUCCESS
+                    request,
+                    f"Review of {item.cell.product.name}'s cell resolved: {d['decision']}.",
+                    messages.SUCCESS,
                 )
                 return HttpResponseRedirect(reverse("admin:flags_reviewitem_changelist"))
         impact = review_impact(item) if item.status == Status.PENDING else None
@@ -257,11 +303,15 @@ class ReviewItemAdmin(admin.ModelAdmin):
                 done = skipped = 0
                 for item in queryset:
                     try:
-                        flag_reject(item=item, moderator=request.user, note=form.cleaned_data["note"])
+                        flag_reject(
+                            item=item, moderator=request.user, note=form.cleaned_data["note"]
+                        )
                         done += 1
                     except AlreadyResolved:
                         skipped += 1
-                self.message_user(request, f"Rejected {done} item(s); {skipped} were already resolved.")
+                self.message_user(
+                    request, f"Rejected {done} item(s); {skipped} were already resolved."
+                )
                 return None
         else:
             form = BulkRejectForm()

@@ -34,7 +34,9 @@ class FlagCreateSerializer(serializers.Serializer):
     cell = serializers.IntegerField()
     reason = serializers.ChoiceField(choices=Reason.values)
     explanation = serializers.CharField(trim_whitespace=True, max_length=5000)
-    proposed_verdict = serializers.ChoiceField(choices=Verdict.values, required=False, allow_blank=True, allow_null=True)
+    proposed_verdict = serializers.ChoiceField(
+        choices=Verdict.values, required=False, allow_blank=True, allow_null=True
+    )
     proposed_quality = serializers.IntegerField(required=False, allow_null=True)
     source_url = serializers.CharField(required=False, allow_blank=True, max_length=2000)
     email = serializers.CharField(required=False, allow_blank=True, max_length=320)
@@ -49,8 +51,18 @@ class FlagSerializer(serializers.ModelSerializer):
     class Meta:
         model = Flag
         fields = [
-            "id", "status", "item", "cell", "reason", "proposed_verdict", "proposed_quality",
-            "explanation", "source_url", "created_at", "status_url", "public_note",
+            "id",
+            "status",
+            "item",
+            "cell",
+            "reason",
+            "proposed_verdict",
+            "proposed_quality",
+            "explanation",
+            "source_url",
+            "created_at",
+            "status_url",
+            "public_note",
         ]
 
     def get_status_url(self, flag) -> str:
@@ -81,7 +93,12 @@ class RejectSerializer(serializers.Serializer):
     duplicate = serializers.BooleanField(required=False, default=False)
 
 
-class FlagViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class FlagViewSet(
+    mixins.CreateModelMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    viewsets.GenericViewSet,
+):
     serializer_class = FlagSerializer
 
     def get_permissions(self):
@@ -123,7 +140,9 @@ class FlagViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retriev
             raise serializers.ValidationError(exc.message_dict) from None
         except FlagThrottled as exc:
             raise Throttled(wait=exc.retry_after) from None
-        return Response(FlagSerializer(flag, context={"request": request}).data, status=status.HTTP_201_CREATED)
+        return Response(
+            FlagSerializer(flag, context={"request": request}).data, status=status.HTTP_201_CREATED
+        )
 
     def _resolve(self, request, pk, fn):
         flag = self.get_object()
@@ -132,7 +151,9 @@ class FlagViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retriev
         except AlreadyResolved as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         except DjangoValidationError as exc:
-            raise serializers.ValidationError(getattr(exc, "message_dict", {"detail": exc.messages})) from None
+            raise serializers.ValidationError(
+                getattr(exc, "message_dict", {"detail": exc.messages})
+            ) from None
         flag = self.get_queryset().get(pk=flag.pk)
         return Response(ModeratorFlagSerializer(flag, context={"request": request}).data)
 
@@ -164,5 +185,7 @@ class FlagViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retriev
         return self._resolve(
             request,
             pk,
-            lambda flag: flag_reject(item=flag.item, moderator=request.user, note=d["note"], duplicate=d["duplicate"]),
+            lambda flag: flag_reject(
+                item=flag.item, moderator=request.user, note=d["note"], duplicate=d["duplicate"]
+            ),
         )

@@ -19,12 +19,16 @@ class FlagForm(forms.Form):
     )
     explanation = forms.CharField(
         label="Explanation",
-        widget=forms.Textarea(attrs={"rows": 4, "minlength": EXPLANATION_MIN, "maxlength": EXPLANATION_MAX}),
+        widget=forms.Textarea(
+            attrs={"rows": 4, "minlength": EXPLANATION_MIN, "maxlength": EXPLANATION_MAX}
+        ),
         help_text=f"What is wrong, and how you know ({EXPLANATION_MIN}–{EXPLANATION_MAX} characters).",
         max_length=EXPLANATION_MAX,
         strip=True,
     )
-    source_url = forms.URLField(label="Source URL (optional)", required=False, max_length=500, assume_scheme="https")
+    source_url = forms.URLField(
+        label="Source URL (optional)", required=False, max_length=500, assume_scheme="https"
+    )
     email = forms.EmailField(
         label="Email (optional, never shown)",
         required=False,

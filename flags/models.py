@@ -37,7 +37,11 @@ class ReviewItem(models.Model):
     )
     public_note = models.TextField(blank=True)
     change = models.ForeignKey(
-        "stories.CellChange", null=True, blank=True, on_delete=models.SET_NULL, related_name="review_items"
+        "stories.CellChange",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="review_items",
     )
     version = models.PositiveIntegerField(default=1)
 
@@ -45,7 +49,9 @@ class ReviewItem(models.Model):
         ordering = ["created_at", "pk"]
         constraints = [
             models.UniqueConstraint(
-                fields=["cell"], condition=Q(status="pending"), name="one_pending_review_item_per_cell"
+                fields=["cell"],
+                condition=Q(status="pending"),
+                name="one_pending_review_item_per_cell",
             ),
             models.CheckConstraint(
                 condition=Q(status="pending", resolved_at__isnull=True)
@@ -69,7 +75,9 @@ class Flag(models.Model):
     explanation = models.TextField()
     source_url = models.URLField(max_length=500, blank=True)
     email = models.EmailField(blank=True, help_text="Never shown publicly")
-    client_hash = models.CharField(max_length=64, db_index=True, help_text="Salted hash of the client address")
+    client_hash = models.CharField(
+        max_length=64, db_index=True, help_text="Salted hash of the client address"
+    )
     token = models.CharField(max_length=64, unique=True, default=new_token, editable=False)
     created_at = models.DateTimeField(db_index=True)
 
@@ -88,12 +96,12 @@ class Flag(models.Model):
     def __str__(self) -> str:
         return f"Flag {self.pk} on cell {self.cell_id}"
 
+    def get_absolute_url(self) -> str:
+        return reverse("flag-status", args=[self.token])
+
     @property
     def status(self) -> str:
         return self.item.status
-
-    def get_absolute_url(self) -> str:
-        return reverse("flag-status", args=[self.token])
 
 
 class ModeratorAction(models.Model):
@@ -105,7 +113,9 @@ class ModeratorAction(models.Model):
         DUPLICATE = "duplicate", "marked duplicate"
 
     item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="actions")
-    moderator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    moderator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
     action = models.CharField(max_length=10, choices=Action.choices)
     note = models.TextField(blank=True)
     detail = models.JSONField(default=dict, blank=True)

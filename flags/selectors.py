@@ -50,12 +50,21 @@ def impact_of(inputs: ArenaInputs, cell_id_key: tuple[int, int], correction: Cor
     names = dict(inputs.products)
 
     def board(cells):
-        results = [scoring.product_result(pid, name, inputs.stories, cells) for pid, name in inputs.products]
+        results = [
+            scoring.product_result(pid, name, inputs.stories, cells)
+            for pid, name in inputs.products
+        ]
         return {row.result.product: row for row in scoring.leaderboard(results)}
 
     before = board(inputs.cells)
     after_cells = [
-        replace(c, verdict=correction.verdict, proof=correction.proof, quality=correction.quality, upheld=True)
+        replace(
+            c,
+            verdict=correction.verdict,
+            proof=correction.proof,
+            quality=correction.quality,
+            upheld=True,
+        )
         if (c.story_id, c.product) == (story_id, product_id)
         else c
         for c in inputs.cells
@@ -73,7 +82,9 @@ def impact_of(inputs: ArenaInputs, cell_id_key: tuple[int, int], correction: Cor
     )
 
 
-def review_impact(item: ReviewItem, correction: Correction | None = None, cache: dict | None = None) -> Impact:
+def review_impact(
+    item: ReviewItem, correction: Correction | None = None, cache: dict | None = None
+) -> Impact:
     """Impact of upholding ``item`` with ``correction`` (default: the flags' proposal). ``cache``
     shares one arena's inputs across a page of items (three queries per arena)."""
     cell = item.cell
@@ -81,5 +92,7 @@ def review_impact(item: ReviewItem, correction: Correction | None = None, cache:
     cache = cache if cache is not None else {}
     if arena_id not in cache:
         cache[arena_id] = arena_scoring_inputs(arena_id=arena_id)
-    correction = correction or proposed_correction(item) or complete_correction(cell, None, None, None)
+    correction = (
+        correction or proposed_correction(item) or complete_correction(cell, None, None, None)
+    )
     return impact_of(cache[arena_id], (cell.story_id, cell.product_id), correction)

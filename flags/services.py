@@ -96,7 +96,9 @@ def flag_check(
             f"Explain what is wrong in at least {EXPLANATION_MIN} characters (you wrote {len(text)})."
         )
     elif len(text) > EXPLANATION_MAX:
-        errors["explanation"] = f"Keep the explanation under {EXPLANATION_MAX} characters (you wrote {len(text)})."
+        errors["explanation"] = (
+            f"Keep the explanation under {EXPLANATION_MAX} characters (you wrote {len(text)})."
+        )
     if proposed_verdict and proposed_verdict not in Verdict.values:
         errors["proposed_verdict"] = f"Unknown verdict; one of {', '.join(Verdict.values)}."
     if proposed_quality is not None and not 0 <= proposed_quality <= 10:
@@ -203,7 +205,9 @@ def proposed_correction(item: ReviewItem) -> Correction | None:
     )
 
 
-def complete_correction(cell: Cell, verdict: str | None, proof: str | None, quality: int | None) -> Correction:
+def complete_correction(
+    cell: Cell, verdict: str | None, proof: str | None, quality: int | None
+) -> Correction:
     """Fill what a proposal leaves out from the current cell so the result is a valid cell."""
     verdict = verdict or cell.verdict
     if verdict == "n/a":
@@ -217,7 +221,15 @@ def complete_correction(cell: Cell, verdict: str | None, proof: str | None, qual
     return Correction(verdict, proof, quality)
 
 
-def _resolve(item: ReviewItem, *, status: str, moderator, note: str, expected_version: int | None, change=None):
+def _resolve(
+    item: ReviewItem,
+    *,
+    status: str,
+    moderator,
+    note: str,
+    expected_version: int | None,
+    change=None,
+):
     version = item.version if expected_version is None else expected_version
     done = ReviewItem.objects.filter(pk=item.pk, status=Status.PENDING, version=version).update(
         status=status,
@@ -235,7 +247,9 @@ def _resolve(item: ReviewItem, *, status: str, moderator, note: str, expected_ve
 
 def _check_moderator(moderator) -> None:
     if not can_moderate(moderator):
-        raise PermissionError("Only superusers and members of the Moderators group may resolve flags.")
+        raise PermissionError(
+            "Only superusers and members of the Moderators group may resolve flags."
+        )
 
 
 def flag_uphold(
@@ -260,7 +274,9 @@ def flag_uphold(
             correction = proposed_correction(item) or complete_correction(cell, None, None, None)
         else:
             correction = complete_correction(cell, verdict, proof, quality)
-        errors = cell_check_values(verdict=correction.verdict, proof=correction.proof, quality=correction.quality)
+        errors = cell_check_values(
+            verdict=correction.verdict, proof=correction.proof, quality=correction.quality
+        )
         if errors:
             raise ValidationError(errors)
         change = cell_set_verdict(
@@ -290,7 +306,14 @@ def flag_uphold(
             from arena.services import arena_mark_stale
 
             arena_mark_stale(arena_id=cell.story.arena_id)
-        _resolve(item, status=Status.UPHELD, moderator=moderator, note=note, expected_version=expected_version, change=change)
+        _resolve(
+            item,
+            status=Status.UPHELD,
+            moderator=moderator,
+            note=note,
+            expected_version=expected_version,
+            change=change,
+        )
         ModeratorAction.objects.create(
             item=item,
             moderator=moderator,
@@ -307,7 +330,12 @@ def flag_uphold(
 
 
 def flag_reject(
-    *, item: ReviewItem, moderator, note: str, expected_version: int | None = None, duplicate: bool = False
+    *,
+    item: ReviewItem,
+    moderator,
+    note: str,
+    expected_version: int | None = None,
+    duplicate: bool = False,
 ) -> ReviewItem:
     """Reject (or mark duplicate): the cell stays as it is; the note is public."""
     _check_moderator(moderator)

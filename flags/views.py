@@ -49,11 +49,16 @@ def flag_create(request, cell):
                 form.add_error(field if field in form.fields else None, messages)
             status = 400
         except FlagThrottled as exc:
-            form.add_error(None, f"You have sent many flags in a short time. Please try again in {exc.retry_after} seconds.")
+            form.add_error(
+                None,
+                f"You have sent many flags in a short time. Please try again in {exc.retry_after} seconds.",
+            )
             status, retry_after = 429, exc.retry_after
         else:
             if request.htmx:
-                return render(request, f"{template}#flag-done", {"cell": cell, "flag": flag}, status=201)
+                return render(
+                    request, f"{template}#flag-done", {"cell": cell, "flag": flag}, status=201
+                )
             return redirect(f"{reverse('flag-status', args=[flag.token])}?sent=1")
     else:
         status = 400
@@ -70,10 +75,13 @@ def flag_create(request, cell):
 def flag_status(request, token):
     """The reporter's private status page (the token is the only way to it)."""
     flag = get_object_or_404(
-        Flag.objects.select_related("item", "cell__story__arena", "cell__product", "item__change"), token=token
+        Flag.objects.select_related("item", "cell__story__arena", "cell__product", "item__change"),
+        token=token,
     )
     response = render(
-        request, "flags/flag_status.html", {"flag": flag, "item": flag.item, "cell": flag.cell, "sent": "sent" in request.GET}
+        request,
+        "flags/flag_status.html",
+        {"flag": flag, "item": flag.item, "cell": flag.cell, "sent": "sent" in request.GET},
     )
     response["X-Robots-Tag"] = "noindex"
     response["Referrer-Policy"] = "no-referrer"

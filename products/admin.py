@@ -8,7 +8,16 @@ from stories.models import Cell, Story
 
 @admin.register(Product)
 class ProductAdmin(admin.ModelAdmin):
-    list_display = ["name", "arena", "slug", "tier", "position", "stars", "npm_weekly", "pypi_weekly"]
+    list_display = [
+        "name",
+        "arena",
+        "slug",
+        "tier",
+        "position",
+        "stars",
+        "npm_weekly",
+        "pypi_weekly",
+    ]
     list_filter = ["arena", "tier"]
     search_fields = ["name", "slug"]
     ordering = ["arena", "position"]
@@ -21,7 +30,8 @@ class ProductAdmin(admin.ModelAdmin):
             if not change:
                 # a new product gets an (n/a) cell for every story, to be judged
                 Cell.objects.bulk_create(
-                    Cell(story=s, product=obj, verdict="n/a") for s in Story.objects.filter(arena=obj.arena)
+                    Cell(story=s, product=obj, verdict="n/a")
+                    for s in Story.objects.filter(arena=obj.arena)
                 )
                 arena_mark_stale(arena_id=obj.arena_id)
 

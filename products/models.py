@@ -11,7 +11,9 @@ class Product(models.Model):
     tier = models.CharField(max_length=40, blank=True)
     position = models.PositiveIntegerField(help_text="Column order in the matrix")
     stars = models.PositiveBigIntegerField(null=True, blank=True, help_text="GitHub stars")
-    stars_growth = models.PositiveBigIntegerField(null=True, blank=True, help_text="Stars gained per year")
+    stars_growth = models.PositiveBigIntegerField(
+        null=True, blank=True, help_text="Stars gained per year"
+    )
     npm_weekly = models.PositiveBigIntegerField(null=True, blank=True)
     pypi_weekly = models.PositiveBigIntegerField(null=True, blank=True)
     popularity_as_of = models.DateField(null=True, blank=True)
@@ -21,7 +23,9 @@ class Product(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["arena", "slug"], name="product_unique_slug_per_arena"),
             models.UniqueConstraint(fields=["arena", "name"], name="product_unique_name_per_arena"),
-            models.UniqueConstraint(fields=["arena", "position"], name="product_unique_position_per_arena"),
+            models.UniqueConstraint(
+                fields=["arena", "position"], name="product_unique_position_per_arena"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -32,7 +32,16 @@ class CellChangeInline(admin.TabularInline):
     model = CellChange
     extra = 0
     can_delete = False
-    fields = ["changed_at", "kind", "old_verdict", "old_quality", "new_verdict", "new_quality", "changed_by", "note"]
+    fields = [
+        "changed_at",
+        "kind",
+        "old_verdict",
+        "old_quality",
+        "new_verdict",
+        "new_quality",
+        "changed_by",
+        "note",
+    ]
     readonly_fields = fields
 
     def has_add_permission(self, request, obj=None):
@@ -42,8 +51,23 @@ class CellChangeInline(admin.TabularInline):
 @admin.register(Cell)
 class CellAdmin(admin.ModelAdmin):
     form = CellForm
-    list_display = ["__str__", "story_text", "product", "verdict", "proof", "quality", "detail_published"]
-    list_filter = ["story__arena", "product", "verdict", "proof", "detail_published", "story__category"]
+    list_display = [
+        "__str__",
+        "story_text",
+        "product",
+        "verdict",
+        "proof",
+        "quality",
+        "detail_published",
+    ]
+    list_filter = [
+        "story__arena",
+        "product",
+        "verdict",
+        "proof",
+        "detail_published",
+        "story__category",
+    ]
     search_fields = ["story__text", "product__name", "rationale"]
     list_select_related = ["story", "product"]
     ordering = ["story__arena", "story__position", "product__position"]
@@ -80,7 +104,16 @@ class CellInline(admin.TabularInline):
 
 @admin.register(Story)
 class StoryAdmin(admin.ModelAdmin):
-    list_display = ["position", "text", "arena", "category", "subgroup", "persona", "weight", "weight_published"]
+    list_display = [
+        "position",
+        "text",
+        "arena",
+        "category",
+        "subgroup",
+        "persona",
+        "weight",
+        "weight_published",
+    ]
     list_display_links = ["text"]
     list_filter = ["arena", "category", "persona", "weight", "weight_published"]
     search_fields = ["text"]
@@ -122,7 +155,15 @@ class StoryAdmin(admin.ModelAdmin):
 
 @admin.register(CellChange)
 class CellChangeAdmin(admin.ModelAdmin):
-    list_display = ["changed_at", "cell", "kind", "old_verdict", "new_verdict", "changed_by", "note"]
+    list_display = [
+        "changed_at",
+        "cell",
+        "kind",
+        "old_verdict",
+        "new_verdict",
+        "changed_by",
+        "note",
+    ]
     list_filter = ["kind", "cell__story__arena"]
     search_fields = ["note", "cell__story__text", "cell__product__name"]
     list_select_related = ["cell", "changed_by"]

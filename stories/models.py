@@ -21,7 +21,13 @@ class Proof(models.TextChoices):
 
 
 VERDICT_SYMBOLS = {"full": "✓", "partial": "~", "disputed": "!", "none": "—", "n/a": ""}
-PROOF_LETTERS = {"probed": "T", "community": "X", "claimed": "C", "contradicted": "D", "auth-gated": "⚿"}
+PROOF_LETTERS = {
+    "probed": "T",
+    "community": "X",
+    "claimed": "C",
+    "contradicted": "D",
+    "auth-gated": "⚿",
+}
 EVIDENCED = ("full", "partial", "disputed")
 
 
@@ -44,8 +50,12 @@ class Story(models.Model):
         verbose_name_plural = "stories"
         constraints = [
             models.UniqueConstraint(fields=["arena", "text"], name="story_unique_text_per_arena"),
-            models.UniqueConstraint(fields=["arena", "position"], name="story_unique_position_per_arena"),
-            models.CheckConstraint(condition=Q(weight__gte=1, weight__lte=3), name="story_weight_1_3"),
+            models.UniqueConstraint(
+                fields=["arena", "position"], name="story_unique_position_per_arena"
+            ),
+            models.CheckConstraint(
+                condition=Q(weight__gte=1, weight__lte=3), name="story_weight_1_3"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -65,7 +75,8 @@ class Cell(models.Model):
     quality = models.PositiveSmallIntegerField(null=True, blank=True)
     rationale = models.TextField(blank=True)
     detail_published = models.BooleanField(
-        default=False, help_text="Whether a head-to-head page published this cell's rationale and evidence"
+        default=False,
+        help_text="Whether a head-to-head page published this cell's rationale and evidence",
     )
     version = models.PositiveIntegerField(default=1, help_text="Bumped on every verdict change")
 
@@ -126,7 +137,9 @@ class Evidence(models.Model):
         ordering = ["cell", "position"]
         verbose_name_plural = "evidence"
         constraints = [
-            models.UniqueConstraint(fields=["cell", "position"], name="evidence_unique_position_per_cell"),
+            models.UniqueConstraint(
+                fields=["cell", "position"], name="evidence_unique_position_per_cell"
+            ),
         ]
 
     def __str__(self) -> str:

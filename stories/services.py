@@ -58,7 +58,9 @@ def cell_set_verdict(
     with transaction.atomic():
         current = Cell.objects.select_for_update().get(pk=cell.pk)
         if expected_version is not None and current.version != expected_version:
-            raise ValidationError("This cell was changed by someone else meanwhile; reload and try again.")
+            raise ValidationError(
+                "This cell was changed by someone else meanwhile; reload and try again."
+            )
         old = (current.verdict, current.proof, current.quality)
         if old == (verdict, proof, quality):
             return None
@@ -66,7 +68,9 @@ def cell_set_verdict(
             verdict=verdict, proof=proof, quality=quality, version=F("version") + 1
         )
         if not updated:
-            raise ValidationError("This cell was changed by someone else meanwhile; reload and try again.")
+            raise ValidationError(
+                "This cell was changed by someone else meanwhile; reload and try again."
+            )
         change = CellChange.objects.create(
             cell_id=cell.pk,
             kind=kind,
@@ -85,7 +89,9 @@ def cell_set_verdict(
         if mark_stale:
             from arena.services import arena_mark_stale
 
-            arena_id = Story.objects.filter(pk=current.story_id).values_list("arena_id", flat=True).get()
+            arena_id = (
+                Story.objects.filter(pk=current.story_id).values_list("arena_id", flat=True).get()
+            )
             arena_mark_stale(arena_id=arena_id)
     return change
 

@@ -70,7 +70,8 @@ class ArenaViewSet(viewsets.ViewSet):
         data = {
             "products": [p.slug for p in products],
             "stories": [
-                {**_story(r.story), "cells": {slug_of[c.product_id]: _cell(c) for c in r.cells}} for r in rows
+                {**_story(r.story), "cells": {slug_of[c.product_id]: _cell(c) for c in r.cells}}
+                for r in rows
             ],
         }
         return Response(s.MatrixSerializer(data).data)
@@ -91,7 +92,11 @@ class ArenaViewSet(viewsets.ViewSet):
         data = {
             "products": [pa.slug, pb.slug],
             "summary": {
-                **{k: v for k, v in cmp.summary.as_dict().items() if k not in ("won", "weighted", "leader")},
+                **{
+                    k: v
+                    for k, v in cmp.summary.as_dict().items()
+                    if k not in ("won", "weighted", "leader")
+                },
                 "won": {pa.slug: cmp.summary.won_a, pb.slug: cmp.summary.won_b},
                 "weighted": {pa.slug: cmp.summary.weighted_a, pb.slug: cmp.summary.weighted_b},
                 "leader": {pa.pk: pa.slug, pb.pk: pb.slug}.get(cmp.summary.leader, "drawn"),

@@ -20,7 +20,13 @@ from datetime import date
 from pathlib import Path
 
 VERDICTS = ("full", "partial", "disputed", "none", "n/a")
-PROOF_LETTERS = {"T": "probed", "X": "community", "C": "claimed", "D": "contradicted", "⚿": "auth-gated"}
+PROOF_LETTERS = {
+    "T": "probed",
+    "X": "community",
+    "C": "claimed",
+    "D": "contradicted",
+    "⚿": "auth-gated",
+}
 PROOF_WORDS = tuple(PROOF_LETTERS.values())
 VERDICT_SYMBOLS = {"✓": "full", "~": "partial", "!": "disputed", "—": "none"}
 
@@ -232,7 +238,9 @@ def parse_overview(path: str, lines: list[str]) -> OverviewPage:
         lines[2].strip(),
     )
     if not m:
-        raise err(2, "expected 'N user stories · M judged cells · updated DATE · Evidence as of DATE'")
+        raise err(
+            2, "expected 'N user stories · M judged cells · updated DATE · Evidence as of DATE'"
+        )
     story_count, cell_count = int(m.group(1)), int(m.group(2))
     updated, evidence_as_of = _date(path, 3, m.group(3)), _date(path, 3, m.group(4))
 
@@ -331,7 +339,8 @@ def parse_overview(path: str, lines: list[str]) -> OverviewPage:
             if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", persona):
                 raise err(i, f"bad persona {persona!r}")
             cells = tuple(
-                (p, parse_matrix_cell(path, i + 1, raw)) for p, raw in zip(products, cols[2:], strict=True)
+                (p, parse_matrix_cell(path, i + 1, raw))
+                for p, raw in zip(products, cols[2:], strict=True)
             )
             stories.append(MatrixStory(text, persona, cat_name, group, cells, i + 1))
         elif line.strip():
@@ -374,12 +383,15 @@ def parse_overview(path: str, lines: list[str]) -> OverviewPage:
         raise err(2, f"the page says {story_count} user stories but its matrix has {len(stories)}")
     if len(stories) * len(products) != cell_count:
         raise err(
-            2, f"the page says {cell_count} judged cells but its matrix has {len(stories) * len(products)}"
+            2,
+            f"the page says {cell_count} judged cells but its matrix has {len(stories) * len(products)}",
         )
     seen: dict[str, int] = {}
     for s in stories:
         if s.text in seen:
-            raise PageError(path, s.line, f"story {s.text[:60]!r} already appears on line {seen[s.text]}")
+            raise PageError(
+                path, s.line, f"story {s.text[:60]!r} already appears on line {seen[s.text]}"
+            )
         seen[s.text] = s.line
     return OverviewPage(
         path=path,
@@ -518,7 +530,9 @@ def parse_compare(
             raise err(i, f"story {number} is truncated: no 'weight N · round …' line")
         wm = _WEIGHT_RE.fullmatch(lines[i].strip())
         if not wm:
-            raise err(i, f"story {number}: expected 'weight N · round to X' or 'weight N · round drawn'")
+            raise err(
+                i, f"story {number}: expected 'weight N · round to X' or 'weight N · round drawn'"
+            )
         weight = int(wm.group(1))
         if weight not in (1, 2, 3):
             raise err(i, f"story {number}: weight {weight} is outside 1–3")
@@ -534,7 +548,9 @@ def parse_compare(
             cell, i = _parse_cell(path, lines, i, product, err)
             cells.append(cell)
         stories.append(
-            CompareStory(number, group, label.strip(), text, weight, rnd, (cells[0], cells[1]), start + 1)
+            CompareStory(
+                number, group, label.strip(), text, weight, rnd, (cells[0], cells[1]), start + 1
+            )
         )
     return ComparePage(path, a, b, tuple(stories))
 
@@ -545,7 +561,9 @@ def _parse_cell(path, lines, i, product, err):
     if not head.startswith(product):
         raise err(i, f"expected {product}'s cell, got {head[:60]!r}")
     body = head[len(product) :]
-    m = re.fullmatch(r"(\S)([a-z/]+?)(probed|community|claimed|contradicted|auth-gated)?(\d+/10)?", body)
+    m = re.fullmatch(
+        r"(\S)([a-z/]+?)(probed|community|claimed|contradicted|auth-gated)?(\d+/10)?", body
+    )
     if not m:
         raise err(i, f"cannot read {product}'s verdict line {head[:60]!r}")
     symbol, verdict, proof, quality = m.groups()
@@ -567,9 +585,15 @@ def _parse_cell(path, lines, i, product, err):
     while i < n and not lines[i].strip():
         i += 1
     rationale = ""
-    if i < n and lines[i].startswith("   ") and not lines[i].startswith("   •") and lines[i].strip() not in (
-        "proof ↗⚑ flag",
-        "⚑ flag",
+    if (
+        i < n
+        and lines[i].startswith("   ")
+        and not lines[i].startswith("   •")
+        and lines[i].strip()
+        not in (
+            "proof ↗⚑ flag",
+            "⚑ flag",
+        )
     ):
         rationale = lines[i].strip()
         i += 1
@@ -621,12 +645,18 @@ def parse_files(paths: list[str]) -> tuple[OverviewPage, list[ComparePage]]:
         loaded.append((str(p), lines))
     overviews = [(p, ls) for p, ls in loaded if is_overview(ls)]
     if not overviews:
-        raise PageError(loaded[0][0] if loaded else "-", 1, "no arena overview page among the files")
+        raise PageError(
+            loaded[0][0] if loaded else "-", 1, "no arena overview page among the files"
+        )
     if len(overviews) > 1:
-        raise PageError(overviews[1][0], 1, f"a second arena overview page (first: {overviews[0][0]})")
+        raise PageError(
+            overviews[1][0], 1, f"a second arena overview page (first: {overviews[0][0]})"
+        )
     overview = parse_overview(*overviews[0])
     texts = [s.text for s in overview.stories]
-    compares = [parse_compare(p, ls, texts, overview.products) for p, ls in loaded if not is_overview(ls)]
+    compares = [
+        parse_compare(p, ls, texts, overview.products) for p, ls in loaded if not is_overview(ls)
+    ]
     return overview, compares
 
 
@@ -684,10 +714,14 @@ def merge_pages(overview: OverviewPage, compares: Sequence[ComparePage]) -> Aren
             where = f"{page.path}:{cs.line}"
             story = stories.get(cs.text)
             if story is None:
-                raise PageError(page.path, cs.line, f"story {cs.text[:70]!r} is not in the arena's matrix")
-            if cs.group != story.group and not (story.group is None):
                 raise PageError(
-                    page.path, cs.line, f"story is listed under {cs.group!r}, the matrix has {story.group!r}"
+                    page.path, cs.line, f"story {cs.text[:70]!r} is not in the arena's matrix"
+                )
+            if cs.group != story.group and story.group is not None:
+                raise PageError(
+                    page.path,
+                    cs.line,
+                    f"story is listed under {cs.group!r}, the matrix has {story.group!r}",
                 )
             if not _label_matches(cs.persona_label, story.persona):
                 raise PageError(
@@ -698,18 +732,26 @@ def merge_pages(overview: OverviewPage, compares: Sequence[ComparePage]) -> Aren
             prev = labels.setdefault(story.persona, (cs.persona_label, where))
             if prev[0] != cs.persona_label:
                 raise PageError(
-                    page.path, cs.line, f"persona label {cs.persona_label!r} differs from {prev[0]!r} at {prev[1]}"
+                    page.path,
+                    cs.line,
+                    f"persona label {cs.persona_label!r} differs from {prev[0]!r} at {prev[1]}",
                 )
             prev_w = weights.setdefault(cs.text, (cs.weight, where))
             if prev_w[0] != cs.weight:
                 raise PageError(
-                    page.path, cs.line, f"weight {cs.weight} differs from weight {prev_w[0]} at {prev_w[1]}"
+                    page.path,
+                    cs.line,
+                    f"weight {cs.weight} differs from weight {prev_w[0]} at {prev_w[1]}",
                 )
             marks = dict(story.cells)
             ins = []
             for cell in cs.cells:
                 mark = marks[cell.product]
-                if (mark.verdict, mark.proof, mark.quality) != (cell.verdict, cell.proof, cell.quality):
+                if (mark.verdict, mark.proof, mark.quality) != (
+                    cell.verdict,
+                    cell.proof,
+                    cell.quality,
+                ):
                     raise PageError(
                         page.path,
                         cell.line,
@@ -721,18 +763,22 @@ def merge_pages(overview: OverviewPage, compares: Sequence[ComparePage]) -> Aren
                 seen = details.setdefault(key, (cell, f"{page.path}:{cell.line}"))
                 if (seen[0].rationale, seen[0].evidence) != (cell.rationale, cell.evidence):
                     raise PageError(
-                        page.path, cell.line, f"{cell.product}'s cell differs from the same cell at {seen[1]}"
+                        page.path,
+                        cell.line,
+                        f"{cell.product}'s cell differs from the same cell at {seen[1]}",
                     )
-                ins.append(
-                    scoring.CellIn(0, cell.product, cell.verdict, cell.proof, cell.quality)
-                )
+                ins.append(scoring.CellIn(0, cell.product, cell.verdict, cell.proof, cell.quality))
             if ins[0].verdict == "n/a" or ins[1].verdict == "n/a":
-                raise PageError(page.path, cs.line, "a head-to-head lists no story where one side is n/a")
+                raise PageError(
+                    page.path, cs.line, "a head-to-head lists no story where one side is n/a"
+                )
             expected = scoring.round_winner(ins[0], ins[1])
             if expected != cs.round:
                 said = "drawn" if cs.round == "drawn" else f"to {cs.round}"
                 rule = "drawn" if expected == "drawn" else f"to {expected}"
-                raise PageError(page.path, cs.line, f"the page says round {said}, the rules give round {rule}")
+                raise PageError(
+                    page.path, cs.line, f"the page says round {said}, the rules give round {rule}"
+                )
     return ArenaRecord(
         overview=overview,
         compares=tuple(compares),

@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 
-from arena.text import format_figure
+from arena.text import arena_slugify, format_figure
 from stories.models import EVIDENCED
 
 register = template.Library()
@@ -52,7 +52,7 @@ def get(mapping: dict | None, key: str):
 def verdict(cell, words: bool = False) -> str:
     """``✓ full C 8/10`` — symbol, word, proof letter (or word) and quality; ``n/a`` alone."""
     if cell.verdict == "n/a":
-        return format_html('<span class="verdict v-na">n/a</span>')
+        return mark_safe('<span class="verdict v-na">n/a</span>')
     proof = ""
     if cell.proof:
         if words:
@@ -133,3 +133,9 @@ def bar_chart(items) -> dict:
         "ticks": ticks,
         "bar_height": BAR_ROW - 10,
     }
+
+
+@register.filter
+def aslug(name: str) -> str:
+    """The site's slug of a name (a dot becomes a hyphen): the matrix's ``category`` filter value."""
+    return arena_slugify(name)

@@ -45,8 +45,15 @@ def cell_post_data(cell, **overrides):
     ev = list(cell.evidence.all())
     data["evidence-TOTAL_FORMS"] = data["evidence-INITIAL_FORMS"] = str(len(ev))
     for i, e in enumerate(ev):
-        data.update({f"evidence-{i}-id": e.pk, f"evidence-{i}-cell": cell.pk, f"evidence-{i}-position": e.position,
-                     f"evidence-{i}-source": e.source, f"evidence-{i}-quote": e.quote})
+        data.update(
+            {
+                f"evidence-{i}-id": e.pk,
+                f"evidence-{i}-cell": cell.pk,
+                f"evidence-{i}-position": e.position,
+                f"evidence-{i}-source": e.source,
+                f"evidence-{i}-quote": e.quote,
+            }
+        )
     changes = list(cell.changes.all())
     data["changes-TOTAL_FORMS"] = data["changes-INITIAL_FORMS"] = str(len(changes))
     for i, c in enumerate(changes):
@@ -60,7 +67,9 @@ def cell_post_data(cell, **overrides):
 def test_saving_a_cell_in_the_admin_records_and_recomputes(
     admin_client, seeded_arena, django_capture_on_commit_callbacks
 ):
-    cell = Cell.objects.get(story__text__startswith="A workflow pauses for human approval", product__slug="hatchet")
+    cell = Cell.objects.get(
+        story__text__startswith="A workflow pauses for human approval", product__slug="hatchet"
+    )
     before = ProductScore.objects.get(product=cell.product).pa_score
     with django_capture_on_commit_callbacks(execute=True):
         response = admin_client.post(
@@ -69,7 +78,11 @@ def test_saving_a_cell_in_the_admin_records_and_recomputes(
         )
     assert response.status_code == 302, response.content.decode()[:2000]
     change = CellChange.objects.get(cell=cell)
-    assert (change.kind, change.new_verdict, change.changed_by.username) == ("admin", "full", "admin")
+    assert (change.kind, change.new_verdict, change.changed_by.username) == (
+        "admin",
+        "full",
+        "admin",
+    )
     assert ProductScore.objects.get(product=cell.product).pa_score > before
 
 
@@ -89,7 +102,9 @@ def test_admin_refuses_an_invalid_cell_with_a_message_per_field(admin_client, se
 
 
 @pytest.mark.django_db
-def test_changing_a_story_weight_in_the_admin_recomputes(admin_client, seeded_arena, django_capture_on_commit_callbacks):
+def test_changing_a_story_weight_in_the_admin_recomputes(
+    admin_client, seeded_arena, django_capture_on_commit_callbacks
+):
     story = Story.objects.get(text__startswith="A workflow pauses for human approval")
     seeded_arena.refresh_from_db()
     seq = seeded_arena.computed_seq

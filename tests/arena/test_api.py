@@ -38,11 +38,18 @@ def test_matrix_equals_the_arena_page(api, seeded_arena, seed_record):
     n = 0
     for got, want in zip(data["stories"], ov.stories, strict=True):
         assert (got["text"], got["persona"], got["category"], got["group"]) == (
-            want.text, want.persona, want.category, want.group,
+            want.text,
+            want.persona,
+            want.category,
+            want.group,
         )
         for product, mark in want.cells:
             cell = got["cells"][slug(product)]
-            assert (cell["verdict"], cell["proof"], cell["quality"]) == (mark.verdict, mark.proof, mark.quality)
+            assert (cell["verdict"], cell["proof"], cell["quality"]) == (
+                mark.verdict,
+                mark.proof,
+                mark.quality,
+            )
             n += 1
     assert n == 318
 
@@ -57,15 +64,23 @@ def test_arena_detail_leaderboard_counts(api, seeded_arena, seed_record):
     for published in seed_record.overview.leaderboard:
         row = board[published.product]
         assert (row["verified"], row["with_evidence"], row["disputed"]) == (
-            published.verified, published.with_evidence, published.disputed,
+            published.verified,
+            published.with_evidence,
+            published.disputed,
         )
     assert [r["rank"] for r in data["leaderboard"]] == [1, 2, 3, 4, 5, 6]
     leader = data["leaderboard"][0]
     assert (leader["product"]["slug"], leader["vs"]) == ("temporal", "dbos")
     assert set(leader["category_scores"]) >= {"Agent workloads", "Reliability recovery"}
     backend = next(p for p in data["personas"] if p["persona"] == "backend-developer")
-    assert (backend["winner"]["product"], backend["runner_up"]["product"], backend["story_count"]) == (
-        "inngest", "temporal", 13,
+    assert (
+        backend["winner"]["product"],
+        backend["runner_up"]["product"],
+        backend["story_count"],
+    ) == (
+        "inngest",
+        "temporal",
+        13,
     )
 
 
@@ -80,7 +95,11 @@ def assert_compare_equals_page(data, page):
         assert got["round"] == ("drawn" if want.round == "drawn" else slug(want.round))
         for cell in want.cells:
             g = got["cells"][slug(cell.product)]
-            assert (g["verdict"], g["proof"], g["quality"]) == (cell.verdict, cell.proof, cell.quality)
+            assert (g["verdict"], g["proof"], g["quality"]) == (
+                cell.verdict,
+                cell.proof,
+                cell.quality,
+            )
             assert g["rationale"] == cell.rationale
             assert g["evidence"] == [{"source": e.source, "quote": e.quote} for e in cell.evidence]
 
@@ -102,8 +121,12 @@ def test_compare_any_other_pair_is_built_from_cells(api, seeded_arena, seed_reco
 
     data = api("/api/arenas/durable-execution-engines/compare/trigger-dev/restate/")
     details = seed_record.details
-    stories = [s for s in seed_record.overview.stories if dict(s.cells)["Trigger.dev"].verdict != "n/a"
-               and dict(s.cells)["Restate"].verdict != "n/a"]
+    stories = [
+        s
+        for s in seed_record.overview.stories
+        if dict(s.cells)["Trigger.dev"].verdict != "n/a"
+        and dict(s.cells)["Restate"].verdict != "n/a"
+    ]
     assert [s["text"] for s in data["stories"]] == [s.text for s in stories]
     for got, story in zip(data["stories"], stories, strict=True):
         marks = dict(story.cells)
@@ -143,7 +166,11 @@ def test_openapi_schema_and_reference_page(client, seeded_arena):
     schema = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
     assert schema.status_code == 200
     body = schema.content.decode()
-    for path in ("/api/arenas/", "/api/arenas/{slug}/matrix/", "/api/arenas/{slug}/compare/{a}/{b}/"):
+    for path in (
+        "/api/arenas/",
+        "/api/arenas/{slug}/matrix/",
+        "/api/arenas/{slug}/compare/{a}/{b}/",
+    ):
         assert path in body
     docs = client.get("/api/docs/")
     assert docs.status_code == 200 and b"swagger" in docs.content.lower()
@@ -159,12 +186,17 @@ URLS = [
 
 @pytest.mark.parametrize("url", URLS)
 @pytest.mark.django_db
-def test_api_queries_do_not_grow_with_the_arena(client, seeded_arena, big_arena, url, django_assert_max_num_queries):
+def test_api_queries_do_not_grow_with_the_arena(
+    client, seeded_arena, big_arena, url, django_assert_max_num_queries
+):
     counts = []
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    for arena, a, b in ((seeded_arena, "inngest", "hatchet"), (big_arena, "product-001", "product-030")):
+    for arena, a, b in (
+        (seeded_arena, "inngest", "hatchet"),
+        (big_arena, "product-001", "product-030"),
+    ):
         with CaptureQueriesContext(connection) as ctx:
             response = client.get(url.format(slug=arena.slug, a=a, b=b))
         assert response.status_code == 200

@@ -13,7 +13,11 @@ def test_seed_overview_counts(seed_record):
     assert (ov.story_count, ov.cell_count) == (53, 318)
     assert ov.products == ("Temporal", "Inngest", "Trigger.dev", "Restate", "Hatchet", "DBOS")
     assert len(ov.stories) == 53
-    assert [c.name for c in ov.categories][:3] == ["Agent workloads", "Agenticness", "Automation depth"]
+    assert [c.name for c in ov.categories][:3] == [
+        "Agent workloads",
+        "Agenticness",
+        "Automation depth",
+    ]
     assert ov.categories[0].blurb == "Agent workloads — stories about agent workloads in this arena"
     assert [a.name for a in ov.adjacent] == [
         "Workflow Automation",
@@ -61,14 +65,37 @@ def _line_of(path: str, needle: str) -> int:
 @pytest.mark.parametrize(
     ("name", "old", "new", "reason"),
     [
-        ("003", "| fullX 9/10 | fullX 9/10 | fullX 8/10", "| greatX 9/10 | fullX 9/10 | fullX 8/10", "unknown verdict 'great'"),
-        ("003", "| fullX 9/10 | fullX 9/10 | fullX 8/10", "| fullX 90/10 | fullX 9/10 | fullX 8/10", "outside 0–10"),
+        (
+            "003",
+            "| fullX 9/10 | fullX 9/10 | fullX 8/10",
+            "| greatX 9/10 | fullX 9/10 | fullX 8/10",
+            "unknown verdict 'great'",
+        ),
+        (
+            "003",
+            "| fullX 9/10 | fullX 9/10 | fullX 8/10",
+            "| fullX 90/10 | fullX 9/10 | fullX 8/10",
+            "outside 0–10",
+        ),
         ("000", "   Inngest✓fullcommunity9/10", "   Inngest✓fullcommunity90/10", "outside 0–10"),
-        ("000", "Inngest vs Hatchet", "Inngest vs Windmill", "'Windmill' is not a product of the arena"),
-        ("003", "| agent-builder | fullX 9/10 | fullX 9/10 | fullX 8/10 | fullX 9/10 | fullC 7/10 | fullX 9/10 |",
-         "| agent-builder | fullX 9/10 | fullX 9/10 | fullX 8/10 | fullX 9/10 | fullC 7/10 | fullX 9/10 | fullX 9/10 |",
-         "a cell for a product the arena lacks"),
-        ("000", "   Inngest✓fullcommunity9/10", "   Inngest✓fullcommunity8/10", "disagrees with the matrix"),
+        (
+            "000",
+            "Inngest vs Hatchet",
+            "Inngest vs Windmill",
+            "'Windmill' is not a product of the arena",
+        ),
+        (
+            "003",
+            "| agent-builder | fullX 9/10 | fullX 9/10 | fullX 8/10 | fullX 9/10 | fullC 7/10 | fullX 9/10 |",
+            "| agent-builder | fullX 9/10 | fullX 9/10 | fullX 8/10 | fullX 9/10 | fullC 7/10 | fullX 9/10 | fullX 9/10 |",
+            "a cell for a product the arena lacks",
+        ),
+        (
+            "000",
+            "   Inngest✓fullcommunity9/10",
+            "   Inngest✓fullcommunity8/10",
+            "disagrees with the matrix",
+        ),
     ],
 )
 def test_malformed_pages_name_file_and_line(tmp_path, seed_files, name, old, new, reason):
@@ -77,7 +104,9 @@ def test_malformed_pages_name_file_and_line(tmp_path, seed_files, name, old, new
     with pytest.raises(PageError) as exc:
         read_arena(files)
     assert exc.value.path == target
-    assert exc.value.line == _line_of(target, new.strip().split(" | ")[0] if name == "003" else new.strip())
+    assert exc.value.line == _line_of(
+        target, new.strip().split(" | ")[0] if name == "003" else new.strip()
+    )
     assert reason in str(exc.value)
     assert str(exc.value).startswith(f"{target}:{exc.value.line}: ")
 
@@ -96,7 +125,10 @@ def test_truncated_story_is_refused(tmp_path, seed_files):
 
 def test_round_that_breaks_the_rules_is_refused(tmp_path, seed_files):
     files = _write(
-        tmp_path, seed_files, "000", lambda t: t.replace("weight 3 · round to Inngest", "weight 3 · round drawn", 1)
+        tmp_path,
+        seed_files,
+        "000",
+        lambda t: t.replace("weight 3 · round to Inngest", "weight 3 · round drawn", 1),
     )
     with pytest.raises(PageError, match="the rules give round to Inngest"):
         read_arena(files)

@@ -31,7 +31,11 @@ def results(seed_record):
 def test_verified_and_disputed_counts_match_the_seed_leaderboard(seed_record, results):
     for row in seed_record.overview.leaderboard:
         r = results[row.product]
-        assert (r.verified, r.with_evidence, r.disputed) == (row.verified, row.with_evidence, row.disputed), row.product
+        assert (r.verified, r.with_evidence, r.disputed) == (
+            row.verified,
+            row.with_evidence,
+            row.disputed,
+        ), row.product
 
 
 def test_persona_winners(seed_record, results):
@@ -40,7 +44,11 @@ def test_persona_winners(seed_record, results):
     backend = best["backend-developer"]
     assert (backend.winner, backend.runner_up, backend.story_count) == ("Inngest", "Temporal", 13)
     published = seed_record.overview.personas[0]
-    assert (published.winner, published.runner_up, published.story_count) == ("Inngest", "Temporal", 13)
+    assert (published.winner, published.runner_up, published.story_count) == (
+        "Inngest",
+        "Temporal",
+        13,
+    )
 
 
 def test_every_round_of_the_seed_head_to_heads(seed_record):
@@ -100,14 +108,23 @@ def test_leaderboard_order_and_vs():
     def res(name, pa, v, e):
         return scoring.ProductResult(name, name, pa, {}, {}, v, e, 0, 0, 0, None, "A")
 
-    rows = scoring.leaderboard([res("b", 50, 1, 10), res("a", 50, 5, 10), res("c", 60, 0, 10), res("d", None, 0, 0)])
+    rows = scoring.leaderboard(
+        [res("b", 50, 1, 10), res("a", 50, 5, 10), res("c", 60, 0, 10), res("d", None, 0, 0)]
+    )
     assert [(r.rank, r.result.product, r.vs) for r in rows] == [
-        (1, "c", "a"), (2, "a", "c"), (3, "b", "c"), (4, "d", "c"),
+        (1, "c", "a"),
+        (2, "a", "c"),
+        (3, "b", "c"),
+        (4, "d", "c"),
     ]
 
 
 def test_seed_leaderboard_links_reproduce_the_leader_pair(seed_record, results):
     rows = scoring.leaderboard(list(results.values()))
     published = seed_record.overview.leaderboard[0]
-    assert (rows[0].result.product, rows[0].vs) == (published.product, published.vs) == ("Temporal", "DBOS")
+    assert (
+        (rows[0].result.product, rows[0].vs)
+        == (published.product, published.vs)
+        == ("Temporal", "DBOS")
+    )
     assert all(r.vs == "Temporal" for r in rows[1:])

@@ -23,7 +23,12 @@ def client_from(ip: str) -> Client:
 
 
 def form_data(**overrides):
-    data = {"reason": "wrong_verdict", "proposed_verdict": "full", "proposed_quality": "8", "explanation": EXPLANATION}
+    data = {
+        "reason": "wrong_verdict",
+        "proposed_verdict": "full",
+        "proposed_quality": "8",
+        "explanation": EXPLANATION,
+    }
     data.update(overrides)
     return data
 
@@ -41,7 +46,13 @@ def test_flag_form_page_without_javascript(cell):
     page = c.get(f"/cells/{cell.pk}/flag/")
     assert page.status_code == 200
     html = page.content.decode()
-    for label in ("Reason", "Explanation", "Proposed verdict", "Source URL", "Email (optional, never shown)"):
+    for label in (
+        "Reason",
+        "Explanation",
+        "Proposed verdict",
+        "Source URL",
+        "Email (optional, never shown)",
+    ):
         assert label in html
     response = c.post(f"/cells/{cell.pk}/flag/", form_data())
     assert response.status_code == 302
@@ -69,7 +80,9 @@ def test_bad_flag_gets_a_message_per_field_and_stores_nothing(cell):
     c = client_from("10.0.0.3")
     response = c.post(
         f"/cells/{cell.pk}/flag/",
-        form_data(explanation="too short", proposed_quality="11", source_url="notaurl", email="nope"),
+        form_data(
+            explanation="too short", proposed_quality="11", source_url="notaurl", email="nope"
+        ),
     )
     assert response.status_code == 400
     html = response.content.decode()
@@ -85,7 +98,9 @@ def test_bad_flag_gets_a_message_per_field_and_stores_nothing(cell):
 
 @pytest.mark.django_db
 def test_honeypot_is_refused(cell):
-    response = client_from("10.0.0.4").post(f"/cells/{cell.pk}/flag/", form_data(website="http://spam.example"))
+    response = client_from("10.0.0.4").post(
+        f"/cells/{cell.pk}/flag/", form_data(website="http://spam.example")
+    )
     assert response.status_code == 400 and not Flag.objects.exists()
 
 
@@ -114,7 +129,9 @@ def test_flood_is_throttled_with_retry_after_and_accepted_flags_are_stored(seede
     assert blocked.status_code == 429 and int(blocked["Retry-After"]) > 0
     assert Flag.objects.count() == 3
     api = client_from("10.0.2.1").post(
-        "/api/flags/", {"cell": cells[4].pk, "reason": "other", "explanation": EXPLANATION}, content_type="application/json"
+        "/api/flags/",
+        {"cell": cells[4].pk, "reason": "other", "explanation": EXPLANATION},
+        content_type="application/json",
     )
     assert api.status_code == 429 and int(api["Retry-After"]) > 0
     other = client_from("10.0.2.2").post(f"/cells/{cells[4].pk}/flag/", form_data())
@@ -124,15 +141,37 @@ def test_flood_is_throttled_with_retry_after_and_accepted_flags_are_stored(seede
 @pytest.mark.django_db
 def test_api_flag_create_and_errors(cell):
     c = client_from("10.0.3.1")
-    ok = c.post("/api/flags/", {"cell": cell.pk, "reason": "wrong_verdict", "explanation": EXPLANATION, "proposed_verdict": "full", "proposed_quality": 8}, content_type="application/json")
+    ok = c.post(
+        "/api/flags/",
+        {
+            "cell": cell.pk,
+            "reason": "wrong_verdict",
+            "explanation": EXPLANATION,
+            "proposed_verdict": "full",
+            "proposed_quality": 8,
+        },
+        content_type="application/json",
+    )
     assert ok.status_code == 201
     assert ok.json()["status"] == "pending" and ok.json()["id"] == Flag.objects.get().pk
     assert "email" not in ok.json()
-    bad = c.post("/api/flags/", {"cell": cell.pk, "reason": "because", "explanation": "short"}, content_type="application/json")
+    bad = c.post(
+        "/api/flags/",
+        {"cell": cell.pk, "reason": "because", "explanation": "short"},
+        content_type="application/json",
+    )
     assert bad.status_code == 400 and set(bad.json()) >= {"reason"}
-    bad2 = c.post("/api/flags/", {"cell": cell.pk, "reason": "other", "explanation": "short", "proposed_quality": 12}, content_type="application/json")
+    bad2 = c.post(
+        "/api/flags/",
+        {"cell": cell.pk, "reason": "other", "explanation": "short", "proposed_quality": 12},
+        content_type="application/json",
+    )
     assert bad2.status_code == 400 and set(bad2.json()) == {"explanation", "proposed_quality"}
-    missing = c.post("/api/flags/", {"cell": 999999, "reason": "other", "explanation": EXPLANATION}, content_type="application/json")
+    missing = c.post(
+        "/api/flags/",
+        {"cell": 999999, "reason": "other", "explanation": EXPLANATION},
+        content_type="application/json",
+    )
     assert missing.status_code == 400 and "cell" in missing.json()
     assert Flag.objects.count() == 1
 
@@ -146,7 +185,9 @@ def test_script_in_explanation_is_escaped(cell, moderator):
     assert "<script>alert" not in status and "&lt;script&gt;alert" in status
     admin = Client()
     admin.force_login(moderator)
-    page = admin.get(f"/admin/flags/reviewitem/{ReviewItem.objects.get().pk}/change/").content.decode()
+    page = admin.get(
+        f"/admin/flags/reviewitem/{ReviewItem.objects.get().pk}/change/"
+    ).content.decode()
     assert "<script>alert" not in page and "&lt;script&gt;alert" in page
 
 
@@ -168,7 +209,9 @@ def test_anonymous_cannot_see_or_resolve(cell, django_user_model):
 
 
 @pytest.mark.django_db
-def test_uphold_in_admin_corrects_cell_records_and_recomputes(cell, moderator, django_capture_on_commit_callbacks):
+def test_uphold_in_admin_corrects_cell_records_and_recomputes(
+    cell, moderator, django_capture_on_commit_callbacks
+):
     reporter = client_from("10.0.6.1")
     sent = reporter.post(f"/cells/{cell.pk}/flag/", form_data())
     item = ReviewItem.objects.get()
@@ -182,14 +225,31 @@ def test_uphold_in_admin_corrects_cell_records_and_recomputes(cell, moderator, d
     with django_capture_on_commit_callbacks(execute=True):
         done = admin.post(
             f"/admin/flags/reviewitem/{item.pk}/change/",
-            {"decision": "uphold", "verdict": "full", "proof": "claimed", "quality": "8", "note": "Docs confirm it.", "version": item.version},
+            {
+                "decision": "uphold",
+                "verdict": "full",
+                "proof": "claimed",
+                "quality": "8",
+                "note": "Docs confirm it.",
+                "version": item.version,
+            },
         )
     assert done.status_code == 302
     cell.refresh_from_db()
     assert (cell.verdict, cell.proof, cell.quality) == ("full", "claimed", 8)
     change = CellChange.objects.get(cell=cell)
-    assert (change.kind, change.old_verdict, change.new_verdict, change.note, change.changed_by) == (
-        "flag", "none", "full", "Docs confirm it.", moderator,
+    assert (
+        change.kind,
+        change.old_verdict,
+        change.new_verdict,
+        change.note,
+        change.changed_by,
+    ) == (
+        "flag",
+        "none",
+        "full",
+        "Docs confirm it.",
+        moderator,
     )
     after = ProductScore.objects.get(product=cell.product)
     assert after.pa_score > before.pa_score and after.upheld == 1
@@ -199,7 +259,9 @@ def test_uphold_in_admin_corrects_cell_records_and_recomputes(cell, moderator, d
     # public record: recent changes and Atom feed
     assert "Docs confirm it." in Client().get("/changes/").content.decode()
     feed = Client().get("/changes/feed/")
-    assert feed["Content-Type"].startswith("application/atom+xml") and b"Hatchet: none" in feed.content
+    assert (
+        feed["Content-Type"].startswith("application/atom+xml") and b"Hatchet: none" in feed.content
+    )
     # a second resolution is refused and changes nothing
     again = admin.post(
         f"/admin/flags/reviewitem/{item.pk}/change/",
@@ -219,10 +281,20 @@ def test_two_moderators_at_once_resolve_once(cell, moderator, django_user_model)
     first.force_login(moderator)
     second.force_login(other)
     version = item.version  # both opened the page before either sent
-    r1 = first.post(f"/admin/flags/reviewitem/{item.pk}/change/", {"decision": "reject", "note": "Not convincing.", "version": version})
+    r1 = first.post(
+        f"/admin/flags/reviewitem/{item.pk}/change/",
+        {"decision": "reject", "note": "Not convincing.", "version": version},
+    )
     r2 = second.post(
         f"/admin/flags/reviewitem/{item.pk}/change/",
-        {"decision": "uphold", "verdict": "full", "proof": "claimed", "quality": "9", "note": "Yes.", "version": version},
+        {
+            "decision": "uphold",
+            "verdict": "full",
+            "proof": "claimed",
+            "quality": "9",
+            "note": "Yes.",
+            "version": version,
+        },
         follow=True,
     )
     assert r1.status_code == 302
@@ -242,7 +314,9 @@ def test_api_moderation(cell, moderator, django_capture_on_commit_callbacks):
     rows = pending["results"] if isinstance(pending, dict) else pending
     assert [r["id"] for r in rows] == [flag.pk] and rows[0]["reporters"] == 1
     with django_capture_on_commit_callbacks(execute=True):
-        ok = c.post(f"/api/flags/{flag.pk}/uphold/", {"note": "Confirmed"}, content_type="application/json")
+        ok = c.post(
+            f"/api/flags/{flag.pk}/uphold/", {"note": "Confirmed"}, content_type="application/json"
+        )
     assert ok.status_code == 200 and ok.json()["status"] == "upheld"
     cell.refresh_from_db()
     assert (cell.verdict, cell.quality) == ("full", 8)  # the flag's proposal, proof completed
@@ -258,8 +332,13 @@ def test_bulk_reject(seeded_arena, moderator):
     admin = Client()
     admin.force_login(moderator)
     ids = list(ReviewItem.objects.values_list("pk", flat=True))
-    confirm = admin.post("/admin/flags/reviewitem/", {"action": "bulk_reject", "_selected_action": ids})
+    confirm = admin.post(
+        "/admin/flags/reviewitem/", {"action": "bulk_reject", "_selected_action": ids}
+    )
     assert b"Public note" in confirm.content
-    admin.post("/admin/flags/reviewitem/", {"action": "bulk_reject", "_selected_action": ids, "apply": "1", "note": "Spam wave."})
+    admin.post(
+        "/admin/flags/reviewitem/",
+        {"action": "bulk_reject", "_selected_action": ids, "apply": "1", "note": "Spam wave."},
+    )
     assert set(ReviewItem.objects.values_list("status", flat=True)) == {"rejected"}
     assert ModeratorAction.objects.filter(action="reject").count() == 3

@@ -17,7 +17,7 @@ from django.test import Client
 from arena.celery import app as celery_app
 from arena.models import Arena, ProductScore
 from flags.models import ReviewItem
-from flags.services import client_hash, flag_submit, flag_uphold
+from flags.services import client_hash, flag_submit
 from stories.models import Cell
 from stories.services import cell_set_verdict
 from tests.conftest import seed_paths
@@ -80,7 +80,9 @@ def arena(transactional_db):
 
 
 def hatchet_approval_cell() -> Cell:
-    return Cell.objects.get(story__text__startswith="A workflow pauses for human approval", product__slug="hatchet")
+    return Cell.objects.get(
+        story__text__startswith="A workflow pauses for human approval", product__slug="hatchet"
+    )
 
 
 def hatchet_score() -> tuple:
@@ -104,7 +106,9 @@ def converged(arena_id: int) -> bool:
 
 def test_change_waits_in_redis_without_a_worker_then_converges(arena, broker):
     before = hatchet_score()
-    cell_set_verdict(cell=hatchet_approval_cell(), verdict="full", proof="probed", quality=9, note="probe")
+    cell_set_verdict(
+        cell=hatchet_approval_cell(), verdict="full", proof="probed", quality=9, note="probe"
+    )
     time.sleep(1.5)
     # no worker: the stored scores stay, the arena says it is stale, the task waits in Redis
     assert hatchet_score() == before
@@ -129,18 +133,31 @@ def test_burst_of_changes_leads_to_few_recomputations(arena, broker):
         runs = worker.log.count("'recomputed'")
     assert 1 <= runs <= 5, worker.log[-3000:]
     # the stored scores equal a fresh in-process recomputation
-    stored = list(ProductScore.objects.order_by("rank").values_list("product_id", "pa_score", "verified"))
+    stored = list(
+        ProductScore.objects.order_by("rank").values_list("product_id", "pa_score", "verified")
+    )
     from arena.services import arena_recompute_scores
 
     arena_recompute_scores(arena_id=arena.pk)
-    assert list(ProductScore.objects.order_by("rank").values_list("product_id", "pa_score", "verified")) == stored
+    assert (
+        list(
+            ProductScore.objects.order_by("rank").values_list("product_id", "pa_score", "verified")
+        )
+        == stored
+    )
 
 
 def test_redis_down_moderator_still_resolves_then_scores_converge(arena, broker, django_user_model):
     moderator = django_user_model.objects.create_superuser("mod", "m@example.com", "pw")
     cell = hatchet_approval_cell()
-    flag_submit(cell=cell, reason="wrong_verdict", explanation=EXPLANATION, proposed_verdict="full",
-                proposed_quality=8, client=client_hash("10.1.1.1"))
+    flag_submit(
+        cell=cell,
+        reason="wrong_verdict",
+        explanation=EXPLANATION,
+        proposed_verdict="full",
+        proposed_quality=8,
+        client=client_hash("10.1.1.1"),
+    )
     item = ReviewItem.objects.get()
     before = hatchet_score()
     with celery_worker(worker_env(broker)) as worker:
@@ -150,15 +167,23 @@ def test_redis_down_moderator_still_resolves_then_scores_converge(arena, broker,
         start = time.monotonic()
         response = admin.post(
             f"/admin/flags/reviewitem/{item.pk}/change/",
-            {"decision": "uphold", "verdict": "full", "proof": "claimed", "quality": "8",
-             "note": "Confirmed while Redis was down.", "version": item.version},
+            {
+                "decision": "uphold",
+                "verdict": "full",
+                "proof": "claimed",
+                "quality": "8",
+                "note": "Confirmed while Redis was down.",
+                "version": item.version,
+            },
         )
         elapsed = time.monotonic() - start
         print(f"uphold with Redis stopped answered in {elapsed * 1000:.0f} ms")
         assert response.status_code == 302 and elapsed < 1.0
         flag_page = Client(REMOTE_ADDR="10.1.1.2")
         start = time.monotonic()
-        filed = flag_page.post(f"/cells/{cell.pk}/flag/", {"reason": "other", "explanation": EXPLANATION})
+        filed = flag_page.post(
+            f"/cells/{cell.pk}/flag/", {"reason": "other", "explanation": EXPLANATION}
+        )
         assert filed.status_code == 302 and time.monotonic() - start < 1.0
         item.refresh_from_db()
         assert item.status == "upheld"
@@ -178,7 +203,9 @@ def test_killing_the_worker_holding_the_task_loses_nothing(arena, broker, settin
     env = {**worker_env(broker), "STALE_SWEEP_SECONDS": "8"}  # no sweep before the kill
     with celery_worker(env) as worker:
         cell_set_verdict(cell=hatchet_approval_cell(), verdict="full", proof="probed", quality=9)
-        worker.wait_for_log("recompute_arena_scores", timeout=15)  # "Task … received", held until due
+        worker.wait_for_log(
+            "recompute_arena_scores", timeout=15
+        )  # "Task … received", held until due
         worker.kill()
         time.sleep(3.5)
         assert hatchet_score() == before and Arena.objects.get(pk=arena.pk).scores_pending

@@ -9,14 +9,25 @@ from stories.services import cell_set_verdict
 
 
 @pytest.mark.django_db
-def test_verdict_change_is_recorded_and_scores_follow(seeded_arena, django_capture_on_commit_callbacks, django_user_model):
+def test_verdict_change_is_recorded_and_scores_follow(
+    seeded_arena, django_capture_on_commit_callbacks, django_user_model
+):
     user = django_user_model.objects.create_user("mod", password="x")
-    cell = Cell.objects.get(story__text__startswith="A workflow pauses for human approval", product__slug="hatchet")
+    cell = Cell.objects.get(
+        story__text__startswith="A workflow pauses for human approval", product__slug="hatchet"
+    )
     before = ProductScore.objects.get(product=cell.product)
     assert (cell.verdict, cell.quality) == ("none", 0)
     with django_capture_on_commit_callbacks(execute=True):
-        change = cell_set_verdict(cell=cell, verdict="full", proof="probed", quality=10, by=user, note="Docs found")
-    assert (change.old_verdict, change.new_verdict, change.new_quality, change.changed_by) == ("none", "full", 10, user)
+        change = cell_set_verdict(
+            cell=cell, verdict="full", proof="probed", quality=10, by=user, note="Docs found"
+        )
+    assert (change.old_verdict, change.new_verdict, change.new_quality, change.changed_by) == (
+        "none",
+        "full",
+        10,
+        user,
+    )
     after = ProductScore.objects.get(product=cell.product)
     assert after.pa_score > before.pa_score
     assert (after.verified, after.with_evidence) == (before.verified + 1, before.with_evidence + 1)

@@ -18,4 +18,6 @@ class Command(BaseCommand):
             return
         files = sorted(str(p) for p in settings.BUNDLED_ARENA_DIR.glob("*.txt"))
         report = arena_import(record=read_arena(files))
-        self.stdout.write(f"Loaded {report.arena.name}: {report.stories} stories, {report.cells} cells.")
+        self.stdout.write(
+            f"Loaded {report.arena.name}: {report.stories} stories, {report.cells} cells."
+        )
