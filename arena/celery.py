@@ -12,3 +12,17 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 app = Celery("arena")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+def _no_restore_on_lost_connection() -> None:
+    """kombu 5.7's Redis transport crashes the worker when it tries to restore unacknowledged
+    messages over a connection that is already gone (``'NoneType' object has no attribute
+    'hostname'`` in ``_connparams``), so a Redis restart would kill the worker. We do not rely on
+    that restore: unacknowledged messages come back after the visibility timeout, and every change
+    is also marked stale in the database, where the periodic sweep finds it."""
+    from kombu.transport import redis as kombu_redis
+
+    kombu_redis.QoS.restore_at_shutdown = False
+
+
+_no_restore_on_lost_connection()

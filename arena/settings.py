@@ -162,7 +162,6 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_connect_timeout": 0.5,
     "socket_timeout": 1,
-    "max_retries": 0,
     "visibility_timeout": 600,
 }
 CELERY_TASK_PUBLISH_RETRY = False
