@@ -5,6 +5,7 @@ production hardening.
 """
 
 import os
+import tempfile
 from datetime import timedelta
 from pathlib import Path
 
@@ -101,7 +102,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         {"timeout": 20, "transaction_mode": "IMMEDIATE"}
     )
     DATABASES["default"]["TEST"] = {
-        "NAME": os.environ.get("TEST_SQLITE_NAME", str(BASE_DIR / ".test-db.sqlite3"))
+        "NAME": os.environ.get("TEST_SQLITE_NAME")
+        or os.path.join(tempfile.gettempdir(), f"arena-test-{os.getpid()}.sqlite3")
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -162,6 +164,8 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_connect_timeout": 0.5,
     "socket_timeout": 1,
+    # connecting to publish gives up at once: a dead Redis must not hold a web request
+    "max_retries": 0,
     "visibility_timeout": 600,
 }
 CELERY_TASK_PUBLISH_RETRY = False

@@ -189,10 +189,12 @@ def test_redis_down_moderator_still_resolves_then_scores_converge(arena, broker,
         assert item.status == "upheld"
         assert hatchet_score() == before  # nothing recomputed yet
         assert Arena.objects.get(pk=arena.pk).scores_pending
+        time.sleep(3)  # long enough for the worker to notice the outage
         broker.start()
         took = wait_until(lambda: converged(arena.pk), 45, "convergence after Redis returned")
         print(f"converged {took:.2f}s after Redis returned")
-        assert worker.is_running()
+        assert worker.is_running(), worker.log[-3000:]  # the outage did not kill the worker
+        assert "Unrecoverable error" not in worker.log
     after = hatchet_score()
     assert after[0] > before[0] and after[4] == 1
 
