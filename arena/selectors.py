@@ -13,7 +13,7 @@ from arena import scoring
 from arena.models import AdjacentArena, Arena, Category, PersonaResult, ProductScore
 from arena.text import arena_slugify
 from products.models import Product
-from stories.models import Cell, CellChange, Evidence, Story
+from stories.models import PROOF_LETTERS, VERDICT_SYMBOLS, Cell, CellChange, Evidence, Story
 
 
 def arena_list():
@@ -281,6 +281,30 @@ def leaderboard(arena: Arena, key: str = "pa", categories: list[str] | None = No
     return Leaderboard(key, label, ordered, personas, categories, category, options)
 
 
+@dataclass(frozen=True, slots=True)
+class MatrixCell:
+    """What a matrix cell shows: a lighter stand-in for ``stories.Cell``."""
+
+    pk: int
+    story_id: int
+    product_id: int
+    verdict: str
+    proof: str | None
+    quality: int | None
+
+    @property
+    def id(self) -> int:
+        return self.pk
+
+    @property
+    def symbol(self) -> str:
+        return VERDICT_SYMBOLS.get(self.verdict, "")
+
+    @property
+    def proof_letter(self) -> str:
+        return PROOF_LETTERS.get(self.proof or "", "")
+
+
 @dataclass(frozen=True)
 class MatrixFilters:
     persona: str = ""
@@ -373,14 +397,20 @@ def matrix(
     if filters.q:
         stories = stories.filter(text__icontains=filters.q)
     story_list = list(stories)
-    cells = Cell.objects.only("id", "story_id", "product_id", "verdict", "proof", "quality")
+    cells = Cell.objects.all()
     if filters.active:
         cells = (
             cells.filter(story_id__in=[s.pk for s in story_list]) if story_list else cells.none()
         )
     else:
         cells = cells.filter(story__arena=arena)
-    by = {(c.story_id, c.product_id): c for c in cells}
+    # Plain tuples, not model instances: a 30 × 300 matrix has 9,000 cells.
+    by = {
+        (sid, pid): MatrixCell(pk, sid, pid, verdict, proof, quality)
+        for pk, sid, pid, verdict, proof, quality in cells.values_list(
+            "id", "story_id", "product_id", "verdict", "proof", "quality"
+        )
+    }
     rows = [
         MatrixRow(s, [by[(s.pk, p.pk)] for p in products if (s.pk, p.pk) in by]) for s in story_list
     ]

@@ -7,7 +7,9 @@ urlpatterns = [
     path("methodology/", views.methodology, name="methodology"),
     path("arenas/<slug:arena>/", views.arena_detail, name="arena-detail"),
     path("arenas/<slug:arena>/vs/<slug:a>-vs-<slug:b>/", views.head_to_head, name="head-to-head"),
-    path("arenas/<slug:arena>/products/<slug:product>/", views.product_detail, name="product-detail"),
+    path(
+        "arenas/<slug:arena>/products/<slug:product>/", views.product_detail, name="product-detail"
+    ),
     path("arenas/<slug:arena>/stories/<int:story>/", views.story_detail, name="story-detail"),
     path("cells/<int:cell>/", views.cell_detail, name="cell-detail"),
 ]

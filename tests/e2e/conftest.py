@@ -1,0 +1,77 @@
+"""Browser tests: Debian's Chromium through Playwright's sync API against pytest-django's
+``live_server``. Screenshots go to ``test-artifacts/`` (git-ignored)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+# Playwright's sync API runs an event loop in this thread; the ORM calls the fixtures make while
+# it is open are still plain synchronous calls.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    # Module scope, not session: Playwright's sync API keeps an event loop running in this
+    # thread while it is open, and other test modules start their own.
+    from tests.infra.services import chromium_browser
+
+    with chromium_browser() as browser:
+        yield browser
+
+
+@pytest.fixture
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+def _watch(page, problems: list[str]) -> None:
+    """Collect console errors (CSP violations among them) and failed requests."""
+
+    def console(message) -> None:
+        # failed loads are reported with their URL by the "response" handler below
+        if message.type == "error" and not message.text.startswith("Failed to load resource"):
+            problems.append(message.text)
+
+    page.on("console", console)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.on(
+        "response",
+        lambda r: (
+            problems.append(f"{r.status} {r.url}")
+            if r.status >= 400 and "/no-such" not in r.url
+            else None
+        ),
+    )
+
+
+@pytest.fixture
+def open_page(browser):
+    """``open_page(js=True, viewport=DESKTOP, dark=False)`` → a Playwright page; every page's
+    console errors, uncaught exceptions and failed requests end up in ``page.problems``."""
+    contexts = []
+
+    def make(*, js: bool = True, viewport: dict = DESKTOP, dark: bool = False):
+        context = browser.new_context(
+            java_script_enabled=js,
+            viewport=viewport,
+            color_scheme="dark" if dark else "light",
+        )
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        page = context.new_page()
+        page.problems = []
+        _watch(page, page.problems)
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()

@@ -1,0 +1,230 @@
+"""A new visitor's browse through the site in a real Chromium: home → arena → re-rank → filter →
+head-to-head → proof page, with htmx (no full reload) and again with JavaScript off."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import DESKTOP, PHONE
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+ARENA = "/arenas/durable-execution-engines/"
+
+
+def leaderboard_names(page) -> list[str]:
+    return page.locator("#leaderboard table.leaderboard tbody .pname").all_inner_texts()
+
+
+def query(page) -> dict[str, list[str]]:
+    return parse_qs(urlparse(page.url).query)
+
+
+def assert_not_reloaded(page) -> None:
+    assert page.evaluate("window.__marker") == 1, "the page was reloaded"
+
+
+def test_browse_with_htmx(live_server, seeded_arena, open_page, artifacts):
+    page = open_page()
+    page.goto(live_server.url + "/")
+    page.get_by_role("link", name="Durable Execution Engines").click()
+    page.wait_for_url(re.compile(re.escape(ARENA) + "$"))
+    assert page.title().startswith("Durable Execution Engines")
+    assert leaderboard_names(page)[0] == "Temporal"
+    page.evaluate("window.__marker = 1")
+
+    # Re-rank in place: only the leaderboard is swapped, the URL says how it is ranked.
+    page.get_by_label("Rank by").select_option("persona:backend-developer")
+    expect(page.locator("#leaderboard .pname").first).to_have_text("Inngest")
+    assert_not_reloaded(page)
+    assert query(page) == {"rank": ["persona:backend-developer"]}
+    assert leaderboard_names(page)[:2] == ["Inngest", "Temporal"]
+
+    # Filter the matrix by persona, then by text: the count and the URL follow.
+    count = page.locator("#matrix-count")
+    page.get_by_label("Persona", exact=True).select_option("backend-developer")
+    expect(page.locator("#matrix-count")).to_contain_text("13/53")
+    assert_not_reloaded(page)
+    assert query(page) == {"rank": ["persona:backend-developer"], "persona": ["backend-developer"]}
+    assert page.locator("#matrix th[scope=row].story-col").count() == 13
+    page.get_by_label("Persona", exact=True).select_option("")
+    expect(page.locator("#matrix-count")).to_contain_text("53/53")
+    page.get_by_label("Story text").fill("retries")
+    expect(page.locator("#matrix-count")).to_contain_text("2/53")
+    assert count.inner_text() == "2/53 stories shown"
+    assert_not_reloaded(page)
+    assert query(page) == {"rank": ["persona:backend-developer"], "q": ["retries"]}
+    # the leaderboard kept its order while the matrix changed
+    assert leaderboard_names(page)[0] == "Inngest"
+    page.screenshot(path=artifacts / "flow_arena_filtered.png")
+
+    # The shared URL opens the same view.
+    shared = page.url
+    other = open_page()
+    other.goto(shared)
+    assert other.locator("#matrix-count").inner_text() == "2/53 stories shown"
+    assert other.get_by_label("Rank by").input_value() == "persona:backend-developer"
+    assert other.get_by_label("Story text").input_value() == "retries"
+
+    # Back goes to the previous state of the page.
+    page.go_back()
+    expect(page).not_to_have_url(re.compile(r"q="))
+    expect(page.locator("#matrix-count")).to_contain_text("53/53")
+
+    # A head-to-head from the leaderboard, then another pair from its picker, in place.
+    page.goto(live_server.url + ARENA)
+    page.get_by_role("link", name="vs DBOS").click()
+    page.wait_for_url(re.compile(r"/vs/temporal-vs-dbos/$"))
+    assert page.get_by_role("heading", level=1).inner_text() == "Temporal vs DBOS"
+    page.evaluate("window.__marker = 1")
+    page.get_by_label("Compare", exact=True).select_option("inngest")
+    page.get_by_label("with", exact=True).select_option("hatchet")
+    page.get_by_role("button", name="Show head-to-head").click()
+    page.wait_for_url(re.compile(r"/vs/inngest-vs-hatchet/$"))
+    expect(page.locator("h1")).to_have_text("Inngest vs Hatchet")
+    assert_not_reloaded(page)
+    assert page.title().startswith("Inngest vs Hatchet")
+    assert page.get_by_text("weight 3 · round to Inngest").first.is_visible()
+    assert page.get_by_role("link", name=re.compile("Flag this verdict")).count() > 0
+
+    # A proof page from the head-to-head.
+    page.get_by_role("link", name="proof for Inngest").first.click()
+    page.wait_for_url(re.compile(r"/cells/\d+/$"))
+    assert page.get_by_role("heading", name="Verdict history").is_visible()
+    assert page.get_by_role("heading", name="Evidence").is_visible()
+    assert page.locator("#flag-panel").is_visible()
+    assert page.problems == []
+
+
+def test_matrix_cell_opens_its_proof_page(live_server, seeded_arena, open_page):
+    page = open_page()
+    page.goto(live_server.url + ARENA)
+    cell = page.locator("#matrix td a").first
+    label = cell.inner_text()
+    assert re.fullmatch(r"[✓~!—] (full|partial|disputed|none) [TXCD⚿]? ?\d+/10|n/a", label)
+    cell.click()
+    page.wait_for_url(re.compile(r"/cells/\d+/$"))
+    # every Temporal cell's detail is unpublished, and the page says so
+    assert page.get_by_text("are not published").is_visible()
+    assert page.problems == []
+
+
+def test_browse_without_javascript(live_server, seeded_arena, open_page):
+    page = open_page(js=False)
+    page.goto(live_server.url + "/")
+    page.get_by_role("link", name="Durable Execution Engines").click()
+    page.wait_for_url(re.compile(re.escape(ARENA) + "$"))
+
+    page.get_by_label("Rank by").select_option("verified")
+    page.get_by_role("button", name="Rank").click()
+    page.wait_for_url(re.compile(r"rank=verified"))
+    assert leaderboard_names(page)[0] == "DBOS"
+
+    page.get_by_label("Persona", exact=True).select_option("backend-developer")
+    page.get_by_role("button", name="Filter").click()
+    page.wait_for_url(re.compile(r"persona=backend-developer"))
+    assert page.locator("#matrix-count").inner_text() == "13/53 stories shown"
+    assert leaderboard_names(page)[0] == "DBOS"  # the ranking was carried along
+
+    page.get_by_label("Story text").fill("deploy")
+    page.get_by_label("Story text").press("Enter")
+    page.wait_for_url(re.compile(r"q=deploy"))
+    assert query(page)["persona"] == ["backend-developer"]
+    assert query(page)["rank"] == ["verified"]
+    expected = page.locator("#matrix th[scope=row].story-col").count()
+    assert page.locator("#matrix-count").inner_text() == f"{expected}/53 stories shown"
+
+    page.get_by_role("link", name="vs Temporal").first.click()
+    page.wait_for_url(re.compile(r"/vs/[a-z-]+-vs-temporal/$"))
+    page.get_by_label("Compare", exact=True).select_option("restate")
+    page.get_by_label("with", exact=True).select_option("trigger-dev")
+    page.get_by_role("button", name="Show head-to-head").click()
+    page.wait_for_url(re.compile(r"/vs/restate-vs-trigger-dev/$"))
+    assert page.get_by_role("heading", level=1).inner_text() == "Restate vs Trigger.dev"
+    page.get_by_role("link", name="proof for Restate").first.click()
+    page.wait_for_url(re.compile(r"/cells/\d+/$"))
+    assert page.get_by_role("heading", name="Verdict history").is_visible()
+    assert page.problems == []
+
+
+def test_keyboard_focus_is_visible_and_skip_link_works(live_server, seeded_arena, open_page):
+    page = open_page()
+    page.goto(live_server.url + ARENA)
+    page.keyboard.press("Tab")
+    focused = page.evaluate("document.activeElement.textContent")
+    assert focused == "Skip to content"
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline == "solid"
+    assert page.locator(".skip-link").bounding_box()["y"] >= 0
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "main"
+
+
+def test_unknown_pages_show_the_404_page(live_server, seeded_arena, open_page):
+    page = open_page()
+    response = page.goto(live_server.url + ARENA + "vs/temporal-vs-no-such-product/")
+    assert response.status == 404
+    assert page.get_by_role("heading", name="Page not found").is_visible()
+
+
+SCREENSHOT_PAGES = [
+    ("home", "/"),
+    ("arena", ARENA),
+    ("arena_matrix", ARENA + "?persona=backend-developer#matrix-section"),
+    ("head_to_head", ARENA + "vs/inngest-vs-hatchet/"),
+    ("head_to_head_unpublished", ARENA + "vs/temporal-vs-dbos/"),
+    ("product", ARENA + "products/inngest/"),
+    ("story", None),
+    ("cell", None),
+    ("methodology", "/methodology/"),
+    ("not_found", "/arenas/no-such-arena/"),
+    ("big_arena", "/arenas/big/#matrix-section"),
+]
+
+
+def test_screenshots_of_every_page(live_server, seeded_arena, big_arena, open_page, artifacts):
+    from stories.models import Cell, Story
+
+    story = Story.objects.get(text__startswith="I run LLM agent loops")
+    cell = Cell.objects.get(story=story, product__slug="inngest")
+    urls = {"story": f"{ARENA}stories/{story.pk}/", "cell": f"/cells/{cell.pk}/"}
+    for viewport, label, dark in (
+        (DESKTOP, "desktop", False),
+        (PHONE, "phone", False),
+        (PHONE, "phone-dark", True),
+    ):
+        page = open_page(viewport=viewport, dark=dark)
+        for name, url in SCREENSHOT_PAGES:
+            if dark and name not in ("arena", "arena_matrix", "head_to_head", "cell"):
+                continue
+            page.goto(live_server.url + (url or urls[name]))
+            page.screenshot(path=artifacts / f"{name}_{label}.png")
+            # nothing but the tables scrolls sideways on a phone
+            overflow = page.evaluate(
+                "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+            )
+            assert overflow <= 1, (name, label, overflow)
+        assert page.problems == [], page.problems
+
+
+def test_matrix_scrolls_sideways_with_a_sticky_story_column_on_a_phone(
+    live_server, big_arena, open_page, artifacts
+):
+    page = open_page(viewport=PHONE)
+    page.goto(live_server.url + "/arenas/big/#matrix-section")
+    scroller = page.locator(".matrix-scroll")
+    story = page.locator("#matrix th[scope=row].story-col").first
+    before = story.bounding_box()
+    scroller.evaluate("el => { el.scrollLeft = 600; }")
+    assert scroller.evaluate("el => el.scrollLeft") == 600
+    after = story.bounding_box()
+    assert abs(after["x"] - before["x"]) < 1  # the story column stays put
+    assert (
+        page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        <= 1
+    )  # only the matrix scrolls, not the page
+    page.screenshot(path=artifacts / "big_arena_matrix_scrolled_phone.png")
