@@ -101,15 +101,26 @@ def _cell_inner(verdict: str, proof: str | None, quality: int | None) -> str:
 
 
 @register.simple_tag
-def matrix_cells(row) -> str:
-    """The ``<td>`` of every cell of one matrix row, each linking to its proof page.
+def matrix_cells(row, products=None) -> str:
+    """The ``<td>`` of every cell of one matrix row, each linking to its proof page and, when the
+    row's ``products`` are given, with a small flag control (``site.js`` opens its form in place).
 
     Built in one pass rather than one template include per cell: the big arena has 9,000 cells."""
     prefix = _cell_url_prefix(get_script_prefix())
+    names = {p.pk: p.name for p in products} if products else None
+
+    def flag(c) -> str:
+        if names is None:
+            return ""
+        return (
+            f'<a class="flag-mini" href="{prefix}{int(c.pk)}/flag/" '
+            f'aria-label="Flag {escape(names.get(c.product_id, ""))}\u2019s verdict">⚑</a>'
+        )
+
     return mark_safe(  # every interpolated value is escaped or an int
         "".join(
             f'<td class="{verdict_class(c.verdict)}"><a href="{prefix}{int(c.pk)}/">'
-            f"{_cell_inner(c.verdict, c.proof, c.quality)}</a></td>"
+            f"{_cell_inner(c.verdict, c.proof, c.quality)}</a>{flag(c)}</td>"
             for c in row.cells
         )
     )

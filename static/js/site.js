@@ -21,6 +21,23 @@
     }
   });
 
+  // The matrix's small flag controls open the flag form in the panel above the matrix, in place
+  // (without JavaScript they are plain links to the flag page).
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("a.flag-mini");
+    if (!link || !window.htmx || event.metaKey || event.ctrlKey || event.shiftKey) {
+      return;
+    }
+    event.preventDefault();
+    window.htmx.ajax("GET", link.getAttribute("href"), { target: "#matrix-flag", swap: "innerHTML" })
+      .then(function () {
+        var panel = document.getElementById("matrix-flag");
+        panel.scrollIntoView({ block: "start" });
+        var first = panel.querySelector("input, select, textarea");
+        if (first) { first.focus(); }
+      });
+  });
+
   // Long descriptions show three lines and a "Show more" toggle (the full text is in the page).
   function clampDescriptions(root) {
     root.querySelectorAll("[data-clamp]:not(.clamp-ready)").forEach(function (el, i) {

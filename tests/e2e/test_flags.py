@@ -104,3 +104,28 @@ def test_flag_without_javascript(live_server, hatchet_cell, open_page):
     page.get_by_role("button", name="Send flag").click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("pending")
     assert "/flags/status/" in page.url
+
+
+def test_flag_from_the_matrix_in_place_with_field_errors(
+    live_server, hatchet_cell, open_page, artifacts
+):
+    page = open_page()
+    page.goto(f"{live_server.url}/arenas/{ARENA}/")
+    page.evaluate("window.__marker = 'still here'")
+    control = page.locator(f'a.flag-mini[href="/cells/{hatchet_cell.pk}/flag/"]')
+    expect(control).to_have_attribute("aria-label", re.compile("Flag Hatchet"))
+    control.click()
+    panel = page.locator("#matrix-flag")
+    form = panel.locator("form.flag-form")
+    expect(form).to_be_visible()
+    form.get_by_label("Missing evidence").check()
+    form.get_by_label("Explanation").fill("too short")
+    form.get_by_role("button", name="Send flag").click()
+    expect(panel).to_contain_text("at least 20 characters")  # the 400 is swapped in place
+    panel.get_by_label("Explanation").fill(EXPLANATION)
+    panel.get_by_label("Missing evidence").check()
+    panel.get_by_role("button", name="Send flag").click()
+    expect(panel).to_contain_text("pending review")
+    page.screenshot(path=str(artifacts / "flag-from-matrix.png"))
+    assert page.evaluate("window.__marker") == "still here"
+    assert page.problems == [] or all("400" in p for p in page.problems)
