@@ -1,13 +1,14 @@
 from django.contrib import admin
 from django.db import transaction
 
+from arena.admin_mixins import MarksArenaStaleOnDelete
 from arena.services import arena_mark_stale
 from products.models import Product
 from stories.models import Cell, Story
 
 
 @admin.register(Product)
-class ProductAdmin(admin.ModelAdmin):
+class ProductAdmin(MarksArenaStaleOnDelete, admin.ModelAdmin):
     list_display = [
         "name",
         "arena",
@@ -34,16 +35,3 @@ class ProductAdmin(admin.ModelAdmin):
                     for s in Story.objects.filter(arena=obj.arena)
                 )
                 arena_mark_stale(arena_id=obj.arena_id)
-
-    def delete_model(self, request, obj):
-        with transaction.atomic():
-            arena_id = obj.arena_id
-            super().delete_model(request, obj)
-            arena_mark_stale(arena_id=arena_id)
-
-    def delete_queryset(self, request, queryset):
-        arena_ids = set(queryset.values_list("arena_id", flat=True))
-        with transaction.atomic():
-            super().delete_queryset(request, queryset)
-            for arena_id in arena_ids:
-                arena_mark_stale(arena_id=arena_id)

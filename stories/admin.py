@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.db import transaction
 
+from arena.admin_mixins import MarksArenaStaleOnDelete
 from arena.services import arena_mark_stale
 from stories.forms import CellForm
 from stories.models import Cell, CellChange, Evidence, Story
@@ -103,7 +104,7 @@ class CellInline(admin.TabularInline):
 
 
 @admin.register(Story)
-class StoryAdmin(admin.ModelAdmin):
+class StoryAdmin(MarksArenaStaleOnDelete, admin.ModelAdmin):
     list_display = [
         "position",
         "text",
@@ -138,19 +139,6 @@ class StoryAdmin(admin.ModelAdmin):
                 if cell_form.has_changed() and cell_form.instance.pk:
                     save_cell_form(cell_form, request.user)
         formset.save_m2m = lambda: None
-
-    def delete_model(self, request, obj):
-        arena_id = obj.arena_id
-        with transaction.atomic():
-            super().delete_model(request, obj)
-            arena_mark_stale(arena_id=arena_id)
-
-    def delete_queryset(self, request, queryset):
-        arena_ids = set(queryset.values_list("arena_id", flat=True))
-        with transaction.atomic():
-            super().delete_queryset(request, queryset)
-            for arena_id in arena_ids:
-                arena_mark_stale(arena_id=arena_id)
 
 
 @admin.register(CellChange)

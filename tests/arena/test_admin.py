@@ -114,3 +114,16 @@ def test_changing_a_story_weight_in_the_admin_recomputes(
         story_update(story=story, weight=1)
     seeded_arena.refresh_from_db()
     assert seeded_arena.computed_seq == seq + 1 and seeded_arena.scores_stale_since is None
+
+
+@pytest.mark.django_db
+def test_deleting_a_product_in_the_admin_recomputes(admin_client, seeded_arena, django_capture_on_commit_callbacks):
+    from products.models import Product
+
+    dbos = Product.objects.get(slug="dbos")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(f"/admin/products/product/{dbos.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 302
+    assert not ProductScore.objects.filter(product__slug="dbos").exists()
+    assert ProductScore.objects.filter(arena=seeded_arena).count() == 5
+    assert ProductScore.objects.get(rank=1).vs.slug != "dbos"
