@@ -114,7 +114,7 @@ def matrix_cells(row, products=None) -> str:
             return ""
         return (
             f'<a class="flag-mini" href="{prefix}{int(c.pk)}/flag/" '
-            f'aria-label="Flag {escape(names.get(c.product_id, ""))}\u2019s verdict">⚑</a>'
+            f'aria-label="Flag {escape(names.get(c.product_id, ""))}">⚑</a>'
         )
 
     return mark_safe(  # every interpolated value is escaped or an int
