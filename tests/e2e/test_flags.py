@@ -75,6 +75,7 @@ def test_flag_inline_then_moderate_then_see_the_change(
     mod.get_by_role("button", name="Resolve").click()
     expect(mod.locator(".messagelist")).to_contain_text("resolved: uphold")
 
+    assert mod.problems == []  # the admin runs under the CSP without violations
     after = ProductScore.objects.get(product__slug="hatchet").pa_score
     assert after > before
     proof = open_page()
