@@ -97,6 +97,14 @@ def main() -> None:
             ("cell proof", f"/cells/{cell.pk}/", {}),
             ("methodology", "/methodology/", {}),
             ("404 (unknown product)", f"{base}products/no-such-product/", {}),
+            ("flag form", f"/cells/{cell.pk}/flag/", {}),
+            ("⤷ htmx flag form", f"/cells/{cell.pk}/flag/", hx),
+            ("recent changes", "/changes/", {}),
+            ("Atom feed", "/changes/feed/", {}),
+            ("API arenas", "/api/arenas/", {}),
+            ("API arena detail", f"/api/arenas/{arena.slug}/", {}),
+            ("API matrix", f"/api/arenas/{arena.slug}/matrix/", {}),
+            ("API compare", f"/api/arenas/{arena.slug}/compare/{a.slug}/{b.slug}/", {}),
         ]
 
     client = Client()
