@@ -11,8 +11,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_check_deploy_passes_with_debug_off(tmp_path):
+    # the browser tests' conftest sets DJANGO_ALLOW_ASYNC_UNSAFE in this process; production does not
+    clean = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
     env = {
-        **os.environ,
+        **clean,
         "DEBUG": "0",
         "SECRET_KEY": "x" * 30 + "-a-long-random-production-secret-value-0123456789",
         "ALLOWED_HOSTS": "arena.example.com",
