@@ -279,6 +279,7 @@ def flag_uphold(
         )
         if errors:
             raise ValidationError(errors)
+        # recorded even when the values stay: an upheld flag counts against the product's integrity
         change = cell_set_verdict(
             cell=cell,
             verdict=correction.verdict,
@@ -287,25 +288,8 @@ def flag_uphold(
             by=moderator,
             note=note,
             kind=CellChange.Kind.FLAG,
+            record_unchanged=True,
         )
-        if change is None:
-            # Upheld without a change of values still counts against the product: record it.
-            change = CellChange.objects.create(
-                cell=cell,
-                kind=CellChange.Kind.FLAG,
-                old_verdict=cell.verdict,
-                old_proof=cell.proof,
-                old_quality=cell.quality,
-                new_verdict=cell.verdict,
-                new_proof=cell.proof,
-                new_quality=cell.quality,
-                changed_by=moderator,
-                changed_at=timezone.now(),
-                note=note,
-            )
-            from arena.services import arena_mark_stale
-
-            arena_mark_stale(arena_id=cell.story.arena_id)
         _resolve(
             item,
             status=Status.UPHELD,

@@ -1,10 +1,8 @@
 from django.contrib import admin
-from django.db import transaction
 
 from arena.admin_mixins import MarksArenaStaleOnDelete
-from arena.services import arena_mark_stale
 from products.models import Product
-from stories.models import Cell, Story
+from stories.services import product_add
 
 
 @admin.register(Product)
@@ -26,12 +24,7 @@ class ProductAdmin(MarksArenaStaleOnDelete, admin.ModelAdmin):
     list_select_related = ["arena"]
 
     def save_model(self, request, obj, form, change):
-        with transaction.atomic():
-            obj.save()
-            if not change:
-                # a new product gets an (n/a) cell for every story, to be judged
-                Cell.objects.bulk_create(
-                    Cell(story=s, product=obj, verdict="n/a")
-                    for s in Story.objects.filter(arena=obj.arena)
-                )
-                arena_mark_stale(arena_id=obj.arena_id)
+        if change:
+            obj.save()  # name, tier, popularity: nothing that moves a score
+        else:
+            product_add(product=obj)

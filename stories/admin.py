@@ -2,10 +2,9 @@ from django.contrib import admin
 from django.db import transaction
 
 from arena.admin_mixins import MarksArenaStaleOnDelete
-from arena.services import arena_mark_stale
 from stories.forms import CellForm
 from stories.models import Cell, CellChange, Evidence, Story
-from stories.services import cell_set_verdict, cell_update_detail, story_update
+from stories.services import cell_set_verdict, cell_update_detail, story_add, story_update
 
 
 def save_cell_form(form, user) -> None:
@@ -124,8 +123,7 @@ class StoryAdmin(MarksArenaStaleOnDelete, admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         if not change:
-            obj.save()
-            arena_mark_stale(arena_id=obj.arena_id)
+            story_add(story=obj)
             return
         values = {k: form.cleaned_data[k] for k in form.changed_data if k in form.cleaned_data}
         original = Story.objects.get(pk=obj.pk)
@@ -134,10 +132,13 @@ class StoryAdmin(MarksArenaStaleOnDelete, admin.ModelAdmin):
     def save_formset(self, request, form, formset, change):
         if formset.model is not Cell:
             return super().save_formset(request, form, formset, change)
+        changed = [f for f in formset.forms if f.instance.pk and f.has_changed()]
         with transaction.atomic():
-            for cell_form in formset.forms:
-                if cell_form.has_changed() and cell_form.instance.pk:
-                    save_cell_form(cell_form, request.user)
+            for cell_form in changed:
+                save_cell_form(cell_form, request.user)
+        # what the admin's change message reads (formset.save() is not called)
+        formset.new_objects, formset.deleted_objects = [], []
+        formset.changed_objects = [(f.instance, f.changed_data) for f in changed]
         formset.save_m2m = lambda: None
 
 

@@ -45,9 +45,11 @@ def cell_set_verdict(
     kind: str = CellChange.Kind.ADMIN,
     expected_version: int | None = None,
     mark_stale: bool = True,
+    record_unchanged: bool = False,
 ) -> CellChange | None:
     """Change a cell's verdict / proof / quality, record the change publicly and schedule the arena's
-    recomputation. Returns None when nothing changes.
+    recomputation. Returns None when nothing changes, unless ``record_unchanged`` (an upheld flag
+    that keeps the values still counts against the product, so it is recorded).
 
     ``expected_version`` guards against a lost update: if the cell changed since the caller read it,
     ValidationError is raised and nothing is written (works on SQLite, which ignores row locks).
@@ -62,7 +64,7 @@ def cell_set_verdict(
                 "This cell was changed by someone else meanwhile; reload and try again."
             )
         old = (current.verdict, current.proof, current.quality)
-        if old == (verdict, proof, quality):
+        if old == (verdict, proof, quality) and not record_unchanged:
             return None
         updated = Cell.objects.filter(pk=cell.pk, version=current.version).update(
             verdict=verdict, proof=proof, quality=quality, version=F("version") + 1
@@ -124,3 +126,35 @@ def story_update(*, story: Story, **values) -> bool:
 
         arena_mark_stale(arena_id=story.arena_id)
     return True
+
+
+@transaction.atomic
+def story_add(*, story: Story) -> Story:
+    """Save a new story with an ``n/a`` cell for every product of its arena (to be judged), and
+    schedule the recomputation."""
+    from arena.services import arena_mark_stale
+    from products.models import Product
+
+    story.full_clean(validate_constraints=False)
+    story.save()
+    Cell.objects.bulk_create(
+        Cell(story=story, product=p, verdict="n/a")
+        for p in Product.objects.filter(arena_id=story.arena_id)
+    )
+    arena_mark_stale(arena_id=story.arena_id)
+    return story
+
+
+@transaction.atomic
+def product_add(*, product) -> object:
+    """Save a new product with an ``n/a`` cell for every story of its arena (to be judged), and
+    schedule the recomputation."""
+    from arena.services import arena_mark_stale
+
+    product.save()
+    Cell.objects.bulk_create(
+        Cell(story=s, product=product, verdict="n/a")
+        for s in Story.objects.filter(arena_id=product.arena_id)
+    )
+    arena_mark_stale(arena_id=product.arena_id)
+    return product

@@ -117,7 +117,9 @@ def test_changing_a_story_weight_in_the_admin_recomputes(
 
 
 @pytest.mark.django_db
-def test_deleting_a_product_in_the_admin_recomputes(admin_client, seeded_arena, django_capture_on_commit_callbacks):
+def test_deleting_a_product_in_the_admin_recomputes(
+    admin_client, seeded_arena, django_capture_on_commit_callbacks
+):
     from products.models import Product
 
     dbos = Product.objects.get(slug="dbos")
@@ -127,3 +129,101 @@ def test_deleting_a_product_in_the_admin_recomputes(admin_client, seeded_arena, 
     assert not ProductScore.objects.filter(product__slug="dbos").exists()
     assert ProductScore.objects.filter(arena=seeded_arena).count() == 5
     assert ProductScore.objects.get(rank=1).vs.slug != "dbos"
+
+
+@pytest.mark.django_db
+def test_adding_a_story_in_the_admin_gives_it_a_cell_per_product(
+    admin_client, seeded_arena, django_capture_on_commit_callbacks
+):
+    approvals = Story.objects.get(text__startswith="A workflow pauses for human approval")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(
+            "/admin/stories/story/add/",
+            {
+                "arena": seeded_arena.pk,
+                "category": approvals.category_id,
+                "subgroup": approvals.subgroup_id,
+                "persona": approvals.persona_id,
+                "text": "A workflow escalates to a second approver after a deadline",
+                "weight": 2,
+                "weight_published": "on",
+                "position": 99,
+                "cells-TOTAL_FORMS": "0",
+                "cells-INITIAL_FORMS": "0",
+            },
+        )
+    assert response.status_code == 302, response.content.decode()[:1500]
+    story = Story.objects.get(text__startswith="A workflow escalates")
+    assert sorted(story.cells.values_list("verdict", flat=True)) == ["n/a"] * 6
+    matrix = admin_client.get("/api/arenas/durable-execution-engines/matrix/").json()
+    assert len(matrix["stories"]) == 54
+    assert all(len(s["cells"]) == 6 for s in matrix["stories"])
+
+
+@pytest.mark.django_db
+def test_adding_a_product_in_the_admin_gives_it_a_cell_per_story(
+    admin_client, seeded_arena, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(
+            "/admin/products/product/add/",
+            {
+                "arena": seeded_arena.pk,
+                "name": "Windmill",
+                "slug": "windmill",
+                "tier": "free-tier",
+                "position": 6,
+            },
+        )
+    assert response.status_code == 302, response.content.decode()[:1500]
+    assert Cell.objects.filter(product__slug="windmill", verdict="n/a").count() == 53
+    row = ProductScore.objects.get(product__slug="windmill")
+    assert row.pa_score is None and row.rank == 7  # nothing judged yet: no score, ranked last
+
+
+@pytest.mark.django_db
+def test_editing_a_cell_inline_on_its_story_page(
+    admin_client, seeded_arena, django_capture_on_commit_callbacks
+):
+    story = Story.objects.get(text__startswith="A workflow pauses for human approval")
+    cells = list(story.cells.order_by("product__position"))
+    data = {
+        "arena": seeded_arena.pk,
+        "category": story.category_id,
+        "subgroup": story.subgroup_id,
+        "persona": story.persona_id,
+        "text": story.text,
+        "weight": story.weight,
+        "weight_published": "on",
+        "position": story.position,
+        "cells-TOTAL_FORMS": str(len(cells)),
+        "cells-INITIAL_FORMS": str(len(cells)),
+    }
+    for i, c in enumerate(cells):
+        data.update(
+            {
+                f"cells-{i}-id": c.pk,
+                f"cells-{i}-story": story.pk,
+                f"cells-{i}-verdict": c.verdict,
+                f"cells-{i}-proof": c.proof or "",
+                f"cells-{i}-quality": "" if c.quality is None else c.quality,
+                f"cells-{i}-rationale": c.rationale,
+            }
+        )
+    hatchet = next(i for i, c in enumerate(cells) if c.product.slug == "hatchet")
+    data.update(
+        {
+            f"cells-{hatchet}-verdict": "partial",
+            f"cells-{hatchet}-proof": "claimed",
+            f"cells-{hatchet}-quality": "4",
+        }
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(f"/admin/stories/story/{story.pk}/change/", data)
+    assert response.status_code == 302, response.content.decode()[:1500]
+    change = CellChange.objects.get()
+    assert (change.cell.product.slug, change.new_verdict, change.new_quality) == (
+        "hatchet",
+        "partial",
+        4,
+    )

@@ -6,6 +6,7 @@ from django.test import Client
 
 from arena.models import ProductScore
 from flags.models import Flag, ModeratorAction, ReviewItem
+from flags.services import flag_uphold
 from stories.models import Cell, CellChange
 
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
@@ -342,3 +343,32 @@ def test_bulk_reject(seeded_arena, moderator):
     )
     assert set(ReviewItem.objects.values_list("status", flat=True)) == {"rejected"}
     assert ModeratorAction.objects.filter(action="reject").count() == 3
+
+
+@pytest.mark.django_db
+def test_upholding_without_changing_values_is_still_recorded_and_counts(
+    cell, moderator, django_capture_on_commit_callbacks
+):
+    inngest = Cell.objects.get(story=cell.story, product__slug="inngest")
+    client_from("10.0.10.1").post(
+        f"/cells/{inngest.pk}/flag/",
+        form_data(reason="outdated_evidence", proposed_verdict="", proposed_quality=""),
+    )
+    before = ProductScore.objects.get(product=inngest.product)
+    with django_capture_on_commit_callbacks(execute=True):
+        flag_uphold(
+            item=ReviewItem.objects.get(), moderator=moderator, note="Evidence links refreshed."
+        )
+    change = CellChange.objects.get(cell=inngest)
+    assert (change.kind, change.old_verdict, change.new_verdict, change.note) == (
+        "flag",
+        "full",
+        "full",
+        "Evidence links refreshed.",
+    )
+    after = ProductScore.objects.get(product=inngest.product)
+    assert (
+        after.upheld == 1
+        and after.integrity < before.integrity
+        and after.pa_score == before.pa_score
+    )

@@ -29,18 +29,33 @@ def test_record_and_queue_queries_do_not_grow(seeded_arena, django_user_model):
     cells = list(Cell.objects.filter(story__arena=seeded_arena).order_by("pk"))
 
     def flag_and_uphold(cell, i):
-        flag_submit(cell=cell, reason="other", explanation=EXPLANATION, client=client_hash(f"ip{i}"))
-        flag_submit(cell=cell, reason="other", explanation=EXPLANATION, client=client_hash(f"ip{i}b"))
+        flag_submit(
+            cell=cell, reason="other", explanation=EXPLANATION, client=client_hash(f"ip{i}")
+        )
+        flag_submit(
+            cell=cell, reason="other", explanation=EXPLANATION, client=client_hash(f"ip{i}b")
+        )
         flag_uphold(item=Flag.objects.filter(cell=cell).first().item, moderator=mod, note="ok")
 
     flag_and_uphold(cells[0], 0)
     flag_submit(cell=cells[1], reason="other", explanation=EXPLANATION, client=client_hash("p1"))
-    urls = ["/changes/", "/changes/feed/", "/api/flags/?status=pending", "/api/flags/", "/admin/flags/reviewitem/"]
+    urls = [
+        "/changes/",
+        "/changes/feed/",
+        "/api/flags/?status=pending",
+        "/api/flags/",
+        "/admin/flags/reviewitem/",
+    ]
     small = {u: count(c, u) for u in urls}
     small_status = count(Client(), Flag.objects.first().get_absolute_url())
     for i, cell in enumerate(cells[2:22], start=2):
         flag_and_uphold(cell, i)
-        flag_submit(cell=cells[i + 40], reason="wrong_quality", explanation=EXPLANATION, client=client_hash(f"q{i}"))
+        flag_submit(
+            cell=cells[i + 40],
+            reason="wrong_quality",
+            explanation=EXPLANATION,
+            client=client_hash(f"q{i}"),
+        )
     large = {u: count(c, u) for u in urls}
     assert large == small, (small, large)
     assert count(Client(), Flag.objects.last().get_absolute_url()) == small_status
