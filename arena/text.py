@@ -37,3 +37,13 @@ def format_figure(value: int | None) -> str:
             number = f"{value / factor:.1f}".rstrip("0").rstrip(".")
             return f"{number}{suffix}"
     return str(value)
+
+
+# C0 controls except tab and newline, DEL, and C1 controls: never meaningful in our texts, and XML
+# (the Atom feeds) cannot carry most of them.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean_text(text: str) -> str:
+    """User or imported text as stored: control characters dropped (\\r\\n and \\r become \\n)."""
+    return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))

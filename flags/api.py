@@ -9,13 +9,12 @@ from rest_framework.exceptions import Throttled
 from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.response import Response
 
+from arena.clients import client_key
 from flags.models import Flag, Reason, Status
 from flags.services import (
     AlreadyResolved,
     FlagThrottled,
     can_moderate,
-    client_address,
-    client_hash,
     flag_reject,
     flag_submit,
     flag_uphold,
@@ -134,7 +133,7 @@ class FlagViewSet(
                 proposed_quality=data.get("proposed_quality"),
                 source_url=data.get("source_url", ""),
                 email=data.get("email", ""),
-                client=client_hash(client_address(request)),
+                client=client_key(request),
             )
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from None

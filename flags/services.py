@@ -7,7 +7,6 @@ conditional UPDATE), so two moderators at once, or a second attempt, change noth
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass
 from datetime import timedelta
@@ -37,19 +36,6 @@ class FlagThrottled(Exception):
 
 class AlreadyResolved(Exception):
     """The review item was resolved by someone else (or by an earlier attempt)."""
-
-
-def client_hash(address: str) -> str:
-    """Client addresses are stored only as a salted hash."""
-    return hashlib.sha256(f"{settings.SECRET_KEY}:flag-client:{address}".encode()).hexdigest()
-
-
-def client_address(request) -> str:
-    if settings.TRUST_X_FORWARDED_FOR:
-        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-        if forwarded:
-            return forwarded.split(",")[0].strip()
-    return request.META.get("REMOTE_ADDR", "") or "unknown"
 
 
 def flag_rate() -> tuple[int, int]:

@@ -7,9 +7,10 @@ from django.utils.feedgenerator import Atom1Feed
 from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
+from arena.clients import client_key
 from flags.forms import FlagForm
 from flags.models import Flag
-from flags.services import FlagThrottled, client_address, client_hash, flag_submit
+from flags.services import FlagThrottled, flag_submit
 from stories.models import Cell, CellChange
 
 
@@ -42,7 +43,7 @@ def flag_create(request, cell):
                 proposed_quality=data["proposed_quality"],
                 source_url=data["source_url"],
                 email=data["email"],
-                client=client_hash(client_address(request)),
+                client=client_key(request),
             )
         except ValidationError as exc:
             for field, messages in exc.message_dict.items():

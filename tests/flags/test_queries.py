@@ -6,8 +6,9 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from arena.clients import client_hash
 from flags.models import Flag
-from flags.services import client_hash, flag_submit, flag_uphold
+from flags.services import flag_submit, flag_uphold
 from stories.models import Cell
 
 EXPLANATION = "A long enough explanation of what is wrong with this verdict."

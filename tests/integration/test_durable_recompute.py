@@ -15,9 +15,10 @@ from django.db import connection
 from django.test import Client
 
 from arena.celery import app as celery_app
+from arena.clients import client_hash
 from arena.models import Arena, ProductScore
 from flags.models import ReviewItem
-from flags.services import client_hash, flag_submit
+from flags.services import flag_submit
 from stories.models import Cell
 from stories.services import cell_set_verdict
 from tests.conftest import seed_paths
