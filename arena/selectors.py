@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Exists, OuterRef, Prefetch, Subquery
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
 from django.http import Http404
 
 from arena import scoring
@@ -23,8 +23,9 @@ def arena_list():
         :1
     ]
     return Arena.objects.annotate(
-        product_count=Count("products", distinct=True),
-        story_count=Count("stories", distinct=True),
+        # retired products and stories are kept on record but off the pages
+        product_count=Count("products", filter=Q(products__retired_at__isnull=True), distinct=True),
+        story_count=Count("stories", filter=Q(stories__retired_at__isnull=True), distinct=True),
         leader_name=Subquery(leader),
         leader_slug=Subquery(leader_slug),
     ).order_by("name")
@@ -357,7 +358,12 @@ def category_slug(category: Category) -> str:
 
 
 def arena_categories(arena: Arena) -> list[Category]:
-    categories = list(Category.objects.filter(arena=arena).order_by("position"))
+    """The categories that hold a story still on the pages."""
+    categories = list(
+        Category.objects.filter(arena=arena)
+        .filter(Exists(Story.objects.filter(category=OuterRef("pk"))))
+        .order_by("position")
+    )
     for c in categories:
         c.slug = category_slug(c)
     return categories
@@ -487,7 +493,7 @@ def product_page(arena: Arena, product: Product) -> ProductPage:
 def story_get(arena: Arena, pk: int) -> Story:
     story = (
         Story.objects.select_related("category", "subgroup", "persona")
-        .annotate(cell_count=Count("cells"))
+        .annotate(cell_count=Count("cells", filter=Q(cells__product__retired_at__isnull=True)))
         .filter(arena=arena, pk=pk)
         .first()
     )
@@ -499,7 +505,7 @@ def story_get(arena: Arena, pk: int) -> Story:
 def story_cells(story: Story) -> list[Cell]:
     """Every product's cell for one story, with evidence: two queries."""
     return list(
-        Cell.objects.filter(story=story)
+        Cell.objects.filter(story=story, product__retired_at__isnull=True)
         .select_related("product")
         .prefetch_related(evidence_prefetch())
         .order_by("product__position")
@@ -526,7 +532,7 @@ def cell_page(pk: int) -> CellPage:
     cell = cell_get(pk)
     changes = list(CellChange.objects.filter(cell=cell).order_by("-changed_at", "-pk"))
     others = (
-        Cell.objects.filter(story_id=cell.story_id)
+        Cell.objects.filter(story_id=cell.story_id, product__retired_at__isnull=True)
         .exclude(pk=cell.pk)
         .select_related("product")
         .order_by("product__position")

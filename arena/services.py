@@ -30,6 +30,8 @@ from arena.models import (
 from arena.text import arena_slugify, parse_figure
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story
+from stories.services import cell_set_verdict
+from stories.values import CellValues
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +106,11 @@ def arena_scoring_inputs(*, arena_id: int) -> ArenaInputs:
     upheld = CellChange.objects.filter(cell=OuterRef("pk"), kind=CellChange.Kind.FLAG)
     cells = [
         scoring.CellIn(story_id=sid, product=pid, verdict=v, proof=p, quality=q, upheld=u)
-        for sid, pid, v, p, q, u in Cell.objects.filter(story__arena_id=arena_id)
+        for sid, pid, v, p, q, u in Cell.objects.filter(
+            story__arena_id=arena_id,
+            story__retired_at__isnull=True,
+            product__retired_at__isnull=True,
+        )
         .annotate(upheld=Exists(upheld))
         .values_list("story_id", "product_id", "verdict", "proof", "quality", "upheld")
     ]
@@ -185,6 +191,11 @@ class ImportReport:
     detailed_cells: int = 0
     default_weight_stories: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    retired: list[str] = field(default_factory=list)
+    restored: list[str] = field(default_factory=list)
+    # cells whose moderated value the import kept (or, told to, overwrote), one line each
+    kept: list[str] = field(default_factory=list)
+    overwritten: list[str] = field(default_factory=list)
 
 
 def _sync(obj, values: dict) -> bool:
@@ -197,10 +208,39 @@ def _sync(obj, values: dict) -> bool:
     return bool(changed)
 
 
+MODERATED = (CellChange.Kind.FLAG, CellChange.Kind.ADMIN)
+
+
+def _moderated_changes(arena: Arena) -> dict[int, CellChange]:
+    """The newest moderator or admin change of each cell of the arena that has one (one query)."""
+    newest: dict[int, CellChange] = {}
+    for change in (
+        CellChange.objects.filter(cell__story__arena=arena, kind__in=MODERATED)
+        .select_related("changed_by")
+        .order_by("changed_at", "pk")
+    ):
+        newest[change.cell_id] = change
+    return newest
+
+
+def _place_after(rows, start: int) -> None:
+    """Give rows that the pages no longer list (retired, or kept for their history) the positions
+    after the listed ones, in their old order."""
+    for pos, row in enumerate(sorted(rows, key=lambda r: r.position), start=start):
+        _sync(row, {"position": pos})
+
+
 @transaction.atomic
-def arena_import(*, record: ArenaRecord) -> ImportReport:
+def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> ImportReport:
     """Build or update an arena from parsed pages, in one transaction. Twice = once: a re-import of
-    the same pages writes nothing and leaves the stored scores alone."""
+    the same pages writes nothing and leaves the stored scores alone.
+
+    Moderation is respected: a cell whose current value came from an upheld flag or an admin edit
+    made on or after the pages' date keeps it, and the report names each such conflict
+    (``overwrite_moderated`` writes the page's value instead, recorded publicly as an import over
+    a moderated value). Stories and products that vanish from the pages are retired (hidden from
+    pages and scores), never deleted: their flags, decisions and history stay.
+    """
     ov = record.overview
     report = ImportReport()
     slug = arena_slugify(ov.name)
@@ -215,16 +255,21 @@ def arena_import(*, record: ArenaRecord) -> ImportReport:
             "evidence_as_of": ov.evidence_as_of,
         },
     )
+    page_date = ov.updated or ov.evidence_as_of
+    now = timezone.now()
 
     # categories and sub-groups, in page order (positions are shifted out of the way first so the
     # unique (arena, position) constraint holds while reordering)
     existing_cats = {c.name: c for c in Category.objects.filter(arena=arena)}
     keep_cats = {c.name for c in ov.categories}
     removed_cats = [c for name, c in existing_cats.items() if name not in keep_cats]
-    offset = 10_000
+    offset = 10_000_000
     Category.objects.filter(arena=arena).update(position=F("position") + offset)
+    for c in removed_cats:
+        c.position += offset
     cats: dict[str, Category] = {}
     subgroups: dict[tuple[str, str], SubGroup] = {}
+    gone_groups: list[SubGroup] = []
     for pos, rec in enumerate(ov.categories):
         cat = existing_cats.get(rec.name)
         if cat is None:
@@ -236,8 +281,9 @@ def arena_import(*, record: ArenaRecord) -> ImportReport:
         cats[rec.name] = cat
         existing_groups = {g.name: g for g in SubGroup.objects.filter(category=cat)}
         SubGroup.objects.filter(category=cat).update(position=F("position") + offset)
-        for gpos, gname in enumerate(g for g in rec.groups if g is not None):
-            grp = existing_groups.get(gname)
+        names = [g for g in rec.groups if g is not None]
+        for gpos, gname in enumerate(names):
+            grp = existing_groups.pop(gname, None)
             if grp is None:
                 grp = SubGroup.objects.create(category=cat, name=gname, position=gpos)
                 changed = True
@@ -245,6 +291,10 @@ def arena_import(*, record: ArenaRecord) -> ImportReport:
                 grp.position += offset
                 _sync(grp, {"position": gpos})
             subgroups[(rec.name, gname)] = grp
+        for grp in existing_groups.values():
+            grp.position += offset
+        gone_groups.extend(existing_groups.values())
+        _place_after(existing_groups.values(), len(names))
 
     # personas (global): slug from the matrix, label from the head-to-head pages
     personas: dict[str, Persona] = {}
@@ -256,10 +306,16 @@ def arena_import(*, record: ArenaRecord) -> ImportReport:
             _sync(persona, {"label": label})
         personas[slug_] = persona
 
-    # products
+    # products: every one the pages list is active; the others are retired, never deleted
     by_name = {lr.product: lr for lr in ov.leaderboard}
-    existing_products = {p.name: p for p in Product.objects.filter(arena=arena)}
-    Product.objects.filter(arena=arena).update(position=F("position") + offset)
+    existing_products = {p.name: p for p in Product.all_objects.filter(arena=arena)}
+    # a product whose name changed but whose slug did not is the same product, renamed
+    by_slug = {p.slug: p for name, p in existing_products.items() if name not in ov.products}
+    for name in ov.products:
+        renamed = by_slug.get(arena_slugify(name))
+        if name not in existing_products and renamed is not None:
+            existing_products[name] = existing_products.pop(renamed.name)
+    Product.all_objects.filter(arena=arena).update(position=F("position") + offset)
     products: dict[str, Product] = {}
     for pos, name in enumerate(ov.products):
         lr = by_name.get(name)
@@ -273,20 +329,32 @@ def arena_import(*, record: ArenaRecord) -> ImportReport:
             "pypi_weekly": parse_figure(lr.pypi_weekly) if lr else None,
             "popularity_as_of": ov.evidence_as_of if lr else None,
         }
-        product = existing_products.get(name)
+        product = existing_products.pop(name, None)
         if product is None:
-            product = Product.objects.create(arena=arena, name=name, **values)
+            product = Product.all_objects.create(arena=arena, name=name, **values)
             changed = True
         else:
             product.position += offset
+            values["name"] = name
+            if product.retired_at is not None:
+                values["retired_at"] = None
+                report.restored.append(f"product {name!r}")
+                changed = True
             _sync(product, values)
         products[name] = product
-    gone_products = [p for n, p in existing_products.items() if n not in products]
+    gone_products = list(existing_products.values())
+    for p in gone_products:
+        p.position += offset
+        if p.retired_at is None:
+            _sync(p, {"retired_at": now})
+            report.retired.append(f"product {p.name!r}")
+            changed = True
+    _place_after(gone_products, len(products))
 
-    # stories
+    # stories: likewise retired when the pages no longer list them
     default_weight = settings.ARENA_DEFAULT_STORY_WEIGHT
-    existing_stories = {s.text: s for s in Story.objects.filter(arena=arena)}
-    Story.objects.filter(arena=arena).update(position=F("position") + offset)
+    existing_stories = {s.text: s for s in Story.all_objects.filter(arena=arena)}
+    Story.all_objects.filter(arena=arena).update(position=F("position") + offset)
     stories: dict[str, Story] = {}
     for pos, ms in enumerate(ov.stories):
         weight = record.weights.get(ms.text)
@@ -300,13 +368,17 @@ def arena_import(*, record: ArenaRecord) -> ImportReport:
             "weight_published": weight is not None,
             "position": pos,
         }
-        story = existing_stories.get(ms.text)
+        story = existing_stories.pop(ms.text, None)
         if story is None:
-            story = Story.objects.create(arena=arena, text=ms.text, **values)
+            story = Story.all_objects.create(arena=arena, text=ms.text, **values)
             changed = True
         else:
             story.position += offset
             before = (story.category_id, story.subgroup_id, story.persona_id, story.weight)
+            if story.retired_at is not None:
+                values["retired_at"] = None
+                report.restored.append(f"story {ms.text!r}")
+                changed = True
             _sync(story, values)
             changed |= before != (
                 story.category_id,
@@ -315,13 +387,23 @@ def arena_import(*, record: ArenaRecord) -> ImportReport:
                 story.weight,
             )
         stories[ms.text] = story
-    gone_stories = [s for t, s in existing_stories.items() if t not in stories]
+    gone_stories = list(existing_stories.values())
+    for s in gone_stories:
+        s.position += offset
+        if s.retired_at is None:
+            _sync(s, {"retired_at": now})
+            report.retired.append(f"story {s.text!r}")
+            changed = True
+    _place_after(gone_stories, len(stories))
 
     # cells and evidence
     existing_cells = {
         (c.story_id, c.product_id): c
-        for c in Cell.objects.filter(story__arena=arena).prefetch_related("evidence")
+        for c in Cell.objects.filter(story__arena=arena)
+        .select_for_update()
+        .prefetch_related("evidence")
     }
+    moderated = _moderated_changes(arena) if existing_cells else {}
     new_cells: list[Cell] = []
     evidence_for: list[tuple[Cell, tuple]] = []
     for ms in ov.stories:
@@ -345,24 +427,42 @@ def arena_import(*, record: ArenaRecord) -> ImportReport:
                 new_cells.append(cell)
                 evidence_for.append((cell, evidence))
                 continue
-            if (cell.verdict, cell.proof, cell.quality) != (mark.verdict, mark.proof, mark.quality):
-                from stories.services import cell_set_verdict
-
+            page = CellValues(mark.verdict, mark.proof, mark.quality)
+            current = CellValues.of(cell)
+            if current != page:
+                kind, note = CellChange.Kind.IMPORT, f"Imported from {ov.path}"
+                last = moderated.get(cell.pk)
+                if last is not None and (page_date is None or last.changed_at.date() >= page_date):
+                    what = (
+                        f"{last.get_kind_display()} value {current.label()} of {pname} on "
+                        f"“{ms.text}” ({last.changed_at:%Y-%m-%d}; page says {page.label()})"
+                    )
+                    if not overwrite_moderated:
+                        report.kept.append(f"kept {what}")
+                        continue  # the cell, its rationale and evidence stay as moderated
+                    report.overwritten.append(f"overwrote {what}")
+                    kind = CellChange.Kind.IMPORT_OVERRIDE
+                    note = (
+                        f"Imported from {ov.path} over the {last.get_kind_display()} value "
+                        f"{current.label()} of {last.changed_at:%Y-%m-%d}"
+                    )
                 cell_set_verdict(
                     cell=cell,
-                    verdict=mark.verdict,
-                    proof=mark.proof,
-                    quality=mark.quality,
-                    kind=CellChange.Kind.IMPORT,
-                    note=f"Imported from {ov.path}",
+                    verdict=page.verdict,
+                    proof=page.proof,
+                    quality=page.quality,
+                    kind=kind,
+                    note=note,
+                    expected_version=cell.version,
                     mark_stale=False,
                 )
                 changed = True
             _sync(cell, {"rationale": rationale, "detail_published": detail is not None})
-            current = tuple((e.source, e.quote) for e in cell.evidence.all())
-            if current != tuple((e.source, e.quote) for e in evidence):
+            current_evidence = tuple((e.source, e.quote) for e in cell.evidence.all())
+            if current_evidence != tuple((e.source, e.quote) for e in evidence):
                 cell.evidence.all().delete()
                 evidence_for.append((cell, evidence))
+    # a product or story that comes back (or is new) beside retired rows: every pair has a cell
     Cell.objects.bulk_create(new_cells)
     changed |= bool(new_cells)
     Evidence.objects.bulk_create(
@@ -371,16 +471,25 @@ def arena_import(*, record: ArenaRecord) -> ImportReport:
         for i, e in enumerate(evidence)
     )
 
-    # what the pages no longer list goes
-    for s in gone_stories:
-        report.removed.append(f"story {s.text!r}")
-        s.delete()
-    for p in gone_products:
-        report.removed.append(f"product {p.name!r}")
-        p.delete()
+    # categories and sub-groups the pages no longer list go, unless a retired story still uses them
+    used_cats = set(Story.all_objects.filter(arena=arena).values_list("category_id", flat=True))
+    used_groups = set(
+        Story.all_objects.filter(arena=arena, subgroup__isnull=False).values_list(
+            "subgroup_id", flat=True
+        )
+    )
+    for g in gone_groups:
+        if g.pk not in used_groups:
+            report.removed.append(f"sub-group {g.name!r}")
+            g.delete()
+    kept_cats = []
     for c in removed_cats:
-        report.removed.append(f"category {c.name!r}")
-        c.delete()
+        if c.pk in used_cats:
+            kept_cats.append(c)
+        else:
+            report.removed.append(f"category {c.name!r}")
+            c.delete()
+    _place_after(kept_cats, len(cats))
     changed |= bool(report.removed)
 
     # adjacent arenas

@@ -7,10 +7,10 @@ from datetime import timedelta
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count
 from django.http import HttpResponseRedirect
-from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
@@ -21,12 +21,12 @@ from flags.selectors import review_impact
 from flags.services import (
     AlreadyResolved,
     can_moderate,
-    complete_correction,
     flag_reject,
     flag_uphold,
     proposed_correction,
 )
 from stories.models import Proof, Verdict
+from stories.values import CellValues
 
 
 class StatusFilter(admin.SimpleListFilter):
@@ -107,6 +107,19 @@ class DecisionForm(forms.Form):
         help_text="Shown on the cell's history and to the reporters.",
     )
     version = forms.IntegerField(widget=forms.HiddenInput)
+    # the flags on the page when the moderator opened it: the decision covers these only
+    seen_flags = forms.CharField(widget=forms.HiddenInput, required=False)
+
+    def clean_seen_flags(self) -> set[int] | None:
+        raw = self.cleaned_data.get("seen_flags") or ""
+        if not raw:
+            return None
+        try:
+            return {int(part) for part in raw.split(",") if part.strip()}
+        except ValueError:
+            raise forms.ValidationError(
+                "The list of flags on the page is damaged; reload."
+            ) from None
 
 
 class BulkRejectForm(forms.Form):
@@ -197,19 +210,12 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     @admin.display(description="current")
     def current(self, item):
-        c = item.cell
-        return (
-            f"{c.verdict} {c.proof or ''} {'' if c.quality is None else f'{c.quality}/10'}".strip()
-        )
+        return CellValues.of(item.cell).label()
 
     @admin.display(description="proposed")
     def proposed(self, item):
         p = proposed_correction(item)
-        if p is None:
-            return "—"
-        return (
-            f"{p.verdict} {p.proof or ''} {'' if p.quality is None else f'{p.quality}/10'}".strip()
-        )
+        return "—" if p is None else p.label()
 
     @admin.display(description="reporters", ordering="reporters")
     def reporter_count(self, item):
@@ -226,17 +232,20 @@ class ReviewItemAdmin(admin.ModelAdmin):
     def change_view(self, request, object_id, form_url="", extra_context=None):
         if not can_moderate(request.user):
             raise PermissionDenied
-        item = get_object_or_404(self.get_queryset(request), pk=object_id)
+        item = self.get_object(request, unquote(object_id))
+        if item is None:  # no such item, or an id that is not a number
+            return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
         proposal = proposed_correction(item)
-        initial_corr = proposal or complete_correction(item.cell, None, None, None)
+        initial_corr = proposal or CellValues.of(item.cell)
+        flags = list(item.flags.all())
         form = DecisionForm(
             request.POST or None,
             initial={
-                "decision": "uphold",
                 "verdict": initial_corr.verdict,
                 "proof": initial_corr.proof or "",
                 "quality": initial_corr.quality,
                 "version": item.version,
+                "seen_flags": ",".join(str(f.pk) for f in flags),
             },
         )
         if request.method == "POST" and form.is_valid():
@@ -247,10 +256,11 @@ class ReviewItemAdmin(admin.ModelAdmin):
                         item=item,
                         moderator=request.user,
                         note=d["note"],
-                        verdict=d["verdict"] or None,
+                        verdict=d["verdict"] or item.cell.verdict,
                         proof=d["proof"] or None,
                         quality=d["quality"],
                         expected_version=d["version"],
+                        seen_flags=d["seen_flags"],
                     )
                 else:
                     flag_reject(
@@ -259,6 +269,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
                         note=d["note"],
                         expected_version=d["version"],
                         duplicate=d["decision"] == "duplicate",
+                        seen_flags=d["seen_flags"],
                     )
             except AlreadyResolved as exc:
                 self.message_user(request, str(exc), messages.ERROR)
@@ -282,7 +293,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
             "opts": self.model._meta,
             "item": item,
             "cell": item.cell,
-            "flags": list(item.flags.all()),
+            "flags": flags,
             "proposal": proposal,
             "impact": impact,
             "form": form,
@@ -302,9 +313,13 @@ class ReviewItemAdmin(admin.ModelAdmin):
             if form.is_valid():
                 done = skipped = 0
                 for item in queryset:
+                    seen = request.POST.get(f"seen-{item.pk}", "")
                     try:
                         flag_reject(
-                            item=item, moderator=request.user, note=form.cleaned_data["note"]
+                            item=item,
+                            moderator=request.user,
+                            note=form.cleaned_data["note"],
+                            seen_flags={int(p) for p in seen.split(",") if p.isdigit()} or None,
                         )
                         done += 1
                     except AlreadyResolved:

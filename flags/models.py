@@ -28,7 +28,7 @@ def new_token() -> str:
 class ReviewItem(models.Model):
     """One entry of the moderators' queue: every pending flag on one cell, resolved together once."""
 
-    cell = models.ForeignKey("stories.Cell", on_delete=models.CASCADE, related_name="review_items")
+    cell = models.ForeignKey("stories.Cell", on_delete=models.PROTECT, related_name="review_items")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     created_at = models.DateTimeField()
     resolved_at = models.DateTimeField(null=True, blank=True)
@@ -40,7 +40,7 @@ class ReviewItem(models.Model):
         "stories.CellChange",
         null=True,
         blank=True,
-        on_delete=models.SET_NULL,
+        on_delete=models.PROTECT,
         related_name="review_items",
     )
     version = models.PositiveIntegerField(default=1)
@@ -67,8 +67,8 @@ class ReviewItem(models.Model):
 class Flag(models.Model):
     """One visitor's report that a cell's verdict is wrong."""
 
-    item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="flags")
-    cell = models.ForeignKey("stories.Cell", on_delete=models.CASCADE, related_name="flags")
+    item = models.ForeignKey(ReviewItem, on_delete=models.PROTECT, related_name="flags")
+    cell = models.ForeignKey("stories.Cell", on_delete=models.PROTECT, related_name="flags")
     reason = models.CharField(max_length=20, choices=Reason.choices)
     proposed_verdict = models.CharField(max_length=10, blank=True)
     proposed_quality = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -91,6 +91,11 @@ class Flag(models.Model):
                 condition=Q(proposed_quality__isnull=True) | Q(proposed_quality__lte=10),
                 name="flag_proposed_quality_0_10",
             ),
+            # A cell has one pending item at a time, so this is "one pending flag per client per
+            # cell", enforced by the database even when requests race.
+            models.UniqueConstraint(
+                fields=["item", "client_hash"], name="flag_one_per_client_per_item"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -112,7 +117,7 @@ class ModeratorAction(models.Model):
         REJECT = "reject", "rejected"
         DUPLICATE = "duplicate", "marked duplicate"
 
-    item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="actions")
+    item = models.ForeignKey(ReviewItem, on_delete=models.PROTECT, related_name="actions")
     moderator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
     )

@@ -9,7 +9,8 @@ from django.db.models import Count, Prefetch
 from arena import scoring
 from arena.services import ArenaInputs, arena_scoring_inputs
 from flags.models import Flag, ReviewItem, Status
-from flags.services import Correction, complete_correction, proposed_correction
+from flags.services import proposed_correction
+from stories.values import CellValues
 
 
 def review_queue():
@@ -43,7 +44,7 @@ class Impact:
         )
 
 
-def impact_of(inputs: ArenaInputs, cell_id_key: tuple[int, int], correction: Correction) -> Impact:
+def impact_of(inputs: ArenaInputs, cell_id_key: tuple[int, int], correction: CellValues) -> Impact:
     """What upholding would do to the cell's product: PA Score, rank and integrity (an upheld flag
     counts against integrity even when the values stay)."""
     story_id, product_id = cell_id_key
@@ -83,7 +84,7 @@ def impact_of(inputs: ArenaInputs, cell_id_key: tuple[int, int], correction: Cor
 
 
 def review_impact(
-    item: ReviewItem, correction: Correction | None = None, cache: dict | None = None
+    item: ReviewItem, correction: CellValues | None = None, cache: dict | None = None
 ) -> Impact:
     """Impact of upholding ``item`` with ``correction`` (default: the flags' proposal). ``cache``
     shares one arena's inputs across a page of items (three queries per arena)."""
@@ -92,7 +93,5 @@ def review_impact(
     cache = cache if cache is not None else {}
     if arena_id not in cache:
         cache[arena_id] = arena_scoring_inputs(arena_id=arena_id)
-    correction = (
-        correction or proposed_correction(item) or complete_correction(cell, None, None, None)
-    )
+    correction = correction or proposed_correction(item) or CellValues.of(cell)
     return impact_of(cache[arena_id], (cell.story_id, cell.product_id), correction)

@@ -8,21 +8,25 @@ conditional UPDATE), so two moderators at once, or a second attempt, change noth
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.validators import EmailValidator, URLValidator
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from arena.text import clean_text
 from flags.models import Flag, ModeratorAction, Reason, ReviewItem, Status
-from stories.models import EVIDENCED, Cell, CellChange, Verdict
-from stories.services import cell_check_values, cell_set_verdict
+from stories.models import Cell, CellChange, Verdict
+from stories.services import cell_set_verdict
+from stories.values import CellValues
 
 EXPLANATION_MIN, EXPLANATION_MAX = 20, 2000
+EMAIL_MAX = Flag._meta.get_field("email").max_length
+SOURCE_URL_MAX = Flag._meta.get_field("source_url").max_length
+NOTE_MAX = 2000
 MODERATORS_GROUP = "Moderators"
 
 
@@ -43,6 +47,18 @@ def flag_rate() -> tuple[int, int]:
     count, _, period = settings.FLAG_RATE.partition("/")
     seconds = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}[period.strip()]
     return int(count), seconds
+
+
+def _lock_client(client: str) -> None:
+    """Serialise one client's flag submissions until the transaction ends, so the rate limit and
+    the one-pending-flag rule are checked and the flag inserted as one step.
+
+    PostgreSQL: a transaction-scoped advisory lock on the client key. SQLite: every transaction
+    already begins IMMEDIATE (settings), which takes the database's write lock.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [client])
 
 
 def flag_throttle_check(*, client: str) -> None:
@@ -74,9 +90,11 @@ def flag_check(
     errors: dict[str, str] = {}
     if cell is None:
         errors["cell"] = "No such cell."
+    elif cell.story.retired_at or cell.product.retired_at:
+        errors["cell"] = "This verdict is retired from the arena and can no longer be flagged."
     if reason not in Reason.values:
         errors["reason"] = f"Choose a reason: {', '.join(Reason.values)}."
-    text = (explanation or "").strip()
+    text = clean_text(explanation or "").strip()
     if len(text) < EXPLANATION_MIN:
         errors["explanation"] = (
             f"Explain what is wrong in at least {EXPLANATION_MIN} characters (you wrote {len(text)})."
@@ -87,24 +105,29 @@ def flag_check(
         )
     if proposed_verdict and proposed_verdict not in Verdict.values:
         errors["proposed_verdict"] = f"Unknown verdict; one of {', '.join(Verdict.values)}."
-    if proposed_quality is not None and not 0 <= proposed_quality <= 10:
+    if proposed_quality is not None and (
+        isinstance(proposed_quality, bool) or not 0 <= proposed_quality <= 10
+    ):
         errors["proposed_quality"] = "Quality is from 0 to 10."
-    if proposed_verdict == "n/a" and proposed_quality is not None:
+    elif proposed_verdict == Verdict.NA and proposed_quality is not None:
         errors["proposed_quality"] = "An n/a verdict has no quality."
-    if proposed_verdict == "none" and proposed_quality not in (None, 0):
+    elif proposed_verdict == Verdict.NONE and proposed_quality not in (None, 0):
         errors["proposed_quality"] = "A none verdict (no evidence found) has quality 0."
     if source_url:
-        try:
-            URLValidator(schemes=["http", "https"])(source_url)
-        except ValidationError:
-            errors["source_url"] = "Enter a full http(s) address, or leave it empty."
-        if len(source_url) > 500:
-            errors["source_url"] = "Keep the address under 500 characters."
+        if len(source_url) > SOURCE_URL_MAX:
+            errors["source_url"] = f"Keep the address under {SOURCE_URL_MAX} characters."
+        else:
+            try:
+                URLValidator(schemes=["http", "https"])(source_url)
+            except ValidationError:
+                errors["source_url"] = "Enter a full http(s) address, or leave it empty."
     if email:
         try:
             EmailValidator()(email)
         except ValidationError:
             errors["email"] = "Enter a valid email address, or leave it empty."
+        if len(email) > EMAIL_MAX:
+            errors["email"] = f"Keep the email address under {EMAIL_MAX} characters."
     return errors
 
 
@@ -121,8 +144,11 @@ def flag_submit(
 ) -> Flag:
     """File a flag on a cell: validate, throttle, and group it into the cell's pending review item.
 
-    ``client`` is the salted hash of the client's address (``client_hash``). Raises ValidationError
-    (a message per field) or FlagThrottled; writes nothing then.
+    ``client`` is the client's key (``arena.clients.client_key``). The rate limit and the "one
+    pending flag per client per cell" rule are checked inside the insert's transaction, under a
+    per-client lock (and the latter by a unique constraint too), so simultaneous requests cannot
+    slip past them. Raises ValidationError (a message per field) or FlagThrottled; writes nothing
+    then.
     """
     errors = flag_check(
         cell=cell,
@@ -135,15 +161,19 @@ def flag_submit(
     )
     if errors:
         raise ValidationError(errors)
-    flag_throttle_check(client=client)
-    if Flag.objects.filter(cell=cell, client_hash=client, item__status=Status.PENDING).exists():
-        raise ValidationError(
-            {"cell": "You have already flagged this verdict; your flag is pending review."}
-        )
-    now = timezone.now()
+    already = ValidationError(
+        {"cell": "You have already flagged this verdict; your flag is pending review."}
+    )
     for _attempt in range(3):
         try:
             with transaction.atomic():
+                _lock_client(client)
+                flag_throttle_check(client=client)
+                if Flag.objects.filter(
+                    cell=cell, client_hash=client, item__status=Status.PENDING
+                ).exists():
+                    raise already
+                now = timezone.now()
                 item = ReviewItem.objects.filter(cell=cell, status=Status.PENDING).first()
                 if item is None:
                     item = ReviewItem.objects.create(cell=cell, created_at=now)
@@ -151,7 +181,7 @@ def flag_submit(
                     item=item,
                     cell=cell,
                     reason=reason,
-                    explanation=explanation.strip(),
+                    explanation=clean_text(explanation).strip(),
                     proposed_verdict=proposed_verdict or "",
                     proposed_quality=proposed_quality,
                     source_url=source_url,
@@ -159,12 +189,22 @@ def flag_submit(
                     client_hash=client,
                     created_at=now,
                 )
-        except IntegrityError:  # another request opened the cell's review item meanwhile
+        except IntegrityError:
+            # another client opened the cell's review item meanwhile, or (the constraint) this
+            # client's own flag got in first: the next attempt sees which
             continue
     raise ValidationError({"cell": "Could not file the flag right now; please try again."})
 
 
 # ---------------------------------------------------------------- moderation
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET = _Unset()  # a value the moderator did not give (None is "no proof" / "no quality")
 
 
 def can_moderate(user) -> bool:
@@ -173,38 +213,52 @@ def can_moderate(user) -> bool:
     return user.is_superuser or user.groups.filter(name=MODERATORS_GROUP).exists()
 
 
-@dataclass(frozen=True)
-class Correction:
-    verdict: str
-    proof: str | None
-    quality: int | None
-
-
-def proposed_correction(item: ReviewItem) -> Correction | None:
+def proposed_correction(item: ReviewItem) -> CellValues | None:
     """The newest flag's proposal, completed from the cell; None when no flag proposes anything."""
     flags = [f for f in item.flags.all() if f.proposed_verdict or f.proposed_quality is not None]
     if not flags:
         return None
     newest = max(flags, key=lambda f: (f.created_at, f.pk))
-    return complete_correction(
-        item.cell, newest.proposed_verdict or None, None, newest.proposed_quality
+    given = {"verdict"} if newest.proposed_verdict else set()
+    if newest.proposed_quality is not None:
+        given.add("quality")
+    proposal = CellValues(newest.proposed_verdict, None, newest.proposed_quality)
+    return proposal.completed_from(CellValues.of(item.cell), given=given)
+
+
+def uphold_values(item: ReviewItem, *, verdict=UNSET, proof=UNSET, quality=UNSET) -> CellValues:
+    """What upholding writes: the moderator's values where given (kept as given, so a contradiction
+    is reported rather than rewritten), the rest completed from the flags' proposal or the cell."""
+    given = {
+        name
+        for name, value in (("verdict", verdict), ("proof", proof), ("quality", quality))
+        if value is not UNSET
+    }
+    start = proposed_correction(item) or CellValues.of(item.cell)
+    if not given:
+        return start
+    moderator = CellValues(
+        verdict if verdict is not UNSET else start.verdict,
+        proof if proof is not UNSET else None,
+        quality if quality is not UNSET else None,
     )
+    return moderator.completed_from(start, given=given)
 
 
-def complete_correction(
-    cell: Cell, verdict: str | None, proof: str | None, quality: int | None
-) -> Correction:
-    """Fill what a proposal leaves out from the current cell so the result is a valid cell."""
-    verdict = verdict or cell.verdict
-    if verdict == "n/a":
-        return Correction("n/a", None, None)
-    if verdict == "none":
-        return Correction("none", None, 0)
-    if proof is None:
-        proof = cell.proof if cell.verdict in EVIDENCED and cell.proof else "claimed"
-    if quality is None:
-        quality = cell.quality if cell.quality is not None else 0
-    return Correction(verdict, proof, quality)
+def _check_note(note: str) -> str:
+    note = clean_text(note or "").strip()
+    if not note:
+        raise ValidationError({"note": "Write a public note: it is shown with the decision."})
+    if len(note) > NOTE_MAX:
+        raise ValidationError({"note": f"Keep the note under {NOTE_MAX} characters."})
+    return note
+
+
+def _check_moderator(moderator) -> None:
+    if not can_moderate(moderator):
+        raise PermissionDenied(
+            "Only superusers and members of the Moderators group may resolve flags."
+        )
 
 
 def _resolve(
@@ -214,8 +268,12 @@ def _resolve(
     moderator,
     note: str,
     expected_version: int | None,
+    seen_flags: set[int] | None,
     change=None,
-):
+) -> None:
+    """Resolve the item once (a conditional UPDATE on its version). The decision covers the flags
+    the moderator saw (``seen_flags``; all of them when None): flags filed after the moderator
+    opened the item move to a new pending item, to be decided on their own."""
     version = item.version if expected_version is None else expected_version
     done = ReviewItem.objects.filter(pk=item.pk, status=Status.PENDING, version=version).update(
         status=status,
@@ -229,13 +287,13 @@ def _resolve(
         raise AlreadyResolved(
             "This flag was already resolved (or changed) by another moderator; nothing was changed."
         )
-
-
-def _check_moderator(moderator) -> None:
-    if not can_moderate(moderator):
-        raise PermissionError(
-            "Only superusers and members of the Moderators group may resolve flags."
-        )
+    if seen_flags is None:
+        return
+    unseen = Flag.objects.filter(item=item).exclude(pk__in=seen_flags).order_by("created_at", "pk")
+    first = unseen.first()
+    if first is not None:
+        fresh = ReviewItem.objects.create(cell_id=item.cell_id, created_at=first.created_at)
+        unseen.update(item=fresh)
 
 
 def flag_uphold(
@@ -243,34 +301,33 @@ def flag_uphold(
     item: ReviewItem,
     moderator,
     note: str,
-    verdict: str | None = None,
-    proof: str | None = None,
-    quality: int | None = None,
+    verdict=UNSET,
+    proof=UNSET,
+    quality=UNSET,
     expected_version: int | None = None,
+    seen_flags: set[int] | None = None,
 ) -> ReviewItem:
-    """Uphold: correct the cell (the moderator's values, else the flags' proposal), record the change
-    publicly with the note, resolve the item once, and schedule the recomputation."""
+    """Uphold a review item: correct the cell (the moderator's values, else the flags' proposal),
+    record the change publicly with the note, resolve the item once, and schedule the
+    recomputation. Values left out are completed; values given must make a valid cell together
+    (ValidationError per field otherwise). ``expected_version``: the item's version as read;
+    ``seen_flags``: the flags the decision covers (see ``_resolve``)."""
     _check_moderator(moderator)
+    note = _check_note(note)
     with transaction.atomic():
         item = ReviewItem.objects.select_related("cell").get(pk=item.pk)
         if item.status != Status.PENDING:
             raise AlreadyResolved("This flag was already resolved; nothing was changed.")
-        cell = item.cell
-        if verdict is None and proof is None and quality is None:
-            correction = proposed_correction(item) or complete_correction(cell, None, None, None)
-        else:
-            correction = complete_correction(cell, verdict, proof, quality)
-        errors = cell_check_values(
-            verdict=correction.verdict, proof=correction.proof, quality=correction.quality
-        )
+        values = uphold_values(item, verdict=verdict, proof=proof, quality=quality)
+        errors = values.errors()
         if errors:
             raise ValidationError(errors)
         # recorded even when the values stay: an upheld flag counts against the product's integrity
         change = cell_set_verdict(
-            cell=cell,
-            verdict=correction.verdict,
-            proof=correction.proof,
-            quality=correction.quality,
+            cell=item.cell,
+            verdict=values.verdict,
+            proof=values.proof,
+            quality=values.quality,
             by=moderator,
             note=note,
             kind=CellChange.Kind.FLAG,
@@ -282,6 +339,7 @@ def flag_uphold(
             moderator=moderator,
             note=note,
             expected_version=expected_version,
+            seen_flags=seen_flags,
             change=change,
         )
         ModeratorAction.objects.create(
@@ -292,6 +350,7 @@ def flag_uphold(
             detail={
                 "old": [change.old_verdict, change.old_proof, change.old_quality],
                 "new": [change.new_verdict, change.new_proof, change.new_quality],
+                **({"flags": sorted(seen_flags)} if seen_flags is not None else {}),
             },
             created_at=timezone.now(),
         )
@@ -306,9 +365,11 @@ def flag_reject(
     note: str,
     expected_version: int | None = None,
     duplicate: bool = False,
+    seen_flags: set[int] | None = None,
 ) -> ReviewItem:
     """Reject (or mark duplicate): the cell stays as it is; the note is public."""
     _check_moderator(moderator)
+    note = _check_note(note)
     with transaction.atomic():
         _resolve(
             item,
@@ -316,12 +377,14 @@ def flag_reject(
             moderator=moderator,
             note=note,
             expected_version=expected_version,
+            seen_flags=seen_flags,
         )
         ModeratorAction.objects.create(
             item=item,
             moderator=moderator,
             action=ModeratorAction.Action.DUPLICATE if duplicate else ModeratorAction.Action.REJECT,
             note=note,
+            detail={"flags": sorted(seen_flags)} if seen_flags is not None else {},
             created_at=timezone.now(),
         )
     item.refresh_from_db()

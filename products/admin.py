@@ -1,12 +1,35 @@
 from django.contrib import admin
+from django.core.exceptions import ValidationError
 
-from arena.admin_mixins import MarksArenaStaleOnDelete
 from products.models import Product
-from stories.services import product_add
+from stories.admin import RefusesStaleSaves, RetireActions
+from stories.forms import VersionedForm
+from stories.services import EditConflict, product_add, product_retire, product_update
+
+
+class ProductForm(VersionedForm):
+    what = "product"
+
+    class Meta:
+        model = Product
+        fields = [
+            "arena",
+            "name",
+            "slug",
+            "tier",
+            "position",
+            "stars",
+            "stars_growth",
+            "npm_weekly",
+            "pypi_weekly",
+            "popularity_as_of",
+        ]
 
 
 @admin.register(Product)
-class ProductAdmin(MarksArenaStaleOnDelete, admin.ModelAdmin):
+class ProductAdmin(RetireActions, RefusesStaleSaves, admin.ModelAdmin):
+    form = ProductForm
+    retire_service = product_retire
     list_display = [
         "name",
         "arena",
@@ -16,15 +39,32 @@ class ProductAdmin(MarksArenaStaleOnDelete, admin.ModelAdmin):
         "stars",
         "npm_weekly",
         "pypi_weekly",
+        "retired_at",
     ]
-    list_filter = ["arena", "tier"]
+    list_filter = ["arena", "tier", "retired_at"]
     search_fields = ["name", "slug"]
     ordering = ["arena", "position"]
     prepopulated_fields = {"slug": ["name"]}
     list_select_related = ["arena"]
 
+    def get_readonly_fields(self, request, obj=None):
+        # a product stays in its arena: its cells belong to that arena's stories
+        return ["arena", "retired_at"] if obj else ["retired_at"]
+
+    def get_prepopulated_fields(self, request, obj=None):
+        return {} if obj else self.prepopulated_fields
+
     def save_model(self, request, obj, form, change):
-        if change:
-            obj.save()  # name, tier, popularity: nothing that moves a score
-        else:
-            product_add(product=obj)
+        try:
+            if change:
+                # name, tier, popularity: nothing that moves a score
+                product_update(
+                    product=Product.all_objects.get(pk=obj.pk),
+                    changes=form.changes(),
+                    base_version=form.base_version(),
+                    base=form.base(),
+                )
+            else:
+                product_add(product=obj)
+        except (EditConflict, ValidationError) as exc:
+            self.refuse(request, exc)

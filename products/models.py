@@ -1,11 +1,14 @@
 from django.db import models
 from django.urls import reverse
 
+from stories.models import ActiveManager
+
 
 class Product(models.Model):
-    """A product judged in one arena (a column of the matrix)."""
+    """A product judged in one arena (a column of the matrix). Retired, never deleted: its cells carry
+    flags, decisions and the public record."""
 
-    arena = models.ForeignKey("arena.Arena", on_delete=models.CASCADE, related_name="products")
+    arena = models.ForeignKey("arena.Arena", on_delete=models.PROTECT, related_name="products")
     name = models.CharField(max_length=120)
     slug = models.SlugField(max_length=120)
     tier = models.CharField(max_length=40, blank=True)
@@ -17,9 +20,20 @@ class Product(models.Model):
     npm_weekly = models.PositiveBigIntegerField(null=True, blank=True)
     pypi_weekly = models.PositiveBigIntegerField(null=True, blank=True)
     popularity_as_of = models.DateField(null=True, blank=True)
+    version = models.PositiveIntegerField(default=1, help_text="Bumped on every edit")
+    retired_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the product left the arena (hidden from pages and scores, kept on record)",
+    )
+
+    objects = ActiveManager()
+    all_objects = models.Manager()  # noqa: DJ012 (managers, not fields)
 
     class Meta:
         ordering = ["arena", "position"]
+        base_manager_name = "all_objects"
+        default_manager_name = "all_objects"
         constraints = [
             models.UniqueConstraint(fields=["arena", "slug"], name="product_unique_slug_per_arena"),
             models.UniqueConstraint(fields=["arena", "name"], name="product_unique_name_per_arena"),

@@ -1,31 +1,92 @@
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.http import HttpResponseRedirect
 
-from arena.admin_mixins import MarksArenaStaleOnDelete
-from stories.forms import CellForm
+from stories.forms import CellForm, StoryForm
 from stories.models import Cell, CellChange, Evidence, Story
-from stories.services import cell_set_verdict, cell_update_detail, story_add, story_update
+from stories.services import (
+    EditConflict,
+    cell_edit,
+    story_add,
+    story_retire,
+    story_update,
+)
 
 
-def save_cell_form(form, user) -> None:
-    """Route an admin edit of a cell through the services (validation, record, recomputation)."""
-    cell = form.instance
-    data = form.cleaned_data
-    cell_set_verdict(
-        cell=Cell.objects.get(pk=cell.pk),
-        verdict=data["verdict"],
-        proof=data.get("proof") or None,
-        quality=data.get("quality"),
+def save_cell_form(form, user) -> list[str]:
+    """Route an admin edit of a cell through the services: only the fields the editor changed,
+    checked against the version they read (validation, record, recomputation)."""
+    return cell_edit(
+        cell=form.instance,
+        changes=form.changes(),
+        base_version=form.base_version(),
+        base=form.base(),
         by=user,
         note=f"Edited in the admin by {user.get_username()}",
     )
-    cell_update_detail(cell=Cell.objects.get(pk=cell.pk), rationale=data.get("rationale", ""))
+
+
+class RefusesStaleSaves:
+    """A save that a concurrent edit made stale between the form's check and the write (the
+    services check again under a row lock) is reported, and the editor goes back to the form."""
+
+    def refuse(self, request, exc: Exception) -> None:
+        message = exc.message() if isinstance(exc, EditConflict) else "; ".join(exc.messages)
+        self.message_user(request, message, messages.ERROR)
+        request._edit_refused = True
+
+    def response_change(self, request, obj):
+        if getattr(request, "_edit_refused", False):
+            return HttpResponseRedirect(request.get_full_path())
+        return super().response_change(request, obj)
+
+    def log_change(self, request, obj, message):
+        if getattr(request, "_edit_refused", False):
+            return None
+        return super().log_change(request, obj, message)
+
+
+class RetireActions:
+    """Stories and products are retired, never deleted: their cells carry flags, decisions and the
+    public record. Retired rows are hidden from the pages and the scores."""
+
+    retire_service = None
+    actions = ["retire_selected", "restore_selected"]
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def _retire(self, request, queryset, retired: bool) -> None:
+        done = sum(
+            type(self).retire_service(**{self.opts.model_name: obj}, retired=retired)
+            for obj in queryset
+        )
+        verb = "Retired" if retired else "Restored"
+        self.message_user(request, f"{verb} {done} {self.opts.verbose_name_plural}.")
+
+    @admin.action(description="Retire selected (hide from pages and scores, keep the record)")
+    def retire_selected(self, request, queryset):
+        self._retire(request, queryset, True)
+
+    @admin.action(description="Restore selected retired rows")
+    def restore_selected(self, request, queryset):
+        self._retire(request, queryset, False)
 
 
 class EvidenceInline(admin.TabularInline):
     model = Evidence
     extra = 0
     fields = ["position", "source", "quote"]
+
+    def has_change_permission(self, request, obj=None):
+        return False  # evidence comes with imports; a correction is a flag or a cell edit
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 class CellChangeInline(admin.TabularInline):
@@ -49,7 +110,7 @@ class CellChangeInline(admin.TabularInline):
 
 
 @admin.register(Cell)
-class CellAdmin(admin.ModelAdmin):
+class CellAdmin(RefusesStaleSaves, admin.ModelAdmin):
     form = CellForm
     list_display = [
         "__str__",
@@ -72,7 +133,8 @@ class CellAdmin(admin.ModelAdmin):
     list_select_related = ["story", "product"]
     ordering = ["story__arena", "story__position", "product__position"]
     inlines = [EvidenceInline, CellChangeInline]
-    readonly_fields = ["story", "product", "version"]
+    fields = ["story", "product", "verdict", "proof", "quality", "rationale", "read_version"]
+    readonly_fields = ["story", "product"]
 
     @admin.display(description="story", ordering="story__position")
     def story_text(self, obj):
@@ -81,9 +143,14 @@ class CellAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False  # cells exist for every product × story; they are created with them
 
+    def has_delete_permission(self, request, obj=None):
+        return False
+
     def save_model(self, request, obj, form, change):
-        with transaction.atomic():
+        try:
             save_cell_form(form, request.user)
+        except (EditConflict, ValidationError) as exc:
+            self.refuse(request, exc)
 
 
 class CellInline(admin.TabularInline):
@@ -91,7 +158,7 @@ class CellInline(admin.TabularInline):
     form = CellForm
     extra = 0
     can_delete = False
-    fields = ["product", "verdict", "proof", "quality", "rationale"]
+    fields = ["product", "verdict", "proof", "quality", "rationale", "read_version"]
     readonly_fields = ["product"]
     ordering = ["product__position"]
 
@@ -103,7 +170,9 @@ class CellInline(admin.TabularInline):
 
 
 @admin.register(Story)
-class StoryAdmin(MarksArenaStaleOnDelete, admin.ModelAdmin):
+class StoryAdmin(RetireActions, RefusesStaleSaves, admin.ModelAdmin):
+    form = StoryForm
+    retire_service = story_retire
     list_display = [
         "position",
         "text",
@@ -113,29 +182,45 @@ class StoryAdmin(MarksArenaStaleOnDelete, admin.ModelAdmin):
         "persona",
         "weight",
         "weight_published",
+        "retired_at",
     ]
     list_display_links = ["text"]
-    list_filter = ["arena", "category", "persona", "weight", "weight_published"]
+    list_filter = ["arena", "category", "persona", "weight", "weight_published", "retired_at"]
     search_fields = ["text"]
     list_select_related = ["arena", "category", "subgroup", "persona"]
     ordering = ["arena", "position"]
     inlines = [CellInline]
 
+    def get_readonly_fields(self, request, obj=None):
+        return ["arena", "retired_at"] if obj else ["retired_at"]
+
     def save_model(self, request, obj, form, change):
-        if not change:
-            story_add(story=obj)
-            return
-        values = {k: form.cleaned_data[k] for k in form.changed_data if k in form.cleaned_data}
-        original = Story.objects.get(pk=obj.pk)
-        story_update(story=original, **values)
+        try:
+            if not change:
+                story_add(story=obj)
+                return
+            story_update(
+                story=Story.all_objects.get(pk=obj.pk),
+                changes=form.changes(),
+                base_version=form.base_version(),
+                base=form.base(),
+            )
+        except (EditConflict, ValidationError) as exc:
+            self.refuse(request, exc)
 
     def save_formset(self, request, form, formset, change):
         if formset.model is not Cell:
             return super().save_formset(request, form, formset, change)
         changed = [f for f in formset.forms if f.instance.pk and f.has_changed()]
-        with transaction.atomic():
-            for cell_form in changed:
-                save_cell_form(cell_form, request.user)
+        if getattr(request, "_edit_refused", False):
+            changed = []
+        try:
+            with transaction.atomic():
+                for cell_form in changed:
+                    save_cell_form(cell_form, request.user)
+        except (EditConflict, ValidationError) as exc:
+            self.refuse(request, exc)
+            changed = []
         # what the admin's change message reads (formset.save() is not called)
         formset.new_objects, formset.deleted_objects = [], []
         formset.changed_objects = [(f.instance, f.changed_data) for f in changed]
@@ -162,3 +247,6 @@ class CellChangeAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False  # the record is append-only
+
+    def has_delete_permission(self, request, obj=None):
+        return False

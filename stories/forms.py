@@ -1,11 +1,99 @@
 from django import forms
 
-from stories.models import Cell
-from stories.services import cell_check_values
+from stories.models import Cell, Story
+from stories.services import EditConflict
+from stories.values import JUDGEMENT_FIELDS, CellValues, merge_edit
 
 
-class CellForm(forms.ModelForm):
-    """Admin form for a cell: the cell invariants as one message per field, before any write."""
+class VersionedForm(forms.ModelForm):
+    """An admin form that remembers what the editor read: the row's version (hidden) and, for each
+    editable field, the value as it was shown (Django's ``show_hidden_initial``), so that
+
+    - ``changes()`` holds only what the editor changed (a stale form never puts back old values);
+    - a form opened before someone else changed the same thing is refused with what changed
+      meanwhile, and re-displays with the current values (``clean``);
+    - the services get ``base_version`` and ``base()`` to check again under a row lock.
+    """
+
+    read_version = forms.IntegerField(widget=forms.HiddenInput, required=False)
+    edit_units: tuple[tuple[str, ...], ...] = ()
+    what = "row"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in self.edit_fields():
+            self.fields[name].show_hidden_initial = True
+        if self.instance.pk:
+            self.fields["read_version"].initial = self.instance.version
+
+    def edit_fields(self) -> list[str]:
+        model_fields = {f.name for f in self._meta.model._meta.get_fields()}
+        return [n for n in self._meta.fields or () if n in self.fields and n in model_fields]
+
+    @staticmethod
+    def normal(name, value):
+        return None if value == "" and name == "proof" else value
+
+    def _current(self) -> dict:
+        return {n: self.normal(n, getattr(self.instance, n, None)) for n in self.edit_fields()}
+
+    def base(self) -> dict:
+        """The values the editor read (the hidden initial inputs)."""
+        values = {}
+        for name in self.edit_fields():
+            field = self.fields[name]
+            raw = self._widget_data_value(field.hidden_widget(), self.add_initial_prefix(name))
+            try:
+                values[name] = self.normal(name, field.to_python(raw))
+            except forms.ValidationError:
+                values[name] = None
+        return values
+
+    def base_version(self) -> int | None:
+        return self.cleaned_data.get("read_version") if hasattr(self, "cleaned_data") else None
+
+    def changes(self) -> dict:
+        data = getattr(self, "cleaned_data", {})
+        return {
+            n: self.normal(n, data.get(n)) for n in self.changed_data if n in self.edit_fields()
+        }
+
+    def clean(self):
+        data = super().clean()
+        if not self.instance.pk or self.errors:
+            return data
+        read_version = data.get("read_version")
+        if read_version == self.instance.version:
+            return data
+        outcome = merge_edit(
+            base=self.base(), current=self._current(), changes=self.changes(), units=self.edit_units
+        )
+        if outcome.conflicts:
+            self.show_current(EditConflict(self.what, outcome.conflicts, self.instance))
+        return data
+
+    def show_current(self, conflict: EditConflict) -> None:
+        """Refuse the edit with ``conflict``'s message and re-display the row as it is now, so the
+        editor can apply their change again on top of it."""
+        self.add_error(None, conflict.message())
+        data = self.data.copy()
+        current = conflict.current or self.instance
+        for name in self.edit_fields():
+            value = getattr(current, name)
+            value = value.pk if hasattr(value, "pk") else value
+            shown = "" if value is None else str(value)
+            data[self.add_prefix(name)] = shown
+            data[self.add_initial_prefix(name)] = shown
+        data[self.add_prefix("read_version")] = str(current.version)
+        self.data = data
+
+
+class CellForm(VersionedForm):
+    """Admin form for a cell: the cell invariants as one message per field, before any write; a
+    stale form is refused or merged (``VersionedForm``)."""
+
+    edit_units = (JUDGEMENT_FIELDS,)
+    what = "cell"
 
     class Meta:
         model = Cell
@@ -13,11 +101,18 @@ class CellForm(forms.ModelForm):
 
     def clean(self):
         data = super().clean()
-        errors = cell_check_values(
-            verdict=data.get("verdict") or "",
-            proof=data.get("proof") or None,
-            quality=data.get("quality"),
-        )
+        errors = CellValues(
+            data.get("verdict") or "", data.get("proof") or None, data.get("quality")
+        ).errors()
         for name, message in errors.items():
-            self.add_error(name if name in self.fields else None, message)
+            if name in self.fields and name not in self.errors:
+                self.add_error(name, message)
         return data
+
+
+class StoryForm(VersionedForm):
+    what = "story"
+
+    class Meta:
+        model = Story
+        fields = ["arena", "category", "subgroup", "persona", "text", "weight", "position"]

@@ -31,8 +31,17 @@ PROOF_LETTERS = {
 EVIDENCED = ("full", "partial", "disputed")
 
 
+class ActiveManager(models.Manager):
+    """``objects``: what the public pages and the scores see, the rows that are not retired.
+    ``all_objects`` (the default manager: the admin, validation, related objects) has every row."""
+
+    def get_queryset(self):
+        return super().get_queryset().filter(retired_at__isnull=True)
+
+
 class Story(models.Model):
-    arena = models.ForeignKey("arena.Arena", on_delete=models.CASCADE, related_name="stories")
+    # Stories are retired, never deleted: their cells carry flags, decisions and the public record.
+    arena = models.ForeignKey("arena.Arena", on_delete=models.PROTECT, related_name="stories")
     category = models.ForeignKey("arena.Category", on_delete=models.PROTECT, related_name="stories")
     subgroup = models.ForeignKey(
         "arena.SubGroup", null=True, blank=True, on_delete=models.PROTECT, related_name="stories"
@@ -44,10 +53,21 @@ class Story(models.Model):
         default=True, help_text="False when no page gave the weight and the default was used"
     )
     position = models.PositiveIntegerField(help_text="Row order in the matrix")
+    version = models.PositiveIntegerField(default=1, help_text="Bumped on every edit")
+    retired_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the story left the arena (hidden from pages and scores, kept on record)",
+    )
+
+    objects = ActiveManager()
+    all_objects = models.Manager()  # noqa: DJ012 (managers, not fields)
 
     class Meta:
         ordering = ["arena", "position"]
         verbose_name_plural = "stories"
+        base_manager_name = "all_objects"
+        default_manager_name = "all_objects"
         constraints = [
             models.UniqueConstraint(fields=["arena", "text"], name="story_unique_text_per_arena"),
             models.UniqueConstraint(
@@ -68,8 +88,8 @@ class Story(models.Model):
 class Cell(models.Model):
     """One product × one story: the judged verdict."""
 
-    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="cells")
-    product = models.ForeignKey("products.Product", on_delete=models.CASCADE, related_name="cells")
+    story = models.ForeignKey(Story, on_delete=models.PROTECT, related_name="cells")
+    product = models.ForeignKey("products.Product", on_delete=models.PROTECT, related_name="cells")
     verdict = models.CharField(max_length=10, choices=Verdict.choices)
     proof = models.CharField(max_length=14, choices=Proof.choices, null=True, blank=True)
     quality = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -78,7 +98,7 @@ class Cell(models.Model):
         default=False,
         help_text="Whether a head-to-head page published this cell's rationale and evidence",
     )
-    version = models.PositiveIntegerField(default=1, help_text="Bumped on every verdict change")
+    version = models.PositiveIntegerField(default=1, help_text="Bumped on every edit")
 
     class Meta:
         ordering = ["story", "product__position"]
@@ -153,9 +173,11 @@ class CellChange(models.Model):
         ADMIN = "admin", "direct edit"
         FLAG = "flag", "upheld flag"
         IMPORT = "import", "import"
+        # an import that replaced a moderated value because it was told to (--overwrite-moderated)
+        IMPORT_OVERRIDE = "override", "import over a moderated value"
 
-    cell = models.ForeignKey(Cell, on_delete=models.CASCADE, related_name="changes")
-    kind = models.CharField(max_length=10, choices=Kind.choices)
+    cell = models.ForeignKey(Cell, on_delete=models.PROTECT, related_name="changes")
+    kind = models.CharField(max_length=10, choices=Kind.choices)  # append-only: see migrations
     old_verdict = models.CharField(max_length=10)
     old_proof = models.CharField(max_length=14, null=True, blank=True)
     old_quality = models.PositiveSmallIntegerField(null=True, blank=True)

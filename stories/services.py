@@ -1,4 +1,10 @@
-"""Writes of the stories app. ``cell_set_verdict`` is the one way a verdict, proof or quality changes."""
+"""Writes of the stories app (and of products, whose cells live here).
+
+``cell_set_verdict`` is the one way a verdict, proof or quality changes; ``cell_edit`` is how an editor
+changes a cell from a form that may be stale. Every write carries the version the caller read: a
+stale write is refused with what changed meanwhile, or writes only the fields the editor changed when
+nothing else touched them.
+"""
 
 from __future__ import annotations
 
@@ -7,31 +13,79 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from stories.models import EVIDENCED, Cell, CellChange, Proof, Story, Verdict
+from arena.text import clean_text
+from products.models import Product
+from stories.models import Cell, CellChange, Story
+from stories.values import JUDGEMENT_FIELDS, CellValues, cell_check_values, merge_edit
+
+__all__ = [
+    "EditConflict",
+    "cell_check_values",
+    "cell_edit",
+    "cell_set_verdict",
+    "cell_update_detail",
+    "product_add",
+    "product_retire",
+    "product_update",
+    "story_add",
+    "story_retire",
+    "story_update",
+]
+
+STALE = "This {what} was changed by someone else since you opened it."
 
 
-def cell_check_values(*, verdict: str, proof: str | None, quality: int | None) -> dict[str, str]:
-    """The cell invariants (also database constraints), as one message per field."""
-    errors: dict[str, str] = {}
-    if verdict not in Verdict.values:
-        errors["verdict"] = f"Unknown verdict {verdict!r}; one of {', '.join(Verdict.values)}."
-        return errors
-    if proof is not None and proof not in Proof.values:
-        errors["proof"] = f"Unknown proof {proof!r}; one of {', '.join(Proof.values)}."
-    if verdict == "n/a":
-        if quality is not None:
-            errors["quality"] = "An n/a cell has no quality."
-    elif quality is None:
-        errors["quality"] = f"A {verdict} cell needs a quality from 0 to 10."
-    elif not 0 <= quality <= 10:
-        errors["quality"] = "Quality is from 0 to 10."
-    elif verdict == "none" and quality != 0:
-        errors["quality"] = "A none cell (no evidence found) has quality 0."
-    if verdict in ("none", "n/a") and proof:
-        errors["proof"] = f"A {verdict} cell has no proof level."
-    if verdict in EVIDENCED and not proof and "proof" not in errors:
-        errors["proof"] = f"A {verdict} cell needs a proof level."
-    return errors
+class EditConflict(Exception):
+    """A stale write: someone else changed what the editor changed, meanwhile. Nothing was written.
+
+    ``conflicts``: field → (what the editor read, what it is now, what the editor wanted);
+    ``current``: the row as it is now (a form re-displays it).
+    """
+
+    def __init__(self, what: str, conflicts: dict, current=None, detail: str = ""):
+        self.what, self.conflicts, self.current, self.detail = what, conflicts, current, detail
+        super().__init__(self.message())
+
+    def message(self) -> str:
+        def show(v):
+            return "—" if v in (None, "") else str(v)
+
+        parts = [STALE.format(what=self.what)]
+        if self.conflicts:
+            moved = "; ".join(
+                f"{field} is now {show(now)}"
+                + ("" if read is None else f" (you read {show(read)})")
+                for field, (read, now, _mine) in self.conflicts.items()
+            )
+            parts.append(f"Meanwhile: {moved}.")
+        if self.detail:
+            parts.append(self.detail)
+        parts.append(
+            "Nothing was saved; the form shows the current values: apply your change again."
+        )
+        return " ".join(parts)
+
+
+def _mark_stale(arena_id: int) -> None:
+    from arena.services import arena_mark_stale  # arena.services imports this module
+
+    arena_mark_stale(arena_id=arena_id)
+
+
+def _last_change_note(cell_id: int) -> str:
+    last = CellChange.objects.filter(cell_id=cell_id).select_related("changed_by").first()
+    if last is None:
+        return ""
+    who = f" by {last.changed_by.get_username()}" if last.changed_by else ""
+    note = f": “{last.note}”" if last.note else ""
+    return (
+        f"Last change: {last.get_kind_display()}{who} on {last.changed_at:%Y-%m-%d %H:%M} UTC, "
+        f"{CellValues(last.old_verdict, last.old_proof, last.old_quality).label()} → "
+        f"{CellValues(last.new_verdict, last.new_proof, last.new_quality).label()}{note}."
+    )
+
+
+# ---------------------------------------------------------------- cells
 
 
 def cell_set_verdict(
@@ -51,110 +105,235 @@ def cell_set_verdict(
     recomputation. Returns None when nothing changes, unless ``record_unchanged`` (an upheld flag
     that keeps the values still counts against the product, so it is recorded).
 
-    ``expected_version`` guards against a lost update: if the cell changed since the caller read it,
-    ValidationError is raised and nothing is written (works on SQLite, which ignores row locks).
+    ``expected_version`` is the version the caller read: if the cell changed since, EditConflict is
+    raised and nothing is written (a conditional UPDATE, so it holds on SQLite too).
     """
-    errors = cell_check_values(verdict=verdict, proof=proof, quality=quality)
+    values = CellValues(verdict, proof, quality)
+    errors = values.errors()
     if errors:
         raise ValidationError(errors)
     with transaction.atomic():
         current = Cell.objects.select_for_update().get(pk=cell.pk)
         if expected_version is not None and current.version != expected_version:
-            raise ValidationError(
-                "This cell was changed by someone else meanwhile; reload and try again."
-            )
-        old = (current.verdict, current.proof, current.quality)
-        if old == (verdict, proof, quality) and not record_unchanged:
+            raise EditConflict("cell", {}, current, _last_change_note(cell.pk))
+        old = CellValues.of(current)
+        if old == values and not record_unchanged:
             return None
         updated = Cell.objects.filter(pk=cell.pk, version=current.version).update(
             verdict=verdict, proof=proof, quality=quality, version=F("version") + 1
         )
         if not updated:
-            raise ValidationError(
-                "This cell was changed by someone else meanwhile; reload and try again."
-            )
+            raise EditConflict("cell", {}, current)
         change = CellChange.objects.create(
             cell_id=cell.pk,
             kind=kind,
-            old_verdict=old[0],
-            old_proof=old[1],
-            old_quality=old[2],
+            old_verdict=old.verdict,
+            old_proof=old.proof,
+            old_quality=old.quality,
             new_verdict=verdict,
             new_proof=proof,
             new_quality=quality,
             changed_by=by if (by is not None and getattr(by, "is_authenticated", False)) else None,
             changed_at=timezone.now(),
-            note=note,
+            note=clean_text(note).strip(),
         )
         cell.verdict, cell.proof, cell.quality = verdict, proof, quality
         cell.version = current.version + 1
         if mark_stale:
-            from arena.services import arena_mark_stale
-
             arena_id = (
-                Story.objects.filter(pk=current.story_id).values_list("arena_id", flat=True).get()
+                Story.all_objects.filter(pk=current.story_id)
+                .values_list("arena_id", flat=True)
+                .get()
             )
-            arena_mark_stale(arena_id=arena_id)
+            _mark_stale(arena_id)
     return change
 
 
-def cell_update_detail(*, cell: Cell, rationale: str) -> None:
-    """Rationale edits do not move scores: no record, no recomputation."""
-    if cell.rationale != rationale:
-        cell.rationale = rationale
-        cell.save(update_fields=["rationale"])
+def cell_update_detail(*, cell: Cell, rationale: str, expected_version: int | None = None) -> bool:
+    """Rationale edits do not move scores: no record, no recomputation; they bump the version."""
+    rationale = clean_text(rationale)
+    with transaction.atomic():
+        current = Cell.objects.select_for_update().get(pk=cell.pk)
+        if expected_version is not None and current.version != expected_version:
+            raise EditConflict("cell", {}, current)
+        if current.rationale == rationale:
+            return False
+        Cell.objects.filter(pk=cell.pk).update(rationale=rationale, version=F("version") + 1)
+    cell.rationale, cell.version = rationale, current.version + 1
+    return True
 
 
-SCORE_FIELDS = ("weight", "persona", "category", "subgroup")
+def cell_edit(
+    *,
+    cell: Cell,
+    changes: dict,
+    base_version: int,
+    base: dict | None = None,
+    by=None,
+    note: str = "",
+) -> list[str]:
+    """An editor's change of a cell (``changes``: the fields they changed, among verdict, proof,
+    quality and rationale), made on the cell as it was at ``base_version`` (``base``: the values they
+    read). When the cell moved meanwhile, only fields nobody else touched are written; a change of
+    the same thing (the judgement counts as one) raises EditConflict. Returns the fields written."""
+    with transaction.atomic():
+        current = Cell.objects.select_for_update().get(pk=cell.pk)
+        now = {f: getattr(current, f) for f in (*JUDGEMENT_FIELDS, "rationale")}
+        now["proof"] = now["proof"] or None
+        if current.version == base_version:
+            base = now
+        outcome = merge_edit(base=base, current=now, changes=changes, units=[JUDGEMENT_FIELDS])
+        if outcome.conflicts:
+            raise EditConflict("cell", outcome.conflicts, current, _last_change_note(cell.pk))
+        write = outcome.write
+        version = current.version
+        if set(write) & set(JUDGEMENT_FIELDS):
+            target = {**now, **write}
+            cell_set_verdict(
+                cell=current,
+                verdict=target["verdict"],
+                proof=target["proof"],
+                quality=target["quality"],
+                by=by,
+                note=note,
+                expected_version=version,
+            )
+            version = current.version
+        if "rationale" in write:
+            cell_update_detail(cell=current, rationale=write["rationale"], expected_version=version)
+    for field in write:
+        setattr(cell, field, getattr(current, field))
+    cell.version = current.version
+    return sorted(write)
+
+
+# ---------------------------------------------------------------- stories and products
+
+STORY_SCORE_FIELDS = ("weight", "persona", "category", "subgroup")
+
+
+def _versioned_update(model, *, obj, what: str, changes: dict, base_version, base) -> list[str]:
+    """Write only the fields the editor changed on a row with a ``version``; refuse a stale edit of
+    a field that moved meanwhile (EditConflict)."""
+    current = model.all_objects.select_for_update().get(pk=obj.pk)
+    now = {f: getattr(current, f) for f in changes}
+    if base_version is None or current.version == base_version:
+        base = now
+    outcome = merge_edit(base=base, current=now, changes=changes)
+    if outcome.conflicts:
+        raise EditConflict(what, outcome.conflicts, current)
+    write = outcome.write
+    if not write:
+        return []
+    for field, value in write.items():
+        setattr(current, field, clean_text(value).strip() if isinstance(value, str) else value)
+    current.full_clean(validate_unique=True, validate_constraints=True)
+    updated = model.all_objects.filter(pk=obj.pk, version=current.version).update(
+        version=F("version") + 1, **{f: getattr(current, f) for f in write}
+    )
+    if not updated:
+        raise EditConflict(what, {}, current)
+    for field in write:
+        setattr(obj, field, getattr(current, field))
+    obj.version = current.version + 1
+    return sorted(write)
 
 
 @transaction.atomic
-def story_update(*, story: Story, **values) -> bool:
-    """Change a story's text, weight, persona, category or sub-group; a change that can move a score
-    schedules the arena's recomputation."""
-    changed = [k for k, v in values.items() if getattr(story, k) != v]
-    if not changed:
-        return False
-    for k in changed:
-        setattr(story, k, values[k])
-    if "weight" in changed:
-        story.weight_published = True
-    story.full_clean(validate_unique=False, validate_constraints=False)
-    story.save(update_fields=[*changed, "weight_published"] if "weight" in changed else changed)
-    if any(k in SCORE_FIELDS for k in changed):
-        from arena.services import arena_mark_stale
+def story_update(
+    *, story: Story, changes: dict, base_version: int | None = None, base: dict | None = None
+) -> list[str]:
+    """Change a story's text, weight, persona, category or sub-group (only the fields in
+    ``changes``); a change that can move a score schedules the arena's recomputation. Returns the
+    fields written; raises EditConflict on a stale edit of a field that moved meanwhile."""
+    if "category" in changes and changes["category"].arena_id != story.arena_id:
+        raise ValidationError({"category": "Choose a category of this story's arena."})
+    if "subgroup" in changes and changes["subgroup"] is not None:
+        category = changes.get("category") or story.category
+        if changes["subgroup"].category_id != category.pk:
+            raise ValidationError({"subgroup": "Choose a sub-group of the story's category."})
+    if "weight" in changes:
+        changes = {**changes, "weight_published": True}
+    written = _versioned_update(
+        Story, obj=story, what="story", changes=changes, base_version=base_version, base=base
+    )
+    if set(written) & set(STORY_SCORE_FIELDS):
+        _mark_stale(story.arena_id)
+    return written
 
-        arena_mark_stale(arena_id=story.arena_id)
-    return True
+
+@transaction.atomic
+def product_update(
+    *, product: Product, changes: dict, base_version: int | None = None, base: dict | None = None
+) -> list[str]:
+    """Change a product's name, slug, tier or popularity figures (nothing that moves a score).
+    Returns the fields written; raises EditConflict on a stale edit of a field that moved."""
+    if "arena" in changes and changes["arena"].pk != product.arena_id:
+        raise ValidationError({"arena": "A product stays in its arena; add it to the other one."})
+    return _versioned_update(
+        Product, obj=product, what="product", changes=changes, base_version=base_version, base=base
+    )
 
 
 @transaction.atomic
 def story_add(*, story: Story) -> Story:
     """Save a new story with an ``n/a`` cell for every product of its arena (to be judged), and
     schedule the recomputation."""
-    from arena.services import arena_mark_stale
-    from products.models import Product
-
     story.full_clean(validate_constraints=False)
+    if story.category.arena_id != story.arena_id:
+        raise ValidationError({"category": "Choose a category of this story's arena."})
     story.save()
     Cell.objects.bulk_create(
         Cell(story=story, product=p, verdict="n/a")
-        for p in Product.objects.filter(arena_id=story.arena_id)
+        for p in Product.all_objects.filter(arena_id=story.arena_id)
     )
-    arena_mark_stale(arena_id=story.arena_id)
+    _mark_stale(story.arena_id)
     return story
 
 
 @transaction.atomic
-def product_add(*, product) -> object:
+def product_add(*, product: Product) -> Product:
     """Save a new product with an ``n/a`` cell for every story of its arena (to be judged), and
     schedule the recomputation."""
-    from arena.services import arena_mark_stale
-
     product.save()
     Cell.objects.bulk_create(
         Cell(story=s, product=product, verdict="n/a")
-        for s in Story.objects.filter(arena_id=product.arena_id)
+        for s in Story.all_objects.filter(arena_id=product.arena_id)
     )
-    arena_mark_stale(arena_id=product.arena_id)
+    _mark_stale(product.arena_id)
     return product
+
+
+def _set_retired(model, *, pk: int, retired: bool) -> bool:
+    now = timezone.now() if retired else None
+    done = model.all_objects.filter(pk=pk, retired_at__isnull=retired).update(
+        retired_at=now, version=F("version") + 1
+    )
+    if done:
+        arena_id = model.all_objects.filter(pk=pk).values_list("arena_id", flat=True).get()
+        if not retired:  # back on the pages: every product × story pair has a cell to show
+            stories = Story.all_objects.filter(arena_id=arena_id)
+            products = Product.all_objects.filter(arena_id=arena_id)
+            if model is Story:
+                stories = stories.filter(pk=pk)
+            else:
+                products = products.filter(pk=pk)
+            Cell.objects.bulk_create(
+                [Cell(story=s, product=p, verdict="n/a") for s in stories for p in products],
+                ignore_conflicts=True,
+            )
+        _mark_stale(arena_id)
+    return bool(done)
+
+
+@transaction.atomic
+def story_retire(*, story: Story, retired: bool = True) -> bool:
+    """Retire a story (hidden from pages and scores; its cells, flags, decisions and history stay),
+    or bring it back with ``retired=False``. Stories are never deleted."""
+    return _set_retired(Story, pk=story.pk, retired=retired)
+
+
+@transaction.atomic
+def product_retire(*, product: Product, retired: bool = True) -> bool:
+    """Retire a product, or bring it back; products are never deleted."""
+    return _set_retired(Product, pk=product.pk, retired=retired)

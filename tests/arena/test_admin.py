@@ -4,6 +4,7 @@ import pytest
 
 from arena.models import ProductScore
 from stories.models import Cell, CellChange, Story
+from tests.forms import page_form
 
 
 @pytest.fixture
@@ -31,36 +32,9 @@ def test_admin_lists_load(admin_client, seeded_arena, url):
     assert admin_client.get(url).status_code == 200
 
 
-def cell_post_data(cell, **overrides):
-    data = {
-        "verdict": cell.verdict,
-        "proof": cell.proof or "",
-        "quality": "" if cell.quality is None else cell.quality,
-        "rationale": cell.rationale,
-        "evidence-TOTAL_FORMS": "0",
-        "evidence-INITIAL_FORMS": "0",
-        "changes-TOTAL_FORMS": "0",
-        "changes-INITIAL_FORMS": "0",
-    }
-    ev = list(cell.evidence.all())
-    data["evidence-TOTAL_FORMS"] = data["evidence-INITIAL_FORMS"] = str(len(ev))
-    for i, e in enumerate(ev):
-        data.update(
-            {
-                f"evidence-{i}-id": e.pk,
-                f"evidence-{i}-cell": cell.pk,
-                f"evidence-{i}-position": e.position,
-                f"evidence-{i}-source": e.source,
-                f"evidence-{i}-quote": e.quote,
-            }
-        )
-    changes = list(cell.changes.all())
-    data["changes-TOTAL_FORMS"] = data["changes-INITIAL_FORMS"] = str(len(changes))
-    for i, c in enumerate(changes):
-        data[f"changes-{i}-id"] = c.pk
-        data[f"changes-{i}-cell"] = cell.pk
-    data.update(overrides)
-    return data
+def cell_form(client, cell, **changes):
+    """What the cell's admin page posts after an editor's ``changes``."""
+    return page_form(client, f"/admin/stories/cell/{cell.pk}/change/", "cell_form", **changes)
 
 
 @pytest.mark.django_db
@@ -74,7 +48,7 @@ def test_saving_a_cell_in_the_admin_records_and_recomputes(
     with django_capture_on_commit_callbacks(execute=True):
         response = admin_client.post(
             f"/admin/stories/cell/{cell.pk}/change/",
-            cell_post_data(cell, verdict="full", proof="claimed", quality="9"),
+            cell_form(admin_client, cell, verdict="full", proof="claimed", quality="9"),
         )
     assert response.status_code == 302, response.content.decode()[:2000]
     change = CellChange.objects.get(cell=cell)
@@ -91,7 +65,7 @@ def test_admin_refuses_an_invalid_cell_with_a_message_per_field(admin_client, se
     cell = Cell.objects.filter(story__arena=seeded_arena, verdict="full").first()
     response = admin_client.post(
         f"/admin/stories/cell/{cell.pk}/change/",
-        cell_post_data(cell, verdict="none", proof="claimed", quality="4"),
+        cell_form(admin_client, cell, verdict="none", proof="claimed", quality="4"),
     )
     assert response.status_code == 200
     text = response.content.decode()
@@ -111,24 +85,38 @@ def test_changing_a_story_weight_in_the_admin_recomputes(
     from stories.services import story_update
 
     with django_capture_on_commit_callbacks(execute=True):
-        story_update(story=story, weight=1)
+        story_update(story=story, changes={"weight": 1})
     seeded_arena.refresh_from_db()
     assert seeded_arena.computed_seq == seq + 1 and seeded_arena.scores_stale_since is None
 
 
 @pytest.mark.django_db
-def test_deleting_a_product_in_the_admin_recomputes(
+def test_retiring_a_product_in_the_admin_recomputes_and_keeps_it(
     admin_client, seeded_arena, django_capture_on_commit_callbacks
 ):
     from products.models import Product
 
     dbos = Product.objects.get(slug="dbos")
+    assert admin_client.get(f"/admin/products/product/{dbos.pk}/delete/").status_code == 403
     with django_capture_on_commit_callbacks(execute=True):
-        response = admin_client.post(f"/admin/products/product/{dbos.pk}/delete/", {"post": "yes"})
+        response = admin_client.post(
+            "/admin/products/product/",
+            {"action": "retire_selected", "_selected_action": [dbos.pk]},
+        )
     assert response.status_code == 302
     assert not ProductScore.objects.filter(product__slug="dbos").exists()
     assert ProductScore.objects.filter(arena=seeded_arena).count() == 5
     assert ProductScore.objects.get(rank=1).vs.slug != "dbos"
+    assert Product.all_objects.get(slug="dbos").retired_at is not None
+    assert Cell.objects.filter(product__slug="dbos").count() == 53  # kept, with their history
+    page = admin_client.get("/arenas/durable-execution-engines/").content.decode()
+    assert "/products/dbos/" not in page
+    with django_capture_on_commit_callbacks(execute=True):
+        admin_client.post(
+            "/admin/products/product/",
+            {"action": "restore_selected", "_selected_action": [dbos.pk]},
+        )
+    assert ProductScore.objects.filter(arena=seeded_arena).count() == 6
 
 
 @pytest.mark.django_db
@@ -187,29 +175,7 @@ def test_editing_a_cell_inline_on_its_story_page(
 ):
     story = Story.objects.get(text__startswith="A workflow pauses for human approval")
     cells = list(story.cells.order_by("product__position"))
-    data = {
-        "arena": seeded_arena.pk,
-        "category": story.category_id,
-        "subgroup": story.subgroup_id,
-        "persona": story.persona_id,
-        "text": story.text,
-        "weight": story.weight,
-        "weight_published": "on",
-        "position": story.position,
-        "cells-TOTAL_FORMS": str(len(cells)),
-        "cells-INITIAL_FORMS": str(len(cells)),
-    }
-    for i, c in enumerate(cells):
-        data.update(
-            {
-                f"cells-{i}-id": c.pk,
-                f"cells-{i}-story": story.pk,
-                f"cells-{i}-verdict": c.verdict,
-                f"cells-{i}-proof": c.proof or "",
-                f"cells-{i}-quality": "" if c.quality is None else c.quality,
-                f"cells-{i}-rationale": c.rationale,
-            }
-        )
+    data = page_form(admin_client, f"/admin/stories/story/{story.pk}/change/", "story_form")
     hatchet = next(i for i, c in enumerate(cells) if c.product.slug == "hatchet")
     data.update(
         {

@@ -5,7 +5,7 @@ from django.core.exceptions import ValidationError
 
 from arena.models import ProductScore
 from stories.models import Cell, CellChange
-from stories.services import cell_set_verdict
+from stories.services import EditConflict, cell_set_verdict
 
 
 @pytest.mark.django_db
@@ -50,6 +50,6 @@ def test_invalid_values_are_refused_per_field_and_nothing_changes(seeded_arena):
 def test_stale_version_is_refused(seeded_arena):
     cell = Cell.objects.filter(story__arena=seeded_arena, verdict="full").first()
     cell_set_verdict(cell=cell, verdict="partial", proof="claimed", quality=5)
-    with pytest.raises(ValidationError, match="changed by someone else"):
+    with pytest.raises(EditConflict, match="changed by someone else"):
         cell_set_verdict(cell=cell, verdict="none", proof=None, quality=0, expected_version=1)
     assert CellChange.objects.count() == 1

@@ -2,23 +2,38 @@ from django.core.management.base import BaseCommand, CommandError
 
 from arena.importer.parser import PageError, read_arena
 from arena.services import arena_import
+from stories.services import EditConflict
 
 
 class Command(BaseCommand):
     help = (
         "Import published arena page dumps: one arena overview page and any number of head-to-head "
-        "pages, in any order. Idempotent; a malformed file imports nothing and names FILE:LINE."
+        "pages, in any order. Idempotent; a malformed file imports nothing and names FILE:LINE. "
+        "Cells corrected by a moderator (an upheld flag or an admin edit) on or after the pages' "
+        "date keep their value, and each such conflict is listed; stories and products the pages "
+        "no longer list are retired, never deleted."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("files", nargs="+", metavar="FILE")
+        parser.add_argument(
+            "--overwrite-moderated",
+            action="store_true",
+            help="Write the pages' values over moderated cells too (recorded publicly as an "
+            "import over a moderated value).",
+        )
 
-    def handle(self, *args, files, **options):
+    def handle(self, *args, files, overwrite_moderated=False, **options):
         try:
             record = read_arena(files)
         except PageError as exc:
             raise CommandError(str(exc)) from None
-        report = arena_import(record=record)
+        try:
+            report = arena_import(record=record, overwrite_moderated=overwrite_moderated)
+        except EditConflict as exc:
+            raise CommandError(
+                f"a cell changed while the import ran; nothing was imported, run it again ({exc})"
+            ) from None
         arena = report.arena
         verb = "Created" if report.created else ("Updated" if report.changed else "Unchanged:")
         self.stdout.write(
@@ -27,5 +42,18 @@ class Command(BaseCommand):
         )
         for text in report.default_weight_stories:
             self.stdout.write(f"  no page gives the weight of {text!r}: default weight used")
+        for line in report.kept:
+            self.stdout.write(f"  {line}")
+        if report.kept:
+            self.stdout.write(
+                f"  {len(report.kept)} moderated cell(s) kept; --overwrite-moderated writes the "
+                "pages' values over them"
+            )
+        for line in report.overwritten:
+            self.stdout.write(f"  {line}")
+        for what in report.retired:
+            self.stdout.write(f"  retired {what} (no longer on the pages; its history is kept)")
+        for what in report.restored:
+            self.stdout.write(f"  restored {what} (back on the pages)")
         for what in report.removed:
             self.stdout.write(f"  removed {what} (no longer on the pages)")
