@@ -11,6 +11,10 @@ Plain functions and context managers, no pytest dependency::
             with live_server_process(env) as base_url:  # "http://127.0.0.1:PORT"
                 ...
 
+    # gunicorn with 3 worker processes × 4 threads; 40 requests released at the same moment
+    with live_server_process(env, server="gunicorn", workers=3, threads=4) as base_url:
+        results = simultaneous_requests(base_url, [HttpRequest("GET", "/")] * 40)
+
 Every subprocess runs in its own process group (so a Celery worker and its embedded beat die
 together), gets SIGTERM if the test process dies (Linux ``PR_SET_PDEATHSIG``), and is also
 stopped by an ``atexit`` hook. Startup failures raise :class:`ServiceError` with the tail of the
@@ -22,6 +26,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import dataclasses
 import os
 import shutil
 import signal
@@ -56,6 +61,8 @@ __all__ = [
     "CHROMIUM_PATH",
     "PROJECT_ROOT",
     "CeleryWorker",
+    "HttpRequest",
+    "HttpResult",
     "LiveServer",
     "RedisServer",
     "ServiceError",
@@ -63,7 +70,10 @@ __all__ = [
     "chromium_browser",
     "free_port",
     "live_server_process",
+    "loopback_address",
+    "loopback_aliases_work",
     "redis_server",
+    "simultaneous_requests",
     "wait_for",
 ]
 
@@ -486,10 +496,17 @@ class LiveServer(_ManagedProcess):
     """``manage.py runserver 127.0.0.1:PORT --noreload`` (or gunicorn) in a subprocess.
 
     ``.url`` (``http://127.0.0.1:PORT``), ``.port``, ``.start()``, ``.stop()``, ``.kill()``,
-    ``.log``.
+    ``.log``, ``.worker_pids()``.
+
+    With ``server="gunicorn"``: ``workers`` processes of ``threads`` threads each (gthread; default
+    1 × 4). :meth:`start` returns once every worker has loaded the site (a gunicorn hook marks each
+    one; ``.worker_pids()`` lists them) and the server answers ``ready_path``. The access log
+    lines carry the serving worker's pid (``<pid>`` after the status and size).
     """
 
     name = "web"
+    READY_MARK = "arena-live-server: worker ready"
+    ACCESS_LOG_FORMAT = '%(h)s "%(r)s" %(s)s %(b)s %(p)s %(M)sms'
 
     def __init__(
         self,
@@ -498,32 +515,85 @@ class LiveServer(_ManagedProcess):
         port: int | None = None,
         server: str = "runserver",
         ready_path: str = "/",
+        workers: int = 1,
+        threads: int = 4,
+        extra_args: tuple[str, ...] = (),
     ):
         super().__init__(env)
         if server not in ("runserver", "gunicorn"):
             raise ValueError("server must be 'runserver' or 'gunicorn'")
+        if server == "runserver" and (workers != 1 or threads != 4):
+            raise ValueError("workers= and threads= need server='gunicorn'")
+        if workers < 1 or threads < 1:
+            raise ValueError("workers and threads must be at least 1")
         self.server = server
         self.port = port or free_port()
         self.host = "127.0.0.1"
         self.ready_path = ready_path
+        self.workers = workers
+        self.threads = threads
+        self.extra_args = tuple(extra_args)
+        self._log_mark = 0
 
     @property
     def url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
+    @property
+    def _ready_dir(self) -> Path:
+        return self.tmpdir / "workers-ready"
+
+    def _gunicorn_config(self) -> Path:
+        """A config file whose hook marks each worker once it loaded the site (and its URLconf):
+        a file named after its pid in ``_ready_dir``, and a line in the log."""
+        path = self.tmpdir / "gunicorn_conf.py"
+        path.write_text(
+            "import pathlib\n"
+            "\n"
+            "\n"
+            "def post_worker_init(worker):\n"
+            "    try:  # import the views now, not during the first (timed) request\n"
+            "        from django.urls import get_resolver\n"
+            "\n"
+            "        get_resolver().url_patterns\n"
+            "    except Exception as exc:\n"
+            "        worker.log.warning('URLconf not loaded: %r', exc)\n"
+            f"    pathlib.Path({str(self._ready_dir)!r}, str(worker.pid)).touch()\n"
+            f"    worker.log.info('{self.READY_MARK} (pid: %s)', worker.pid)\n"
+        )
+        return path
+
     def command(self) -> list[str]:
         if self.server == "gunicorn":
             return [
                 _python(), "-m", "gunicorn", "arena.wsgi:application",
-                "--bind", f"{self.host}:{self.port}", "--workers", "1", "--threads", "4",
+                "--config", str(self._gunicorn_config()),
+                "--bind", f"{self.host}:{self.port}",
+                "--workers", str(self.workers), "--threads", str(self.threads),
                 "--access-logfile", "-", "--error-logfile", "-",
+                "--access-logformat", self.ACCESS_LOG_FORMAT,
+                *self.extra_args,
             ]  # fmt: skip
         return [
             _python(), "manage.py", "runserver", f"{self.host}:{self.port}",
-            "--noreload", "--skip-checks",
+            "--noreload", "--skip-checks", *self.extra_args,
         ]  # fmt: skip
 
+    @property
+    def current_log(self) -> str:
+        """The log of the current (or last) run only."""
+        return self.log[self._log_mark :]
+
+    def worker_pids(self) -> list[int]:
+        """The pids of the gunicorn workers that loaded the site in the current run (a worker
+        that gunicorn replaced stays listed)."""
+        if not self._ready_dir.is_dir():
+            return []
+        return sorted(int(p.name) for p in self._ready_dir.iterdir() if p.name.isdigit())
+
     def _is_ready(self) -> bool:
+        if self.server == "gunicorn" and len(set(self.worker_pids())) < self.workers:
+            return False
         if not port_is_open(self.port, self.host):
             return False
         try:
@@ -535,6 +605,10 @@ class LiveServer(_ManagedProcess):
             return False
 
     def start(self, timeout: float = 60) -> LiveServer:
+        if not self.is_running():
+            self._log_mark = len(self.log)
+            shutil.rmtree(self._ready_dir, ignore_errors=True)
+            self._ready_dir.mkdir(parents=True)
         self._spawn(timeout)
         return self
 
@@ -550,17 +624,144 @@ def live_server_process(
     server: str = "runserver",
     ready_path: str = "/",
     timeout: float = 60,
+    workers: int = 1,
+    threads: int = 4,
 ) -> Iterator[str]:
     """Run the site in a real subprocess; yield its base URL ``http://127.0.0.1:PORT``.
 
-    Use :class:`LiveServer` directly to get a handle with ``.stop()``/``.log``.
+    ``workers``/``threads`` size gunicorn (``server="gunicorn"``). Use :class:`LiveServer`
+    directly to get a handle with ``.stop()``/``.log``/``.worker_pids()``.
     """
-    web = LiveServer(env, port=port, server=server, ready_path=ready_path)
+    web = LiveServer(
+        env, port=port, server=server, ready_path=ready_path, workers=workers, threads=threads
+    )
     try:
         web.start(timeout=timeout)
         yield web.url
     finally:
         web.close()
+
+
+# --------------------------------------------------------------------------- simultaneous HTTP
+
+
+def loopback_address(n: int) -> str:
+    """``127.0.0.<n>`` (1 ≤ n ≤ 254): a distinct client address on loopback, to bind a socket to."""
+    if not 1 <= n <= 254:
+        raise ValueError("n must be between 1 and 254")
+    return f"127.0.0.{n}"
+
+
+def loopback_aliases_work() -> bool:
+    """True when a socket bound to 127.0.0.2 can reach 127.0.0.1 (Linux: all of 127/8 is local)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        try:
+            with socket.create_connection(
+                listener.getsockname(), timeout=1, source_address=(loopback_address(2), 0)
+            ) as sock:
+                return sock.getsockname()[0] == loopback_address(2)
+        except OSError:
+            return False
+
+
+@dataclasses.dataclass(frozen=True)
+class HttpRequest:
+    """One request of a burst: sent from ``source`` (a local address, "" = the OS picks)."""
+
+    method: str
+    path: str
+    json_body: object = None
+    headers: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    source: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class HttpResult:
+    request: HttpRequest
+    status: int | None  # None when the request failed (``error`` says why)
+    headers: Mapping[str, str]  # lower-case names
+    body: bytes
+    sent_at: float  # time.monotonic() when the request went out
+    elapsed: float
+    error: str = ""
+
+    def json(self):
+        import json
+
+        return json.loads(self.body.decode())
+
+    @property
+    def text(self) -> str:
+        return self.body.decode(errors="replace")
+
+
+def simultaneous_requests(
+    base_url: str, requests: list[HttpRequest], *, timeout: float = 30
+) -> list[HttpResult]:
+    """Send ``requests`` at the same moment: one thread and one fresh connection each (keep-alive
+    off: ``Connection: close``), connected first, then released together by a
+    :class:`threading.Barrier`. Returns the results in the order of ``requests``; a request that
+    fails (refused, reset, timed out) gives a result with ``status=None`` and ``error``.
+    """
+    import http.client
+    import json
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(base_url)
+    host, port = parts.hostname, parts.port or 80
+    barrier = threading.Barrier(len(requests))
+    results: list[HttpResult | None] = [None] * len(requests)
+
+    def one(index: int, req: HttpRequest) -> None:
+        conn = http.client.HTTPConnection(
+            host, port, timeout=timeout, source_address=(req.source, 0) if req.source else None
+        )
+        headers = {"Connection": "close", "Accept": "application/json", **req.headers}
+        body = None
+        if req.json_body is not None:
+            body = json.dumps(req.json_body).encode()
+            headers.setdefault("Content-Type", "application/json")
+        sent_at = time.monotonic()
+        try:
+            try:
+                conn.connect()
+            finally:
+                barrier.wait(timeout)  # released together even when a connect failed
+            sent_at = time.monotonic()
+            conn.request(req.method, req.path, body=body, headers=headers)
+            response = conn.getresponse()
+            data = response.read()
+            results[index] = HttpResult(
+                req,
+                response.status,
+                {k.lower(): v for k, v in response.getheaders()},
+                data,
+                sent_at,
+                time.monotonic() - sent_at,
+            )
+        except Exception as exc:  # noqa: BLE001 - reported in the result
+            results[index] = HttpResult(
+                req, None, {}, b"", sent_at, time.monotonic() - sent_at, repr(exc)
+            )
+        finally:
+            conn.close()
+
+    threads = [
+        threading.Thread(target=one, args=(i, r), name=f"burst-{i}", daemon=True)
+        for i, r in enumerate(requests)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout + 10)
+    return [
+        r
+        if r is not None
+        else HttpResult(req, None, {}, b"", 0.0, 0.0, "thread did not finish in time")
+        for r, req in zip(results, requests, strict=True)
+    ]
 
 
 # --------------------------------------------------------------------------- Chromium
