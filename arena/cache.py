@@ -1,36 +1,121 @@
-"""A Redis cache that degrades to a miss instead of an error page when Redis is down.
+"""A Redis cache that degrades to cache misses instead of error pages when Redis is down.
 
 The cache only serves throttling counters and the like; a broken Redis must never take the site down.
+While Redis fails, every method answers exactly what its caller would get on a miss (``get`` returns
+the caller's ``default``, ``get_many`` ``{}``, ``add``/``touch``/``delete``/``has_key`` ``False``,
+``set_many`` the keys it could not store, ``incr``/``decr`` raise ``ValueError`` as for a missing key),
+so every caller's miss path runs unchanged (``get_or_set`` returns its default, DRF's throttles see an
+empty history).
+
+It fails fast: short socket timeouts (settings), and after a failure the cache does not touch Redis for
+``outage_backoff`` seconds (``OPTIONS["outage_backoff"]``, default 2), so a request that uses the cache
+several times waits for at most one timeout, and the log gets one warning per outage, not one per call.
 """
 
-import logging
+from __future__ import annotations
 
+import logging
+import time
+
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django.core.cache.backends.redis import RedisCache
+from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
 
-
-def _safe(name, default=None):
-    def method(self, *args, **kwargs):
-        try:
-            return getattr(super(ResilientRedisCache, self), name)(*args, **kwargs)
-        except Exception:  # noqa: BLE001 - redis.exceptions.* and socket errors alike
-            log.warning("cache %s failed; carrying on without the cache", name, exc_info=True)
-            return default() if callable(default) else default
-
-    method.__name__ = name
-    return method
+# Errors of an unreachable or unhealthy Redis (connection refused/reset, timeouts, protocol errors,
+# "OOM command not allowed"...). Anything else (a value that does not pickle, a bad key) is a bug
+# of the caller and propagates.
+OUTAGE_ERRORS = (RedisError, OSError)
 
 
 class ResilientRedisCache(RedisCache):
-    get = _safe("get")
-    set = _safe("set")
-    add = _safe("add", False)
-    delete = _safe("delete", False)
-    touch = _safe("touch", False)
-    get_many = _safe("get_many", dict)
-    set_many = _safe("set_many", list)
-    delete_many = _safe("delete_many")
-    has_key = _safe("has_key", False)
-    incr = _safe("incr", 0)
-    clear = _safe("clear")
+    outage_backoff = 2.0
+
+    def __init__(self, server, params):
+        options = dict(params.get("OPTIONS") or {})
+        self.outage_backoff = float(options.pop("outage_backoff", self.outage_backoff))
+        super().__init__(server, {**params, "OPTIONS": options})
+        self._down_until = 0.0  # monotonic time before which Redis is not tried again
+        self._down = False
+
+    # -- outage bookkeeping
+    @property
+    def is_down(self) -> bool:
+        """True while the last attempt failed and the back-off has not run out."""
+        return time.monotonic() < self._down_until
+
+    def _failed(self, name: str, exc: Exception) -> None:
+        self._down_until = time.monotonic() + self.outage_backoff
+        if not self._down:
+            self._down = True
+            log.warning(
+                "Redis cache unavailable (%s failed: %s: %s); serving cache misses",
+                name,
+                type(exc).__name__,
+                exc,
+            )
+
+    def _recovered(self) -> None:
+        if self._down:
+            self._down = False
+            log.warning("Redis cache is back")
+
+    def _call(self, name: str, miss, *args, **kwargs):
+        """``super().name(*args, **kwargs)``, or ``miss()`` while Redis is failing."""
+        if self.is_down:
+            return miss()
+        try:
+            result = getattr(super(), name)(*args, **kwargs)
+        except OUTAGE_ERRORS as exc:
+            self._failed(name, exc)
+            return miss()
+        self._recovered()
+        return result
+
+    # -- the cache API (BaseCache's get_or_set, decr, incr_version, the a* variants and so on are
+    # built on these)
+    def get(self, key, default=None, version=None):
+        return self._call("get", lambda: default, key, default, version=version)
+
+    def get_many(self, keys, version=None):
+        return self._call("get_many", dict, keys, version=version)
+
+    def has_key(self, key, version=None):
+        return self._call("has_key", lambda: False, key, version=version)
+
+    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._call("add", lambda: False, key, value, timeout, version=version)
+
+    def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._call("set", lambda: None, key, value, timeout, version=version)
+
+    def set_many(self, data, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._call("set_many", lambda: list(data), data, timeout, version=version)
+
+    def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._call("touch", lambda: False, key, timeout, version=version)
+
+    def delete(self, key, version=None):
+        return self._call("delete", lambda: False, key, version=version)
+
+    def delete_many(self, keys, version=None):
+        return self._call("delete_many", lambda: None, keys, version=version)
+
+    def incr(self, key, delta=1, version=None):
+        def missing():
+            raise ValueError(f"Key '{key}' not found.")
+
+        return self._call("incr", missing, key, delta, version=version)
+
+    def clear(self):
+        return self._call("clear", lambda: False)
+
+    # -- for /readyz
+    def ping(self) -> bool:
+        """PING the server now (ignoring the back-off); raises on failure."""
+        client = self._cache.get_client(None, write=True)
+        result = bool(client.ping())
+        self._down_until = 0.0
+        self._recovered()
+        return result

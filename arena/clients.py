@@ -2,29 +2,133 @@
 rate limits and the "one pending flag per client per cell" rule count by.
 
 Addresses are never stored; only ``client_key`` (a salted SHA-256) is.
+
+**Proxies.** ``settings.TRUSTED_PROXIES`` is the number of reverse proxies in front of the app
+(default 0). Each proxy appends the address it received the request from to ``X-Forwarded-For``, so
+the chain ``X-Forwarded-For entries + [REMOTE_ADDR]`` ends with N addresses written by our own
+proxies (REMOTE_ADDR is the innermost proxy itself); the entry just left of them is the client as the
+outermost proxy saw it. Everything further left was written by the client and is never believed.
+A chain shorter than that did not come through all the proxies: only REMOTE_ADDR is certain then.
+This holds only when the app cannot be reached except through those proxies.
+
+**Addresses** are normalised with :mod:`ipaddress` (IPv6 spellings compress to one form, IPv4-mapped
+IPv6 becomes IPv4, ports, brackets and zone ids are dropped); an entry that is not an address falls
+back to the next trusted hop, and finally to REMOTE_ADDR.
+
+**Keys.** One IPv6 client usually holds a whole /64 (and can pick a new address in it at will), so
+``client_key`` and the admin lock-out count IPv6 clients per /64 and IPv4 clients per address.
 """
 
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 
 from django.conf import settings
 
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IPV6_CLIENT_PREFIX = 64
+UNKNOWN = "unknown"
+
+
+def parse_address(value: str | None) -> IPAddress | None:
+    """``value`` as an address (``"1.2.3.4"``, ``"1.2.3.4:5678"``, ``"2001:DB8::1"``,
+    ``"[2001:db8::1]:443"``, ``"::ffff:1.2.3.4"`` → ``1.2.3.4``), or None when it is not one."""
+    text = (value or "").strip().strip('"').strip()
+    if not text:
+        return None
+    if text.startswith("["):  # [v6] or [v6]:port
+        end = text.find("]")
+        if end == -1:
+            return None
+        text = text[1:end]
+    elif text.count(":") == 1:  # v4:port
+        text = text.partition(":")[0]
+    text = text.partition("%")[0]  # an IPv6 zone id ("fe80::1%eth0") says nothing about the client
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def client_ip(request) -> IPAddress | None:
+    """The client's address behind ``settings.TRUSTED_PROXIES`` proxies, or None when neither the
+    forwarded chain nor REMOTE_ADDR holds one."""
+    remote = request.META.get("REMOTE_ADDR", "")
+    trusted = settings.TRUSTED_PROXIES
+    header = request.META.get("HTTP_X_FORWARDED_FOR", "").strip()
+    if trusted > 0 and header:
+        chain = [entry.strip() for entry in header.split(",")] + [remote]
+        if len(chain) > trusted:
+            # chain[-trusted - 1] is what the outermost trusted proxy saw; if it wrote junk there,
+            # the next hop to the right (a trusted one) is the best we know.
+            for entry in chain[-trusted - 1 :]:
+                address = parse_address(entry)
+                if address is not None:
+                    return address
+            return None
+    return parse_address(remote)
+
 
 def client_address(request) -> str:
-    """The address of the client that sent ``request``."""
-    if settings.TRUST_X_FORWARDED_FOR:
-        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-        if forwarded:
-            return forwarded.split(",")[0].strip()
-    return request.META.get("REMOTE_ADDR", "") or "unknown"
+    """The address of the client that sent ``request`` (normalised), or ``"unknown"``."""
+    address = client_ip(request)
+    return str(address) if address is not None else UNKNOWN
+
+
+def client_network(address: IPAddress) -> str:
+    """What counts as one client: an IPv4 address, or an IPv6 /64 (``"2001:db8:1:2::/64"``)."""
+    if isinstance(address, ipaddress.IPv6Address):
+        return str(ipaddress.IPv6Network((address, IPV6_CLIENT_PREFIX), strict=False))
+    return str(address)
 
 
 def client_hash(address: str) -> str:
-    """Client addresses are stored only as a salted hash."""
-    return hashlib.sha256(f"{settings.SECRET_KEY}:flag-client:{address}".encode()).hexdigest()
+    """Client addresses are stored only as a salted hash: of the address for IPv4, of its /64 for
+    IPv6 (every spelling of one address, and every address of one /64, give the same hash)."""
+    parsed = parse_address(address)
+    group = client_network(parsed) if parsed is not None else address
+    return hashlib.sha256(f"{settings.SECRET_KEY}:flag-client:{group}".encode()).hexdigest()
 
 
 def client_key(request) -> str:
-    """The salted key of the request's client, as flags store it."""
+    """The salted key of the request's client, as flags and rate limits count it."""
     return client_hash(client_address(request))
+
+
+def lockout_address(request) -> str | None:
+    """The address django-axes records and locks out by (``AXES_CLIENT_IP_CALLABLE``): the client's
+    IPv4 address, or the first address of its IPv6 /64 (one client cannot dodge the lock-out by
+    walking through its /64), or None when unknown (axes stores NULL; the column is an inet on
+    PostgreSQL, where ``"unknown"`` would fail)."""
+    address = client_ip(request)
+    if address is None:
+        return None
+    if isinstance(address, ipaddress.IPv6Address):
+        return str(
+            ipaddress.IPv6Network((address, IPV6_CLIENT_PREFIX), strict=False).network_address
+        )
+    return str(address)
+
+
+# --- DRF throttles that count by client_key. DRF's own get_ident() believes the whole
+# client-written X-Forwarded-For header (unless NUM_PROXIES is set), so one client could dodge its
+# limit by sending a new header each time; these count per client_key like everything else.
+from rest_framework import throttling  # noqa: E402 - after the helpers they use
+
+
+class AnonRateThrottle(throttling.AnonRateThrottle):
+    """DRF's anonymous throttle (scope ``anon``), one bucket per client_key."""
+
+    def get_ident(self, request):
+        return client_key(request)
+
+
+class UserRateThrottle(throttling.UserRateThrottle):
+    """DRF's per-user throttle (scope ``user``); anonymous requests count per client_key."""
+
+    def get_ident(self, request):
+        return client_key(request)

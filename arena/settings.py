@@ -144,7 +144,12 @@ if os.environ.get("REDIS_URL"):
         "default": {
             "BACKEND": "arena.cache.ResilientRedisCache",
             "LOCATION": os.environ["REDIS_URL"],
-            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+            # fail fast; after a failure the cache serves misses for outage_backoff seconds
+            "OPTIONS": {
+                "socket_connect_timeout": 0.5,
+                "socket_timeout": 0.5,
+                "outage_backoff": float(os.environ.get("REDIS_OUTAGE_BACKOFF", "2")),
+            },
         }
     }
 else:
@@ -187,8 +192,10 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"]
     + (["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        # DRF's throttles counting by arena.clients.client_key (proxy-aware, IPv6 per /64). They keep
+        # their history in the cache: with Redis down they fail OPEN (README, "Outages").
+        "arena.clients.AnonRateThrottle",
+        "arena.clients.UserRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("API_ANON_RATE", "600/minute"),
@@ -215,7 +222,13 @@ SPECTACULAR_SETTINGS = {
 # --- login throttling for the admin (django-axes)
 AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=15)
-AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+# Lock out a (username, client address) pair: wrong passwords from one address cannot lock a
+# moderator out from another, and behind proxies the address is the real client's (not the proxy's),
+# IPv6 per /64 (arena.clients.lockout_address).
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_CLIENT_IP_CALLABLE = "arena.clients.lockout_address"
+# Attempts are counted in the database, not the cache: a Redis outage does not switch lock-outs off.
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
 AXES_ENABLED = env_bool("AXES_ENABLED", True)
 
 # --- Content Security Policy (Django's own); htmx is served from our static files
@@ -242,13 +255,23 @@ if not DEBUG:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    # Load balancers and orchestrators probe over plain HTTP: no redirect for the health checks.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 
 # --- the site's own knobs
 ARENA_DEFAULT_STORY_WEIGHT = 1  # weight of a story no page gives (docs/importing.md says why)
 RECOMPUTE_DEBOUNCE_SECONDS = float(os.environ.get("RECOMPUTE_DEBOUNCE_SECONDS", "1"))
 # Flags accepted per client address per period (429 with Retry-After beyond it)
 FLAG_RATE = os.environ.get("FLAG_RATE", "10/hour")
+# How many reverse proxies of our own stand in front of the app (each appends to X-Forwarded-For);
+# the client address is the entry just left of theirs (arena/clients.py). 0: REMOTE_ADDR is the
+# client. TRUST_X_FORWARDED_FOR=1 is the deprecated spelling of TRUSTED_PROXIES=1.
 TRUST_X_FORWARDED_FOR = env_bool("TRUST_X_FORWARDED_FOR", False)
+TRUSTED_PROXIES = int(os.environ.get("TRUSTED_PROXIES") or (1 if TRUST_X_FORWARDED_FOR else 0))
+if TRUSTED_PROXIES < 0:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("TRUSTED_PROXIES is a count of proxies: 0 or more")
 BUNDLED_ARENA_DIR = BASE_DIR / "arena" / "data" / "seeds"
 
 LOGGING = {

@@ -1,0 +1,211 @@
+"""/healthz, /readyz, and the Redis cache under an outage, with a real redis-server that is started
+and stopped."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from django.core.cache import cache, caches
+from django.test import Client
+
+from arena.cache import ResilientRedisCache
+from arena.clients import AnonRateThrottle
+from tests.infra.services import free_port, redis_server
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def redis():
+    with redis_server() as server:
+        yield server
+
+
+def redis_cache_settings(url: str, backoff: float = 0.2) -> dict:
+    return {
+        "default": {
+            "BACKEND": "arena.cache.ResilientRedisCache",
+            "LOCATION": url,
+            "OPTIONS": {
+                "socket_connect_timeout": 0.5,
+                "socket_timeout": 0.5,
+                "outage_backoff": backoff,
+            },
+        }
+    }
+
+
+@pytest.fixture
+def redis_cache(redis, settings):
+    """The default cache on the real redis-server (as with REDIS_URL)."""
+    settings.CACHES = redis_cache_settings(redis.url.replace("/0", "/1"))
+    yield caches["default"]
+
+
+def timed(fn, *args, **kwargs):
+    start = time.monotonic()
+    result = fn(*args, **kwargs)
+    return result, time.monotonic() - start
+
+
+# --------------------------------------------------------------------------- /healthz
+
+
+def test_healthz_answers_without_io():
+    # no django_db mark: any database access would fail the test
+    client = Client()
+    response = client.get("/healthz")
+    assert response.status_code == 200 and response.json() == {"status": "ok"}
+    assert response["Cache-Control"] == "no-store"
+    assert not response.cookies and "Cookie" not in response.get("Vary", "")
+    head = client.head("/healthz")
+    assert head.status_code == 200 and head["Cache-Control"] == "no-store"
+    assert client.post("/healthz").status_code == 405
+
+
+def test_healthz_answers_with_redis_down(settings):
+    settings.CACHES = redis_cache_settings(f"redis://127.0.0.1:{free_port()}/0")
+    settings.CELERY_BROKER_URL = f"redis://127.0.0.1:{free_port()}/0"
+    assert Client().get("/healthz").status_code == 200
+
+
+# --------------------------------------------------------------------------- /readyz
+
+
+@pytest.mark.django_db
+def test_readyz_checks_the_database_only_when_nothing_else_is_configured(settings):
+    settings.CELERY_BROKER_URL = ""
+    response = Client().get("/readyz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "checks": {"database": "ok"}}
+    assert response["Cache-Control"] == "no-store" and not response.cookies
+    assert Client().head("/readyz").status_code == 200
+
+
+@pytest.mark.django_db
+def test_readyz_follows_redis_and_the_broker(redis, redis_cache, settings):
+    settings.CELERY_BROKER_URL = redis.url
+    client = Client()
+    up = client.get("/readyz")
+    assert up.status_code == 200, up.content
+    assert up.json() == {
+        "status": "ok",
+        "checks": {"database": "ok", "redis": "ok", "broker": "ok"},
+    }
+
+    redis.stop()
+    down, took = timed(client.get, "/readyz")
+    print(f"/readyz with Redis stopped answered in {took * 1000:.0f} ms")
+    assert down.status_code == 503 and took < 3
+    body = down.json()
+    assert body["status"] == "unavailable" and body["failing"] == ["broker", "redis"]
+    assert body["checks"]["database"] == "ok"
+    assert body["checks"]["redis"].startswith("error: ")
+    assert body["checks"]["broker"].startswith("error: ")
+    assert down["Cache-Control"] == "no-store"
+    assert client.head("/readyz").status_code == 503
+
+    redis.start()
+    back = client.get("/readyz")  # PING ignores the cache's outage back-off
+    assert back.status_code == 200, back.content
+
+
+@pytest.mark.django_db
+def test_health_checks_are_not_rate_limited(monkeypatch, settings):
+    settings.CELERY_BROKER_URL = ""
+    cache.clear()
+    monkeypatch.setattr(AnonRateThrottle, "rate", "3/minute", raising=False)
+    client = Client()
+    api = [client.get("/api/arenas/").status_code for _ in range(4)]
+    assert api == [200, 200, 200, 429]  # the API is throttled by client key...
+    for _ in range(20):  # ...the health checks are not
+        assert client.get("/healthz").status_code == 200
+        assert client.get("/readyz").status_code == 200
+    cache.clear()
+
+
+# --------------------------------------------------------------------------- the cache
+
+
+def test_cache_answers_misses_while_redis_is_down(redis, redis_cache):
+    c = redis_cache
+    assert isinstance(c, ResilientRedisCache)
+    c.set("kept", 1)
+    assert c.get("kept") == 1
+    with pytest.raises(ValueError):  # a real miss, Redis up: Django's contract
+        c.incr("absent")
+    assert not c.is_down
+
+    redis.stop()
+    misses = {
+        "get": lambda: c.get("kept"),
+        "get default": lambda: c.get("kept", []),
+        "get_or_set": lambda: c.get_or_set("kept", lambda: "computed", 10),
+        "get_many": lambda: c.get_many(["kept", "other"]),
+        "has_key": lambda: c.has_key("kept"),
+        "add": lambda: c.add("new", 1),
+        "set": lambda: c.set("kept", 2),
+        "set_many": lambda: sorted(c.set_many({"a": 1, "b": 2})),
+        "touch": lambda: c.touch("kept"),
+        "delete": lambda: c.delete("kept"),
+        "delete_many": lambda: c.delete_many(["a", "b"]),
+        "clear": lambda: c.clear(),
+    }
+    expected = {
+        "get": None,
+        "get default": [],
+        "get_or_set": "computed",
+        "get_many": {},
+        "has_key": False,
+        "add": False,
+        "set": None,
+        "set_many": ["a", "b"],
+        "touch": False,
+        "delete": False,
+        "delete_many": None,
+        "clear": False,
+    }
+    start = time.monotonic()
+    got = {name: call() for name, call in misses.items()}
+    assert got == expected
+    for call in (lambda: c.incr("kept"), lambda: c.decr("kept"), lambda: c.incr_version("kept")):
+        with pytest.raises(ValueError):
+            call()
+    took = time.monotonic() - start
+    assert c.is_down and took < 1.0, took
+
+    redis.start()
+    time.sleep(0.25)  # the back-off (0.2 s here) runs out
+    c.set("kept", 3)
+    assert c.get("kept") == 3 and not c.is_down
+
+
+def test_cache_failures_that_are_not_outages_propagate(redis_cache):
+    with pytest.raises(Exception) as caught:
+        redis_cache.set("bad", lambda: None)  # cannot be pickled: a bug, not an outage
+    assert "pickle" in str(caught.value).lower() or "lambda" in str(caught.value)
+    assert not redis_cache.is_down
+
+
+def test_cache_back_off_spares_redis_during_an_outage(redis, redis_cache):
+    redis.stop()
+    redis_cache.get("x")
+    assert redis_cache.is_down
+    # during the back-off nothing reaches the network (a blocked socket would make this slow)
+    _, took = timed(lambda: [redis_cache.get("x", 0) for _ in range(1000)])
+    assert took < 0.5, took
+
+
+@pytest.mark.django_db
+def test_api_answers_with_redis_down_and_throttles_fail_open(redis, redis_cache, monkeypatch):
+    monkeypatch.setattr(AnonRateThrottle, "rate", "3/minute", raising=False)
+    client = Client()
+    redis.stop()
+    statuses = [client.get("/api/arenas/").status_code for _ in range(6)]
+    assert statuses == [200] * 6  # no history can be kept: the DRF throttle fails open
+    redis.start()
+    time.sleep(0.25)
+    redis_cache.clear()
+    statuses = [client.get("/api/arenas/").status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]  # and counts again once Redis is back
