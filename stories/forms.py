@@ -1,7 +1,7 @@
 from django import forms
 
 from stories.models import Cell, Story
-from stories.services import EditConflict
+from stories.services import EditConflict, cell_last_change_note
 from stories.values import JUDGEMENT_FIELDS, CellValues, merge_edit
 
 
@@ -69,8 +69,13 @@ class VersionedForm(forms.ModelForm):
             base=self.base(), current=self._current(), changes=self.changes(), units=self.edit_units
         )
         if outcome.conflicts:
-            self.show_current(EditConflict(self.what, outcome.conflicts, self.instance))
+            self.show_current(
+                EditConflict(self.what, outcome.conflicts, self.instance, self.conflict_detail())
+            )
         return data
+
+    def conflict_detail(self) -> str:
+        return ""
 
     def show_current(self, conflict: EditConflict) -> None:
         """Refuse the edit with ``conflict``'s message and re-display the row as it is now, so the
@@ -98,6 +103,9 @@ class CellForm(VersionedForm):
     class Meta:
         model = Cell
         fields = ["verdict", "proof", "quality", "rationale"]
+
+    def conflict_detail(self) -> str:
+        return cell_last_change_note(self.instance.pk)
 
     def clean(self):
         data = super().clean()

@@ -22,6 +22,7 @@ __all__ = [
     "EditConflict",
     "cell_check_values",
     "cell_edit",
+    "cell_last_change_note",
     "cell_set_verdict",
     "cell_update_detail",
     "product_add",
@@ -72,7 +73,7 @@ def _mark_stale(arena_id: int) -> None:
     arena_mark_stale(arena_id=arena_id)
 
 
-def _last_change_note(cell_id: int) -> str:
+def cell_last_change_note(cell_id: int) -> str:
     last = CellChange.objects.filter(cell_id=cell_id).select_related("changed_by").first()
     if last is None:
         return ""
@@ -115,7 +116,7 @@ def cell_set_verdict(
     with transaction.atomic():
         current = Cell.objects.select_for_update().get(pk=cell.pk)
         if expected_version is not None and current.version != expected_version:
-            raise EditConflict("cell", {}, current, _last_change_note(cell.pk))
+            raise EditConflict("cell", {}, current, cell_last_change_note(cell.pk))
         old = CellValues.of(current)
         if old == values and not record_unchanged:
             return None
@@ -184,7 +185,7 @@ def cell_edit(
             base = now
         outcome = merge_edit(base=base, current=now, changes=changes, units=[JUDGEMENT_FIELDS])
         if outcome.conflicts:
-            raise EditConflict("cell", outcome.conflicts, current, _last_change_note(cell.pk))
+            raise EditConflict("cell", outcome.conflicts, current, cell_last_change_note(cell.pk))
         write = outcome.write
         version = current.version
         if set(write) & set(JUDGEMENT_FIELDS):
