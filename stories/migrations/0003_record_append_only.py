@@ -21,12 +21,12 @@ DROP = "DROP TRIGGER IF EXISTS stories_cellchange_append_only ON stories_cellcha
 
 def forwards(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(TRIGGER)
+        schema_editor.execute(TRIGGER, params=None)
 
 
 def backwards(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(DROP)
+        schema_editor.execute(DROP, params=None)
 
 
 class Migration(migrations.Migration):
