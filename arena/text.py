@@ -18,14 +18,27 @@ def persona_slug(label: str) -> str:
 _UNITS = (("M", 1_000_000), ("k", 1_000))
 
 
+_FIGURE = re.compile(r"([0-9]+)(?:(\.[0-9]+)?([kM]))?")
+_FIGURE_MAX_CHARS = 30  # far beyond any published figure; keeps float and int conversions cheap
+
+
 def parse_figure(text: str | None) -> int | None:
-    """``23k`` → 23000, ``8.8M`` → 8800000, ``730`` → 730."""
+    """``23k`` → 23000, ``8.8M`` → 8800000, ``730`` → 730.
+
+    Raises ValueError for anything else (``1.2.3k``, ``1.5`` without a unit, ``-3``, ``1e9``, a number
+    of more than 30 characters).
+    """
     if not text:
         return None
-    for suffix, factor in _UNITS:
-        if text.endswith(suffix):
-            return round(float(text[: -len(suffix)]) * factor)
-    return int(text)
+    if len(text) > _FIGURE_MAX_CHARS:
+        raise ValueError(f"a figure of {len(text)} characters is too long")
+    m = _FIGURE.fullmatch(text)
+    if not m:
+        raise ValueError(f"{text!r} is not a figure like 730, 23k or 8.8M")
+    whole, fraction, suffix = m.groups()
+    if not suffix:
+        return int(whole)
+    return round(float(whole + (fraction or "")) * dict(_UNITS)[suffix])
 
 
 def format_figure(value: int | None) -> str:

@@ -4,6 +4,12 @@ No ORM in here: the parser turns text into frozen dataclasses and reports every 
 ``FILE:LINE: reason`` (``PageError``). The import service (``arena.services.arena_import``) writes the
 records in one transaction.
 
+What the parser returns is what the database accepts: every text fits its model field's
+``max_length`` (read from the field), every number fits its column, names give non-empty slugs and no
+two products, categories, sub-groups of a category, stories or adjacent arenas are alike. Control
+characters are dropped as the lines are read (``arena.text.clean_text``), so nothing stored can break
+the Atom feed. ``tests/arena/test_import_fuzz.py`` checks this on mutated seed pages.
+
 Two kinds of page are understood:
 
 * the arena overview page (title line ``<Name> arena<Name>``, the "N user stories · M judged cells" line,
@@ -13,6 +19,7 @@ Two kinds of page are understood:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -37,6 +44,97 @@ class PageError(ValueError):
     def __init__(self, path: str, line: int, reason: str):
         self.path, self.line, self.reason = path, line, reason
         super().__init__(f"{path}:{line}: {reason}")
+
+
+# ---------------------------------------------------------------- what the database can store
+
+# The model fields the import writes, by "Model.field". The limits are read from the fields themselves
+# (lazily, so that importing this module needs no configured Django).
+_MODELS = {
+    "Arena": "arena.Arena",
+    "Category": "arena.Category",
+    "SubGroup": "arena.SubGroup",
+    "Persona": "arena.Persona",
+    "AdjacentArena": "arena.AdjacentArena",
+    "Product": "products.Product",
+    "Story": "stories.Story",
+    "Evidence": "stories.Evidence",
+}
+
+
+def _model_field(label: str):
+    from django.apps import apps
+
+    model, name = label.split(".")
+    return apps.get_model(_MODELS[model])._meta.get_field(name)
+
+
+@functools.cache
+def max_length(label: str) -> int:
+    """``max_length("Product.name")`` → the model field's max_length."""
+    return _model_field(label).max_length
+
+
+@functools.cache
+def max_value(label: str) -> int:
+    """The largest value an integer model field holds on every database Django supports."""
+    from django.db.backends.base.operations import BaseDatabaseOperations
+
+    internal = _model_field(label).get_internal_type()
+    return BaseDatabaseOperations.integer_field_ranges[internal][1]
+
+
+# A count that is not stored still has to be an int we can convert and compare cheaply.
+_ANY_COUNT_MAX = 2**31 - 1
+
+
+def _clip(text: str, size: int = 40) -> str:
+    return text if len(text) <= size else text[:size] + "…"
+
+
+def _short(text: str, size: int = 40) -> str:
+    return repr(_clip(text, size))
+
+
+def _fit(path: str, lineno: int, label: str, what: str, text: str) -> str:
+    """``text`` if it fits the model field ``label``; else a PageError."""
+    limit = max_length(label)
+    if len(text) > limit:
+        raise PageError(
+            path,
+            lineno,
+            f"{what} {_short(text)} is {len(text)} characters long; at most {limit} fit ({label})",
+        )
+    return text
+
+
+def _int(path: str, lineno: int, digits: str, what: str, maximum: int = _ANY_COUNT_MAX) -> int:
+    """ASCII digits as an int no larger than ``maximum`` (a huge digit run is refused before any
+    conversion: Python refuses int() of more than 4300 digits, and the columns hold far fewer)."""
+    significant = digits.lstrip("0") or "0"
+    if len(significant) > len(str(maximum)) or int(significant) > maximum:
+        raise PageError(path, lineno, f"{what} {_short(digits, 20)} is larger than {maximum}")
+    return int(significant)
+
+
+def _slug(path: str, lineno: int, label: str, what: str, name: str) -> str:
+    """The site's slug of ``name``, which must not be empty and must fit ``label``."""
+    from arena.text import arena_slugify
+
+    slug = arena_slugify(name)
+    if not slug:
+        raise PageError(
+            path, lineno, f"{what} {_short(name)} has no letters or digits to make a URL slug of"
+        )
+    limit = max_length(label)
+    if len(slug) > limit:
+        raise PageError(
+            path,
+            lineno,
+            f"{what} {_short(name)} gives a slug of {len(slug)} characters; "
+            f"at most {limit} fit ({label})",
+        )
+    return slug
 
 
 # ---------------------------------------------------------------- records
@@ -162,13 +260,13 @@ class ComparePage:
 
 
 def _quality(path: str, lineno: int, text: str) -> int:
-    m = re.fullmatch(r"(\d+)/10", text.strip())
+    m = re.fullmatch(r"([0-9]+)/10", text.strip())
     if not m:
         raise PageError(path, lineno, f"quality {text.strip()!r} is not of the form N/10")
-    q = int(m.group(1))
-    if not 0 <= q <= 10:
-        raise PageError(path, lineno, f"quality {q}/10 is outside 0–10")
-    return q
+    q = m.group(1).lstrip("0") or "0"
+    if len(q) > 2 or int(q) > 10:
+        raise PageError(path, lineno, f"quality {_clip(q, 20)}/10 is outside 0–10")
+    return int(q)
 
 
 def parse_matrix_cell(path: str, lineno: int, raw: str) -> CellMark:
@@ -196,7 +294,7 @@ def parse_matrix_cell(path: str, lineno: int, raw: str) -> CellMark:
     return CellMark(verdict, PROOF_LETTERS[letter], q)
 
 
-_DATE = r"(\d{4}-\d{2}-\d{2})"
+_DATE = r"([0-9]{4}-[0-9]{2}-[0-9]{2})"
 
 
 def _date(path: str, lineno: int, text: str) -> date:
@@ -229,19 +327,21 @@ def parse_overview(path: str, lines: list[str]) -> OverviewPage:
     m = re.fullmatch(r"(.+) arena\1", title)
     if not m:
         raise err(0, "first line should be '<Name> arena<Name>'")
-    name = m.group(1)
+    name = _fit(path, 1, "Arena.name", "arena name", m.group(1))
+    _slug(path, 1, "Arena.slug", "arena name", name)
     if n < 4:
         raise err(n - 1, "page ends before the story count line")
     description = lines[1].strip()
     m = re.fullmatch(
-        rf"(\d+) user stories · (\d+) judged cells · updated {_DATE} · Evidence as of {_DATE}",
+        rf"([0-9]+) user stories · ([0-9]+) judged cells · updated {_DATE} · Evidence as of {_DATE}",
         lines[2].strip(),
     )
     if not m:
         raise err(
             2, "expected 'N user stories · M judged cells · updated DATE · Evidence as of DATE'"
         )
-    story_count, cell_count = int(m.group(1)), int(m.group(2))
+    story_count = _int(path, 3, m.group(1), "story count")
+    cell_count = _int(path, 3, m.group(2), "judged cell count")
     updated, evidence_as_of = _date(path, 3, m.group(3)), _date(path, 3, m.group(4))
 
     i = 3
@@ -262,9 +362,9 @@ def parse_overview(path: str, lines: list[str]) -> OverviewPage:
             persona = lines[i][len("Best for ") :].strip()
             try:
                 winner = lines[i + 1].strip()
-                sm = re.fullmatch(r"(\d+)/100", lines[i + 2].strip())
-                rm = re.fullmatch(r"Runner-up: (.+) \((\d+)/100\)", lines[i + 3].strip())
-                cm = re.fullmatch(r"(\d+) (\S+) stories scored", lines[i + 4].strip())
+                sm = re.fullmatch(r"([0-9]+)/100", lines[i + 2].strip())
+                rm = re.fullmatch(r"Runner-up: (.+) \(([0-9]+)/100\)", lines[i + 3].strip())
+                cm = re.fullmatch(r"([0-9]+) (\S+) stories scored", lines[i + 4].strip())
             except IndexError:
                 raise err(n - 1, f"page ends inside 'Best for {persona}'") from None
             if not sm:
@@ -275,10 +375,10 @@ def parse_overview(path: str, lines: list[str]) -> OverviewPage:
                 PersonaWinner(
                     persona=persona,
                     winner=winner,
-                    score=int(sm.group(1)),
+                    score=_int(path, i + 3, sm.group(1), "score"),
                     runner_up=rm.group(1) if rm else None,
-                    runner_up_score=int(rm.group(2)) if rm else None,
-                    story_count=int(cm.group(1)),
+                    runner_up_score=_int(path, i + 4, rm.group(2), "score") if rm else None,
+                    story_count=_int(path, i + 5, cm.group(1), "story count"),
                 )
             )
             i += 5 if rm else 4
@@ -294,7 +394,9 @@ def parse_overview(path: str, lines: list[str]) -> OverviewPage:
     products: tuple[str, ...] | None = None
     cat_name: str | None = None
     cat_blurb = ""
+    cat_lines: dict[str, int] = {}  # category name → line of its heading
     groups: list[str | None] = []
+    group_lines: dict[str, int] = {}  # sub-group name → line of its heading, in this category
     group: str | None = None
     in_table = False
 
@@ -310,7 +412,7 @@ def parse_overview(path: str, lines: list[str]) -> OverviewPage:
             cols = [c.strip() for c in line.strip().strip("|").split("|")]
             these = tuple(cols[2:])
             if products is None:
-                products = these
+                products = _check_products(path, i + 1, these)
             elif these != products:
                 raise err(i, f"matrix columns {these} differ from the first table's {products}")
             if cat_name is None:
@@ -318,7 +420,9 @@ def parse_overview(path: str, lines: list[str]) -> OverviewPage:
             if group not in groups:
                 groups.append(group)
             in_table = True
-        elif line.startswith("|---") or re.fullmatch(r"\d+/\d+ stories shown.*", line.strip()):
+        elif line.startswith("|---") or re.fullmatch(
+            r"[0-9]+/[0-9]+ stories shown.*", line.strip()
+        ):
             pass
         elif line.startswith("| "):
             if not in_table or products is None:
@@ -338,6 +442,8 @@ def parse_overview(path: str, lines: list[str]) -> OverviewPage:
                 raise err(i, "story row has no story text")
             if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", persona):
                 raise err(i, f"bad persona {persona!r}")
+            _fit(path, i + 1, "Story.text", "story text", text)
+            _fit(path, i + 1, "Persona.slug", "persona", persona)
             cells = tuple(
                 (p, parse_matrix_cell(path, i + 1, raw))
                 for p, raw in zip(products, cols[2:], strict=True)
@@ -348,13 +454,28 @@ def parse_overview(path: str, lines: list[str]) -> OverviewPage:
             if header:
                 close_category()
                 cat_name, cat_blurb = header
-                if any(c.name == cat_name for c in categories):
-                    raise err(i, f"category {cat_name!r} appears twice")
-                groups, group = [], None
+                if cat_name in cat_lines:
+                    raise err(
+                        i,
+                        f"category {_short(cat_name)} appears twice "
+                        f"(first on line {cat_lines[cat_name]})",
+                    )
+                cat_lines[cat_name] = i + 1
+                _fit(path, i + 1, "Category.name", "category name", cat_name)
+                _fit(path, i + 1, "Category.blurb", "category blurb", cat_blurb)
+                groups, group_lines, group = [], {}, None
             else:
                 if cat_name is None:
                     raise err(i, f"unexpected line {line[:60]!r} before the first category")
                 group = line.strip()
+                if group in group_lines:
+                    raise err(
+                        i,
+                        f"sub-group {_short(group)} appears twice in category {_short(cat_name)} "
+                        f"(first on line {group_lines[group]})",
+                    )
+                group_lines[group] = i + 1
+                _fit(path, i + 1, "SubGroup.name", "sub-group name", group)
             in_table = False
         i += 1
     close_category()
@@ -363,21 +484,49 @@ def parse_overview(path: str, lines: list[str]) -> OverviewPage:
 
     # ---- legend and adjacent arenas
     adjacent: list[AdjacentRecord] = []
+    adjacent_lines: dict[str, int] = {}
     while i < n:
         am = re.fullmatch(r"(.+) arena\1", lines[i].strip())
         if am and i + 1 < n:
-            pm = re.fullmatch(r"(\d+) products · leader: (.+)", lines[i + 1].strip())
+            adj_name = _fit(path, i + 1, "AdjacentArena.name", "adjacent arena name", am.group(1))
+            if adj_name in adjacent_lines:
+                raise err(
+                    i,
+                    f"adjacent arena {_short(adj_name)} appears twice "
+                    f"(first on line {adjacent_lines[adj_name]})",
+                )
+            adjacent_lines[adj_name] = i + 1
+            pm = re.fullmatch(r"([0-9]+) products · leader: (.+)", lines[i + 1].strip())
             if not pm:
                 raise err(i + 1, "expected 'N products · leader: NAME' under an adjacent arena")
+            count = _int(
+                path,
+                i + 2,
+                pm.group(1),
+                "adjacent arena product count",
+                max_value("AdjacentArena.product_count"),
+            )
+            leader = _fit(path, i + 2, "AdjacentArena.leader", "adjacent arena leader", pm.group(2))
             shares = None
             if i + 2 < n and lines[i + 2].startswith("shares: "):
                 shares = lines[i + 2][len("shares: ") :].strip()
-            adjacent.append(AdjacentRecord(am.group(1), int(pm.group(1)), pm.group(2), shares))
+                _fit(path, i + 3, "AdjacentArena.shares", "shared category", shares)
+            adjacent.append(AdjacentRecord(adj_name, count, leader, shares))
             i += 3 if shares else 2
             continue
         i += 1
 
     leaderboard = tuple(_parse_leader_row(path, ln, raw, products) for ln, raw in rows_raw)
+    ranked: dict[str, int] = {}
+    for row in leaderboard:
+        if row.product in ranked:
+            raise PageError(
+                path,
+                row.line,
+                f"product {_short(row.product)} appears twice in the leaderboard "
+                f"(first on line {ranked[row.product]})",
+            )
+        ranked[row.product] = row.line
 
     if len(stories) != story_count:
         raise err(2, f"the page says {story_count} user stories but its matrix has {len(stories)}")
@@ -410,16 +559,53 @@ def parse_overview(path: str, lines: list[str]) -> OverviewPage:
     )
 
 
+def _figure(path: str, lineno: int, label: str, shown: str) -> int:
+    """A popularity figure (``23k``) as ``arena.text.parse_figure`` will store it in ``label``."""
+    from arena.text import parse_figure
+
+    text = shown.split(" ", 1)[1]
+    try:
+        value = parse_figure(text)
+    except ValueError as exc:
+        raise PageError(path, lineno, f"popularity figure {_short(shown)}: {exc}") from None
+    limit = max_value(label)
+    if value > limit:
+        raise PageError(
+            path, lineno, f"popularity figure {_short(shown)} is larger than {limit} ({label})"
+        )
+    return value
+
+
+def _check_products(path: str, lineno: int, names: tuple[str, ...]) -> tuple[str, ...]:
+    """The matrix's columns: names and slugs that fit, no two alike."""
+    by_slug: dict[str, str] = {}
+    for name in names:
+        _fit(path, lineno, "Product.name", "product name", name)
+        slug = _slug(path, lineno, "Product.slug", "product name", name)
+        if slug in by_slug:
+            other = by_slug[slug]
+            raise PageError(
+                path,
+                lineno,
+                f"product {_short(name)} appears twice in the matrix columns"
+                if other == name
+                else f"products {_short(other)} and {_short(name)} have the same slug {slug!r}",
+            )
+        by_slug[slug] = name
+    return names
+
+
 def _parse_leader_row(path: str, i: int, raw: str, products: tuple[str, ...]) -> LeaderboardRow:
     def err(reason: str) -> PageError:
         return PageError(path, i + 1, reason)
 
     cols = [c.strip() for c in raw.strip().split(" | ")]
     cols[0] = cols[0].lstrip("| ").strip()
-    try:
-        rank = int(cols[0])
-    except ValueError:
-        raise err(f"bad leaderboard rank {cols[0]!r}") from None
+    if not re.fullmatch(r"[0-9]+", cols[0]):
+        raise err(f"bad leaderboard rank {_short(cols[0])}")
+    rank = _int(path, i + 1, cols[0], "leaderboard rank")
+    if len(cols) < 2:
+        raise err("leaderboard row has no product column")
     m = re.fullmatch(r"(.+?) ?vs (.+) ↗", cols[1])
     if not m:
         raise err(f"cannot read leaderboard product {cols[1]!r}")
@@ -427,25 +613,27 @@ def _parse_leader_row(path: str, i: int, raw: str, products: tuple[str, ...]) ->
     product = next((p for p in sorted(products, key=len, reverse=True) if head.startswith(p)), None)
     if product is None:
         raise err(f"leaderboard names {head!r}, which is not one of the matrix's products")
-    tier = head[len(product) :].strip()
+    tier = _fit(path, i + 1, "Product.tier", "tier", head[len(product) :].strip())
     scores: list[int] = []
     j = 2
-    while j < len(cols) and re.fullmatch(r"\d+/100", cols[j]):
-        scores.append(int(cols[j].split("/")[0]))
+    while j < len(cols) and re.fullmatch(r"[0-9]+/100", cols[j]):
+        scores.append(_int(path, i + 1, cols[j].split("/")[0], "score"))
         j += 1
     pop = cols[j] if j < len(cols) else ""
     fig = {}
-    for key, pat in (
-        ("stars", r"★ ([\d.]+[kM]?)"),
-        ("stars_growth", r"▲ ([\d.]+[kM]?)/yr"),
-        ("npm_weekly", r"npm ([\d.]+[kM]?)/wk"),
-        ("pypi_weekly", r"pypi ([\d.]+[kM]?)/wk"),
+    for key, mark, pat in (
+        ("stars", "★", r"★ ([0-9.]+[kM]?)"),
+        ("stars_growth", "▲", r"▲ ([0-9.]+[kM]?)/yr"),
+        ("npm_weekly", "npm", r"npm ([0-9.]+[kM]?)/wk"),
+        ("pypi_weekly", "pypi", r"pypi ([0-9.]+[kM]?)/wk"),
     ):
         fm = re.search(pat, pop)
         fig[key] = fm.group(1) if fm else None
+        if fm:
+            _figure(path, i + 1, f"Product.{key}", f"{mark} {fm.group(1)}")
     rest = " | ".join(cols[j + 1 :])
-    vm = re.search(r"(\d+)/(\d+) verified(?: · (\d+) disputed)?", rest)
-    im = re.search(r"(\d+)/100 integrity", rest)
+    vm = re.search(r"([0-9]+)/([0-9]+) verified(?: · ([0-9]+) disputed)?", rest)
+    im = re.search(r"([0-9]+)/100 integrity", rest)
     if not vm or not im:
         raise err("leaderboard row lacks 'V/E verified' or 'N/100 integrity'")
     return LeaderboardRow(
@@ -454,10 +642,10 @@ def _parse_leader_row(path: str, i: int, raw: str, products: tuple[str, ...]) ->
         tier=tier,
         vs=vs,
         scores=tuple(scores),
-        verified=int(vm.group(1)),
-        with_evidence=int(vm.group(2)),
-        disputed=int(vm.group(3) or 0),
-        integrity=int(im.group(1)),
+        verified=_int(path, i + 1, vm.group(1), "verified count"),
+        with_evidence=_int(path, i + 1, vm.group(2), "evidenced count"),
+        disputed=_int(path, i + 1, vm.group(3) or "0", "disputed count"),
+        integrity=_int(path, i + 1, im.group(1), "integrity"),
         line=i + 1,
         **fig,
     )
@@ -465,8 +653,8 @@ def _parse_leader_row(path: str, i: int, raw: str, products: tuple[str, ...]) ->
 
 # ---------------------------------------------------------------- head-to-head page
 
-_STORY_RE = re.compile(r"(\d+)\. (.+)")
-_WEIGHT_RE = re.compile(r"weight (\d+) · (?:round to (.+)|round (drawn))")
+_STORY_RE = re.compile(r"([0-9]+)\. (.+)")
+_WEIGHT_RE = re.compile(r"weight ([0-9]+) · (?:round to (.+)|round (drawn))")
 
 
 def parse_compare(
@@ -516,7 +704,7 @@ def parse_compare(
             i += 1
             continue
         start = i
-        number, rest = int(sm.group(1)), sm.group(2)
+        number, rest = _int(path, i + 1, sm.group(1), "story number"), sm.group(2)
         text = next((t for t in texts if rest.endswith(t) and len(rest) > len(t)), None)
         if text is None:
             cm = re.match(r"([a-z][a-z -]*?)([A-Z].*)", rest)
@@ -525,6 +713,7 @@ def parse_compare(
             label, text = cm.group(1), cm.group(2)
         else:
             label = rest[: -len(text)]
+        _fit(path, i + 1, "Persona.label", "persona label", label.strip())
         i = next_nonblank(i + 1)
         if i >= n:
             raise err(i, f"story {number} is truncated: no 'weight N · round …' line")
@@ -533,9 +722,10 @@ def parse_compare(
             raise err(
                 i, f"story {number}: expected 'weight N · round to X' or 'weight N · round drawn'"
             )
-        weight = int(wm.group(1))
-        if weight not in (1, 2, 3):
-            raise err(i, f"story {number}: weight {weight} is outside 1–3")
+        digits = wm.group(1).lstrip("0") or "0"
+        if digits not in ("1", "2", "3"):
+            raise err(i, f"story {number}: weight {_clip(digits, 20)} is outside 1–3")
+        weight = int(digits)
         rnd = "drawn" if wm.group(3) else wm.group(2).strip()
         if rnd not in ("drawn", a, b):
             raise err(i, f"story {number}: round to {rnd!r}, which is neither {a!r} nor {b!r}")
@@ -562,7 +752,7 @@ def _parse_cell(path, lines, i, product, err):
         raise err(i, f"expected {product}'s cell, got {head[:60]!r}")
     body = head[len(product) :]
     m = re.fullmatch(
-        r"(\S)([a-z/]+?)(probed|community|claimed|contradicted|auth-gated)?(\d+/10)?", body
+        r"(\S)([a-z/]+?)(probed|community|claimed|contradicted|auth-gated)?([0-9]+/10)?", body
     )
     if not m:
         raise err(i, f"cannot read {product}'s verdict line {head[:60]!r}")
@@ -608,6 +798,7 @@ def _parse_cell(path, lines, i, product, err):
             em = re.fullmatch(r"• \[([a-z0-9-]+)\] “(.*)”", s)
             if not em:
                 raise err(i, f"cannot read evidence line {s[:60]!r}")
+            _fit(path, i + 1, "Evidence.source", "evidence source", em.group(1))
             evidence.append(Evidence(em.group(1), em.group(2)))
             i += 1
             continue
@@ -624,12 +815,22 @@ def _parse_cell(path, lines, i, product, err):
 
 
 def read_lines(path: str | Path) -> list[str]:
-    text = Path(path).read_text(encoding="utf-8")
-    return text.split("\n")
+    """The file's lines (split at \\n only, so line numbers are what an editor shows), each cleaned
+    by ``arena.text.clean_text``: a CRLF line end, control characters and a byte order mark go."""
+    from arena.text import clean_text
+
+    raw = Path(path).read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        at = exc.start + len(raw) - len(exc.object)  # the decoder's input lacks a byte order mark
+        line = raw.count(b"\n", 0, at) + 1
+        raise PageError(str(path), line, f"not UTF-8 text: {exc.reason} (byte {at})") from None
+    return [clean_text(ln).replace("\n", "") for ln in text.split("\n")]
 
 
 def is_overview(lines: list[str]) -> bool:
-    return any(re.match(r"\d+ user stories · \d+ judged cells", ln) for ln in lines[:5])
+    return any(re.match(r"[0-9]+ user stories · [0-9]+ judged cells", ln) for ln in lines[:5])
 
 
 def parse_files(paths: list[str]) -> tuple[OverviewPage, list[ComparePage]]:
@@ -638,7 +839,7 @@ def parse_files(paths: list[str]) -> tuple[OverviewPage, list[ComparePage]]:
     for p in paths:
         try:
             lines = read_lines(p)
-        except (OSError, UnicodeDecodeError) as exc:
+        except OSError as exc:
             raise PageError(str(p), 0, f"cannot read file: {exc}") from None
         if not any(ln.strip() for ln in lines):
             raise PageError(str(p), 1, "file is empty")
