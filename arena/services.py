@@ -36,6 +36,10 @@ from stories.values import CellValues
 log = logging.getLogger(__name__)
 
 
+class ImportRefused(Exception):
+    """The pages clash with what the database holds; nothing was imported."""
+
+
 # ---------------------------------------------------------------- staleness and recomputation
 
 
@@ -244,7 +248,11 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
     ov = record.overview
     report = ImportReport()
     slug = arena_slugify(ov.name)
-    arena, report.created = Arena.objects.get_or_create(slug=slug, defaults={"name": ov.name})
+    # by slug, else by name (an admin may have changed the slug)
+    arena = Arena.objects.filter(slug=slug).first() or Arena.objects.filter(name=ov.name).first()
+    report.created = arena is None
+    if arena is None:
+        arena = Arena.objects.create(slug=slug, name=ov.name)
     changed = report.created
     changed |= _sync(
         arena,
@@ -315,6 +323,14 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
         renamed = by_slug.get(arena_slugify(name))
         if name not in existing_products and renamed is not None:
             existing_products[name] = existing_products.pop(renamed.name)
+    slugs = {p.slug: name for name, p in existing_products.items()}
+    for name in ov.products:
+        owner = slugs.get(arena_slugify(name))
+        if name not in existing_products and owner is not None:
+            raise ImportRefused(
+                f"{ov.path}: product {name!r} would take the slug {arena_slugify(name)!r} of the "
+                f"product {owner!r}; rename one of them (nothing was imported)"
+            )
     Product.all_objects.filter(arena=arena).update(position=F("position") + offset)
     products: dict[str, Product] = {}
     for pos, name in enumerate(ov.products):

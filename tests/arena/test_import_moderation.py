@@ -215,3 +215,23 @@ def test_the_admin_offers_no_delete_of_the_record(upheld, django_user_model):
     ):
         assert admin.post(url, {"post": "yes"}).status_code == 403, url
     assert CellChange.objects.count() == 1 and ModeratorAction.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_an_arena_whose_slug_an_admin_changed_is_updated_not_duplicated(seed_files):
+    from arena.models import Arena
+
+    Arena.objects.create(slug="dee", name="Durable Execution Engines")
+    call_command("import_arena_pages", *seed_files, stdout=io.StringIO())
+    assert list(Arena.objects.values_list("slug", flat=True)) == ["dee"]
+
+
+@pytest.mark.django_db
+def test_a_new_product_taking_an_edited_slug_is_refused(seeded_arena, seed_files, tmp_path):
+    from django.core.management.base import CommandError
+
+    Product.objects.filter(slug="dbos").update(slug="hatchway")
+    paths = reworded(tmp_path, seed_files, "Hatchet", "Hatchway")
+    with pytest.raises(CommandError, match="would take the slug 'hatchway' of the product 'DBOS'"):
+        call_command("import_arena_pages", *paths, stdout=io.StringIO())
+    assert Product.objects.filter(slug="hatchet").exists()

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from arena.importer.parser import PageError, read_arena
-from arena.services import arena_import
+from arena.services import ImportRefused, arena_import
 from stories.services import EditConflict
 
 
@@ -30,6 +30,8 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from None
         try:
             report = arena_import(record=record, overwrite_moderated=overwrite_moderated)
+        except ImportRefused as exc:
+            raise CommandError(str(exc)) from None
         except EditConflict as exc:
             raise CommandError(
                 f"a cell changed while the import ran; nothing was imported, run it again ({exc})"
