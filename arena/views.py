@@ -1,17 +1,30 @@
 """The public pages. Each view loads through ``arena.selectors`` (a fixed number of queries) and
 renders one template; htmx requests get one named partial of the same template."""
 
-from django.http import HttpRequest, HttpResponse
+import re
+
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
 from arena import selectors
+from arena.text import clean_text
 
 # The regions of the arena page that htmx swaps in place (the ids of their elements).
 ARENA_PARTIALS = ("leaderboard", "matrix")
+# What the URL patterns accept as a slug (``<slug:…>``): a picked product must be one to be linked to.
+SLUG = re.compile(r"[-a-zA-Z0-9_]+")
+# The longest query value a page reads; longer values are cut (no filter or key is that long).
+PARAM_MAX_LENGTH = 200
+
+
+def _params(query: QueryDict, *names: str) -> dict[str, str]:
+    """The named query values as the pages read them: the last one given, control characters (a NUL
+    among them, which PostgreSQL refuses in a query) dropped, and at most PARAM_MAX_LENGTH long."""
+    return {name: clean_text(query.get(name) or "")[:PARAM_MAX_LENGTH] for name in names}
 
 
 def _htmx_partial(request: HttpRequest) -> bool:
@@ -21,22 +34,23 @@ def _htmx_partial(request: HttpRequest) -> bool:
     return bool(htmx) and not htmx.boosted and not htmx.history_restore_request
 
 
-@require_GET
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "arena/home.html", {"arenas": selectors.arena_list()})
 
 
-@require_GET
+@require_safe
 def methodology(request: HttpRequest) -> HttpResponse:
     return render(request, "arena/methodology.html")
 
 
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request", "HX-Target", "HX-History-Restore-Request")
 def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
     arena = selectors.arena_get(arena)
-    filters = selectors.MatrixFilters.from_query(request.GET)
-    rank = request.GET.get("rank") or "pa"
+    params = _params(request.GET, "persona", "category", "verdict", "q", "rank")
+    filters = selectors.MatrixFilters.from_query(params)
+    rank = params["rank"].strip() or "pa"
     partial = None
     if _htmx_partial(request):
         partial = request.htmx.target
@@ -64,15 +78,19 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
     return render(request, template, ctx)
 
 
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request", "HX-History-Restore-Request")
 def head_to_head(request: HttpRequest, arena: str, a: str, b: str) -> HttpResponse:
     arena = selectors.arena_get(arena)
-    error = ""
+    error, status = "", 200
     # The pair picker is a plain GET form (?a=…&b=…) on the current head-to-head.
-    pick_a, pick_b = request.GET.get("a"), request.GET.get("b")
+    picked = _params(request.GET, "a", "b")
+    pick_a, pick_b = picked["a"].strip(), picked["b"].strip()
     if pick_a and pick_b and (pick_a, pick_b) != (a, b):
-        if pick_a == pick_b:
+        if not (SLUG.fullmatch(pick_a) and SLUG.fullmatch(pick_b)):
+            # not a product of any arena (a hand-edited address): say so, keep the current pair
+            error, status = "Pick two products from the list.", 400
+        elif pick_a == pick_b:
             error = "Pick two different products."
         else:
             a, b = pick_a, pick_b
@@ -87,12 +105,15 @@ def head_to_head(request: HttpRequest, arena: str, a: str, b: str) -> HttpRespon
         "fragment": _htmx_partial(request),
     }
     if ctx["fragment"]:
-        response = render(request, "arena/head_to_head.html#comparison", ctx)
+        response = render(request, "arena/head_to_head.html#comparison", ctx, status=status)
+        if status != 200:
+            # htmx does not swap 4xx responses by default; tell it to, so the message shows in place
+            response["HX-Reswap"] = "innerHTML"
         return push_url(response, reverse("head-to-head", args=[arena.slug, pa.slug, pb.slug]))
-    return render(request, "arena/head_to_head.html", ctx)
+    return render(request, "arena/head_to_head.html", ctx, status=status)
 
 
-@require_GET
+@require_safe
 def product_detail(request: HttpRequest, arena: str, product: str) -> HttpResponse:
     arena = selectors.arena_get(arena)
     product = selectors.product_get(arena, product)
@@ -104,7 +125,7 @@ def product_detail(request: HttpRequest, arena: str, product: str) -> HttpRespon
     return render(request, "products/detail.html", ctx)
 
 
-@require_GET
+@require_safe
 def story_detail(request: HttpRequest, arena: str, story: int) -> HttpResponse:
     arena = selectors.arena_get(arena)
     story = selectors.story_get(arena, story)
@@ -112,7 +133,7 @@ def story_detail(request: HttpRequest, arena: str, story: int) -> HttpResponse:
     return render(request, "stories/detail.html", ctx)
 
 
-@require_GET
+@require_safe
 def cell_detail(request: HttpRequest, cell: int) -> HttpResponse:
     page = selectors.cell_page(cell)
     ctx = {"page": page, "cell": page.cell, "arena": page.cell.story.arena}

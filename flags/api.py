@@ -1,17 +1,36 @@
-"""POST /api/flags/ for anyone; listing and resolving for moderators (session login)."""
+"""POST /api/flags/ for anyone; listing and resolving for moderators (session login).
 
+The anonymous POST carries no CSRF token (scripts use it), so it guards itself against cross-site
+use by a browser: it reads only JSON bodies (a cross-site HTML form cannot send one without a CORS
+preflight, which this site never grants) and refuses requests a browser marks as coming from another
+site (``Origin``, ``Sec-Fetch-Site``). The moderators' endpoints go by the session, with DRF's CSRF
+check.
+"""
+
+from django.conf import settings
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Count
-from drf_spectacular.utils import extend_schema
+from django.utils.http import parse_header_parameters
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import Throttled
+from rest_framework.exceptions import PermissionDenied, Throttled, UnsupportedMediaType
+from rest_framework.parsers import JSONParser
 from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.response import Response
 
+from arena.api.serializers import error_responses
 from arena.clients import client_key
+from arena.text import clean_text
+from flags.forms import CONTROL_MESSAGE, has_control_characters
 from flags.models import Flag, Reason, Status
 from flags.services import (
+    EMAIL_MAX,
+    EXPLANATION_MAX,
+    EXPLANATION_MIN,
+    SOURCE_URL_MAX,
     AlreadyResolved,
     FlagThrottled,
     can_moderate,
@@ -20,6 +39,51 @@ from flags.services import (
     flag_uphold,
 )
 from stories.models import Cell, Proof, Verdict
+
+ID_MAX = 2**63 - 1  # the largest id a database key holds
+VERSION_MAX = 2**31 - 1
+NOTE_MESSAGE = "Write the public note: why the verdict changes or stays."
+JSON_MESSAGE = "Send the flag as JSON, with Content-Type: application/json."
+CROSS_SITE_MESSAGE = "Flags are sent from this site or by scripts, not from another site's pages."
+
+
+def refuse_cross_site(request) -> None:
+    """Raise PermissionDenied for a request a browser says comes from another site: an ``Origin``
+    that is not this site's (``null`` included) or ``Sec-Fetch-Site: cross-site``. Scripts send
+    neither header and pass."""
+    if request.headers.get("Sec-Fetch-Site", "").strip().lower() == "cross-site":
+        raise PermissionDenied(CROSS_SITE_MESSAGE)
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return
+    own = {f"{request.scheme}://{request.get_host()}".lower()}
+    own.update(o.lower() for o in settings.CSRF_TRUSTED_ORIGINS if "*" not in o)
+    if origin.strip().lower().rstrip("/") not in own:
+        raise PermissionDenied(CROSS_SITE_MESSAGE)
+
+
+def require_json(request) -> None:
+    """Raise UnsupportedMediaType (415) unless the body is declared as JSON."""
+    media_type, _ = parse_header_parameters(request.content_type or "")
+    if media_type.lower() != "application/json":
+        raise UnsupportedMediaType(media_type or "(none)", detail=JSON_MESSAGE)
+
+
+def refuse_control_characters(value: str) -> str:
+    """For one-line fields (an address, a URL): control characters are refused, not dropped."""
+    if has_control_characters(value):
+        raise serializers.ValidationError(CONTROL_MESSAGE)
+    return value
+
+
+def field_errors(exc: DjangoValidationError) -> dict[str, list[str]]:
+    """A service's ValidationError as DRF's 400 body: a message list per field."""
+    if not hasattr(exc, "error_dict"):
+        return {"non_field_errors": exc.messages}
+    return {
+        ("non_field_errors" if field == NON_FIELD_ERRORS else field): messages
+        for field, messages in exc.message_dict.items()
+    }
 
 
 class IsModerator(BasePermission):
@@ -30,15 +94,39 @@ class IsModerator(BasePermission):
 
 
 class FlagCreateSerializer(serializers.Serializer):
-    cell = serializers.IntegerField()
-    reason = serializers.ChoiceField(choices=Reason.values)
-    explanation = serializers.CharField(trim_whitespace=True, max_length=5000)
-    proposed_verdict = serializers.ChoiceField(
-        choices=Verdict.values, required=False, allow_blank=True, allow_null=True
+    """A flag on a cell's verdict. What the schema cannot say (the cell exists and is not retired, a
+    proposal is a valid cell: `none` has quality 0, `n/a` none; one pending flag per client and
+    cell) is checked on submission, with a message per field."""
+
+    cell = serializers.IntegerField(min_value=1, max_value=ID_MAX)
+    reason = serializers.ChoiceField(choices=Reason.choices)
+    explanation = serializers.CharField(
+        trim_whitespace=True,
+        min_length=EXPLANATION_MIN,
+        max_length=EXPLANATION_MAX,
+        error_messages={
+            "min_length": "Explain what is wrong in at least {min_length} characters.",
+            "max_length": "Keep the explanation under {max_length} characters.",
+        },
     )
-    proposed_quality = serializers.IntegerField(required=False, allow_null=True)
-    source_url = serializers.CharField(required=False, allow_blank=True, max_length=2000)
-    email = serializers.CharField(required=False, allow_blank=True, max_length=320)
+    proposed_verdict = serializers.ChoiceField(
+        choices=Verdict.choices, required=False, allow_blank=True, allow_null=True
+    )
+    proposed_quality = serializers.IntegerField(
+        required=False, allow_null=True, min_value=0, max_value=10
+    )
+    source_url = serializers.URLField(required=False, allow_blank=True, max_length=SOURCE_URL_MAX)
+    email = serializers.EmailField(required=False, allow_blank=True, max_length=EMAIL_MAX)
+
+    def validate_explanation(self, value: str) -> str:
+        # stored as written, less the control characters (never meaningful in a text)
+        return clean_text(value).strip()
+
+    def validate_source_url(self, value: str) -> str:
+        return refuse_control_characters(value)
+
+    def validate_email(self, value: str) -> str:
+        return refuse_control_characters(value)
 
 
 class FlagSerializer(serializers.ModelSerializer):
@@ -75,23 +163,69 @@ class ModeratorFlagSerializer(FlagSerializer):
     cell_verdict = serializers.CharField(source="cell.verdict", read_only=True)
     product = serializers.CharField(source="cell.product.slug", read_only=True)
     story = serializers.CharField(source="cell.story.text", read_only=True)
+    version = serializers.IntegerField(
+        source="item.version",
+        read_only=True,
+        help_text="The review item's version: send it back with a decision (409 if it changed).",
+    )
 
     class Meta(FlagSerializer.Meta):
-        fields = [*FlagSerializer.Meta.fields, "reporters", "cell_verdict", "product", "story"]
+        fields = [
+            *FlagSerializer.Meta.fields,
+            "reporters",
+            "cell_verdict",
+            "product",
+            "story",
+            "version",
+        ]
 
 
-class UpholdSerializer(serializers.Serializer):
-    verdict = serializers.ChoiceField(choices=Verdict.values, required=False)
-    proof = serializers.ChoiceField(choices=Proof.values, required=False, allow_null=True)
+class DecisionSerializer(serializers.Serializer):
+    note = serializers.CharField(
+        max_length=2000,
+        error_messages={"required": NOTE_MESSAGE, "blank": NOTE_MESSAGE, "null": NOTE_MESSAGE},
+        help_text="Public: shown on the cell's record and to the reporters.",
+    )
+    version = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=VERSION_MAX,
+        help_text="The review item's `version` as read; a decision on a changed item is 409.",
+    )
+
+    def validate_note(self, value: str) -> str:
+        value = clean_text(value).strip()
+        if not value:
+            raise serializers.ValidationError(NOTE_MESSAGE)
+        return value
+
+
+class UpholdSerializer(DecisionSerializer):
+    verdict = serializers.ChoiceField(choices=Verdict.choices, required=False)
+    proof = serializers.ChoiceField(choices=Proof.choices, required=False, allow_null=True)
     quality = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=10)
-    note = serializers.CharField(max_length=2000, allow_blank=True, required=False, default="")
 
 
-class RejectSerializer(serializers.Serializer):
-    note = serializers.CharField(max_length=2000, allow_blank=True, required=False, default="")
+class RejectSerializer(DecisionSerializer):
     duplicate = serializers.BooleanField(required=False, default=False)
 
 
+@extend_schema_view(
+    list=extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "status",
+                OpenApiTypes.STR,
+                enum=Status.values,
+                description="Only flags whose review item has this status.",
+            )
+        ],
+        responses={200: ModeratorFlagSerializer(many=True), **error_responses(400, 403, 429)},
+    ),
+    retrieve=extend_schema(
+        responses={200: ModeratorFlagSerializer, **error_responses(403, 404, 429)}
+    ),
+)
 class FlagViewSet(
     mixins.CreateModelMixin,
     mixins.ListModelMixin,
@@ -99,11 +233,18 @@ class FlagViewSet(
     viewsets.GenericViewSet,
 ):
     serializer_class = FlagSerializer
+    parser_classes = [JSONParser]
 
     def get_permissions(self):
         if self.action == "create":
             return [AllowAny()]
         return [IsModerator()]
+
+    def check_permissions(self, request):
+        super().check_permissions(request)
+        if self.action == "create":
+            refuse_cross_site(request)
+            require_json(request)
 
     def get_queryset(self):
         qs = (
@@ -111,15 +252,22 @@ class FlagViewSet(
             .annotate(reporters=Count("item__flags__client_hash", distinct=True))
             .order_by("created_at", "pk")
         )
-        wanted = self.request.query_params.get("status")
-        if wanted in Status.values:
+        wanted = self.request.query_params.get("status") if self.action == "list" else None
+        if wanted is not None:
+            if wanted not in Status.values:
+                raise serializers.ValidationError(
+                    {"status": [f"Choose a status: {', '.join(Status.values)}."]}
+                )
             qs = qs.filter(item__status=wanted)
         return qs
 
     def get_serializer_class(self):
         return ModeratorFlagSerializer if self.action in ("list", "retrieve") else FlagSerializer
 
-    @extend_schema(request=FlagCreateSerializer, responses={201: FlagSerializer})
+    @extend_schema(
+        request=FlagCreateSerializer,
+        responses={201: FlagSerializer, **error_responses(400, 403, 415, 429)},
+    )
     def create(self, request, *args, **kwargs):
         incoming = FlagCreateSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
@@ -136,55 +284,61 @@ class FlagViewSet(
                 client=client_key(request),
             )
         except DjangoValidationError as exc:
-            raise serializers.ValidationError(exc.message_dict) from None
+            raise serializers.ValidationError(field_errors(exc)) from None
         except FlagThrottled as exc:
             raise Throttled(wait=exc.retry_after) from None
         return Response(
             FlagSerializer(flag, context={"request": request}).data, status=status.HTTP_201_CREATED
         )
 
-    def _resolve(self, request, pk, fn):
+    def _resolve(self, request, body_serializer, decide):
+        """Validate the body, then apply ``decide(flag, data)`` once: 404 for no such flag, 400 with
+        a message per field, 409 when the item was resolved or changed since it was read."""
         flag = self.get_object()
+        body = body_serializer(data=request.data)
+        body.is_valid(raise_exception=True)
         try:
-            fn(flag)
+            decide(flag, body.validated_data)
         except AlreadyResolved as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         except DjangoValidationError as exc:
-            raise serializers.ValidationError(
-                getattr(exc, "message_dict", {"detail": exc.messages})
-            ) from None
+            raise serializers.ValidationError(field_errors(exc)) from None
         flag = self.get_queryset().get(pk=flag.pk)
         return Response(ModeratorFlagSerializer(flag, context={"request": request}).data)
 
-    @extend_schema(request=UpholdSerializer, responses={200: ModeratorFlagSerializer})
+    @extend_schema(
+        request=UpholdSerializer,
+        responses={200: ModeratorFlagSerializer, **error_responses(400, 403, 404, 409, 415, 429)},
+    )
     @action(detail=True, methods=["post"])
     def uphold(self, request, pk=None):
-        body = UpholdSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        d = body.validated_data
         return self._resolve(
             request,
-            pk,
-            lambda flag: flag_uphold(
+            UpholdSerializer,
+            lambda flag, d: flag_uphold(
                 item=flag.item,
                 moderator=request.user,
-                note=d.get("note", ""),
-                verdict=d.get("verdict"),
-                proof=d.get("proof"),
-                quality=d.get("quality"),
+                note=d["note"],
+                expected_version=d.get("version"),
+                # only the values given: the service completes the rest (None is "no proof")
+                **{k: d[k] for k in ("verdict", "proof", "quality") if k in d},
             ),
         )
 
-    @extend_schema(request=RejectSerializer, responses={200: ModeratorFlagSerializer})
+    @extend_schema(
+        request=RejectSerializer,
+        responses={200: ModeratorFlagSerializer, **error_responses(400, 403, 404, 409, 415, 429)},
+    )
     @action(detail=True, methods=["post"])
     def reject(self, request, pk=None):
-        body = RejectSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        d = body.validated_data
         return self._resolve(
             request,
-            pk,
-            lambda flag: flag_reject(
-                item=flag.item, moderator=request.user, note=d["note"], duplicate=d["duplicate"]
+            RejectSerializer,
+            lambda flag, d: flag_reject(
+                item=flag.item,
+                moderator=request.user,
+                note=d["note"],
+                duplicate=d["duplicate"],
+                expected_version=d.get("version"),
             ),
         )

@@ -1,8 +1,17 @@
 from django import forms
 
+from arena.text import clean_text
 from flags.models import Reason
-from flags.services import EXPLANATION_MAX, EXPLANATION_MIN
+from flags.services import EMAIL_MAX, EXPLANATION_MAX, EXPLANATION_MIN
 from stories.models import Verdict
+
+CONTROL_MESSAGE = "Remove the control characters from this field."
+
+
+def has_control_characters(text: str) -> bool:
+    """C0 and C1 control characters (tab and line breaks included): never part of an address or a
+    URL, so one-line fields refuse them rather than drop them."""
+    return clean_text(text) != text or "\t" in text or "\n" in text
 
 
 class FlagForm(forms.Form):
@@ -32,10 +41,21 @@ class FlagForm(forms.Form):
     email = forms.EmailField(
         label="Email (optional, never shown)",
         required=False,
+        max_length=EMAIL_MAX,
         help_text="Only if you want to be reachable by a moderator.",
     )
     # Honeypot: hidden from people by CSS and aria-hidden; bots fill it in.
     website = forms.CharField(label="Leave this field empty", required=False)
+
+    def clean_explanation(self):
+        # stored and shown as written, less the control characters (never meaningful in a text)
+        return clean_text(self.cleaned_data["explanation"]).strip()
+
+    def clean_source_url(self):
+        value = self.cleaned_data["source_url"]
+        if has_control_characters(value):
+            raise forms.ValidationError(CONTROL_MESSAGE)
+        return value
 
     def clean_website(self):
         if self.cleaned_data.get("website"):

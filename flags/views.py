@@ -1,13 +1,17 @@
+import re
+
 from django.contrib.syndication.views import Feed
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from arena.clients import client_key
+from arena.text import clean_text
 from flags.forms import FlagForm
 from flags.models import Flag
 from flags.services import FlagThrottled, flag_submit
@@ -20,7 +24,7 @@ def _cell(pk: int) -> Cell:
     )
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @vary_on_headers("HX-Request")
 def flag_create(request, cell):
     """The flag form: a page of its own without JavaScript, swapped in place with htmx."""
@@ -28,7 +32,7 @@ def flag_create(request, cell):
     template = "flags/flag_form.html"
     partial = f"{template}#flag-form" if request.htmx else template
     status = 200
-    if request.method == "GET":
+    if request.method in ("GET", "HEAD"):
         return render(request, partial, {"cell": cell, "form": FlagForm()})
     form = FlagForm(request.POST)
     retry_after = None
@@ -72,9 +76,16 @@ def flag_create(request, cell):
     return response
 
 
-@require_GET
+# What ``flags.models.new_token`` makes (URL-safe base64); anything else is no token of ours, and is
+# not looked up (a NUL in it would fail the query on PostgreSQL).
+TOKEN = re.compile(r"[-A-Za-z0-9_]{1,64}")
+
+
+@require_safe
 def flag_status(request, token):
     """The reporter's private status page (the token is the only way to it)."""
+    if not TOKEN.fullmatch(token):
+        raise Http404("No such flag.")
     flag = get_object_or_404(
         Flag.objects.select_related("item", "cell__story__arena", "cell__product", "item__change"),
         token=token,
@@ -95,11 +106,17 @@ def recent_changes_queryset():
     ).order_by("-changed_at", "-pk")
 
 
-@require_GET
+@require_safe
 def recent_changes(request):
     """Every change of a verdict, across arenas, newest first."""
     page = Paginator(recent_changes_queryset(), 50).get_page(request.GET.get("page"))
     return render(request, "flags/recent_changes.html", {"page": page, "changes": page.object_list})
+
+
+def _xml_text(text) -> str:
+    """Stored text as a feed may carry it: XML 1.0 cannot hold most control characters, and Django's
+    feed generator raises on them, so one stray character in a note would break the whole feed."""
+    return clean_text(str(text or ""))
 
 
 class RecentChangesFeed(Feed):
@@ -114,7 +131,7 @@ class RecentChangesFeed(Feed):
         return recent_changes_queryset()[:50]
 
     def item_title(self, change):
-        return (
+        return _xml_text(
             f"{change.cell.product.name}: {change.old_verdict} → {change.new_verdict} "
             f"on “{change.cell.story.text[:80]}”"
         )
@@ -123,7 +140,7 @@ class RecentChangesFeed(Feed):
         def q(v):
             return "—" if v is None else f"{v}/10"
 
-        return (
+        return _xml_text(
             f"{change.cell.story.arena.name}. {change.get_kind_display().capitalize()}: "
             f"{change.old_verdict} {change.old_proof or ''} {q(change.old_quality)} → "
             f"{change.new_verdict} {change.new_proof or ''} {q(change.new_quality)}. {change.note}"

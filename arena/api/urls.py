@@ -1,4 +1,6 @@
-from django.urls import include, path
+from django.http import JsonResponse
+from django.urls import include, path, re_path
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import (
     SpectacularAPIView,
     SpectacularRedocView,
@@ -9,6 +11,14 @@ from rest_framework.routers import DefaultRouter
 from arena.api.views import ArenaViewSet
 from flags.api import FlagViewSet
 
+
+@csrf_exempt  # a 404 whatever the method: no form is processed
+def not_found(request, *args, **kwargs):
+    """Any other address under /api/ (an id or slug the routes do not accept, say): a JSON 404 like
+    the API's own, not the site's HTML page."""
+    return JsonResponse({"detail": "No such API address."}, status=404)
+
+
 router = DefaultRouter()
 router.register("arenas", ArenaViewSet, basename="api-arena")
 router.register("flags", FlagViewSet, basename="api-flag")
@@ -18,4 +28,6 @@ urlpatterns = [
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("", include(router.urls)),
+    # last: only what nothing above matched (addresses without the trailing slash still redirect)
+    re_path(r"^[\s\S]*/$", not_found),
 ]

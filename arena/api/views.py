@@ -36,11 +36,11 @@ class ArenaViewSet(viewsets.ViewSet):
     lookup_field = "slug"
     lookup_value_regex = "[-a-zA-Z0-9_]+"
 
-    @extend_schema(responses=s.ArenaListSerializer(many=True))
+    @extend_schema(responses={200: s.ArenaListSerializer(many=True), **s.error_responses(429)})
     def list(self, request):
         return Response(s.ArenaListSerializer(selectors.arena_list(), many=True).data)
 
-    @extend_schema(responses=s.ArenaDetailSerializer)
+    @extend_schema(responses={200: s.ArenaDetailSerializer, **s.error_responses(404, 429)})
     def retrieve(self, request, slug=None):
         arena = selectors.arena_get(slug)
         products = selectors.arena_products(arena)
@@ -60,7 +60,7 @@ class ArenaViewSet(viewsets.ViewSet):
         }
         return Response(s.ArenaDetailSerializer(data).data)
 
-    @extend_schema(responses=s.MatrixSerializer)
+    @extend_schema(responses={200: s.MatrixSerializer, **s.error_responses(404, 429)})
     @action(detail=True, methods=["get"])
     def matrix(self, request, slug=None):
         arena = selectors.arena_get(slug)
@@ -76,7 +76,7 @@ class ArenaViewSet(viewsets.ViewSet):
         }
         return Response(s.MatrixSerializer(data).data)
 
-    @extend_schema(responses=s.CompareSerializer)
+    @extend_schema(responses={200: s.CompareSerializer, **s.error_responses(404, 429)})
     @action(
         detail=True,
         methods=["get"],

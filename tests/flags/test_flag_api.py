@@ -1,0 +1,279 @@
+"""The flag API: cross-site safety of the anonymous POST, bounded and clean input, and moderation
+by the contract (a note, no contradictions, the version read)."""
+
+import json
+
+import pytest
+from django.contrib.auth.models import Group
+from django.test import Client
+
+from flags.models import Flag, ReviewItem
+from stories.models import Cell, CellChange
+
+EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
+
+
+@pytest.fixture
+def cell(seeded_arena):
+    return Cell.objects.select_related("product").get(
+        story__text__startswith="A workflow pauses for human approval", product__slug="hatchet"
+    )
+
+
+def body(cell, **overrides) -> dict:
+    data = {"cell": cell.pk, "reason": "wrong_verdict", "explanation": EXPLANATION}
+    data.update(overrides)
+    return data
+
+
+def post_json(client, url, data, **headers):
+    return client.post(url, json.dumps(data), content_type="application/json", **headers)
+
+
+@pytest.fixture
+def moderator(django_user_model):
+    user = django_user_model.objects.create_user("mod", password="pw")
+    user.groups.add(Group.objects.get(name="Moderators"))
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def flag(cell):
+    response = post_json(Client(REMOTE_ADDR="10.1.0.1"), "/api/flags/", body(cell))
+    assert response.status_code == 201
+    return Flag.objects.get(pk=response.json()["id"])
+
+
+# ---------------------------------------------------------------- cross-site safety
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"HTTP_ORIGIN": "https://evil.example"},
+        {"HTTP_ORIGIN": "http://testserver.evil.example"},
+        {"HTTP_ORIGIN": "null"},
+        {"HTTP_ORIGIN": "https://testserver"},  # another scheme is another origin
+        {"HTTP_SEC_FETCH_SITE": "cross-site"},
+        {"HTTP_ORIGIN": "http://testserver", "HTTP_SEC_FETCH_SITE": "cross-site"},
+    ],
+)
+def test_cross_site_requests_are_refused_with_a_message(cell, headers):
+    response = post_json(Client(), "/api/flags/", body(cell), **headers)
+    assert response.status_code == 403
+    assert "not from another site" in response.json()["detail"]
+    assert not Flag.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},  # a script: no Origin, no Sec-Fetch-Site
+        {"HTTP_ORIGIN": "http://testserver"},
+        {"HTTP_ORIGIN": "http://testserver", "HTTP_SEC_FETCH_SITE": "same-origin"},
+        {"HTTP_SEC_FETCH_SITE": "none"},
+    ],
+)
+def test_same_site_and_scripts_are_accepted(cell, headers):
+    response = post_json(Client(), "/api/flags/", body(cell), **headers)
+    assert response.status_code == 201, response.content
+
+
+@pytest.mark.django_db
+def test_a_trusted_origin_is_this_site(cell, settings):
+    settings.CSRF_TRUSTED_ORIGINS = ["https://arena.example"]
+    response = post_json(Client(), "/api/flags/", body(cell), HTTP_ORIGIN="https://arena.example")
+    assert response.status_code == 201
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "content_type", ["application/x-www-form-urlencoded", "multipart/form-data", "text/plain"]
+)
+def test_only_json_bodies_are_read(cell, content_type):
+    client = Client()
+    if content_type == "multipart/form-data":
+        response = client.post("/api/flags/", body(cell))
+    elif content_type == "text/plain":
+        response = client.post("/api/flags/", json.dumps(body(cell)), content_type="text/plain")
+    else:
+        response = client.post(
+            "/api/flags/", "cell=1&reason=other&explanation=x", content_type=content_type
+        )
+    assert response.status_code == 415
+    assert "application/json" in response.json()["detail"]
+    assert not Flag.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_post_without_body_or_type_is_415(cell):
+    response = Client().generic("POST", "/api/flags/")
+    assert response.status_code == 415 and response.json()["detail"]
+
+
+@pytest.mark.django_db
+def test_json_with_charset_is_json(cell):
+    response = Client().post(
+        "/api/flags/", json.dumps(body(cell)), content_type="application/json; charset=utf-8"
+    )
+    assert response.status_code == 201
+
+
+@pytest.mark.django_db
+def test_the_html_form_keeps_djangos_csrf(cell):
+    client = Client(enforce_csrf_checks=True)
+    data = {"reason": "wrong_verdict", "explanation": EXPLANATION}
+    assert client.post(f"/cells/{cell.pk}/flag/", data).status_code == 403
+    form = client.get(f"/cells/{cell.pk}/flag/")
+    token = form.context["csrf_token"]
+    sent = client.post(f"/cells/{cell.pk}/flag/", {**data, "csrfmiddlewaretoken": str(token)})
+    assert sent.status_code == 302 and Flag.objects.count() == 1
+
+
+# ---------------------------------------------------------------- bounded, clean input
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("length", [255, 320, 400])
+def test_an_email_longer_than_254_characters_is_400(cell, length):
+    email = "a" * (length - len("@example.com")) + "@example.com"
+    response = post_json(Client(), "/api/flags/", body(cell, email=email))
+    assert response.status_code == 400 and "email" in response.json()
+    assert not Flag.objects.exists()
+
+
+@pytest.mark.django_db
+def test_control_characters_never_reach_the_database(cell):
+    client = Client()
+    for field, value in (
+        ("email", "a\x1bb@example.com"),
+        ("source_url", "https://example.com/\x1b[31m"),
+        ("source_url", "https://example.com/\x7f"),
+    ):
+        response = post_json(client, "/api/flags/", body(cell, **{field: value}))
+        assert response.status_code == 400 and field in response.json(), (field, value)
+    nul = post_json(client, "/api/flags/", body(cell, explanation=EXPLANATION + "\x00"))
+    assert nul.status_code == 400 and "explanation" in nul.json()
+    assert not Flag.objects.exists()
+    ok = post_json(client, "/api/flags/", body(cell, explanation=f"\x1b[1m{EXPLANATION}\x0b\r\nok"))
+    assert ok.status_code == 201
+    assert Flag.objects.get().explanation == f"[1m{EXPLANATION}\nok"
+
+
+@pytest.mark.django_db
+def test_bad_json_and_wrong_shapes_are_400_with_a_message(cell):
+    client = Client()
+    for raw in ("{", "[]", "null", '"x"', "1", '{"cell": "x"}', '{"cell": 1e400}'):
+        response = client.post("/api/flags/", raw, content_type="application/json")
+        assert response.status_code == 400, raw
+        assert response.json(), raw
+
+
+# ---------------------------------------------------------------- moderation
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("action", ["uphold", "reject"])
+@pytest.mark.parametrize("note", [None, "", "   ", "\x1b\x0b"])
+def test_a_decision_needs_a_note(flag, moderator, action, note):
+    data = {} if note is None else {"note": note}
+    response = post_json(moderator, f"/api/flags/{flag.pk}/{action}/", data)
+    assert response.status_code == 400
+    assert set(response.json()) == {"note"} and response.json()["note"][0]
+    flag.item.refresh_from_db()
+    assert flag.item.status == "pending"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "values, fields",
+    [
+        ({"verdict": "none", "quality": 5}, {"quality"}),
+        ({"verdict": "n/a", "proof": "probed"}, {"proof"}),
+        ({"verdict": "n/a", "quality": 3}, {"quality"}),
+        ({"verdict": "none", "proof": "claimed", "quality": 4}, {"proof", "quality"}),
+    ],
+)
+def test_contradictory_values_are_400_per_field_and_change_nothing(
+    flag, moderator, cell, values, fields
+):
+    response = post_json(moderator, f"/api/flags/{flag.pk}/uphold/", {**values, "note": "Checked."})
+    assert response.status_code == 400, response.content
+    assert set(response.json()) == fields
+    cell.refresh_from_db()
+    flag.item.refresh_from_db()
+    assert cell.verdict == "none" and flag.item.status == "pending"
+    assert not CellChange.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_version_read_is_exposed_and_checked(flag, moderator, cell):
+    listed = moderator.get("/api/flags/?status=pending").json()
+    rows = listed["results"] if isinstance(listed, dict) else listed
+    version = rows[0]["version"]
+    assert version == flag.item.version
+    assert moderator.get(f"/api/flags/{flag.pk}/").json()["version"] == version
+    stale = post_json(
+        moderator, f"/api/flags/{flag.pk}/reject/", {"note": "No.", "version": version + 1}
+    )
+    assert stale.status_code == 409 and stale.json()["detail"]
+    flag.item.refresh_from_db()
+    assert flag.item.status == "pending"
+    done = post_json(
+        moderator,
+        f"/api/flags/{flag.pk}/uphold/",
+        {
+            "verdict": "partial",
+            "proof": "claimed",
+            "quality": 6,
+            "note": "Yes.",
+            "version": version,
+        },
+    )
+    assert done.status_code == 200, done.content
+    assert done.json()["status"] == "upheld" and done.json()["version"] == version + 1
+    cell.refresh_from_db()
+    assert (cell.verdict, cell.proof, cell.quality) == ("partial", "claimed", 6)
+    again = post_json(
+        moderator, f"/api/flags/{flag.pk}/reject/", {"note": "Late.", "version": version + 1}
+    )
+    assert again.status_code == 409
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("version", [0, -1, "x", 2**40, True])
+def test_a_version_that_is_no_version_is_400(flag, moderator, version):
+    response = post_json(
+        moderator, f"/api/flags/{flag.pk}/reject/", {"note": "No.", "version": version}
+    )
+    assert response.status_code == 400 and "version" in response.json()
+
+
+@pytest.mark.django_db
+def test_notes_are_stored_without_control_characters(flag, moderator):
+    response = post_json(moderator, f"/api/flags/{flag.pk}/reject/", {"note": "Not\x1b so.\x00"})
+    assert response.status_code == 400 and "note" in response.json()  # NUL: refused
+    ok = post_json(moderator, f"/api/flags/{flag.pk}/reject/", {"note": "Not\x1b\x0b so."})
+    assert ok.status_code == 200
+    assert ReviewItem.objects.get().public_note == "Not so."
+
+
+@pytest.mark.django_db
+def test_unknown_status_filter_is_400(flag, moderator):
+    response = moderator.get("/api/flags/?status=nope")
+    assert response.status_code == 400 and "status" in response.json()
+    assert moderator.get("/api/flags/?status=upheld").json() == []
+
+
+@pytest.mark.django_db
+def test_unknown_flag_is_json_404(moderator):
+    for url in ("/api/flags/999999/", "/api/flags/1.5/"):
+        response = moderator.get(url)
+        assert response.status_code == 404 and response.json()["detail"], url
+    for url in ("/api/flags/%00/uphold/", "/api/flags/99999999999999999999999/reject/"):
+        response = post_json(moderator, url, {"note": "x"})
+        assert response.status_code == 404 and response.json()["detail"], url
