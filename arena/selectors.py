@@ -11,7 +11,7 @@ from django.http import Http404
 
 from arena import scoring
 from arena.models import AdjacentArena, Arena, Category, PersonaResult, ProductScore
-from arena.text import arena_slugify
+from arena.text import arena_slugify, clean_text
 from products.models import Product
 from stories.models import PROOF_LETTERS, VERDICT_SYMBOLS, Cell, CellChange, Evidence, Story
 
@@ -315,12 +315,18 @@ class MatrixFilters:
 
     @classmethod
     def from_query(cls, data) -> MatrixFilters:
-        verdict = (data.get("verdict") or "").strip()
+        """Filters from a query string; any value is safe to pass on to the database (control
+        characters dropped, lengths capped: PostgreSQL refuses a NUL)."""
+
+        def value(name: str) -> str:
+            return clean_text(data.get(name) or "").strip()[:QUERY_MAX_LENGTH]
+
+        verdict = value("verdict")
         return cls(
-            persona=(data.get("persona") or "").strip(),
-            category=(data.get("category") or "").strip(),
+            persona=value("persona"),
+            category=value("category"),
             verdict=verdict if verdict in VERDICT_FILTERS else "",
-            q=(data.get("q") or "").strip()[:QUERY_MAX_LENGTH],
+            q=value("q"),
         )
 
     @property

@@ -234,6 +234,22 @@ def _place_after(rows, start: int) -> None:
         _sync(row, {"position": pos})
 
 
+def _retire_gone(rows, what: str, offset: int, listed: int, report: ImportReport) -> bool:
+    """Retire the rows the pages no longer list (never delete them) and place them after the
+    listed ones; ``offset`` mirrors the bulk shift of positions. Returns whether any was retired."""
+    rows = list(rows)
+    now = timezone.now()
+    retired = False
+    for row in rows:
+        row.position += offset
+        if row.retired_at is None:
+            _sync(row, {"retired_at": now})
+            report.retired.append(f"{what} {str(row)!r}")
+            retired = True
+    _place_after(rows, listed)
+    return retired
+
+
 @transaction.atomic
 def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> ImportReport:
     """Build or update an arena from parsed pages, in one transaction. Twice = once: a re-import of
@@ -264,7 +280,6 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
         },
     )
     page_date = ov.updated or ov.evidence_as_of
-    now = timezone.now()
 
     # categories and sub-groups, in page order (positions are shifted out of the way first so the
     # unique (arena, position) constraint holds while reordering)
@@ -358,14 +373,7 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
                 changed = True
             _sync(product, values)
         products[name] = product
-    gone_products = list(existing_products.values())
-    for p in gone_products:
-        p.position += offset
-        if p.retired_at is None:
-            _sync(p, {"retired_at": now})
-            report.retired.append(f"product {p.name!r}")
-            changed = True
-    _place_after(gone_products, len(products))
+    changed |= _retire_gone(existing_products.values(), "product", offset, len(products), report)
 
     # stories: likewise retired when the pages no longer list them
     default_weight = settings.ARENA_DEFAULT_STORY_WEIGHT
@@ -403,14 +411,7 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
                 story.weight,
             )
         stories[ms.text] = story
-    gone_stories = list(existing_stories.values())
-    for s in gone_stories:
-        s.position += offset
-        if s.retired_at is None:
-            _sync(s, {"retired_at": now})
-            report.retired.append(f"story {s.text!r}")
-            changed = True
-    _place_after(gone_stories, len(stories))
+    changed |= _retire_gone(existing_stories.values(), "story", offset, len(stories), report)
 
     # cells and evidence
     existing_cells = {
