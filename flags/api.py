@@ -192,6 +192,14 @@ class DecisionSerializer(serializers.Serializer):
         max_value=VERSION_MAX,
         help_text="The review item's `version` as read; a decision on a changed item is 409.",
     )
+    flags = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=VERSION_MAX),
+        required=False,
+        min_length=1,
+        max_length=1000,
+        help_text="The ids of the item's flags the decision covers (those you read); flags filed "
+        "since go to a new pending item. Default: every flag the item holds now.",
+    )
 
     def validate_note(self, value: str) -> str:
         value = clean_text(value).strip()
@@ -320,6 +328,7 @@ class FlagViewSet(
                 moderator=request.user,
                 note=d["note"],
                 expected_version=d.get("version"),
+                seen_flags=set(d["flags"]) if "flags" in d else None,
                 # only the values given: the service completes the rest (None is "no proof")
                 **{k: d[k] for k in ("verdict", "proof", "quality") if k in d},
             ),
@@ -340,5 +349,6 @@ class FlagViewSet(
                 note=d["note"],
                 duplicate=d["duplicate"],
                 expected_version=d.get("version"),
+                seen_flags=set(d["flags"]) if "flags" in d else None,
             ),
         )

@@ -124,3 +124,13 @@ class StoryForm(VersionedForm):
     class Meta:
         model = Story
         fields = ["arena", "category", "subgroup", "persona", "text", "weight", "position"]
+
+    def clean(self):
+        data = super().clean()
+        arena = data.get("arena") or (self.instance.arena if self.instance.arena_id else None)
+        category, subgroup = data.get("category"), data.get("subgroup")
+        if arena and category and category.arena_id != arena.pk:
+            self.add_error("category", "Choose a category of this story's arena.")
+        elif category and subgroup and subgroup.category_id != category.pk:
+            self.add_error("subgroup", "Choose a sub-group of the story's category.")
+        return data

@@ -277,3 +277,22 @@ def test_unknown_flag_is_json_404(moderator):
     for url in ("/api/flags/%00/uphold/", "/api/flags/99999999999999999999999/reject/"):
         response = post_json(moderator, url, {"note": "x"})
         assert response.status_code == 404 and response.json()["detail"], url
+
+
+@pytest.mark.django_db
+def test_an_api_decision_covers_the_flags_the_moderator_read(cell, flag, moderator):
+    listed = moderator.get("/api/flags/?status=pending").json()
+    rows = listed["results"] if isinstance(listed, dict) else listed
+    seen = [r["id"] for r in rows]
+    late = post_json(Client(REMOTE_ADDR="10.1.0.2"), "/api/flags/", body(cell))
+    assert late.status_code == 201
+    response = post_json(
+        moderator,
+        f"/api/flags/{flag.pk}/reject/",
+        {"note": "Not convincing.", "flags": seen, "version": rows[0]["version"]},
+    )
+    assert response.status_code == 200 and response.json()["status"] == "rejected"
+    late_flag = Flag.objects.get(pk=late.json()["id"])
+    assert late_flag.item.status == "pending" and late_flag.item_id != flag.item_id
+    empty = post_json(moderator, f"/api/flags/{late_flag.pk}/reject/", {"note": "x", "flags": []})
+    assert empty.status_code == 400 and "flags" in empty.json()

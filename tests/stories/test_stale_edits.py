@@ -164,3 +164,29 @@ def test_a_non_numeric_admin_id_is_not_a_server_error(editor, seeded_arena):
         "/admin/stories/story/1%20or%201/change/",
     ):
         assert editor.get(url).status_code in (302, 404), url
+
+
+@pytest.mark.django_db
+def test_a_story_cannot_take_a_category_of_another_arena(editor, seeded_arena):
+    from arena.generate import arena_generate
+
+    other = arena_generate(slug="other", products=2, stories=3)
+    foreign = other.categories.first()
+    story = Story.objects.get(text__startswith=APPROVAL)
+    url = f"/admin/stories/story/{story.pk}/change/"
+    response = editor.post(url, page_form(editor, url, "story_form", category=foreign.pk))
+    assert response.status_code == 200
+    assert "Choose a category of this story" in response.content.decode()
+    story.refresh_from_db()
+    assert story.category.arena_id == seeded_arena.pk
+    add = page_form(
+        editor, "/admin/stories/story/add/", "story_form",
+        arena=seeded_arena.pk, category=foreign.pk, persona=story.persona_id,
+        text="A new story in the wrong category", weight=1, position=99,
+    )  # fmt: skip
+    response = editor.post("/admin/stories/story/add/", add)
+    assert (
+        response.status_code == 200
+        and "Choose a category of this story" in response.content.decode()
+    )
+    assert not Story.all_objects.filter(text="A new story in the wrong category").exists()
