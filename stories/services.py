@@ -54,8 +54,7 @@ class EditConflict(Exception):
         parts = [STALE.format(what=self.what)]
         if self.conflicts:
             moved = "; ".join(
-                f"{field} is now {show(now)}"
-                + ("" if read is None else f" (you read {show(read)})")
+                f"{field} is now {show(now)} (you read {show(read)})"
                 for field, (read, now, _mine) in self.conflicts.items()
             )
             parts.append(f"Meanwhile: {moved}.")
@@ -78,7 +77,7 @@ def cell_last_change_note(cell_id: int) -> str:
     if last is None:
         return ""
     who = f" by {last.changed_by.get_username()}" if last.changed_by else ""
-    note = f": “{last.note}”" if last.note else ""
+    note = f" (“{last.note}”)" if last.note else ""
     return (
         f"Last change: {last.get_kind_display()}{who} on {last.changed_at:%Y-%m-%d %H:%M} UTC, "
         f"{CellValues(last.old_verdict, last.old_proof, last.old_quality).label()} → "

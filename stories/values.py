@@ -109,6 +109,7 @@ def merge_edit(*, base: dict | None, current: dict, changes: dict, units=()) -> 
             moved |= set(unit)
     conflicts = {
         f: (None if base is None else base.get(f), current.get(f), changes.get(f, current.get(f)))
-        for f in sorted(touched & moved)
+        for f in current
+        if f in touched & moved
     }
     return EditOutcome(write={} if conflicts else changes, conflicts=conflicts)
