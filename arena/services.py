@@ -234,6 +234,18 @@ def _place_after(rows, start: int) -> None:
         _sync(row, {"position": pos})
 
 
+STORY_EDIT_FIELDS = ("category", "subgroup", "persona", "weight")
+
+
+def _story_key(story: Story) -> tuple:
+    return (story.category_id, story.subgroup_id, story.persona_id, story.weight)
+
+
+def _edited_since(edited_at, page_date) -> bool:
+    """Whether an admin edit is as new as the pages (a re-import keeps it) or newer."""
+    return edited_at is not None and (page_date is None or edited_at.date() >= page_date)
+
+
 def _retire_gone(rows, what: str, offset: int, listed: int, report: ImportReport) -> bool:
     """Retire the rows the pages no longer list (never delete them) and place them after the
     listed ones; ``offset`` mirrors the bulk shift of positions. Returns whether any was retired."""
@@ -382,8 +394,7 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
     stories: dict[str, Story] = {}
     for pos, ms in enumerate(ov.stories):
         weight = record.weights.get(ms.text)
-        if weight is None:
-            report.default_weight_stories.append(ms.text)
+        story = existing_stories.pop(ms.text, None)
         values = {
             "category": cats[ms.category],
             "subgroup": subgroups.get((ms.category, ms.group)) if ms.group else None,
@@ -392,24 +403,35 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
             "weight_published": weight is not None,
             "position": pos,
         }
-        story = existing_stories.pop(ms.text, None)
+        if weight is None and story is not None and story.weight_published:
+            # pages that give no weight (an overview page alone) leave a known weight alone
+            values["weight"], values["weight_published"] = story.weight, True
+        elif weight is None:
+            report.default_weight_stories.append(ms.text)
         if story is None:
             story = Story.all_objects.create(arena=arena, text=ms.text, **values)
             changed = True
         else:
             story.position += offset
-            before = (story.category_id, story.subgroup_id, story.persona_id, story.weight)
+            if _edited_since(story.edited_at, page_date) and not overwrite_moderated:
+                for name in STORY_EDIT_FIELDS:
+                    if getattr(story, name) != values[name]:
+                        report.kept.append(
+                            f"kept edited {name} {getattr(story, name)} of the story “{ms.text}” "
+                            f"({story.edited_at:%Y-%m-%d}; page says {values[name]})"
+                        )
+                        values[name] = getattr(story, name)
+                if values["weight"] == story.weight:
+                    values["weight_published"] = story.weight_published
+            before = _story_key(story)
             if story.retired_at is not None:
                 values["retired_at"] = None
                 report.restored.append(f"story {ms.text!r}")
                 changed = True
             _sync(story, values)
-            changed |= before != (
-                story.category_id,
-                story.subgroup_id,
-                story.persona_id,
-                story.weight,
-            )
+            if before != _story_key(story):
+                changed = True
+                Story.all_objects.filter(pk=story.pk).update(version=F("version") + 1)
         stories[ms.text] = story
     changed |= _retire_gone(existing_stories.values(), "story", offset, len(stories), report)
 
@@ -449,7 +471,7 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
             if current != page:
                 kind, note = CellChange.Kind.IMPORT, f"Imported from {ov.path}"
                 last = moderated.get(cell.pk)
-                if last is not None and (page_date is None or last.changed_at.date() >= page_date):
+                if last is not None and _edited_since(last.changed_at, page_date):
                     what = (
                         f"{last.get_kind_display()} value {current.label()} of {pname} on "
                         f"“{ms.text}” ({last.changed_at:%Y-%m-%d}; page says {page.label()})"
@@ -474,11 +496,26 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
                     mark_stale=False,
                 )
                 changed = True
-            _sync(cell, {"rationale": rationale, "detail_published": detail is not None})
+            if detail is None and cell.detail_published:
+                continue  # pages that do not detail this cell leave its published detail alone
+            if rationale != cell.rationale and _edited_since(cell.detail_edited_at, page_date):
+                what = (
+                    f"edited rationale of {pname} on “{ms.text}” "
+                    f"({cell.detail_edited_at:%Y-%m-%d}; the page's differs)"
+                )
+                if not overwrite_moderated:
+                    report.kept.append(f"kept {what}")
+                    rationale = cell.rationale
+                else:
+                    report.overwritten.append(f"overwrote {what}")
+            touched = _sync(cell, {"rationale": rationale, "detail_published": detail is not None})
             current_evidence = tuple((e.source, e.quote) for e in cell.evidence.all())
             if current_evidence != tuple((e.source, e.quote) for e in evidence):
                 cell.evidence.all().delete()
                 evidence_for.append((cell, evidence))
+                touched = True
+            if touched:  # an admin form opened before the import is now stale
+                Cell.objects.filter(pk=cell.pk).update(version=F("version") + 1)
     # a product or story that comes back (or is new) beside retired rows: every pair has a cell
     Cell.objects.bulk_create(new_cells)
     changed |= bool(new_cells)

@@ -26,6 +26,7 @@ from flags.services import (
     proposed_correction,
 )
 from stories.models import Proof, Verdict
+from stories.services import EditConflict
 from stories.values import CellValues
 
 
@@ -107,19 +108,28 @@ class DecisionForm(forms.Form):
         help_text="Shown on the cell's history and to the reporters.",
     )
     version = forms.IntegerField(widget=forms.HiddenInput)
+    # the cell as the moderator read it: an edit of the cell meanwhile is not silently undone
+    cell_version = forms.IntegerField(
+        widget=forms.HiddenInput, required=False, min_value=1, max_value=2**31 - 1
+    )
     # the flags on the page when the moderator opened it: the decision covers these only
-    seen_flags = forms.CharField(widget=forms.HiddenInput, required=False)
+    seen_flags = forms.CharField(widget=forms.HiddenInput, required=False, max_length=20_000)
 
     def clean_seen_flags(self) -> set[int] | None:
-        raw = self.cleaned_data.get("seen_flags") or ""
-        if not raw:
-            return None
-        try:
-            return {int(part) for part in raw.split(",") if part.strip()}
-        except ValueError:
-            raise forms.ValidationError(
-                "The list of flags on the page is damaged; reload."
-            ) from None
+        return parse_flag_ids(self.cleaned_data.get("seen_flags") or "")
+
+
+def parse_flag_ids(raw: str) -> set[int] | None:
+    """``"3,5,8"`` → {3, 5, 8}; empty → None (every flag); anything else is a form error."""
+    if not raw.strip():
+        return None
+    try:
+        ids = {int(part) for part in raw.split(",") if part.strip()}
+    except ValueError:
+        ids = set()
+    if not ids or not all(0 < i < 2**63 for i in ids):
+        raise forms.ValidationError("The list of flags on the page is damaged; reload.")
+    return ids
 
 
 class BulkRejectForm(forms.Form):
@@ -245,6 +255,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
                 "proof": initial_corr.proof or "",
                 "quality": initial_corr.quality,
                 "version": item.version,
+                "cell_version": item.cell.version,
                 "seen_flags": ",".join(str(f.pk) for f in flags),
             },
         )
@@ -261,6 +272,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
                         quality=d["quality"],
                         expected_version=d["version"],
                         seen_flags=d["seen_flags"],
+                        expected_cell_version=d["cell_version"],
                     )
                 else:
                     flag_reject(
@@ -271,7 +283,8 @@ class ReviewItemAdmin(admin.ModelAdmin):
                         duplicate=d["decision"] == "duplicate",
                         seen_flags=d["seen_flags"],
                     )
-            except AlreadyResolved as exc:
+            except (AlreadyResolved, EditConflict) as exc:
+                # the page shows the item and the cell as they are now
                 self.message_user(request, str(exc), messages.ERROR)
                 return HttpResponseRedirect(
                     reverse("admin:flags_reviewitem_change", args=[item.pk])
@@ -313,16 +326,15 @@ class ReviewItemAdmin(admin.ModelAdmin):
             if form.is_valid():
                 done = skipped = 0
                 for item in queryset:
-                    seen = request.POST.get(f"seen-{item.pk}", "")
                     try:
                         flag_reject(
                             item=item,
                             moderator=request.user,
                             note=form.cleaned_data["note"],
-                            seen_flags={int(p) for p in seen.split(",") if p.isdigit()} or None,
+                            seen_flags=parse_flag_ids(request.POST.get(f"seen-{item.pk}", "")),
                         )
                         done += 1
-                    except AlreadyResolved:
+                    except (AlreadyResolved, forms.ValidationError):
                         skipped += 1
                 self.message_user(
                     request, f"Rejected {done} item(s); {skipped} were already resolved."

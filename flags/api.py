@@ -17,10 +17,10 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, Throttled, UnsupportedMediaType
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.response import Response
 
+from arena.api.parsers import SafeJSONParser
 from arena.api.serializers import error_responses
 from arena.clients import client_key
 from arena.text import clean_text
@@ -39,6 +39,7 @@ from flags.services import (
     flag_uphold,
 )
 from stories.models import Cell, Proof, Verdict
+from stories.services import EditConflict
 
 ID_MAX = 2**63 - 1  # the largest id a database key holds
 VERSION_MAX = 2**31 - 1
@@ -161,6 +162,11 @@ class FlagSerializer(serializers.ModelSerializer):
 class ModeratorFlagSerializer(FlagSerializer):
     reporters = serializers.IntegerField(read_only=True)
     cell_verdict = serializers.CharField(source="cell.verdict", read_only=True)
+    cell_version = serializers.IntegerField(
+        source="cell.version",
+        read_only=True,
+        help_text="The cell's version: send it back with an uphold to refuse a stale one (409).",
+    )
     product = serializers.CharField(source="cell.product.slug", read_only=True)
     story = serializers.CharField(source="cell.story.text", read_only=True)
     version = serializers.IntegerField(
@@ -174,6 +180,7 @@ class ModeratorFlagSerializer(FlagSerializer):
             *FlagSerializer.Meta.fields,
             "reporters",
             "cell_verdict",
+            "cell_version",
             "product",
             "story",
             "version",
@@ -209,6 +216,12 @@ class DecisionSerializer(serializers.Serializer):
 
 
 class UpholdSerializer(DecisionSerializer):
+    cell_version = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=VERSION_MAX,
+        help_text="The cell's `cell_version` as read; a cell edited since is not overwritten (409).",
+    )
     verdict = serializers.ChoiceField(choices=Verdict.choices, required=False)
     proof = serializers.ChoiceField(choices=Proof.choices, required=False, allow_null=True)
     quality = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=10)
@@ -241,7 +254,7 @@ class FlagViewSet(
     viewsets.GenericViewSet,
 ):
     serializer_class = FlagSerializer
-    parser_classes = [JSONParser]
+    parser_classes = [SafeJSONParser]
 
     def get_permissions(self):
         if self.action == "create":
@@ -307,7 +320,7 @@ class FlagViewSet(
         body.is_valid(raise_exception=True)
         try:
             decide(flag, body.validated_data)
-        except AlreadyResolved as exc:
+        except (AlreadyResolved, EditConflict) as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         except DjangoValidationError as exc:
             raise serializers.ValidationError(field_errors(exc)) from None
@@ -329,6 +342,7 @@ class FlagViewSet(
                 note=d["note"],
                 expected_version=d.get("version"),
                 seen_flags=set(d["flags"]) if "flags" in d else None,
+                expected_cell_version=d.get("cell_version"),
                 # only the values given: the service completes the rest (None is "no proof")
                 **{k: d[k] for k in ("verdict", "proof", "quality") if k in d},
             ),

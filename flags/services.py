@@ -174,7 +174,14 @@ def flag_submit(
                 ).exists():
                     raise already
                 now = timezone.now()
-                item = ReviewItem.objects.filter(cell=cell, status=Status.PENDING).first()
+                # locked: a moderator resolving this item meanwhile waits for the flag to be in
+                # (and moves it to a new item if it did not see it), or this request waits for the
+                # decision and opens a new item (PostgreSQL; SQLite transactions are serial)
+                item = (
+                    ReviewItem.objects.select_for_update()
+                    .filter(cell=cell, status=Status.PENDING)
+                    .first()
+                )
                 if item is None:
                     item = ReviewItem.objects.create(cell=cell, created_at=now)
                 return Flag.objects.create(
@@ -213,9 +220,15 @@ def can_moderate(user) -> bool:
     return user.is_superuser or user.groups.filter(name=MODERATORS_GROUP).exists()
 
 
-def proposed_correction(item: ReviewItem) -> CellValues | None:
-    """The newest flag's proposal, completed from the cell; None when no flag proposes anything."""
-    flags = [f for f in item.flags.all() if f.proposed_verdict or f.proposed_quality is not None]
+def proposed_correction(item: ReviewItem, seen_flags: set[int] | None = None) -> CellValues | None:
+    """The newest flag's proposal (among ``seen_flags`` when given: a decision applies only what
+    the moderator read), completed from the cell; None when no flag proposes anything."""
+    flags = [
+        f
+        for f in item.flags.all()
+        if (f.proposed_verdict or f.proposed_quality is not None)
+        and (seen_flags is None or f.pk in seen_flags)
+    ]
     if not flags:
         return None
     newest = max(flags, key=lambda f: (f.created_at, f.pk))
@@ -226,7 +239,9 @@ def proposed_correction(item: ReviewItem) -> CellValues | None:
     return proposal.completed_from(CellValues.of(item.cell), given=given)
 
 
-def uphold_values(item: ReviewItem, *, verdict=UNSET, proof=UNSET, quality=UNSET) -> CellValues:
+def uphold_values(
+    item: ReviewItem, *, verdict=UNSET, proof=UNSET, quality=UNSET, seen_flags=None
+) -> CellValues:
     """What upholding writes: the moderator's values where given (kept as given, so a contradiction
     is reported rather than rewritten), the rest completed from the flags' proposal or the cell."""
     given = {
@@ -234,7 +249,7 @@ def uphold_values(item: ReviewItem, *, verdict=UNSET, proof=UNSET, quality=UNSET
         for name, value in (("verdict", verdict), ("proof", proof), ("quality", quality))
         if value is not UNSET
     }
-    start = proposed_correction(item) or CellValues.of(item.cell)
+    start = proposed_correction(item, seen_flags) or CellValues.of(item.cell)
     if not given:
         return start
     moderator = CellValues(
@@ -306,19 +321,23 @@ def flag_uphold(
     quality=UNSET,
     expected_version: int | None = None,
     seen_flags: set[int] | None = None,
+    expected_cell_version: int | None = None,
 ) -> ReviewItem:
     """Uphold a review item: correct the cell (the moderator's values, else the flags' proposal),
     record the change publicly with the note, resolve the item once, and schedule the
     recomputation. Values left out are completed; values given must make a valid cell together
     (ValidationError per field otherwise). ``expected_version``: the item's version as read;
-    ``seen_flags``: the flags the decision covers (see ``_resolve``)."""
+    ``seen_flags``: the flags the decision covers (see ``_resolve``); ``expected_cell_version``: the
+    cell's version as read (an edit of the cell meanwhile raises EditConflict)."""
     _check_moderator(moderator)
     note = _check_note(note)
     with transaction.atomic():
         item = ReviewItem.objects.select_related("cell").get(pk=item.pk)
         if item.status != Status.PENDING:
             raise AlreadyResolved("This flag was already resolved; nothing was changed.")
-        values = uphold_values(item, verdict=verdict, proof=proof, quality=quality)
+        values = uphold_values(
+            item, verdict=verdict, proof=proof, quality=quality, seen_flags=seen_flags
+        )
         errors = values.errors()
         if errors:
             raise ValidationError(errors)
@@ -332,6 +351,7 @@ def flag_uphold(
             note=note,
             kind=CellChange.Kind.FLAG,
             record_unchanged=True,
+            expected_version=expected_cell_version,
         )
         _resolve(
             item,

@@ -35,6 +35,9 @@ class RefusesStaleSaves:
         message = exc.message() if isinstance(exc, EditConflict) else "; ".join(exc.messages)
         self.message_user(request, message, messages.ERROR)
         request._edit_refused = True
+        # the admin saves the row and its inlines in one transaction: nothing of it is kept
+        if transaction.get_connection().in_atomic_block:
+            transaction.set_rollback(True)
 
     def response_change(self, request, obj):
         if getattr(request, "_edit_refused", False):

@@ -54,6 +54,9 @@ class Story(models.Model):
     )
     position = models.PositiveIntegerField(help_text="Row order in the matrix")
     version = models.PositiveIntegerField(default=1, help_text="Bumped on every edit")
+    edited_at = models.DateTimeField(
+        null=True, blank=True, help_text="Last edit in the admin (a re-import keeps it)"
+    )
     retired_at = models.DateTimeField(
         null=True,
         blank=True,
@@ -99,6 +102,11 @@ class Cell(models.Model):
         help_text="Whether a head-to-head page published this cell's rationale and evidence",
     )
     version = models.PositiveIntegerField(default=1, help_text="Bumped on every edit")
+    detail_edited_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Last edit of the rationale in the admin (a re-import keeps it)",
+    )
 
     class Meta:
         ordering = ["story", "product__position"]
@@ -184,8 +192,9 @@ class CellChange(models.Model):
     new_verdict = models.CharField(max_length=10)
     new_proof = models.CharField(max_length=14, null=True, blank=True)
     new_quality = models.PositiveSmallIntegerField(null=True, blank=True)
+    # who changed it stays on record: a user who made a change is deactivated, never deleted
     changed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     changed_at = models.DateTimeField()
     note = models.TextField(blank=True)

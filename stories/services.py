@@ -56,6 +56,7 @@ class EditConflict(Exception):
             moved = "; ".join(
                 f"{field} is now {show(now)} (you read {show(read)})"
                 for field, (read, now, _mine) in self.conflicts.items()
+                if read != now
             )
             parts.append(f"Meanwhile: {moved}.")
         if self.detail:
@@ -158,7 +159,9 @@ def cell_update_detail(*, cell: Cell, rationale: str, expected_version: int | No
             raise EditConflict("cell", {}, current)
         if current.rationale == rationale:
             return False
-        Cell.objects.filter(pk=cell.pk).update(rationale=rationale, version=F("version") + 1)
+        Cell.objects.filter(pk=cell.pk).update(
+            rationale=rationale, version=F("version") + 1, detail_edited_at=timezone.now()
+        )
     cell.rationale, cell.version = rationale, current.version + 1
     return True
 
@@ -257,6 +260,8 @@ def story_update(
     written = _versioned_update(
         Story, obj=story, what="story", changes=changes, base_version=base_version, base=base
     )
+    if written:
+        Story.all_objects.filter(pk=story.pk).update(edited_at=timezone.now())
     if set(written) & set(STORY_SCORE_FIELDS):
         _mark_stale(story.arena_id)
     return written

@@ -5,7 +5,7 @@ from django.db import migrations
 
 TRIGGER = """
 DROP TRIGGER IF EXISTS flags_moderatoraction_append_only ON flags_moderatoraction;
-CREATE TRIGGER flags_moderatoraction_append_only BEFORE DELETE ON flags_moderatoraction
+CREATE TRIGGER flags_moderatoraction_append_only BEFORE UPDATE OR DELETE ON flags_moderatoraction
     FOR EACH ROW EXECUTE FUNCTION arena_refuse_delete();
 """
 DROP = "DROP TRIGGER IF EXISTS flags_moderatoraction_append_only ON flags_moderatoraction;"

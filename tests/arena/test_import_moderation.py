@@ -17,7 +17,7 @@ from arena.models import ProductScore
 from flags.models import Flag, ModeratorAction, ReviewItem
 from flags.services import flag_submit, flag_uphold
 from products.models import Product
-from stories.models import Cell, CellChange, Story
+from stories.models import Cell, CellChange, Evidence, Story
 
 APPROVAL = "A workflow pauses for human approval"
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
@@ -193,9 +193,10 @@ def test_postgresql_refuses_to_delete_the_record_and_the_audit_log(upheld):
     from django.db import DatabaseError
 
     for table in ("stories_cellchange", "flags_moderatoraction"):
-        with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
-            with connection.cursor() as cursor:
-                cursor.execute(f"DELETE FROM {table}")
+        for sql in (f"DELETE FROM {table}", f"UPDATE {table} SET note = 'rewritten'"):
+            with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
+                with connection.cursor() as cursor:
+                    cursor.execute(sql)
     assert CellChange.objects.count() == 1 and ModeratorAction.objects.count() == 1
 
 
@@ -235,3 +236,54 @@ def test_a_new_product_taking_an_edited_slug_is_refused(seeded_arena, seed_files
     with pytest.raises(CommandError, match="would take the slug 'hatchway' of the product 'DBOS'"):
         call_command("import_arena_pages", *paths, stdout=io.StringIO())
     assert Product.objects.filter(slug="hatchet").exists()
+
+
+@pytest.mark.django_db
+def test_reimport_keeps_admin_edits_of_rationale_and_weight(
+    seeded_arena, seed_files, django_capture_on_commit_callbacks
+):
+    from stories.services import cell_edit, story_update
+
+    cell = Cell.objects.get(story__text__startswith=APPROVAL, product__slug="inngest")
+    cell_edit(
+        cell=cell, changes={"rationale": "Re-checked: waitForEvent."}, base_version=cell.version
+    )
+    story = Story.objects.get(text__startswith=APPROVAL)
+    story_update(story=story, changes={"weight": 1})
+    out = import_pages(seed_files, capture=django_capture_on_commit_callbacks)
+    cell.refresh_from_db()
+    story.refresh_from_db()
+    assert cell.rationale == "Re-checked: waitForEvent." and story.weight == 1
+    assert "kept edited rationale of Inngest on “A workflow pauses" in out
+    assert "kept edited weight 1 of the story “A workflow pauses" in out
+    out = import_pages(
+        seed_files, "--overwrite-moderated", capture=django_capture_on_commit_callbacks
+    )
+    cell.refresh_from_db()
+    story.refresh_from_db()
+    assert cell.rationale != "Re-checked: waitForEvent." and story.weight == 3
+    assert "overwrote edited rationale of Inngest" in out
+
+
+@pytest.mark.django_db
+def test_an_overview_page_alone_keeps_published_detail_and_weights(
+    seeded_arena, seed_files, django_capture_on_commit_callbacks
+):
+    overview = [p for p in seed_files if Path(p).name.startswith("003_")]
+    evidence = Evidence.objects.count()
+    weights = dict(Story.objects.values_list("pk", "weight"))
+    out = import_pages(overview, capture=django_capture_on_commit_callbacks)
+    assert out.startswith("Unchanged:")
+    assert Evidence.objects.count() == evidence > 0
+    assert dict(Story.objects.values_list("pk", "weight")) == weights
+
+
+@pytest.mark.django_db
+def test_an_import_that_changes_a_cell_makes_open_forms_stale(seeded_arena, seed_files, tmp_path):
+    cell = Cell.objects.get(story__text__startswith=APPROVAL, product__slug="inngest")
+    version = cell.version
+    old = cell.rationale
+    paths = reworded(tmp_path, seed_files, old[:40], "Newly worded: " + old[:26])
+    call_command("import_arena_pages", *paths, stdout=io.StringIO())
+    cell.refresh_from_db()
+    assert cell.rationale.startswith("Newly worded") and cell.version == version + 1

@@ -296,3 +296,16 @@ def test_an_api_decision_covers_the_flags_the_moderator_read(cell, flag, moderat
     assert late_flag.item.status == "pending" and late_flag.item_id != flag.item_id
     empty = post_json(moderator, f"/api/flags/{late_flag.pk}/reject/", {"note": "x", "flags": []})
     assert empty.status_code == 400 and "flags" in empty.json()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("depth", [1000, 5000, 100_000])
+def test_deeply_nested_json_is_a_400_not_a_server_error(cell, moderator, depth):
+    deep = "[" * depth
+    anonymous = Client(REMOTE_ADDR="10.1.0.9").post(
+        "/api/flags/", deep, content_type="application/json"
+    )
+    assert anonymous.status_code == 400 and "detail" in anonymous.json()
+    flag_id = post_json(Client(REMOTE_ADDR="10.1.0.8"), "/api/flags/", body(cell)).json()["id"]
+    decided = moderator.post(f"/api/flags/{flag_id}/reject/", deep, content_type="application/json")
+    assert decided.status_code == 400

@@ -129,3 +129,140 @@ def test_a_retired_verdict_cannot_be_flagged(cell):
     story_retire(story=cell.story)
     with pytest.raises(ValidationError, match="retired"):
         flag(Cell.objects.get(pk=cell.pk))
+
+
+@pytest.mark.django_db
+def test_an_uphold_from_a_stale_review_page_does_not_undo_an_admin_edit(cell, moderator):
+    from stories.services import cell_edit
+
+    f = flag(cell)  # no proposal: the form offers the cell's values as read
+    mod = Client()
+    mod.force_login(moderator)
+    url = f"/admin/flags/reviewitem/{f.item_id}/change/"
+    data = page_form(mod, url, "review-form", decision="uphold", note="Checked the docs.")
+    cell_edit(
+        cell=cell, changes={"quality": 0, "rationale": "Re-checked."}, base_version=cell.version
+    )
+    cell_edit(
+        cell=Cell.objects.get(pk=cell.pk),
+        changes={"verdict": "partial", "proof": "claimed", "quality": 2},
+        base_version=Cell.objects.get(pk=cell.pk).version,
+    )
+    response = mod.post(url, data, follow=True)
+    assert "changed by someone else" in response.content.decode()
+    cell.refresh_from_db()
+    f.item.refresh_from_db()
+    assert (cell.verdict, cell.quality) == ("partial", 2) and f.item.status == "pending"
+    fresh = page_form(mod, url, "review-form", decision="uphold", note="Checked the docs.")
+    assert mod.post(url, fresh).status_code == 302  # the page now shows the cell as it is
+
+
+@pytest.mark.django_db
+def test_an_api_uphold_applies_only_a_proposal_the_moderator_read(cell, moderator):
+    read = flag(cell, "10.0.0.1", proposed_verdict="partial", proposed_quality=3)
+    flag(cell, "10.0.0.2", proposed_verdict="full", proposed_quality=9)  # filed meanwhile
+    api = Client()
+    api.force_login(moderator)
+    response = api.post(
+        f"/api/flags/{read.pk}/uphold/",
+        {"note": "Agreed: partial.", "flags": [read.pk], "cell_version": cell.version},
+        content_type="application/json",
+    )
+    assert response.status_code == 200, response.content
+    cell.refresh_from_db()
+    assert (cell.verdict, cell.quality) == ("partial", 3)
+    stale = flag(cell, "10.0.0.3")
+    again = api.post(
+        f"/api/flags/{stale.pk}/uphold/",
+        {"note": "Agreed.", "cell_version": 1, "verdict": "none"},
+        content_type="application/json",
+    )
+    assert again.status_code == 409 and "changed by someone else" in again.json()["detail"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("seen", ["99999999999999999999999", "1,x", "-4", "1," * 3])
+def test_a_damaged_flag_list_is_a_form_error(cell, moderator, seen):
+    f = flag(cell)
+    mod = Client()
+    mod.force_login(moderator)
+    url = f"/admin/flags/reviewitem/{f.item_id}/change/"
+    data = page_form(mod, url, "review-form", decision="reject", note="No.", seen_flags=seen)
+    response = mod.post(url, data)
+    if seen == "1," * 3:  # a list with a stray comma is still a list
+        assert response.status_code == 302
+        return
+    assert response.status_code == 200 and "damaged" in response.content.decode()
+    bulk = mod.post(
+        "/admin/flags/reviewitem/",
+        {
+            "action": "bulk_reject",
+            "_selected_action": [f.item_id],
+            "apply": "1",
+            "note": "No.",
+            f"seen-{f.item_id}": seen,
+        },
+    )
+    assert bulk.status_code == 302
+
+
+@pytest.mark.django_db
+def test_who_changed_the_record_cannot_be_deleted(cell, moderator, django_user_model):
+    f = flag(cell)
+    flag_uphold(item=f.item, moderator=moderator, note="Confirmed.")
+    root = Client()
+    root.force_login(django_user_model.objects.create_superuser("root", "r@example.com", "pw"))
+    page = root.post(f"/admin/auth/user/{moderator.pk}/delete/", {"post": "yes"})
+    assert page.status_code == 200 and "Cannot delete user" in page.content.decode()
+    assert CellChange.objects.get().changed_by == moderator
+
+
+def _decide_while_flags_arrive(target: Cell, n: int, moderator) -> Flag:
+    """One round: a pending flag, then at once a reject covering it and three new flags."""
+    import threading
+
+    from django.db import connection
+
+    first = flag(target, f"10.20.{n}.1")
+    barrier = threading.Barrier(4)
+    errors: list[Exception] = []
+
+    def run(work):
+        try:
+            barrier.wait()
+            work()
+        except Exception as exc:  # noqa: BLE001 - reported by the assertion below
+            errors.append(exc)
+        finally:
+            connection.close()  # each thread has its own connection
+
+    def decide():
+        item = ReviewItem.objects.get(pk=first.item_id)
+        flag_reject(item=item, moderator=moderator, note="No.", seen_flags={first.pk})
+
+    works = [decide] + [lambda k=k: flag(target, f"10.20.{n}.{k + 2}") for k in range(3)]
+    threads = [threading.Thread(target=run, args=(w,)) for w in works]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    return first
+
+
+@pytest.mark.django_db(transaction=True)
+def test_flags_filed_while_a_moderator_decides_are_never_decided_unseen(
+    seeded_arena, django_user_model
+):
+    """Simultaneous flags and a decision (threads with their own connections; on PostgreSQL the
+    row lock on the pending item orders them): every flag on a resolved item is one the decision
+    covered, and the others stay pending."""
+    user = django_user_model.objects.create_user("mod2", password="pw")
+    user.groups.add(Group.objects.get(name="Moderators"))
+    for n, target in enumerate(Cell.objects.filter(story__arena=seeded_arena).order_by("pk")[:12]):
+        first = _decide_while_flags_arrive(target, n, user)
+        resolved = ReviewItem.objects.get(pk=first.item_id)
+        assert resolved.status == "rejected"
+        assert list(resolved.flags.values_list("pk", flat=True)) == [first.pk]
+        assert Flag.objects.filter(cell=target).count() == 4
+        assert Flag.objects.filter(cell=target, item__status="pending").count() == 3
