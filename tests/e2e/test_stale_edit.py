@@ -22,7 +22,7 @@ def test_stale_cell_form_shows_the_conflict_and_the_current_values(
     cell = Cell.objects.get(story__text__startswith=STORY, product__slug="hatchet")
     django_user_model.objects.create_superuser("editor", "e@example.com", "a-long-test-password")
     moderator = django_user_model.objects.create_user("mod", password="x")
-    moderator.groups.add(Group.objects.get(name="Moderators"))
+    moderator.groups.add(Group.objects.get_or_create(name="Moderators")[0])
 
     page = open_page()
     page.goto(f"{live_server.url}/admin/stories/cell/{cell.pk}/change/")

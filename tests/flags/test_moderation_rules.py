@@ -20,7 +20,7 @@ EXPLANATION = "The docs now describe a built-in approval step with a webhook res
 @pytest.fixture
 def moderator(django_user_model):
     user = django_user_model.objects.create_user("mod", password="pw", is_staff=True)
-    user.groups.add(Group.objects.get(name="Moderators"))
+    user.groups.add(Group.objects.get_or_create(name="Moderators")[0])
     return user
 
 
@@ -258,7 +258,7 @@ def test_flags_filed_while_a_moderator_decides_are_never_decided_unseen(
     row lock on the pending item orders them): every flag on a resolved item is one the decision
     covered, and the others stay pending."""
     user = django_user_model.objects.create_user("mod2", password="pw")
-    user.groups.add(Group.objects.get(name="Moderators"))
+    user.groups.add(Group.objects.get_or_create(name="Moderators")[0])
     for n, target in enumerate(Cell.objects.filter(story__arena=seeded_arena).order_by("pk")[:12]):
         first = _decide_while_flags_arrive(target, n, user)
         resolved = ReviewItem.objects.get(pk=first.item_id)
