@@ -71,7 +71,7 @@ def test_reimport_keeps_the_upheld_value_and_reports_it(
     assert (cell.verdict, cell.proof, cell.quality) == ("full", "claimed", 8)
     assert "kept upheld flag value full claimed 8/10 of Hatchet on “A workflow pauses" in out
     assert "page says none 0/10)" in out
-    assert "1 moderated cell(s) kept" in out
+    assert "1 moderated or edited value(s) kept" in out
     assert CellChange.objects.filter(cell=cell).count() == 1
     assert Client().get(f"/flags/status/{upheld.token}/").status_code == 200
 

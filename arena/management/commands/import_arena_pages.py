@@ -48,8 +48,8 @@ class Command(BaseCommand):
             self.stdout.write(f"  {line}")
         if report.kept:
             self.stdout.write(
-                f"  {len(report.kept)} moderated cell(s) kept; --overwrite-moderated writes the "
-                "pages' values over them"
+                f"  {len(report.kept)} moderated or edited value(s) kept; --overwrite-moderated "
+                "writes the pages' values over them"
             )
         for line in report.overwritten:
             self.stdout.write(f"  {line}")
