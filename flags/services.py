@@ -13,7 +13,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.validators import EmailValidator, URLValidator
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -196,9 +196,10 @@ def flag_submit(
                     client_hash=client,
                     created_at=now,
                 )
-        except IntegrityError:
+        except (IntegrityError, OperationalError):
             # another client opened the cell's review item meanwhile, or (the constraint) this
-            # client's own flag got in first: the next attempt sees which
+            # client's own flag got in first, or the database chose this request as a deadlock
+            # victim: the next attempt sees which
             continue
     raise ValidationError({"cell": "Could not file the flag right now; please try again."})
 
@@ -269,6 +270,18 @@ def _check_note(note: str) -> str:
     return note
 
 
+def _check_seen(item: ReviewItem, seen_flags: set[int] | None) -> None:
+    """A decision covers flags of this item: a list naming none of them, or another item's, is a
+    mistake (or a forgery) that would record a decision nobody made."""
+    if seen_flags is None:
+        return
+    own = set(Flag.objects.filter(item_id=item.pk).values_list("pk", flat=True))
+    if not seen_flags or not seen_flags <= own:
+        raise ValidationError(
+            {"flags": "These flags are not (all) on this review item; reload it and decide again."}
+        )
+
+
 def _check_moderator(moderator) -> None:
     if not can_moderate(moderator):
         raise PermissionDenied(
@@ -332,9 +345,15 @@ def flag_uphold(
     _check_moderator(moderator)
     note = _check_note(note)
     with transaction.atomic():
-        item = ReviewItem.objects.select_related("cell").get(pk=item.pk)
+        # the item first, then the cell: the order flag_submit takes them in (no deadlock)
+        item = (
+            ReviewItem.objects.select_for_update(of=("self",))
+            .select_related("cell")
+            .get(pk=item.pk)
+        )
         if item.status != Status.PENDING:
             raise AlreadyResolved("This flag was already resolved; nothing was changed.")
+        _check_seen(item, seen_flags)
         values = uphold_values(
             item, verdict=verdict, proof=proof, quality=quality, seen_flags=seen_flags
         )
@@ -391,6 +410,7 @@ def flag_reject(
     _check_moderator(moderator)
     note = _check_note(note)
     with transaction.atomic():
+        _check_seen(item, seen_flags)
         _resolve(
             item,
             status=Status.DUPLICATE if duplicate else Status.REJECTED,

@@ -181,15 +181,16 @@ def test_an_api_uphold_applies_only_a_proposal_the_moderator_read(cell, moderato
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("seen", ["99999999999999999999999", "1,x", "-4", "1," * 3])
+@pytest.mark.parametrize("seen", ["99999999999999999999999", "1,x", "-4", "{pk},{pk},,"])
 def test_a_damaged_flag_list_is_a_form_error(cell, moderator, seen):
     f = flag(cell)
+    seen = seen.format(pk=f.pk)
     mod = Client()
     mod.force_login(moderator)
     url = f"/admin/flags/reviewitem/{f.item_id}/change/"
     data = page_form(mod, url, "review-form", decision="reject", note="No.", seen_flags=seen)
     response = mod.post(url, data)
-    if seen == "1," * 3:  # a list with a stray comma is still a list
+    if seen == f"{f.pk},{f.pk},,":  # a list with stray commas is still a list
         assert response.status_code == 302
         return
     assert response.status_code == 200 and "damaged" in response.content.decode()
@@ -218,7 +219,7 @@ def test_who_changed_the_record_cannot_be_deleted(cell, moderator, django_user_m
 
 
 def _decide_while_flags_arrive(target: Cell, n: int, moderator) -> Flag:
-    """One round: a pending flag, then at once a reject covering it and three new flags."""
+    """One round: a pending flag, then at once a decision covering it and three new flags."""
     import threading
 
     from django.db import connection
@@ -236,9 +237,10 @@ def _decide_while_flags_arrive(target: Cell, n: int, moderator) -> Flag:
         finally:
             connection.close()  # each thread has its own connection
 
-    def decide():
+    def decide():  # upholding locks the cell too: both orders of locking are tried
         item = ReviewItem.objects.get(pk=first.item_id)
-        flag_reject(item=item, moderator=moderator, note="No.", seen_flags={first.pk})
+        decision = flag_uphold if n % 2 else flag_reject
+        decision(item=item, moderator=moderator, note="Decided.", seen_flags={first.pk})
 
     works = [decide] + [lambda k=k: flag(target, f"10.20.{n}.{k + 2}") for k in range(3)]
     threads = [threading.Thread(target=run, args=(w,)) for w in works]
@@ -262,7 +264,20 @@ def test_flags_filed_while_a_moderator_decides_are_never_decided_unseen(
     for n, target in enumerate(Cell.objects.filter(story__arena=seeded_arena).order_by("pk")[:12]):
         first = _decide_while_flags_arrive(target, n, user)
         resolved = ReviewItem.objects.get(pk=first.item_id)
-        assert resolved.status == "rejected"
+        assert resolved.status == ("upheld" if n % 2 else "rejected")
         assert list(resolved.flags.values_list("pk", flat=True)) == [first.pk]
         assert Flag.objects.filter(cell=target).count() == 4
         assert Flag.objects.filter(cell=target, item__status="pending").count() == 3
+
+
+@pytest.mark.django_db
+def test_a_decision_must_name_flags_of_its_own_item(seeded_arena, moderator):
+    mine = flag(Cell.objects.filter(story__arena=seeded_arena).first(), "10.0.0.1")
+    other = flag(Cell.objects.filter(story__arena=seeded_arena).last(), "10.0.0.2")
+    for decide in (flag_uphold, flag_reject):
+        for seen in ({other.pk}, set(), {mine.pk, other.pk}):
+            with pytest.raises(ValidationError) as exc:
+                decide(item=mine.item, moderator=moderator, note="Decided.", seen_flags=seen)
+            assert "flags" in exc.value.message_dict
+    mine.item.refresh_from_db()
+    assert mine.item.status == "pending" and not CellChange.objects.exists()
