@@ -58,6 +58,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "arena.middleware.DropNulFromQueryMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Pages are dense tables that compress ~10×; Django's GZip adds BREACH length randomisation and
     # CSRF tokens are masked per response.

@@ -283,3 +283,24 @@ def test_page_views_never_answer_500_to_any_query_string(seeded_arena, path, que
     qs = "&".join(f"{q(k)}={quote(v, safe='', errors='surrogatepass')}" for k, v in query)
     response = client.get(f"{path}?{qs}", **htmx)
     assert response.status_code in (200, 302, 400, 404), (path, query, response.status_code)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/admin/flags/reviewitem/?status=%00",
+        "/admin/flags/reviewitem/?reason=%00",
+        "/admin/flags/moderatoraction/?action__exact=%00",
+        "/admin/stories/cellchange/?kind__exact=%00",
+        "/admin/stories/cell/?verdict__exact=%00&proof__exact=%00",
+        "/admin/products/product/?tier__exact=%00",
+        "/admin/stories/story/?q=%00&o=%00",
+    ],
+)
+def test_a_nul_in_an_admin_filter_is_not_a_server_error(seeded_arena, django_user_model, url):
+    from django.test import Client
+
+    admin = Client()
+    admin.force_login(django_user_model.objects.create_superuser("root", "r@example.com", "pw"))
+    assert admin.get(url).status_code in (200, 302), url
