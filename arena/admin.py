@@ -9,6 +9,8 @@ from arena.models import (
     ProductScore,
     SubGroup,
 )
+from arena.services import arena_mark_stale
+from stories.models import Story
 
 
 class CategoryInline(admin.TabularInline):
@@ -62,10 +64,15 @@ class ArenaAdmin(admin.ModelAdmin):
     inlines = [CategoryInline, AdjacentInline, ProductScoreInline]
     actions = ["recompute"]
 
+    def save_formset(self, request, form, formset, change):
+        super().save_formset(request, form, formset, change)
+        if formset.model is Category and (
+            formset.new_objects or formset.changed_objects or formset.deleted_objects
+        ):
+            arena_mark_stale(arena_id=form.instance.pk)  # scores are stored per category name
+
     @admin.action(description="Recompute scores now (through the task queue)")
     def recompute(self, request, queryset):
-        from arena.services import arena_mark_stale
-
         for arena in queryset:
             arena_mark_stale(arena_id=arena.pk)
         self.message_user(request, f"Recomputation scheduled for {queryset.count()} arena(s).")
@@ -85,11 +92,25 @@ class CategoryAdmin(admin.ModelAdmin):
     ordering = ["arena", "position"]
     inlines = [SubGroupInline]
 
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if {"name", "arena"} & set(form.changed_data):  # scores are stored per category name
+            arena_mark_stale(arena_id=obj.arena_id)
+            if "arena" in form.initial and form.initial["arena"] != obj.arena_id:
+                arena_mark_stale(arena_id=form.initial["arena"])
+
 
 @admin.register(Persona)
 class PersonaAdmin(admin.ModelAdmin):
     list_display = ["slug", "label"]
     search_fields = ["slug", "label"]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if change and "slug" in form.changed_data:  # scores are stored per persona slug
+            arenas = Story.all_objects.filter(persona=obj).values_list("arena_id", flat=True)
+            for arena_id in set(arenas):
+                arena_mark_stale(arena_id=arena_id)
 
 
 @admin.register(AdjacentArena)

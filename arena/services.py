@@ -234,11 +234,35 @@ def _place_after(rows, start: int) -> None:
         _sync(row, {"position": pos})
 
 
-STORY_EDIT_FIELDS = ("category", "subgroup", "persona", "weight")
+# what an admin edit of a story or a product changes, and a re-import keeps when the edit is as new
+# as the pages or newer
+STORY_EDIT_FIELDS = ("text", "category", "subgroup", "persona", "weight")
+PRODUCT_EDIT_FIELDS = (
+    "name",
+    "slug",
+    "tier",
+    "stars",
+    "stars_growth",
+    "npm_weekly",
+    "pypi_weekly",
+    "popularity_as_of",
+)
 
 
 def _story_key(story: Story) -> tuple:
-    return (story.category_id, story.subgroup_id, story.persona_id, story.weight)
+    return (story.text, story.category_id, story.subgroup_id, story.persona_id, story.weight)
+
+
+def _keep_edits(row, values: dict, fields, what: str, report: ImportReport) -> None:
+    """Keep the row's edited values over the page's (in ``values``), one report line each."""
+    for name in fields:
+        current = getattr(row, name)
+        if current != values[name]:
+            report.kept.append(
+                f"kept edited {name} {current} of {what} ({row.edited_at:%Y-%m-%d}; "
+                f"page says {values[name]})"
+            )
+            values[name] = current
 
 
 def _edited_since(edited_at, page_date) -> bool:
@@ -343,14 +367,17 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
 
     # products: every one the pages list is active; the others are retired, never deleted
     by_name = {lr.product: lr for lr in ov.leaderboard}
-    existing_products = {p.name: p for p in Product.all_objects.filter(arena=arena)}
+    # found by the name the pages gave it (an admin may have renamed it since)
+    existing_products = {
+        (p.page_name or p.name): p for p in Product.all_objects.filter(arena=arena)
+    }
     # a product whose name changed but whose slug did not is the same product, renamed
-    by_slug = {p.slug: p for name, p in existing_products.items() if name not in ov.products}
+    by_slug = {p.slug: key for key, p in existing_products.items() if key not in ov.products}
     for name in ov.products:
         renamed = by_slug.get(arena_slugify(name))
         if name not in existing_products and renamed is not None:
-            existing_products[name] = existing_products.pop(renamed.name)
-    slugs = {p.slug: name for name, p in existing_products.items()}
+            existing_products[name] = existing_products.pop(renamed)
+    slugs = {p.slug: p.name for p in existing_products.values()}
     for name in ov.products:
         owner = slugs.get(arena_slugify(name))
         if name not in existing_products and owner is not None:
@@ -363,6 +390,8 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
     for pos, name in enumerate(ov.products):
         lr = by_name.get(name)
         values = {
+            "name": name,
+            "page_name": name,
             "slug": arena_slugify(name),
             "position": pos,
             "tier": lr.tier if lr else "",
@@ -374,28 +403,40 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
         }
         product = existing_products.pop(name, None)
         if product is None:
-            product = Product.all_objects.create(arena=arena, name=name, **values)
+            product = Product.all_objects.create(arena=arena, **values)
             changed = True
-        else:
-            product.position += offset
-            values["name"] = name
-            if product.retired_at is not None:
-                values["retired_at"] = None
-                report.restored.append(f"product {name!r}")
-                changed = True
-            _sync(product, values)
+            products[name] = product
+            continue
+        product.position += offset
+        edited = _edited_since(product.edited_at, page_date) and not overwrite_moderated
+        if edited:
+            _keep_edits(product, values, PRODUCT_EDIT_FIELDS, f"the product {name!r}", report)
+        if product.retired_at is not None and edited:
+            report.kept.append(
+                f"kept the product {name!r} retired ({product.edited_at:%Y-%m-%d}; "
+                "the pages list it)"
+            )
+        elif product.retired_at is not None:
+            values["retired_at"] = None
+            report.restored.append(f"product {name!r}")
+            changed = True
+        changed |= _sync(product, {k: v for k, v in values.items() if k != "position"})
+        _sync(product, {"position": values["position"]})
         products[name] = product
     changed |= _retire_gone(existing_products.values(), "product", offset, len(products), report)
 
     # stories: likewise retired when the pages no longer list them
     default_weight = settings.ARENA_DEFAULT_STORY_WEIGHT
-    existing_stories = {s.text: s for s in Story.all_objects.filter(arena=arena)}
+    # found by the text the pages gave it (an admin may have reworded it since)
+    existing_stories = {(s.page_text or s.text): s for s in Story.all_objects.filter(arena=arena)}
     Story.all_objects.filter(arena=arena).update(position=F("position") + offset)
     stories: dict[str, Story] = {}
     for pos, ms in enumerate(ov.stories):
         weight = record.weights.get(ms.text)
         story = existing_stories.pop(ms.text, None)
         values = {
+            "text": ms.text,
+            "page_text": ms.text,
             "category": cats[ms.category],
             "subgroup": subgroups.get((ms.category, ms.group)) if ms.group else None,
             "persona": personas[ms.persona],
@@ -409,29 +450,29 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
         elif weight is None:
             report.default_weight_stories.append(ms.text)
         if story is None:
-            story = Story.all_objects.create(arena=arena, text=ms.text, **values)
+            story = Story.all_objects.create(arena=arena, **values)
             changed = True
-        else:
-            story.position += offset
-            if _edited_since(story.edited_at, page_date) and not overwrite_moderated:
-                for name in STORY_EDIT_FIELDS:
-                    if getattr(story, name) != values[name]:
-                        report.kept.append(
-                            f"kept edited {name} {getattr(story, name)} of the story “{ms.text}” "
-                            f"({story.edited_at:%Y-%m-%d}; page says {values[name]})"
-                        )
-                        values[name] = getattr(story, name)
-                if values["weight"] == story.weight:
-                    values["weight_published"] = story.weight_published
-            before = _story_key(story)
-            if story.retired_at is not None:
-                values["retired_at"] = None
-                report.restored.append(f"story {ms.text!r}")
-                changed = True
-            _sync(story, values)
-            if before != _story_key(story):
-                changed = True
-                Story.all_objects.filter(pk=story.pk).update(version=F("version") + 1)
+            stories[ms.text] = story
+            continue
+        story.position += offset
+        edited = _edited_since(story.edited_at, page_date) and not overwrite_moderated
+        if edited:
+            _keep_edits(story, values, STORY_EDIT_FIELDS, f"the story “{ms.text}”", report)
+            if values["weight"] == story.weight:
+                values["weight_published"] = story.weight_published
+        before = _story_key(story)
+        if story.retired_at is not None and edited:
+            report.kept.append(
+                f"kept the story “{ms.text}” retired ({story.edited_at:%Y-%m-%d}; the pages list it)"
+            )
+        elif story.retired_at is not None:
+            values["retired_at"] = None
+            report.restored.append(f"story {ms.text!r}")
+            changed = True
+        _sync(story, values)
+        if before != _story_key(story):
+            changed = True
+            Story.all_objects.filter(pk=story.pk).update(version=F("version") + 1)
         stories[ms.text] = story
     changed |= _retire_gone(existing_stories.values(), "story", offset, len(stories), report)
 

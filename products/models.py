@@ -21,6 +21,12 @@ class Product(models.Model):
     pypi_weekly = models.PositiveBigIntegerField(null=True, blank=True)
     popularity_as_of = models.DateField(null=True, blank=True)
     version = models.PositiveIntegerField(default=1, help_text="Bumped on every edit")
+    edited_at = models.DateTimeField(
+        null=True, blank=True, help_text="Last edit in the admin (a re-import keeps it)"
+    )
+    page_name = models.CharField(
+        max_length=120, blank=True, help_text="The name the imported pages use (how they find it)"
+    )
     retired_at = models.DateTimeField(
         null=True,
         blank=True,

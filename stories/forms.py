@@ -1,8 +1,11 @@
 from django import forms
+from django.core.validators import MaxValueValidator
 
 from stories.models import Cell, Story
 from stories.services import EditConflict, cell_last_change_note
 from stories.values import JUDGEMENT_FIELDS, CellValues, merge_edit
+
+POSITION_MAX = 1_000_000
 
 
 class VersionedForm(forms.ModelForm):
@@ -23,6 +26,10 @@ class VersionedForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         for name in self.edit_fields():
             self.fields[name].show_hidden_initial = True
+        if "position" in self.fields:  # the import shifts positions; keep them far from the limit
+            self.fields["position"].max_value = POSITION_MAX
+            self.fields["position"].validators.append(MaxValueValidator(POSITION_MAX))
+            self.fields["position"].widget.attrs["max"] = POSITION_MAX
         if self.instance.pk:
             self.fields["read_version"].initial = self.instance.version
 

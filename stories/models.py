@@ -57,6 +57,9 @@ class Story(models.Model):
     edited_at = models.DateTimeField(
         null=True, blank=True, help_text="Last edit in the admin (a re-import keeps it)"
     )
+    page_text = models.CharField(
+        max_length=500, blank=True, help_text="The text the imported pages use (how they find it)"
+    )
     retired_at = models.DateTimeField(
         null=True,
         blank=True,

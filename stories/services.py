@@ -271,19 +271,25 @@ def story_update(
 def product_update(
     *, product: Product, changes: dict, base_version: int | None = None, base: dict | None = None
 ) -> list[str]:
-    """Change a product's name, slug, tier or popularity figures (nothing that moves a score).
-    Returns the fields written; raises EditConflict on a stale edit of a field that moved."""
+    """Change a product's name, slug, tier or popularity figures. Returns the fields written;
+    raises EditConflict on a stale edit of a field that moved."""
     if "arena" in changes and changes["arena"].pk != product.arena_id:
         raise ValidationError({"arena": "A product stays in its arena; add it to the other one."})
-    return _versioned_update(
+    written = _versioned_update(
         Product, obj=product, what="product", changes=changes, base_version=base_version, base=base
     )
+    if written:
+        Product.all_objects.filter(pk=product.pk).update(edited_at=timezone.now())
+    if "name" in written:  # the leaderboard breaks ties by name
+        _mark_stale(product.arena_id)
+    return written
 
 
 @transaction.atomic
 def story_add(*, story: Story) -> Story:
     """Save a new story with an ``n/a`` cell for every product of its arena (to be judged), and
     schedule the recomputation."""
+    story.text = clean_text(story.text).strip()
     story.full_clean(validate_constraints=False)
     if story.category.arena_id != story.arena_id:
         raise ValidationError({"category": "Choose a category of this story's arena."})
@@ -300,6 +306,7 @@ def story_add(*, story: Story) -> Story:
 def product_add(*, product: Product) -> Product:
     """Save a new product with an ``n/a`` cell for every story of its arena (to be judged), and
     schedule the recomputation."""
+    product.name = clean_text(product.name).strip()
     product.save()
     Cell.objects.bulk_create(
         Cell(story=s, product=product, verdict="n/a")
@@ -310,9 +317,9 @@ def product_add(*, product: Product) -> Product:
 
 
 def _set_retired(model, *, pk: int, retired: bool) -> bool:
-    now = timezone.now() if retired else None
+    now = timezone.now()
     done = model.all_objects.filter(pk=pk, retired_at__isnull=retired).update(
-        retired_at=now, version=F("version") + 1
+        retired_at=now if retired else None, version=F("version") + 1, edited_at=now
     )
     if done:
         arena_id = model.all_objects.filter(pk=pk).values_list("arena_id", flat=True).get()

@@ -18,6 +18,7 @@ from flags.models import Flag, ModeratorAction, ReviewItem
 from flags.services import flag_submit, flag_uphold
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story
+from tests.forms import page_form
 
 APPROVAL = "A workflow pauses for human approval"
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
@@ -287,3 +288,49 @@ def test_an_import_that_changes_a_cell_makes_open_forms_stale(seeded_arena, seed
     call_command("import_arena_pages", *paths, stdout=io.StringIO())
     cell.refresh_from_db()
     assert cell.rationale.startswith("Newly worded") and cell.version == version + 1
+
+
+@pytest.mark.django_db
+def test_reimport_keeps_a_reworded_story_and_a_renamed_product_and_their_moderation(
+    upheld, seed_files, django_capture_on_commit_callbacks
+):
+    from stories.services import product_retire, product_update, story_update
+
+    story = Story.objects.get(text__startswith=APPROVAL)
+    page_text = story.text
+    story_update(story=story, changes={"text": page_text + " (typo fixed)"})
+    hatchet = Product.objects.get(slug="hatchet")
+    product_update(product=hatchet, changes={"name": "Hatchet.run", "tier": "Challenger"})
+    dbos = Product.objects.get(slug="dbos")
+    product_retire(product=dbos)
+    out = import_pages(seed_files, capture=django_capture_on_commit_callbacks)
+    story.refresh_from_db()
+    hatchet.refresh_from_db()
+    dbos.refresh_from_db()
+    assert story.retired_at is None and story.text.endswith("(typo fixed)")
+    assert (hatchet.name, hatchet.tier) == ("Hatchet.run", "Challenger")
+    assert dbos.retired_at is not None
+    assert "kept edited text" in out and "kept edited name Hatchet.run of the product" in out
+    assert "kept the product 'DBOS' retired" in out
+    assert "retired story" not in out and "restored" not in out
+    cell = Cell.objects.get(pk=upheld.cell_id)
+    assert (cell.verdict, cell.quality) == ("full", 8)
+    assert Story.objects.count() == 53 and Product.objects.count() == 5
+
+
+@pytest.mark.django_db
+def test_renaming_a_category_or_a_product_in_the_admin_recomputes(
+    seeded_arena, django_user_model, django_capture_on_commit_callbacks
+):
+    from arena.models import Category
+
+    admin = Client()
+    admin.force_login(django_user_model.objects.create_superuser("root", "r@example.com", "pw"))
+    category = Category.objects.filter(arena=seeded_arena).first()
+    url = f"/admin/arena/category/{category.pk}/change/"
+    data = page_form(admin, url, "category_form", name=category.name + " X")
+    with django_capture_on_commit_callbacks(execute=True):
+        assert admin.post(url, data).status_code == 302
+    row = ProductScore.objects.filter(arena=seeded_arena).first()
+    assert category.name + " X" in row.category_scores
+    assert category.name not in row.category_scores

@@ -190,3 +190,20 @@ def test_a_story_cannot_take_a_category_of_another_arena(editor, seeded_arena):
         and "Choose a category of this story" in response.content.decode()
     )
     assert not Story.all_objects.filter(text="A new story in the wrong category").exists()
+
+
+@pytest.mark.django_db
+def test_admin_added_rows_are_clean_and_positions_bounded(editor, seeded_arena):
+    story = Story.objects.get(text__startswith=APPROVAL)
+    add = page_form(
+        editor, "/admin/stories/story/add/", "story_form",
+        arena=seeded_arena.pk, category=story.category_id, persona=story.persona_id,
+        text="ctrl\x1b\x07 text of a new story", weight=1, position=99,
+    )  # fmt: skip
+    assert editor.post("/admin/stories/story/add/", add).status_code == 302
+    assert Story.objects.filter(text="ctrl text of a new story").exists()
+    url = f"/admin/products/product/{Product.objects.get(slug='dbos').pk}/change/"
+    response = editor.post(url, page_form(editor, url, "product_form", position=2147483000))
+    assert (
+        response.status_code == 200 and "less than or equal to 1000000" in response.content.decode()
+    )
