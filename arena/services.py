@@ -253,16 +253,23 @@ def _story_key(story: Story) -> tuple:
     return (story.text, story.category_id, story.subgroup_id, story.persona_id, story.weight)
 
 
-def _keep_edits(row, values: dict, fields, what: str, report: ImportReport) -> None:
-    """Keep the row's edited values over the page's (in ``values``), one report line each."""
+def _keep_edits(
+    row, values: dict, fields, what: str, report: ImportReport, *, overwrite: bool
+) -> None:
+    """Keep the row's edited values over the page's (in ``values``), or with ``overwrite`` let the
+    page's win; one report line each."""
     for name in fields:
         current = getattr(row, name)
         if current != values[name]:
-            report.kept.append(
-                f"kept edited {name} {current} of {what} ({row.edited_at:%Y-%m-%d}; "
+            line = (
+                f"edited {name} {current} of {what} ({row.edited_at:%Y-%m-%d}; "
                 f"page says {values[name]})"
             )
-            values[name] = current
+            if overwrite:
+                report.overwritten.append(f"overwrote {line}")
+            else:
+                report.kept.append(f"kept {line}")
+                values[name] = current
 
 
 def _edited_since(edited_at, page_date) -> bool:
@@ -408,9 +415,16 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
             products[name] = product
             continue
         product.position += offset
+        if _edited_since(product.edited_at, page_date):
+            _keep_edits(
+                product,
+                values,
+                PRODUCT_EDIT_FIELDS,
+                f"the product {name!r}",
+                report,
+                overwrite=overwrite_moderated,
+            )
         edited = _edited_since(product.edited_at, page_date) and not overwrite_moderated
-        if edited:
-            _keep_edits(product, values, PRODUCT_EDIT_FIELDS, f"the product {name!r}", report)
         if product.retired_at is not None and edited:
             report.kept.append(
                 f"kept the product {name!r} retired ({product.edited_at:%Y-%m-%d}; "
@@ -455,11 +469,18 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
             stories[ms.text] = story
             continue
         story.position += offset
-        edited = _edited_since(story.edited_at, page_date) and not overwrite_moderated
-        if edited:
-            _keep_edits(story, values, STORY_EDIT_FIELDS, f"the story “{ms.text}”", report)
+        if _edited_since(story.edited_at, page_date):
+            _keep_edits(
+                story,
+                values,
+                STORY_EDIT_FIELDS,
+                f"the story “{ms.text}”",
+                report,
+                overwrite=overwrite_moderated,
+            )
             if values["weight"] == story.weight:
                 values["weight_published"] = story.weight_published
+        edited = _edited_since(story.edited_at, page_date) and not overwrite_moderated
         before = _story_key(story)
         if story.retired_at is not None and edited:
             report.kept.append(

@@ -264,6 +264,7 @@ def test_reimport_keeps_admin_edits_of_rationale_and_weight(
     story.refresh_from_db()
     assert cell.rationale != "Re-checked: waitForEvent." and story.weight == 3
     assert "overwrote edited rationale of Inngest" in out
+    assert "overwrote edited weight 1 of the story “A workflow pauses" in out
 
 
 @pytest.mark.django_db
