@@ -47,3 +47,14 @@ def big_arena(db):
     from arena.generate import arena_generate
 
     return arena_generate(slug="big", products=30, stories=300)
+
+
+@pytest.fixture
+def moderator(django_user_model):
+    """A staff user in the Moderators group (made again if a transactional test's flush removed the
+    group its migration creates)."""
+    from django.contrib.auth.models import Group
+
+    user = django_user_model.objects.create_user("mod", password="pw", is_staff=True)
+    user.groups.add(Group.objects.get_or_create(name="Moderators")[0])
+    return user

@@ -6,7 +6,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 from django.db.models import ProtectedError
@@ -22,13 +21,6 @@ from tests.forms import page_form
 
 APPROVAL = "A workflow pauses for human approval"
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
-
-
-@pytest.fixture
-def moderator(django_user_model):
-    user = django_user_model.objects.create_user("mod", password="pw", is_staff=True)
-    user.groups.add(Group.objects.get(name="Moderators"))
-    return user
 
 
 @pytest.fixture

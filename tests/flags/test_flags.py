@@ -1,7 +1,6 @@
 """Filing flags (HTML form, htmx, API), abuse limits, moderation exactly once, and the public record."""
 
 import pytest
-from django.contrib.auth.models import Group
 from django.test import Client
 
 from arena.models import ProductScore
@@ -32,13 +31,6 @@ def form_data(**overrides):
     }
     data.update(overrides)
     return data
-
-
-@pytest.fixture
-def moderator(django_user_model):
-    user = django_user_model.objects.create_user("mod", password="pw", is_staff=True)
-    user.groups.add(Group.objects.get(name="Moderators"))
-    return user
 
 
 @pytest.mark.django_db

@@ -18,13 +18,6 @@ EXPLANATION = "The docs now describe a built-in approval step with a webhook res
 
 
 @pytest.fixture
-def moderator(django_user_model):
-    user = django_user_model.objects.create_user("mod", password="pw", is_staff=True)
-    user.groups.add(Group.objects.get_or_create(name="Moderators")[0])
-    return user
-
-
-@pytest.fixture
 def cell(seeded_arena):
     return Cell.objects.get(
         story__text__startswith="A workflow pauses for human approval", product__slug="hatchet"

@@ -2,7 +2,6 @@
 back. It writes only what its editor changed, or it is refused with what changed meanwhile."""
 
 import pytest
-from django.contrib.auth.models import Group
 from django.test import Client
 
 from arena.clients import client_hash
@@ -22,13 +21,6 @@ def editor(django_user_model):
     c = Client()
     c.force_login(user)
     return c
-
-
-@pytest.fixture
-def moderator(django_user_model):
-    user = django_user_model.objects.create_user("mod", password="pw", is_staff=True)
-    user.groups.add(Group.objects.get(name="Moderators"))
-    return user
 
 
 @pytest.fixture
