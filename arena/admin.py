@@ -9,8 +9,7 @@ from arena.models import (
     ProductScore,
     SubGroup,
 )
-from arena.services import arena_mark_stale
-from stories.models import Story
+from arena.services import arena_mark_stale, category_saved, persona_saved
 
 
 class CategoryInline(admin.TabularInline):
@@ -94,10 +93,9 @@ class CategoryAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
-        if {"name", "arena"} & set(form.changed_data):  # scores are stored per category name
-            arena_mark_stale(arena_id=obj.arena_id)
-            if "arena" in form.initial and form.initial["arena"] != obj.arena_id:
-                arena_mark_stale(arena_id=form.initial["arena"])
+        category_saved(
+            category=obj, changed=form.changed_data, old_arena_id=form.initial.get("arena")
+        )
 
 
 @admin.register(Persona)
@@ -107,10 +105,8 @@ class PersonaAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
-        if change and "slug" in form.changed_data:  # scores are stored per persona slug
-            arenas = Story.all_objects.filter(persona=obj).values_list("arena_id", flat=True)
-            for arena_id in set(arenas):
-                arena_mark_stale(arena_id=arena_id)
+        if change:
+            persona_saved(persona=obj, changed=form.changed_data)
 
 
 @admin.register(AdjacentArena)

@@ -92,6 +92,23 @@ def arena_enqueue_recompute(*, arena_id: int) -> bool:
     return True
 
 
+def category_saved(*, category: Category, changed: list[str], old_arena_id: int | None) -> None:
+    """Scores are stored per category name: renaming a category (or moving it) recomputes."""
+    if {"name", "arena"} & set(changed):
+        arena_mark_stale(arena_id=category.arena_id)
+        if old_arena_id and old_arena_id != category.arena_id:
+            arena_mark_stale(arena_id=old_arena_id)
+
+
+def persona_saved(*, persona: Persona, changed: list[str]) -> None:
+    """Scores are stored per persona slug: a new slug recomputes every arena that uses it."""
+    if "slug" in changed:
+        for arena_id in set(
+            Story.all_objects.filter(persona=persona).values_list("arena_id", flat=True)
+        ):
+            arena_mark_stale(arena_id=arena_id)
+
+
 @dataclass(frozen=True)
 class ArenaInputs:
     stories: list[scoring.StoryIn]

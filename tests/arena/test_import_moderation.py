@@ -116,7 +116,8 @@ def test_a_reworded_story_is_retired_with_its_flags_and_history(
     assert CellChange.objects.filter(cell_id=upheld.cell_id).exists()
     visitor = Client()
     assert visitor.get(f"/flags/status/{upheld.token}/").status_code == 200
-    assert visitor.get(f"/cells/{upheld.cell_id}/").status_code == 200
+    proof = visitor.get(f"/cells/{upheld.cell_id}/").content.decode()
+    assert "kept on record only" in proof and "Flag this verdict" not in proof
     assert f"/cells/{upheld.cell_id}/" in visitor.get("/changes/").content.decode()
     matrix = visitor.get("/api/arenas/durable-execution-engines/matrix/").json()
     texts = [s["text"] for s in matrix["stories"]]
@@ -327,3 +328,20 @@ def test_renaming_a_category_or_a_product_in_the_admin_recomputes(
     row = ProductScore.objects.filter(arena=seeded_arena).first()
     assert category.name + " X" in row.category_scores
     assert category.name not in row.category_scores
+
+
+@pytest.mark.django_db
+def test_renaming_a_persona_slug_in_the_admin_recomputes(
+    seeded_arena, django_user_model, django_capture_on_commit_callbacks
+):
+    from arena.models import Persona
+
+    admin = Client()
+    admin.force_login(django_user_model.objects.create_superuser("root", "r@example.com", "pw"))
+    persona = Persona.objects.get(slug="backend-developer")
+    url = f"/admin/arena/persona/{persona.pk}/change/"
+    data = page_form(admin, url, "persona_form", slug="backend-engineer")
+    with django_capture_on_commit_callbacks(execute=True):
+        assert admin.post(url, data).status_code == 302
+    row = ProductScore.objects.filter(arena=seeded_arena).first()
+    assert "backend-engineer" in row.persona_scores and "backend-developer" not in row.persona_scores
