@@ -9,7 +9,8 @@ from arena.models import (
     ProductScore,
     SubGroup,
 )
-from arena.services import arena_mark_stale, category_saved, persona_saved
+from arena.recompute import arena_mark_stale
+from arena.services import category_saved, persona_saved
 
 
 class CategoryInline(admin.TabularInline):

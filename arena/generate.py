@@ -8,7 +8,7 @@ from datetime import date
 from django.db import transaction
 
 from arena.models import Arena, Category, Persona, SubGroup
-from arena.services import arena_recompute_scores
+from arena.recompute import arena_recompute_scores
 from products.models import Product
 from stories.models import Cell, Evidence, Story
 

@@ -13,7 +13,8 @@ from arena import scoring
 from arena.models import AdjacentArena, Arena, Category, PersonaResult, ProductScore
 from arena.text import arena_slugify, clean_text
 from products.models import Product
-from stories.models import PROOF_LETTERS, VERDICT_SYMBOLS, Cell, CellChange, Evidence, Story
+from stories.models import Cell, CellChange, Evidence, Story
+from stories.values import CellValue
 
 
 def arena_list():
@@ -298,12 +299,16 @@ class MatrixCell:
         return self.pk
 
     @property
+    def value(self) -> CellValue:
+        return CellValue(self.verdict, self.proof, self.quality)
+
+    @property
     def symbol(self) -> str:
-        return VERDICT_SYMBOLS.get(self.verdict, "")
+        return self.value.symbol
 
     @property
     def proof_letter(self) -> str:
-        return PROOF_LETTERS.get(self.proof or "", "")
+        return self.value.proof_letter
 
 
 @dataclass(frozen=True)

@@ -1,95 +1,39 @@
-"""Writes of the arena app: the page import and the stored-score recomputation.
+"""Writes of the arena app: the page import, and renames of categories and personas.
 
-Every change that can move a score calls ``arena_mark_stale`` inside its transaction; the
-recomputation is enqueued once the transaction commits.
+Every change that can move a score calls ``arena.recompute.arena_mark_stale`` inside its transaction.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Q
-from django.db.models.functions import Coalesce
+from django.db.models import F
 from django.utils import timezone
 
-from arena import scoring
 from arena.importer.parser import ArenaRecord
 from arena.models import (
     AdjacentArena,
     Arena,
     Category,
     Persona,
-    PersonaResult,
     ProductScore,
     SubGroup,
 )
+from arena.recompute import arena_mark_stale
 from arena.text import arena_slugify, parse_figure
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story
 from stories.services import cell_set_verdict
-from stories.values import CellValues
+from stories.values import CellValue
 
 log = logging.getLogger(__name__)
 
 
 class ImportRefused(Exception):
     """The pages clash with what the database holds; nothing was imported."""
-
-
-# ---------------------------------------------------------------- staleness and recomputation
-
-
-def arena_mark_stale(*, arena_id: int) -> None:
-    """Record that the arena's stored scores are out of date, and schedule their recomputation once
-    the surrounding transaction commits (immediately, in-process, when no broker is configured)."""
-    Arena.objects.filter(pk=arena_id).update(
-        change_seq=F("change_seq") + 1,
-        scores_stale_since=Coalesce(F("scores_stale_since"), timezone.now()),
-    )
-    transaction.on_commit(lambda: arena_enqueue_recompute(arena_id=arena_id))
-
-
-def arena_enqueue_recompute(*, arena_id: int) -> bool:
-    """Send the recompute task; a broker that is down is logged, not raised: the arena stays marked
-    stale in the database and the periodic sweep recomputes it once the broker is back.
-
-    Debounced through the database: while a task for this arena waits in the queue
-    (``recompute_enqueued_at`` set), further changes enqueue nothing; the task clears the mark when
-    it starts, so a change after that enqueues a new one.
-    """
-    from arena.tasks import recompute_arena_scores
-
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        recompute_arena_scores.apply(args=[arena_id])
-        return True
-    now = timezone.now()
-    expired = now - timedelta(seconds=settings.RECOMPUTE_DEBOUNCE_SECONDS + 120)
-    claimed = (
-        Arena.objects.filter(pk=arena_id)
-        .filter(Q(recompute_enqueued_at__isnull=True) | Q(recompute_enqueued_at__lt=expired))
-        .update(recompute_enqueued_at=now)
-    )
-    if not claimed:
-        return True
-    try:
-        recompute_arena_scores.apply_async(
-            args=[arena_id], countdown=settings.RECOMPUTE_DEBOUNCE_SECONDS
-        )
-    except Exception:  # noqa: BLE001 - any broker failure; the sweep catches up
-        Arena.objects.filter(pk=arena_id, recompute_enqueued_at=now).update(
-            recompute_enqueued_at=None
-        )
-        log.warning(
-            "could not enqueue the recomputation of arena %s; the sweep will",
-            arena_id,
-            exc_info=True,
-        )
-        return False
-    return True
 
 
 def category_saved(*, category: Category, changed: list[str], old_arena_id: int | None) -> None:
@@ -107,96 +51,6 @@ def persona_saved(*, persona: Persona, changed: list[str]) -> None:
             Story.all_objects.filter(persona=persona).values_list("arena_id", flat=True)
         ):
             arena_mark_stale(arena_id=arena_id)
-
-
-@dataclass(frozen=True)
-class ArenaInputs:
-    stories: list[scoring.StoryIn]
-    cells: list[scoring.CellIn]
-    products: list[tuple[int, str]]  # (id, name) in column order
-
-
-def arena_scoring_inputs(*, arena_id: int) -> ArenaInputs:
-    """Load the plain records the scoring module needs (three queries)."""
-    stories = [
-        scoring.StoryIn(id=sid, weight=w, category=cat, persona=per)
-        for sid, w, cat, per in Story.objects.filter(arena_id=arena_id)
-        .order_by("position")
-        .values_list("id", "weight", "category__name", "persona__slug")
-    ]
-    upheld = CellChange.objects.filter(cell=OuterRef("pk"), kind=CellChange.Kind.FLAG)
-    cells = [
-        scoring.CellIn(story_id=sid, product=pid, verdict=v, proof=p, quality=q, upheld=u)
-        for sid, pid, v, p, q, u in Cell.objects.filter(
-            story__arena_id=arena_id,
-            story__retired_at__isnull=True,
-            product__retired_at__isnull=True,
-        )
-        .annotate(upheld=Exists(upheld))
-        .values_list("story_id", "product_id", "verdict", "proof", "quality", "upheld")
-    ]
-    products = list(
-        Product.objects.filter(arena_id=arena_id).order_by("position").values_list("id", "name")
-    )
-    return ArenaInputs(stories, cells, products)
-
-
-def arena_recompute_scores(*, arena_id: int) -> bool:
-    """Recompute and store every score of the arena. Idempotent: the same inputs store the same
-    scores. Returns False when the arena no longer exists."""
-    with transaction.atomic():
-        arena = Arena.objects.select_for_update().filter(pk=arena_id).first()
-        if arena is None:
-            return False
-        seq = arena.change_seq
-        inputs = arena_scoring_inputs(arena_id=arena_id)
-        results = [
-            scoring.product_result(pid, name, inputs.stories, inputs.cells)
-            for pid, name in inputs.products
-        ]
-        now = timezone.now()
-        ProductScore.objects.filter(arena_id=arena_id).delete()
-        ProductScore.objects.bulk_create(
-            ProductScore(
-                arena_id=arena_id,
-                product_id=row.result.product,
-                rank=row.rank,
-                vs_id=row.vs,
-                pa_score=row.result.pa_score,
-                category_scores=row.result.category_scores,
-                persona_scores=row.result.persona_scores,
-                verified=row.result.verified,
-                with_evidence=row.result.with_evidence,
-                disputed=row.result.disputed,
-                contradicted=row.result.contradicted,
-                upheld=row.result.upheld,
-                integrity=row.result.integrity,
-                confidence=row.result.confidence,
-                computed_at=now,
-            )
-            for row in scoring.leaderboard(results)
-        )
-        personas = dict(Persona.objects.values_list("slug", "id"))
-        PersonaResult.objects.filter(arena_id=arena_id).delete()
-        PersonaResult.objects.bulk_create(
-            PersonaResult(
-                arena_id=arena_id,
-                persona_id=personas[best.persona],
-                story_count=best.story_count,
-                winner_id=best.winner,
-                winner_score=best.winner_score,
-                runner_up_id=best.runner_up,
-                runner_up_score=best.runner_up_score,
-                position=i,
-            )
-            for i, best in enumerate(
-                sorted(scoring.best_by_persona(inputs.stories, results), key=lambda b: b.persona)
-            )
-        )
-        Arena.objects.filter(pk=arena_id).update(scores_computed_at=now, computed_seq=seq)
-        # Only a recompute that saw the newest change clears the stale mark.
-        Arena.objects.filter(pk=arena_id, change_seq=seq).update(scores_stale_since=None)
-    return True
 
 
 # ---------------------------------------------------------------- import
@@ -545,8 +399,8 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
                 new_cells.append(cell)
                 evidence_for.append((cell, evidence))
                 continue
-            page = CellValues(mark.verdict, mark.proof, mark.quality)
-            current = CellValues.of(cell)
+            page = CellValue(mark.verdict, mark.proof, mark.quality)
+            current = CellValue.of(cell)
             if current != page:
                 kind, note = CellChange.Kind.IMPORT, f"Imported from {ov.path}"
                 last = moderated.get(cell.pk)

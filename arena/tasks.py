@@ -1,10 +1,8 @@
-"""Thin tasks: take ids, call a service, safe to run twice."""
+"""Celery's wrappers of the recompute layer (``arena.recompute``): ids in, the rule lives there."""
 
 from celery import shared_task
-from django.db.models import F
 
-from arena.models import Arena
-from arena.services import arena_recompute_scores
+from arena.recompute import arena_refresh_scores, arena_refresh_stale
 
 
 @shared_task(
@@ -17,30 +15,11 @@ from arena.services import arena_recompute_scores
     max_retries=8,
 )
 def recompute_arena_scores(self, arena_id: int) -> str:
-    """Recompute one arena's stored scores, unless a recomputation already covered every change."""
-    # changes from now on enqueue a new task
-    Arena.objects.filter(pk=arena_id).update(recompute_enqueued_at=None)
-    arena = (
-        Arena.objects.filter(pk=arena_id)
-        .values("change_seq", "computed_seq", "scores_computed_at")
-        .first()
-    )
-    if arena is None:
-        return "gone"
-    if arena["scores_computed_at"] is not None and arena["computed_seq"] >= arena["change_seq"]:
-        return "fresh"
-    arena_recompute_scores(arena_id=arena_id)
-    return "recomputed"
+    """Recompute one arena's stored scores unless they are already fresh."""
+    return arena_refresh_scores(arena_id=arena_id)
 
 
 @shared_task
 def recompute_stale_arenas() -> list[int]:
-    """Periodic sweep: recompute every arena still marked stale (e.g. changed while Redis was down)."""
-    stale = list(
-        Arena.objects.filter(scores_stale_since__isnull=False).values_list("pk", flat=True)
-    ) + list(Arena.objects.filter(computed_seq__lt=F("change_seq")).values_list("pk", flat=True))
-    done = []
-    for arena_id in dict.fromkeys(stale):
-        arena_recompute_scores(arena_id=arena_id)
-        done.append(arena_id)
-    return done
+    """Periodic sweep: recompute every arena still marked stale."""
+    return arena_refresh_stale()

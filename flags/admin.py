@@ -27,7 +27,7 @@ from flags.services import (
 )
 from stories.models import Proof, Verdict
 from stories.services import EditConflict
-from stories.values import CellValues
+from stories.values import CellValue
 
 
 class StatusFilter(admin.SimpleListFilter):
@@ -220,7 +220,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     @admin.display(description="current")
     def current(self, item):
-        return CellValues.of(item.cell).label()
+        return CellValue.of(item.cell).label()
 
     @admin.display(description="proposed")
     def proposed(self, item):
@@ -246,7 +246,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
         if item is None:  # no such item, or an id that is not a number
             return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
         proposal = proposed_correction(item)
-        initial_corr = proposal or CellValues.of(item.cell)
+        initial_corr = proposal or CellValue.of(item.cell)
         flags = list(item.flags.all())
         form = DecisionForm(
             request.POST or None,

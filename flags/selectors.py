@@ -7,10 +7,10 @@ from dataclasses import dataclass, replace
 from django.db.models import Count, Prefetch
 
 from arena import scoring
-from arena.services import ArenaInputs, arena_scoring_inputs
+from arena.recompute import ArenaInputs, arena_scoring_inputs
 from flags.models import Flag, ReviewItem, Status
 from flags.services import proposed_correction
-from stories.values import CellValues
+from stories.values import CellValue
 
 
 def review_queue():
@@ -44,7 +44,7 @@ class Impact:
         )
 
 
-def impact_of(inputs: ArenaInputs, cell_id_key: tuple[int, int], correction: CellValues) -> Impact:
+def impact_of(inputs: ArenaInputs, cell_id_key: tuple[int, int], correction: CellValue) -> Impact:
     """What upholding would do to the cell's product: PA Score, rank and integrity (an upheld flag
     counts against integrity even when the values stay)."""
     story_id, product_id = cell_id_key
@@ -84,7 +84,7 @@ def impact_of(inputs: ArenaInputs, cell_id_key: tuple[int, int], correction: Cel
 
 
 def review_impact(
-    item: ReviewItem, correction: CellValues | None = None, cache: dict | None = None
+    item: ReviewItem, correction: CellValue | None = None, cache: dict | None = None
 ) -> Impact:
     """Impact of upholding ``item`` with ``correction`` (default: the flags' proposal). ``cache``
     shares one arena's inputs across a page of items (three queries per arena)."""
@@ -93,5 +93,5 @@ def review_impact(
     cache = cache if cache is not None else {}
     if arena_id not in cache:
         cache[arena_id] = arena_scoring_inputs(arena_id=arena_id)
-    correction = correction or proposed_correction(item) or CellValues.of(cell)
+    correction = correction or proposed_correction(item) or CellValue.of(cell)
     return impact_of(cache[arena_id], (cell.story_id, cell.product_id), correction)

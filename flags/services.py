@@ -21,7 +21,7 @@ from arena.text import clean_text
 from flags.models import Flag, ModeratorAction, Reason, ReviewItem, Status
 from stories.models import Cell, CellChange, Verdict
 from stories.services import cell_set_verdict
-from stories.values import CellValues
+from stories.values import CellValue
 
 EXPLANATION_MIN, EXPLANATION_MAX = 20, 2000
 EMAIL_MAX = Flag._meta.get_field("email").max_length
@@ -221,7 +221,7 @@ def can_moderate(user) -> bool:
     return user.is_superuser or user.groups.filter(name=MODERATORS_GROUP).exists()
 
 
-def proposed_correction(item: ReviewItem, seen_flags: set[int] | None = None) -> CellValues | None:
+def proposed_correction(item: ReviewItem, seen_flags: set[int] | None = None) -> CellValue | None:
     """The newest flag's proposal (among ``seen_flags`` when given: a decision applies only what
     the moderator read), completed from the cell; None when no flag proposes anything."""
     flags = [
@@ -236,13 +236,13 @@ def proposed_correction(item: ReviewItem, seen_flags: set[int] | None = None) ->
     given = {"verdict"} if newest.proposed_verdict else set()
     if newest.proposed_quality is not None:
         given.add("quality")
-    proposal = CellValues(newest.proposed_verdict, None, newest.proposed_quality)
-    return proposal.completed_from(CellValues.of(item.cell), given=given)
+    proposal = CellValue(newest.proposed_verdict, None, newest.proposed_quality)
+    return proposal.completed_from(CellValue.of(item.cell), given=given)
 
 
 def uphold_values(
     item: ReviewItem, *, verdict=UNSET, proof=UNSET, quality=UNSET, seen_flags=None
-) -> CellValues:
+) -> CellValue:
     """What upholding writes: the moderator's values where given (kept as given, so a contradiction
     is reported rather than rewritten), the rest completed from the flags' proposal or the cell."""
     given = {
@@ -250,10 +250,10 @@ def uphold_values(
         for name, value in (("verdict", verdict), ("proof", proof), ("quality", quality))
         if value is not UNSET
     }
-    start = proposed_correction(item, seen_flags) or CellValues.of(item.cell)
+    start = proposed_correction(item, seen_flags) or CellValue.of(item.cell)
     if not given:
         return start
-    moderator = CellValues(
+    moderator = CellValue(
         verdict if verdict is not UNSET else start.verdict,
         proof if proof is not UNSET else None,
         quality if quality is not UNSET else None,

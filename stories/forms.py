@@ -1,9 +1,10 @@
 from django import forms
 from django.core.validators import MaxValueValidator
 
+from stories.edits import merge_edit
 from stories.models import Cell, Story
 from stories.services import EditConflict, cell_last_change_note
-from stories.values import JUDGEMENT_FIELDS, CellValues, merge_edit
+from stories.values import JUDGEMENT_FIELDS, CellValue
 
 POSITION_MAX = 1_000_000
 
@@ -116,7 +117,7 @@ class CellForm(VersionedForm):
 
     def clean(self):
         data = super().clean()
-        errors = CellValues(
+        errors = CellValue(
             data.get("verdict") or "", data.get("proof") or None, data.get("quality")
         ).errors()
         for name, message in errors.items():

@@ -3,32 +3,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
-
-class Verdict(models.TextChoices):
-    FULL = "full", "full"
-    PARTIAL = "partial", "partial"
-    DISPUTED = "disputed", "disputed"
-    NONE = "none", "none"
-    NA = "n/a", "n/a"
-
-
-class Proof(models.TextChoices):
-    PROBED = "probed", "probed"
-    COMMUNITY = "community", "community"
-    CLAIMED = "claimed", "claimed"
-    CONTRADICTED = "contradicted", "contradicted"
-    AUTH_GATED = "auth-gated", "auth-gated"
-
-
-VERDICT_SYMBOLS = {"full": "✓", "partial": "~", "disputed": "!", "none": "—", "n/a": ""}
-PROOF_LETTERS = {
-    "probed": "T",
-    "community": "X",
-    "claimed": "C",
-    "contradicted": "D",
-    "auth-gated": "⚿",
-}
-EVIDENCED = ("full", "partial", "disputed")
+from stories.values import CellValue, Proof, Verdict
 
 
 class ActiveManager(models.Manager):
@@ -115,32 +90,7 @@ class Cell(models.Model):
         ordering = ["story", "product__position"]
         constraints = [
             models.UniqueConstraint(fields=["story", "product"], name="cell_unique_product_story"),
-            models.CheckConstraint(
-                condition=Q(verdict__in=[v.value for v in Verdict]), name="cell_verdict_valid"
-            ),
-            models.CheckConstraint(
-                condition=Q(proof__isnull=True) | Q(proof__in=[p.value for p in Proof]),
-                name="cell_proof_valid",
-            ),
-            models.CheckConstraint(
-                condition=Q(quality__isnull=True) | Q(quality__gte=0, quality__lte=10),
-                name="cell_quality_0_10",
-            ),
-            # n/a has no quality; every other verdict has one
-            models.CheckConstraint(
-                condition=(Q(verdict="n/a") & Q(quality__isnull=True))
-                | (~Q(verdict="n/a") & Q(quality__isnull=False)),
-                name="cell_quality_iff_applicable",
-            ),
-            # none and n/a have no proof; the evidenced verdicts have one
-            models.CheckConstraint(
-                condition=(Q(verdict__in=["none", "n/a"]) & Q(proof__isnull=True))
-                | (Q(verdict__in=list(EVIDENCED)) & Q(proof__isnull=False)),
-                name="cell_proof_iff_evidenced",
-            ),
-            models.CheckConstraint(
-                condition=~Q(verdict="none") | Q(quality=0), name="cell_none_has_quality_0"
-            ),
+            *CellValue.db_constraints(),
         ]
 
     def __str__(self) -> str:
@@ -150,12 +100,16 @@ class Cell(models.Model):
         return reverse("cell-detail", args=[self.pk])
 
     @property
+    def value(self) -> CellValue:
+        return CellValue.of(self)
+
+    @property
     def symbol(self) -> str:
-        return VERDICT_SYMBOLS.get(self.verdict, "")
+        return self.value.symbol
 
     @property
     def proof_letter(self) -> str:
-        return PROOF_LETTERS.get(self.proof or "", "")
+        return self.value.proof_letter
 
 
 class Evidence(models.Model):

@@ -13,14 +13,15 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from arena.recompute import arena_mark_stale
 from arena.text import clean_text
 from products.models import Product
+from stories.edits import merge_edit
 from stories.models import Cell, CellChange, Story
-from stories.values import JUDGEMENT_FIELDS, CellValues, cell_check_values, merge_edit
+from stories.values import JUDGEMENT_FIELDS, CellValue
 
 __all__ = [
     "EditConflict",
-    "cell_check_values",
     "cell_edit",
     "cell_last_change_note",
     "cell_set_verdict",
@@ -67,12 +68,6 @@ class EditConflict(Exception):
         return " ".join(parts)
 
 
-def _mark_stale(arena_id: int) -> None:
-    from arena.services import arena_mark_stale  # arena.services imports this module
-
-    arena_mark_stale(arena_id=arena_id)
-
-
 def cell_last_change_note(cell_id: int) -> str:
     last = CellChange.objects.filter(cell_id=cell_id).select_related("changed_by").first()
     if last is None:
@@ -81,8 +76,8 @@ def cell_last_change_note(cell_id: int) -> str:
     note = f" (“{last.note}”)" if last.note else ""
     return (
         f"Last change: {last.get_kind_display()}{who} on {last.changed_at:%Y-%m-%d %H:%M} UTC, "
-        f"{CellValues(last.old_verdict, last.old_proof, last.old_quality).label()} → "
-        f"{CellValues(last.new_verdict, last.new_proof, last.new_quality).label()}{note}."
+        f"{CellValue(last.old_verdict, last.old_proof, last.old_quality).label()} → "
+        f"{CellValue(last.new_verdict, last.new_proof, last.new_quality).label()}{note}."
     )
 
 
@@ -109,7 +104,7 @@ def cell_set_verdict(
     ``expected_version`` is the version the caller read: if the cell changed since, EditConflict is
     raised and nothing is written (a conditional UPDATE, so it holds on SQLite too).
     """
-    values = CellValues(verdict, proof, quality)
+    values = CellValue(verdict, proof, quality)
     errors = values.errors()
     if errors:
         raise ValidationError(errors)
@@ -117,7 +112,7 @@ def cell_set_verdict(
         current = Cell.objects.select_for_update().get(pk=cell.pk)
         if expected_version is not None and current.version != expected_version:
             raise EditConflict("cell", {}, current, cell_last_change_note(cell.pk))
-        old = CellValues.of(current)
+        old = CellValue.of(current)
         if old == values and not record_unchanged:
             return None
         updated = Cell.objects.filter(pk=cell.pk, version=current.version).update(
@@ -146,7 +141,7 @@ def cell_set_verdict(
                 .values_list("arena_id", flat=True)
                 .get()
             )
-            _mark_stale(arena_id)
+            arena_mark_stale(arena_id=arena_id)
     return change
 
 
@@ -263,7 +258,7 @@ def story_update(
     if written:
         Story.all_objects.filter(pk=story.pk).update(edited_at=timezone.now())
     if set(written) & set(STORY_SCORE_FIELDS):
-        _mark_stale(story.arena_id)
+        arena_mark_stale(arena_id=story.arena_id)
     return written
 
 
@@ -281,7 +276,7 @@ def product_update(
     if written:
         Product.all_objects.filter(pk=product.pk).update(edited_at=timezone.now())
     if "name" in written:  # the leaderboard breaks ties by name
-        _mark_stale(product.arena_id)
+        arena_mark_stale(arena_id=product.arena_id)
     return written
 
 
@@ -298,7 +293,7 @@ def story_add(*, story: Story) -> Story:
         Cell(story=story, product=p, verdict="n/a")
         for p in Product.all_objects.filter(arena_id=story.arena_id)
     )
-    _mark_stale(story.arena_id)
+    arena_mark_stale(arena_id=story.arena_id)
     return story
 
 
@@ -312,7 +307,7 @@ def product_add(*, product: Product) -> Product:
         Cell(story=s, product=product, verdict="n/a")
         for s in Story.all_objects.filter(arena_id=product.arena_id)
     )
-    _mark_stale(product.arena_id)
+    arena_mark_stale(arena_id=product.arena_id)
     return product
 
 
@@ -334,7 +329,7 @@ def _set_retired(model, *, pk: int, retired: bool) -> bool:
                 [Cell(story=s, product=p, verdict="n/a") for s in stories for p in products],
                 ignore_conflicts=True,
             )
-        _mark_stale(arena_id)
+        arena_mark_stale(arena_id=arena_id)
     return bool(done)
 
 

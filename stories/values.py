@@ -1,29 +1,182 @@
-"""What makes a cell's judgement valid, in one place: the verdict, its proof level and its quality.
+"""A cell's judgement as one value: the verdict, its proof level and its quality, with every rule
+about them, how the pages write them and how to read them back.
 
-Forms, the API, moderation and the import all validate through ``CellValues.errors``; the database
-holds the same rules as constraints (``stories.models.Cell.Meta``). No ORM in here.
+This is the one place for those rules. The database constraints (``Cell.Meta``), admin forms, API
+serializers, moderation, the page parser, the generator, the scoring module and the templates all
+use ``Verdict``, ``Proof`` and ``CellValue`` from here. Plain Python: no queries, no models (only
+Django's choice enums and ``Q`` objects, so the constraints can be built from the same rules).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, Protocol
 
-from stories.models import EVIDENCED, Proof, Verdict
+from django.db import models
+from django.db.models import Q
+
+
+class Verdict(models.TextChoices):
+    FULL = "full", "full"
+    PARTIAL = "partial", "partial"
+    DISPUTED = "disputed", "disputed"
+    NONE = "none", "none"
+    NA = "n/a", "n/a"
+
+    @property
+    def symbol(self) -> str:
+        """``✓ ~ ! —`` as the pages mark a verdict; ``n/a`` has none."""
+        return _SYMBOLS[self]
+
+    @property
+    def evidenced(self) -> bool:
+        """full, partial and disputed rest on evidence and carry a proof level."""
+        return self in EVIDENCED
+
+    @property
+    def applicable(self) -> bool:
+        return self is not Verdict.NA
+
+    @classmethod
+    def from_symbol(cls, symbol: str) -> Verdict | None:
+        return _BY_SYMBOL.get(symbol)
+
+
+class Proof(models.TextChoices):
+    PROBED = "probed", "probed"
+    COMMUNITY = "community", "community"
+    CLAIMED = "claimed", "claimed"
+    CONTRADICTED = "contradicted", "contradicted"
+    AUTH_GATED = "auth-gated", "auth-gated"
+
+    @property
+    def letter(self) -> str:
+        """The one-letter mark the matrix uses (``T X C D ⚿``)."""
+        return _LETTERS[self]
+
+    @property
+    def meaning(self) -> str:
+        """What the level means, in the words the pages' legend uses."""
+        return _MEANINGS[self]
+
+    @classmethod
+    def from_letter(cls, letter: str) -> Proof | None:
+        return _BY_LETTER.get(letter)
+
+
+_SYMBOLS = {
+    Verdict.FULL: "✓",
+    Verdict.PARTIAL: "~",
+    Verdict.DISPUTED: "!",
+    Verdict.NONE: "—",
+    Verdict.NA: "",
+}
+_BY_SYMBOL = {symbol: verdict for verdict, symbol in _SYMBOLS.items() if symbol}
+_LETTERS = {
+    Proof.PROBED: "T",
+    Proof.COMMUNITY: "X",
+    Proof.CLAIMED: "C",
+    Proof.CONTRADICTED: "D",
+    Proof.AUTH_GATED: "⚿",
+}
+_BY_LETTER = {letter: proof for proof, letter in _LETTERS.items()}
+_MEANINGS = {
+    Proof.PROBED: "tested by us",
+    Proof.COMMUNITY: "users back it",
+    Proof.CLAIMED: "vendor claim only",
+    Proof.CONTRADICTED: "evidence disagrees",
+    Proof.AUTH_GATED: "probe hit a sign-in wall",
+}
+
+EVIDENCED = frozenset({Verdict.FULL, Verdict.PARTIAL, Verdict.DISPUTED})
+NO_PROOF = frozenset({Verdict.NONE, Verdict.NA})
+QUALITY_MAX = 10
 
 # The fields that together make a cell's judgement: a stale edit of any of them conflicts with a
 # change of any of them (a quality only means something with its verdict).
 JUDGEMENT_FIELDS = ("verdict", "proof", "quality")
 
 
-@dataclass(frozen=True)
-class CellValues:
+class CellValueError(ValueError):
+    """Text that is not a cell value; the message says what is wrong, for the reader of a page."""
+
+
+class _HasJudgement(Protocol):
     verdict: str
     proof: str | None
     quality: int | None
 
+
+_QUALITY_RE = re.compile(r"([0-9]+)/10")
+_MARK_RE = re.compile(r"([a-z/]+)(\S?)\s+(\S+)")
+
+
+def parse_quality(text: str) -> int:
+    """``7/10`` → 7 (leading zeros allowed, nothing above 10)."""
+    m = _QUALITY_RE.fullmatch(text.strip())
+    if not m:
+        raise CellValueError(f"quality {text.strip()[:20]!r} is not of the form N/10")
+    digits = m.group(1).lstrip("0") or "0"
+    if len(digits) > 2 or int(digits) > QUALITY_MAX:
+        raise CellValueError(f"quality {digits[:20]}/10 is outside 0–10")
+    return int(digits)
+
+
+@dataclass(frozen=True)
+class CellValue:
+    """One judgement. Building one checks nothing (a form may hold a broken one to report it):
+    ``errors()`` names every broken rule, ``parse_mark`` reads only valid ones."""
+
+    verdict: str
+    proof: str | None = None
+    quality: int | None = None
+
+    # ------------------------------------------------------------ making one
+
     @classmethod
-    def of(cls, cell) -> CellValues:
-        return cls(cell.verdict, cell.proof or None, cell.quality)
+    def of(cls, obj: _HasJudgement) -> CellValue:
+        """The judgement of a cell (or anything with ``verdict``, ``proof`` and ``quality``)."""
+        return cls(obj.verdict, obj.proof or None, obj.quality)
+
+    @classmethod
+    def from_fields(cls, data: Mapping[str, Any], prefix: str = "") -> CellValue:
+        """From ``{prefix}verdict`` … keys: a form's cleaned data, a record's ``old_``/``new_``."""
+        return cls(
+            data[f"{prefix}verdict"],
+            data.get(f"{prefix}proof") or None,
+            data.get(f"{prefix}quality"),
+        )
+
+    @classmethod
+    def parse_mark(cls, text: str) -> CellValue:
+        """The matrix's short form: ``fullX 9/10``, ``partial⚿ 6/10``, ``none 0/10``, ``n/a``."""
+        raw = text.strip()
+        if raw == Verdict.NA:
+            return cls(Verdict.NA)
+        m = _MARK_RE.fullmatch(raw)
+        if not m:
+            raise CellValueError(f"cannot read matrix cell {raw[:60]!r}")
+        word, letter, quality_text = m.groups()
+        if word not in Verdict.values:
+            raise CellValueError(f"unknown verdict {word[:20]!r} in cell {raw[:60]!r}")
+        verdict = Verdict(word)
+        quality = parse_quality(quality_text)
+        if letter and not verdict.evidenced:
+            raise CellValueError(f"a {verdict!r} cell has no proof, got {letter!r}")
+        proof = None
+        if verdict.evidenced:
+            if not letter:
+                raise CellValueError(f"cell {raw[:60]!r} has no proof letter")
+            proof = Proof.from_letter(letter)
+            if proof is None:
+                raise CellValueError(f"unknown proof letter {letter!r} in cell {raw[:60]!r}")
+        value = cls(verdict, proof, quality)
+        value.check()
+        return value
+
+    # ------------------------------------------------------------ rules
 
     def errors(self) -> dict[str, str]:
         """Every broken rule, as one message per field (empty when the values make a valid cell)."""
@@ -39,22 +192,103 @@ class CellValues:
                 errors["quality"] = "An n/a cell has no quality."
         elif quality is None:
             errors["quality"] = f"A {verdict} cell needs a quality from 0 to 10."
-        elif isinstance(quality, bool) or not isinstance(quality, int) or not 0 <= quality <= 10:
+        elif (
+            isinstance(quality, bool)
+            or not isinstance(quality, int)
+            or not 0 <= quality <= QUALITY_MAX
+        ):
             errors["quality"] = "Quality is a whole number from 0 to 10."
         elif verdict == Verdict.NONE and quality != 0:
             errors["quality"] = "A none cell (no evidence found) has quality 0."
-        if verdict in (Verdict.NONE, Verdict.NA) and proof:
+        if verdict in NO_PROOF and proof:
             errors["proof"] = f"A {verdict} cell has no proof level."
         if verdict in EVIDENCED and not proof and "proof" not in errors:
             errors["proof"] = f"A {verdict} cell needs a proof level."
         return errors
+
+    def check(self) -> CellValue:
+        """The value itself when valid; else ``CellValueError`` with every broken rule."""
+        errors = self.errors()
+        if errors:
+            raise CellValueError(" ".join(errors.values()))
+        return self
+
+    @staticmethod
+    def db_constraints(prefix: str = "cell") -> list[models.CheckConstraint]:
+        """The rules of ``errors()`` as database constraints (``Cell.Meta.constraints``)."""
+        na, none = Verdict.NA.value, Verdict.NONE.value
+        return [
+            models.CheckConstraint(
+                condition=Q(verdict__in=[v.value for v in Verdict]), name=f"{prefix}_verdict_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(proof__isnull=True) | Q(proof__in=[p.value for p in Proof]),
+                name=f"{prefix}_proof_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(quality__isnull=True) | Q(quality__gte=0, quality__lte=QUALITY_MAX),
+                name=f"{prefix}_quality_0_10",
+            ),
+            # n/a has no quality; every other verdict has one
+            models.CheckConstraint(
+                condition=(Q(verdict=na) & Q(quality__isnull=True))
+                | (~Q(verdict=na) & Q(quality__isnull=False)),
+                name=f"{prefix}_quality_iff_applicable",
+            ),
+            # none and n/a have no proof; the evidenced verdicts have one
+            models.CheckConstraint(
+                condition=(Q(verdict__in=[none, na]) & Q(proof__isnull=True))
+                | (
+                    Q(verdict__in=[v.value for v in Verdict if v.evidenced])
+                    & Q(proof__isnull=False)
+                ),
+                name=f"{prefix}_proof_iff_evidenced",
+            ),
+            models.CheckConstraint(
+                condition=~Q(verdict=none) | Q(quality=0), name=f"{prefix}_none_has_quality_0"
+            ),
+        ]
+
+    @property
+    def applicable(self) -> bool:
+        return self.verdict != Verdict.NA
+
+    @property
+    def evidenced(self) -> bool:
+        return self.verdict in EVIDENCED
+
+    # ------------------------------------------------------------ display
+
+    @property
+    def symbol(self) -> str:
+        return _SYMBOLS.get(self.verdict, "")  # type: ignore[call-overload]
+
+    @property
+    def proof_letter(self) -> str:
+        return _LETTERS.get(self.proof, "") if self.proof else ""  # type: ignore[call-overload]
+
+    @property
+    def quality_text(self) -> str:
+        """``7/10``, or ``—`` when the cell has no quality (n/a)."""
+        return "—" if self.quality is None else f"{self.quality}/10"
 
     def label(self) -> str:
         """``partial claimed 5/10``: how the queue, the record and messages name a judgement."""
         quality = "" if self.quality is None else f"{self.quality}/10"
         return " ".join(part for part in (self.verdict, self.proof or "", quality) if part)
 
-    def completed_from(self, cell: CellValues, *, given: set[str]) -> CellValues:
+    def mark(self) -> str:
+        """The matrix's short form, read back by ``parse_mark``: ``fullX 9/10``, ``n/a``."""
+        if self.verdict == Verdict.NA:
+            return Verdict.NA.value
+        return f"{self.verdict}{self.proof_letter} {self.quality}/10"
+
+    def __str__(self) -> str:
+        return self.label()
+
+    # ------------------------------------------------------------ corrections
+
+    def completed_from(self, cell: CellValue, *, given: set[str]) -> CellValue:
         """Fill the fields a caller did not give (not in ``given``) so the result can be valid:
         ``n/a`` and ``none`` take no proof (and ``none`` quality 0, ``n/a`` no quality); an evidenced
         verdict keeps the cell's proof (``claimed`` when it had none) and quality (0 when none).
@@ -62,7 +296,7 @@ class CellValues:
         verdict = self.verdict if "verdict" in given else cell.verdict
         proof, quality = self.proof, self.quality
         if "proof" not in given:
-            if verdict in (Verdict.NONE, Verdict.NA):
+            if verdict in NO_PROOF:
                 proof = None
             else:
                 proof = cell.proof if cell.verdict in EVIDENCED and cell.proof else Proof.CLAIMED
@@ -73,43 +307,4 @@ class CellValues:
                 quality = 0
             else:
                 quality = cell.quality if cell.quality is not None else 0
-        return CellValues(verdict, proof, quality)
-
-
-def cell_check_values(*, verdict: str, proof: str | None, quality: int | None) -> dict[str, str]:
-    """The cell invariants as one message per field (``CellValues(...).errors()``)."""
-    return CellValues(verdict, proof, quality).errors()
-
-
-@dataclass(frozen=True)
-class EditOutcome:
-    """What a possibly stale edit may write: ``write`` (field → new value), or ``conflicts`` (field →
-    (what the editor read, what it is now, what the editor wants)) when someone else changed the same
-    thing meanwhile."""
-
-    write: dict
-    conflicts: dict
-
-
-def merge_edit(*, base: dict | None, current: dict, changes: dict, units=()) -> EditOutcome:
-    """Merge a stale edit into ``current``. ``base`` holds the values the editor read (None when
-    unknown: then anything may have moved); ``changes`` the fields the editor changed. A field the
-    editor changed conflicts when it also moved meanwhile; the fields of one of ``units`` conflict
-    together (a cell's verdict, proof and quality are one judgement). Fields the editor did not
-    change are never written, so nobody's work is silently put back."""
-    changes = {f: v for f, v in changes.items() if current.get(f) != v}
-    if base is None:
-        moved = set(current)
-    else:
-        moved = {f for f in current if f in base and base[f] != current[f]}
-    touched = set(changes)
-    for unit in units:
-        if touched & set(unit) and moved & set(unit):
-            touched |= set(unit)
-            moved |= set(unit)
-    conflicts = {
-        f: (None if base is None else base.get(f), current.get(f), changes.get(f, current.get(f)))
-        for f in current
-        if f in touched & moved
-    }
-    return EditOutcome(write={} if conflicts else changes, conflicts=conflicts)
+        return CellValue(verdict, proof, quality)

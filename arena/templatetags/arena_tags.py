@@ -10,17 +10,10 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 
 from arena.text import arena_slugify, format_figure
-from stories.models import EVIDENCED, PROOF_LETTERS, VERDICT_SYMBOLS
+from stories.values import EVIDENCED, CellValue, Proof
 
 register = template.Library()
 
-PROOF_WORDS = {
-    "probed": "tested by us",
-    "community": "users back it",
-    "claimed": "vendor claim only",
-    "contradicted": "evidence disagrees",
-    "auth-gated": "probe hit a sign-in wall",
-}
 
 
 def verdict_class(verdict: str) -> str:
@@ -60,7 +53,7 @@ def verdict(cell, words: bool = False) -> str:
         if words:
             proof = format_html(
                 ' <span class="proof" title="{}">{}</span>',
-                PROOF_WORDS.get(cell.proof, ""),
+                Proof(cell.proof).meaning,
                 cell.proof,
             )
         else:
@@ -95,8 +88,9 @@ def _cell_inner(verdict: str, proof: str | None, quality: int | None) -> str:
     """``<i>✓</i> full X 9/10``: the same few dozen strings make up a whole matrix."""
     if verdict == "n/a":
         return "n/a"
-    letter = f" {escape(PROOF_LETTERS.get(proof, ''))}" if proof else ""
-    symbol = VERDICT_SYMBOLS.get(verdict, "")
+    value = CellValue(verdict, proof, quality)
+    letter = f" {escape(value.proof_letter)}" if proof else ""
+    symbol = value.symbol
     return f'<i aria-hidden="true">{symbol}</i> {escape(verdict)}{letter} {quality}/10'
 
 

@@ -137,7 +137,7 @@ def test_burst_of_changes_leads_to_few_recomputations(arena, broker):
     stored = list(
         ProductScore.objects.order_by("rank").values_list("product_id", "pa_score", "verified")
     )
-    from arena.services import arena_recompute_scores
+    from arena.recompute import arena_recompute_scores
 
     arena_recompute_scores(arena_id=arena.pk)
     assert (

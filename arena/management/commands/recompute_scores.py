@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from arena.models import Arena
-from arena.services import arena_recompute_scores
+from arena.recompute import arena_recompute_scores
 
 
 class Command(BaseCommand):
