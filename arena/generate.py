@@ -11,6 +11,7 @@ from arena.models import Arena, Category, Persona, SubGroup
 from arena.recompute import arena_recompute_scores
 from products.models import Product
 from stories.models import Cell, Evidence, Story
+from stories.values import CellValue, Proof, Verdict
 
 PERSONAS = (
     ("agent-builder", "agent builder"),
@@ -26,6 +27,7 @@ CATEGORIES = (
     "Openness",
     "Privacy posture",
 )
+EVIDENCED_ORDER = [Verdict.FULL, Verdict.PARTIAL, Verdict.DISPUTED]
 SOURCES = ("claimed-docs", "github", "community", "probe")
 
 
@@ -102,25 +104,24 @@ def arena_generate(*, slug: str, products: int, stories: int, seed: int = 0) -> 
         for product in prods:
             roll = rng.random()
             if roll < 0.05:
-                verdict, proof, quality = "n/a", None, None
+                value = CellValue(Verdict.NA)
             elif roll < 0.2:
-                verdict, proof, quality = "none", None, 0
+                value = CellValue(Verdict.NONE, quality=0)
             else:
-                verdict = rng.choices(["full", "partial", "disputed"], [5, 6, 1])[0]
-                proof = rng.choices(
-                    ["probed", "community", "claimed", "contradicted", "auth-gated"],
-                    [2, 3, 6, 1, 1],
-                )[0]
-                quality = {"full": rng.randint(7, 10), "partial": rng.randint(2, 7)}.get(
-                    verdict, rng.randint(1, 5)
-                )
+                verdict = rng.choices(EVIDENCED_ORDER, [5, 6, 1])[0]
+                proof = rng.choices(list(Proof), [2, 3, 6, 1, 1])[0]
+                quality = {
+                    Verdict.FULL: rng.randint(7, 10),
+                    Verdict.PARTIAL: rng.randint(2, 7),
+                }.get(verdict, rng.randint(1, 5))
+                value = CellValue(verdict, proof, quality)
             cells.append(
                 Cell(
                     story=story,
                     product=product,
-                    verdict=verdict,
-                    proof=proof,
-                    quality=quality,
+                    verdict=value.verdict,
+                    proof=value.proof,
+                    quality=value.quality,
                     rationale=f"Generated rationale for {product.name} on story {story.position + 1}.",
                     detail_published=True,
                 )
@@ -132,7 +133,7 @@ def arena_generate(*, slug: str, products: int, stories: int, seed: int = 0) -> 
                 cell=c, position=k, source=rng.choice(SOURCES), quote=f"Generated quote {k + 1}."
             )
             for c in cells
-            if c.verdict not in ("none", "n/a")
+            if c.value.evidenced
             for k in range(2)
         ),
         batch_size=2000,

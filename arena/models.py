@@ -3,6 +3,38 @@ from django.db.models import Q
 from django.urls import reverse
 
 
+class ActiveManager(models.Manager):
+    """``objects``: what the public pages and the scores see, the rows that are not retired.
+    ``all_objects`` (the default manager: the admin, validation, related objects) has every row."""
+
+    def get_queryset(self):
+        return super().get_queryset().filter(retired_at__isnull=True)
+
+
+class EditableRecord(models.Model):
+    """A story or a product: edited in the admin under a version (no lost update), kept when a
+    re-import is older than the edit, and retired, never deleted, when it leaves its arena (its cells
+    carry flags, decisions and the public record)."""
+
+    version = models.PositiveIntegerField(default=1, help_text="Bumped on every edit")
+    edited_at = models.DateTimeField(
+        null=True, blank=True, help_text="Last edit in the admin (a re-import keeps it)"
+    )
+    retired_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When it left the arena (hidden from pages and scores, kept on record)",
+    )
+
+    objects = ActiveManager()
+    all_objects = models.Manager()  # noqa: DJ012 (managers, not fields)
+
+    class Meta:
+        abstract = True
+        base_manager_name = "all_objects"
+        default_manager_name = "all_objects"
+
+
 class Arena(models.Model):
     """A product category with its products, stories and stored scores."""
 

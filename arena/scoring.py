@@ -10,9 +10,11 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-VERDICT_ORDER = {"full": 3, "partial": 2, "disputed": 1, "none": 0}
-EVIDENCED = frozenset({"full", "partial", "disputed"})
-VERIFIED_PROOF = frozenset({"probed", "community"})
+from stories.values import EVIDENCED, Proof, Verdict
+
+# head-to-head: a better verdict wins the round
+VERDICT_ORDER = {Verdict.FULL: 3, Verdict.PARTIAL: 2, Verdict.DISPUTED: 1, Verdict.NONE: 0}
+VERIFIED_PROOF = frozenset({Proof.PROBED, Proof.COMMUNITY})
 
 
 def round_half_up(x: float) -> int:
@@ -39,7 +41,7 @@ class CellIn:
 
 
 def is_applicable(cell: CellIn) -> bool:
-    return cell.verdict != "n/a"
+    return cell.verdict != Verdict.NA
 
 
 def has_evidence(cell: CellIn) -> bool:
@@ -124,7 +126,7 @@ def product_result(
     per_of = {s.id: s.persona for s in stories}
     verified = sum(1 for c in mine if is_verified(c))
     evidenced = sum(1 for c in mine if has_evidence(c))
-    contradicted = sum(1 for c in mine if has_evidence(c) and c.proof == "contradicted")
+    contradicted = sum(1 for c in mine if has_evidence(c) and c.proof == Proof.CONTRADICTED)
     upheld = sum(1 for c in mine if c.upheld)
     return ProductResult(
         product=product,

@@ -1,12 +1,11 @@
 from django.db import models
 from django.urls import reverse
 
-from stories.models import ActiveManager
+from arena.models import EditableRecord
 
 
-class Product(models.Model):
-    """A product judged in one arena (a column of the matrix). Retired, never deleted: its cells carry
-    flags, decisions and the public record."""
+class Product(EditableRecord):
+    """A product judged in one arena (a column of the matrix)."""
 
     arena = models.ForeignKey("arena.Arena", on_delete=models.PROTECT, related_name="products")
     name = models.CharField(max_length=120)
@@ -20,26 +19,12 @@ class Product(models.Model):
     npm_weekly = models.PositiveBigIntegerField(null=True, blank=True)
     pypi_weekly = models.PositiveBigIntegerField(null=True, blank=True)
     popularity_as_of = models.DateField(null=True, blank=True)
-    version = models.PositiveIntegerField(default=1, help_text="Bumped on every edit")
-    edited_at = models.DateTimeField(
-        null=True, blank=True, help_text="Last edit in the admin (a re-import keeps it)"
-    )
     page_name = models.CharField(
         max_length=120, blank=True, help_text="The name the imported pages use (how they find it)"
     )
-    retired_at = models.DateTimeField(
-        null=True,
-        blank=True,
-        help_text="When the product left the arena (hidden from pages and scores, kept on record)",
-    )
 
-    objects = ActiveManager()
-    all_objects = models.Manager()  # noqa: DJ012 (managers, not fields)
-
-    class Meta:
+    class Meta(EditableRecord.Meta):
         ordering = ["arena", "position"]
-        base_manager_name = "all_objects"
-        default_manager_name = "all_objects"
         constraints = [
             models.UniqueConstraint(fields=["arena", "slug"], name="product_unique_slug_per_arena"),
             models.UniqueConstraint(fields=["arena", "name"], name="product_unique_name_per_arena"),

@@ -3,7 +3,7 @@ from django.core.validators import MaxValueValidator
 
 from stories.edits import merge_edit
 from stories.models import Cell, Story
-from stories.services import EditConflict, cell_last_change_note
+from stories.services import EditConflict, cell_last_change_note, story_placement_errors
 from stories.values import JUDGEMENT_FIELDS, CellValue
 
 POSITION_MAX = 1_000_000
@@ -136,9 +136,11 @@ class StoryForm(VersionedForm):
     def clean(self):
         data = super().clean()
         arena = data.get("arena") or (self.instance.arena if self.instance.arena_id else None)
-        category, subgroup = data.get("category"), data.get("subgroup")
-        if arena and category and category.arena_id != arena.pk:
-            self.add_error("category", "Choose a category of this story's arena.")
-        elif category and subgroup and subgroup.category_id != category.pk:
-            self.add_error("subgroup", "Choose a sub-group of the story's category.")
+        if arena is not None:
+            errors = story_placement_errors(
+                arena_id=arena.pk, category=data.get("category"), subgroup=data.get("subgroup")
+            )
+            for name, message in errors.items():
+                if name not in self.errors:
+                    self.add_error(name, message)
         return data

@@ -3,19 +3,11 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from arena.models import EditableRecord
 from stories.values import CellValue, Proof, Verdict
 
 
-class ActiveManager(models.Manager):
-    """``objects``: what the public pages and the scores see, the rows that are not retired.
-    ``all_objects`` (the default manager: the admin, validation, related objects) has every row."""
-
-    def get_queryset(self):
-        return super().get_queryset().filter(retired_at__isnull=True)
-
-
-class Story(models.Model):
-    # Stories are retired, never deleted: their cells carry flags, decisions and the public record.
+class Story(EditableRecord):
     arena = models.ForeignKey("arena.Arena", on_delete=models.PROTECT, related_name="stories")
     category = models.ForeignKey("arena.Category", on_delete=models.PROTECT, related_name="stories")
     subgroup = models.ForeignKey(
@@ -28,27 +20,13 @@ class Story(models.Model):
         default=True, help_text="False when no page gave the weight and the default was used"
     )
     position = models.PositiveIntegerField(help_text="Row order in the matrix")
-    version = models.PositiveIntegerField(default=1, help_text="Bumped on every edit")
-    edited_at = models.DateTimeField(
-        null=True, blank=True, help_text="Last edit in the admin (a re-import keeps it)"
-    )
     page_text = models.CharField(
         max_length=500, blank=True, help_text="The text the imported pages use (how they find it)"
     )
-    retired_at = models.DateTimeField(
-        null=True,
-        blank=True,
-        help_text="When the story left the arena (hidden from pages and scores, kept on record)",
-    )
 
-    objects = ActiveManager()
-    all_objects = models.Manager()  # noqa: DJ012 (managers, not fields)
-
-    class Meta:
+    class Meta(EditableRecord.Meta):
         ordering = ["arena", "position"]
         verbose_name_plural = "stories"
-        base_manager_name = "all_objects"
-        default_manager_name = "all_objects"
         constraints = [
             models.UniqueConstraint(fields=["arena", "text"], name="story_unique_text_per_arena"),
             models.UniqueConstraint(

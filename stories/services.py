@@ -13,12 +13,13 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from arena.models import Category, SubGroup
 from arena.recompute import arena_mark_stale
 from arena.text import clean_text
 from products.models import Product
 from stories.edits import merge_edit
 from stories.models import Cell, CellChange, Story
-from stories.values import JUDGEMENT_FIELDS, CellValue
+from stories.values import JUDGEMENT_FIELDS, CellValue, Verdict
 
 __all__ = [
     "EditConflict",
@@ -30,6 +31,7 @@ __all__ = [
     "product_retire",
     "product_update",
     "story_add",
+    "story_placement_errors",
     "story_retire",
     "story_update",
 ]
@@ -237,6 +239,17 @@ def _versioned_update(model, *, obj, what: str, changes: dict, base_version, bas
     return sorted(write)
 
 
+def story_placement_errors(
+    *, arena_id: int, category: Category | None, subgroup: SubGroup | None
+) -> dict[str, str]:
+    """A story sits in a category of its own arena, and in a sub-group of that category."""
+    if category is not None and category.arena_id != arena_id:
+        return {"category": "Choose a category of this story's arena."}
+    if subgroup is not None and category is not None and subgroup.category_id != category.pk:
+        return {"subgroup": "Choose a sub-group of the story's category."}
+    return {}
+
+
 @transaction.atomic
 def story_update(
     *, story: Story, changes: dict, base_version: int | None = None, base: dict | None = None
@@ -244,12 +257,14 @@ def story_update(
     """Change a story's text, weight, persona, category or sub-group (only the fields in
     ``changes``); a change that can move a score schedules the arena's recomputation. Returns the
     fields written; raises EditConflict on a stale edit of a field that moved meanwhile."""
-    if "category" in changes and changes["category"].arena_id != story.arena_id:
-        raise ValidationError({"category": "Choose a category of this story's arena."})
-    if "subgroup" in changes and changes["subgroup"] is not None:
-        category = changes.get("category") or story.category
-        if changes["subgroup"].category_id != category.pk:
-            raise ValidationError({"subgroup": "Choose a sub-group of the story's category."})
+    if {"category", "subgroup"} & set(changes):
+        errors = story_placement_errors(
+            arena_id=story.arena_id,
+            category=changes.get("category", story.category),
+            subgroup=changes.get("subgroup", story.subgroup),
+        )
+        if errors:
+            raise ValidationError(errors)
     if "weight" in changes:
         changes = {**changes, "weight_published": True}
     written = _versioned_update(
@@ -286,11 +301,14 @@ def story_add(*, story: Story) -> Story:
     schedule the recomputation."""
     story.text = clean_text(story.text).strip()
     story.full_clean(validate_constraints=False)
-    if story.category.arena_id != story.arena_id:
-        raise ValidationError({"category": "Choose a category of this story's arena."})
+    errors = story_placement_errors(
+        arena_id=story.arena_id, category=story.category, subgroup=story.subgroup
+    )
+    if errors:
+        raise ValidationError(errors)
     story.save()
     Cell.objects.bulk_create(
-        Cell(story=story, product=p, verdict="n/a")
+        Cell(story=story, product=p, verdict=Verdict.NA)
         for p in Product.all_objects.filter(arena_id=story.arena_id)
     )
     arena_mark_stale(arena_id=story.arena_id)
@@ -304,7 +322,7 @@ def product_add(*, product: Product) -> Product:
     product.name = clean_text(product.name).strip()
     product.save()
     Cell.objects.bulk_create(
-        Cell(story=s, product=product, verdict="n/a")
+        Cell(story=s, product=product, verdict=Verdict.NA)
         for s in Story.all_objects.filter(arena_id=product.arena_id)
     )
     arena_mark_stale(arena_id=product.arena_id)
@@ -326,7 +344,7 @@ def _set_retired(model, *, pk: int, retired: bool) -> bool:
             else:
                 products = products.filter(pk=pk)
             Cell.objects.bulk_create(
-                [Cell(story=s, product=p, verdict="n/a") for s in stories for p in products],
+                [Cell(story=s, product=p, verdict=Verdict.NA) for s in stories for p in products],
                 ignore_conflicts=True,
             )
         arena_mark_stale(arena_id=arena_id)
