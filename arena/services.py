@@ -13,7 +13,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from arena.importer.parser import ArenaRecord
+from arena.importer import ArenaRecord
 from arena.models import (
     AdjacentArena,
     Arena,

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from arena.importer.parser import PageError, read_arena
+from arena.importer import PageError, read_arena
 from arena.services import ImportRefused, arena_import
 from stories.services import EditConflict
 

@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from arena.importer.parser import read_arena
+from arena.importer import read_arena
 from arena.models import Arena
 from arena.services import arena_import
 
