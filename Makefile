@@ -1,16 +1,28 @@
 # Arena site: developer and CI entry points (GNU make 4.3).
 #
-#   make install       .venv with the project and its dev tools (fast when up to date)
+#   make install       .venv exactly as uv.lock pins it (the project and its dev tools); uv itself is
+#                      installed from PyPI into .tools/ when missing; a no-op when up to date
+#   make lock          re-resolve uv.lock after editing the dependencies in pyproject.toml
 #   make system-deps   redis-server and chromium from Debian's packages when missing (root only)
 #   make run           migrate, load the bundled arena when empty, serve on 127.0.0.1:8000
-#   make test          whole suite on SQLite (real Redis/Celery/Chromium), then the
-#                      database-backed tests on a throwaway PostgreSQL (scripts/with-postgres.sh)
-#   make lint          ruff check
+#   make check         ruff (lint and format), the import contract (.importlinter), mypy
+#   make test          check, then the whole suite on SQLite under branch coverage (real
+#                      Redis/Celery/Chromium), then the database-backed tests on a throwaway
+#                      PostgreSQL (scripts/with-postgres.sh)
+#   make lint          ruff check and ruff format --check
+#   make format        ruff check --fix and ruff format
+#   make hooks         install the pre-commit hooks (ruff) into .git/hooks
 #   make bench         scripts/bench.py
 
-VENV ?= .venv
+# The one place the Python version is written; uv reads the same file.
+PYTHON_VERSION := $(strip $(file < .python-version))
+UV_VERSION := 0.13.9
+
+VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+TOOLS := .tools/uv-$(UV_VERSION)
+UV := $(TOOLS)/bin/uv
 PYTEST_ARGS ?=
 # Tests for the PostgreSQL pass (database-backed ones; browser tests already ran in the first pass).
 PG_PYTEST_ARGS ?= -m "not e2e"
@@ -18,32 +30,36 @@ APT_PACKAGES := redis-server chromium
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_NO_INPUT := 1
+# The cache and .venv may sit on different file systems; copy without warning about hard links.
+export UV_LINK_MODE := copy
+export UV_NO_PROGRESS := 1
 
-.PHONY: all venv install system-deps run test test-sqlite test-postgres lint bench clean help
+.PHONY: all install venv lock system-deps run check lint format hooks test test-sqlite \
+	test-postgres bench clean help
 
 all: help
 
 help:
 	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
 
-# python3 resolves to 3.12 through pyenv and .python-version; fall back to python3.12.
-$(PY):
+# uv from PyPI, pinned, in a folder of its own (works as root and as a user; no system changes).
+$(UV):
 	@py=""; \
-	for cand in python3 python3.12; do \
-	  if command -v $$cand >/dev/null 2>&1 && \
-	     $$cand -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; then \
-	    py=$$cand; break; \
-	  fi; \
+	for cand in python$(PYTHON_VERSION) python3; do \
+	  if command -v $$cand >/dev/null 2>&1; then py=$$cand; break; fi; \
 	done; \
-	if [ -z "$$py" ]; then echo "error: Python >= 3.12 not found (python3, python3.12)" >&2; exit 1; fi; \
-	echo "creating $(VENV) with $$($$py --version)"; \
-	$$py -m venv $(VENV)
+	if [ -z "$$py" ]; then echo "error: python$(PYTHON_VERSION) not found" >&2; exit 1; fi; \
+	echo "installing uv $(UV_VERSION) into $(TOOLS)"; \
+	rm -rf $(TOOLS) && $$py -m pip install -q --target $(TOOLS) uv==$(UV_VERSION)
 
-$(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install -q -e '.[dev]'
+$(STAMP): pyproject.toml uv.lock .python-version | $(UV)
+	$(UV) sync --locked
 	@touch $@
 
 venv install: $(STAMP)
+
+lock: | $(UV)
+	$(UV) lock
 
 system-deps:
 	@missing=""; \
@@ -64,25 +80,52 @@ run: install
 	$(PY) manage.py load_bundled_arena
 	$(PY) manage.py runserver 127.0.0.1:8000
 
-# Both passes always run; the target fails if either failed.
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: install
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+# Every step runs; the target fails if any failed.
+check: install
+	@status=0; \
+	$(VENV)/bin/ruff check . || status=1; \
+	$(VENV)/bin/ruff format --check . || status=1; \
+	if [ -f .importlinter ]; then \
+	  $(VENV)/bin/lint-imports || status=1; \
+	else \
+	  echo "lint-imports: skipped (no .importlinter contract yet)"; \
+	fi; \
+	$(VENV)/bin/mypy || status=1; \
+	exit $$status
+
+hooks: install
+	$(VENV)/bin/pre-commit install
+
+# check and both passes always run; the target fails if any failed.
 test: system-deps install
 	@status=0; \
+	$(MAKE) --no-print-directory check || status=1; \
 	$(MAKE) --no-print-directory test-sqlite || status=1; \
 	$(MAKE) --no-print-directory test-postgres || status=1; \
 	exit $$status
 
+# Branch coverage of the four apps (pyproject.toml [tool.coverage]); the data file .coverage is
+# ignored by git.
 test-sqlite: install
-	$(PY) -m pytest $(PYTEST_ARGS) tests
+	@status=0; \
+	$(PY) -m coverage run -m pytest $(PYTEST_ARGS) tests || status=$$?; \
+	$(PY) -m coverage report || true; \
+	exit $$status
 
 test-postgres: install
 	bash scripts/with-postgres.sh $(PY) -m pytest $(PG_PYTEST_ARGS) $(PYTEST_ARGS) tests
-
-lint: install
-	$(PY) -m ruff check .
 
 bench: install
 	$(PY) scripts/bench.py
 
 clean:
-	rm -rf .pytest_cache .ruff_cache staticfiles
+	rm -rf .pytest_cache .ruff_cache .mypy_cache .coverage htmlcov staticfiles
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -exec rm -rf {} +

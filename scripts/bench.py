@@ -15,14 +15,10 @@ import io
 import logging
 import os
 import statistics
-import sys
 import tempfile
 import time
 import warnings
 from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 
 def main() -> None:

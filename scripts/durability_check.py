@@ -3,7 +3,10 @@
 worker with beat. Prints what a verdict change does with no worker, with Redis stopped, and how long
 the scores take to converge.
 
-    .venv/bin/python scripts/durability_check.py
+    .venv/bin/python -m scripts.durability_check
+
+(run as a module from the project root, so the test helpers in ``tests.infra`` import; the apps
+themselves are installed in .venv)
 """
 
 from __future__ import annotations
@@ -20,10 +23,9 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from tests.infra.services import CeleryWorker, LiveServer, redis_server
 
-from tests.infra.services import CeleryWorker, LiveServer, redis_server  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 SLUG = "durable-execution-engines"
 EXPLANATION = "The docs describe a built-in approval step with a webhook resume."
