@@ -10,7 +10,10 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
+
+from arena.text import parse_rate
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -265,14 +268,16 @@ ARENA_DEFAULT_STORY_WEIGHT = 1  # weight of a story no page gives (docs/importin
 RECOMPUTE_DEBOUNCE_SECONDS = float(os.environ.get("RECOMPUTE_DEBOUNCE_SECONDS", "1"))
 # Flags accepted per client address per period (429 with Retry-After beyond it)
 FLAG_RATE = os.environ.get("FLAG_RATE", "10/hour")
+try:
+    parse_rate(FLAG_RATE)  # a bad value stops every process at start-up, not the first flag
+except ValueError as exc:
+    raise ImproperlyConfigured(f"FLAG_RATE: {exc}") from exc
 # How many reverse proxies of our own stand in front of the app (each appends to X-Forwarded-For);
 # the client address is the entry just left of theirs (arena/clients.py). 0: REMOTE_ADDR is the
 # client. TRUST_X_FORWARDED_FOR=1 is the deprecated spelling of TRUSTED_PROXIES=1.
 TRUST_X_FORWARDED_FOR = env_bool("TRUST_X_FORWARDED_FOR", False)
 TRUSTED_PROXIES = int(os.environ.get("TRUSTED_PROXIES") or (1 if TRUST_X_FORWARDED_FOR else 0))
 if TRUSTED_PROXIES < 0:
-    from django.core.exceptions import ImproperlyConfigured
-
     raise ImproperlyConfigured("TRUSTED_PROXIES is a count of proxies: 0 or more")
 BUNDLED_ARENA_DIR = BASE_DIR / "arena" / "data" / "seeds"
 

@@ -60,3 +60,20 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 def clean_text(text: str) -> str:
     """User or imported text as stored: control characters dropped (\\r\\n and \\r become \\n)."""
     return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+_RATE = re.compile(r"\s*([0-9]{1,9})\s*/\s*(second|minute|hour|day)\s*")
+_PERIODS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
+
+
+def parse_rate(text: str) -> tuple[int, int]:
+    """``10/hour`` → (10, 3600): a count per second, minute, hour or day (``FLAG_RATE``).
+
+    Raises ValueError, naming the accepted form, for anything else."""
+    m = _RATE.fullmatch(text or "")
+    if not m or int(m.group(1)) < 1:
+        raise ValueError(
+            f"{text!r} is not a rate like 10/hour (a count of 1 or more per second, minute, hour "
+            "or day)"
+        )
+    return int(m.group(1)), _PERIODS[m.group(2)]
