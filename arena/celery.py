@@ -6,6 +6,7 @@ Without ``CELERY_BROKER_URL`` tasks run in-process (``task_always_eager``), so t
 import os
 
 from celery import Celery
+from kombu.transport import redis as kombu_redis
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 
@@ -20,8 +21,6 @@ def _no_restore_on_lost_connection() -> None:
     'hostname'`` in ``_connparams``), so a Redis restart would kill the worker. We do not rely on
     that restore: unacknowledged messages come back after the visibility timeout, and every change
     is also marked stale in the database, where the periodic sweep finds it."""
-    from kombu.transport import redis as kombu_redis
-
     kombu_redis.QoS.restore_at_shutdown = False
 
 

@@ -27,6 +27,8 @@ from django.db import connection
 from django.http import HttpResponse, JsonResponse
 from django.views.decorators.http import require_http_methods
 
+from arena.celery import app as celery_app
+
 log = logging.getLogger(__name__)
 
 BROKER_TIMEOUT = 1.0  # seconds for the broker check, connecting included
@@ -59,9 +61,7 @@ def check_redis() -> None:
 
 
 def check_broker() -> None:
-    from arena.celery import app
-
-    with app.connection_for_write(settings.CELERY_BROKER_URL) as conn:
+    with celery_app.connection_for_write(settings.CELERY_BROKER_URL) as conn:
         # one attempt, no retry sleeps; the transport options' socket timeouts bound it
         conn.ensure_connection(max_retries=0, timeout=BROKER_TIMEOUT)
 

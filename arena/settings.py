@@ -34,8 +34,6 @@ SECRET_KEY = os.environ.get("SECRET_KEY") or (
     "django-insecure-local-development-key-only-never-in-production" if DEBUG else ""
 )
 if not SECRET_KEY:
-    from django.core.exceptions import ImproperlyConfigured
-
     raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG=0")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
