@@ -1,141 +1,48 @@
 """The moderators' review queue: pending items oldest first, each with the current cell, the proposed
 correction, the number of reporters and the score impact of upholding. Decisions go through
-flags.services (resolved exactly once)."""
+flags.services (resolved exactly once); the forms are in flags.forms, the filters in flags.filters.
 
-import threading
-from datetime import timedelta
+The admin object is shared by every request and thread, so it holds no state of its own: what one
+page computes once for all its rows (the impact of upholding) lives on that page's ChangeList.
+"""
 
-from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
+from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.html import format_html
 
-from flags.models import Flag, ModeratorAction, Reason, ReviewItem, Status
-from flags.selectors import review_impact
+from flags.filters import AgeFilter, ReasonFilter, StatusFilter
+from flags.forms import BulkRejectForm, Decision, DecisionForm, parse_flag_ids
+from flags.inputs import ModerationDecision
+from flags.models import Flag, ModeratorAction, ReviewItem, Status
+from flags.selectors import review_item_impact, review_item_impacts
 from flags.services import (
     AlreadyResolved,
-    can_moderate,
-    flag_reject,
-    flag_uphold,
-    proposed_correction,
+    review_item_proposal,
+    review_item_reject,
+    review_item_uphold,
+    user_can_moderate,
 )
-from stories.models import Proof, Verdict
 from stories.services import EditConflict
 from stories.values import CellValue
 
 
-class StatusFilter(admin.SimpleListFilter):
-    """The queue opens on pending items."""
+class ReviewChangeList(ChangeList):
+    """The queue's page: the impact of upholding each pending row is computed once per arena for
+    the whole page (three queries per arena), and set on the row as ``upholding_impact``."""
 
-    title = "status"
-    parameter_name = "status"
-
-    def lookups(self, request, model_admin):
-        return [*Status.choices, ("all", "All")]
-
-    def choices(self, changelist):
-        value = self.value() or Status.PENDING
-        for lookup, title in self.lookup_choices:
-            yield {
-                "selected": value == lookup,
-                "query_string": changelist.get_query_string({self.parameter_name: lookup}),
-                "display": title,
-            }
-
-    def queryset(self, request, queryset):
-        value = self.value() or Status.PENDING
-        return queryset if value == "all" else queryset.filter(status=value)
-
-
-class AgeFilter(admin.SimpleListFilter):
-    title = "age"
-    parameter_name = "age"
-
-    def lookups(self, request, model_admin):
-        return [("1", "Under a day"), ("7", "1–7 days"), ("old", "Over a week")]
-
-    def queryset(self, request, queryset):
-        now = timezone.now()
-        if self.value() == "1":
-            return queryset.filter(created_at__gte=now - timedelta(days=1))
-        if self.value() == "7":
-            return queryset.filter(
-                created_at__lt=now - timedelta(days=1), created_at__gte=now - timedelta(days=7)
-            )
-        if self.value() == "old":
-            return queryset.filter(created_at__lt=now - timedelta(days=7))
-        return queryset
-
-
-class ReasonFilter(admin.SimpleListFilter):
-    title = "reason"
-    parameter_name = "reason"
-
-    def lookups(self, request, model_admin):
-        return Reason.choices
-
-    def queryset(self, request, queryset):
-        if self.value():
-            return queryset.filter(flags__reason=self.value()).distinct()
-        return queryset
-
-
-class DecisionForm(forms.Form):
-    decision = forms.ChoiceField(
-        choices=[
-            ("uphold", "Uphold: correct the cell"),
-            ("reject", "Reject"),
-            ("duplicate", "Mark duplicate"),
-        ],
-        widget=forms.RadioSelect,
-    )
-    verdict = forms.ChoiceField(choices=Verdict.choices, required=False, label="Verdict")
-    proof = forms.ChoiceField(
-        choices=[("", "— none —"), *Proof.choices], required=False, label="Proof"
-    )
-    quality = forms.IntegerField(min_value=0, max_value=10, required=False, label="Quality")
-    note = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3}),
-        required=True,
-        max_length=2000,
-        label="Public note",
-        help_text="Shown on the cell's history and to the reporters.",
-    )
-    version = forms.IntegerField(widget=forms.HiddenInput)
-    # the cell as the moderator read it: an edit of the cell meanwhile is not silently undone
-    cell_version = forms.IntegerField(
-        widget=forms.HiddenInput, required=False, min_value=1, max_value=2**31 - 1
-    )
-    # the flags on the page when the moderator opened it: the decision covers these only
-    seen_flags = forms.CharField(widget=forms.HiddenInput, required=False, max_length=20_000)
-
-    def clean_seen_flags(self) -> set[int] | None:
-        return parse_flag_ids(self.cleaned_data.get("seen_flags") or "")
-
-
-def parse_flag_ids(raw: str) -> set[int] | None:
-    """``"3,5,8"`` → {3, 5, 8}; empty → None (every flag); anything else is a form error."""
-    if not raw.strip():
-        return None
-    try:
-        ids = {int(part) for part in raw.split(",") if part.strip()}
-    except ValueError:
-        ids = set()
-    if not ids or not all(0 < i < 2**63 for i in ids):
-        raise forms.ValidationError("The list of flags on the page is damaged; reload.")
-    return ids
-
-
-class BulkRejectForm(forms.Form):
-    note = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3}), max_length=2000, label="Public note"
-    )
+    def get_results(self, request):
+        super().get_results(request)
+        rows = list(self.result_list)
+        impacts = review_item_impacts(rows)
+        for row in rows:
+            row.upholding_impact = impacts.get(row.pk)
+        self.result_list = rows
 
 
 class FlagInline(admin.TabularInline):
@@ -176,13 +83,13 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     # --- permissions: superusers and the Moderators group
     def has_module_permission(self, request):
-        return can_moderate(request.user)
+        return user_can_moderate(request.user)
 
     def has_view_permission(self, request, obj=None):
-        return can_moderate(request.user)
+        return user_can_moderate(request.user)
 
     def has_change_permission(self, request, obj=None):
-        return can_moderate(request.user)
+        return user_can_moderate(request.user)
 
     def has_add_permission(self, request):
         return False
@@ -199,14 +106,8 @@ class ReviewItemAdmin(admin.ModelAdmin):
             .annotate(reporters=Count("flags__client_hash", distinct=True))
         )
 
-    _local = threading.local()  # per-request cache of arena inputs for the impact column
-
-    def changelist_view(self, request, extra_context=None):
-        self._local.cache = {}
-        try:
-            return super().changelist_view(request, extra_context)
-        finally:
-            self._local.cache = {}
+    def get_changelist(self, request, **kwargs):
+        return ReviewChangeList
 
     # --- columns
     @admin.display(description="cell")
@@ -224,8 +125,8 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     @admin.display(description="proposed")
     def proposed(self, item):
-        p = proposed_correction(item)
-        return "—" if p is None else p.label()
+        proposal = review_item_proposal(item)
+        return "—" if proposal is None else proposal.label()
 
     @admin.display(description="reporters", ordering="reporters")
     def reporter_count(self, item):
@@ -233,73 +134,35 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     @admin.display(description="impact of upholding")
     def impact(self, item):
-        if item.status != Status.PENDING:
-            return "—"
-        cache = getattr(self._local, "cache", None)
-        return str(review_impact(item, cache=cache if cache is not None else {}))
+        impact = getattr(item, "upholding_impact", None)  # set by ReviewChangeList; None: resolved
+        return "—" if impact is None else str(impact)
 
     # --- the review page
     def change_view(self, request, object_id, form_url="", extra_context=None):
-        if not can_moderate(request.user):
+        if not user_can_moderate(request.user):
             raise PermissionDenied
         item = self.get_object(request, unquote(object_id))
         if item is None:  # no such item, or an id that is not a number
             return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
-        proposal = proposed_correction(item)
-        initial_corr = proposal or CellValue.of(item.cell)
+        proposal = review_item_proposal(item)
+        offered = proposal or CellValue.of(item.cell)
         flags = list(item.flags.all())
         form = DecisionForm(
             request.POST or None,
             initial={
-                "verdict": initial_corr.verdict,
-                "proof": initial_corr.proof or "",
-                "quality": initial_corr.quality,
+                "verdict": offered.verdict,
+                "proof": offered.proof or "",
+                "quality": offered.quality,
                 "version": item.version,
                 "cell_version": item.cell.version,
                 "seen_flags": ",".join(str(f.pk) for f in flags),
             },
         )
         if request.method == "POST" and form.is_valid():
-            d = form.cleaned_data
-            try:
-                if d["decision"] == "uphold":
-                    flag_uphold(
-                        item=item,
-                        moderator=request.user,
-                        note=d["note"],
-                        verdict=d["verdict"] or item.cell.verdict,
-                        proof=d["proof"] or None,
-                        quality=d["quality"],
-                        expected_version=d["version"],
-                        seen_flags=d["seen_flags"],
-                        expected_cell_version=d["cell_version"],
-                    )
-                else:
-                    flag_reject(
-                        item=item,
-                        moderator=request.user,
-                        note=d["note"],
-                        expected_version=d["version"],
-                        duplicate=d["decision"] == "duplicate",
-                        seen_flags=d["seen_flags"],
-                    )
-            except (AlreadyResolved, EditConflict) as exc:
-                # the page shows the item and the cell as they are now
-                self.message_user(request, str(exc), messages.ERROR)
-                return HttpResponseRedirect(
-                    reverse("admin:flags_reviewitem_change", args=[item.pk])
-                )
-            except ValidationError as exc:
-                for field, errs in exc.message_dict.items():
-                    form.add_error(field if field in form.fields else None, errs)
-            else:
-                self.message_user(
-                    request,
-                    f"Review of {item.cell.product.name}'s cell resolved: {d['decision']}.",
-                    messages.SUCCESS,
-                )
-                return HttpResponseRedirect(reverse("admin:flags_reviewitem_changelist"))
-        impact = review_impact(item) if item.status == Status.PENDING else None
+            decided = self._decide(request, item, form)
+            if decided is not None:
+                return decided
+        impact = review_item_impact(item) if item.status == Status.PENDING else None
         context = {
             **self.admin_site.each_context(request),
             "title": f"Review: {item.cell.product.name} — {item.cell.story.text[:60]}",
@@ -316,10 +179,39 @@ class ReviewItemAdmin(admin.ModelAdmin):
         }
         return TemplateResponse(request, self.change_form_template, context)
 
+    def _decide(self, request, item, form):
+        """Apply the review page's decision: a redirect when it is made or refused as stale (the
+        page then shows the item as it is now); None with the form's errors set otherwise."""
+        chosen = form.cleaned_data["decision"]
+        decision = form.moderation_decision(cell=item.cell)
+        try:
+            if chosen == Decision.UPHOLD:
+                review_item_uphold(item=item, moderator=request.user, decision=decision)
+            else:
+                review_item_reject(
+                    item=item,
+                    moderator=request.user,
+                    decision=decision,
+                    duplicate=chosen == Decision.DUPLICATE,
+                )
+        except (AlreadyResolved, EditConflict) as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+            return HttpResponseRedirect(reverse("admin:flags_reviewitem_change", args=[item.pk]))
+        except ValidationError as exc:
+            for field, errors in exc.message_dict.items():
+                form.add_error(field if field in form.fields else None, errors)
+            return None
+        self.message_user(
+            request,
+            f"Review of {item.cell.product.name}'s cell resolved: {chosen}.",
+            messages.SUCCESS,
+        )
+        return HttpResponseRedirect(reverse("admin:flags_reviewitem_changelist"))
+
     # --- bulk reject with a note
     @admin.action(description="Reject selected flags (with a public note)")
     def bulk_reject(self, request, queryset):
-        if not can_moderate(request.user):
+        if not user_can_moderate(request.user):
             raise PermissionDenied
         if "apply" in request.POST:
             form = BulkRejectForm(request.POST)
@@ -327,14 +219,16 @@ class ReviewItemAdmin(admin.ModelAdmin):
                 done = skipped = 0
                 for item in queryset:
                     try:
-                        flag_reject(
+                        seen = parse_flag_ids(request.POST.get(f"seen-{item.pk}", ""))
+                        review_item_reject(
                             item=item,
                             moderator=request.user,
-                            note=form.cleaned_data["note"],
-                            seen_flags=parse_flag_ids(request.POST.get(f"seen-{item.pk}", "")),
+                            decision=ModerationDecision(
+                                note=form.cleaned_data["note"], seen_flags=seen
+                            ),
                         )
                         done += 1
-                    except (AlreadyResolved, forms.ValidationError):
+                    except (AlreadyResolved, ValidationError):
                         skipped += 1
                 self.message_user(
                     request, f"Rejected {done} item(s); {skipped} were already resolved."
@@ -372,7 +266,7 @@ class ModeratorActionAdmin(admin.ModelAdmin):
         return False
 
     def has_module_permission(self, request):
-        return can_moderate(request.user)
+        return user_can_moderate(request.user)
 
     def has_view_permission(self, request, obj=None):
-        return can_moderate(request.user)
+        return user_can_moderate(request.user)

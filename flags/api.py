@@ -25,21 +25,27 @@ from arena.api.serializers import error_responses
 from arena.clients import client_key
 from arena.text import clean_text
 from flags.forms import CONTROL_MESSAGE, has_control_characters
-from flags.models import Flag, Reason, Status
-from flags.services import (
+from flags.inputs import (
     EMAIL_MAX,
     EXPLANATION_MAX,
     EXPLANATION_MIN,
+    NOTE_MAX,
     SOURCE_URL_MAX,
+    FlagInput,
+    ModerationDecision,
+)
+from flags.models import Flag, Reason, Status
+from flags.services import (
     AlreadyResolved,
     FlagThrottled,
-    can_moderate,
-    flag_reject,
     flag_submit,
-    flag_uphold,
+    review_item_reject,
+    review_item_uphold,
+    user_can_moderate,
 )
-from stories.models import Cell, Proof, Verdict
+from stories.models import Cell
 from stories.services import EditConflict
+from stories.values import JUDGEMENT_FIELDS, Proof, Verdict
 
 ID_MAX = 2**63 - 1  # the largest id a database key holds
 VERSION_MAX = 2**31 - 1
@@ -91,7 +97,7 @@ class IsModerator(BasePermission):
     message = "Only moderators may see or resolve flags."
 
     def has_permission(self, request, view):
-        return can_moderate(request.user)
+        return user_can_moderate(request.user)
 
 
 class FlagCreateSerializer(serializers.Serializer):
@@ -128,6 +134,9 @@ class FlagCreateSerializer(serializers.Serializer):
 
     def validate_email(self, value: str) -> str:
         return refuse_control_characters(value)
+
+    def flag_input(self) -> FlagInput:
+        return FlagInput.from_fields(self.validated_data)
 
 
 class FlagSerializer(serializers.ModelSerializer):
@@ -189,7 +198,7 @@ class ModeratorFlagSerializer(FlagSerializer):
 
 class DecisionSerializer(serializers.Serializer):
     note = serializers.CharField(
-        max_length=2000,
+        max_length=NOTE_MAX,
         error_messages={"required": NOTE_MESSAGE, "blank": NOTE_MESSAGE, "null": NOTE_MESSAGE},
         help_text="Public: shown on the cell's record and to the reporters.",
     )
@@ -213,6 +222,17 @@ class DecisionSerializer(serializers.Serializer):
         if not value:
             raise serializers.ValidationError(NOTE_MESSAGE)
         return value
+
+    def moderation_decision(self) -> ModerationDecision:
+        data = self.validated_data
+        return ModerationDecision(
+            note=data["note"],
+            item_version=data.get("version"),
+            seen_flags=frozenset(data["flags"]) if "flags" in data else None,
+            # only the values given: the service completes the rest (None is "no proof")
+            correction={name: data[name] for name in JUDGEMENT_FIELDS if name in data},
+            cell_version=data.get("cell_version"),
+        )
 
 
 class UpholdSerializer(DecisionSerializer):
@@ -292,16 +312,10 @@ class FlagViewSet(
     def create(self, request, *args, **kwargs):
         incoming = FlagCreateSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
-        data = incoming.validated_data
         try:
             flag = flag_submit(
-                cell=Cell.objects.filter(pk=data["cell"]).first(),
-                reason=data["reason"],
-                explanation=data["explanation"],
-                proposed_verdict=data.get("proposed_verdict") or None,
-                proposed_quality=data.get("proposed_quality"),
-                source_url=data.get("source_url", ""),
-                email=data.get("email", ""),
+                cell=Cell.objects.filter(pk=incoming.validated_data["cell"]).first(),
+                data=incoming.flag_input(),
                 client=client_key(request),
             )
         except DjangoValidationError as exc:
@@ -313,13 +327,13 @@ class FlagViewSet(
         )
 
     def _resolve(self, request, body_serializer, decide):
-        """Validate the body, then apply ``decide(flag, data)`` once: 404 for no such flag, 400 with
+        """Validate the body, then apply ``decide(flag, body)`` once: 404 for no such flag, 400 with
         a message per field, 409 when the item was resolved or changed since it was read."""
         flag = self.get_object()
         body = body_serializer(data=request.data)
         body.is_valid(raise_exception=True)
         try:
-            decide(flag, body.validated_data)
+            decide(flag, body)
         except (AlreadyResolved, EditConflict) as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         except DjangoValidationError as exc:
@@ -336,15 +350,8 @@ class FlagViewSet(
         return self._resolve(
             request,
             UpholdSerializer,
-            lambda flag, d: flag_uphold(
-                item=flag.item,
-                moderator=request.user,
-                note=d["note"],
-                expected_version=d.get("version"),
-                seen_flags=set(d["flags"]) if "flags" in d else None,
-                expected_cell_version=d.get("cell_version"),
-                # only the values given: the service completes the rest (None is "no proof")
-                **{k: d[k] for k in ("verdict", "proof", "quality") if k in d},
+            lambda flag, body: review_item_uphold(
+                item=flag.item, moderator=request.user, decision=body.moderation_decision()
             ),
         )
 
@@ -357,12 +364,10 @@ class FlagViewSet(
         return self._resolve(
             request,
             RejectSerializer,
-            lambda flag, d: flag_reject(
+            lambda flag, body: review_item_reject(
                 item=flag.item,
                 moderator=request.user,
-                note=d["note"],
-                duplicate=d["duplicate"],
-                expected_version=d.get("version"),
-                seen_flags=set(d["flags"]) if "flags" in d else None,
+                decision=body.moderation_decision(),
+                duplicate=body.validated_data["duplicate"],
             ),
         )

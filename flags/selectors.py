@@ -1,27 +1,19 @@
-"""Reads for the flags app: the review queue and the score impact of upholding an item."""
+"""Reads for the flags app: what upholding a review item would do to its product's scores."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-
-from django.db.models import Count, Prefetch
 
 from arena import scoring
 from arena.recompute import ArenaInputs, arena_scoring_inputs
-from flags.models import Flag, ReviewItem, Status
-from flags.services import proposed_correction
+from flags.models import ReviewItem, Status
+from flags.services import review_item_proposal
 from stories.values import CellValue
 
 
-def review_queue():
-    """Pending items oldest first, with cell, story, product and flags in place."""
-    return (
-        ReviewItem.objects.filter(status=Status.PENDING)
-        .select_related("cell__story__arena", "cell__product")
-        .prefetch_related(Prefetch("flags", queryset=Flag.objects.order_by("created_at")))
-        .annotate(reporters=Count("flags__client_hash", distinct=True))
-        .order_by("created_at", "pk")
-    )
+def _number(value: int | None) -> str:
+    return "—" if value is None else str(value)
 
 
 @dataclass(frozen=True)
@@ -35,45 +27,44 @@ class Impact:
     integrity_after: int | None
 
     def __str__(self) -> str:
-        def n(v):
-            return "—" if v is None else str(v)
-
         return (
-            f"{self.product} PA {n(self.pa_before)} → {n(self.pa_after)}, rank {self.rank_before} → "
-            f"{self.rank_after}, integrity {n(self.integrity_before)} → {n(self.integrity_after)}"
+            f"{self.product} PA {_number(self.pa_before)} → {_number(self.pa_after)}, "
+            f"rank {self.rank_before} → {self.rank_after}, "
+            f"integrity {_number(self.integrity_before)} → {_number(self.integrity_after)}"
         )
 
 
-def impact_of(inputs: ArenaInputs, cell_id_key: tuple[int, int], correction: CellValue) -> Impact:
-    """What upholding would do to the cell's product: PA Score, rank and integrity (an upheld flag
-    counts against integrity even when the values stay)."""
-    story_id, product_id = cell_id_key
-    names = dict(inputs.products)
-
-    def board(cells):
-        results = [
-            scoring.product_result(pid, name, inputs.stories, cells)
-            for pid, name in inputs.products
-        ]
-        return {row.result.product: row for row in scoring.leaderboard(results)}
-
-    before = board(inputs.cells)
-    after_cells = [
-        replace(
-            c,
-            verdict=correction.verdict,
-            proof=correction.proof,
-            quality=correction.quality,
-            upheld=True,
-        )
-        if (c.story_id, c.product) == (story_id, product_id)
-        else c
-        for c in inputs.cells
+def _board(inputs: ArenaInputs, cells: Sequence[scoring.CellIn]) -> dict[int, scoring.RankedResult]:
+    results = [
+        scoring.product_result(pid, name, inputs.stories, cells) for pid, name in inputs.products
     ]
-    after = board(after_cells)
+    return {row.result.product: row for row in scoring.leaderboard(results)}
+
+
+def impact_of_upholding(
+    inputs: ArenaInputs, story_id: int, product_id: int, correction: CellValue
+) -> Impact:
+    """What upholding would do to the cell's product: PA Score, rank and integrity (an upheld flag
+    counts against integrity even when the values stay). Pure: no queries."""
+    before = _board(inputs, inputs.cells)
+    after = _board(
+        inputs,
+        [
+            replace(
+                cell,
+                verdict=correction.verdict,
+                proof=correction.proof,
+                quality=correction.quality,
+                upheld=True,
+            )
+            if (cell.story_id, cell.product) == (story_id, product_id)
+            else cell
+            for cell in inputs.cells
+        ],
+    )
     b, a = before[product_id], after[product_id]
     return Impact(
-        product=names[product_id],
+        product=dict(inputs.products)[product_id],
         pa_before=b.result.pa_score,
         pa_after=a.result.pa_score,
         rank_before=b.rank,
@@ -83,15 +74,26 @@ def impact_of(inputs: ArenaInputs, cell_id_key: tuple[int, int], correction: Cel
     )
 
 
-def review_impact(
-    item: ReviewItem, correction: CellValue | None = None, cache: dict | None = None
-) -> Impact:
-    """Impact of upholding ``item`` with ``correction`` (default: the flags' proposal). ``cache``
-    shares one arena's inputs across a page of items (three queries per arena)."""
+def review_item_impact(item: ReviewItem, inputs: ArenaInputs | None = None) -> Impact:
+    """Impact of upholding ``item`` with the flags' proposal (or the cell's values as they are).
+    ``inputs``: its arena's scoring inputs when the caller has them already."""
     cell = item.cell
-    arena_id = cell.story.arena_id
-    cache = cache if cache is not None else {}
-    if arena_id not in cache:
-        cache[arena_id] = arena_scoring_inputs(arena_id=arena_id)
-    correction = correction or proposed_correction(item) or CellValue.of(cell)
-    return impact_of(cache[arena_id], (cell.story_id, cell.product_id), correction)
+    if inputs is None:
+        inputs = arena_scoring_inputs(arena_id=cell.story.arena_id)
+    correction = review_item_proposal(item) or CellValue.of(cell)
+    return impact_of_upholding(inputs, cell.story_id, cell.product_id, correction)
+
+
+def review_item_impacts(items: Iterable[ReviewItem]) -> dict[int, Impact]:
+    """The impact of upholding each pending item of a page, by item id: one arena's inputs (three
+    queries) serve all its items."""
+    inputs: dict[int, ArenaInputs] = {}
+    impacts: dict[int, Impact] = {}
+    for item in items:
+        if item.status != Status.PENDING:
+            continue
+        arena_id = item.cell.story.arena_id
+        if arena_id not in inputs:
+            inputs[arena_id] = arena_scoring_inputs(arena_id=arena_id)
+        impacts[item.pk] = review_item_impact(item, inputs[arena_id])
+    return impacts

@@ -11,22 +11,19 @@ import math
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth.models import AbstractUser, AnonymousUser
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.validators import EmailValidator, URLValidator
 from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from arena.text import clean_text
-from flags.models import Flag, ModeratorAction, Reason, ReviewItem, Status
-from stories.models import Cell, CellChange, Verdict
+from arena.text import parse_rate
+from flags.inputs import FlagInput, ModerationDecision
+from flags.models import Flag, ModeratorAction, ReviewItem, Status
+from stories.models import Cell, CellChange
 from stories.services import cell_set_verdict
 from stories.values import CellValue
 
-EXPLANATION_MIN, EXPLANATION_MAX = 20, 2000
-EMAIL_MAX = Flag._meta.get_field("email").max_length
-SOURCE_URL_MAX = Flag._meta.get_field("source_url").max_length
-NOTE_MAX = 2000
 MODERATORS_GROUP = "Moderators"
 
 
@@ -40,13 +37,6 @@ class FlagThrottled(Exception):
 
 class AlreadyResolved(Exception):
     """The review item was resolved by someone else (or by an earlier attempt)."""
-
-
-def flag_rate() -> tuple[int, int]:
-    """FLAG_RATE like "10/hour" → (10, 3600)."""
-    count, _, period = settings.FLAG_RATE.partition("/")
-    seconds = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}[period.strip()]
-    return int(count), seconds
 
 
 def _lock_client(client: str) -> None:
@@ -63,7 +53,7 @@ def _lock_client(client: str) -> None:
 
 def flag_throttle_check(*, client: str) -> None:
     """Raise FlagThrottled when this client already filed FLAG_RATE flags in the window."""
-    limit, window = flag_rate()
+    limit, window = parse_rate(settings.FLAG_RATE)
     since = timezone.now() - timedelta(seconds=window)
     recent = list(
         Flag.objects.filter(client_hash=client, created_at__gte=since)
@@ -76,72 +66,15 @@ def flag_throttle_check(*, client: str) -> None:
         raise FlagThrottled(max(1, math.ceil(wait)))
 
 
-def flag_check(
-    *,
-    cell: Cell | None,
-    reason: str,
-    explanation: str,
-    proposed_verdict: str | None,
-    proposed_quality: int | None,
-    source_url: str,
-    email: str,
-) -> dict[str, str]:
-    """Every rule on a flag's fields, as one message per field."""
-    errors: dict[str, str] = {}
+def _cell_errors(cell: Cell | None) -> dict[str, str]:
     if cell is None:
-        errors["cell"] = "No such cell."
-    elif cell.story.retired_at or cell.product.retired_at:
-        errors["cell"] = "This verdict is retired from the arena and can no longer be flagged."
-    if reason not in Reason.values:
-        errors["reason"] = f"Choose a reason: {', '.join(Reason.values)}."
-    text = clean_text(explanation or "").strip()
-    if len(text) < EXPLANATION_MIN:
-        errors["explanation"] = (
-            f"Explain what is wrong in at least {EXPLANATION_MIN} characters (you wrote {len(text)})."
-        )
-    elif len(text) > EXPLANATION_MAX:
-        errors["explanation"] = (
-            f"Keep the explanation under {EXPLANATION_MAX} characters (you wrote {len(text)})."
-        )
-    if proposed_verdict and proposed_verdict not in Verdict.values:
-        errors["proposed_verdict"] = f"Unknown verdict; one of {', '.join(Verdict.values)}."
-    if proposed_quality is not None and (
-        isinstance(proposed_quality, bool) or not 0 <= proposed_quality <= 10
-    ):
-        errors["proposed_quality"] = "Quality is from 0 to 10."
-    elif proposed_verdict == Verdict.NA and proposed_quality is not None:
-        errors["proposed_quality"] = "An n/a verdict has no quality."
-    elif proposed_verdict == Verdict.NONE and proposed_quality not in (None, 0):
-        errors["proposed_quality"] = "A none verdict (no evidence found) has quality 0."
-    if source_url:
-        if len(source_url) > SOURCE_URL_MAX:
-            errors["source_url"] = f"Keep the address under {SOURCE_URL_MAX} characters."
-        else:
-            try:
-                URLValidator(schemes=["http", "https"])(source_url)
-            except ValidationError:
-                errors["source_url"] = "Enter a full http(s) address, or leave it empty."
-    if email:
-        try:
-            EmailValidator()(email)
-        except ValidationError:
-            errors["email"] = "Enter a valid email address, or leave it empty."
-        if len(email) > EMAIL_MAX:
-            errors["email"] = f"Keep the email address under {EMAIL_MAX} characters."
-    return errors
+        return {"cell": "No such cell."}
+    if cell.story.retired_at or cell.product.retired_at:
+        return {"cell": "This verdict is retired from the arena and can no longer be flagged."}
+    return {}
 
 
-def flag_submit(
-    *,
-    cell: Cell | None,
-    reason: str,
-    explanation: str,
-    client: str,
-    proposed_verdict: str | None = None,
-    proposed_quality: int | None = None,
-    source_url: str = "",
-    email: str = "",
-) -> Flag:
+def flag_submit(*, cell: Cell | None, data: FlagInput, client: str) -> Flag:
     """File a flag on a cell: validate, throttle, and group it into the cell's pending review item.
 
     ``client`` is the client's key (``arena.clients.client_key``). The rate limit and the "one
@@ -150,15 +83,7 @@ def flag_submit(
     slip past them. Raises ValidationError (a message per field) or FlagThrottled; writes nothing
     then.
     """
-    errors = flag_check(
-        cell=cell,
-        reason=reason,
-        explanation=explanation,
-        proposed_verdict=proposed_verdict,
-        proposed_quality=proposed_quality,
-        source_url=source_url,
-        email=email,
-    )
+    errors = {**_cell_errors(cell), **data.errors()}
     if errors:
         raise ValidationError(errors)
     already = ValidationError(
@@ -185,16 +110,7 @@ def flag_submit(
                 if item is None:
                     item = ReviewItem.objects.create(cell=cell, created_at=now)
                 return Flag.objects.create(
-                    item=item,
-                    cell=cell,
-                    reason=reason,
-                    explanation=clean_text(explanation).strip(),
-                    proposed_verdict=proposed_verdict or "",
-                    proposed_quality=proposed_quality,
-                    source_url=source_url,
-                    email=email,
-                    client_hash=client,
-                    created_at=now,
+                    item=item, cell=cell, client_hash=client, created_at=now, **data.model_fields()
                 )
         except (IntegrityError, OperationalError):
             # another client opened the cell's review item meanwhile, or (the constraint) this
@@ -207,70 +123,40 @@ def flag_submit(
 # ---------------------------------------------------------------- moderation
 
 
-class _Unset:
-    def __repr__(self) -> str:
-        return "UNSET"
-
-
-UNSET = _Unset()  # a value the moderator did not give (None is "no proof" / "no quality")
-
-
-def can_moderate(user) -> bool:
-    if not getattr(user, "is_authenticated", False) or not user.is_active:
+def user_can_moderate(user: AbstractUser | AnonymousUser) -> bool:
+    """Superusers and members of the Moderators group (active, signed in)."""
+    if not user.is_authenticated or not user.is_active:
         return False
     return user.is_superuser or user.groups.filter(name=MODERATORS_GROUP).exists()
 
 
-def proposed_correction(item: ReviewItem, seen_flags: set[int] | None = None) -> CellValue | None:
+def review_item_proposal(
+    item: ReviewItem, seen_flags: frozenset[int] | None = None
+) -> CellValue | None:
     """The newest flag's proposal (among ``seen_flags`` when given: a decision applies only what
     the moderator read), completed from the cell; None when no flag proposes anything."""
-    flags = [
-        f
-        for f in item.flags.all()
-        if (f.proposed_verdict or f.proposed_quality is not None)
-        and (seen_flags is None or f.pk in seen_flags)
+    proposing = [
+        flag
+        for flag in item.flags.all()
+        if FlagInput.of(flag).proposes and (seen_flags is None or flag.pk in seen_flags)
     ]
-    if not flags:
+    if not proposing:
         return None
-    newest = max(flags, key=lambda f: (f.created_at, f.pk))
-    given = {"verdict"} if newest.proposed_verdict else set()
-    if newest.proposed_quality is not None:
-        given.add("quality")
-    proposal = CellValue(newest.proposed_verdict, None, newest.proposed_quality)
-    return proposal.completed_from(CellValue.of(item.cell), given=given)
+    newest = max(proposing, key=lambda flag: (flag.created_at, flag.pk))
+    return FlagInput.of(newest).proposal(CellValue.of(item.cell))
 
 
-def uphold_values(
-    item: ReviewItem, *, verdict=UNSET, proof=UNSET, quality=UNSET, seen_flags=None
-) -> CellValue:
-    """What upholding writes: the moderator's values where given (kept as given, so a contradiction
-    is reported rather than rewritten), the rest completed from the flags' proposal or the cell."""
-    given = {
-        name
-        for name, value in (("verdict", verdict), ("proof", proof), ("quality", quality))
-        if value is not UNSET
-    }
-    start = proposed_correction(item, seen_flags) or CellValue.of(item.cell)
-    if not given:
-        return start
-    moderator = CellValue(
-        verdict if verdict is not UNSET else start.verdict,
-        proof if proof is not UNSET else None,
-        quality if quality is not UNSET else None,
-    )
-    return moderator.completed_from(start, given=given)
+def _check_decision(moderator: AbstractUser, decision: ModerationDecision) -> None:
+    if not user_can_moderate(moderator):
+        raise PermissionDenied(
+            "Only superusers and members of the Moderators group may resolve flags."
+        )
+    errors = decision.errors()
+    if errors:
+        raise ValidationError(errors)
 
 
-def _check_note(note: str) -> str:
-    note = clean_text(note or "").strip()
-    if not note:
-        raise ValidationError({"note": "Write a public note: it is shown with the decision."})
-    if len(note) > NOTE_MAX:
-        raise ValidationError({"note": f"Keep the note under {NOTE_MAX} characters."})
-    return note
-
-
-def _check_seen(item: ReviewItem, seen_flags: set[int] | None) -> None:
+def _check_seen(item: ReviewItem, seen_flags: frozenset[int] | None) -> None:
     """A decision covers flags of this item: a list naming none of them, or another item's, is a
     mistake (or a forgery) that would record a decision nobody made."""
     if seen_flags is None:
@@ -282,32 +168,23 @@ def _check_seen(item: ReviewItem, seen_flags: set[int] | None) -> None:
         )
 
 
-def _check_moderator(moderator) -> None:
-    if not can_moderate(moderator):
-        raise PermissionDenied(
-            "Only superusers and members of the Moderators group may resolve flags."
-        )
-
-
 def _resolve(
     item: ReviewItem,
     *,
-    status: str,
-    moderator,
-    note: str,
-    expected_version: int | None,
-    seen_flags: set[int] | None,
-    change=None,
+    status: Status,
+    moderator: AbstractUser,
+    decision: ModerationDecision,
+    change: CellChange | None = None,
 ) -> None:
     """Resolve the item once (a conditional UPDATE on its version). The decision covers the flags
     the moderator saw (``seen_flags``; all of them when None): flags filed after the moderator
     opened the item move to a new pending item, to be decided on their own."""
-    version = item.version if expected_version is None else expected_version
+    version = item.version if decision.item_version is None else decision.item_version
     done = ReviewItem.objects.filter(pk=item.pk, status=Status.PENDING, version=version).update(
         status=status,
         resolved_at=timezone.now(),
         resolved_by=moderator,
-        public_note=note,
+        public_note=decision.note_text,
         change=change,
         version=F("version") + 1,
     )
@@ -315,35 +192,33 @@ def _resolve(
         raise AlreadyResolved(
             "This flag was already resolved (or changed) by another moderator; nothing was changed."
         )
-    if seen_flags is None:
+    if decision.seen_flags is None:
         return
-    unseen = Flag.objects.filter(item=item).exclude(pk__in=seen_flags).order_by("created_at", "pk")
+    unseen = (
+        Flag.objects.filter(item=item)
+        .exclude(pk__in=decision.seen_flags)
+        .order_by("created_at", "pk")
+    )
     first = unseen.first()
     if first is not None:
         fresh = ReviewItem.objects.create(cell_id=item.cell_id, created_at=first.created_at)
         unseen.update(item=fresh)
 
 
-def flag_uphold(
-    *,
-    item: ReviewItem,
-    moderator,
-    note: str,
-    verdict=UNSET,
-    proof=UNSET,
-    quality=UNSET,
-    expected_version: int | None = None,
-    seen_flags: set[int] | None = None,
-    expected_cell_version: int | None = None,
+def _flags_detail(decision: ModerationDecision) -> dict[str, list[int]]:
+    return {} if decision.seen_flags is None else {"flags": sorted(decision.seen_flags)}
+
+
+def review_item_uphold(
+    *, item: ReviewItem, moderator: AbstractUser, decision: ModerationDecision
 ) -> ReviewItem:
     """Uphold a review item: correct the cell (the moderator's values, else the flags' proposal),
     record the change publicly with the note, resolve the item once, and schedule the
     recomputation. Values left out are completed; values given must make a valid cell together
-    (ValidationError per field otherwise). ``expected_version``: the item's version as read;
-    ``seen_flags``: the flags the decision covers (see ``_resolve``); ``expected_cell_version``: the
-    cell's version as read (an edit of the cell meanwhile raises EditConflict)."""
-    _check_moderator(moderator)
-    note = _check_note(note)
+    (ValidationError per field otherwise). A decision on an item resolved or changed since it was
+    read raises AlreadyResolved; on a cell edited since, EditConflict."""
+    _check_decision(moderator, decision)
+    note = decision.note_text
     with transaction.atomic():
         # the item first, then the cell: the order flag_submit takes them in (no deadlock)
         item = (
@@ -353,34 +228,26 @@ def flag_uphold(
         )
         if item.status != Status.PENDING:
             raise AlreadyResolved("This flag was already resolved; nothing was changed.")
-        _check_seen(item, seen_flags)
-        values = uphold_values(
-            item, verdict=verdict, proof=proof, quality=quality, seen_flags=seen_flags
-        )
-        errors = values.errors()
+        _check_seen(item, decision.seen_flags)
+        start = review_item_proposal(item, decision.seen_flags) or CellValue.of(item.cell)
+        value = decision.corrected(start)
+        errors = value.errors()
         if errors:
             raise ValidationError(errors)
         # recorded even when the values stay: an upheld flag counts against the product's integrity
         change = cell_set_verdict(
             cell=item.cell,
-            verdict=values.verdict,
-            proof=values.proof,
-            quality=values.quality,
+            verdict=value.verdict,
+            proof=value.proof,
+            quality=value.quality,
             by=moderator,
             note=note,
             kind=CellChange.Kind.FLAG,
             record_unchanged=True,
-            expected_version=expected_cell_version,
+            expected_version=decision.cell_version,
         )
-        _resolve(
-            item,
-            status=Status.UPHELD,
-            moderator=moderator,
-            note=note,
-            expected_version=expected_version,
-            seen_flags=seen_flags,
-            change=change,
-        )
+        assert change is not None  # record_unchanged: always recorded
+        _resolve(item, status=Status.UPHELD, moderator=moderator, decision=decision, change=change)
         ModeratorAction.objects.create(
             item=item,
             moderator=moderator,
@@ -389,7 +256,7 @@ def flag_uphold(
             detail={
                 "old": [change.old_verdict, change.old_proof, change.old_quality],
                 "new": [change.new_verdict, change.new_proof, change.new_quality],
-                **({"flags": sorted(seen_flags)} if seen_flags is not None else {}),
+                **_flags_detail(decision),
             },
             created_at=timezone.now(),
         )
@@ -397,34 +264,30 @@ def flag_uphold(
     return item
 
 
-def flag_reject(
+def review_item_reject(
     *,
     item: ReviewItem,
-    moderator,
-    note: str,
-    expected_version: int | None = None,
+    moderator: AbstractUser,
+    decision: ModerationDecision,
     duplicate: bool = False,
-    seen_flags: set[int] | None = None,
 ) -> ReviewItem:
-    """Reject (or mark duplicate): the cell stays as it is; the note is public."""
-    _check_moderator(moderator)
-    note = _check_note(note)
+    """Reject (or mark duplicate): the cell stays as it is (a ``correction`` is not read); the
+    note is public."""
+    _check_decision(moderator, decision)
     with transaction.atomic():
-        _check_seen(item, seen_flags)
+        _check_seen(item, decision.seen_flags)
         _resolve(
             item,
             status=Status.DUPLICATE if duplicate else Status.REJECTED,
             moderator=moderator,
-            note=note,
-            expected_version=expected_version,
-            seen_flags=seen_flags,
+            decision=decision,
         )
         ModeratorAction.objects.create(
             item=item,
             moderator=moderator,
             action=ModeratorAction.Action.DUPLICATE if duplicate else ModeratorAction.Action.REJECT,
-            note=note,
-            detail={"flags": sorted(seen_flags)} if seen_flags is not None else {},
+            note=decision.note_text,
+            detail=_flags_detail(decision),
             created_at=timezone.now(),
         )
     item.refresh_from_db()

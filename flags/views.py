@@ -37,18 +37,8 @@ def flag_create(request, cell):
     form = FlagForm(request.POST)
     retry_after = None
     if form.is_valid():
-        data = form.cleaned_data
         try:
-            flag = flag_submit(
-                cell=cell,
-                reason=data["reason"],
-                explanation=data["explanation"],
-                proposed_verdict=data["proposed_verdict"] or None,
-                proposed_quality=data["proposed_quality"],
-                source_url=data["source_url"],
-                email=data["email"],
-                client=client_key(request),
-            )
+            flag = flag_submit(cell=cell, data=form.flag_input(), client=client_key(request))
         except ValidationError as exc:
             for field, messages in exc.message_dict.items():
                 form.add_error(field if field in form.fields else None, messages)

@@ -5,7 +5,8 @@ from django.test import Client
 
 from arena.models import ProductScore
 from flags.models import Flag, ModeratorAction, ReviewItem
-from flags.services import flag_uphold
+from flags.inputs import ModerationDecision
+from flags.services import review_item_uphold
 from stories.models import Cell, CellChange
 
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
@@ -348,8 +349,10 @@ def test_upholding_without_changing_values_is_still_recorded_and_counts(
     )
     before = ProductScore.objects.get(product=inngest.product)
     with django_capture_on_commit_callbacks(execute=True):
-        flag_uphold(
-            item=ReviewItem.objects.get(), moderator=moderator, note="Evidence links refreshed."
+        review_item_uphold(
+            item=ReviewItem.objects.get(),
+            moderator=moderator,
+            decision=ModerationDecision(note="Evidence links refreshed."),
         )
     change = CellChange.objects.get(cell=inngest)
     assert (change.kind, change.old_verdict, change.new_verdict, change.note) == (

@@ -8,8 +8,9 @@ from django.db import IntegrityError, transaction
 from django.test import Client
 
 from arena.clients import client_hash
-from flags.models import Flag, ReviewItem
-from flags.services import flag_reject, flag_submit, flag_uphold
+from flags.models import Flag, Reason, ReviewItem
+from flags.inputs import FlagInput, ModerationDecision
+from flags.services import flag_submit, review_item_reject, review_item_uphold
 from stories.models import Cell, CellChange
 from stories.services import story_retire
 from tests.forms import page_form
@@ -24,10 +25,9 @@ def cell(seeded_arena):
     )
 
 
-def flag(cell, who="10.0.0.1", **kw) -> Flag:
-    return flag_submit(
-        cell=cell, reason="wrong_verdict", explanation=EXPLANATION, client=client_hash(who), **kw
-    )
+def flag(cell, who="10.0.0.1", **proposal) -> Flag:
+    data = FlagInput(reason=Reason.WRONG_VERDICT, explanation=EXPLANATION, **proposal)
+    return flag_submit(cell=cell, data=data, client=client_hash(who))
 
 
 @pytest.mark.django_db
@@ -43,7 +43,11 @@ def flag(cell, who="10.0.0.1", **kw) -> Flag:
 def test_contradictory_values_are_reported_not_rewritten(cell, moderator, values, field):
     f = flag(cell)
     with pytest.raises(ValidationError) as exc:
-        flag_uphold(item=f.item, moderator=moderator, note="Checked.", **values)
+        review_item_uphold(
+            item=f.item,
+            moderator=moderator,
+            decision=ModerationDecision(note="Checked.", correction=values),
+        )
     assert field in exc.value.message_dict
     f.item.refresh_from_db()
     cell.refresh_from_db()
@@ -55,9 +59,9 @@ def test_contradictory_values_are_reported_not_rewritten(cell, moderator, values
 @pytest.mark.parametrize("note", ["", "   ", "\x00\x0b"])
 def test_a_decision_needs_a_public_note(cell, moderator, note):
     f = flag(cell)
-    for decide in (flag_uphold, flag_reject):
+    for decide in (review_item_uphold, review_item_reject):
         with pytest.raises(ValidationError) as exc:
-            decide(item=f.item, moderator=moderator, note=note)
+            decide(item=f.item, moderator=moderator, decision=ModerationDecision(note=note))
         assert "note" in exc.value.message_dict
     f.item.refresh_from_db()
     assert f.item.status == "pending"
@@ -66,7 +70,8 @@ def test_a_decision_needs_a_public_note(cell, moderator, note):
 @pytest.mark.django_db
 def test_control_characters_never_reach_the_record(cell, moderator):
     f = flag(cell)
-    flag_uphold(item=f.item, moderator=moderator, note="Fixed\x00 in\x1b the docs\x7f.")
+    decision = ModerationDecision(note="Fixed\x00 in\x1b the docs\x7f.")
+    review_item_uphold(item=f.item, moderator=moderator, decision=decision)
     assert CellChange.objects.get().note == "Fixed in the docs."
     assert Client().get("/changes/feed/").status_code == 200
 
@@ -203,7 +208,9 @@ def test_a_damaged_flag_list_is_a_form_error(cell, moderator, seen):
 @pytest.mark.django_db
 def test_who_changed_the_record_cannot_be_deleted(cell, moderator, django_user_model):
     f = flag(cell)
-    flag_uphold(item=f.item, moderator=moderator, note="Confirmed.")
+    review_item_uphold(
+        item=f.item, moderator=moderator, decision=ModerationDecision(note="Confirmed.")
+    )
     root = Client()
     root.force_login(django_user_model.objects.create_superuser("root", "r@example.com", "pw"))
     page = root.post(f"/admin/auth/user/{moderator.pk}/delete/", {"post": "yes"})
@@ -232,8 +239,9 @@ def _decide_while_flags_arrive(target: Cell, n: int, moderator) -> Flag:
 
     def decide():  # upholding locks the cell too: both orders of locking are tried
         item = ReviewItem.objects.get(pk=first.item_id)
-        decision = flag_uphold if n % 2 else flag_reject
-        decision(item=item, moderator=moderator, note="Decided.", seen_flags={first.pk})
+        decide = review_item_uphold if n % 2 else review_item_reject
+        decision = ModerationDecision(note="Decided.", seen_flags=frozenset({first.pk}))
+        decide(item=item, moderator=moderator, decision=decision)
 
     works = [decide] + [lambda k=k: flag(target, f"10.20.{n}.{k + 2}") for k in range(3)]
     threads = [threading.Thread(target=run, args=(w,)) for w in works]
@@ -267,10 +275,11 @@ def test_flags_filed_while_a_moderator_decides_are_never_decided_unseen(
 def test_a_decision_must_name_flags_of_its_own_item(seeded_arena, moderator):
     mine = flag(Cell.objects.filter(story__arena=seeded_arena).first(), "10.0.0.1")
     other = flag(Cell.objects.filter(story__arena=seeded_arena).last(), "10.0.0.2")
-    for decide in (flag_uphold, flag_reject):
+    for decide in (review_item_uphold, review_item_reject):
         for seen in ({other.pk}, set(), {mine.pk, other.pk}):
+            decision = ModerationDecision(note="Decided.", seen_flags=frozenset(seen))
             with pytest.raises(ValidationError) as exc:
-                decide(item=mine.item, moderator=moderator, note="Decided.", seen_flags=seen)
+                decide(item=mine.item, moderator=moderator, decision=decision)
             assert "flags" in exc.value.message_dict
     mine.item.refresh_from_db()
     assert mine.item.status == "pending" and not CellChange.objects.exists()

@@ -1,17 +1,24 @@
 """Flag pages, the record and the moderators' API run a constant number of queries."""
 
 import pytest
-from django.contrib.auth.models import Group
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from arena.clients import client_hash
-from flags.models import Flag
-from flags.services import flag_submit, flag_uphold
+from flags.inputs import FlagInput, ModerationDecision
+from flags.models import Flag, Reason
+from flags.services import flag_submit, review_item_uphold
 from stories.models import Cell
 
 EXPLANATION = "A long enough explanation of what is wrong with this verdict."
+URLS = [
+    "/changes/",
+    "/changes/feed/",
+    "/api/flags/?status=pending",
+    "/api/flags/",
+    "/admin/flags/reviewitem/",
+]
 
 
 def count(client, url) -> int:
@@ -21,42 +28,49 @@ def count(client, url) -> int:
     return len(ctx.captured_queries)
 
 
-@pytest.mark.django_db
-def test_record_and_queue_queries_do_not_grow(seeded_arena, django_user_model):
-    mod = django_user_model.objects.create_user("mod", password="pw", is_staff=True)
-    mod.groups.add(Group.objects.get(name="Moderators"))
-    c = Client()
-    c.force_login(mod)
-    cells = list(Cell.objects.filter(story__arena=seeded_arena).order_by("pk"))
+def file_flag(cell, who: str, reason=Reason.OTHER) -> Flag:
+    data = FlagInput(reason=reason, explanation=EXPLANATION)
+    return flag_submit(cell=cell, data=data, client=client_hash(who))
 
-    def flag_and_uphold(cell, i):
-        flag_submit(
-            cell=cell, reason="other", explanation=EXPLANATION, client=client_hash(f"ip{i}")
-        )
-        flag_submit(
-            cell=cell, reason="other", explanation=EXPLANATION, client=client_hash(f"ip{i}b")
-        )
-        flag_uphold(item=Flag.objects.filter(cell=cell).first().item, moderator=mod, note="ok")
 
-    flag_and_uphold(cells[0], 0)
-    flag_submit(cell=cells[1], reason="other", explanation=EXPLANATION, client=client_hash("p1"))
-    urls = [
-        "/changes/",
-        "/changes/feed/",
-        "/api/flags/?status=pending",
-        "/api/flags/",
-        "/admin/flags/reviewitem/",
-    ]
-    small = {u: count(c, u) for u in urls}
-    small_status = count(Client(), Flag.objects.first().get_absolute_url())
+def flag_twice_and_uphold(cell, i, moderator) -> None:
+    file_flag(cell, f"ip{i}")
+    item = file_flag(cell, f"ip{i}b").item
+    review_item_uphold(item=item, moderator=moderator, decision=ModerationDecision(note="ok"))
+
+
+@pytest.fixture
+def cells(seeded_arena):
+    return list(Cell.objects.filter(story__arena=seeded_arena).order_by("pk"))
+
+
+@pytest.fixture
+def moderator_client(moderator):
+    client = Client()
+    client.force_login(moderator)
+    return client
+
+
+def grow(cells, moderator) -> None:
+    """Twenty more upheld items and twenty more pending ones."""
     for i, cell in enumerate(cells[2:22], start=2):
-        flag_and_uphold(cell, i)
-        flag_submit(
-            cell=cells[i + 40],
-            reason="wrong_quality",
-            explanation=EXPLANATION,
-            client=client_hash(f"q{i}"),
-        )
-    large = {u: count(c, u) for u in urls}
+        flag_twice_and_uphold(cell, i, moderator)
+        file_flag(cells[i + 40], f"q{i}", reason=Reason.WRONG_QUALITY)
+
+
+@pytest.mark.django_db
+def test_record_queue_and_api_queries_do_not_grow(cells, moderator, moderator_client):
+    flag_twice_and_uphold(cells[0], 0, moderator)
+    file_flag(cells[1], "p1")
+    small = {url: count(moderator_client, url) for url in URLS}
+    grow(cells, moderator)
+    large = {url: count(moderator_client, url) for url in URLS}
     assert large == small, (small, large)
-    assert count(Client(), Flag.objects.last().get_absolute_url()) == small_status
+
+
+@pytest.mark.django_db
+def test_status_page_queries_do_not_grow(cells, moderator):
+    flag_twice_and_uphold(cells[0], 0, moderator)
+    small = count(Client(), Flag.objects.first().get_absolute_url())
+    grow(cells, moderator)
+    assert count(Client(), Flag.objects.last().get_absolute_url()) == small
