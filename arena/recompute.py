@@ -28,7 +28,7 @@ from stories.models import Cell, CellChange, Story
 log = logging.getLogger(__name__)
 
 # the Celery task that wraps arena_refresh_scores (arena/tasks.py), sent by name
-REFRESH_TASK = "arena.tasks.recompute_arena_scores"
+REFRESH_TASK = "arena.tasks.arena_refresh_scores"
 
 
 def arena_mark_stale(*, arena_id: int) -> None:

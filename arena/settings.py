@@ -181,7 +181,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 CELERY_TASK_PUBLISH_RETRY = False
 CELERY_BEAT_SCHEDULE = {
     "recompute-stale-arenas": {
-        "task": "arena.tasks.recompute_stale_arenas",
+        "task": "arena.tasks.arena_refresh_stale",
         "schedule": timedelta(seconds=int(os.environ.get("STALE_SWEEP_SECONDS", "30"))),
     },
 }

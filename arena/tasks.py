@@ -1,8 +1,9 @@
-"""Celery's wrappers of the recompute layer (``arena.recompute``): ids in, the rule lives there."""
+"""Celery's wrappers of the recompute layer (``arena.recompute``): each task has the name of the
+function it runs, takes ids, and is safe to run twice; the rules live in that function."""
 
 from celery import shared_task
 
-from arena.recompute import arena_refresh_scores, arena_refresh_stale
+from arena import recompute
 
 
 @shared_task(
@@ -14,12 +15,12 @@ from arena.recompute import arena_refresh_scores, arena_refresh_stale
     retry_jitter=True,
     max_retries=8,
 )
-def recompute_arena_scores(self, arena_id: int) -> str:
+def arena_refresh_scores(self, arena_id: int) -> str:
     """Recompute one arena's stored scores unless they are already fresh."""
-    return arena_refresh_scores(arena_id=arena_id)
+    return recompute.arena_refresh_scores(arena_id=arena_id)
 
 
 @shared_task
-def recompute_stale_arenas() -> list[int]:
-    """Periodic sweep: recompute every arena still marked stale."""
-    return arena_refresh_stale()
+def arena_refresh_stale() -> list[int]:
+    """The periodic sweep: recompute every arena still marked stale."""
+    return recompute.arena_refresh_stale()
