@@ -162,7 +162,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
             decided = self._decide(request, item, form)
             if decided is not None:
                 return decided
-        impact = review_item_impact(item) if item.status == Status.PENDING else None
+        pending = item.status == Status.PENDING
         context = {
             **self.admin_site.each_context(request),
             "title": f"Review: {item.cell.product.name} — {item.cell.story.text[:60]}",
@@ -171,7 +171,8 @@ class ReviewItemAdmin(admin.ModelAdmin):
             "cell": item.cell,
             "flags": flags,
             "proposal": proposal,
-            "impact": impact,
+            "impact": review_item_impact(item) if pending else None,
+            "pending": pending,
             "form": form,
             "actions_log": list(item.actions.select_related("moderator")),
             "has_view_permission": True,

@@ -50,12 +50,12 @@ class ReviewItem(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["cell"],
-                condition=Q(status="pending"),
+                condition=Q(status=Status.PENDING),
                 name="one_pending_review_item_per_cell",
             ),
             models.CheckConstraint(
-                condition=Q(status="pending", resolved_at__isnull=True)
-                | (~Q(status="pending") & Q(resolved_at__isnull=False)),
+                condition=Q(status=Status.PENDING, resolved_at__isnull=True)
+                | (~Q(status=Status.PENDING) & Q(resolved_at__isnull=False)),
                 name="review_item_resolved_iff_not_pending",
             ),
         ]

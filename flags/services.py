@@ -11,7 +11,7 @@ import math
 from datetime import timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import F
@@ -84,7 +84,7 @@ def flag_submit(*, cell: Cell | None, data: FlagInput, client: str) -> Flag:
     then.
     """
     errors = {**_cell_errors(cell), **data.errors()}
-    if errors:
+    if errors or cell is None:  # no cell is always an error; the check tells the type checker
         raise ValidationError(errors)
     already = ValidationError(
         {"cell": "You have already flagged this verdict; your flag is pending review."}
@@ -123,7 +123,7 @@ def flag_submit(*, cell: Cell | None, data: FlagInput, client: str) -> Flag:
 # ---------------------------------------------------------------- moderation
 
 
-def user_can_moderate(user: AbstractUser | AnonymousUser) -> bool:
+def user_can_moderate(user: User | AnonymousUser) -> bool:
     """Superusers and members of the Moderators group (active, signed in)."""
     if not user.is_authenticated or not user.is_active:
         return False
@@ -146,7 +146,7 @@ def review_item_proposal(
     return FlagInput.of(newest).proposal(CellValue.of(item.cell))
 
 
-def _check_decision(moderator: AbstractUser, decision: ModerationDecision) -> None:
+def _check_decision(moderator: User, decision: ModerationDecision) -> None:
     if not user_can_moderate(moderator):
         raise PermissionDenied(
             "Only superusers and members of the Moderators group may resolve flags."
@@ -172,7 +172,7 @@ def _resolve(
     item: ReviewItem,
     *,
     status: Status,
-    moderator: AbstractUser,
+    moderator: User,
     decision: ModerationDecision,
     change: CellChange | None = None,
 ) -> None:
@@ -210,7 +210,7 @@ def _flags_detail(decision: ModerationDecision) -> dict[str, list[int]]:
 
 
 def review_item_uphold(
-    *, item: ReviewItem, moderator: AbstractUser, decision: ModerationDecision
+    *, item: ReviewItem, moderator: User, decision: ModerationDecision
 ) -> ReviewItem:
     """Uphold a review item: correct the cell (the moderator's values, else the flags' proposal),
     record the change publicly with the note, resolve the item once, and schedule the
@@ -267,7 +267,7 @@ def review_item_uphold(
 def review_item_reject(
     *,
     item: ReviewItem,
-    moderator: AbstractUser,
+    moderator: User,
     decision: ModerationDecision,
     duplicate: bool = False,
 ) -> ReviewItem:

@@ -16,6 +16,7 @@ from flags.forms import FlagForm
 from flags.models import Flag
 from flags.services import FlagThrottled, flag_submit
 from stories.models import Cell, CellChange
+from stories.values import CellValue
 
 
 def _cell(pk: int) -> Cell:
@@ -127,13 +128,11 @@ class RecentChangesFeed(Feed):
         )
 
     def item_description(self, change):
-        def q(v):
-            return "—" if v is None else f"{v}/10"
-
+        old = CellValue(change.old_verdict, change.old_proof, change.old_quality)
+        new = CellValue(change.new_verdict, change.new_proof, change.new_quality)
         return _xml_text(
             f"{change.cell.story.arena.name}. {change.get_kind_display().capitalize()}: "
-            f"{change.old_verdict} {change.old_proof or ''} {q(change.old_quality)} → "
-            f"{change.new_verdict} {change.new_proof or ''} {q(change.new_quality)}. {change.note}"
+            f"{old.label()} → {new.label()}. {change.note}"
         )
 
     def item_link(self, change):

@@ -1,13 +1,17 @@
 """Filing flags (HTML form, htmx, API), abuse limits, moderation exactly once, and the public record."""
 
+import threading
+
 import pytest
+from django.contrib import admin as django_admin
 from django.test import Client
 
 from arena.models import ProductScore
-from flags.models import Flag, ModeratorAction, ReviewItem
 from flags.inputs import ModerationDecision
+from flags.models import Flag, ModeratorAction, ReviewItem, Status
 from flags.services import review_item_uphold
 from stories.models import Cell, CellChange
+from stories.values import Proof, Verdict
 
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
 
@@ -34,35 +38,89 @@ def form_data(**overrides):
     return data
 
 
-@pytest.mark.django_db
-def test_flag_form_page_without_javascript(cell):
-    c = client_from("10.0.0.1")
-    page = c.get(f"/cells/{cell.pk}/flag/")
-    assert page.status_code == 200
-    html = page.content.decode()
-    for label in (
-        "Reason",
-        "Explanation",
-        "Proposed verdict",
-        "Source URL",
-        "Email (optional, never shown)",
-    ):
-        assert label in html
-    response = c.post(f"/cells/{cell.pk}/flag/", form_data())
+def flag_url(cell) -> str:
+    return f"/cells/{cell.pk}/flag/"
+
+
+def review_url(item) -> str:
+    return f"/admin/flags/reviewitem/{item.pk}/change/"
+
+
+@pytest.fixture
+def sent(cell):
+    """A visitor's flag sent from the page without JavaScript: (their client, the response)."""
+    reporter = client_from("10.0.6.1")
+    return reporter, reporter.post(flag_url(cell), form_data())
+
+
+@pytest.fixture
+def admin_client(moderator):
+    client = Client()
+    client.force_login(moderator)
+    return client
+
+
+def uphold_in_admin(admin_client, item, **values):
+    data = {
+        "decision": "uphold",
+        "verdict": "full",
+        "proof": "claimed",
+        "quality": "8",
+        "note": "Docs confirm it.",
+        "version": item.version,
+        **values,
+    }
+    return admin_client.post(review_url(item), data)
+
+
+@pytest.fixture
+def upheld(sent, admin_client, django_capture_on_commit_callbacks):
+    """The flag upheld in the admin (full claimed 8/10), its recomputation run."""
+    item = ReviewItem.objects.get()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = uphold_in_admin(admin_client, item)
     assert response.status_code == 302
+    return item
+
+
+# ---------------------------------------------------------------- filing a flag
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "label",
+    ["Reason", "Explanation", "Proposed verdict", "Source URL", "Email (optional, never shown)"],
+)
+def test_the_flag_form_page_works_without_javascript(cell, label):
+    page = client_from("10.0.0.1").get(flag_url(cell))
+    assert page.status_code == 200 and label in page.content.decode()
+
+
+@pytest.mark.django_db
+def test_a_sent_flag_redirects_to_its_private_status_page(sent):
+    _, response = sent
     flag = Flag.objects.get()
+    assert response.status_code == 302
     assert response["Location"].startswith(f"/flags/status/{flag.token}/")
-    status = c.get(response["Location"]).content.decode()
-    assert "pending" in status and EXPLANATION in status
     assert len(flag.token) >= 30
 
 
 @pytest.mark.django_db
-def test_flag_via_htmx_confirms_in_place(cell):
-    c = client_from("10.0.0.2")
-    form = c.get(f"/cells/{cell.pk}/flag/", HTTP_HX_REQUEST="true")
+def test_the_status_page_shows_the_flag_pending(sent):
+    reporter, response = sent
+    status = reporter.get(response["Location"]).content.decode()
+    assert "pending" in status and EXPLANATION in status
+
+
+@pytest.mark.django_db
+def test_htmx_gets_the_form_alone(cell):
+    form = client_from("10.0.0.2").get(flag_url(cell), HTTP_HX_REQUEST="true")
     assert b"<html" not in form.content and b'name="explanation"' in form.content
-    done = c.post(f"/cells/{cell.pk}/flag/", form_data(), HTTP_HX_REQUEST="true")
+
+
+@pytest.mark.django_db
+def test_a_flag_sent_with_htmx_is_confirmed_in_place(cell):
+    done = client_from("10.0.0.2").post(flag_url(cell), form_data(), HTTP_HX_REQUEST="true")
     assert done.status_code == 201
     body = done.content.decode()
     assert "<html" not in body and "pending review" in body
@@ -70,205 +128,290 @@ def test_flag_via_htmx_confirms_in_place(cell):
 
 
 @pytest.mark.django_db
-def test_bad_flag_gets_a_message_per_field_and_stores_nothing(cell):
-    c = client_from("10.0.0.3")
-    response = c.post(
-        f"/cells/{cell.pk}/flag/",
-        form_data(
-            explanation="too short", proposed_quality="11", source_url="notaurl", email="nope"
-        ),
-    )
-    assert response.status_code == 400
-    html = response.content.decode()
-    assert "Ensure this value is less than or equal to 10." in html
-    assert "Enter a valid URL." in html
-    assert "Enter a valid email address." in html
-    assert not Flag.objects.exists()
-    short = c.post(f"/cells/{cell.pk}/flag/", form_data(explanation="too short"))
-    assert short.status_code == 400
-    assert "at least 20 characters" in short.content.decode()
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"proposed_quality": "11"}, "Ensure this value is less than or equal to 10."),
+        ({"source_url": "notaurl"}, "Enter a valid URL."),
+        ({"email": "nope"}, "Enter a valid email address."),
+        ({"explanation": "too short"}, "at least 20 characters"),
+    ],
+)
+def test_a_bad_field_gets_its_message_and_stores_nothing(cell, overrides, message):
+    response = client_from("10.0.0.3").post(flag_url(cell), form_data(**overrides))
+    assert response.status_code == 400 and message in response.content.decode()
     assert not Flag.objects.exists()
 
 
 @pytest.mark.django_db
-def test_honeypot_is_refused(cell):
+def test_the_honeypot_is_refused(cell):
     response = client_from("10.0.0.4").post(
-        f"/cells/{cell.pk}/flag/", form_data(website="http://spam.example")
+        flag_url(cell), form_data(website="http://spam.example")
     )
     assert response.status_code == 400 and not Flag.objects.exists()
 
 
 @pytest.mark.django_db
-def test_same_client_same_cell_pending_is_told_and_reporters_grouped(cell):
-    a, b = client_from("10.0.1.1"), client_from("10.0.1.2")
-    assert a.post(f"/cells/{cell.pk}/flag/", form_data()).status_code == 302
-    again = a.post(f"/cells/{cell.pk}/flag/", form_data())
+def test_flagging_a_cell_again_while_pending_is_told(cell):
+    reporter = client_from("10.0.1.1")
+    reporter.post(flag_url(cell), form_data())
+    again = reporter.post(flag_url(cell), form_data())
     assert again.status_code == 400
     assert "already flagged this verdict" in again.content.decode()
-    assert b.post(f"/cells/{cell.pk}/flag/", form_data(reason="wrong_quality")).status_code == 302
+
+
+@pytest.mark.django_db
+def test_flags_of_two_clients_on_a_cell_share_one_review_item(cell):
+    client_from("10.0.1.1").post(flag_url(cell), form_data())
+    client_from("10.0.1.2").post(flag_url(cell), form_data(reason="wrong_quality"))
     item = ReviewItem.objects.get()
     assert item.flags.count() == 2
     assert len({f.client_hash for f in item.flags.all()}) == 2
-    assert all("10.0.1" not in f.client_hash for f in item.flags.all())  # stored only hashed
 
 
 @pytest.mark.django_db
-def test_flood_is_throttled_with_retry_after_and_accepted_flags_are_stored(seeded_arena, settings):
+def test_client_addresses_are_stored_only_hashed(sent):
+    assert "10.0.6" not in Flag.objects.get().client_hash
+
+
+# ---------------------------------------------------------------- the rate limit
+
+
+@pytest.fixture
+def few_per_hour(settings):
     settings.FLAG_RATE = "3/hour"
-    c = client_from("10.0.2.1")
-    cells = list(Cell.objects.filter(story__arena=seeded_arena)[:5])
-    codes = [c.post(f"/cells/{x.pk}/flag/", form_data()).status_code for x in cells[:4]]
+
+
+@pytest.fixture
+def five_cells(seeded_arena):
+    return list(Cell.objects.filter(story__arena=seeded_arena)[:5])
+
+
+@pytest.mark.django_db
+def test_flags_past_the_rate_are_refused_and_not_stored(few_per_hour, five_cells):
+    flooder = client_from("10.0.2.1")
+    codes = [flooder.post(flag_url(x), form_data()).status_code for x in five_cells[:4]]
     assert codes == [302, 302, 302, 429]
-    blocked = c.post(f"/cells/{cells[4].pk}/flag/", form_data())
-    assert blocked.status_code == 429 and int(blocked["Retry-After"]) > 0
     assert Flag.objects.count() == 3
-    api = client_from("10.0.2.1").post(
-        "/api/flags/",
-        {"cell": cells[4].pk, "reason": "other", "explanation": EXPLANATION},
-        content_type="application/json",
-    )
-    assert api.status_code == 429 and int(api["Retry-After"]) > 0
-    other = client_from("10.0.2.2").post(f"/cells/{cells[4].pk}/flag/", form_data())
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("via", ["form", "api"])
+def test_a_throttled_client_is_told_when_to_retry(few_per_hour, five_cells, via):
+    flooder = client_from("10.0.2.1")
+    for x in five_cells[:3]:
+        flooder.post(flag_url(x), form_data())
+    if via == "form":
+        blocked = flooder.post(flag_url(five_cells[4]), form_data())
+    else:
+        blocked = flooder.post(
+            "/api/flags/",
+            {"cell": five_cells[4].pk, "reason": "other", "explanation": EXPLANATION},
+            content_type="application/json",
+        )
+    assert blocked.status_code == 429 and int(blocked["Retry-After"]) > 0
+
+
+@pytest.mark.django_db
+def test_the_rate_is_counted_per_client(few_per_hour, five_cells):
+    for x in five_cells[:3]:
+        client_from("10.0.2.1").post(flag_url(x), form_data())
+    other = client_from("10.0.2.2").post(flag_url(five_cells[4]), form_data())
     assert other.status_code == 302
 
 
+# ---------------------------------------------------------------- the API
+
+
+def api_post(client, data):
+    return client.post("/api/flags/", data, content_type="application/json")
+
+
 @pytest.mark.django_db
-def test_api_flag_create_and_errors(cell):
-    c = client_from("10.0.3.1")
-    ok = c.post(
-        "/api/flags/",
+def test_an_api_flag_is_201_pending_and_keeps_the_email_private(cell):
+    ok = api_post(
+        client_from("10.0.3.1"),
         {
             "cell": cell.pk,
             "reason": "wrong_verdict",
             "explanation": EXPLANATION,
             "proposed_verdict": "full",
             "proposed_quality": 8,
+            "email": "me@example.com",
         },
-        content_type="application/json",
     )
     assert ok.status_code == 201
     assert ok.json()["status"] == "pending" and ok.json()["id"] == Flag.objects.get().pk
     assert "email" not in ok.json()
-    bad = c.post(
-        "/api/flags/",
-        {"cell": cell.pk, "reason": "because", "explanation": "short"},
-        content_type="application/json",
-    )
-    assert bad.status_code == 400 and set(bad.json()) >= {"reason"}
-    bad2 = c.post(
-        "/api/flags/",
-        {"cell": cell.pk, "reason": "other", "explanation": "short", "proposed_quality": 12},
-        content_type="application/json",
-    )
-    assert bad2.status_code == 400 and set(bad2.json()) == {"explanation", "proposed_quality"}
-    missing = c.post(
-        "/api/flags/",
-        {"cell": 999999, "reason": "other", "explanation": EXPLANATION},
-        content_type="application/json",
-    )
-    assert missing.status_code == 400 and "cell" in missing.json()
-    assert Flag.objects.count() == 1
 
 
 @pytest.mark.django_db
-def test_script_in_explanation_is_escaped(cell, moderator):
-    c = client_from("10.0.4.1")
-    evil = "<script>alert('x')</script> this verdict is definitely wrong"
-    response = c.post(f"/cells/{cell.pk}/flag/", form_data(explanation=evil))
-    status = c.get(response["Location"]).content.decode()
+@pytest.mark.parametrize(
+    "data, fields",
+    [
+        ({"reason": "because", "explanation": "short"}, {"reason", "explanation"}),
+        (
+            {"reason": "other", "explanation": "short", "proposed_quality": 12},
+            {"explanation", "proposed_quality"},
+        ),
+    ],
+)
+def test_an_api_flag_with_bad_fields_is_400_per_field(cell, data, fields):
+    bad = api_post(client_from("10.0.3.1"), {"cell": cell.pk, **data})
+    assert bad.status_code == 400 and set(bad.json()) == fields
+    assert not Flag.objects.exists()
+
+
+@pytest.mark.django_db
+def test_an_api_flag_on_no_cell_is_400(seeded_arena):
+    missing = api_post(
+        client_from("10.0.3.1"), {"cell": 999999, "reason": "other", "explanation": EXPLANATION}
+    )
+    assert missing.status_code == 400 and "cell" in missing.json()
+
+
+# ---------------------------------------------------------------- escaping
+
+
+EVIL = "<script>alert('x')</script> this verdict is definitely wrong"
+
+
+@pytest.mark.django_db
+def test_a_script_in_an_explanation_is_escaped_on_the_status_page(cell):
+    reporter = client_from("10.0.4.1")
+    response = reporter.post(flag_url(cell), form_data(explanation=EVIL))
+    status = reporter.get(response["Location"]).content.decode()
     assert "<script>alert" not in status and "&lt;script&gt;alert" in status
-    admin = Client()
-    admin.force_login(moderator)
-    page = admin.get(
-        f"/admin/flags/reviewitem/{ReviewItem.objects.get().pk}/change/"
-    ).content.decode()
+
+
+@pytest.mark.django_db
+def test_a_script_in_an_explanation_is_escaped_on_the_review_page(cell, admin_client):
+    client_from("10.0.4.1").post(flag_url(cell), form_data(explanation=EVIL))
+    page = admin_client.get(review_url(ReviewItem.objects.get())).content.decode()
     assert "<script>alert" not in page and "&lt;script&gt;alert" in page
 
 
+# ---------------------------------------------------------------- who may moderate
+
+
+def anonymous(django_user_model) -> Client:
+    return Client()
+
+
+def staff(django_user_model) -> Client:
+    client = Client()
+    client.force_login(django_user_model.objects.create_user("staff", password="pw", is_staff=True))
+    return client
+
+
 @pytest.mark.django_db
-def test_anonymous_cannot_see_or_resolve(cell, django_user_model):
-    client_from("10.0.5.1").post(f"/cells/{cell.pk}/flag/", form_data())
+@pytest.mark.parametrize(
+    "who, method, url, codes",
+    [
+        (anonymous, "get", "/api/flags/?status=pending", {401, 403}),
+        (anonymous, "post", "/api/flags/{flag}/uphold/", {401, 403}),
+        (anonymous, "get", "/admin/flags/reviewitem/", {302}),  # to the login page
+        (staff, "post", "/api/flags/{flag}/reject/", {403}),
+        (staff, "get", "/admin/flags/reviewitem/{item}/change/", {403}),
+    ],
+)
+def test_only_moderators_see_or_resolve_flags(sent, django_user_model, who, method, url, codes):
     flag = Flag.objects.get()
-    anon = Client()
-    assert anon.get("/api/flags/?status=pending").status_code in (401, 403)
-    assert anon.post(f"/api/flags/{flag.pk}/uphold/", {"note": "x"}).status_code in (401, 403)
-    assert anon.get("/admin/flags/reviewitem/").status_code == 302  # to the login page
-    staff = django_user_model.objects.create_user("staff", password="pw", is_staff=True)
-    c = Client()
-    c.force_login(staff)
-    assert c.post(f"/api/flags/{flag.pk}/reject/", {"note": "x"}).status_code == 403
-    assert c.get(f"/admin/flags/reviewitem/{flag.item_id}/change/").status_code == 403
+    client = who(django_user_model)
+    response = getattr(client, method)(
+        url.format(flag=flag.pk, item=flag.item_id), {"note": "x"} if method == "post" else None
+    )
+    assert response.status_code in codes
     flag.item.refresh_from_db()
-    assert flag.item.status == "pending"
+    assert flag.item.status == Status.PENDING
+
+
+# ---------------------------------------------------------------- upholding in the admin
 
 
 @pytest.mark.django_db
-def test_uphold_in_admin_corrects_cell_records_and_recomputes(
-    cell, moderator, django_capture_on_commit_callbacks
-):
-    reporter = client_from("10.0.6.1")
-    sent = reporter.post(f"/cells/{cell.pk}/flag/", form_data())
-    item = ReviewItem.objects.get()
-    before = ProductScore.objects.get(product=cell.product)
-    admin = Client()
-    admin.force_login(moderator)
-    queue = admin.get("/admin/flags/reviewitem/").content.decode()
-    assert "Hatchet PA" in queue and "rank" in queue  # score impact in the queue
-    review = admin.get(f"/admin/flags/reviewitem/{item.pk}/change/").content.decode()
+def test_the_queue_shows_the_score_impact_of_upholding(sent, admin_client):
+    queue = admin_client.get("/admin/flags/reviewitem/").content.decode()
+    assert "Hatchet PA" in queue and "rank" in queue
+
+
+@pytest.mark.django_db
+def test_the_review_page_shows_the_impact_and_the_reporters(sent, admin_client):
+    review = admin_client.get(review_url(ReviewItem.objects.get())).content.decode()
     assert "Score impact of upholding" in review and "1 reporter" in review
-    with django_capture_on_commit_callbacks(execute=True):
-        done = admin.post(
-            f"/admin/flags/reviewitem/{item.pk}/change/",
-            {
-                "decision": "uphold",
-                "verdict": "full",
-                "proof": "claimed",
-                "quality": "8",
-                "note": "Docs confirm it.",
-                "version": item.version,
-            },
-        )
-    assert done.status_code == 302
+
+
+@pytest.mark.django_db
+def test_the_queue_keeps_no_state_on_the_shared_admin_object(sent, admin_client):
+    """The admin object serves every request and thread: a page's values never live on it."""
+    model_admin = django_admin.site._registry[ReviewItem]
+    before = dict(vars(model_admin))
+    admin_client.get("/admin/flags/reviewitem/")
+    assert vars(model_admin) == before
+    attributes = {**vars(type(model_admin)), **vars(model_admin)}.values()
+    assert not [a for a in attributes if isinstance(a, threading.local)]
+
+
+@pytest.mark.django_db
+def test_upholding_corrects_the_cell(upheld, cell):
     cell.refresh_from_db()
-    assert (cell.verdict, cell.proof, cell.quality) == ("full", "claimed", 8)
+    assert (cell.verdict, cell.proof, cell.quality) == (Verdict.FULL, Proof.CLAIMED, 8)
+
+
+@pytest.mark.django_db
+def test_upholding_records_the_change_publicly(upheld, cell, moderator):
     change = CellChange.objects.get(cell=cell)
-    assert (
-        change.kind,
-        change.old_verdict,
-        change.new_verdict,
-        change.note,
-        change.changed_by,
-    ) == (
-        "flag",
-        "none",
-        "full",
-        "Docs confirm it.",
-        moderator,
-    )
+    assert (change.kind, change.old_verdict, change.new_verdict) == ("flag", "none", "full")
+    assert (change.note, change.changed_by) == ("Docs confirm it.", moderator)
+
+
+@pytest.mark.django_db
+def test_upholding_recomputes_the_scores(
+    sent, cell, admin_client, django_capture_on_commit_callbacks
+):
+    before = ProductScore.objects.get(product=cell.product)
+    with django_capture_on_commit_callbacks(execute=True):
+        uphold_in_admin(admin_client, ReviewItem.objects.get())
     after = ProductScore.objects.get(product=cell.product)
     assert after.pa_score > before.pa_score and after.upheld == 1
-    assert ModeratorAction.objects.get().action == "uphold"
-    status = reporter.get(sent["Location"]).content.decode()
-    assert "upheld" in status and "Docs confirm it." in status
-    # public record: recent changes and Atom feed
-    assert "Docs confirm it." in Client().get("/changes/").content.decode()
-    feed = Client().get("/changes/feed/")
-    assert (
-        feed["Content-Type"].startswith("application/atom+xml") and b"Hatchet: none" in feed.content
-    )
-    # a second resolution is refused and changes nothing
-    again = admin.post(
-        f"/admin/flags/reviewitem/{item.pk}/change/",
-        {"decision": "reject", "note": "late", "version": item.version},
-    )
-    item.refresh_from_db()
-    assert item.status == "upheld" and ModeratorAction.objects.count() == 1
-    assert again.status_code in (200, 302)
 
 
 @pytest.mark.django_db
-def test_two_moderators_at_once_resolve_once(cell, moderator, django_user_model):
-    client_from("10.0.7.1").post(f"/cells/{cell.pk}/flag/", form_data())
+def test_upholding_is_in_the_moderators_log(upheld):
+    assert ModeratorAction.objects.get().action == ModeratorAction.Action.UPHOLD
+
+
+@pytest.mark.django_db
+def test_the_reporter_sees_the_decision_and_its_note(upheld, sent):
+    reporter, response = sent
+    status = reporter.get(response["Location"]).content.decode()
+    assert "upheld" in status and "Docs confirm it." in status
+
+
+@pytest.mark.django_db
+def test_recent_changes_show_the_note(upheld):
+    assert "Docs confirm it." in Client().get("/changes/").content.decode()
+
+
+@pytest.mark.django_db
+def test_the_atom_feed_shows_the_change(upheld):
+    feed = Client().get("/changes/feed/")
+    assert feed["Content-Type"].startswith("application/atom+xml")
+    assert b"Hatchet: none" in feed.content
+
+
+@pytest.mark.django_db
+def test_a_second_resolution_changes_nothing(upheld, admin_client):
+    again = admin_client.post(
+        review_url(upheld), {"decision": "reject", "note": "late", "version": upheld.version}
+    )
+    assert again.status_code in (200, 302)
+    upheld.refresh_from_db()
+    assert upheld.status == Status.UPHELD and ModeratorAction.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_two_moderators_at_once_resolve_once(sent, cell, moderator, django_user_model):
     item = ReviewItem.objects.get()
     other = django_user_model.objects.create_superuser("boss", "b@example.com", "pw")
     first, second = Client(), Client()
@@ -276,84 +419,113 @@ def test_two_moderators_at_once_resolve_once(cell, moderator, django_user_model)
     second.force_login(other)
     version = item.version  # both opened the page before either sent
     r1 = first.post(
-        f"/admin/flags/reviewitem/{item.pk}/change/",
-        {"decision": "reject", "note": "Not convincing.", "version": version},
+        review_url(item), {"decision": "reject", "note": "Not convincing.", "version": version}
     )
-    r2 = second.post(
-        f"/admin/flags/reviewitem/{item.pk}/change/",
-        {
-            "decision": "uphold",
-            "verdict": "full",
-            "proof": "claimed",
-            "quality": "9",
-            "note": "Yes.",
-            "version": version,
-        },
-        follow=True,
-    )
+    r2 = uphold_in_admin(second, item, quality="9", note="Yes.", version=version)
     assert r1.status_code == 302
-    assert "already resolved" in r2.content.decode()
+    assert "already resolved" in second.get(r2["Location"]).content.decode()
     item.refresh_from_db()
     cell.refresh_from_db()
-    assert item.status == "rejected" and cell.verdict == "none" and not CellChange.objects.exists()
+    assert item.status == Status.REJECTED and cell.verdict == Verdict.NONE
+    assert not CellChange.objects.exists()
+
+
+# ---------------------------------------------------------------- moderating through the API
+
+
+def api_post_as(client, url, data):
+    return client.post(url, data, content_type="application/json")
 
 
 @pytest.mark.django_db
-def test_api_moderation(cell, moderator, django_capture_on_commit_callbacks):
-    client_from("10.0.8.1").post(f"/cells/{cell.pk}/flag/", form_data())
-    flag = Flag.objects.get()
-    c = Client()
-    c.force_login(moderator)
-    pending = c.get("/api/flags/?status=pending").json()
+def test_the_api_lists_pending_flags_with_their_reporters(sent, admin_client):
+    pending = admin_client.get("/api/flags/?status=pending").json()
     rows = pending["results"] if isinstance(pending, dict) else pending
-    assert [r["id"] for r in rows] == [flag.pk] and rows[0]["reporters"] == 1
+    assert [r["id"] for r in rows] == [Flag.objects.get().pk] and rows[0]["reporters"] == 1
+
+
+@pytest.mark.django_db
+def test_an_api_uphold_without_values_applies_the_flags_proposal(
+    sent, cell, admin_client, django_capture_on_commit_callbacks
+):
+    flag = Flag.objects.get()
     with django_capture_on_commit_callbacks(execute=True):
-        ok = c.post(
-            f"/api/flags/{flag.pk}/uphold/", {"note": "Confirmed"}, content_type="application/json"
-        )
-    assert ok.status_code == 200 and ok.json()["status"] == "upheld"
+        ok = api_post_as(admin_client, f"/api/flags/{flag.pk}/uphold/", {"note": "Confirmed"})
+    assert ok.status_code == 200 and ok.json()["status"] == Status.UPHELD
     cell.refresh_from_db()
-    assert (cell.verdict, cell.quality) == ("full", 8)  # the flag's proposal, proof completed
-    twice = c.post(f"/api/flags/{flag.pk}/reject/", {"note": "x"}, content_type="application/json")
+    assert (cell.verdict, cell.quality) == (Verdict.FULL, 8)  # proof completed
+
+
+@pytest.mark.django_db
+def test_an_api_decision_on_a_resolved_flag_is_409(sent, admin_client):
+    flag = Flag.objects.get()
+    api_post_as(admin_client, f"/api/flags/{flag.pk}/uphold/", {"note": "Confirmed"})
+    twice = api_post_as(admin_client, f"/api/flags/{flag.pk}/reject/", {"note": "x"})
     assert twice.status_code == 409
 
 
+# ---------------------------------------------------------------- bulk reject
+
+
+@pytest.fixture
+def three_items(seeded_arena):
+    for i, x in enumerate(Cell.objects.filter(story__arena=seeded_arena)[:3]):
+        client_from(f"10.0.9.{i}").post(flag_url(x), form_data())
+    return list(ReviewItem.objects.values_list("pk", flat=True))
+
+
 @pytest.mark.django_db
-def test_bulk_reject(seeded_arena, moderator):
-    cells = list(Cell.objects.filter(story__arena=seeded_arena)[:3])
-    for i, x in enumerate(cells):
-        client_from(f"10.0.9.{i}").post(f"/cells/{x.pk}/flag/", form_data())
-    admin = Client()
-    admin.force_login(moderator)
-    ids = list(ReviewItem.objects.values_list("pk", flat=True))
-    confirm = admin.post(
-        "/admin/flags/reviewitem/", {"action": "bulk_reject", "_selected_action": ids}
+def test_bulk_reject_asks_for_a_public_note(three_items, admin_client):
+    confirm = admin_client.post(
+        "/admin/flags/reviewitem/", {"action": "bulk_reject", "_selected_action": three_items}
     )
     assert b"Public note" in confirm.content
-    admin.post(
-        "/admin/flags/reviewitem/",
-        {"action": "bulk_reject", "_selected_action": ids, "apply": "1", "note": "Spam wave."},
-    )
-    assert set(ReviewItem.objects.values_list("status", flat=True)) == {"rejected"}
-    assert ModeratorAction.objects.filter(action="reject").count() == 3
+    assert set(ReviewItem.objects.values_list("status", flat=True)) == {Status.PENDING}
 
 
 @pytest.mark.django_db
-def test_upholding_without_changing_values_is_still_recorded_and_counts(
-    cell, moderator, django_capture_on_commit_callbacks
-):
-    inngest = Cell.objects.get(story=cell.story, product__slug="inngest")
+def test_bulk_reject_rejects_every_selected_item(three_items, admin_client):
+    admin_client.post(
+        "/admin/flags/reviewitem/",
+        {
+            "action": "bulk_reject",
+            "_selected_action": three_items,
+            "apply": "1",
+            "note": "Spam wave.",
+        },
+    )
+    assert set(ReviewItem.objects.values_list("status", flat=True)) == {Status.REJECTED}
+    assert ModeratorAction.objects.filter(action=ModeratorAction.Action.REJECT).count() == 3
+
+
+# ---------------------------------------------------------------- upholding without a change
+
+
+@pytest.fixture
+def inngest(cell):
+    """A full cell flagged without a proposal ("outdated evidence"): upholding keeps its values."""
+    inngest = Cell.objects.select_related("product").get(story=cell.story, product__slug="inngest")
     client_from("10.0.10.1").post(
-        f"/cells/{inngest.pk}/flag/",
+        flag_url(inngest),
         form_data(reason="outdated_evidence", proposed_verdict="", proposed_quality=""),
     )
-    before = ProductScore.objects.get(product=inngest.product)
-    with django_capture_on_commit_callbacks(execute=True):
+    return inngest
+
+
+def uphold_unchanged(moderator, capture):
+    with capture(execute=True):
         review_item_uphold(
             item=ReviewItem.objects.get(),
             moderator=moderator,
             decision=ModerationDecision(note="Evidence links refreshed."),
         )
+
+
+@pytest.mark.django_db
+def test_upholding_without_changing_values_is_still_recorded(
+    inngest, moderator, django_capture_on_commit_callbacks
+):
+    uphold_unchanged(moderator, django_capture_on_commit_callbacks)
     change = CellChange.objects.get(cell=inngest)
     assert (change.kind, change.old_verdict, change.new_verdict, change.note) == (
         "flag",
@@ -361,9 +533,14 @@ def test_upholding_without_changing_values_is_still_recorded_and_counts(
         "full",
         "Evidence links refreshed.",
     )
+
+
+@pytest.mark.django_db
+def test_upholding_without_changing_values_counts_against_integrity_only(
+    inngest, moderator, django_capture_on_commit_callbacks
+):
+    before = ProductScore.objects.get(product=inngest.product)
+    uphold_unchanged(moderator, django_capture_on_commit_callbacks)
     after = ProductScore.objects.get(product=inngest.product)
-    assert (
-        after.upheld == 1
-        and after.integrity < before.integrity
-        and after.pa_score == before.pa_score
-    )
+    assert after.upheld == 1 and after.integrity < before.integrity
+    assert after.pa_score == before.pa_score

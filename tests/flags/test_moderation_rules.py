@@ -1,18 +1,21 @@
 """Decisions say what they do: contradictions are reported, notes are required, a decision covers
 only the flags the moderator saw, and the database holds the one-flag-per-client rule."""
 
+import threading
+
 import pytest
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.test import Client
 
 from arena.clients import client_hash
-from flags.models import Flag, Reason, ReviewItem
 from flags.inputs import FlagInput, ModerationDecision
+from flags.models import Flag, Reason, ReviewItem, Status
 from flags.services import flag_submit, review_item_reject, review_item_uphold
 from stories.models import Cell, CellChange
-from stories.services import story_retire
+from stories.services import cell_edit, story_retire
+from stories.values import Proof, Verdict
 from tests.forms import page_form
 
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
@@ -55,55 +58,94 @@ def test_contradictory_values_are_reported_not_rewritten(cell, moderator, values
     assert not CellChange.objects.exists()
 
 
+DECIDE = [review_item_uphold, review_item_reject]
+
+
 @pytest.mark.django_db
+@pytest.mark.parametrize("decide", DECIDE)
 @pytest.mark.parametrize("note", ["", "   ", "\x00\x0b"])
-def test_a_decision_needs_a_public_note(cell, moderator, note):
+def test_a_decision_needs_a_public_note(cell, moderator, decide, note):
     f = flag(cell)
-    for decide in (review_item_uphold, review_item_reject):
-        with pytest.raises(ValidationError) as exc:
-            decide(item=f.item, moderator=moderator, decision=ModerationDecision(note=note))
-        assert "note" in exc.value.message_dict
+    with pytest.raises(ValidationError) as exc:
+        decide(item=f.item, moderator=moderator, decision=ModerationDecision(note=note))
+    assert "note" in exc.value.message_dict
     f.item.refresh_from_db()
-    assert f.item.status == "pending"
+    assert f.item.status == Status.PENDING
+
+
+@pytest.fixture
+def upheld_with_control_characters(cell, moderator):
+    decision = ModerationDecision(note="Fixed\x00 in\x1b the docs\x7f.")
+    review_item_uphold(item=flag(cell).item, moderator=moderator, decision=decision)
 
 
 @pytest.mark.django_db
-def test_control_characters_never_reach_the_record(cell, moderator):
-    f = flag(cell)
-    decision = ModerationDecision(note="Fixed\x00 in\x1b the docs\x7f.")
-    review_item_uphold(item=f.item, moderator=moderator, decision=decision)
+def test_control_characters_never_reach_the_record(upheld_with_control_characters):
     assert CellChange.objects.get().note == "Fixed in the docs."
+
+
+@pytest.mark.django_db
+def test_the_feed_survives_a_note_sent_with_control_characters(upheld_with_control_characters):
     assert Client().get("/changes/feed/").status_code == 200
 
 
-@pytest.mark.django_db
-def test_a_decision_covers_only_the_flags_the_moderator_saw(cell, moderator):
+@pytest.fixture
+def mod(moderator):
+    client = Client()
+    client.force_login(moderator)
+    return client
+
+
+def review_url(item_id: int) -> str:
+    return f"/admin/flags/reviewitem/{item_id}/change/"
+
+
+@pytest.fixture
+def decided_while_a_flag_came(cell, mod):
+    """A rejection sent from a review page read before a second flag came: (first, late)."""
     first = flag(cell, "10.0.0.1", proposed_verdict="full", proposed_quality=8)
-    mod = Client()
-    mod.force_login(moderator)
-    url = f"/admin/flags/reviewitem/{first.item_id}/change/"
+    url = review_url(first.item_id)
     data = page_form(mod, url, "review-form", decision="reject", note="Not convincing.")
     late = flag(cell, "10.0.0.2")  # filed while the moderator reads the item
-    response = mod.post(url, data)
-    assert response.status_code == 302
+    assert mod.post(url, data).status_code == 302
     first.refresh_from_db()
     late.refresh_from_db()
-    assert first.item.status == "rejected"
-    assert late.item_id != first.item_id and late.item.status == "pending"
-    assert ReviewItem.objects.filter(cell=cell, status="pending").count() == 1
-    status = Client().get(f"/flags/status/{late.token}/").content.decode()
-    assert "pending" in status
+    return first, late
 
 
 @pytest.mark.django_db
-def test_the_review_page_preselects_no_decision(cell, moderator):
+def test_a_decision_resolves_the_flags_the_moderator_saw(decided_while_a_flag_came):
+    first, _ = decided_while_a_flag_came
+    assert first.item.status == Status.REJECTED
+
+
+@pytest.mark.django_db
+def test_a_flag_the_moderator_did_not_see_stays_pending_on_its_own(decided_while_a_flag_came, cell):
+    first, late = decided_while_a_flag_came
+    assert late.item_id != first.item_id and late.item.status == Status.PENDING
+    assert ReviewItem.objects.filter(cell=cell, status=Status.PENDING).count() == 1
+
+
+@pytest.mark.django_db
+def test_its_reporter_still_sees_it_pending(decided_while_a_flag_came):
+    _, late = decided_while_a_flag_came
+    assert "pending" in Client().get(f"/flags/status/{late.token}/").content.decode()
+
+
+@pytest.mark.django_db
+def test_the_review_page_preselects_no_decision(cell, mod):
     f = flag(cell)
-    mod = Client()
-    mod.force_login(moderator)
-    data = page_form(mod, f"/admin/flags/reviewitem/{f.item_id}/change/", "review-form")
-    assert "decision" not in data  # resolving without reading corrects nothing
-    response = mod.post(f"/admin/flags/reviewitem/{f.item_id}/change/", {**data, "note": "x"})
+    assert "decision" not in page_form(mod, review_url(f.item_id), "review-form")
+
+
+@pytest.mark.django_db
+def test_resolving_without_choosing_a_decision_is_refused(cell, mod):
+    f = flag(cell)
+    data = page_form(mod, review_url(f.item_id), "review-form")
+    response = mod.post(review_url(f.item_id), {**data, "note": "x"})
     assert response.status_code == 200 and "This field is required" in response.content.decode()
+    f.item.refresh_from_db()
+    assert f.item.status == Status.PENDING
 
 
 @pytest.mark.django_db
@@ -113,11 +155,16 @@ def test_the_database_holds_one_pending_flag_per_client_per_cell(cell):
         Flag.objects.create(
             item=f.item,
             cell=cell,
-            reason="other",
+            reason=Reason.OTHER,
             explanation=EXPLANATION,
             client_hash=f.client_hash,
             created_at=f.created_at,
         )
+
+
+@pytest.mark.django_db
+def test_a_second_pending_flag_of_a_client_is_told_it_is_already_flagged(cell):
+    flag(cell)
     with pytest.raises(ValidationError, match="already flagged"):
         flag(cell)
 
@@ -129,38 +176,53 @@ def test_a_retired_verdict_cannot_be_flagged(cell):
         flag(Cell.objects.get(pk=cell.pk))
 
 
-@pytest.mark.django_db
-def test_an_uphold_from_a_stale_review_page_does_not_undo_an_admin_edit(cell, moderator):
-    from stories.services import cell_edit
-
-    f = flag(cell)  # no proposal: the form offers the cell's values as read
-    mod = Client()
-    mod.force_login(moderator)
-    url = f"/admin/flags/reviewitem/{f.item_id}/change/"
-    data = page_form(mod, url, "review-form", decision="uphold", note="Checked the docs.")
+def edit_meanwhile(cell) -> None:
+    """Two edits of the cell in the admin while a moderator reads the review page."""
     cell_edit(
         cell=cell, changes={"quality": 0, "rationale": "Re-checked."}, base_version=cell.version
     )
+    edited = Cell.objects.get(pk=cell.pk)
     cell_edit(
-        cell=Cell.objects.get(pk=cell.pk),
-        changes={"verdict": "partial", "proof": "claimed", "quality": 2},
-        base_version=Cell.objects.get(pk=cell.pk).version,
+        cell=edited,
+        changes={"verdict": Verdict.PARTIAL, "proof": Proof.CLAIMED, "quality": 2},
+        base_version=edited.version,
     )
+
+
+@pytest.mark.django_db
+def test_an_uphold_from_a_stale_review_page_does_not_undo_an_admin_edit(cell, mod):
+    f = flag(cell)  # no proposal: the form offers the cell's values as read
+    url = review_url(f.item_id)
+    data = page_form(mod, url, "review-form", decision="uphold", note="Checked the docs.")
+    edit_meanwhile(cell)
     response = mod.post(url, data, follow=True)
     assert "changed by someone else" in response.content.decode()
     cell.refresh_from_db()
     f.item.refresh_from_db()
-    assert (cell.verdict, cell.quality) == ("partial", 2) and f.item.status == "pending"
-    fresh = page_form(mod, url, "review-form", decision="uphold", note="Checked the docs.")
-    assert mod.post(url, fresh).status_code == 302  # the page now shows the cell as it is
+    assert (cell.verdict, cell.quality) == (Verdict.PARTIAL, 2)
+    assert f.item.status == Status.PENDING
 
 
 @pytest.mark.django_db
-def test_an_api_uphold_applies_only_a_proposal_the_moderator_read(cell, moderator):
+def test_an_uphold_from_a_reloaded_review_page_goes_through(cell, mod):
+    f = flag(cell)
+    url = review_url(f.item_id)
+    edit_meanwhile(cell)
+    fresh = page_form(mod, url, "review-form", decision="uphold", note="Checked the docs.")
+    assert mod.post(url, fresh).status_code == 302
+
+
+@pytest.fixture
+def api(moderator):
+    client = Client()
+    client.force_login(moderator)
+    return client
+
+
+@pytest.mark.django_db
+def test_an_api_uphold_applies_only_a_proposal_the_moderator_read(cell, api):
     read = flag(cell, "10.0.0.1", proposed_verdict="partial", proposed_quality=3)
     flag(cell, "10.0.0.2", proposed_verdict="full", proposed_quality=9)  # filed meanwhile
-    api = Client()
-    api.force_login(moderator)
     response = api.post(
         f"/api/flags/{read.pk}/uphold/",
         {"note": "Agreed: partial.", "flags": [read.pk], "cell_version": cell.version},
@@ -168,30 +230,51 @@ def test_an_api_uphold_applies_only_a_proposal_the_moderator_read(cell, moderato
     )
     assert response.status_code == 200, response.content
     cell.refresh_from_db()
-    assert (cell.verdict, cell.quality) == ("partial", 3)
-    stale = flag(cell, "10.0.0.3")
-    again = api.post(
-        f"/api/flags/{stale.pk}/uphold/",
-        {"note": "Agreed.", "cell_version": 1, "verdict": "none"},
-        content_type="application/json",
-    )
-    assert again.status_code == 409 and "changed by someone else" in again.json()["detail"]
+    assert (cell.verdict, cell.quality) == (Verdict.PARTIAL, 3)
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("seen", ["99999999999999999999999", "1,x", "-4", "{pk},{pk},,"])
-def test_a_damaged_flag_list_is_a_form_error(cell, moderator, seen):
+def test_an_api_uphold_of_a_cell_changed_since_it_was_read_is_409(cell, api):
+    stale = flag(cell)
+    edit_meanwhile(cell)
+    again = api.post(
+        f"/api/flags/{stale.pk}/uphold/",
+        {"note": "Agreed.", "cell_version": cell.version, "verdict": "none"},
+        content_type="application/json",
+    )
+    assert again.status_code == 409 and "changed by someone else" in again.json()["detail"]
+    cell.refresh_from_db()
+    assert cell.verdict == Verdict.PARTIAL
+
+
+DAMAGED = ["99999999999999999999999", "1,x", "-4"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("seen", DAMAGED)
+def test_a_damaged_flag_list_is_a_form_error(cell, mod, seen):
     f = flag(cell)
-    seen = seen.format(pk=f.pk)
-    mod = Client()
-    mod.force_login(moderator)
-    url = f"/admin/flags/reviewitem/{f.item_id}/change/"
+    url = review_url(f.item_id)
     data = page_form(mod, url, "review-form", decision="reject", note="No.", seen_flags=seen)
     response = mod.post(url, data)
-    if seen == f"{f.pk},{f.pk},,":  # a list with stray commas is still a list
-        assert response.status_code == 302
-        return
     assert response.status_code == 200 and "damaged" in response.content.decode()
+    f.item.refresh_from_db()
+    assert f.item.status == Status.PENDING
+
+
+@pytest.mark.django_db
+def test_a_flag_list_with_stray_commas_is_still_a_list(cell, mod):
+    f = flag(cell)
+    url = review_url(f.item_id)
+    seen = f"{f.pk},{f.pk},,"
+    data = page_form(mod, url, "review-form", decision="reject", note="No.", seen_flags=seen)
+    assert mod.post(url, data).status_code == 302
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("seen", DAMAGED)
+def test_bulk_reject_skips_an_item_with_a_damaged_flag_list(cell, mod, seen):
+    f = flag(cell)
     bulk = mod.post(
         "/admin/flags/reviewitem/",
         {
@@ -203,6 +286,8 @@ def test_a_damaged_flag_list_is_a_form_error(cell, moderator, seen):
         },
     )
     assert bulk.status_code == 302
+    f.item.refresh_from_db()
+    assert f.item.status == Status.PENDING
 
 
 @pytest.mark.django_db
@@ -220,10 +305,6 @@ def test_who_changed_the_record_cannot_be_deleted(cell, moderator, django_user_m
 
 def _decide_while_flags_arrive(target: Cell, n: int, moderator) -> Flag:
     """One round: a pending flag, then at once a decision covering it and three new flags."""
-    import threading
-
-    from django.db import connection
-
     first = flag(target, f"10.20.{n}.1")
     barrier = threading.Barrier(4)
     errors: list[Exception] = []
@@ -272,14 +353,15 @@ def test_flags_filed_while_a_moderator_decides_are_never_decided_unseen(
 
 
 @pytest.mark.django_db
-def test_a_decision_must_name_flags_of_its_own_item(seeded_arena, moderator):
+@pytest.mark.parametrize("decide", DECIDE)
+@pytest.mark.parametrize("seen", ["other", "none", "mine and other"])
+def test_a_decision_must_name_flags_of_its_own_item(seeded_arena, moderator, decide, seen):
     mine = flag(Cell.objects.filter(story__arena=seeded_arena).first(), "10.0.0.1")
     other = flag(Cell.objects.filter(story__arena=seeded_arena).last(), "10.0.0.2")
-    for decide in (review_item_uphold, review_item_reject):
-        for seen in ({other.pk}, set(), {mine.pk, other.pk}):
-            decision = ModerationDecision(note="Decided.", seen_flags=frozenset(seen))
-            with pytest.raises(ValidationError) as exc:
-                decide(item=mine.item, moderator=moderator, decision=decision)
-            assert "flags" in exc.value.message_dict
+    flags = {"other": {other.pk}, "none": set(), "mine and other": {mine.pk, other.pk}}[seen]
+    decision = ModerationDecision(note="Decided.", seen_flags=frozenset(flags))
+    with pytest.raises(ValidationError) as exc:
+        decide(item=mine.item, moderator=moderator, decision=decision)
+    assert "flags" in exc.value.message_dict
     mine.item.refresh_from_db()
-    assert mine.item.status == "pending" and not CellChange.objects.exists()
+    assert mine.item.status == Status.PENDING and not CellChange.objects.exists()
