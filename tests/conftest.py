@@ -1,18 +1,159 @@
-"""Shared fixtures: the seed arena as the site ships it, and a large generated arena."""
+"""Shared fixtures: the seed arena as the site ships it, a large generated arena, a moderator.
+
+The two arenas are expensive (the seed import, 30 products × 300 stories), so they are written once
+and committed, outside any test's transaction, and each test's rollback leaves them as they were.
+Before a test opens its transaction, the database is brought to exactly the arenas the test asks for
+(``seeded_arena``, ``big_arena``, directly, through another fixture or as a parameter naming the
+fixture): a test that asks for neither still starts from an empty database. Tests are grouped by the
+arenas they ask for, so each arena is built about once per session; a transactional test's flush
+empties the database and the next test that needs an arena builds it again.
+"""
 
 from __future__ import annotations
 
+import io
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.contrib.auth.models import Group
 from django.core.management import call_command
+from django.test import TestCase
 
-from arena.importer.parser import read_arena
+from arena.generate import arena_generate
+from arena.importer import read_arena
+from arena.models import (
+    AdjacentArena,
+    Arena,
+    Category,
+    Persona,
+    PersonaResult,
+    ProductScore,
+    SubGroup,
+)
+from flags.models import Flag, ModeratorAction, ReviewItem
+from products.models import Product
+from stories.models import Cell, CellChange, Evidence, Story
+
+SEED_SLUG = "durable-execution-engines"
+BIG_SLUG = "big"
 
 
 def seed_paths() -> list[str]:
     return sorted(str(p) for p in Path(settings.BUNDLED_ARENA_DIR).glob("*.txt"))
+
+
+def _seed_build() -> None:
+    call_command("import_arena_pages", *seed_paths(), stdout=io.StringIO())
+
+
+def _big_build() -> None:
+    arena_generate(slug=BIG_SLUG, products=30, stories=300)
+
+
+# fixture name → (arena slug, builder); built in this order when a test wants both
+SESSION_ARENAS = {
+    "big_arena": (BIG_SLUG, _big_build),
+    "seeded_arena": (SEED_SLUG, _seed_build),
+}
+
+# Every model an arena writes, children first (their foreign keys protect the parents).
+_ARENA_MODELS = (
+    Flag,
+    ModeratorAction,
+    ReviewItem,
+    CellChange,
+    Evidence,
+    Cell,
+    ProductScore,
+    PersonaResult,
+    Story,
+    SubGroup,
+    Category,
+    Product,
+    AdjacentArena,
+    Arena,
+    Persona,
+)
+
+
+def _arenas_clear() -> None:
+    """Delete every arena and what hangs off it; users, groups and the like stay."""
+    for model in _ARENA_MODELS:
+        model._base_manager.all().delete()
+
+
+def _wanted(item: pytest.Item) -> tuple[str, ...]:
+    """The session arenas ``item`` asks for, in build order."""
+    names = set(getattr(item, "fixturenames", ()))
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None:
+        # ``request.getfixturevalue(param)`` with the fixture's name as the parameter
+        names.update(v for v in callspec.params.values() if isinstance(v, str))
+    return tuple(name for name in SESSION_ARENAS if name in names)
+
+
+def _arenas_ensure(wanted: Iterable[str]) -> None:
+    """Make the committed database hold exactly the session arenas ``wanted``."""
+    wanted = list(wanted)
+    slugs = {SESSION_ARENAS[name][0] for name in wanted}
+    present = set(Arena.objects.values_list("slug", flat=True))
+    if not present <= slugs:
+        _arenas_clear()
+        present = set()
+    for name in wanted:
+        slug, build = SESSION_ARENAS[name]
+        if slug not in present:
+            # outside any transaction, the import's on-commit callbacks (the score recompute, an
+            # eager Celery task here) run as the import commits
+            build()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    # ``_django_db_helper`` (pytest-django) opens the test's transaction, or starts a transactional
+    # test: the last moment at which writes are committed rather than rolled back. Were it renamed,
+    # ``seeded_arena`` and ``big_arena`` would build inside the test instead (slower, still right).
+    if fixturedef.argname == "_django_db_helper":
+        with request.getfixturevalue("django_db_blocker").unblock():
+            _arenas_ensure(_wanted(request.node))
+    return (yield)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Within pytest-django's order, run the tests that share their arenas one after another:
+    first those that ask for none, then big only, both, seed only (one rebuild in all)."""
+    rank = {(): 0, ("big_arena",): 1, ("big_arena", "seeded_arena"): 2, ("seeded_arena",): 3}
+
+    def group(item: pytest.Item) -> bool:
+        # the non-transactional database tests, which pytest-django runs first
+        names = getattr(item, "fixturenames", ())
+        marker = item.get_closest_marker("django_db")
+        transactional = (
+            "transactional_db" in names
+            or "live_server" in names
+            or bool(marker and (marker.kwargs.get("transaction") or marker.args[:1] == (True,)))
+        )
+        return (marker is not None or "db" in names) and not transactional
+
+    slots = [i for i, item in enumerate(items) if group(item)]
+    ordered = sorted((items[i] for i in slots), key=lambda item: rank[_wanted(item)])
+    for i, item in zip(slots, ordered, strict=True):
+        items[i] = item
+
+
+def _arena(request, name: str) -> Arena:
+    slug, build = SESSION_ARENAS[name]
+    request.getfixturevalue("db")
+    arena = Arena.objects.filter(slug=slug).first()
+    if arena is None:
+        # asked for in a way ``_wanted`` cannot see: build it inside this test
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            build()
+        arena = Arena.objects.get(slug=slug)
+    return arena
 
 
 @pytest.fixture(autouse=True)
@@ -32,29 +173,21 @@ def seed_record(seed_files):
 
 
 @pytest.fixture
-def seeded_arena(db, seed_files, django_capture_on_commit_callbacks):
+def seeded_arena(request) -> Arena:
     """The seed arena imported as `make run` loads it, with its scores computed."""
-    from arena.models import Arena
-
-    with django_capture_on_commit_callbacks(execute=True):
-        call_command("import_arena_pages", *seed_files, stdout=open("/dev/null", "w"))
-    return Arena.objects.get(slug="durable-execution-engines")
+    return _arena(request, "seeded_arena")
 
 
 @pytest.fixture
-def big_arena(db):
+def big_arena(request) -> Arena:
     """A generated arena of 30 products × 300 stories, for query-count assertions."""
-    from arena.generate import arena_generate
-
-    return arena_generate(slug="big", products=30, stories=300)
+    return _arena(request, "big_arena")
 
 
 @pytest.fixture
 def moderator(django_user_model):
     """A staff user in the Moderators group (made again if a transactional test's flush removed the
     group its migration creates)."""
-    from django.contrib.auth.models import Group
-
     user = django_user_model.objects.create_user("mod", password="pw", is_staff=True)
     user.groups.add(Group.objects.get_or_create(name="Moderators")[0])
     return user
