@@ -4,11 +4,11 @@ by the contract (a note, no contradictions, the version read)."""
 import json
 
 import pytest
-from django.contrib.auth.models import Group
 from django.test import Client
 
-from flags.models import Flag, ReviewItem
+from flags.models import Flag, ReviewItem, Status
 from stories.models import Cell, CellChange
+from stories.values import Proof, Verdict
 
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
 
@@ -31,11 +31,9 @@ def post_json(client, url, data, **headers):
 
 
 @pytest.fixture
-def moderator(django_user_model):
-    user = django_user_model.objects.create_user("mod", password="pw")
-    user.groups.add(Group.objects.get(name="Moderators"))
+def mod(moderator):
     client = Client()
-    client.force_login(user)
+    client.force_login(moderator)
     return client
 
 
@@ -147,30 +145,35 @@ def test_an_email_longer_than_254_characters_is_400(cell, length):
 
 
 @pytest.mark.django_db
-def test_control_characters_never_reach_the_database(cell):
-    client = Client()
-    for field, value in (
+@pytest.mark.parametrize(
+    "field, value",
+    [
         ("email", "a\x1bb@example.com"),
         ("source_url", "https://example.com/\x1b[31m"),
         ("source_url", "https://example.com/\x7f"),
-    ):
-        response = post_json(client, "/api/flags/", body(cell, **{field: value}))
-        assert response.status_code == 400 and field in response.json(), (field, value)
-    nul = post_json(client, "/api/flags/", body(cell, explanation=EXPLANATION + "\x00"))
-    assert nul.status_code == 400 and "explanation" in nul.json()
+        ("explanation", EXPLANATION + "\x00"),
+    ],
+)
+def test_control_characters_in_a_one_line_field_or_a_nul_are_400(cell, field, value):
+    response = post_json(Client(), "/api/flags/", body(cell, **{field: value}))
+    assert response.status_code == 400 and field in response.json()
     assert not Flag.objects.exists()
-    ok = post_json(client, "/api/flags/", body(cell, explanation=f"\x1b[1m{EXPLANATION}\x0b\r\nok"))
+
+
+@pytest.mark.django_db
+def test_control_characters_in_an_explanation_are_dropped(cell):
+    ok = post_json(
+        Client(), "/api/flags/", body(cell, explanation=f"\x1b[1m{EXPLANATION}\x0b\r\nok")
+    )
     assert ok.status_code == 201
     assert Flag.objects.get().explanation == f"[1m{EXPLANATION}\nok"
 
 
 @pytest.mark.django_db
-def test_bad_json_and_wrong_shapes_are_400_with_a_message(cell):
-    client = Client()
-    for raw in ("{", "[]", "null", '"x"', "1", '{"cell": "x"}', '{"cell": 1e400}'):
-        response = client.post("/api/flags/", raw, content_type="application/json")
-        assert response.status_code == 400, raw
-        assert response.json(), raw
+@pytest.mark.parametrize("raw", ["{", "[]", "null", '"x"', "1", '{"cell": "x"}', '{"cell": 1e400}'])
+def test_bad_json_and_wrong_shapes_are_400_with_a_message(cell, raw):
+    response = Client().post("/api/flags/", raw, content_type="application/json")
+    assert response.status_code == 400 and response.json()
 
 
 # ---------------------------------------------------------------- moderation
@@ -179,9 +182,9 @@ def test_bad_json_and_wrong_shapes_are_400_with_a_message(cell):
 @pytest.mark.django_db
 @pytest.mark.parametrize("action", ["uphold", "reject"])
 @pytest.mark.parametrize("note", [None, "", "   ", "\x1b\x0b"])
-def test_a_decision_needs_a_note(flag, moderator, action, note):
+def test_a_decision_needs_a_note(flag, mod, action, note):
     data = {} if note is None else {"note": note}
-    response = post_json(moderator, f"/api/flags/{flag.pk}/{action}/", data)
+    response = post_json(mod, f"/api/flags/{flag.pk}/{action}/", data)
     assert response.status_code == 400
     assert set(response.json()) == {"note"} and response.json()["note"][0]
     flag.item.refresh_from_db()
@@ -198,10 +201,8 @@ def test_a_decision_needs_a_note(flag, moderator, action, note):
         ({"verdict": "none", "proof": "claimed", "quality": 4}, {"proof", "quality"}),
     ],
 )
-def test_contradictory_values_are_400_per_field_and_change_nothing(
-    flag, moderator, cell, values, fields
-):
-    response = post_json(moderator, f"/api/flags/{flag.pk}/uphold/", {**values, "note": "Checked."})
+def test_contradictory_values_are_400_per_field_and_change_nothing(flag, mod, cell, values, fields):
+    response = post_json(mod, f"/api/flags/{flag.pk}/uphold/", {**values, "note": "Checked."})
     assert response.status_code == 400, response.content
     assert set(response.json()) == fields
     cell.refresh_from_db()
@@ -210,102 +211,156 @@ def test_contradictory_values_are_400_per_field_and_change_nothing(
     assert not CellChange.objects.exists()
 
 
+def pending_rows(mod) -> list[dict]:
+    listed = mod.get("/api/flags/?status=pending").json()
+    return listed["results"] if isinstance(listed, dict) else listed
+
+
 @pytest.mark.django_db
-def test_the_version_read_is_exposed_and_checked(flag, moderator, cell):
-    listed = moderator.get("/api/flags/?status=pending").json()
-    rows = listed["results"] if isinstance(listed, dict) else listed
-    version = rows[0]["version"]
-    assert version == flag.item.version
-    assert moderator.get(f"/api/flags/{flag.pk}/").json()["version"] == version
-    stale = post_json(
-        moderator, f"/api/flags/{flag.pk}/reject/", {"note": "No.", "version": version + 1}
-    )
+def test_the_list_shows_the_items_version(flag, mod):
+    assert pending_rows(mod)[0]["version"] == flag.item.version
+
+
+@pytest.mark.django_db
+def test_a_flag_shows_its_items_version(flag, mod):
+    assert mod.get(f"/api/flags/{flag.pk}/").json()["version"] == flag.item.version
+
+
+@pytest.mark.django_db
+def test_a_decision_on_another_version_is_409_and_changes_nothing(flag, mod):
+    version = flag.item.version
+    stale = post_json(mod, f"/api/flags/{flag.pk}/reject/", {"note": "No.", "version": version + 1})
     assert stale.status_code == 409 and stale.json()["detail"]
     flag.item.refresh_from_db()
-    assert flag.item.status == "pending"
-    done = post_json(
-        moderator,
-        f"/api/flags/{flag.pk}/uphold/",
-        {
-            "verdict": "partial",
-            "proof": "claimed",
-            "quality": 6,
-            "note": "Yes.",
-            "version": version,
-        },
-    )
+    assert flag.item.status == Status.PENDING
+
+
+UPHOLD_PARTIAL = {"verdict": "partial", "proof": "claimed", "quality": 6, "note": "Yes."}
+
+
+@pytest.mark.django_db
+def test_an_uphold_of_the_version_read_applies_the_values(flag, mod, cell):
+    version = flag.item.version
+    done = post_json(mod, f"/api/flags/{flag.pk}/uphold/", {**UPHOLD_PARTIAL, "version": version})
     assert done.status_code == 200, done.content
-    assert done.json()["status"] == "upheld" and done.json()["version"] == version + 1
     cell.refresh_from_db()
-    assert (cell.verdict, cell.proof, cell.quality) == ("partial", "claimed", 6)
+    assert (cell.verdict, cell.proof, cell.quality) == (Verdict.PARTIAL, Proof.CLAIMED, 6)
+
+
+@pytest.mark.django_db
+def test_a_decision_moves_the_item_to_its_next_version(flag, mod):
+    version = flag.item.version
+    done = post_json(mod, f"/api/flags/{flag.pk}/uphold/", {**UPHOLD_PARTIAL, "version": version})
+    assert done.json()["status"] == Status.UPHELD and done.json()["version"] == version + 1
+
+
+@pytest.mark.django_db
+def test_a_decision_on_a_resolved_item_is_409_even_with_its_new_version(flag, mod):
+    version = flag.item.version
+    post_json(mod, f"/api/flags/{flag.pk}/uphold/", {**UPHOLD_PARTIAL, "version": version})
     again = post_json(
-        moderator, f"/api/flags/{flag.pk}/reject/", {"note": "Late.", "version": version + 1}
+        mod, f"/api/flags/{flag.pk}/reject/", {"note": "Late.", "version": version + 1}
     )
     assert again.status_code == 409
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("version", [0, -1, "x", 2**40, True])
-def test_a_version_that_is_no_version_is_400(flag, moderator, version):
-    response = post_json(
-        moderator, f"/api/flags/{flag.pk}/reject/", {"note": "No.", "version": version}
-    )
+def test_a_version_that_is_no_version_is_400(flag, mod, version):
+    response = post_json(mod, f"/api/flags/{flag.pk}/reject/", {"note": "No.", "version": version})
     assert response.status_code == 400 and "version" in response.json()
 
 
 @pytest.mark.django_db
-def test_notes_are_stored_without_control_characters(flag, moderator):
-    response = post_json(moderator, f"/api/flags/{flag.pk}/reject/", {"note": "Not\x1b so.\x00"})
-    assert response.status_code == 400 and "note" in response.json()  # NUL: refused
-    ok = post_json(moderator, f"/api/flags/{flag.pk}/reject/", {"note": "Not\x1b\x0b so."})
+def test_a_note_with_a_nul_is_400(flag, mod):
+    response = post_json(mod, f"/api/flags/{flag.pk}/reject/", {"note": "Not\x1b so.\x00"})
+    assert response.status_code == 400 and "note" in response.json()
+
+
+@pytest.mark.django_db
+def test_notes_are_stored_without_control_characters(flag, mod):
+    ok = post_json(mod, f"/api/flags/{flag.pk}/reject/", {"note": "Not\x1b\x0b so."})
     assert ok.status_code == 200
     assert ReviewItem.objects.get().public_note == "Not so."
 
 
 @pytest.mark.django_db
-def test_unknown_status_filter_is_400(flag, moderator):
-    response = moderator.get("/api/flags/?status=nope")
+def test_an_unknown_status_filter_is_400(flag, mod):
+    response = mod.get("/api/flags/?status=nope")
     assert response.status_code == 400 and "status" in response.json()
-    assert moderator.get("/api/flags/?status=upheld").json() == []
 
 
 @pytest.mark.django_db
-def test_unknown_flag_is_json_404(moderator):
-    for url in ("/api/flags/999999/", "/api/flags/1.5/"):
-        response = moderator.get(url)
-        assert response.status_code == 404 and response.json()["detail"], url
-    for url in ("/api/flags/%00/uphold/", "/api/flags/99999999999999999999999/reject/"):
-        response = post_json(moderator, url, {"note": "x"})
-        assert response.status_code == 404 and response.json()["detail"], url
+def test_the_status_filter_filters(flag, mod):
+    assert mod.get("/api/flags/?status=upheld").json() == []
 
 
 @pytest.mark.django_db
-def test_an_api_decision_covers_the_flags_the_moderator_read(cell, flag, moderator):
-    listed = moderator.get("/api/flags/?status=pending").json()
-    rows = listed["results"] if isinstance(listed, dict) else listed
-    seen = [r["id"] for r in rows]
+@pytest.mark.parametrize(
+    "method, url",
+    [
+        ("get", "/api/flags/999999/"),
+        ("get", "/api/flags/1.5/"),
+        ("post", "/api/flags/%00/uphold/"),
+        ("post", "/api/flags/99999999999999999999999/reject/"),
+    ],
+)
+def test_an_unknown_flag_is_a_json_404(mod, method, url):
+    if method == "get":
+        response = mod.get(url)
+    else:
+        response = post_json(mod, url, {"note": "x"})
+    assert response.status_code == 404 and response.json()["detail"]
+
+
+@pytest.fixture
+def rejected_with_a_late_flag(cell, flag, mod):
+    """A rejection covering the flags listed before another came: the late flag."""
+    rows = pending_rows(mod)
     late = post_json(Client(REMOTE_ADDR="10.1.0.2"), "/api/flags/", body(cell))
     assert late.status_code == 201
     response = post_json(
-        moderator,
+        mod,
         f"/api/flags/{flag.pk}/reject/",
-        {"note": "Not convincing.", "flags": seen, "version": rows[0]["version"]},
+        {
+            "note": "Not convincing.",
+            "flags": [r["id"] for r in rows],
+            "version": rows[0]["version"],
+        },
     )
-    assert response.status_code == 200 and response.json()["status"] == "rejected"
-    late_flag = Flag.objects.get(pk=late.json()["id"])
-    assert late_flag.item.status == "pending" and late_flag.item_id != flag.item_id
-    empty = post_json(moderator, f"/api/flags/{late_flag.pk}/reject/", {"note": "x", "flags": []})
-    assert empty.status_code == 400 and "flags" in empty.json()
+    assert response.status_code == 200 and response.json()["status"] == Status.REJECTED
+    return Flag.objects.get(pk=late.json()["id"])
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("depth", [1000, 5000, 100_000])
-def test_deeply_nested_json_is_a_400_not_a_server_error(cell, moderator, depth):
+def test_an_api_decision_leaves_a_flag_it_did_not_list_pending(rejected_with_a_late_flag, flag):
+    late = rejected_with_a_late_flag
+    assert late.item.status == Status.PENDING and late.item_id != flag.item_id
+
+
+@pytest.mark.django_db
+def test_an_api_decision_covering_no_flag_is_400(flag, mod):
+    empty = post_json(mod, f"/api/flags/{flag.pk}/reject/", {"note": "x", "flags": []})
+    assert empty.status_code == 400 and "flags" in empty.json()
+
+
+DEPTHS = [1000, 5000, 100_000]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("depth", DEPTHS)
+def test_deeply_nested_json_flag_is_a_400_not_a_server_error(cell, depth):
     deep = "[" * depth
-    anonymous = Client(REMOTE_ADDR="10.1.0.9").post(
+    response = Client(REMOTE_ADDR="10.1.0.9").post(
         "/api/flags/", deep, content_type="application/json"
     )
-    assert anonymous.status_code == 400 and "detail" in anonymous.json()
-    flag_id = post_json(Client(REMOTE_ADDR="10.1.0.8"), "/api/flags/", body(cell)).json()["id"]
-    decided = moderator.post(f"/api/flags/{flag_id}/reject/", deep, content_type="application/json")
+    assert response.status_code == 400 and "detail" in response.json()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("depth", DEPTHS)
+def test_deeply_nested_json_decision_is_a_400_not_a_server_error(flag, mod, depth):
+    decided = mod.post(
+        f"/api/flags/{flag.pk}/reject/", "[" * depth, content_type="application/json"
+    )
     assert decided.status_code == 400

@@ -1,0 +1,117 @@
+"""The two inputs of the flags app on their own (no database): a visitor's flag and a moderator's
+decision, their rules and what they complete."""
+
+import pytest
+
+from flags.inputs import EXPLANATION_MAX, NOTE_MAX, FlagInput, ModerationDecision
+from flags.models import Reason
+from stories.values import CellValue, Proof, Verdict
+
+EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
+PARTIAL = CellValue(Verdict.PARTIAL, Proof.COMMUNITY, 6)
+
+
+def flag_input(**fields) -> FlagInput:
+    return FlagInput(**{"reason": Reason.WRONG_VERDICT, "explanation": EXPLANATION, **fields})
+
+
+def test_a_plain_flag_has_no_errors():
+    assert flag_input().errors() == {}
+
+
+@pytest.mark.parametrize(
+    "fields, field",
+    [
+        ({"reason": "because"}, "reason"),
+        ({"explanation": "too short"}, "explanation"),
+        ({"explanation": " \x00" * 30}, "explanation"),  # blank once cleaned
+        ({"explanation": "x" * (EXPLANATION_MAX + 1)}, "explanation"),
+        ({"proposed_verdict": "great"}, "proposed_verdict"),
+        ({"proposed_quality": 11}, "proposed_quality"),
+        ({"proposed_quality": True}, "proposed_quality"),
+        ({"proposed_verdict": Verdict.NONE, "proposed_quality": 5}, "proposed_quality"),
+        ({"proposed_verdict": Verdict.NA, "proposed_quality": 3}, "proposed_quality"),
+        ({"source_url": "notaurl"}, "source_url"),
+        ({"source_url": "ftp://example.com/x"}, "source_url"),
+        ({"source_url": "https://example.com/" + "x" * 500}, "source_url"),
+        ({"email": "nope"}, "email"),
+        ({"email": "a" * 250 + "@example.com"}, "email"),
+    ],
+)
+def test_each_broken_rule_names_its_field(fields, field):
+    assert set(flag_input(**fields).errors()) == {field}
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"proposed_verdict": Verdict.NONE},
+        {"proposed_verdict": Verdict.NONE, "proposed_quality": 0},
+        {"proposed_verdict": Verdict.NA},
+        {"proposed_quality": 0},
+        {"proposed_quality": 10},
+    ],
+)
+def test_a_proposal_that_can_make_a_cell_is_accepted(fields):
+    assert flag_input(**fields).errors() == {}
+
+
+def test_a_flag_without_a_proposal_proposes_nothing():
+    assert flag_input().proposal(PARTIAL) is None
+
+
+def test_a_proposed_verdict_is_completed_from_the_cell():
+    proposal = flag_input(proposed_verdict=Verdict.FULL).proposal(PARTIAL)
+    assert proposal == CellValue(Verdict.FULL, Proof.COMMUNITY, 6)
+
+
+def test_a_proposed_quality_keeps_the_cells_verdict():
+    assert flag_input(proposed_quality=2).proposal(PARTIAL) == CellValue(
+        Verdict.PARTIAL, Proof.COMMUNITY, 2
+    )
+
+
+def test_a_proposed_none_takes_no_proof_and_quality_0():
+    proposal = flag_input(proposed_verdict=Verdict.NONE).proposal(PARTIAL)
+    assert proposal == CellValue(Verdict.NONE, None, 0)
+
+
+def test_the_stored_explanation_is_cleaned():
+    data = flag_input(explanation=f"  \x1b{EXPLANATION}\r\n ")
+    assert data.model_fields()["explanation"] == EXPLANATION
+
+
+def test_optional_fields_may_be_missing_or_none():
+    data = FlagInput.from_fields(
+        {"reason": Reason.OTHER, "explanation": EXPLANATION, "proposed_verdict": None}
+    )
+    assert (data.proposed_verdict, data.proposed_quality, data.source_url, data.email) == (
+        "",
+        None,
+        "",
+        "",
+    )
+
+
+@pytest.mark.parametrize("note", ["", "  ", "\x00\x0b", "x" * (NOTE_MAX + 1)])
+def test_a_decision_needs_a_short_public_note(note):
+    assert set(ModerationDecision(note=note).errors()) == {"note"}
+
+
+def test_a_decision_without_values_writes_the_start():
+    assert ModerationDecision(note="Yes.").corrected(PARTIAL) == PARTIAL
+
+
+def test_a_moderators_verdict_is_completed_from_the_start():
+    decision = ModerationDecision(note="Yes.", correction={"verdict": Verdict.FULL})
+    assert decision.corrected(PARTIAL) == CellValue(Verdict.FULL, Proof.COMMUNITY, 6)
+
+
+def test_a_moderators_contradiction_is_kept_to_be_reported():
+    decision = ModerationDecision(note="Yes.", correction={"verdict": Verdict.NONE, "quality": 5})
+    assert set(decision.corrected(PARTIAL).errors()) == {"quality"}
+
+
+def test_a_correction_holds_only_judgement_fields():
+    with pytest.raises(TypeError):
+        ModerationDecision(note="Yes.", correction={"rationale": "x"})
