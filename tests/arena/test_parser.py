@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.importer.parser import PageError, read_arena
+from arena.importer import PageError, PersonaWinner, read_arena
+from stories.values import CellValueError, parse_quality
 
 
 def test_seed_overview_counts(seed_record):
@@ -134,6 +135,30 @@ def test_round_that_breaks_the_rules_is_refused(tmp_path, seed_files):
         read_arena(files)
 
 
+def test_best_for_card_with_a_runner_up(seed_record):
+    assert seed_record.overview.personas == (
+        PersonaWinner("backend-developer", "Inngest", 68, "Temporal", 64, 13),
+    )
+
+
+def test_best_for_card_without_a_runner_up(tmp_path, seed_files):
+    files = _write(tmp_path, seed_files, "003", _replace("Runner-up: Temporal (64/100)\n", ""))
+    assert read_arena(files).overview.personas == (
+        PersonaWinner("backend-developer", "Inngest", 68, None, None, 13),
+    )
+
+
+def test_best_for_card_without_its_story_count(tmp_path, seed_files):
+    files = _write(
+        tmp_path, seed_files, "003", _replace("13 backend-developer stories scored\n", "")
+    )
+    target = next(f for f in files if Path(f).name.startswith("003"))
+    with pytest.raises(PageError) as exc:
+        read_arena(files)
+    line = _line_of(target, "Runner-up: Temporal") + 1
+    assert str(exc.value) == f"{target}:{line}: expected 'N <persona> stories scored'"
+
+
 def test_no_overview_page(tmp_path, seed_files):
     with pytest.raises(PageError, match="no arena overview page"):
         read_arena([f for f in seed_files if not Path(f).name.startswith("003")])
@@ -175,6 +200,13 @@ def _nth_line(path: str, needle: str, n: int = 1) -> int:
         if needle in line
     ]
     return hits[n - 1]
+
+
+def _refusal(parse, text: str) -> str:
+    """What a rule of ``stories.values`` says of ``text``."""
+    with pytest.raises(CellValueError) as exc:
+        parse(text)
+    return str(exc.value)
 
 
 D40, A40 = "D" * 40 + "…", "a" * 40 + "…"
@@ -247,7 +279,7 @@ CRASHES = {
         "000",
         _replace("   Inngest✓fullcommunity9/10", "   Inngest✓fullcommunity" + "9" * 5000 + "/10"),
         ("Inngest✓fullcommunity999", 1),
-        f"quality {'9' * 20}…/10 is outside 0–10",
+        _refusal(parse_quality, "9" * 5000 + "/10"),  # the cell rule's own words
     ),
     "a weight of 5000 digits": (
         "000",

@@ -1,0 +1,110 @@
+"""What the database can store, so that what the parser returns is what the import can write: every
+text fits its model field's ``max_length``, every number fits its column, every name gives a slug.
+
+The limits are read from the model fields themselves, when first asked for (importing this module
+needs no configured Django).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from django.apps import apps
+from django.db.backends.base.operations import BaseDatabaseOperations
+from django.db.models import Field
+
+from arena.text import arena_slugify, parse_figure
+
+
+class LimitError(ValueError):
+    """A value the database would refuse; the message says which field and why."""
+
+
+# The model fields the import writes, by "Model.field".
+_MODELS = {
+    "Arena": "arena.Arena",
+    "Category": "arena.Category",
+    "SubGroup": "arena.SubGroup",
+    "Persona": "arena.Persona",
+    "AdjacentArena": "arena.AdjacentArena",
+    "Product": "products.Product",
+    "Story": "stories.Story",
+    "Evidence": "stories.Evidence",
+}
+
+# A count that is not stored still has to be an int we can convert and compare cheaply.
+ANY_COUNT_MAX = 2**31 - 1
+
+
+def _model_field(label: str) -> Field:
+    model, name = label.split(".")
+    return apps.get_model(_MODELS[model])._meta.get_field(name)
+
+
+@functools.cache
+def max_length(label: str) -> int:
+    """``max_length("Product.name")`` → the model field's max_length."""
+    return _model_field(label).max_length
+
+
+@functools.cache
+def max_value(label: str) -> int:
+    """The largest value an integer model field holds on every database Django supports."""
+    internal = _model_field(label).get_internal_type()
+    return BaseDatabaseOperations.integer_field_ranges[internal][1]
+
+
+def clip(text: str, size: int = 40) -> str:
+    return text if len(text) <= size else text[:size] + "…"
+
+
+def short(text: str, size: int = 40) -> str:
+    """``text`` quoted for a message, cut after ``size`` characters."""
+    return repr(clip(text, size))
+
+
+def fit(label: str, what: str, text: str) -> str:
+    """``text`` if it fits the model field ``label``."""
+    limit = max_length(label)
+    if len(text) > limit:
+        raise LimitError(
+            f"{what} {short(text)} is {len(text)} characters long; at most {limit} fit ({label})"
+        )
+    return text
+
+
+def number(digits: str, what: str, maximum: int = ANY_COUNT_MAX) -> int:
+    """ASCII digits as an int no larger than ``maximum`` (a huge digit run is refused before any
+    conversion: Python refuses int() of more than 4300 digits, and the columns hold far fewer)."""
+    significant = digits.lstrip("0") or "0"
+    if len(significant) > len(str(maximum)) or int(significant) > maximum:
+        raise LimitError(f"{what} {short(digits, 20)} is larger than {maximum}")
+    return int(significant)
+
+
+def slug(label: str, what: str, name: str) -> str:
+    """The site's slug of ``name``, which must not be empty and must fit ``label``."""
+    made = arena_slugify(name)
+    if not made:
+        raise LimitError(f"{what} {short(name)} has no letters or digits to make a URL slug of")
+    limit = max_length(label)
+    if len(made) > limit:
+        raise LimitError(
+            f"{what} {short(name)} gives a slug of {len(made)} characters; "
+            f"at most {limit} fit ({label})"
+        )
+    return made
+
+
+def figure(label: str, shown: str) -> int:
+    """A popularity figure as shown (``★ 23k``), as ``parse_figure`` will store it in ``label``."""
+    try:
+        value = parse_figure(shown.split(" ", 1)[1])
+    except ValueError as exc:
+        raise LimitError(f"popularity figure {short(shown)}: {exc}") from None
+    if value is None:
+        raise LimitError(f"popularity figure {short(shown)} has no number")
+    limit = max_value(label)
+    if value > limit:
+        raise LimitError(f"popularity figure {short(shown)} is larger than {limit} ({label})")
+    return value

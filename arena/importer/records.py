@@ -1,0 +1,137 @@
+"""What the parser returns: plain frozen records of the pages, no ORM (the import service writes
+them). A cell's judgement is a ``stories.values.CellValue``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from stories.values import CellValue
+
+# ---------------------------------------------------------------- the overview page
+
+
+@dataclass(frozen=True)
+class MatrixStory:
+    text: str
+    persona: str
+    category: str
+    group: str | None
+    cells: tuple[tuple[str, CellValue], ...]  # (product name, value) in column order
+    line: int
+
+
+@dataclass(frozen=True)
+class CategoryRecord:
+    name: str
+    blurb: str
+    groups: tuple[str | None, ...]
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    rank: int
+    product: str
+    tier: str
+    vs: str
+    scores: tuple[int, ...]
+    stars: str | None
+    stars_growth: str | None
+    npm_weekly: str | None
+    pypi_weekly: str | None
+    verified: int
+    with_evidence: int
+    disputed: int
+    integrity: int
+    line: int
+
+
+@dataclass(frozen=True)
+class PersonaWinner:
+    persona: str
+    winner: str
+    score: int
+    runner_up: str | None
+    runner_up_score: int | None
+    story_count: int
+
+
+@dataclass(frozen=True)
+class AdjacentRecord:
+    name: str
+    product_count: int
+    leader: str
+    shares: str | None
+
+
+@dataclass(frozen=True)
+class OverviewPage:
+    path: str
+    name: str
+    description: str
+    story_count: int
+    cell_count: int
+    updated: date
+    evidence_as_of: date
+    products: tuple[str, ...]
+    leaderboard: tuple[LeaderboardRow, ...]
+    personas: tuple[PersonaWinner, ...]
+    categories: tuple[CategoryRecord, ...]
+    stories: tuple[MatrixStory, ...]
+    adjacent: tuple[AdjacentRecord, ...]
+
+
+# ---------------------------------------------------------------- a head-to-head page
+
+
+@dataclass(frozen=True)
+class Evidence:
+    source: str
+    quote: str
+
+
+@dataclass(frozen=True)
+class CellDetail:
+    product: str
+    verdict: str
+    proof: str | None
+    quality: int | None
+    rationale: str
+    evidence: tuple[Evidence, ...]
+    line: int
+
+    @property
+    def value(self) -> CellValue:
+        return CellValue(self.verdict, self.proof, self.quality)
+
+
+@dataclass(frozen=True)
+class CompareStory:
+    number: int
+    group: str | None
+    persona_label: str
+    text: str
+    weight: int
+    round: str  # product name or arena.scoring.DRAWN
+    cells: tuple[CellDetail, CellDetail]
+    line: int
+
+
+@dataclass(frozen=True)
+class ComparePage:
+    path: str
+    a: str
+    b: str
+    stories: tuple[CompareStory, ...]
+
+
+# ---------------------------------------------------------------- all pages, checked together
+
+
+@dataclass(frozen=True)
+class ArenaRecord:
+    overview: OverviewPage
+    compares: tuple[ComparePage, ...]
+    weights: dict[str, int]  # story text → weight, for the stories some page weighs
+    persona_labels: dict[str, str]  # persona slug → label used by the head-to-head pages
+    details: dict[tuple[str, str], CellDetail]  # (story text, product name) → detail
