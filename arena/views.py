@@ -1,9 +1,12 @@
-"""The public pages. Each view loads through ``arena.selectors`` (a fixed number of queries) and
-renders one template; htmx requests get one named partial of the same template."""
+"""The public pages. Each view reads the request, loads through ``arena.selectors`` (a fixed
+number of queries), turns "not found" into a 404 and renders one template; htmx requests get one
+named partial of the same template."""
+
+from __future__ import annotations
 
 import re
 
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
@@ -12,6 +15,7 @@ from django_htmx.http import push_url
 
 from arena import selectors
 from arena.text import clean_text
+from stories.values import Verdict
 
 # The regions of the arena page that htmx swaps in place (the ids of their elements).
 ARENA_PARTIALS = ("leaderboard", "matrix")
@@ -19,6 +23,13 @@ ARENA_PARTIALS = ("leaderboard", "matrix")
 SLUG = re.compile(r"[-a-zA-Z0-9_]+")
 # The longest query value a page reads; longer values are cut (no filter or key is that long).
 PARAM_MAX_LENGTH = 200
+
+
+def _or_404[T](found: T | None, what: str) -> T:
+    """What a selector found, or the 404 page when it found nothing."""
+    if found is None:
+        raise Http404(f"No {what}")
+    return found
 
 
 def _params(query: QueryDict, *names: str) -> dict[str, str]:
@@ -47,9 +58,9 @@ def methodology(request: HttpRequest) -> HttpResponse:
 @require_safe
 @vary_on_headers("HX-Request", "HX-Target", "HX-History-Restore-Request")
 def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
-    arena = selectors.arena_get(arena)
+    arena = _or_404(selectors.arena_get(arena), f"arena {arena!r}")
     params = _params(request.GET, "persona", "category", "verdict", "q", "rank")
-    filters = selectors.MatrixFilters.from_query(params)
+    filters = selectors.MatrixFilters.from_params(params)
     rank = params["rank"].strip() or "pa"
     partial = None
     if _htmx_partial(request):
@@ -65,15 +76,17 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
         "fragment": partial is not None,
     }
     if partial == "leaderboard":
-        ctx["board"] = selectors.leaderboard(arena, rank)
+        ctx["board"] = selectors.arena_leaderboard(arena, rank)
     elif partial == "matrix":
-        ctx["matrix"] = selectors.matrix(arena, filters)
+        ctx["matrix"] = selectors.arena_matrix(arena, filters)
     else:
         categories = selectors.arena_categories(arena)
-        ctx["board"] = selectors.leaderboard(arena, rank, [c.name for c in categories])
-        ctx["matrix"] = selectors.matrix(arena, filters, categories=categories)
+        ctx["board"] = selectors.arena_leaderboard(arena, rank, [c.name for c in categories])
+        ctx["matrix"] = selectors.arena_matrix(arena, filters, categories=categories)
+        ctx["categories"] = categories
+        ctx["verdicts"] = list(Verdict)
         ctx["persona_results"] = selectors.arena_persona_results(arena)
-        ctx["adjacent"] = selectors.adjacent_with_links(arena)
+        ctx["adjacent"] = selectors.arena_adjacent(arena)
     template = "arena/detail.html" + (f"#{partial}" if partial else "")
     return render(request, template, ctx)
 
@@ -81,7 +94,7 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
 @require_safe
 @vary_on_headers("HX-Request", "HX-History-Restore-Request")
 def head_to_head(request: HttpRequest, arena: str, a: str, b: str) -> HttpResponse:
-    arena = selectors.arena_get(arena)
+    arena = _or_404(selectors.arena_get(arena), f"arena {arena!r}")
     error, status = "", 200
     # The pair picker is a plain GET form (?a=…&b=…) on the current head-to-head.
     picked = _params(request.GET, "a", "b")
@@ -96,10 +109,13 @@ def head_to_head(request: HttpRequest, arena: str, a: str, b: str) -> HttpRespon
             a, b = pick_a, pick_b
             if not _htmx_partial(request):
                 return redirect("head-to-head", arena=arena.slug, a=a, b=b)
-    pa, pb = selectors.pair_get(arena, a, b)
+    pair = selectors.arena_products_by_slug(arena, [a, b])
+    if a == b or a not in pair or b not in pair:
+        raise Http404(f"No head-to-head {a!r} vs {b!r} in {arena.slug}")
+    pa, pb = pair[a], pair[b]
     ctx = {
         "arena": arena,
-        "cmp": selectors.comparison(arena, pa, pb),
+        "cmp": selectors.head_to_head_get(arena, pa, pb),
         "products": selectors.arena_products(arena),
         "error": error,
         "fragment": _htmx_partial(request),
@@ -115,11 +131,11 @@ def head_to_head(request: HttpRequest, arena: str, a: str, b: str) -> HttpRespon
 
 @require_safe
 def product_detail(request: HttpRequest, arena: str, product: str) -> HttpResponse:
-    arena = selectors.arena_get(arena)
-    product = selectors.product_get(arena, product)
+    arena = _or_404(selectors.arena_get(arena), f"arena {arena!r}")
+    product = _or_404(selectors.product_get(arena, product), f"product {product!r}")
     ctx = {
         "arena": arena,
-        "page": selectors.product_page(arena, product),
+        "page": selectors.product_page_get(arena, product),
         "products": selectors.arena_products(arena),
     }
     return render(request, "products/detail.html", ctx)
@@ -127,14 +143,14 @@ def product_detail(request: HttpRequest, arena: str, product: str) -> HttpRespon
 
 @require_safe
 def story_detail(request: HttpRequest, arena: str, story: int) -> HttpResponse:
-    arena = selectors.arena_get(arena)
-    story = selectors.story_get(arena, story)
+    arena = _or_404(selectors.arena_get(arena), f"arena {arena!r}")
+    story = _or_404(selectors.story_get(arena, story), f"story {story}")
     ctx = {"arena": arena, "story": story, "cells": selectors.story_cells(story)}
     return render(request, "stories/detail.html", ctx)
 
 
 @require_safe
 def cell_detail(request: HttpRequest, cell: int) -> HttpResponse:
-    page = selectors.cell_page(cell)
+    page = _or_404(selectors.cell_page_get(cell), f"cell {cell}")
     ctx = {"page": page, "cell": page.cell, "arena": page.cell.story.arena}
     return render(request, "stories/cell.html", ctx)

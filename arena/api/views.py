@@ -1,12 +1,21 @@
-from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
 from arena import selectors
 from arena.api import serializers as s
+from arena.models import Arena
+
+
+def _arena(slug: str) -> Arena:
+    """The arena, or the API's 404."""
+    arena = selectors.arena_get(slug)
+    if arena is None:
+        raise NotFound(f"No arena {slug!r}")
+    return arena
 
 
 def _story(story) -> dict:
@@ -42,7 +51,7 @@ class ArenaViewSet(viewsets.ViewSet):
 
     @extend_schema(responses={200: s.ArenaDetailSerializer, **s.error_responses(404, 429)})
     def retrieve(self, request, slug=None):
-        arena = selectors.arena_get(slug)
+        arena = _arena(slug)
         products = selectors.arena_products(arena)
         data = {
             "slug": arena.slug,
@@ -63,15 +72,12 @@ class ArenaViewSet(viewsets.ViewSet):
     @extend_schema(responses={200: s.MatrixSerializer, **s.error_responses(404, 429)})
     @action(detail=True, methods=["get"])
     def matrix(self, request, slug=None):
-        arena = selectors.arena_get(slug)
-        products = selectors.arena_products(arena)
-        slug_of = {p.pk: p.slug for p in products}
-        rows = selectors.arena_matrix(arena, products)
+        matrix = selectors.arena_matrix(_arena(slug))
         data = {
-            "products": [p.slug for p in products],
+            "products": [p.slug for p in matrix.products],
             "stories": [
-                {**_story(r.story), "cells": {slug_of[c.product_id]: _cell(c) for c in r.cells}}
-                for r in rows
+                {**_story(r.story), "cells": {c.product.slug: _cell(c) for c in r.cells}}
+                for r in matrix.rows
             ],
         }
         return Response(s.MatrixSerializer(data).data)
@@ -83,12 +89,15 @@ class ArenaViewSet(viewsets.ViewSet):
         url_path=r"compare/(?P<a>[-a-zA-Z0-9_]+)/(?P<b>[-a-zA-Z0-9_]+)",
     )
     def compare(self, request, slug=None, a=None, b=None):
-        arena = selectors.arena_get(slug)
-        pa = selectors.product_get(arena, a)
-        pb = selectors.product_get(arena, b)
-        if pa.pk == pb.pk:
-            raise Http404("A product is not compared with itself.")
-        cmp = selectors.comparison(arena, pa, pb)
+        arena = _arena(slug)
+        pair = selectors.arena_products_by_slug(arena, [a, b])
+        for wanted in (a, b):
+            if wanted not in pair:
+                raise NotFound(f"No product {wanted!r} in {arena.slug}")
+        if a == b:
+            raise NotFound("A product is not compared with itself.")
+        pa, pb = pair[a], pair[b]
+        cmp = selectors.head_to_head_get(arena, pa, pb)
         data = {
             "products": [pa.slug, pb.slug],
             "summary": {

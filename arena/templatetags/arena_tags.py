@@ -10,20 +10,14 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 
 from arena.text import arena_slugify, format_figure
-from stories.values import EVIDENCED, CellValue, Proof
+from stories.values import CellValue, Proof, Verdict
 
 register = template.Library()
 
 
-
 def verdict_class(verdict: str) -> str:
-    return "v-na" if verdict == "n/a" else f"v-{verdict}"
-
-
-@register.filter
-def vclass(verdict: str) -> str:
     """CSS class of a verdict (colour only reinforces the symbol and the word)."""
-    return verdict_class(verdict)
+    return "v-na" if verdict == Verdict.NA else f"v-{verdict}"
 
 
 @register.filter
@@ -45,29 +39,45 @@ def get(mapping: dict | None, key: str):
 
 @register.simple_tag
 def verdict(cell, words: bool = False) -> str:
-    """``✓ full C 8/10`` — symbol, word, proof letter (or word) and quality; ``n/a`` alone."""
-    if cell.verdict == "n/a":
-        return mark_safe('<span class="verdict v-na">n/a</span>')
+    """A cell's badge, ``✓ full C 8/10``: symbol, word, proof letter (with ``words``: the proof's
+    name, its meaning on hover) and quality; ``n/a`` alone."""
+    value = CellValue.of(cell)
+    if not value.applicable:
+        return format_html(
+            '<span class="verdict {}">{}</span>', verdict_class(value.verdict), value.verdict
+        )
     proof = ""
-    if cell.proof:
+    if value.proof:
         if words:
             proof = format_html(
-                ' <span class="proof" title="{}">{}</span>',
-                Proof(cell.proof).meaning,
-                cell.proof,
+                ' <span class="proof" title="{}">{}</span>', Proof(value.proof).meaning, value.proof
             )
         else:
             proof = format_html(
-                ' <abbr class="proof" title="{}">{}</abbr>', cell.proof, cell.proof_letter
+                ' <abbr class="proof" title="{}">{}</abbr>', value.proof, value.proof_letter
             )
     return format_html(
         '<span class="verdict {}"><span class="sym" aria-hidden="true">{}</span> {}</span>{}'
-        ' <span class="q">{}/10</span>',
-        verdict_class(cell.verdict),
-        cell.symbol,
-        cell.verdict,
+        ' <span class="q">{}</span>',
+        verdict_class(value.verdict),
+        value.symbol,
+        value.verdict,
         proof,
-        cell.quality,
+        value.quality_text,
+    )
+
+
+@register.filter
+def change_value(change, side: str) -> CellValue:
+    """The judgement before (``"old"``) or after (``"new"``) a recorded change."""
+    return CellValue.from_fields(vars(change), prefix=f"{side}_")
+
+
+@register.simple_tag
+def verdict_label(value: CellValue) -> str:
+    """A judgement in words, ``partial claimed 5/10``, coloured by its verdict."""
+    return format_html(
+        '<span class="verdict {}">{}</span>', verdict_class(value.verdict), value.label()
     )
 
 
@@ -84,46 +94,41 @@ def cell_url(cell) -> str:
 
 
 @functools.lru_cache(maxsize=512)
-def _cell_inner(verdict: str, proof: str | None, quality: int | None) -> str:
-    """``<i>✓</i> full X 9/10``: the same few dozen strings make up a whole matrix."""
-    if verdict == "n/a":
-        return "n/a"
-    value = CellValue(verdict, proof, quality)
-    letter = f" {escape(value.proof_letter)}" if proof else ""
-    symbol = value.symbol
-    return f'<i aria-hidden="true">{symbol}</i> {escape(verdict)}{letter} {quality}/10'
+def _cell_inner(value: CellValue) -> str:
+    """A matrix cell's text, ``<i>✓</i> full X 9/10``: the badge of ``verdict`` in short. The same
+    few dozen strings make up a whole matrix."""
+    if not value.applicable:
+        return escape(value.verdict)
+    letter = f" {escape(value.proof_letter)}" if value.proof else ""
+    return (
+        f'<i aria-hidden="true">{value.symbol}</i> {escape(value.verdict)}{letter}'
+        f" {value.quality_text}"
+    )
 
 
 @register.simple_tag
-def matrix_cells(row, products=None) -> str:
-    """The ``<td>`` of every cell of one matrix row, each linking to its proof page and, when the
-    row's ``products`` are given, with a small flag control (``site.js`` opens its form in place).
+def matrix_cells(row, flag_controls: bool = False) -> str:
+    """The ``<td>`` of every cell of one matrix row, each linking to its proof page and, with
+    ``flag_controls``, with a small flag control (``site.js`` opens its form in place).
 
     Built in one pass rather than one template include per cell: the big arena has 9,000 cells."""
     prefix = _cell_url_prefix(get_script_prefix())
-    names = {p.pk: p.name for p in products} if products else None
 
     def flag(c) -> str:
-        if names is None:
+        if not flag_controls:
             return ""
         return (
             f'<a class="flag-mini" href="{prefix}{int(c.pk)}/flag/" '
-            f'aria-label="Flag {escape(names.get(c.product_id, ""))}">⚑</a>'
+            f'aria-label="Flag {escape(c.product.name)}">⚑</a>'
         )
 
     return mark_safe(  # every interpolated value is escaped or an int
         "".join(
             f'<td class="{verdict_class(c.verdict)}"><a href="{prefix}{int(c.pk)}/">'
-            f"{_cell_inner(c.verdict, c.proof, c.quality)}</a>{flag(c)}</td>"
+            f"{_cell_inner(c.value)}</a>{flag(c)}</td>"
             for c in row.cells
         )
     )
-
-
-@register.filter
-def has_evidence(cell) -> bool:
-    """``full``, ``partial`` and ``disputed`` verdicts rest on evidence (``none`` and n/a do not)."""
-    return cell.verdict in EVIDENCED
 
 
 CHART_WIDTH = 480  # SVG units; the chart scales to its box, text with it

@@ -1,0 +1,64 @@
+"""Page reads: querysets and plain structures with their joins in place, a constant number of
+queries whatever the arena's size; one module per page or read job. A read finds nothing →
+``None`` (the views and the API turn that into their 404). Pages and the API read stored scores;
+nothing is scored here except head-to-head rounds (``arena.scoring.compare``)."""
+
+from arena.selectors.arenas import (
+    arena_adjacent,
+    arena_categories,
+    arena_get,
+    arena_list,
+    arena_persona_results,
+    arena_products,
+    arena_products_by_slug,
+    arena_stories,
+)
+from arena.selectors.cells import CellPage, HeadToHeadLink, cell_page_get
+from arena.selectors.head_to_head import CompareRow, Comparison, head_to_head_get
+from arena.selectors.leaderboard import Leaderboard, RankOption, arena_leaderboard, arena_scores
+from arena.selectors.matrix import (
+    CategoryBlock,
+    Matrix,
+    MatrixCell,
+    MatrixFilters,
+    MatrixRow,
+    SubGroupBlock,
+    arena_matrix,
+    matrix_blocks,
+)
+from arena.selectors.products import ProductPage, product_get, product_page_get
+from arena.selectors.stories import story_cells, story_get
+
+__all__ = [
+    "CategoryBlock",
+    "CellPage",
+    "CompareRow",
+    "Comparison",
+    "HeadToHeadLink",
+    "Leaderboard",
+    "Matrix",
+    "MatrixCell",
+    "MatrixFilters",
+    "MatrixRow",
+    "ProductPage",
+    "RankOption",
+    "SubGroupBlock",
+    "arena_adjacent",
+    "arena_categories",
+    "arena_get",
+    "arena_leaderboard",
+    "arena_list",
+    "arena_matrix",
+    "arena_persona_results",
+    "arena_products",
+    "arena_products_by_slug",
+    "arena_scores",
+    "arena_stories",
+    "cell_page_get",
+    "head_to_head_get",
+    "matrix_blocks",
+    "product_get",
+    "product_page_get",
+    "story_cells",
+    "story_get",
+]

@@ -1,0 +1,79 @@
+"""The arenas: the home page's list, one arena, and what its pages read beside the matrix."""
+
+from __future__ import annotations
+
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
+
+from arena.models import AdjacentArena, Arena, Category, PersonaResult, ProductScore
+from arena.text import arena_slugify
+from products.models import Product
+from stories.models import Story
+
+
+def arena_list() -> QuerySet[Arena]:
+    """Arenas with product and story counts and the leader's name (one query)."""
+    leader = ProductScore.objects.filter(arena=OuterRef("pk"), rank=1)
+    return Arena.objects.annotate(
+        # retired products and stories are kept on record but off the pages
+        product_count=Count("products", filter=Q(products__retired_at__isnull=True), distinct=True),
+        story_count=Count("stories", filter=Q(stories__retired_at__isnull=True), distinct=True),
+        leader_name=Subquery(leader.values("product__name")[:1]),
+        leader_slug=Subquery(leader.values("product__slug")[:1]),
+    ).order_by("name")
+
+
+def arena_get(slug: str) -> Arena | None:
+    """One arena with the counts of ``arena_list`` (the pages read ``story_count``): one query."""
+    return arena_list().filter(slug=slug).first()
+
+
+def arena_products(arena: Arena) -> list[Product]:
+    """The products on the pages, in column order."""
+    return list(Product.objects.filter(arena=arena).order_by("position"))
+
+
+def arena_products_by_slug(arena: Arena, slugs: list[str]) -> dict[str, Product]:
+    """The arena's products among ``slugs``, by slug (one query); a missing slug is not a key."""
+    return {p.slug: p for p in Product.objects.filter(arena=arena, slug__in=slugs)}
+
+
+def arena_stories(arena: Arena) -> QuerySet[Story]:
+    """The stories on the pages in matrix order, with what a matrix row shows."""
+    return (
+        Story.objects.filter(arena=arena)
+        .select_related("category", "subgroup", "persona")
+        .order_by("position")
+    )
+
+
+def arena_categories(arena: Arena) -> list[Category]:
+    """The categories that hold a story still on the pages, each with ``.slug`` (the matrix's
+    ``category`` filter value): one query."""
+    categories = list(
+        Category.objects.filter(arena=arena)
+        .filter(Exists(Story.objects.filter(category=OuterRef("pk"))))
+        .order_by("position")
+    )
+    for c in categories:
+        c.slug = arena_slugify(c.name)
+    return categories
+
+
+def arena_persona_results(arena: Arena) -> list[PersonaResult]:
+    """The stored "best by user type" rows, in page order."""
+    return list(
+        PersonaResult.objects.filter(arena=arena)
+        .select_related("persona", "winner", "runner_up")
+        .order_by("position")
+    )
+
+
+def arena_adjacent(arena: Arena) -> list[AdjacentArena]:
+    """Adjacent arenas, each with ``.slug`` set when that arena is on this site: two queries."""
+    adjacent = list(AdjacentArena.objects.filter(arena=arena).order_by("position"))
+    here = dict(
+        Arena.objects.filter(name__in=[a.name for a in adjacent]).values_list("name", "slug")
+    )
+    for a in adjacent:
+        a.slug = here.get(a.name)
+    return adjacent

@@ -1,0 +1,74 @@
+"""One cell's proof page: its evidence, its public record and the head-to-heads it is part of."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Prefetch
+
+from arena import scoring
+from products.models import Product
+from stories.models import Cell, CellChange, Evidence
+
+
+def evidence_prefetch() -> Prefetch:
+    """A cell's evidence in page order, for ``prefetch_related``."""
+    return Prefetch("evidence", queryset=Evidence.objects.order_by("position"))
+
+
+@dataclass
+class HeadToHeadLink:
+    other: Product
+    other_cell: Cell
+    round: str  # "won", "lost" or "drawn", from this cell's side
+
+
+@dataclass
+class CellPage:
+    cell: Cell
+    changes: list[CellChange]  # newest first
+    head_to_heads: list[HeadToHeadLink]
+
+
+def _plain(c: Cell) -> scoring.CellIn:
+    return scoring.CellIn(c.story_id, str(c.product_id), c.verdict, c.proof, c.quality)
+
+
+def _outcome(winner: str, mine: scoring.CellIn) -> str:
+    if winner == scoring.DRAWN:
+        return "drawn"
+    return "won" if winner == mine.product else "lost"
+
+
+def cell_page_get(pk: int) -> CellPage | None:
+    """A cell (retired or not) with its evidence, its verdict history and the head-to-heads its
+    story appears in: its product against each other product on the pages where neither cell is
+    n/a. Four queries; ``None`` when there is no such cell."""
+    cell = (
+        Cell.objects.select_related(
+            "story__arena", "story__category", "story__subgroup", "story__persona", "product"
+        )
+        .prefetch_related(evidence_prefetch())
+        .filter(pk=pk)
+        .first()
+    )
+    if cell is None:
+        return None
+    changes = list(CellChange.objects.filter(cell=cell).order_by("-changed_at", "-pk"))
+    links = []
+    if cell.value.applicable:
+        others = (
+            Cell.objects.filter(story_id=cell.story_id, product__retired_at__isnull=True)
+            .exclude(pk=cell.pk)
+            .select_related("product")
+            .order_by("product__position")
+        )
+        mine = _plain(cell)
+        links = [
+            HeadToHeadLink(
+                other.product, other, _outcome(scoring.round_winner(mine, _plain(other)), mine)
+            )
+            for other in others
+            if other.value.applicable
+        ]
+    return CellPage(cell, changes, links)

@@ -1,0 +1,91 @@
+"""The stored leaderboard, ordered by the rank key a visitor picks. Ordering stored rows by the
+published rules (``scoring.order_by``) is not scoring them: nothing is computed here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from arena import scoring
+from arena.models import Arena, ProductScore
+
+
+def arena_scores(arena: Arena) -> list[ProductScore]:
+    """Stored leaderboard rows in rank order, with product and head-to-head partner."""
+    return list(
+        ProductScore.objects.filter(arena=arena).select_related("product", "vs").order_by("rank")
+    )
+
+
+@dataclass(frozen=True)
+class RankOption:
+    key: str
+    label: str
+
+
+@dataclass
+class Leaderboard:
+    key: str  # the rank key in effect ("pa" when the asked one is unknown)
+    label: str
+    rows: list[ProductScore]  # stored rows in the asked order; ``row.position`` is the shown rank
+    personas: list[str]  # persona slugs, the persona score columns
+    categories: list[str]  # category names, for the rank options
+    category: str | None  # the category ranked by, shown as an extra column
+    options: list[tuple[str, list[RankOption]]]
+
+    @property
+    def leader(self) -> ProductScore | None:
+        return self.rows[0] if self.rows else None
+
+
+def _rank_options(categories: list[str], personas: list[str]) -> list[tuple[str, list[RankOption]]]:
+    return [
+        ("Overall", [RankOption("pa", "PA Score")]),
+        ("Category", [RankOption(f"category:{c}", c) for c in categories]),
+        ("User type", [RankOption(f"persona:{p}", p) for p in personas]),
+        (
+            "Evidence",
+            [RankOption("verified", "Verified share"), RankOption("integrity", "Integrity")],
+        ),
+    ]
+
+
+def _result_of(score: ProductScore) -> scoring.ProductResult:
+    """A stored row as the scoring module's plain record, for ``scoring.order_by``."""
+    return scoring.ProductResult(
+        product=str(score.product_id),
+        name=score.product.name,
+        pa_score=score.pa_score,
+        category_scores=score.category_scores,
+        persona_scores=score.persona_scores,
+        verified=score.verified,
+        with_evidence=score.with_evidence,
+        disputed=score.disputed,
+        contradicted=score.contradicted,
+        upheld=score.upheld,
+        integrity=score.integrity,
+        confidence=score.confidence,
+    )
+
+
+def arena_leaderboard(
+    arena: Arena, key: str = "pa", categories: list[str] | None = None
+) -> Leaderboard:
+    """The stored leaderboard ordered by one rank key (``pa``, ``category:<name>``,
+    ``persona:<slug>``, ``verified``, ``integrity``; an unknown key means ``pa``): one query.
+    ``categories`` gives the category names in matrix order (else: alphabetical)."""
+    scores = arena_scores(arena)
+    if categories is None:
+        categories = sorted({name for s in scores for name in s.category_scores})
+    personas: list[str] = sorted({slug for s in scores for slug in s.persona_scores})
+    options = _rank_options(categories, personas)
+    labels = {o.key: o.label for _, group in options for o in group}
+    if key not in labels:
+        key = "pa"
+    by_id = {str(s.product_id): s for s in scores}
+    ordered = [by_id[r.product] for r in scoring.order_by([_result_of(s) for s in scores], key)]
+    for position, row in enumerate(ordered, start=1):
+        row.position = position
+    category = key.split(":", 1)[1] if key.startswith("category:") else None
+    group = {"category": "Category", "persona": "User type"}.get(key.split(":", 1)[0])
+    label = f"{group}: {labels[key]}" if group else labels[key]
+    return Leaderboard(key, label, ordered, personas, categories, category, options)
