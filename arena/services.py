@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import date
 
 from django.conf import settings
 from django.db import transaction
@@ -164,54 +165,45 @@ def _retire_gone(rows, what: str, offset: int, listed: int, report: ImportReport
     return retired
 
 
-@transaction.atomic
-def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> ImportReport:
-    """Build or update an arena from parsed pages, in one transaction. Twice = once: a re-import of
-    the same pages writes nothing and leaves the stored scores alone.
+@dataclass
+class _ImportRun:
+    """One import's state, passed from step to step."""
 
-    Moderation is respected: a cell whose current value came from an upheld flag or an admin edit
-    made on or after the pages' date keeps it, and the report names each such conflict
-    (``overwrite_moderated`` writes the page's value instead, recorded publicly as an import over
-    a moderated value). Stories and products that vanish from the pages are retired (hidden from
-    pages and scores), never deleted: their flags, decisions and history stay.
-    """
-    ov = record.overview
-    report = ImportReport()
-    slug = arena_slugify(ov.name)
-    # by slug, else by name (an admin may have changed the slug)
-    arena = Arena.objects.filter(slug=slug).first() or Arena.objects.filter(name=ov.name).first()
-    report.created = arena is None
-    if arena is None:
-        arena = Arena.objects.create(slug=slug, name=ov.name)
-    changed = report.created
-    changed |= _sync(
-        arena,
-        {
-            "name": ov.name,
-            "description": ov.description,
-            "updated": ov.updated,
-            "evidence_as_of": ov.evidence_as_of,
-        },
-    )
-    page_date = ov.updated or ov.evidence_as_of
+    record: ArenaRecord
+    arena: Arena
+    report: ImportReport
+    page_date: date | None
+    overwrite: bool
+    changed: bool = False
+    # positions are shifted out of the way first so the unique (arena, position) constraints hold
+    # while reordering
+    offset: int = 10_000_000
+    categories: dict[str, Category] = field(default_factory=dict)
+    subgroups: dict[tuple[str, str], SubGroup] = field(default_factory=dict)
+    gone_groups: list[SubGroup] = field(default_factory=list)
+    removed_categories: list[Category] = field(default_factory=list)
+    personas: dict[str, Persona] = field(default_factory=dict)
+    products: dict[str, Product] = field(default_factory=dict)
+    stories: dict[str, Story] = field(default_factory=dict)
 
-    # categories and sub-groups, in page order (positions are shifted out of the way first so the
-    # unique (arena, position) constraint holds while reordering)
+
+def _import_categories(run: _ImportRun) -> None:
+    """Categories and sub-groups in page order; the ones the pages dropped wait for
+    ``_prune_structure`` (a retired story may still use them)."""
+    ov, arena, offset = run.record.overview, run.arena, run.offset
     existing_cats = {c.name: c for c in Category.objects.filter(arena=arena)}
     keep_cats = {c.name for c in ov.categories}
-    removed_cats = [c for name, c in existing_cats.items() if name not in keep_cats]
-    offset = 10_000_000
+    removed_cats = run.removed_categories
+    removed_cats.extend(c for name, c in existing_cats.items() if name not in keep_cats)
     Category.objects.filter(arena=arena).update(position=F("position") + offset)
     for c in removed_cats:
         c.position += offset
-    cats: dict[str, Category] = {}
-    subgroups: dict[tuple[str, str], SubGroup] = {}
-    gone_groups: list[SubGroup] = []
+    cats, subgroups, gone_groups = run.categories, run.subgroups, run.gone_groups
     for pos, rec in enumerate(ov.categories):
         cat = existing_cats.get(rec.name)
         if cat is None:
             cat = Category.objects.create(arena=arena, name=rec.name, blurb=rec.blurb, position=pos)
-            changed = True
+            run.changed = True
         else:
             cat.position += offset  # mirror the bulk shift
             _sync(cat, {"blurb": rec.blurb, "position": pos})
@@ -223,7 +215,7 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
             grp = existing_groups.pop(gname, None)
             if grp is None:
                 grp = SubGroup.objects.create(category=cat, name=gname, position=gpos)
-                changed = True
+                run.changed = True
             else:
                 grp.position += offset
                 _sync(grp, {"position": gpos})
@@ -233,17 +225,25 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
         gone_groups.extend(existing_groups.values())
         _place_after(existing_groups.values(), len(names))
 
-    # personas (global): slug from the matrix, label from the head-to-head pages
-    personas: dict[str, Persona] = {}
+
+def _import_personas(run: _ImportRun) -> None:
+    """Personas are global: the slug from the matrix, the label from the head-to-head pages."""
+    record, ov = run.record, run.record.overview
+    personas = run.personas
     for slug_ in dict.fromkeys(s.persona for s in ov.stories):
         label = record.persona_labels.get(slug_, slug_.replace("-", " "))
         persona, created = Persona.objects.get_or_create(slug=slug_, defaults={"label": label})
-        changed |= created
+        run.changed |= created
         if slug_ in record.persona_labels:
             _sync(persona, {"label": label})
         personas[slug_] = persona
 
-    # products: every one the pages list is active; the others are retired, never deleted
+
+def _import_products(run: _ImportRun) -> None:
+    """Every product the pages list is active; the others are retired, never deleted."""
+    ov, arena, report = run.record.overview, run.arena, run.report
+    offset, page_date = run.offset, run.page_date
+    overwrite_moderated = run.overwrite
     by_name = {lr.product: lr for lr in ov.leaderboard}
     # found by the name the pages gave it (an admin may have renamed it since)
     existing_products = {
@@ -264,7 +264,7 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
                 f"product {owner!r}; rename one of them (nothing was imported)"
             )
     Product.all_objects.filter(arena=arena).update(position=F("position") + offset)
-    products: dict[str, Product] = {}
+    products = run.products
     for pos, name in enumerate(ov.products):
         lr = by_name.get(name)
         values = {
@@ -282,7 +282,7 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
         product = existing_products.pop(name, None)
         if product is None:
             product = Product.all_objects.create(arena=arena, **values)
-            changed = True
+            run.changed = True
             products[name] = product
             continue
         product.position += offset
@@ -304,18 +304,26 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
         elif product.retired_at is not None:
             values["retired_at"] = None
             report.restored.append(f"product {name!r}")
-            changed = True
-        changed |= _sync(product, {k: v for k, v in values.items() if k != "position"})
+            run.changed = True
+        run.changed |= _sync(product, {k: v for k, v in values.items() if k != "position"})
         _sync(product, {"position": values["position"]})
         products[name] = product
-    changed |= _retire_gone(existing_products.values(), "product", offset, len(products), report)
+    run.changed |= _retire_gone(
+        existing_products.values(), "product", offset, len(products), report
+    )
 
-    # stories: likewise retired when the pages no longer list them
+
+def _import_stories(run: _ImportRun) -> None:
+    """Every story the pages list is active; the others are retired, never deleted."""
+    record, ov, arena, report = run.record, run.record.overview, run.arena, run.report
+    offset, page_date = run.offset, run.page_date
+    overwrite_moderated = run.overwrite
+    cats, subgroups, personas = run.categories, run.subgroups, run.personas
     default_weight = settings.ARENA_DEFAULT_STORY_WEIGHT
     # found by the text the pages gave it (an admin may have reworded it since)
     existing_stories = {(s.page_text or s.text): s for s in Story.all_objects.filter(arena=arena)}
     Story.all_objects.filter(arena=arena).update(position=F("position") + offset)
-    stories: dict[str, Story] = {}
+    stories = run.stories
     for pos, ms in enumerate(ov.stories):
         weight = record.weights.get(ms.text)
         story = existing_stories.pop(ms.text, None)
@@ -336,7 +344,7 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
             report.default_weight_stories.append(ms.text)
         if story is None:
             story = Story.all_objects.create(arena=arena, **values)
-            changed = True
+            run.changed = True
             stories[ms.text] = story
             continue
         story.position += offset
@@ -360,15 +368,21 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
         elif story.retired_at is not None:
             values["retired_at"] = None
             report.restored.append(f"story {ms.text!r}")
-            changed = True
+            run.changed = True
         _sync(story, values)
         if before != _story_key(story):
-            changed = True
+            run.changed = True
             Story.all_objects.filter(pk=story.pk).update(version=F("version") + 1)
         stories[ms.text] = story
-    changed |= _retire_gone(existing_stories.values(), "story", offset, len(stories), report)
+    run.changed |= _retire_gone(existing_stories.values(), "story", offset, len(stories), report)
 
-    # cells and evidence
+
+def _import_cells(run: _ImportRun) -> None:
+    """Cells and their evidence, keeping moderated values as new as the pages (see
+    ``arena_import``)."""
+    record, ov, arena, report = run.record, run.record.overview, run.arena, run.report
+    page_date, overwrite_moderated = run.page_date, run.overwrite
+    stories, products = run.stories, run.products
     existing_cells = {
         (c.story_id, c.product_id): c
         for c in Cell.objects.filter(story__arena=arena)
@@ -428,7 +442,7 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
                     expected_version=cell.version,
                     mark_stale=False,
                 )
-                changed = True
+                run.changed = True
             if detail is None and cell.detail_published:
                 continue  # pages that do not detail this cell leave its published detail alone
             if rationale != cell.rationale and _edited_since(cell.detail_edited_at, page_date):
@@ -451,14 +465,19 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
                 Cell.objects.filter(pk=cell.pk).update(version=F("version") + 1)
     # a product or story that comes back (or is new) beside retired rows: every pair has a cell
     Cell.objects.bulk_create(new_cells)
-    changed |= bool(new_cells)
+    run.changed |= bool(new_cells)
     Evidence.objects.bulk_create(
         Evidence(cell=cell, position=i, source=e.source, quote=e.quote)
         for cell, evidence in evidence_for
         for i, e in enumerate(evidence)
     )
 
-    # categories and sub-groups the pages no longer list go, unless a retired story still uses them
+
+def _prune_structure(run: _ImportRun) -> None:
+    """Categories and sub-groups the pages no longer list go, unless a retired story
+    still uses them."""
+    arena, report = run.arena, run.report
+    cats, gone_groups, removed_cats = run.categories, run.gone_groups, run.removed_categories
     used_cats = set(Story.all_objects.filter(arena=arena).values_list("category_id", flat=True))
     used_groups = set(
         Story.all_objects.filter(arena=arena, subgroup__isnull=False).values_list(
@@ -477,9 +496,12 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
             report.removed.append(f"category {c.name!r}")
             c.delete()
     _place_after(kept_cats, len(cats))
-    changed |= bool(report.removed)
+    run.changed |= bool(report.removed)
 
-    # adjacent arenas
+
+def _import_adjacent(run: _ImportRun) -> None:
+    """The adjacent arenas, as the pages list them."""
+    ov, arena = run.record.overview, run.arena
     existing_adj = {a.name: a for a in AdjacentArena.objects.filter(arena=arena)}
     for pos, adj in enumerate(ov.adjacent):
         values = {
@@ -496,11 +518,60 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
     for obj in existing_adj.values():
         obj.delete()
 
+
+@transaction.atomic
+def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> ImportReport:
+    """Build or update an arena from parsed pages, in one transaction. Twice = once: a re-import of
+    the same pages writes nothing and leaves the stored scores alone.
+
+    Moderation is respected: a cell whose current value came from an upheld flag or an admin edit
+    made on or after the pages' date keeps it, and the report names each such conflict
+    (``overwrite_moderated`` writes the page's value instead, recorded publicly as an import over
+    a moderated value). Stories and products that vanish from the pages are retired (hidden from
+    pages and scores), never deleted: their flags, decisions and history stay.
+    """
+    ov = record.overview
+    report = ImportReport()
+    slug = arena_slugify(ov.name)
+    # by slug, else by name (an admin may have changed the slug)
+    arena = Arena.objects.filter(slug=slug).first() or Arena.objects.filter(name=ov.name).first()
+    report.created = arena is None
+    if arena is None:
+        arena = Arena.objects.create(slug=slug, name=ov.name)
+    changed = report.created
+    changed |= _sync(
+        arena,
+        {
+            "name": ov.name,
+            "description": ov.description,
+            "updated": ov.updated,
+            "evidence_as_of": ov.evidence_as_of,
+        },
+    )
+    run = _ImportRun(
+        record=record,
+        arena=arena,
+        report=report,
+        page_date=ov.updated or ov.evidence_as_of,
+        overwrite=overwrite_moderated,
+        changed=changed,
+    )
+    for step in (
+        _import_categories,
+        _import_personas,
+        _import_products,
+        _import_stories,
+        _import_cells,
+        _prune_structure,
+        _import_adjacent,
+    ):
+        step(run)
+
     report.arena = arena
-    report.changed = changed
+    report.changed = run.changed
     report.stories = len(ov.stories)
     report.cells = len(ov.stories) * len(ov.products)
     report.detailed_cells = len(record.details)
-    if changed or not ProductScore.objects.filter(arena=arena).exists():
+    if run.changed or not ProductScore.objects.filter(arena=arena).exists():
         arena_mark_stale(arena_id=arena.pk)
     return report

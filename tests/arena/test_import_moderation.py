@@ -14,7 +14,8 @@ from django.test import Client
 from arena.clients import client_hash
 from arena.models import ProductScore
 from flags.models import Flag, ModeratorAction, ReviewItem
-from flags.services import flag_submit, flag_uphold
+from flags.inputs import FlagInput, ModerationDecision
+from flags.services import flag_submit, review_item_uphold
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story
 from tests.forms import page_form
@@ -29,14 +30,20 @@ def upheld(seeded_arena, moderator, django_capture_on_commit_callbacks):
     cell = Cell.objects.get(story__text__startswith=APPROVAL, product__slug="hatchet")
     flag = flag_submit(
         cell=cell,
-        reason="wrong_verdict",
-        explanation=EXPLANATION,
-        proposed_verdict="full",
-        proposed_quality=8,
+        data=FlagInput(
+            reason="wrong_verdict",
+            explanation=EXPLANATION,
+            proposed_verdict="full",
+            proposed_quality=8,
+        ),
         client=client_hash("10.9.9.9"),
     )
     with django_capture_on_commit_callbacks(execute=True):
-        flag_uphold(item=flag.item, moderator=moderator, note="Confirmed in the docs.")
+        review_item_uphold(
+            item=flag.item,
+            moderator=moderator,
+            decision=ModerationDecision(note="Confirmed in the docs."),
+        )
     return flag
 
 
