@@ -4,6 +4,10 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from stories.models import Cell, Story
+from stories.values import Proof, Verdict
+from tests.factories import CellFactory, StoryFactory
+
+pytestmark = pytest.mark.django_db
 
 
 def violates(fn) -> bool:
@@ -16,8 +20,8 @@ def violates(fn) -> bool:
 
 
 @pytest.fixture
-def cell(seeded_arena):
-    return Cell.objects.filter(story__arena=seeded_arena, verdict="full").first()
+def cell():
+    return CellFactory()
 
 
 def update(cell, **values):
@@ -28,50 +32,49 @@ def update(cell, **values):
     "values",
     [
         {"quality": 11},
-        {"verdict": "n/a", "proof": None, "quality": 5},  # n/a has no quality
-        {"verdict": "none", "proof": "claimed", "quality": 0},  # none has no proof
-        {"verdict": "n/a", "proof": "probed", "quality": None},  # n/a has no proof
-        {"verdict": "full", "proof": None},  # evidenced verdict needs a proof
-        {"verdict": "partial", "quality": None},  # applicable verdict needs a quality
-        {"verdict": "none", "proof": None, "quality": 4},  # none means q = 0
+        {"verdict": Verdict.NA, "proof": None, "quality": 5},  # n/a has no quality
+        {"verdict": Verdict.NONE, "proof": Proof.CLAIMED, "quality": 0},  # none has no proof
+        {"verdict": Verdict.NA, "proof": Proof.PROBED, "quality": None},  # n/a has no proof
+        {"verdict": Verdict.FULL, "proof": None},  # evidenced verdict needs a proof
+        {"verdict": Verdict.PARTIAL, "quality": None},  # applicable verdict needs a quality
+        {"verdict": Verdict.NONE, "proof": None, "quality": 4},  # none means q = 0
         {"verdict": "great"},
         {"proof": "rumoured"},
     ],
 )
-@pytest.mark.django_db
 def test_cell_constraints(cell, values):
     assert violates(update(cell, **values))
 
 
-@pytest.mark.django_db
-def test_valid_cell_values_pass(cell):
-    assert not violates(update(cell, verdict="none", proof=None, quality=0))
-    assert not violates(update(cell, verdict="n/a", proof=None, quality=None))
+@pytest.mark.parametrize(
+    "values",
+    [
+        {"verdict": Verdict.NONE, "proof": None, "quality": 0},
+        {"verdict": Verdict.NA, "proof": None, "quality": None},
+        {"verdict": Verdict.DISPUTED, "proof": Proof.AUTH_GATED, "quality": 10},
+    ],
+)
+def test_valid_cell_values_pass(cell, values):
+    assert not violates(update(cell, **values))
 
 
-@pytest.mark.django_db
 def test_one_cell_per_product_and_story(cell):
     assert violates(
-        lambda: Cell.objects.create(story=cell.story, product=cell.product, verdict="n/a")
+        lambda: Cell.objects.create(story=cell.story, product=cell.product, verdict=Verdict.NA)
     )
 
 
 @pytest.mark.parametrize("weight", [0, 4])
-@pytest.mark.django_db
-def test_story_weight_is_1_to_3(seeded_arena, weight):
-    story = Story.objects.filter(arena=seeded_arena).first()
+def test_story_weight_is_1_to_3(weight):
+    story = StoryFactory()
     assert violates(lambda: Story.objects.filter(pk=story.pk).update(weight=weight))
 
 
-@pytest.mark.django_db
-def test_story_text_unique_per_arena(seeded_arena):
-    story = Story.objects.filter(arena=seeded_arena).first()
-    dup = Story(
-        arena=seeded_arena,
-        category=story.category,
-        persona=story.persona,
-        text=story.text,
-        weight=1,
-        position=999,
-    )
-    assert violates(dup.save)
+def test_story_text_unique_per_arena():
+    story = StoryFactory()
+    assert violates(lambda: StoryFactory(arena=story.arena, text=story.text))
+
+
+def test_the_same_story_text_in_another_arena_is_fine():
+    story = StoryFactory()
+    assert not violates(lambda: StoryFactory(text=story.text))

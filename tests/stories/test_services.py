@@ -4,52 +4,88 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from arena.models import ProductScore
-from stories.models import Cell, CellChange
+from arena.recompute import arena_recompute_scores
+from stories.models import CellChange
 from stories.services import EditConflict, cell_set_verdict
+from stories.values import Proof, Verdict
+from tests.factories import CellFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.django_db
-def test_verdict_change_is_recorded_and_scores_follow(
-    seeded_arena, django_capture_on_commit_callbacks, django_user_model
-):
-    user = django_user_model.objects.create_user("mod", password="x")
-    cell = Cell.objects.get(
-        story__text__startswith="A workflow pauses for human approval", product__slug="hatchet"
+def to_full(cell, **kwargs):
+    return cell_set_verdict(
+        cell=cell, verdict=Verdict.FULL, proof=Proof.PROBED, quality=10, **kwargs
     )
+
+
+def test_a_verdict_change_is_recorded_publicly():
+    cell, user = CellFactory(none=True), UserFactory()
+    change = to_full(cell, by=user, note="Docs found")
+    assert (change.old_verdict, change.new_verdict, change.new_quality) == ("none", "full", 10)
+    assert (change.changed_by, change.note, change.kind) == (user, "Docs found", "admin")
+
+
+def test_a_verdict_change_writes_the_cell_and_bumps_its_version():
+    cell = CellFactory(none=True)
+    to_full(cell)
+    cell.refresh_from_db()
+    assert (cell.verdict, cell.proof, cell.quality, cell.version) == ("full", "probed", 10, 2)
+
+
+def test_the_scores_follow_a_verdict_change(django_capture_on_commit_callbacks):
+    cell = CellFactory(none=True)
+    CellFactory(story__arena=cell.story.arena)  # a second product to rank against
+    arena_recompute_scores(arena_id=cell.story.arena_id)
     before = ProductScore.objects.get(product=cell.product)
-    assert (cell.verdict, cell.quality) == ("none", 0)
     with django_capture_on_commit_callbacks(execute=True):
-        change = cell_set_verdict(
-            cell=cell, verdict="full", proof="probed", quality=10, by=user, note="Docs found"
-        )
-    assert (change.old_verdict, change.new_verdict, change.new_quality, change.changed_by) == (
-        "none",
-        "full",
-        10,
-        user,
-    )
+        to_full(cell)
     after = ProductScore.objects.get(product=cell.product)
     assert after.pa_score > before.pa_score
     assert (after.verified, after.with_evidence) == (before.verified + 1, before.with_evidence + 1)
-    seeded_arena.refresh_from_db()
-    assert seeded_arena.scores_stale_since is None
 
 
-@pytest.mark.django_db
-def test_invalid_values_are_refused_per_field_and_nothing_changes(seeded_arena):
-    cell = Cell.objects.filter(story__arena=seeded_arena, verdict="full").first()
-    with pytest.raises(ValidationError) as exc:
-        cell_set_verdict(cell=cell, verdict="none", proof="claimed", quality=3)
-    assert set(exc.value.message_dict) == {"proof", "quality"}
+def test_the_scores_are_fresh_once_the_recompute_ran(django_capture_on_commit_callbacks):
+    cell = CellFactory(none=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        to_full(cell)
+    arena = cell.story.arena
+    arena.refresh_from_db()
+    assert arena.scores_stale_since is None and arena.scores_computed_at is not None
+
+
+def test_the_change_marks_the_scores_stale_until_it_commits():
+    cell = CellFactory(none=True)
+    to_full(cell)  # the test's transaction never commits: the recompute waits
+    arena = cell.story.arena
+    arena.refresh_from_db()
+    assert arena.scores_pending
+
+
+def test_the_same_values_record_nothing():
+    cell = CellFactory()
+    assert cell_set_verdict(cell=cell, verdict=cell.verdict, proof=cell.proof, quality=8) is None
     assert not CellChange.objects.exists()
+
+
+def test_invalid_values_are_refused_per_field():
+    cell = CellFactory()
+    with pytest.raises(ValidationError) as exc:
+        cell_set_verdict(cell=cell, verdict=Verdict.NONE, proof=Proof.CLAIMED, quality=3)
+    assert set(exc.value.message_dict) == {"proof", "quality"}
+
+
+def test_invalid_values_change_nothing():
+    cell = CellFactory()
+    with pytest.raises(ValidationError):
+        cell_set_verdict(cell=cell, verdict=Verdict.NONE, proof=Proof.CLAIMED, quality=3)
     cell.refresh_from_db()
-    assert cell.verdict == "full"
+    assert cell.verdict == Verdict.FULL and not CellChange.objects.exists()
 
 
-@pytest.mark.django_db
-def test_stale_version_is_refused(seeded_arena):
-    cell = Cell.objects.filter(story__arena=seeded_arena, verdict="full").first()
-    cell_set_verdict(cell=cell, verdict="partial", proof="claimed", quality=5)
+def test_a_stale_version_is_refused():
+    cell = CellFactory()
+    cell_set_verdict(cell=cell, verdict=Verdict.PARTIAL, proof=Proof.CLAIMED, quality=5)
     with pytest.raises(EditConflict, match="changed by someone else"):
-        cell_set_verdict(cell=cell, verdict="none", proof=None, quality=0, expected_version=1)
+        cell_set_verdict(cell=cell, verdict=Verdict.NONE, proof=None, quality=0, expected_version=1)
     assert CellChange.objects.count() == 1
