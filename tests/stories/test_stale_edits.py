@@ -5,14 +5,20 @@ import pytest
 from django.test import Client
 
 from arena.clients import client_hash
-from flags.models import Flag
-from flags.services import flag_submit, flag_uphold
+from flags.inputs import FlagInput, ModerationDecision
+from flags.models import Flag, Reason
+from flags.services import flag_submit, review_item_uphold
 from products.models import Product
 from stories.models import Cell, CellChange, Story
+from stories.values import Verdict
+from tests.factories import CategoryFactory
 from tests.forms import form_data, page_form
+
+pytestmark = pytest.mark.django_db
 
 APPROVAL = "A workflow pauses for human approval"
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
+ADD_STORY = "/admin/stories/story/add/"
 
 
 @pytest.fixture
@@ -28,23 +34,45 @@ def cell(seeded_arena):
     return Cell.objects.get(story__text__startswith=APPROVAL, product__slug="hatchet")
 
 
-def uphold_flag(cell, moderator, **values) -> Flag:
-    flag_submit(
+@pytest.fixture
+def story(seeded_arena):
+    return Story.objects.get(text__startswith=APPROVAL)
+
+
+def cell_url(cell) -> str:
+    return f"/admin/stories/cell/{cell.pk}/change/"
+
+
+def story_url(story) -> str:
+    return f"/admin/stories/story/{story.pk}/change/"
+
+
+def product_url(slug: str) -> str:
+    return f"/admin/products/product/{Product.objects.get(slug=slug).pk}/change/"
+
+
+def uphold_flag(cell, moderator) -> Flag:
+    """A visitor flags the cell as full 8/10 and a moderator upholds it."""
+    flag = flag_submit(
         cell=cell,
-        reason="wrong_verdict",
-        explanation=EXPLANATION,
-        proposed_verdict="full",
-        proposed_quality=8,
+        data=FlagInput(
+            reason=Reason.WRONG_VERDICT,
+            explanation=EXPLANATION,
+            proposed_verdict=Verdict.FULL,
+            proposed_quality=8,
+        ),
         client=client_hash("10.9.9.9"),
     )
-    flag = Flag.objects.get(cell=cell)
-    flag_uphold(item=flag.item, moderator=moderator, note="Confirmed in the docs.", **values)
+    review_item_uphold(
+        item=flag.item,
+        moderator=moderator,
+        decision=ModerationDecision(note="Confirmed in the docs."),
+    )
     return flag
 
 
-@pytest.mark.django_db
 def test_stale_cell_page_fixing_a_typo_keeps_the_upheld_verdict(editor, moderator, cell):
-    url = f"/admin/stories/cell/{cell.pk}/change/"
+    url = cell_url(cell)
     before = (cell.verdict, cell.quality)
     data = page_form(editor, url, "cell_form")  # the editor opens the page …
     flag = uphold_flag(cell, moderator)  # … a moderator upholds a flag meanwhile …
@@ -59,143 +87,157 @@ def test_stale_cell_page_fixing_a_typo_keeps_the_upheld_verdict(editor, moderato
     assert "upheld" in status
 
 
-@pytest.mark.django_db
-def test_stale_cell_page_changing_the_verdict_is_refused_and_shows_the_current_values(
-    editor, moderator, cell
-):
-    url = f"/admin/stories/cell/{cell.pk}/change/"
+@pytest.fixture
+def stale_verdict_post(editor, moderator, cell):
+    """The editor changes the verdict on a page opened before a moderator upheld a flag."""
+    url = cell_url(cell)
     data = page_form(editor, url, "cell_form", verdict="partial", proof="claimed", quality="3")
     uphold_flag(cell, moderator)
-    response = editor.post(url, data)
-    assert response.status_code == 200
-    html = response.content.decode()
-    assert "was changed by someone else since you opened it" in html
-    assert "verdict is now full (you read" in html
-    assert "upheld flag by mod" in html  # who changed it, and how
-    shown = form_data(html, "cell_form")
-    assert (shown["verdict"], shown["proof"], shown["quality"]) == ("full", "claimed", "8")
+    return editor.post(url, data)
+
+
+def test_stale_cell_page_changing_the_verdict_is_refused(stale_verdict_post, cell):
+    assert stale_verdict_post.status_code == 200
+    assert "was changed by someone else since you opened it" in stale_verdict_post.content.decode()
     cell.refresh_from_db()
     assert cell.verdict == "full"
-    # saving the re-displayed form again (the editor has now seen the current values) goes through
+
+
+def test_the_refusal_says_what_changed_and_who_changed_it(stale_verdict_post):
+    html = stale_verdict_post.content.decode()
+    assert "verdict is now full (you read" in html
+    assert "upheld flag by mod" in html
+
+
+def test_the_refusal_shows_the_current_values(stale_verdict_post):
+    shown = form_data(stale_verdict_post.content.decode(), "cell_form")
+    assert (shown["verdict"], shown["proof"], shown["quality"]) == ("full", "claimed", "8")
+
+
+def test_saving_the_redisplayed_form_goes_through(editor, stale_verdict_post, cell):
+    # the editor has now seen the current values
+    shown = form_data(stale_verdict_post.content.decode(), "cell_form")
     shown.update(verdict="partial", proof="claimed", quality="3")
-    assert editor.post(url, shown).status_code == 302
+    assert editor.post(cell_url(cell), shown).status_code == 302
     cell.refresh_from_db()
     assert (cell.verdict, cell.quality) == ("partial", 3)
 
 
-@pytest.mark.django_db
 def test_stale_story_page_keeps_upheld_cells_and_saves_the_weight(
-    editor, moderator, cell, django_capture_on_commit_callbacks
+    editor, moderator, cell, story, django_capture_on_commit_callbacks
 ):
-    story = cell.story
-    url = f"/admin/stories/story/{story.pk}/change/"
-    data = page_form(editor, url, "story_form", weight="1")
+    data = page_form(editor, story_url(story), "story_form", weight="1")
     uphold_flag(cell, moderator)
     with django_capture_on_commit_callbacks(execute=True):
-        response = editor.post(url, data)
+        response = editor.post(story_url(story), data)
     assert response.status_code == 302, response.content.decode()[:800]
     cell.refresh_from_db()
     story.refresh_from_db()
-    assert (cell.verdict, cell.quality) == ("full", 8)
-    assert story.weight == 1
+    assert (cell.verdict, cell.quality, story.weight) == ("full", 8, 1)
 
 
-@pytest.mark.django_db
-def test_stale_story_inline_cell_edit_of_the_same_cell_is_refused(editor, moderator, cell):
-    story = cell.story
-    url = f"/admin/stories/story/{story.pk}/change/"
-    data = page_form(editor, url, "story_form")
+def test_stale_story_inline_cell_edit_of_the_same_cell_is_refused(editor, moderator, cell, story):
+    data = page_form(editor, story_url(story), "story_form")
     i = next(k for k in range(6) if data[f"cells-{k}-id"] == str(cell.pk))
     data[f"cells-{i}-quality"] = "2"
     uphold_flag(cell, moderator)
-    response = editor.post(url, data)
+    response = editor.post(story_url(story), data)
     assert response.status_code == 200
     assert "was changed by someone else since you opened it" in response.content.decode()
     cell.refresh_from_db()
     assert (cell.verdict, cell.quality) == ("full", 8)
 
 
-@pytest.mark.django_db
-def test_two_editors_change_the_same_story_field(editor, seeded_arena):
-    story = Story.objects.get(text__startswith=APPROVAL)
-    url = f"/admin/stories/story/{story.pk}/change/"
-    first = page_form(editor, url, "story_form", weight="1")
-    second = page_form(editor, url, "story_form", weight="2", text=story.text + " now")
-    assert editor.post(url, first).status_code == 302
-    response = editor.post(url, second)
+def test_two_editors_change_the_same_story_field(editor, story):
+    first = page_form(editor, story_url(story), "story_form", weight="1")
+    second = page_form(editor, story_url(story), "story_form", weight="2", text=story.text + " now")
+    assert editor.post(story_url(story), first).status_code == 302
+    response = editor.post(story_url(story), second)
     assert response.status_code == 200
     assert "weight is now 1" in response.content.decode()
     story.refresh_from_db()
     assert story.weight == 1 and not story.text.endswith(" now")
 
 
-@pytest.mark.django_db
 def test_two_editors_change_different_product_fields(editor, seeded_arena):
-    product = Product.objects.get(slug="hatchet")
-    url = f"/admin/products/product/{product.pk}/change/"
+    url = product_url("hatchet")
     first = page_form(editor, url, "product_form", tier="enterprise")
     second = page_form(editor, url, "product_form", stars="999")
     assert editor.post(url, first).status_code == 302
     assert editor.post(url, second).status_code == 302
-    product.refresh_from_db()
+    product = Product.objects.get(slug="hatchet")
     assert (product.tier, product.stars) == ("enterprise", 999)
-    stale = page_form(editor, url, "product_form", tier="free")
-    page_form(editor, url, "product_form")  # nothing saved between: still fresh
-    assert editor.post(url, stale).status_code == 302
-    third = page_form(editor, url, "product_form", tier="paid")
+
+
+def test_a_form_is_fresh_while_nothing_was_saved_since(editor, seeded_arena):
+    url = product_url("hatchet")
+    form = page_form(editor, url, "product_form", tier="free")
+    page_form(editor, url, "product_form")  # opened again, not saved
+    assert editor.post(url, form).status_code == 302
+    assert Product.objects.get(slug="hatchet").tier == "free"
+
+
+def test_two_editors_change_the_same_product_field(editor, seeded_arena):
+    url = product_url("hatchet")
+    stale = page_form(editor, url, "product_form", tier="paid")
     assert editor.post(url, page_form(editor, url, "product_form", tier="oss")).status_code == 302
-    refused = editor.post(url, third)
+    refused = editor.post(url, stale)
     assert refused.status_code == 200 and "tier is now oss" in refused.content.decode()
+    assert Product.objects.get(slug="hatchet").tier == "oss"
 
 
-@pytest.mark.django_db
-def test_a_non_numeric_admin_id_is_not_a_server_error(editor, seeded_arena):
-    for url in (
+@pytest.mark.parametrize(
+    "url",
+    [
         "/admin/flags/reviewitem/abc/change/",
         "/admin/stories/cell/abc/change/",
         "/admin/stories/story/1%20or%201/change/",
-    ):
-        assert editor.get(url).status_code in (302, 404), url
+    ],
+)
+def test_a_non_numeric_admin_id_is_not_a_server_error(editor, url):
+    assert editor.get(url).status_code in (302, 404)
 
 
-@pytest.mark.django_db
-def test_a_story_cannot_take_a_category_of_another_arena(editor, seeded_arena):
-    from arena.generate import arena_generate
+@pytest.fixture
+def foreign_category(seeded_arena):
+    return CategoryFactory()  # of another arena
 
-    other = arena_generate(slug="other", products=2, stories=3)
-    foreign = other.categories.first()
-    story = Story.objects.get(text__startswith=APPROVAL)
-    url = f"/admin/stories/story/{story.pk}/change/"
-    response = editor.post(url, page_form(editor, url, "story_form", category=foreign.pk))
+
+def test_a_story_cannot_move_to_a_category_of_another_arena(editor, story, foreign_category):
+    response = editor.post(
+        story_url(story),
+        page_form(editor, story_url(story), "story_form", category=foreign_category.pk),
+    )
     assert response.status_code == 200
     assert "Choose a category of this story" in response.content.decode()
     story.refresh_from_db()
-    assert story.category.arena_id == seeded_arena.pk
+    assert story.category.arena_id == story.arena_id
+
+
+def test_a_new_story_cannot_take_a_category_of_another_arena(editor, story, foreign_category):
     add = page_form(
-        editor, "/admin/stories/story/add/", "story_form",
-        arena=seeded_arena.pk, category=foreign.pk, persona=story.persona_id,
+        editor, ADD_STORY, "story_form",
+        arena=story.arena_id, category=foreign_category.pk, persona=story.persona_id,
         text="A new story in the wrong category", weight=1, position=99,
     )  # fmt: skip
-    response = editor.post("/admin/stories/story/add/", add)
-    assert (
-        response.status_code == 200
-        and "Choose a category of this story" in response.content.decode()
-    )
+    response = editor.post(ADD_STORY, add)
+    assert response.status_code == 200
+    assert "Choose a category of this story" in response.content.decode()
     assert not Story.all_objects.filter(text="A new story in the wrong category").exists()
 
 
-@pytest.mark.django_db
-def test_admin_added_rows_are_clean_and_positions_bounded(editor, seeded_arena):
-    story = Story.objects.get(text__startswith=APPROVAL)
+def test_an_admin_added_story_loses_its_control_characters(editor, story):
     add = page_form(
-        editor, "/admin/stories/story/add/", "story_form",
-        arena=seeded_arena.pk, category=story.category_id, persona=story.persona_id,
+        editor, ADD_STORY, "story_form",
+        arena=story.arena_id, category=story.category_id, persona=story.persona_id,
         text="ctrl\x1b\x07 text of a new story", weight=1, position=99,
     )  # fmt: skip
-    assert editor.post("/admin/stories/story/add/", add).status_code == 302
+    assert editor.post(ADD_STORY, add).status_code == 302
     assert Story.objects.filter(text="ctrl text of a new story").exists()
-    url = f"/admin/products/product/{Product.objects.get(slug='dbos').pk}/change/"
+
+
+def test_a_product_position_is_bounded(editor, seeded_arena):
+    url = product_url("dbos")
     response = editor.post(url, page_form(editor, url, "product_form", position=2147483000))
-    assert (
-        response.status_code == 200 and "less than or equal to 1000000" in response.content.decode()
-    )
+    assert response.status_code == 200
+    assert "less than or equal to 1000000" in response.content.decode()
