@@ -100,8 +100,8 @@ def merge_pages(overview: OverviewPage, compares: Sequence[ComparePage]) -> Aren
                 )
             expected = scoring.round_winner(a, b)
             if expected != cs.round:
-                said = "drawn" if cs.round == scoring.DRAWN else f"to {cs.round}"
-                rule = "drawn" if expected == scoring.DRAWN else f"to {expected}"
+                said = scoring.DRAWN if cs.round == scoring.DRAWN else f"to {cs.round}"
+                rule = scoring.DRAWN if expected == scoring.DRAWN else f"to {expected}"
                 raise PageError(
                     page.path, cs.line, f"the page says round {said}, the rules give round {rule}"
                 )

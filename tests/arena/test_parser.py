@@ -5,41 +5,71 @@ from pathlib import Path
 import pytest
 
 from arena.importer import PageError, PersonaWinner, read_arena
-from stories.values import CellValueError, parse_quality
+from stories.values import CellValue, CellValueError, Proof, Verdict, parse_quality
 
 
 def test_seed_overview_counts(seed_record):
     ov = seed_record.overview
     assert ov.name == "Durable Execution Engines"
-    assert (ov.story_count, ov.cell_count) == (53, 318)
-    assert ov.products == ("Temporal", "Inngest", "Trigger.dev", "Restate", "Hatchet", "DBOS")
-    assert len(ov.stories) == 53
-    assert [c.name for c in ov.categories][:3] == [
+    assert (ov.story_count, ov.cell_count, len(ov.stories)) == (53, 318, 53)
+
+
+def test_seed_overview_products_in_matrix_order(seed_record):
+    assert seed_record.overview.products == (
+        "Temporal",
+        "Inngest",
+        "Trigger.dev",
+        "Restate",
+        "Hatchet",
+        "DBOS",
+    )
+
+
+def test_seed_overview_categories_with_their_blurbs(seed_record):
+    categories = seed_record.overview.categories
+    assert [c.name for c in categories][:3] == [
         "Agent workloads",
         "Agenticness",
         "Automation depth",
     ]
-    assert ov.categories[0].blurb == "Agent workloads — stories about agent workloads in this arena"
-    assert [a.name for a in ov.adjacent] == [
+    assert categories[0].blurb == "Agent workloads — stories about agent workloads in this arena"
+
+
+def test_seed_overview_matrix_cells_are_cell_values(seed_record):
+    story = seed_record.overview.stories[1]
+    assert dict(story.cells)["DBOS"] == CellValue(Verdict.PARTIAL, Proof.PROBED, 7)
+
+
+def test_seed_overview_adjacent_arenas(seed_record):
+    adjacent = seed_record.overview.adjacent
+    assert [a.name for a in adjacent] == [
         "Workflow Automation",
         "Serverless & Developer Databases",
         "Agent Frameworks & SDKs",
         "Agent Sandboxes & Code Execution",
     ]
-    assert ov.adjacent[3].shares == "Performance scale"
+    assert adjacent[3].shares == "Performance scale"
 
 
-def test_seed_head_to_heads(seed_record):
+def test_seed_head_to_heads_list_their_stories(seed_record):
     pages = {(c.a, c.b): c for c in seed_record.compares}
     assert {k: len(v.stories) for k, v in pages.items()} == {
         ("Inngest", "Hatchet"): 50,
         ("Trigger.dev", "Hatchet"): 50,
         ("Inngest", "Restate"): 51,
     }
+
+
+def test_seed_head_to_head_story_in_detail(seed_record):
+    pages = {(c.a, c.b): c for c in seed_record.compares}
     first = pages[("Inngest", "Hatchet")].stories[0]
     assert first.persona_label == "agent builder"
     assert first.weight == 3 and first.round == "Inngest"
+    assert first.cells[0].value == CellValue(Verdict.FULL, Proof.COMMUNITY, 9)
     assert first.cells[0].evidence[0].source == "claimed-docs"
+
+
+def test_seed_persona_label_may_add_a_word(seed_record):
     assert seed_record.persona_labels["ai-native"] == "ai-native user"
 
 
@@ -468,19 +498,16 @@ def test_text_longer_than_its_column_names_file_and_line(tmp_path, seed_files, l
     assert str(exc.value) == f"{target}:{_nth_line(target, needle)}: {reason}"
 
 
-def test_control_characters_are_stripped_and_line_ends_do_not_matter(
-    tmp_path, seed_files, seed_record
-):
+def test_control_characters_are_stripped(tmp_path, seed_files, seed_record):
     def overview(text: str) -> str:
         text = text.replace("Agent workloads", "Agent\x07 workloads", 1)  # the first heading
         text = text.replace("arenaI run LLM agent", "arenaI run\x00 LLM\x85 agent\x7f", 1)
         text = text.replace("Durable execution engines —", "Durable\x1b execution\x9f engines —", 1)
-        return text.replace("leader: Windmill", "leader: Wind\x0cmill\r")
+        return text.replace("leader: Windmill", "leader: Wind\x0cmill")
 
     def head_to_head(text: str) -> str:
         text = text.replace("agent builderI run LLM", "agent\x01 builderI run LLM\x02", 1)
-        text = text.replace("[claimed-docs] “Every step", "[claimed\x08-docs] “Every\r step", 1)
-        return text.replace("\n", "\r\n")  # CRLF line ends
+        return text.replace("[claimed-docs] “Every step", "[claimed\x08-docs] “Every step", 1)
 
     _write(tmp_path, seed_files, "003", overview)
     files = _write(tmp_path, seed_files, "000", head_to_head)
@@ -491,6 +518,20 @@ def test_control_characters_are_stripped_and_line_ends_do_not_matter(
     assert record.overview.stories == seed_record.overview.stories
     assert record.overview.adjacent == seed_record.overview.adjacent
     assert record.persona_labels == seed_record.persona_labels
+    assert record.details == seed_record.details
+
+
+def test_line_ends_do_not_matter(tmp_path, seed_files, seed_record):
+    def crlf(text: str) -> str:
+        text = text.replace("leader: Windmill", "leader: Windmill\r")  # a lone CR
+        text = text.replace("[claimed-docs] “Every step", "[claimed-docs] “Every\r step", 1)
+        return text.replace("\n", "\r\n")
+
+    _write(tmp_path, seed_files, "003", crlf)
+    files = _write(tmp_path, seed_files, "000", crlf)
+    record = read_arena(files)
+    assert record.overview.stories == seed_record.overview.stories
+    assert record.overview.adjacent == seed_record.overview.adjacent
     assert record.details == seed_record.details
 
 
