@@ -1,5 +1,8 @@
 """Writes of the flags app: submitting a flag and resolving a review item, exactly once.
 
+Each takes one input value from ``flags.inputs`` (``FlagInput`` for a visitor's flag,
+``ModerationDecision`` for a moderator's decision), which the form, the API serializers and the
+admin build; the rules on those values are theirs, the rules that need the database are here.
 Flags on one cell are grouped into one pending ReviewItem. Resolving uses a version check (a
 conditional UPDATE), so two moderators at once, or a second attempt, change nothing (SQLite ignores
 ``select_for_update``).
