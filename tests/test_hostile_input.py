@@ -15,8 +15,11 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from flags.inputs import FlagInput
+from flags.models import Flag, Reason
 from flags.services import flag_submit
 from stories.models import Cell, CellChange, Story
+from stories.values import Proof, Verdict
 
 ARENA = "durable-execution-engines"
 EXPLANATION = "The documentation now describes this feature in detail, with examples."
@@ -63,36 +66,32 @@ def site(seeded_arena, settings):
     settings.FLAG_RATE = "100000/hour"
     cell = Cell.objects.filter(story__arena=seeded_arena).order_by("pk").first()
     story = Story.objects.filter(arena=seeded_arena).order_by("pk").first()
-    flag = flag_submit(cell=cell, reason="other", explanation=EXPLANATION, client="hostile")
+    flag = flag_submit(
+        cell=cell, data=FlagInput(reason=Reason.OTHER, explanation=EXPLANATION), client="hostile"
+    )
     return {"cell": cell, "story": story, "flag": flag}
 
 
-def page_urls(site) -> list[str]:
-    cell, story, flag = site["cell"], site["story"], site["flag"]
-    return [
-        "/",
-        "/methodology/",
-        f"/arenas/{ARENA}/",
-        f"/arenas/{ARENA}/vs/inngest-vs-hatchet/",
-        f"/arenas/{ARENA}/products/inngest/",
-        f"/arenas/{ARENA}/stories/{story.pk}/",
-        f"/cells/{cell.pk}/",
-        f"/cells/{cell.pk}/flag/",
-        f"/flags/status/{flag.token}/",
-        "/changes/",
-        "/changes/feed/",
-    ]
-
-
-def api_urls(site) -> list[str]:
-    return [
-        "/api/arenas/",
-        f"/api/arenas/{ARENA}/",
-        f"/api/arenas/{ARENA}/matrix/",
-        f"/api/arenas/{ARENA}/compare/inngest/hatchet/",
-        "/api/flags/",
-        f"/api/flags/{site['flag'].pk}/",
-    ]
+# Every page and API view, by name: the address of each in the ``site`` fixture's arena.
+URLS = {
+    "home": lambda site: "/",
+    "methodology": lambda site: "/methodology/",
+    "arena": lambda site: f"/arenas/{ARENA}/",
+    "head-to-head": lambda site: f"/arenas/{ARENA}/vs/inngest-vs-hatchet/",
+    "product": lambda site: f"/arenas/{ARENA}/products/inngest/",
+    "story": lambda site: f"/arenas/{ARENA}/stories/{site['story'].pk}/",
+    "cell": lambda site: f"/cells/{site['cell'].pk}/",
+    "flag form": lambda site: f"/cells/{site['cell'].pk}/flag/",
+    "flag status": lambda site: f"/flags/status/{site['flag'].token}/",
+    "changes": lambda site: "/changes/",
+    "changes feed": lambda site: "/changes/feed/",
+    "api arenas": lambda site: "/api/arenas/",
+    "api arena": lambda site: f"/api/arenas/{ARENA}/",
+    "api matrix": lambda site: f"/api/arenas/{ARENA}/matrix/",
+    "api compare": lambda site: f"/api/arenas/{ARENA}/compare/inngest/hatchet/",
+    "api flags": lambda site: "/api/flags/",
+    "api flag": lambda site: f"/api/flags/{site['flag'].pk}/",
+}
 
 
 def assert_no_500(client, method, url, **extra):
@@ -102,22 +101,42 @@ def assert_no_500(client, method, url, **extra):
     return response
 
 
+@pytest.fixture(params=sorted(URLS))
+def url(request, site):
+    return URLS[request.param](site)
+
+
+@pytest.fixture
+def hostile_client():
+    return Client(raise_request_exception=False)
+
+
 @pytest.mark.django_db
-def test_every_page_and_api_view_survives_hostile_query_values(site):
-    client = Client(raise_request_exception=False)
-    for url in page_urls(site) + api_urls(site):
-        for value in HOSTILE:
-            # every parameter at once, each twice, and an undecodable one
-            query = "&".join(f"{p}={q(value)}&{p}={q(value)}" for p in PARAMS)
-            assert_no_500(client, "get", f"{url}?{query}&z=%FF")
-        for param in PARAMS:
-            for value in ("\x00", "x y", "9" * 30, "-1", "x" * 5000):  # one at a time
-                assert_no_500(client, "get", f"{url}?{param}={q(value)}")
-        for headers in HTMX:
-            assert_no_500(client, "get", f"{url}?q={q('a' * 300)}&persona=%00", **headers)
-        # every public GET answers HEAD too (docs/contract.md), without a body
-        head = assert_no_500(client, "head", f"{url}?page=-1")
-        assert head.status_code in (200, 403) and not head.content, url
+def test_hostile_values_in_every_parameter_at_once(hostile_client, url):
+    for value in HOSTILE:
+        # every parameter at once, each twice, and an undecodable one
+        query = "&".join(f"{p}={q(value)}&{p}={q(value)}" for p in PARAMS)
+        assert_no_500(hostile_client, "get", f"{url}?{query}&z=%FF")
+
+
+@pytest.mark.django_db
+def test_hostile_values_one_parameter_at_a_time(hostile_client, url):
+    for param in PARAMS:
+        for value in ("\x00", "x y", "9" * 30, "-1", "x" * 5000):
+            assert_no_500(hostile_client, "get", f"{url}?{param}={q(value)}")
+
+
+@pytest.mark.django_db
+def test_hostile_htmx_headers(hostile_client, url):
+    for headers in HTMX:
+        assert_no_500(hostile_client, "get", f"{url}?q={q('a' * 300)}&persona=%00", **headers)
+
+
+@pytest.mark.django_db
+def test_every_public_get_answers_head_without_a_body(hostile_client, url):
+    # docs/contract.md
+    head = assert_no_500(hostile_client, "head", f"{url}?page=-1")
+    assert head.status_code in (200, 403) and not head.content
 
 
 @pytest.mark.django_db
@@ -208,8 +227,6 @@ def test_the_flag_form_answers_garbage_with_400(site):
 
 @pytest.mark.django_db
 def test_control_characters_in_a_flag_explanation_do_not_reach_the_database(site):
-    from flags.models import Flag
-
     client = Client(REMOTE_ADDR="10.9.9.9")
     cell = Cell.objects.exclude(pk=site["cell"].pk).order_by("pk").first()
     response = client.post(
@@ -232,9 +249,9 @@ def test_the_feed_survives_control_characters_in_stored_text(site):
     Story.objects.filter(pk=cell.story_id).update(text=f"A story\x1b with {nul}\x0c controls")
     CellChange.objects.create(
         cell=cell,
-        old_verdict="none",
-        new_verdict="full",
-        new_proof="claimed",
+        old_verdict=Verdict.NONE,
+        new_verdict=Verdict.FULL,
+        new_proof=Proof.CLAIMED,
         new_quality=8,
         note=f"Bad{nul}\x0b\x1b note",
         kind=CellChange.Kind.FLAG,
@@ -299,8 +316,6 @@ def test_page_views_never_answer_500_to_any_query_string(seeded_arena, path, que
     ],
 )
 def test_a_nul_in_an_admin_filter_is_not_a_server_error(seeded_arena, django_user_model, url):
-    from django.test import Client
-
     admin = Client()
     admin.force_login(django_user_model.objects.create_superuser("root", "r@example.com", "pw"))
     assert admin.get(url).status_code in (200, 302), url
