@@ -13,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from arena.models import Arena
 from products.models import Product
 from stories.models import Cell, Story
+from stories.services import cell_set_verdict
 
 pytestmark = pytest.mark.django_db
 
@@ -228,8 +229,6 @@ def test_htmx_history_restore_gets_the_whole_page(client, seeded_arena):
 
 
 def test_pending_scores_are_marked(client, seeded_arena):
-    from stories.services import cell_set_verdict
-
     cell = Cell.objects.filter(story__arena=seeded_arena, verdict="partial").first()
     cell_set_verdict(cell=cell, verdict="full", proof=cell.proof, quality=9, note="re-probed")
     assert Arena.objects.get(pk=seeded_arena.pk).scores_pending
@@ -331,8 +330,6 @@ def test_story_page_shows_every_products_cell(client, seeded_arena):
 
 
 def test_cell_page_with_evidence_history_and_head_to_heads(client, seeded_arena):
-    from stories.services import cell_set_verdict
-
     story = Story.objects.get(text__startswith="I run LLM agent loops")
     cell = Cell.objects.get(story=story, product__slug="inngest")
     response = get(client, f"/cells/{cell.pk}/")
@@ -460,7 +457,7 @@ QUERY_BOUNDS = {
     "arena": 9,
     "arena filtered": 9,
     "htmx leaderboard": 2,
-    "htmx matrix": 5,
+    "htmx matrix": 4,
     "head-to-head": 6,
     "htmx pair picker": 6,
     "product": 8,

@@ -1,0 +1,132 @@
+"""The page reads on their own: what they find, what they return when they find nothing, the one
+matrix builder and the one grouping of stories under their headings."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from arena import selectors
+from arena.selectors import MatrixFilters, matrix_blocks
+from stories.values import Verdict
+from tests.factories import (
+    ArenaFactory,
+    CategoryFactory,
+    CellFactory,
+    ProductFactory,
+    StoryFactory,
+    SubGroupFactory,
+)
+
+
+def row(category: int, subgroup: int | None) -> SimpleNamespace:
+    story = SimpleNamespace(
+        category_id=category,
+        category=SimpleNamespace(pk=category),
+        subgroup_id=subgroup,
+        subgroup=None if subgroup is None else SimpleNamespace(pk=subgroup),
+    )
+    return SimpleNamespace(story=story)
+
+
+def test_consecutive_rows_of_one_category_and_subgroup_form_one_table():
+    rows = [row(1, None), row(1, 10), row(1, 10), row(2, None), row(1, None)]
+    blocks = matrix_blocks(rows)
+    shape = [
+        (b.category.pk, [(getattr(g.subgroup, "pk", None), len(g.rows)) for g in b.groups])
+        for b in blocks
+    ]
+    assert shape == [(1, [(None, 1), (10, 2)]), (2, [(None, 1)]), (1, [(None, 1)])]
+
+
+def test_filters_keep_a_known_verdict_and_drop_surrounding_spaces():
+    filters = MatrixFilters.from_params({"verdict": " n/a ", "q": "  retries "})
+    assert (filters.verdict, filters.q, filters.active) == (Verdict.NA, "retries", True)
+
+
+def test_filters_ignore_an_unknown_verdict():
+    filters = MatrixFilters.from_params({"verdict": "maybe"})
+    assert (filters.verdict, filters.active) == ("", False)
+
+
+@pytest.mark.django_db
+def test_reads_of_unknown_things_return_none():
+    arena = selectors.arena_get(ArenaFactory().slug)
+    assert selectors.arena_get("no-such-arena") is None
+    assert selectors.product_get(arena, "no-such-product") is None
+    assert selectors.story_get(arena, 999_999) is None
+    assert selectors.cell_page_get(999_999) is None
+
+
+@pytest.mark.django_db
+def test_a_story_of_another_arena_is_not_found():
+    story = StoryFactory()
+    other = selectors.arena_get(ArenaFactory().slug)
+    assert selectors.story_get(other, story.pk) is None
+
+
+@pytest.mark.django_db
+def test_matrix_has_one_column_per_given_product():
+    cell = CellFactory()
+    other = CellFactory(story=cell.story, product=ProductFactory(arena=cell.story.arena))
+    arena = selectors.arena_get(cell.story.arena.slug)
+    everyone = selectors.arena_matrix(arena)
+    assert [[c.pk for c in r.cells] for r in everyone.rows] == [[cell.pk, other.pk]]
+    one = selectors.arena_matrix(arena, products=[other.product])
+    assert [[c.product.name for c in r.cells] for r in one.rows] == [[other.product.name]]
+
+
+@pytest.mark.django_db
+def test_matrix_verdict_filter_keeps_stories_where_any_product_has_it():
+    na = CellFactory(na=True)
+    arena = na.story.arena
+    CellFactory(story=na.story, product=ProductFactory(arena=arena))
+    CellFactory(story=StoryFactory(arena=arena), product=na.product)
+    matrix = selectors.arena_matrix(
+        selectors.arena_get(arena.slug), MatrixFilters(verdict=Verdict.NA)
+    )
+    assert ([r.story.pk for r in matrix.rows], matrix.shown, matrix.total) == ([na.story.pk], 1, 2)
+
+
+@pytest.mark.django_db
+def test_head_to_head_numbers_rounds_within_each_subgroup():
+    arena = ArenaFactory()
+    a, b = ProductFactory(arena=arena), ProductFactory(arena=arena)
+    first, second = CategoryFactory(arena=arena), CategoryFactory(arena=arena)
+    group = SubGroupFactory(category=first)
+    stories = [
+        StoryFactory(arena=arena, category=first),
+        StoryFactory(arena=arena, category=first, subgroup=group),
+        StoryFactory(arena=arena, category=first, subgroup=group),
+        StoryFactory(arena=arena, category=second),
+    ]
+    for story in stories:
+        CellFactory(story=story, product=a)
+        CellFactory(story=story, product=b, partial=True)
+    cmp = selectors.head_to_head_get(selectors.arena_get(arena.slug), a, b)
+    assert [(r.number, r.round) for r in cmp.rows] == [
+        (1, a.slug),
+        (1, a.slug),
+        (2, a.slug),
+        (1, a.slug),
+    ]
+    assert [len(block.groups) for block in cmp.blocks] == [2, 1]
+
+
+@pytest.mark.django_db
+def test_head_to_head_leaves_out_stories_where_a_cell_is_na():
+    cell = CellFactory()
+    other = CellFactory(story=cell.story, product=ProductFactory(arena=cell.story.arena), na=True)
+    arena = selectors.arena_get(cell.story.arena.slug)
+    assert selectors.head_to_head_get(arena, cell.product, other.product).rows == []
+
+
+@pytest.mark.django_db
+def test_cell_page_lists_head_to_heads_with_each_applicable_other_product():
+    cell = CellFactory()
+    arena = cell.story.arena
+    weaker = CellFactory(story=cell.story, product=ProductFactory(arena=arena), partial=True)
+    CellFactory(story=cell.story, product=ProductFactory(arena=arena), na=True)
+    page = selectors.cell_page_get(cell.pk)
+    assert [(link.other, link.round) for link in page.head_to_heads] == [(weaker.product, "won")]

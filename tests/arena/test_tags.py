@@ -1,0 +1,57 @@
+"""How the pages write a judgement: once, in the template tags, from ``CellValue``."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from arena.templatetags.arena_tags import change_value, matrix_cells, verdict, verdict_label
+from stories.values import CellValue, Proof, Verdict
+
+
+def test_badge_reads_symbol_word_proof_letter_and_quality():
+    html = verdict(CellValue(Verdict.PARTIAL, Proof.CLAIMED, 5))
+    assert html == (
+        '<span class="verdict v-partial"><span class="sym" aria-hidden="true">~</span> partial'
+        '</span> <abbr class="proof" title="claimed">C</abbr> <span class="q">5/10</span>'
+    )
+
+
+def test_badge_with_words_names_the_proof_and_its_meaning():
+    html = verdict(CellValue(Verdict.FULL, Proof.PROBED, 9), words=True)
+    assert ' <span class="proof" title="tested by us">probed</span> ' in html
+
+
+def test_badge_of_na_is_the_word_alone():
+    assert verdict(CellValue(Verdict.NA)) == '<span class="verdict v-na">n/a</span>'
+
+
+def test_a_recorded_change_reads_as_words_on_each_side():
+    change = SimpleNamespace(
+        old_verdict="full",
+        old_proof="community",
+        old_quality=9,
+        new_verdict="n/a",
+        new_proof=None,
+        new_quality=None,
+    )
+    assert verdict_label(change_value(change, "old")) == (
+        '<span class="verdict v-full">full community 9/10</span>'
+    )
+    assert verdict_label(change_value(change, "new")) == '<span class="verdict v-na">n/a</span>'
+
+
+def test_matrix_cell_is_the_short_badge_linking_to_the_proof_page():
+    cell = SimpleNamespace(
+        pk=7,
+        verdict="disputed",
+        proof="contradicted",
+        quality=4,
+        product=SimpleNamespace(name="A&B"),
+    )
+    cell.value = CellValue.of(cell)
+    row = SimpleNamespace(cells=[cell])
+    assert matrix_cells(row) == (
+        '<td class="v-disputed"><a href="/cells/7/"><i aria-hidden="true">!</i> disputed D 4/10'
+        "</a></td>"
+    )
+    assert 'aria-label="Flag A&amp;B"' in matrix_cells(row, flag_controls=True)
