@@ -12,6 +12,9 @@ from dataclasses import dataclass
 
 from stories.values import EVIDENCED, Proof, Verdict
 
+# a product is known by any stable key: its id in the database, its slug in the tests
+type ProductKey = int | str
+
 # head-to-head: a better verdict wins the round
 VERDICT_ORDER = {Verdict.FULL: 3, Verdict.PARTIAL: 2, Verdict.DISPUTED: 1, Verdict.NONE: 0}
 VERIFIED_PROOF = frozenset({Proof.PROBED, Proof.COMMUNITY})
@@ -33,7 +36,7 @@ class StoryIn:
 @dataclass(frozen=True)
 class CellIn:
     story_id: int
-    product: str  # any stable product key (slug or id)
+    product: ProductKey
     verdict: str
     proof: str | None
     quality: int | None
@@ -88,7 +91,7 @@ def integrity(verified: int, contradicted: int, upheld: int, with_evidence: int)
 
 @dataclass(frozen=True)
 class ProductResult:
-    product: str
+    product: ProductKey
     name: str
     pa_score: int | None
     category_scores: dict[str, int | None]
@@ -109,12 +112,12 @@ class ProductResult:
 @dataclass(frozen=True)
 class RankedResult:
     rank: int
-    vs: str | None
+    vs: ProductKey | None
     result: ProductResult
 
 
 def product_result(
-    product: str, name: str, stories: Sequence[StoryIn], cells: Sequence[CellIn]
+    product: ProductKey, name: str, stories: Sequence[StoryIn], cells: Sequence[CellIn]
 ) -> ProductResult:
     """All scores of one product from its cells (one per story)."""
     weights = {s.id: s.weight for s in stories}
@@ -202,9 +205,9 @@ def leaderboard(results: Sequence[ProductResult]) -> list[RankedResult]:
 class PersonaBest:
     persona: str
     story_count: int
-    winner: str | None
+    winner: ProductKey | None
     winner_score: int | None
-    runner_up: str | None
+    runner_up: ProductKey | None
     runner_up_score: int | None
 
 

@@ -140,3 +140,11 @@ class CellChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.old_verdict} → {self.new_verdict}"
+
+    @property
+    def old_value(self) -> CellValue:
+        return CellValue.from_fields(vars(self), prefix="old_")
+
+    @property
+    def new_value(self) -> CellValue:
+        return CellValue.from_fields(vars(self), prefix="new_")

@@ -120,7 +120,8 @@ def parse_quality(text: str) -> int:
         raise CellValueError(f"quality {text.strip()[:20]!r} is not of the form N/10")
     digits = m.group(1).lstrip("0") or "0"
     if len(digits) > 2 or int(digits) > QUALITY_MAX:
-        raise CellValueError(f"quality {digits[:20]}/10 is outside 0–10")
+        shown = digits if len(digits) <= 20 else digits[:20] + "…"
+        raise CellValueError(f"quality {shown}/10 is outside 0–10")
     return int(digits)
 
 
@@ -164,7 +165,7 @@ class CellValue:
         verdict = Verdict(word)
         quality = parse_quality(quality_text)
         if letter and not verdict.evidenced:
-            raise CellValueError(f"a {verdict!r} cell has no proof, got {letter!r}")
+            raise CellValueError(f"a '{verdict.value}' cell has no proof, got {letter!r}")
         proof = None
         if verdict.evidenced:
             if not letter:
