@@ -1,4 +1,7 @@
-"""Display helpers for the public pages: verdict badges, scores and popularity figures."""
+"""Display helpers for the public pages. A judgement is written here once, from
+``stories.values.CellValue``: the badge (``verdict``), its short form in the matrix
+(``matrix_cells``), the words of the record (``verdict_label``) and the legend's marks; also scores,
+popularity figures and the product page's bar chart."""
 
 from __future__ import annotations
 
@@ -37,15 +40,32 @@ def get(mapping: dict | None, key: str):
     return (mapping or {}).get(key)
 
 
+def _verdict_word(value: CellValue) -> str:
+    """``<span …>✓ full</span>``: the verdict's symbol and word (``n/a`` alone)."""
+    if not value.applicable:
+        return format_html(
+            '<span class="verdict {}">{}</span>', verdict_class(value.verdict), value.verdict
+        )
+    return format_html(
+        '<span class="verdict {}"><span class="sym" aria-hidden="true">{}</span> {}</span>',
+        verdict_class(value.verdict),
+        value.symbol,
+        value.verdict,
+    )
+
+
+def _proof_abbr(proof: str) -> str:
+    """``<abbr title="claimed">C</abbr>``: a proof level's letter, its name on hover."""
+    return format_html('<abbr class="proof" title="{}">{}</abbr>', proof, Proof(proof).letter)
+
+
 @register.simple_tag
 def verdict(cell, words: bool = False) -> str:
     """A cell's badge, ``✓ full C 8/10``: symbol, word, proof letter (with ``words``: the proof's
     name, its meaning on hover) and quality; ``n/a`` alone."""
     value = CellValue.of(cell)
     if not value.applicable:
-        return format_html(
-            '<span class="verdict {}">{}</span>', verdict_class(value.verdict), value.verdict
-        )
+        return _verdict_word(value)
     proof = ""
     if value.proof:
         if words:
@@ -53,18 +73,40 @@ def verdict(cell, words: bool = False) -> str:
                 ' <span class="proof" title="{}">{}</span>', Proof(value.proof).meaning, value.proof
             )
         else:
-            proof = format_html(
-                ' <abbr class="proof" title="{}">{}</abbr>', value.proof, value.proof_letter
-            )
+            proof = format_html(" {}", _proof_abbr(value.proof))
     return format_html(
-        '<span class="verdict {}"><span class="sym" aria-hidden="true">{}</span> {}</span>{}'
-        ' <span class="q">{}</span>',
-        verdict_class(value.verdict),
-        value.symbol,
-        value.verdict,
-        proof,
-        value.quality_text,
+        '{}{} <span class="q">{}</span>', _verdict_word(value), proof, value.quality_text
     )
+
+
+# What the legend says of each verdict, and of a proof level where it says more than its meaning.
+_LEGEND_VERDICTS = {
+    Verdict.FULL: "clear evidence",
+    Verdict.PARTIAL: "with caveats",
+    Verdict.DISPUTED: "evidence conflicts",
+    Verdict.NONE: "no evidence found (quality 0)",
+    Verdict.NA: "question doesn't apply to this kind of product",
+}
+_LEGEND_PROOFS = {
+    Proof.AUTH_GATED: "probe hit a live sign-in wall — verified reachable, untestable keylessly",
+}
+
+
+@register.simple_tag
+def legend_verdicts() -> list[tuple[str, str]]:
+    """The legend's rows of verdicts: each one's mark as the badges show it, and what it means."""
+    # our own constant words, written as they are (``doesn't``, not ``doesn&#x27;t``)
+    return [(_verdict_word(CellValue(v)), mark_safe(_LEGEND_VERDICTS[v])) for v in Verdict]
+
+
+@register.simple_tag
+def legend_proofs() -> list[tuple[str, str]]:
+    """The legend's rows of proof levels: each one's letter as the badges show it, its name and
+    what it means."""
+    return [
+        (format_html("{} {}", _proof_abbr(p), p.value), _LEGEND_PROOFS.get(p, p.meaning))
+        for p in Proof
+    ]
 
 
 @register.filter

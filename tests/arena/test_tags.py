@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from arena.templatetags.arena_tags import change_value, matrix_cells, verdict, verdict_label
+from arena.templatetags.arena_tags import (
+    change_value,
+    legend_proofs,
+    legend_verdicts,
+    matrix_cells,
+    verdict,
+    verdict_label,
+)
 from stories.values import CellValue, Proof, Verdict
 
 
@@ -55,3 +62,16 @@ def test_matrix_cell_is_the_short_badge_linking_to_the_proof_page():
         "</a></td>"
     )
     assert 'aria-label="Flag A&amp;B"' in matrix_cells(row, flag_controls=True)
+
+
+def test_legend_marks_each_verdict_and_proof_as_the_badges_do():
+    verdicts = dict(legend_verdicts())
+    assert len(verdicts) == len(Verdict)
+    assert (
+        verdicts[verdict(CellValue(Verdict.NA))] == "question doesn't apply to this kind of product"
+    )
+    badge = verdict(CellValue(Verdict.FULL, Proof.CLAIMED, 8))
+    assert next(mark for mark in verdicts if "v-full" in mark) in badge
+    proofs = dict(legend_proofs())
+    assert proofs['<abbr class="proof" title="claimed">C</abbr> claimed'] == "vendor claim only"
+    assert '<abbr class="proof" title="claimed">C</abbr>' in badge
