@@ -55,12 +55,6 @@ class LeaderboardRowSerializer(serializers.Serializer):
         return row.vs.slug if row.vs_id else None
 
 
-class ScoredProductSerializer(serializers.Serializer):
-    product = serializers.CharField(allow_null=True)
-    name = serializers.CharField(allow_null=True)
-    score = serializers.IntegerField(allow_null=True)
-
-
 class PersonaResultSerializer(serializers.Serializer):
     persona = serializers.CharField(source="persona.slug")
     label = serializers.CharField(source="persona.label")
