@@ -21,8 +21,11 @@ from django.db import close_old_connections
 from django.test import Client, override_settings
 from hypothesis import HealthCheck, settings
 
+from flags.inputs import FlagInput
+from flags.models import Reason
 from flags.services import flag_submit
 from stories.models import Cell
+from stories.values import Verdict
 
 EXAMPLES = 40  # per operation and generation mode; the module runs in well under a minute
 SLUG = re.compile(r"[-a-zA-Z0-9_]+")
@@ -90,10 +93,12 @@ def site(seeded_arena, settings, wsgi_in_test_transaction):
     flags = [
         flag_submit(
             cell=cell,
-            reason="wrong_verdict",
-            explanation=EXPLANATION,
-            proposed_verdict="partial",
-            proposed_quality=5,
+            data=FlagInput(
+                reason=Reason.WRONG_VERDICT,
+                explanation=EXPLANATION,
+                proposed_verdict=Verdict.PARTIAL,
+                proposed_quality=5,
+            ),
             client=f"schemathesis-{i}",
         )
         for i, cell in enumerate(cells)

@@ -8,8 +8,11 @@ from django.contrib.auth.models import Group
 from playwright.sync_api import expect
 
 from arena.clients import client_hash
-from flags.services import flag_submit, flag_uphold
+from flags.inputs import FlagInput, ModerationDecision
+from flags.models import Reason
+from flags.services import flag_submit, review_item_uphold
 from stories.models import Cell
+from stories.values import Verdict
 
 pytestmark = pytest.mark.e2e
 
@@ -37,13 +40,19 @@ def test_stale_cell_form_shows_the_conflict_and_the_current_values(
     # meanwhile a moderator upholds a flag on the same cell
     flag = flag_submit(
         cell=cell,
-        reason="wrong_verdict",
-        explanation="The docs describe a durable approval step with a resume hook.",
-        proposed_verdict="full",
-        proposed_quality=8,
+        data=FlagInput(
+            reason=Reason.WRONG_VERDICT,
+            explanation="The docs describe a durable approval step with a resume hook.",
+            proposed_verdict=Verdict.FULL,
+            proposed_quality=8,
+        ),
         client=client_hash("10.7.7.7"),
     )
-    flag_uphold(item=flag.item, moderator=moderator, note="Confirmed in the docs.")
+    review_item_uphold(
+        item=flag.item,
+        moderator=moderator,
+        decision=ModerationDecision(note="Confirmed in the docs."),
+    )
 
     page.get_by_role("button", name="Save", exact=True).click()
     errors = page.locator(".errornote, .errorlist.nonfield")

@@ -9,19 +9,19 @@ from __future__ import annotations
 import time
 
 import pytest
-from django.conf import settings
-from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 
 from arena.celery import app as celery_app
 from arena.clients import client_hash
 from arena.models import Arena, ProductScore
-from flags.models import ReviewItem
+from arena.recompute import REFRESH_TASK, arena_recompute_scores
+from flags.inputs import FlagInput
+from flags.models import Reason, ReviewItem
 from flags.services import flag_submit
 from stories.models import Cell
 from stories.services import cell_set_verdict
-from tests.conftest import seed_paths
+from stories.values import Proof, Verdict
 from tests.infra.services import celery_worker, redis_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -73,11 +73,11 @@ def worker_env(redis) -> dict:
 
 
 @pytest.fixture
-def arena(transactional_db):
-    """The seed arena, imported and scored in-process before the broker is switched on."""
-    assert settings.CELERY_TASK_ALWAYS_EAGER
-    call_command("import_arena_pages", *seed_paths(), stdout=open("/dev/null", "w"))
-    return Arena.objects.get(slug="durable-execution-engines")
+def arena(transactional_db, seeded_arena):
+    """The seed arena, imported and scored in-process (committed before the test starts, so before
+    the broker is switched on)."""
+    assert seeded_arena.scores_computed_at and not seeded_arena.scores_pending
+    return seeded_arena
 
 
 def hatchet_approval_cell() -> Cell:
@@ -108,7 +108,11 @@ def converged(arena_id: int) -> bool:
 def test_change_waits_in_redis_without_a_worker_then_converges(arena, broker):
     before = hatchet_score()
     cell_set_verdict(
-        cell=hatchet_approval_cell(), verdict="full", proof="probed", quality=9, note="probe"
+        cell=hatchet_approval_cell(),
+        verdict=Verdict.FULL,
+        proof=Proof.PROBED,
+        quality=9,
+        note="probe",
     )
     time.sleep(1.5)
     # no worker: the stored scores stay, the arena says it is stale, the task waits in Redis
@@ -124,11 +128,15 @@ def test_change_waits_in_redis_without_a_worker_then_converges(arena, broker):
 
 
 def test_burst_of_changes_leads_to_few_recomputations(arena, broker):
-    cells = list(Cell.objects.filter(story__arena=arena, verdict="partial").order_by("pk")[:100])
+    cells = list(
+        Cell.objects.filter(story__arena=arena, verdict=Verdict.PARTIAL).order_by("pk")[:100]
+    )
     assert len(cells) == 100
     with celery_worker(worker_env(broker)) as worker:
         for c in cells:
-            cell_set_verdict(cell=c, verdict="partial", proof=c.proof, quality=(c.quality + 1) % 11)
+            cell_set_verdict(
+                cell=c, verdict=Verdict.PARTIAL, proof=c.proof, quality=(c.quality + 1) % 11
+            )
         wait_until(lambda: converged(arena.pk), 30, "convergence after the burst")
         time.sleep(2.5)  # let the beat sweep run once too
         runs = worker.log.count("'recomputed'")
@@ -137,8 +145,6 @@ def test_burst_of_changes_leads_to_few_recomputations(arena, broker):
     stored = list(
         ProductScore.objects.order_by("rank").values_list("product_id", "pa_score", "verified")
     )
-    from arena.recompute import arena_recompute_scores
-
     arena_recompute_scores(arena_id=arena.pk)
     assert (
         list(
@@ -153,10 +159,12 @@ def test_redis_down_moderator_still_resolves_then_scores_converge(arena, broker,
     cell = hatchet_approval_cell()
     flag_submit(
         cell=cell,
-        reason="wrong_verdict",
-        explanation=EXPLANATION,
-        proposed_verdict="full",
-        proposed_quality=8,
+        data=FlagInput(
+            reason=Reason.WRONG_VERDICT,
+            explanation=EXPLANATION,
+            proposed_verdict=Verdict.FULL,
+            proposed_quality=8,
+        ),
         client=client_hash("10.1.1.1"),
     )
     item = ReviewItem.objects.get()
@@ -205,10 +213,11 @@ def test_killing_the_worker_holding_the_task_loses_nothing(arena, broker, settin
     before = hatchet_score()
     env = {**worker_env(broker), "STALE_SWEEP_SECONDS": "8"}  # no sweep before the kill
     with celery_worker(env) as worker:
-        cell_set_verdict(cell=hatchet_approval_cell(), verdict="full", proof="probed", quality=9)
-        worker.wait_for_log(
-            "recompute_arena_scores", timeout=15
-        )  # "Task … received", held until due
+        cell_set_verdict(
+            cell=hatchet_approval_cell(), verdict=Verdict.FULL, proof=Proof.PROBED, quality=9
+        )
+        # "Task arena.tasks.arena_refresh_scores[…] received", held until due
+        worker.wait_for_log(REFRESH_TASK, timeout=15)
         worker.kill()
         time.sleep(3.5)
         assert hatchet_score() == before and Arena.objects.get(pk=arena.pk).scores_pending
