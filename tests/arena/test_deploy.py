@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from axes.models import AccessAttempt
 from django.test import Client
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,8 +78,6 @@ def admin_login(client, username: str, password: str, **meta):
 @pytest.mark.django_db
 def test_admin_lockout_is_per_username_and_address(client, django_user_model, settings):
     """Five wrong passwords from one address lock that address out for that username only."""
-    from axes.models import AccessAttempt
-
     settings.TRUSTED_PROXIES = 0
     django_user_model.objects.create_superuser("mod", "m@example.com", "right-password")
     attacker = {"REMOTE_ADDR": "198.51.100.7"}
@@ -97,8 +96,6 @@ def test_admin_lockout_is_per_username_and_address(client, django_user_model, se
 def test_admin_lockout_behind_a_proxy_keys_on_the_real_client(client, django_user_model, settings):
     """Behind one proxy every request comes from the proxy's address: the lock-out must key on the
     client the proxy saw, and a client-written X-Forwarded-For entry must not dodge it or aim it."""
-    from axes.models import AccessAttempt
-
     settings.TRUSTED_PROXIES = 1
     django_user_model.objects.create_superuser("mod", "m@example.com", "right-password")
     proxy = "10.0.0.1"

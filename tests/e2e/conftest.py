@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.infra.services import chromium_browser
+
 # Playwright's sync API runs an event loop in this thread; the ORM calls the fixtures make while
 # it is open are still plain synchronous calls.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -21,8 +23,6 @@ PHONE = {"width": 390, "height": 844}
 def browser():
     # Module scope, not session: Playwright's sync API keeps an event loop running in this
     # thread while it is open, and other test modules start their own.
-    from tests.infra.services import chromium_browser
-
     with chromium_browser() as browser:
         yield browser
 

@@ -19,15 +19,12 @@ from html.parser import HTMLParser
 from http.cookiejar import CookieJar
 
 import pytest
-from django.conf import settings
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
-from django.core.management import call_command
 from django.db import connection
 
 from arena.models import Arena, ProductScore
 from flags.models import Flag, ReviewItem
 from stories.models import Cell
-from tests.conftest import seed_paths
 from tests.infra.services import LiveServer, celery_worker, redis_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -170,16 +167,15 @@ def wait_until(predicate, timeout: float, what: str) -> float:
 
 
 @pytest.fixture
-def seeded(transactional_db, django_user_model):
+def seeded(transactional_db, seeded_arena, django_user_model):
     """The seed arena, scored in-process and committed, and a moderator whose password the server
     process can check (this process hashes with MD5, which the server does not accept)."""
-    assert settings.CELERY_TASK_ALWAYS_EAGER
-    call_command("import_arena_pages", *seed_paths(), stdout=open("/dev/null", "w"))
+    assert seeded_arena.scores_computed_at and not seeded_arena.scores_pending
     moderator = django_user_model.objects.create_superuser("mod", "m@example.com", None)
     hasher = PBKDF2PasswordHasher()
     moderator.password = hasher.encode(PASSWORD, hasher.salt(), iterations=1000)
     moderator.save(update_fields=["password"])
-    return Arena.objects.get(slug=ARENA)
+    return seeded_arena
 
 
 def public_paths(arena: Arena) -> list[str]:
