@@ -154,9 +154,6 @@ def product_result(
 
 # ---------------------------------------------------------------- leaderboard
 
-RANK_KEYS = ("pa", "verified", "integrity")  # plus "category:<name>" and "persona:<slug>"
-
-
 def _metric(key: str) -> Callable[[ProductResult], float | None]:
     if key == "pa":
         return lambda r: r.pa_score

@@ -81,14 +81,6 @@ class Cell(models.Model):
     def value(self) -> CellValue:
         return CellValue.of(self)
 
-    @property
-    def symbol(self) -> str:
-        return self.value.symbol
-
-    @property
-    def proof_letter(self) -> str:
-        return self.value.proof_letter
-
 
 class Evidence(models.Model):
     cell = models.ForeignKey(Cell, on_delete=models.CASCADE, related_name="evidence")

@@ -109,12 +109,6 @@ def legend_proofs() -> list[tuple[str, str]]:
     ]
 
 
-@register.filter
-def change_value(change, side: str) -> CellValue:
-    """The judgement before (``"old"``) or after (``"new"``) a recorded change."""
-    return CellValue.from_fields(vars(change), prefix=f"{side}_")
-
-
 @register.simple_tag
 def verdict_label(value: CellValue) -> str:
     """A judgement in words, ``partial claimed 5/10``, coloured by its verdict."""

@@ -5,13 +5,13 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from arena.templatetags.arena_tags import (
-    change_value,
     legend_proofs,
     legend_verdicts,
     matrix_cells,
     verdict,
     verdict_label,
 )
+from stories.models import CellChange
 from stories.values import CellValue, Proof, Verdict
 
 
@@ -33,7 +33,7 @@ def test_badge_of_na_is_the_word_alone():
 
 
 def test_a_recorded_change_reads_as_words_on_each_side():
-    change = SimpleNamespace(
+    change = CellChange(
         old_verdict="full",
         old_proof="community",
         old_quality=9,
@@ -41,10 +41,10 @@ def test_a_recorded_change_reads_as_words_on_each_side():
         new_proof=None,
         new_quality=None,
     )
-    assert verdict_label(change_value(change, "old")) == (
+    assert verdict_label(change.old_value) == (
         '<span class="verdict v-full">full community 9/10</span>'
     )
-    assert verdict_label(change_value(change, "new")) == '<span class="verdict v-na">n/a</span>'
+    assert verdict_label(change.new_value) == '<span class="verdict v-na">n/a</span>'
 
 
 def test_matrix_cell_is_the_short_badge_linking_to_the_proof_page():
