@@ -154,6 +154,7 @@ def product_result(
 
 # ---------------------------------------------------------------- leaderboard
 
+
 def _metric(key: str) -> Callable[[ProductResult], float | None]:
     if key == "pa":
         return lambda r: r.pa_score
@@ -174,7 +175,7 @@ def order_by(results: Sequence[ProductResult], key: str = "pa") -> list[ProductR
     """Order by one metric, high to low (no score last); ties by V/E, then by name."""
     metric = _metric(key)
 
-    def sort_key(r: ProductResult):
+    def sort_key(r: ProductResult) -> tuple[bool, float, float, str]:
         value = metric(r)
         return (value is None, -(value or 0), -r.verified_share, r.name.lower())
 
@@ -215,7 +216,9 @@ def best_by_persona(
     out = []
     for persona in dict.fromkeys(s.persona for s in stories):
         scored = [r for r in results if r.persona_scores.get(persona) is not None]
-        scored.sort(key=lambda r: (-r.persona_scores[persona], -(r.pa_score or 0), r.name.lower()))
+        scored.sort(
+            key=lambda r: (-(r.persona_scores[persona] or 0), -(r.pa_score or 0), r.name.lower())
+        )
         first = scored[0] if scored else None
         second = scored[1] if len(scored) > 1 else None
         out.append(
@@ -236,10 +239,10 @@ def best_by_persona(
 DRAWN = "drawn"
 
 
-def round_winner(a: CellIn, b: CellIn) -> str:
+def round_winner(a: CellIn, b: CellIn) -> ProductKey:
     """``a.product``, ``b.product`` or ``"drawn"``: the better verdict wins
     (full > partial > disputed > none); equal verdicts go to the higher quality."""
-    va, vb = VERDICT_ORDER[a.verdict], VERDICT_ORDER[b.verdict]
+    va, vb = VERDICT_ORDER[Verdict(a.verdict)], VERDICT_ORDER[Verdict(b.verdict)]
     if va != vb:
         return a.product if va > vb else b.product
     qa, qb = a.quality or 0, b.quality or 0
@@ -252,7 +255,7 @@ def round_winner(a: CellIn, b: CellIn) -> str:
 class Round:
     story_id: int
     weight: int
-    winner: str  # product key or "drawn"
+    winner: ProductKey  # a product key or DRAWN
 
 
 @dataclass(frozen=True)

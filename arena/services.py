@@ -6,12 +6,13 @@ Every change that can move a score calls ``arena.recompute.arena_mark_stale`` in
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Model
 from django.utils import timezone
 
 from arena.importer import ArenaRecord
@@ -74,7 +75,7 @@ class ImportReport:
     overwritten: list[str] = field(default_factory=list)
 
 
-def _sync(obj, values: dict) -> bool:
+def _sync(obj: Model, values: dict) -> bool:
     """Set changed fields on obj; return whether anything changed (saved by the caller)."""
     changed = [k for k, v in values.items() if getattr(obj, k) != v]
     for k in changed:
@@ -99,7 +100,7 @@ def _moderated_changes(arena: Arena) -> dict[int, CellChange]:
     return newest
 
 
-def _place_after(rows, start: int) -> None:
+def _place_after(rows: Iterable[Category | SubGroup | Story | Product], start: int) -> None:
     """Give rows that the pages no longer list (retired, or kept for their history) the positions
     after the listed ones, in their old order."""
     for pos, row in enumerate(sorted(rows, key=lambda r: r.position), start=start):
@@ -126,7 +127,13 @@ def _story_key(story: Story) -> tuple:
 
 
 def _keep_edits(
-    row, values: dict, fields, what: str, report: ImportReport, *, overwrite: bool
+    row: Story | Product,
+    values: dict,
+    fields: Iterable[str],
+    what: str,
+    report: ImportReport,
+    *,
+    overwrite: bool,
 ) -> None:
     """Keep the row's edited values over the page's (in ``values``), or with ``overwrite`` let the
     page's win; one report line each."""
@@ -144,12 +151,14 @@ def _keep_edits(
                 values[name] = current
 
 
-def _edited_since(edited_at, page_date) -> bool:
+def _edited_since(edited_at: datetime | None, page_date: date | None) -> bool:
     """Whether an admin edit is as new as the pages (a re-import keeps it) or newer."""
     return edited_at is not None and (page_date is None or edited_at.date() >= page_date)
 
 
-def _retire_gone(rows, what: str, offset: int, listed: int, report: ImportReport) -> bool:
+def _retire_gone(
+    rows: Iterable[Story | Product], what: str, offset: int, listed: int, report: ImportReport
+) -> bool:
     """Retire the rows the pages no longer list (never delete them) and place them after the
     listed ones; ``offset`` mirrors the bulk shift of positions. Returns whether any was retired."""
     rows = list(rows)

@@ -1,7 +1,7 @@
 """Celery's wrappers of the recompute layer (``arena.recompute``): each task has the name of the
 function it runs, takes ids, and is safe to run twice; the rules live in that function."""
 
-from celery import shared_task
+from celery import Task, shared_task
 
 from arena import recompute
 
@@ -15,7 +15,7 @@ from arena import recompute
     retry_jitter=True,
     max_retries=8,
 )
-def arena_refresh_scores(self, arena_id: int) -> str:
+def arena_refresh_scores(self: Task, arena_id: int) -> str:
     """Recompute one arena's stored scores unless they are already fresh."""
     return recompute.arena_refresh_scores(arena_id=arena_id)
 

@@ -34,7 +34,9 @@ class Impact:
         )
 
 
-def _board(inputs: ArenaInputs, cells: Sequence[scoring.CellIn]) -> dict[int, scoring.RankedResult]:
+def _board(
+    inputs: ArenaInputs, cells: Sequence[scoring.CellIn]
+) -> dict[scoring.ProductKey, scoring.RankedResult]:
     results = [
         scoring.product_result(pid, name, inputs.stories, cells) for pid, name in inputs.products
     ]

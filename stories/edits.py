@@ -3,6 +3,7 @@ made since they opened the form. Plain Python (the services apply the outcome un
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -16,7 +17,13 @@ class EditOutcome:
     conflicts: dict
 
 
-def merge_edit(*, base: dict | None, current: dict, changes: dict, units=()) -> EditOutcome:
+def merge_edit(
+    *,
+    base: dict | None,
+    current: dict,
+    changes: dict,
+    units: Iterable[Iterable[str]] = (),
+) -> EditOutcome:
     """Merge a stale edit into ``current``. ``base`` holds the values the editor read (None when
     unknown: then anything may have moved); ``changes`` the fields the editor changed. A field the
     editor changed conflicts when it also moved meanwhile; the fields of one of ``units`` conflict

@@ -8,9 +8,10 @@ nothing else touched them.
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Model
 from django.utils import timezone
 
 from arena.models import Category, SubGroup
@@ -46,12 +47,14 @@ class EditConflict(Exception):
     ``current``: the row as it is now (a form re-displays it).
     """
 
-    def __init__(self, what: str, conflicts: dict, current=None, detail: str = ""):
+    def __init__(
+        self, what: str, conflicts: dict, current: Model | None = None, detail: str = ""
+    ) -> None:
         self.what, self.conflicts, self.current, self.detail = what, conflicts, current, detail
         super().__init__(self.message())
 
     def message(self) -> str:
-        def show(v):
+        def show(v: object) -> str:
             return "—" if v in (None, "") else str(v)
 
         parts = [STALE.format(what=self.what)]
@@ -92,7 +95,7 @@ def cell_set_verdict(
     verdict: str,
     proof: str | None,
     quality: int | None,
-    by=None,
+    by: User | None = None,
     note: str = "",
     kind: str = CellChange.Kind.ADMIN,
     expected_version: int | None = None,
@@ -169,7 +172,7 @@ def cell_edit(
     changes: dict,
     base_version: int,
     base: dict | None = None,
-    by=None,
+    by: User | None = None,
     note: str = "",
 ) -> list[str]:
     """An editor's change of a cell (``changes``: the fields they changed, among verdict, proof,
@@ -212,7 +215,15 @@ def cell_edit(
 STORY_SCORE_FIELDS = ("weight", "persona", "category", "subgroup")
 
 
-def _versioned_update(model, *, obj, what: str, changes: dict, base_version, base) -> list[str]:
+def _versioned_update(
+    model: type[Story] | type[Product],
+    *,
+    obj: Story | Product,
+    what: str,
+    changes: dict,
+    base_version: int | None,
+    base: dict | None,
+) -> list[str]:
     """Write only the fields the editor changed on a row with a ``version``; refuse a stale edit of
     a field that moved meanwhile (EditConflict)."""
     current = model.all_objects.select_for_update().get(pk=obj.pk)
@@ -329,7 +340,7 @@ def product_add(*, product: Product) -> Product:
     return product
 
 
-def _set_retired(model, *, pk: int, retired: bool) -> bool:
+def _set_retired(model: type[Story] | type[Product], *, pk: int, retired: bool) -> bool:
     now = timezone.now()
     done = model.all_objects.filter(pk=pk, retired_at__isnull=retired).update(
         retired_at=now if retired else None, version=F("version") + 1, edited_at=now

@@ -13,8 +13,8 @@ from django.test import Client
 
 from arena.clients import client_hash
 from arena.models import ProductScore
-from flags.models import Flag, ModeratorAction, ReviewItem
 from flags.inputs import FlagInput, ModerationDecision
+from flags.models import Flag, ModeratorAction, ReviewItem
 from flags.services import flag_submit, review_item_uphold
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story
@@ -351,4 +351,6 @@ def test_renaming_a_persona_slug_in_the_admin_recomputes(
     with django_capture_on_commit_callbacks(execute=True):
         assert admin.post(url, data).status_code == 302
     row = ProductScore.objects.filter(arena=seeded_arena).first()
-    assert "backend-engineer" in row.persona_scores and "backend-developer" not in row.persona_scores
+    assert (
+        "backend-engineer" in row.persona_scores and "backend-developer" not in row.persona_scores
+    )
