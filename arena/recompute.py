@@ -13,7 +13,6 @@ import logging
 from dataclasses import dataclass
 from datetime import timedelta
 
-from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, F, OuterRef, Q
@@ -21,6 +20,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from arena import scoring
+from arena.celery import app as celery_app
 from arena.models import Arena, Persona, PersonaResult, ProductScore
 from products.models import Product
 from stories.models import Cell, CellChange, Story
@@ -62,7 +62,7 @@ def arena_enqueue_recompute(*, arena_id: int) -> bool:
     if not claimed:
         return True
     try:
-        current_app.send_task(
+        celery_app.send_task(
             REFRESH_TASK, args=[arena_id], countdown=settings.RECOMPUTE_DEBOUNCE_SECONDS
         )
     except Exception:  # noqa: BLE001 - any broker failure; the sweep catches up

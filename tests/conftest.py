@@ -128,10 +128,19 @@ def pytest_fixture_setup(fixturedef, request):
     return (yield)
 
 
+def _unique_node_ids(items: list[pytest.Item]) -> None:
+    """schemathesis gives every operation's test the same node id; pytest-xdist tells tests apart
+    by node id, so each gets its name (``test_api_as_anonymous[GET /api/arenas/]``) in its id."""
+    for item in items:
+        if "[" in item.name and not item.nodeid.endswith("]"):
+            item._id = item.parent.id.child(item.name)  # pytest keeps a node's id in ``_id``
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Within pytest-django's order, run the tests that share their arenas one after another:
     first those that ask for none, then big only, both, seed only (one rebuild in all)."""
+    _unique_node_ids(items)
     rank = {(): 0, ("big_arena",): 1, ("big_arena", "seeded_arena"): 2, ("seeded_arena",): 3}
 
     def group(item: pytest.Item) -> bool:

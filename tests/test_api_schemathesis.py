@@ -135,7 +135,7 @@ def aim(case, site) -> None:
 @pytest.fixture
 def moderator_session(site, django_user_model):
     user = django_user_model.objects.create_user("st-mod", password="pw")
-    user.groups.add(Group.objects.get(name="Moderators"))
+    user.groups.add(Group.objects.get_or_create(name="Moderators")[0])  # a flush removes it
     client = Client()
     client.force_login(user)
     SESSION.update(sessionid=client.cookies["sessionid"].value, csrftoken=CSRF)
