@@ -31,6 +31,8 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
     os.environ.setdefault("LOG_LEVEL", "ERROR")
 
+    # The settings above must be in the environment before Django loads, and models can only be
+    # imported once django.setup() has filled the app registry: these imports cannot move up.
     import django
 
     django.setup()
