@@ -96,11 +96,8 @@ def arena_scoring_inputs(*, arena_id: int) -> ArenaInputs:
     upheld = CellChange.objects.filter(cell=OuterRef("pk"), kind=CellChange.Kind.FLAG)
     cells = [
         scoring.CellIn(story_id=sid, product=pid, verdict=v, proof=p, quality=q, upheld=u)
-        for sid, pid, v, p, q, u in Cell.objects.filter(
-            story__arena_id=arena_id,
-            story__retired_at__isnull=True,
-            product__retired_at__isnull=True,
-        )
+        for sid, pid, v, p, q, u in Cell.objects.on_pages()
+        .filter(story__arena_id=arena_id)
         .annotate(upheld=Exists(upheld))
         .values_list("story_id", "product_id", "verdict", "proof", "quality", "upheld")
     ]

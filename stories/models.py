@@ -1,3 +1,5 @@
+from __future__ import annotations
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -44,6 +46,12 @@ class Story(EditableRecord):
         return reverse("story-detail", args=[self.arena.slug, self.pk])
 
 
+class CellQuerySet(models.QuerySet):
+    def on_pages(self) -> CellQuerySet:
+        """The cells the public pages and the scores see: neither story nor product retired."""
+        return self.filter(story__retired_at__isnull=True, product__retired_at__isnull=True)
+
+
 class Cell(models.Model):
     """One product × one story: the judged verdict."""
 
@@ -63,6 +71,8 @@ class Cell(models.Model):
         blank=True,
         help_text="Last edit of the rationale in the admin (a re-import keeps it)",
     )
+
+    objects = CellQuerySet.as_manager()
 
     class Meta:
         ordering = ["story", "product__position"]
