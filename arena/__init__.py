@@ -1,3 +1,6 @@
-from .celery import app as celery_app
+"""The arena site's project package and arena app.
 
-__all__ = ("celery_app",)
+The Celery app lives in ``arena.celery`` (``celery -A arena`` finds it there); it is not imported
+here, so importing any module of the package (the pure ``arena.scoring`` for one) does not load
+Celery.
+"""
