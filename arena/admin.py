@@ -10,7 +10,7 @@ from arena.models import (
     SubGroup,
 )
 from arena.recompute import arena_mark_stale
-from arena.services import category_saved, persona_saved
+from arena.services import category_save, persona_save
 
 
 class CategoryInline(admin.TabularInline):
@@ -65,11 +65,15 @@ class ArenaAdmin(admin.ModelAdmin):
     actions = ["recompute"]
 
     def save_formset(self, request, form, formset, change):
-        super().save_formset(request, form, formset, change)
-        if formset.model is Category and (
-            formset.new_objects or formset.changed_objects or formset.deleted_objects
-        ):
-            arena_mark_stale(arena_id=form.instance.pk)  # scores are stored per category name
+        if formset.model is not Category:
+            return super().save_formset(request, form, formset, change)
+        changed = {id(obj): fields for obj, fields in formset.changed_objects}
+        for category in formset.save(commit=False):
+            category_save(category=category, changed=changed.get(id(category), ()))
+        for category in formset.deleted_objects:  # the admin refuses when stories still use it
+            category.delete()
+            arena_mark_stale(arena_id=form.instance.pk)
+        formset.save_m2m()
 
     @admin.action(description="Recompute scores now (through the task queue)")
     def recompute(self, request, queryset):
@@ -92,11 +96,12 @@ class CategoryAdmin(admin.ModelAdmin):
     ordering = ["arena", "position"]
     inlines = [SubGroupInline]
 
+    def get_readonly_fields(self, request, obj=None):
+        # a category stays in its arena: its stories belong to that arena
+        return ["arena"] if obj else []
+
     def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        category_saved(
-            category=obj, changed=form.changed_data, old_arena_id=form.initial.get("arena")
-        )
+        category_save(category=obj, changed=form.changed_data)
 
 
 @admin.register(Persona)
@@ -105,9 +110,7 @@ class PersonaAdmin(admin.ModelAdmin):
     search_fields = ["slug", "label"]
 
     def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        if change:
-            persona_saved(persona=obj, changed=form.changed_data)
+        persona_save(persona=obj, changed=form.changed_data)
 
 
 @admin.register(AdjacentArena)

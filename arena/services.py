@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Model
 from django.utils import timezone
@@ -38,21 +39,32 @@ class ImportRefused(Exception):
     """The pages clash with what the database holds; nothing was imported."""
 
 
-def category_saved(*, category: Category, changed: list[str], old_arena_id: int | None) -> None:
-    """Scores are stored per category name: renaming a category (or moving it) recomputes."""
-    if {"name", "arena"} & set(changed):
+@transaction.atomic
+def category_save(*, category: Category, changed: Iterable[str]) -> Category:
+    """Save a category added or edited in the admin. Scores are stored per category name, so a new
+    category or a new name recomputes its arena. A category stays in its arena (its stories do)."""
+    if category.pk is not None:
+        arena_id = Category.objects.values_list("arena_id", flat=True).get(pk=category.pk)
+        if arena_id != category.arena_id:
+            raise ValidationError({"arena": "A category stays in its arena; add one to the other."})
+    adding = category.pk is None
+    category.save()
+    if adding or "name" in changed:
         arena_mark_stale(arena_id=category.arena_id)
-        if old_arena_id and old_arena_id != category.arena_id:
-            arena_mark_stale(arena_id=old_arena_id)
+    return category
 
 
-def persona_saved(*, persona: Persona, changed: list[str]) -> None:
-    """Scores are stored per persona slug: a new slug recomputes every arena that uses it."""
+@transaction.atomic
+def persona_save(*, persona: Persona, changed: Iterable[str]) -> Persona:
+    """Save a persona edited in the admin. Scores are stored per persona slug, so a new slug
+    recomputes every arena that uses it."""
+    persona.save()
     if "slug" in changed:
         for arena_id in set(
             Story.all_objects.filter(persona=persona).values_list("arena_id", flat=True)
         ):
             arena_mark_stale(arena_id=arena_id)
+    return persona
 
 
 # ---------------------------------------------------------------- import

@@ -5,10 +5,12 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from arena.generate import arena_generate
-from arena.models import SubGroup
+from arena.models import Category, SubGroup
+from arena.services import category_save
 from products.models import Product
 from stories.models import Cell, Story
 from stories.services import product_update, story_add, story_update
+from tests.forms import page_form
 
 
 @pytest.fixture
@@ -54,3 +56,22 @@ def test_a_new_story_needs_a_sub_group_of_its_own_category(two_arenas):
     with pytest.raises(ValidationError, match="sub-group of the story's category"):
         story_add(story=story)
     assert not Story.all_objects.filter(text=story.text).exists()
+
+
+def test_a_category_stays_in_its_arena(two_arenas):
+    one, two = two_arenas
+    category = one.categories.first()
+    category.arena = two
+    with pytest.raises(ValidationError, match="stays in its arena"):
+        category_save(category=category, changed=["arena"])
+    assert Category.objects.get(pk=category.pk).arena_id == one.pk
+
+
+def test_the_category_admin_offers_no_arena_to_change(two_arenas, admin_client):
+    one, two = two_arenas
+    category = one.categories.first()
+    url = f"/admin/arena/category/{category.pk}/change/"
+    page = admin_client.get(url).content.decode()
+    assert 'name="arena"' not in page
+    admin_client.post(url, {**page_form(admin_client, url, "category_form"), "arena": two.pk})
+    assert Category.objects.get(pk=category.pk).arena_id == one.pk
