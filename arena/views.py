@@ -70,7 +70,6 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
     ctx = {
         "arena": arena,
         "arena_url": arena.get_absolute_url(),
-        "cell_count": arena.story_count * arena.product_count,
         "filters": filters,
         "rank": rank,
         "fragment": partial is not None,

@@ -58,7 +58,7 @@ class ArenaViewSet(viewsets.ViewSet):
             "name": arena.name,
             "description": arena.description,
             "story_count": arena.story_count,
-            "cell_count": arena.story_count * arena.product_count,
+            "cell_count": arena.cell_count,
             "updated": arena.updated,
             "evidence_as_of": arena.evidence_as_of,
             "scores_computed_at": arena.scores_computed_at,

@@ -2,24 +2,31 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Exists, F, OuterRef, QuerySet, Subquery
 
 from arena.models import AdjacentArena, Arena, Category, PersonaResult, ProductScore
+from arena.selectors.counts import row_count
 from arena.text import arena_slugify
 from products.models import Product
 from stories.models import Story
 
 
 def arena_list() -> QuerySet[Arena]:
-    """Arenas with product and story counts and the leader's name (one query)."""
+    """Arenas with their product, story and judged-cell counts and the leader's name (one
+    query)."""
     leader = ProductScore.objects.filter(arena=OuterRef("pk"), rank=1)
-    return Arena.objects.annotate(
-        # retired products and stories are kept on record but off the pages
-        product_count=Count("products", filter=Q(products__retired_at__isnull=True), distinct=True),
-        story_count=Count("stories", filter=Q(stories__retired_at__isnull=True), distinct=True),
-        leader_name=Subquery(leader.values("product__name")[:1]),
-        leader_slug=Subquery(leader.values("product__slug")[:1]),
-    ).order_by("name")
+    return (
+        Arena.objects.annotate(
+            # the default managers leave out retired products and stories (kept on record only)
+            product_count=row_count(Product.objects.filter(arena=OuterRef("pk")), per="arena"),
+            story_count=row_count(Story.objects.filter(arena=OuterRef("pk")), per="arena"),
+            leader_name=Subquery(leader.values("product__name")[:1]),
+            leader_slug=Subquery(leader.values("product__slug")[:1]),
+        )
+        # every product is judged on every story: the cells the arena page counts
+        .annotate(cell_count=F("story_count") * F("product_count"))
+        .order_by("name")
+    )
 
 
 def arena_get(slug: str) -> Arena | None:

@@ -58,7 +58,8 @@ def cell_page_get(pk: int) -> CellPage | None:
     links = []
     if cell.value.applicable:
         others = (
-            Cell.objects.filter(story_id=cell.story_id, product__retired_at__isnull=True)
+            Cell.objects.on_pages()
+            .filter(story_id=cell.story_id)
             .exclude(pk=cell.pk)
             .select_related("product")
             .order_by("product__position")

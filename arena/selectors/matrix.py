@@ -140,7 +140,7 @@ def arena_matrix(
         stories = stories.filter(category_id__in=match)
     if filters.verdict:
         stories = stories.filter(
-            Exists(Cell.objects.filter(story=OuterRef("pk"), verdict=filters.verdict))
+            Exists(Cell.objects.on_pages().filter(story=OuterRef("pk"), verdict=filters.verdict))
         )
     if filters.q:
         stories = stories.filter(text__icontains=filters.q)

@@ -6,9 +6,11 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+from django.utils import timezone
 
 from arena import selectors
 from arena.selectors import MatrixFilters, matrix_blocks
+from products.models import Product
 from stories.values import Verdict
 from tests.factories import (
     ArenaFactory,
@@ -130,3 +132,15 @@ def test_cell_page_lists_head_to_heads_with_each_applicable_other_product():
     CellFactory(story=cell.story, product=ProductFactory(arena=arena), na=True)
     page = selectors.cell_page_get(cell.pk)
     assert [(link.other, link.round) for link in page.head_to_heads] == [(weaker.product, "won")]
+
+
+@pytest.mark.django_db
+def test_matrix_verdict_filter_ignores_the_cells_of_retired_products():
+    disputed = CellFactory(disputed=True)
+    arena = disputed.story.arena
+    CellFactory(story=disputed.story, product=ProductFactory(arena=arena))
+    Product.all_objects.filter(pk=disputed.product.pk).update(retired_at=timezone.now())
+    matrix = selectors.arena_matrix(
+        selectors.arena_get(arena.slug), MatrixFilters(verdict=Verdict.DISPUTED)
+    )
+    assert matrix.rows == []
