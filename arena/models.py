@@ -1,5 +1,7 @@
+from __future__ import annotations
+
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.urls import reverse
 
 
@@ -35,6 +37,18 @@ class EditableRecord(models.Model):
         default_manager_name = "all_objects"
 
 
+class ArenaQuerySet(models.QuerySet):
+    def stale(self) -> ArenaQuerySet:
+        """The freshness rule: an arena's stored scores are stale when they were never computed,
+        when they miss a change (``computed_seq`` behind ``change_seq``), or while a change's stale
+        mark is still set."""
+        return self.filter(
+            Q(scores_computed_at__isnull=True)
+            | Q(computed_seq__lt=F("change_seq"))
+            | Q(scores_stale_since__isnull=False)
+        )
+
+
 class Arena(models.Model):
     """A product category with its products, stories and stored scores."""
 
@@ -58,6 +72,8 @@ class Arena(models.Model):
     recompute_enqueued_at = models.DateTimeField(
         null=True, blank=True, help_text="A recompute task waits in the queue (debounce)"
     )
+
+    objects = ArenaQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]

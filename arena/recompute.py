@@ -22,13 +22,11 @@ from django.utils import timezone
 from arena import scoring
 from arena.celery import app as celery_app
 from arena.models import Arena, Persona, PersonaResult, ProductScore
+from arena.task_names import REFRESH_TASK
 from products.models import Product
 from stories.models import Cell, CellChange, Story
 
 log = logging.getLogger(__name__)
-
-# the Celery task that wraps arena_refresh_scores (arena/tasks.py), sent by name
-REFRESH_TASK = "arena.tasks.arena_refresh_scores"
 
 
 def arena_mark_stale(*, arena_id: int) -> None:
@@ -170,14 +168,9 @@ def arena_refresh_scores(*, arena_id: int) -> str:
     (the freshness rule). Safe to run twice; returns ``gone``, ``fresh`` or ``recomputed``."""
     # changes from now on enqueue a new task
     Arena.objects.filter(pk=arena_id).update(recompute_enqueued_at=None)
-    arena = (
-        Arena.objects.filter(pk=arena_id)
-        .values("change_seq", "computed_seq", "scores_computed_at")
-        .first()
-    )
-    if arena is None:
+    if not Arena.objects.filter(pk=arena_id).exists():
         return "gone"
-    if arena["scores_computed_at"] is not None and arena["computed_seq"] >= arena["change_seq"]:
+    if not Arena.objects.stale().filter(pk=arena_id).exists():
         return "fresh"
     arena_recompute_scores(arena_id=arena_id)
     return "recomputed"
@@ -186,11 +179,8 @@ def arena_refresh_scores(*, arena_id: int) -> str:
 def arena_refresh_stale() -> list[int]:
     """The periodic sweep: recompute every arena still marked stale (e.g. changed while the broker
     was down). Returns the ids it recomputed."""
-    stale = list(
-        Arena.objects.filter(scores_stale_since__isnull=False).values_list("pk", flat=True)
-    ) + list(Arena.objects.filter(computed_seq__lt=F("change_seq")).values_list("pk", flat=True))
     done = []
-    for arena_id in dict.fromkeys(stale):
+    for arena_id in Arena.objects.stale().order_by("pk").values_list("pk", flat=True):
         arena_recompute_scores(arena_id=arena_id)
         done.append(arena_id)
     return done

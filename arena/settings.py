@@ -13,6 +13,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
+from arena.task_names import SWEEP_TASK
 from arena.text import parse_rate
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -181,7 +182,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 CELERY_TASK_PUBLISH_RETRY = False
 CELERY_BEAT_SCHEDULE = {
     "recompute-stale-arenas": {
-        "task": "arena.tasks.arena_refresh_stale",
+        "task": SWEEP_TASK,
         "schedule": timedelta(seconds=int(os.environ.get("STALE_SWEEP_SECONDS", "30"))),
     },
 }

@@ -4,9 +4,11 @@ function it runs, takes ids, and is safe to run twice; the rules live in that fu
 from celery import Task, shared_task
 
 from arena import recompute
+from arena.task_names import REFRESH_TASK, SWEEP_TASK
 
 
 @shared_task(
+    name=REFRESH_TASK,
     bind=True,
     acks_late=True,
     autoretry_for=(Exception,),
@@ -20,7 +22,7 @@ def arena_refresh_scores(self: Task, arena_id: int) -> str:
     return recompute.arena_refresh_scores(arena_id=arena_id)
 
 
-@shared_task
+@shared_task(name=SWEEP_TASK)
 def arena_refresh_stale() -> list[int]:
     """The periodic sweep: recompute every arena still marked stale."""
     return recompute.arena_refresh_stale()

@@ -4,7 +4,7 @@ from django.conf import settings
 
 import arena.tasks  # noqa: F401 - what the worker's autodiscovery imports
 from arena.celery import app
-from arena.recompute import REFRESH_TASK
+from arena.task_names import REFRESH_TASK, SWEEP_TASK
 
 
 def registered() -> set[str]:
@@ -17,4 +17,4 @@ def test_the_task_the_recompute_layer_sends_is_registered():
 
 def test_every_periodic_task_is_registered():
     names = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
-    assert names <= registered()
+    assert names == {SWEEP_TASK} and names <= registered()

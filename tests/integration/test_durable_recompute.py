@@ -15,7 +15,8 @@ from django.test import Client
 from arena.celery import app as celery_app
 from arena.clients import client_hash
 from arena.models import Arena, ProductScore
-from arena.recompute import REFRESH_TASK, arena_recompute_scores
+from arena.recompute import arena_recompute_scores
+from arena.task_names import REFRESH_TASK
 from flags.inputs import FlagInput
 from flags.models import Reason, ReviewItem
 from flags.services import flag_submit
