@@ -19,17 +19,16 @@ from django.utils.html import format_html
 from flags.filters import AgeFilter, ReasonFilter, StatusFilter
 from flags.forms import BulkRejectForm, Decision, DecisionForm, parse_flag_ids
 from flags.inputs import ModerationDecision
-from flags.models import Flag, ModeratorAction, ReviewItem, Status
-from flags.selectors import review_item_impact, review_item_impacts
-from flags.services import (
-    AlreadyResolved,
+from flags.models import ModeratorAction, ReviewItem, Status
+from flags.selectors import (
+    review_item_impact,
+    review_item_impacts,
     review_item_proposal,
-    review_item_reject,
-    review_item_uphold,
     user_can_moderate,
 )
+from flags.services import AlreadyResolved, review_item_reject, review_item_uphold
 from stories.services import EditConflict
-from stories.values import CellValue
+from stories.values import JUDGEMENT_FIELDS, CellValue
 
 
 class ReviewChangeList(ChangeList):
@@ -43,24 +42,6 @@ class ReviewChangeList(ChangeList):
         for row in rows:
             row.upholding_impact = impacts.get(row.pk)
         self.result_list = rows
-
-
-class FlagInline(admin.TabularInline):
-    model = Flag
-    extra = 0
-    can_delete = False
-    fields = [
-        "created_at",
-        "reason",
-        "proposed_verdict",
-        "proposed_quality",
-        "explanation",
-        "source_url",
-    ]
-    readonly_fields = fields
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(ReviewItem)
@@ -150,9 +131,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
         form = DecisionForm(
             request.POST or None,
             initial={
-                "verdict": offered.verdict,
-                "proof": offered.proof or "",
-                "quality": offered.quality,
+                **{name: getattr(offered, name) for name in JUDGEMENT_FIELDS},
                 "version": item.version,
                 "cell_version": item.cell.version,
                 "seen_flags": ",".join(str(f.pk) for f in flags),
@@ -184,7 +163,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
         """Apply the review page's decision: a redirect when it is made or refused as stale (the
         page then shows the item as it is now); None with the form's errors set otherwise."""
         chosen = form.cleaned_data["decision"]
-        decision = form.moderation_decision(cell=item.cell)
+        decision = form.moderation_decision()
         try:
             if chosen == Decision.UPHOLD:
                 review_item_uphold(item=item, moderator=request.user, decision=decision)

@@ -7,13 +7,20 @@ site (``Origin``, ``Sec-Fetch-Site``). The moderators' endpoints go by the sessi
 check.
 """
 
+from collections.abc import Callable
+
 from django.conf import settings
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Count
 from django.utils.http import parse_header_parameters
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+)
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, Throttled, UnsupportedMediaType
@@ -23,33 +30,33 @@ from rest_framework.response import Response
 from arena.api.parsers import SafeJSONParser
 from arena.api.serializers import error_responses
 from arena.clients import client_key
-from arena.text import clean_text
-from flags.forms import CONTROL_MESSAGE, has_control_characters
 from flags.inputs import (
     EMAIL_MAX,
     EXPLANATION_MAX,
     EXPLANATION_MIN,
+    ID_MAX,
     NOTE_MAX,
+    NOTE_MISSING,
     SOURCE_URL_MAX,
     FlagInput,
     ModerationDecision,
+    explanation_error,
+    one_line_error,
 )
 from flags.models import Flag, Reason, Status
+from flags.selectors import user_can_moderate
 from flags.services import (
     AlreadyResolved,
     FlagThrottled,
     flag_submit,
     review_item_reject,
     review_item_uphold,
-    user_can_moderate,
 )
 from stories.models import Cell
 from stories.services import EditConflict
-from stories.values import JUDGEMENT_FIELDS, Proof, Verdict
+from stories.values import JUDGEMENT_FIELDS, QUALITY_MAX, Proof, Verdict
 
-ID_MAX = 2**63 - 1  # the largest id a database key holds
-VERSION_MAX = 2**31 - 1
-NOTE_MESSAGE = "Write the public note: why the verdict changes or stays."
+VERSION_MAX = 2**31 - 1  # a version is a PositiveIntegerField
 JSON_MESSAGE = "Send the flag as JSON, with Content-Type: application/json."
 CROSS_SITE_MESSAGE = "Flags are sent from this site or by scripts, not from another site's pages."
 
@@ -76,11 +83,27 @@ def require_json(request) -> None:
         raise UnsupportedMediaType(media_type or "(none)", detail=JSON_MESSAGE)
 
 
-def refuse_control_characters(value: str) -> str:
-    """For one-line fields (an address, a URL): control characters are refused, not dropped."""
-    if has_control_characters(value):
-        raise serializers.ValidationError(CONTROL_MESSAGE)
+def _checked(rule: Callable[[str], str | None], value: str) -> str:
+    """The value as sent, or the rule's message (the rules are ``flags.inputs``')."""
+    message = rule(value)
+    if message:
+        raise serializers.ValidationError(message)
     return value
+
+
+@extend_schema_field({"type": "string", "minLength": EXPLANATION_MIN, "maxLength": EXPLANATION_MAX})
+class ExplanationField(serializers.CharField):
+    """A text whose bounds are ``FlagInput``'s rule (counted once control characters are
+    dropped): the schema states them, ``FlagInput`` checks them."""
+
+
+@extend_schema_field({"type": "string", "minLength": 1, "maxLength": NOTE_MAX})
+class NoteField(serializers.CharField):
+    """A public note, checked by ``ModerationDecision`` (the schema states its bounds)."""
+
+    def __init__(self, **kwargs):
+        missing = {"required": NOTE_MISSING, "null": NOTE_MISSING}
+        super().__init__(allow_blank=True, error_messages=missing, **kwargs)
 
 
 def field_errors(exc: DjangoValidationError) -> dict[str, list[str]]:
@@ -107,33 +130,24 @@ class FlagCreateSerializer(serializers.Serializer):
 
     cell = serializers.IntegerField(min_value=1, max_value=ID_MAX)
     reason = serializers.ChoiceField(choices=Reason.choices)
-    explanation = serializers.CharField(
-        trim_whitespace=True,
-        min_length=EXPLANATION_MIN,
-        max_length=EXPLANATION_MAX,
-        error_messages={
-            "min_length": "Explain what is wrong in at least {min_length} characters.",
-            "max_length": "Keep the explanation under {max_length} characters.",
-        },
-    )
+    explanation = ExplanationField(allow_blank=True)
     proposed_verdict = serializers.ChoiceField(
         choices=Verdict.choices, required=False, allow_blank=True, allow_null=True
     )
     proposed_quality = serializers.IntegerField(
-        required=False, allow_null=True, min_value=0, max_value=10
+        required=False, allow_null=True, min_value=0, max_value=QUALITY_MAX
     )
     source_url = serializers.URLField(required=False, allow_blank=True, max_length=SOURCE_URL_MAX)
     email = serializers.EmailField(required=False, allow_blank=True, max_length=EMAIL_MAX)
 
     def validate_explanation(self, value: str) -> str:
-        # stored as written, less the control characters (never meaningful in a text)
-        return clean_text(value).strip()
+        return _checked(explanation_error, value)
 
     def validate_source_url(self, value: str) -> str:
-        return refuse_control_characters(value)
+        return _checked(one_line_error, value)
 
     def validate_email(self, value: str) -> str:
-        return refuse_control_characters(value)
+        return _checked(one_line_error, value)
 
     def flag_input(self) -> FlagInput:
         return FlagInput.from_fields(self.validated_data)
@@ -197,11 +211,7 @@ class ModeratorFlagSerializer(FlagSerializer):
 
 
 class DecisionSerializer(serializers.Serializer):
-    note = serializers.CharField(
-        max_length=NOTE_MAX,
-        error_messages={"required": NOTE_MESSAGE, "blank": NOTE_MESSAGE, "null": NOTE_MESSAGE},
-        help_text="Public: shown on the cell's record and to the reporters.",
-    )
+    note = NoteField(help_text="Public: shown on the cell's record and to the reporters.")
     version = serializers.IntegerField(
         required=False,
         min_value=1,
@@ -209,7 +219,7 @@ class DecisionSerializer(serializers.Serializer):
         help_text="The review item's `version` as read; a decision on a changed item is 409.",
     )
     flags = serializers.ListField(
-        child=serializers.IntegerField(min_value=1, max_value=VERSION_MAX),
+        child=serializers.IntegerField(min_value=1, max_value=ID_MAX),
         required=False,
         min_length=1,
         max_length=1000,
@@ -218,10 +228,7 @@ class DecisionSerializer(serializers.Serializer):
     )
 
     def validate_note(self, value: str) -> str:
-        value = clean_text(value).strip()
-        if not value:
-            raise serializers.ValidationError(NOTE_MESSAGE)
-        return value
+        return _checked(lambda note: ModerationDecision(note=note).errors().get("note"), value)
 
     def moderation_decision(self) -> ModerationDecision:
         data = self.validated_data
@@ -244,7 +251,9 @@ class UpholdSerializer(DecisionSerializer):
     )
     verdict = serializers.ChoiceField(choices=Verdict.choices, required=False)
     proof = serializers.ChoiceField(choices=Proof.choices, required=False, allow_null=True)
-    quality = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=10)
+    quality = serializers.IntegerField(
+        required=False, allow_null=True, min_value=0, max_value=QUALITY_MAX
+    )
 
 
 class RejectSerializer(DecisionSerializer):

@@ -3,35 +3,42 @@ reject). They collect and translate; the rules live in flags.inputs and flags.se
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django import forms
 from django.db import models
 
-from arena.text import clean_text
 from flags.inputs import (
     EMAIL_MAX,
     EXPLANATION_MAX,
     EXPLANATION_MIN,
+    ID_MAX,
     NOTE_MAX,
     SOURCE_URL_MAX,
     FlagInput,
     ModerationDecision,
+    explanation_error,
+    one_line_error,
 )
 from flags.models import Reason
-from stories.models import Cell
-from stories.values import Proof, Verdict
-
-CONTROL_MESSAGE = "Remove the control characters from this field."
+from stories.values import QUALITY_MAX, CellValue, Proof, Verdict
 
 
-def has_control_characters(text: str) -> bool:
-    """C0 and C1 control characters (tab and line breaks included): never part of an address or a
-    URL, so one-line fields refuse them rather than drop them."""
-    return clean_text(text) != text or "\t" in text or "\n" in text
+def _checked(rule: Callable[[str], str | None], value: str) -> str:
+    """The value as sent, or the rule's message (the rules are ``flags.inputs``')."""
+    message = rule(value)
+    if message:
+        raise forms.ValidationError(message)
+    return value
+
+
+def _note_error(note: str) -> str | None:
+    return ModerationDecision(note=note).errors().get("note")
 
 
 class FlagForm(forms.Form):
-    """Collects a flag; the rules live in ``FlagInput`` and ``flag_submit`` (errors come back per
-    field)."""
+    """Collects a flag; the rules live in ``flags.inputs`` (those of one field reported here) and
+    ``flag_submit`` (errors come back per field)."""
 
     reason = forms.ChoiceField(label="Reason", choices=Reason.choices, widget=forms.RadioSelect)
     proposed_verdict = forms.ChoiceField(
@@ -40,16 +47,25 @@ class FlagForm(forms.Form):
         required=False,
     )
     proposed_quality = forms.IntegerField(
-        label="Proposed quality 0–10 (optional)", min_value=0, max_value=10, required=False
+        label=f"Proposed quality 0–{QUALITY_MAX} (optional)",
+        min_value=0,
+        max_value=QUALITY_MAX,
+        required=False,
     )
+    # bounds and cleaning are FlagInput's (counted after dropping control characters); the
+    # attributes only let a browser hint at them
     explanation = forms.CharField(
         label="Explanation",
         widget=forms.Textarea(
-            attrs={"rows": 4, "minlength": EXPLANATION_MIN, "maxlength": EXPLANATION_MAX}
+            attrs={
+                "rows": 4,
+                "required": True,
+                "minlength": EXPLANATION_MIN,
+                "maxlength": EXPLANATION_MAX,
+            }
         ),
         help_text=f"What is wrong, and how you know ({EXPLANATION_MIN}–{EXPLANATION_MAX} characters).",
-        max_length=EXPLANATION_MAX,
-        strip=True,
+        required=False,
     )
     source_url = forms.URLField(
         label="Source URL (optional)",
@@ -66,20 +82,16 @@ class FlagForm(forms.Form):
     # Honeypot: hidden from people by CSS and aria-hidden; bots fill it in.
     website = forms.CharField(label="Leave this field empty", required=False)
 
-    def clean_explanation(self):
-        # stored and shown as written, less the control characters (never meaningful in a text)
-        return clean_text(self.cleaned_data["explanation"]).strip()
-
-    def clean_source_url(self):
-        value = self.cleaned_data["source_url"]
-        if has_control_characters(value):
-            raise forms.ValidationError(CONTROL_MESSAGE)
-        return value
-
     def clean_website(self):
         if self.cleaned_data.get("website"):
             raise forms.ValidationError("This field must be left empty.")
         return ""
+
+    def clean_explanation(self) -> str:
+        return _checked(explanation_error, self.cleaned_data["explanation"])
+
+    def clean_source_url(self) -> str:
+        return _checked(one_line_error, self.cleaned_data["source_url"])
 
     def flag_input(self) -> FlagInput:
         return FlagInput.from_fields(self.cleaned_data)
@@ -99,11 +111,12 @@ class DecisionForm(forms.Form):
     proof = forms.ChoiceField(
         choices=[("", "— none —"), *Proof.choices], required=False, label="Proof"
     )
-    quality = forms.IntegerField(min_value=0, max_value=10, required=False, label="Quality")
+    quality = forms.IntegerField(
+        min_value=0, max_value=QUALITY_MAX, required=False, label="Quality"
+    )
     note = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3}),
-        required=True,
-        max_length=NOTE_MAX,
+        widget=forms.Textarea(attrs={"rows": 3, "required": True, "maxlength": NOTE_MAX}),
+        required=False,
         label="Public note",
         help_text="Shown on the cell's history and to the reporters.",
     )
@@ -115,26 +128,30 @@ class DecisionForm(forms.Form):
     # the flags on the page when the moderator opened it: the decision covers these only
     seen_flags = forms.CharField(widget=forms.HiddenInput, required=False, max_length=20_000)
 
+    def clean_note(self) -> str:
+        return _checked(_note_error, self.cleaned_data["note"])
+
     def clean_seen_flags(self) -> frozenset[int] | None:
         return parse_flag_ids(self.cleaned_data.get("seen_flags") or "")
 
-    def moderation_decision(self, *, cell: Cell) -> ModerationDecision:
-        """The decision as the services take it; upholding writes every value the page shows
-        (a blank verdict keeps the cell's)."""
+    def moderation_decision(self) -> ModerationDecision:
+        """The decision as the services take it; upholding writes the proof and quality the page
+        shows (empty: none), and its verdict (empty: the one offered, completed by the decision)."""
         data = self.cleaned_data
-        uphold = data["decision"] == Decision.UPHOLD
+        if data["decision"] != Decision.UPHOLD:
+            return ModerationDecision(
+                note=data["note"], item_version=data["version"], seen_flags=data["seen_flags"]
+            )
+        shown = CellValue.from_fields(data)
+        correction = {"proof": shown.proof, "quality": shown.quality}
+        if shown.verdict:
+            correction["verdict"] = shown.verdict
         return ModerationDecision(
             note=data["note"],
             item_version=data["version"],
             seen_flags=data["seen_flags"],
-            correction={
-                "verdict": data["verdict"] or cell.verdict,
-                "proof": data["proof"] or None,
-                "quality": data["quality"],
-            }
-            if uphold
-            else {},
-            cell_version=data["cell_version"] if uphold else None,
+            correction=correction,
+            cell_version=data["cell_version"],
         )
 
 
@@ -146,12 +163,17 @@ def parse_flag_ids(raw: str) -> frozenset[int] | None:
         ids = frozenset(int(part) for part in raw.split(",") if part.strip())
     except ValueError:
         ids = frozenset()
-    if not ids or not all(0 < i < 2**63 for i in ids):
+    if not ids or not all(0 < i <= ID_MAX for i in ids):
         raise forms.ValidationError("The list of flags on the page is damaged; reload.")
     return ids
 
 
 class BulkRejectForm(forms.Form):
     note = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3}), max_length=NOTE_MAX, label="Public note"
+        widget=forms.Textarea(attrs={"rows": 3, "required": True, "maxlength": NOTE_MAX}),
+        required=False,
+        label="Public note",
     )
+
+    def clean_note(self) -> str:
+        return _checked(_note_error, self.cleaned_data["note"])

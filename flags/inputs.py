@@ -23,6 +23,38 @@ EXPLANATION_MIN, EXPLANATION_MAX = 20, 2000
 EMAIL_MAX: int = Flag._meta.get_field("email").max_length  # type: ignore[assignment]
 SOURCE_URL_MAX: int = Flag._meta.get_field("source_url").max_length  # type: ignore[assignment]
 NOTE_MAX = 2000
+NOTE_MISSING = "Write a public note: it is shown with the decision."
+ID_MAX = 2**63 - 1  # the largest id a key holds (BigAutoField)
+CONTROL_MESSAGE = "Remove the control characters from this field."
+
+
+def has_control_characters(text: str) -> bool:
+    """C0 and C1 control characters (tab and line breaks included): never part of an address or a
+    URL, so one-line fields refuse them rather than drop them."""
+    return clean_text(text) != text or "\t" in text or "\n" in text
+
+
+def one_line_error(text: str) -> str | None:
+    """The rule of a one-line field (an address, a URL): no control characters."""
+    return CONTROL_MESSAGE if has_control_characters(text) else None
+
+
+def explanation_text(text: str) -> str:
+    """An explanation as stored and shown: as written, less control characters (never meaningful
+    in a text) and surrounding blanks."""
+    return clean_text(text or "").strip()
+
+
+def explanation_error(text: str) -> str | None:
+    """The rule of an explanation: its length, as stored."""
+    length = len(explanation_text(text))
+    if length < EXPLANATION_MIN:
+        return (
+            f"Explain what is wrong in at least {EXPLANATION_MIN} characters (you wrote {length})."
+        )
+    if length > EXPLANATION_MAX:
+        return f"Keep the explanation under {EXPLANATION_MAX} characters (you wrote {length})."
+    return None
 
 
 @dataclass(frozen=True)
@@ -66,9 +98,7 @@ class FlagInput:
 
     @property
     def explanation_text(self) -> str:
-        """The explanation as stored and shown: as written, less control characters (never
-        meaningful in a text) and surrounding blanks."""
-        return clean_text(self.explanation or "").strip()
+        return explanation_text(self.explanation)
 
     @property
     def proposes(self) -> bool:
@@ -93,16 +123,9 @@ class FlagInput:
         errors: dict[str, str] = {}
         if self.reason not in Reason.values:
             errors["reason"] = f"Choose a reason: {', '.join(Reason.values)}."
-        text = self.explanation_text
-        if len(text) < EXPLANATION_MIN:
-            errors["explanation"] = (
-                f"Explain what is wrong in at least {EXPLANATION_MIN} characters "
-                f"(you wrote {len(text)})."
-            )
-        elif len(text) > EXPLANATION_MAX:
-            errors["explanation"] = (
-                f"Keep the explanation under {EXPLANATION_MAX} characters (you wrote {len(text)})."
-            )
+        explanation = explanation_error(self.explanation)
+        if explanation:
+            errors["explanation"] = explanation
         # A proposal is judged by the cell rules on its own: with the verdict it names, or, for a
         # quality alone, with a verdict that takes any quality (it meets the cell's own verdict
         # only when a moderator upholds it, who then decides).
@@ -111,7 +134,9 @@ class FlagInput:
             for name, message in probe.errors().items():
                 errors[f"proposed_{name}"] = message
         if self.source_url:
-            if len(self.source_url) > SOURCE_URL_MAX:
+            if one_line_error(self.source_url):
+                errors["source_url"] = CONTROL_MESSAGE
+            elif len(self.source_url) > SOURCE_URL_MAX:
                 errors["source_url"] = f"Keep the address under {SOURCE_URL_MAX} characters."
             else:
                 try:
@@ -119,12 +144,15 @@ class FlagInput:
                 except ValidationError:
                     errors["source_url"] = "Enter a full http(s) address, or leave it empty."
         if self.email:
-            try:
-                EmailValidator()(self.email)
-            except ValidationError:
-                errors["email"] = "Enter a valid email address, or leave it empty."
-            if len(self.email) > EMAIL_MAX:
+            if one_line_error(self.email):
+                errors["email"] = CONTROL_MESSAGE
+            elif len(self.email) > EMAIL_MAX:
                 errors["email"] = f"Keep the email address under {EMAIL_MAX} characters."
+            else:
+                try:
+                    EmailValidator()(self.email)
+                except ValidationError:
+                    errors["email"] = "Enter a valid email address, or leave it empty."
         return errors
 
     def model_fields(self) -> dict[str, Any]:
@@ -171,7 +199,7 @@ class ModerationDecision:
         """The rules on the note: the decision is public, so it says why."""
         note = self.note_text
         if not note:
-            return {"note": "Write a public note: it is shown with the decision."}
+            return {"note": NOTE_MISSING}
         if len(note) > NOTE_MAX:
             return {"note": f"Keep the note under {NOTE_MAX} characters."}
         return {}

@@ -5,6 +5,8 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from stories.values import QUALITY_MAX, CellValue, Verdict
+
 
 class Reason(models.TextChoices):
     WRONG_VERDICT = "wrong_verdict", "Wrong verdict"
@@ -70,7 +72,7 @@ class Flag(models.Model):
     item = models.ForeignKey(ReviewItem, on_delete=models.PROTECT, related_name="flags")
     cell = models.ForeignKey("stories.Cell", on_delete=models.PROTECT, related_name="flags")
     reason = models.CharField(max_length=20, choices=Reason.choices)
-    proposed_verdict = models.CharField(max_length=10, blank=True)
+    proposed_verdict = models.CharField(max_length=10, choices=Verdict.choices, blank=True)
     proposed_quality = models.PositiveSmallIntegerField(null=True, blank=True)
     explanation = models.TextField()
     source_url = models.URLField(max_length=500, blank=True)
@@ -88,8 +90,12 @@ class Flag(models.Model):
                 condition=Q(reason__in=[r.value for r in Reason]), name="flag_reason_valid"
             ),
             models.CheckConstraint(
-                condition=Q(proposed_quality__isnull=True) | Q(proposed_quality__lte=10),
+                condition=Q(proposed_quality__isnull=True) | Q(proposed_quality__lte=QUALITY_MAX),
                 name="flag_proposed_quality_0_10",
+            ),
+            models.CheckConstraint(
+                condition=Q(proposed_verdict="") | Q(proposed_verdict__in=Verdict.values),
+                name="flag_proposed_verdict_valid",
             ),
             # A cell has one pending item at a time, so this is "one pending flag per client per
             # cell", enforced by the database even when requests race.
@@ -105,8 +111,17 @@ class Flag(models.Model):
         return reverse("flag-status", args=[self.token])
 
     @property
-    def status(self) -> str:
-        return self.item.status
+    def proposal_label(self) -> str:
+        """What the flag proposes, as the record names a judgement: ``partial 5/10``, ``full`` (a
+        verdict alone), ``verdict unchanged, 5/10`` (a quality alone); "" when it proposes nothing.
+        As sent, not completed from the cell: the cell may have changed since."""
+        if self.proposed_verdict:
+            return CellValue(self.proposed_verdict, None, self.proposed_quality).label()
+        if self.proposed_quality is None:
+            return ""
+        # any verdict that takes a quality writes it the same way
+        quality = CellValue(Verdict.PARTIAL, None, self.proposed_quality).quality_text
+        return f"verdict unchanged, {quality}"
 
 
 class ModeratorAction(models.Model):

@@ -1,15 +1,43 @@
-"""Reads for the flags app: what upholding a review item would do to its product's scores."""
+"""Reads for the flags app: who may moderate, what a review item's flags propose, and what upholding
+it would do to its product's scores."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from django.contrib.auth.models import AnonymousUser, User
+
 from arena import scoring
 from arena.recompute import ArenaInputs, arena_scoring_inputs
+from flags.inputs import FlagInput
 from flags.models import ReviewItem, Status
-from flags.services import review_item_proposal
 from stories.values import CellValue
+
+MODERATORS_GROUP = "Moderators"
+
+
+def user_can_moderate(user: User | AnonymousUser) -> bool:
+    """Superusers and members of the Moderators group (active, signed in)."""
+    if not user.is_authenticated or not user.is_active:
+        return False
+    return user.is_superuser or user.groups.filter(name=MODERATORS_GROUP).exists()
+
+
+def review_item_proposal(
+    item: ReviewItem, seen_flags: frozenset[int] | None = None
+) -> CellValue | None:
+    """The newest flag's proposal (among ``seen_flags`` when given: a decision applies only what
+    the moderator read), completed from the cell; None when no flag proposes anything."""
+    proposing = [
+        flag
+        for flag in item.flags.all()
+        if FlagInput.of(flag).proposes and (seen_flags is None or flag.pk in seen_flags)
+    ]
+    if not proposing:
+        return None
+    newest = max(proposing, key=lambda flag: (flag.created_at, flag.pk))
+    return FlagInput.of(newest).proposal(CellValue.of(item.cell))
 
 
 def _number(value: int | None) -> str:

@@ -14,7 +14,7 @@ import math
 from datetime import timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import AnonymousUser, User
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import F
@@ -23,11 +23,10 @@ from django.utils import timezone
 from arena.text import parse_rate
 from flags.inputs import FlagInput, ModerationDecision
 from flags.models import Flag, ModeratorAction, ReviewItem, Status
+from flags.selectors import review_item_proposal, user_can_moderate
 from stories.models import Cell, CellChange
 from stories.services import cell_set_verdict
 from stories.values import CellValue
-
-MODERATORS_GROUP = "Moderators"
 
 
 class FlagThrottled(Exception):
@@ -54,7 +53,7 @@ def _lock_client(client: str) -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [client])
 
 
-def flag_throttle_check(*, client: str) -> None:
+def _throttle_check(*, client: str) -> None:
     """Raise FlagThrottled when this client already filed FLAG_RATE flags in the window."""
     limit, window = parse_rate(settings.FLAG_RATE)
     since = timezone.now() - timedelta(seconds=window)
@@ -96,7 +95,7 @@ def flag_submit(*, cell: Cell | None, data: FlagInput, client: str) -> Flag:
         try:
             with transaction.atomic():
                 _lock_client(client)
-                flag_throttle_check(client=client)
+                _throttle_check(client=client)
                 if Flag.objects.filter(
                     cell=cell, client_hash=client, item__status=Status.PENDING
                 ).exists():
@@ -124,29 +123,6 @@ def flag_submit(*, cell: Cell | None, data: FlagInput, client: str) -> Flag:
 
 
 # ---------------------------------------------------------------- moderation
-
-
-def user_can_moderate(user: User | AnonymousUser) -> bool:
-    """Superusers and members of the Moderators group (active, signed in)."""
-    if not user.is_authenticated or not user.is_active:
-        return False
-    return user.is_superuser or user.groups.filter(name=MODERATORS_GROUP).exists()
-
-
-def review_item_proposal(
-    item: ReviewItem, seen_flags: frozenset[int] | None = None
-) -> CellValue | None:
-    """The newest flag's proposal (among ``seen_flags`` when given: a decision applies only what
-    the moderator read), completed from the cell; None when no flag proposes anything."""
-    proposing = [
-        flag
-        for flag in item.flags.all()
-        if FlagInput.of(flag).proposes and (seen_flags is None or flag.pk in seen_flags)
-    ]
-    if not proposing:
-        return None
-    newest = max(proposing, key=lambda flag: (flag.created_at, flag.pk))
-    return FlagInput.of(newest).proposal(CellValue.of(item.cell))
 
 
 def _check_decision(moderator: User, decision: ModerationDecision) -> None:
@@ -249,7 +225,8 @@ def review_item_uphold(
             record_unchanged=True,
             expected_version=decision.cell_version,
         )
-        assert change is not None  # record_unchanged: always recorded
+        if change is None:  # record_unchanged promises a record; never upheld without one
+            raise RuntimeError("cell_set_verdict recorded no change for an upheld flag")
         _resolve(item, status=Status.UPHELD, moderator=moderator, decision=decision, change=change)
         ModeratorAction.objects.create(
             item=item,

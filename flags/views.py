@@ -16,7 +16,6 @@ from flags.forms import FlagForm
 from flags.models import Flag
 from flags.services import FlagThrottled, flag_submit
 from stories.models import Cell, CellChange
-from stories.values import CellValue
 
 
 def _cell(pk: int) -> Cell:
@@ -122,17 +121,16 @@ class RecentChangesFeed(Feed):
         return recent_changes_queryset()[:50]
 
     def item_title(self, change):
+        # the title names the verdicts only (short); the description names whole judgements
         return _xml_text(
-            f"{change.cell.product.name}: {change.old_verdict} → {change.new_verdict} "
+            f"{change.cell.product.name}: {change.old_value.verdict} → {change.new_value.verdict} "
             f"on “{change.cell.story.text[:80]}”"
         )
 
     def item_description(self, change):
-        old = CellValue(change.old_verdict, change.old_proof, change.old_quality)
-        new = CellValue(change.new_verdict, change.new_proof, change.new_quality)
         return _xml_text(
             f"{change.cell.story.arena.name}. {change.get_kind_display().capitalize()}: "
-            f"{old.label()} → {new.label()}. {change.note}"
+            f"{change.old_value.label()} → {change.new_value.label()}. {change.note}"
         )
 
     def item_link(self, change):
