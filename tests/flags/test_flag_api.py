@@ -6,6 +6,14 @@ import json
 import pytest
 from django.test import Client
 
+from flags.inputs import (
+    EXPLANATION_MAX,
+    EXPLANATION_MIN,
+    ID_MAX,
+    NOTE_MAX,
+    NOTE_MISSING,
+    explanation_error,
+)
 from flags.models import Flag, ReviewItem, Status
 from stories.models import Cell, CellChange
 from stories.values import Proof, Verdict
@@ -364,3 +372,51 @@ def test_deeply_nested_json_decision_is_a_400_not_a_server_error(flag, mod, dept
         f"/api/flags/{flag.pk}/reject/", "[" * depth, content_type="application/json"
     )
     assert decided.status_code == 400
+
+
+# ---------------------------------------------------------------- one rule, one message
+
+
+@pytest.mark.django_db
+def test_an_api_note_missing_gets_the_decisions_message(flag, mod):
+    response = post_json(mod, f"/api/flags/{flag.pk}/reject/", {"note": " "})
+    assert response.json() == {"note": [NOTE_MISSING]}
+
+
+@pytest.mark.django_db
+def test_an_api_explanation_too_short_gets_the_flags_message(cell):
+    response = post_json(Client(), "/api/flags/", body(cell, explanation="Too short."))
+    assert response.json() == {"explanation": [explanation_error("Too short.")]}
+
+
+@pytest.mark.django_db
+def test_a_decision_may_name_any_flag_id_a_key_holds(flag, mod):
+    """Ids are 64-bit: a large one is no malformed request, just no flag of this item."""
+    response = post_json(
+        mod, f"/api/flags/{flag.pk}/reject/", {"note": "No.", "flags": [flag.pk, ID_MAX]}
+    )
+    assert (
+        response.status_code == 400
+        and "not (all) on this review item" in response.json()["flags"][0]
+    )
+
+
+@pytest.mark.django_db
+def test_the_schema_states_the_bounds_of_an_explanation_and_a_note():
+    schemas = (
+        Client().get("/api/schema/", HTTP_ACCEPT="application/json").json()["components"]["schemas"]
+    )
+    explanation = schemas["FlagCreate"]["properties"]["explanation"]
+    note = schemas["Reject"]["properties"]["note"]
+    assert (explanation["minLength"], explanation["maxLength"]) == (
+        EXPLANATION_MIN,
+        EXPLANATION_MAX,
+    )
+    assert (note["minLength"], note["maxLength"]) == (1, NOTE_MAX)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("explanation", ["", "   "])
+def test_an_api_explanation_left_blank_gets_the_flags_message(cell, explanation):
+    response = post_json(Client(), "/api/flags/", body(cell, explanation=explanation))
+    assert response.json() == {"explanation": [explanation_error(explanation)]}

@@ -7,7 +7,8 @@ from django.contrib import admin as django_admin
 from django.test import Client
 
 from arena.models import ProductScore
-from flags.inputs import ModerationDecision
+from arena.templatetags.arena_tags import verdict_class
+from flags.inputs import NOTE_MISSING, ModerationDecision
 from flags.models import Flag, ModeratorAction, ReviewItem, Status
 from flags.services import review_item_uphold
 from stories.models import Cell, CellChange
@@ -544,3 +545,35 @@ def test_upholding_without_changing_values_counts_against_integrity_only(
     after = ProductScore.objects.get(product=inngest.product)
     assert after.upheld == 1 and after.integrity < before.integrity
     assert after.pa_score == before.pa_score
+
+
+# ---------------------------------------------------------------- judgements as the site names them
+
+
+@pytest.mark.django_db
+def test_the_flag_form_shows_the_cells_badge_coloured_by_its_verdict(cell):
+    page = client_from("10.0.0.3").get(flag_url(cell)).content.decode()
+    assert f'class="verdict {verdict_class(cell.verdict)}"' in page
+
+
+@pytest.mark.django_db
+def test_the_status_page_names_a_proposed_quality_alone(cell):
+    reporter = client_from("10.0.0.4")
+    sent = reporter.post(flag_url(cell), form_data(proposed_verdict="", proposed_quality="0"))
+    status = reporter.get(sent["Location"]).content.decode()
+    assert "verdict unchanged, 0/10" in status
+
+
+@pytest.mark.django_db
+def test_the_review_page_names_the_cell_and_the_proposal_as_judgements(sent, admin_client):
+    page = admin_client.get(review_url(ReviewItem.objects.get())).content.decode()
+    assert "<td>none 0/10</td>" in page and "<td>full claimed 8/10</td>" in page
+
+
+@pytest.mark.django_db
+def test_an_empty_note_in_the_admin_gets_the_decisions_message(sent, admin_client):
+    item = ReviewItem.objects.get()
+    page = uphold_in_admin(admin_client, item, note="  ").content.decode()
+    assert NOTE_MISSING in page
+    item.refresh_from_db()
+    assert item.status == Status.PENDING

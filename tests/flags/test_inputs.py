@@ -1,9 +1,17 @@
 """The two inputs of the flags app on their own (no database): a visitor's flag and a moderator's
-decision, their rules and what they complete."""
+decision, their rules and what they complete; the forms report those rules."""
 
 import pytest
 
-from flags.inputs import EXPLANATION_MAX, NOTE_MAX, FlagInput, ModerationDecision
+from flags.forms import BulkRejectForm, DecisionForm
+from flags.inputs import (
+    CONTROL_MESSAGE,
+    EXPLANATION_MAX,
+    NOTE_MAX,
+    NOTE_MISSING,
+    FlagInput,
+    ModerationDecision,
+)
 from flags.models import Reason
 from stories.values import CellValue, Proof, Verdict
 
@@ -115,3 +123,33 @@ def test_a_moderators_contradiction_is_kept_to_be_reported():
 def test_a_correction_holds_only_judgement_fields():
     with pytest.raises(TypeError):
         ModerationDecision(note="Yes.", correction={"rationale": "x"})
+
+
+@pytest.mark.parametrize("field", ["email", "source_url"])
+def test_a_one_line_field_with_control_characters_says_so(field):
+    value = {"email": "a\x1bb@example.com", "source_url": "https://example.com/\x1b"}[field]
+    assert flag_input(**{field: value}).errors() == {field: CONTROL_MESSAGE}
+
+
+def test_the_review_pages_blank_verdict_is_left_to_the_decision():
+    """The page sends every value it shows; a blank verdict is the one offered (the flags'
+    proposal, else the cell's), completed by ``ModerationDecision.corrected``."""
+    form = DecisionForm(
+        {
+            "decision": "uphold",
+            "verdict": "",
+            "proof": "",
+            "quality": "",
+            "note": "Checked.",
+            "version": "1",
+        }
+    )
+    assert form.is_valid(), form.errors
+    decision = form.moderation_decision()
+    assert decision.correction == {"proof": None, "quality": None}
+    assert decision.corrected(CellValue(Verdict.NA)) == CellValue(Verdict.NA)
+
+
+def test_a_moderators_empty_note_gets_the_decisions_message():
+    form = BulkRejectForm({"note": " \x1b "})
+    assert not form.is_valid() and form.errors["note"] == [NOTE_MISSING]
