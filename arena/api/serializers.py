@@ -3,6 +3,33 @@
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 
+from arena import scoring
+
+
+class ProductSlugsField(serializers.ListField):
+    """Products as the list of their slugs."""
+
+    child = serializers.CharField()
+
+    def to_representation(self, products):
+        return [p.slug for p in products]
+
+
+class ByProductField(serializers.DictField):
+    """A mapping keyed by product, keyed by the product's slug."""
+
+    def to_representation(self, mapping):
+        return {p.slug: self.child.to_representation(v) for p, v in mapping.items()}
+
+
+class WinnerField(serializers.CharField):
+    """A winner: its product's slug, or ``"drawn"`` when there is none (a drawn round, a level
+    comparison)."""
+
+    def get_attribute(self, instance):
+        winner = super().get_attribute(instance)
+        return scoring.DRAWN if winner is None else winner.slug
+
 
 class ProductRefSerializer(serializers.Serializer):
     slug = serializers.CharField()
@@ -91,7 +118,7 @@ class ArenaDetailSerializer(serializers.Serializer):
 
 
 class MatrixCellSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = serializers.IntegerField(source="pk")
     verdict = serializers.CharField()
     proof = serializers.CharField(allow_null=True)
     quality = serializers.IntegerField(allow_null=True)
@@ -105,45 +132,47 @@ class EvidenceSerializer(serializers.Serializer):
 class CompareCellSerializer(MatrixCellSerializer):
     rationale = serializers.CharField()
     detail_published = serializers.BooleanField()
-    evidence = EvidenceSerializer(many=True)
+    evidence = EvidenceSerializer(many=True, source="evidence.all")
 
 
+# A matrix row or a head-to-head round: its story's fields, flat (no docstring: it would become
+# the schema's description of every story).
 class StoryBaseSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    text = serializers.CharField()
-    persona = serializers.CharField()
-    category = serializers.CharField()
-    group = serializers.CharField(allow_null=True)
-    weight = serializers.IntegerField()
+    id = serializers.IntegerField(source="story.pk")
+    text = serializers.CharField(source="story.text")
+    persona = serializers.CharField(source="story.persona.slug")
+    category = serializers.CharField(source="story.category.name")
+    group = serializers.CharField(source="story.subgroup.name", allow_null=True)
+    weight = serializers.IntegerField(source="story.weight")
 
 
 class MatrixStorySerializer(StoryBaseSerializer):
-    cells = serializers.DictField(child=MatrixCellSerializer())
+    cells = ByProductField(child=MatrixCellSerializer(), source="by_product")
 
 
 class MatrixSerializer(serializers.Serializer):
-    products = serializers.ListField(child=serializers.CharField())
-    stories = MatrixStorySerializer(many=True)
+    products = ProductSlugsField()
+    stories = MatrixStorySerializer(many=True, source="rows")
 
 
 class CompareStorySerializer(StoryBaseSerializer):
     number = serializers.IntegerField()
-    round = serializers.CharField()
-    cells = serializers.DictField(child=CompareCellSerializer())
+    round = WinnerField(source="winner")
+    cells = ByProductField(child=CompareCellSerializer())
 
 
 class CompareSummarySerializer(serializers.Serializer):
-    rounds = serializers.IntegerField()
-    won = serializers.DictField(child=serializers.IntegerField())
-    drawn = serializers.IntegerField()
-    weighted = serializers.DictField(child=serializers.IntegerField())
-    leader = serializers.CharField()
+    rounds = serializers.IntegerField(source="round_count")
+    won = ByProductField(child=serializers.IntegerField())
+    drawn = serializers.IntegerField(source="summary.drawn")
+    weighted = ByProductField(child=serializers.IntegerField())
+    leader = WinnerField()
 
 
 class CompareSerializer(serializers.Serializer):
-    products = serializers.ListField(child=serializers.CharField())
-    summary = CompareSummarySerializer()
-    stories = CompareStorySerializer(many=True)
+    products = ProductSlugsField()
+    summary = CompareSummarySerializer(source="*")
+    stories = CompareStorySerializer(many=True, source="rows")
 
 
 # ---------------------------------------------------------------- error bodies (for the schema)

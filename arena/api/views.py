@@ -18,26 +18,6 @@ def _arena(slug: str) -> Arena:
     return arena
 
 
-def _story(story) -> dict:
-    return {
-        "id": story.pk,
-        "text": story.text,
-        "persona": story.persona.slug,
-        "category": story.category.name,
-        "group": story.subgroup.name if story.subgroup_id else None,
-        "weight": story.weight,
-    }
-
-
-def _cell(cell, detail: bool = False) -> dict:
-    out = {"id": cell.pk, "verdict": cell.verdict, "proof": cell.proof, "quality": cell.quality}
-    if detail:
-        out["rationale"] = cell.rationale
-        out["detail_published"] = cell.detail_published
-        out["evidence"] = [{"source": e.source, "quote": e.quote} for e in cell.evidence.all()]
-    return out
-
-
 class ArenaViewSet(viewsets.ViewSet):
     """Arenas, their stored leaderboard, matrix and head-to-head comparisons (read-only, anonymous)."""
 
@@ -72,15 +52,7 @@ class ArenaViewSet(viewsets.ViewSet):
     @extend_schema(responses={200: s.MatrixSerializer, **s.error_responses(404, 429)})
     @action(detail=True, methods=["get"])
     def matrix(self, request, slug=None):
-        matrix = selectors.arena_matrix(_arena(slug))
-        data = {
-            "products": [p.slug for p in matrix.products],
-            "stories": [
-                {**_story(r.story), "cells": {c.product.slug: _cell(c) for c in r.cells}}
-                for r in matrix.rows
-            ],
-        }
-        return Response(s.MatrixSerializer(data).data)
+        return Response(s.MatrixSerializer(selectors.arena_matrix(_arena(slug))).data)
 
     @extend_schema(responses={200: s.CompareSerializer, **s.error_responses(404, 429)})
     @action(
@@ -96,28 +68,5 @@ class ArenaViewSet(viewsets.ViewSet):
                 raise NotFound(f"No product {wanted!r} in {arena.slug}")
         if a == b:
             raise NotFound("A product is not compared with itself.")
-        pa, pb = pair[a], pair[b]
-        cmp = selectors.head_to_head_get(arena, pa, pb)
-        data = {
-            "products": [pa.slug, pb.slug],
-            "summary": {
-                **{
-                    k: v
-                    for k, v in cmp.summary.as_dict().items()
-                    if k not in ("won", "weighted", "leader")
-                },
-                "won": {pa.slug: cmp.summary.won_a, pb.slug: cmp.summary.won_b},
-                "weighted": {pa.slug: cmp.summary.weighted_a, pb.slug: cmp.summary.weighted_b},
-                "leader": {pa.pk: pa.slug, pb.pk: pb.slug}.get(cmp.summary.leader, "drawn"),
-            },
-            "stories": [
-                {
-                    **_story(r.story),
-                    "number": r.number,
-                    "round": r.round,
-                    "cells": {pa.slug: _cell(r.cell_a, True), pb.slug: _cell(r.cell_b, True)},
-                }
-                for r in cmp.rows
-            ],
-        }
-        return Response(s.CompareSerializer(data).data)
+        cmp = selectors.head_to_head_get(arena, pair[a], pair[b])
+        return Response(s.CompareSerializer(cmp).data)

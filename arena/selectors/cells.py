@@ -20,7 +20,7 @@ def evidence_prefetch() -> Prefetch:
 class HeadToHeadLink:
     other: Product
     other_cell: Cell
-    round: str  # "won", "lost" or "drawn", from this cell's side
+    winner: Product | None  # the round's winner, this cell's product or ``other``; None: drawn
 
 
 @dataclass
@@ -30,14 +30,17 @@ class CellPage:
     head_to_heads: list[HeadToHeadLink]
 
 
-def _plain(c: Cell) -> scoring.CellIn:
-    return scoring.CellIn(c.story_id, str(c.product_id), c.verdict, c.proof, c.quality)
+def cell_in(c: Cell) -> scoring.CellIn:
+    """A cell as the scoring module's plain record; the pages key products by primary key."""
+    return scoring.CellIn(c.story_id, c.product_id, c.verdict, c.proof, c.quality)
 
 
-def _outcome(winner: str, mine: scoring.CellIn) -> str:
-    if winner == scoring.DRAWN:
-        return "drawn"
-    return "won" if winner == mine.product else "lost"
+def winner_of(key: scoring.ProductKey, *products: Product) -> Product | None:
+    """The product among ``products`` that a scoring result names (by primary key, as
+    ``cell_in`` keys them), or ``None`` for ``scoring.DRAWN``."""
+    if key == scoring.DRAWN:
+        return None
+    return {p.pk: p for p in products}[key]
 
 
 def cell_page_get(pk: int) -> CellPage | None:
@@ -64,10 +67,13 @@ def cell_page_get(pk: int) -> CellPage | None:
             .select_related("product")
             .order_by("product__position")
         )
-        mine = _plain(cell)
         links = [
             HeadToHeadLink(
-                other.product, other, _outcome(scoring.round_winner(mine, _plain(other)), mine)
+                other=other.product,
+                other_cell=other,
+                winner=winner_of(
+                    scoring.round_winner(cell_in(cell), cell_in(other)), cell.product, other.product
+                ),
             )
             for other in others
             if other.value.applicable

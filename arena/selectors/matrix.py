@@ -44,6 +44,10 @@ class MatrixRow:
     story: Story
     cells: list[MatrixCell]  # in column order; a product without a cell here has no entry
 
+    @property
+    def by_product(self) -> dict[Product, MatrixCell]:
+        return {c.product: c for c in self.cells}
+
 
 class StoryRow(Protocol):
     story: Story

@@ -107,12 +107,7 @@ def test_head_to_head_numbers_rounds_within_each_subgroup():
         CellFactory(story=story, product=a)
         CellFactory(story=story, product=b, partial=True)
     cmp = selectors.head_to_head_get(selectors.arena_get(arena.slug), a, b)
-    assert [(r.number, r.round) for r in cmp.rows] == [
-        (1, a.slug),
-        (1, a.slug),
-        (2, a.slug),
-        (1, a.slug),
-    ]
+    assert [(r.number, r.winner) for r in cmp.rows] == [(1, a), (1, a), (2, a), (1, a)]
     assert [len(block.groups) for block in cmp.blocks] == [2, 1]
 
 
@@ -131,7 +126,9 @@ def test_cell_page_lists_head_to_heads_with_each_applicable_other_product():
     weaker = CellFactory(story=cell.story, product=ProductFactory(arena=arena), partial=True)
     CellFactory(story=cell.story, product=ProductFactory(arena=arena), na=True)
     page = selectors.cell_page_get(cell.pk)
-    assert [(link.other, link.round) for link in page.head_to_heads] == [(weaker.product, "won")]
+    assert [(link.other, link.winner) for link in page.head_to_heads] == [
+        (weaker.product, cell.product)
+    ]
 
 
 @pytest.mark.django_db
