@@ -144,7 +144,7 @@ def product_result(
         },
         verified=verified,
         with_evidence=evidenced,
-        disputed=sum(1 for c in mine if c.verdict == "disputed"),
+        disputed=sum(1 for c in mine if c.verdict == Verdict.DISPUTED),
         contradicted=contradicted,
         upheld=upheld,
         integrity=integrity(verified, contradicted, upheld, evidenced),

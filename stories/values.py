@@ -134,6 +134,14 @@ class CellValue:
     proof: str | None = None
     quality: int | None = None
 
+    def __post_init__(self) -> None:
+        # known words become the enum members (equal to their strings); unknown ones stay as given,
+        # for errors() to name
+        if self.verdict in Verdict.values:
+            object.__setattr__(self, "verdict", Verdict(self.verdict))
+        if self.proof in Proof.values:
+            object.__setattr__(self, "proof", Proof(self.proof))
+
     # ------------------------------------------------------------ making one
 
     @classmethod
@@ -218,6 +226,8 @@ class CellValue:
     def db_constraints(prefix: str = "cell") -> list[models.CheckConstraint]:
         """The rules of ``errors()`` as database constraints (``Cell.Meta.constraints``)."""
         na, none = Verdict.NA.value, Verdict.NONE.value
+        no_proof = [v.value for v in Verdict if v in NO_PROOF]
+        evidenced = [v.value for v in Verdict if v in EVIDENCED]
         return [
             models.CheckConstraint(
                 condition=Q(verdict__in=[v.value for v in Verdict]), name=f"{prefix}_verdict_valid"
@@ -238,11 +248,8 @@ class CellValue:
             ),
             # none and n/a have no proof; the evidenced verdicts have one
             models.CheckConstraint(
-                condition=(Q(verdict__in=[none, na]) & Q(proof__isnull=True))
-                | (
-                    Q(verdict__in=[v.value for v in Verdict if v.evidenced])
-                    & Q(proof__isnull=False)
-                ),
+                condition=(Q(verdict__in=no_proof) & Q(proof__isnull=True))
+                | (Q(verdict__in=evidenced) & Q(proof__isnull=False)),
                 name=f"{prefix}_proof_iff_evidenced",
             ),
             models.CheckConstraint(

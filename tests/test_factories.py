@@ -37,7 +37,7 @@ def test_rows_pass_their_model_validation(factory):
 
 def test_a_flag_is_on_its_review_items_cell():
     flag = FlagFactory()
-    assert flag.cell_id == flag.item.cell_id and flag.status == "pending"
+    assert flag.cell_id == flag.item.cell_id and flag.item.status == "pending"
 
 
 def test_a_moderator_is_staff_in_the_moderators_group():
