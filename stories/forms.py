@@ -3,7 +3,8 @@ from django.core.validators import MaxValueValidator
 
 from stories.edits import merge_edit
 from stories.models import Cell, Story
-from stories.services import EditConflict, cell_last_change_note, story_placement_errors
+from stories.selectors import cell_last_change_note
+from stories.services import EditConflict, story_placement_errors
 from stories.values import JUDGEMENT_FIELDS, CellValue
 
 POSITION_MAX = 1_000_000

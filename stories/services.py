@@ -20,12 +20,12 @@ from arena.text import clean_text
 from products.models import Product
 from stories.edits import merge_edit
 from stories.models import Cell, CellChange, Story
+from stories.selectors import cell_last_change_note
 from stories.values import JUDGEMENT_FIELDS, CellValue, Verdict
 
 __all__ = [
     "EditConflict",
     "cell_edit",
-    "cell_last_change_note",
     "cell_set_verdict",
     "cell_update_detail",
     "product_add",
@@ -71,19 +71,6 @@ class EditConflict(Exception):
             "Nothing was saved; the form shows the current values: apply your change again."
         )
         return " ".join(parts)
-
-
-def cell_last_change_note(cell_id: int) -> str:
-    last = CellChange.objects.filter(cell_id=cell_id).select_related("changed_by").first()
-    if last is None:
-        return ""
-    who = f" by {last.changed_by.get_username()}" if last.changed_by else ""
-    note = f" (“{last.note}”)" if last.note else ""
-    return (
-        f"Last change: {last.get_kind_display()}{who} on {last.changed_at:%Y-%m-%d %H:%M} UTC, "
-        f"{CellValue(last.old_verdict, last.old_proof, last.old_quality).label()} → "
-        f"{CellValue(last.new_verdict, last.new_proof, last.new_quality).label()}{note}."
-    )
 
 
 # ---------------------------------------------------------------- cells
