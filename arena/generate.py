@@ -33,11 +33,13 @@ SOURCES = ("claimed-docs", "github", "community", "probe")
 
 @transaction.atomic
 def arena_generate(*, slug: str, products: int, stories: int, seed: int = 0) -> Arena:
-    """Replace any arena with this slug by a synthetic one with ``products`` × ``stories`` cells."""
+    """A synthetic arena with ``products`` × ``stories`` cells. An arena is never deleted (its
+    record is kept), so the slug must be free."""
     if products < 1 or stories < 1:
         raise ValueError("an arena needs at least one product and one story")
+    if Arena.objects.filter(slug=slug).exists():
+        raise ValueError(f"an arena with the slug {slug!r} exists; choose another slug")
     rng = random.Random(seed)
-    Arena.objects.filter(slug=slug).delete()
     arena = Arena.objects.create(
         slug=slug,
         name=f"Synthetic arena {slug}",

@@ -34,6 +34,14 @@ def test_generate_arena_refuses_an_impossible_size():
         run("generate_arena", "--slug", "gen", "--products", "0", "--stories", "5")
 
 
+@pytest.mark.django_db
+def test_generate_arena_refuses_a_slug_in_use():
+    run("generate_arena", "--slug", "gen", "--products", "1", "--stories", "1")
+    with pytest.raises(CommandError, match="an arena with the slug 'gen' exists"):
+        run("generate_arena", "--slug", "gen", "--products", "2", "--stories", "2")
+    assert Product.objects.filter(arena__slug="gen").count() == 1
+
+
 @pytest.mark.django_db(transaction=True)
 def test_load_bundled_arena_loads_once():
     first = run("load_bundled_arena")

@@ -4,7 +4,7 @@ from arena.generate import arena_generate
 
 
 class Command(BaseCommand):
-    help = "Build a synthetic arena of N products × M stories with plausible cells (replaces one with the slug)."
+    help = "Build a synthetic arena of N products × M stories with plausible cells (the slug must be free)."
 
     def add_arguments(self, parser):
         parser.add_argument("--slug", required=True)
