@@ -57,7 +57,7 @@ class ProductAdmin(RetireActions, RefusesStaleSaves, admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         try:
             if change:
-                # name, tier, popularity: nothing that moves a score
+                # a renamed product recomputes (ties are broken by name); see product_update
                 product_update(
                     product=Product.all_objects.get(pk=obj.pk),
                     changes=form.changes(),
