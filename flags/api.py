@@ -93,8 +93,11 @@ def _checked(rule: Callable[[str], str | None], value: str) -> str:
 
 @extend_schema_field({"type": "string", "minLength": EXPLANATION_MIN, "maxLength": EXPLANATION_MAX})
 class ExplanationField(serializers.CharField):
-    """A text whose bounds are ``FlagInput``'s rule (counted once control characters are
-    dropped): the schema states them, ``FlagInput`` checks them."""
+    """A text whose bounds are ``flags.inputs``' rule (counted once control characters are
+    dropped): the schema states them, ``explanation_error`` checks them (a blank one too)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(error_messages={"blank": explanation_error("")}, **kwargs)
 
 
 @extend_schema_field({"type": "string", "minLength": 1, "maxLength": NOTE_MAX})
@@ -102,8 +105,8 @@ class NoteField(serializers.CharField):
     """A public note, checked by ``ModerationDecision`` (the schema states its bounds)."""
 
     def __init__(self, **kwargs):
-        missing = {"required": NOTE_MISSING, "null": NOTE_MISSING}
-        super().__init__(allow_blank=True, error_messages=missing, **kwargs)
+        missing = {"required": NOTE_MISSING, "null": NOTE_MISSING, "blank": NOTE_MISSING}
+        super().__init__(error_messages=missing, **kwargs)
 
 
 def field_errors(exc: DjangoValidationError) -> dict[str, list[str]]:
@@ -130,7 +133,7 @@ class FlagCreateSerializer(serializers.Serializer):
 
     cell = serializers.IntegerField(min_value=1, max_value=ID_MAX)
     reason = serializers.ChoiceField(choices=Reason.choices)
-    explanation = ExplanationField(allow_blank=True)
+    explanation = ExplanationField()
     proposed_verdict = serializers.ChoiceField(
         choices=Verdict.choices, required=False, allow_blank=True, allow_null=True
     )
