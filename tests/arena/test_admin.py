@@ -3,7 +3,9 @@
 import pytest
 
 from arena.models import ProductScore
+from products.models import Product
 from stories.models import Cell, CellChange, Story
+from stories.services import story_update
 from tests.forms import page_form
 
 
@@ -82,7 +84,6 @@ def test_changing_a_story_weight_in_the_admin_recomputes(
     story = Story.objects.get(text__startswith="A workflow pauses for human approval")
     seeded_arena.refresh_from_db()
     seq = seeded_arena.computed_seq
-    from stories.services import story_update
 
     with django_capture_on_commit_callbacks(execute=True):
         story_update(story=story, changes={"weight": 1})
@@ -94,7 +95,6 @@ def test_changing_a_story_weight_in_the_admin_recomputes(
 def test_retiring_a_product_in_the_admin_recomputes_and_keeps_it(
     admin_client, seeded_arena, django_capture_on_commit_callbacks
 ):
-    from products.models import Product
 
     dbos = Product.objects.get(slug="dbos")
     assert admin_client.get(f"/admin/products/product/{dbos.pk}/delete/").status_code == 403

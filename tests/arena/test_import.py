@@ -1,6 +1,8 @@
 """`import_arena_pages` builds the arena from the seeds: idempotent and atomic."""
 
 import io
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -151,8 +153,6 @@ def test_malformed_reimport_leaves_the_arena_as_it_was(seeded_arena, tmp_path, s
 
 
 def test_command_exits_non_zero_on_a_malformed_file(tmp_path, seed_files):
-    import subprocess
-    import sys
 
     files = _copy(tmp_path, seed_files, "001", "Trigger.dev vs Hatchet", "Trigger.dev vs Nobody")
     proc = subprocess.run(

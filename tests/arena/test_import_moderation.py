@@ -7,17 +7,19 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
-from django.db import IntegrityError, connection, transaction
+from django.core.management.base import CommandError
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import ProtectedError
 from django.test import Client
 
 from arena.clients import client_hash
-from arena.models import ProductScore
+from arena.models import Arena, Category, Persona, ProductScore
 from flags.inputs import FlagInput, ModerationDecision
 from flags.models import Flag, ModeratorAction, ReviewItem
 from flags.services import flag_submit, review_item_uphold
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story
+from stories.services import cell_edit, product_retire, product_update, story_update
 from tests.forms import page_form
 
 APPROVAL = "A workflow pauses for human approval"
@@ -191,7 +193,6 @@ def test_nothing_recorded_can_be_deleted(upheld):
 @pytest.mark.django_db
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="a PostgreSQL trigger")
 def test_postgresql_refuses_to_delete_the_record_and_the_audit_log(upheld):
-    from django.db import DatabaseError
 
     for table in ("stories_cellchange", "flags_moderatoraction"):
         for sql in (f"DELETE FROM {table}", f"UPDATE {table} SET note = 'rewritten'"):
@@ -221,7 +222,6 @@ def test_the_admin_offers_no_delete_of_the_record(upheld, django_user_model):
 
 @pytest.mark.django_db
 def test_an_arena_whose_slug_an_admin_changed_is_updated_not_duplicated(seed_files):
-    from arena.models import Arena
 
     Arena.objects.create(slug="dee", name="Durable Execution Engines")
     call_command("import_arena_pages", *seed_files, stdout=io.StringIO())
@@ -230,7 +230,6 @@ def test_an_arena_whose_slug_an_admin_changed_is_updated_not_duplicated(seed_fil
 
 @pytest.mark.django_db
 def test_a_new_product_taking_an_edited_slug_is_refused(seeded_arena, seed_files, tmp_path):
-    from django.core.management.base import CommandError
 
     Product.objects.filter(slug="dbos").update(slug="hatchway")
     paths = reworded(tmp_path, seed_files, "Hatchet", "Hatchway")
@@ -243,7 +242,6 @@ def test_a_new_product_taking_an_edited_slug_is_refused(seeded_arena, seed_files
 def test_reimport_keeps_admin_edits_of_rationale_and_weight(
     seeded_arena, seed_files, django_capture_on_commit_callbacks
 ):
-    from stories.services import cell_edit, story_update
 
     cell = Cell.objects.get(story__text__startswith=APPROVAL, product__slug="inngest")
     cell_edit(
@@ -295,7 +293,6 @@ def test_an_import_that_changes_a_cell_makes_open_forms_stale(seeded_arena, seed
 def test_reimport_keeps_a_reworded_story_and_a_renamed_product_and_their_moderation(
     upheld, seed_files, django_capture_on_commit_callbacks
 ):
-    from stories.services import product_retire, product_update, story_update
 
     story = Story.objects.get(text__startswith=APPROVAL)
     page_text = story.text
@@ -323,7 +320,6 @@ def test_reimport_keeps_a_reworded_story_and_a_renamed_product_and_their_moderat
 def test_renaming_a_category_or_a_product_in_the_admin_recomputes(
     seeded_arena, django_user_model, django_capture_on_commit_callbacks
 ):
-    from arena.models import Category
 
     admin = Client()
     admin.force_login(django_user_model.objects.create_superuser("root", "r@example.com", "pw"))
@@ -341,7 +337,6 @@ def test_renaming_a_category_or_a_product_in_the_admin_recomputes(
 def test_renaming_a_persona_slug_in_the_admin_recomputes(
     seeded_arena, django_user_model, django_capture_on_commit_callbacks
 ):
-    from arena.models import Persona
 
     admin = Client()
     admin.force_login(django_user_model.objects.create_superuser("root", "r@example.com", "pw"))

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+from django.apps import apps
 
 from arena.importer import PageError, PersonaWinner, read_arena
 from stories.values import CellValue, CellValueError, Proof, Verdict, parse_quality
@@ -371,7 +372,6 @@ def test_input_that_crashed_the_import_names_file_and_line(tmp_path, seed_files,
 
 
 def _field_max(label: str) -> int:
-    from django.apps import apps
 
     model, field = label.split(".")
     app = {"Product": "products", "Story": "stories", "Evidence": "stories"}.get(model, "arena")

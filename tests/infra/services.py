@@ -27,6 +27,8 @@ import atexit
 import contextlib
 import ctypes
 import dataclasses
+import http.client
+import json
 import os
 import shutil
 import signal
@@ -41,6 +43,12 @@ import urllib.request
 import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from urllib.parse import urlsplit
+
+import redis
+from playwright.sync_api import sync_playwright
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_PATH = "/usr/bin/chromium"
@@ -339,7 +347,6 @@ class RedisServer(_ManagedProcess):
 
     def client(self, **kwargs):
         """A ``redis.Redis`` client for this server (short timeouts)."""
-        import redis
 
         kwargs.setdefault("socket_connect_timeout", 0.5)
         kwargs.setdefault("socket_timeout", 2)
@@ -347,9 +354,6 @@ class RedisServer(_ManagedProcess):
 
     def ping(self, timeout: float = 0.5) -> bool:
         """True when the server answers PING, False when it refuses or times out (no retries)."""
-        import redis
-        from redis.backoff import NoBackoff
-        from redis.retry import Retry
 
         client = self.client(
             socket_connect_timeout=timeout, socket_timeout=timeout, retry=Retry(NoBackoff(), 0)
@@ -688,7 +692,6 @@ class HttpResult:
     error: str = ""
 
     def json(self):
-        import json
 
         return json.loads(self.body.decode())
 
@@ -705,9 +708,6 @@ def simultaneous_requests(
     :class:`threading.Barrier`. Returns the results in the order of ``requests``; a request that
     fails (refused, reset, timed out) gives a result with ``status=None`` and ``error``.
     """
-    import http.client
-    import json
-    from urllib.parse import urlsplit
 
     parts = urlsplit(base_url)
     host, port = parts.hostname, parts.port or 80
@@ -785,7 +785,6 @@ def chromium_browser(
     """
     if not Path(executable_path).exists():
         raise ServiceError(f"chromium not found at {executable_path} (run `make system-deps`)")
-    from playwright.sync_api import sync_playwright
 
     saved_flag = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
     if allow_django_orm:

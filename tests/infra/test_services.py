@@ -6,6 +6,7 @@ import textwrap
 
 import pytest
 import redis
+from celery import Celery
 
 from tests.infra.services import (
     RedisServer,
@@ -103,8 +104,6 @@ def test_celery_worker_helper_runs_tasks_and_beat_survives_stop_kill_start(tmp_p
         client = server.client()
 
         def send_echo(word):  # the message the tiny app's producer would publish, by hand
-            from celery import Celery
-
             Celery("producer", broker=server.url).send_task("tinyapp.echo", args=[word])
 
         with celery_worker(env, app="tinyapp") as worker:
