@@ -61,7 +61,7 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
     arena = _or_404(selectors.arena_get(arena), f"arena {arena!r}")
     params = _params(request.GET, "persona", "category", "verdict", "q", "rank")
     filters = selectors.MatrixFilters.from_params(params)
-    rank = params["rank"].strip() or "pa"
+    rank = params["rank"].strip() or selectors.RANK_PA
     partial = None
     if _htmx_partial(request):
         partial = request.htmx.target
@@ -71,16 +71,19 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
         "arena": arena,
         "arena_url": arena.get_absolute_url(),
         "filters": filters,
-        "rank": rank,
+        # the rank asked for, which the filter form carries along unless it is the default
+        "rank": "" if rank == selectors.RANK_PA else rank,
         "fragment": partial is not None,
     }
     if partial == "leaderboard":
-        ctx["board"] = selectors.arena_leaderboard(arena, rank)
+        ctx["board"] = selectors.arena_leaderboard(arena, key=rank)
     elif partial == "matrix":
         ctx["matrix"] = selectors.arena_matrix(arena, filters)
     else:
         categories = selectors.arena_categories(arena)
-        ctx["board"] = selectors.arena_leaderboard(arena, rank, [c.name for c in categories])
+        ctx["board"] = selectors.arena_leaderboard(
+            arena, key=rank, categories=[c.name for c in categories]
+        )
         ctx["matrix"] = selectors.arena_matrix(arena, filters, categories=categories)
         ctx["categories"] = categories
         ctx["verdicts"] = list(Verdict)

@@ -15,7 +15,13 @@ from arena.selectors.arenas import (
 )
 from arena.selectors.cells import CellPage, HeadToHeadLink, cell_page_get
 from arena.selectors.head_to_head import CompareRow, Comparison, head_to_head_get
-from arena.selectors.leaderboard import Leaderboard, RankOption, arena_leaderboard, arena_scores
+from arena.selectors.leaderboard import (
+    RANK_PA,
+    Leaderboard,
+    RankOption,
+    arena_leaderboard,
+    arena_scores,
+)
 from arena.selectors.matrix import (
     CategoryBlock,
     Matrix,
@@ -30,6 +36,7 @@ from arena.selectors.products import ProductPage, product_get, product_page_get
 from arena.selectors.stories import story_cells, story_get
 
 __all__ = [
+    "RANK_PA",
     "CategoryBlock",
     "CellPage",
     "CompareRow",

@@ -16,6 +16,26 @@ def arena_scores(arena: Arena) -> list[ProductScore]:
     )
 
 
+# The rank keys (``?rank=`` and ``scoring.order_by``): three plain ones, and one per category
+# (``category:<name>``) and per persona (``persona:<slug>``).
+RANK_PA = "pa"  # the default
+RANK_VERIFIED = "verified"
+RANK_INTEGRITY = "integrity"
+RANK_CATEGORY = "category"
+RANK_PERSONA = "persona"
+
+
+def rank_key(kind: str, name: str) -> str:
+    """The rank key of one category or persona: ``rank_key(RANK_PERSONA, "ops")``."""
+    return f"{kind}:{name}"
+
+
+def rank_key_split(key: str) -> tuple[str, str | None]:
+    """``("category", "Durability")`` from ``category:Durability``; ``("pa", None)`` from ``pa``."""
+    kind, colon, name = key.partition(":")
+    return (kind, name) if colon else (key, None)
+
+
 @dataclass(frozen=True)
 class RankOption:
     key: str
@@ -24,27 +44,57 @@ class RankOption:
 
 @dataclass
 class Leaderboard:
-    key: str  # the rank key in effect ("pa" when the asked one is unknown)
+    key: str  # the rank key in effect (RANK_PA when the asked one is unknown)
     label: str
     rows: list[ProductScore]  # stored rows in the asked order; ``row.position`` is the shown rank
     personas: list[str]  # persona slugs, the persona score columns
     categories: list[str]  # category names, for the rank options
-    category: str | None  # the category ranked by, shown as an extra column
     options: list[tuple[str, list[RankOption]]]
 
     @property
     def leader(self) -> ProductScore | None:
         return self.rows[0] if self.rows else None
 
+    # What the table marks as the column ranked by.
+    @property
+    def by_pa(self) -> bool:
+        return self.key == RANK_PA
+
+    @property
+    def by_verified(self) -> bool:
+        return self.key == RANK_VERIFIED
+
+    @property
+    def by_integrity(self) -> bool:
+        return self.key == RANK_INTEGRITY
+
+    @property
+    def category(self) -> str | None:
+        """The category ranked by, shown as an extra column."""
+        kind, name = rank_key_split(self.key)
+        return name if kind == RANK_CATEGORY else None
+
+    @property
+    def persona(self) -> str | None:
+        """The persona ranked by."""
+        kind, name = rank_key_split(self.key)
+        return name if kind == RANK_PERSONA else None
+
+
+_GROUPS = {RANK_CATEGORY: "Category", RANK_PERSONA: "User type"}
+
 
 def _rank_options(categories: list[str], personas: list[str]) -> list[tuple[str, list[RankOption]]]:
     return [
-        ("Overall", [RankOption("pa", "PA Score")]),
-        ("Category", [RankOption(f"category:{c}", c) for c in categories]),
-        ("User type", [RankOption(f"persona:{p}", p) for p in personas]),
+        ("Overall", [RankOption(RANK_PA, "PA Score")]),
+        (_GROUPS[RANK_CATEGORY], [RankOption(rank_key(RANK_CATEGORY, c), c) for c in categories]),
+        (_GROUPS[RANK_PERSONA], [RankOption(rank_key(RANK_PERSONA, p), p) for p in personas]),
         (
             "Evidence",
-            [RankOption("verified", "Verified share"), RankOption("integrity", "Integrity")],
+            [
+                RankOption(RANK_VERIFIED, "Verified share"),
+                RankOption(RANK_INTEGRITY, "Integrity"),
+            ],
         ),
     ]
 
@@ -52,7 +102,7 @@ def _rank_options(categories: list[str], personas: list[str]) -> list[tuple[str,
 def _result_of(score: ProductScore) -> scoring.ProductResult:
     """A stored row as the scoring module's plain record, for ``scoring.order_by``."""
     return scoring.ProductResult(
-        product=str(score.product_id),
+        product=score.product_id,
         name=score.product.name,
         pa_score=score.pa_score,
         category_scores=score.category_scores,
@@ -68,7 +118,7 @@ def _result_of(score: ProductScore) -> scoring.ProductResult:
 
 
 def arena_leaderboard(
-    arena: Arena, key: str = "pa", categories: list[str] | None = None
+    arena: Arena, *, key: str = RANK_PA, categories: list[str] | None = None
 ) -> Leaderboard:
     """The stored leaderboard ordered by one rank key (``pa``, ``category:<name>``,
     ``persona:<slug>``, ``verified``, ``integrity``; an unknown key means ``pa``): one query.
@@ -80,12 +130,11 @@ def arena_leaderboard(
     options = _rank_options(categories, personas)
     labels = {o.key: o.label for _, group in options for o in group}
     if key not in labels:
-        key = "pa"
-    by_id = {str(s.product_id): s for s in scores}
+        key = RANK_PA
+    by_id = {s.product_id: s for s in scores}
     ordered = [by_id[r.product] for r in scoring.order_by([_result_of(s) for s in scores], key)]
     for position, row in enumerate(ordered, start=1):
         row.position = position
-    category = key.split(":", 1)[1] if key.startswith("category:") else None
-    group = {"category": "Category", "persona": "User type"}.get(key.split(":", 1)[0])
+    group = _GROUPS.get(rank_key_split(key)[0])
     label = f"{group}: {labels[key]}" if group else labels[key]
-    return Leaderboard(key, label, ordered, personas, categories, category, options)
+    return Leaderboard(key, label, ordered, personas, categories, options)
