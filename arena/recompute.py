@@ -10,21 +10,19 @@ hold the freshness rule. Depends only on models and the pure scoring module.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import F, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from arena import scoring
 from arena.celery import app as celery_app
 from arena.models import Arena, Persona, PersonaResult, ProductScore
+from arena.selectors.inputs import arena_scoring_inputs
 from arena.task_names import REFRESH_TASK
-from products.models import Product
-from stories.models import Cell, CellChange, Story
 
 log = logging.getLogger(__name__)
 
@@ -74,35 +72,6 @@ def arena_enqueue_recompute(*, arena_id: int) -> bool:
         )
         return False
     return True
-
-
-@dataclass(frozen=True)
-class ArenaInputs:
-    stories: list[scoring.StoryIn]
-    cells: list[scoring.CellIn]
-    products: list[tuple[int, str]]  # (id, name) in column order
-
-
-def arena_scoring_inputs(*, arena_id: int) -> ArenaInputs:
-    """Load the plain records the scoring module needs (three queries)."""
-    stories = [
-        scoring.StoryIn(id=sid, weight=w, category=cat, persona=per)
-        for sid, w, cat, per in Story.objects.filter(arena_id=arena_id)
-        .order_by("position")
-        .values_list("id", "weight", "category__name", "persona__slug")
-    ]
-    upheld = CellChange.objects.filter(cell=OuterRef("pk"), kind=CellChange.Kind.FLAG)
-    cells = [
-        scoring.CellIn(story_id=sid, product=pid, verdict=v, proof=p, quality=q, upheld=u)
-        for sid, pid, v, p, q, u in Cell.objects.on_pages()
-        .filter(story__arena_id=arena_id)
-        .annotate(upheld=Exists(upheld))
-        .values_list("story_id", "product_id", "verdict", "proof", "quality", "upheld")
-    ]
-    products = list(
-        Product.objects.filter(arena_id=arena_id).order_by("position").values_list("id", "name")
-    )
-    return ArenaInputs(stories, cells, products)
 
 
 def arena_recompute_scores(*, arena_id: int) -> bool:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from django.contrib.auth.models import AnonymousUser, User
 
 from arena import scoring
-from arena.recompute import ArenaInputs, arena_scoring_inputs
+from arena.selectors.inputs import ArenaInputs, arena_scoring_inputs
 from flags.inputs import FlagInput
 from flags.models import ReviewItem, Status
 from stories.values import CellValue

@@ -2,7 +2,7 @@
 
 import pytest
 
-from flags.services import user_can_moderate
+from flags.selectors import user_can_moderate
 from stories.values import CellValue, CellValueError, Verdict
 from tests.factories import (
     CellChangeFactory,
