@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from stories.values import EVIDENCED, Proof, Verdict
+from stories.values import EVIDENCED, QUALITY_MAX, Proof, Verdict
 
 # a product is known by any stable key: its id in the database, its slug in the tests
 type ProductKey = int | str
@@ -63,7 +63,7 @@ def coverage(cells: Iterable[CellIn], weights: dict[int, int]) -> int | None:
             continue
         w = weights[c.story_id]
         num += w * (c.quality or 0)
-        den += 10 * w
+        den += QUALITY_MAX * w
     if den == 0:
         return None
     return round_half_up(100 * num / den)
