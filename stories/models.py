@@ -123,11 +123,11 @@ class CellChange(models.Model):
 
     cell = models.ForeignKey(Cell, on_delete=models.PROTECT, related_name="changes")
     kind = models.CharField(max_length=10, choices=Kind.choices)  # append-only: see migrations
-    old_verdict = models.CharField(max_length=10)
-    old_proof = models.CharField(max_length=14, null=True, blank=True)
+    old_verdict = models.CharField(max_length=10, choices=Verdict.choices)
+    old_proof = models.CharField(max_length=14, choices=Proof.choices, null=True, blank=True)
     old_quality = models.PositiveSmallIntegerField(null=True, blank=True)
-    new_verdict = models.CharField(max_length=10)
-    new_proof = models.CharField(max_length=14, null=True, blank=True)
+    new_verdict = models.CharField(max_length=10, choices=Verdict.choices)
+    new_proof = models.CharField(max_length=14, choices=Proof.choices, null=True, blank=True)
     new_quality = models.PositiveSmallIntegerField(null=True, blank=True)
     # who changed it stays on record: a user who made a change is deactivated, never deleted
     changed_by = models.ForeignKey(
@@ -139,6 +139,11 @@ class CellChange(models.Model):
     class Meta:
         ordering = ["-changed_at", "-pk"]
         indexes = [models.Index(fields=["-changed_at"], name="cellchange_recent")]
+        # both sides of a change are judgements a cell could hold
+        constraints = [
+            *CellValue.db_constraints("cellchange_old", fields="old_"),
+            *CellValue.db_constraints("cellchange_new", fields="new_"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.old_verdict} → {self.new_verdict}"

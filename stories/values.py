@@ -223,37 +223,47 @@ class CellValue:
         return self
 
     @staticmethod
-    def db_constraints(prefix: str = "cell") -> list[models.CheckConstraint]:
-        """The rules of ``errors()`` as database constraints (``Cell.Meta.constraints``)."""
+    def db_constraints(prefix: str = "cell", fields: str = "") -> list[models.CheckConstraint]:
+        """The rules of ``errors()`` as database constraints named ``{prefix}_…``, on the fields
+        ``{fields}verdict``, ``{fields}proof`` and ``{fields}quality`` (``Cell.Meta.constraints``;
+        the change record's ``old_`` and ``new_`` values)."""
+        verdict, proof, quality = (f"{fields}{name}" for name in JUDGEMENT_FIELDS)
+
+        def q(field: str, lookup: str, value: object) -> Q:
+            return Q(**{f"{field}{lookup}": value})
+
         na, none = Verdict.NA.value, Verdict.NONE.value
         no_proof = [v.value for v in Verdict if v in NO_PROOF]
         evidenced = [v.value for v in Verdict if v in EVIDENCED]
         return [
             models.CheckConstraint(
-                condition=Q(verdict__in=[v.value for v in Verdict]), name=f"{prefix}_verdict_valid"
+                condition=q(verdict, "__in", [v.value for v in Verdict]),
+                name=f"{prefix}_verdict_valid",
             ),
             models.CheckConstraint(
-                condition=Q(proof__isnull=True) | Q(proof__in=[p.value for p in Proof]),
+                condition=q(proof, "__isnull", True) | q(proof, "__in", [p.value for p in Proof]),
                 name=f"{prefix}_proof_valid",
             ),
             models.CheckConstraint(
-                condition=Q(quality__isnull=True) | Q(quality__gte=0, quality__lte=QUALITY_MAX),
+                condition=q(quality, "__isnull", True)
+                | Q(**{f"{quality}__gte": 0, f"{quality}__lte": QUALITY_MAX}),
                 name=f"{prefix}_quality_0_10",
             ),
             # n/a has no quality; every other verdict has one
             models.CheckConstraint(
-                condition=(Q(verdict=na) & Q(quality__isnull=True))
-                | (~Q(verdict=na) & Q(quality__isnull=False)),
+                condition=(q(verdict, "", na) & q(quality, "__isnull", True))
+                | (~q(verdict, "", na) & q(quality, "__isnull", False)),
                 name=f"{prefix}_quality_iff_applicable",
             ),
             # none and n/a have no proof; the evidenced verdicts have one
             models.CheckConstraint(
-                condition=(Q(verdict__in=no_proof) & Q(proof__isnull=True))
-                | (Q(verdict__in=evidenced) & Q(proof__isnull=False)),
+                condition=(q(verdict, "__in", no_proof) & q(proof, "__isnull", True))
+                | (q(verdict, "__in", evidenced) & q(proof, "__isnull", False)),
                 name=f"{prefix}_proof_iff_evidenced",
             ),
             models.CheckConstraint(
-                condition=~Q(verdict=none) | Q(quality=0), name=f"{prefix}_none_has_quality_0"
+                condition=~q(verdict, "", none) | q(quality, "", 0),
+                name=f"{prefix}_none_has_quality_0",
             ),
         ]
 

@@ -2,11 +2,12 @@
 
 import pytest
 from django.db import IntegrityError, transaction
+from django.utils.timezone import now
 from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.generate import arena_generate
-from stories.models import Cell
+from stories.models import Cell, CellChange
 from stories.values import CellValue, CellValueError, Proof, Verdict, parse_quality
 
 values = st.builds(
@@ -109,3 +110,17 @@ def test_the_database_accepts_exactly_the_values_the_rule_accepts():
                 except IntegrityError:
                     stored = False
                 assert stored == (not value.errors()), value
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("side", ["old", "new"])
+def test_the_record_of_a_change_holds_only_judgements_a_cell_could_hold(side):
+    arena_generate(slug="tiny", products=1, stories=1)
+    cell = Cell.objects.get()
+    valid = {"verdict": Verdict.FULL, "proof": Proof.PROBED, "quality": 9}
+    broken = {"verdict": Verdict.NONE, "proof": Proof.PROBED, "quality": 3}
+    values = {f"old_{k}": v for k, v in valid.items()} | {f"new_{k}": v for k, v in valid.items()}
+    values |= {f"{side}_{k}": v for k, v in broken.items()}
+    with pytest.raises(IntegrityError), transaction.atomic():
+        CellChange.objects.create(cell=cell, kind=CellChange.Kind.ADMIN, changed_at=now(), **values)
+    assert not CellChange.objects.exists()
