@@ -154,24 +154,42 @@ def product_result(
 
 # ---------------------------------------------------------------- leaderboard
 
+# The rank keys (the pages' ``?rank=``): three plain ones, and one per category
+# (``category:<name>``) and per persona (``persona:<slug>``).
+RANK_PA = "pa"  # the default
+RANK_VERIFIED = "verified"
+RANK_INTEGRITY = "integrity"
+RANK_CATEGORY = "category"
+RANK_PERSONA = "persona"
+
+
+def rank_key(kind: str, name: str) -> str:
+    """The rank key of one category or persona: ``rank_key(RANK_PERSONA, "ops")``."""
+    return f"{kind}:{name}"
+
+
+def rank_key_split(key: str) -> tuple[str, str | None]:
+    """``("category", "Durability")`` from ``category:Durability``; ``("pa", None)`` from ``pa``."""
+    kind, colon, name = key.partition(":")
+    return (kind, name) if colon else (key, None)
+
 
 def _metric(key: str) -> Callable[[ProductResult], float | None]:
-    if key == "pa":
+    kind, name = rank_key_split(key)
+    if kind == RANK_PA and name is None:
         return lambda r: r.pa_score
-    if key == "verified":
+    if kind == RANK_VERIFIED and name is None:
         return lambda r: r.verified_share if r.with_evidence else None
-    if key == "integrity":
+    if kind == RANK_INTEGRITY and name is None:
         return lambda r: r.integrity
-    if key.startswith("category:"):
-        name = key.split(":", 1)[1]
+    if kind == RANK_CATEGORY and name is not None:
         return lambda r: r.category_scores.get(name)
-    if key.startswith("persona:"):
-        name = key.split(":", 1)[1]
+    if kind == RANK_PERSONA and name is not None:
         return lambda r: r.persona_scores.get(name)
     raise ValueError(f"unknown rank key {key!r}")
 
 
-def order_by(results: Sequence[ProductResult], key: str = "pa") -> list[ProductResult]:
+def order_by(results: Sequence[ProductResult], key: str = RANK_PA) -> list[ProductResult]:
     """Order by one metric, high to low (no score last); ties by V/E, then by name."""
     metric = _metric(key)
 
@@ -185,7 +203,7 @@ def order_by(results: Sequence[ProductResult], key: str = "pa") -> list[ProductR
 def leaderboard(results: Sequence[ProductResult]) -> list[RankedResult]:
     """Default order (PA Score) with each row's head-to-head partner: the leader against the
     runner-up, every other row against the leader."""
-    ordered = order_by(results, "pa")
+    ordered = order_by(results, RANK_PA)
     ranked = []
     for i, r in enumerate(ordered):
         if i == 0:
@@ -260,8 +278,8 @@ class Round:
 
 @dataclass(frozen=True)
 class CompareSummary:
-    a: str
-    b: str
+    a: ProductKey
+    b: ProductKey
     won_a: int
     won_b: int
     drawn: int
@@ -269,17 +287,8 @@ class CompareSummary:
     weighted_b: int
     rounds: tuple[Round, ...]
 
-    def as_dict(self) -> dict:
-        return {
-            "rounds": len(self.rounds),
-            "won": {self.a: self.won_a, self.b: self.won_b},
-            "drawn": self.drawn,
-            "weighted": {self.a: self.weighted_a, self.b: self.weighted_b},
-            "leader": self.leader,
-        }
-
     @property
-    def leader(self) -> str:
+    def leader(self) -> ProductKey:
         if self.weighted_a != self.weighted_b:
             return self.a if self.weighted_a > self.weighted_b else self.b
         if self.won_a != self.won_b:
@@ -291,8 +300,8 @@ def compare(
     stories: Sequence[StoryIn],
     cells_a: dict[int, CellIn],
     cells_b: dict[int, CellIn],
-    a: str,
-    b: str,
+    a: ProductKey,
+    b: ProductKey,
 ) -> CompareSummary:
     """Rounds over the stories (in the order given) where neither cell is ``n/a``."""
     rounds = []

@@ -7,6 +7,15 @@ from dataclasses import dataclass
 
 from arena import scoring
 from arena.models import Arena, ProductScore
+from arena.scoring import (
+    RANK_CATEGORY,
+    RANK_INTEGRITY,
+    RANK_PA,
+    RANK_PERSONA,
+    RANK_VERIFIED,
+    rank_key,
+    rank_key_split,
+)
 
 
 def arena_scores(arena: Arena) -> list[ProductScore]:
@@ -14,26 +23,6 @@ def arena_scores(arena: Arena) -> list[ProductScore]:
     return list(
         ProductScore.objects.filter(arena=arena).select_related("product", "vs").order_by("rank")
     )
-
-
-# The rank keys (``?rank=`` and ``scoring.order_by``): three plain ones, and one per category
-# (``category:<name>``) and per persona (``persona:<slug>``).
-RANK_PA = "pa"  # the default
-RANK_VERIFIED = "verified"
-RANK_INTEGRITY = "integrity"
-RANK_CATEGORY = "category"
-RANK_PERSONA = "persona"
-
-
-def rank_key(kind: str, name: str) -> str:
-    """The rank key of one category or persona: ``rank_key(RANK_PERSONA, "ops")``."""
-    return f"{kind}:{name}"
-
-
-def rank_key_split(key: str) -> tuple[str, str | None]:
-    """``("category", "Durability")`` from ``category:Durability``; ``("pa", None)`` from ``pa``."""
-    kind, colon, name = key.partition(":")
-    return (kind, name) if colon else (key, None)
 
 
 @dataclass(frozen=True)
