@@ -29,7 +29,7 @@ from arena.recompute import arena_mark_stale
 from arena.text import arena_slugify, parse_figure
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story
-from stories.services import cell_set_verdict
+from stories.services import cell_set_value
 from stories.values import CellValue
 
 log = logging.getLogger(__name__)
@@ -453,11 +453,9 @@ def _import_cells(run: _ImportRun) -> None:
                         f"Imported from {ov.path} over the {last.get_kind_display()} value "
                         f"{current.label()} of {last.changed_at:%Y-%m-%d}"
                     )
-                cell_set_verdict(
+                cell_set_value(
                     cell=cell,
-                    verdict=page.verdict,
-                    proof=page.proof,
-                    quality=page.quality,
+                    value=page,
                     kind=kind,
                     note=note,
                     expected_version=cell.version,

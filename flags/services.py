@@ -25,7 +25,7 @@ from flags.inputs import FlagInput, ModerationDecision
 from flags.models import Flag, ModeratorAction, ReviewItem, Status
 from flags.selectors import review_item_proposal, user_can_moderate
 from stories.models import Cell, CellChange
-from stories.services import cell_set_verdict
+from stories.services import cell_set_value
 from stories.values import CellValue
 
 
@@ -214,11 +214,9 @@ def review_item_uphold(
         if errors:
             raise ValidationError(errors)
         # recorded even when the values stay: an upheld flag counts against the product's integrity
-        change = cell_set_verdict(
+        change = cell_set_value(
             cell=item.cell,
-            verdict=value.verdict,
-            proof=value.proof,
-            quality=value.quality,
+            value=value,
             by=moderator,
             note=note,
             kind=CellChange.Kind.FLAG,
@@ -226,7 +224,7 @@ def review_item_uphold(
             expected_version=decision.cell_version,
         )
         if change is None:  # record_unchanged promises a record; never upheld without one
-            raise RuntimeError("cell_set_verdict recorded no change for an upheld flag")
+            raise RuntimeError("cell_set_value recorded no change for an upheld flag")
         _resolve(item, status=Status.UPHELD, moderator=moderator, decision=decision, change=change)
         ModeratorAction.objects.create(
             item=item,

@@ -1,6 +1,6 @@
 """Writes of the stories app (and of products, whose cells live here).
 
-``cell_set_verdict`` is the one way a verdict, proof or quality changes; ``cell_edit`` is how an editor
+``cell_set_value`` is the one way a verdict, proof or quality changes; ``cell_edit`` is how an editor
 changes a cell from a form that may be stale. Every write carries the version the caller read: a
 stale write is refused with what changed meanwhile, or writes only the fields the editor changed when
 nothing else touched them.
@@ -26,7 +26,7 @@ from stories.values import JUDGEMENT_FIELDS, CellValue, Verdict
 __all__ = [
     "EditConflict",
     "cell_edit",
-    "cell_set_verdict",
+    "cell_set_value",
     "cell_update_detail",
     "product_add",
     "product_retire",
@@ -76,12 +76,10 @@ class EditConflict(Exception):
 # ---------------------------------------------------------------- cells
 
 
-def cell_set_verdict(
+def cell_set_value(
     *,
     cell: Cell,
-    verdict: str,
-    proof: str | None,
-    quality: int | None,
+    value: CellValue,
     by: User | None = None,
     note: str = "",
     kind: str = CellChange.Kind.ADMIN,
@@ -89,15 +87,14 @@ def cell_set_verdict(
     mark_stale: bool = True,
     record_unchanged: bool = False,
 ) -> CellChange | None:
-    """Change a cell's verdict / proof / quality, record the change publicly and schedule the arena's
+    """Change a cell's judgement (verdict, proof, quality), record the change publicly and schedule the arena's
     recomputation. Returns None when nothing changes, unless ``record_unchanged`` (an upheld flag
     that keeps the values still counts against the product, so it is recorded).
 
     ``expected_version`` is the version the caller read: if the cell changed since, EditConflict is
     raised and nothing is written (a conditional UPDATE, so it holds on SQLite too).
     """
-    values = CellValue(verdict, proof, quality)
-    errors = values.errors()
+    errors = value.errors()
     if errors:
         raise ValidationError(errors)
     with transaction.atomic():
@@ -105,10 +102,13 @@ def cell_set_verdict(
         if expected_version is not None and current.version != expected_version:
             raise EditConflict("cell", {}, current, cell_last_change_note(cell.pk))
         old = CellValue.of(current)
-        if old == values and not record_unchanged:
+        if old == value and not record_unchanged:
             return None
         updated = Cell.objects.filter(pk=cell.pk, version=current.version).update(
-            verdict=verdict, proof=proof, quality=quality, version=F("version") + 1
+            verdict=value.verdict,
+            proof=value.proof,
+            quality=value.quality,
+            version=F("version") + 1,
         )
         if not updated:
             raise EditConflict("cell", {}, current)
@@ -118,14 +118,14 @@ def cell_set_verdict(
             old_verdict=old.verdict,
             old_proof=old.proof,
             old_quality=old.quality,
-            new_verdict=verdict,
-            new_proof=proof,
-            new_quality=quality,
+            new_verdict=value.verdict,
+            new_proof=value.proof,
+            new_quality=value.quality,
             changed_by=by if (by is not None and getattr(by, "is_authenticated", False)) else None,
             changed_at=timezone.now(),
             note=clean_text(note).strip(),
         )
-        cell.verdict, cell.proof, cell.quality = verdict, proof, quality
+        cell.verdict, cell.proof, cell.quality = value.verdict, value.proof, value.quality
         cell.version = current.version + 1
         if mark_stale:
             arena_id = (
@@ -179,11 +179,9 @@ def cell_edit(
         version = current.version
         if set(write) & set(JUDGEMENT_FIELDS):
             target = {**now, **write}
-            cell_set_verdict(
+            cell_set_value(
                 cell=current,
-                verdict=target["verdict"],
-                proof=target["proof"],
-                quality=target["quality"],
+                value=CellValue.from_fields(target),
                 by=by,
                 note=note,
                 expected_version=version,

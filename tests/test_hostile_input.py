@@ -250,6 +250,7 @@ def test_the_feed_survives_control_characters_in_stored_text(site):
     CellChange.objects.create(
         cell=cell,
         old_verdict=Verdict.NONE,
+        old_quality=0,
         new_verdict=Verdict.FULL,
         new_proof=Proof.CLAIMED,
         new_quality=8,

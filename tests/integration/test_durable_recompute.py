@@ -21,8 +21,8 @@ from flags.inputs import FlagInput
 from flags.models import Reason, ReviewItem
 from flags.services import flag_submit
 from stories.models import Cell
-from stories.services import cell_set_verdict
-from stories.values import Proof, Verdict
+from stories.services import cell_set_value
+from stories.values import CellValue, Proof, Verdict
 from tests.infra.services import celery_worker, redis_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -108,11 +108,9 @@ def converged(arena_id: int) -> bool:
 
 def test_change_waits_in_redis_without_a_worker_then_converges(arena, broker):
     before = hatchet_score()
-    cell_set_verdict(
+    cell_set_value(
         cell=hatchet_approval_cell(),
-        verdict=Verdict.FULL,
-        proof=Proof.PROBED,
-        quality=9,
+        value=CellValue(Verdict.FULL, Proof.PROBED, 9),
         note="probe",
     )
     time.sleep(1.5)
@@ -135,9 +133,7 @@ def test_burst_of_changes_leads_to_few_recomputations(arena, broker):
     assert len(cells) == 100
     with celery_worker(worker_env(broker)) as worker:
         for c in cells:
-            cell_set_verdict(
-                cell=c, verdict=Verdict.PARTIAL, proof=c.proof, quality=(c.quality + 1) % 11
-            )
+            cell_set_value(cell=c, value=CellValue(Verdict.PARTIAL, c.proof, (c.quality + 1) % 11))
         wait_until(lambda: converged(arena.pk), 30, "convergence after the burst")
         time.sleep(2.5)  # let the beat sweep run once too
         runs = worker.log.count("'recomputed'")
@@ -214,9 +210,7 @@ def test_killing_the_worker_holding_the_task_loses_nothing(arena, broker, settin
     before = hatchet_score()
     env = {**worker_env(broker), "STALE_SWEEP_SECONDS": "8"}  # no sweep before the kill
     with celery_worker(env) as worker:
-        cell_set_verdict(
-            cell=hatchet_approval_cell(), verdict=Verdict.FULL, proof=Proof.PROBED, quality=9
-        )
+        cell_set_value(cell=hatchet_approval_cell(), value=CellValue(Verdict.FULL, Proof.PROBED, 9))
         # "Task arena.tasks.arena_refresh_scores[…] received", held until due
         worker.wait_for_log(REFRESH_TASK, timeout=15)
         worker.kill()

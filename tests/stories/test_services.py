@@ -1,4 +1,4 @@
-"""cell_set_verdict: validation per field, the public record, and the recomputation it schedules."""
+"""cell_set_value: validation per field, the public record, and the recomputation it schedules."""
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -6,17 +6,15 @@ from django.core.exceptions import ValidationError
 from arena.models import ProductScore
 from arena.recompute import arena_recompute_scores
 from stories.models import CellChange
-from stories.services import EditConflict, cell_set_verdict
-from stories.values import Proof, Verdict
+from stories.services import EditConflict, cell_set_value
+from stories.values import CellValue, Proof, Verdict
 from tests.factories import CellFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
 
 def to_full(cell, **kwargs):
-    return cell_set_verdict(
-        cell=cell, verdict=Verdict.FULL, proof=Proof.PROBED, quality=10, **kwargs
-    )
+    return cell_set_value(cell=cell, value=CellValue(Verdict.FULL, Proof.PROBED, 10), **kwargs)
 
 
 def test_a_verdict_change_is_recorded_publicly():
@@ -64,28 +62,28 @@ def test_the_change_marks_the_scores_stale_until_it_commits():
 
 def test_the_same_values_record_nothing():
     cell = CellFactory()
-    assert cell_set_verdict(cell=cell, verdict=cell.verdict, proof=cell.proof, quality=8) is None
+    assert cell_set_value(cell=cell, value=CellValue(cell.verdict, cell.proof, 8)) is None
     assert not CellChange.objects.exists()
 
 
 def test_invalid_values_are_refused_per_field():
     cell = CellFactory()
     with pytest.raises(ValidationError) as exc:
-        cell_set_verdict(cell=cell, verdict=Verdict.NONE, proof=Proof.CLAIMED, quality=3)
+        cell_set_value(cell=cell, value=CellValue(Verdict.NONE, Proof.CLAIMED, 3))
     assert set(exc.value.message_dict) == {"proof", "quality"}
 
 
 def test_invalid_values_change_nothing():
     cell = CellFactory()
     with pytest.raises(ValidationError):
-        cell_set_verdict(cell=cell, verdict=Verdict.NONE, proof=Proof.CLAIMED, quality=3)
+        cell_set_value(cell=cell, value=CellValue(Verdict.NONE, Proof.CLAIMED, 3))
     cell.refresh_from_db()
     assert cell.verdict == Verdict.FULL and not CellChange.objects.exists()
 
 
 def test_a_stale_version_is_refused():
     cell = CellFactory()
-    cell_set_verdict(cell=cell, verdict=Verdict.PARTIAL, proof=Proof.CLAIMED, quality=5)
+    cell_set_value(cell=cell, value=CellValue(Verdict.PARTIAL, Proof.CLAIMED, 5))
     with pytest.raises(EditConflict, match="changed by someone else"):
-        cell_set_verdict(cell=cell, verdict=Verdict.NONE, proof=None, quality=0, expected_version=1)
+        cell_set_value(cell=cell, value=CellValue(Verdict.NONE, None, 0), expected_version=1)
     assert CellChange.objects.count() == 1
