@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from stories.values import EVIDENCED, QUALITY_MAX, Proof, Verdict
+from stories.values import EVIDENCED, QUALITY_MAX, CellValue, Proof, Verdict
 
 # a product is known by any stable key: its id in the database, its slug in the tests
 type ProductKey = int | str
@@ -41,6 +41,13 @@ class CellIn:
     proof: str | None
     quality: int | None
     upheld: bool = False  # corrected by upholding a flag
+
+    @classmethod
+    def of(
+        cls, value: CellValue, *, story_id: int, product: ProductKey, upheld: bool = False
+    ) -> CellIn:
+        """A judgement as the plain record the rules read."""
+        return cls(story_id, product, value.verdict, value.proof, value.quality, upheld)
 
 
 def is_applicable(cell: CellIn) -> bool:

@@ -93,7 +93,7 @@ def merge_pages(overview: OverviewPage, compares: Sequence[ComparePage]) -> Aren
                         cell.line,
                         f"{cell.product}'s cell differs from the same cell at {at}",
                     )
-            a, b = (scoring.CellIn(0, c.product, c.verdict, c.proof, c.quality) for c in cs.cells)
+            a, b = (scoring.CellIn.of(c.value, story_id=0, product=c.product) for c in cs.cells)
             if a.verdict == Verdict.NA or b.verdict == Verdict.NA:
                 raise PageError(
                     page.path, cs.line, "a head-to-head lists no story where one side is n/a"

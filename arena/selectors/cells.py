@@ -32,7 +32,7 @@ class CellPage:
 
 def cell_in(c: Cell) -> scoring.CellIn:
     """A cell as the scoring module's plain record; the pages key products by primary key."""
-    return scoring.CellIn(c.story_id, c.product_id, c.verdict, c.proof, c.quality)
+    return scoring.CellIn.of(c.value, story_id=c.story_id, product=c.product_id)
 
 
 def winner_of(key: scoring.ProductKey, *products: Product) -> Product | None:
