@@ -58,7 +58,7 @@ def methodology(request: HttpRequest) -> HttpResponse:
 @require_safe
 @vary_on_headers("HX-Request", "HX-Target", "HX-History-Restore-Request")
 def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
-    arena = _or_404(selectors.arena_get(arena), f"arena {arena!r}")
+    arena = _or_404(selectors.arena_get(slug=arena), f"arena {arena!r}")
     params = _params(request.GET, "persona", "category", "verdict", "q", "rank")
     filters = selectors.MatrixFilters.from_params(params)
     rank = params["rank"].strip() or selectors.RANK_PA
@@ -76,19 +76,19 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
         "fragment": partial is not None,
     }
     if partial == "leaderboard":
-        ctx["board"] = selectors.arena_leaderboard(arena, key=rank)
+        ctx["board"] = selectors.arena_leaderboard(arena=arena, key=rank)
     elif partial == "matrix":
-        ctx["matrix"] = selectors.arena_matrix(arena, filters)
+        ctx["matrix"] = selectors.arena_matrix(arena=arena, filters=filters)
     else:
-        categories = selectors.arena_categories(arena)
+        categories = selectors.arena_category_list(arena=arena)
         ctx["board"] = selectors.arena_leaderboard(
-            arena, key=rank, categories=[c.name for c in categories]
+            arena=arena, key=rank, categories=[c.name for c in categories]
         )
-        ctx["matrix"] = selectors.arena_matrix(arena, filters, categories=categories)
+        ctx["matrix"] = selectors.arena_matrix(arena=arena, filters=filters, categories=categories)
         ctx["categories"] = categories
         ctx["verdicts"] = list(Verdict)
-        ctx["persona_results"] = selectors.arena_persona_results(arena)
-        ctx["adjacent"] = selectors.arena_adjacent(arena)
+        ctx["persona_results"] = selectors.arena_persona_result_list(arena=arena)
+        ctx["adjacent"] = selectors.arena_adjacent_list(arena=arena)
     template = "arena/detail.html" + (f"#{partial}" if partial else "")
     return render(request, template, ctx)
 
@@ -96,7 +96,7 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
 @require_safe
 @vary_on_headers("HX-Request", "HX-History-Restore-Request")
 def head_to_head(request: HttpRequest, arena: str, a: str, b: str) -> HttpResponse:
-    arena = _or_404(selectors.arena_get(arena), f"arena {arena!r}")
+    arena = _or_404(selectors.arena_get(slug=arena), f"arena {arena!r}")
     error, status = "", 200
     # The pair picker is a plain GET form (?a=…&b=…) on the current head-to-head.
     picked = _params(request.GET, "a", "b")
@@ -111,14 +111,14 @@ def head_to_head(request: HttpRequest, arena: str, a: str, b: str) -> HttpRespon
             a, b = pick_a, pick_b
             if not _htmx_partial(request):
                 return redirect("head-to-head", arena=arena.slug, a=a, b=b)
-    pair = selectors.arena_products_by_slug(arena, [a, b])
+    pair = selectors.arena_product_pair_get(arena=arena, a=a, b=b)
     if a == b or a not in pair or b not in pair:
         raise Http404(f"No head-to-head {a!r} vs {b!r} in {arena.slug}")
     pa, pb = pair[a], pair[b]
     ctx = {
         "arena": arena,
-        "cmp": selectors.head_to_head_get(arena, pa, pb),
-        "products": selectors.arena_products(arena),
+        "cmp": selectors.head_to_head_get(arena=arena, a=pa, b=pb),
+        "products": selectors.arena_product_list(arena=arena),
         "error": error,
         "fragment": _htmx_partial(request),
     }
@@ -133,26 +133,26 @@ def head_to_head(request: HttpRequest, arena: str, a: str, b: str) -> HttpRespon
 
 @require_safe
 def product_detail(request: HttpRequest, arena: str, product: str) -> HttpResponse:
-    arena = _or_404(selectors.arena_get(arena), f"arena {arena!r}")
-    product = _or_404(selectors.product_get(arena, product), f"product {product!r}")
+    arena = _or_404(selectors.arena_get(slug=arena), f"arena {arena!r}")
+    product = _or_404(selectors.product_get(arena=arena, slug=product), f"product {product!r}")
     ctx = {
         "arena": arena,
-        "page": selectors.product_page_get(arena, product),
-        "products": selectors.arena_products(arena),
+        "page": selectors.product_page_get(arena=arena, product=product),
+        "products": selectors.arena_product_list(arena=arena),
     }
     return render(request, "products/detail.html", ctx)
 
 
 @require_safe
 def story_detail(request: HttpRequest, arena: str, story: int) -> HttpResponse:
-    arena = _or_404(selectors.arena_get(arena), f"arena {arena!r}")
-    story = _or_404(selectors.story_get(arena, story), f"story {story}")
-    ctx = {"arena": arena, "story": story, "cells": selectors.story_cells(story)}
+    arena = _or_404(selectors.arena_get(slug=arena), f"arena {arena!r}")
+    story = _or_404(selectors.story_get(arena=arena, pk=story), f"story {story}")
+    ctx = {"arena": arena, "story": story, "cells": selectors.story_cell_list(story=story)}
     return render(request, "stories/detail.html", ctx)
 
 
 @require_safe
 def cell_detail(request: HttpRequest, cell: int) -> HttpResponse:
-    page = _or_404(selectors.cell_page_get(cell), f"cell {cell}")
+    page = _or_404(selectors.cell_page_get(pk=cell), f"cell {cell}")
     ctx = {"page": page, "cell": page.cell, "arena": page.cell.story.arena}
     return render(request, "stories/cell.html", ctx)

@@ -12,7 +12,7 @@ from arena.models import Arena
 
 def _arena(slug: str) -> Arena:
     """The arena, or the API's 404."""
-    arena = selectors.arena_get(slug)
+    arena = selectors.arena_get(slug=slug)
     if arena is None:
         raise NotFound(f"No arena {slug!r}")
     return arena
@@ -32,7 +32,7 @@ class ArenaViewSet(viewsets.ViewSet):
     @extend_schema(responses={200: s.ArenaDetailSerializer, **s.error_responses(404, 429)})
     def retrieve(self, request, slug=None):
         arena = _arena(slug)
-        products = selectors.arena_products(arena)
+        products = selectors.arena_product_list(arena=arena)
         data = {
             "slug": arena.slug,
             "name": arena.name,
@@ -44,15 +44,15 @@ class ArenaViewSet(viewsets.ViewSet):
             "scores_computed_at": arena.scores_computed_at,
             "scores_pending": arena.scores_pending,
             "products": products,
-            "leaderboard": selectors.arena_scores(arena),
-            "personas": selectors.arena_persona_results(arena),
+            "leaderboard": selectors.arena_score_list(arena=arena),
+            "personas": selectors.arena_persona_result_list(arena=arena),
         }
         return Response(s.ArenaDetailSerializer(data).data)
 
     @extend_schema(responses={200: s.MatrixSerializer, **s.error_responses(404, 429)})
     @action(detail=True, methods=["get"])
     def matrix(self, request, slug=None):
-        return Response(s.MatrixSerializer(selectors.arena_matrix(_arena(slug))).data)
+        return Response(s.MatrixSerializer(selectors.arena_matrix(arena=_arena(slug))).data)
 
     @extend_schema(responses={200: s.CompareSerializer, **s.error_responses(404, 429)})
     @action(
@@ -62,11 +62,11 @@ class ArenaViewSet(viewsets.ViewSet):
     )
     def compare(self, request, slug=None, a=None, b=None):
         arena = _arena(slug)
-        pair = selectors.arena_products_by_slug(arena, [a, b])
+        pair = selectors.arena_product_pair_get(arena=arena, a=a, b=b)
         for wanted in (a, b):
             if wanted not in pair:
                 raise NotFound(f"No product {wanted!r} in {arena.slug}")
         if a == b:
             raise NotFound("A product is not compared with itself.")
-        cmp = selectors.head_to_head_get(arena, pair[a], pair[b])
+        cmp = selectors.head_to_head_get(arena=arena, a=pair[a], b=pair[b])
         return Response(s.CompareSerializer(cmp).data)

@@ -4,14 +4,14 @@ queries whatever the arena's size; one module per page or read job. A read finds
 nothing is scored here except head-to-head rounds (``arena.scoring.compare``)."""
 
 from arena.selectors.arenas import (
-    arena_adjacent,
-    arena_categories,
+    arena_adjacent_list,
+    arena_category_list,
     arena_get,
     arena_list,
-    arena_persona_results,
-    arena_products,
-    arena_products_by_slug,
-    arena_stories,
+    arena_persona_result_list,
+    arena_product_list,
+    arena_product_pair_get,
+    arena_story_list,
 )
 from arena.selectors.cells import CellPage, HeadToHeadLink, cell_page_get
 from arena.selectors.head_to_head import CompareRow, Comparison, head_to_head_get
@@ -20,7 +20,7 @@ from arena.selectors.leaderboard import (
     Leaderboard,
     RankOption,
     arena_leaderboard,
-    arena_scores,
+    arena_score_list,
 )
 from arena.selectors.matrix import (
     CategoryBlock,
@@ -30,10 +30,10 @@ from arena.selectors.matrix import (
     MatrixRow,
     SubGroupBlock,
     arena_matrix,
-    matrix_blocks,
+    matrix_block_list,
 )
 from arena.selectors.products import ProductPage, product_get, product_page_get
-from arena.selectors.stories import story_cells, story_get
+from arena.selectors.stories import story_cell_list, story_get
 
 __all__ = [
     "RANK_PA",
@@ -50,22 +50,22 @@ __all__ = [
     "ProductPage",
     "RankOption",
     "SubGroupBlock",
-    "arena_adjacent",
-    "arena_categories",
+    "arena_adjacent_list",
+    "arena_category_list",
     "arena_get",
     "arena_leaderboard",
     "arena_list",
     "arena_matrix",
-    "arena_persona_results",
-    "arena_products",
-    "arena_products_by_slug",
-    "arena_scores",
-    "arena_stories",
+    "arena_persona_result_list",
+    "arena_product_list",
+    "arena_product_pair_get",
+    "arena_score_list",
+    "arena_story_list",
     "cell_page_get",
     "head_to_head_get",
-    "matrix_blocks",
+    "matrix_block_list",
     "product_get",
     "product_page_get",
-    "story_cells",
+    "story_cell_list",
     "story_get",
 ]

@@ -29,22 +29,23 @@ def arena_list() -> QuerySet[Arena]:
     )
 
 
-def arena_get(slug: str) -> Arena | None:
+def arena_get(*, slug: str) -> Arena | None:
     """One arena with the counts of ``arena_list`` (the pages read ``story_count``): one query."""
     return arena_list().filter(slug=slug).first()
 
 
-def arena_products(arena: Arena) -> list[Product]:
+def arena_product_list(*, arena: Arena) -> list[Product]:
     """The products on the pages, in column order."""
     return list(Product.objects.filter(arena=arena).order_by("position"))
 
 
-def arena_products_by_slug(arena: Arena, slugs: list[str]) -> dict[str, Product]:
-    """The arena's products among ``slugs``, by slug (one query); a missing slug is not a key."""
-    return {p.slug: p for p in Product.objects.filter(arena=arena, slug__in=slugs)}
+def arena_product_pair_get(*, arena: Arena, a: str, b: str) -> dict[str, Product]:
+    """The arena's products with slug ``a`` or ``b``, by slug (one query); a slug with no product
+    is not a key."""
+    return {p.slug: p for p in Product.objects.filter(arena=arena, slug__in=[a, b])}
 
 
-def arena_stories(arena: Arena) -> QuerySet[Story]:
+def arena_story_list(*, arena: Arena) -> QuerySet[Story]:
     """The stories on the pages in matrix order, with what a matrix row shows."""
     return (
         Story.objects.filter(arena=arena)
@@ -53,7 +54,7 @@ def arena_stories(arena: Arena) -> QuerySet[Story]:
     )
 
 
-def arena_categories(arena: Arena) -> list[Category]:
+def arena_category_list(*, arena: Arena) -> list[Category]:
     """The categories that hold a story still on the pages, each with ``.slug`` (the matrix's
     ``category`` filter value): one query."""
     categories = list(
@@ -66,7 +67,7 @@ def arena_categories(arena: Arena) -> list[Category]:
     return categories
 
 
-def arena_persona_results(arena: Arena) -> list[PersonaResult]:
+def arena_persona_result_list(*, arena: Arena) -> list[PersonaResult]:
     """The stored "best by user type" rows, in page order."""
     return list(
         PersonaResult.objects.filter(arena=arena)
@@ -75,7 +76,7 @@ def arena_persona_results(arena: Arena) -> list[PersonaResult]:
     )
 
 
-def arena_adjacent(arena: Arena) -> list[AdjacentArena]:
+def arena_adjacent_list(*, arena: Arena) -> list[AdjacentArena]:
     """Adjacent arenas, each with ``.slug`` set when that arena is on this site: two queries."""
     adjacent = list(AdjacentArena.objects.filter(arena=arena).order_by("position"))
     here = dict(

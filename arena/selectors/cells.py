@@ -43,7 +43,7 @@ def winner_of(key: scoring.ProductKey, *products: Product) -> Product | None:
     return {p.pk: p for p in products}[key]
 
 
-def cell_page_get(pk: int) -> CellPage | None:
+def cell_page_get(*, pk: int) -> CellPage | None:
     """A cell (retired or not) with its evidence, its verdict history and the head-to-heads its
     story appears in: its product against each other product on the pages where neither cell is
     n/a. Four queries; ``None`` when there is no such cell."""

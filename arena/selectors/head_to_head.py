@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from arena import scoring
 from arena.models import Arena
-from arena.selectors.arenas import arena_stories
+from arena.selectors.arenas import arena_story_list
 from arena.selectors.cells import cell_in, evidence_prefetch, winner_of
-from arena.selectors.matrix import CategoryBlock, matrix_blocks
+from arena.selectors.matrix import CategoryBlock, matrix_block_list
 from products.models import Product
 from stories.models import Cell, Story
 
@@ -54,9 +54,9 @@ class Comparison:
         return {self.a: self.summary.weighted_a, self.b: self.summary.weighted_b}
 
 
-def head_to_head_get(arena: Arena, a: Product, b: Product) -> Comparison:
+def head_to_head_get(*, arena: Arena, a: Product, b: Product) -> Comparison:
     """``a`` vs ``b`` (two products of ``arena``) with each cell's evidence: three queries."""
-    stories = list(arena_stories(arena))
+    stories = list(arena_story_list(arena=arena))
     cells = Cell.objects.filter(story__arena=arena, product__in=[a, b]).prefetch_related(
         evidence_prefetch()
     )
@@ -77,7 +77,7 @@ def head_to_head_get(arena: Arena, a: Product, b: Product) -> Comparison:
         )
         for r in summary.rounds
     ]
-    blocks = matrix_blocks(rows)
+    blocks = matrix_block_list(rows=rows)
     for block in blocks:
         for group in block.groups:
             for number, row in enumerate(group.rows, start=1):

@@ -18,7 +18,7 @@ from arena.scoring import (
 )
 
 
-def arena_scores(arena: Arena) -> list[ProductScore]:
+def arena_score_list(*, arena: Arena) -> list[ProductScore]:
     """Stored leaderboard rows in rank order, with product and head-to-head partner."""
     return list(
         ProductScore.objects.filter(arena=arena).select_related("product", "vs").order_by("rank")
@@ -107,12 +107,12 @@ def _result_of(score: ProductScore) -> scoring.ProductResult:
 
 
 def arena_leaderboard(
-    arena: Arena, *, key: str = RANK_PA, categories: list[str] | None = None
+    *, arena: Arena, key: str = RANK_PA, categories: list[str] | None = None
 ) -> Leaderboard:
     """The stored leaderboard ordered by one rank key (``pa``, ``category:<name>``,
     ``persona:<slug>``, ``verified``, ``integrity``; an unknown key means ``pa``): one query.
     ``categories`` gives the category names in matrix order (else: alphabetical)."""
-    scores = arena_scores(arena)
+    scores = arena_score_list(arena=arena)
     if categories is None:
         categories = sorted({name for s in scores for name in s.category_scores})
     personas: list[str] = sorted({slug for s in scores for slug in s.persona_scores})

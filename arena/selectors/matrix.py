@@ -1,6 +1,6 @@
 """The story matrix: every page that shows stories by product (the arena page, a product's page,
 the API's matrix) reads it from ``arena_matrix``, and every page that lists stories under their
-category and sub-group headings (those and the head-to-head) groups them with ``matrix_blocks``."""
+category and sub-group headings (those and the head-to-head) groups them with ``matrix_block_list``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from django.db.models import Exists, OuterRef
 
 from arena.models import Arena, Category
-from arena.selectors.arenas import arena_categories, arena_products, arena_stories
+from arena.selectors.arenas import arena_category_list, arena_product_list, arena_story_list
 from products.models import Product
 from stories.models import Cell, Story
 from stories.values import CellValue, Verdict
@@ -65,7 +65,7 @@ class CategoryBlock:
     groups: list[SubGroupBlock] = field(default_factory=list)
 
 
-def matrix_blocks(rows: Iterable[StoryRow]) -> list[CategoryBlock]:
+def matrix_block_list(*, rows: Iterable[StoryRow]) -> list[CategoryBlock]:
     """Rows under their category heading, split into sub-groups: consecutive rows of one category
     and sub-group form one table, as on the published pages."""
     blocks: list[CategoryBlock] = []
@@ -120,10 +120,11 @@ class Matrix:
 
     @cached_property
     def blocks(self) -> list[CategoryBlock]:
-        return matrix_blocks(self.rows)
+        return matrix_block_list(rows=self.rows)
 
 
 def arena_matrix(
+    *,
     arena: Arena,
     filters: MatrixFilters | None = None,
     products: list[Product] | None = None,
@@ -134,12 +135,12 @@ def arena_matrix(
     ``products`` given, plus one for the categories when filtering by one without ``categories``
     given; none per row. Cells are plain tuples, not model instances."""
     filters = filters or MatrixFilters()
-    products = products if products is not None else arena_products(arena)
-    stories = arena_stories(arena)
+    products = products if products is not None else arena_product_list(arena=arena)
+    stories = arena_story_list(arena=arena)
     if filters.persona:
         stories = stories.filter(persona__slug=filters.persona)
     if filters.category:
-        categories = categories if categories is not None else arena_categories(arena)
+        categories = categories if categories is not None else arena_category_list(arena=arena)
         match = [c.pk for c in categories if c.slug == filters.category]
         stories = stories.filter(category_id__in=match)
     if filters.verdict:

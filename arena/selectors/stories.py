@@ -7,7 +7,7 @@ from arena.selectors.cells import evidence_prefetch
 from stories.models import Cell, Story
 
 
-def story_get(arena: Arena, pk: int) -> Story | None:
+def story_get(*, arena: Arena, pk: int) -> Story | None:
     """A story of ``arena`` still on the pages, or ``None``: one query."""
     return (
         Story.objects.select_related("category", "subgroup", "persona")
@@ -16,7 +16,7 @@ def story_get(arena: Arena, pk: int) -> Story | None:
     )
 
 
-def story_cells(story: Story) -> list[Cell]:
+def story_cell_list(*, story: Story) -> list[Cell]:
     """Every product's cell for one story in column order, with evidence: two queries."""
     return list(
         Cell.objects.on_pages()

@@ -3,13 +3,14 @@ matrix builder and the one grouping of stories under their headings."""
 
 from __future__ import annotations
 
+import inspect
 from types import SimpleNamespace
 
 import pytest
 from django.utils import timezone
 
 from arena import selectors
-from arena.selectors import MatrixFilters, matrix_blocks
+from arena.selectors import MatrixFilters, matrix_block_list
 from products.models import Product
 from stories.values import Verdict
 from tests.factories import (
@@ -34,12 +35,24 @@ def row(category: int, subgroup: int | None) -> SimpleNamespace:
 
 def test_consecutive_rows_of_one_category_and_subgroup_form_one_table():
     rows = [row(1, None), row(1, 10), row(1, 10), row(2, None), row(1, None)]
-    blocks = matrix_blocks(rows)
+    blocks = matrix_block_list(rows=rows)
     shape = [
         (b.category.pk, [(getattr(g.subgroup, "pk", None), len(g.rows)) for g in b.groups])
         for b in blocks
     ]
     assert shape == [(1, [(None, 1), (10, 2)]), (2, [(None, 1)]), (1, [(None, 1)])]
+
+
+def test_every_public_read_takes_keyword_arguments_only():
+    reads = [getattr(selectors, name) for name in selectors.__all__ if name[0].islower()]
+    positional = [
+        f"{read.__name__}({p.name})"
+        for read in reads
+        if inspect.isfunction(read)
+        for p in inspect.signature(read).parameters.values()
+        if p.kind is not p.KEYWORD_ONLY
+    ]
+    assert positional == []
 
 
 def test_filters_keep_a_known_verdict_and_drop_surrounding_spaces():
@@ -54,28 +67,36 @@ def test_filters_ignore_an_unknown_verdict():
 
 @pytest.mark.django_db
 def test_reads_of_unknown_things_return_none():
-    arena = selectors.arena_get(ArenaFactory().slug)
-    assert selectors.arena_get("no-such-arena") is None
-    assert selectors.product_get(arena, "no-such-product") is None
-    assert selectors.story_get(arena, 999_999) is None
-    assert selectors.cell_page_get(999_999) is None
+    arena = selectors.arena_get(slug=ArenaFactory().slug)
+    assert selectors.arena_get(slug="no-such-arena") is None
+    assert selectors.product_get(arena=arena, slug="no-such-product") is None
+    assert selectors.story_get(arena=arena, pk=999_999) is None
+    assert selectors.cell_page_get(pk=999_999) is None
+
+
+@pytest.mark.django_db
+def test_product_pair_leaves_out_a_slug_with_no_product_of_the_arena():
+    product = ProductFactory()
+    elsewhere = ProductFactory()
+    pair = selectors.arena_product_pair_get(arena=product.arena, a=product.slug, b=elsewhere.slug)
+    assert pair == {product.slug: product}
 
 
 @pytest.mark.django_db
 def test_a_story_of_another_arena_is_not_found():
     story = StoryFactory()
-    other = selectors.arena_get(ArenaFactory().slug)
-    assert selectors.story_get(other, story.pk) is None
+    other = selectors.arena_get(slug=ArenaFactory().slug)
+    assert selectors.story_get(arena=other, pk=story.pk) is None
 
 
 @pytest.mark.django_db
 def test_matrix_has_one_column_per_given_product():
     cell = CellFactory()
     other = CellFactory(story=cell.story, product=ProductFactory(arena=cell.story.arena))
-    arena = selectors.arena_get(cell.story.arena.slug)
-    everyone = selectors.arena_matrix(arena)
+    arena = selectors.arena_get(slug=cell.story.arena.slug)
+    everyone = selectors.arena_matrix(arena=arena)
     assert [[c.pk for c in r.cells] for r in everyone.rows] == [[cell.pk, other.pk]]
-    one = selectors.arena_matrix(arena, products=[other.product])
+    one = selectors.arena_matrix(arena=arena, products=[other.product])
     assert [[c.product.name for c in r.cells] for r in one.rows] == [[other.product.name]]
 
 
@@ -86,7 +107,7 @@ def test_matrix_verdict_filter_keeps_stories_where_any_product_has_it():
     CellFactory(story=na.story, product=ProductFactory(arena=arena))
     CellFactory(story=StoryFactory(arena=arena), product=na.product)
     matrix = selectors.arena_matrix(
-        selectors.arena_get(arena.slug), MatrixFilters(verdict=Verdict.NA)
+        arena=selectors.arena_get(slug=arena.slug), filters=MatrixFilters(verdict=Verdict.NA)
     )
     assert ([r.story.pk for r in matrix.rows], matrix.shown, matrix.total) == ([na.story.pk], 1, 2)
 
@@ -106,7 +127,7 @@ def test_head_to_head_numbers_rounds_within_each_subgroup():
     for story in stories:
         CellFactory(story=story, product=a)
         CellFactory(story=story, product=b, partial=True)
-    cmp = selectors.head_to_head_get(selectors.arena_get(arena.slug), a, b)
+    cmp = selectors.head_to_head_get(arena=selectors.arena_get(slug=arena.slug), a=a, b=b)
     assert [(r.number, r.winner) for r in cmp.rows] == [(1, a), (1, a), (2, a), (1, a)]
     assert [len(block.groups) for block in cmp.blocks] == [2, 1]
 
@@ -115,8 +136,8 @@ def test_head_to_head_numbers_rounds_within_each_subgroup():
 def test_head_to_head_leaves_out_stories_where_a_cell_is_na():
     cell = CellFactory()
     other = CellFactory(story=cell.story, product=ProductFactory(arena=cell.story.arena), na=True)
-    arena = selectors.arena_get(cell.story.arena.slug)
-    assert selectors.head_to_head_get(arena, cell.product, other.product).rows == []
+    arena = selectors.arena_get(slug=cell.story.arena.slug)
+    assert selectors.head_to_head_get(arena=arena, a=cell.product, b=other.product).rows == []
 
 
 @pytest.mark.django_db
@@ -125,7 +146,7 @@ def test_cell_page_lists_head_to_heads_with_each_applicable_other_product():
     arena = cell.story.arena
     weaker = CellFactory(story=cell.story, product=ProductFactory(arena=arena), partial=True)
     CellFactory(story=cell.story, product=ProductFactory(arena=arena), na=True)
-    page = selectors.cell_page_get(cell.pk)
+    page = selectors.cell_page_get(pk=cell.pk)
     assert [(link.other, link.winner) for link in page.head_to_heads] == [
         (weaker.product, cell.product)
     ]
@@ -138,6 +159,6 @@ def test_matrix_verdict_filter_ignores_the_cells_of_retired_products():
     CellFactory(story=disputed.story, product=ProductFactory(arena=arena))
     Product.all_objects.filter(pk=disputed.product.pk).update(retired_at=timezone.now())
     matrix = selectors.arena_matrix(
-        selectors.arena_get(arena.slug), MatrixFilters(verdict=Verdict.DISPUTED)
+        arena=selectors.arena_get(slug=arena.slug), filters=MatrixFilters(verdict=Verdict.DISPUTED)
     )
     assert matrix.rows == []
