@@ -6,6 +6,7 @@ popularity figures and the product page's bar chart."""
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass, replace
 
 from django import template
 from django.urls import get_script_prefix, reverse
@@ -40,43 +41,58 @@ def get(mapping: dict | None, key: str):
     return (mapping or {}).get(key)
 
 
-def _verdict_word(value: CellValue) -> str:
-    """``<span …>✓ full</span>``: the verdict's symbol and word (``n/a`` alone)."""
-    if not value.applicable:
-        return format_html(
-            '<span class="verdict {}">{}</span>', verdict_class(value.verdict), value.verdict
+@dataclass(frozen=True)
+class _BadgeForm:
+    """How one form of a judgement's badge writes each piece, as ``format_html`` strings (every
+    value filled in is escaped). The badge's shape is ``render``'s alone, the same in every form:
+    symbol and word, then the proof level when there is one, then the quality; ``n/a`` alone."""
+
+    verdict: str  # symbol and word together: ``{cls}`` the verdict's CSS class, ``{text}`` them
+    symbol: str  # ``{}`` the verdict's symbol
+    proof: str  # a proof level's ``{name}``, ``{letter}`` or ``{meaning}``
+    quality: str  # ``{}`` the quality, ``7/10`` or ``—``
+
+    def head(self, value: CellValue) -> str:
+        """The verdict's symbol and word (``n/a`` alone)."""
+        text = (
+            format_html("{} {}", format_html(self.symbol, value.symbol), value.verdict)
+            if value.applicable
+            else escape(value.verdict)
         )
-    return format_html(
-        '<span class="verdict {}"><span class="sym" aria-hidden="true">{}</span> {}</span>',
-        verdict_class(value.verdict),
-        value.symbol,
-        value.verdict,
-    )
+        return format_html(self.verdict, cls=verdict_class(value.verdict), text=text)
+
+    def proof_of(self, proof: Proof) -> str:
+        return format_html(self.proof, name=proof.value, letter=proof.letter, meaning=proof.meaning)
+
+    def render(self, value: CellValue) -> str:
+        if not value.applicable:
+            return self.head(value)
+        proof = format_html(" {}", self.proof_of(Proof(value.proof))) if value.proof else ""
+        quality = format_html(self.quality, value.quality_text)
+        return format_html("{}{} {}", self.head(value), proof, quality)
 
 
-def _proof_abbr(proof: str) -> str:
-    """``<abbr title="claimed">C</abbr>``: a proof level's letter, its name on hover."""
-    return format_html('<abbr class="proof" title="{}">{}</abbr>', proof, Proof(proof).letter)
+# The badge of the story, cell and head-to-head pages and the legend: ``✓ full C 8/10``, the
+# proof's name on hover of its letter.
+_BADGE = _BadgeForm(
+    verdict='<span class="verdict {cls}">{text}</span>',
+    symbol='<span class="sym" aria-hidden="true">{}</span>',
+    proof='<abbr class="proof" title="{name}">{letter}</abbr>',
+    quality='<span class="q">{}</span>',
+)
+# The same with the proof level's name, its meaning on hover.
+_BADGE_WORDS = replace(_BADGE, proof='<span class="proof" title="{meaning}">{name}</span>')
+# A matrix cell's badge in short, ``<i>✓</i> full X 9/10``: its ``<td>`` carries the class.
+_MATRIX_BADGE = _BadgeForm(
+    verdict="{text}", symbol='<i aria-hidden="true">{}</i>', proof="{letter}", quality="{}"
+)
 
 
 @register.simple_tag
 def verdict(cell, words: bool = False) -> str:
     """A cell's badge, ``✓ full C 8/10``: symbol, word, proof letter (with ``words``: the proof's
     name, its meaning on hover) and quality; ``n/a`` alone."""
-    value = CellValue.of(cell)
-    if not value.applicable:
-        return _verdict_word(value)
-    proof = ""
-    if value.proof:
-        if words:
-            proof = format_html(
-                ' <span class="proof" title="{}">{}</span>', Proof(value.proof).meaning, value.proof
-            )
-        else:
-            proof = format_html(" {}", _proof_abbr(value.proof))
-    return format_html(
-        '{}{} <span class="q">{}</span>', _verdict_word(value), proof, value.quality_text
-    )
+    return (_BADGE_WORDS if words else _BADGE).render(CellValue.of(cell))
 
 
 # What the legend says of each verdict, and of a proof level where it says more than its meaning.
@@ -96,7 +112,7 @@ _LEGEND_PROOFS = {
 def legend_verdicts() -> list[tuple[str, str]]:
     """The legend's rows of verdicts: each one's mark as the badges show it, and what it means."""
     # our own constant words, written as they are (``doesn't``, not ``doesn&#x27;t``)
-    return [(_verdict_word(CellValue(v)), mark_safe(_LEGEND_VERDICTS[v])) for v in Verdict]
+    return [(_BADGE.head(CellValue(v)), mark_safe(_LEGEND_VERDICTS[v])) for v in Verdict]
 
 
 @register.simple_tag
@@ -104,7 +120,7 @@ def legend_proofs() -> list[tuple[str, str]]:
     """The legend's rows of proof levels: each one's letter as the badges show it, its name and
     what it means."""
     return [
-        (format_html("{} {}", _proof_abbr(p), p.value), _LEGEND_PROOFS.get(p, p.meaning))
+        (format_html("{} {}", _BADGE.proof_of(p), p.value), _LEGEND_PROOFS.get(p, p.meaning))
         for p in Proof
     ]
 
@@ -131,15 +147,8 @@ def cell_url(cell) -> str:
 
 @functools.lru_cache(maxsize=512)
 def _cell_inner(value: CellValue) -> str:
-    """A matrix cell's text, ``<i>✓</i> full X 9/10``: the badge of ``verdict`` in short. The same
-    few dozen strings make up a whole matrix."""
-    if not value.applicable:
-        return escape(value.verdict)
-    letter = f" {escape(value.proof_letter)}" if value.proof else ""
-    return (
-        f'<i aria-hidden="true">{value.symbol}</i> {escape(value.verdict)}{letter}'
-        f" {value.quality_text}"
-    )
+    """A matrix cell's badge: the same few dozen strings make up a whole matrix."""
+    return _MATRIX_BADGE.render(value)
 
 
 @register.simple_tag
