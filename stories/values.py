@@ -90,6 +90,9 @@ _MEANINGS = {
     Proof.AUTH_GATED: "probe hit a sign-in wall",
 }
 
+_VERDICT_OF: dict[object, Verdict] = {v.value: v for v in Verdict}
+_PROOF_OF: dict[object, Proof] = {p.value: p for p in Proof}
+
 EVIDENCED = frozenset({Verdict.FULL, Verdict.PARTIAL, Verdict.DISPUTED})
 NO_PROOF = frozenset({Verdict.NONE, Verdict.NA})
 QUALITY_MAX = 10
@@ -137,10 +140,13 @@ class CellValue:
     def __post_init__(self) -> None:
         # known words become the enum members (equal to their strings); unknown ones stay as given,
         # for errors() to name
-        if self.verdict in Verdict.values:
-            object.__setattr__(self, "verdict", Verdict(self.verdict))
-        if self.proof in Proof.values:
-            object.__setattr__(self, "proof", Proof(self.proof))
+        # (dict look-ups: the matrix builds one value per cell, 9,000 on a big arena)
+        verdict = _VERDICT_OF.get(self.verdict)
+        if verdict is not None:
+            object.__setattr__(self, "verdict", verdict)
+        proof = _PROOF_OF.get(self.proof) if self.proof is not None else None
+        if proof is not None:
+            object.__setattr__(self, "proof", proof)
 
     # ------------------------------------------------------------ making one
 
@@ -191,10 +197,10 @@ class CellValue:
         """Every broken rule, as one message per field (empty when the values make a valid cell)."""
         errors: dict[str, str] = {}
         verdict, proof, quality = self.verdict, self.proof, self.quality
-        if verdict not in Verdict.values:
+        if verdict not in _VERDICT_OF:
             errors["verdict"] = f"Unknown verdict {verdict!r}; one of {', '.join(Verdict.values)}."
             return errors
-        if proof is not None and proof not in Proof.values:
+        if proof is not None and proof not in _PROOF_OF:
             errors["proof"] = f"Unknown proof {proof!r}; one of {', '.join(Proof.values)}."
         if verdict == Verdict.NA:
             if quality is not None:
