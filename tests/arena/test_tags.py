@@ -54,14 +54,17 @@ def test_matrix_cell_is_the_short_badge_linking_to_the_proof_page():
         proof="contradicted",
         quality=4,
         product=SimpleNamespace(name="A&B"),
+        product_id=3,  # as the matrix's MatrixCell has it
     )
-    cell.value = CellValue.of(cell)
     row = SimpleNamespace(cells=[cell])
     assert matrix_cells(row) == (
         '<td class="v-disputed"><a href="/cells/7/"><i aria-hidden="true">!</i> disputed D 4/10'
         "</a></td>"
     )
     assert 'aria-label="Flag A&amp;B"' in matrix_cells(row, flag_controls=True)
+    # a product's name is escaped once and used for each of its cells
+    twice = SimpleNamespace(cells=[cell, cell])
+    assert matrix_cells(twice, flag_controls=True).count('aria-label="Flag A&amp;B"') == 2
 
 
 def test_legend_marks_each_verdict_and_proof_as_the_badges_do():
