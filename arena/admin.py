@@ -67,8 +67,9 @@ class ArenaAdmin(admin.ModelAdmin):
     def save_formset(self, request, form, formset, change):
         if formset.model is not Category:
             return super().save_formset(request, form, formset, change)
+        saved = formset.save(commit=False)  # sets changed_objects and deleted_objects
         changed = {id(obj): fields for obj, fields in formset.changed_objects}
-        for category in formset.save(commit=False):
+        for category in saved:
             category_save(category=category, changed=changed.get(id(category), ()))
         for category in formset.deleted_objects:  # the admin refuses when stories still use it
             category.delete()

@@ -2,7 +2,7 @@
 
 import pytest
 
-from arena.models import ProductScore
+from arena.models import Category, ProductScore
 from products.models import Product
 from stories.models import Cell, CellChange, Story
 from stories.services import story_update
@@ -193,3 +193,40 @@ def test_editing_a_cell_inline_on_its_story_page(
         "partial",
         4,
     )
+
+
+def _category_inline(client, url, category) -> tuple[dict, str]:
+    data = page_form(client, url, "arena_form")
+    key = next(
+        k
+        for k, v in data.items()
+        if k.startswith("categories-") and k.endswith("-id")
+        if str(v) == str(category.pk)
+    )
+    return data, key.removesuffix("-id")
+
+
+@pytest.mark.django_db
+def test_renaming_a_category_on_the_arena_page_recomputes(
+    admin_client, seeded_arena, django_capture_on_commit_callbacks
+):
+    category = Category.objects.filter(arena=seeded_arena).order_by("position").first()
+    url = f"/admin/arena/arena/{seeded_arena.pk}/change/"
+    data, prefix = _category_inline(admin_client, url, category)
+    data[f"{prefix}-name"] = category.name + " renamed"
+    with django_capture_on_commit_callbacks(execute=True):
+        assert admin_client.post(url, data).status_code == 302
+    scores = ProductScore.objects.filter(arena=seeded_arena).first().category_scores
+    assert category.name + " renamed" in scores and category.name not in scores
+
+
+@pytest.mark.django_db
+def test_deleting_a_category_its_stories_use_is_refused_with_a_message(admin_client, seeded_arena):
+    category = Category.objects.filter(arena=seeded_arena).order_by("position").first()
+    url = f"/admin/arena/arena/{seeded_arena.pk}/change/"
+    data, prefix = _category_inline(admin_client, url, category)
+    data[f"{prefix}-DELETE"] = "on"
+    response = admin_client.post(url, data)
+    assert response.status_code == 200
+    assert "protected" in response.content.decode().lower()
+    assert Category.objects.filter(pk=category.pk).exists()
