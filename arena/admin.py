@@ -10,7 +10,7 @@ from arena.models import (
     SubGroup,
 )
 from arena.recompute import arena_mark_stale
-from arena.services import category_save, persona_save
+from arena.services import arena_part_saved, arena_save, category_save, persona_save
 
 
 class CategoryInline(admin.TabularInline):
@@ -60,13 +60,25 @@ class ArenaAdmin(admin.ModelAdmin):
     ]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
-    readonly_fields = ["scores_computed_at", "scores_stale_since", "change_seq", "computed_seq"]
+    readonly_fields = [
+        "scores_computed_at",
+        "scores_stale_since",
+        "change_seq",
+        "computed_seq",
+        "content_version",
+    ]
     inlines = [CategoryInline, AdjacentInline, ProductScoreInline]
     actions = ["recompute"]
 
+    def save_model(self, request, obj, form, change):
+        arena_save(arena=obj, changed=form.changed_data)
+
     def save_formset(self, request, form, formset, change):
         if formset.model is not Category:
-            return super().save_formset(request, form, formset, change)
+            super().save_formset(request, form, formset, change)
+            if formset.has_changed():
+                arena_part_saved(arena_id=form.instance.pk)
+            return
         saved = formset.save(commit=False)  # sets changed_objects and deleted_objects
         changed = {id(obj): fields for obj, fields in formset.changed_objects}
         for category in saved:
@@ -104,6 +116,11 @@ class CategoryAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         category_save(category=obj, changed=form.changed_data)
 
+    def save_formset(self, request, form, formset, change):  # its sub-groups
+        super().save_formset(request, form, formset, change)
+        if formset.has_changed():
+            arena_part_saved(arena_id=form.instance.arena_id)
+
 
 @admin.register(Persona)
 class PersonaAdmin(admin.ModelAdmin):
@@ -118,6 +135,20 @@ class PersonaAdmin(admin.ModelAdmin):
 class AdjacentArenaAdmin(admin.ModelAdmin):
     list_display = ["name", "arena", "product_count", "leader", "shares", "position"]
     list_filter = ["arena"]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        arena_part_saved(arena_id=obj.arena_id)
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        arena_part_saved(arena_id=obj.arena_id)
+
+    def delete_queryset(self, request, queryset):
+        arena_ids = set(queryset.values_list("arena_id", flat=True))
+        super().delete_queryset(request, queryset)
+        for arena_id in arena_ids:
+            arena_part_saved(arena_id=arena_id)
 
 
 @admin.register(PersonaResult)

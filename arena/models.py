@@ -72,6 +72,12 @@ class Arena(models.Model):
     recompute_enqueued_at = models.DateTimeField(
         null=True, blank=True, help_text="A recompute task waits in the queue (debounce)"
     )
+    # The version of everything the arena's pages and API show: bumped (arena.recompute
+    # ``arena_content_changed``) in the same transaction as any change to cells, evidence, stories,
+    # products, categories, personas or scores. Pages are cached and revalidated by it.
+    content_version = models.PositiveBigIntegerField(
+        default=0, help_text="Bumped by every change to what the arena's pages show"
+    )
 
     objects = ArenaQuerySet.as_manager()
 

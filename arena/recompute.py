@@ -27,12 +27,22 @@ from arena.task_names import REFRESH_TASK
 log = logging.getLogger(__name__)
 
 
+def arena_content_changed(*, arena_id: int) -> None:
+    """Record that something the arena's pages show has changed (a rationale, a product's name, a
+    score...): bumps its ``content_version``, which the page cache and the pages' ETags are keyed by.
+    Call it inside the transaction that makes the change, so that no reader sees the change under
+    the old version."""
+    Arena.objects.filter(pk=arena_id).update(content_version=F("content_version") + 1)
+
+
 def arena_mark_stale(*, arena_id: int) -> None:
     """Record that the arena's stored scores are out of date, and schedule their recomputation once
-    the surrounding transaction commits (immediately, in-process, when no broker is configured)."""
+    the surrounding transaction commits (immediately, in-process, when no broker is configured).
+    A score-moving change is a content change too: the version is bumped in the same statement."""
     Arena.objects.filter(pk=arena_id).update(
         change_seq=F("change_seq") + 1,
         scores_stale_since=Coalesce(F("scores_stale_since"), timezone.now()),
+        content_version=F("content_version") + 1,
     )
     transaction.on_commit(lambda: arena_enqueue_recompute(arena_id=arena_id))
 
@@ -126,7 +136,11 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
                 sorted(scoring.best_by_persona(inputs.stories, results), key=lambda b: b.persona)
             )
         )
-        Arena.objects.filter(pk=arena_id).update(scores_computed_at=now, computed_seq=seq)
+        Arena.objects.filter(pk=arena_id).update(
+            scores_computed_at=now,
+            computed_seq=seq,
+            content_version=F("content_version") + 1,
+        )
         # Only a recompute that saw the newest change clears the stale mark.
         Arena.objects.filter(pk=arena_id, change_seq=seq).update(scores_stale_since=None)
     return True

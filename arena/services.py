@@ -25,7 +25,7 @@ from arena.models import (
     ProductScore,
     SubGroup,
 )
-from arena.recompute import arena_mark_stale
+from arena.recompute import arena_content_changed, arena_mark_stale
 from arena.text import arena_slugify, parse_figure
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story
@@ -51,6 +51,8 @@ def category_save(*, category: Category, changed: Iterable[str]) -> Category:
     category.save()
     if adding or "name" in changed:
         arena_mark_stale(arena_id=category.arena_id)
+    else:
+        arena_content_changed(arena_id=category.arena_id)
     return category
 
 
@@ -59,12 +61,40 @@ def persona_save(*, persona: Persona, changed: Iterable[str]) -> Persona:
     """Save a persona edited in the admin. Scores are stored per persona slug, so a new slug
     recomputes every arena that uses it."""
     persona.save()
-    if "slug" in changed:
-        for arena_id in set(
-            Story.all_objects.filter(persona=persona).values_list("arena_id", flat=True)
-        ):
+    for arena_id in set(
+        Story.all_objects.filter(persona=persona).values_list("arena_id", flat=True)
+    ):
+        if "slug" in changed:
             arena_mark_stale(arena_id=arena_id)
+        else:  # its label shows on the pages
+            arena_content_changed(arena_id=arena_id)
     return persona
+
+
+# Arena fields an editor may change; the bookkeeping (scores, versions) belongs to the recompute.
+ARENA_EDITABLE_FIELDS = ("slug", "name", "description", "updated", "evidence_as_of")
+
+
+@transaction.atomic
+def arena_save(*, arena: Arena, changed: Iterable[str]) -> Arena:
+    """Save an arena added or edited in the admin. Only the fields the editor changed are written,
+    never the score bookkeeping and content version a recompute may be writing meanwhile; the
+    content version moves on."""
+    if arena.pk is None:
+        arena.save()
+    else:
+        fields = [f for f in changed if f in ARENA_EDITABLE_FIELDS]
+        if fields:
+            arena.save(update_fields=fields)
+    arena_content_changed(arena_id=arena.pk)
+    return arena
+
+
+@transaction.atomic
+def arena_part_saved(*, arena_id: int) -> None:
+    """A part of an arena's pages that has no rules of its own (an adjacent arena, a sub-group)
+    was saved or deleted in the admin, in the surrounding transaction: its pages change."""
+    arena_content_changed(arena_id=arena_id)
 
 
 # ---------------------------------------------------------------- import

@@ -15,7 +15,7 @@ from django.db.models import F, Model
 from django.utils import timezone
 
 from arena.models import Category, SubGroup
-from arena.recompute import arena_mark_stale
+from arena.recompute import arena_content_changed, arena_mark_stale
 from arena.text import clean_text
 from products.models import Product
 from stories.edits import merge_edit
@@ -149,6 +149,11 @@ def cell_update_detail(*, cell: Cell, rationale: str, expected_version: int | No
         Cell.objects.filter(pk=cell.pk).update(
             rationale=rationale, version=F("version") + 1, detail_edited_at=timezone.now()
         )
+        arena_content_changed(
+            arena_id=Story.all_objects.filter(pk=current.story_id)
+            .values_list("arena_id", flat=True)
+            .get()
+        )
     cell.rationale, cell.version = rationale, current.version + 1
     return True
 
@@ -270,6 +275,8 @@ def story_update(
         Story.all_objects.filter(pk=story.pk).update(edited_at=timezone.now())
     if set(written) & set(STORY_SCORE_FIELDS):
         arena_mark_stale(arena_id=story.arena_id)
+    elif written:
+        arena_content_changed(arena_id=story.arena_id)
     return written
 
 
@@ -288,6 +295,8 @@ def product_update(
         Product.all_objects.filter(pk=product.pk).update(edited_at=timezone.now())
     if "name" in written:  # the leaderboard breaks ties by name
         arena_mark_stale(arena_id=product.arena_id)
+    elif written:
+        arena_content_changed(arena_id=product.arena_id)
     return written
 
 
