@@ -194,6 +194,11 @@ class ProductScore(models.Model):
     upheld = models.PositiveIntegerField()
     integrity = models.PositiveSmallIntegerField(null=True)
     confidence = models.CharField(max_length=1)
+    # The two sums of the PA Score (Σ w·q and Σ 10·w over the applicable cells): with the counts
+    # above they are the product's ``scoring.Tally``, from which the review queue previews an
+    # uphold without recomputing the arena. Null in rows stored before they were kept.
+    weighted_quality = models.PositiveIntegerField(null=True)
+    weighted_max = models.PositiveIntegerField(null=True)
     computed_at = models.DateTimeField()
 
     class Meta:

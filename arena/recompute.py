@@ -93,10 +93,7 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
             return False
         seq = arena.change_seq
         inputs = arena_scoring_inputs(arena_id=arena_id)
-        results = [
-            scoring.product_result(pid, name, inputs.stories, inputs.cells)
-            for pid, name in inputs.products
-        ]
+        results = scoring.product_results(inputs.products, inputs.stories, inputs.cells)
         now = timezone.now()
         ProductScore.objects.filter(arena_id=arena_id).delete()
         ProductScore.objects.bulk_create(
@@ -115,6 +112,8 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
                 upheld=row.result.upheld,
                 integrity=row.result.integrity,
                 confidence=row.result.confidence,
+                weighted_quality=row.result.weighted_quality,
+                weighted_max=row.result.weighted_max,
                 computed_at=now,
             )
             for row in scoring.leaderboard(results)

@@ -6,9 +6,11 @@ they return; the pages and the API only read what was stored. Head-to-head round
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from stories.values import EVIDENCED, QUALITY_MAX, CellValue, Proof, Verdict
 
@@ -62,18 +64,16 @@ def is_verified(cell: CellIn) -> bool:
     return has_evidence(cell) and cell.proof in VERIFIED_PROOF
 
 
+def coverage_of(weighted_quality: int, weighted_max: int) -> int | None:
+    """``100 × Σ w·q / Σ 10·w`` from its two sums; None when there is no applicable cell."""
+    if weighted_max == 0:
+        return None
+    return round_half_up(100 * weighted_quality / weighted_max)
+
+
 def coverage(cells: Iterable[CellIn], weights: dict[int, int]) -> int | None:
     """``100 × Σ w·q / Σ 10·w`` over the applicable cells; None when there is none."""
-    num = den = 0
-    for c in cells:
-        if not is_applicable(c):
-            continue
-        w = weights[c.story_id]
-        num += w * (c.quality or 0)
-        den += QUALITY_MAX * w
-    if den == 0:
-        return None
-    return round_half_up(100 * num / den)
+    return Tally.total(cell_tally(c, weights[c.story_id]) for c in cells).coverage
 
 
 def confidence(verified: int, with_evidence: int) -> str:
@@ -96,6 +96,70 @@ def integrity(verified: int, contradicted: int, upheld: int, with_evidence: int)
     return max(0, min(100, value))
 
 
+class Tally(NamedTuple):
+    """What a set of one product's cells adds up to: the two sums of its coverage and the counts of
+    its evidence. Tallies add and subtract, so a product's PA Score and integrity after one cell
+    changes are its stored tally minus the cell's old part plus its new part (``uphold_effect``)."""
+
+    weighted_quality: int = 0  # Σ w·q over the applicable cells
+    weighted_max: int = 0  # Σ 10·w over the applicable cells
+    verified: int = 0
+    with_evidence: int = 0
+    disputed: int = 0
+    contradicted: int = 0
+    upheld: int = 0
+
+    @classmethod
+    def total(cls, tallies: Iterable[Tally]) -> Tally:
+        return cls(*map(sum, zip(*tallies, strict=False)))  # no tally: all zero
+
+    def plus(self, other: Tally) -> Tally:
+        return Tally(*(a + b for a, b in zip(self, other, strict=True)))
+
+    def minus(self, other: Tally) -> Tally:
+        return Tally(*(a - b for a, b in zip(self, other, strict=True)))
+
+    @property
+    def coverage(self) -> int | None:
+        return coverage_of(self.weighted_quality, self.weighted_max)
+
+    @property
+    def integrity(self) -> int | None:
+        return integrity(self.verified, self.contradicted, self.upheld, self.with_evidence)
+
+    @property
+    def verified_share(self) -> float:
+        return verified_share(self.verified, self.with_evidence)
+
+
+@functools.cache
+def _cell_tally(
+    verdict: str, proof: str | None, quality: int | None, upheld: bool, weight: int
+) -> Tally:
+    cell = CellIn(0, 0, verdict, proof, quality, upheld)
+    applicable = is_applicable(cell)
+    evidenced = has_evidence(cell)
+    return Tally(
+        weighted_quality=weight * (quality or 0) if applicable else 0,
+        weighted_max=QUALITY_MAX * weight if applicable else 0,
+        verified=int(is_verified(cell)),
+        with_evidence=int(evidenced),
+        disputed=int(cell.verdict == Verdict.DISPUTED),
+        contradicted=int(evidenced and cell.proof == Proof.CONTRADICTED),
+        upheld=int(cell.upheld),
+    )
+
+
+def cell_tally(cell: CellIn, weight: int) -> Tally:
+    """One cell's part of its product's tally, its story weighing ``weight``."""
+    return _cell_tally(cell.verdict, cell.proof, cell.quality, cell.upheld, weight)
+
+
+def verified_share(verified: int, with_evidence: int) -> float:
+    """V/E; 0 with no evidence."""
+    return verified / with_evidence if with_evidence else 0.0
+
+
 @dataclass(frozen=True)
 class ProductResult:
     product: ProductKey
@@ -110,10 +174,28 @@ class ProductResult:
     upheld: int
     integrity: int | None
     confidence: str
+    # the two sums of the PA Score (None: a stored row from before they were stored)
+    weighted_quality: int | None = None
+    weighted_max: int | None = None
 
     @property
     def verified_share(self) -> float:
-        return self.verified / self.with_evidence if self.with_evidence else 0.0
+        return verified_share(self.verified, self.with_evidence)
+
+    @property
+    def tally(self) -> Tally | None:
+        """The product's tally over all its cells; None when its sums are unknown."""
+        if self.weighted_quality is None or self.weighted_max is None:
+            return None
+        return Tally(
+            self.weighted_quality,
+            self.weighted_max,
+            self.verified,
+            self.with_evidence,
+            self.disputed,
+            self.contradicted,
+            self.upheld,
+        )
 
 
 @dataclass(frozen=True)
@@ -123,40 +205,64 @@ class RankedResult:
     result: ProductResult
 
 
+def _result(
+    product: ProductKey,
+    name: str,
+    parts: Sequence[tuple[StoryIn, Tally]],
+    categories: Sequence[str],
+    personas: Sequence[str],
+) -> ProductResult:
+    by_category: dict[str, list[Tally]] = {cat: [] for cat in categories}
+    by_persona: dict[str, list[Tally]] = {p: [] for p in personas}
+    for story, part in parts:
+        by_category[story.category].append(part)
+        by_persona[story.persona].append(part)
+    total = Tally.total(part for _, part in parts)
+    return ProductResult(
+        product=product,
+        name=name,
+        pa_score=total.coverage,
+        category_scores={cat: Tally.total(t).coverage for cat, t in by_category.items()},
+        persona_scores={p: Tally.total(t).coverage for p, t in by_persona.items()},
+        verified=total.verified,
+        with_evidence=total.with_evidence,
+        disputed=total.disputed,
+        contradicted=total.contradicted,
+        upheld=total.upheld,
+        integrity=total.integrity,
+        confidence=confidence(total.verified, total.with_evidence),
+        weighted_quality=total.weighted_quality,
+        weighted_max=total.weighted_max,
+    )
+
+
+def product_results(
+    products: Sequence[tuple[ProductKey, str]],
+    stories: Sequence[StoryIn],
+    cells: Iterable[CellIn],
+) -> list[ProductResult]:
+    """All scores of every product (``(key, name)`` pairs) from the arena's cells (one per story
+    and product): one pass over the cells. Cells of other stories or products are ignored."""
+    story_of = {s.id: s for s in stories}
+    categories = list(dict.fromkeys(s.category for s in stories))
+    personas = list(dict.fromkeys(s.persona for s in stories))
+    parts: dict[ProductKey, dict[int, tuple[StoryIn, Tally]]] = {key: {} for key, _ in products}
+    for c in cells:
+        story = story_of.get(c.story_id)
+        mine = parts.get(c.product)
+        if story is not None and mine is not None:
+            mine[c.story_id] = (story, cell_tally(c, story.weight))
+    return [
+        _result(key, name, list(parts[key].values()), categories, personas)
+        for key, name in products
+    ]
+
+
 def product_result(
     product: ProductKey, name: str, stories: Sequence[StoryIn], cells: Sequence[CellIn]
 ) -> ProductResult:
     """All scores of one product from its cells (one per story)."""
-    weights = {s.id: s.weight for s in stories}
-    by_story = {c.story_id: c for c in cells if c.product == product}
-    mine = [by_story[s.id] for s in stories if s.id in by_story]
-    categories = list(dict.fromkeys(s.category for s in stories))
-    personas = list(dict.fromkeys(s.persona for s in stories))
-    cat_of = {s.id: s.category for s in stories}
-    per_of = {s.id: s.persona for s in stories}
-    verified = sum(1 for c in mine if is_verified(c))
-    evidenced = sum(1 for c in mine if has_evidence(c))
-    contradicted = sum(1 for c in mine if has_evidence(c) and c.proof == Proof.CONTRADICTED)
-    upheld = sum(1 for c in mine if c.upheld)
-    return ProductResult(
-        product=product,
-        name=name,
-        pa_score=coverage(mine, weights),
-        category_scores={
-            cat: coverage([c for c in mine if cat_of[c.story_id] == cat], weights)
-            for cat in categories
-        },
-        persona_scores={
-            p: coverage([c for c in mine if per_of[c.story_id] == p], weights) for p in personas
-        },
-        verified=verified,
-        with_evidence=evidenced,
-        disputed=sum(1 for c in mine if c.verdict == Verdict.DISPUTED),
-        contradicted=contradicted,
-        upheld=upheld,
-        integrity=integrity(verified, contradicted, upheld, evidenced),
-        confidence=confidence(verified, evidenced),
-    )
+    return product_results([(product, name)], stories, cells)[0]
 
 
 # ---------------------------------------------------------------- leaderboard
@@ -196,15 +302,16 @@ def _metric(key: str) -> Callable[[ProductResult], float | None]:
     raise ValueError(f"unknown rank key {key!r}")
 
 
+def _order(value: float | None, share: float, name: str) -> tuple[bool, float, float, str]:
+    """The one ordering rule of every ranking: by a metric, high to low (no score last); ties by
+    V/E, then by name."""
+    return (value is None, -(value or 0), -share, name.lower())
+
+
 def order_by(results: Sequence[ProductResult], key: str = RANK_PA) -> list[ProductResult]:
     """Order by one metric, high to low (no score last); ties by V/E, then by name."""
     metric = _metric(key)
-
-    def sort_key(r: ProductResult) -> tuple[bool, float, float, str]:
-        value = metric(r)
-        return (value is None, -(value or 0), -r.verified_share, r.name.lower())
-
-    return sorted(results, key=sort_key)
+    return sorted(results, key=lambda r: _order(metric(r), r.verified_share, r.name))
 
 
 def leaderboard(results: Sequence[ProductResult]) -> list[RankedResult]:
@@ -219,6 +326,67 @@ def leaderboard(results: Sequence[ProductResult]) -> list[RankedResult]:
             vs = ordered[0].product
         ranked.append(RankedResult(rank=i + 1, vs=vs, result=r))
     return ranked
+
+
+# ---------------------------------------------------------------- what one change would do
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A product's place on the leaderboard as its tally over all its cells (stored with its
+    scores): enough to rank it by PA Score and to preview one cell's change."""
+
+    product: ProductKey
+    name: str
+    tally: Tally
+
+
+def leaderboard_ranks(standings: Sequence[Standing]) -> dict[ProductKey, int]:
+    """Each product's rank by PA Score, the order of ``leaderboard`` (give the standings in the
+    order ``leaderboard`` is given its results: products with equal keys keep that order)."""
+    ordered = sorted(
+        standings, key=lambda s: _order(s.tally.coverage, s.tally.verified_share, s.name)
+    )
+    return {s.product: rank for rank, s in enumerate(ordered, start=1)}
+
+
+@dataclass(frozen=True)
+class UpholdEffect:
+    before: Tally
+    after: Tally
+    rank_before: int
+    rank_after: int
+
+
+def uphold_effect(
+    standings: Sequence[Standing],
+    product: ProductKey,
+    *,
+    weight: int,
+    old: CellValue,
+    new: CellValue,
+    was_upheld: bool,
+    counted: bool = True,
+) -> UpholdEffect:
+    """What upholding a flag on one cell of ``product`` (its story weighing ``weight``) does to the
+    product's tally and rank: the cell's value becomes ``new`` and it counts as upheld (against
+    integrity, even when the values stay). ``was_upheld``: a flag on it was upheld before.
+    ``counted``: the cell counts towards the scores at all (neither its story nor its product is
+    retired); when it does not, nothing changes. O(1) in cells, O(products) to re-rank."""
+    i = next(i for i, s in enumerate(standings) if s.product == product)
+    before = standings[i].tally
+    after = before
+    if counted:
+        after = before.minus(
+            cell_tally(CellIn.of(old, story_id=0, product=product, upheld=was_upheld), weight)
+        ).plus(cell_tally(CellIn.of(new, story_id=0, product=product, upheld=True), weight))
+    changed = [*standings[:i], replace(standings[i], tally=after), *standings[i + 1 :]]
+    return UpholdEffect(
+        before=before,
+        after=after,
+        rank_before=leaderboard_ranks(standings)[product],
+        rank_after=leaderboard_ranks(changed)[product],
+    )
 
 
 # ---------------------------------------------------------------- best by user type

@@ -32,8 +32,9 @@ from stories.values import JUDGEMENT_FIELDS, CellValue
 
 
 class ReviewChangeList(ChangeList):
-    """The queue's page: the impact of upholding each pending row is computed once per arena for
-    the whole page (three queries per arena), and set on the row as ``upholding_impact``."""
+    """The queue's page: the impact of upholding each pending row, from the stored scores and the
+    one cell's change (a constant number of queries for the whole page, see
+    ``review_item_impacts``), set on the row as ``upholding_impact``."""
 
     def get_results(self, request):
         super().get_results(request)
@@ -115,7 +116,8 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     @admin.display(description="impact of upholding")
     def impact(self, item):
-        impact = getattr(item, "upholding_impact", None)  # set by ReviewChangeList; None: resolved
+        # set by ReviewChangeList; None: resolved, or its product is retired
+        impact = getattr(item, "upholding_impact", None)
         return "—" if impact is None else str(impact)
 
     # --- the review page

@@ -3,15 +3,17 @@ it would do to its product's scores."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
 
 from django.contrib.auth.models import AnonymousUser, User
 
 from arena import scoring
-from arena.selectors.inputs import ArenaInputs, arena_scoring_inputs
+from arena.models import Arena, ProductScore
+from arena.selectors.inputs import arena_scoring_inputs
 from flags.inputs import FlagInput
 from flags.models import ReviewItem, Status
+from stories.models import Cell, CellChange
 from stories.values import CellValue
 
 MODERATORS_GROUP = "Moderators"
@@ -62,68 +64,125 @@ class Impact:
         )
 
 
-def _board(
-    inputs: ArenaInputs, cells: Sequence[scoring.CellIn]
-) -> dict[scoring.ProductKey, scoring.RankedResult]:
-    results = [
-        scoring.product_result(pid, name, inputs.stories, cells) for pid, name in inputs.products
-    ]
-    return {row.result.product: row for row in scoring.leaderboard(results)}
-
-
 def impact_of_upholding(
-    inputs: ArenaInputs, story_id: int, product_id: int, correction: CellValue
-) -> Impact:
-    """What upholding would do to the cell's product: PA Score, rank and integrity (an upheld flag
-    counts against integrity even when the values stay). Pure: no queries."""
-    before = _board(inputs, inputs.cells)
-    after = _board(
-        inputs,
-        [
-            replace(
-                cell,
-                verdict=correction.verdict,
-                proof=correction.proof,
-                quality=correction.quality,
-                upheld=True,
-            )
-            if (cell.story_id, cell.product) == (story_id, product_id)
-            else cell
-            for cell in inputs.cells
-        ],
+    standings: Sequence[scoring.Standing],
+    cell: Cell,
+    correction: CellValue,
+    *,
+    was_upheld: bool,
+) -> Impact | None:
+    """What upholding would do to ``cell``'s product, from its arena's standings (the products'
+    tallies, in column order): PA Score, rank and integrity (an upheld flag counts against
+    integrity even when the values stay). Pure: no queries (``cell`` with its story and product
+    loaded); O(products). None when the product is not on the arena's leaderboard (retired)."""
+    product = cell.product_id
+    if not any(s.product == product for s in standings):
+        return None
+    effect = scoring.uphold_effect(
+        standings,
+        product,
+        weight=cell.story.weight,
+        old=CellValue.of(cell),
+        new=correction,
+        was_upheld=was_upheld,
+        counted=cell.story.retired_at is None and cell.product.retired_at is None,
     )
-    b, a = before[product_id], after[product_id]
     return Impact(
-        product=dict(inputs.products)[product_id],
-        pa_before=b.result.pa_score,
-        pa_after=a.result.pa_score,
-        rank_before=b.rank,
-        rank_after=a.rank,
-        integrity_before=b.result.integrity,
-        integrity_after=a.result.integrity,
+        product=next(s.name for s in standings if s.product == product),
+        pa_before=effect.before.coverage,
+        pa_after=effect.after.coverage,
+        rank_before=effect.rank_before,
+        rank_after=effect.rank_after,
+        integrity_before=effect.before.integrity,
+        integrity_after=effect.after.integrity,
     )
 
 
-def review_item_impact(item: ReviewItem, inputs: ArenaInputs | None = None) -> Impact:
-    """Impact of upholding ``item`` with the flags' proposal (or the cell's values as they are).
-    ``inputs``: its arena's scoring inputs when the caller has them already."""
-    cell = item.cell
-    if inputs is None:
-        inputs = arena_scoring_inputs(arena_id=cell.story.arena_id)
-    correction = review_item_proposal(item) or CellValue.of(cell)
-    return impact_of_upholding(inputs, cell.story_id, cell.product_id, correction)
+def _standings_stored(arena_ids: Collection[int]) -> dict[int, list[scoring.Standing]]:
+    """The stored tallies of the arenas whose stored scores are fresh and carry their sums (two
+    queries), by arena id; the others are missing from the answer."""
+    fresh = set(arena_ids) - set(
+        Arena.objects.stale().filter(pk__in=arena_ids).values_list("pk", flat=True)
+    )
+    rows = (
+        ProductScore.objects.filter(arena_id__in=fresh)
+        .order_by("arena_id", "product__position")
+        .values_list(
+            "arena_id",
+            "product_id",
+            "product__name",
+            "weighted_quality",
+            "weighted_max",
+            "verified",
+            "with_evidence",
+            "disputed",
+            "contradicted",
+            "upheld",
+        )
+    )
+    standings: dict[int, list[scoring.Standing]] = {}
+    incomplete = set()
+    for arena_id, product, name, wq, wm, *counts in rows if fresh else ():
+        if wq is None or wm is None:  # stored before the sums were kept
+            incomplete.add(arena_id)
+            continue
+        tally = scoring.Tally(wq, wm, *counts)
+        standings.setdefault(arena_id, []).append(scoring.Standing(product, name, tally))
+    return {a: rows for a, rows in standings.items() if a not in incomplete}
+
+
+def _standings_computed(arena_id: int) -> list[scoring.Standing]:
+    """The arena's tallies computed from its cells (four queries and one pass over the cells)."""
+    inputs = arena_scoring_inputs(arena_id=arena_id)
+    return [
+        scoring.Standing(r.product, r.name, tally)
+        for r in scoring.product_results(inputs.products, inputs.stories, inputs.cells)
+        if (tally := r.tally) is not None
+    ]
 
 
 def review_item_impacts(items: Iterable[ReviewItem]) -> dict[int, Impact]:
-    """The impact of upholding each pending item of a page, by item id: one arena's inputs (three
-    queries) serve all its items."""
-    inputs: dict[int, ArenaInputs] = {}
-    impacts: dict[int, Impact] = {}
-    for item in items:
-        if item.status != Status.PENDING:
-            continue
-        arena_id = item.cell.story.arena_id
-        if arena_id not in inputs:
-            inputs[arena_id] = arena_scoring_inputs(arena_id=arena_id)
-        impacts[item.pk] = review_item_impact(item, inputs[arena_id])
+    """The impact of upholding each pending item (its cell with story and product loaded), by item
+    id; a pending item missing from the answer has none to show (its product is retired).
+
+    From the stored scores: each product's ``ProductScore`` keeps its tally (the sums of its PA
+    Score and its evidence counts), so an item's impact is that tally minus the cell's part plus
+    the corrected cell's part, and its rank a re-ranking of the arena's stored tallies: O(1) per
+    item in the arena's cells. Queries do not grow with the items: three in all (which arenas are
+    fresh; their stored tallies; which of the cells had a flag upheld before).
+
+    When an arena's stored scores are stale (a change waits for its recomputation) or were never
+    computed, or were stored before the sums were kept, they are not what upholding starts from:
+    that arena's tallies are computed from its cells instead, once per call (four more queries),
+    so the impact is always the one a full recomputation would give."""
+    pending = [item for item in items if item.status == Status.PENDING]
+    if not pending:
+        return {}
+    arena_ids = {item.cell.story.arena_id for item in pending}
+    standings = _standings_stored(arena_ids)
+    for arena_id in sorted(arena_ids - standings.keys()):
+        standings[arena_id] = _standings_computed(arena_id)
+    upheld = set(
+        CellChange.objects.filter(
+            kind=CellChange.Kind.FLAG, cell_id__in={item.cell_id for item in pending}
+        )
+        .order_by()
+        .values_list("cell_id", flat=True)
+    )
+    impacts = {}
+    for item in pending:
+        impact = impact_of_upholding(
+            standings[item.cell.story.arena_id],
+            item.cell,
+            review_item_proposal(item) or CellValue.of(item.cell),
+            was_upheld=item.cell_id in upheld,
+        )
+        if impact is not None:
+            impacts[item.pk] = impact
     return impacts
+
+
+def review_item_impact(item: ReviewItem) -> Impact | None:
+    """The impact of upholding one pending item (see ``review_item_impacts``); None when it is
+    resolved or has none to show."""
+    return review_item_impacts([item]).get(item.pk)

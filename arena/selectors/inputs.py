@@ -1,11 +1,9 @@
-"""What the scoring module reads of an arena: plain records loaded in three queries. The recompute
+"""What the scoring module reads of an arena: plain records loaded in four queries. The recompute
 stores what scoring makes of them; the review queue previews an upheld flag's effect on them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from django.db.models import Exists, OuterRef
 
 from arena import scoring
 from products.models import Product
@@ -20,20 +18,27 @@ class ArenaInputs:
 
 
 def arena_scoring_inputs(*, arena_id: int) -> ArenaInputs:
-    """Load the plain records the scoring module needs (three queries)."""
+    """Load the plain records the scoring module needs (four queries; the cells unordered, and
+    which of them had a flag upheld as one list of ids rather than a subquery per cell)."""
     stories = [
         scoring.StoryIn(id=sid, weight=w, category=cat, persona=per)
         for sid, w, cat, per in Story.objects.filter(arena_id=arena_id)
         .order_by("position")
         .values_list("id", "weight", "category__name", "persona__slug")
     ]
-    upheld = CellChange.objects.filter(cell=OuterRef("pk"), kind=CellChange.Kind.FLAG)
+    upheld = set(
+        CellChange.objects.filter(kind=CellChange.Kind.FLAG, cell__story__arena_id=arena_id)
+        .order_by()
+        .values_list("cell_id", flat=True)
+    )
     cells = [
-        scoring.CellIn(story_id=sid, product=pid, verdict=v, proof=p, quality=q, upheld=u)
-        for sid, pid, v, p, q, u in Cell.objects.on_pages()
+        scoring.CellIn(
+            story_id=sid, product=pid, verdict=v, proof=p, quality=q, upheld=pk in upheld
+        )
+        for pk, sid, pid, v, p, q in Cell.objects.on_pages()
         .filter(story__arena_id=arena_id)
-        .annotate(upheld=Exists(upheld))
-        .values_list("story_id", "product_id", "verdict", "proof", "quality", "upheld")
+        .order_by()
+        .values_list("pk", "story_id", "product_id", "verdict", "proof", "quality")
     ]
     products = list(
         Product.objects.filter(arena_id=arena_id).order_by("position").values_list("id", "name")

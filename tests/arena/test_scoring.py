@@ -1,9 +1,16 @@
-"""The scoring rules (pure; no database) against the seed pages."""
+"""The scoring rules (pure; no database) against the seed pages, and the fast paths (one pass over
+the cells; one cell's delta on a stored tally) against the naive full recomputation."""
+
+import dataclasses
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arena import scoring
 from arena.scoring import CellIn, StoryIn
+from stories.values import CellValue, Proof, Verdict
+from tests.arena import oracle
 
 DEFAULT_WEIGHT = 1
 
@@ -128,3 +135,112 @@ def test_seed_leaderboard_links_reproduce_the_leader_pair(seed_record, results):
         == ("Temporal", "DBOS")
     )
     assert all(r.vs == "Temporal" for r in rows[1:])
+
+
+def test_seed_scores_equal_the_naive_recomputation(seed_record):
+    stories, cells = seed_inputs(seed_record)
+    products = [(p, p) for p in seed_record.overview.products]
+    fast = scoring.product_results(products, stories, cells)
+    slow = [oracle.product_result(p, name, stories, cells) for p, name in products]
+    assert [dataclasses.replace(r, weighted_quality=None, weighted_max=None) for r in fast] == slow
+    assert all(r.tally is not None and r.tally.coverage == r.pa_score for r in fast)
+
+
+def test_upholding_without_changing_values_costs_integrity_only():
+    stories = [StoryIn(1, 2, "c", "p"), StoryIn(2, 1, "c", "p")]
+    cells = [CellIn(1, "x", "full", "probed", 8), CellIn(2, "x", "full", "probed", 6)]
+    (x,) = scoring.product_results([("x", "X")], stories, cells)
+    assert x.tally is not None
+    effect = scoring.uphold_effect(
+        [scoring.Standing("x", "X", x.tally)],
+        "x",
+        weight=2,
+        old=CellValue(Verdict.FULL, Proof.PROBED, 8),
+        new=CellValue(Verdict.FULL, Proof.PROBED, 8),
+        was_upheld=False,
+    )
+    assert (effect.before.coverage, effect.after.coverage) == (73, 73)  # 100 × 22 / 30
+    assert (effect.before.integrity, effect.after.integrity) == (100, 50)
+    assert (effect.rank_before, effect.rank_after) == (1, 1)
+
+
+# ---------------------------------------------------------------- random arenas
+
+NAMES = ["Alpha", "alpha", "Beta", "BETA", "Gamma", "Delta"]  # ties after lower() included
+
+
+@st.composite
+def cell_values(draw):
+    verdict = draw(st.sampled_from(list(Verdict)))
+    if verdict == Verdict.NA:
+        return CellValue(Verdict.NA)
+    if verdict == Verdict.NONE:
+        return CellValue(Verdict.NONE, None, 0)
+    proof = draw(st.sampled_from(list(Proof)))
+    return CellValue(verdict, proof, draw(st.integers(0, 10)))
+
+
+@st.composite
+def arenas(draw):
+    n_stories = draw(st.integers(1, 7))
+    stories = [
+        StoryIn(
+            sid,
+            draw(st.integers(1, 3)),
+            draw(st.sampled_from(["c1", "c2", "c3"])),
+            draw(st.sampled_from(["p1", "p2"])),
+        )
+        for sid in range(100, 100 + n_stories)
+    ]
+    names = draw(st.lists(st.sampled_from(NAMES), min_size=1, max_size=6, unique=True))
+    products = [(pid, name) for pid, name in enumerate(names, start=1)]
+    cells = []
+    for pid, _ in products:
+        for s in stories:
+            if draw(st.integers(0, 9)) == 0:  # now and then a missing cell
+                continue
+            upheld = draw(st.booleans())
+            cells.append(CellIn.of(draw(cell_values()), story_id=s.id, product=pid, upheld=upheld))
+    return stories, products, cells
+
+
+@settings(max_examples=300, deadline=None)
+@given(arena=arenas(), data=st.data())
+def test_one_cell_delta_gives_the_full_recomputation_impact(arena, data):
+    stories, products, cells = arena
+    results = scoring.product_results(products, stories, cells)
+    assert [dataclasses.replace(r, weighted_quality=None, weighted_max=None) for r in results] == [
+        oracle.product_result(pid, name, stories, cells) for pid, name in products
+    ]
+    if not cells:
+        return
+    cell = data.draw(st.sampled_from(cells))
+    correction = data.draw(cell_values())
+    # what the queue reads: the stored tallies, in column order
+    standings = [scoring.Standing(r.product, r.name, r.tally) for r in results]
+    effect = scoring.uphold_effect(
+        standings,
+        cell.product,
+        weight=next(s.weight for s in stories if s.id == cell.story_id),
+        old=CellValue(cell.verdict, cell.proof, cell.quality),
+        new=correction,
+        was_upheld=cell.upheld,
+    )
+    expected = oracle.impact_of_upholding(
+        products, stories, cells, cell.story_id, cell.product, correction
+    )
+    assert (
+        effect.before.coverage,
+        effect.after.coverage,
+        effect.rank_before,
+        effect.rank_after,
+        effect.before.integrity,
+        effect.after.integrity,
+    ) == (
+        expected.pa_before,
+        expected.pa_after,
+        expected.rank_before,
+        expected.rank_after,
+        expected.integrity_before,
+        expected.integrity_after,
+    )

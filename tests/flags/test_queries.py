@@ -7,9 +7,10 @@ from django.test.utils import CaptureQueriesContext
 
 from arena.clients import client_hash
 from flags.inputs import FlagInput, ModerationDecision
-from flags.models import Flag, Reason
+from flags.models import Flag, Reason, ReviewItem, Status
 from flags.services import flag_submit, review_item_uphold
 from stories.models import Cell
+from tests.factories import FlagFactory, ReviewItemFactory
 
 EXPLANATION = "A long enough explanation of what is wrong with this verdict."
 URLS = [
@@ -74,3 +75,30 @@ def test_status_page_queries_do_not_grow(cells, moderator):
     small = count(Client(), Flag.objects.first().get_absolute_url())
     grow(cells, moderator)
     assert count(Client(), Flag.objects.last().get_absolute_url()) == small
+
+
+def pend(arena, count: int, offset: int) -> list:
+    """``count`` pending items (one flag each) on cells of ``arena``, from the ``offset``-th."""
+    cells = Cell.objects.filter(story__arena=arena).order_by("pk")[offset : offset + count]
+    return [FlagFactory(item=ReviewItemFactory(cell=cell)).item for cell in cells]
+
+
+@pytest.mark.django_db
+def test_queue_and_item_page_queries_do_not_grow_with_pending_items_in_two_arenas(
+    seeded_arena, big_arena, moderator_client
+):
+    """The impact of upholding comes from stored scores: 5 or 50 pending items over two arenas
+    (one of 30 × 300), the same queries."""
+    first = pend(seeded_arena, 3, 0)[0]
+    pend(big_arena, 2, 0)
+    queue = "/admin/flags/reviewitem/"
+    item_page = f"/admin/flags/reviewitem/{first.pk}/change/"
+    small = (count(moderator_client, queue), count(moderator_client, item_page))
+    pend(seeded_arena, 22, 3)
+    pend(big_arena, 23, 2)
+    assert ReviewItem.objects.filter(status=Status.PENDING).count() == 50
+    page = moderator_client.get(queue).content.decode()
+    assert page.count(", rank ") == 50  # every row shows its impact
+    large = (count(moderator_client, queue), count(moderator_client, item_page))
+    print(f"queries: queue {large[0]}, item page {large[1]}")
+    assert large == small

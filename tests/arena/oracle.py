@@ -1,0 +1,116 @@
+"""The scores as they were computed before stored tallies: a full recomputation of the arena, kept
+only here, as the oracle the fast paths are checked against (``scoring.product_results``, the
+review queue's ``uphold_effect``). Deliberately naive: every cell per product, every category per
+cell, the whole arena twice per preview."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from arena import scoring
+from arena.scoring import CellIn, ProductKey, StoryIn
+from stories.values import QUALITY_MAX, CellValue, Proof, Verdict
+
+
+def coverage(cells: Sequence[CellIn], weights: dict[int, int]) -> int | None:
+    num = den = 0
+    for c in cells:
+        if c.verdict == Verdict.NA:
+            continue
+        w = weights[c.story_id]
+        num += w * (c.quality or 0)
+        den += QUALITY_MAX * w
+    return None if den == 0 else scoring.round_half_up(100 * num / den)
+
+
+def product_result(
+    product: ProductKey, name: str, stories: Sequence[StoryIn], cells: Sequence[CellIn]
+) -> scoring.ProductResult:
+    weights = {s.id: s.weight for s in stories}
+    by_story = {c.story_id: c for c in cells if c.product == product}
+    mine = [by_story[s.id] for s in stories if s.id in by_story]
+    cat_of = {s.id: s.category for s in stories}
+    per_of = {s.id: s.persona for s in stories}
+    verified = sum(1 for c in mine if scoring.is_verified(c))
+    evidenced = sum(1 for c in mine if scoring.has_evidence(c))
+    contradicted = sum(1 for c in mine if scoring.has_evidence(c) and c.proof == Proof.CONTRADICTED)
+    upheld = sum(1 for c in mine if c.upheld)
+    return scoring.ProductResult(
+        product=product,
+        name=name,
+        pa_score=coverage(mine, weights),
+        category_scores={
+            cat: coverage([c for c in mine if cat_of[c.story_id] == cat], weights)
+            for cat in dict.fromkeys(s.category for s in stories)
+        },
+        persona_scores={
+            p: coverage([c for c in mine if per_of[c.story_id] == p], weights)
+            for p in dict.fromkeys(s.persona for s in stories)
+        },
+        verified=verified,
+        with_evidence=evidenced,
+        disputed=sum(1 for c in mine if c.verdict == Verdict.DISPUTED),
+        contradicted=contradicted,
+        upheld=upheld,
+        integrity=scoring.integrity(verified, contradicted, upheld, evidenced),
+        confidence=scoring.confidence(verified, evidenced),
+    )
+
+
+def board(
+    products: Sequence[tuple[ProductKey, str]],
+    stories: Sequence[StoryIn],
+    cells: Sequence[CellIn],
+) -> dict[ProductKey, scoring.RankedResult]:
+    results = [product_result(pid, name, stories, cells) for pid, name in products]
+    return {row.result.product: row for row in scoring.leaderboard(results)}
+
+
+@dataclass(frozen=True)
+class Impact:
+    product: str
+    pa_before: int | None
+    pa_after: int | None
+    rank_before: int
+    rank_after: int
+    integrity_before: int | None
+    integrity_after: int | None
+
+
+def impact_of_upholding(
+    products: Sequence[tuple[ProductKey, str]],
+    stories: Sequence[StoryIn],
+    cells: Sequence[CellIn],
+    story_id: int,
+    product: ProductKey,
+    correction: CellValue,
+) -> Impact:
+    """The whole arena recomputed before and after the correction (the cell counts as upheld)."""
+    before = board(products, stories, cells)
+    after = board(
+        products,
+        stories,
+        [
+            replace(
+                c,
+                verdict=correction.verdict,
+                proof=correction.proof,
+                quality=correction.quality,
+                upheld=True,
+            )
+            if (c.story_id, c.product) == (story_id, product)
+            else c
+            for c in cells
+        ],
+    )
+    b, a = before[product], after[product]
+    return Impact(
+        product=dict(products)[product],
+        pa_before=b.result.pa_score,
+        pa_after=a.result.pa_score,
+        rank_before=b.rank,
+        rank_after=a.rank,
+        integrity_before=b.result.integrity,
+        integrity_after=a.result.integrity,
+    )
