@@ -12,7 +12,10 @@
 #   make lint          ruff check and ruff format --check
 #   make format        ruff check --fix and ruff format
 #   make hooks         install the pre-commit hooks (ruff) into .git/hooks
-#   make bench         scripts/bench.py
+#   make bench         the benchmark (scripts/bench.py): pages over HTTP warm/cold/304 (gunicorn +
+#                      wrk), query counts, recompute, moderators' queue, flag submit on a throwaway
+#                      PostgreSQL; markdown tables, about 5 minutes
+#   make bench-deps    wrk and redis-server from Debian's packages when missing (root only)
 
 # The one place the Python version is written; uv reads the same file.
 PYTHON_VERSION := $(strip $(file < .python-version))
@@ -37,7 +40,7 @@ export UV_LINK_MODE := copy
 export UV_NO_PROGRESS := 1
 
 .PHONY: all install venv lock system-deps run check lint format hooks test test-sqlite \
-	test-postgres bench clean help
+	test-postgres bench bench-deps clean help
 
 all: help
 
@@ -136,8 +139,24 @@ test-sqlite: install
 test-postgres: install
 	bash scripts/with-postgres.sh $(PY) -m pytest $(XDIST) $(PG_PYTEST_ARGS) $(PYTEST_ARGS) $(TESTS)
 
-bench: install
+bench: install bench-deps
 	$(PY) scripts/bench.py
+
+# wrk drives the pages; redis-server (optional) is the flag part's cache. PostgreSQL for the flag
+# part is installed by scripts/with-postgres.sh when missing (without a default cluster).
+bench-deps:
+	@missing=""; \
+	command -v wrk >/dev/null 2>&1 || missing="$$missing wrk"; \
+	command -v redis-server >/dev/null 2>&1 || missing="$$missing redis-server"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing$$missing (apt-get)"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get update -q && apt-get install -y -q $$missing; \
+	  else \
+	    echo "warning: missing$$missing and not root: sudo apt-get install$$missing" >&2; \
+	  fi; \
+	fi
 
 clean:
 	rm -rf .pytest_cache .ruff_cache .mypy_cache .coverage htmlcov staticfiles
