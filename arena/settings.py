@@ -65,6 +65,9 @@ MIDDLEWARE = [
     # Pages are dense tables that compress ~10×; Django's GZip adds BREACH length randomisation and
     # CSRF tokens are masked per response.
     "django.middleware.gzip.GZipMiddleware",
+    # Public pages: ETag/304, Cache-Control, HEAD, and the version-keyed page cache. Above sessions,
+    # CSRF and authentication so that a cached page skips them (arena/pagecache.py).
+    "arena.pagecache.PageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -98,7 +101,10 @@ TEMPLATES = [
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
+        # Persistent connections: a cached page still reads its content version, and opening a
+        # PostgreSQL connection per request would cost more than the whole page.
+        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "60")),
+        conn_health_checks=env_bool("CONN_HEALTH_CHECKS", True),
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -155,8 +161,29 @@ if os.environ.get("REDIS_URL"):
             },
         }
     }
+    # Rendered public pages, keyed by content version (arena/pagecache.py): shared by every process.
+    CACHES["pages"] = {**CACHES["default"], "KEY_PREFIX": "pages"}
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+        # per process; pages are keyed by the content version read from the database, so several
+        # processes each keep their own copy and none serves an old one
+        "pages": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "pages",
+            "OPTIONS": {"MAX_ENTRIES": int(os.environ.get("PAGE_CACHE_ENTRIES", "500"))},
+        },
+    }
+
+# --- HTTP caching of public pages (arena/pagecache.py; README "Caching")
+PAGE_CACHE = env_bool("PAGE_CACHE", True)  # 0: render every page (headers and 304s still work)
+CACHE_MAX_AGE = int(os.environ.get("CACHE_MAX_AGE", "60"))  # browsers
+CACHE_S_MAXAGE = int(os.environ.get("CACHE_S_MAXAGE", "300"))  # CDNs and shared caches
+CACHE_STALE_WHILE_REVALIDATE = int(os.environ.get("CACHE_STALE_WHILE_REVALIDATE", "60"))
+# Entries expire only to free memory: a change makes a new key, it never waits for a timeout.
+PAGE_CACHE_TIMEOUT = int(os.environ.get("PAGE_CACHE_TIMEOUT", str(24 * 3600)))
+# Part of every page's key and ETag; by default a digest of the code and templates
+RELEASE = os.environ.get("RELEASE", "")
 
 # --- Celery: in-process unless a broker is configured
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")

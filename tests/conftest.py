@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.core.cache import caches
 from django.core.management import call_command
 from django.test import TestCase
 
@@ -170,6 +171,13 @@ def _arena(request, name: str) -> Arena:
             build()
         arena = Arena.objects.get(slug=slug)
     return arena
+
+
+@pytest.fixture(autouse=True)
+def _fresh_page_cache():
+    """Each test's database starts its arenas' content versions afresh (a rollback or flush undoes
+    the bumps), so a page cached by an earlier test under the same version must not be served."""
+    caches["pages"].clear()
 
 
 @pytest.fixture(autouse=True)

@@ -22,6 +22,9 @@ class ArenaViewSet(viewsets.ViewSet):
     """Arenas, their stored leaderboard, matrix and head-to-head comparisons (read-only, anonymous)."""
 
     permission_classes = [AllowAny]
+    # Nobody signs in to read: no session is looked at, so the answers set no cookie, do not vary
+    # on one, and are cached and shared like the pages (arena/pagecache.py).
+    authentication_classes: list = []
     lookup_field = "slug"
     lookup_value_regex = "[-a-zA-Z0-9_]+"
 

@@ -1,0 +1,326 @@
+"""HTTP caching of the public pages: validators, ``Cache-Control``, 304s, ``HEAD``, and a
+server-side cache of rendered pages keyed by content version.
+
+Every public page and API read belongs to a *version* (``PAGE_VERSIONS``, by URL name): an arena's
+``content_version`` for its pages, a site-wide one for the pages spanning every arena, the release
+for static pages. Writes bump the version in their own transaction, so:
+
+* the ``ETag`` is the release, the version and the request's variant (htmx headers...): a
+  revalidation (``If-None-Match``) is answered ``304`` after one small query, before any view runs;
+* the rendered page is kept in the ``pages`` cache under that version (Redis when configured, shared
+  by every process; local memory otherwise) and served from there, identity and gzip both stored;
+  a change makes a new key, nothing is ever invalidated by a guess at a TTL (entries expire only to
+  free memory);
+* a miss renders once: the first request takes a lock (``cache.add``), the others wait for its
+  entry instead of all rendering the same page (a stampede after each change).
+
+Every other GET/HEAD response gets ``Cache-Control`` (public for anonymous cookie-free answers,
+``private, no-cache`` when the response sets or varies on a cookie, ``no-store`` for errors and
+throttling), a weak ``ETag`` of its body, a ``304`` on revalidation, and no body for ``HEAD``.
+Public pages must therefore be the same for everybody: no CSRF token, no CSP nonce, no session.
+
+The middleware sits right below GZip (which leaves the pre-compressed entries alone) and above
+sessions, CSRF, authentication and the rest: a cache hit skips them all.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import logging
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.core.cache import caches
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotModified
+from django.urls import Resolver404, resolve
+from django.utils.cache import patch_vary_headers
+from django.utils.http import parse_etags
+from django.utils.regex_helper import _lazy_re_compile
+
+from arena.selectors.versions import arena_version_get, cell_version_get, site_version_get
+
+log = logging.getLogger(__name__)
+
+Versioner = Callable[..., str | None]
+
+
+def _arena(arena: str = "", slug: str = "", **_: object) -> str | None:
+    return arena_version_get(slug=arena or slug)
+
+
+def _cell(cell: int, **_: object) -> str | None:
+    return cell_version_get(pk=cell)
+
+
+def _site(**_: object) -> str:
+    return site_version_get()
+
+
+def _static(**_: object) -> str:
+    return "static"  # changes only with the release
+
+
+# Which version each cacheable page follows, by URL name (the kwargs are the URL's).
+PAGE_VERSIONS: dict[str, Versioner] = {
+    "home": _site,
+    "methodology": _static,
+    "recent-changes": _site,
+    "recent-changes-feed": _site,
+    "arena-detail": _arena,
+    "head-to-head": _arena,
+    "product-detail": _arena,
+    "story-detail": _arena,
+    "cell-detail": _cell,
+    "api-arena-list": _site,
+    "api-arena-detail": _arena,
+    "api-arena-matrix": _arena,
+    "api-arena-compare": _arena,
+}
+# Pages for one person only (a reporter's flag status, reached through a secret link).
+PRIVATE_PAGES = frozenset({"flag-status"})
+
+# Request headers a page's content depends on besides its URL (htmx asks for fragments; the API
+# negotiates its format). Responses carry them in ``Vary``; the cache keys on them.
+HTMX_HEADERS = ("HX-Request", "HX-Target", "HX-Boosted", "HX-History-Restore-Request")
+API_HEADERS = ("Accept",)
+# Statuses a shared cache may keep; anything else (a 400 with a message, a 429, a 5xx) is no-store.
+PUBLIC_STATUSES = frozenset({200, 203, 204, 301, 302, 304, 307, 308, 404, 410})
+# Content worth compressing when stored.
+COMPRESSIBLE = _lazy_re_compile(r"^(text/|application/(json|xml|atom\+xml|rss\+xml|javascript))")
+ACCEPTS_GZIP = re.compile(r"\bgzip\b")
+# Headers not stored with a page: per response, or set by this middleware when serving it.
+UNSTORED_HEADERS = frozenset({"content-length", "content-encoding", "set-cookie", "etag", "date"})
+# What the stampede lock waits for at most before rendering anyway (a crashed renderer).
+LOCK_SECONDS = 10.0
+POLL_SECONDS = 0.02
+
+_release: str | None = None
+
+
+def release() -> str:
+    """What the deployed code and templates look like: part of every key and ETag, so a deploy
+    never serves pages rendered by the old code. ``RELEASE`` in the environment overrides it."""
+    global _release
+    if _release is None:
+        _release = settings.RELEASE or _code_digest()
+    return _release
+
+
+def _code_digest() -> str:
+    digest = hashlib.blake2b(digest_size=6)
+    base = Path(settings.BASE_DIR)
+    for folder in ("arena", "products", "stories", "flags", "templates", "static"):
+        for path in sorted((base / folder).rglob("*")):
+            if path.suffix in (".py", ".html", ".css", ".js", ".txt", ".md") and path.is_file():
+                digest.update(str(path.relative_to(base)).encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def cache_control() -> str:
+    """The ``Cache-Control`` of a public page (settings ``CACHE_MAX_AGE``, ``CACHE_S_MAXAGE``,
+    ``CACHE_STALE_WHILE_REVALIDATE``)."""
+    return (
+        f"public, max-age={settings.CACHE_MAX_AGE}, s-maxage={settings.CACHE_S_MAXAGE}, "
+        f"stale-while-revalidate={settings.CACHE_STALE_WHILE_REVALIDATE}"
+    )
+
+
+@dataclass(frozen=True)
+class Page:
+    """A rendered page as stored: everything needed to answer again without the view."""
+
+    status: int
+    headers: tuple[tuple[str, str], ...]
+    body: bytes
+    gzipped: bytes | None
+
+    @classmethod
+    def of(cls, response: HttpResponse) -> Page:
+        body = response.content
+        compress = len(body) >= 200 and COMPRESSIBLE.match(response.get("Content-Type", ""))
+        return cls(
+            status=response.status_code,
+            headers=tuple((k, v) for k, v in response.items() if k.lower() not in UNSTORED_HEADERS),
+            body=body,
+            gzipped=gzip.compress(body, compresslevel=6, mtime=0) if compress else None,
+        )
+
+    def response(self, request: HttpRequest, etag: str) -> HttpResponse:
+        gzipped = self.gzipped is not None and ACCEPTS_GZIP.search(
+            request.META.get("HTTP_ACCEPT_ENCODING", "")
+        )
+        body = self.gzipped if gzipped else self.body
+        assert body is not None
+        response = HttpResponse(b"" if request.method == "HEAD" else body, status=self.status)
+        for key, value in self.headers:
+            response[key] = value
+        response["Content-Length"] = str(len(body))
+        response["ETag"] = etag
+        if self.gzipped is not None:
+            patch_vary_headers(response, ("Accept-Encoding",))
+            if gzipped:
+                response["Content-Encoding"] = "gzip"
+        return response
+
+
+def _storable(response: HttpResponseBase) -> bool:
+    """Whether a response is the same for everybody and may be kept and shared."""
+    if response.status_code != 200 or response.streaming or response.cookies:
+        return False
+    vary = {v.strip().lower() for v in response.get("Vary", "").split(",")}
+    control = response.get("Cache-Control", "").lower()
+    return "cookie" not in vary and "private" not in control and "no-store" not in control
+
+
+@dataclass(frozen=True)
+class PageIdentity:
+    """Which cached page a request asks for: its ETag, its key in the ``pages`` cache, and the
+    request headers it varies on."""
+
+    etag: str
+    key: str
+    vary: tuple[str, ...]
+
+    @classmethod
+    def of(cls, request: HttpRequest, version: str) -> PageIdentity:
+        vary = API_HEADERS if request.path_info.startswith("/api/") else HTMX_HEADERS
+        variant = "\n".join([request.get_full_path(), *(request.headers.get(h, "") for h in vary)])
+        digest = hashlib.blake2b(variant.encode(), digest_size=8).hexdigest()
+        return cls(
+            etag=f'W/"{release()}.{version}.{digest}"',
+            key=f"page:{release()}:{version}:{digest}",
+            vary=vary,
+        )
+
+
+class PageCacheMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+        self.cache = caches["pages"]
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        if request.method not in ("GET", "HEAD"):
+            return self.get_response(request)
+        try:
+            match = resolve(request.path_info)
+        except Resolver404:
+            return self._finish(request, self.get_response(request))
+        versioner = PAGE_VERSIONS.get(match.url_name or "")
+        if versioner is None:
+            private = match.url_name in PRIVATE_PAGES
+            return self._finish(request, self.get_response(request), private=private)
+        version = versioner(**match.kwargs)
+        if version is None:  # no such arena or cell: the view says 404
+            return self._finish(request, self.get_response(request))
+        page_id = PageIdentity.of(request, version)
+        if _matches(request, page_id.etag):
+            return self._not_modified(page_id)
+        if not settings.PAGE_CACHE:
+            response = self._render(request, page_id.vary)
+            return self._finish(request, response, etag=page_id.etag)
+        page = self.cache.get(page_id.key)
+        if page is None:
+            page, response = self._render_once(request, page_id)
+            if page is None:  # not the same for everybody (or not a 200): as it is
+                return self._finish(request, response, etag=page_id.etag)
+        return page.response(request, page_id.etag)
+
+    # -- rendering a miss
+    def _render(self, request: HttpRequest, vary: tuple[str, ...]) -> HttpResponseBase:
+        response = self.get_response(request)
+        patch_vary_headers(response, vary)
+        if _storable(response) and "Cache-Control" not in response:
+            response["Cache-Control"] = cache_control()
+        return response
+
+    def _render_once(
+        self, request: HttpRequest, page_id: PageIdentity
+    ) -> tuple[Page | None, HttpResponseBase]:
+        """Render and store the page, once for all the processes that miss it at the same time:
+        the others wait (up to LOCK_SECONDS) for the entry the lock holder stores."""
+        key, lock = page_id.key, f"{page_id.key}:lock"
+        holder = self.cache.add(lock, 1, timeout=LOCK_SECONDS)
+        if not holder:
+            deadline = time.monotonic() + LOCK_SECONDS
+            while time.monotonic() < deadline:
+                time.sleep(POLL_SECONDS)
+                page = self.cache.get(key)
+                if page is not None:
+                    return page, HttpResponse()
+                if not self.cache.has_key(lock):  # the holder stored nothing (not storable)
+                    break
+        try:
+            response = self._render(request, page_id.vary)
+            if not _storable(response):
+                return None, response
+            page = Page.of(response)  # type: ignore[arg-type]  # a 200, not streaming
+            self.cache.set(key, page, timeout=settings.PAGE_CACHE_TIMEOUT)
+            return page, response
+        finally:
+            if holder:
+                self.cache.delete(lock)
+
+    # -- every other answer
+    def _not_modified(self, page_id: PageIdentity) -> HttpResponse:
+        response = HttpResponseNotModified()
+        response["ETag"] = page_id.etag
+        response["Cache-Control"] = cache_control()
+        patch_vary_headers(response, page_id.vary)
+        return response
+
+    def _finish(
+        self,
+        request: HttpRequest,
+        response: HttpResponseBase,
+        *,
+        etag: str | None = None,
+        private: bool = False,
+    ) -> HttpResponseBase:
+        """Cache-Control and a validator for a response that is not served from the cache, a 304
+        when the client has it already, and no body for HEAD."""
+        if "Cache-Control" not in response:
+            response["Cache-Control"] = _policy(response, private)
+        if response.streaming:
+            return response
+        if etag is None and response.status_code == 200 and "ETag" not in response:
+            body_digest = hashlib.blake2b(response.content, digest_size=10).hexdigest()
+            etag = f'W/"{body_digest}"'
+        if etag is not None and response.status_code == 200:
+            response["ETag"] = etag
+            if _matches(request, etag):
+                not_modified = HttpResponseNotModified()
+                for header in ("ETag", "Cache-Control", "Vary"):
+                    if header in response:
+                        not_modified[header] = response[header]
+                return not_modified
+        if request.method == "HEAD":
+            length = len(response.content)
+            response.content = b""
+            response["Content-Length"] = str(length)
+        return response
+
+
+def _policy(response: HttpResponseBase, private: bool) -> str:
+    if response.status_code not in PUBLIC_STATUSES:
+        return "no-store"
+    vary = {v.strip().lower() for v in response.get("Vary", "").split(",")}
+    if private or response.cookies or "cookie" in vary:
+        return "private, no-cache"
+    return cache_control()
+
+
+def _matches(request: HttpRequest, etag: str) -> bool:
+    """Weak comparison (RFC 9110 §13.1.2): the client's copy is this version of this page."""
+    header = request.META.get("HTTP_IF_NONE_MATCH")
+    if not header:
+        return False
+    if header.strip() == "*":
+        return True
+    mine = etag.removeprefix("W/")
+    return any(tag.removeprefix("W/") == mine for tag in parse_etags(header))

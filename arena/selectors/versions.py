@@ -1,0 +1,61 @@
+"""The content version a page is cached and revalidated by. Every write bumps
+``Arena.content_version`` in its own transaction (``arena.recompute.arena_content_changed``), so a
+version read before a page's data guarantees the data is at least that new.
+
+These run on every request for a public page, cached or not (a 304 costs little else), so they
+are one indexed statement each, written out once: building the same query through the ORM costs
+more than the rest of a cache hit.
+"""
+
+from __future__ import annotations
+
+from django.db import connection
+
+from arena.models import Arena
+from stories.models import Cell, Story
+
+BIGINT_MAX = 2**63 - 1
+
+
+def _table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+_ARENA = _table(Arena)
+_ARENA_SQL = f"SELECT content_version FROM {_ARENA} WHERE slug = %s"
+_CELL_SQL = (
+    f"SELECT a.content_version FROM {_table(Cell)} c"
+    f" JOIN {_table(Story)} s ON s.id = c.story_id"
+    f" JOIN {_ARENA} a ON a.id = s.arena_id WHERE c.id = %s"
+)
+_SITE_SQL = (
+    f"SELECT COUNT(*), COALESCE(SUM(content_version), 0), COALESCE(MAX(id), 0) FROM {_ARENA}"
+)
+
+
+def _one(sql: str, params: tuple = ()) -> tuple | None:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()
+
+
+def arena_version_get(*, slug: str) -> str | None:
+    """The version of an arena's pages (None: no such arena)."""
+    row = _one(_ARENA_SQL, (slug,))
+    return None if row is None else str(row[0])
+
+
+def cell_version_get(*, pk: int) -> str | None:
+    """The version of a cell's proof page: that of its arena (None: no such cell)."""
+    if not 0 < pk <= BIGINT_MAX:  # the URL takes any digits; the database would refuse them
+        return None
+    row = _one(_CELL_SQL, (pk,))
+    return None if row is None else str(row[0])
+
+
+def site_version_get() -> str:
+    """The version of the pages that span every arena (the list of arenas, recent changes): it
+    moves when any arena's version moves (their sum only grows) or an arena comes or goes."""
+    row = _one(_SITE_SQL)
+    assert row is not None
+    return "{}.{}.{}".format(*row)

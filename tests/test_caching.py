@@ -1,0 +1,307 @@
+"""Public pages are cacheable and revalidatable (arena/pagecache.py): an ETag from the arena's
+content version, ``Cache-Control`` for browsers and shared caches, 304 on revalidation, ``HEAD``,
+no cookie; the server keeps rendered pages under that version and any change shows at once."""
+
+from __future__ import annotations
+
+import gzip
+import threading
+import time
+
+import pytest
+from django.core.cache import caches
+from django.test import RequestFactory
+
+from arena import pagecache
+from arena.models import Arena, Category, Persona
+from arena.recompute import arena_recompute_scores
+from arena.services import arena_save, category_save, persona_save
+from products.models import Product
+from stories.models import Cell, Story
+from stories.services import (
+    cell_set_value,
+    cell_update_detail,
+    product_update,
+    story_retire,
+    story_update,
+)
+from stories.values import CellValue, Proof, Verdict
+
+pytestmark = pytest.mark.django_db
+
+ARENA = "/arenas/durable-execution-engines/"
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+def public_urls(arena: Arena) -> list[tuple[str, dict]]:
+    a, b = Product.objects.filter(arena=arena).order_by("position")[:2]
+    story = Story.objects.filter(arena=arena).order_by("position").first()
+    cell = Cell.objects.filter(story=story, product=a).get()
+    base = arena.get_absolute_url()
+    return [
+        ("/", {}),
+        ("/methodology/", {}),
+        (base, {}),
+        (f"{base}?persona=backend-developer&q=retry", {}),
+        (f"{base}?verdict=disputed", {**HX, "HTTP_HX_TARGET": "matrix"}),
+        (f"{base}?rank=verified", {**HX, "HTTP_HX_TARGET": "leaderboard"}),
+        (f"{base}vs/{a.slug}-vs-{b.slug}/", {}),
+        (f"{base}products/{a.slug}/", {}),
+        (f"{base}stories/{story.pk}/", {}),
+        (f"/cells/{cell.pk}/", {}),
+        ("/changes/", {}),
+        ("/changes/feed/", {}),
+        ("/api/arenas/", {}),
+        (f"/api/arenas/{arena.slug}/", {}),
+        (f"/api/arenas/{arena.slug}/matrix/", {}),
+        (f"/api/arenas/{arena.slug}/compare/{a.slug}/{b.slug}/", {}),
+    ]
+
+
+@pytest.fixture
+def urls(seeded_arena):
+    return public_urls(seeded_arena)
+
+
+def test_anonymous_pages_are_public_validated_and_set_no_cookie(client, urls):
+    for url, headers in urls:
+        response = client.get(url, **headers)
+        assert response.status_code == 200, url
+        control = response["Cache-Control"]
+        for part in ("public", "max-age=60", "s-maxage=300", "stale-while-revalidate=60"):
+            assert part in control, (url, control)
+        assert response["ETag"].startswith('W/"'), url
+        assert not response.cookies, (url, response.cookies)
+        assert "cookie" not in response.get("Vary", "").lower(), (url, response["Vary"])
+
+
+def test_revalidation_answers_304_with_one_query(client, urls, django_assert_max_num_queries):
+    for url, headers in urls:
+        etag = client.get(url, **headers)["ETag"]
+        with django_assert_max_num_queries(1):  # the content version, nothing else
+            response = client.get(url, HTTP_IF_NONE_MATCH=etag, **headers)
+        assert response.status_code == 304, url
+        assert response.content == b""
+        assert response["ETag"] == etag
+        assert "public" in response["Cache-Control"]
+
+
+def test_head_answers_everywhere_with_the_get_headers_and_no_body(client, urls):
+    for url, headers in urls:
+        got = client.get(url, **headers)
+        head = client.head(url, **headers)
+        assert head.status_code == 200, url
+        assert head.content == b""
+        assert head["ETag"] == got["ETag"]
+        assert head["Content-Type"] == got["Content-Type"]
+        assert int(head["Content-Length"]) == len(got.content), url
+
+
+def test_a_cached_page_costs_one_query(client, seeded_arena, django_assert_num_queries):
+    first = client.get(ARENA)
+    with django_assert_num_queries(1):
+        again = client.get(ARENA)
+    assert again.content == first.content
+    assert again["ETag"] == first["ETag"]
+
+
+def test_htmx_fragments_and_full_pages_are_cached_apart(client, seeded_arena):
+    full = client.get(f"{ARENA}?verdict=disputed")
+    fragment = client.get(f"{ARENA}?verdict=disputed", **HX, HTTP_HX_TARGET="matrix")
+    again_full = client.get(f"{ARENA}?verdict=disputed")
+    assert b"<html" in full.content and b"<html" not in fragment.content
+    assert again_full.content == full.content
+    assert fragment["ETag"] != full["ETag"]
+    assert "HX-Request" in fragment["Vary"] and "HX-Target" in fragment["Vary"]
+
+
+def test_gzip_is_served_to_who_accepts_it(client, seeded_arena):
+    plain = client.get(ARENA)
+    zipped = client.get(ARENA, HTTP_ACCEPT_ENCODING="gzip, deflate")
+    assert zipped["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in zipped["Vary"]
+    assert gzip.decompress(zipped.content) == plain.content
+    assert len(zipped.content) < len(plain.content) / 4
+
+
+def test_the_flag_form_brings_its_own_csrf_token_and_is_private(client, seeded_arena):
+    cell = Cell.objects.filter(story__arena=seeded_arena).first()
+    page = client.get(f"/cells/{cell.pk}/")
+    assert b"csrfmiddlewaretoken" not in page.content
+    form = client.get(f"/cells/{cell.pk}/flag/")
+    assert "csrftoken" in form.cookies
+    assert b"csrfmiddlewaretoken" in form.content
+    assert form["Cache-Control"] == "private, no-cache"
+
+
+def test_errors_are_not_stored_by_shared_caches(client, seeded_arena):
+    missing = client.get(f"{ARENA}products/no-such-product/")
+    assert missing.status_code == 404
+    picker = client.get(f"{ARENA}vs/inngest-vs-hatchet/?a=%3Cx%3E&b=temporal")
+    assert picker.status_code == 400
+    assert picker["Cache-Control"] == "no-store"
+
+
+def _first_cell(arena: Arena) -> Cell:
+    return Cell.objects.filter(story__arena=arena, verdict=Verdict.FULL).order_by("pk").first()
+
+
+# Each change: the page that shows it, a text that appears there after it (None: the version
+# moves, the text may show elsewhere), and the write, through its service.
+def _change_verdict(arena):
+    cell = _first_cell(arena)
+    value = CellValue(Verdict.PARTIAL, Proof.CLAIMED, 3)
+    return f"/cells/{cell.pk}/", "partial", lambda: cell_set_value(cell=cell, value=value, note="x")
+
+
+def _change_rationale(arena):
+    cell = Cell.objects.filter(story__arena=arena).exclude(rationale="").order_by("pk").first()
+    text = "A rationale written after the page was cached."
+    return f"/cells/{cell.pk}/", text, lambda: cell_update_detail(cell=cell, rationale=text)
+
+
+def _change_story_text(arena):
+    story = Story.objects.filter(arena=arena).order_by("position").first()
+    text = "A story text edited after caching"
+    return arena.get_absolute_url(), text, lambda: story_update(story=story, changes={"text": text})
+
+
+def _change_product_tier(arena):
+    product = Product.objects.filter(arena=arena).order_by("position").first()
+    url = f"{arena.get_absolute_url()}products/{product.slug}/"
+    return (
+        url,
+        "Edited tier",
+        lambda: product_update(product=product, changes={"tier": "Edited tier"}),
+    )
+
+
+def _change_category_blurb(arena):
+    category = Category.objects.filter(arena=arena).order_by("position").first()
+    category.blurb = "A blurb edited after caching"
+    return (
+        arena.get_absolute_url(),
+        category.blurb,
+        lambda: category_save(category=category, changed=["blurb"]),
+    )
+
+
+def _change_persona_label(arena):
+    persona = Persona.objects.get(slug="backend-developer")
+    persona.label = "Backend people (edited)"
+    return arena.get_absolute_url(), None, lambda: persona_save(persona=persona, changed=["label"])
+
+
+def _change_arena_description(arena):
+    arena.description = "A description edited after caching."
+    return (
+        arena.get_absolute_url(),
+        arena.description,
+        lambda: arena_save(arena=arena, changed=["description"]),
+    )
+
+
+def _retire_story(arena):
+    story = Story.objects.filter(arena=arena).order_by("position").first()
+    url = f"{arena.get_absolute_url()}stories/{story.pk}/"
+    return url, None, lambda: story_retire(story=story)
+
+
+def _recompute(arena):
+    return arena.get_absolute_url(), None, lambda: arena_recompute_scores(arena_id=arena.pk)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        _change_verdict,
+        _change_rationale,
+        _change_story_text,
+        _change_product_tier,
+        _change_category_blurb,
+        _change_persona_label,
+        _change_arena_description,
+        _retire_story,
+        _recompute,
+    ],
+    ids=lambda f: f.__name__.strip("_"),
+)
+def test_every_change_shows_at_once_and_moves_the_etag(client, seeded_arena, change):
+    urls = [url for url, headers in public_urls(seeded_arena) if not headers]
+    url, text, write = change(seeded_arena)
+    urls.append(url)
+    before = {u: client.get(u) for u in urls}  # all cached now
+    if text is not None:
+        assert text not in before[url].content.decode()
+    write()
+    after = client.get(url, HTTP_IF_NONE_MATCH=before[url]["ETag"])
+    assert after.status_code in (200, 404), url  # a retired story's page is gone
+    assert after.get("ETag") != before[url]["ETag"]
+    if text is not None:
+        assert text in after.content.decode()
+    # every page of the arena and the site moved on with it: none answers 304 to its old ETag
+    for other in urls:
+        if other != "/methodology/":
+            again = client.get(other, HTTP_IF_NONE_MATCH=before[other]["ETag"])
+            assert again.status_code != 304, other
+
+
+def test_a_flag_changes_no_public_page(client, seeded_arena):
+    cell = _first_cell(seeded_arena)
+    page = client.get(f"/cells/{cell.pk}/")
+    posted = client.post(
+        "/api/flags/",
+        {"cell": cell.pk, "reason": "other", "explanation": "This verdict looks wrong to me."},
+        content_type="application/json",
+    )
+    assert posted.status_code == 201, posted.content
+    assert client.get(f"/cells/{cell.pk}/", HTTP_IF_NONE_MATCH=page["ETag"]).status_code == 304
+
+
+def test_a_miss_waits_for_the_render_another_process_started(client, seeded_arena):
+    """Stampede protection: while another renderer holds the page's lock, a request waits for its
+    entry instead of rendering the same page again."""
+    request = RequestFactory().get(ARENA)
+    version = str(Arena.objects.get(pk=seeded_arena.pk).content_version)
+    page_id = pagecache.PageIdentity.of(request, version)
+    cache = caches["pages"]
+    assert cache.add(f"{page_id.key}:lock", 1, timeout=10)
+    stored = pagecache.Page(
+        status=200,
+        headers=(("Content-Type", "text/html; charset=utf-8"),),
+        body=b"rendered by the lock holder",
+        gzipped=None,
+    )
+
+    def holder():
+        time.sleep(0.2)
+        cache.set(page_id.key, stored)
+        cache.delete(f"{page_id.key}:lock")
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    response = client.get(ARENA)
+    thread.join()
+    assert response.content == b"rendered by the lock holder"
+    assert response["ETag"] == page_id.etag
+
+
+def test_without_the_page_cache_pages_still_revalidate(client, seeded_arena, settings):
+    settings.PAGE_CACHE = False
+    first = client.get(ARENA)
+    assert client.get(ARENA, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+    assert not caches["pages"].get(pagecache.PageIdentity.of(RequestFactory().get(ARENA), "0").key)
+    assert "public" in first["Cache-Control"]
+
+
+def test_a_new_release_changes_every_etag(client, seeded_arena, monkeypatch):
+    before = client.get(ARENA)["ETag"]
+    monkeypatch.setattr(pagecache, "_release", "next-release")
+    response = client.get(ARENA, HTTP_IF_NONE_MATCH=before)
+    assert response.status_code == 200
+    assert "next-release" in response["ETag"]
+
+
+def test_odd_cell_ids_are_a_404_not_a_database_error(client, db):
+    assert client.get(f"/cells/{2**70}/").status_code == 404
+    assert client.head("/cells/0/").status_code == 404
