@@ -52,7 +52,6 @@ from flags.services import (
     review_item_reject,
     review_item_uphold,
 )
-from stories.models import Cell
 from stories.services import EditConflict
 from stories.values import JUDGEMENT_FIELDS, QUALITY_MAX, Proof, Verdict
 
@@ -326,7 +325,7 @@ class FlagViewSet(
         incoming.is_valid(raise_exception=True)
         try:
             flag = flag_submit(
-                cell=Cell.objects.filter(pk=incoming.validated_data["cell"]).first(),
+                cell=incoming.validated_data["cell"],
                 data=incoming.flag_input(),
                 client=client_key(request),
             )

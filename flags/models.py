@@ -77,9 +77,7 @@ class Flag(models.Model):
     explanation = models.TextField()
     source_url = models.URLField(max_length=500, blank=True)
     email = models.EmailField(blank=True, help_text="Never shown publicly")
-    client_hash = models.CharField(
-        max_length=64, db_index=True, help_text="Salted hash of the client address"
-    )
+    client_hash = models.CharField(max_length=64, help_text="Salted hash of the client address")
     token = models.CharField(max_length=64, unique=True, default=new_token, editable=False)
     created_at = models.DateTimeField(db_index=True)
 
@@ -102,6 +100,10 @@ class Flag(models.Model):
             models.UniqueConstraint(
                 fields=["item", "client_hash"], name="flag_one_per_client_per_item"
             ),
+        ]
+        indexes = [
+            # the rate limit counts a client's latest flags: a range scan of this index
+            models.Index(fields=["client_hash", "created_at"], name="flag_client_recent"),
         ]
 
     def __str__(self) -> str:

@@ -10,14 +10,17 @@ conditional UPDATE), so two moderators at once, or a second attempt, change noth
 
 from __future__ import annotations
 
+import functools
 import math
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import cast
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, OperationalError, connection, transaction
-from django.db.models import F
+from django.db.backends.utils import CursorWrapper
+from django.db.models import F, Field
 from django.utils import timezone
 
 from arena.text import parse_rate
@@ -68,56 +71,145 @@ def _throttle_check(*, client: str) -> None:
         raise FlagThrottled(max(1, math.ceil(wait)))
 
 
-def _cell_errors(cell: Cell | None) -> dict[str, str]:
-    if cell is None:
+def _cell_errors(cell_id: int | None) -> dict[str, str]:
+    """Why a cell cannot be flagged: it does not exist, or it is retired from the pages."""
+    if cell_id is None or not Cell.objects.filter(pk=cell_id).exists():
         return {"cell": "No such cell."}
-    if cell.story.retired_at or cell.product.retired_at:
+    if not Cell.objects.on_pages().filter(pk=cell_id).exists():
         return {"cell": "This verdict is retired from the arena and can no longer be flagged."}
     return {}
 
 
-def flag_submit(*, cell: Cell | None, data: FlagInput, client: str) -> Flag:
-    """File a flag on a cell: validate, throttle, and group it into the cell's pending review item.
+# ---- the statements of a submission, written once per database vendor (raw SQL: the ORM has no
+# FOR SHARE, no INSERT … SELECT … WHERE and no ON CONFLICT DO NOTHING … RETURNING)
+
+PENDING_SQL = f"status = '{Status.PENDING.value}'"  # a literal: it names the partial unique index
+
+
+@functools.cache
+def _submit_sql(vendor: str) -> tuple[str, str, str]:
+    """(select the cell's pending item, open one, insert the flag) for a database vendor (compiled
+    on the current connection, which is of that vendor).
+
+    Whether the cell may be flagged is ``Cell.objects.on_pages()``'s rule, compiled once here.
+    """
+    on_pages = Cell.objects.on_pages().filter(pk=-1).values("pk").order_by().query
+    cell_sql, cell_params = on_pages.get_compiler(connection=connection).as_sql()
+    if tuple(cell_params) != (-1,):  # the one parameter is the cell's id
+        raise RuntimeError(f"unexpected parameters in the cell rule: {cell_params}")
+    qn = connection.ops.quote_name
+    items, flags = qn(ReviewItem._meta.db_table), qn(Flag._meta.db_table)
+    # PostgreSQL: a share lock on the item, so that a moderator resolving it waits for this flag
+    # (and sees it), while other clients' flags on the cell go in side by side; SQLite
+    # transactions are serial.
+    lock = " FOR SHARE" if vendor == "postgresql" else ""
+    select_item = (
+        f"SELECT id, public_note, version FROM {items}"
+        f" WHERE cell_id = %s AND {PENDING_SQL} AND EXISTS ({cell_sql}){lock}"
+    )
+    open_item = (
+        f"INSERT INTO {items} (cell_id, status, created_at, public_note, version)"
+        f" SELECT %s, '{Status.PENDING.value}', %s, '', 1 WHERE EXISTS ({cell_sql})"
+        f" ON CONFLICT (cell_id) WHERE {PENDING_SQL} DO NOTHING RETURNING id"
+    )
+    columns = ", ".join(qn(cast(str, f.column)) for f in _flag_fields())
+    placeholders = ", ".join("%s" for _ in _flag_fields())
+    # the rate limit: fewer than `limit` flags of this client in the window, counted on the index
+    # (client_hash, created_at), reading at most `limit` of its entries
+    insert_flag = (
+        f"INSERT INTO {flags} ({columns}) SELECT {placeholders}"
+        f" WHERE (SELECT COUNT(*) FROM (SELECT 1 FROM {flags}"
+        f" WHERE client_hash = %s AND created_at >= %s LIMIT %s) AS recent) < %s"
+        f" ON CONFLICT (item_id, client_hash) DO NOTHING RETURNING id"
+    )
+    return select_item, open_item, insert_flag
+
+
+def _flag_fields() -> list[Field]:
+    return [f for f in Flag._meta.concrete_fields if not f.primary_key]
+
+
+def _pending_item(cursor: CursorWrapper, cell_id: int, now: datetime) -> ReviewItem:
+    """The cell's pending review item, opened when there is none, share-locked (PostgreSQL).
+    ValidationError when the cell cannot be flagged."""
+    select_item, open_item, _ = _submit_sql(connection.vendor)
+    created_at = Flag._meta.get_field("created_at").get_db_prep_save(now, connection)
+    for _attempt in range(3):
+        cursor.execute(select_item, [cell_id, cell_id])
+        row = cursor.fetchone()
+        if row is not None:
+            return ReviewItem(
+                pk=row[0],
+                cell_id=cell_id,
+                status=Status.PENDING,
+                public_note=row[1],
+                version=row[2],
+            )
+        cursor.execute(open_item, [cell_id, created_at, cell_id])
+        row = cursor.fetchone()
+        if row is not None:
+            return ReviewItem(pk=row[0], cell_id=cell_id, status=Status.PENDING, created_at=now)
+        errors = _cell_errors(cell_id)
+        if errors:
+            raise ValidationError(errors)
+        # another client opened the cell's item meanwhile: the next SELECT sees it
+    raise OperationalError("the cell's pending review item kept changing")
+
+
+def _insert_flag(cursor: CursorWrapper, flag: Flag, client: str) -> int | None:
+    """Insert the flag unless the client is over the rate limit or already has a flag in the
+    item; its id, or None."""
+    *_, insert_flag = _submit_sql(connection.vendor)
+    limit, window = parse_rate(settings.FLAG_RATE)
+    since = flag.created_at - timedelta(seconds=window)
+    values = [f.get_db_prep_save(getattr(flag, f.attname), connection) for f in _flag_fields()]
+    created_at = Flag._meta.get_field("created_at")
+    since_value = created_at.get_db_prep_save(since, connection)
+    cursor.execute(insert_flag, [*values, client, since_value, limit, limit])
+    row = cursor.fetchone()
+    return None if row is None else row[0]
+
+
+def flag_submit(*, cell: Cell | int | None, data: FlagInput, client: str) -> Flag:
+    """File a flag on a cell (a Cell or its id): validate, throttle, and group it into the cell's
+    pending review item.
 
     ``client`` is the client's key (``arena.clients.client_key``). The rate limit and the "one
     pending flag per client per cell" rule are checked inside the insert's transaction, under a
     per-client lock (and the latter by a unique constraint too), so simultaneous requests cannot
     slip past them. Raises ValidationError (a message per field) or FlagThrottled; writes nothing
     then.
+
+    A submission is a few statements: the client's lock (PostgreSQL), the cell's pending item
+    (share-locked; opened with INSERT … ON CONFLICT DO NOTHING when there is none), and one
+    INSERT of the flag that counts the client's recent flags and skips a second flag of the
+    client in the item (ON CONFLICT DO NOTHING); why nothing was inserted is looked up only then.
     """
-    errors = {**_cell_errors(cell), **data.errors()}
-    if errors or cell is None:  # no cell is always an error; the check tells the type checker
-        raise ValidationError(errors)
-    already = ValidationError(
-        {"cell": "You have already flagged this verdict; your flag is pending review."}
-    )
+    cell_id = cell.pk if isinstance(cell, Cell) else cell
+    errors = data.errors()
+    if errors or cell_id is None:
+        raise ValidationError({**_cell_errors(cell_id), **errors})
+    now = timezone.now()
+    flag = Flag(cell_id=cell_id, client_hash=client, created_at=now, **data.model_fields())
     for _attempt in range(3):
         try:
-            with transaction.atomic():
+            with transaction.atomic(), connection.cursor() as cursor:
                 _lock_client(client)
-                _throttle_check(client=client)
-                if Flag.objects.filter(
-                    cell=cell, client_hash=client, item__status=Status.PENDING
-                ).exists():
-                    raise already
-                now = timezone.now()
-                # locked: a moderator resolving this item meanwhile waits for the flag to be in
-                # (and moves it to a new item if it did not see it), or this request waits for the
-                # decision and opens a new item (PostgreSQL; SQLite transactions are serial)
-                item = (
-                    ReviewItem.objects.select_for_update()
-                    .filter(cell=cell, status=Status.PENDING)
-                    .first()
-                )
-                if item is None:
-                    item = ReviewItem.objects.create(cell=cell, created_at=now)
-                return Flag.objects.create(
-                    item=item, cell=cell, client_hash=client, created_at=now, **data.model_fields()
-                )
+                flag.item = _pending_item(cursor, cell_id, now)
+                flag.pk = _insert_flag(cursor, flag, client)
+                if flag.pk is None:
+                    _throttle_check(client=client)
+                    raise ValidationError(
+                        {
+                            "cell": "You have already flagged this verdict; your flag is pending review."
+                        }
+                    )
+                flag._state.adding, flag._state.db = False, connection.alias
+                return flag
         except (IntegrityError, OperationalError):
-            # another client opened the cell's review item meanwhile, or (the constraint) this
-            # client's own flag got in first, or the database chose this request as a deadlock
-            # victim: the next attempt sees which
+            # a token clash, or the database chose this request as a deadlock victim: the next
+            # attempt starts afresh
+            flag.pk = None
             continue
     raise ValidationError({"cell": "Could not file the flag right now; please try again."})
 
