@@ -1,4 +1,7 @@
-"""The Celery app: ``celery -A arena worker -B``.
+"""The Celery app. In production, two kinds of process: workers (``celery -A arena worker``, as many
+as needed, never with ``-B``) and exactly one scheduler (``celery -A arena beat``), which sends the
+periodic sweep. ``worker -B`` (the scheduler inside a worker) is for development and tests only:
+with two such workers every sweep is sent twice.
 
 Without ``CELERY_BROKER_URL`` tasks run in-process (``task_always_eager``), so the site needs no Redis.
 """

@@ -3,8 +3,8 @@ recomputation, and recompute them.
 
 Services call ``arena_mark_stale`` inside their transaction; the recomputation is sent once the
 transaction commits, by task name (this module must not import the tasks that wrap it). The task and
-the periodic sweep are two-line wrappers of ``arena_refresh_scores`` and ``arena_refresh_stale``, which
-hold the freshness rule. Depends only on models and the pure scoring module.
+the periodic sweep are thin wrappers of ``arena_refresh_scores`` and ``arena_refresh_stale``, which
+hold the freshness rule; the sweep sends one refresh task per stale arena. Depends only on models and the pure scoring module.
 """
 
 from __future__ import annotations
@@ -159,10 +159,28 @@ def arena_refresh_scores(*, arena_id: int) -> str:
 
 
 def arena_refresh_stale() -> list[int]:
-    """The periodic sweep: recompute every arena still marked stale (e.g. changed while the broker
-    was down). Returns the ids it recomputed."""
-    done = []
-    for arena_id in Arena.objects.stale().order_by("pk").values_list("pk", flat=True):
-        arena_recompute_scores(arena_id=arena_id)
-        done.append(arena_id)
-    return done
+    """The periodic sweep: one refresh task per arena still marked stale (changed while the broker
+    was down, or whose task was lost with a killed worker), sent by name, so that the workers share
+    them, a slow arena holds up no other, and each runs under the refresh task's time limits. Sent
+    whether or not a task is already queued for the arena (that one may be lost): a duplicate finds
+    the arena fresh and does nothing. Without a broker they run here, one after another.
+    Returns the ids it sent (refreshed, without a broker); a broker that fails is logged and
+    stops the round, the next sweep tries again."""
+    stale = list(Arena.objects.stale().order_by("pk").values_list("pk", flat=True))
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        for arena_id in stale:
+            arena_refresh_scores(arena_id=arena_id)
+        return stale
+    sent = []
+    for arena_id in stale:
+        try:
+            celery_app.send_task(REFRESH_TASK, args=[arena_id])
+        except Exception:  # noqa: BLE001 - any broker failure; the next sweep retries
+            log.warning(
+                "the sweep could not send the recomputation of arena %s; the next sweep will",
+                arena_id,
+                exc_info=True,
+            )
+            break
+        sent.append(arena_id)
+    return sent

@@ -1,4 +1,5 @@
-"""Recomputation through a real redis-server and a real Celery worker (with its beat).
+"""Recomputation through a real redis-server and a real Celery worker (with its beat): debounced
+tasks, outages, a killed worker, and the periodic sweep fanning out one task per stale arena.
 
 The web side runs in this test process with CELERY_BROKER_URL pointing at the test Redis; the worker
 is a separate process on the same (committed, file or PostgreSQL) test database.
@@ -10,6 +11,7 @@ import time
 
 import pytest
 from django.db import connection
+from django.db.models import F
 from django.test import Client
 
 from arena.celery import app as celery_app
@@ -23,6 +25,7 @@ from flags.services import flag_submit
 from stories.models import Cell
 from stories.services import cell_set_value
 from stories.values import CellValue, Proof, Verdict
+from tests.factories import CellFactory
 from tests.infra.services import celery_worker, redis_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -220,3 +223,25 @@ def test_killing_the_worker_holding_the_task_loses_nothing(arena, broker, settin
         took = wait_until(lambda: converged(arena.pk), 45, "convergence after the worker restarted")
         print(f"converged {took:.2f}s after the worker restarted")
     assert hatchet_score()[0] > before[0]
+
+
+def test_the_sweep_fans_out_one_refresh_task_per_stale_arena(transactional_db, broker):
+    """Three arenas changed while no task could be sent (stale, nothing queued): the worker's beat
+    sends the sweep, the sweep sends one refresh task per arena, and each task recomputes one."""
+    ids = []
+    for _ in range(3):
+        cell = CellFactory()
+        CellFactory(story__arena=cell.story.arena, product=cell.product, partial=True)
+        arena_recompute_scores(arena_id=cell.story.arena_id)
+        ids.append(cell.story.arena_id)
+    Arena.objects.filter(pk__in=ids).update(change_seq=F("change_seq") + 1)
+    with celery_worker(worker_env(broker)) as worker:
+        wait_until(lambda: all(converged(i) for i in ids), 30, "the sweep's tasks")
+        worker.wait_for_log("'recomputed'")
+        log = worker.log
+    sweep = log.index(
+        f": {ids}"
+    )  # "Task arena.tasks.arena_refresh_stale[…] succeeded …: [1, 2, 3]"
+    assert log.count("'recomputed'") == 3, log[-3000:]
+    # the sweep returned the three ids it sent before any of them was recomputed
+    assert sweep < log.index("'recomputed'"), log[-3000:]
