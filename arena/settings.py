@@ -238,6 +238,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Evidence-backed comparisons of software products: arenas, matrices, head-to-heads, flags.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # the schema and its docs are the same for everybody: no session read, no Vary: Cookie
+    "SERVE_AUTHENTICATION": [],
     # Swagger UI and ReDoc from our own static files (no CDN; CSP-compatible)
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
