@@ -122,6 +122,10 @@ def _code_digest() -> str:
     return digest.hexdigest()
 
 
+def _meta_name(header: str) -> str:
+    return "HTTP_" + header.upper().replace("-", "_")
+
+
 def cache_control() -> str:
     """The ``Cache-Control`` of a public page (settings ``CACHE_MAX_AGE``, ``CACHE_S_MAXAGE``,
     ``CACHE_STALE_WHILE_REVALIDATE``)."""
@@ -190,7 +194,8 @@ class PageIdentity:
     @classmethod
     def of(cls, request: HttpRequest, version: str) -> PageIdentity:
         vary = API_HEADERS if request.path_info.startswith("/api/") else HTMX_HEADERS
-        variant = "\n".join([request.get_full_path(), *(request.headers.get(h, "") for h in vary)])
+        meta = request.META  # (request.headers would build a dict of every header first)
+        variant = "\n".join([request.get_full_path(), *(meta.get(_meta_name(h), "") for h in vary)])
         digest = hashlib.blake2b(variant.encode(), digest_size=8).hexdigest()
         return cls(
             etag=f'W/"{release()}.{version}.{digest}"',
