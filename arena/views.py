@@ -19,6 +19,10 @@ from stories.values import Verdict
 
 # The regions of the arena page that htmx swaps in place (the ids of their elements).
 ARENA_PARTIALS = ("leaderboard", "matrix")
+# The id of a collapsed category of the matrix starts so (``mx-cat-<pk>``): its link asks for its rows.
+CATEGORY_TARGET = "mx-cat-"
+# At most this many products picked for the matrix (``?show=``).
+SHOW_MAX = 100
 # What the URL patterns accept as a slug (``<slug:…>``): a picked product must be one to be linked to.
 SLUG = re.compile(r"[-a-zA-Z0-9_]+")
 # The longest query value a page reads; longer values are cut (no filter or key is that long).
@@ -55,6 +59,18 @@ def methodology(request: HttpRequest) -> HttpResponse:
     return render(request, "arena/methodology.html")
 
 
+def _show(query: QueryDict) -> list[str]:
+    """The products the visitor picked for the matrix (``?show=a,b`` or ``?show=a&show=b``, as
+    the "Products shown" form sends them): the slugs given, in order, at most one per product an
+    arena could have."""
+    slugs = []
+    for value in query.getlist("show")[:SHOW_MAX]:
+        for slug in clean_text(value)[: PARAM_MAX_LENGTH * 10].split(","):
+            if SLUG.fullmatch(slug := slug.strip()) and slug not in slugs:
+                slugs.append(slug)
+    return slugs[:SHOW_MAX]
+
+
 @require_safe
 @vary_on_headers("HX-Request", "HX-Target", "HX-History-Restore-Request")
 def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
@@ -62,10 +78,13 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
     params = _params(request.GET, "persona", "category", "verdict", "q", "rank")
     filters = selectors.MatrixFilters.from_params(params)
     rank = params["rank"].strip() or selectors.RANK_PA
+    show = _show(request.GET)
     partial = None
     if _htmx_partial(request):
-        partial = request.htmx.target
-        if partial not in ARENA_PARTIALS:
+        partial = request.htmx.target or ""
+        if partial.startswith(CATEGORY_TARGET) and filters.category:
+            partial = "matrix_category"  # a collapsed category's rows, asked for by its link
+        elif partial not in ARENA_PARTIALS:
             partial = "matrix" if filters.active else "leaderboard"
     ctx = {
         "arena": arena,
@@ -77,18 +96,41 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
     }
     if partial == "leaderboard":
         ctx["board"] = selectors.arena_leaderboard(arena=arena, key=rank)
-    elif partial == "matrix":
-        ctx["matrix"] = selectors.arena_matrix(arena=arena, filters=filters)
-    else:
+        return render(request, "arena/detail.html#leaderboard", ctx)
+    if partial is None:
         categories = selectors.arena_category_list(arena=arena)
         ctx["board"] = selectors.arena_leaderboard(
             arena=arena, key=rank, categories=[c.name for c in categories]
         )
-        ctx["matrix"] = selectors.arena_matrix(arena=arena, filters=filters, categories=categories)
+        products = selectors.arena_product_list(arena=arena)
+        ranking = [row.product_id for row in ctx["board"].rows]
         ctx["categories"] = categories
         ctx["verdicts"] = list(Verdict)
         ctx["persona_results"] = selectors.arena_persona_result_list(arena=arena)
         ctx["adjacent"] = selectors.arena_adjacent_list(arena=arena)
+    else:
+        products, ranking = selectors.arena_product_ranking(arena=arena, key=rank)
+    columns = selectors.matrix_column_list(products=products, ranking=ranking, show=show)
+    default = selectors.matrix_column_list(products=products, ranking=ranking)
+    picked = ",".join(p.slug for p in columns) if columns != default else ""
+    ctx["matrix"] = selectors.arena_matrix(
+        arena=arena,
+        filters=filters,
+        products=columns,
+        collapse_above=selectors.MATRIX_COLLAPSE_ABOVE,
+    )
+    ctx["products"] = products
+    ctx["picked"] = picked  # the products shown when they are not the default ones
+    ctx["default_show"] = ",".join(p.slug for p in default)
+    ctx["pick_columns"] = len(products) > selectors.MATRIX_COLUMNS
+    ctx["column_limit"] = selectors.MATRIX_COLUMNS
+    # what a collapsed category's link carries besides the category
+    query = {k: v for k, v in filters.as_params().items() if k != "category"}
+    if ctx["rank"]:
+        query["rank"] = ctx["rank"]
+    if picked:
+        query["show"] = picked
+    ctx["matrix_query"] = query
     template = "arena/detail.html" + (f"#{partial}" if partial else "")
     return render(request, template, ctx)
 

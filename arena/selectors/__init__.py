@@ -4,6 +4,7 @@ queries whatever the arena's size; one module per page or read job. A read finds
 nothing is scored here except head-to-head rounds (``arena.scoring.compare``)."""
 
 from arena.selectors.arenas import (
+    StoryLine,
     arena_adjacent_list,
     arena_category_list,
     arena_get,
@@ -12,6 +13,7 @@ from arena.selectors.arenas import (
     arena_product_list,
     arena_product_pair_get,
     arena_story_list,
+    story_line_list,
 )
 from arena.selectors.cells import CellPage, HeadToHeadLink, cell_page_get
 from arena.selectors.head_to_head import CompareRow, Comparison, head_to_head_get
@@ -20,9 +22,12 @@ from arena.selectors.leaderboard import (
     Leaderboard,
     RankOption,
     arena_leaderboard,
+    arena_product_ranking,
     arena_score_list,
 )
 from arena.selectors.matrix import (
+    MATRIX_COLLAPSE_ABOVE,
+    MATRIX_COLUMNS,
     CategoryBlock,
     Matrix,
     MatrixCell,
@@ -31,11 +36,14 @@ from arena.selectors.matrix import (
     SubGroupBlock,
     arena_matrix,
     matrix_block_list,
+    matrix_column_list,
 )
 from arena.selectors.products import ProductPage, product_get, product_page_get
 from arena.selectors.stories import story_cell_list, story_get
 
 __all__ = [
+    "MATRIX_COLLAPSE_ABOVE",
+    "MATRIX_COLUMNS",
     "RANK_PA",
     "CategoryBlock",
     "CellPage",
@@ -49,6 +57,7 @@ __all__ = [
     "MatrixRow",
     "ProductPage",
     "RankOption",
+    "StoryLine",
     "SubGroupBlock",
     "arena_adjacent_list",
     "arena_category_list",
@@ -57,6 +66,7 @@ __all__ = [
     "arena_list",
     "arena_matrix",
     "arena_persona_result_list",
+    "arena_product_ranking",
     "arena_product_list",
     "arena_product_pair_get",
     "arena_score_list",
@@ -64,8 +74,10 @@ __all__ = [
     "cell_page_get",
     "head_to_head_get",
     "matrix_block_list",
+    "matrix_column_list",
     "product_get",
     "product_page_get",
     "story_cell_list",
     "story_get",
+    "story_line_list",
 ]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from django.db import router
 from django.db.models import Exists, F, OuterRef, QuerySet, Subquery
 
 from arena.models import AdjacentArena, Arena, Category, PersonaResult, ProductScore
@@ -29,9 +32,25 @@ def arena_list() -> QuerySet[Arena]:
     )
 
 
+# ``arena_get``'s SQL and parameters, by database alias, with the place of the slug among them.
+_ARENA_GET_SQL: dict[str, tuple[str, tuple, int]] = {}
+_SLUG_MARK = "\x00slug"  # stands for the slug while the query is compiled (no slug has a NUL)
+
+
 def arena_get(*, slug: str) -> Arena | None:
-    """One arena with the counts of ``arena_list`` (the pages read ``story_count``): one query."""
-    return arena_list().filter(slug=slug).first()
+    """One arena with the counts of ``arena_list`` (the pages read ``story_count``): one query.
+
+    Every page reads it first, and Django compiles its subqueries anew on each call, which takes
+    twenty times as long as running them: it is compiled once per database and run with the slug."""
+    alias = router.db_for_read(Arena)
+    compiled = _ARENA_GET_SQL.get(alias)
+    if compiled is None:
+        query = arena_list().filter(slug=_SLUG_MARK).using(alias).query
+        sql, params = query.get_compiler(alias).as_sql()
+        compiled = _ARENA_GET_SQL[alias] = (sql, tuple(params), params.index(_SLUG_MARK))
+    sql, params, at = compiled
+    found = list(Arena.objects.raw(sql, (*params[:at], slug, *params[at + 1 :])).using(alias))
+    return found[0] if found else None
 
 
 def arena_product_list(*, arena: Arena) -> list[Product]:
@@ -52,6 +71,91 @@ def arena_story_list(*, arena: Arena) -> QuerySet[Story]:
         .select_related("category", "subgroup", "persona")
         .order_by("position")
     )
+
+
+@dataclass(frozen=True, slots=True)
+class CategoryLine:
+    """A category as a story row shows it (its heading)."""
+
+    pk: int
+    name: str
+    blurb: str
+    slug: str  # the matrix's ``category`` filter value
+
+
+@dataclass(frozen=True, slots=True)
+class SubGroupLine:
+    pk: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class PersonaLine:
+    pk: int
+    slug: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoryLine:
+    """What a row of the matrix or a head-to-head round shows of a story: a lighter stand-in for
+    ``stories.Story`` (a model instance costs ten times as much to load; the big arena has 300),
+    its category, sub-group and persona shared by every row that has them."""
+
+    pk: int
+    text: str
+    weight: int
+    category: CategoryLine
+    subgroup: SubGroupLine | None
+    persona: PersonaLine
+
+    @property
+    def category_id(self) -> int:
+        return self.category.pk
+
+    @property
+    def subgroup_id(self) -> int | None:
+        return self.subgroup.pk if self.subgroup else None
+
+
+_STORY_LINE_FIELDS = (
+    "pk",
+    "text",
+    "weight",
+    "category_id",
+    "category__name",
+    "category__blurb",
+    "subgroup_id",
+    "subgroup__name",
+    "persona_id",
+    "persona__slug",
+    "persona__label",
+)
+
+
+def story_line_list(*, stories: QuerySet[Story]) -> list[StoryLine]:
+    """``stories`` (a queryset of ``arena_story_list``, filtered or not) as plain rows, in its
+    order: one query, no model instance."""
+    categories: dict[int, CategoryLine] = {}
+    subgroups: dict[int, SubGroupLine] = {}
+    personas: dict[int, PersonaLine] = {}
+    lines = []
+    for pk, text, weight, cid, cname, blurb, gid, gname, perid, slug, label in stories.values_list(
+        *_STORY_LINE_FIELDS
+    ):
+        category = categories.get(cid)
+        if category is None:
+            category = categories[cid] = CategoryLine(cid, cname, blurb, arena_slugify(cname))
+        subgroup = None
+        if gid is not None:
+            subgroup = subgroups.get(gid)
+            if subgroup is None:
+                subgroup = subgroups[gid] = SubGroupLine(gid, gname)
+        persona = personas.get(perid)
+        if persona is None:
+            persona = personas[perid] = PersonaLine(perid, slug, label)
+        lines.append(StoryLine(pk, text, weight, category, subgroup, persona))
+    return lines
 
 
 def arena_category_list(*, arena: Arena) -> list[Category]:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from django.db.models import Prefetch
 
 from arena import scoring
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence
+from stories.values import CellValue
 
 
 def evidence_prefetch() -> Prefetch:
@@ -30,7 +32,20 @@ class CellPage:
     head_to_heads: list[HeadToHeadLink]
 
 
-def cell_in(c: Cell) -> scoring.CellIn:
+class JudgedCell(Protocol):
+    """A cell or a lighter stand-in for one (``head_to_head.CompareCell``)."""
+
+    @property
+    def value(self) -> CellValue: ...
+
+    @property
+    def story_id(self) -> int: ...
+
+    @property
+    def product_id(self) -> int: ...
+
+
+def cell_in(c: JudgedCell) -> scoring.CellIn:
     """A cell as the scoring module's plain record; the pages key products by primary key."""
     return scoring.CellIn.of(c.value, story_id=c.story_id, product=c.product_id)
 

@@ -4,26 +4,69 @@ Its rounds are the one thing scored on a page read (``arena.scoring.compare``)."
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from arena import scoring
 from arena.models import Arena
-from arena.selectors.arenas import arena_story_list
-from arena.selectors.cells import cell_in, evidence_prefetch, winner_of
+from arena.selectors.arenas import StoryLine, arena_story_list, story_line_list
+from arena.selectors.cells import cell_in, winner_of
 from arena.selectors.matrix import CategoryBlock, matrix_block_list
 from products.models import Product
-from stories.models import Cell, Story
+from stories.models import Cell, Evidence
+from stories.values import CellValue
+
+
+class Quote(NamedTuple):
+    source: str
+    quote: str
+
+
+class Quotes(tuple[Quote, ...]):
+    """A cell's evidence quotes in page order; ``all()`` as a prefetched ``cell.evidence`` has it."""
+
+    __slots__ = ()
+
+    def all(self) -> Quotes:
+        return self
+
+
+_NO_QUOTES = Quotes()
+
+
+@dataclass(frozen=True, slots=True)
+class CompareCell:
+    """What a head-to-head shows of a cell: a lighter stand-in for ``stories.Cell`` with its
+    product (one of the two, loaded once) and its evidence (``evidence.all()``)."""
+
+    pk: int
+    story_id: int
+    product: Product
+    verdict: str
+    proof: str | None
+    quality: int | None
+    rationale: str
+    detail_published: bool
+    evidence: Quotes
+
+    @property
+    def product_id(self) -> int:
+        return self.product.pk
+
+    @property
+    def value(self) -> CellValue:
+        return CellValue.of(self)
 
 
 @dataclass
 class CompareRow:
-    story: Story
+    story: StoryLine
     winner: Product | None  # the round's winner; None: drawn
-    cell_a: Cell
-    cell_b: Cell
+    cell_a: CompareCell
+    cell_b: CompareCell
     number: int = 0  # place in its sub-group, from 1, as the published pages number rounds
 
     @property
-    def cells(self) -> dict[Product, Cell]:
+    def cells(self) -> dict[Product, CompareCell]:
         """The two cells by their product, ``a``'s first."""
         return {self.cell_a.product: self.cell_a, self.cell_b.product: self.cell_b}
 
@@ -55,14 +98,41 @@ class Comparison:
 
 
 def head_to_head_get(*, arena: Arena, a: Product, b: Product) -> Comparison:
-    """``a`` vs ``b`` (two products of ``arena``) with each cell's evidence: three queries."""
-    stories = list(arena_story_list(arena=arena))
-    cells = Cell.objects.filter(story__arena=arena, product__in=[a, b]).prefetch_related(
-        evidence_prefetch()
-    )
-    by = {(c.story_id, c.product_id): c for c in cells}
-    for c in by.values():  # the two products are loaded already: no query per cell for cell.product
-        c.product = a if c.product_id == a.pk else b
+    """``a`` vs ``b`` (two products of ``arena``) with each cell's evidence: three queries, plain
+    records (no model instance: the big arena's pair has 600 cells and a thousand quotes)."""
+    stories = story_line_list(stories=arena_story_list(arena=arena))
+    pair = {a.pk: a, b.pk: b}
+    cells = Cell.objects.filter(story__arena=arena, product__in=[a, b])
+    quotes: dict[int, list[Quote]] = {}
+    for cell_id, source, quote in (
+        Evidence.objects.filter(cell__in=cells)
+        .order_by("cell_id", "position")
+        .values_list("cell_id", "source", "quote")
+    ):
+        quotes.setdefault(cell_id, []).append(Quote(source, quote))
+    by = {
+        (sid, pid): CompareCell(
+            pk,
+            sid,
+            pair[pid],
+            verdict,
+            proof,
+            quality,
+            rationale,
+            published,
+            Quotes(quotes[pk]) if pk in quotes else _NO_QUOTES,
+        )
+        for pk, sid, pid, verdict, proof, quality, rationale, published in cells.values_list(
+            "id",
+            "story_id",
+            "product_id",
+            "verdict",
+            "proof",
+            "quality",
+            "rationale",
+            "detail_published",
+        )
+    }
     story_in = [scoring.StoryIn(s.pk, s.weight, s.category.name, s.persona.slug) for s in stories]
     cells_a = {sid: cell_in(c) for (sid, pid), c in by.items() if pid == a.pk}
     cells_b = {sid: cell_in(c) for (sid, pid), c in by.items() if pid == b.pk}

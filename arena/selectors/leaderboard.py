@@ -16,6 +16,7 @@ from arena.scoring import (
     rank_key,
     rank_key_split,
 )
+from products.models import Product
 
 
 def arena_score_list(*, arena: Arena) -> list[ProductScore]:
@@ -127,3 +128,26 @@ def arena_leaderboard(
     group = _GROUPS.get(rank_key_split(key)[0])
     label = f"{group}: {labels[key]}" if group else labels[key]
     return Leaderboard(key, label, ordered, personas, categories, options)
+
+
+def _known_key(key: str, scores: list[ProductScore]) -> str:
+    """``key`` when the leaderboard can rank by it, else ``RANK_PA`` (as ``arena_leaderboard``)."""
+    kind, name = rank_key_split(key)
+    if name is None and kind in (RANK_PA, RANK_VERIFIED, RANK_INTEGRITY):
+        return key
+    if kind == RANK_CATEGORY and any(name in s.category_scores for s in scores):
+        return key
+    if kind == RANK_PERSONA and any(name in s.persona_scores for s in scores):
+        return key
+    return RANK_PA
+
+
+def arena_product_ranking(*, arena: Arena, key: str = RANK_PA) -> tuple[list[Product], list[int]]:
+    """The products on the pages in column order, and the keys of those with stored scores in the
+    order of the rank key (as ``arena_leaderboard`` orders them): one query."""
+    products = list(
+        Product.objects.filter(arena=arena).select_related("score").order_by("position")
+    )
+    scores = [s for s in (getattr(p, "score", None) for p in products) if s is not None]
+    ordered = scoring.order_by([_result_of(s) for s in scores], _known_key(key, scores))
+    return products, [r.product for r in ordered]

@@ -4,17 +4,22 @@ category and sub-group headings (those and the head-to-head) groups them with ``
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol
 
 from django.db.models import Exists, OuterRef
 
-from arena.models import Arena, Category
-from arena.selectors.arenas import arena_category_list, arena_product_list, arena_story_list
+from arena.models import Arena
+from arena.selectors.arenas import (
+    StoryLine,
+    arena_product_list,
+    arena_story_list,
+    story_line_list,
+)
 from products.models import Product
-from stories.models import Cell, Story
+from stories.models import Cell
 from stories.values import CellValue, Verdict
 
 
@@ -41,7 +46,7 @@ class MatrixCell:
 
 @dataclass
 class MatrixRow:
-    story: Story
+    story: StoryLine
     cells: list[MatrixCell]  # in column order; a product without a cell here has no entry
 
     @property
@@ -50,7 +55,8 @@ class MatrixRow:
 
 
 class StoryRow(Protocol):
-    story: Story
+    @property
+    def story(self) -> Any: ...
 
 
 @dataclass
@@ -61,8 +67,20 @@ class SubGroupBlock:
 
 @dataclass
 class CategoryBlock:
-    category: Category
+    category: Any  # a ``CategoryLine`` (or a ``Category``)
     groups: list[SubGroupBlock] = field(default_factory=list)
+    # Rows listed without their cells: the page shows the heading and the story count, and loads
+    # the rows on demand (``arena_matrix``'s ``collapse_above``).
+    collapsed: bool = False
+
+    @property
+    def count(self) -> int:
+        return sum(len(g.rows) for g in self.groups)
+
+    @property
+    def slug(self) -> str:
+        """The category's ``category`` filter value."""
+        return self.category.slug
 
 
 def matrix_block_list(*, rows: Iterable[StoryRow]) -> list[CategoryBlock]:
@@ -78,6 +96,34 @@ def matrix_block_list(*, rows: Iterable[StoryRow]) -> list[CategoryBlock]:
             groups.append(SubGroupBlock(story.subgroup))
         groups[-1].rows.append(row)
     return blocks
+
+
+# The matrix shows every product up to this many, else this many (the top ones by the ranking),
+# unless the visitor picks others (``show``).
+MATRIX_COLUMNS = 8
+# A matrix of more stories than this loads the rows of its first category only; each other
+# category shows its heading and story count and loads its rows on demand.
+MATRIX_COLLAPSE_ABOVE = 60
+
+
+def matrix_column_list(
+    *, products: Sequence[Product], ranking: Sequence[int], show: Iterable[str] = ()
+) -> list[Product]:
+    """The matrix's columns, in column order: the products named in ``show`` (slugs; unknown ones
+    ignored), else every product when there are at most ``MATRIX_COLUMNS``, else the first
+    ``MATRIX_COLUMNS`` of ``ranking`` (product keys, best first; products it leaves out follow in
+    column order)."""
+    picked = set(show)
+    chosen = [p for p in products if p.slug in picked]
+    if chosen:
+        return chosen
+    if len(products) <= MATRIX_COLUMNS:
+        return list(products)
+    known = {p.pk for p in products}
+    order = [pk for pk in ranking if pk in known]
+    order += [p.pk for p in products if p.pk not in set(order)]
+    top = set(order[:MATRIX_COLUMNS])
+    return [p for p in products if p.pk in top]
 
 
 @dataclass(frozen=True)
@@ -110,9 +156,10 @@ class MatrixFilters:
 @dataclass
 class Matrix:
     products: list[Product]  # the columns
-    rows: list[MatrixRow]  # the stories shown, in matrix order
+    rows: list[MatrixRow]  # the stories shown, in matrix order (no cells in a collapsed block)
     total: int  # stories in the arena
     filters: MatrixFilters
+    collapsed: set[int] = field(default_factory=set)  # categories whose rows are not loaded
 
     @property
     def shown(self) -> int:
@@ -120,7 +167,10 @@ class Matrix:
 
     @cached_property
     def blocks(self) -> list[CategoryBlock]:
-        return matrix_block_list(rows=self.rows)
+        blocks = matrix_block_list(rows=self.rows)
+        for block in blocks:
+            block.collapsed = block.category.pk in self.collapsed
+        return blocks
 
 
 def arena_matrix(
@@ -128,34 +178,39 @@ def arena_matrix(
     arena: Arena,
     filters: MatrixFilters | None = None,
     products: list[Product] | None = None,
-    categories: list[Category] | None = None,
+    collapse_above: int | None = None,
 ) -> Matrix:
-    """The story matrix of ``arena`` (as ``arena_get`` returns it), filtered in the database, with
-    ``products`` as its columns (default: every product on the pages): two queries with
-    ``products`` given, plus one for the categories when filtering by one without ``categories``
-    given; none per row. Cells are plain tuples, not model instances."""
+    """The story matrix of ``arena`` (as ``arena_get`` returns it), filtered in the database (the
+    category by its slug after), with ``products`` as its columns (default: every product on the
+    pages): two queries with ``products`` given, none per row. Stories and cells are plain
+    records, not model instances.
+
+    With ``collapse_above``, when more stories than that match and no category is picked, only
+    the first category's rows get their cells; the others are listed in ``collapsed``."""
     filters = filters or MatrixFilters()
     products = products if products is not None else arena_product_list(arena=arena)
     stories = arena_story_list(arena=arena)
     if filters.persona:
         stories = stories.filter(persona__slug=filters.persona)
-    if filters.category:
-        categories = categories if categories is not None else arena_category_list(arena=arena)
-        match = [c.pk for c in categories if c.slug == filters.category]
-        stories = stories.filter(category_id__in=match)
     if filters.verdict:
         stories = stories.filter(
             Exists(Cell.objects.on_pages().filter(story=OuterRef("pk"), verdict=filters.verdict))
         )
     if filters.q:
         stories = stories.filter(text__icontains=filters.q)
-    story_list = list(stories)
+    story_list = story_line_list(stories=stories)
+    if filters.category:  # by slug, which is the name's: picked here rather than in the database
+        story_list = [s for s in story_list if s.category.slug == filters.category]
+    collapsed: set[int] = set()
+    loaded = story_list
+    if collapse_above is not None and not filters.category and len(story_list) > collapse_above:
+        first = story_list[0].category_id
+        loaded = [s for s in story_list if s.category_id == first]
+        collapsed = {s.category_id for s in story_list} - {first}
     columns = {p.pk: p for p in products}
     cells = Cell.objects.filter(product_id__in=list(columns))
-    if filters.active:
-        cells = (
-            cells.filter(story_id__in=[s.pk for s in story_list]) if story_list else cells.none()
-        )
+    if filters.active or collapsed:
+        cells = cells.filter(story_id__in=[s.pk for s in loaded]) if loaded else cells.none()
     else:
         cells = cells.filter(story__arena=arena)
     by = {
@@ -167,4 +222,10 @@ def arena_matrix(
     rows = [
         MatrixRow(s, [by[(s.pk, p.pk)] for p in products if (s.pk, p.pk) in by]) for s in story_list
     ]
-    return Matrix(products=products, rows=rows, total=arena.story_count, filters=filters)
+    return Matrix(
+        products=products,
+        rows=rows,
+        total=arena.story_count,
+        filters=filters,
+        collapsed=collapsed,
+    )

@@ -29,7 +29,7 @@ def product_page_get(*, arena: Arena, product: Product) -> ProductPage:
     score = ProductScore.objects.filter(product=product).select_related("vs").first()
     categories = arena_category_list(arena=arena)
     persona_results = arena_persona_result_list(arena=arena)
-    matrix = arena_matrix(arena=arena, products=[product], categories=categories)
+    matrix = arena_matrix(arena=arena, products=[product])
     cat_scores = score.category_scores if score else {}
     per_scores = score.persona_scores if score else {}
     return ProductPage(

@@ -6,17 +6,23 @@ popularity figures and the product page's bar chart."""
 from __future__ import annotations
 
 import functools
+import html
 from dataclasses import dataclass, replace
 
 from django import template
 from django.urls import get_script_prefix, reverse
 from django.utils.html import escape, format_html
+from django.utils.http import urlencode
 from django.utils.safestring import mark_safe
 
 from arena.text import arena_slugify, format_figure
 from stories.values import CellValue, Proof, Verdict
 
 register = template.Library()
+
+# Django's ``escape`` (the same output) checks for lazy strings on each call and marks its result
+# safe; the tags below build their markup with this one and mark the whole of it safe once.
+_esc = html.escape
 
 
 def verdict_class(verdict: str) -> str:
@@ -133,16 +139,40 @@ def verdict_label(value: CellValue) -> str:
     )
 
 
-@functools.lru_cache(maxsize=8)
-def _cell_url_prefix(script_prefix: str) -> str:
-    """``/cells/``: reversed once per script prefix, not once per cell."""
-    return reverse("cell-detail", args=[0])[: -len("0/")]
+@functools.lru_cache(maxsize=256)
+def _url_prefix(script_prefix: str, name: str, *args: str) -> str:
+    """The URL of ``name`` with ``args`` and one last argument still to append (``/cells/``,
+    ``/arenas/<slug>/stories/``): reversed once per script prefix and arguments, not per link."""
+    return reverse(name, args=[*args, "0"])[: -len("0/")]
+
+
+def _prefix(name: str, *args: str) -> str:
+    return _url_prefix(get_script_prefix(), name, *args)
 
 
 @register.filter
 def cell_url(cell) -> str:
     """The proof page of a cell, as ``{% url 'cell-detail' cell.pk %}`` but cheaper in big loops."""
-    return f"{_cell_url_prefix(get_script_prefix())}{int(cell.pk)}/"
+    return f"{_prefix('cell-detail')}{int(cell.pk)}/"
+
+
+@register.simple_tag
+def product_url(arena: str, product: str) -> str:
+    """``{% url 'product-detail' arena product %}`` (two slugs), without a reverse per link."""
+    return f"{_prefix('product-detail', arena)}{product}/"
+
+
+@register.simple_tag
+def story_url(arena: str, story: int) -> str:
+    """``{% url 'story-detail' arena story %}``, without a reverse per link."""
+    return f"{_prefix('story-detail', arena)}{int(story)}/"
+
+
+@register.simple_tag
+def head_to_head_url(arena: str, a: str, b: str) -> str:
+    """``{% url 'head-to-head' arena a b %}`` (three slugs), without a reverse per link."""
+    # ``…/vs/0-vs-0/`` reversed once; the pair's two slugs take the place of the zeros
+    return f"{_prefix('head-to-head', arena, '0')[: -len('0-vs-')]}{a}-vs-{b}/"
 
 
 @functools.lru_cache(maxsize=512)
@@ -152,32 +182,218 @@ def _cell_inner(verdict: str, proof: str | None, quality: int | None) -> str:
     return _MATRIX_BADGE.render(CellValue(verdict, proof, quality))
 
 
+def _cells_html(cells, flag_controls: bool, labels: dict[int, str]) -> str:
+    """The ``<td>`` of each cell, linking to its proof page and, with ``flag_controls``, with a
+    small flag control. ``labels``: products' escaped names by key, filled as they come."""
+    prefix = _prefix("cell-detail")
+    out = []
+    for c in cells:
+        pk = int(c.pk)
+        flag = ""
+        if flag_controls:
+            label = labels.get(c.product_id)
+            if label is None:
+                label = labels[c.product_id] = _esc(c.product.name)
+            flag = f'<a class="flag-mini" href="{prefix}{pk}/flag/" aria-label="Flag {label}">⚑</a>'
+        out.append(
+            f'<td class="{verdict_class(c.verdict)}"><a href="{prefix}{pk}/">'
+            f"{_cell_inner(c.verdict, c.proof, c.quality)}</a>{flag}</td>"
+        )
+    return "".join(out)
+
+
 @register.simple_tag
 def matrix_cells(row, flag_controls: bool = False) -> str:
     """The ``<td>`` of every cell of one matrix row, each linking to its proof page and, with
     ``flag_controls``, with a small flag control (``site.js`` opens its form in place).
 
     Built in one pass rather than one template include per cell: the big arena has 9,000 cells."""
-    prefix = _cell_url_prefix(get_script_prefix())
+    # every interpolated value is escaped or an int
+    return mark_safe(_cells_html(row.cells, flag_controls, {}))
 
-    labels: dict[int, str] = {}  # escaped once per product, not once per cell
 
-    def flag(c) -> str:
-        if not flag_controls:
-            return ""
-        label = labels.get(c.product_id)
-        if label is None:
-            label = labels[c.product_id] = escape(c.product.name)
-        return (
-            f'<a class="flag-mini" href="{prefix}{int(c.pk)}/flag/" aria-label="Flag {label}">⚑</a>'
-        )
+@functools.lru_cache(maxsize=512)
+def _card_badge(verdict: str, proof: str | None, quality: int | None) -> tuple[str, bool]:
+    """A card's badge in words (as ``{% verdict cell True %}``) and whether the verdict rests on
+    evidence: a few dozen judgements make up every card of a page."""
+    value = CellValue(verdict, proof or None, quality)
+    return _BADGE_WORDS.render(value), value.evidenced
 
+
+def _flag_control(pk: int, label: str) -> str:
+    """The small "⚑ flag" control beside a verdict: it opens the flag form in place (htmx, into
+    its own empty ``.flag-slot``) or as a page. ``label``: the product and verdict, escaped."""
+    url = f"{_prefix('cell-detail')}{pk}/flag/"
+    return (
+        f'<a class="flag-control" href="{url}" hx-get="{url}" hx-target="#flag-slot-{pk}"'
+        f' hx-swap="innerHTML" aria-label="Flag this verdict: {label}">⚑ flag</a>'
+        f'<div class="flag-slot" id="flag-slot-{pk}"></div>'
+    )
+
+
+@register.simple_tag
+def flag_control(cell) -> str:
+    """A cell's flag control (see ``_flag_control``)."""
+    label = _esc(f"{cell.product.name}, {cell.verdict}")
+    return mark_safe(_flag_control(int(cell.pk), label))  # escaped above; the rest are ints
+
+
+_UNPUBLISHED = (
+    '<p class="unpublished">The rationale and evidence for this verdict are not published.</p>'
+)
+
+
+def _cell_card(cell, name: str, cells: str) -> str:
+    """See ``cell_card``; ``name`` escaped, ``cells``: the proof pages' URL prefix."""
+    pk = int(cell.pk)
+    badge, evidenced = _card_badge(cell.verdict, cell.proof, cell.quality)
+    out = [
+        f'<article class="cell-card" id="cell-{pk}" aria-label="{name}: {_esc(cell.verdict)}">'
+        f'<p class="cell-verdict"><strong class="cell-name">{name}</strong> {badge}</p>'
+    ]
+    if cell.detail_published:
+        if cell.rationale:
+            out.append(f'<p class="rationale">{_esc(cell.rationale)}</p>')
+        quotes = cell.evidence.all()
+        if quotes:
+            out.append('<ul class="evidence" aria-label="Evidence">')
+            out.extend(
+                f'<li><span class="source">[{_esc(e.source)}]</span> <q>{_esc(e.quote)}</q></li>'
+                for e in quotes
+            )
+            out.append("</ul>")
+    else:
+        out.append(_UNPUBLISHED)
+    url = f"{cells}{pk}/"
+    hidden = f'<span class="visually-hidden"> for {name}</span>'
+    link = (
+        f'<a class="proof-link" href="{url}">proof <span aria-hidden="true">↗</span>{hidden}</a>'
+        if evidenced
+        else f'<a class="proof-link quiet" href="{url}">details{hidden}</a>'
+    )
+    label = _esc(f"{cell.product.name}, {cell.verdict}")
+    out.append(f'<div class="cell-actions">{link}{_flag_control(pk, label)}</div></article>')
+    return "".join(out)
+
+
+@register.simple_tag
+def cell_card(cell, name: str) -> str:
+    """One judged cell as a card: ``name`` (its heading) and its badge, its rationale and evidence
+    quotes (``cell.evidence.all()``, loaded beforehand) when published, the link to its proof page
+    and its flag control. The story and head-to-head pages show dozens to hundreds of them."""
+    # every interpolated value is escaped or an int
+    return mark_safe(_cell_card(cell, _esc(name), _prefix("cell-detail")))
+
+
+@register.simple_tag
+def head_to_head_round(row, cmp, arena: str) -> str:
+    """One round of a head-to-head (``CompareRow``) as the ``<li>`` of its sub-group's list: the
+    story (``arena``: the arena's slug, for its link) with its persona, weight and winner, then
+    both products' cards."""
+    story = row.story
+    pk = int(story.pk)
+    winner = f"round to {_esc(row.winner.name)}" if row.winner else "round drawn"
+    cells = _prefix("cell-detail")
     return mark_safe(  # every interpolated value is escaped or an int
-        "".join(
-            f'<td class="{verdict_class(c.verdict)}"><a href="{prefix}{int(c.pk)}/">'
-            f"{_cell_inner(c.verdict, c.proof, c.quality)}</a>{flag(c)}</td>"
-            for c in row.cells
+        f'<li value="{int(row.number)}" id="story-{pk}" class="round">'
+        f'<p class="story-line"><span class="persona">{_esc(story.persona.label)}</span> '
+        f'<a href="{_prefix("story-detail", arena)}{pk}/">{_esc(story.text)}</a></p>'
+        f'<p class="round-line">weight {int(story.weight)} · {winner}</p>'
+        f'<div class="pair-cells">{_cell_card(row.cell_a, _esc(cmp.a.name), cells)}'
+        f"{_cell_card(row.cell_b, _esc(cmp.b.name), cells)}</div></li>"
+    )
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _matrix_tbody(block, *, ncols: int, col_head: str, rows_of, load_url: str | None) -> str:
+    """One category of the matrix as a ``<tbody id="mx-cat-<pk>">``: its heading, then each
+    sub-group's heading, column heads and rows; a collapsed one its heading, its story count and
+    the link that loads its rows (``load_url``: the arena page's address with the current query,
+    to which the category is added)."""
+    category = block.category
+    pk = int(category.pk)
+    name = _esc(category.name)
+    extra = f' <span class="blurb">{_esc(category.blurb)}</span>' if category.blurb else ""
+    if block.collapsed:
+        url = _esc(f"{load_url}{urlencode({'category': block.slug})}")
+        extra += (
+            f' <a class="cat-load" href="{url}#matrix-section" hx-get="{url}"'
+            f' hx-target="#mx-cat-{pk}" hx-swap="outerHTML">'
+            f"Show {_plural(block.count, 'story', 'stories')}"
+            f'<span class="visually-hidden"> of {name}</span></a>'
         )
+    state = ' class="collapsed"' if block.collapsed else ""
+    out = [
+        f'<tbody id="mx-cat-{pk}"{state}>'
+        f'<tr class="cat-row"><th colspan="{ncols}" scope="colgroup" id="cat-{pk}">'
+        f'<div class="sticky-left"><h3>{name}</h3>{extra}</div></th></tr>'
+    ]
+    if not block.collapsed:
+        for group in block.groups:
+            if group.subgroup:
+                out.append(
+                    f'<tr class="sub-row"><th colspan="{ncols}" scope="colgroup">'
+                    f'<div class="sticky-left"><h4>{_esc(group.subgroup.name)}</h4></div></th></tr>'
+                )
+            out.append(col_head)
+            out.extend(rows_of(group.rows))
+    out.append("</tbody>")
+    return "\n".join(out)
+
+
+@register.simple_tag
+def matrix_table(matrix, arena: str, query: dict | None = None, bodies_only: bool = False) -> str:
+    """The arena page's story matrix (``arena_matrix``'s) as one table: a ``<tbody>`` per category
+    (see ``_matrix_tbody``), each story's row with its persona and one cell per product shown, with
+    flag controls. ``arena``: the arena's slug; ``query``: what links that load a collapsed
+    category carry besides it (filters, ranking, products shown). ``bodies_only``: the
+    ``<tbody>`` elements alone (what an htmx request for one category swaps in).
+
+    Written in Python rather than by template loops: a matrix is hundreds of rows and cells."""
+    arena_url = _url_prefix(get_script_prefix(), "arena-detail")  # ``/arenas/``
+    load_url = f"{arena_url}{arena}/?{urlencode(query or {})}{'&' if query else ''}"
+    products = _prefix("product-detail", arena)
+    stories = _prefix("story-detail", arena)
+    ncols = len(matrix.products) + 2
+    col_head = (
+        '<tr class="col-head"><th scope="col" class="story-col">Story</th>'
+        '<th scope="col" class="persona">Persona</th>'
+        + "".join(
+            f'<th scope="col"><a href="{products}{p.slug}/">{_esc(p.name)}</a></th>'
+            for p in matrix.products
+        )
+        + "</tr>"
+    )
+    personas: dict[int, str] = {}
+    labels: dict[int, str] = {}
+
+    def rows_of(rows) -> list[str]:
+        out = []
+        for row in rows:
+            story = row.story
+            persona = personas.get(story.persona.pk)
+            if persona is None:
+                persona = personas[story.persona.pk] = _esc(story.persona.slug)
+            out.append(
+                f'<tr><th scope="row" class="story-col"><a href="{stories}{int(story.pk)}/">'
+                f'{_esc(story.text)}</a><span class="persona-inline">{persona}</span></th>'
+                f'<td class="persona">{persona}</td>{_cells_html(row.cells, True, labels)}</tr>'
+            )
+        return out
+
+    bodies = "\n".join(
+        _matrix_tbody(b, ncols=ncols, col_head=col_head, rows_of=rows_of, load_url=load_url)
+        for b in matrix.blocks
+    )
+    if bodies_only:
+        return mark_safe(bodies)  # every interpolated value is escaped or an int
+    return mark_safe(
+        '<table class="matrix"><caption class="visually-hidden">Verdict of each product on each'
+        " user story; each cell links to its proof.</caption>\n"
+        f"{bodies}\n</table>"
     )
 
 
