@@ -245,3 +245,21 @@ def test_the_sweep_fans_out_one_refresh_task_per_stale_arena(transactional_db, b
     assert log.count("'recomputed'") == 3, log[-3000:]
     # the sweep returned the three ids it sent before any of them was recomputed
     assert sweep < log.index("'recomputed'"), log[-3000:]
+
+
+def test_a_refresh_past_its_soft_time_limit_leaves_the_arena_stale(arena, broker):
+    """In the worker's default pool (prefork; ``--pool=solo`` ignores time limits) a refresh that
+    outlives its soft limit gives up: logged, not retried, the arena left stale for the sweep."""
+    Arena.objects.filter(pk=arena.pk).update(change_seq=F("change_seq") + 1)  # stale, unsent
+    before = hatchet_score()
+    prefork = ("--pool=prefork", "--concurrency=1")
+    with celery_worker(worker_env(broker), beat=False, extra_args=prefork) as worker:
+        # the seed arena takes far longer than 3 ms to recompute
+        celery_app.send_task(REFRESH_TASK, args=[arena.pk], soft_time_limit=0.003, time_limit=30)
+        worker.wait_for_log("'timed out'")
+        time.sleep(1)  # a retry, were there one, would be on its way
+        log = worker.log
+    assert "hit the soft time limit; it stays stale" in log, log[-3000:]
+    # one task: received, past its soft limit, succeeded; no retry received after it
+    assert log.count(f"{REFRESH_TASK}[") == 3 and log.count("] received") == 1, log[-3000:]
+    assert not converged(arena.pk) and hatchet_score() == before
