@@ -304,6 +304,31 @@ def head_to_head_round(row, cmp, arena: str) -> str:
     )
 
 
+@register.simple_tag
+def product_rows(rows, arena: str) -> str:
+    """The rows of a product's page's verdict table (``arena_matrix`` rows of its one column): the
+    story with its persona, the verdict linking to its proof, and its flag control (``arena``: the
+    arena's slug, for the story links)."""
+    stories = _prefix("story-detail", arena)
+    labels: dict[int, str] = {}
+    out = []
+    for row in rows:
+        story = row.story
+        persona = _esc(story.persona.slug)
+        controls = "".join(
+            f'<div id="cell-{int(c.pk)}">'
+            f"{_flag_control(int(c.pk), _esc(f'{c.product.name}, {c.verdict}'))}</div>"
+            for c in row.cells
+        )
+        out.append(
+            f'<tr><th scope="row" class="story-col"><a href="{stories}{int(story.pk)}/">'
+            f'{_esc(story.text)}</a><span class="persona-inline">{persona}</span></th>'
+            f'<td class="persona">{persona}</td>{_cells_html(row.cells, False, labels)}'
+            f'<td class="actions">{controls}</td></tr>'
+        )
+    return mark_safe("\n".join(out))  # every interpolated value is escaped or an int
+
+
 def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 

@@ -19,6 +19,30 @@
     if (data.get("rank") === "pa") {
       data.delete("rank");
     }
+    // The products picked for the matrix travel as one value, ?show=a,b, and not at all when they
+    // are the default ones (the top of the current ranking, which then follows a re-ranking).
+    var picked = data.getAll("show");
+    if (picked.length) {
+      data.delete("show");
+      var choice = document.getElementById("matrix-products");
+      var joined = picked.join(",");
+      if (!choice || joined !== choice.getAttribute("data-default")) {
+        data.append("show", joined);
+      }
+    }
+  });
+
+  // A collapsed category of the matrix loads its rows in place of its heading: focus moves to its
+  // first story, where the link the visitor followed was.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail.target;
+    var id = target && target.id;
+    if (!id || id.indexOf("mx-cat-") !== 0) {
+      return;
+    }
+    var body = document.getElementById(id);
+    var first = body && body.querySelector("th[scope=row] a");
+    if (first) { first.focus(); }
   });
 
   // The matrix's small flag controls open the flag form in the panel above the matrix, in place

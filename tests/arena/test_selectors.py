@@ -162,3 +162,74 @@ def test_matrix_verdict_filter_ignores_the_cells_of_retired_products():
         arena=selectors.arena_get(slug=arena.slug), filters=MatrixFilters(verdict=Verdict.DISPUTED)
     )
     assert matrix.rows == []
+
+
+def _products(n: int) -> list:
+    return [SimpleNamespace(pk=i, slug=f"p{i}") for i in range(1, n + 1)]
+
+
+def test_matrix_shows_every_product_up_to_8_else_the_top_8_of_the_ranking():
+    from arena.selectors import MATRIX_COLUMNS, matrix_column_list
+
+    few = _products(MATRIX_COLUMNS)
+    assert matrix_column_list(products=few, ranking=[3, 1]) == few
+    many = _products(12)
+    ranking = [12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]
+    top = matrix_column_list(products=many, ranking=ranking)
+    assert [p.pk for p in top] == [5, 6, 7, 8, 9, 10, 11, 12]  # in column order
+    # products without a rank come after the ranked ones
+    assert [p.pk for p in matrix_column_list(products=many, ranking=[12, 2])] == [
+        1, 2, 3, 4, 5, 6, 7, 12
+    ]  # fmt: skip
+    picked = matrix_column_list(products=many, ranking=ranking, show=["p9", "p2", "nope"])
+    assert [p.pk for p in picked] == [2, 9]
+    assert matrix_column_list(products=many, ranking=ranking, show=["nope"]) == top
+
+
+@pytest.mark.django_db
+def test_big_matrix_loads_its_first_category_and_collapses_the_others(
+    django_assert_num_queries,
+):
+    arena = ArenaFactory()
+    first, second = CategoryFactory(arena=arena), CategoryFactory(arena=arena)
+    product = ProductFactory(arena=arena)
+    for category in (first, second, first):
+        CellFactory(story=StoryFactory(arena=arena, category=category), product=product)
+    arena = selectors.arena_get(slug=arena.slug)
+    with django_assert_num_queries(2):
+        matrix = selectors.arena_matrix(arena=arena, products=[product], collapse_above=2)
+    assert matrix.shown == 3 and matrix.collapsed == {second.pk}
+    blocks = [(b.category.pk, b.count, b.collapsed) for b in matrix.blocks]
+    assert blocks == [(first.pk, 1, False), (second.pk, 1, True), (first.pk, 1, False)]
+    assert [len(r.cells) for r in matrix.rows] == [1, 0, 1]
+    # a category asked for is loaded whole; at or below the bound nothing collapses
+    by_category = selectors.arena_matrix(
+        arena=arena,
+        products=[product],
+        filters=MatrixFilters(category=matrix.blocks[1].slug),
+        collapse_above=0,
+    )
+    assert [(len(r.cells), r.story.category.pk) for r in by_category.rows] == [(1, second.pk)]
+    assert selectors.arena_matrix(arena=arena, collapse_above=3).collapsed == set()
+
+
+@pytest.mark.django_db
+def test_product_ranking_orders_as_the_leaderboard(big_arena):
+    arena = selectors.arena_get(slug=big_arena.slug)
+    for key in ("pa", "verified", "integrity", "persona:ai-native", "no-such-key"):
+        products, ranking = selectors.arena_product_ranking(arena=arena, key=key)
+        board = selectors.arena_leaderboard(arena=arena, key=key)
+        assert ranking == [row.product_id for row in board.rows], key
+        assert [p.position for p in products] == sorted(p.position for p in products)
+
+
+@pytest.mark.django_db
+def test_arena_get_reads_as_the_arena_list_does():
+    story = StoryFactory()
+    CellFactory(story=story)
+    listed = selectors.arena_list().get(slug=story.arena.slug)
+    got = selectors.arena_get(slug=story.arena.slug)
+    fields = ("pk", "name", "product_count", "story_count", "cell_count", "content_version")
+    assert [getattr(got, f) for f in fields] == [getattr(listed, f) for f in fields]
+    assert selectors.arena_get(slug="no-such-arena") is None
+    assert selectors.arena_get(slug="x' OR 1=1 --") is None

@@ -78,3 +78,79 @@ def test_legend_marks_each_verdict_and_proof_as_the_badges_do():
     proofs = dict(legend_proofs())
     assert proofs['<abbr class="proof" title="claimed">C</abbr> claimed'] == "vendor claim only"
     assert '<abbr class="proof" title="claimed">C</abbr>' in badge
+
+
+def test_url_tags_write_what_reverse_does():
+    from django.urls import reverse
+
+    from arena.templatetags.arena_tags import head_to_head_url, product_url, story_url
+
+    assert product_url("my-arena", "p-1") == reverse("product-detail", args=["my-arena", "p-1"])
+    assert story_url("my-arena", 12) == reverse("story-detail", args=["my-arena", 12])
+    assert head_to_head_url("my-arena", "a-b", "c") == reverse(
+        "head-to-head", args=["my-arena", "a-b", "c"]
+    )
+
+
+def _card_cell(**fields):
+    from arena.selectors.head_to_head import Quote, Quotes
+
+    base = {
+        "pk": 5,
+        "verdict": "full",
+        "proof": "claimed",
+        "quality": 8,
+        "rationale": "Works <well>",
+        "detail_published": True,
+        "evidence": Quotes([Quote("github", 'says "yes" & more')]),
+        "product": SimpleNamespace(name="A&B"),
+    }
+    return SimpleNamespace(**{**base, **fields})
+
+
+def test_cell_card_shows_rationale_quotes_proof_link_and_flag_control_escaped():
+    from arena.templatetags.arena_tags import cell_card
+
+    html = cell_card(_card_cell(), "A&B")
+    assert html.startswith('<article class="cell-card" id="cell-5" aria-label="A&amp;B: full">')
+    assert (
+        '<strong class="cell-name">A&amp;B</strong> '
+        + verdict(CellValue(Verdict.FULL, Proof.CLAIMED, 8), words=True)
+        in html
+    )
+    assert '<p class="rationale">Works &lt;well&gt;</p>' in html
+    assert '<span class="source">[github]</span> <q>says &quot;yes&quot; &amp; more</q>' in html
+    assert '<a class="proof-link" href="/cells/5/">proof <span aria-hidden="true">↗</span>' in html
+    assert 'hx-get="/cells/5/flag/" hx-target="#flag-slot-5"' in html
+    assert 'aria-label="Flag this verdict: A&amp;B, full"' in html
+    assert '<div class="flag-slot" id="flag-slot-5"></div>' in html
+
+
+def test_cell_card_of_unpublished_or_unevidenced_cell():
+    from arena.templatetags.arena_tags import cell_card
+
+    hidden = cell_card(_card_cell(detail_published=False), "A")
+    assert "are not published" in hidden and "Works" not in hidden and "github" not in hidden
+    none = cell_card(_card_cell(verdict="none", proof=None, quality=0), "A")
+    assert '<a class="proof-link quiet" href="/cells/5/">details' in none
+
+
+def test_collapsed_category_links_to_its_rows_with_the_query_kept():
+    from arena.selectors.matrix import CategoryBlock, Matrix, MatrixFilters, SubGroupBlock
+    from arena.templatetags.arena_tags import matrix_table
+
+    category = SimpleNamespace(pk=4, name="Ops & more", blurb="", slug="ops-more")
+    story = SimpleNamespace(pk=1, text="s", persona=SimpleNamespace(pk=1, slug="dev"))
+    rows = [SimpleNamespace(story=story, cells=[])] * 2
+    matrix = Matrix(products=[], rows=[], total=2, filters=MatrixFilters(), collapsed={4})
+    matrix.__dict__["blocks"] = [CategoryBlock(category, [SubGroupBlock(None, rows)], True)]
+    html = matrix_table(matrix, "big", {"q": "a b", "show": "x,y"})
+    assert (
+        '<tbody id="mx-cat-4" class="collapsed"><tr class="cat-row"><th colspan="2"'
+        ' scope="colgroup" id="cat-4"><div class="sticky-left"><h3>Ops &amp; more</h3>'
+        ' <a class="cat-load" href="/arenas/big/?q=a+b&amp;show=x%2Cy&amp;category=ops-more'
+        '#matrix-section" hx-get="/arenas/big/?q=a+b&amp;show=x%2Cy&amp;category=ops-more"'
+        ' hx-target="#mx-cat-4" hx-swap="outerHTML">Show 2 stories'
+        '<span class="visually-hidden"> of Ops &amp; more</span></a></div></th></tr>\n</tbody>'
+    ) in html
+    assert '<tr><th scope="row"' not in html  # no row of a collapsed category
