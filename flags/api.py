@@ -184,6 +184,30 @@ class FlagSerializer(serializers.ModelSerializer):
         return request.build_absolute_uri(url) if request else url
 
 
+_CREATED_AT = serializers.DateTimeField(read_only=True)
+
+
+def filed_flag_body(flag: Flag, request) -> dict:
+    """``FlagSerializer(flag).data`` of a flag just filed, without building the serializer: a
+    ModelSerializer builds its fields anew for every instance, a fifth of a submission's time. The
+    same keys in the same order (a test compares the two)."""
+    item = flag.item
+    return {
+        "id": flag.pk,
+        "status": item.status,
+        "item": flag.item_id,
+        "cell": flag.cell_id,
+        "reason": flag.reason,
+        "proposed_verdict": flag.proposed_verdict,
+        "proposed_quality": flag.proposed_quality,
+        "explanation": flag.explanation,
+        "source_url": flag.source_url,
+        "created_at": _CREATED_AT.to_representation(flag.created_at),
+        "status_url": request.build_absolute_uri(flag.get_absolute_url()),
+        "public_note": item.public_note,
+    }
+
+
 class ModeratorFlagSerializer(FlagSerializer):
     reporters = serializers.IntegerField(read_only=True)
     cell_verdict = serializers.CharField(source="cell.verdict", read_only=True)
@@ -333,9 +357,7 @@ class FlagViewSet(
             raise serializers.ValidationError(field_errors(exc)) from None
         except FlagThrottled as exc:
             raise Throttled(wait=exc.retry_after) from None
-        return Response(
-            FlagSerializer(flag, context={"request": request}).data, status=status.HTTP_201_CREATED
-        )
+        return Response(filed_flag_body(flag, request), status=status.HTTP_201_CREATED)
 
     def _resolve(self, request, body_serializer, decide):
         """Validate the body, then apply ``decide(flag, body)`` once: 404 for no such flag, 400 with

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import cast
 
@@ -20,7 +21,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.backends.utils import CursorWrapper
-from django.db.models import F, Field
+from django.db.models import F
 from django.utils import timezone
 
 from arena.text import parse_rate
@@ -56,10 +57,10 @@ def _lock_client(client: str) -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [client])
 
 
-def _throttle_check(*, client: str) -> None:
+def _throttle_check(*, client: str, now: datetime) -> None:
     """Raise FlagThrottled when this client already filed FLAG_RATE flags in the window."""
     limit, window = parse_rate(settings.FLAG_RATE)
-    since = timezone.now() - timedelta(seconds=window)
+    since = now - timedelta(seconds=window)
     recent = list(
         Flag.objects.filter(client_hash=client, created_at__gte=since)
         .order_by("-created_at")
@@ -86,88 +87,106 @@ def _cell_errors(cell_id: int | None) -> dict[str, str]:
 PENDING_SQL = f"status = '{Status.PENDING.value}'"  # a literal: it names the partial unique index
 
 
-@functools.cache
-def _submit_sql(vendor: str) -> tuple[str, str, str]:
-    """(select the cell's pending item, open one, insert the flag) for a database vendor (compiled
-    on the current connection, which is of that vendor).
+@dataclass(frozen=True)
+class _SubmitSQL:
+    insert_flag: str  # into the cell's pending item; under the rate limit; once per client
+    pending_item: str  # the cell's pending item, and whether the client has a flag in it
+    open_item: str  # a pending item for the cell, unless one exists
 
-    Whether the cell may be flagged is ``Cell.objects.on_pages()``'s rule, compiled once here.
-    """
+
+@functools.cache
+def _submit_sql(vendor: str) -> _SubmitSQL:
+    """The statements for a database vendor (compiled on the current connection, which is of
+    that vendor). Whether the cell may be flagged is ``Cell.objects.on_pages()``'s rule."""
     on_pages = Cell.objects.on_pages().filter(pk=-1).values("pk").order_by().query
     cell_sql, cell_params = on_pages.get_compiler(connection=connection).as_sql()
     if tuple(cell_params) != (-1,):  # the one parameter is the cell's id
         raise RuntimeError(f"unexpected parameters in the cell rule: {cell_params}")
     qn = connection.ops.quote_name
     items, flags = qn(ReviewItem._meta.db_table), qn(Flag._meta.db_table)
-    # PostgreSQL: a share lock on the item, so that a moderator resolving it waits for this flag
-    # (and sees it), while other clients' flags on the cell go in side by side; SQLite
-    # transactions are serial.
+    # PostgreSQL: a share lock on the item until the flag is in, so that a moderator resolving it
+    # waits for the flag (and sees it) or, resolving first, leaves no pending item to join, while
+    # other clients' flags on the cell go in side by side; SQLite transactions are serial.
     lock = " FOR SHARE" if vendor == "postgresql" else ""
-    select_item = (
-        f"SELECT id, public_note, version FROM {items}"
-        f" WHERE cell_id = %s AND {PENDING_SQL} AND EXISTS ({cell_sql}){lock}"
+    item = (
+        f"SELECT id FROM {items} WHERE cell_id = %s AND {PENDING_SQL} AND EXISTS ({cell_sql}){lock}"
     )
-    open_item = (
-        f"INSERT INTO {items} (cell_id, status, created_at, public_note, version)"
-        f" SELECT %s, '{Status.PENDING.value}', %s, '', 1 WHERE EXISTS ({cell_sql})"
-        f" ON CONFLICT (cell_id) WHERE {PENDING_SQL} DO NOTHING RETURNING id"
+    columns = ", ".join(qn(cast(str, f.column)) for f in _FLAG_FIELDS)
+    placeholders = ", ".join("%s" for _ in _FLAG_FIELDS)
+    return _SubmitSQL(
+        # the rate limit: fewer than `limit` flags of this client in the window, counted on the
+        # index (client_hash, created_at), reading at most `limit` of its entries
+        insert_flag=(
+            f"WITH item AS ({item})"
+            f" INSERT INTO {flags} (item_id, {columns}) SELECT item.id, {placeholders} FROM item"
+            f" WHERE (SELECT COUNT(*) FROM (SELECT 1 FROM {flags}"
+            f" WHERE client_hash = %s AND created_at >= %s LIMIT %s) AS recent) < %s"
+            f" ON CONFLICT (item_id, client_hash) DO NOTHING RETURNING id, item_id"
+        ),
+        pending_item=(
+            f"SELECT id, EXISTS (SELECT 1 FROM {flags} WHERE item_id = {items}.id"
+            f" AND client_hash = %s) FROM {items}"
+            f" WHERE cell_id = %s AND {PENDING_SQL} AND EXISTS ({cell_sql}){lock}"
+        ),
+        open_item=(
+            f"INSERT INTO {items} (cell_id, status, created_at, public_note, version)"
+            f" SELECT %s, '{Status.PENDING.value}', %s, '', 1 WHERE EXISTS ({cell_sql})"
+            f" ON CONFLICT (cell_id) WHERE {PENDING_SQL} DO NOTHING RETURNING id"
+        ),
     )
-    columns = ", ".join(qn(cast(str, f.column)) for f in _flag_fields())
-    placeholders = ", ".join("%s" for _ in _flag_fields())
-    # the rate limit: fewer than `limit` flags of this client in the window, counted on the index
-    # (client_hash, created_at), reading at most `limit` of its entries
-    insert_flag = (
-        f"INSERT INTO {flags} ({columns}) SELECT {placeholders}"
-        f" WHERE (SELECT COUNT(*) FROM (SELECT 1 FROM {flags}"
-        f" WHERE client_hash = %s AND created_at >= %s LIMIT %s) AS recent) < %s"
-        f" ON CONFLICT (item_id, client_hash) DO NOTHING RETURNING id"
-    )
-    return select_item, open_item, insert_flag
 
 
-def _flag_fields() -> list[Field]:
-    return [f for f in Flag._meta.concrete_fields if not f.primary_key]
+# every column of a flag but its id and its item (the statement finds the item)
+_FLAG_FIELDS = [f for f in Flag._meta.concrete_fields if f.name not in ("id", "item")]
+_CREATED_AT = Flag._meta.get_field("created_at")
 
 
-def _pending_item(cursor: CursorWrapper, cell_id: int, now: datetime) -> ReviewItem:
-    """The cell's pending review item, opened when there is none, share-locked (PostgreSQL).
-    ValidationError when the cell cannot be flagged."""
-    select_item, open_item, _ = _submit_sql(connection.vendor)
-    created_at = Flag._meta.get_field("created_at").get_db_prep_save(now, connection)
-    for _attempt in range(3):
-        cursor.execute(select_item, [cell_id, cell_id])
-        row = cursor.fetchone()
-        if row is not None:
-            return ReviewItem(
-                pk=row[0],
-                cell_id=cell_id,
-                status=Status.PENDING,
-                public_note=row[1],
-                version=row[2],
-            )
-        cursor.execute(open_item, [cell_id, created_at, cell_id])
-        row = cursor.fetchone()
-        if row is not None:
-            return ReviewItem(pk=row[0], cell_id=cell_id, status=Status.PENDING, created_at=now)
-        errors = _cell_errors(cell_id)
-        if errors:
-            raise ValidationError(errors)
-        # another client opened the cell's item meanwhile: the next SELECT sees it
-    raise OperationalError("the cell's pending review item kept changing")
-
-
-def _insert_flag(cursor: CursorWrapper, flag: Flag, client: str) -> int | None:
-    """Insert the flag unless the client is over the rate limit or already has a flag in the
-    item; its id, or None."""
-    *_, insert_flag = _submit_sql(connection.vendor)
+def _insert_flag(cursor: CursorWrapper, flag: Flag, sql: _SubmitSQL) -> bool:
+    """Insert the flag into its cell's pending item (share-locked), unless there is none, the
+    client is over the rate limit, or it has a flag in the item already. True when it went in
+    (``flag.pk`` and ``flag.item`` are set then)."""
     limit, window = parse_rate(settings.FLAG_RATE)
-    since = flag.created_at - timedelta(seconds=window)
-    values = [f.get_db_prep_save(getattr(flag, f.attname), connection) for f in _flag_fields()]
-    created_at = Flag._meta.get_field("created_at")
-    since_value = created_at.get_db_prep_save(since, connection)
-    cursor.execute(insert_flag, [*values, client, since_value, limit, limit])
+    since = _CREATED_AT.get_db_prep_save(flag.created_at - timedelta(seconds=window), connection)
+    values = [f.get_db_prep_save(getattr(flag, f.attname), connection) for f in _FLAG_FIELDS]
+    cell_id = flag.cell_id
+    cursor.execute(
+        sql.insert_flag, [cell_id, cell_id, *values, flag.client_hash, since, limit, limit]
+    )
     row = cursor.fetchone()
-    return None if row is None else row[0]
+    if row is None:
+        return False
+    flag.pk = row[0]
+    # a pending item has no public note yet (it is written when the item is resolved)
+    flag.item = ReviewItem(pk=row[1], cell_id=cell_id, status=Status.PENDING, public_note="")
+    flag._state.adding, flag._state.db = False, connection.alias
+    return True
+
+
+def _file(cursor: CursorWrapper, flag: Flag) -> None:
+    """File the flag, or raise why not: ValidationError (the cell; already flagged) or
+    FlagThrottled. Usually one statement; the others run only when that one inserts nothing."""
+    sql = _submit_sql(connection.vendor)
+    cell_id, client = flag.cell_id, flag.client_hash
+    created_at = _CREATED_AT.get_db_prep_save(flag.created_at, connection)
+    for _attempt in range(3):
+        if _insert_flag(cursor, flag, sql):
+            return
+        cursor.execute(sql.pending_item, [client, cell_id, cell_id])
+        item = cursor.fetchone()
+        if item is None:  # open the cell's item, or learn why it cannot have one
+            cursor.execute(sql.open_item, [cell_id, created_at, cell_id])
+            if cursor.fetchone() is None:
+                errors = _cell_errors(cell_id)
+                if errors:
+                    raise ValidationError(errors)
+            continue  # opened here, or by another client meanwhile: the next INSERT joins it
+        _throttle_check(client=client, now=flag.created_at)
+        if item[1]:
+            raise ValidationError(
+                {"cell": "You have already flagged this verdict; your flag is pending review."}
+            )
+        # the item was opened or resolved meanwhile: the next INSERT sees the one pending now
+    raise OperationalError("the cell's pending review item kept changing")
 
 
 def flag_submit(*, cell: Cell | int | None, data: FlagInput, client: str) -> Flag:
@@ -180,31 +199,24 @@ def flag_submit(*, cell: Cell | int | None, data: FlagInput, client: str) -> Fla
     slip past them. Raises ValidationError (a message per field) or FlagThrottled; writes nothing
     then.
 
-    A submission is a few statements: the client's lock (PostgreSQL), the cell's pending item
-    (share-locked; opened with INSERT … ON CONFLICT DO NOTHING when there is none), and one
-    INSERT of the flag that counts the client's recent flags and skips a second flag of the
-    client in the item (ON CONFLICT DO NOTHING); why nothing was inserted is looked up only then.
+    A submission is usually two statements in a transaction: the client's lock (PostgreSQL) and
+    one INSERT of the flag into the cell's pending item (share-locked) that counts the client's
+    recent flags and skips a second flag of the client in the item (ON CONFLICT DO NOTHING). When
+    it inserts nothing, the next statements tell why, or open the cell's item (INSERT … ON
+    CONFLICT DO NOTHING on its partial unique index) and insert again.
     """
     cell_id = cell.pk if isinstance(cell, Cell) else cell
     errors = data.errors()
     if errors or cell_id is None:
         raise ValidationError({**_cell_errors(cell_id), **errors})
-    now = timezone.now()
-    flag = Flag(cell_id=cell_id, client_hash=client, created_at=now, **data.model_fields())
+    flag = Flag(
+        cell_id=cell_id, client_hash=client, created_at=timezone.now(), **data.model_fields()
+    )
     for _attempt in range(3):
         try:
             with transaction.atomic(), connection.cursor() as cursor:
                 _lock_client(client)
-                flag.item = _pending_item(cursor, cell_id, now)
-                flag.pk = _insert_flag(cursor, flag, client)
-                if flag.pk is None:
-                    _throttle_check(client=client)
-                    raise ValidationError(
-                        {
-                            "cell": "You have already flagged this verdict; your flag is pending review."
-                        }
-                    )
-                flag._state.adding, flag._state.db = False, connection.alias
+                _file(cursor, flag)
                 return flag
         except (IntegrityError, OperationalError):
             # a token clash, or the database chose this request as a deadlock victim: the next
