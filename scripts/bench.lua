@@ -1,10 +1,11 @@
 -- wrk script for scripts/bench.py: counts the responses by status and prints one line
 --   BENCH {"requests": …, "seconds": …, "p50_us": …, "p99_us": …, "statuses": {"200": …}, …}
 -- at the end. GET mode (no script arguments): wrk's own request, headers from -H.
--- Flag mode: wrk … -s scripts/bench.lua URL -- flags CELLS_FILE CLIENTS PHASE EXPLANATION
+-- Flag mode: wrk … -s scripts/bench.lua URL -- flags CELLS_FILE CLIENTS PHASE EXPLANATION [close]
 --   POSTs a flag as JSON to the URL's path, each request on the next cell id of CELLS_FILE (one per
 --   line) from the next of CLIENTS client addresses (X-Forwarded-For 10.PHASE.x.y; the server trusts
---   one proxy), so no client flags a cell twice.
+--   one proxy), so no client flags a cell twice; "close" adds Connection: close (no keep-alive, as
+--   a proxy speaking HTTP/1.0 to the app).
 
 local threads = {}
 
@@ -18,6 +19,7 @@ local cells = {}
 local clients = 1
 local phase = 0
 local explanation = ""
+local close = false
 local counter = 0
 statuses = {}
 
@@ -30,6 +32,7 @@ function init(args)
       clients = tonumber(args[3])
       phase = tonumber(args[4])
       explanation = args[5]
+      close = args[6] == "close"
    end
 end
 
@@ -51,6 +54,9 @@ function request()
       ["X-Forwarded-For"] = string.format(
          "10.%d.%d.%d", phase, math.floor(client / 256) % 256, client % 256),
    }
+   if close then
+      headers["Connection"] = "close"
+   end
    return wrk.format("POST", wrk.path, headers, body)
 end
 

@@ -173,7 +173,15 @@ def wrk_command(
     connections: int,
     script_args: Sequence[str] = (),
 ) -> list[str]:
-    command = ["wrk", "-t1", f"-c{connections}", f"-d{duration:g}s", "--timeout", "60s"]
+    # wrk takes whole seconds
+    command = [
+        "wrk",
+        "-t1",
+        f"-c{connections}",
+        f"-d{max(1, round(duration))}s",
+        "--timeout",
+        "60s",
+    ]
     command += ["-s", str(LUA)]
     for name, value in {**PROXY_HEADERS, **headers}.items():
         command += ["-H", f"{name}: {value}"]
@@ -207,10 +215,6 @@ class Measured:
 
     stats: Stats
     first: Reply
-
-
-def faster(a: Measured, b: Measured) -> Measured:
-    return a if a.stats.rps >= b.stats.rps else b
 
 
 def measure(
@@ -289,7 +293,21 @@ def gunicorn(
     finally:
         stop_process_group(process)
         log.close()
+        label = f"{workers} × {threads} ({worker_class}), PAGE_CACHE={env.get('PAGE_CACHE')}"
+        first_error(Path(log.name).read_text(errors="replace"), label)
         os.unlink(log.name)
+
+
+SERVER_ERRORS: list[str] = []  # the first error each gunicorn logged, printed at the end
+
+
+def first_error(log: str, label: str) -> None:
+    """Keep the first traceback (or error line) of a gunicorn's log, if any."""
+    lines = log.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("Traceback") or "[ERROR]" in line or "Internal Server Error" in line:
+            SERVER_ERRORS.append(f"gunicorn {label}:\n" + "\n".join(lines[i : i + 40]))
+            return
 
 
 @contextlib.contextmanager
@@ -430,65 +448,59 @@ def run_pages(arenas, args) -> None:
     say(
         f"gunicorn, 1 sync worker (gunicorn.conf.py), DEBUG=0, {database_label()}, "
         f"{setting_text(['CONN_MAX_AGE', 'REDIS_URL']) or 'page cache in local memory'}; "
-        f"{wrk_text} on loopback (one warm-up request per URL; pages slower than "
-        f"{args.duration / 4:g} s: {args.duration:g} s of sequential requests). Warm: "
+        f"{wrk_text} on loopback, no Accept-Encoding (one warm-up request per URL; pages slower "
+        f"than {args.duration / 4:g} s: {args.duration:g} s of sequential requests). Warm: "
         "PAGE_CACHE=1; cold: PAGE_CACHE=0 (a second gunicorn); 304: wrk with If-None-Match: "
-        "<the page's ETag> on the warm one. Ratios against /healthz in the same gunicorn "
-        "(measured first and last, the faster run kept): throughput (warm, 304), p50 latency "
-        "(cold). No Accept-Encoding (no gzip). API_ANON_RATE lifted.\n"
+        "<the page's ETag> on the warm one. Ratios against /healthz in the same gunicorn, "
+        f"measured for {args.pair_duration:g} s just before each row (the machine's load "
+        "drifts): throughput (warm, 304), p50 latency (cold). API_ANON_RATE lifted.\n"
     )
-    rows: list[tuple[str, str, Page]] = [
-        ("/healthz (trivial view)", "—", Page("healthz", "/healthz"))
-    ]
-    trivial = "/healthz (trivial view)|—"
+    healthz = Page("healthz", "/healthz")
+    rows: list[tuple[str, str, Page]] = [("/healthz (trivial view)", "—", healthz)]
     for arena in arenas:
-        size = f"{arena.products.count()}×{arena.stories.count()}"
         for page in arena_pages(arena):
-            if not page.http or (not page.per_arena and arena is not arenas[0]):
-                continue
-            rows.append((page.name, size if page.per_arena else "—", page))
+            if page.http and (page.per_arena or arena is arenas[0]):
+                rows.append((page.name, arena_size(arena) if page.per_arena else "—", page))
 
-    def measure_page(base: str, page: Page) -> Measured:
+    def run(base: str, page: Page, extra: Mapping[str, str] | None = None) -> Measured:
+        headers = {**page.headers, **(extra or {})}
         return measure(
-            base, page.path, page.headers, duration=args.duration, connections=args.connections
+            base, page.path, headers, duration=args.duration, connections=args.connections
         )
 
-    warm: dict[str, Measured] = {}
-    revalidated: dict[str, Stats | None] = {}
+    def reference(base: str) -> Stats:
+        return wrk(
+            base, "/healthz", headers={}, duration=args.pair_duration, connections=args.connections
+        )
+
+    # per row: (reference, measured) for warm, cold and 304
+    warm: list[tuple[Stats, Measured]] = []
+    cold: list[tuple[Stats, Measured]] = []
+    revalidated: list[Stats | None] = []
     with gunicorn({**SERVER_ENV, "PAGE_CACHE": "1"}) as base:
-        for name, size, page in rows:
-            key = f"{name}|{size}"
-            warm[key] = measure_page(base, page)
-            etag = warm[key].first.headers.get("etag")
-            revalidated[key] = None
-            if etag and page.path != "/healthz":
-                revalidated[key] = measure(
-                    base,
-                    page.path,
-                    {**page.headers, "If-None-Match": etag},
-                    duration=args.duration,
-                    connections=args.connections,
-                ).stats
-        warm[trivial] = faster(warm[trivial], measure_page(base, rows[0][2]))
+        for _name, _size, page in rows:
+            ref = reference(base)
+            warm.append((ref, run(base, page)))
+            etag = warm[-1][1].first.headers.get("etag")
+            revalidated.append(
+                run(base, page, {"If-None-Match": etag}).stats
+                if etag and page is not healthz
+                else None
+            )
         big_path = f"/arenas/{BIG_SLUG}/"
         gzipped = fetch(base, big_path, {"Accept-Encoding": "gzip"})
         plain = fetch(base, big_path)
-    cold: dict[str, Measured] = {}
     with gunicorn({**SERVER_ENV, "PAGE_CACHE": "0"}) as base:
-        for name, size, page in rows:
-            cold[f"{name}|{size}"] = measure_page(base, page)
-        cold[trivial] = faster(cold[trivial], measure_page(base, rows[0][2]))
+        for _name, _size, page in rows:
+            ref = reference(base)
+            cold.append((ref, run(base, page)))
 
-    warm_rps = warm[trivial].stats.rps
-    cold_p50 = cold[trivial].stats.p50_ms
     table = []
-    for name, size, _page in rows:
-        key = f"{name}|{size}"
-        w, c, r = warm[key], cold[key], revalidated[key]
-        note = []
-        for label, m in (("warm", w.first.status), ("cold", c.first.status)):
-            if m not in (200, 304):
-                note.append(f"{label} {m}")
+    for (name, size, _page), (wref, w), (cref, c), r in zip(
+        rows, warm, cold, revalidated, strict=True
+    ):
+        note = [f"{label} {m.first.status}" for label, m in (("warm", w), ("cold", c))]
+        note = [n for n in note if not n.endswith(" 200")]
         if r is not None and r.count_not("304"):
             note.append(f"304 run: {r.status_text()}")
         if w.stats.tool != "wrk" or c.stats.tool != "wrk":
@@ -498,13 +510,13 @@ def run_pages(arenas, args) -> None:
                 name + (f" ({'; '.join(note)})" if note else ""),
                 size,
                 rate(w.stats.rps),
-                ratio(w.stats.rps / warm_rps),
+                ratio(w.stats.rps / wref.rps),
                 f"{ms(w.stats.p50_ms)} / {ms(w.stats.p99_ms)}",
                 rate(c.stats.rps),
                 f"{ms(c.stats.p50_ms)} / {ms(c.stats.p99_ms)}",
-                ratio(c.stats.p50_ms / cold_p50),
+                ratio(c.stats.p50_ms / cref.p50_ms),
                 rate(r.rps) if r else "—",
-                ratio(r.rps / warm_rps) if r else "—",
+                ratio(r.rps / wref.rps) if r else "—",
                 f"{len(w.first.body) / 1024:.0f}",
             ]
         )
@@ -526,14 +538,14 @@ def run_pages(arenas, args) -> None:
             table,
         )
     )
-    seed_key = f"arena|{arena_size(arenas[0])}"
-    big_key = f"arena|{arena_size(arenas[1])}"
+    names = [(name, size) for name, size, _page in rows]
+    seed_cold = cold[names.index(("arena", arena_size(arenas[0])))][1].stats.p50_ms
+    big_cold = cold[names.index(("arena", arena_size(arenas[1])))][1].stats.p50_ms
     encoding = gzipped.headers.get("content-encoding", "identity")
     say(
         f"\n30×300 arena page: {len(gzipped.body) / 1024:.1f} KB with Accept-Encoding: gzip "
         f"(Content-Encoding: {encoding}; {len(plain.body) / 1024:.0f} KB plain); cold p50 "
-        f"30×300 / 6×53 = {ratio(cold[big_key].stats.p50_ms / cold[seed_key].stats.p50_ms)} "
-        f"({ms(cold[big_key].stats.p50_ms)} ms / {ms(cold[seed_key].stats.p50_ms)} ms).\n"
+        f"30×300 / 6×53 = {ratio(big_cold / seed_cold)} ({ms(big_cold)} ms / {ms(seed_cold)} ms).\n"
     )
 
 
@@ -708,7 +720,9 @@ def run_flags(seed, big, args) -> None:
             f"JSON {{cell, reason, explanation}} to a distinct cell of the {arena_size(big)} arena "
             f"per request. wrk -t1 -d{args.flood_duration:g}s: one client -c1; "
             f"{args.clients} clients -c{args.clients}; the {arena_size(seed)} arena page (warm) "
-            f"probed by a second wrk -c1 alone, then during the flood.\n"
+            f"probed by a second wrk -c1 alone, then during the flood; "
+            f"{'Connection: close on every request' if args.connection_close else 'keep-alive'}"
+            " (the sync worker closes every connection).\n"
         )
         rows = []
         phase = 0
@@ -731,17 +745,19 @@ def run_flags(seed, big, args) -> None:
                             str(clients),
                             str(phase),
                             EXPLANATION,
+                            "close" if args.connection_close else "keep-alive",
                         ),
                     )
 
                 wrk_finish(flood(2, 2))  # warm-up: every worker, connections, statements
                 one = wrk_finish(flood(1, 1))
+                probe = {"Connection": "close"} if args.connection_close else {}
                 alone = wrk(
-                    base, arena_path, headers={}, duration=args.flood_duration, connections=1
+                    base, arena_path, headers=probe, duration=args.flood_duration, connections=1
                 )
                 flooding = flood(args.clients, args.clients)
                 during = wrk(
-                    base, arena_path, headers={}, duration=args.flood_duration, connections=1
+                    base, arena_path, headers=probe, duration=args.flood_duration, connections=1
                 )
                 many = wrk_finish(flooding)
             bad = one.count_not("2") + many.count_not("2")
@@ -793,10 +809,16 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         default=",".join(PARTS),
         help=f"comma-separated parts to run (default all: {','.join(PARTS)})",
     )
-    parser.add_argument("--duration", type=float, default=2, help="seconds of wrk per page URL")
+    parser.add_argument("--duration", type=int, default=2, help="seconds of wrk per page URL")
     parser.add_argument("--connections", type=int, default=2, help="wrk connections per page URL")
     parser.add_argument(
-        "--flood-duration", type=float, default=3, help="seconds of each flag-submit wrk run"
+        "--pair-duration",
+        type=int,
+        default=1,
+        help="seconds of the /healthz run before each page row (its ratio's reference)",
+    )
+    parser.add_argument(
+        "--flood-duration", type=int, default=3, help="seconds of each flag-submit wrk run"
     )
     parser.add_argument("--clients", type=int, default=20, help="concurrent flag clients")
     parser.add_argument("--flag-workers", type=int, default=3, help="gunicorn workers, flag part")
@@ -804,6 +826,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--flag-threads",
         default="1,2,4",
         help="threads per worker to compare in the flag part (1: sync, more: gthread)",
+    )
+    parser.add_argument(
+        "--connection-close",
+        action="store_true",
+        help="flag part: no keep-alive (Connection: close), as behind a proxy speaking HTTP/1.0",
     )
     parser.add_argument("--recompute-runs", type=int, default=3)
     parser.add_argument("--queue-runs", type=int, default=5)
@@ -831,6 +858,7 @@ def passthrough(args: argparse.Namespace, only: str) -> list[str]:
         str(args.flag_workers),
         "--flag-threads",
         args.flag_threads,
+        *(["--connection-close"] if args.connection_close else []),
     ]
 
 
@@ -906,7 +934,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             run_recompute(arenas[1], args)
         if "queue" in args.parts:
             run_queue(arenas[1], args)
-        if "flags" in args.parts:
+        if "flags" in local_parts:
             run_flags(arenas[0], arenas[1], args)
     if "flags" in args.parts and "flags" not in local_parts:
         # The flag part on a throwaway PostgreSQL cluster: this script again, under with-postgres.
@@ -922,6 +950,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
         if done.returncode:
             say(f"\nflag part failed (exit {done.returncode})")
+    if SERVER_ERRORS:
+        say("## Server errors (the first of each gunicorn)\n")
+        for text in SERVER_ERRORS:
+            say("```\n" + text + "\n```\n")
     tmp.cleanup()
 
 
