@@ -46,6 +46,7 @@ from flags.inputs import (
 from flags.models import Flag, Reason, Status
 from flags.selectors import user_can_moderate
 from flags.services import (
+    FLAG_SLOTS,
     AlreadyResolved,
     FlagThrottled,
     flag_submit,
@@ -345,6 +346,10 @@ class FlagViewSet(
         responses={201: FlagSerializer, **error_responses(400, 403, 415, 429)},
     )
     def create(self, request, *args, **kwargs):
+        with FLAG_SLOTS:  # the whole submission: parsing, the statements, the answer
+            return self._create(request)
+
+    def _create(self, request):
         incoming = FlagCreateSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
         try:

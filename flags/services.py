@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import cast
@@ -31,6 +32,11 @@ from flags.selectors import review_item_proposal, user_can_moderate
 from stories.models import Cell, CellChange
 from stories.services import cell_set_value
 from stories.values import CellValue
+
+# A flood of flags must not take every thread of a process from the pages (gunicorn's gthread
+# workers serve both): at most this many flag submissions run at once in a process, the others
+# wait their turn. Sync workers serve one request at a time anyway.
+FLAG_SLOTS = threading.BoundedSemaphore(getattr(settings, "FLAG_CONCURRENCY", 2))
 
 
 class FlagThrottled(Exception):

@@ -14,7 +14,7 @@ from arena.clients import client_key
 from arena.text import clean_text
 from flags.forms import FlagForm
 from flags.models import Flag
-from flags.services import FlagThrottled, flag_submit
+from flags.services import FLAG_SLOTS, FlagThrottled, flag_submit
 from stories.models import Cell, CellChange
 
 
@@ -31,9 +31,14 @@ def flag_create(request, cell):
     cell = _cell(cell)
     template = "flags/flag_form.html"
     partial = f"{template}#flag-form" if request.htmx else template
-    status = 200
     if request.method in ("GET", "HEAD"):
         return render(request, partial, {"cell": cell, "form": FlagForm()})
+    with FLAG_SLOTS:
+        return _flag_post(request, cell, template, partial)
+
+
+def _flag_post(request, cell: Cell, template: str, partial: str):
+    status = 200
     form = FlagForm(request.POST)
     retry_after = None
     if form.is_valid():

@@ -2,6 +2,7 @@
 the lean path still answers as before: what the caller is told, what is stored."""
 
 import json
+import threading
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -10,6 +11,8 @@ from django.test import Client, RequestFactory
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+import flags.api
+import flags.views
 from arena.clients import client_hash
 from flags.api import FlagSerializer
 from flags.inputs import FlagInput
@@ -139,3 +142,29 @@ def test_a_client_flagging_a_cell_again_is_told_it_is_pending(cells):
     status, body, _ = post(cells[0].pk, "10.4.8.1")
     assert status == 400 and "already flagged" in body["cell"][0]
     assert Flag.objects.count() == 1
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("via", ["api", "form"])
+def test_a_submission_holds_one_of_the_processs_flag_slots(cells, monkeypatch, via):
+    """A flood of flags leaves a process's other threads to the pages: every submission, from
+    parsing to the answer, runs in one of FLAG_CONCURRENCY slots (one here)."""
+    slots = threading.BoundedSemaphore(1)
+    monkeypatch.setattr(flags.api, "FLAG_SLOTS", slots)
+    monkeypatch.setattr(flags.views, "FLAG_SLOTS", slots)
+    held = []
+
+    def submit(**kwargs):
+        held.append(not slots.acquire(blocking=False))
+        return flag_submit(**kwargs)
+
+    monkeypatch.setattr(flags.api, "flag_submit", submit)
+    monkeypatch.setattr(flags.views, "flag_submit", submit)
+    if via == "api":
+        status = post(cells[0].pk, "10.4.9.1")[0]
+    else:
+        form = {"reason": "other", "explanation": EXPLANATION}
+        status = Client(REMOTE_ADDR="10.4.9.1").post(f"/cells/{cells[0].pk}/flag/", form)
+        status = status.status_code
+    assert status in (201, 302) and held == [True]
+    assert slots.acquire(blocking=False)  # released after the answer
