@@ -34,8 +34,9 @@ from stories.services import cell_set_value
 from stories.values import CellValue
 
 # A flood of flags must not take every thread of a process from the pages (gunicorn's gthread
-# workers serve both): at most this many flag submissions run at once in a process, the others
-# wait their turn. Sync workers serve one request at a time anyway.
+# workers serve both): at most FLAG_CONCURRENCY flag submissions run at once in a process, the
+# others wait their turn. A waiting submission holds its thread, so this helps only with more
+# threads than that; sync workers serve one request at a time anyway.
 FLAG_SLOTS = threading.BoundedSemaphore(getattr(settings, "FLAG_CONCURRENCY", 2))
 
 

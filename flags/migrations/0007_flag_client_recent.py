@@ -4,20 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('flags', '0006_flag_proposed_verdict_valid'),
-        ('stories', '0007_record_values_valid'),
+        ("flags", "0006_flag_proposed_verdict_valid"),
+        ("stories", "0007_record_values_valid"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='flag',
-            name='client_hash',
-            field=models.CharField(help_text='Salted hash of the client address', max_length=64),
+            model_name="flag",
+            name="client_hash",
+            field=models.CharField(help_text="Salted hash of the client address", max_length=64),
         ),
         migrations.AddIndex(
-            model_name='flag',
-            index=models.Index(fields=['client_hash', 'created_at'], name='flag_client_recent'),
+            model_name="flag",
+            index=models.Index(fields=["client_hash", "created_at"], name="flag_client_recent"),
         ),
     ]
