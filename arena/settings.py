@@ -296,6 +296,11 @@ ARENA_DEFAULT_STORY_WEIGHT = 1  # weight of a story no page gives (docs/importin
 RECOMPUTE_DEBOUNCE_SECONDS = float(os.environ.get("RECOMPUTE_DEBOUNCE_SECONDS", "1"))
 # Flags accepted per client address per period (429 with Retry-After beyond it)
 FLAG_RATE = os.environ.get("FLAG_RATE", "10/hour")
+# Flag submissions running at once per process: fewer than gunicorn's threads, so a flood of flags
+# leaves threads for the pages (flags/views.py, flags/api.py)
+FLAG_CONCURRENCY = int(os.environ.get("FLAG_CONCURRENCY", "2"))
+if FLAG_CONCURRENCY < 1:
+    raise ImproperlyConfigured("FLAG_CONCURRENCY must be at least 1")
 try:
     parse_rate(FLAG_RATE)  # a bad value stops every process at start-up, not the first flag
 except ValueError as exc:
