@@ -37,7 +37,7 @@ from stories.values import CellValue
 # workers serve both): at most FLAG_CONCURRENCY flag submissions run at once in a process, the
 # others wait their turn. A waiting submission holds its thread, so this helps only with more
 # threads than that; sync workers serve one request at a time anyway.
-FLAG_SLOTS = threading.BoundedSemaphore(getattr(settings, "FLAG_CONCURRENCY", 2))
+FLAG_SLOTS = threading.BoundedSemaphore(settings.FLAG_CONCURRENCY)
 
 
 class FlagThrottled(Exception):
