@@ -29,7 +29,9 @@ import gzip
 import hashlib
 import logging
 import re
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,6 +157,11 @@ class Page:
             gzipped=gzip.compress(body, compresslevel=6, mtime=0) if compress else None,
         )
 
+    @property
+    def cost(self) -> int:
+        """Bytes it holds (what the in-process budget counts)."""
+        return len(self.body) + len(self.gzipped or b"")
+
     def response(self, request: HttpRequest, etag: str) -> HttpResponse:
         gzipped = self.gzipped is not None and ACCEPTS_GZIP.search(
             request.META.get("HTTP_ACCEPT_ENCODING", "")
@@ -204,10 +211,44 @@ class PageIdentity:
         )
 
 
+class RecentPages:
+    """The pages this process served last, in memory, up to a byte budget (least recently used out
+    first): a hit neither unpickles a copy from the local-memory cache nor fetches one from Redis.
+    Safe because a key names one version of one page: an entry is never out of date, only unused.
+    """
+
+    def __init__(self, budget: int):
+        self.budget = budget
+        self.size = 0
+        self.pages: OrderedDict[str, Page] = OrderedDict()
+        self.lock = threading.Lock()  # gthread workers serve several requests at once
+
+    def get(self, key: str) -> Page | None:
+        with self.lock:
+            page = self.pages.get(key)
+            if page is not None:
+                self.pages.move_to_end(key)
+            return page
+
+    def put(self, key: str, page: Page) -> None:
+        cost = page.cost
+        if cost > self.budget:
+            return
+        with self.lock:
+            if key in self.pages:
+                return
+            self.pages[key] = page
+            self.size += cost
+            while self.size > self.budget:
+                _, dropped = self.pages.popitem(last=False)
+                self.size -= dropped.cost
+
+
 class PageCacheMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
         self.cache = caches["pages"]
+        self.recent = RecentPages(settings.PAGE_CACHE_LOCAL_BYTES)
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         if request.method not in ("GET", "HEAD"):
@@ -229,11 +270,12 @@ class PageCacheMiddleware:
         if not settings.PAGE_CACHE:
             response = self._render(request, page_id.vary)
             return self._finish(request, response, etag=page_id.etag)
-        page = self.cache.get(page_id.key)
+        page = self.recent.get(page_id.key) or self.cache.get(page_id.key)
         if page is None:
             page, response = self._render_once(request, page_id)
             if page is None:  # not the same for everybody (or not a 200): as it is
                 return self._finish(request, response, etag=page_id.etag)
+        self.recent.put(page_id.key, page)
         return page.response(request, page_id.etag)
 
     # -- rendering a miss

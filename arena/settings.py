@@ -180,6 +180,8 @@ PAGE_CACHE = env_bool("PAGE_CACHE", True)  # 0: render every page (headers and 3
 CACHE_MAX_AGE = int(os.environ.get("CACHE_MAX_AGE", "60"))  # browsers
 CACHE_S_MAXAGE = int(os.environ.get("CACHE_S_MAXAGE", "300"))  # CDNs and shared caches
 CACHE_STALE_WHILE_REVALIDATE = int(os.environ.get("CACHE_STALE_WHILE_REVALIDATE", "60"))
+# Bytes of the most recently served pages each process also keeps in its own memory (0: none)
+PAGE_CACHE_LOCAL_BYTES = int(os.environ.get("PAGE_CACHE_LOCAL_BYTES", str(32 * 1024 * 1024)))
 # Entries expire only to free memory: a change makes a new key, it never waits for a timeout.
 PAGE_CACHE_TIMEOUT = int(os.environ.get("PAGE_CACHE_TIMEOUT", str(24 * 3600)))
 # Part of every page's key and ETag; by default a digest of the code and templates

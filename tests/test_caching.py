@@ -307,3 +307,25 @@ def test_a_new_release_changes_every_etag(client, seeded_arena, monkeypatch):
 def test_odd_cell_ids_are_a_404_not_a_database_error(client, db):
     assert client.get(f"/cells/{2**70}/").status_code == 404
     assert client.head("/cells/0/").status_code == 404
+
+
+def test_recent_pages_keep_to_their_byte_budget_dropping_the_least_recently_used():
+    def page(size: int) -> pagecache.Page:
+        return pagecache.Page(status=200, headers=(), body=b"x" * size, gzipped=None)
+
+    recent = pagecache.RecentPages(budget=250)
+    recent.put("a", page(100))
+    recent.put("b", page(100))
+    assert recent.get("a") is not None  # a is now the most recently used
+    recent.put("c", page(100))  # over budget: b goes
+    assert recent.get("b") is None
+    assert recent.get("a") is not None and recent.get("c") is not None
+    recent.put("huge", page(300))  # larger than the whole budget: not kept
+    assert recent.get("huge") is None and recent.size == 200
+
+
+def test_a_process_serves_its_recent_pages_without_the_shared_cache(client, seeded_arena):
+    first = client.get(ARENA)
+    caches["pages"].clear()  # another process (or Redis eviction) dropped it
+    again = client.get(ARENA)
+    assert again.content == first.content and again["ETag"] == first["ETag"]
