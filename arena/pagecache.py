@@ -202,7 +202,15 @@ class PageIdentity:
     def of(cls, request: HttpRequest, version: str) -> PageIdentity:
         vary = API_HEADERS if request.path_info.startswith("/api/") else HTMX_HEADERS
         meta = request.META  # (request.headers would build a dict of every header first)
-        variant = "\n".join([request.get_full_path(), *(meta.get(_meta_name(h), "") for h in vary)])
+        # the host and scheme too: feeds and canonical links are absolute URLs
+        variant = "\n".join(
+            [
+                request.scheme or "",
+                request.get_host(),
+                request.get_full_path(),
+                *(meta.get(_meta_name(h), "") for h in vary),
+            ]
+        )
         digest = hashlib.blake2b(variant.encode(), digest_size=8).hexdigest()
         return cls(
             etag=f'W/"{release()}.{version}.{digest}"',

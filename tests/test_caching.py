@@ -329,3 +329,11 @@ def test_a_process_serves_its_recent_pages_without_the_shared_cache(client, seed
     caches["pages"].clear()  # another process (or Redis eviction) dropped it
     again = client.get(ARENA)
     assert again.content == first.content and again["ETag"] == first["ETag"]
+
+
+def test_pages_for_another_host_are_kept_apart(client, seeded_arena, settings):
+    settings.ALLOWED_HOSTS = ["testserver", "mirror.example.org"]
+    here = client.get("/changes/feed/")
+    there = client.get("/changes/feed/", HTTP_HOST="mirror.example.org")
+    assert b"mirror.example.org" in there.content and b"mirror.example.org" not in here.content
+    assert client.get("/changes/feed/", HTTP_HOST="evil.example").status_code == 400
