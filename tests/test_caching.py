@@ -10,7 +10,10 @@ import time
 
 import pytest
 from django.core.cache import caches
-from django.test import RequestFactory
+from django.test import Client, RequestFactory
+from hypothesis import HealthCheck, given
+from hypothesis import settings as settings_hypothesis
+from hypothesis import strategies as st
 
 from arena import pagecache
 from arena.models import Arena, Category, Persona
@@ -337,3 +340,26 @@ def test_pages_for_another_host_are_kept_apart(client, seeded_arena, settings):
     there = client.get("/changes/feed/", HTTP_HOST="mirror.example.org")
     assert b"mirror.example.org" in there.content and b"mirror.example.org" not in here.content
     assert client.get("/changes/feed/", HTTP_HOST="evil.example").status_code == 400
+
+
+# (the arena is only read: one instance serves every example)
+@settings_hypothesis(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    etag=st.text(max_size=80),
+    encoding=st.text(max_size=40),
+    target=st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=30),
+    query=st.text(max_size=40),
+)
+def test_odd_validators_and_headers_never_break_a_page(seeded_arena, etag, encoding, target, query):
+    client = Client()
+    response = client.get(
+        ARENA,
+        {"q": query},
+        HTTP_IF_NONE_MATCH=etag.encode("latin-1", "replace").decode("latin-1"),
+        HTTP_ACCEPT_ENCODING=encoding.encode("latin-1", "replace").decode("latin-1"),
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_TARGET=target,
+    )
+    assert response.status_code in (200, 304)
