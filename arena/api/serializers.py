@@ -175,6 +175,186 @@ class CompareSerializer(serializers.Serializer):
     stories = CompareStorySerializer(many=True, source="rows")
 
 
+# ---------------------------------------------------------------- the read endpoints' JSON, fast
+#
+# The serializers above describe the read endpoints for the schema and are the reference for their
+# JSON. The endpoints build the same dicts (keys in the same order, values of the same types)
+# directly from the selectors' output: DRF's field-by-field ``to_representation`` costs about
+# 15 µs a value, which is most of the time of the 30 × 300 matrix (9,000 cells).
+# tests/arena/test_api_fast.py checks each against its serializer, byte for byte.
+
+# DRF's own formatting of dates and times (ISO 8601, UTC as ``Z``), for the few there are.
+_DATE = serializers.DateField()
+_DATETIME = serializers.DateTimeField()
+
+
+def _date(value):
+    return None if value is None else _DATE.to_representation(value)
+
+
+def _datetime(value):
+    return None if value is None else _DATETIME.to_representation(value)
+
+
+def _scores(mapping: dict) -> dict:
+    """A stored ``{name: score or null}`` as ``DictField(child=IntegerField(allow_null=True))``."""
+    return {str(k): None if v is None else int(v) for k, v in mapping.items()}
+
+
+def arena_list_data(arenas) -> list[dict]:
+    """``ArenaListSerializer(arenas, many=True).data``."""
+    return [
+        {
+            "slug": a.slug,
+            "name": a.name,
+            "description": a.description,
+            "product_count": a.product_count,
+            "story_count": a.story_count,
+            "leader": {"slug": a.leader_slug, "name": a.leader_name} if a.leader_slug else None,
+            "updated": _date(a.updated),
+            "scores_computed_at": _datetime(a.scores_computed_at),
+            "url": a.get_absolute_url(),
+        }
+        for a in arenas
+    ]
+
+
+def _product_ref(product) -> dict | None:
+    return None if product is None else {"slug": product.slug, "name": product.name}
+
+
+def _persona_scored(product, score) -> dict | None:
+    if product is None:
+        return None
+    return {"product": product.slug, "name": product.name, "score": score}
+
+
+def arena_detail_data(*, arena, products, leaderboard, personas) -> dict:
+    """``ArenaDetailSerializer`` of an arena (``arena_get``) with its products, stored
+    leaderboard rows and persona results."""
+    return {
+        "slug": arena.slug,
+        "name": arena.name,
+        "description": arena.description,
+        "story_count": arena.story_count,
+        "cell_count": arena.cell_count,
+        "updated": _date(arena.updated),
+        "evidence_as_of": _date(arena.evidence_as_of),
+        "scores_computed_at": _datetime(arena.scores_computed_at),
+        "scores_pending": bool(arena.scores_pending),
+        "products": [
+            {
+                "slug": p.slug,
+                "name": p.name,
+                "tier": str(p.tier),
+                "stars": p.stars,
+                "stars_growth": p.stars_growth,
+                "npm_weekly": p.npm_weekly,
+                "pypi_weekly": p.pypi_weekly,
+                "popularity_as_of": _date(p.popularity_as_of),
+            }
+            for p in products
+        ],
+        "leaderboard": [
+            {
+                "rank": row.rank,
+                "product": _product_ref(row.product),
+                "vs": row.vs.slug if row.vs_id else None,
+                "pa_score": row.pa_score,
+                "category_scores": _scores(row.category_scores),
+                "persona_scores": _scores(row.persona_scores),
+                "verified": row.verified,
+                "with_evidence": row.with_evidence,
+                "disputed": row.disputed,
+                "integrity": row.integrity,
+                "confidence": str(row.confidence),
+            }
+            for row in leaderboard
+        ],
+        "personas": [
+            {
+                "persona": r.persona.slug,
+                "label": r.persona.label,
+                "story_count": r.story_count,
+                "winner": _persona_scored(r.winner, r.winner_score),
+                "runner_up": _persona_scored(r.runner_up, r.runner_up_score),
+            }
+            for r in personas
+        ],
+    }
+
+
+def _story(story) -> dict:
+    """``StoryBaseSerializer``'s fields of a story (a ``StoryLine``)."""
+    return {
+        "id": story.pk,
+        "text": story.text,
+        "persona": story.persona.slug,
+        "category": story.category.name,
+        "group": story.subgroup.name if story.subgroup is not None else None,
+        "weight": story.weight,
+    }
+
+
+def matrix_data(matrix) -> dict:
+    """``MatrixSerializer`` of an ``arena_matrix``."""
+    stories = []
+    for row in matrix.rows:
+        story = _story(row.story)
+        story["cells"] = {
+            c.product.slug: {
+                "id": c.pk,
+                "verdict": c.verdict,
+                "proof": c.proof,
+                "quality": c.quality,
+            }
+            for c in row.cells
+        }
+        stories.append(story)
+    return {"products": [p.slug for p in matrix.products], "stories": stories}
+
+
+def _winner(product) -> str:
+    return scoring.DRAWN if product is None else product.slug
+
+
+def _compare_cell(c) -> dict:
+    return {
+        "id": c.pk,
+        "verdict": c.verdict,
+        "proof": c.proof,
+        "quality": c.quality,
+        "rationale": c.rationale,
+        "detail_published": bool(c.detail_published),
+        "evidence": [{"source": e.source, "quote": e.quote} for e in c.evidence.all()],
+    }
+
+
+def compare_data(cmp) -> dict:
+    """``CompareSerializer`` of a ``head_to_head_get``."""
+    stories = []
+    for row in cmp.rows:
+        story = _story(row.story)
+        story["number"] = row.number
+        story["round"] = _winner(row.winner)
+        story["cells"] = {
+            row.cell_a.product.slug: _compare_cell(row.cell_a),
+            row.cell_b.product.slug: _compare_cell(row.cell_b),
+        }
+        stories.append(story)
+    return {
+        "products": [p.slug for p in cmp.products],
+        "summary": {
+            "rounds": cmp.round_count,
+            "won": {p.slug: n for p, n in cmp.won.items()},
+            "drawn": cmp.summary.drawn,
+            "weighted": {p.slug: n for p, n in cmp.weighted.items()},
+            "leader": _winner(cmp.leader),
+        },
+        "stories": stories,
+    }
+
+
 # ---------------------------------------------------------------- error bodies (for the schema)
 
 
