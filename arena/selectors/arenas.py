@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from django.db import router
 from django.db.models import Exists, F, OuterRef, QuerySet, Subquery
 
-from arena.models import AdjacentArena, Arena, Category, PersonaResult, ProductScore
+from arena.models import AdjacentArena, Arena, Category, Persona, PersonaResult, ProductScore
+from arena.selectors.compiled import CompiledRead, model_fields, model_of
 from arena.selectors.counts import row_count
 from arena.text import arena_slugify
 from products.models import Product
@@ -53,9 +54,17 @@ def arena_get(*, slug: str) -> Arena | None:
     return found[0] if found else None
 
 
+_PRODUCTS = CompiledRead(
+    Product,
+    lambda arena: (
+        Product.objects.filter(arena=arena).order_by("position").values_list(*model_fields(Product))
+    ),
+)
+
+
 def arena_product_list(*, arena: Arena) -> list[Product]:
-    """The products on the pages, in column order."""
-    return list(Product.objects.filter(arena=arena).order_by("position"))
+    """The products on the pages, in column order: one query, compiled once."""
+    return [model_of(Product, row) for row in _PRODUCTS.rows(arena=arena.pk)]
 
 
 def arena_product_pair_get(*, arena: Arena, a: str, b: str) -> dict[str, Product]:
@@ -118,7 +127,7 @@ class StoryLine:
         return self.subgroup.pk if self.subgroup else None
 
 
-_STORY_LINE_FIELDS = (
+STORY_LINE_FIELDS = (
     "pk",
     "text",
     "weight",
@@ -136,13 +145,17 @@ _STORY_LINE_FIELDS = (
 def story_line_list(*, stories: QuerySet[Story]) -> list[StoryLine]:
     """``stories`` (a queryset of ``arena_story_list``, filtered or not) as plain rows, in its
     order: one query, no model instance."""
+    return story_lines_of(stories.values_list(*STORY_LINE_FIELDS))
+
+
+def story_lines_of(rows) -> list[StoryLine]:
+    """Rows of ``STORY_LINE_FIELDS`` as ``StoryLine`` records (categories, sub-groups and personas
+    shared)."""
     categories: dict[int, CategoryLine] = {}
     subgroups: dict[int, SubGroupLine] = {}
     personas: dict[int, PersonaLine] = {}
     lines = []
-    for pk, text, weight, cid, cname, blurb, gid, gname, perid, slug, label in stories.values_list(
-        *_STORY_LINE_FIELDS
-    ):
+    for pk, text, weight, cid, cname, blurb, gid, gname, perid, slug, label in rows:
         category = categories.get(cid)
         if category is None:
             category = categories[cid] = CategoryLine(cid, cname, blurb, arena_slugify(cname))
@@ -158,34 +171,76 @@ def story_line_list(*, stories: QuerySet[Story]) -> list[StoryLine]:
     return lines
 
 
-def arena_category_list(*, arena: Arena) -> list[Category]:
-    """The categories that hold a story still on the pages, each with ``.slug`` (the matrix's
-    ``category`` filter value): one query."""
-    categories = list(
+_CATEGORIES = CompiledRead(
+    Category,
+    lambda arena: (
         Category.objects.filter(arena=arena)
         .filter(Exists(Story.objects.filter(category=OuterRef("pk"))))
         .order_by("position")
-    )
+        .values_list(*model_fields(Category))
+    ),
+)
+
+
+def arena_category_list(*, arena: Arena) -> list[Category]:
+    """The categories that hold a story still on the pages, each with ``.slug`` (the matrix's
+    ``category`` filter value): one query, compiled once."""
+    categories = [model_of(Category, row) for row in _CATEGORIES.rows(arena=arena.pk)]
     for c in categories:
         c.slug = arena_slugify(c.name)
     return categories
 
 
-def arena_persona_result_list(*, arena: Arena) -> list[PersonaResult]:
-    """The stored "best by user type" rows, in page order."""
-    return list(
+_PERSONA_RESULTS = CompiledRead(
+    PersonaResult,
+    lambda arena: (
         PersonaResult.objects.filter(arena=arena)
-        .select_related("persona", "winner", "runner_up")
         .order_by("position")
-    )
+        .values_list(
+            *model_fields(PersonaResult),
+            *model_fields(Persona, "persona__"),
+            *model_fields(Product, "winner__"),
+            *model_fields(Product, "runner_up__"),
+        )
+    ),
+)
+
+
+def arena_persona_result_list(*, arena: Arena) -> list[PersonaResult]:
+    """The stored "best by user type" rows, in page order, with persona, winner and runner-up:
+    one query, compiled once."""
+    own, persona, product = (len(model_fields(m)) for m in (PersonaResult, Persona, Product))
+    results = []
+    for row in _PERSONA_RESULTS.rows(arena=arena.pk):
+        result = model_of(PersonaResult, row[:own])
+        at = own + persona
+        result.persona = model_of(Persona, row[own:at])
+        winner, runner_up = row[at : at + product], row[at + product :]
+        result.winner = model_of(Product, winner) if winner[0] is not None else None
+        result.runner_up = model_of(Product, runner_up) if runner_up[0] is not None else None
+        results.append(result)
+    return results
+
+
+_ADJACENT = CompiledRead(
+    AdjacentArena,
+    lambda arena: (
+        AdjacentArena.objects.filter(arena=arena)
+        .order_by("position")
+        .values_list(*model_fields(AdjacentArena))
+    ),
+)
+_ARENA_SLUGS = CompiledRead(
+    Arena, lambda names: Arena.objects.filter(name__in=names).values_list("name", "slug")
+)
 
 
 def arena_adjacent_list(*, arena: Arena) -> list[AdjacentArena]:
-    """Adjacent arenas, each with ``.slug`` set when that arena is on this site: two queries."""
-    adjacent = list(AdjacentArena.objects.filter(arena=arena).order_by("position"))
-    here = dict(
-        Arena.objects.filter(name__in=[a.name for a in adjacent]).values_list("name", "slug")
-    )
+    """Adjacent arenas, each with ``.slug`` set when that arena is on this site: two queries
+    (one without adjacent arenas), compiled once."""
+    adjacent = [model_of(AdjacentArena, row) for row in _ADJACENT.rows(arena=arena.pk)]
+    names = sorted({a.name for a in adjacent})
+    here = dict(_ARENA_SLUGS.rows(names=names)) if names else {}
     for a in adjacent:
         a.slug = here.get(a.name)
     return adjacent

@@ -16,14 +16,35 @@ from arena.scoring import (
     rank_key,
     rank_key_split,
 )
+from arena.selectors.compiled import CompiledRead, model_fields, model_of
 from products.models import Product
+
+_SCORES = CompiledRead(
+    ProductScore,
+    lambda arena: (
+        ProductScore.objects.filter(arena=arena)
+        .order_by("rank")
+        .values_list(
+            *model_fields(ProductScore),
+            *model_fields(Product, "product__"),
+            *model_fields(Product, "vs__"),
+        )
+    ),
+)
 
 
 def arena_score_list(*, arena: Arena) -> list[ProductScore]:
-    """Stored leaderboard rows in rank order, with product and head-to-head partner."""
-    return list(
-        ProductScore.objects.filter(arena=arena).select_related("product", "vs").order_by("rank")
-    )
+    """Stored leaderboard rows in rank order, with product and head-to-head partner: one query,
+    compiled once."""
+    own, product = len(model_fields(ProductScore)), len(model_fields(Product))
+    scores = []
+    for row in _SCORES.rows(arena=arena.pk):
+        score = model_of(ProductScore, row[:own])
+        score.product = model_of(Product, row[own : own + product])
+        vs = row[own + product :]
+        score.vs = model_of(Product, vs) if vs[0] is not None else None
+        scores.append(score)
+    return scores
 
 
 @dataclass(frozen=True)
@@ -142,12 +163,25 @@ def _known_key(key: str, scores: list[ProductScore]) -> str:
     return RANK_PA
 
 
+_RANKING = CompiledRead(
+    Product,
+    lambda arena: (
+        Product.objects.filter(arena=arena)
+        .order_by("position")
+        .values_list(*model_fields(Product), *model_fields(ProductScore, "score__"))
+    ),
+)
+
+
 def arena_product_ranking(*, arena: Arena, key: str = RANK_PA) -> tuple[list[Product], list[int]]:
     """The products on the pages in column order, and the keys of those with stored scores in the
-    order of the rank key (as ``arena_leaderboard`` orders them): one query."""
-    products = list(
-        Product.objects.filter(arena=arena).select_related("score").order_by("position")
-    )
-    scores = [s for s in (getattr(p, "score", None) for p in products) if s is not None]
+    order of the rank key (as ``arena_leaderboard`` orders them): one query, compiled once."""
+    own = len(model_fields(Product))
+    products, scores = [], []
+    for row in _RANKING.rows(arena=arena.pk):
+        products.append(product := model_of(Product, row[:own]))
+        if row[own] is not None:
+            scores.append(score := model_of(ProductScore, row[own:]))
+            score.product = product
     ordered = scoring.order_by([_result_of(s) for s in scores], _known_key(key, scores))
     return products, [r.product for r in ordered]

@@ -13,13 +13,15 @@ from django.db.models import Exists, OuterRef
 
 from arena.models import Arena
 from arena.selectors.arenas import (
+    STORY_LINE_FIELDS,
     StoryLine,
     arena_product_list,
     arena_story_list,
-    story_line_list,
+    story_lines_of,
 )
+from arena.selectors.compiled import CompiledRead
 from products.models import Product
-from stories.models import Cell
+from stories.models import Cell, Story
 from stories.values import CellValue, Verdict
 
 
@@ -173,6 +175,37 @@ class Matrix:
         return blocks
 
 
+def _matrix_stories(arena, persona=None, verdict=None):
+    stories = arena_story_list(arena=arena)
+    if persona is not None:
+        stories = stories.filter(persona__slug=persona)
+    if verdict is not None:
+        stories = stories.filter(
+            Exists(Cell.objects.on_pages().filter(story=OuterRef("pk"), verdict=verdict))
+        )
+    return stories
+
+
+_STORIES = CompiledRead(
+    Story, lambda **values: _matrix_stories(**values).values_list(*STORY_LINE_FIELDS)
+)
+
+
+def _matrix_cells(products, arena=None, stories=None):
+    cells = Cell.objects.filter(product_id__in=products)
+    if stories is not None:
+        return cells.filter(story_id__in=stories)
+    return cells.filter(story__arena=arena)
+
+
+_CELLS = CompiledRead(
+    Cell,
+    lambda **values: _matrix_cells(**values).values_list(
+        "id", "story_id", "product_id", "verdict", "proof", "quality"
+    ),
+)
+
+
 def arena_matrix(
     *,
     arena: Arena,
@@ -189,16 +222,13 @@ def arena_matrix(
     the first category's rows get their cells; the others are listed in ``collapsed``."""
     filters = filters or MatrixFilters()
     products = products if products is not None else arena_product_list(arena=arena)
-    stories = arena_story_list(arena=arena)
-    if filters.persona:
-        stories = stories.filter(persona__slug=filters.persona)
-    if filters.verdict:
-        stories = stories.filter(
-            Exists(Cell.objects.on_pages().filter(story=OuterRef("pk"), verdict=filters.verdict))
-        )
-    if filters.q:
-        stories = stories.filter(text__icontains=filters.q)
-    story_list = story_line_list(stories=stories)
+    chosen = {"persona": filters.persona, "verdict": filters.verdict}
+    chosen = {k: v for k, v in chosen.items() if v}
+    if filters.q:  # ``icontains`` rewrites its value: not a compiled read
+        stories = _matrix_stories(arena.pk, **chosen).filter(text__icontains=filters.q)
+        story_list = story_lines_of(stories.values_list(*STORY_LINE_FIELDS))
+    else:
+        story_list = story_lines_of(_STORIES.rows(arena=arena.pk, **chosen))
     if filters.category:  # by slug, which is the name's: picked here rather than in the database
         story_list = [s for s in story_list if s.category.slug == filters.category]
     collapsed: set[int] = set()
@@ -208,16 +238,17 @@ def arena_matrix(
         loaded = [s for s in story_list if s.category_id == first]
         collapsed = {s.category_id for s in story_list} - {first}
     columns = {p.pk: p for p in products}
-    cells = Cell.objects.filter(product_id__in=list(columns))
-    if filters.active or collapsed:
-        cells = cells.filter(story_id__in=[s.pk for s in loaded]) if loaded else cells.none()
+    cells: list = []
+    if not columns:
+        pass
+    elif filters.active or collapsed:
+        if loaded:
+            cells = _CELLS.rows(products=list(columns), stories=[s.pk for s in loaded])
     else:
-        cells = cells.filter(story__arena=arena)
+        cells = _CELLS.rows(products=list(columns), arena=arena.pk)
     by = {
         (sid, pid): MatrixCell(pk, sid, columns[pid], verdict, proof, quality)
-        for pk, sid, pid, verdict, proof, quality in cells.values_list(
-            "id", "story_id", "product_id", "verdict", "proof", "quality"
-        )
+        for pk, sid, pid, verdict, proof, quality in cells
     }
     rows = [
         MatrixRow(s, [by[(s.pk, p.pk)] for p in products if (s.pk, p.pk) in by]) for s in story_list

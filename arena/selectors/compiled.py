@@ -1,0 +1,121 @@
+"""Page reads compiled to SQL once per process. Django builds a query's SQL anew on every call,
+which takes five to twenty times as long as running it on a page's few rows; the pages' fixed
+reads are compiled once (per database and per length of their list values) and then run with the
+values of each request, their rows converted as the ORM converts them (JSON, dates, booleans)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from django.db import DEFAULT_DB_ALIAS, connections, router
+from django.db.models import Model, QuerySet
+
+# Stand-ins for the values while a query is compiled: an int no key has (within every backend's
+# integer range, so no lookup drops it as out of range) and a string no slug or name has.
+_INT_MARK = -1_987_654_321
+_STR_MARK = "\x00mark"
+
+# At most this many compilations of one read are kept (one per database, names and list lengths).
+PLANS_MAX = 256
+
+Value = int | str | Sequence[int] | Sequence[str]
+
+
+def _mark(value: Any, n: int) -> int | str:
+    if isinstance(value, str):
+        return f"{_STR_MARK}{n}"
+    if isinstance(value, int):
+        return _INT_MARK - n
+    raise TypeError(f"a compiled read takes ints and strings, not {type(value).__name__}")
+
+
+class CompiledRead:
+    """A ``values_list`` read whose SQL is compiled once. ``build`` takes the values by name and
+        returns the queryset; it is called once per database (and per set of names and length of each
+    list value: ``build`` may leave out filters whose value is not given) with
+        stand-ins, whose places among the SQL's parameters are then filled with each call's values.
+
+        Every value must reach the SQL as itself, once (``filter(x=value)``, ``x__in=list``): not
+        through a lookup that rewrites it (``icontains``); a list must not be empty."""
+
+    def __init__(self, model: type[Model], build: Callable[..., QuerySet]):
+        self.model = model
+        self.build = build
+        self._plans: dict[tuple, tuple[str, list, list[tuple[int, str, int | None]], list]] = {}
+
+    def _compile(self, alias: str, values: dict[str, Value]):
+        marks: dict[str, Any] = {}
+        places: dict[Any, tuple[str, int | None]] = {}
+        n = 0
+        for name, value in values.items():
+            if isinstance(value, (list, tuple)):
+                if not value:
+                    raise ValueError(f"{name}: a compiled read takes no empty list")
+                marks[name] = []
+                for i, item in enumerate(value):
+                    mark = _mark(item, n := n + 1)
+                    marks[name].append(mark)
+                    places[mark] = (name, i)
+            else:
+                marks[name] = _mark(value, n := n + 1)
+                places[marks[name]] = (name, None)
+        queryset = self.build(**marks).using(alias)
+        compiler = queryset.query.get_compiler(alias)
+        sql, params = compiler.as_sql()
+        params = list(params)
+        slots = [(i, *places[p]) for i, p in enumerate(params) if _hashable(p) and p in places]
+        if sorted(places.values(), key=repr) != sorted(((s[1], s[2]) for s in slots), key=repr):
+            raise ValueError("each value of a compiled read must reach its SQL once, as itself")
+        fields = [s[0] for s in compiler.select[: compiler.col_count]]
+        converters = list(compiler.get_converters(fields).items())
+        return sql, params, slots, converters, compiler.col_count
+
+    def rows(self, **values: Value) -> list[Sequence[Any]]:
+        """The rows of the read with these values, as ``values_list`` gives them."""
+        alias = router.db_for_read(self.model)
+        shape = (
+            alias,
+            *((k, len(v) if isinstance(v, (list, tuple)) else -1) for k, v in values.items()),
+        )
+        plan = self._plans.get(shape)
+        if plan is None:
+            if len(self._plans) >= PLANS_MAX:  # lists of many lengths: start again
+                self._plans.clear()
+            plan = self._plans[shape] = self._compile(alias, values)
+        sql, params, slots, converters, width = plan
+        args = list(params)
+        for at, name, i in slots:
+            value = values[name]
+            args[at] = value if i is None else value[i]  # type: ignore[index]
+        connection = connections[alias]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, args)
+            rows: list[Any] = cursor.fetchall()
+        if rows and len(rows[0]) != width:
+            rows = [row[:width] for row in rows]
+        if converters:
+            rows = [list(row) for row in rows]
+            for row in rows:
+                for pos, (convs, expression) in converters:
+                    value = row[pos]
+                    for converter in convs:
+                        value = converter(value, expression, connection)
+                    row[pos] = value
+        return rows
+
+
+def _hashable(value: Any) -> bool:
+    return isinstance(value, (int, str))
+
+
+def model_fields(model: type[Model], prefix: str = "") -> list[str]:
+    """The names that read each of ``model``'s columns in a ``values_list`` (through the relation
+    ``prefix``, ``"product__"``), in the model's order, for ``model_of``."""
+    return [f"{prefix}{f.name}" for f in model._meta.concrete_fields]
+
+
+def model_of[M: Model](model: type[M], row: Sequence[Any], db: str = DEFAULT_DB_ALIAS) -> M:
+    """An instance of ``model`` from the values that ``model_fields`` reads, as the ORM builds it
+    from a row of database ``db``."""
+    return model.from_db(db, None, row)
