@@ -15,7 +15,6 @@ from django_htmx.http import push_url
 
 from arena import selectors
 from arena.text import clean_text
-from stories.values import Verdict
 
 # The regions of the arena page that htmx swaps in place (the ids of their elements).
 ARENA_PARTIALS = ("leaderboard", "matrix")
@@ -105,7 +104,6 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
         products = selectors.arena_product_list(arena=arena)
         ranking = [row.product_id for row in ctx["board"].rows]
         ctx["categories"] = categories
-        ctx["verdicts"] = list(Verdict)
         ctx["persona_results"] = selectors.arena_persona_result_list(arena=arena)
         ctx["adjacent"] = selectors.arena_adjacent_list(arena=arena)
     else:

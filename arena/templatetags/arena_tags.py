@@ -8,10 +8,11 @@ from __future__ import annotations
 import functools
 import html
 from dataclasses import dataclass, replace
+from urllib.parse import quote
 
 from django import template
 from django.urls import get_script_prefix, reverse
-from django.utils.html import escape, format_html
+from django.utils.html import conditional_escape, escape, format_html
 from django.utils.http import urlencode
 from django.utils.safestring import mark_safe
 
@@ -460,3 +461,234 @@ def bar_chart(items) -> dict:
 def aslug(name: str) -> str:
     """The site's slug of a name (a dot becomes a hyphen): the matrix's ``category`` filter value."""
     return arena_slugify(name)
+
+
+# The arena page's lists, each written by one tag rather than a template loop (a loop costs a
+# variable resolution per value shown): every value is escaped here, the result marked safe once.
+
+
+def _options(choices, selected: str) -> str:
+    """``<option>`` elements of (value, label) pairs, ``selected`` the chosen value."""
+    return "".join(
+        f'<option value="{_esc(str(value))}"{" selected" if value == selected else ""}>'
+        f"{_esc(str(label))}</option>"
+        for value, label in choices
+    )
+
+
+@register.simple_tag
+def rank_options(board) -> str:
+    """The "Rank by" menu's option groups (``Leaderboard.options``), the key in effect selected."""
+    return mark_safe(
+        "\n".join(
+            f'<optgroup label="{_esc(group)}">'
+            f"{_options(((o.key, o.label) for o in options), board.key)}</optgroup>"
+            for group, options in board.options
+        )
+    )
+
+
+@register.simple_tag
+def persona_options(persona_results, selected: str) -> str:
+    """The matrix filter's persona options (by slug), ``selected`` the one picked."""
+    slugs = [r.persona.slug for r in persona_results]
+    return mark_safe(_options(zip(slugs, slugs, strict=True), selected))
+
+
+@register.simple_tag
+def category_options(categories, selected: str) -> str:
+    """The matrix filter's category options (value the slug, label the name)."""
+    return mark_safe(_options(((c.slug, c.name) for c in categories), selected))
+
+
+@register.simple_tag
+def verdict_options(selected: str) -> str:
+    """The matrix filter's verdict options, ``✓ full`` … ``n/a``."""
+    choices = ((v.value, f"{v.symbol} {v.label}" if v.symbol else v.label) for v in Verdict)
+    return mark_safe(_options(choices, selected).replace("</option><", "</option>\n<"))
+
+
+def _popularity(p) -> str:
+    out = []
+    if p.stars is not None:
+        out.append(f'<span title="GitHub stars">★ {_esc(format_figure(p.stars))}</span> ')
+    if p.stars_growth is not None:
+        out.append(
+            f'<span title="stars gained per year">▲ {_esc(format_figure(p.stars_growth))}/yr</span> '
+        )
+    if p.npm_weekly is not None:
+        out.append(
+            f'<span title="npm downloads per week">npm {_esc(format_figure(p.npm_weekly))}/wk</span> '
+        )
+    if p.pypi_weekly is not None:
+        out.append(
+            f'<span title="PyPI downloads per week">pypi {_esc(format_figure(p.pypi_weekly))}/wk</span>'
+        )
+    return "".join(out)
+
+
+@register.simple_tag
+def leaderboard_rows(board, arena: str) -> str:
+    """The leaderboard's ``<tr>`` rows (``Leaderboard.rows``, stored scores in the asked order):
+    rank, product with its tier and head-to-head link, PA Score, each persona's score, the ranked
+    category's, popularity, verified share, integrity and confidence; the ranked column marked.
+    ``arena``: the arena's slug, for the links."""
+    products = _prefix("product-detail", arena)
+    pairs = _prefix("head-to-head", arena, "0")[: -len("0-vs-")]
+    ranked = ' class="num ranked"'
+    pa = ranked if board.by_pa else ' class="num"'
+    persona, category = board.persona, board.category
+    verified = ' class="ranked"' if board.by_verified else ' class=""'
+    integrity = ' class="ranked"' if board.by_integrity else ' class=""'
+    out = []
+    for row in board.rows:
+        p = row.product
+        name = _esc(p.name)
+        head = f'<a class="pname" href="{products}{_esc(p.slug)}/">{name}</a>'
+        if p.tier:
+            head += f' <span class="badge">{_esc(p.tier)}</span>'
+        if row.vs:
+            head += (
+                f' <a class="vs" href="{pairs}{_esc(p.slug)}-vs-{_esc(row.vs.slug)}/">'
+                f'vs {_esc(row.vs.name)} <span aria-hidden="true">↗</span></a>'
+            )
+        scores = row.persona_scores or {}
+        by_persona = "".join(
+            f"<td{ranked if slug == persona else ' class="num"'}>"
+            f"{_esc(score(scores.get(slug)))}</td>"
+            for slug in board.personas
+        )
+        if category:
+            by_persona += (
+                f"<td{ranked}>{_esc(score((row.category_scores or {}).get(category)))}</td>"
+            )
+        disputed = (
+            f' <span class="nw">· {int(row.disputed)} disputed</span>' if row.disputed else ""
+        )
+        grade = _esc(row.confidence)
+        out.append(
+            f'<tr><td class="num rank">{int(row.position)}</td>'
+            f'<th scope="row" class="sticky-col product">{head}</th>'
+            f"<td{pa}>{_esc(score(row.pa_score))}</td>{by_persona}"
+            f'<td class="pop">{_popularity(p)}</td>'
+            f'<td{verified}><span class="nw">{int(row.verified)}/{int(row.with_evidence)}'
+            f" verified</span>{disputed}</td>"
+            f'<td{integrity}><span class="nw">{_esc(score(row.integrity))} integrity</span></td>'
+            f'<td><span class="grade grade-{grade}" title="evidence confidence {grade}">{grade}'
+            "</span></td></tr>"
+        )
+    return mark_safe("\n".join(out))
+
+
+@register.simple_tag
+def persona_cards(persona_results, arena: str) -> str:
+    """The "Best by user type" cards: each persona's winner and runner-up (linking to their
+    pages), its story count and the link to its stories in the matrix (``arena``: the slug)."""
+    if not persona_results:
+        return mark_safe('<li class="card">No persona results stored yet.</li>')
+    products = _prefix("product-detail", arena)
+    page = f"{_url_prefix(get_script_prefix(), 'arena-detail')}{_esc(arena)}/"
+    out = []
+    for r in persona_results:
+        slug = _esc(r.persona.slug)
+        if r.winner:
+            winner = (
+                f'<p class="winner"><a href="{products}{_esc(r.winner.slug)}/">'
+                f'{_esc(r.winner.name)}</a> <span class="big-score">'
+                f"{_esc(score(r.winner_score))}</span></p>"
+            )
+        else:
+            winner = '<p class="winner">No product scored</p>'
+        if r.runner_up:
+            winner += (
+                f'\n<p>Runner-up: <a href="{products}{_esc(r.runner_up.slug)}/">'
+                f"{_esc(r.runner_up.name)}</a> ({_esc(score(r.runner_up_score))})</p>"
+            )
+        n = int(r.story_count)
+        out.append(
+            f'<li class="card">\n<h3>Best for {slug}</h3>\n{winner}\n'
+            f'<p class="muted">{n} {slug} stor{"y" if n == 1 else "ies"} scored</p>\n'
+            f'<p><a href="{page}?persona={_esc(quote(r.persona.slug, safe="/"))}#matrix-section">'
+            "See these stories</a></p>\n</li>"
+        )
+    return mark_safe("\n".join(out))
+
+
+@register.simple_tag
+def adjacent_cards(adjacent) -> str:
+    """The adjacent arenas' cards (``arena_adjacent_list``): each one linking to its page when it
+    is on this site."""
+    arenas = _url_prefix(get_script_prefix(), "arena-detail")
+    out = []
+    for a in adjacent:
+        name = _esc(a.name)
+        if a.slug:
+            name = f'<a href="{arenas}{_esc(a.slug)}/">{name}</a>'
+        extra = f'\n<p class="muted">shares: {_esc(a.shares)}</p>' if a.shares else ""
+        if not a.slug:
+            extra += '\n<p class="muted">not on this site yet</p>'
+        out.append(
+            f'<li class="card">\n<h3>{name} <span class="kicker">arena</span></h3>\n'
+            f"<p>{int(a.product_count)} products · leader: {_esc(a.leader)}</p>{extra}\n</li>"
+        )
+    return mark_safe("\n".join(out))
+
+
+@register.simple_tag
+def pick_list(products, shown) -> str:
+    """The "Products shown" checkboxes: every product, those of ``shown`` checked."""
+    picked = {p.pk for p in shown}
+    return mark_safe(
+        "".join(
+            '<li><label><input type="checkbox" form="matrix-filters" name="show"'
+            f' value="{_esc(p.slug)}"{" checked" if p.pk in picked else ""}> {_esc(p.name)}'
+            "</label></li>"
+            for p in products
+        )
+    )
+
+
+@functools.lru_cache(maxsize=16)
+def _legend(script_prefix: str) -> str:
+    def items(rows) -> str:
+        return "\n".join(
+            f"<div><dt>{conditional_escape(mark)}</dt><dd>{conditional_escape(meaning)}</dd></div>"
+            for mark, meaning in rows
+        )
+
+    guide = reverse("methodology")
+    return f"""<section id="legend" class="legend" aria-labelledby="legend-h">
+  <h2 id="legend-h">Legend</h2>
+  <div class="legend-grid">
+    <div>
+      <h3>Verdict</h3>
+      <dl class="legend-list">
+{items(legend_verdicts())}
+      </dl>
+    </div>
+    <div>
+      <h3>Proof</h3>
+      <dl class="legend-list">
+{items(legend_proofs())}
+      </dl>
+    </div>
+    <div>
+      <h3>Numbers</h3>
+      <dl class="legend-list">
+        <div><dt>8/10</dt><dd>quality of the cell, 0–10</dd></div>
+        <div><dt>PA Score /100</dt><dd>weighted coverage over every story of the arena</dd></div>
+        <div><dt>15/41 verified</dt><dd>verified cells out of cells with evidence</dd></div>
+        <div><dt>integrity /100</dt><dd>falls when verdicts do not hold up</dd></div>
+        <div><dt><span class="grade">A</span>–<span class="grade">D</span></dt><dd>evidence confidence</dd></div>
+      </dl>
+    </div>
+  </div>
+  <p class="legend-foot">quality 0–10 · PA Score /100 · A–D = evidence confidence · <a href="{_esc(guide)}">full guide</a></p>
+</section>"""
+
+
+@register.simple_tag
+def legend() -> str:
+    """The legend of verdicts, proof letters and numbers (arena page and methodology): the same
+    for every page, written once per process (and script prefix)."""
+    return mark_safe(_legend(get_script_prefix()))

@@ -1,0 +1,127 @@
+"""The arena page's lists written by one tag each (leaderboard rows, persona cards, filter
+options, products shown, adjacent arenas, legend): what they show, and hostile names escaped."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace as NS
+
+from django.urls import reverse
+
+from arena.selectors import Leaderboard, RankOption
+from arena.templatetags.arena_tags import (
+    adjacent_cards,
+    category_options,
+    leaderboard_rows,
+    legend,
+    persona_cards,
+    persona_options,
+    pick_list,
+    rank_options,
+    verdict_options,
+)
+
+EVIL = "<script>alert('x')</script> & \"Co\""
+EVIL_HTML = "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; &quot;Co&quot;"
+
+
+def product(pk, name=EVIL, slug="evil", **kw):
+    fields = dict(tier="", stars=None, stars_growth=None, npm_weekly=None, pypi_weekly=None)
+    return NS(pk=pk, name=name, slug=slug, **{**fields, **kw})
+
+
+def score_row(position, p, vs=None, **kw):
+    fields = dict(
+        pa_score=71,
+        persona_scores={"ops": 60},
+        category_scores={EVIL: 40},
+        verified=3,
+        with_evidence=5,
+        disputed=0,
+        integrity=90,
+        confidence="B",
+    )
+    return NS(position=position, product=p, vs=vs, **{**fields, **kw})
+
+
+def board(key="pa", rows=()):
+    return Leaderboard(key, "PA Score", list(rows), ["ops"], [EVIL], [])
+
+
+def test_leaderboard_rows_show_each_figure_with_the_ranked_column_marked():
+    vs = product(2, name="Other", slug="other")
+    p = product(1, tier=EVIL, stars=143400, npm_weekly=1200, pypi_weekly=None)
+    html = leaderboard_rows(board(rows=[score_row(1, p, vs=vs, disputed=2)]), "arena")
+    assert "<script>" not in html and html.count(EVIL_HTML) == 2  # name and tier
+    assert f'href="{reverse("product-detail", args=["arena", "evil"])}"' in html
+    assert f'href="{reverse("head-to-head", args=["arena", "evil", "other"])}"' in html
+    assert '<td class="num ranked">71/100</td><td class="num">60/100</td>' in html
+    assert '<span title="GitHub stars">★ 143.4k</span>' in html and "pypi" not in html
+    assert '3/5 verified</span> <span class="nw">· 2 disputed</span>' in html
+    assert 'title="evidence confidence B">B</span>' in html
+
+
+def test_leaderboard_rows_ranked_by_a_category_show_its_column():
+    rows = [score_row(1, product(1), pa_score=None, persona_scores={})]
+    html = leaderboard_rows(board(key=f"category:{EVIL}", rows=rows), "arena")
+    assert '<td class="num">—</td><td class="num">—</td><td class="num ranked">40/100</td>' in html
+
+
+def test_options_escape_values_and_labels_and_select_the_chosen_one():
+    options = [("Overall", [RankOption("pa", "PA Score")]), (EVIL, [RankOption(EVIL, EVIL)])]
+    html = rank_options(Leaderboard(EVIL, "", [], [], [], options))
+    assert f'<optgroup label="{EVIL_HTML}"><option value="{EVIL_HTML}" selected>' in html
+    assert '<option value="pa">PA Score</option>' in html and "<script>" not in html
+    results = [NS(persona=NS(slug=EVIL)), NS(persona=NS(slug="ops"))]
+    assert persona_options(results, "ops") == (
+        f'<option value="{EVIL_HTML}">{EVIL_HTML}</option><option value="ops" selected>ops</option>'
+    )
+    html = category_options([NS(slug="a-b", name=EVIL)], "a-b")
+    assert html == f'<option value="a-b" selected>{EVIL_HTML}</option>'
+    html = verdict_options("partial")
+    assert '<option value="partial" selected>~ partial</option>' in html
+    assert '<option value="n/a">n/a</option>' in html
+
+
+def test_persona_cards_link_winner_runner_up_and_stories():
+    winner, runner_up = product(1), product(2, name="B & B", slug="b")
+    result = NS(
+        persona=NS(slug=EVIL),
+        winner=winner,
+        winner_score=80,
+        runner_up=runner_up,
+        runner_up_score=None,
+        story_count=1,
+    )
+    html = persona_cards([result], "arena")
+    assert "<script>" not in html and f"<h3>Best for {EVIL_HTML}</h3>" in html
+    assert '<span class="big-score">80/100</span>' in html and "B &amp; B</a> (—)" in html
+    assert f"1 {EVIL_HTML} story scored" in html
+    assert "?persona=%3Cscript%3Ealert%28%27x%27%29%3C/script%3E%20%26%20%22Co%22#matrix" in html
+    result.winner, result.runner_up, result.story_count = None, None, 2
+    html = persona_cards([result], "arena")
+    assert '<p class="winner">No product scored</p>' in html and "Runner-up" not in html
+    assert "stories scored" in html
+    assert persona_cards([], "arena") == '<li class="card">No persona results stored yet.</li>'
+
+
+def test_pick_list_checks_the_products_shown():
+    a, b = product(1), product(2, name="Two", slug="two")
+    html = pick_list([a, b], [b])
+    assert f'value="evil"> {EVIL_HTML}</label>' in html and "<script>" not in html
+    assert 'value="two" checked> Two' in html
+
+
+def test_adjacent_cards_link_arenas_on_this_site():
+    here = NS(name=EVIL, slug="here", product_count=4, leader=EVIL, shares=EVIL)
+    away = NS(name="Away", slug=None, product_count=2, leader="X", shares="")
+    html = adjacent_cards([here, away])
+    assert "<script>" not in html and html.count(EVIL_HTML) == 3
+    assert f'<a href="{reverse("arena-detail", args=["here"])}">{EVIL_HTML}</a>' in html
+    assert "<h3>Away <span" in html and html.count("not on this site yet") == 1
+
+
+def test_legend_lists_verdicts_proofs_and_links_the_guide():
+    html = legend()
+    assert html.startswith('<section id="legend"') and "doesn't apply" in html
+    assert f'<a href="{reverse("methodology")}">full guide</a>' in html
+    assert '<abbr class="proof" title="probed">' in html
