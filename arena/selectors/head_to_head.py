@@ -8,11 +8,17 @@ from typing import NamedTuple
 
 from arena import scoring
 from arena.models import Arena
-from arena.selectors.arenas import StoryLine, arena_story_list, story_line_list
+from arena.selectors.arenas import (
+    STORY_LINE_FIELDS,
+    StoryLine,
+    arena_story_list,
+    story_lines_of,
+)
 from arena.selectors.cells import cell_in, winner_of
+from arena.selectors.compiled import CompiledRead
 from arena.selectors.matrix import CategoryBlock, matrix_block_list
 from products.models import Product
-from stories.models import Cell, Evidence
+from stories.models import Cell, Evidence, Story
 from stories.values import CellValue
 
 
@@ -97,18 +103,46 @@ class Comparison:
         return {self.a: self.summary.weighted_a, self.b: self.summary.weighted_b}
 
 
-def head_to_head_get(*, arena: Arena, a: Product, b: Product) -> Comparison:
-    """``a`` vs ``b`` (two products of ``arena``) with each cell's evidence: three queries, plain
-    records (no model instance: the big arena's pair has 600 cells and a thousand quotes)."""
-    stories = story_line_list(stories=arena_story_list(arena=arena))
-    pair = {a.pk: a, b.pk: b}
-    cells = Cell.objects.filter(story__arena=arena, product__in=[a, b])
-    quotes: dict[int, list[Quote]] = {}
-    for cell_id, source, quote in (
-        Evidence.objects.filter(cell__in=cells)
+_STORIES = CompiledRead(
+    Story, lambda arena: arena_story_list(arena=arena).values_list(*STORY_LINE_FIELDS)
+)
+
+
+def _pair_cells(arena, products):
+    return Cell.objects.filter(story__arena=arena, product__in=products)
+
+
+_QUOTES = CompiledRead(
+    Evidence,
+    lambda arena, products: (
+        Evidence.objects.filter(cell__in=_pair_cells(arena, products))
         .order_by("cell_id", "position")
         .values_list("cell_id", "source", "quote")
-    ):
+    ),
+)
+_CELLS = CompiledRead(
+    Cell,
+    lambda arena, products: _pair_cells(arena, products).values_list(
+        "id",
+        "story_id",
+        "product_id",
+        "verdict",
+        "proof",
+        "quality",
+        "rationale",
+        "detail_published",
+    ),
+)
+
+
+def head_to_head_get(*, arena: Arena, a: Product, b: Product) -> Comparison:
+    """``a`` vs ``b`` (two products of ``arena``) with each cell's evidence: three queries, plain
+    records (no model instance: the big arena's pair has 600 cells and a thousand quotes),
+    compiled once."""
+    stories = story_lines_of(_STORIES.rows(arena=arena.pk))
+    pair = {a.pk: a, b.pk: b}
+    quotes: dict[int, list[Quote]] = {}
+    for cell_id, source, quote in _QUOTES.rows(arena=arena.pk, products=[a.pk, b.pk]):
         quotes.setdefault(cell_id, []).append(Quote(source, quote))
     by = {
         (sid, pid): CompareCell(
@@ -122,15 +156,8 @@ def head_to_head_get(*, arena: Arena, a: Product, b: Product) -> Comparison:
             published,
             Quotes(quotes[pk]) if pk in quotes else _NO_QUOTES,
         )
-        for pk, sid, pid, verdict, proof, quality, rationale, published in cells.values_list(
-            "id",
-            "story_id",
-            "product_id",
-            "verdict",
-            "proof",
-            "quality",
-            "rationale",
-            "detail_published",
+        for pk, sid, pid, verdict, proof, quality, rationale, published in _CELLS.rows(
+            arena=arena.pk, products=[a.pk, b.pk]
         )
     }
     story_in = [scoring.StoryIn(s.pk, s.weight, s.category.name, s.persona.slug) for s in stories]

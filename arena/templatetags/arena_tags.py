@@ -306,6 +306,12 @@ def head_to_head_round(row, cmp, arena: str) -> str:
 
 
 @register.simple_tag
+def head_to_head_rounds(rows, cmp, arena: str) -> str:
+    """The rounds of one sub-group (see ``head_to_head_round``), one tag for all of them."""
+    return mark_safe("\n".join(head_to_head_round(row, cmp, arena) for row in rows))
+
+
+@register.simple_tag
 def product_rows(rows, arena: str) -> str:
     """The rows of a product's page's verdict table (``arena_matrix`` rows of its one column): the
     story with its persona, the verdict linking to its proof, and its flag control (``arena``: the

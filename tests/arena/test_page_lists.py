@@ -11,6 +11,7 @@ from arena.selectors import Leaderboard, RankOption
 from arena.templatetags.arena_tags import (
     adjacent_cards,
     category_options,
+    head_to_head_rounds,
     leaderboard_rows,
     legend,
     persona_cards,
@@ -125,3 +126,29 @@ def test_legend_lists_verdicts_proofs_and_links_the_guide():
     assert html.startswith('<section id="legend"') and "doesn't apply" in html
     assert f'<a href="{reverse("methodology")}">full guide</a>' in html
     assert '<abbr class="proof" title="probed">' in html
+
+
+def test_head_to_head_rounds_write_every_round_of_a_group_escaped():
+    a, b = product(1), product(2, name="Two", slug="two")
+
+    def cell(pk, p):
+        return NS(
+            pk=pk,
+            product=p,
+            verdict="full",
+            proof="probed",
+            quality=8,
+            rationale=EVIL,
+            detail_published=True,
+            evidence=NS(all=lambda: [NS(source=EVIL, quote=EVIL)]),
+        )
+
+    story = NS(pk=7, text=EVIL, weight=3, persona=NS(label=EVIL))
+    rows = [
+        NS(number=n, story=story, winner=w, cell_a=cell(10 + n, a), cell_b=cell(20 + n, b))
+        for n, w in ((1, a), (2, None))
+    ]
+    html = head_to_head_rounds(rows, NS(a=a, b=b), "arena")
+    assert "<script>" not in html and html.count('<li value="') == 2
+    assert f"round to {EVIL_HTML}" in html and "round drawn" in html
+    assert f"<q>{EVIL_HTML}</q>" in html
