@@ -18,11 +18,11 @@ def _arena(slug: str) -> Arena:
     return arena
 
 
+# The answers are built by the ``*_data`` functions of ``serializers``: the JSON the serializers
+# named in the schema would give, without their per-field cost (a comment, not the docstring: the
+# docstring is the schema's description of every operation here).
 class ArenaViewSet(viewsets.ViewSet):
-    """Arenas, their stored leaderboard, matrix and head-to-head comparisons (read-only, anonymous).
-
-    The answers are built by ``serializers``' ``*_data`` functions, which give what the
-    serializers named in the schema would give, without their per-field cost."""
+    """Arenas, their stored leaderboard, matrix and head-to-head comparisons (read-only, anonymous)."""
 
     permission_classes = [AllowAny]
     # Nobody signs in to read: no session is looked at, so the answers set no cookie, do not vary

@@ -112,3 +112,26 @@ def test_unscored_arena_with_a_level_comparison_equals_the_serializers(api_body)
     assert data["summary"]["leader"] == "drawn"
     assert {story["round"] for story in data["stories"]} == {"drawn"}
     assert [story["group"] is None for story in data["stories"]] == [False, True]
+
+
+@pytest.mark.django_db
+def test_the_schema_describes_the_answers_with_those_serializers(client):
+    """The serializers the answers are checked against above are the ones the schema names."""
+    paths = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()[
+        "paths"
+    ]
+    answers = {
+        path: paths[path]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+        for path in (
+            "/api/arenas/",
+            "/api/arenas/{slug}/",
+            "/api/arenas/{slug}/matrix/",
+            "/api/arenas/{slug}/compare/{a}/{b}/",
+        )
+    }
+    assert answers == {
+        "/api/arenas/": {"type": "array", "items": {"$ref": "#/components/schemas/ArenaList"}},
+        "/api/arenas/{slug}/": {"$ref": "#/components/schemas/ArenaDetail"},
+        "/api/arenas/{slug}/matrix/": {"$ref": "#/components/schemas/Matrix"},
+        "/api/arenas/{slug}/compare/{a}/{b}/": {"$ref": "#/components/schemas/Compare"},
+    }
