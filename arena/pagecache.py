@@ -251,12 +251,28 @@ class RecentPages:
                 _, dropped = self.pages.popitem(last=False)
                 self.size -= dropped.cost
 
+    def clear(self) -> None:
+        with self.lock:
+            self.pages.clear()
+            self.size = 0
+
+
+_recent: RecentPages | None = None
+
+
+def recent_pages() -> RecentPages:
+    """This process's recent pages (one per process, shared by every handler in it)."""
+    global _recent
+    if _recent is None:
+        _recent = RecentPages(settings.PAGE_CACHE_LOCAL_BYTES)
+    return _recent
+
 
 class PageCacheMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
         self.cache = caches["pages"]
-        self.recent = RecentPages(settings.PAGE_CACHE_LOCAL_BYTES)
+        self.recent = recent_pages()
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         if request.method not in ("GET", "HEAD"):

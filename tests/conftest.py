@@ -32,6 +32,7 @@ from arena.models import (
     ProductScore,
     SubGroup,
 )
+from arena.pagecache import recent_pages
 from flags.models import Flag, ModeratorAction, ReviewItem
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story
@@ -178,6 +179,7 @@ def _fresh_page_cache():
     """Each test's database starts its arenas' content versions afresh (a rollback or flush undoes
     the bumps), so a page cached by an earlier test under the same version must not be served."""
     caches["pages"].clear()
+    recent_pages().clear()
 
 
 @pytest.fixture(autouse=True)

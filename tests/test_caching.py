@@ -267,7 +267,7 @@ def test_a_miss_waits_for_the_render_another_process_started(client, seeded_aren
     """Stampede protection: while another renderer holds the page's lock, a request waits for its
     entry instead of rendering the same page again."""
     request = RequestFactory().get(ARENA)
-    version = str(Arena.objects.get(pk=seeded_arena.pk).content_version)
+    version = f"{seeded_arena.pk}-{Arena.objects.get(pk=seeded_arena.pk).content_version}"
     page_id = pagecache.PageIdentity.of(request, version)
     cache = caches["pages"]
     assert cache.add(f"{page_id.key}:lock", 1, timeout=10)
@@ -325,6 +325,20 @@ def test_recent_pages_keep_to_their_byte_budget_dropping_the_least_recently_used
     assert recent.get("a") is not None and recent.get("c") is not None
     recent.put("huge", page(300))  # larger than the whole budget: not kept
     assert recent.get("huge") is None and recent.size == 200
+
+
+def test_another_arena_under_a_freed_slug_does_not_meet_the_old_ones_pages(client, seeded_arena):
+    first = client.get(ARENA)
+    old = Arena.objects.get(pk=seeded_arena.pk)
+    old.slug = "renamed"
+    arena_save(arena=old, changed=["slug"])
+    # a new arena takes the slug, its version counter where the old one's was
+    other = Arena.objects.create(
+        slug=seeded_arena.slug, name="Another arena", content_version=old.content_version - 1
+    )
+    arena_save(arena=other, changed=[])  # (one bump: now at the old arena's version)
+    page = client.get(ARENA, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert page.status_code == 200 and "Another arena" in page.content.decode()
 
 
 def test_a_process_serves_its_recent_pages_without_the_shared_cache(client, seeded_arena):

@@ -22,9 +22,9 @@ def _table(model) -> str:
 
 
 _ARENA = _table(Arena)
-_ARENA_SQL = f"SELECT content_version FROM {_ARENA} WHERE slug = %s"
+_ARENA_SQL = f"SELECT id, content_version FROM {_ARENA} WHERE slug = %s"
 _CELL_SQL = (
-    f"SELECT a.content_version FROM {_table(Cell)} c"
+    f"SELECT a.id, a.content_version FROM {_table(Cell)} c"
     f" JOIN {_table(Story)} s ON s.id = c.story_id"
     f" JOIN {_ARENA} a ON a.id = s.arena_id WHERE c.id = %s"
 )
@@ -39,18 +39,22 @@ def _one(sql: str, params: tuple = ()) -> tuple | None:
         return cursor.fetchone()
 
 
+def _version(row: tuple | None) -> str | None:
+    # The arena's id comes first: an arena deleted and made again under the same slug starts its
+    # versions afresh, and must not meet the pages kept for the old one (ids are never reused).
+    return None if row is None else f"{row[0]}-{row[1]}"
+
+
 def arena_version_get(*, slug: str) -> str | None:
     """The version of an arena's pages (None: no such arena)."""
-    row = _one(_ARENA_SQL, (slug,))
-    return None if row is None else str(row[0])
+    return _version(_one(_ARENA_SQL, (slug,)))
 
 
 def cell_version_get(*, pk: int) -> str | None:
     """The version of a cell's proof page: that of its arena (None: no such cell)."""
     if not 0 < pk <= BIGINT_MAX:  # the URL takes any digits; the database would refuse them
         return None
-    row = _one(_CELL_SQL, (pk,))
-    return None if row is None else str(row[0])
+    return _version(_one(_CELL_SQL, (pk,)))
 
 
 def site_version_get() -> str:
