@@ -62,7 +62,8 @@ def two_servers(seeded_arena):
 
 
 def fetch(base: str, path: str, **headers: str) -> tuple[int, dict[str, str], str]:
-    request = urllib.request.Request(base + path, headers=headers)
+    # one site name for both, as behind a load balancer (the host is part of a page's key)
+    request = urllib.request.Request(base + path, headers={"Host": "localhost", **headers})
     try:
         with urllib.request.urlopen(request, timeout=20) as response:
             return response.status, dict(response.headers), response.read().decode()
