@@ -121,6 +121,16 @@ class CategoryAdmin(admin.ModelAdmin):
         if formset.has_changed():
             arena_part_saved(arena_id=form.instance.arena_id)
 
+    def delete_model(self, request, obj):  # (refused while stories use it)
+        super().delete_model(request, obj)
+        arena_mark_stale(arena_id=obj.arena_id)
+
+    def delete_queryset(self, request, queryset):
+        arena_ids = set(queryset.values_list("arena_id", flat=True))
+        super().delete_queryset(request, queryset)
+        for arena_id in arena_ids:
+            arena_mark_stale(arena_id=arena_id)
+
 
 @admin.register(Persona)
 class PersonaAdmin(admin.ModelAdmin):

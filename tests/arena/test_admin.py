@@ -2,7 +2,7 @@
 
 import pytest
 
-from arena.models import Category, ProductScore
+from arena.models import AdjacentArena, Arena, Category, ProductScore
 from products.models import Product
 from stories.models import Cell, CellChange, Story
 from stories.services import story_update
@@ -230,3 +230,42 @@ def test_deleting_a_category_its_stories_use_is_refused_with_a_message(admin_cli
     assert response.status_code == 200
     assert "protected" in response.content.decode().lower()
     assert Category.objects.filter(pk=category.pk).exists()
+
+
+def _content_version(arena) -> int:
+    return Arena.objects.values_list("content_version", flat=True).get(pk=arena.pk)
+
+
+@pytest.mark.django_db
+def test_editing_the_arena_moves_its_pages_version_and_keeps_the_bookkeeping(
+    admin_client, seeded_arena
+):
+    before = Arena.objects.get(pk=seeded_arena.pk)
+    url = f"/admin/arena/arena/{seeded_arena.pk}/change/"
+    data = page_form(admin_client, url, "arena_form")
+    data["description"] = "Edited in the admin."
+    assert admin_client.post(url, data).status_code == 302
+    after = Arena.objects.get(pk=seeded_arena.pk)
+    assert after.description == "Edited in the admin."
+    assert after.content_version > before.content_version
+    assert (after.change_seq, after.computed_seq) == (before.change_seq, before.computed_seq)
+    page = admin_client.get(seeded_arena.get_absolute_url())
+    assert "Edited in the admin." in page.content.decode()
+
+
+@pytest.mark.django_db
+def test_deleting_an_unused_category_or_an_adjacent_arena_moves_the_version(
+    admin_client, seeded_arena
+):
+    empty = Category.objects.create(arena=seeded_arena, name="Nothing here yet", position=99)
+    version = _content_version(seeded_arena)
+    response = admin_client.post(f"/admin/arena/category/{empty.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 302
+    assert _content_version(seeded_arena) > version
+    adjacent = AdjacentArena.objects.filter(arena=seeded_arena).first()
+    version = _content_version(seeded_arena)
+    response = admin_client.post(
+        f"/admin/arena/adjacentarena/{adjacent.pk}/delete/", {"post": "yes"}
+    )
+    assert response.status_code == 302
+    assert _content_version(seeded_arena) > version
