@@ -101,8 +101,26 @@ class SubGroupInline(admin.TabularInline):
     fields = ["position", "name"]
 
 
+class ArenaPartAdmin(admin.ModelAdmin):
+    """The admin of a part of an arena's pages (a category, an adjacent arena): deleting one, alone
+    or as a selection, changes its arena's pages (``arena_changed``)."""
+
+    def arena_changed(self, arena_id: int) -> None:
+        arena_part_saved(arena_id=arena_id)
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        self.arena_changed(obj.arena_id)
+
+    def delete_queryset(self, request, queryset):
+        arena_ids = set(queryset.values_list("arena_id", flat=True))
+        super().delete_queryset(request, queryset)
+        for arena_id in arena_ids:
+            self.arena_changed(arena_id)
+
+
 @admin.register(Category)
-class CategoryAdmin(admin.ModelAdmin):
+class CategoryAdmin(ArenaPartAdmin):
     list_display = ["name", "arena", "position", "blurb"]
     list_filter = ["arena"]
     search_fields = ["name", "blurb"]
@@ -121,15 +139,8 @@ class CategoryAdmin(admin.ModelAdmin):
         if formset.has_changed():
             arena_part_saved(arena_id=form.instance.arena_id)
 
-    def delete_model(self, request, obj):  # (refused while stories use it)
-        super().delete_model(request, obj)
-        arena_mark_stale(arena_id=obj.arena_id)
-
-    def delete_queryset(self, request, queryset):
-        arena_ids = set(queryset.values_list("arena_id", flat=True))
-        super().delete_queryset(request, queryset)
-        for arena_id in arena_ids:
-            arena_mark_stale(arena_id=arena_id)
+    def arena_changed(self, arena_id: int) -> None:  # scores are kept per category name
+        arena_mark_stale(arena_id=arena_id)
 
 
 @admin.register(Persona)
@@ -142,23 +153,13 @@ class PersonaAdmin(admin.ModelAdmin):
 
 
 @admin.register(AdjacentArena)
-class AdjacentArenaAdmin(admin.ModelAdmin):
+class AdjacentArenaAdmin(ArenaPartAdmin):
     list_display = ["name", "arena", "product_count", "leader", "shares", "position"]
     list_filter = ["arena"]
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
-        arena_part_saved(arena_id=obj.arena_id)
-
-    def delete_model(self, request, obj):
-        super().delete_model(request, obj)
-        arena_part_saved(arena_id=obj.arena_id)
-
-    def delete_queryset(self, request, queryset):
-        arena_ids = set(queryset.values_list("arena_id", flat=True))
-        super().delete_queryset(request, queryset)
-        for arena_id in arena_ids:
-            arena_part_saved(arena_id=arena_id)
+        self.arena_changed(obj.arena_id)
 
 
 @admin.register(PersonaResult)

@@ -46,6 +46,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import redis
+from django.db import connection
 from playwright.sync_api import sync_playwright
 from redis.backoff import NoBackoff
 from redis.retry import Retry
@@ -814,3 +815,15 @@ def chromium_browser(
                 os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
             else:
                 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = saved_flag
+
+
+def database_url() -> str:
+    """The URL of the database this test process uses (the SQLite test file, or the test database
+    on PostgreSQL), for a server or worker subprocess to use the same one."""
+    s = connection.settings_dict
+    if s["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{s['NAME']}"
+    return (
+        f"postgres://{s['USER']}:{s['PASSWORD'] or ''}@{s['HOST'] or '127.0.0.1'}:"
+        f"{s['PORT'] or 5432}/{s['NAME']}"
+    )

@@ -34,6 +34,7 @@ from tests.infra.services import (
     HttpRequest,
     HttpResult,
     LiveServer,
+    database_url,
     loopback_address,
     loopback_aliases_work,
     simultaneous_requests,
@@ -45,16 +46,6 @@ WORKERS, THREADS = 3, 4
 LIMIT = 10
 EXPLANATION = "The linked documentation contradicts this verdict; please look again."
 ALREADY_FLAGGED = re.compile(r"already flagged", re.IGNORECASE)
-
-
-def database_url() -> str:
-    s = connection.settings_dict
-    if s["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{s['NAME']}"
-    return (
-        f"postgres://{s['USER']}:{s['PASSWORD'] or ''}@{s['HOST'] or '127.0.0.1'}:"
-        f"{s['PORT'] or 5432}/{s['NAME']}"
-    )
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 
 import pytest
-from django.db import connection
 from django.db.models import F
 from django.test import Client
 
@@ -26,18 +25,11 @@ from stories.models import Cell
 from stories.services import cell_set_value
 from stories.values import CellValue, Proof, Verdict
 from tests.factories import CellFactory
-from tests.infra.services import celery_worker, redis_server
+from tests.infra.services import celery_worker, database_url, redis_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
-
-
-def database_url() -> str:
-    s = connection.settings_dict
-    if s["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{s['NAME']}"
-    return f"postgres://{s['USER']}:{s['PASSWORD'] or ''}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
 
 
 @pytest.fixture

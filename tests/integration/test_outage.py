@@ -20,12 +20,11 @@ from http.cookiejar import CookieJar
 
 import pytest
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
-from django.db import connection
 
 from arena.models import Arena, ProductScore
 from flags.models import Flag, ReviewItem
 from stories.models import Cell
-from tests.infra.services import LiveServer, celery_worker, redis_server
+from tests.infra.services import LiveServer, celery_worker, database_url, redis_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -135,16 +134,6 @@ def hidden_fields(html: str, action: str | None = None) -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------- database helpers
-
-
-def database_url() -> str:
-    s = connection.settings_dict
-    if s["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{s['NAME']}"
-    return (
-        f"postgres://{s['USER']}:{s['PASSWORD'] or ''}@{s['HOST'] or '127.0.0.1'}:"
-        f"{s['PORT'] or 5432}/{s['NAME']}"
-    )
 
 
 def hatchet_score() -> tuple:

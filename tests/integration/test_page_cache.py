@@ -12,7 +12,6 @@ import urllib.request
 
 import pytest
 from django.conf import settings
-from django.db import connection
 from django.test import Client
 
 from arena.models import ProductScore
@@ -20,19 +19,9 @@ from flags.inputs import FlagInput
 from flags.services import flag_submit
 from stories.models import Cell
 from stories.values import Verdict
-from tests.infra.services import LiveServer, redis_server
+from tests.infra.services import LiveServer, database_url, redis_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
-
-
-def database_url() -> str:
-    s = connection.settings_dict
-    if s["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{s['NAME']}"
-    return (
-        f"postgres://{s['USER']}:{s['PASSWORD'] or ''}@{s['HOST'] or '127.0.0.1'}:"
-        f"{s['PORT'] or 5432}/{s['NAME']}"
-    )
 
 
 @pytest.fixture
