@@ -151,14 +151,15 @@ def head_to_head(request: HttpRequest, arena: str, a: str, b: str) -> HttpRespon
             a, b = pick_a, pick_b
             if not _htmx_partial(request):
                 return redirect("head-to-head", arena=arena.slug, a=a, b=b)
-    pair = selectors.arena_product_pair_get(arena=arena, a=a, b=b)
+    products = selectors.arena_product_list(arena=arena)  # (the pair picker lists them too)
+    pair = selectors.arena_product_pair_get(arena=arena, a=a, b=b, products=products)
     if a == b or a not in pair or b not in pair:
         raise Http404(f"No head-to-head {a!r} vs {b!r} in {arena.slug}")
     pa, pb = pair[a], pair[b]
     ctx = {
         "arena": arena,
         "cmp": selectors.head_to_head_get(arena=arena, a=pa, b=pb),
-        "products": selectors.arena_product_list(arena=arena),
+        "products": products,
         "error": error,
         "fragment": _htmx_partial(request),
     }

@@ -67,10 +67,15 @@ def arena_product_list(*, arena: Arena) -> list[Product]:
     return [model_of(Product, row) for row in _PRODUCTS.rows(arena=arena.pk)]
 
 
-def arena_product_pair_get(*, arena: Arena, a: str, b: str) -> dict[str, Product]:
-    """The arena's products with slug ``a`` or ``b``, by slug (one query); a slug with no product
-    is not a key."""
-    return {p.slug: p for p in Product.objects.filter(arena=arena, slug__in=[a, b])}
+def arena_product_pair_get(
+    *, arena: Arena, a: str, b: str, products: list[Product] | None = None
+) -> dict[str, Product]:
+    """The arena's products with slug ``a`` or ``b``, by slug; a slug with no product is not a
+    key. ``products``: the arena's product list when the caller has it already (else one query,
+    compiled once)."""
+    if products is None:
+        products = arena_product_list(arena=arena)
+    return {p.slug: p for p in products if p.slug in (a, b)}
 
 
 def arena_story_list(*, arena: Arena) -> QuerySet[Story]:

@@ -286,29 +286,43 @@ def cell_card(cell, name: str) -> str:
     return mark_safe(_cell_card(cell, _esc(name), _prefix("cell-detail")))
 
 
+def _round(row, names: dict, arena: str) -> str:
+    """See ``head_to_head_round``; ``names``: each side's product name, escaped, by side ("a",
+    "b") and by product pk."""
+    story = row.story
+    pk = int(story.pk)
+    winner = f"round to {names[row.winner.pk]}" if row.winner else "round drawn"
+    cells = _prefix("cell-detail")
+    # every interpolated value is escaped or an int
+    return (
+        f'<li value="{int(row.number)}" id="story-{pk}" class="round">'
+        f'<p class="story-line"><span class="persona">{_esc(story.persona.label)}</span> '
+        f'<a href="{_prefix("story-detail", arena)}{pk}/">{_esc(story.text)}</a></p>'
+        f'<p class="round-line">weight {int(story.weight)} · {winner}</p>'
+        f'<div class="pair-cells">{_cell_card(row.cell_a, names["a"], cells)}'
+        f"{_cell_card(row.cell_b, names['b'], cells)}</div></li>"
+    )
+
+
+def _names(cmp) -> dict:
+    a, b = _esc(cmp.a.name), _esc(cmp.b.name)
+    return {"a": a, "b": b, cmp.a.pk: a, cmp.b.pk: b}
+
+
 @register.simple_tag
 def head_to_head_round(row, cmp, arena: str) -> str:
     """One round of a head-to-head (``CompareRow``) as the ``<li>`` of its sub-group's list: the
     story (``arena``: the arena's slug, for its link) with its persona, weight and winner, then
     both products' cards."""
-    story = row.story
-    pk = int(story.pk)
-    winner = f"round to {_esc(row.winner.name)}" if row.winner else "round drawn"
-    cells = _prefix("cell-detail")
-    return mark_safe(  # every interpolated value is escaped or an int
-        f'<li value="{int(row.number)}" id="story-{pk}" class="round">'
-        f'<p class="story-line"><span class="persona">{_esc(story.persona.label)}</span> '
-        f'<a href="{_prefix("story-detail", arena)}{pk}/">{_esc(story.text)}</a></p>'
-        f'<p class="round-line">weight {int(story.weight)} · {winner}</p>'
-        f'<div class="pair-cells">{_cell_card(row.cell_a, _esc(cmp.a.name), cells)}'
-        f"{_cell_card(row.cell_b, _esc(cmp.b.name), cells)}</div></li>"
-    )
+    return mark_safe(_round(row, _names(cmp), arena))
 
 
 @register.simple_tag
 def head_to_head_rounds(rows, cmp, arena: str) -> str:
-    """The rounds of one sub-group (see ``head_to_head_round``), one tag for all of them."""
-    return mark_safe("\n".join(head_to_head_round(row, cmp, arena) for row in rows))
+    """The rounds of one sub-group (see ``head_to_head_round``), one tag for all of them (the
+    products' names escaped once)."""
+    names = _names(cmp)
+    return mark_safe("\n".join(_round(row, names, arena) for row in rows))
 
 
 @register.simple_tag
