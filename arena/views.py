@@ -175,11 +175,13 @@ def head_to_head(request: HttpRequest, arena: str, a: str, b: str) -> HttpRespon
 @require_safe
 def product_detail(request: HttpRequest, arena: str, product: str) -> HttpResponse:
     arena = _or_404(selectors.arena_get(slug=arena), f"arena {arena!r}")
-    product = _or_404(selectors.product_get(arena=arena, slug=product), f"product {product!r}")
+    products = selectors.arena_product_list(arena=arena)  # (its head-to-head links list them)
+    found = selectors.product_get(arena=arena, slug=product, products=products)
+    product = _or_404(found, f"product {product!r}")
     ctx = {
         "arena": arena,
         "page": selectors.product_page_get(arena=arena, product=product),
-        "products": selectors.arena_product_list(arena=arena),
+        "products": products,
     }
     return render(request, "products/detail.html", ctx)
 

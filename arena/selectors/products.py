@@ -5,14 +5,47 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.models import Arena, Category, PersonaResult, ProductScore
-from arena.selectors.arenas import arena_category_list, arena_persona_result_list
+from arena.selectors.arenas import (
+    arena_category_list,
+    arena_persona_result_list,
+    arena_product_list,
+)
+from arena.selectors.compiled import CompiledRead, model_fields, model_of
 from arena.selectors.matrix import CategoryBlock, arena_matrix
 from products.models import Product
 
 
-def product_get(*, arena: Arena, slug: str) -> Product | None:
-    """A product of ``arena`` still on the pages, or ``None``: one query."""
-    return Product.objects.filter(arena=arena, slug=slug).first()
+def product_get(
+    *, arena: Arena, slug: str, products: list[Product] | None = None
+) -> Product | None:
+    """A product of ``arena`` still on the pages, or ``None``. ``products``: the arena's product
+    list when the caller has it already (else one query, compiled once)."""
+    if products is None:
+        products = arena_product_list(arena=arena)
+    return next((p for p in products if p.slug == slug), None)
+
+
+_SCORE = CompiledRead(
+    ProductScore,
+    lambda product: (
+        ProductScore.objects.filter(product=product)
+        .order_by()
+        .values_list(*model_fields(ProductScore), *model_fields(Product, "vs__"))
+    ),
+)
+
+
+def _score_get(product: Product) -> ProductScore | None:
+    """The product's stored scores with their head-to-head partner: one query, compiled once."""
+    rows = _SCORE.rows(product=product.pk)
+    if not rows:
+        return None
+    own = len(model_fields(ProductScore))
+    score = model_of(ProductScore, rows[0][:own])
+    score.product = product
+    vs = rows[0][own:]
+    score.vs = model_of(Product, vs) if vs[0] is not None else None
+    return score
 
 
 @dataclass
@@ -26,7 +59,7 @@ class ProductPage:
 
 def product_page_get(*, arena: Arena, product: Product) -> ProductPage:
     """A product's stored scores and its cells in matrix order: five queries."""
-    score = ProductScore.objects.filter(product=product).select_related("vs").first()
+    score = _score_get(product)
     categories = arena_category_list(arena=arena)
     persona_results = arena_persona_result_list(arena=arena)
     matrix = arena_matrix(arena=arena, products=[product])
