@@ -5,7 +5,7 @@ Environment:
   BIND                   address to listen on (default ``0.0.0.0:$PORT``)
   PORT                   port when BIND is not set (default 8000)
   WEB_CONCURRENCY        worker processes (default 3)
-  GUNICORN_THREADS       threads per worker (default 4, gthread; 1: the sync worker)
+  GUNICORN_THREADS       threads per worker (default 1: the sync worker; more: gthread)
   GUNICORN_WORKER_CLASS  worker class (default ``sync`` for one thread, ``gthread`` for more)
   GUNICORN_KEEPALIVE     seconds an idle keep-alive connection stays open (gthread; default 5)
   GUNICORN_TIMEOUT       seconds before a silent worker is killed and replaced (default 30)
@@ -16,10 +16,13 @@ import os
 
 bind = os.environ.get("BIND") or f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "3"))
-# gthread, 4 threads per worker: more threads than flag-submit slots (FLAG_CONCURRENCY, 2), so a
-# flood of flags leaves threads free for the pages. `make bench` (a 20-client flag flood beside the
-# arena page, 3 workers): arena p99 in the flood ~11 ms with 4 threads, ~40 with 2, ~70 with sync.
-threads = int(os.environ.get("GUNICORN_THREADS", "4"))
+# The sync worker by default. `make bench` (3 workers, a 20-client flag flood on PostgreSQL beside
+# the arena page), over many runs on 2 cores: sync held 510-575 flags/s at p99 48-73 ms every time,
+# the arena page's p99 in the flood ~30× its value alone; gthread with 4 threads (more threads than
+# the FLAG_CONCURRENCY slots) gave the page 2-17× in good runs but 140-390× in others, and the flags'
+# p99 104-580 ms: keep-alive connections pile up on one process. Try GUNICORN_THREADS=4 where the
+# pages matter more than the flags' latency, and measure.
+threads = int(os.environ.get("GUNICORN_THREADS", "1"))
 worker_class = os.environ.get("GUNICORN_WORKER_CLASS") or ("gthread" if threads > 1 else "sync")
 keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "5"))
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
