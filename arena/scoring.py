@@ -22,6 +22,15 @@ VERDICT_ORDER = {Verdict.FULL: 3, Verdict.PARTIAL: 2, Verdict.DISPUTED: 1, Verdi
 VERIFIED_PROOF = frozenset({Proof.PROBED, Proof.COMMUNITY})
 
 
+def verdict_strength(verdict: str | None, quality: int | None) -> tuple[int, int]:
+    """How strongly a cell answers its story, for sorting stories by one product's verdicts (the
+    strongest first): the order rounds are won by (full, partial, disputed, none), then quality;
+    n/a and no cell last."""
+    if verdict is None:
+        return (-2, 0)
+    return (VERDICT_ORDER.get(Verdict(verdict), -1), quality or 0)
+
+
 def round_half_up(x: float) -> int:
     """Rounding everywhere is half up: ``floor(x + 0.5)``."""
     return math.floor(x + 0.5)
@@ -328,6 +337,59 @@ def leaderboard(results: Sequence[ProductResult]) -> list[RankedResult]:
     return ranked
 
 
+@dataclass(frozen=True)
+class Place:
+    """A row's place in a ranking as the pages show it. Products with the same value of the metric
+    share the first one's rank (``=2``: standard competition ranking, 1 2 2 4); ``decided_by``
+    says what put them in the order shown ("verified share", "name" or both), "" when not tied."""
+
+    rank: int
+    tied: bool
+    decided_by: str = ""
+
+
+def places(results: Sequence[ProductResult], key: str = RANK_PA) -> list[Place]:
+    """The places of ``results``, given in the order ``order_by(results, key)`` returns them."""
+    metric = _metric(key)
+    values = [metric(r) for r in results]
+    out: list[Place] = []
+    start = 0
+    while start < len(results):
+        end = start
+        while end + 1 < len(results) and values[end + 1] == values[start]:
+            end += 1
+        group = results[start : end + 1]
+        decided_by = ""
+        if len(group) > 1:
+            shares = [r.verified_share for r in group]
+            if len(set(shares)) == 1:
+                decided_by = "name"
+            elif len(set(shares)) == len(shares):
+                decided_by = "verified share"
+            else:
+                decided_by = "verified share, then name"
+        out.extend(Place(start + 1, len(group) > 1, decided_by) for _ in group)
+        start = end + 1
+    return out
+
+
+def rivals(
+    order: Sequence[ProductKey], published: Iterable[ProductKey]
+) -> dict[ProductKey, ProductKey | None]:
+    """Each product's head-to-head partner on a leaderboard shown in ``order``: the nearest other
+    product in that order whose verdicts' rationale and evidence are published (``published``),
+    the one ranked above on equal distance; when no other product has published detail, simply
+    the nearest one. None for a product alone on the board."""
+    shown = set(published)
+    out: dict[ProductKey, ProductKey | None] = {}
+    for i, product in enumerate(order):
+        others = sorted((j for j in range(len(order)) if j != i), key=lambda j: (abs(j - i), j > i))
+        with_detail = [j for j in others if order[j] in shown]
+        pick = (with_detail or others or [None])[0]
+        out[product] = None if pick is None else order[pick]
+    return out
+
+
 # ---------------------------------------------------------------- what one change would do
 
 
@@ -425,6 +487,23 @@ def best_by_persona(
             )
         )
     return out
+
+
+# A persona winner decided by fewer stories than this is flagged as resting on little evidence.
+FEW_STORIES = 5
+
+
+def persona_decided_by(
+    winner_score: int | None,
+    runner_up_score: int | None,
+    winner_pa: int | None,
+    runner_up_pa: int | None,
+) -> str:
+    """What decided a persona's winner over its runner-up when their persona scores are equal
+    (the tie-break of ``best_by_persona``): "PA Score" or "name"; "" when they are not tied."""
+    if winner_score is None or winner_score != runner_up_score:
+        return ""
+    return "PA Score" if (winner_pa or 0) != (runner_up_pa or 0) else "name"
 
 
 # ---------------------------------------------------------------- head-to-head

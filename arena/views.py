@@ -74,7 +74,7 @@ def _show(query: QueryDict) -> list[str]:
 @vary_on_headers("HX-Request", "HX-Target", "HX-History-Restore-Request")
 def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
     arena = _or_404(selectors.arena_get(slug=arena), f"arena {arena!r}")
-    params = _params(request.GET, "persona", "category", "verdict", "q", "rank")
+    params = _params(request.GET, "persona", "category", "verdict", "q", "rank", "sort")
     filters = selectors.MatrixFilters.from_params(params)
     rank = params["rank"].strip() or selectors.RANK_PA
     show = _show(request.GET)
@@ -111,6 +111,9 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
     columns = selectors.matrix_column_list(products=products, ranking=ranking, show=show)
     default = selectors.matrix_column_list(products=products, ranking=ranking)
     picked = ",".join(p.slug for p in columns) if columns != default else ""
+    sort = next((p for p in products if p.slug == filters.sort), None)
+    if sort is not None and sort not in columns:
+        columns = [sort, *columns]  # stories sorted by a product's verdicts show its column
     ctx["matrix"] = selectors.arena_matrix(
         arena=arena,
         filters=filters,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import Exists, OuterRef
+
 from arena import scoring
 from arena.models import Arena, ProductScore
 from arena.scoring import (
@@ -18,15 +20,22 @@ from arena.scoring import (
 )
 from arena.selectors.compiled import CompiledRead, model_fields, model_of
 from products.models import Product
+from stories.models import Cell
 
 _SCORES = CompiledRead(
     ProductScore,
     lambda arena: (
         ProductScore.objects.filter(arena=arena)
+        .annotate(
+            published=Exists(
+                Cell.objects.filter(product=OuterRef("product_id"), detail_published=True)
+            )
+        )
         .order_by("rank")
         .values_list(
             *model_fields(ProductScore),
             *model_fields(Product, "product__"),
+            "published",
             *model_fields(Product, "vs__"),
         )
     ),
@@ -34,14 +43,16 @@ _SCORES = CompiledRead(
 
 
 def arena_score_list(*, arena: Arena) -> list[ProductScore]:
-    """Stored leaderboard rows in rank order, with product and head-to-head partner: one query,
-    compiled once."""
+    """Stored leaderboard rows in rank order, with product, whether any of its verdicts has its
+    rationale and evidence published (``published``) and its stored head-to-head partner: one
+    query, compiled once."""
     own, product = len(model_fields(ProductScore)), len(model_fields(Product))
     scores = []
     for row in _SCORES.rows(arena=arena.pk):
         score = model_of(ProductScore, row[:own])
         score.product = model_of(Product, row[own : own + product])
-        vs = row[own + product :]
+        score.published = bool(row[own + product])
+        vs = row[own + product + 1 :]
         score.vs = model_of(Product, vs) if vs[0] is not None else None
         scores.append(score)
     return scores
@@ -57,7 +68,9 @@ class RankOption:
 class Leaderboard:
     key: str  # the rank key in effect (RANK_PA when the asked one is unknown)
     label: str
-    rows: list[ProductScore]  # stored rows in the asked order; ``row.position`` is the shown rank
+    # stored rows in the asked order; ``row.position`` is the shown rank (shared by ties:
+    # ``row.tied``, ``row.decided_by``), ``row.vs`` the product its head-to-head link pairs it with
+    rows: list[ProductScore]
     personas: list[str]  # persona slugs, the persona score columns
     categories: list[str]  # category names, for the rank options
     options: list[tuple[str, list[RankOption]]]
@@ -65,6 +78,15 @@ class Leaderboard:
     @property
     def leader(self) -> ProductScore | None:
         return self.rows[0] if self.rows else None
+
+    @property
+    def ties(self) -> list[tuple[int, list[ProductScore], str]]:
+        """The groups of rows sharing a rank: (rank, rows, what ordered them)."""
+        groups: dict[int, list[ProductScore]] = {}
+        for row in self.rows:
+            if row.tied:
+                groups.setdefault(row.position, []).append(row)
+        return [(rank, rows, rows[0].decided_by) for rank, rows in groups.items()]
 
     # What the table marks as the column ranked by.
     @property
@@ -144,8 +166,15 @@ def arena_leaderboard(
         key = RANK_PA
     by_id = {s.product_id: s for s in scores}
     ordered = [by_id[r.product] for r in scoring.order_by([_result_of(s) for s in scores], key)]
-    for position, row in enumerate(ordered, start=1):
-        row.position = position
+    places = scoring.places([_result_of(s) for s in ordered], key)
+    rivals = scoring.rivals(
+        [s.product_id for s in ordered], [s.product_id for s in ordered if s.published]
+    )
+    for row, place in zip(ordered, places, strict=True):
+        row.position, row.tied, row.decided_by = place.rank, place.tied, place.decided_by
+        # the head-to-head the row links to: its nearest rival in this order with published detail
+        rival = rivals[row.product_id]
+        row.vs = by_id[rival].product if rival is not None else None
     group = _GROUPS.get(rank_key_split(key)[0])
     label = f"{group}: {labels[key]}" if group else labels[key]
     return Leaderboard(key, label, ordered, personas, categories, options)

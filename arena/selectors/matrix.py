@@ -5,12 +5,13 @@ category and sub-group headings (those and the head-to-head) groups them with ``
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Protocol
 
 from django.db.models import Exists, OuterRef
 
+from arena import scoring
 from arena.models import Arena
 from arena.selectors.arenas import (
     STORY_LINE_FIELDS,
@@ -135,6 +136,7 @@ class MatrixFilters:
     category: str = ""  # a category's slug
     verdict: str = ""  # stories where at least one product has this verdict
     q: str = ""  # in the story text, any case
+    sort: str = ""  # a product's slug: its verdicts order the stories of each sub-group
 
     @classmethod
     def from_params(cls, params: Mapping[str, str]) -> MatrixFilters:
@@ -146,10 +148,12 @@ class MatrixFilters:
             category=params.get("category", "").strip(),
             verdict=verdict if verdict in Verdict.values else "",
             q=params.get("q", "").strip(),
+            sort=params.get("sort", "").strip(),
         )
 
     @property
     def active(self) -> bool:
+        """Whether some stories may be left out (the order, ``sort``, leaves all in)."""
         return bool(self.persona or self.category or self.verdict or self.q)
 
     def as_params(self) -> dict[str, str]:
@@ -207,6 +211,24 @@ _CELLS = CompiledRead(
 )
 
 
+def _sorted_by(rows: list[MatrixRow], product: int) -> list[MatrixRow]:
+    """The rows with each sub-group's stories ordered by ``product``'s verdicts, strongest first
+    (``scoring.verdict_strength``; equal ones keep matrix order); categories and sub-groups stay
+    where they are."""
+    groups: dict[tuple, int] = {}
+
+    def key(item: tuple[int, MatrixRow]) -> tuple:
+        i, row = item
+        story = row.story
+        group = groups.setdefault((story.category_id, story.subgroup_id), len(groups))
+        cell = next((c for c in row.cells if c.product_id == product), None)
+        verdict, quality = (cell.verdict, cell.quality) if cell is not None else (None, None)
+        strength = scoring.verdict_strength(verdict, quality)
+        return (group, -strength[0], -strength[1], i)
+
+    return [row for _, row in sorted(enumerate(rows), key=key)]
+
+
 def arena_matrix(
     *,
     arena: Arena,
@@ -255,6 +277,11 @@ def arena_matrix(
     rows = [
         MatrixRow(s, [by[key] for pid in pks if (key := (s.pk, pid)) in by]) for s in story_list
     ]
+    sort = next((p for p in products if p.slug == filters.sort), None)
+    if sort is not None:
+        rows = _sorted_by(rows, sort.pk)
+    else:
+        filters = replace(filters, sort="")  # a product not shown orders nothing
     return Matrix(
         products=products,
         rows=rows,

@@ -16,6 +16,7 @@ from django.utils.html import conditional_escape, escape, format_html
 from django.utils.http import urlencode
 from django.utils.safestring import mark_safe
 
+from arena import scoring
 from arena.text import arena_slugify, format_figure
 from stories.values import CellValue, Proof, Verdict
 
@@ -363,6 +364,8 @@ def _matrix_tbody(block, *, ncols: int, col_head: str, rows_of, load_url: str | 
     pk = int(category.pk)
     name = _esc(category.name)
     extra = f' <span class="blurb">{_esc(category.blurb)}</span>' if category.blurb else ""
+    if not block.collapsed:
+        extra = f' <span class="cat-count">{_plural(block.count, "story", "stories")}</span>{extra}'
     if block.collapsed:
         url = _esc(f"{load_url}{urlencode({'category': block.slug})}")
         extra += (
@@ -404,11 +407,15 @@ def matrix_table(matrix, arena: str, query: dict | None = None, bodies_only: boo
     products = _prefix("product-detail", arena)
     stories = _prefix("story-detail", arena)
     ncols = len(matrix.products) + 2
+    sort = matrix.filters.sort
     col_head = (
         '<tr class="col-head"><th scope="col" class="story-col">Story</th>'
         '<th scope="col" class="persona">Persona</th>'
         + "".join(
-            f'<th scope="col"><a href="{products}{p.slug}/">{_esc(p.name)}</a></th>'
+            f'<th scope="col" class="sorted" aria-sort="descending"><a href="{products}{p.slug}/">'
+            f'{_esc(p.name)}</a> <span aria-hidden="true">▼</span></th>'
+            if p.slug == sort
+            else f'<th scope="col"><a href="{products}{p.slug}/">{_esc(p.name)}</a></th>'
             for p in matrix.products
         )
         + "</tr>"
@@ -522,6 +529,23 @@ def category_options(categories, selected: str) -> str:
 
 
 @register.simple_tag
+def sort_options(products, selected: str) -> str:
+    """The matrix's "Sort stories by" options: matrix order, then each product shown."""
+    choices = [("", "Matrix order"), *((p.slug, f"{p.name}’s verdicts") for p in products)]
+    return mark_safe(_options(choices, selected))
+
+
+@register.simple_tag
+def proof_key() -> str:
+    """The proof letters the matrix uses, each with its name: the key above the matrix."""
+    return mark_safe(
+        " · ".join(
+            f'<span class="nw"><b>{_esc(p.letter)}</b> {_esc(p.value)}</span>' for p in Proof
+        )
+    )
+
+
+@register.simple_tag
 def verdict_options(selected: str) -> str:
     """The matrix filter's verdict options, ``✓ full`` … ``n/a``."""
     choices = ((v.value, f"{v.symbol} {v.label}" if v.symbol else v.label) for v in Verdict)
@@ -586,8 +610,15 @@ def leaderboard_rows(board, arena: str) -> str:
             f' <span class="nw">· {int(row.disputed)} disputed</span>' if row.disputed else ""
         )
         grade = _esc(row.confidence)
+        position = int(row.position)
+        rank = (
+            f'<span aria-hidden="true">=</span><span class="visually-hidden">tied at </span>'
+            f"{position}"
+            if row.tied
+            else str(position)
+        )
         out.append(
-            f'<tr><td class="num rank">{int(row.position)}</td>'
+            f'<tr><td class="num rank">{rank}</td>'
             f'<th scope="row" class="sticky-col product">{head}</th>'
             f"<td{pa}>{_esc(score(row.pa_score))}</td>{by_persona}"
             f'<td class="pop">{_popularity(p)}</td>'
@@ -601,13 +632,16 @@ def leaderboard_rows(board, arena: str) -> str:
 
 
 @register.simple_tag
-def persona_cards(persona_results, arena: str) -> str:
+def persona_cards(persona_results, arena: str, board=None) -> str:
     """The "Best by user type" cards: each persona's winner and runner-up (linking to their
-    pages), its story count and the link to its stories in the matrix (``arena``: the slug)."""
+    pages), what decided a tie between them, its story count (with a warning when fewer than
+    ``scoring.FEW_STORIES`` decide it) and the link to its stories in the matrix (``arena``: the
+    slug; ``board``: the leaderboard, for the products' PA Scores a tie falls to)."""
     if not persona_results:
         return mark_safe('<li class="card">No persona results stored yet.</li>')
     products = _prefix("product-detail", arena)
     page = f"{_url_prefix(get_script_prefix(), 'arena-detail')}{_esc(arena)}/"
+    pa = {row.product_id: row.pa_score for row in board.rows} if board is not None else {}
     out = []
     for r in persona_results:
         slug = _esc(r.persona.slug)
@@ -624,14 +658,31 @@ def persona_cards(persona_results, arena: str) -> str:
                 f'\n<p>Runner-up: <a href="{products}{_esc(r.runner_up.slug)}/">'
                 f"{_esc(r.runner_up.name)}</a> ({_esc(score(r.runner_up_score))})</p>"
             )
+            decided_by = scoring.persona_decided_by(
+                r.winner_score, r.runner_up_score, pa.get(r.winner.pk), pa.get(r.runner_up.pk)
+            )
+            if decided_by:
+                winner += (
+                    f'\n<p class="tie">Tied at {_esc(score(r.winner_score))}: '
+                    f"{_esc(r.winner.name)} is ahead by {_TIE_BREAKS[decided_by]}.</p>"
+                )
         n = int(r.story_count)
+        few = ""
+        if n < scoring.FEW_STORIES:
+            few = (
+                f'\n<p class="few"><span aria-hidden="true">⚠</span> Only '
+                f"{_plural(n, 'story decides', 'stories decide')} this: a hint, not a verdict.</p>"
+            )
         out.append(
             f'<li class="card">\n<h3>Best for {slug}</h3>\n{winner}\n'
-            f'<p class="muted">{n} {slug} stor{"y" if n == 1 else "ies"} scored</p>\n'
+            f'<p class="muted">{n} {slug} stor{"y" if n == 1 else "ies"} scored</p>{few}\n'
             f'<p><a href="{page}?persona={_esc(quote(r.persona.slug, safe="/"))}#matrix-section">'
-            "See these stories</a></p>\n</li>"
+            f'See these stories<span class="visually-hidden"> ({slug})</span></a></p>\n</li>'
         )
     return mark_safe("\n".join(out))
+
+
+_TIE_BREAKS = {"PA Score": "a higher PA Score", "name": "name (alphabetical)"}
 
 
 @register.simple_tag

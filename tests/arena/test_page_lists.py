@@ -41,7 +41,7 @@ def score_row(position, p, vs=None, **kw):
         integrity=90,
         confidence="B",
     )
-    return NS(position=position, product=p, vs=vs, **{**fields, **kw})
+    return NS(position=position, product=p, vs=vs, tied=False, **{**fields, **kw})
 
 
 def board(key="pa", rows=()):

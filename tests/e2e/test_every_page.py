@@ -1,0 +1,53 @@
+"""Every public page, as a visitor sees it at desktop and phone sizes, light and dark: axe-core
+finds no WCAG 2.2 A/AA violation on any of them (the seed arena and a 30 × 300 one)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.axe import violations
+from tests.e2e.conftest import DESKTOP, PHONE
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+ARENA = "/arenas/durable-execution-engines/"
+
+
+def public_pages() -> dict[str, str]:
+    from stories.models import Cell, Story
+
+    story = Story.objects.get(text__startswith="I run LLM agent loops")
+    cell = Cell.objects.get(story=story, product__slug="inngest")
+    return {
+        "home": "/",
+        "arena": ARENA,
+        "arena_filtered": ARENA + "?persona=backend-developer&verdict=disputed&rank=verified",
+        "head_to_head": ARENA + "vs/inngest-vs-hatchet/",
+        "head_to_head_unpublished": ARENA + "vs/temporal-vs-dbos/",
+        "product": ARENA + "products/inngest/",
+        "story": f"{ARENA}stories/{story.pk}/",
+        "cell": f"/cells/{cell.pk}/",
+        "flag": f"/cells/{cell.pk}/flag/",
+        "methodology": "/methodology/",
+        "changes": "/changes/",
+        "big_arena": "/arenas/big/",
+        "big_head_to_head": "/arenas/big/vs/product-001-vs-product-002/",
+    }
+
+
+@pytest.mark.parametrize(
+    ("label", "viewport", "dark"),
+    [("desktop", DESKTOP, False), ("phone", PHONE, False), ("phone-dark", PHONE, True)],
+)
+def test_no_accessibility_violation_on_any_public_page(
+    live_server, seeded_arena, big_arena, open_page, artifacts, label, viewport, dark
+):
+    page = open_page(viewport=viewport, dark=dark)
+    found = {}
+    for name, url in public_pages().items():
+        page.goto(live_server.url + url)
+        problems = violations(page)
+        if problems:
+            found[name] = problems
+    assert found == {}
+    assert page.problems == []
