@@ -111,6 +111,7 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
     columns = selectors.matrix_column_list(products=products, ranking=ranking, show=show)
     default = selectors.matrix_column_list(products=products, ranking=ranking)
     picked = ",".join(p.slug for p in columns) if columns != default else ""
+    ctx["chosen"] = columns  # the products the chooser has ticked
     sort = next((p for p in products if p.slug == filters.sort), None)
     if sort is not None and sort not in columns:
         columns = [sort, *columns]  # stories sorted by a product's verdicts show its column

@@ -118,8 +118,9 @@ def test_the_matrix_can_be_skipped_and_typing_replaces_the_history_entry(client,
     skip = html.index('href="#legend">Skip the story matrix</a>')
     assert skip < html.index('<table class="matrix">') and 'id="legend"' in html
     field = re.search(r'<input type="search" id="f-q"[^>]*>', html, re.S).group(0)
-    assert 'hx-replace-url="true"' in field and 'hx-push-url="false"' in field
+    assert 'hx-replace-url="true"' in field
     form = re.search(r'<form id="matrix-filters"[^>]*>', html, re.S).group(0)
+    assert 'hx-disinherit="*"' in form  # (else the field would inherit the form's hx-push-url)
     assert "from:#f-q" not in form  # the form itself pushes only on change and submit
     # every loaded category says how many stories it holds; collapsed ones too
     assert '<span class="cat-count">50 stories</span>' in html

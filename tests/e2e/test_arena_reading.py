@@ -1,0 +1,135 @@
+"""The arena page at any size, as a keyboard user and on a phone: the matrix can be skipped, its
+product header and story column stay in view while it scrolls, stories sort by one product's
+verdicts, typing in the story filter does not flood the history, and every term is defined."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.axe import violations
+from tests.e2e.conftest import DESKTOP, PHONE
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+SEED = "/arenas/durable-execution-engines/"
+BIG = "/arenas/big/"
+
+# What the keyboard reaches, in order (visible, not disabled, not taken out of the tab order).
+TAB_STOPS = """() => Array.from(document.querySelectorAll(
+  'a[href], button, input, select, textarea, summary, [tabindex]'
+)).filter(el => el.tabIndex >= 0 && !el.disabled && el.checkVisibility({visibilityProperty: true}))"""
+
+
+def tab_stops_before_matrix(page) -> tuple[int, int]:
+    """(tab stops before the matrix's first cell link, tab stops in all)."""
+    return page.evaluate(
+        f"""() => {{
+          const stops = ({TAB_STOPS})();
+          const first = stops.findIndex(el => el.closest('table.matrix'));
+          return [first, stops.length];
+        }}"""
+    )
+
+
+@pytest.mark.parametrize("url", [SEED, BIG])
+def test_the_keyboard_skips_the_matrix_in_one_step(
+    live_server, seeded_arena, big_arena, open_page, url
+):
+    page = open_page()
+    page.goto(live_server.url + url)
+    before, total = tab_stops_before_matrix(page)
+    print(f"{url}: {before} tab stops before the matrix, {total} in all")
+    page.locator("a.skip-matrix").focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    focused = page.evaluate(
+        "[!!document.activeElement.closest('table.matrix'), !!document.activeElement.closest('#legend, #adjacent-section, footer')]"
+    )
+    assert focused == [False, True]
+    # the skip link comes right before the matrix: only its product chooser lies between
+    stops = page.evaluate(
+        f"""() => {{
+          const stops = ({TAB_STOPS})();
+          const skip = stops.findIndex(el => el.classList.contains('skip-matrix'));
+          const first = stops.findIndex(el => el.closest('table.matrix'));
+          return first - skip;
+        }}"""
+    )
+    assert 1 <= stops <= 4
+
+
+@pytest.mark.parametrize(("label", "viewport"), [("desktop", DESKTOP), ("phone", PHONE)])
+def test_the_matrix_header_and_story_column_stay_in_view(
+    live_server, big_arena, open_page, artifacts, label, viewport
+):
+    page = open_page(viewport=viewport)
+    page.goto(live_server.url + BIG)
+    box = page.locator(".matrix-scroll")
+    box.scroll_into_view_if_needed()
+    row = page.locator("#matrix tbody tr:has(th[scope=row])").nth(39)  # row 40
+    row.scroll_into_view_if_needed()
+    box.evaluate("el => { el.scrollLeft = 400; }")
+    page.wait_for_timeout(100)
+    top = box.bounding_box()
+    heads = page.locator("#matrix .col-head").first.locator("th")
+    product_head = heads.nth(3).bounding_box()
+    assert abs(product_head["y"] - top["y"]) <= 2  # the product names sit at the top of the box
+    story = row.locator("th").bounding_box()
+    assert abs(story["x"] - top["x"]) <= 2  # the story column stays at its left
+    assert (
+        page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        <= 1
+    )
+    page.screenshot(path=artifacts / f"big_matrix_row40_{label}.png")
+    assert violations(page) == []
+
+
+def test_sorting_by_a_product_and_typing_a_filter(live_server, big_arena, open_page, artifacts):
+    page = open_page()
+    page.goto(live_server.url + BIG)
+    page.evaluate("window.__marker = 1")
+    page.get_by_label("Sort stories by").select_option("product-005")
+    expect(page.locator("#matrix th.sorted").first).to_contain_text("Product 005")
+    assert parse_qs(urlparse(page.url).query) == {"sort": ["product-005"]}
+    first = page.locator("#matrix tbody").first
+    col = first.locator(".col-head th").all_inner_texts().index("Product 005 ▼")
+    verdicts = [
+        t.split()[1]
+        for t in first.locator("tr:has(th[scope=row])").evaluate_all(
+            f"rows => rows.map(r => r.children[{col}].innerText)"
+        )
+    ]
+    order = ["full", "partial", "disputed", "none", "n/a"]
+    ranks = [order.index(v) for v in verdicts]
+    assert ranks[0] == 0  # the first sub-group starts with Product 005's full verdicts
+    assert page.evaluate("window.__marker") == 1  # in place, no reload
+    page.screenshot(path=artifacts / "big_matrix_sorted.png")
+
+    # typing replaces the history entry: one Back leaves the page state before typing
+    length = page.evaluate("history.length")
+    field = page.get_by_label("Story text")
+    for text in ("t", "ta", "tas", "task 1"):
+        field.fill(text)
+        page.wait_for_timeout(450)  # a pause longer than the 300 ms debounce
+    expect(page.locator("#matrix-count")).not_to_have_text(re.compile(r"^300/300"))
+    expect(page).to_have_url(re.compile(r"\?q=task(\+|%20)1&sort=product-005$"))
+    assert page.evaluate("history.length") == length
+    assert page.problems == []
+
+
+@pytest.mark.parametrize(("label", "viewport"), [("desktop", DESKTOP), ("phone", PHONE)])
+def test_page_heights(live_server, seeded_arena, big_arena, open_page, artifacts, label, viewport):
+    page = open_page(viewport=viewport)
+    for name, url in (("seed arena", SEED), ("30x300 arena", BIG)):
+        page.goto(live_server.url + url)
+        height = page.evaluate("document.documentElement.scrollHeight")
+        print(f"{name} {label}: {height} px")
+        # the 30 × 300 matrix scrolls in its own box: the page is a few screens, not 17,000 px
+        assert height < (7000 if label == "phone" else 5200)
+        page.screenshot(
+            path=artifacts / f"arena_{name.split()[0]}_{label}_full.png", full_page=True
+        )
