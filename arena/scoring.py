@@ -385,8 +385,8 @@ def rivals(
     for i, product in enumerate(order):
         others = sorted((j for j in range(len(order)) if j != i), key=lambda j: (abs(j - i), j > i))
         with_detail = [j for j in others if order[j] in shown]
-        pick = (with_detail or others or [None])[0]
-        out[product] = None if pick is None else order[pick]
+        picks = with_detail or others
+        out[product] = order[picks[0]] if picks else None
     return out
 
 
