@@ -58,16 +58,26 @@ def methodology(request: HttpRequest) -> HttpResponse:
     return render(request, "arena/methodology.html")
 
 
-def _show(query: QueryDict) -> list[str]:
-    """The products the visitor picked for the matrix (``?show=a,b`` or ``?show=a&show=b``, as
-    the "Products shown" form sends them): the slugs given, in order, at most one per product an
-    arena could have."""
+def _slug_list(query: QueryDict, name: str) -> list[str]:
+    """The slugs given in ``?<name>=a,b`` or ``?<name>=a&<name>=b``, in order, each once, at most
+    ``SHOW_MAX`` (anything that is not a slug left out)."""
     slugs = []
-    for value in query.getlist("show")[:SHOW_MAX]:
+    for value in query.getlist(name)[:SHOW_MAX]:
         for slug in clean_text(value)[: PARAM_MAX_LENGTH * 10].split(","):
             if SLUG.fullmatch(slug := slug.strip()) and slug not in slugs:
                 slugs.append(slug)
     return slugs[:SHOW_MAX]
+
+
+def _show(query: QueryDict) -> list[str]:
+    """The products the visitor picked for the matrix (``?show=``, as the "Products shown" form
+    sends them)."""
+    return _slug_list(query, "show")
+
+
+def _fold(query: QueryDict) -> list[str]:
+    """The categories folded in the matrix (``?fold=``, as their "Hide" links send them)."""
+    return _slug_list(query, "fold")
 
 
 @require_safe
@@ -78,11 +88,14 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
     filters = selectors.MatrixFilters.from_params(params)
     rank = params["rank"].strip() or selectors.RANK_PA
     show = _show(request.GET)
+    fold = _fold(request.GET)
     partial = None
     if _htmx_partial(request):
         partial = request.htmx.target or ""
-        if partial.startswith(CATEGORY_TARGET) and filters.category:
-            partial = "matrix_category"  # a collapsed category's rows, asked for by its link
+        if partial.startswith(CATEGORY_TARGET):
+            # a collapsed category's rows, asked for by its link; or a category folded by its
+            # "Hide" link, which picks its heading out of the matrix (``hx-select``)
+            partial = "matrix_category" if filters.category else "matrix"
         elif partial not in ARENA_PARTIALS:
             partial = "matrix" if filters.active else "leaderboard"
     ctx = {
@@ -120,6 +133,7 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
         filters=filters,
         products=columns,
         collapse_above=selectors.MATRIX_COLLAPSE_ABOVE,
+        fold=fold,
     )
     ctx["products"] = products
     ctx["picked"] = picked  # the products shown when they are not the default ones
@@ -132,6 +146,8 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
         query["rank"] = ctx["rank"]
     if picked:
         query["show"] = picked
+    if fold and not filters.category:
+        query["fold"] = ",".join(fold)
     ctx["matrix_query"] = query
     template = "arena/detail.html" + (f"#{partial}" if partial else "")
     return render(request, template, ctx)

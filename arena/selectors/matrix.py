@@ -235,6 +235,7 @@ def arena_matrix(
     filters: MatrixFilters | None = None,
     products: list[Product] | None = None,
     collapse_above: int | None = None,
+    fold: Iterable[str] = (),
 ) -> Matrix:
     """The story matrix of ``arena`` (as ``arena_get`` returns it), filtered in the database (the
     category by its slug after), with ``products`` as its columns (default: every product on the
@@ -242,7 +243,8 @@ def arena_matrix(
     records, not model instances.
 
     With ``collapse_above``, when more stories than that match and no category is picked, only
-    the first category's rows get their cells; the others are listed in ``collapsed``."""
+    the first category's rows get their cells; the others are listed in ``collapsed``. The
+    categories named in ``fold`` (slugs) are listed there too, unless a category is picked."""
     filters = filters or MatrixFilters()
     products = products if products is not None else arena_product_list(arena=arena)
     chosen = {"persona": filters.persona, "verdict": filters.verdict}
@@ -255,11 +257,12 @@ def arena_matrix(
     if filters.category:  # by slug, which is the name's: picked here rather than in the database
         story_list = [s for s in story_list if s.category.slug == filters.category]
     collapsed: set[int] = set()
-    loaded = story_list
     if collapse_above is not None and not filters.category and len(story_list) > collapse_above:
-        first = story_list[0].category_id
-        loaded = [s for s in story_list if s.category_id == first]
-        collapsed = {s.category_id for s in story_list} - {first}
+        collapsed = {s.category_id for s in story_list} - {story_list[0].category_id}
+    folded = set(fold)
+    if folded and not filters.category:
+        collapsed |= {s.category_id for s in story_list if s.category.slug in folded}
+    loaded = [s for s in story_list if s.category_id not in collapsed] if collapsed else story_list
     columns = {p.pk: p for p in products}
     cells: list = []
     if not columns:

@@ -355,23 +355,36 @@ def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def _matrix_tbody(block, *, ncols: int, col_head: str, rows_of, load_url: str | None) -> str:
-    """One category of the matrix as a ``<tbody id="mx-cat-<pk>">``: its heading, then each
-    sub-group's heading, column heads and rows; a collapsed one its heading, its story count and
-    the link that loads its rows (``load_url``: the arena page's address with the current query,
-    to which the category is added)."""
+def _matrix_tbody(
+    block, *, ncols: int, col_head: str, rows_of, load_url: str, unfold_url=None
+) -> str:
+    """One category of the matrix as a ``<tbody id="mx-cat-<pk>">``: its heading with its story
+    count and a "Hide" link that folds it, then each sub-group's heading, column heads and rows; a
+    collapsed one its heading and the link that loads its rows. ``load_url``: the arena page's
+    address with the current query, to which the category (or the fold) is added;
+    ``unfold_url(slug)``: without JavaScript, the page with that folded category open again (None:
+    the category is not folded, its link shows it alone)."""
     category = block.category
     pk = int(category.pk)
     name = _esc(category.name)
+    count = _plural(block.count, "story", "stories")
     extra = f' <span class="blurb">{_esc(category.blurb)}</span>' if category.blurb else ""
     if not block.collapsed:
-        extra = f' <span class="cat-count">{_plural(block.count, "story", "stories")}</span>{extra}'
-    if block.collapsed:
+        fold = _esc(f"{load_url}{urlencode({'fold': block.slug})}")
+        extra = (
+            f' <span class="cat-count">{count}</span>'
+            f' <a class="cat-fold" href="{fold}#matrix-section" hx-get="{fold}"'
+            f' hx-target="#mx-cat-{pk}" hx-select="#mx-cat-{pk}" hx-swap="outerHTML">'
+            f'Hide<span class="visually-hidden"> {name}</span></a>{extra}'
+        )
+    else:
         url = _esc(f"{load_url}{urlencode({'category': block.slug})}")
+        unfolded = unfold_url(block.slug) if unfold_url else None
+        href = _esc(unfolded) if unfolded is not None else url
         extra += (
-            f' <a class="cat-load" href="{url}#matrix-section" hx-get="{url}"'
+            f' <a class="cat-load" href="{href}#matrix-section" hx-get="{url}"'
             f' hx-target="#mx-cat-{pk}" hx-swap="outerHTML">'
-            f"Show {_plural(block.count, 'story', 'stories')}"
+            f"Show {count}"
             f'<span class="visually-hidden"> of {name}</span></a>'
         )
     state = ' class="collapsed"' if block.collapsed else ""
@@ -404,6 +417,15 @@ def matrix_table(matrix, arena: str, query: dict | None = None, bodies_only: boo
     Written in Python rather than by template loops: a matrix is hundreds of rows and cells."""
     arena_url = _url_prefix(get_script_prefix(), "arena-detail")  # ``/arenas/``
     load_url = f"{arena_url}{arena}/?{urlencode(query or {})}{'&' if query else ''}"
+    folded = [f for f in (query or {}).get("fold", "").split(",") if f]
+
+    def unfold_url(slug: str) -> str | None:
+        if slug not in folded:
+            return None
+        rest = {**(query or {}), "fold": ",".join(f for f in folded if f != slug)}
+        kept = urlencode({k: v for k, v in rest.items() if v})
+        return f"{arena_url}{arena}/{'?' if kept else ''}{kept}"
+
     products = _prefix("product-detail", arena)
     stories = _prefix("story-detail", arena)
     ncols = len(matrix.products) + 2
@@ -438,7 +460,14 @@ def matrix_table(matrix, arena: str, query: dict | None = None, bodies_only: boo
         return out
 
     bodies = "\n".join(
-        _matrix_tbody(b, ncols=ncols, col_head=col_head, rows_of=rows_of, load_url=load_url)
+        _matrix_tbody(
+            b,
+            ncols=ncols,
+            col_head=col_head,
+            rows_of=rows_of,
+            load_url=load_url,
+            unfold_url=unfold_url,
+        )
         for b in matrix.blocks
     )
     if bodies_only:

@@ -125,3 +125,32 @@ def test_the_matrix_can_be_skipped_and_typing_replaces_the_history_entry(client,
     # every loaded category says how many stories it holds; collapsed ones too
     assert '<span class="cat-count">50 stories</span>' in html
     assert html.count("Show 50 stories") == 5
+
+
+def test_a_category_folds_and_opens_again_with_or_without_javascript(client, seeded_arena):
+    html = get(client, ARENA).content.decode()
+    hide = re.search(r'<a class="cat-fold" href="([^"]+)"[^>]*hx-target="#mx-cat-(\d+)"', html)
+    url, pk = unescape(hide.group(1)), hide.group(2)
+    assert url.endswith("?fold=agent-workloads#matrix-section")
+    # without JavaScript: the page with that category folded, its link opens it again
+    folded = get(client, url.split("#")[0]).content.decode()
+    body = folded.split(f'<tbody id="mx-cat-{pk}"', 1)[1].split("</tbody>", 1)[0]
+    assert body.startswith(' class="collapsed"') and "Show 3 stories" in body
+    assert 'th scope="row"' not in body
+    show = unescape(re.search(r'class="cat-load" href="([^"]+)"', body).group(1))
+    assert show == ARENA + "#matrix-section"
+    # other categories fold on top of it (their links keep the first fold)
+    assert "?fold=agent-workloads&amp;fold=agenticness#matrix-section" in folded
+    # with htmx: the "Hide" link's answer holds the folded heading (``hx-select`` picks it), the
+    # "Show" link's the rows; a category picked is never folded
+    hx = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": f"mx-cat-{pk}"}
+    part = get(client, ARENA + "?fold=agent-workloads", **hx).content.decode()
+    assert f'<tbody id="mx-cat-{pk}" class="collapsed">' in part and "<html" not in part
+    rows = get(client, ARENA + "?fold=agent-workloads&category=agent-workloads", **hx)
+    assert rows.content.decode().count('<th scope="row"') == 3
+
+
+@pytest.mark.parametrize("fold", ["%00", "a" * 5000, ",,,", "<script>", "agent-workloads," * 300])
+def test_odd_fold_values_are_ignored_or_applied_never_an_error(client, seeded_arena, fold):
+    response = get(client, f"{ARENA}?fold={fold}")
+    assert "<script>" not in response.content.decode().split("<main", 1)[1].split("matrix", 1)[0]
