@@ -103,16 +103,35 @@ class Decision(models.TextChoices):
     DUPLICATE = "duplicate", "Mark duplicate"
 
 
-class DecisionForm(forms.Form):
-    """The decision on the admin's review page."""
+DECISION_MISSING = "Choose a decision: uphold, reject or mark duplicate. Nothing was changed."
+RATIONALE_MAX = 5000
 
-    decision = forms.ChoiceField(choices=Decision.choices, widget=forms.RadioSelect)
+
+class DecisionForm(forms.Form):
+    """The decision on the admin's review page. No decision is preselected: resolving without
+    choosing one is an error, never an uphold."""
+
+    decision = forms.ChoiceField(
+        choices=Decision.choices,
+        widget=forms.RadioSelect,
+        error_messages={"required": DECISION_MISSING},
+    )
     verdict = forms.ChoiceField(choices=Verdict.choices, required=False, label="Verdict")
     proof = forms.ChoiceField(
         choices=[("", "— none —"), *Proof.choices], required=False, label="Proof"
     )
     quality = forms.IntegerField(
         min_value=0, max_value=QUALITY_MAX, required=False, label="Quality"
+    )
+    rationale = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 5, "maxlength": RATIONALE_MAX}),
+        required=False,
+        max_length=RATIONALE_MAX,
+        label="New rationale (optional, uphold only)",
+        help_text=(
+            "Replaces the cell's rationale with the correction. Left empty, the old rationale "
+            "stays and is marked as written before this correction."
+        ),
     )
     note = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3, "required": True, "maxlength": NOTE_MAX}),
@@ -133,6 +152,12 @@ class DecisionForm(forms.Form):
 
     def clean_seen_flags(self) -> frozenset[int] | None:
         return parse_flag_ids(self.cleaned_data.get("seen_flags") or "")
+
+    def new_rationale(self) -> str | None:
+        """The rationale written with an uphold; None: keep (and mark) the old one."""
+        if self.cleaned_data["decision"] != Decision.UPHOLD:
+            return None
+        return self.cleaned_data.get("rationale", "").strip() or None
 
     def moderation_decision(self) -> ModerationDecision:
         """The decision as the services take it; upholding writes the proof and quality the page
