@@ -78,14 +78,13 @@ class ReviewItemAdmin(admin.ModelAdmin):
     list_display = [
         "age",
         "cell_link",
-        "reasons",
-        "explanation",
-        "current",
-        "proposed",
+        "flag_summary",
+        "correction",
         "reporter_count",
         "impact",
         "status",
     ]
+    list_display_links = None  # the cell column links to the review page
     list_filter = [
         StatusFilter,
         "cell__story__arena",
@@ -151,28 +150,34 @@ class ReviewItemAdmin(admin.ModelAdmin):
             item.cell.story.text,
         )
 
-    @admin.display(description="reason")
-    def reasons(self, item):
-        labels = dict(Reason.choices)
-        seen = dict.fromkeys(f.reason for f in item.flags.all())  # in order filed, once each
-        return ", ".join(labels.get(r, r) for r in seen) or "—"
-
-    @admin.display(description="explanation (newest flag)")
-    def explanation(self, item):
+    @admin.display(description="reason: explanation (newest flag)")
+    def flag_summary(self, item):
         flags = list(item.flags.all())
         if not flags:
             return "—"
+        labels = dict(Reason.choices)
+        reasons = dict.fromkeys(labels.get(f.reason, f.reason) for f in flags)  # once each
         newest = max(flags, key=lambda f: (f.created_at, f.pk))
-        return format_html('<span class="queue-excerpt">{}</span>', excerpt(newest.explanation))
+        return format_html(
+            '<strong>{}</strong>: <span class="queue-excerpt">{}</span>',
+            ", ".join(reasons),
+            excerpt(newest.explanation),
+        )
 
-    @admin.display(description="current")
-    def current(self, item):
-        return CellValue.of(item.cell).label()
-
-    @admin.display(description="proposed")
-    def proposed(self, item):
+    @admin.display(description="current → proposed")
+    def correction(self, item):
         proposal = review_item_proposal(item)
-        return "—" if proposal is None else proposal.label()
+        return format_html(
+            "{}<br>→ {}",
+            CellValue.of(item.cell).label(),
+            "no values proposed" if proposal is None else proposal.label(),
+        )
+
+    def get_list_display(self, request):
+        # the queue opens on pending items: a status column would repeat "pending" on every row
+        shown = request.GET.get(StatusFilter.parameter_name) or Status.PENDING
+        columns = list(super().get_list_display(request))
+        return [c for c in columns if c != "status"] if shown == Status.PENDING else columns
 
     @admin.display(description="reporters", ordering="reporters")
     def reporter_count(self, item):
@@ -213,7 +218,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
         pending = item.status == Status.PENDING
         context = {
             **self.admin_site.each_context(request),
-            "title": f"Review: {item.cell.product.name} — {item.cell.story.text[:60]}",
+            "title": f"Review: {item.cell.product.name} — {excerpt(item.cell.story.text, 60)}",
             "opts": self.model._meta,
             "item": item,
             "cell": item.cell,

@@ -92,6 +92,9 @@ class ArenaScopedFilter(admin.RelatedFieldListFilter):
         arena = chosen_arena(request)
         if arena is not None:
             return [(row.pk, row.name) for row in rows.filter(arena_id=arena)]
+        rows = list(rows)
+        if len({row.arena_id for row in rows}) == 1:
+            return [(row.pk, row.name) for row in rows]
         return [(row.pk, f"{row.arena.name} · {row.name}") for row in rows]
 
 
