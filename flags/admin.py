@@ -206,6 +206,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
             request.POST or None,
             initial={
                 **{name: getattr(offered, name) for name in JUDGEMENT_FIELDS},
+                "rationale": item.cell.rationale,
                 "version": item.version,
                 "cell_version": item.cell.version,
                 "seen_flags": ",".join(str(f.pk) for f in flags),

@@ -21,6 +21,7 @@ from flags.inputs import (
     one_line_error,
 )
 from flags.models import Reason
+from flags.services import RATIONALE_MAX
 from stories.values import QUALITY_MAX, CellValue, Proof, Verdict
 
 
@@ -104,7 +105,6 @@ class Decision(models.TextChoices):
 
 
 DECISION_MISSING = "Choose a decision: uphold, reject or mark duplicate. Nothing was changed."
-RATIONALE_MAX = 5000
 
 
 class DecisionForm(forms.Form):
@@ -127,10 +127,11 @@ class DecisionForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 5, "maxlength": RATIONALE_MAX}),
         required=False,
         max_length=RATIONALE_MAX,
-        label="New rationale (optional, uphold only)",
+        label="Rationale (edit to rewrite it with the correction)",
         help_text=(
-            "Replaces the cell's rationale with the correction. Left empty, the old rationale "
-            "stays and is marked as written before this correction."
+            "Upholding only. Edited, it replaces the cell's rationale, marked as rewritten with "
+            "this correction. Left as it is (or emptied), the old rationale stays and is marked "
+            "as written before this correction."
         ),
     )
     note = forms.CharField(
@@ -154,10 +155,15 @@ class DecisionForm(forms.Form):
         return parse_flag_ids(self.cleaned_data.get("seen_flags") or "")
 
     def new_rationale(self) -> str | None:
-        """The rationale written with an uphold; None: keep (and mark) the old one."""
+        """The rationale written with an uphold; None: keep (and mark) the old one, which the
+        field offers to edit (``initial``): sent back unchanged, or emptied, it is kept."""
         if self.cleaned_data["decision"] != Decision.UPHOLD:
             return None
-        return self.cleaned_data.get("rationale", "").strip() or None
+        text = (self.cleaned_data.get("rationale") or "").strip()
+        offered = self.initial.get("rationale") or ""
+        if not text or " ".join(text.split()) == " ".join(offered.split()):
+            return None
+        return text
 
     def moderation_decision(self) -> ModerationDecision:
         """The decision as the services take it; upholding writes the proof and quality the page

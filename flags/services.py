@@ -299,7 +299,7 @@ def _flags_detail(decision: ModerationDecision) -> dict[str, list[int]]:
     return {} if decision.seen_flags is None else {"flags": sorted(decision.seen_flags)}
 
 
-RATIONALE_MAX = 5000  # as the review page's field (flags.forms)
+RATIONALE_MAX = 5000  # a new rationale given with an uphold (the review page's field, the API's)
 
 
 def _rationale_errors(rationale: str | None) -> dict[str, str]:
@@ -357,6 +357,7 @@ def review_item_uphold(
         )
         if change is None:  # record_unchanged promises a record; never upheld without one
             raise RuntimeError("cell_set_value recorded no change for an upheld flag")
+        replaced = item.cell.rationale  # kept in the audit log: the public record has no text
         if rationale is not None:
             cell_update_detail(cell=item.cell, rationale=rationale, correction=change)
         else:
@@ -370,7 +371,11 @@ def review_item_uphold(
             detail={
                 "old": [change.old_verdict, change.old_proof, change.old_quality],
                 "new": [change.new_verdict, change.new_proof, change.new_quality],
-                "rationale": "rewritten" if rationale is not None else "kept",
+                "rationale": (
+                    {"old": replaced, "new": item.cell.rationale}
+                    if rationale is not None
+                    else "kept"
+                ),
                 **_flags_detail(decision),
             },
             created_at=timezone.now(),

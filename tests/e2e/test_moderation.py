@@ -82,6 +82,7 @@ def test_a_moderator_reads_the_queue_and_an_item(
     expect(rows).to_contain_text(flagged.story.text)  # whole, wrapped
     expect(rows).to_contain_text("The 2.4 changelog adds a durable approval step")
     page.screenshot(path=str(artifacts / f"moderation-queue-{size}.png"), full_page=True)
+    assert violations(page) == []  # (the admin's filter links made 24 px tall by queue.css)
 
     rows.get_by_role("link", name=flagged.product.name).click()
     for label in ("Uphold: correct the cell", "Reject", "Mark duplicate"):
@@ -93,6 +94,7 @@ def test_a_moderator_reads_the_queue_and_an_item(
         "earlier flags from this client: 0 upheld, 1 rejected"
     )
     page.screenshot(path=str(artifacts / f"moderation-item-{size}.png"), full_page=True)
+    assert violations(page) == []
 
     # resolving without a decision is refused, never an uphold: the browser asks for a choice
     # (the radios are required; the server's message is tested in tests/flags/test_queue.py)
@@ -112,7 +114,7 @@ def test_upholding_with_a_new_rationale_shows_it_rewritten_on_the_cell_page(
     page.goto(f"{live_server.url}/admin/flags/reviewitem/")
     page.locator("#result_list").get_by_role("link", name=flagged.product.name).click()
     page.get_by_label("Uphold: correct the cell").check()
-    page.get_by_label("New rationale (optional, uphold only)").fill(NEW_RATIONALE)
+    page.get_by_label("Rationale (edit to rewrite it with the correction)").fill(NEW_RATIONALE)
     page.get_by_label("Public note").fill("Confirmed in the 2.4 docs.")
     page.get_by_role("button", name="Resolve").click()
     expect(page.locator(".messagelist")).to_contain_text("resolved: uphold")

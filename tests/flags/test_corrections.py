@@ -49,6 +49,13 @@ def test_an_uphold_with_a_new_rationale_replaces_it_and_marks_it_rewritten(flagg
 
 
 @pytest.mark.django_db
+def test_the_audit_log_keeps_the_rationale_a_correction_replaced(flagged, moderator):
+    item = uphold(flagged.item, moderator, rationale=NEW)
+    action = item.actions.get()
+    assert action.detail["rationale"] == {"old": OLD, "new": NEW}
+
+
+@pytest.mark.django_db
 def test_an_uphold_without_a_rationale_keeps_it_and_marks_it_older(flagged, moderator):
     item = uphold(flagged.item, moderator, rationale="   ")
     cell = Cell.objects.get(pk=flagged.cell_id)
@@ -201,3 +208,19 @@ def test_a_rationale_sent_with_a_rejection_is_ignored(flagged, moderator):
     data = page_form(client, url, "review-form", decision="reject", note="No.", rationale=NEW)
     assert client.post(url, data).status_code == 302
     assert Cell.objects.get(pk=flagged.cell_id).rationale == OLD
+
+
+@pytest.mark.django_db
+def test_the_review_page_offers_the_rationale_and_keeps_it_when_sent_back_unchanged(
+    flagged, moderator
+):
+    client = Client()
+    client.force_login(moderator)
+    url = f"/admin/flags/reviewitem/{flagged.item_id}/change/"
+    data = page_form(client, url, "review-form", decision="uphold", note="Docs.")
+    assert data["rationale"] == OLD
+    data["rationale"] = "  " + OLD.replace(" ", "\r\n", 1) + "\n"  # as a browser may send it
+    assert client.post(url, data).status_code == 302
+    cell = Cell.objects.get(pk=flagged.cell_id)
+    assert cell.rationale == OLD and cell.rationale_predates is not None
+    assert cell.rationale_rewritten_at is None

@@ -97,7 +97,7 @@ def test_the_review_page_shows_the_rationale_and_evidence_beside_the_flags(item,
     assert item.cell.rationale in cell_part
     assert "Approvals resume from a webhook call." in cell_part and "[github]" in cell_part
     assert EXPLANATION in flags_part
-    assert "New rationale (optional, uphold only)" in page
+    assert "Rationale (edit to rewrite it with the correction)" in page
 
 
 @pytest.mark.django_db
