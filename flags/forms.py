@@ -124,7 +124,7 @@ class DecisionForm(forms.Form):
         min_value=0, max_value=QUALITY_MAX, required=False, label="Quality"
     )
     rationale = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 5, "maxlength": RATIONALE_MAX}),
+        widget=forms.Textarea(attrs={"rows": 8, "maxlength": RATIONALE_MAX}),
         required=False,
         max_length=RATIONALE_MAX,
         label="Rationale (edit to rewrite it with the correction)",

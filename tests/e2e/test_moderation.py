@@ -60,10 +60,10 @@ def flagged(seeded_arena, moderator):
     return cell
 
 
-def log_in(open_page, live_server, django_user_model, viewport):
+def log_in(open_page, live_server, django_user_model, viewport, dark=False):
     if not django_user_model.objects.filter(username="moderator").exists():
         django_user_model.objects.create_superuser("moderator", "m@example.com", PASSWORD)
-    page = open_page(viewport=viewport)
+    page = open_page(viewport=viewport, dark=dark)
     page.goto(f"{live_server.url}/admin/")
     page.get_by_label("Username").fill("moderator")
     page.get_by_label("Password").fill(PASSWORD)
@@ -71,11 +71,14 @@ def log_in(open_page, live_server, django_user_model, viewport):
     return page
 
 
-@pytest.mark.parametrize("size, viewport", [("desktop", DESKTOP), ("phone", PHONE)])
+@pytest.mark.parametrize(
+    "size, viewport, dark",
+    [("desktop", DESKTOP, False), ("phone", PHONE, False), ("dark", DESKTOP, True)],
+)
 def test_a_moderator_reads_the_queue_and_an_item(
-    live_server, flagged, open_page, django_user_model, artifacts, size, viewport
+    live_server, flagged, open_page, django_user_model, artifacts, size, viewport, dark
 ):
-    page = log_in(open_page, live_server, django_user_model, viewport)
+    page = log_in(open_page, live_server, django_user_model, viewport, dark)
     page.goto(f"{live_server.url}/admin/flags/reviewitem/")
     rows = page.locator("#result_list")
     expect(rows).to_contain_text("Wrong verdict")
