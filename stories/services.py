@@ -187,8 +187,12 @@ def cell_mark_rationale_predates(*, cell: Cell, correction: CellChange) -> bool:
     if (old.verdict, old.quality) == (new.verdict, new.quality):
         return False
     with transaction.atomic():
-        marked = Cell.objects.filter(pk=cell.pk, rationale_predates__isnull=True).update(
-            rationale_predates=correction.changed_at
+        # (a rationale rewritten with a later correction, as a clock set back could make it,
+        # predates nothing older: the database refuses that mark)
+        marked = (
+            Cell.objects.filter(pk=cell.pk, rationale_predates__isnull=True)
+            .exclude(rationale_rewritten_at__gte=correction.changed_at)
+            .update(rationale_predates=correction.changed_at)
         )
         if marked:
             arena_content_changed(arena_id=_arena_of(cell))

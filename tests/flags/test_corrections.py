@@ -224,3 +224,13 @@ def test_the_review_page_offers_the_rationale_and_keeps_it_when_sent_back_unchan
     cell = Cell.objects.get(pk=flagged.cell_id)
     assert cell.rationale == OLD and cell.rationale_predates is not None
     assert cell.rationale_rewritten_at is None
+
+
+@pytest.mark.django_db
+def test_a_rewrite_stamped_later_than_the_correction_is_not_marked_older(flagged, moderator):
+    """A clock set back must not turn an uphold into a constraint error."""
+    later = timezone.now() + timezone.timedelta(hours=1)
+    Cell.objects.filter(pk=flagged.cell_id).update(rationale_rewritten_at=later)
+    uphold(flagged.item, moderator)
+    cell = Cell.objects.get(pk=flagged.cell_id)
+    assert cell.verdict == Verdict.PARTIAL and cell.rationale_predates is None
