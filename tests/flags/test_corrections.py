@@ -6,6 +6,8 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.test import Client
 from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from arena.models import Arena
 from flags.inputs import ModerationDecision
@@ -234,3 +236,67 @@ def test_a_rewrite_stamped_later_than_the_correction_is_not_marked_older(flagged
     uphold(flagged.item, moderator)
     cell = Cell.objects.get(pk=flagged.cell_id)
     assert cell.verdict == Verdict.PARTIAL and cell.rationale_predates is None
+
+
+# ---------------------------------------------------------------- any sequence of writes
+
+VALUES = [
+    {"verdict": Verdict.FULL, "proof": Proof.PROBED, "quality": 8},
+    {"verdict": Verdict.FULL, "proof": Proof.PROBED, "quality": 9},
+    {"verdict": Verdict.PARTIAL, "proof": Proof.CLAIMED, "quality": 5},
+    {"verdict": Verdict.NONE, "proof": None, "quality": 0},
+]
+WRITES = st.lists(
+    st.one_of(
+        st.tuples(
+            st.just("uphold"),
+            st.sampled_from(range(len(VALUES))),
+            st.sampled_from([None, NEW, "A third text."]),
+        ),
+        st.tuples(st.just("edit"), st.sampled_from([OLD, NEW, "Edited."])),
+        st.tuples(st.just("reject")),
+    ),
+    max_size=6,
+)
+
+
+@pytest.mark.django_db
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(writes=WRITES)
+def test_the_marks_follow_any_sequence_of_writes(moderator, writes):
+    """The marks say what happened last to the text: rewritten with a correction, or written
+    before the first correction that changed the judgement since it was last written."""
+    cell = CellFactory(detail_published=True)
+    predates = rewritten = None
+    for write in writes:
+        before = Cell.objects.get(pk=cell.pk)
+        if write[0] == "uphold":
+            _, value, rationale = write
+            flag = FlagFactory(item__cell=before)
+            item = uphold(flag.item, moderator, rationale=rationale, **VALUES[value])
+            at = item.change.changed_at
+            if rationale is not None:
+                predates, rewritten = None, at
+            elif (before.verdict, before.quality) != (
+                VALUES[value]["verdict"],
+                VALUES[value]["quality"],
+            ):
+                predates = predates or at
+        elif write[0] == "edit":
+            if write[1] != before.rationale:
+                predates = None
+            cell_edit(cell=before, changes={"rationale": write[1]}, base_version=before.version)
+        else:
+            flag = FlagFactory(item__cell=before)
+            review_item_reject(
+                item=flag.item, moderator=moderator, decision=ModerationDecision(note="No.")
+            )
+        after = Cell.objects.get(pk=cell.pk)
+        assert (after.rationale_predates, after.rationale_rewritten_at) == (predates, rewritten), (
+            writes,
+            write,
+        )
