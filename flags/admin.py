@@ -14,13 +14,22 @@ from django.db.models import Count
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.timesince import timesince
 
-from flags.filters import AgeFilter, ReasonFilter, StatusFilter
+from flags.filters import (
+    AgeFilter,
+    ArenaCategoryFilter,
+    ArenaProductFilter,
+    ReasonFilter,
+    StatusFilter,
+)
 from flags.forms import BulkRejectForm, Decision, DecisionForm, parse_flag_ids
 from flags.inputs import ModerationDecision
-from flags.models import ModeratorAction, ReviewItem, Status
+from flags.models import ModeratorAction, Reason, ReviewItem, Status
 from flags.selectors import (
+    flag_reporter_records,
     review_item_impact,
     review_item_impacts,
     review_item_proposal,
@@ -29,6 +38,25 @@ from flags.selectors import (
 from flags.services import AlreadyResolved, review_item_reject, review_item_uphold
 from stories.services import EditConflict
 from stories.values import JUDGEMENT_FIELDS, CellValue
+
+EXCERPT_CHARS = 140
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """The text's start, cut at a word boundary (never mid-word), with an ellipsis when cut."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit + 1]
+    space = cut.rfind(" ")
+    head = cut[:space] if space > 0 else text[:limit]  # one word longer than the limit: cut it
+    return head.rstrip(" ,.;:–—-") + "…"
+
+
+def age(when) -> str:
+    """How long ago, to the largest unit: "3 days", "5 hours", "under a minute"."""
+    text = timesince(when, timezone.now(), depth=1)
+    return "under a minute" if text.startswith("0\xa0minutes") else text.replace("\xa0", " ")
 
 
 class ReviewChangeList(ChangeList):
@@ -48,20 +76,31 @@ class ReviewChangeList(ChangeList):
 @admin.register(ReviewItem)
 class ReviewItemAdmin(admin.ModelAdmin):
     list_display = [
-        "created_at",
+        "age",
         "cell_link",
-        "current",
-        "proposed",
+        "flag_summary",
+        "correction",
         "reporter_count",
         "impact",
         "status",
     ]
-    list_filter = [StatusFilter, "cell__story__arena", "cell__product", ReasonFilter, AgeFilter]
+    list_display_links = None  # the cell column links to the review page
+    list_filter = [
+        StatusFilter,
+        "cell__story__arena",
+        ("cell__product", ArenaProductFilter),
+        ("cell__story__category", ArenaCategoryFilter),
+        ReasonFilter,
+        AgeFilter,
+    ]
     search_fields = ["cell__story__text", "cell__product__name", "flags__explanation"]
     ordering = ["created_at", "pk"]
     list_per_page = 50
     actions = ["bulk_reject"]
     change_form_template = "admin/flags/reviewitem/review.html"
+
+    class Media:
+        css = {"all": ["admin/flags/queue.css"]}
 
     # --- permissions: superusers and the Moderators group
     def has_module_permission(self, request):
@@ -92,23 +131,53 @@ class ReviewItemAdmin(admin.ModelAdmin):
         return ReviewChangeList
 
     # --- columns
-    @admin.display(description="cell")
-    def cell_link(self, item):
+    @admin.display(description="age", ordering="created_at")
+    def age(self, item):
         return format_html(
-            '<a href="{}">{}</a> — {}',
-            reverse("admin:flags_reviewitem_change", args=[item.pk]),
-            item.cell.product.name,
-            item.cell.story.text[:70],
+            '<time datetime="{}" title="{}">{}</time>',
+            item.created_at.isoformat(),
+            item.created_at.strftime("%Y-%m-%d %H:%M"),
+            age(item.created_at),
         )
 
-    @admin.display(description="current")
-    def current(self, item):
-        return CellValue.of(item.cell).label()
+    @admin.display(description="cell")
+    def cell_link(self, item):
+        # the whole story, wrapped by queue.css: a story cut mid-word reads as another story
+        return format_html(
+            '<a href="{}">{}</a> <span class="queue-story">“{}”</span>',
+            reverse("admin:flags_reviewitem_change", args=[item.pk]),
+            item.cell.product.name,
+            item.cell.story.text,
+        )
 
-    @admin.display(description="proposed")
-    def proposed(self, item):
+    @admin.display(description="reason: explanation (newest flag)")
+    def flag_summary(self, item):
+        flags = list(item.flags.all())
+        if not flags:
+            return "—"
+        labels = dict(Reason.choices)
+        reasons = dict.fromkeys(labels.get(f.reason, f.reason) for f in flags)  # once each
+        newest = max(flags, key=lambda f: (f.created_at, f.pk))
+        return format_html(
+            '<strong>{}</strong>: <span class="queue-excerpt">{}</span>',
+            ", ".join(reasons),
+            excerpt(newest.explanation),
+        )
+
+    @admin.display(description="current → proposed")
+    def correction(self, item):
         proposal = review_item_proposal(item)
-        return "—" if proposal is None else proposal.label()
+        return format_html(
+            "{}<br>→ {}",
+            CellValue.of(item.cell).label(),
+            "no values proposed" if proposal is None else proposal.label(),
+        )
+
+    def get_list_display(self, request):
+        # the queue opens on pending items: a status column would repeat "pending" on every row
+        shown = request.GET.get(StatusFilter.parameter_name) or Status.PENDING
+        columns = list(super().get_list_display(request))
+        return [c for c in columns if c != "status"] if shown == Status.PENDING else columns
 
     @admin.display(description="reporters", ordering="reporters")
     def reporter_count(self, item):
@@ -130,10 +199,14 @@ class ReviewItemAdmin(admin.ModelAdmin):
         proposal = review_item_proposal(item)
         offered = proposal or CellValue.of(item.cell)
         flags = list(item.flags.all())
+        records = flag_reporter_records(flags)
+        for f in flags:
+            f.reporter_record = records.get(f.pk)
         form = DecisionForm(
             request.POST or None,
             initial={
                 **{name: getattr(offered, name) for name in JUDGEMENT_FIELDS},
+                "rationale": item.cell.rationale,
                 "version": item.version,
                 "cell_version": item.cell.version,
                 "seen_flags": ",".join(str(f.pk) for f in flags),
@@ -146,10 +219,11 @@ class ReviewItemAdmin(admin.ModelAdmin):
         pending = item.status == Status.PENDING
         context = {
             **self.admin_site.each_context(request),
-            "title": f"Review: {item.cell.product.name} — {item.cell.story.text[:60]}",
+            "title": f"Review: {item.cell.product.name} — {excerpt(item.cell.story.text, 60)}",
             "opts": self.model._meta,
             "item": item,
             "cell": item.cell,
+            "evidence": list(item.cell.evidence.order_by("position")),
             "flags": flags,
             "proposal": proposal,
             "impact": review_item_impact(item) if pending else None,
@@ -168,7 +242,12 @@ class ReviewItemAdmin(admin.ModelAdmin):
         decision = form.moderation_decision()
         try:
             if chosen == Decision.UPHOLD:
-                review_item_uphold(item=item, moderator=request.user, decision=decision)
+                review_item_uphold(
+                    item=item,
+                    moderator=request.user,
+                    decision=decision,
+                    rationale=form.new_rationale(),
+                )
             else:
                 review_item_reject(
                     item=item,

@@ -1,4 +1,5 @@
-"""The review queue's list filters: status (pending by default), reason and age."""
+"""The review queue's list filters: status (pending by default), reason, age, and the product and
+category filters, which list only the chosen arena's when an arena is chosen."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from datetime import timedelta
 from django.contrib import admin
 from django.utils import timezone
 
+from arena.models import Category
 from flags.models import Reason, Status
+from products.models import Product
 
 ALL = "all"
 
@@ -65,3 +68,39 @@ class ReasonFilter(admin.SimpleListFilter):
         if self.value():
             return queryset.filter(flags__reason=self.value()).distinct()
         return queryset
+
+
+ARENA_PARAMETER = "cell__story__arena__id__exact"  # the arena filter's (a related-field filter)
+
+
+def chosen_arena(request) -> int | None:
+    """The arena the queue is filtered to, if one (an id that is not a number: none)."""
+    raw = request.GET.get(ARENA_PARAMETER, "")
+    return int(raw) if raw.isdigit() and len(raw) < 19 else None
+
+
+class ArenaScopedFilter(admin.RelatedFieldListFilter):
+    """A related-field filter whose choices are the chosen arena's only; with no arena chosen,
+    every arena's, each named with its arena (two arenas may have a product of the same name)."""
+
+    model: type[Product] | type[Category]
+
+    def field_choices(self, field, request, model_admin):
+        rows = self.model._default_manager.select_related("arena").order_by(
+            "arena__name", "position"
+        )
+        arena = chosen_arena(request)
+        if arena is not None:
+            return [(row.pk, row.name) for row in rows.filter(arena_id=arena)]
+        rows = list(rows)
+        if len({row.arena_id for row in rows}) == 1:
+            return [(row.pk, row.name) for row in rows]
+        return [(row.pk, f"{row.arena.name} · {row.name}") for row in rows]
+
+
+class ArenaProductFilter(ArenaScopedFilter):
+    model = Product
+
+
+class ArenaCategoryFilter(ArenaScopedFilter):
+    model = Category

@@ -21,6 +21,7 @@ from flags.inputs import (
     one_line_error,
 )
 from flags.models import Reason
+from flags.services import RATIONALE_MAX
 from stories.values import QUALITY_MAX, CellValue, Proof, Verdict
 
 
@@ -103,16 +104,35 @@ class Decision(models.TextChoices):
     DUPLICATE = "duplicate", "Mark duplicate"
 
 
-class DecisionForm(forms.Form):
-    """The decision on the admin's review page."""
+DECISION_MISSING = "Choose a decision: uphold, reject or mark duplicate. Nothing was changed."
 
-    decision = forms.ChoiceField(choices=Decision.choices, widget=forms.RadioSelect)
+
+class DecisionForm(forms.Form):
+    """The decision on the admin's review page. No decision is preselected: resolving without
+    choosing one is an error, never an uphold."""
+
+    decision = forms.ChoiceField(
+        choices=Decision.choices,
+        widget=forms.RadioSelect,
+        error_messages={"required": DECISION_MISSING},
+    )
     verdict = forms.ChoiceField(choices=Verdict.choices, required=False, label="Verdict")
     proof = forms.ChoiceField(
         choices=[("", "— none —"), *Proof.choices], required=False, label="Proof"
     )
     quality = forms.IntegerField(
         min_value=0, max_value=QUALITY_MAX, required=False, label="Quality"
+    )
+    rationale = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 8, "maxlength": RATIONALE_MAX}),
+        required=False,
+        max_length=RATIONALE_MAX,
+        label="Rationale (edit to rewrite it with the correction)",
+        help_text=(
+            "Upholding only. Edited, it replaces the cell's rationale, marked as rewritten with "
+            "this correction. Left as it is (or emptied), the old rationale stays and is marked "
+            "as written before this correction."
+        ),
     )
     note = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3, "required": True, "maxlength": NOTE_MAX}),
@@ -133,6 +153,17 @@ class DecisionForm(forms.Form):
 
     def clean_seen_flags(self) -> frozenset[int] | None:
         return parse_flag_ids(self.cleaned_data.get("seen_flags") or "")
+
+    def new_rationale(self) -> str | None:
+        """The rationale written with an uphold; None: keep (and mark) the old one, which the
+        field offers to edit (``initial``): sent back unchanged, or emptied, it is kept."""
+        if self.cleaned_data["decision"] != Decision.UPHOLD:
+            return None
+        text = (self.cleaned_data.get("rationale") or "").strip()
+        offered = self.initial.get("rationale") or ""
+        if not text or " ".join(text.split()) == " ".join(offered.split()):
+            return None
+        return text
 
     def moderation_decision(self) -> ModerationDecision:
         """The decision as the services take it; upholding writes the proof and quality the page

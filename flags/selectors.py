@@ -7,12 +7,14 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AnonymousUser, User
+from django.db.models import Count, Q
+from django.db.models.functions import Lower
 
 from arena import scoring
 from arena.models import Arena, ProductScore
 from arena.selectors.inputs import arena_scoring_inputs
 from flags.inputs import FlagInput
-from flags.models import ReviewItem, Status
+from flags.models import Flag, ReviewItem, Status
 from stories.models import Cell, CellChange
 from stories.values import CellValue
 
@@ -186,3 +188,59 @@ def review_item_impact(item: ReviewItem) -> Impact | None:
     """The impact of upholding one pending item (see ``review_item_impacts``); None when it is
     resolved or has none to show."""
     return review_item_impacts([item]).get(item.pk)
+
+
+@dataclass(frozen=True)
+class ReporterRecord:
+    """A reporter's past flags as moderators decided them, matched by ``by`` (``"email"`` when the
+    flag carries one, else ``"client"``: the same salted client hash)."""
+
+    by: str
+    upheld: int
+    rejected: int
+
+    def __str__(self) -> str:
+        who = "this email" if self.by == "email" else "this client"
+        if not (self.upheld or self.rejected):
+            return f"no earlier decided flags from {who}"
+        return f"earlier flags from {who}: {self.upheld} upheld, {self.rejected} rejected"
+
+
+def flag_reporter_records(flags: Sequence[Flag]) -> dict[int, ReporterRecord]:
+    """Each flag's reporter record (by flag id): their other flags that moderators upheld or
+    rejected (duplicates aside), by the same email when the flag has one, else by the same client
+    hash. One query for all the flags, however many."""
+    if not flags:
+        return {}
+    emails = {f.email.lower() for f in flags if f.email}
+    hashes = {f.client_hash for f in flags if not f.email}
+    decided = [Status.UPHELD, Status.REJECTED]
+    rows = (
+        Flag.objects.alias(email_lower=Lower("email"))
+        .filter(Q(email_lower__in=emails) | Q(client_hash__in=hashes), item__status__in=decided)
+        .exclude(pk__in=[f.pk for f in flags])
+        .values("email", "client_hash", "item__status")
+        .order_by()
+        .annotate(n=Count("pk"))
+    )
+    by_email: dict[tuple[str, str], int] = {}
+    by_client: dict[tuple[str, str], int] = {}
+    for row in rows:
+        status, n = row["item__status"], row["n"]
+        if row["email"]:
+            email_key = (row["email"].lower(), status)
+            by_email[email_key] = by_email.get(email_key, 0) + n
+        client_key = (row["client_hash"], status)
+        by_client[client_key] = by_client.get(client_key, 0) + n
+    records = {}
+    for flag in flags:
+        if flag.email:
+            counts, who, by = by_email, flag.email.lower(), "email"
+        else:
+            counts, who, by = by_client, flag.client_hash, "client"
+        records[flag.pk] = ReporterRecord(
+            by=by,
+            upheld=counts.get((who, Status.UPHELD.value), 0),
+            rejected=counts.get((who, Status.REJECTED.value), 0),
+        )
+    return records

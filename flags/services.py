@@ -25,12 +25,12 @@ from django.db.backends.utils import CursorWrapper
 from django.db.models import F
 from django.utils import timezone
 
-from arena.text import parse_rate
+from arena.text import clean_text, parse_rate
 from flags.inputs import FlagInput, ModerationDecision
 from flags.models import Flag, ModeratorAction, ReviewItem, Status
 from flags.selectors import review_item_proposal, user_can_moderate
 from stories.models import Cell, CellChange
-from stories.services import cell_set_value
+from stories.services import cell_mark_rationale_predates, cell_set_value, cell_update_detail
 from stories.values import CellValue
 
 # A flood of flags must not take every thread of a process from the pages (gunicorn's gthread
@@ -299,15 +299,36 @@ def _flags_detail(decision: ModerationDecision) -> dict[str, list[int]]:
     return {} if decision.seen_flags is None else {"flags": sorted(decision.seen_flags)}
 
 
+RATIONALE_MAX = 5000  # a new rationale given with an uphold (the review page's field, the API's)
+
+
+def _rationale_errors(rationale: str | None) -> dict[str, str]:
+    if rationale is not None and len(clean_text(rationale).strip()) > RATIONALE_MAX:
+        return {"rationale": f"Keep the rationale under {RATIONALE_MAX} characters."}
+    return {}
+
+
 def review_item_uphold(
-    *, item: ReviewItem, moderator: User, decision: ModerationDecision
+    *,
+    item: ReviewItem,
+    moderator: User,
+    decision: ModerationDecision,
+    rationale: str | None = None,
 ) -> ReviewItem:
     """Uphold a review item: correct the cell (the moderator's values, else the flags' proposal),
     record the change publicly with the note, resolve the item once, and schedule the
     recomputation. Values left out are completed; values given must make a valid cell together
     (ValidationError per field otherwise). A decision on an item resolved or changed since it was
-    read raises AlreadyResolved; on a cell edited since, EditConflict."""
+    read raises AlreadyResolved; on a cell edited since, EditConflict.
+
+    ``rationale``: the cell's new rationale, written with the correction (marked rewritten with
+    it). Without one (None or blank) the old rationale stays, marked as written before the
+    correction when the correction changed the verdict or the quality."""
     _check_decision(moderator, decision)
+    rationale = clean_text(rationale or "").strip() or None
+    errors = _rationale_errors(rationale)
+    if errors:
+        raise ValidationError(errors)
     note = decision.note_text
     with transaction.atomic():
         # the item first, then the cell: the order flag_submit takes them in (no deadlock)
@@ -336,6 +357,11 @@ def review_item_uphold(
         )
         if change is None:  # record_unchanged promises a record; never upheld without one
             raise RuntimeError("cell_set_value recorded no change for an upheld flag")
+        replaced = item.cell.rationale  # kept in the audit log: the public record has no text
+        if rationale is not None:
+            cell_update_detail(cell=item.cell, rationale=rationale, correction=change)
+        else:
+            cell_mark_rationale_predates(cell=item.cell, correction=change)
         _resolve(item, status=Status.UPHELD, moderator=moderator, decision=decision, change=change)
         ModeratorAction.objects.create(
             item=item,
@@ -345,6 +371,11 @@ def review_item_uphold(
             detail={
                 "old": [change.old_verdict, change.old_proof, change.old_quality],
                 "new": [change.new_verdict, change.new_proof, change.new_quality],
+                "rationale": (
+                    {"old": replaced, "new": item.cell.rationale}
+                    if rationale is not None
+                    else "kept"
+                ),
                 **_flags_detail(decision),
             },
             created_at=timezone.now(),

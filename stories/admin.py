@@ -136,8 +136,19 @@ class CellAdmin(RefusesStaleSaves, admin.ModelAdmin):
     list_select_related = ["story", "product"]
     ordering = ["story__arena", "story__position", "product__position"]
     inlines = [EvidenceInline, CellChangeInline]
-    fields = ["story", "product", "verdict", "proof", "quality", "rationale", "read_version"]
-    readonly_fields = ["story", "product"]
+    fields = [
+        "story",
+        "product",
+        "verdict",
+        "proof",
+        "quality",
+        "rationale",
+        "rationale_predates",
+        "rationale_rewritten_at",
+        "read_version",
+    ]
+    # the marks follow the writes (saving a new rationale clears "predates"); never typed in
+    readonly_fields = ["story", "product", "rationale_predates", "rationale_rewritten_at"]
 
     @admin.display(description="story", ordering="story__position")
     def story_text(self, obj):

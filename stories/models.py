@@ -71,6 +71,20 @@ class Cell(models.Model):
         blank=True,
         help_text="Last edit of the rationale in the admin (a re-import keeps it)",
     )
+    # Whether the rationale still argues for the judgement the cell shows: an upheld correction
+    # that changed the verdict or quality without a new rationale marks it (the earliest such
+    # correction's time, kept until the rationale is written again); a correction that rewrote
+    # the rationale leaves its time in rationale_rewritten_at.
+    rationale_predates = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="The rationale was written before the upheld correction of this date",
+    )
+    rationale_rewritten_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When an upheld correction rewrote the rationale",
+    )
 
     objects = CellQuerySet.as_manager()
 
@@ -79,6 +93,13 @@ class Cell(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["story", "product"], name="cell_unique_product_story"),
             *CellValue.db_constraints(),
+            # a rewritten rationale predates only a correction made after it was rewritten
+            models.CheckConstraint(
+                condition=Q(rationale_predates__isnull=True)
+                | Q(rationale_rewritten_at__isnull=True)
+                | Q(rationale_predates__gt=models.F("rationale_rewritten_at")),
+                name="cell_rationale_predates_after_rewrite",
+            ),
         ]
 
     def __str__(self) -> str:

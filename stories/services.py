@@ -26,6 +26,7 @@ from stories.values import JUDGEMENT_FIELDS, CellValue, Verdict
 __all__ = [
     "EditConflict",
     "cell_edit",
+    "cell_mark_rationale_predates",
     "cell_set_value",
     "cell_update_detail",
     "product_add",
@@ -137,25 +138,67 @@ def cell_set_value(
     return change
 
 
-def cell_update_detail(*, cell: Cell, rationale: str, expected_version: int | None = None) -> bool:
-    """Rationale edits do not move scores: no record, no recomputation; they bump the version."""
+def _arena_of(cell: Cell) -> int:
+    return Story.all_objects.filter(pk=cell.story_id).values_list("arena_id", flat=True).get()
+
+
+def cell_update_detail(
+    *,
+    cell: Cell,
+    rationale: str,
+    expected_version: int | None = None,
+    correction: CellChange | None = None,
+) -> bool:
+    """Rationale edits do not move scores: no record, no recomputation; they bump the version.
+
+    A rationale written anew no longer predates any correction (``rationale_predates`` is
+    cleared); written with an upheld ``correction`` it is marked rewritten with it (even when the
+    moderator kept the words: they confirmed it argues for the corrected verdict)."""
     rationale = clean_text(rationale)
     with transaction.atomic():
         current = Cell.objects.select_for_update().get(pk=cell.pk)
         if expected_version is not None and current.version != expected_version:
             raise EditConflict("cell", {}, current)
-        if current.rationale == rationale:
+        marks: dict = {"rationale_predates": None}
+        if correction is not None:
+            marks["rationale_rewritten_at"] = correction.changed_at
+        elif current.rationale == rationale:
             return False
-        Cell.objects.filter(pk=cell.pk).update(
-            rationale=rationale, version=F("version") + 1, detail_edited_at=timezone.now()
-        )
-        arena_content_changed(
-            arena_id=Story.all_objects.filter(pk=current.story_id)
-            .values_list("arena_id", flat=True)
-            .get()
-        )
-    cell.rationale, cell.version = rationale, current.version + 1
+        if current.rationale != rationale:
+            marks.update(
+                rationale=rationale, version=F("version") + 1, detail_edited_at=timezone.now()
+            )
+        Cell.objects.filter(pk=cell.pk).update(**marks)
+        arena_content_changed(arena_id=_arena_of(current))
+    if current.rationale != rationale:
+        cell.rationale, cell.version = rationale, current.version + 1
+    cell.rationale_predates = None
+    if correction is not None:
+        cell.rationale_rewritten_at = correction.changed_at
     return True
+
+
+def cell_mark_rationale_predates(*, cell: Cell, correction: CellChange) -> bool:
+    """An upheld ``correction`` kept the cell's rationale: when it changed the verdict or the
+    quality, the rationale argues for the earlier judgement and is marked as written before it
+    (unless it already predates an earlier correction: the mark names the first one). True when
+    the mark was set."""
+    old, new = correction.old_value, correction.new_value
+    if (old.verdict, old.quality) == (new.verdict, new.quality):
+        return False
+    with transaction.atomic():
+        # (a rationale rewritten with a later correction, as a clock set back could make it,
+        # predates nothing older: the database refuses that mark)
+        marked = (
+            Cell.objects.filter(pk=cell.pk, rationale_predates__isnull=True)
+            .exclude(rationale_rewritten_at__gte=correction.changed_at)
+            .update(rationale_predates=correction.changed_at)
+        )
+        if marked:
+            arena_content_changed(arena_id=_arena_of(cell))
+    if marked:
+        cell.rationale_predates = correction.changed_at
+    return bool(marked)
 
 
 def cell_edit(

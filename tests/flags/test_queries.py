@@ -102,3 +102,26 @@ def test_queue_and_item_page_queries_do_not_grow_with_pending_items_in_two_arena
     large = (count(moderator_client, queue), count(moderator_client, item_page))
     print(f"queries: queue {large[0]}, item page {large[1]}")
     assert large == small
+
+
+@pytest.mark.django_db
+def test_item_page_queries_do_not_grow_with_its_flags_and_their_reporters_records(
+    seeded_arena, moderator, moderator_client, django_capture_on_commit_callbacks
+):
+    """Each flag's reporter record comes from one query for all the flags of the item (the
+    upholds' recomputation run, so the impact reads the stored scores both times)."""
+    cells = list(Cell.objects.filter(story__arena=seeded_arena).order_by("pk")[:12])
+    item = FlagFactory(item=ReviewItemFactory(cell=cells[0])).item
+    url = f"/admin/flags/reviewitem/{item.pk}/change/"
+    small = count(moderator_client, url)
+    for i, cell in enumerate(cells[1:11], start=1):
+        email = f"r{i}@example.com" if i % 2 else ""
+        past = FlagFactory(item=ReviewItemFactory(cell=cell), email=email)
+        with django_capture_on_commit_callbacks(execute=True):
+            review_item_uphold(
+                item=past.item, moderator=moderator, decision=ModerationDecision(note="ok")
+            )
+        FlagFactory(item=item, email=email, client_hash=past.client_hash)
+    page = moderator_client.get(url).content.decode()
+    assert page.count("1 upheld, 0 rejected") == 10
+    assert count(moderator_client, url) == small
