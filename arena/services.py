@@ -504,7 +504,13 @@ def _import_cells(run: _ImportRun) -> None:
                     rationale = cell.rationale
                 else:
                     report.overwritten.append(f"overwrote {what}")
-            touched = _sync(cell, {"rationale": rationale, "detail_published": detail is not None})
+            fields = {"rationale": rationale, "detail_published": detail is not None}
+            if rationale != cell.rationale or current != page:
+                # the page's rationale beside the page's judgement: it predates no correction
+                fields["rationale_predates"] = None
+            if rationale != cell.rationale:
+                fields["rationale_rewritten_at"] = None  # no longer the correction's words
+            touched = _sync(cell, fields)
             current_evidence = tuple((e.source, e.quote) for e in cell.evidence.all())
             if current_evidence != tuple((e.source, e.quote) for e in evidence):
                 cell.evidence.all().delete()

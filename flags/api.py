@@ -47,6 +47,7 @@ from flags.models import Flag, Reason, Status
 from flags.selectors import user_can_moderate
 from flags.services import (
     FLAG_SLOTS,
+    RATIONALE_MAX,
     AlreadyResolved,
     FlagThrottled,
     flag_submit,
@@ -281,6 +282,15 @@ class UpholdSerializer(DecisionSerializer):
     quality = serializers.IntegerField(
         required=False, allow_null=True, min_value=0, max_value=QUALITY_MAX
     )
+    rationale = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=RATIONALE_MAX,
+        trim_whitespace=True,
+        help_text="The cell's new rationale, written with the correction. Left out or blank, the "
+        "old rationale stays, marked as written before the correction when the verdict or "
+        "quality changes.",
+    )
 
 
 class RejectSerializer(DecisionSerializer):
@@ -389,7 +399,10 @@ class FlagViewSet(
             request,
             UpholdSerializer,
             lambda flag, body: review_item_uphold(
-                item=flag.item, moderator=request.user, decision=body.moderation_decision()
+                item=flag.item,
+                moderator=request.user,
+                decision=body.moderation_decision(),
+                rationale=body.validated_data.get("rationale") or None,
             ),
         )
 

@@ -68,9 +68,12 @@ class _nothing:
 def test_reimport_keeps_the_upheld_value_and_reports_it(
     upheld, seed_files, django_capture_on_commit_callbacks
 ):
+    marked = Cell.objects.get(pk=upheld.cell_id).rationale_predates
+    assert marked is not None  # the upheld correction left the page's rationale marked
     out = import_pages(seed_files, capture=django_capture_on_commit_callbacks)
     cell = Cell.objects.get(pk=upheld.cell_id)
     assert (cell.verdict, cell.proof, cell.quality) == ("full", "claimed", 8)
+    assert cell.rationale_predates == marked  # still the corrected verdict beside the old text
     assert "kept upheld flag value full claimed 8/10 of Hatchet on “A workflow pauses" in out
     assert "page says none 0/10)" in out
     assert "1 moderated or edited value(s) kept" in out
@@ -87,6 +90,8 @@ def test_overwrite_option_writes_the_page_value_on_record(
     )
     cell = Cell.objects.get(pk=upheld.cell_id)
     assert cell.verdict == "none"
+    # the page's rationale beside the page's verdict again: no longer marked
+    assert cell.rationale_predates is None and cell.rationale_rewritten_at is None
     assert "overwrote upheld flag value full claimed 8/10 of Hatchet" in out
     change = CellChange.objects.filter(cell=cell).first()
     assert change.kind == CellChange.Kind.IMPORT_OVERRIDE

@@ -256,6 +256,27 @@ def test_an_uphold_of_the_version_read_applies_the_values(flag, mod, cell):
 
 
 @pytest.mark.django_db
+def test_an_uphold_can_rewrite_the_rationale_or_leave_it_marked(flag, mod, cell):
+    body = {**UPHOLD_PARTIAL, "rationale": "  Partial: the docs show it behind a flag.  "}
+    done = post_json(mod, f"/api/flags/{flag.pk}/uphold/", body)
+    assert done.status_code == 200, done.content
+    cell.refresh_from_db()
+    assert cell.rationale == "Partial: the docs show it behind a flag."
+    assert cell.rationale_rewritten_at is not None and cell.rationale_predates is None
+
+
+@pytest.mark.django_db
+def test_an_uphold_without_a_rationale_marks_the_old_one(flag, mod, cell):
+    old = cell.rationale
+    done = post_json(mod, f"/api/flags/{flag.pk}/uphold/", {**UPHOLD_PARTIAL, "rationale": ""})
+    assert done.status_code == 200, done.content
+    cell.refresh_from_db()
+    assert cell.rationale == old and cell.rationale_predates is not None
+    too_long = {**UPHOLD_PARTIAL, "rationale": "x" * 100_000}
+    assert post_json(mod, f"/api/flags/{flag.pk}/uphold/", too_long).status_code in (400, 409)
+
+
+@pytest.mark.django_db
 def test_a_decision_moves_the_item_to_its_next_version(flag, mod):
     version = flag.item.version
     done = post_json(mod, f"/api/flags/{flag.pk}/uphold/", {**UPHOLD_PARTIAL, "version": version})
