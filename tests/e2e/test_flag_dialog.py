@@ -146,7 +146,9 @@ def test_flag_from_a_head_to_head_card_and_two_forms_one_after_the_other(
     assert page.problems == []
 
 
-def test_two_forms_on_the_cell_page_keep_their_own_ids(live_server, seeded_arena, open_page):
+def test_two_forms_on_the_cell_page_keep_their_own_ids(
+    live_server, seeded_arena, open_page, artifacts
+):
     """The cell page's panel opens its form in place; the dialog, opened on the same page, brings
     a second instance: no id is repeated and each label focuses its own form's field."""
     cell = Cell.objects.filter(story__arena=seeded_arena, detail_published=True).first()
@@ -172,6 +174,7 @@ def test_two_forms_on_the_cell_page_keep_their_own_ids(live_server, seeded_arena
     page.keyboard.press("Escape")
     page.locator("#flag-panel label", has_text="Explanation").click()
     assert focused(page, "#flag-panel textarea[name=explanation]")
+    page.locator("#flag-panel").screenshot(path=artifacts / "flag_cell_panel.png")
 
 
 @pytest.mark.parametrize(
@@ -223,14 +226,35 @@ def test_axe_finds_nothing_on_the_big_arena(
 
 
 @pytest.mark.parametrize(
-    "path", [ARENA, f"{ARENA}vs/inngest-vs-hatchet/", f"{ARENA}products/hatchet/", "flag page"]
+    "path",
+    [
+        ARENA,
+        f"{ARENA}vs/inngest-vs-hatchet/",
+        f"{ARENA}products/hatchet/",
+        "story page",
+        "flag page",
+        "cell page",
+    ],
 )
 def test_axe_finds_nothing_on_pages_with_flag_controls(live_server, seeded_arena, open_page, path):
-    if path == "flag page":
-        path = f"/cells/{Cell.objects.filter(story__arena=seeded_arena).first().pk}/flag/"
+    cell = Cell.objects.filter(story__arena=seeded_arena, detail_published=True).first()
+    path = {
+        "story page": f"{ARENA}stories/{cell.story_id}/",
+        "flag page": f"/cells/{cell.pk}/flag/",
+        "cell page": f"/cells/{cell.pk}/",
+    }.get(path, path)
     page = open_page()
     page.goto(live_server.url + path)
     assert violations(page) == []
+    if path.startswith(f"{ARENA}stories/"):  # a card's ⚑ opens the dialog here too
+        page.locator(".cell-card a.flag-control").first.click()
+        expect(page.get_by_role("dialog", name="Flag a verdict")).to_be_visible()
+        assert cell.story.text in text_around_focus(page)
+        assert violations(page) == []
+    elif path == f"/cells/{cell.pk}/":  # the panel's form, in place
+        page.get_by_role("link", name="⚑ Flag this verdict").click()
+        focus_moves_to(page, "#flag-panel form.flag-form")
+        assert violations(page) == []
 
 
 def test_without_javascript_the_flag_is_a_link_to_the_flag_page(
