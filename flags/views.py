@@ -24,22 +24,44 @@ def _cell(pk: int) -> Cell:
     )
 
 
+# Which instance of the form a request is for (``?form=…``: the dialog's counter, the cell page's
+# panel): its element ids carry it, so two forms open on one page never share an id and each label
+# focuses its own form's field. Anything else is the form page's own instance.
+FORM_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
+PAGE_FORM = "page"
+
+
+def _form_id(request) -> str:
+    value = request.GET.get("form", "")
+    return value if FORM_ID.fullmatch(value) else PAGE_FORM
+
+
 @require_http_methods(["GET", "HEAD", "POST"])
 @vary_on_headers("HX-Request")
 def flag_create(request, cell):
-    """The flag form: a page of its own without JavaScript, swapped in place with htmx."""
+    """The flag form: a page of its own without JavaScript, swapped in place with htmx (into the
+    flag dialog or the cell page's panel)."""
     cell = _cell(cell)
     template = "flags/flag_form.html"
     partial = f"{template}#flag-form" if request.htmx else template
+    form_id = _form_id(request)
+    url = reverse("flag-create", args=[cell.pk])
+    context = {
+        "cell": cell,
+        "form_id": form_id,
+        "post_url": url if form_id == PAGE_FORM else f"{url}?form={form_id}",
+    }
+    auto_id = f"flag-{form_id}-%s"
     if request.method in ("GET", "HEAD"):
-        return render(request, partial, {"cell": cell, "form": FlagForm()})
+        return render(request, partial, {**context, "form": FlagForm(auto_id=auto_id)})
     with FLAG_SLOTS:
-        return _flag_post(request, cell, template, partial)
+        return _flag_post(request, context, FlagForm(request.POST, auto_id=auto_id), partial)
 
 
-def _flag_post(request, cell: Cell, template: str, partial: str):
+def _flag_post(request, context: dict, form: FlagForm, partial: str):
+    cell: Cell = context["cell"]
+    template = partial.partition("#")[0]
     status = 200
-    form = FlagForm(request.POST)
     retry_after = None
     if form.is_valid():
         try:
@@ -57,12 +79,12 @@ def _flag_post(request, cell: Cell, template: str, partial: str):
         else:
             if request.htmx:
                 return render(
-                    request, f"{template}#flag-done", {"cell": cell, "flag": flag}, status=201
+                    request, f"{template}#flag-done", {**context, "flag": flag}, status=201
                 )
             return redirect(f"{reverse('flag-status', args=[flag.token])}?sent=1")
     else:
         status = 400
-    response = render(request, partial, {"cell": cell, "form": form}, status=status)
+    response = render(request, partial, {**context, "form": form}, status=status)
     if retry_after:
         response["Retry-After"] = str(retry_after)
     if request.htmx and status != 200:

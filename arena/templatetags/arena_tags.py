@@ -207,7 +207,7 @@ def _cells_html(cells, flag_controls: bool, labels: dict[int, str]) -> str:
 @register.simple_tag
 def matrix_cells(row, flag_controls: bool = False) -> str:
     """The ``<td>`` of every cell of one matrix row, each linking to its proof page and, with
-    ``flag_controls``, with a small flag control (``site.js`` opens its form in place).
+    ``flag_controls``, with a small flag control (``site.js`` opens its form in the flag dialog).
 
     Built in one pass rather than one template include per cell: the big arena has 9,000 cells."""
     # every interpolated value is escaped or an int
@@ -223,13 +223,11 @@ def _card_badge(verdict: str, proof: str | None, quality: int | None) -> tuple[s
 
 
 def _flag_control(pk: int, label: str) -> str:
-    """The small "⚑ flag" control beside a verdict: it opens the flag form in place (htmx, into
-    its own empty ``.flag-slot``) or as a page. ``label``: the product and verdict, escaped."""
-    url = f"{_prefix('cell-detail')}{pk}/flag/"
+    """The small "⚑ flag" control beside a verdict: a link to the flag page, which ``site.js``
+    opens in the flag dialog instead. ``label``: the product and verdict, escaped."""
     return (
-        f'<a class="flag-control" href="{url}" hx-get="{url}" hx-target="#flag-slot-{pk}"'
-        f' hx-swap="innerHTML" aria-label="Flag this verdict: {label}">⚑ flag</a>'
-        f'<div class="flag-slot" id="flag-slot-{pk}"></div>'
+        f'<a class="flag-control" href="{_prefix("cell-detail")}{pk}/flag/"'
+        f' aria-label="Flag this verdict: {label}">⚑ flag</a>'
     )
 
 

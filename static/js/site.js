@@ -33,7 +33,8 @@
   });
 
   // A collapsed category of the matrix loads its rows in place of its heading: focus moves to its
-  // first story, where the link the visitor followed was.
+  // first story, where the link the visitor followed was. A category folded by its "Hide" link
+  // shows its heading alone: focus moves to the link that opens it again.
   document.addEventListener("htmx:afterSettle", function (event) {
     var target = event.detail.target;
     var id = target && target.id;
@@ -41,25 +42,133 @@
       return;
     }
     var body = document.getElementById(id);
-    var first = body && body.querySelector("th[scope=row] a");
+    var first = body && body.querySelector("th[scope=row] a, a.cat-load");
     if (first) { first.focus(); }
   });
 
-  // The matrix's small flag controls open the flag form in the panel above the matrix, in place
-  // (without JavaScript they are plain links to the flag page).
+  // The flag controls beside verdicts (the matrix's small ⚑, the cards' and product rows' "⚑ flag")
+  // open the flag form in one modal dialog, made here on first use: it names the product, the story
+  // and the current verdict, closes with Escape or its Close button and gives focus back to the
+  // control. Without JavaScript they are plain links to the flag page. (The cell page's panel opens
+  // its form in place, with hx-get.) Each opening asks for a new instance of the form (?form=dN),
+  // whose element ids are its own.
+  var FLAG_OPENERS = "a.flag-mini, a.flag-control:not([hx-get])";
+  var FIELDS = "input:not([type=hidden]):not([tabindex='-1']), select, textarea";
+  var flagDialog = null;
+  var flagOpener = null;
+  var flagCount = 0;
+
+  function makeFlagDialog() {
+    var dialog = document.createElement("dialog");
+    dialog.id = "flag-dialog";
+    dialog.className = "flag-dialog";
+    dialog.setAttribute("aria-labelledby", "flag-dialog-title");
+    var inner = document.createElement("div");
+    inner.className = "flag-dialog-inner";
+    var head = document.createElement("div");
+    head.className = "flag-dialog-head";
+    var title = document.createElement("h2");
+    title.id = "flag-dialog-title";
+    title.tabIndex = -1;
+    title.textContent = "Flag a verdict";
+    var close = document.createElement("button");
+    close.type = "button";
+    close.className = "flag-dialog-close";
+    close.textContent = "Close";
+    close.addEventListener("click", function () { dialog.close(); });
+    var body = document.createElement("div");
+    body.id = "flag-dialog-body";
+    body.className = "flag-dialog-body";
+    head.append(title, close);
+    inner.append(head, body);
+    dialog.append(inner);
+    // a click on the backdrop (outside the inner box) closes it too
+    dialog.addEventListener("click", function (event) {
+      if (event.target === dialog) { dialog.close(); }
+    });
+    dialog.addEventListener("close", function () {
+      if (flagOpener && flagOpener.isConnected) { flagOpener.focus(); }
+      flagOpener = null;
+    });
+    document.body.appendChild(dialog);
+    return dialog;
+  }
+
+  function firstField(root) {
+    var checked = root.querySelector("input[type=radio]:checked");
+    var first = root.querySelector(FIELDS);
+    if (first && first.type === "radio" && checked && checked.name === first.name) {
+      return checked;
+    }
+    return first;
+  }
+
+  function showFlagDialog(dialog) {
+    var body = dialog.querySelector(".flag-dialog-body");
+    var subject = body.querySelector(".flag-subject[id]");
+    if (subject) {
+      dialog.setAttribute("aria-describedby", subject.id);
+    } else {
+      dialog.removeAttribute("aria-describedby");
+    }
+    if (!dialog.open) { dialog.showModal(); }
+    var target = firstField(body) || dialog.querySelector("#flag-dialog-title");
+    target.focus();
+  }
+
+  function openFlagDialog(link) {
+    var dialog = flagDialog || (flagDialog = makeFlagDialog());
+    var body = dialog.querySelector(".flag-dialog-body");
+    var href = link.getAttribute("href");
+    flagOpener = link;
+    // the same verdict again, not sent yet: what was typed is still there
+    if (dialog.getAttribute("data-href") === href && body.querySelector("form.flag-form")) {
+      showFlagDialog(dialog);
+      return;
+    }
+    flagCount += 1;
+    dialog.setAttribute("data-href", href);
+    body.replaceChildren();
+    var url = href + (href.indexOf("?") < 0 ? "?" : "&") + "form=d" + flagCount;
+    window.htmx.ajax("GET", url, { target: body, swap: "innerHTML" }).then(function () {
+      if (body.querySelector("form.flag-form")) {
+        showFlagDialog(dialog);
+      } else {
+        window.location.href = href;  // no form came back: the flag page says why
+      }
+    }, function () { window.location.href = href; });
+  }
+
   document.addEventListener("click", function (event) {
-    var link = event.target.closest && event.target.closest("a.flag-mini");
-    if (!link || !window.htmx || event.metaKey || event.ctrlKey || event.shiftKey) {
+    var link = event.target.closest && event.target.closest(FLAG_OPENERS);
+    if (!link || !window.htmx || typeof HTMLDialogElement !== "function" || event.button !== 0 ||
+        event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
       return;
     }
     event.preventDefault();
-    window.htmx.ajax("GET", link.getAttribute("href"), { target: "#matrix-flag", swap: "innerHTML" })
-      .then(function () {
-        var panel = document.getElementById("matrix-flag");
-        panel.scrollIntoView({ block: "start" });
-        var first = panel.querySelector("input, select, textarea");
-        if (first) { first.focus(); }
-      });
+    openFlagDialog(link);
+  });
+
+  // A flag form swapped in (the dialog's or the cell page's panel's, its answer after sending):
+  // focus goes to the first field with an error (the messages are alerts), to the confirmation,
+  // or to the first field of a form the panel just opened.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail.target;
+    var id = target && target.id;
+    if (!id || (id.indexOf("flag-form-") !== 0 && id.indexOf("flag-slot-") !== 0)) {
+      return;
+    }
+    var region = document.getElementById(id);  // after an outerHTML swap, the new element
+    if (!region) { return; }
+    var done = region.classList.contains("flag-done") ? region : region.querySelector(".flag-done");
+    if (done) {
+      done.focus();
+      return;
+    }
+    var error = region.querySelector(".field-error");
+    var place = error && error.closest("fieldset, p");
+    var field = (place && place.querySelector(FIELDS)) || firstField(region);
+    if (field) { field.focus(); }
   });
 
   // Long descriptions show three lines and a "Show more" toggle (the full text is in the page).

@@ -25,20 +25,23 @@ def hatchet_cell(seeded_arena):
 
 
 def file_flag_inline(page, live_server, cell) -> str:
-    """Flag the cell from the Inngest vs Hatchet page; return the private status URL."""
+    """Flag the cell from the Inngest vs Hatchet page (its card's control opens the flag dialog);
+    return the private status URL."""
     page.goto(f"{live_server.url}/arenas/{ARENA}/vs/inngest-vs-hatchet/")
     page.evaluate("window.__marker = 'still here'")
     card = page.locator(f"#cell-{cell.pk}")
     control = card.get_by_role("link", name=re.compile("Flag"))
     control.click()
-    form = card.locator("form.flag-form")
+    dialog = page.get_by_role("dialog", name="Flag a verdict")
+    form = dialog.locator("form.flag-form")
     expect(form).to_be_visible()
+    expect(form.locator(".flag-subject")).to_contain_text(STORY)
     form.get_by_label("Wrong verdict").check()
     form.get_by_label("Proposed verdict (optional)").select_option("full")
     form.get_by_label("Proposed quality 0–10 (optional)").fill("8")
     form.get_by_label("Explanation").fill(EXPLANATION)
     form.get_by_role("button", name="Send flag").click()
-    done = card.locator(".flag-done")
+    done = dialog.locator(".flag-done")
     expect(done).to_contain_text("pending review")
     assert page.evaluate("window.__marker") == "still here"  # no page reload
     assert page.url.endswith("/vs/inngest-vs-hatchet/")
@@ -116,7 +119,7 @@ def test_flag_from_the_matrix_in_place_with_field_errors(
     control = page.locator(f'a.flag-mini[href="/cells/{hatchet_cell.pk}/flag/"]')
     expect(control).to_have_attribute("aria-label", re.compile("Flag Hatchet"))
     control.click()
-    panel = page.locator("#matrix-flag")
+    panel = page.get_by_role("dialog", name="Flag a verdict")
     form = panel.locator("form.flag-form")
     expect(form).to_be_visible()
     form.get_by_label("Missing evidence").check()

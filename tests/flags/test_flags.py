@@ -1,5 +1,6 @@
 """Filing flags (HTML form, htmx, API), abuse limits, moderation exactly once, and the public record."""
 
+import re
 import threading
 
 import pytest
@@ -117,6 +118,43 @@ def test_the_status_page_shows_the_flag_pending(sent):
 def test_htmx_gets_the_form_alone(cell):
     form = client_from("10.0.0.2").get(flag_url(cell), HTTP_HX_REQUEST="true")
     assert b"<html" not in form.content and b'name="explanation"' in form.content
+
+
+@pytest.mark.django_db
+def test_the_form_the_dialog_shows_names_the_product_story_and_verdict(cell):
+    form = client_from("10.0.0.2").get(f"{flag_url(cell)}?form=d1", HTTP_HX_REQUEST="true")
+    subject = form.content.decode().split('class="flag-subject"', 1)[1].split("</p>", 1)[0]
+    assert cell.product.name in subject and cell.story.text in subject
+    assert f'class="verdict {verdict_class(cell.verdict)}"' in subject
+
+
+def _ids(html: str) -> set[str]:
+    return set(re.findall(r'\bid="([^"]+)"', html))
+
+
+@pytest.mark.django_db
+def test_each_instance_of_the_form_has_ids_of_its_own(cell):
+    """The dialog's instances and the cell page's panel never share an id, and each label points
+    at its own instance's field; the form posts back to its instance."""
+    reporter = client_from("10.0.0.2")
+    pages = {
+        name: reporter.get(f"{flag_url(cell)}?form={name}", HTTP_HX_REQUEST="true").content.decode()
+        for name in ("d1", "d2", "panel")
+    }
+    ids = {name: _ids(html) for name, html in pages.items()}
+    assert not ids["d1"] & ids["d2"] and not ids["d1"] & ids["panel"]
+    assert not ids["d2"] & ids["panel"]
+    for name, html in pages.items():
+        assert set(re.findall(r'<label for="([^"]+)"', html)) <= ids[name]
+        assert f'hx-post="{flag_url(cell)}?form={name}"' in html
+    # an error re-renders the same instance
+    again = reporter.post(
+        f"{flag_url(cell)}?form=d2", form_data(reason=""), HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert f'id="flag-form-{cell.pk}-d2"' in again and 'id="flag-d2-explanation"' in again
+    # anything else is the page's own instance
+    odd = reporter.get(f"{flag_url(cell)}?form=<b>", HTTP_HX_REQUEST="true").content.decode()
+    assert 'id="flag-page-explanation"' in odd and "<b>" not in odd
 
 
 @pytest.mark.django_db
