@@ -68,6 +68,7 @@ def test_the_matrix_header_and_story_column_stay_in_view(
 ):
     page = open_page(viewport=viewport)
     page.goto(live_server.url + BIG)
+    assert violations(page) == []
     box = page.locator(".matrix-scroll")
     box.scroll_into_view_if_needed()
     row = page.locator("#matrix tbody tr:has(th[scope=row])").nth(39)  # row 40
@@ -85,7 +86,10 @@ def test_the_matrix_header_and_story_column_stay_in_view(
         <= 1
     )
     page.screenshot(path=artifacts / f"big_matrix_row40_{label}.png")
-    assert violations(page) == []
+    # Mid-scroll, the cells passing under the sticky header and story column are partly covered,
+    # which axe's target-size rule counts as obscured targets (a sliver of a cell is not meant to
+    # be clicked; at rest, above, nothing is covered). Every other rule holds here too.
+    assert violations(page, ignore=("target-size",)) == []
 
 
 def test_sorting_by_a_product_and_typing_a_filter(live_server, big_arena, open_page, artifacts):
@@ -99,7 +103,7 @@ def test_sorting_by_a_product_and_typing_a_filter(live_server, big_arena, open_p
     col = first.locator(".col-head th").all_inner_texts().index("Product 005 ▼")
     order = ["full", "partial", "disputed", "none", "n/a"]
     verdicts = [
-        next(word for word in t.split() if word in order)
+        re.search(r"full|partial|disputed|none|n/a", t).group(0)
         for t in first.locator("tr:has(th[scope=row])").evaluate_all(
             f"rows => rows.map(r => r.children[{col}].innerText)"
         )
@@ -133,3 +137,24 @@ def test_page_heights(live_server, seeded_arena, big_arena, open_page, artifacts
         page.screenshot(
             path=artifacts / f"arena_{name.split()[0]}_{label}_full.png", full_page=True
         )
+
+
+def test_a_category_folds_and_opens_in_place(live_server, seeded_arena, open_page):
+    page = open_page()
+    page.goto(live_server.url + SEED)
+    page.evaluate("window.__marker = 1")
+    body = page.locator("#matrix tbody").nth(1)
+    rows = body.locator("tr:has(th[scope=row])")
+    count = rows.count()
+    assert count > 1
+    body.locator("a.cat-fold").click()
+    expect(rows).to_have_count(0)
+    show = body.locator("a.cat-load")
+    expect(show).to_be_focused()  # where the "Hide" link was
+    expect(show).to_contain_text(f"Show {count} stories")
+    show.press("Enter")
+    expect(rows).to_have_count(count)
+    expect(rows.first.locator("th a")).to_be_focused()
+    assert page.evaluate("window.__marker") == 1
+    assert urlparse(page.url).query == ""  # folding is a view of this page, not a new address
+    assert page.problems == []
