@@ -143,7 +143,8 @@ def head_to_head(request: HttpRequest, arena: str, a: str, b: str) -> HttpRespon
     # shows only the rounds one side wins, ``open=all`` every round's rationale unfolded.
     picked = _params(request.GET, "a", "b", "diff", "open")
     pick_a, pick_b = picked["a"].strip(), picked["b"].strip()
-    view = _h2h_view_query(diff=picked["diff"] == "1", open_all=picked["open"] == "all")
+    diff, open_all = picked["diff"] == "1", picked["open"] == "all"
+    view = _h2h_view_query(diff=diff, open_all=open_all)
     if pick_a and pick_b and (pick_a, pick_b) != (a, b):
         if not (SLUG.fullmatch(pick_a) and SLUG.fullmatch(pick_b)):
             # not a product of any arena (a hand-edited address): say so, keep the current pair
@@ -159,7 +160,6 @@ def head_to_head(request: HttpRequest, arena: str, a: str, b: str) -> HttpRespon
     if a == b or a not in pair or b not in pair:
         raise Http404(f"No head-to-head {a!r} vs {b!r} in {arena.slug}")
     pa, pb = pair[a], pair[b]
-    diff, open_all = picked["diff"] == "1", picked["open"] == "all"
     ctx = {
         "arena": arena,
         "cmp": selectors.head_to_head_get(arena=arena, a=pa, b=pb, differences_only=diff),

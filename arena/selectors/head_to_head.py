@@ -186,11 +186,11 @@ def head_to_head_get(
         for r in summary.rounds
     ]
     blocks = matrix_block_list(rows=rows)
-    by_category: dict[int, list[scoring.Round]] = {}
     for block in blocks:
         for group in block.groups:
             for number, row in enumerate(group.rows, start=1):
                 row.number = number
+    by_category: dict[int, list[scoring.Round]] = {}
     for r in summary.rounds:
         by_category.setdefault(story_by_id[r.story_id].category_id, []).append(r)
     tallies = {pk: scoring.tally_rounds(rs, a.pk, b.pk) for pk, rs in by_category.items()}

@@ -88,6 +88,17 @@ def test_big_head_to_head_first_screen_heights_and_axe(
         heights[query or "default"] = height(page)
         assert violations(page) == [], query
     print(f"30x300 head-to-head heights, {size}: {heights}")
+    # scrolled into the middle of a category, its table's header row stays at the top
+    page.evaluate("window.scrollTo(0, 2500)")
+    header_top = page.evaluate(
+        """() => {
+            const table = [...document.querySelectorAll('.h2h-table')].find(t => {
+                const r = t.getBoundingClientRect(); return r.top < 0 && r.bottom > 100; });
+            return table.querySelector('thead th:last-child').getBoundingClientRect().top;
+        }"""
+    )
+    assert abs(header_top) < 2
+    page.screenshot(path=artifacts / f"h2h_big_{size}-scrolled.png")
     dark = open_page(viewport=SIZES[size], dark=True)
     dark.goto(live_server.url + BIG + "?diff=1&open=all")
     dark.screenshot(path=artifacts / f"h2h_big_{size}-dark-diff-open.png")
@@ -198,5 +209,36 @@ def test_unpublished_rounds_offer_no_proof_link(live_server, seeded_arena, open_
     assert row.locator("article.cell-card").count() == 1
     assert row.locator(".cell-line").count() == 1
     assert row.get_by_role("link", name="proof for Temporal").count() == 0
+    assert violations(page) == []
+    assert page.problems == []
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_story_page_shows_unpublished_cells_as_quiet_lines(
+    live_server, seeded_arena, open_page, artifacts, size
+):
+    from stories.models import Story
+
+    story = Story.objects.get(text__startswith="I run LLM agent loops")
+    page = open_page(viewport=SIZES[size])
+    page.goto(f"{live_server.url}/arenas/durable-execution-engines/stories/{story.pk}/")
+    quiet = page.locator(".cell-line")
+    expect(quiet).to_have_count(2)  # Temporal's and DBOS's details are not published
+    expect(quiet.first).to_contain_text("rationale not published")
+    assert quiet.first.get_by_role("link", name=re.compile("Flag this verdict")).is_visible()
+    assert page.locator("article.cell-card").count() == 4
+    page.screenshot(path=artifacts / f"h2h_story_quiet_{size}.png", full_page=True)
+    assert violations(page) == []
+    assert page.problems == []
+
+
+def test_flag_form_opens_in_place_inside_an_unfolded_round(live_server, seeded_arena, open_page):
+    page = open_page()
+    page.goto(live_server.url + SEED)
+    row = page.locator("tr.round").filter(has_text="I run LLM agent loops").first
+    row.locator("summary").click()
+    row.get_by_role("link", name=re.compile("Flag this verdict: Hatchet")).click()
+    expect(row.locator("form.flag-form")).to_be_visible()
+    assert page.url.endswith(SEED)
     assert violations(page) == []
     assert page.problems == []
