@@ -330,10 +330,16 @@ def _round(row, names: dict, arena: str, open_all: bool = False) -> str:
         side, mark = "draw", '<span aria-hidden="true">=</span> draw'
     elif row.winner.pk == a.product.pk:
         side = "win-a"
-        mark = f'<span aria-hidden="true">◀</span> {names["a"]}<span class="visually-hidden"> wins</span>'
+        mark = (
+            f'<span aria-hidden="true">◀</span> <span class="wname">{names["a"]}</span>'
+            '<span class="visually-hidden"> wins</span>'
+        )
     else:
         side = "win-b"
-        mark = f'{names["b"]}<span class="visually-hidden"> wins</span> <span aria-hidden="true">▶</span>'
+        mark = (
+            f'<span class="wname">{names["b"]}</span><span class="visually-hidden"> wins</span>'
+            ' <span aria-hidden="true">▶</span>'
+        )
     cells = _prefix("cell-detail")
     published = a.detail_published or b.detail_published
     why = (

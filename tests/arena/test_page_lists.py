@@ -150,7 +150,7 @@ def test_head_to_head_rounds_write_every_round_of_a_group_escaped():
     ]
     html = head_to_head_rounds(rows, NS(a=a, b=b), "arena")
     assert "<script>" not in html and html.count('<tr id="story-7" class="round') == 2
-    assert f'<span aria-hidden="true">◀</span> {EVIL_HTML}' in html
+    assert f'<span aria-hidden="true">◀</span> <span class="wname">{EVIL_HTML}</span>' in html
     assert '<span aria-hidden="true">=</span> draw' in html
     assert f"<q>{EVIL_HTML}</q>" in html
 
@@ -186,7 +186,7 @@ def test_head_to_head_tables_write_categories_sub_groups_and_tallies_escaped():
     assert f'<th scope="rowgroup" colspan="5">{EVIL_HTML}</th>' in html
     assert f'<th scope="col" class="h-a">{EVIL_HTML}</th>' in html
     assert f"{EVIL_HTML} 0 won</span> · 3 drawn · " in html and "weighted 0–2" in html
-    assert 'Two<span class="visually-hidden"> wins</span>' in html
+    assert '<span class="wname">Two</span><span class="visually-hidden"> wins</span>' in html
     # unpublished cells: unfolded, each a quiet line with its flag control, no proof link
     assert '<details class="why quiet" open>' in html and "proof-link" not in html
     assert html.count('<div class="cell-line"') == 2 and html.count("Flag this verdict") == 2
