@@ -576,3 +576,19 @@ def compare(
         weighted_b=sum(r.weight for r in rounds if r.winner == b),
         rounds=tuple(rounds),
     )
+
+
+def tally_rounds(rounds: Sequence[Round], a: ProductKey, b: ProductKey) -> CompareSummary:
+    """The tally of some of a comparison's rounds (a category's, say), counted as ``compare``
+    counts all of them: rounds won by each side, drawn, and the weights of the rounds won."""
+    rounds = tuple(rounds)
+    return CompareSummary(
+        a=a,
+        b=b,
+        won_a=sum(1 for r in rounds if r.winner == a),
+        won_b=sum(1 for r in rounds if r.winner == b),
+        drawn=sum(1 for r in rounds if r.winner == DRAWN),
+        weighted_a=sum(r.weight for r in rounds if r.winner == a),
+        weighted_b=sum(r.weight for r in rounds if r.winner == b),
+        rounds=rounds,
+    )

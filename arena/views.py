@@ -9,6 +9,7 @@ import re
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import urlencode
 from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
@@ -158,9 +159,12 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
 def head_to_head(request: HttpRequest, arena: str, a: str, b: str) -> HttpResponse:
     arena = _or_404(selectors.arena_get(slug=arena), f"arena {arena!r}")
     error, status = "", 200
-    # The pair picker is a plain GET form (?a=…&b=…) on the current head-to-head.
-    picked = _params(request.GET, "a", "b")
+    # The pair picker is a plain GET form (?a=…&b=…) on the current head-to-head; ``diff=1``
+    # shows only the rounds one side wins, ``open=all`` every round's rationale unfolded.
+    picked = _params(request.GET, "a", "b", "diff", "open")
     pick_a, pick_b = picked["a"].strip(), picked["b"].strip()
+    diff, open_all = picked["diff"] == "1", picked["open"] == "all"
+    view = _h2h_view_query(diff=diff, open_all=open_all)
     if pick_a and pick_b and (pick_a, pick_b) != (a, b):
         if not (SLUG.fullmatch(pick_a) and SLUG.fullmatch(pick_b)):
             # not a product of any arena (a hand-edited address): say so, keep the current pair
@@ -170,7 +174,7 @@ def head_to_head(request: HttpRequest, arena: str, a: str, b: str) -> HttpRespon
         else:
             a, b = pick_a, pick_b
             if not _htmx_partial(request):
-                return redirect("head-to-head", arena=arena.slug, a=a, b=b)
+                return redirect(reverse("head-to-head", args=[arena.slug, a, b]) + view)
     products = selectors.arena_product_list(arena=arena)  # (the pair picker lists them too)
     pair = selectors.arena_product_pair_get(arena=arena, a=a, b=b, products=products)
     if a == b or a not in pair or b not in pair:
@@ -178,18 +182,33 @@ def head_to_head(request: HttpRequest, arena: str, a: str, b: str) -> HttpRespon
     pa, pb = pair[a], pair[b]
     ctx = {
         "arena": arena,
-        "cmp": selectors.head_to_head_get(arena=arena, a=pa, b=pb),
+        "cmp": selectors.head_to_head_get(arena=arena, a=pa, b=pb, differences_only=diff),
         "products": products,
         "error": error,
         "fragment": _htmx_partial(request),
+        "open_all": open_all,
+        # the links that change one thing of the view and keep the other
+        "diff_on": _h2h_view_query(diff=True, open_all=open_all),
+        "diff_off": _h2h_view_query(diff=False, open_all=open_all),
+        "open_on": _h2h_view_query(diff=diff, open_all=True),
+        "open_off": _h2h_view_query(diff=diff, open_all=False),
     }
     if ctx["fragment"]:
         response = render(request, "arena/head_to_head.html#comparison", ctx, status=status)
         if status != 200:
             # htmx does not swap 4xx responses by default; tell it to, so the message shows in place
             response["HX-Reswap"] = "innerHTML"
-        return push_url(response, reverse("head-to-head", args=[arena.slug, pa.slug, pb.slug]))
+        url = reverse("head-to-head", args=[arena.slug, pa.slug, pb.slug])
+        return push_url(response, url + view)
     return render(request, "arena/head_to_head.html", ctx, status=status)
+
+
+def _h2h_view_query(*, diff: bool, open_all: bool) -> str:
+    """The query string of a head-to-head's view (``?diff=1&open=all``), or ``""``."""
+    query = {"diff": "1"} if diff else {}
+    if open_all:
+        query["open"] = "all"
+    return f"?{urlencode(query)}" if query else ""
 
 
 @require_safe

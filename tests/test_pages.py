@@ -244,6 +244,16 @@ def test_pending_scores_are_marked(client, seeded_arena):
 # ------------------------------------------------------------------------- head-to-head
 
 
+def round_texts(html: str) -> list[str]:
+    """The text of each round of a head-to-head's table (tags dropped), in page order."""
+    rows = re.findall(r'<tr id="story-\d+" class="round [a-z-]+">.*?</tr>', html, flags=re.S)
+    return [re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", row))).strip() for row in rows]
+
+
+def round_of(html: str, story: str) -> str:
+    return next(t for t in round_texts(html) if story in t)
+
+
 def test_head_to_head_like_the_seed_page(client, seeded_arena):
     response = get(client, ARENA + "vs/inngest-vs-hatchet/")
     text = text_of(response)
@@ -251,12 +261,16 @@ def test_head_to_head_like_the_seed_page(client, seeded_arena):
     assert "<title>Inngest vs Hatchet" in html
     assert "Inngest vs Hatchet" in text
     assert "agent builder I run LLM agent loops as durable workflows" in text
-    assert "weight 3 · round to Inngest" in text
-    assert "weight 2 · round drawn" in text
-    assert "weight 2 · round to Hatchet" in text  # "Point an agent at llms.txt"
-    assert "Inngest ✓ full community 9/10" in text
-    assert "Hatchet ✓ full claimed 7/10" in text
-    assert "Inngest has dedicated docs for durable agent loops" in text
+    # each round: its weight, both badges and the winner between them
+    agent_loops = round_of(html, "I run LLM agent loops")
+    assert "weight 3 ✓ full X 9/10 ◀ Inngest wins ✓ full C 7/10" in agent_loops
+    assert "weight 2" in round_of(html, "Point an agent at llms.txt")
+    assert "Hatchet wins ▶" in round_of(html, "Point an agent at llms.txt")
+    assert any("weight 2" in t and "= draw" in t for t in round_texts(html))
+    # the cards, folded under their round, with the proof's name in words
+    assert "Inngest ✓ full community 9/10" in agent_loops
+    assert "Hatchet ✓ full claimed 7/10" in agent_loops
+    assert "Inngest has dedicated docs for durable agent loops" in agent_loops
     assert "[claimed-docs] “Every step, every tool call" in text or (
         "[claimed-docs]" in text and "Every step, every tool call" in text
     )
@@ -264,9 +278,10 @@ def test_head_to_head_like_the_seed_page(client, seeded_arena):
     assert "proof ↗" in text
     assert "Flag this verdict" in html
     assert "ai-native user" in text and "backend developer" in text
-    # numbering restarts per group, sub-group headings shown
-    assert re.search(r'<li value="9" id="story-\d+"', html)  # Agent access has 9 stories
-    assert '<h3 class="subgroup">Agent access</h3>' in html
+    # sub-group headings shown, each category with its tally and in the jump menu
+    assert '<th scope="rowgroup" colspan="5">Agent access</th>' in html
+    assert '<a href="#cat-agenticness">Agenticness <span class="n">(15)</span></a>' in html
+    assert "Agenticness Inngest 6 won · 8 drawn · Hatchet 1 won · weighted 13–2" in text
     # every cell in its own element, with a proof link to its page
     for cell_id in re.findall(r'<article class="cell-card" id="cell-(\d+)"', html):
         assert f'href="/cells/{cell_id}/"' in html
@@ -278,13 +293,51 @@ def test_head_to_head_like_the_seed_page(client, seeded_arena):
     assert f"Hatchet {won['hatchet']} rounds won" in text
     weighted = api["summary"]["weighted"]
     assert f"Inngest {weighted['inngest']} – Hatchet {weighted['hatchet']}" in text
-    assert len(re.findall(r'class="round"', html)) == len(api["stories"])
+    assert len(re.findall(r'class="round ', html)) == len(api["stories"])
+    total = len(api["stories"])
+    assert f"Showing {total} of {total} rounds" in text
+    # folded (<details>) unless every round is asked for unfolded
+    assert '<details class="why">' in html and '<details class="why" open>' not in html
+    opened = get(client, ARENA + "vs/inngest-vs-hatchet/?open=all").content.decode()
+    assert opened.count('<details class="why" open>') == total
+    assert "Collapse all" in opened
+
+
+def test_head_to_head_differences_only(client, seeded_arena):
+    api = client.get("/api/arenas/durable-execution-engines/compare/inngest/hatchet/").json()
+    total, drawn = len(api["stories"]), api["summary"]["drawn"]
+    response = get(client, ARENA + "vs/inngest-vs-hatchet/?diff=1")
+    html, text = response.content.decode(), text_of(response)
+    assert len(re.findall(r'class="round (win-a|win-b)"', html)) == total - drawn
+    assert 'class="round draw"' not in html
+    assert f"Showing {total - drawn} of {total} rounds" in text
+    assert f"differences only, the rounds one side wins ({drawn} drawn rounds hidden)" in text
+    # the tallies still count every round
+    assert f"{drawn} drawn" in text
+    assert "Agenticness Inngest 6 won · 8 drawn · Hatchet 1 won · weighted 13–2" in text
+    # the links keep the other half of the view; the pair picker keeps it too
+    assert (
+        'href="/arenas/durable-execution-engines/vs/inngest-vs-hatchet/?diff=1&amp;open=all"'
+        in html
+    )
+    assert '<input type="hidden" name="diff" value="1">' in html
+    response = get(client, ARENA + "vs/inngest-vs-hatchet/?a=dbos&b=restate&diff=1", status=302)
+    assert response["Location"] == ARENA + "vs/dbos-vs-restate/?diff=1"
+    # with htmx: the comparison alone, and the address to push keeps the view
+    response = get(client, ARENA + "vs/inngest-vs-hatchet/?diff=1", **HX)
+    assert "<html" not in response.content.decode()
+    assert response["HX-Push-Url"] == ARENA + "vs/inngest-vs-hatchet/?diff=1"
 
 
 def test_head_to_head_of_unpublished_cells_says_so(client, seeded_arena):
-    text = text_of(get(client, ARENA + "vs/temporal-vs-dbos/"))
+    response = get(client, ARENA + "vs/temporal-vs-dbos/")
+    text, html = text_of(response), response.content.decode()
     assert "Temporal vs DBOS" in text
-    assert "The rationale and evidence for this verdict are not published." in text
+    assert "rationale not published" in text
+    # one quiet line per cell: no card, no proof link, the flag control kept
+    assert '<article class="cell-card"' not in html and "proof ↗" not in text
+    assert 'class="proof-link' not in html
+    assert html.count('<div class="cell-line"') == html.count("Flag this verdict") > 0
 
 
 def test_pair_picker_redirects_without_js_and_swaps_with_htmx(client, seeded_arena):
@@ -330,7 +383,11 @@ def test_story_page_shows_every_products_cell(client, seeded_arena):
     for product in ("Temporal", "Inngest", "Trigger.dev", "Restate", "Hatchet", "DBOS"):
         assert f"{product} ✓ full" in text
     assert html.count("Flag this verdict") == 6
-    assert len(re.findall(r'<article class="cell-card" id="cell-\d+"', html)) == 6
+    # a card per published cell, one quiet line per unpublished one (Temporal's, DBOS's)
+    cards = len(re.findall(r'<article class="cell-card" id="cell-\d+"', html))
+    lines = len(re.findall(r'<div class="cell-line" id="cell-\d+"', html))
+    assert cards + lines == 6 and lines == 2
+    assert "Temporal ✓ full" in text and "rationale not published" in text
 
 
 def test_cell_page_with_evidence_history_and_head_to_heads(client, seeded_arena):

@@ -3,7 +3,8 @@ Its rounds are the one thing scored on a page read (``arena.scoring.compare``)."
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import NamedTuple
 
 from arena import scoring
@@ -53,6 +54,9 @@ class CompareCell:
     rationale: str
     detail_published: bool
     evidence: Quotes
+    # how the rationale stands to the last upheld correction (see ``stories.Cell``)
+    rationale_predates: datetime | None = None
+    rationale_rewritten_at: datetime | None = None
 
     @property
     def product_id(self) -> int:
@@ -84,7 +88,15 @@ class Comparison:
     summary: scoring.CompareSummary
     leader: Product | None  # ahead on the weighted tally, then on rounds won; None: level
     rows: list[CompareRow]  # the rounds: stories where neither cell is n/a, in matrix order
-    blocks: list[CategoryBlock]  # the rows under their category and sub-group headings
+    blocks: list[CategoryBlock]  # the rounds shown under their category and sub-group headings
+    # each category's tally over all its rounds (shown or not), by the category's pk
+    tallies: dict[int, scoring.CompareSummary] = field(default_factory=dict)
+    differences_only: bool = False  # only the rounds one side wins are shown (no drawn round)
+    shown: int = 0  # how many rounds are shown
+
+    @property
+    def hidden(self) -> int:
+        return len(self.rows) - self.shown
 
     @property
     def products(self) -> tuple[Product, Product]:
@@ -131,14 +143,19 @@ _CELLS = CompiledRead(
         "quality",
         "rationale",
         "detail_published",
+        "rationale_predates",
+        "rationale_rewritten_at",
     ),
 )
 
 
-def head_to_head_get(*, arena: Arena, a: Product, b: Product) -> Comparison:
+def head_to_head_get(
+    *, arena: Arena, a: Product, b: Product, differences_only: bool = False
+) -> Comparison:
     """``a`` vs ``b`` (two products of ``arena``) with each cell's evidence: three queries, plain
     records (no model instance: the big arena's pair has 600 cells and a thousand quotes),
-    compiled once."""
+    compiled once. With ``differences_only`` the blocks hold only the rounds that are not drawn
+    (one side wins); the tallies always count every round."""
     stories = story_lines_of(_STORIES.rows(arena=arena.pk))
     pair = {a.pk: a, b.pk: b}
     quotes: dict[int, list[Quote]] = {}
@@ -155,10 +172,21 @@ def head_to_head_get(*, arena: Arena, a: Product, b: Product) -> Comparison:
             rationale,
             published,
             Quotes(quotes[pk]) if pk in quotes else _NO_QUOTES,
+            predates,
+            rewritten,
         )
-        for pk, sid, pid, verdict, proof, quality, rationale, published in _CELLS.rows(
-            arena=arena.pk, products=[a.pk, b.pk]
-        )
+        for (
+            pk,
+            sid,
+            pid,
+            verdict,
+            proof,
+            quality,
+            rationale,
+            published,
+            predates,
+            rewritten,
+        ) in _CELLS.rows(arena=arena.pk, products=[a.pk, b.pk])
     }
     story_in = [scoring.StoryIn(s.pk, s.weight, s.category.name, s.persona.slug) for s in stories]
     cells_a = {sid: cell_in(c) for (sid, pid), c in by.items() if pid == a.pk}
@@ -179,4 +207,21 @@ def head_to_head_get(*, arena: Arena, a: Product, b: Product) -> Comparison:
         for group in block.groups:
             for number, row in enumerate(group.rows, start=1):
                 row.number = number
-    return Comparison(a, b, summary, winner_of(summary.leader, a, b), rows, blocks)
+    by_category: dict[int, list[scoring.Round]] = {}
+    for r in summary.rounds:
+        by_category.setdefault(story_by_id[r.story_id].category_id, []).append(r)
+    tallies = {pk: scoring.tally_rounds(rs, a.pk, b.pk) for pk, rs in by_category.items()}
+    shown = [row for row in rows if row.winner is not None] if differences_only else rows
+    if differences_only:
+        blocks = matrix_block_list(rows=shown)
+    return Comparison(
+        a,
+        b,
+        summary,
+        winner_of(summary.leader, a, b),
+        rows,
+        blocks,
+        tallies=tallies,
+        differences_only=differences_only,
+        shown=len(shown),
+    )

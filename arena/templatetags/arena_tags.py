@@ -12,6 +12,7 @@ from urllib.parse import quote
 
 from django import template
 from django.urls import get_script_prefix, reverse
+from django.utils import timezone
 from django.utils.html import conditional_escape, escape, format_html
 from django.utils.http import urlencode
 from django.utils.safestring import mark_safe
@@ -238,32 +239,58 @@ def flag_control(cell) -> str:
     return mark_safe(_flag_control(int(cell.pk), label))  # escaped above; the rest are ints
 
 
-_UNPUBLISHED = (
-    '<p class="unpublished">The rationale and evidence for this verdict are not published.</p>'
-)
+# An unpublished cell's one quiet line (no card, no proof link: its page has nothing more to show).
+_UNPUBLISHED = '<span class="unpublished-note">· rationale not published</span>'
+
+
+def _correction_note(cell) -> str:
+    """The one line that says how the rationale stands to the cell's last upheld correction:
+    written before it (the verdict changed since), else rewritten with it."""
+    if cell.rationale_predates is not None:
+        return (
+            '<p class="correction-note">Written before the correction of '
+            f"{_day(cell.rationale_predates)} — the verdict changed since.</p>"
+        )
+    if cell.rationale_rewritten_at is not None:
+        return (
+            '<p class="correction-note">Rewritten with the correction of '
+            f"{_day(cell.rationale_rewritten_at)}.</p>"
+        )
+    return ""
+
+
+def _day(moment) -> str:
+    """A stored moment's day, ``2026-11-30``, in the site's time zone."""
+    if timezone.is_aware(moment):
+        moment = timezone.localtime(moment)
+    return f"{moment:%Y-%m-%d}"
 
 
 def _cell_card(cell, name: str, cells: str) -> str:
     """See ``cell_card``; ``name`` escaped, ``cells``: the proof pages' URL prefix."""
     pk = int(cell.pk)
     badge, evidenced = _card_badge(cell.verdict, cell.proof, cell.quality)
+    label = _esc(f"{cell.product.name}, {cell.verdict}")
+    if not cell.detail_published:
+        return (
+            f'<div class="cell-line" id="cell-{pk}"><strong class="cell-name">{name}</strong>'
+            f" {badge} {_UNPUBLISHED} {_flag_control(pk, label)}</div>"
+        )
     out = [
         f'<article class="cell-card" id="cell-{pk}" aria-label="{name}: {_esc(cell.verdict)}">'
         f'<p class="cell-verdict"><strong class="cell-name">{name}</strong> {badge}</p>'
     ]
-    if cell.detail_published:
-        if cell.rationale:
-            out.append(f'<p class="rationale">{_esc(cell.rationale)}</p>')
-        quotes = cell.evidence.all()
-        if quotes:
-            out.append('<ul class="evidence" aria-label="Evidence">')
-            out.extend(
-                f'<li><span class="source">[{_esc(e.source)}]</span> <q>{_esc(e.quote)}</q></li>'
-                for e in quotes
-            )
-            out.append("</ul>")
-    else:
-        out.append(_UNPUBLISHED)
+    out.append(_correction_note(cell))
+    if cell.rationale:
+        out.append(f'<p class="rationale">{_esc(cell.rationale)}</p>')
+    quotes = cell.evidence.all()
+    if quotes:
+        out.append('<ul class="evidence" aria-label="Evidence">')
+        out.extend(
+            f'<li><span class="source">[{_esc(e.source)}]</span> <q>{_esc(e.quote)}</q></li>'
+            for e in quotes
+        )
+        out.append("</ul>")
     url = f"{cells}{pk}/"
     hidden = f'<span class="visually-hidden"> for {name}</span>'
     link = (
@@ -271,7 +298,6 @@ def _cell_card(cell, name: str, cells: str) -> str:
         if evidenced
         else f'<a class="proof-link quiet" href="{url}">details{hidden}</a>'
     )
-    label = _esc(f"{cell.product.name}, {cell.verdict}")
     out.append(f'<div class="cell-actions">{link}{_flag_control(pk, label)}</div></article>')
     return "".join(out)
 
@@ -279,27 +305,61 @@ def _cell_card(cell, name: str, cells: str) -> str:
 @register.simple_tag
 def cell_card(cell, name: str) -> str:
     """One judged cell as a card: ``name`` (its heading) and its badge, its rationale and evidence
-    quotes (``cell.evidence.all()``, loaded beforehand) when published, the link to its proof page
-    and its flag control. The story and head-to-head pages show dozens to hundreds of them."""
+    quotes (``cell.evidence.all()``, loaded beforehand), the link to its proof page and its flag
+    control; a cell whose detail is not published is one quiet line (name, badge, flag control).
+    The story and head-to-head pages show dozens to hundreds of them."""
     # every interpolated value is escaped or an int
     return mark_safe(_cell_card(cell, _esc(name), _prefix("cell-detail")))
 
 
-def _round(row, names: dict, arena: str) -> str:
+@functools.lru_cache(maxsize=512)
+def _row_badge(verdict: str, proof: str | None, quality: int | None) -> str:
+    """A round's badge in the head-to-head table, ``✓ full C 8/10`` (the proof's name on hover of
+    its letter)."""
+    return _BADGE.render(CellValue(verdict, proof or None, quality))
+
+
+def _round(row, names: dict, arena: str, open_all: bool = False) -> str:
     """See ``head_to_head_round``; ``names``: each side's product name, escaped, by side ("a",
     "b") and by product pk."""
     story = row.story
     pk = int(story.pk)
-    winner = f"round to {names[row.winner.pk]}" if row.winner else "round drawn"
+    a, b = row.cell_a, row.cell_b
+    if row.winner is None:
+        side, mark = "draw", '<span aria-hidden="true">=</span> draw'
+    elif row.winner.pk == a.product.pk:
+        side = "win-a"
+        mark = (
+            f'<span aria-hidden="true">◀</span> <span class="wname">{names["a"]}</span>'
+            '<span class="visually-hidden"> wins</span>'
+        )
+    else:
+        side = "win-b"
+        mark = (
+            f'<span class="wname">{names["b"]}</span><span class="visually-hidden"> wins</span>'
+            ' <span aria-hidden="true">▶</span>'
+        )
     cells = _prefix("cell-detail")
+    published = a.detail_published or b.detail_published
+    why = (
+        '<span class="visually-hidden">rationale and </span>evidence'
+        if published
+        else '<span class="visually-hidden">rationale </span>not published'
+    )
     # every interpolated value is escaped or an int
     return (
-        f'<li value="{int(row.number)}" id="story-{pk}" class="round">'
-        f'<p class="story-line"><span class="persona">{_esc(story.persona.label)}</span> '
-        f'<a href="{_prefix("story-detail", arena)}{pk}/">{_esc(story.text)}</a></p>'
-        f'<p class="round-line">weight {int(story.weight)} · {winner}</p>'
-        f'<div class="pair-cells">{_cell_card(row.cell_a, names["a"], cells)}'
-        f"{_cell_card(row.cell_b, names['b'], cells)}</div></li>"
+        f'<tr id="story-{pk}" class="round {side}">'
+        f'<td class="h-story"><div class="story-cell"><span class="story-text">'
+        f'<span class="persona">{_esc(story.persona.label)}</span> '
+        f'<a href="{_prefix("story-detail", arena)}{pk}/">{_esc(story.text)}</a></span> '
+        f'<details class="why{"" if published else " quiet"}"{" open" if open_all else ""}>'
+        f"<summary>{why}</summary>"
+        f'<div class="why-body">{_cell_card(a, names["a"], cells)}'
+        f"{_cell_card(b, names['b'], cells)}</div></details></div></td>"
+        f'<td class="h-w num"><span class="visually-hidden">weight </span>{int(story.weight)}</td>'
+        f'<td class="h-a">{_row_badge(a.verdict, a.proof, a.quality)}</td>'
+        f'<td class="h-win"><span class="win">{mark}</span></td>'
+        f'<td class="h-b">{_row_badge(b.verdict, b.proof, b.quality)}</td></tr>'
     )
 
 
@@ -309,19 +369,91 @@ def _names(cmp) -> dict:
 
 
 @register.simple_tag
-def head_to_head_round(row, cmp, arena: str) -> str:
-    """One round of a head-to-head (``CompareRow``) as the ``<li>`` of its sub-group's list: the
-    story (``arena``: the arena's slug, for its link) with its persona, weight and winner, then
-    both products' cards."""
-    return mark_safe(_round(row, _names(cmp), arena))
+def head_to_head_round(row, cmp, arena: str, open_all: bool = False) -> str:
+    """One round of a head-to-head (``CompareRow``) as a row of its category's table: the story
+    (``arena``: the arena's slug, for its link) with its persona, the rationale and evidence of
+    both sides folded under it (``open_all``: unfolded), its weight, each side's badge and the
+    winner between them (``◀ A``, ``= draw``, ``B ▶``)."""
+    return mark_safe(_round(row, _names(cmp), arena, open_all))
+
+
+def _rounds(rows, names: dict, arena: str, open_all: bool) -> str:
+    return "".join(_round(row, names, arena, open_all) for row in rows)
 
 
 @register.simple_tag
-def head_to_head_rounds(rows, cmp, arena: str) -> str:
+def head_to_head_rounds(rows, cmp, arena: str, open_all: bool = False) -> str:
     """The rounds of one sub-group (see ``head_to_head_round``), one tag for all of them (the
     products' names escaped once)."""
+    return mark_safe(_rounds(rows, _names(cmp), arena, open_all))
+
+
+def _tally_line(t, names: dict) -> str:
+    """``Inngest 5 won · 2 drawn · Hatchet 3 won · weighted 12–7``."""
+    return (
+        f'<span class="t-a">{names["a"]} {int(t.won_a)} won</span> · {int(t.drawn)} drawn · '
+        f'<span class="t-b">{names["b"]} {int(t.won_b)} won</span>'
+        f" · weighted {int(t.weighted_a)}–{int(t.weighted_b)}"
+    )
+
+
+def _category_id(block) -> str:
+    return f"cat-{_esc(block.slug)}"
+
+
+@register.simple_tag
+def head_to_head_tables(cmp, arena: str, open_all: bool = False) -> str:
+    """Every category of a head-to-head (``cmp.blocks``, the rounds shown) as a section: its
+    heading, its tally over all its rounds, and a table of its rounds, a sub-group's rounds under
+    the sub-group's name (``head_to_head_round``); the header row names both sides."""
     names = _names(cmp)
-    return mark_safe("\n".join(_round(row, names, arena) for row in rows))
+    head = (
+        '<thead><tr><th scope="col" class="h-story">Story</th>'
+        '<th scope="col" class="h-w num"><abbr title="Weight">Wt</abbr></th>'
+        f'<th scope="col" class="h-a">{names["a"]}</th>'
+        '<th scope="col" class="h-win">Round</th>'
+        f'<th scope="col" class="h-b">{names["b"]}</th></tr></thead>'
+    )
+    out = []
+    for block in cmp.blocks:
+        cat = block.category
+        hid = f"h2h-cat-{int(cat.pk)}"
+        tally = cmp.tallies.get(cat.pk)
+        shown = block.count
+        out.append(
+            f'<section class="h2h-category" id="{_category_id(block)}" aria-labelledby="{hid}">'
+            f'<div class="cat-head"><h2 id="{hid}">{_esc(cat.name)}</h2>'
+            f'<p class="cat-tally">{_tally_line(tally, names) if tally else ""}'
+            + (
+                f' <span class="muted">· {_plural(shown, "round", "rounds")} shown</span>'
+                if cmp.differences_only
+                else ""
+            )
+            + f'</p></div><table class="h2h-table" aria-labelledby="{hid}">{head}'
+        )
+        for group in block.groups:
+            out.append("<tbody>")
+            if group.subgroup:
+                out.append(
+                    '<tr class="sub"><th scope="rowgroup" colspan="5">'
+                    f"{_esc(group.subgroup.name)}</th></tr>"
+                )
+            out.append(_rounds(group.rows, names, arena, open_all))
+            out.append("</tbody>")
+        out.append("</table></section>")
+    # every interpolated value is escaped or an int
+    return mark_safe("".join(out))
+
+
+@register.simple_tag
+def head_to_head_jump(cmp) -> str:
+    """The jump menu: a link to each category shown, with its rounds shown."""
+    items = "".join(
+        f'<li><a href="#{_category_id(block)}">{_esc(block.category.name)}'
+        f' <span class="n">({int(block.count)})</span></a></li>'
+        for block in cmp.blocks
+    )
+    return mark_safe(items)
 
 
 @register.simple_tag

@@ -154,3 +154,40 @@ def test_a_category_folds_and_opens_again_with_or_without_javascript(client, see
 def test_odd_fold_values_are_ignored_or_applied_never_an_error(client, seeded_arena, fold):
     response = get(client, f"{ARENA}?fold={fold}")
     assert "<script>" not in response.content.decode().split("<main", 1)[1].split("matrix", 1)[0]
+
+
+@pytest.mark.parametrize("rewrite", [False, True])
+def test_the_head_to_head_says_how_a_rationale_stands_to_its_correction(
+    client, seeded_arena, moderator, django_capture_on_commit_callbacks, rewrite
+):
+    from arena.clients import client_hash
+    from flags.inputs import FlagInput, ModerationDecision
+    from flags.services import flag_submit, review_item_uphold
+    from stories.models import Cell
+
+    cell = Cell.objects.get(
+        story__text__startswith="I run LLM agent loops", product__slug="hatchet"
+    )
+    assert cell.detail_published and cell.rationale
+    flag = flag_submit(
+        cell=cell,
+        data=FlagInput(
+            reason="wrong_quality",
+            explanation="The docs show it needs a plug-in for tool calls, so less than this.",
+            proposed_verdict="partial",
+            proposed_quality=4,
+        ),
+        client=client_hash("10.1.2.3"),
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        review_item_uphold(
+            item=flag.item,
+            moderator=moderator,
+            decision=ModerationDecision(note="Checked the docs."),
+            rationale="Partial: tool calls need a plug-in." if rewrite else None,
+        )
+    url = f"{ARENA}vs/inngest-vs-hatchet/?open=all"
+    text = text_of(get(client, url))
+    expected = "Rewritten with the correction of" if rewrite else "Written before the correction of"
+    assert expected in text
+    assert ("Partial: tool calls need a plug-in." in text) == rewrite

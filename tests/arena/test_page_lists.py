@@ -141,6 +141,8 @@ def test_head_to_head_rounds_write_every_round_of_a_group_escaped():
             rationale=EVIL,
             detail_published=True,
             evidence=NS(all=lambda: [NS(source=EVIL, quote=EVIL)]),
+            rationale_predates=None,
+            rationale_rewritten_at=None,
         )
 
     story = NS(pk=7, text=EVIL, weight=3, persona=NS(label=EVIL))
@@ -149,6 +151,48 @@ def test_head_to_head_rounds_write_every_round_of_a_group_escaped():
         for n, w in ((1, a), (2, None))
     ]
     html = head_to_head_rounds(rows, NS(a=a, b=b), "arena")
-    assert "<script>" not in html and html.count('<li value="') == 2
-    assert f"round to {EVIL_HTML}" in html and "round drawn" in html
+    assert "<script>" not in html and html.count('<tr id="story-7" class="round') == 2
+    assert f'<span aria-hidden="true">◀</span> <span class="wname">{EVIL_HTML}</span>' in html
+    assert '<span aria-hidden="true">=</span> draw' in html
     assert f"<q>{EVIL_HTML}</q>" in html
+
+
+def test_head_to_head_tables_write_categories_sub_groups_and_tallies_escaped():
+    from arena.scoring import CompareSummary
+    from arena.selectors.matrix import CategoryBlock, SubGroupBlock
+    from arena.templatetags.arena_tags import head_to_head_jump, head_to_head_tables
+
+    a, b = product(1), product(2, name="Two", slug="two")
+
+    def cell(pk, p):
+        return NS(
+            pk=pk,
+            product=p,
+            verdict="full",
+            proof="probed",
+            quality=8,
+            rationale="",
+            detail_published=False,
+            evidence=NS(all=lambda: []),
+            rationale_predates=None,
+            rationale_rewritten_at=None,
+        )
+
+    category = NS(pk=3, name=EVIL, slug="evil-cat")
+    story = NS(pk=7, text="Story", weight=2, persona=NS(label="dev"))
+    row = NS(number=1, story=story, winner=b, cell_a=cell(11, a), cell_b=cell(12, b))
+    block = CategoryBlock(category, [SubGroupBlock(NS(name=EVIL), [row])])
+    tally = CompareSummary(1, 2, won_a=0, won_b=1, drawn=3, weighted_a=0, weighted_b=2, rounds=())
+    cmp = NS(a=a, b=b, blocks=[block], tallies={3: tally}, differences_only=False)
+    html = head_to_head_tables(cmp, "arena", True)
+    assert "<script>" not in html
+    assert f'<h2 id="h2h-cat-3">{EVIL_HTML}</h2>' in html
+    assert f'<th scope="rowgroup" colspan="5">{EVIL_HTML}</th>' in html
+    assert f'<th scope="col" class="h-a">{EVIL_HTML}</th>' in html
+    assert f"{EVIL_HTML} 0 won</span> · 3 drawn · " in html and "weighted 0–2" in html
+    assert '<span class="wname">Two</span><span class="visually-hidden"> wins</span>' in html
+    # unpublished cells: unfolded, each a quiet line with its flag control, no proof link
+    assert '<details class="why quiet" open>' in html and "proof-link" not in html
+    assert html.count('<div class="cell-line"') == 2 and html.count("Flag this verdict") == 2
+    jump = head_to_head_jump(cmp)
+    assert jump == f'<li><a href="#cat-evil-cat">{EVIL_HTML} <span class="n">(1)</span></a></li>'

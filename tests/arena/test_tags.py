@@ -104,6 +104,8 @@ def _card_cell(**fields):
         "detail_published": True,
         "evidence": Quotes([Quote("github", 'says "yes" & more')]),
         "product": SimpleNamespace(name="A&B"),
+        "rationale_predates": None,
+        "rationale_rewritten_at": None,
     }
     return SimpleNamespace(**{**base, **fields})
 
@@ -126,11 +128,26 @@ def test_cell_card_shows_rationale_quotes_proof_link_and_flag_control_escaped():
     assert "flag-slot" not in html
 
 
+def test_cell_card_says_how_the_rationale_stands_to_the_last_correction():
+    from datetime import UTC, datetime
+
+    from arena.templatetags.arena_tags import cell_card
+
+    day = datetime(2026, 11, 30, 12, tzinfo=UTC)
+    assert "correction" not in cell_card(_card_cell(), "A")
+    before = cell_card(_card_cell(rationale_predates=day), "A")
+    assert "Written before the correction of 2026-11-30 — the verdict changed since." in before
+    rewritten = cell_card(_card_cell(rationale_rewritten_at=day), "A")
+    assert "Rewritten with the correction of 2026-11-30." in rewritten
+
+
 def test_cell_card_of_unpublished_or_unevidenced_cell():
     from arena.templatetags.arena_tags import cell_card
 
     hidden = cell_card(_card_cell(detail_published=False), "A")
-    assert "are not published" in hidden and "Works" not in hidden and "github" not in hidden
+    assert hidden.startswith('<div class="cell-line" id="cell-5">')
+    assert "rationale not published" in hidden and "Works" not in hidden and "github" not in hidden
+    assert "proof-link" not in hidden and "Flag this verdict: A&amp;B, full" in hidden
     none = cell_card(_card_cell(verdict="none", proof=None, quality=0), "A")
     assert '<a class="proof-link quiet" href="/cells/5/">details' in none
 

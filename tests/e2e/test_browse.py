@@ -91,8 +91,10 @@ def test_browse_with_htmx(live_server, seeded_arena, open_page, artifacts):
     expect(page.locator("h1")).to_have_text("Inngest vs Hatchet")
     assert_not_reloaded(page)
     assert page.title().startswith("Inngest vs Hatchet")
-    assert page.get_by_text("weight 3 · round to Inngest").first.is_visible()
-    assert page.get_by_role("link", name=re.compile("Flag this verdict")).count() > 0
+    agent_loops = page.locator("tr.round").filter(has_text="I run LLM agent loops")
+    expect(agent_loops.locator(".h-win")).to_have_text("◀ Inngest wins")
+    agent_loops.locator("summary").click()  # its rationale and evidence unfold
+    assert agent_loops.get_by_role("link", name=re.compile("Flag this verdict")).count() == 2
 
     # A proof page from the head-to-head.
     page.get_by_role("link", name="proof for Inngest").first.click()
@@ -148,6 +150,7 @@ def test_browse_without_javascript(live_server, seeded_arena, open_page):
     page.get_by_role("button", name="Show head-to-head").click()
     page.wait_for_url(re.compile(r"/vs/restate-vs-trigger-dev/$"))
     assert page.get_by_role("heading", level=1).inner_text() == "Restate vs Trigger.dev"
+    page.locator("tr.round summary").first.click()
     page.get_by_role("link", name="proof for Restate").first.click()
     page.wait_for_url(re.compile(r"/cells/\d+/$"))
     assert page.get_by_role("heading", name="Verdict history").is_visible()

@@ -30,6 +30,7 @@ def file_flag_inline(page, live_server, cell) -> str:
     page.goto(f"{live_server.url}/arenas/{ARENA}/vs/inngest-vs-hatchet/")
     page.evaluate("window.__marker = 'still here'")
     card = page.locator(f"#cell-{cell.pk}")
+    page.locator("tr.round").filter(has=card).locator("summary").click()  # unfold its round
     control = card.get_by_role("link", name=re.compile("Flag"))
     control.click()
     dialog = page.get_by_role("dialog", name="Flag a verdict")
