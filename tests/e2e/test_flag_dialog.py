@@ -111,13 +111,13 @@ def test_flag_from_a_head_to_head_card_and_two_forms_one_after_the_other(
     live_server, seeded_arena, open_page, artifacts
 ):
     page = open_page()
-    page.goto(f"{live_server.url}{ARENA}vs/inngest-vs-hatchet/")
+    page.goto(f"{live_server.url}{ARENA}vs/inngest-vs-hatchet/?open=all")  # rounds unfolded
     first, second = (
         page.locator(".cell-card a.flag-control").nth(0),
         page.locator(".cell-card a.flag-control").nth(3),
     )
     story = squash(
-        first.evaluate("a => a.closest('li.round').querySelector('.story-line a').textContent")
+        first.evaluate("a => a.closest('tr.round').querySelector('.story-text > a').textContent")
     )
     first.click()
     dialog = page.get_by_role("dialog", name="Flag a verdict")
@@ -262,6 +262,7 @@ def test_without_javascript_the_flag_is_a_link_to_the_flag_page(
 ):
     page = open_page(js=False)
     page.goto(f"{live_server.url}{ARENA}vs/inngest-vs-hatchet/")
+    page.locator("tr.round summary").first.click()  # a round's cards unfold without JavaScript
     control = page.locator(".cell-card a.flag-control").first
     href = control.get_attribute("href")
     control.click()

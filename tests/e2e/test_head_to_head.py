@@ -232,13 +232,19 @@ def test_story_page_shows_unpublished_cells_as_quiet_lines(
     assert page.problems == []
 
 
-def test_flag_form_opens_in_place_inside_an_unfolded_round(live_server, seeded_arena, open_page):
+def test_flag_dialog_opens_from_an_unfolded_round(live_server, seeded_arena, open_page):
     page = open_page()
     page.goto(live_server.url + SEED)
     row = page.locator("tr.round").filter(has_text="I run LLM agent loops").first
     row.locator("summary").click()
-    row.get_by_role("link", name=re.compile("Flag this verdict: Hatchet")).click()
-    expect(row.locator("form.flag-form")).to_be_visible()
+    control = row.get_by_role("link", name=re.compile("Flag this verdict: Hatchet"))
+    control.click()
+    dialog = page.get_by_role("dialog", name="Flag a verdict")
+    expect(dialog.locator("form.flag-form")).to_be_visible()
+    expect(dialog).to_contain_text("I run LLM agent loops")
     assert page.url.endswith(SEED)
+    assert violations(page) == []
+    page.keyboard.press("Escape")
+    expect(control).to_be_focused()
     assert violations(page) == []
     assert page.problems == []
