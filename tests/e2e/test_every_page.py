@@ -14,10 +14,20 @@ ARENA = "/arenas/durable-execution-engines/"
 
 
 def public_pages() -> dict[str, str]:
+    from arena.clients import client_hash
+    from flags.inputs import FlagInput
+    from flags.services import flag_submit
     from stories.models import Cell, Story
 
     story = Story.objects.get(text__startswith="I run LLM agent loops")
     cell = Cell.objects.get(story=story, product__slug="inngest")
+    flag = flag_submit(
+        cell=cell,
+        data=FlagInput(
+            reason="wrong_quality", explanation="The docs say a plug-in is needed here."
+        ),
+        client=client_hash("10.7.7.7"),
+    )
     return {
         "home": "/",
         "arena": ARENA,
@@ -28,6 +38,9 @@ def public_pages() -> dict[str, str]:
         "story": f"{ARENA}stories/{story.pk}/",
         "cell": f"/cells/{cell.pk}/",
         "flag": f"/cells/{cell.pk}/flag/",
+        "flag_status": f"/flags/status/{flag.token}/",
+        "arena_sorted_folded": ARENA + "?sort=inngest&fold=agenticness&show=inngest,dbos",
+        "head_to_head_differences_expanded": ARENA + "vs/inngest-vs-hatchet/?diff=1&open=all",
         "methodology": "/methodology/",
         "changes": "/changes/",
         "big_arena": "/arenas/big/",
@@ -37,17 +50,24 @@ def public_pages() -> dict[str, str]:
 
 @pytest.mark.parametrize(
     ("label", "viewport", "dark"),
-    [("desktop", DESKTOP, False), ("phone", PHONE, False), ("phone-dark", PHONE, True)],
+    [
+        ("desktop", DESKTOP, False),
+        ("desktop-dark", DESKTOP, True),
+        ("phone", PHONE, False),
+        ("phone-dark", PHONE, True),
+    ],
 )
 def test_no_accessibility_violation_on_any_public_page(
     live_server, seeded_arena, big_arena, open_page, artifacts, label, viewport, dark
 ):
     page = open_page(viewport=viewport, dark=dark)
     found = {}
-    for name, url in public_pages().items():
+    pages = public_pages()
+    for name, url in pages.items():
         page.goto(live_server.url + url)
         problems = violations(page)
         if problems:
             found[name] = problems
+    print(f"axe, {label}: {len(pages)} pages, violations {found or 0}")
     assert found == {}
     assert page.problems == []
