@@ -164,6 +164,8 @@ def head_to_head(request: HttpRequest, arena: str, a: str, b: str) -> HttpRespon
     picked = _params(request.GET, "a", "b", "diff", "open")
     pick_a, pick_b = picked["a"].strip(), picked["b"].strip()
     diff, open_all = picked["diff"] == "1", picked["open"] == "all"
+    # ``open=<story>``: that round's rationale and evidence (its two cards alone, for htmx)
+    opened = int(picked["open"]) if picked["open"].isascii() and picked["open"].isdigit() else None
     view = _h2h_view_query(diff=diff, open_all=open_all)
     if pick_a and pick_b and (pick_a, pick_b) != (a, b):
         if not (SLUG.fullmatch(pick_a) and SLUG.fullmatch(pick_b)):
@@ -180,9 +182,21 @@ def head_to_head(request: HttpRequest, arena: str, a: str, b: str) -> HttpRespon
     if a == b or a not in pair or b not in pair:
         raise Http404(f"No head-to-head {a!r} vs {b!r} in {arena.slug}")
     pa, pb = pair[a], pair[b]
+    cmp = selectors.head_to_head_get(arena=arena, a=pa, b=pb, differences_only=diff)
+    pair_url = reverse("head-to-head", args=[arena.slug, pa.slug, pb.slug])
+    if opened is not None and request.htmx and request.htmx.target == f"why-{opened}":
+        row = next((r for r in cmp.rows if r.story.pk == opened), None)
+        if row is None:
+            raise Http404(f"No round of story {opened} in {pa.slug} vs {pb.slug}")
+        return render(request, "arena/head_to_head.html#round_cards", {"row": row, "cmp": cmp})
     ctx = {
         "arena": arena,
-        "cmp": selectors.head_to_head_get(arena=arena, a=pa, b=pb, differences_only=diff),
+        "cmp": cmp,
+        # a long head-to-head's rounds load their cards when opened (the page stays small)
+        "lazy": pair_url
+        if len(cmp.rows) > selectors.HEAD_TO_HEAD_INLINE and not open_all
+        else None,
+        "opened": opened,
         "products": products,
         "error": error,
         "fragment": _htmx_partial(request),
@@ -198,8 +212,7 @@ def head_to_head(request: HttpRequest, arena: str, a: str, b: str) -> HttpRespon
         if status != 200:
             # htmx does not swap 4xx responses by default; tell it to, so the message shows in place
             response["HX-Reswap"] = "innerHTML"
-        url = reverse("head-to-head", args=[arena.slug, pa.slug, pb.slug])
-        return push_url(response, url + view)
+        return push_url(response, pair_url + view)
     return render(request, "arena/head_to_head.html", ctx, status=status)
 
 

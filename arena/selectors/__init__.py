@@ -16,7 +16,12 @@ from arena.selectors.arenas import (
     story_line_list,
 )
 from arena.selectors.cells import CellPage, HeadToHeadLink, cell_page_get
-from arena.selectors.head_to_head import CompareRow, Comparison, head_to_head_get
+from arena.selectors.head_to_head import (
+    HEAD_TO_HEAD_INLINE,
+    CompareRow,
+    Comparison,
+    head_to_head_get,
+)
 from arena.selectors.leaderboard import (
     RANK_PA,
     Leaderboard,
@@ -73,6 +78,7 @@ __all__ = [
     "arena_story_list",
     "cell_page_get",
     "head_to_head_get",
+    "HEAD_TO_HEAD_INLINE",
     "matrix_block_list",
     "matrix_column_list",
     "product_get",

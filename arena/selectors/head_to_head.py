@@ -81,6 +81,11 @@ class CompareRow:
         return {self.cell_a.product: self.cell_a, self.cell_b.product: self.cell_b}
 
 
+# A head-to-head with more rounds than this shows its rounds' rationale and evidence on demand:
+# each round's cards load when it is opened (``?open=<story>``), or all of them with ``open=all``.
+HEAD_TO_HEAD_INLINE = 60
+
+
 @dataclass
 class Comparison:
     a: Product

@@ -319,9 +319,25 @@ def _row_badge(verdict: str, proof: str | None, quality: int | None) -> str:
     return _BADGE.render(CellValue(verdict, proof or None, quality))
 
 
-def _round(row, names: dict, arena: str, open_all: bool = False) -> str:
+def _round_cards(row, names: dict) -> str:
+    """Both sides' cards of one round: what its ``<details>`` unfolds."""
+    cells = _prefix("cell-detail")
+    return f"{_cell_card(row.cell_a, names['a'], cells)}{_cell_card(row.cell_b, names['b'], cells)}"
+
+
+@register.simple_tag
+def head_to_head_cards(row, cmp) -> str:
+    """One round's two cards (what a lazy round's ``<details>`` loads when it is opened)."""
+    return mark_safe(_round_cards(row, _names(cmp)))
+
+
+def _round(
+    row, names: dict, arena: str, open_all: bool = False, lazy: str | None = None, opened=None
+) -> str:
     """See ``head_to_head_round``; ``names``: each side's product name, escaped, by side ("a",
-    "b") and by product pk."""
+    "b") and by product pk. ``lazy``: the head-to-head's address when the rounds' cards are not
+    in the page but load as a round is opened (``?open=<story>``: with htmx, the two cards;
+    without, the page with that round open), except the round ``opened``."""
     story = row.story
     pk = int(story.pk)
     a, b = row.cell_a, row.cell_b
@@ -339,7 +355,6 @@ def _round(row, names: dict, arena: str, open_all: bool = False) -> str:
             f'<span class="wname">{names["b"]}</span><span class="visually-hidden"> wins</span>'
             ' <span aria-hidden="true">▶</span>'
         )
-    cells = _prefix("cell-detail")
     published = a.detail_published or b.detail_published
     why = (
         '<span class="visually-hidden">rationale and </span>evidence'
@@ -352,14 +367,30 @@ def _round(row, names: dict, arena: str, open_all: bool = False) -> str:
         f'<td class="h-story"><div class="story-cell"><span class="story-text">'
         f'<span class="persona">{_esc(story.persona.label)}</span> '
         f'<a href="{_prefix("story-detail", arena)}{pk}/">{_esc(story.text)}</a></span> '
-        f'<details class="why{"" if published else " quiet"}"{" open" if open_all else ""}>'
-        f"<summary>{why}</summary>"
-        f'<div class="why-body">{_cell_card(a, names["a"], cells)}'
-        f"{_cell_card(b, names['b'], cells)}</div></details></div></td>"
+        f"{_why(row, names, pk, published, why, open_all, lazy, opened)}</div></td>"
         f'<td class="h-w num"><span class="visually-hidden">weight </span>{int(story.weight)}</td>'
         f'<td class="h-a">{_row_badge(a.verdict, a.proof, a.quality)}</td>'
         f'<td class="h-win"><span class="win">{mark}</span></td>'
         f'<td class="h-b">{_row_badge(b.verdict, b.proof, b.quality)}</td></tr>'
+    )
+
+
+def _why(row, names, pk: int, published: bool, why: str, open_all, lazy, opened) -> str:
+    """A round's folded rationale and evidence: its cards, or (``lazy``) a link to them that htmx
+    follows when the round is opened."""
+    quiet = "" if published else " quiet"
+    if lazy is None or open_all or pk == opened:
+        state = " open" if open_all or pk == opened else ""
+        return (
+            f'<details class="why{quiet}"{state}><summary>{why}</summary>'
+            f'<div class="why-body">{_round_cards(row, names)}</div></details>'
+        )
+    url = f"{_esc(lazy)}?open={pk}"
+    return (
+        f'<details class="why{quiet}" hx-get="{url}" hx-trigger="toggle once"'
+        f' hx-target="#why-{pk}" hx-swap="innerHTML"><summary>{why}</summary>'
+        f'<div class="why-body" id="why-{pk}"><a href="{url}#story-{pk}">Show both verdicts’'
+        f" rationale and evidence</a></div></details>"
     )
 
 
@@ -377,8 +408,8 @@ def head_to_head_round(row, cmp, arena: str, open_all: bool = False) -> str:
     return mark_safe(_round(row, _names(cmp), arena, open_all))
 
 
-def _rounds(rows, names: dict, arena: str, open_all: bool) -> str:
-    return "".join(_round(row, names, arena, open_all) for row in rows)
+def _rounds(rows, names: dict, arena: str, open_all: bool, lazy=None, opened=None) -> str:
+    return "".join(_round(row, names, arena, open_all, lazy, opened) for row in rows)
 
 
 @register.simple_tag
@@ -402,10 +433,13 @@ def _category_id(block) -> str:
 
 
 @register.simple_tag
-def head_to_head_tables(cmp, arena: str, open_all: bool = False) -> str:
+def head_to_head_tables(
+    cmp, arena: str, open_all: bool = False, lazy: str | None = None, opened=None
+) -> str:
     """Every category of a head-to-head (``cmp.blocks``, the rounds shown) as a section: its
     heading, its tally over all its rounds, and a table of its rounds, a sub-group's rounds under
-    the sub-group's name (``head_to_head_round``); the header row names both sides."""
+    the sub-group's name (``head_to_head_round``); the header row names both sides. ``lazy`` and
+    ``opened``: see ``_round``."""
     names = _names(cmp)
     head = (
         '<thead><tr><th scope="col" class="h-story">Story</th>'
@@ -438,7 +472,7 @@ def head_to_head_tables(cmp, arena: str, open_all: bool = False) -> str:
                     '<tr class="sub"><th scope="rowgroup" colspan="5">'
                     f"{_esc(group.subgroup.name)}</th></tr>"
                 )
-            out.append(_rounds(group.rows, names, arena, open_all))
+            out.append(_rounds(group.rows, names, arena, open_all, lazy, opened))
             out.append("</tbody>")
         out.append("</table></section>")
     # every interpolated value is escaped or an int

@@ -191,3 +191,32 @@ def test_the_head_to_head_says_how_a_rationale_stands_to_its_correction(
     expected = "Rewritten with the correction of" if rewrite else "Written before the correction of"
     assert expected in text
     assert ("Partial: tool calls need a plug-in." in text) == rewrite
+
+
+def test_a_long_head_to_head_sends_its_rounds_cards_on_demand(
+    client, big_arena, django_assert_max_num_queries
+):
+    url = "/arenas/big/vs/product-001-vs-product-002/"
+    html = get(client, url).content.decode()
+    assert 'class="cell-card"' not in html
+    first = re.search(r'hx-get="[^"]+\?open=(\d+)" hx-trigger="toggle once"', html).group(1)
+    hx = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": f"why-{first}"}
+    with django_assert_max_num_queries(7):
+        cards = get(client, f"{url}?open={first}", **hx).content.decode()
+    assert cards.count('class="cell-card"') == 2 and "<html" not in cards
+    assert 'id="cell-' in cards
+    # without htmx, the page with that round open (and only that one)
+    page = get(client, f"{url}?open={first}").content.decode()
+    assert page.count('class="cell-card"') == 2 and page.count('<details class="why" open>') == 1
+    everything = get(client, f"{url}?open=all").content.decode()
+    assert everything.count('class="cell-card"') == 2 * everything.count('<tr id="story-')
+    # a round of another pair, or no round at all: 404 for the fragment, the plain page otherwise
+    get(client, f"{url}?open=1", status=404, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="why-1")
+    for odd in ("-1", "٣", "9" * 40, "%00", "al"):
+        assert 'class="cell-card"' not in get(client, f"{url}?open={odd}").content.decode()
+
+
+def test_a_short_head_to_head_keeps_its_cards_in_the_page(client, seeded_arena):
+    html = get(client, f"{ARENA}vs/inngest-vs-hatchet/").content.decode()
+    assert html.count('class="cell-card"') == 2 * html.count('<tr id="story-')
+    assert "toggle once" not in html

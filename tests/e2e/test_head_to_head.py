@@ -251,3 +251,39 @@ def test_flag_dialog_opens_from_an_unfolded_round(live_server, seeded_arena, ope
     expect(control).to_be_focused()
     assert violations(page) == []
     assert page.problems == []
+
+
+def test_a_long_head_to_head_loads_a_rounds_cards_when_it_is_opened(
+    live_server, big_arena, open_page, artifacts
+):
+    page = open_page()
+    page.goto(live_server.url + BIG)
+    assert page.locator(".cell-card").count() == 0  # 270 rounds: the cards are not in the page
+    page.evaluate("window.__marker = 1")
+    row = page.locator("tr.round").nth(3)
+    row.locator("summary").click()
+    expect(row.locator(".cell-card")).to_have_count(2)
+    expect(row.locator(".cell-card .rationale").first).to_be_visible()
+    assert page.evaluate("window.__marker") == 1  # in place
+    assert page.url == live_server.url + BIG  # a view of this page, not a new address
+    assert violations(page) == []
+    page.screenshot(path=artifacts / "h2h_big_round_opened.png")
+    # the printable page holds every card
+    page.get_by_role("link", name="Expand all").click()
+    page.wait_for_url(re.compile(r"\?open=all$"))
+    assert page.locator(".cell-card").count() == 2 * page.locator("tr.round").count()
+    assert page.problems == []
+
+
+def test_without_javascript_a_long_head_to_heads_round_opens_on_its_own_page(
+    live_server, big_arena, open_page
+):
+    page = open_page(js=False)
+    page.goto(live_server.url + BIG)
+    row = page.locator("tr.round").nth(3)
+    row.locator("summary").click()
+    row.get_by_role("link", name=re.compile("rationale and evidence")).click()
+    page.wait_for_url(re.compile(r"\?open=\d+#story-\d+$"))
+    opened = page.locator("tr.round:has(details[open])")
+    assert opened.count() == 1
+    assert opened.locator(".cell-card").count() == 2
