@@ -52,7 +52,6 @@ def public_pages() -> dict[str, str]:
     ("label", "viewport", "dark"),
     [
         ("desktop", DESKTOP, False),
-        ("desktop-dark", DESKTOP, True),
         ("phone", PHONE, False),
         ("phone-dark", PHONE, True),
     ],
