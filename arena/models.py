@@ -199,6 +199,15 @@ class ProductScore(models.Model):
     # uphold without recomputing the arena. Null in rows stored before they were kept.
     weighted_quality = models.PositiveIntegerField(null=True)
     weighted_max = models.PositiveIntegerField(null=True)
+    # The sums per category × persona (``scoring.Part``: [category, persona, Σ w·q, Σ 10·w, low,
+    # high]): a visitor's own weighting of the categories and personas, and its range, are computed
+    # from them without reading a cell. Empty in rows stored before they were kept.
+    parts = models.JSONField(default=list)
+    # The PA Score's range (``scoring.score_range``): the score with every unverified cell one
+    # verdict step worse / better. Null with no score (or before ranges were kept).
+    pa_low = models.PositiveSmallIntegerField(null=True)
+    pa_high = models.PositiveSmallIntegerField(null=True)
+    persona_ranges = models.JSONField(default=dict)  # {persona slug: [low, high] or null}
     computed_at = models.DateTimeField()
 
     class Meta:
@@ -214,6 +223,16 @@ class ProductScore(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(verified__lte=models.F("with_evidence")), name="score_v_le_e"
+            ),
+            # a range contains its score
+            models.CheckConstraint(
+                condition=Q(pa_low__isnull=True, pa_high__isnull=True)
+                | Q(
+                    pa_low__lte=models.F("pa_score"),
+                    pa_high__gte=models.F("pa_score"),
+                    pa_high__lte=100,
+                ),
+                name="score_range_contains_pa",
             ),
         ]
 

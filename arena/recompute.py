@@ -114,6 +114,12 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
                 confidence=row.result.confidence,
                 weighted_quality=row.result.weighted_quality,
                 weighted_max=row.result.weighted_max,
+                parts=[list(part) for part in row.result.parts],
+                pa_low=row.result.pa_range[0] if row.result.pa_range else None,
+                pa_high=row.result.pa_range[1] if row.result.pa_range else None,
+                persona_ranges={
+                    p: list(r) if r else None for p, r in row.result.persona_ranges.items()
+                },
                 computed_at=now,
             )
             for row in scoring.leaderboard(results)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from stories.values import EVIDENCED, QUALITY_MAX, CellValue, Proof, Verdict
@@ -169,6 +169,146 @@ def verified_share(verified: int, with_evidence: int) -> float:
     return verified / with_evidence if with_evidence else 0.0
 
 
+# ---------------------------------------------------------------- your weights; how sure a score is
+
+# A visitor's weight for a category or a persona multiplies the weights of its stories.
+WEIGHT_LEVELS = {0: "ignore", 1: "normal", 2: "important", 3: "critical"}
+WEIGHT_NORMAL = 1
+
+
+@dataclass(frozen=True)
+class Weights:
+    """A visitor's weights: a multiplier 0-3 per category (by name) and per persona (by slug); what
+    is not named counts 1 ("normal"). A story weighs ``w × category weight × persona weight``. The
+    published scores are the case where every multiplier is 1 (``PUBLISHED``)."""
+
+    categories: Mapping[str, int] = field(default_factory=dict)
+    personas: Mapping[str, int] = field(default_factory=dict)
+
+    def of(self, category: str, persona: str) -> int:
+        return self.categories.get(category, WEIGHT_NORMAL) * self.personas.get(
+            persona, WEIGHT_NORMAL
+        )
+
+    @property
+    def published(self) -> bool:
+        """All multipliers 1: the published weighting."""
+        return all(v == WEIGHT_NORMAL for v in (*self.categories.values(), *self.personas.values()))
+
+
+PUBLISHED = Weights()
+
+# Uncertainty. An unverified cell (evidence resting on a vendor claim or behind a sign-in wall) could
+# turn out one verdict step worse or better once checked. Each verdict's usual quality band bounds
+# the quality the cell would then have; the step always moves the quality by at least one point
+# where it can. ``none`` has no proof and ``full`` has no verdict above it.
+UNVERIFIED_PROOF = frozenset({Proof.CLAIMED, Proof.AUTH_GATED})
+VERDICT_STEPS = (Verdict.NONE, Verdict.DISPUTED, Verdict.PARTIAL, Verdict.FULL)
+QUALITY_BANDS = {
+    Verdict.NONE: (0, 0),
+    Verdict.DISPUTED: (1, 4),
+    Verdict.PARTIAL: (3, 6),
+    Verdict.FULL: (7, 10),
+}
+
+
+def is_unverified(cell: CellIn) -> bool:
+    return has_evidence(cell) and cell.proof in UNVERIFIED_PROOF
+
+
+def quality_bounds(cell: CellIn) -> tuple[int, int]:
+    """The quality an applicable cell would have one verdict step worse and one step better: for
+    an unverified cell, worse = the verdict below with ``min(q − 1, top of its band)`` (at least 0),
+    better = the verdict above with ``max(q + 1, bottom of its band)`` (at most 10; a ``full`` cell
+    stays as it is); any other cell is as sure as it is: ``(q, q)``. Always ``low ≤ q ≤ high``."""
+    q = cell.quality or 0
+    if not is_unverified(cell):
+        return q, q
+    step = VERDICT_STEPS.index(Verdict(cell.verdict))
+    low = max(0, min(q - 1, QUALITY_BANDS[VERDICT_STEPS[step - 1]][1]))
+    high = q
+    if step + 1 < len(VERDICT_STEPS):
+        high = min(QUALITY_MAX, max(q + 1, QUALITY_BANDS[VERDICT_STEPS[step + 1]][0]))
+    return low, high
+
+
+class Part(NamedTuple):
+    """A product's sums over the applicable cells of one category × persona: ``Σ w·q``,
+    ``Σ 10·w``, and ``Σ w·q`` with every unverified cell one step worse (``low``) and one step
+    better (``high``). Any weighting of categories and personas, and its range, is computed from
+    these alone: they are stored with the scores, so a visitor's ranking reads no cell."""
+
+    category: str
+    persona: str
+    weighted_quality: int
+    weighted_max: int
+    low: int
+    high: int
+
+
+def score_parts(cells: Iterable[tuple[StoryIn, CellIn]]) -> tuple[Part, ...]:
+    """One product's parts from its cells (each with its story), in order of first appearance."""
+    sums: dict[tuple[str, str], list[int]] = {}
+    for story, cell in cells:
+        if not is_applicable(cell):
+            continue
+        low, high = quality_bounds(cell)
+        part = sums.setdefault((story.category, story.persona), [0, 0, 0, 0])
+        part[0] += story.weight * (cell.quality or 0)
+        part[1] += story.weight * QUALITY_MAX
+        part[2] += story.weight * low
+        part[3] += story.weight * high
+    return tuple(Part(c, p, *v) for (c, p), v in sums.items())
+
+
+def _weighted(parts: Iterable[Part], weights: Weights) -> tuple[int, int, int, int]:
+    quality = maximum = low = high = 0
+    for part in parts:
+        k = weights.of(part.category, part.persona)
+        quality += k * part.weighted_quality
+        maximum += k * part.weighted_max
+        low += k * part.low
+        high += k * part.high
+    return quality, maximum, low, high
+
+
+def personal_score(parts: Iterable[Part], weights: Weights = PUBLISHED) -> int | None:
+    """THE score formula: ``100 × Σ k·w·q / Σ 10·k·w`` over the applicable cells, ``k`` the
+    visitor's multiplier of the story's category and persona. With every ``k`` = 1 it is the PA
+    Score; None when nothing weighs (no applicable cell, or everything ignored)."""
+    quality, maximum, _, _ = _weighted(parts, weights)
+    return coverage_of(quality, maximum)
+
+
+def score_range(parts: Iterable[Part], weights: Weights = PUBLISHED) -> tuple[int, int] | None:
+    """The score's range: the same formula with every unverified cell one verdict step worse
+    (low) and better (high). It contains the score; each unverified cell can only widen it."""
+    _, maximum, low, high = _weighted(parts, weights)
+    if maximum == 0:
+        return None
+    return coverage_of(low, maximum) or 0, coverage_of(high, maximum) or 0
+
+
+def persona_parts(parts: Iterable[Part], persona: str) -> list[Part]:
+    return [p for p in parts if p.persona == persona]
+
+
+def range_groups(ranges: Sequence[tuple[int, int] | None]) -> list[int]:
+    """Rows of a ranking (in the order shown, best first) whose ranges overlap form one group: a
+    row joins the group above when its range reaches the lowest low of that group. Groups count
+    from 1; a row with no range is a group of its own."""
+    groups: list[int] = []
+    floor: int | None = None  # the lowest low of the current group
+    for i, r in enumerate(ranges):
+        if i and r is not None and floor is not None and r[1] >= floor:
+            groups.append(groups[-1])
+            floor = min(floor, r[0])
+        else:
+            groups.append(groups[-1] + 1 if groups else 1)
+            floor = r[0] if r is not None else None
+    return groups
+
+
 @dataclass(frozen=True)
 class ProductResult:
     product: ProductKey
@@ -186,6 +326,10 @@ class ProductResult:
     # the two sums of the PA Score (None: a stored row from before they were stored)
     weighted_quality: int | None = None
     weighted_max: int | None = None
+    # the sums every weighting and range is computed from (empty: a stored row from before)
+    parts: tuple[Part, ...] = ()
+    pa_range: tuple[int, int] | None = None
+    persona_ranges: dict[str, tuple[int, int] | None] = field(default_factory=dict)
 
     @property
     def verified_share(self) -> float:
@@ -217,20 +361,23 @@ class RankedResult:
 def _result(
     product: ProductKey,
     name: str,
-    parts: Sequence[tuple[StoryIn, Tally]],
+    cells: Sequence[tuple[StoryIn, CellIn]],
     categories: Sequence[str],
     personas: Sequence[str],
 ) -> ProductResult:
     by_category: dict[str, list[Tally]] = {cat: [] for cat in categories}
     by_persona: dict[str, list[Tally]] = {p: [] for p in personas}
-    for story, part in parts:
+    tallies = []
+    for story, cell in cells:
+        tallies.append(part := cell_tally(cell, story.weight))
         by_category[story.category].append(part)
         by_persona[story.persona].append(part)
-    total = Tally.total(part for _, part in parts)
+    total = Tally.total(tallies)
+    parts = score_parts(cells)
     return ProductResult(
         product=product,
         name=name,
-        pa_score=total.coverage,
+        pa_score=personal_score(parts, PUBLISHED),
         category_scores={cat: Tally.total(t).coverage for cat, t in by_category.items()},
         persona_scores={p: Tally.total(t).coverage for p, t in by_persona.items()},
         verified=total.verified,
@@ -242,6 +389,9 @@ def _result(
         confidence=confidence(total.verified, total.with_evidence),
         weighted_quality=total.weighted_quality,
         weighted_max=total.weighted_max,
+        parts=parts,
+        pa_range=score_range(parts),
+        persona_ranges={p: score_range(persona_parts(parts, p)) for p in personas},
     )
 
 
@@ -255,12 +405,12 @@ def product_results(
     story_of = {s.id: s for s in stories}
     categories = list(dict.fromkeys(s.category for s in stories))
     personas = list(dict.fromkeys(s.persona for s in stories))
-    parts: dict[ProductKey, dict[int, tuple[StoryIn, Tally]]] = {key: {} for key, _ in products}
+    parts: dict[ProductKey, dict[int, tuple[StoryIn, CellIn]]] = {key: {} for key, _ in products}
     for c in cells:
         story = story_of.get(c.story_id)
         mine = parts.get(c.product)
         if story is not None and mine is not None:
-            mine[c.story_id] = (story, cell_tally(c, story.weight))
+            mine[c.story_id] = (story, c)
     return [
         _result(key, name, list(parts[key].values()), categories, personas)
         for key, name in products
@@ -323,6 +473,20 @@ def order_by(results: Sequence[ProductResult], key: str = RANK_PA) -> list[Produ
     return sorted(results, key=lambda r: _order(metric(r), r.verified_share, r.name))
 
 
+def personal_scores(
+    results: Sequence[ProductResult], weights: Weights
+) -> dict[ProductKey, int | None]:
+    """Each product's score under a visitor's weights (``personal_score`` of its stored parts)."""
+    return {r.product: personal_score(r.parts, weights) for r in results}
+
+
+def order_by_weights(results: Sequence[ProductResult], weights: Weights) -> list[ProductResult]:
+    """The leaderboard under a visitor's weights: by personal score, then the ordering rule of every
+    ranking (``_order``). With ``PUBLISHED`` weights it is ``order_by(results, RANK_PA)``."""
+    scores = personal_scores(results, weights)
+    return sorted(results, key=lambda r: _order(scores[r.product], r.verified_share, r.name))
+
+
 def leaderboard(results: Sequence[ProductResult]) -> list[RankedResult]:
     """Default order (PA Score) with each row's head-to-head partner: the leader against the
     runner-up, every other row against the leader."""
@@ -348,10 +512,17 @@ class Place:
     decided_by: str = ""
 
 
-def places(results: Sequence[ProductResult], key: str = RANK_PA) -> list[Place]:
-    """The places of ``results``, given in the order ``order_by(results, key)`` returns them."""
-    metric = _metric(key)
-    values = [metric(r) for r in results]
+def places(
+    results: Sequence[ProductResult], key: str = RANK_PA, weights: Weights | None = None
+) -> list[Place]:
+    """The places of ``results``, given in the order ``order_by(results, key)`` returns them (or
+    ``order_by_weights(results, weights)`` when ``weights`` are given: ranked by personal score)."""
+    if weights is not None:
+        scores = personal_scores(results, weights)
+        values: list[float | None] = [scores[r.product] for r in results]
+    else:
+        metric = _metric(key)
+        values = [metric(r) for r in results]
     out: list[Place] = []
     start = 0
     while start < len(results):

@@ -74,6 +74,26 @@ class Leaderboard:
     personas: list[str]  # persona slugs, the persona score columns
     categories: list[str]  # category names, for the rank options
     options: list[tuple[str, list[RankOption]]]
+    # A visitor's weights (``?weights=``), None when the published weighting is shown. With them
+    # the rows are ranked by ``row.personal_score`` (its range ``row.personal_range``), and
+    # ``row.published_position`` / ``row.moved`` say where the published ranking has the row and
+    # how many places it went up (negative: down).
+    weights: scoring.Weights | None = None
+
+    @property
+    def weighted(self) -> bool:
+        return self.weights is not None
+
+    @property
+    def range_groups(self) -> list[list[ProductScore]]:
+        """Runs of rows whose score ranges overlap (``scoring.range_groups``) when the board is
+        ranked by a score with a range (PA Score or the visitor's weights): their order is not
+        settled by the evidence. Only groups of two or more."""
+        groups: dict[int, list[ProductScore]] = {}
+        for row in self.rows:
+            if row.range_group is not None:
+                groups.setdefault(row.range_group, []).append(row)
+        return [rows for rows in groups.values() if len(rows) > 1]
 
     @property
     def leader(self) -> ProductScore | None:
@@ -147,14 +167,25 @@ def _result_of(score: ProductScore) -> scoring.ProductResult:
         upheld=score.upheld,
         integrity=score.integrity,
         confidence=score.confidence,
+        parts=tuple(scoring.Part(*part) for part in score.parts),
+        pa_range=_range(score.pa_low, score.pa_high),
     )
 
 
+def _range(low: int | None, high: int | None) -> tuple[int, int] | None:
+    return (low, high) if low is not None and high is not None else None
+
+
 def arena_leaderboard(
-    *, arena: Arena, key: str = RANK_PA, categories: list[str] | None = None
+    *,
+    arena: Arena,
+    key: str = RANK_PA,
+    categories: list[str] | None = None,
+    weights: scoring.Weights | None = None,
 ) -> Leaderboard:
     """The stored leaderboard ordered by one rank key (``pa``, ``category:<name>``,
-    ``persona:<slug>``, ``verified``, ``integrity``; an unknown key means ``pa``): one query.
+    ``persona:<slug>``, ``verified``, ``integrity``; an unknown key means ``pa``), or by a
+    visitor's ``weights`` (they override the key unless they are all 1): one query.
     ``categories`` gives the category names in matrix order (else: alphabetical)."""
     scores = arena_score_list(arena=arena)
     if categories is None:
@@ -162,22 +193,47 @@ def arena_leaderboard(
     personas: list[str] = sorted({slug for s in scores for slug in s.persona_scores})
     options = _rank_options(categories, personas)
     labels = {o.key: o.label for _, group in options for o in group}
-    if key not in labels:
+    if weights is not None and weights.published:
+        weights = None
+    if key not in labels or weights is not None:
         key = RANK_PA
     by_id = {s.product_id: s for s in scores}
-    ordered = [by_id[r.product] for r in scoring.order_by([_result_of(s) for s in scores], key)]
-    places = scoring.places([_result_of(s) for s in ordered], key)
+    results = {s.product_id: _result_of(s) for s in scores}
+    published = scoring.order_by(list(results.values()), RANK_PA)
+    published_places = scoring.places(published, RANK_PA)
+    if weights is not None:
+        mine = scoring.order_by_weights(list(results.values()), weights)
+    else:
+        mine = scoring.order_by(list(results.values()), key)
+    ordered = [by_id[r.product] for r in mine]
+    places = scoring.places(mine, key, weights)
+    for r, place in zip(published, published_places, strict=True):
+        by_id[r.product].published_position = place.rank
+    for row in ordered:
+        result = results[row.product_id]
+        row.pa_range = result.pa_range
+        row.personal_score = row.personal_range = None
+        if weights is not None:
+            row.personal_score = scoring.personal_score(result.parts, weights)
+            row.personal_range = scoring.score_range(result.parts, weights)
+    shown_ranges = [row.personal_range if weights else row.pa_range for row in ordered]
+    ranged = weights is not None or key == RANK_PA
+    groups = scoring.range_groups(shown_ranges) if ranged else [None] * len(ordered)
     rivals = scoring.rivals(
         [s.product_id for s in ordered], [s.product_id for s in ordered if s.published]
     )
-    for row, place in zip(ordered, places, strict=True):
+    for row, place, group in zip(ordered, places, groups, strict=True):
         row.position, row.tied, row.decided_by = place.rank, place.tied, place.decided_by
+        row.moved = row.published_position - place.rank
+        row.range_group = group
         # the head-to-head the row links to: its nearest rival in this order with published detail
         rival = rivals[row.product_id]
         row.vs = by_id[rival].product if rival is not None else None
     group = _GROUPS.get(rank_key_split(key)[0])
     label = f"{group}: {labels[key]}" if group else labels[key]
-    return Leaderboard(key, label, ordered, personas, categories, options)
+    if weights is not None:
+        label = "Your weights"
+    return Leaderboard(key, label, ordered, personas, categories, options, weights)
 
 
 def _known_key(key: str, scores: list[ProductScore]) -> str:

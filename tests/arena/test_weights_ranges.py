@@ -1,0 +1,139 @@
+"""A visitor's weights and the uncertainty of a score (pure; no database): the personal score is
+the published formula with multiplied story weights, the PA Score is its case "all 1", and a range
+always contains its score and only widens with unverified cells."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena import scoring
+from arena.scoring import CellIn, StoryIn, Weights
+from stories.values import CellValue, Proof, Verdict
+from tests.arena.test_scoring import arenas, cell_values, seed_inputs
+
+CATEGORIES = ["c1", "c2", "c3"]
+PERSONAS = ["p1", "p2"]
+
+
+@st.composite
+def weightings(draw):
+    return Weights(
+        categories={c: draw(st.integers(0, 3)) for c in CATEGORIES if draw(st.booleans())},
+        personas={p: draw(st.integers(0, 3)) for p in PERSONAS if draw(st.booleans())},
+    )
+
+
+def naive_personal(stories, cells, product, weights):
+    """The formula as written in docs/scoring.md, cell by cell."""
+    story = {s.id: s for s in stories}
+    num = den = 0
+    for c in cells:
+        if c.product != product or c.verdict == Verdict.NA:
+            continue
+        s = story[c.story_id]
+        k = weights.categories.get(s.category, 1) * weights.personas.get(s.persona, 1)
+        num += s.weight * k * (c.quality or 0)
+        den += 10 * s.weight * k
+    return scoring.round_half_up(100 * num / den) if den else None
+
+
+@settings(max_examples=300, deadline=None)
+@given(arena=arenas(), weights=weightings())
+def test_personal_score_is_the_formula_with_multiplied_weights(arena, weights):
+    stories, products, cells = arena
+    results = scoring.product_results(products, stories, cells)
+    for r in results:
+        assert scoring.personal_score(r.parts, weights) == naive_personal(
+            stories, cells, r.product, weights
+        )
+        # the published score is the case "every weight 1"
+        assert scoring.personal_score(r.parts) == r.pa_score
+        assert scoring.personal_score(r.parts, Weights({c: 1 for c in CATEGORIES})) == r.pa_score
+
+
+@settings(max_examples=300, deadline=None)
+@given(arena=arenas(), weights=weightings())
+def test_a_range_contains_its_score(arena, weights):
+    stories, products, cells = arena
+    for r in scoring.product_results(products, stories, cells):
+        score = scoring.personal_score(r.parts, weights)
+        rng = scoring.score_range(r.parts, weights)
+        assert (score is None) == (rng is None)
+        if rng is not None:
+            assert 0 <= rng[0] <= score <= rng[1] <= 100
+        assert r.pa_range == scoring.score_range(r.parts)
+        for persona, prange in r.persona_ranges.items():
+            pscore = r.persona_scores[persona]
+            assert prange is None if pscore is None else prange[0] <= pscore <= prange[1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(arena=arenas(), data=st.data())
+def test_an_unverified_cell_only_widens_the_range(arena, data):
+    """Taking a cell's verification away (its proof becomes 'claimed') never narrows the range;
+    verifying it never widens it."""
+    stories, products, cells = arena
+    evidenced = [c for c in cells if c.verdict not in (Verdict.NA, Verdict.NONE)]
+    if not evidenced:
+        return
+    cell = data.draw(st.sampled_from(evidenced))
+    i = cells.index(cell)
+    products_of = [(cell.product, "x")]
+
+    def range_with(proof):
+        changed = [*cells[:i], dataclasses.replace(cell, proof=proof), *cells[i + 1 :]]
+        return scoring.product_results(products_of, stories, changed)[0].pa_range
+
+    verified, claimed = range_with(Proof.PROBED), range_with(Proof.CLAIMED)
+    assert claimed[0] <= verified[0] and claimed[1] >= verified[1]
+
+
+def test_quality_bounds_step_one_verdict():
+    def bounds(verdict, proof, q):
+        return scoring.quality_bounds(CellIn.of(CellValue(verdict, proof, q), story_id=1, product=1))
+
+    assert bounds(Verdict.FULL, Proof.CLAIMED, 8) == (6, 8)  # partial at most 6; full stays
+    assert bounds(Verdict.PARTIAL, Proof.CLAIMED, 5) == (4, 7)  # disputed ≤ 4 / full ≥ 7
+    assert bounds(Verdict.PARTIAL, Proof.AUTH_GATED, 2) == (1, 7)
+    assert bounds(Verdict.DISPUTED, Proof.CLAIMED, 3) == (0, 4)  # none / partial ≥ 3, +1
+    assert bounds(Verdict.PARTIAL, Proof.PROBED, 5) == (5, 5)  # verified: as sure as it is
+    assert bounds(Verdict.PARTIAL, Proof.COMMUNITY, 5) == (5, 5)
+    assert bounds(Verdict.DISPUTED, Proof.CONTRADICTED, 4) == (4, 4)
+    assert bounds(Verdict.NONE, None, 0) == (0, 0)
+
+
+def test_range_groups_chain_overlapping_ranges():
+    assert scoring.range_groups([(50, 60), (45, 58), (40, 44), None, (10, 12)]) == [1, 1, 2, 3, 4]
+    # a row joins when it reaches the lowest low of the group above
+    assert scoring.range_groups([(70, 80), (60, 72), (55, 61)]) == [1, 1, 1]
+    assert scoring.range_groups([]) == []
+
+
+def test_ignoring_everything_leaves_no_score():
+    stories = [StoryIn(1, 2, "c1", "p1"), StoryIn(2, 1, "c2", "p1")]
+    cells = [CellIn(1, "x", "full", "probed", 8), CellIn(2, "x", "partial", "claimed", 4)]
+    (x,) = scoring.product_results([("x", "X")], stories, cells)
+    assert x.pa_score == 67  # 100 × (16 + 4) / 30
+    assert scoring.personal_score(x.parts, Weights({"c1": 0, "c2": 0})) is None
+    assert scoring.score_range(x.parts, Weights(personas={"p1": 0})) is None
+    assert scoring.personal_score(x.parts, Weights({"c2": 0})) == 80
+    assert scoring.personal_score(x.parts, Weights({"c2": 3})) == 56  # 100 × (16 + 12) / 50
+    assert x.pa_range == (63, 77)  # the claimed partial 4 → 3 / 7
+
+
+def test_seed_ranges_contain_the_published_scores(seed_record):
+    stories, cells = seed_inputs(seed_record)
+    products = [(p, p) for p in seed_record.overview.products]
+    for r in scoring.product_results(products, stories, cells):
+        assert r.pa_range is not None
+        assert r.pa_range[0] <= r.pa_score <= r.pa_range[1]
+
+
+def test_order_by_weights_with_published_weights_is_the_leaderboard(seed_record):
+    stories, cells = seed_inputs(seed_record)
+    products = [(p, p) for p in seed_record.overview.products]
+    results = scoring.product_results(products, stories, cells)
+    assert scoring.order_by_weights(results, scoring.PUBLISHED) == scoring.order_by(results)
