@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from arena import scoring
 from arena.scoring import CellIn, StoryIn, Weights
 from stories.values import CellValue, Proof, Verdict
-from tests.arena.test_scoring import arenas, cell_values, seed_inputs
+from tests.arena.test_scoring import arenas, seed_inputs
 
 CATEGORIES = ["c1", "c2", "c3"]
 PERSONAS = ["p1", "p2"]
@@ -93,7 +93,9 @@ def test_an_unverified_cell_only_widens_the_range(arena, data):
 
 def test_quality_bounds_step_one_verdict():
     def bounds(verdict, proof, q):
-        return scoring.quality_bounds(CellIn.of(CellValue(verdict, proof, q), story_id=1, product=1))
+        return scoring.quality_bounds(
+            CellIn.of(CellValue(verdict, proof, q), story_id=1, product=1)
+        )
 
     assert bounds(Verdict.FULL, Proof.CLAIMED, 8) == (6, 8)  # partial at most 6; full stays
     assert bounds(Verdict.PARTIAL, Proof.CLAIMED, 5) == (4, 7)  # disputed ≤ 4 / full ≥ 7
