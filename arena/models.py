@@ -228,6 +228,9 @@ class ProductScore(models.Model):
             models.CheckConstraint(
                 condition=Q(pa_low__isnull=True, pa_high__isnull=True)
                 | Q(
+                    pa_score__isnull=False,
+                    pa_low__isnull=False,
+                    pa_high__isnull=False,
                     pa_low__lte=models.F("pa_score"),
                     pa_high__gte=models.F("pa_score"),
                     pa_high__lte=100,
