@@ -383,12 +383,17 @@ class Page:
 
 def arena_pages(arena) -> list[Page]:
     """Every public page and htmx fragment of ``arena`` (the models are imported by the caller)."""
+    from arena.text import arena_slugify  # after django.setup(), as the caller's imports
+
     products = list(arena.products.order_by("position"))
     a, b = products[0], products[-1]
     story = arena.stories.order_by("position").first()
     cell = story.cells.filter(product=a).first()
     persona = story.persona.slug
     base = f"/arenas/{arena.slug}/"
+    first, *_, last = [arena_slugify(c.name) for c in arena.categories.order_by("position")]
+    weights = f"weights={first}:3,{last}:0"
+    four = ",".join(p.slug for p in products[:4])
     return [
         Page("home", "/", per_arena=False),
         Page("arena", base),
@@ -409,6 +414,13 @@ def arena_pages(arena) -> list[Page]:
             {**HX, "HX-Target": "matrix"},
             http=False,
         ),
+        Page("arena, your weights", f"{base}?{weights}"),
+        Page(
+            "⤷ htmx leaderboard (your weights)",
+            f"{base}?{weights}",
+            {**HX, "HX-Target": "leaderboard"},
+        ),
+        Page("compare 4 products", f"{base}compare/?products={four}"),
         Page("head-to-head", f"{base}vs/{a.slug}-vs-{b.slug}/"),
         Page(
             "⤷ htmx head-to-head (pair picker)",
@@ -429,6 +441,8 @@ def arena_pages(arena) -> list[Page]:
         Page("API arena detail", f"/api/arenas/{arena.slug}/"),
         Page("API matrix", f"/api/arenas/{arena.slug}/matrix/"),
         Page("API compare", f"/api/arenas/{arena.slug}/compare/{a.slug}/{b.slug}/"),
+        Page("API arena detail (your weights)", f"/api/arenas/{arena.slug}/?{weights}"),
+        Page("API compare 4 products", f"/api/arenas/{arena.slug}/compare/?products={four}"),
     ]
 
 
