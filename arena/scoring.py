@@ -294,15 +294,16 @@ def persona_parts(parts: Iterable[Part], persona: str) -> list[Part]:
 
 
 def range_groups(ranges: Sequence[tuple[int, int] | None]) -> list[int]:
-    """Rows of a ranking (in the order shown, best first) whose ranges overlap form one group: a
-    row joins the group above when its range reaches the lowest low of that group. Groups count
-    from 1; a row with no range is a group of its own."""
+    """Rows of a ranking (in the order shown, best first: each range's score is at most the one
+    above's) whose ranges all overlap one another form one group: a row joins the group above when
+    its range overlaps the range of every row in it, that is when its high reaches the highest low
+    of the group. Groups count from 1; a row with no range is a group of its own."""
     groups: list[int] = []
-    floor: int | None = None  # the lowest low of the current group
+    floor: int | None = None  # the highest low of the current group
     for i, r in enumerate(ranges):
         if i and r is not None and floor is not None and r[1] >= floor:
             groups.append(groups[-1])
-            floor = min(floor, r[0])
+            floor = max(floor, r[0])
         else:
             groups.append(groups[-1] + 1 if groups else 1)
             floor = r[0] if r is not None else None

@@ -107,11 +107,30 @@ def test_quality_bounds_step_one_verdict():
     assert bounds(Verdict.NONE, None, 0) == (0, 0)
 
 
-def test_range_groups_chain_overlapping_ranges():
+def test_range_groups_hold_ranges_that_all_overlap():
     assert scoring.range_groups([(50, 60), (45, 58), (40, 44), None, (10, 12)]) == [1, 1, 2, 3, 4]
-    # a row joins when it reaches the lowest low of the group above
-    assert scoring.range_groups([(70, 80), (60, 72), (55, 61)]) == [1, 1, 1]
+    # (55, 61) overlaps (60, 72) but not (70, 80): it starts a group
+    assert scoring.range_groups([(70, 80), (60, 72), (55, 61)]) == [1, 1, 2]
+    assert scoring.range_groups([(70, 80), (65, 72), (60, 70)]) == [1, 1, 1]
     assert scoring.range_groups([]) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 100), st.integers(0, 100), st.integers(0, 100)).map(sorted),
+        max_size=8,
+    )
+)
+def test_every_pair_in_a_group_overlaps(triples):
+    ranges = [(low, high) for low, _, high in sorted(triples, key=lambda t: -t[1])]
+    groups = scoring.range_groups(ranges)
+    for i, ri in enumerate(ranges):
+        for j, rj in enumerate(ranges):
+            if groups[i] == groups[j]:
+                assert ri[0] <= rj[1] and rj[0] <= ri[1]
+    # groups are runs, numbered in order
+    assert groups == sorted(groups) and (not groups or groups[0] == 1)
 
 
 def test_ignoring_everything_leaves_no_score():
