@@ -20,6 +20,15 @@ PRODUCTS_HELP = (
     " the products are shown in that order."
 )
 
+# ...and its schema: comma-separated slugs (``style: form, explode: false``), two to six.
+PRODUCTS_SCHEMA = {
+    "type": "array",
+    "items": {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"},
+    "minItems": 2,
+    "maxItems": 6,
+    "uniqueItems": True,
+}
+
 
 class CompareManyStandingSerializer(serializers.Serializer):
     pa_score = serializers.IntegerField(allow_null=True, help_text="The stored PA Score, 0–100.")

@@ -71,8 +71,17 @@ class ArenaViewSet(viewsets.ViewSet):
         return Response(s.compare_data(cmp))
 
     @extend_schema(
+        # (the pair's route, ``compare/{a}/{b}/``, keeps its own id)
+        operation_id="arenas_compare_many",
         parameters=[
-            OpenApiParameter("products", str, required=True, description=many.PRODUCTS_HELP)
+            OpenApiParameter(
+                "products",
+                many.PRODUCTS_SCHEMA,
+                required=True,
+                style="form",
+                explode=False,
+                description=many.PRODUCTS_HELP,
+            )
         ],
         responses={200: many.CompareManySerializer, **s.error_responses(400, 404, 429)},
     )
