@@ -353,3 +353,11 @@ def test_a_cached_comparison_costs_one_query(client, seeded_arena, django_assert
         with django_assert_num_queries(1):  # the arena's content version
             again = get(client, url)
         assert again.content == first.content
+
+
+def test_the_methodology_publishes_the_rule(client, db):
+    text = text_of(get(client, "/methodology/"))
+    rule = text[text.index("Comparing more than two Two to six") :]
+    for phrase in ("at least two", "sits out", "shared best", "drawn", "exactly the head-to-head"):
+        assert phrase in rule[:900], phrase
+    assert 'href="#compare"' in get(client, "/methodology/").content.decode()
