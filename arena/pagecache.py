@@ -82,6 +82,8 @@ PAGE_VERSIONS: dict[str, Versioner] = {
     "api-arena-detail": _arena,
     "api-arena-matrix": _arena,
     "api-arena-compare": _arena,
+    "arena-compare": _arena,
+    "api-arena-compare-many": _arena,
 }
 # Pages for one person only (a reporter's flag status, reached through a secret link).
 PRIVATE_PAGES = frozenset({"flag-status"})

@@ -7,6 +7,7 @@ urlpatterns = [
     path("methodology/", views.methodology, name="methodology"),
     path("arenas/<slug:arena>/", views.arena_detail, name="arena-detail"),
     path("arenas/<slug:arena>/vs/<slug:a>-vs-<slug:b>/", views.head_to_head, name="head-to-head"),
+    path("arenas/<slug:arena>/compare/", views.arena_compare, name="arena-compare"),
     path(
         "arenas/<slug:arena>/products/<slug:product>/", views.product_detail, name="product-detail"
     ),

@@ -251,3 +251,55 @@ def cell_detail(request: HttpRequest, cell: int) -> HttpResponse:
     page = _or_404(selectors.cell_page_get(pk=cell), f"cell {cell}")
     ctx = {"page": page, "cell": page.cell, "arena": page.cell.story.arena}
     return render(request, "stories/cell.html", ctx)
+
+
+@require_safe
+@vary_on_headers("HX-Request", "HX-History-Restore-Request")
+def arena_compare(request: HttpRequest, arena: str) -> HttpResponse:
+    """Two to six products side by side (``?products=a,b,c`` or ``?products=a&products=b``, in
+    that order; ``diff=1``: only the rounds that are not drawn). A pick that cannot be compared
+    (unknown products, fewer than two, more than six) shows the picker with what is wrong, as a
+    400; no pick at all shows the picker alone."""
+    arena = _or_404(selectors.arena_get(slug=arena), f"arena {arena!r}")
+    products = selectors.arena_product_list(arena=arena)
+    slugs = _slug_list(request.GET, "products")
+    diff = _params(request.GET, "diff")["diff"] == "1"
+    pick = selectors.compare_pick(products=products, slugs=slugs)
+    status = 200 if pick.ok or not slugs else 400
+    cmp = (
+        selectors.compare_many_get(arena=arena, products=pick.products, differences_only=diff)
+        if pick.ok
+        else None
+    )
+    page_url = reverse("arena-compare", args=[arena.slug])
+    chosen = ",".join(p.slug for p in pick.products)
+    ctx = {
+        "arena": arena,
+        "cmp": cmp,
+        "pick": pick,
+        "error": pick.error if slugs else "",
+        "products": products,
+        "chosen": {p.pk for p in pick.products},
+        "page_url": page_url,
+        "diff": diff,
+        # the links that switch "differences only" and keep the products
+        "all_url": _compare_url(page_url, chosen, diff=False),
+        "diff_url": _compare_url(page_url, chosen, diff=True),
+        "view_url": _compare_url(page_url, chosen, diff=diff),
+        "fragment": _htmx_partial(request),
+        "compare_min": selectors.COMPARE_MIN,
+        "compare_max": selectors.COMPARE_MAX,
+    }
+    if ctx["fragment"]:
+        response = render(request, "arena/compare.html#compare", ctx, status=status)
+        if status != 200:
+            # htmx does not swap 4xx responses by default; tell it to, so the message shows in place
+            response["HX-Reswap"] = "innerHTML"
+        # the address of what is shown, the products in the comma form
+        return push_url(response, request.get_full_path() if cmp is None else ctx["view_url"])
+    return render(request, "arena/compare.html", ctx, status=status)
+
+
+def _compare_url(page_url: str, chosen: str, *, diff: bool) -> str:
+    """A comparison's address: ``?products=a,b,c`` (slugs need no escaping), ``&diff=1``."""
+    return f"{page_url}?products={chosen}{'&diff=1' if diff else ''}"

@@ -531,6 +531,8 @@ QUERY_BOUNDS = {
     "product": 9,
     "story": 5,
     "cell": 5,
+    "compare": 6,
+    "htmx compare, differences only": 6,
 }
 
 
@@ -566,6 +568,11 @@ def query_pages(arena: Arena) -> dict[str, tuple[str, dict]]:
         "product": (f"{base}products/{a.slug}/", {}),
         "story": (f"{base}stories/{story.pk}/", {}),
         "cell": (f"/cells/{cell.pk}/", {}),
+        "compare": (f"{base}compare/?products={a.slug},{b.slug},{c.slug}", {}),
+        "htmx compare, differences only": (
+            f"{base}compare/?products={b.slug}&products={a.slug}&diff=1",
+            HX,
+        ),
     }
 
 

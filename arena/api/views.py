@@ -1,11 +1,12 @@
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
 from arena import selectors
+from arena.api import compare as many
 from arena.api import serializers as s
 from arena.models import Arena
 
@@ -68,3 +69,32 @@ class ArenaViewSet(viewsets.ViewSet):
             raise NotFound("A product is not compared with itself.")
         cmp = selectors.head_to_head_get(arena=arena, a=pair[a], b=pair[b])
         return Response(s.compare_data(cmp))
+
+    @extend_schema(
+        # (the pair's route, ``compare/{a}/{b}/``, keeps its own id)
+        operation_id="arenas_compare_many",
+        parameters=[
+            OpenApiParameter(
+                "products",
+                many.PRODUCTS_SCHEMA,
+                required=True,
+                style="form",
+                explode=False,
+                description=many.PRODUCTS_HELP,
+            )
+        ],
+        responses={200: many.CompareManySerializer, **s.error_responses(400, 404, 429)},
+    )
+    @action(detail=True, methods=["get"], url_path="compare", url_name="compare-many")
+    def compare_many(self, request, slug=None):
+        """Two to six products side by side: their stored scores and, per story where at least two
+        of them have a verdict other than n/a, the products with the best verdict."""
+        arena = _arena(slug)
+        slugs = many.products_param(request.query_params.getlist("products"))
+        pick = selectors.compare_pick(
+            products=selectors.arena_product_list(arena=arena), slugs=slugs
+        )
+        if not pick.ok:
+            raise ValidationError({"products": [pick.error]})
+        cmp = selectors.compare_many_get(arena=arena, products=pick.products)
+        return Response(many.compare_many_data(cmp))

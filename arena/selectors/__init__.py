@@ -16,6 +16,15 @@ from arena.selectors.arenas import (
     story_line_list,
 )
 from arena.selectors.cells import CellPage, HeadToHeadLink, cell_page_get
+from arena.selectors.compare import (
+    COMPARE_MAX,
+    COMPARE_MIN,
+    ComparePick,
+    ManyComparison,
+    ManyRow,
+    compare_many_get,
+    compare_pick,
+)
 from arena.selectors.head_to_head import (
     HEAD_TO_HEAD_INLINE,
     CompareRow,
@@ -47,6 +56,13 @@ from arena.selectors.products import ProductPage, product_get, product_page_get
 from arena.selectors.stories import story_cell_list, story_get
 
 __all__ = [
+    "COMPARE_MAX",
+    "COMPARE_MIN",
+    "ComparePick",
+    "ManyComparison",
+    "ManyRow",
+    "compare_many_get",
+    "compare_pick",
     "MATRIX_COLLAPSE_ABOVE",
     "MATRIX_COLUMNS",
     "RANK_PA",
