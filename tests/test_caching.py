@@ -58,6 +58,8 @@ def public_urls(arena: Arena) -> list[tuple[str, dict]]:
         (f"/api/arenas/{arena.slug}/", {}),
         (f"/api/arenas/{arena.slug}/matrix/", {}),
         (f"/api/arenas/{arena.slug}/compare/{a.slug}/{b.slug}/", {}),
+        (f"{base}compare/?products={a.slug},{b.slug}", {}),
+        (f"/api/arenas/{arena.slug}/compare/?products={b.slug},{a.slug}", {}),
         ("/api/schema/", {}),
         ("/api/docs/", {}),
     ]

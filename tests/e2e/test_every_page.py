@@ -45,6 +45,9 @@ def public_pages() -> dict[str, str]:
         "changes": "/changes/",
         "big_arena": "/arenas/big/",
         "big_head_to_head": "/arenas/big/vs/product-001-vs-product-002/",
+        "compare": ARENA + "compare/?products=temporal,inngest,hatchet,dbos&diff=1",
+        "big_compare": "/arenas/big/compare/?products="
+        + ",".join(f"product-{i:03}" for i in range(25, 31)),
     }
 
 
