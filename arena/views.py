@@ -149,6 +149,7 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
     if partial == "leaderboard":
         ctx["board"] = board = selectors.arena_leaderboard(arena=arena, key=rank, asked=asked)
         _weights_context(ctx, board, filters=filters, show=show, fold=fold)
+        ctx["weights_sent"] = weights_sent
         response = render(request, "arena/detail.html#leaderboard", ctx)
         if weights_sent:
             # the address says the weights in their canonical form (and without them once the

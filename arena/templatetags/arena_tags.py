@@ -957,15 +957,15 @@ def weight_controls(board) -> str:
 
 
 @register.simple_tag
-def weights_link(url: str, arena_url: str, weights: str, text: str, cls: str = "") -> str:
+def weights_link(url: str, arena_url: str, weights: str, text: str) -> str:
     """A link that sets the weights (a preset, the reset): the shareable address without
     JavaScript; with htmx it re-ranks the leaderboard in place, the matrix filters kept."""
-    vals = _esc(json.dumps({"weights": weights}))
-    push = "" if weights else ' hx-push-url="true"'
+    # (the reset sends an empty list, ``,``: an empty value would be left out of the request)
+    vals = _esc(json.dumps({"weights": weights or ","}))
     return mark_safe(
-        f'<a{f" class={chr(34)}{_esc(cls)}{chr(34)}" if cls else ""} href="{_esc(url)}"'
-        f' hx-get="{_esc(arena_url)}" hx-vals="{vals}" hx-include="#matrix-filters"'
-        f' hx-target="#leaderboard" hx-indicator="#leaderboard"{push}>{_esc(text)}</a>'
+        f'<a href="{_esc(url)}" hx-get="{_esc(arena_url)}" hx-vals="{vals}"'
+        ' hx-include="#matrix-filters" hx-target="#leaderboard" hx-indicator="#leaderboard">'
+        f"{_esc(text)}</a>"
     )
 
 

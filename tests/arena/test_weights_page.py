@@ -115,15 +115,22 @@ def test_htmx_re_ranks_the_leaderboard_and_updates_the_controls(client, seeded_a
     assert "<html" not in html and 'class="leaderboard"' in html
     assert fragment["HX-Push-Url"] == f"{ARENA}?{CANONICAL}"
     # the controls outside the leaderboard follow (swapped out of band, same ids)
-    assert '<select hx-swap-oob="innerHTML:#rank-by">' in html
+    assert '<select id="rank-by" name="rank" hx-swap-oob="true">' in html
     assert '<option value="" disabled selected>Your weights</option>' in html
     assert re.search(r'id="w-privacy-posture".*?<option value="3" selected>', html)
     assert 'hx-swap-oob="innerHTML:#rank-weights"><input type="hidden"' in html
     assert leaderboard_names(fragment) == leaderboard_names(get(client, f"{ARENA}?{CANONICAL}"))
-    # "Reset" (no weights): the published board, the controls back to normal
-    reset = get(client, ARENA, **HX, HTTP_HX_TARGET="leaderboard").content.decode()
-    assert 'hx-swap-oob="innerHTML:#rank-weights"></span>' in reset
-    assert '<option value="3" selected>' not in reset and "disabled selected" not in reset
+    # "Reset" (an empty list): the published board, the controls back to normal
+    reset = get(client, f"{ARENA}?weights=,", **HX, HTTP_HX_TARGET="leaderboard")
+    assert reset["HX-Push-Url"] == ARENA
+    html = reset.content.decode()
+    assert 'hx-swap-oob="innerHTML:#rank-weights"></span>' in html
+    assert '<option value="3" selected>' not in html and "disabled selected" not in html
+    assert '<select id="rank-by" name="rank" hx-swap-oob="true">' in html
+    assert leaderboard_names(reset) == leaderboard_names(get(client, ARENA))
+    # a rank picked without weights: the menu is left as the visitor set it
+    plain = get(client, f"{ARENA}?rank=verified", **HX, HTTP_HX_TARGET="leaderboard")
+    assert 'id="rank-by"' not in plain.content.decode() and "HX-Push-Url" not in plain
 
 
 def test_a_rank_picked_replaces_the_weights(client, seeded_arena):
