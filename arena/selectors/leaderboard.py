@@ -219,7 +219,7 @@ def arena_leaderboard(
     personas: list[str] = sorted({slug for s in scores for slug in s.persona_scores})
     options = _rank_options(categories, personas)
     labels = {o.key: o.label for _, group in options for o in group}
-    reading = weights_read(asked or WeightsAsked(), categories=categories, personas=personas)
+    reading = weights_read(asked=asked or WeightsAsked(), categories=categories, personas=personas)
     if weights is None and asked is not None and asked.given:
         weights = reading.weights
     elif weights is not None:

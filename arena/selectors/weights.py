@@ -139,7 +139,7 @@ _LEVELS = frozenset(scoring.WEIGHT_LEVELS)
 
 
 def weights_read(
-    asked: WeightsAsked, *, categories: Iterable[str], personas: Iterable[str]
+    *, asked: WeightsAsked, categories: Iterable[str], personas: Iterable[str]
 ) -> WeightsRead:
     """Read what was asked against the arena's keys. From the panel's fields: each known key's
     level (anything else is left out silently: the panel sends only levels it offers). From
