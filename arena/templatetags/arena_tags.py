@@ -908,15 +908,22 @@ def _product_names(rows) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
+# A range group of more products than this is given by its places and its ends, not every name.
+GROUP_NAMES_MAX = 6
+
+
 @register.simple_tag
 def range_group_notes(board) -> str:
-    """Under the leaderboard, one line per range group: whose ranges overlap."""
-    return mark_safe(
-        "".join(
-            f"<li>{_product_names(rows)}: ranges overlap; the evidence does not settle their order.</li>"
-            for rows in board.range_groups
-        )
-    )
+    """Under the leaderboard, one sentence per range group: whose ranges overlap."""
+    out = []
+    for rows in board.range_groups:
+        first = board.rows.index(rows[0]) + 1
+        if len(rows) <= GROUP_NAMES_MAX:
+            who = _product_names(rows)
+        else:
+            who = f"Places {first}–{first + len(rows) - 1}"
+        out.append(f"{who}: ranges overlap; the evidence does not settle their order.")
+    return mark_safe(" ".join(out))
 
 
 @register.simple_tag
@@ -1021,7 +1028,7 @@ def persona_cards(persona_results, arena: str, board=None) -> str:
         spread = ""
         if rng and r.winner_score is not None:
             spread = (
-                f' · winner’s range <span class="nw">{int(rng[0])}–{int(rng[1])}</span>'
+                f' · range <span class="nw">{int(rng[0])}–{int(rng[1])}</span>'
                 f"{_range_bar(int(r.winner_score), int(rng[0]), int(rng[1]))}"
             )
         out.append(
