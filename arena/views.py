@@ -5,6 +5,7 @@ named partial of the same template."""
 from __future__ import annotations
 
 import re
+from urllib import parse
 
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
@@ -81,6 +82,33 @@ def _fold(query: QueryDict) -> list[str]:
     return _slug_list(query, "fold")
 
 
+def _weights_asked(query: QueryDict) -> selectors.WeightsAsked:
+    """The weights a request asks for (``?weights=`` and the panel's ``w-<key>`` fields), cleaned
+    as the pages read every value."""
+    cleaned = {
+        name: clean_text(value)[: selectors.WEIGHTS_MAX_LENGTH]
+        for name, value in query.items()
+        if name == selectors.WEIGHTS_PARAM or name.startswith("w-")
+    }
+    return selectors.WeightsAsked.of(cleaned)
+
+
+def _arena_query(
+    filters: selectors.MatrixFilters, *, show: list[str], fold: list[str], weights: str
+) -> str:
+    """The arena page's query string for these settings, ``""`` when there are none: the matrix
+    filters, the products picked, the folded categories, then the weights (their canonical form)."""
+    query = filters.as_params()
+    if show:
+        query["show"] = ",".join(show)
+    if fold:
+        query["fold"] = ",".join(fold)
+    if weights:
+        query[selectors.WEIGHTS_PARAM] = weights
+    # ``:`` and ``,`` left as they are: ``?weights=privacy-posture:3,agenticness:0`` reads as written
+    return f"?{parse.urlencode(query, safe=':,')}" if query else ""
+
+
 @require_safe
 @vary_on_headers("HX-Request", "HX-Target", "HX-History-Restore-Request")
 def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
@@ -90,6 +118,12 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
     rank = params["rank"].strip() or selectors.RANK_PA
     show = _show(request.GET)
     fold = _fold(request.GET)
+    # A visitor's weights replace the rank while they are set; a rank picked in the "Rank by" menu
+    # (whose form carries the weights along) replaces the weights.
+    asked = _weights_asked(request.GET)
+    weights_sent = asked.given or selectors.WEIGHTS_PARAM in request.GET
+    if params["rank"].strip() and not asked.from_form:
+        asked = selectors.WeightsAsked()
     partial = None
     if _htmx_partial(request):
         partial = request.htmx.target or ""
@@ -99,6 +133,11 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
             partial = "matrix_category" if filters.category else "matrix"
         elif partial not in ARENA_PARTIALS:
             partial = "matrix" if filters.active else "leaderboard"
+    elif asked.from_form:
+        # the weights panel without JavaScript: its fields become the shareable ?weights= address
+        board = selectors.arena_leaderboard(arena=arena, asked=asked)
+        query = _arena_query(filters, show=show, fold=fold, weights=board.weights_query)
+        return redirect(f"{arena.get_absolute_url()}{query}#leaderboard-section")
     ctx = {
         "arena": arena,
         "arena_url": arena.get_absolute_url(),
@@ -108,20 +147,33 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
         "fragment": partial is not None,
     }
     if partial == "leaderboard":
-        ctx["board"] = selectors.arena_leaderboard(arena=arena, key=rank)
-        return render(request, "arena/detail.html#leaderboard", ctx)
+        ctx["board"] = board = selectors.arena_leaderboard(arena=arena, key=rank, asked=asked)
+        _weights_context(ctx, board, filters=filters, show=show, fold=fold)
+        ctx["weights_sent"] = weights_sent
+        response = render(request, "arena/detail.html#leaderboard", ctx)
+        if weights_sent:
+            # the address says the weights in their canonical form (and without them once the
+            # rank or "Reset" replaced them)
+            query = _arena_query(filters, show=show, fold=fold, weights=board.weights_query)
+            if not board.weighted and ctx["rank"]:
+                query += f"{'&' if query else '?'}{urlencode({'rank': ctx['rank']})}"
+            return push_url(response, f"{arena.get_absolute_url()}{query}")
+        return response
     if partial is None:
         categories = selectors.arena_category_list(arena=arena)
-        ctx["board"] = selectors.arena_leaderboard(
-            arena=arena, key=rank, categories=[c.name for c in categories]
+        ctx["board"] = board = selectors.arena_leaderboard(
+            arena=arena, key=rank, categories=[c.name for c in categories], asked=asked
         )
+        _weights_context(ctx, board, filters=filters, show=show, fold=fold)
         products = selectors.arena_product_list(arena=arena)
-        ranking = [row.product_id for row in ctx["board"].rows]
+        # the matrix's default columns: the top of the ranking, the published one under weights
+        ranking = board.published_order if board.weighted else [r.product_id for r in board.rows]
         ctx["categories"] = categories
         ctx["persona_results"] = selectors.arena_persona_result_list(arena=arena)
         ctx["adjacent"] = selectors.arena_adjacent_list(arena=arena)
     else:
         products, ranking = selectors.arena_product_ranking(arena=arena, key=rank)
+        ctx["weights_query"] = asked.text.strip() if not asked.from_form else ""
     columns = selectors.matrix_column_list(products=products, ranking=ranking, show=show)
     default = selectors.matrix_column_list(products=products, ranking=ranking)
     picked = ",".join(p.slug for p in columns) if columns != default else ""
@@ -149,9 +201,47 @@ def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
         query["show"] = picked
     if fold and not filters.category:
         query["fold"] = ",".join(fold)
+    if ctx["weights_query"]:
+        query[selectors.WEIGHTS_PARAM] = ctx["weights_query"]
     ctx["matrix_query"] = query
     template = "arena/detail.html" + (f"#{partial}" if partial else "")
     return render(request, template, ctx)
+
+
+def _weights_context(
+    ctx: dict,
+    board: selectors.Leaderboard,
+    *,
+    filters: selectors.MatrixFilters,
+    show: list[str],
+    fold: list[str],
+) -> None:
+    """What the weights panel and the leaderboard's weights line need: the canonical weights, the
+    rank replaced while they are set, the presets' and the reset's addresses (the other settings
+    kept)."""
+    ctx["weights_query"] = board.weights_query
+    if board.weighted:
+        ctx["rank"] = ""
+    base = ctx["arena_url"]
+
+    def url(weights: str) -> str:
+        return f"{base}{_arena_query(filters, show=show, fold=fold, weights=weights)}"
+
+    ctx["weights_reset_url"] = url("")
+    presets = [
+        (key.label, f"{key.key}:{selectors.WEIGHT_CRITICAL}")
+        for key in (board.reading.keys if board.reading else ())
+        if key.kind == selectors.PERSONA
+    ]
+    ctx["weights_presets"] = [
+        (f"Rank as {'an' if label[:1] in 'aeiou' else 'a'} {label} would", weights, url(weights))
+        for label, weights in presets
+    ]
+    ctx["weights_hidden"] = {
+        **filters.as_params(),
+        **({"show": ",".join(show)} if show else {}),
+        **({"fold": ",".join(fold)} if fold else {}),
+    }
 
 
 @require_safe

@@ -51,6 +51,17 @@ def config(*, moderator: bool) -> schemathesis.Config:
                 # the moderator run covers the flag endpoints (the arena endpoints are anonymous)
                 *([{"include-path-regex": "^/api/arenas/", "enabled": False}] if moderator else []),
                 {
+                    # A schema-valid `weights` can name no category or user type of the arena (the
+                    # schema cannot list an arena's categories): refused (400) with a message.
+                    "include-method": "GET",
+                    "include-path": "/api/arenas/{slug}/",
+                    "checks": {
+                        "positive_data_acceptance": {
+                            "expected-statuses": ["2xx", "400", "404", "429"]
+                        }
+                    },
+                },
+                {
                     # Two to six slugs are schema-valid but may name no product of the arena: a 400
                     # that says so.
                     "include-path-regex": "^/api/arenas/[^/]+/compare/$",

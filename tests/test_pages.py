@@ -521,6 +521,9 @@ QUERY_BOUNDS = {
     "arena filtered": 10,
     "arena, products picked": 10,
     "htmx leaderboard": 3,
+    "arena, your weights": 10,
+    "htmx leaderboard, your weights": 3,
+    "htmx weights panel": 3,
     "htmx matrix": 5,
     "htmx matrix, products picked": 5,
     "htmx category": 5,
@@ -543,11 +546,22 @@ def query_pages(arena: Arena) -> dict[str, tuple[str, dict]]:
     cell = Cell.objects.filter(story=story, product=a).first()
     persona = story.persona.slug
     base = f"/arenas/{arena.slug}/"
+    category = arena_slugify(story.category.name)
+    weights = f"{category}:3,{persona}:0"  # a visitor's weights (?weights=)
     return {
         "home": ("/", {}),
         "arena": (base, {}),
         "arena filtered": (f"{base}?persona={persona}&verdict=full&q=a&rank=verified", {}),
         "htmx leaderboard": (f"{base}?rank=integrity", {**HX, "HTTP_HX_TARGET": "leaderboard"}),
+        "arena, your weights": (f"{base}?weights={weights}&persona={persona}", {}),
+        "htmx leaderboard, your weights": (
+            f"{base}?weights={weights}",
+            {**HX, "HTTP_HX_TARGET": "leaderboard"},
+        ),
+        "htmx weights panel": (
+            f"{base}?w-{category}=3&w-{persona}=0&persona={persona}",
+            {**HX, "HTTP_HX_TARGET": "leaderboard"},
+        ),
         "htmx matrix": (f"{base}?persona={persona}&q=e", {**HX, "HTTP_HX_TARGET": "matrix"}),
         "arena, products picked": (f"{base}?show={a.slug},{b.slug}&verdict=full", {}),
         "htmx matrix, products picked": (

@@ -1,7 +1,8 @@
 """Serializers translate selector output to the JSON of docs/contract.md; no rules in here."""
 
-from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.utils import OpenApiResponse, extend_schema_field
 from rest_framework import serializers
+from rest_framework.fields import SkipField
 
 from arena import scoring
 
@@ -65,8 +66,51 @@ class ArenaListSerializer(serializers.Serializer):
         return arena.get_absolute_url()
 
 
+class ScoreRangeField(serializers.ListField):
+    """A score's range ``[low, high]`` (``scoring.score_range``: every unverified cell one verdict
+    step worse / better), null with no score."""
+
+    child = serializers.IntegerField(min_value=0, max_value=100)
+
+    def __init__(self, **kwargs):
+        super().__init__(min_length=2, max_length=2, allow_null=True, **kwargs)
+
+    def to_representation(self, data):
+        return None if data is None else [int(v) for v in data]
+
+
+class _WithWeightsOnly:
+    """A field that only the answers with ``?weights=`` have: left out when the row has no such
+    attribute (a nullable field would otherwise be written as null)."""
+
+    def get_attribute(self, instance):
+        if not hasattr(instance, self.source):
+            raise SkipField()
+        return super().get_attribute(instance)
+
+
+class WeightedIntegerField(_WithWeightsOnly, serializers.IntegerField):
+    pass
+
+
+class WeightedRangeField(_WithWeightsOnly, ScoreRangeField):
+    pass
+
+
+class PaRangeField(ScoreRangeField):
+    """A stored leaderboard row's PA Score range (``pa_low``, ``pa_high``)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(source="*", **kwargs)
+
+    def to_representation(self, data):
+        return _pa_range(data)
+
+
 class LeaderboardRowSerializer(serializers.Serializer):
-    rank = serializers.IntegerField()
+    rank = serializers.IntegerField(
+        help_text="The row's place: in the published ranking, or with `?weights=` in yours."
+    )
     product = ProductRefSerializer()
     vs = serializers.SerializerMethodField()
     pa_score = serializers.IntegerField(allow_null=True)
@@ -77,9 +121,32 @@ class LeaderboardRowSerializer(serializers.Serializer):
     disputed = serializers.IntegerField()
     integrity = serializers.IntegerField(allow_null=True)
     confidence = serializers.CharField()
+    pa_range = PaRangeField(help_text="The PA Score's range [low, high]; null with no score.")
+    # with ``?weights=`` only
+    personal_score = WeightedIntegerField(
+        allow_null=True,
+        required=False,
+        help_text="With `?weights=`: the PA Score's formula with those weights (null: nothing "
+        "weighs).",
+    )
+    personal_range = WeightedRangeField(
+        required=False, help_text="With `?weights=`: the range of `personal_score`."
+    )
+    published_rank = serializers.IntegerField(
+        required=False, help_text="With `?weights=`: the row's rank in the published ranking."
+    )
 
     def get_vs(self, row) -> str | None:
         return row.vs.slug if row.vs_id else None
+
+
+class PersonaScoredSerializer(serializers.Serializer):
+    product = serializers.CharField()
+    name = serializers.CharField()
+    score = serializers.IntegerField(allow_null=True)
+    range = ScoreRangeField(
+        help_text="The product's range over this user type's stories (null: none stored)."
+    )
 
 
 class PersonaResultSerializer(serializers.Serializer):
@@ -89,17 +156,18 @@ class PersonaResultSerializer(serializers.Serializer):
     winner = serializers.SerializerMethodField()
     runner_up = serializers.SerializerMethodField()
 
-    @staticmethod
-    def _scored(product, score):
-        if product is None:
-            return None
-        return {"product": product.slug, "name": product.name, "score": score}
+    def _scored(self, obj, product, score):
+        # the products' persona ranges, from the leaderboard rows (``ArenaDetailSerializer``)
+        ranges = self.context.get("persona_ranges", {})
+        return _persona_scored(product, score, ranges, obj.persona.slug)
 
+    @extend_schema_field(PersonaScoredSerializer(allow_null=True))
     def get_winner(self, obj) -> dict | None:
-        return self._scored(obj.winner, obj.winner_score)
+        return self._scored(obj, obj.winner, obj.winner_score)
 
+    @extend_schema_field(PersonaScoredSerializer(allow_null=True))
     def get_runner_up(self, obj) -> dict | None:
-        return self._scored(obj.runner_up, obj.runner_up_score)
+        return self._scored(obj, obj.runner_up, obj.runner_up_score)
 
 
 class ArenaDetailSerializer(serializers.Serializer):
@@ -115,6 +183,24 @@ class ArenaDetailSerializer(serializers.Serializer):
     products = ProductSerializer(many=True)
     leaderboard = LeaderboardRowSerializer(many=True)
     personas = PersonaResultSerializer(many=True)
+    # with ``?weights=`` only
+    weights = serializers.DictField(
+        child=serializers.IntegerField(min_value=0, max_value=3),
+        required=False,
+        help_text="With `?weights=`: the level (0-3) in effect for every category, by its slug.",
+    )
+    persona_weights = serializers.DictField(
+        child=serializers.IntegerField(min_value=0, max_value=3),
+        required=False,
+        help_text="With `?weights=`: the level (0-3) in effect for every user type.",
+    )
+
+    def to_representation(self, instance):
+        self._context = {
+            **self._context,
+            "persona_ranges": _persona_ranges(instance["leaderboard"]),
+        }
+        return super().to_representation(instance)
 
 
 class MatrixCellSerializer(serializers.Serializer):
@@ -223,16 +309,69 @@ def _product_ref(product) -> dict | None:
     return None if product is None else {"slug": product.slug, "name": product.name}
 
 
-def _persona_scored(product, score) -> dict | None:
+def _pa_range(row) -> list[int] | None:
+    """A stored row's PA Score range, ``[low, high]``, or None."""
+    if row.pa_low is None or row.pa_high is None:
+        return None
+    return [int(row.pa_low), int(row.pa_high)]
+
+
+def _persona_ranges(rows) -> dict:
+    """Each product's ranges per persona (``ProductScore.persona_ranges``), by product id."""
+    return {row.product_id: row.persona_ranges or {} for row in rows}
+
+
+def _persona_scored(product, score, ranges: dict, persona: str) -> dict | None:
     if product is None:
         return None
-    return {"product": product.slug, "name": product.name, "score": score}
-
-
-def arena_detail_data(*, arena, products, leaderboard, personas) -> dict:
-    """``ArenaDetailSerializer`` of an arena (``arena_get``) with its products, stored
-    leaderboard rows and persona results."""
+    rng = ranges.get(product.pk, {}).get(persona)
     return {
+        "product": product.slug,
+        "name": product.name,
+        "score": score,
+        "range": None if rng is None else [int(rng[0]), int(rng[1])],
+    }
+
+
+def _range(rng) -> list[int] | None:
+    return None if rng is None else [int(rng[0]), int(rng[1])]
+
+
+def _leaderboard_row(row) -> dict:
+    vs = getattr(row, "published_vs", row.vs)  # the stored partner, whatever the order shown
+    return {
+        "rank": row.rank,
+        "product": _product_ref(row.product),
+        "vs": vs.slug if vs is not None else None,
+        "pa_score": row.pa_score,
+        "category_scores": _scores(row.category_scores),
+        "persona_scores": _scores(row.persona_scores),
+        "verified": row.verified,
+        "with_evidence": row.with_evidence,
+        "disputed": row.disputed,
+        "integrity": row.integrity,
+        "confidence": str(row.confidence),
+        "pa_range": _pa_range(row),
+    }
+
+
+def arena_detail_data(*, arena, products, leaderboard, personas, board=None) -> dict:
+    """``ArenaDetailSerializer`` of an arena (``arena_get``) with its products, stored
+    leaderboard rows and persona results; with ``board`` (``arena_leaderboard`` with the caller's
+    weights) the leaderboard in its order, each row with its personal score, and the weights."""
+    ranges = _persona_ranges(leaderboard)
+    if board is None:
+        rows = [_leaderboard_row(row) for row in leaderboard]
+    else:
+        rows = []
+        for i, row in enumerate(board.rows):
+            data = _leaderboard_row(row)
+            data["rank"] = i + 1
+            data["personal_score"] = row.personal_score
+            data["personal_range"] = _range(row.personal_range)
+            data["published_rank"] = row.rank
+            rows.append(data)
+    out = {
         "slug": arena.slug,
         "name": arena.name,
         "description": arena.description,
@@ -255,33 +394,24 @@ def arena_detail_data(*, arena, products, leaderboard, personas) -> dict:
             }
             for p in products
         ],
-        "leaderboard": [
-            {
-                "rank": row.rank,
-                "product": _product_ref(row.product),
-                "vs": row.vs.slug if row.vs_id else None,
-                "pa_score": row.pa_score,
-                "category_scores": _scores(row.category_scores),
-                "persona_scores": _scores(row.persona_scores),
-                "verified": row.verified,
-                "with_evidence": row.with_evidence,
-                "disputed": row.disputed,
-                "integrity": row.integrity,
-                "confidence": str(row.confidence),
-            }
-            for row in leaderboard
-        ],
+        "leaderboard": rows,
         "personas": [
             {
                 "persona": r.persona.slug,
                 "label": r.persona.label,
                 "story_count": r.story_count,
-                "winner": _persona_scored(r.winner, r.winner_score),
-                "runner_up": _persona_scored(r.runner_up, r.runner_up_score),
+                "winner": _persona_scored(r.winner, r.winner_score, ranges, r.persona.slug),
+                "runner_up": _persona_scored(
+                    r.runner_up, r.runner_up_score, ranges, r.persona.slug
+                ),
             }
             for r in personas
         ],
     }
+    if board is not None and board.reading is not None:
+        out["weights"] = board.reading.by_kind("category")
+        out["persona_weights"] = board.reading.by_kind("persona")
+    return out
 
 
 def _story(story) -> dict:

@@ -9,6 +9,7 @@ from arena import selectors
 from arena.api import compare as many
 from arena.api import serializers as s
 from arena.models import Arena
+from arena.text import clean_text
 
 
 def _arena(slug: str) -> Arena:
@@ -36,15 +37,55 @@ class ArenaViewSet(viewsets.ViewSet):
     def list(self, request):
         return Response(s.arena_list_data(selectors.arena_list()))
 
-    @extend_schema(responses={200: s.ArenaDetailSerializer, **s.error_responses(404, 429)})
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                selectors.WEIGHTS_PARAM,
+                str,
+                description=(
+                    "Your weights, `<key>:<level>` separated by commas: a key is a category's slug "
+                    "or a user type (persona); a level is 0 (ignore), 1 (normal, the default), "
+                    "2 (important) or 3 (critical), multiplying the weights of that category's or "
+                    "user type's stories. The leaderboard is then ranked by each product's score "
+                    "with those weights (`personal_score`; `rank` is the place in that ranking, "
+                    "`published_rank` the published one) and the weights are echoed. "
+                    "Example: `privacy-posture:3,agenticness:0`."
+                ),
+                required=False,
+            )
+        ],
+        responses={200: s.ArenaDetailSerializer, **s.error_responses(400, 404, 429)},
+    )
     def retrieve(self, request, slug=None):
         arena = _arena(slug)
+        text = clean_text(request.query_params.get(selectors.WEIGHTS_PARAM) or "")
+        if len(text) > selectors.WEIGHTS_MAX_LENGTH:
+            raise ValidationError({selectors.WEIGHTS_PARAM: ["Too long."]})
+        board = None
+        if text.strip():
+            # read against the stored scores' categories and personas (no query of their own)
+            board = selectors.arena_leaderboard(
+                arena=arena, asked=selectors.WeightsAsked(text=text)
+            )
+            if board.weights_ignored:
+                raise ValidationError(
+                    {
+                        selectors.WEIGHTS_PARAM: [
+                            f"Not understood: {'; '.join(board.weights_ignored)}. Write "
+                            "<category or user type>:<0-3>, separated by commas."
+                        ]
+                    }
+                )
+            leaderboard = board.rows
+        else:
+            leaderboard = selectors.arena_score_list(arena=arena)
         return Response(
             s.arena_detail_data(
                 arena=arena,
                 products=selectors.arena_product_list(arena=arena),
-                leaderboard=selectors.arena_score_list(arena=arena),
+                leaderboard=leaderboard,
                 personas=selectors.arena_persona_result_list(arena=arena),
+                board=board,
             )
         )
 

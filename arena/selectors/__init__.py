@@ -54,6 +54,16 @@ from arena.selectors.matrix import (
 )
 from arena.selectors.products import ProductPage, product_get, product_page_get
 from arena.selectors.stories import story_cell_list, story_get
+from arena.selectors.weights import (
+    PERSONA,
+    WEIGHT_CRITICAL,
+    WEIGHTS_MAX_LENGTH,
+    WEIGHTS_PARAM,
+    WeightControl,
+    WeightsAsked,
+    WeightsRead,
+    weights_read,
+)
 
 __all__ = [
     "COMPARE_MAX",
@@ -80,6 +90,13 @@ __all__ = [
     "RankOption",
     "StoryLine",
     "SubGroupBlock",
+    "PERSONA",
+    "WEIGHT_CRITICAL",
+    "WEIGHTS_MAX_LENGTH",
+    "WEIGHTS_PARAM",
+    "WeightControl",
+    "WeightsAsked",
+    "WeightsRead",
     "arena_adjacent_list",
     "arena_category_list",
     "arena_get",
@@ -102,4 +119,5 @@ __all__ = [
     "story_cell_list",
     "story_get",
     "story_line_list",
+    "weights_read",
 ]

@@ -3,7 +3,7 @@ published rules (``scoring.order_by``) is not scoring them: nothing is computed 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db.models import Exists, OuterRef
 
@@ -19,6 +19,7 @@ from arena.scoring import (
     rank_key_split,
 )
 from arena.selectors.compiled import CompiledRead, model_fields, model_of
+from arena.selectors.weights import WeightsAsked, WeightsRead, weights_read
 from products.models import Product
 from stories.models import Cell
 
@@ -79,10 +80,30 @@ class Leaderboard:
     # ``row.published_position`` / ``row.moved`` say where the published ranking has the row and
     # how many places it went up (negative: down).
     weights: scoring.Weights | None = None
+    # The weights as read (``selectors.weights``): the panel's controls, the canonical
+    # ``?weights=`` value, the summary above the table and the entries that were left out.
+    reading: WeightsRead | None = None
+    # product ids in the published order (PA Score): where the matrix takes its columns from
+    # while the board is ranked by a visitor's weights
+    published_order: list[int] = field(default_factory=list)
 
     @property
     def weighted(self) -> bool:
         return self.weights is not None
+
+    @property
+    def weights_query(self) -> str:
+        """The canonical ``?weights=`` value of the board's weights, ``""`` when published."""
+        return self.reading.query if self.reading is not None and self.weighted else ""
+
+    @property
+    def weights_ignored(self) -> tuple[str, ...]:
+        return self.reading.ignored if self.reading is not None else ()
+
+    @property
+    def range_label(self) -> str:
+        """What the range groups are ranges of."""
+        return "your score" if self.weighted else "PA Score"
 
     @property
     def range_groups(self) -> list[list[ProductScore]]:
@@ -91,8 +112,9 @@ class Leaderboard:
         settled by the evidence. Only groups of two or more."""
         groups: dict[int, list[ProductScore]] = {}
         for row in self.rows:
-            if row.range_group is not None:
-                groups.setdefault(row.range_group, []).append(row)
+            group = getattr(row, "range_group", None)  # (absent: rows ranked before ranges)
+            if group is not None:
+                groups.setdefault(group, []).append(row)
         return [rows for rows in groups.values() if len(rows) > 1]
 
     @property
@@ -111,7 +133,7 @@ class Leaderboard:
     # What the table marks as the column ranked by.
     @property
     def by_pa(self) -> bool:
-        return self.key == RANK_PA
+        return self.key == RANK_PA and not self.weighted
 
     @property
     def by_verified(self) -> bool:
@@ -182,17 +204,27 @@ def arena_leaderboard(
     key: str = RANK_PA,
     categories: list[str] | None = None,
     weights: scoring.Weights | None = None,
+    asked: WeightsAsked | None = None,
 ) -> Leaderboard:
     """The stored leaderboard ordered by one rank key (``pa``, ``category:<name>``,
     ``persona:<slug>``, ``verified``, ``integrity``; an unknown key means ``pa``), or by a
-    visitor's ``weights`` (they override the key unless they are all 1): one query.
-    ``categories`` gives the category names in matrix order (else: alphabetical)."""
+    visitor's ``weights`` (they override the key unless they are all 1), given as
+    ``scoring.Weights`` or as ``asked`` (``?weights=`` or the panel's fields, read here against the
+    stored scores' categories and personas): one query. Whenever weights are given, even all 1,
+    each row has its ``personal_score`` and ``personal_range``. ``categories`` gives the category
+    names in matrix order (else: the order of their stories, as the scores' parts have them)."""
     scores = arena_score_list(arena=arena)
     if categories is None:
-        categories = sorted({name for s in scores for name in s.category_scores})
+        categories = _category_order(scores)
     personas: list[str] = sorted({slug for s in scores for slug in s.persona_scores})
     options = _rank_options(categories, personas)
     labels = {o.key: o.label for _, group in options for o in group}
+    reading = weights_read(asked=asked or WeightsAsked(), categories=categories, personas=personas)
+    if weights is None and asked is not None and asked.given:
+        weights = reading.weights
+    elif weights is not None:
+        reading = WeightsRead(weights, reading.keys)
+    personal = weights
     if weights is not None and weights.published:
         weights = None
     if key not in labels or weights is not None:
@@ -213,9 +245,9 @@ def arena_leaderboard(
         result = results[row.product_id]
         row.pa_range = result.pa_range
         row.personal_score = row.personal_range = None
-        if weights is not None:
-            row.personal_score = scoring.personal_score(result.parts, weights)
-            row.personal_range = scoring.score_range(result.parts, weights)
+        if personal is not None:
+            row.personal_score = scoring.personal_score(result.parts, personal)
+            row.personal_range = scoring.score_range(result.parts, personal)
     shown_ranges = [row.personal_range if weights else row.pa_range for row in ordered]
     ranged = weights is not None or key == RANK_PA
     groups = scoring.range_groups(shown_ranges) if ranged else [None] * len(ordered)
@@ -227,13 +259,36 @@ def arena_leaderboard(
         row.moved = row.published_position - place.rank
         row.range_group = group
         # the head-to-head the row links to: its nearest rival in this order with published detail
+        # (the stored partner, which the API gives, kept as ``published_vs``)
+        row.published_vs = row.vs
         rival = rivals[row.product_id]
         row.vs = by_id[rival].product if rival is not None else None
     group = _GROUPS.get(rank_key_split(key)[0])
     label = f"{group}: {labels[key]}" if group else labels[key]
     if weights is not None:
         label = "Your weights"
-    return Leaderboard(key, label, ordered, personas, categories, options, weights)
+    return Leaderboard(
+        key,
+        label,
+        ordered,
+        personas,
+        categories,
+        options,
+        weights,
+        reading,
+        [r.product for r in published],
+    )
+
+
+def _category_order(scores: list[ProductScore]) -> list[str]:
+    """The categories of the stored scores in the order of their stories (the parts keep it),
+    then any other (a category whose every cell is n/a) by name."""
+    seen: dict[str, None] = {}
+    for s in scores:
+        for part in s.parts:
+            seen.setdefault(part[0], None)
+    rest = sorted({name for s in scores for name in s.category_scores} - seen.keys())
+    return [*seen, *rest]
 
 
 def _known_key(key: str, scores: list[ProductScore]) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import html
+import json
 from dataclasses import dataclass, replace
 from urllib.parse import quote
 
@@ -699,10 +700,16 @@ def _options(choices, selected: str) -> str:
 @register.simple_tag
 def rank_options(board) -> str:
     """The "Rank by" menu's option groups (``Leaderboard.options``), the key in effect selected."""
+    # while a visitor's weights rank the board, they replace the rank: a choice that is not one
+    # (disabled: the form sends no rank, and picking a rank replaces the weights)
+    weighted = getattr(board, "weighted", False)
+    head = '<option value="" disabled selected>Your weights</option>\n' if weighted else ""
+    selected = "" if weighted else board.key
     return mark_safe(
-        "\n".join(
+        head
+        + "\n".join(
             f'<optgroup label="{_esc(group)}">'
-            f"{_options(((o.key, o.label) for o in options), board.key)}</optgroup>"
+            f"{_options(((o.key, o.label) for o in options), selected)}</optgroup>"
             for group, options in board.options
         )
     )
@@ -764,19 +771,76 @@ def _popularity(p) -> str:
     return "".join(out)
 
 
+def _range_bar(score: int, low: int, high: int) -> str:
+    """A score's range drawn on a 0-100 track, a tick at the score: decorative (the text says it)."""
+    return (
+        '<svg class="rbar" viewBox="0 0 100 10" preserveAspectRatio="none" aria-hidden="true"'
+        ' focusable="false"><rect class="rbar-track" x="0" y="4" width="100" height="2"/>'
+        f'<rect class="rbar-range" x="{low}" y="2" width="{max(high - low, 0)}" height="6"/>'
+        f'<rect class="rbar-tick" x="{min(max(score - 1, 0), 98)}" y="0" width="2" height="10"/>'
+        "</svg>"
+    )
+
+
+def _ranged(value: int | None, rng) -> str:
+    """A score with its range, ``57 (49–61)`` and its bar (``57/100, range 49–61`` read out);
+    ``57/100`` with no range stored, ``—`` with no score."""
+    if value is None:
+        return "—"
+    if not rng:
+        return f"{int(value)}/100"
+    low, high = int(rng[0]), int(rng[1])
+    return (
+        f'<span class="ranged"><span class="nw">{int(value)}'
+        f'<span class="visually-hidden">/100, range</span> <span class="rng">({low}–{high})'
+        f"</span></span>{_range_bar(int(value), low, high)}</span>"
+    )
+
+
+def _moved(row) -> str:
+    """How far a row moved from its published rank: ``▲2`` / ``▼1`` / ``=``, in words for
+    screen readers."""
+    moved, published = int(row.moved), int(row.published_position)
+    if moved > 0:
+        mark, cls, words = f"▲{moved}", "up", f"up {moved} from published rank {published}"
+    elif moved < 0:
+        mark, cls = f"▼{-moved}", "down"
+        words = f"down {-moved} from published rank {published}"
+    else:
+        mark, cls, words = "=", "same", f"same as published rank {published}"
+    return (
+        f'<span class="moved {cls}"><span aria-hidden="true">{mark}</span>'
+        f'<span class="visually-hidden">{words}</span></span>'
+    )
+
+
+def _group_spans(board) -> dict:
+    """Each row's range group as the places it spans (``"2–4"``), for groups of two or more."""
+    spans: dict = {}
+    for i, row in enumerate(board.rows):
+        group = getattr(row, "range_group", None)
+        if group is not None:
+            first, _ = spans.get(group, (i + 1, i + 1))
+            spans[group] = (first, i + 1)
+    return {g: f"{a}–{b}" for g, (a, b) in spans.items() if b > a}
+
+
 @register.simple_tag
 def leaderboard_rows(board, arena: str) -> str:
     """The leaderboard's ``<tr>`` rows (``Leaderboard.rows``, stored scores in the asked order):
-    rank, product with its tier and head-to-head link, PA Score, each persona's score, the ranked
-    category's, popularity, verified share, integrity and confidence; the ranked column marked.
-    ``arena``: the arena's slug, for the links."""
+    rank, product with its tier and head-to-head link, with a visitor's weights their score and
+    how far the row moved, the PA Score with its range, each persona's score, the ranked
+    category's, the range group, popularity, verified share, integrity and confidence; the ranked
+    column marked. ``arena``: the arena's slug, for the links."""
     products = _prefix("product-detail", arena)
     pairs = _prefix("head-to-head", arena, "0")[: -len("0-vs-")]
     ranked = ' class="num ranked"'
+    weighted = getattr(board, "weighted", False)
     pa = ranked if board.by_pa else ' class="num"'
     persona, category = board.persona, board.category
     verified = ' class="ranked"' if board.by_verified else ' class=""'
     integrity = ' class="ranked"' if board.by_integrity else ' class=""'
+    groups = _group_spans(board) if getattr(board, "range_groups", None) else None
     out = []
     for row in board.rows:
         p = row.product
@@ -799,6 +863,14 @@ def leaderboard_rows(board, arena: str) -> str:
             by_persona += (
                 f"<td{ranked}>{_esc(score((row.category_scores or {}).get(category)))}</td>"
             )
+        if groups is not None:
+            span = groups.get(row.range_group)
+            by_persona += (
+                f'<td class="num group">{span}</td>'
+                if span
+                else '<td class="num group"><span aria-hidden="true">—</span>'
+                '<span class="visually-hidden">alone</span></td>'
+            )
         disputed = (
             f' <span class="nw">· {int(row.disputed)} disputed</span>' if row.disputed else ""
         )
@@ -810,10 +882,16 @@ def leaderboard_rows(board, arena: str) -> str:
             if row.tied
             else str(position)
         )
+        mine = ""
+        if weighted:
+            mine = (
+                f"<td{ranked}>{_ranged(row.personal_score, row.personal_range)}</td>"
+                f'<td class="num moved-col">{_moved(row)}</td>'
+            )
         out.append(
             f'<tr><td class="num rank">{rank}</td>'
-            f'<th scope="row" class="sticky-col product">{head}</th>'
-            f"<td{pa}>{_esc(score(row.pa_score))}</td>{by_persona}"
+            f'<th scope="row" class="sticky-col product">{head}</th>{mine}'
+            f"<td{pa}>{_ranged(row.pa_score, getattr(row, 'pa_range', None))}</td>{by_persona}"
             f'<td class="pop">{_popularity(p)}</td>'
             f'<td{verified}><span class="nw">{int(row.verified)}/{int(row.with_evidence)}'
             f" verified</span>{disputed}</td>"
@@ -822,6 +900,80 @@ def leaderboard_rows(board, arena: str) -> str:
             "</span></td></tr>"
         )
     return mark_safe("\n".join(out))
+
+
+def _product_names(rows) -> str:
+    """``A, B and C``, escaped."""
+    names = [_esc(r.product.name) for r in rows]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+# A range group of more products than this is given by its places and its ends, not every name.
+GROUP_NAMES_MAX = 6
+
+
+@register.simple_tag
+def range_group_notes(board) -> str:
+    """Under the leaderboard, one sentence per range group: whose ranges overlap."""
+    out = []
+    for rows in board.range_groups:
+        first = board.rows.index(rows[0]) + 1
+        if len(rows) <= GROUP_NAMES_MAX:
+            who = _product_names(rows)
+        else:
+            who = f"Places {first}–{first + len(rows) - 1}"
+        out.append(f"{who}: ranges overlap; the evidence does not settle their order.")
+    return mark_safe(" ".join(out))
+
+
+@register.simple_tag
+def weights_summary(board) -> str:
+    """``Privacy posture ×3, Agenticness ignored`` (escaped), or ``all normal``."""
+    said = board.reading.summary if board.reading is not None else []
+    return ", ".join(_esc(s) for s in said) or "all normal"
+
+
+@register.simple_tag
+def weight_controls(board) -> str:
+    """The weights panel's controls: per category, then per user type, a menu ignore / normal /
+    important / critical (``w-<key>``, 0-3) showing the level in effect."""
+    if board.reading is None:
+        return ""
+    groups: dict[str, list[str]] = {"category": [], "persona": []}
+    for control in board.reading.controls:
+        key = control.key
+        field = _esc(control.field)
+        options = "".join(
+            f'<option value="{level}"{" selected" if level == control.value else ""}>'
+            f"{_esc(word)}</option>"
+            for level, word in scoring.WEIGHT_LEVELS.items()
+        )
+        groups[key.kind].append(
+            f'<div class="wfield"><label for="{field}">{_esc(key.label)}</label>'
+            f'<select id="{field}" name="{field}">{options}</select></div>'
+        )
+    legends = {"category": "Categories", "persona": "User types"}
+    return mark_safe(
+        "".join(
+            f'<fieldset class="wgroup"><legend>{legends[kind]}</legend>'
+            f'<div class="wgrid">{"".join(items)}</div></fieldset>'
+            for kind, items in groups.items()
+            if items
+        )
+    )
+
+
+@register.simple_tag
+def weights_link(url: str, arena_url: str, weights: str, text: str) -> str:
+    """A link that sets the weights (a preset, the reset): the shareable address without
+    JavaScript; with htmx it re-ranks the leaderboard in place, the matrix filters kept."""
+    # (the reset sends an empty list, ``,``: an empty value would be left out of the request)
+    vals = _esc(json.dumps({"weights": weights or ","}))
+    return mark_safe(
+        f'<a href="{_esc(url)}" hx-get="{_esc(arena_url)}" hx-vals="{vals}"'
+        ' hx-include="#matrix-filters" hx-target="#leaderboard" hx-indicator="#leaderboard">'
+        f"{_esc(text)}</a>"
+    )
 
 
 @register.simple_tag
@@ -835,6 +987,12 @@ def persona_cards(persona_results, arena: str, board=None) -> str:
     products = _prefix("product-detail", arena)
     page = f"{_url_prefix(get_script_prefix(), 'arena-detail')}{_esc(arena)}/"
     pa = {row.product_id: row.pa_score for row in board.rows} if board is not None else {}
+    # each product's range per persona (``ProductScore.persona_ranges``), from the same rows
+    ranges = (
+        {row.product_id: getattr(row, "persona_ranges", None) or {} for row in board.rows}
+        if board is not None
+        else {}
+    )
     out = []
     for r in persona_results:
         slug = _esc(r.persona.slug)
@@ -866,9 +1024,17 @@ def persona_cards(persona_results, arena: str, board=None) -> str:
                 f'\n<p class="few"><span aria-hidden="true">⚠</span> Only '
                 f"{_plural(n, 'story decides', 'stories decide')} this: a hint, not a verdict.</p>"
             )
+        rng = ranges.get(r.winner.pk, {}).get(r.persona.slug) if r.winner else None
+        spread = ""
+        if rng and r.winner_score is not None:
+            spread = (
+                f' · range <span class="nw">{int(rng[0])}–{int(rng[1])}</span>'
+                f"{_range_bar(int(r.winner_score), int(rng[0]), int(rng[1]))}"
+            )
         out.append(
             f'<li class="card">\n<h3>Best for {slug}</h3>\n{winner}\n'
-            f'<p class="muted">{n} {slug} stor{"y" if n == 1 else "ies"} scored</p>{few}\n'
+            f'<p class="muted">{n} {slug} stor{"y" if n == 1 else "ies"} scored{spread}</p>'
+            f"{few}\n"
             f'<p><a href="{page}?persona={_esc(quote(r.persona.slug, safe="/"))}#matrix-section">'
             f'See these stories<span class="visually-hidden"> ({slug})</span></a></p>\n</li>'
         )
