@@ -247,6 +247,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
                     moderator=request.user,
                     decision=decision,
                     rationale=form.new_rationale(),
+                    **form.sources(),
                 )
             else:
                 review_item_reject(

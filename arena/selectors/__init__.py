@@ -16,6 +16,7 @@ from arena.selectors.arenas import (
     story_line_list,
 )
 from arena.selectors.cells import CellPage, HeadToHeadLink, cell_page_get
+from arena.selectors.freshness import arena_stale_counts
 from arena.selectors.head_to_head import (
     HEAD_TO_HEAD_INLINE,
     CompareRow,
@@ -43,7 +44,7 @@ from arena.selectors.matrix import (
     matrix_block_list,
     matrix_column_list,
 )
-from arena.selectors.products import ProductPage, product_get, product_page_get
+from arena.selectors.products import ProductPage, StaleShare, product_get, product_page_get
 from arena.selectors.stories import story_cell_list, story_get
 
 __all__ = [
@@ -62,6 +63,7 @@ __all__ = [
     "MatrixRow",
     "ProductPage",
     "RankOption",
+    "StaleShare",
     "StoryLine",
     "SubGroupBlock",
     "arena_adjacent_list",
@@ -75,6 +77,7 @@ __all__ = [
     "arena_product_list",
     "arena_product_pair_get",
     "arena_score_list",
+    "arena_stale_counts",
     "arena_story_list",
     "cell_page_get",
     "head_to_head_get",
