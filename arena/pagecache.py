@@ -66,7 +66,8 @@ def _site(**_: object) -> str:
 
 
 def _static(**_: object) -> str:
-    return "static"  # changes only with the release
+    # changes only with the release (and the stale age the methodology states)
+    return f"static.{freshness.stale_days()}"
 
 
 # Which version each cacheable page follows, by URL name (the kwargs are the URL's).
@@ -206,8 +207,8 @@ class PageIdentity:
     @classmethod
     def of(cls, request: HttpRequest, version: str, *, dated: bool = True) -> PageIdentity:
         """``dated``: the page shows evidence ages, so it is a new page each day."""
-        if dated:
-            version = f"{version}.{freshness.today():%Y%m%d}"
+        if dated:  # (and the age after which evidence is stale, a setting)
+            version = f"{version}.{freshness.today():%Y%m%d}.{freshness.stale_days()}"
         vary = API_HEADERS if request.path_info.startswith("/api/") else HTMX_HEADERS
         meta = request.META  # (request.headers would build a dict of every header first)
         # the host and scheme too: feeds and canonical links are absolute URLs

@@ -4,6 +4,7 @@ product's share of stale cells, and pages that turn stale at midnight with no wr
 
 from __future__ import annotations
 
+import inspect
 import re
 from datetime import date, timedelta
 from html import unescape
@@ -11,7 +12,7 @@ from html import unescape
 import pytest
 from django.core.exceptions import ValidationError
 
-from arena import selectors
+from arena import selectors, views
 from arena.models import Arena
 from arena.selectors.matrix import MatrixFilters
 from products.models import Product
@@ -274,3 +275,27 @@ def test_evidence_with_a_link_shows_it_for_visitors_to_follow_safely(client, on_
         in html
     )
     assert '<time datetime="2026-03-01">2026-03-01</time>' in html
+
+
+# the arena page reads ``?stale=`` once arena/views.py passes it on to MatrixFilters
+VIEW_READS_STALE = '"stale"' in inspect.getsource(views.arena_detail)
+
+
+@pytest.mark.skipif(not VIEW_READS_STALE, reason="arena/views.py does not read ?stale= yet")
+def test_the_arena_page_filters_to_stale_stories_in_place_and_plainly(
+    client, big_arena, django_assert_max_num_queries
+):
+    whole = client.get("/arenas/big/?stale=1")
+    assert 'id="f-stale" name="stale" value="1" checked' in whole.content.decode()
+    shown = int(re.search(r"(\d+)/300 stories shown", text_of(whole)).group(1))
+    assert 0 < shown < 300
+    with django_assert_max_num_queries(8):
+        fragment = client.get(
+            "/arenas/big/?stale=1", HTTP_HX_REQUEST="true", HTTP_HX_TARGET="matrix"
+        )
+    html = fragment.content.decode()
+    assert f">{shown}/300 stories shown<" in html
+    # every row shown has a stale mark; links that load a category carry the filter
+    assert "stale=1" in html
+    rows = re.findall(r"<tr><th scope=\"row\".*?</tr>", html)
+    assert rows and all("stale-mark" in row for row in rows)
