@@ -99,3 +99,22 @@ def test_the_stale_view_lists_stale_cells_heaviest_story_first_then_oldest(mod_c
 
 def test_visitors_do_not_see_the_stale_view(client):
     assert client.get(STALE_VIEW).status_code == 302  # to the login page
+
+
+def test_the_stale_view_reads_as_many_queries_for_6x53_as_for_30x300(
+    mod_client, seeded_arena, big_arena, monkeypatch
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    monkeypatch.setattr(freshness, "today", lambda: date(2028, 1, 1))  # every judged cell stale
+    counts = []
+    for arena in (seeded_arena, big_arena):
+        with CaptureQueriesContext(connection) as queries:
+            page = mod_client.get(f"{STALE_VIEW}?story__arena__id__exact={arena.pk}")
+        assert page.status_code == 200
+        assert page.content.decode().count('href="/admin/stories/cell/') == min(
+            100, Cell.objects.filter(story__arena=arena).exclude(verdict="n/a").count()
+        )
+        counts.append(len(queries))
+    assert counts[0] == counts[1], counts
