@@ -121,3 +121,10 @@ def test_a_flag_source_must_be_an_http_address(seeded_arena, url):
     response = post_json(Client(), "/api/flags/", body)
     assert response.status_code == 400
     assert "source_url" in response.json()
+
+
+def test_the_review_page_offers_to_accept_a_source_only_when_a_flag_gives_one(item, mod_client):
+    assert "source URL as new evidence" in mod_client.get(review_url(item)).content.decode()
+    plain = ReviewItemFactory(cell=CellFactory())
+    FlagFactory(item=plain, source_url="")
+    assert "source URL as new evidence" not in mod_client.get(review_url(plain)).content.decode()
