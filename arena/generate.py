@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import random
-from datetime import date
+from datetime import date, timedelta
 
 from django.db import transaction
 
 from arena.models import Arena, Category, Persona, SubGroup
 from arena.recompute import arena_recompute_scores
 from products.models import Product
+from stories import freshness
 from stories.models import Cell, Evidence, Story
 from stories.values import CellValue, Proof, Verdict
 
@@ -29,6 +30,14 @@ CATEGORIES = (
 )
 EVIDENCED_ORDER = [Verdict.FULL, Verdict.PARTIAL, Verdict.DISPUTED]
 SOURCES = ("claimed-docs", "github", "community", "probe")
+# How many days before the arena's "Evidence as of" each cell was checked, and how often: most
+# recently, some long ago (past the default 180 days of EVIDENCE_STALE_DAYS), so staleness shows.
+CHECK_AGES = ((0, 60, 6), (61, 179, 3), (181, 400, 1))
+
+
+def _checked_on(rng: random.Random, as_of: date) -> date:
+    low, high, _ = rng.choices(CHECK_AGES, [w for *_, w in CHECK_AGES])[0]
+    return as_of - timedelta(days=rng.randint(low, high))
 
 
 @transaction.atomic
@@ -40,12 +49,14 @@ def arena_generate(*, slug: str, products: int, stories: int, seed: int = 0) -> 
     if Arena.objects.filter(slug=slug).exists():
         raise ValueError(f"an arena with the slug {slug!r} exists; choose another slug")
     rng = random.Random(seed)
+    # the check dates from their own sequence: the same verdicts as before they were dated
+    dates = random.Random(f"{seed}:dates")
     arena = Arena.objects.create(
         slug=slug,
         name=f"Synthetic arena {slug}",
         description=f"A generated arena of {products} products and {stories} stories for scale tests.",
-        updated=date.today(),
-        evidence_as_of=date.today(),
+        updated=freshness.today(),
+        evidence_as_of=freshness.today(),
     )
     personas = []
     for pslug, label in PERSONAS:
@@ -75,7 +86,7 @@ def arena_generate(*, slug: str, products: int, stories: int, seed: int = 0) -> 
             stars=rng.randint(100, 50_000),
             stars_growth=rng.randint(10, 5_000),
             npm_weekly=rng.randint(1_000, 2_000_000),
-            popularity_as_of=date.today(),
+            popularity_as_of=freshness.today(),
         )
         for i in range(products)
     )
@@ -126,13 +137,20 @@ def arena_generate(*, slug: str, products: int, stories: int, seed: int = 0) -> 
                     quality=value.quality,
                     rationale=f"Generated rationale for {product.name} on story {story.position + 1}.",
                     detail_published=True,
+                    evidence_as_of=_checked_on(dates, arena.evidence_as_of),
                 )
             )
     Cell.objects.bulk_create(cells, batch_size=2000)
+    # the newest quote was checked on the cell's date, the other a little before
     Evidence.objects.bulk_create(
         (
             Evidence(
-                cell=c, position=k, source=rng.choice(SOURCES), quote=f"Generated quote {k + 1}."
+                cell=c,
+                position=k,
+                source=rng.choice(SOURCES),
+                quote=f"Generated quote {k + 1}.",
+                url=f"https://example.com/evidence/{c.story.position + 1}/{c.product.slug}/{k + 1}",
+                checked_on=c.evidence_as_of - timedelta(days=k * 30),
             )
             for c in cells
             if c.value.evidenced

@@ -5,7 +5,8 @@ Every public page and API read belongs to a *version* (``PAGE_VERSIONS``, by URL
 ``content_version`` for its pages, a site-wide one for the pages spanning every arena, the release
 for static pages. Writes bump the version in their own transaction, so:
 
-* the ``ETag`` is the release, the version and the request's variant (htmx headers...): a
+* the ``ETag`` is the release, the version (with today's date for the pages that show how old
+  evidence is) and the request's variant (htmx headers...): a
   revalidation (``If-None-Match``) is answered ``304`` after one small query, before any view runs;
 * the rendered page is kept in the ``pages`` cache under that version (Redis when configured, shared
   by every process; local memory otherwise) and served from there, identity and gzip both stored;
@@ -45,6 +46,7 @@ from django.utils.http import parse_etags
 from django.utils.regex_helper import _lazy_re_compile
 
 from arena.selectors.versions import arena_version_get, cell_version_get, site_version_get
+from stories import freshness
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +66,8 @@ def _site(**_: object) -> str:
 
 
 def _static(**_: object) -> str:
-    return "static"  # changes only with the release
+    # changes only with the release (and the stale age the methodology states)
+    return f"static.{freshness.stale_days()}"
 
 
 # Which version each cacheable page follows, by URL name (the kwargs are the URL's).
@@ -85,6 +88,9 @@ PAGE_VERSIONS: dict[str, Versioner] = {
     "arena-compare": _arena,
     "api-arena-compare-many": _arena,
 }
+# Pages that show how old evidence is (a cell turns stale at midnight with no write): their keys and
+# ETags carry today's date too (stories/freshness.py), so each day renders them anew.
+DATED_VERSIONERS = frozenset({_arena, _cell})
 # Pages for one person only (a reporter's flag status, reached through a secret link).
 PRIVATE_PAGES = frozenset({"flag-status"})
 
@@ -201,7 +207,10 @@ class PageIdentity:
     vary: tuple[str, ...]
 
     @classmethod
-    def of(cls, request: HttpRequest, version: str) -> PageIdentity:
+    def of(cls, request: HttpRequest, version: str, *, dated: bool = True) -> PageIdentity:
+        """``dated``: the page shows evidence ages, so it is a new page each day."""
+        if dated:  # (and the age after which evidence is stale, a setting)
+            version = f"{version}.{freshness.today():%Y%m%d}.{freshness.stale_days()}"
         vary = API_HEADERS if request.path_info.startswith("/api/") else HTMX_HEADERS
         meta = request.META  # (request.headers would build a dict of every header first)
         # the host and scheme too: feeds and canonical links are absolute URLs
@@ -290,7 +299,7 @@ class PageCacheMiddleware:
         version = versioner(**match.kwargs)
         if version is None:  # no such arena or cell: the view says 404
             return self._finish(request, self.get_response(request))
-        page_id = PageIdentity.of(request, version)
+        page_id = PageIdentity.of(request, version, dated=versioner in DATED_VERSIONERS)
         if _matches(request, page_id.etag):
             return self._not_modified(page_id)
         if not settings.PAGE_CACHE:

@@ -13,7 +13,7 @@ from datetime import date, datetime
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F, Model
+from django.db.models import F, Model, Q
 from django.utils import timezone
 
 from arena.importer import ArenaRecord
@@ -443,6 +443,11 @@ def _import_cells(run: _ImportRun) -> None:
     moderated = _moderated_changes(arena) if existing_cells else {}
     new_cells: list[Cell] = []
     evidence_for: list[tuple[Cell, tuple]] = []
+    # the pages' cells and quotes are checked as of their "Evidence as of" date
+    # (stories/freshness.py): the cells the import leaves as moderated keep theirs
+    checked_on = ov.evidence_as_of
+    kept_cells: list[int] = []
+    evidence_kept: list[int] = []  # cells whose quotes the pages state again, as they are
     for ms in ov.stories:
         story = stories[ms.text]
         for pname, mark in ms.cells:
@@ -460,6 +465,7 @@ def _import_cells(run: _ImportRun) -> None:
                     quality=mark.quality,
                     rationale=rationale,
                     detail_published=detail is not None,
+                    evidence_as_of=checked_on,
                 )
                 new_cells.append(cell)
                 evidence_for.append((cell, evidence))
@@ -476,6 +482,7 @@ def _import_cells(run: _ImportRun) -> None:
                     )
                     if not overwrite_moderated:
                         report.kept.append(f"kept {what}")
+                        kept_cells.append(cell.pk)
                         continue  # the cell, its rationale and evidence stay as moderated
                     report.overwritten.append(f"overwrote {what}")
                     kind = CellChange.Kind.IMPORT_OVERRIDE
@@ -516,16 +523,44 @@ def _import_cells(run: _ImportRun) -> None:
                 cell.evidence.all().delete()
                 evidence_for.append((cell, evidence))
                 touched = True
+            elif detail is not None:
+                evidence_kept.append(cell.pk)
             if touched:  # an admin form opened before the import is now stale
                 Cell.objects.filter(pk=cell.pk).update(version=F("version") + 1)
     # a product or story that comes back (or is new) beside retired rows: every pair has a cell
     Cell.objects.bulk_create(new_cells)
     run.changed |= bool(new_cells)
     Evidence.objects.bulk_create(
-        Evidence(cell=cell, position=i, source=e.source, quote=e.quote)
+        Evidence(cell=cell, position=i, source=e.source, quote=e.quote, checked_on=checked_on)
         for cell, evidence in evidence_for
         for i, e in enumerate(evidence)
     )
+    if checked_on is not None and _date_cells(run, checked_on, kept_cells, evidence_kept):
+        arena_content_changed(arena_id=arena.pk)
+
+
+def _date_cells(run: _ImportRun, day: date, kept: list[int], evidence_kept: list[int]) -> bool:
+    """The pages state every verdict (and the quotes they detail) as of ``day``: the cells on
+    them, but those kept as moderated, are checked then unless checked later (a date never moves
+    back). Two statements; True when a date moved (what the pages show changed)."""
+    older = Q(evidence_as_of__isnull=True) | Q(evidence_as_of__lt=day)
+    cells = (
+        Cell.objects.filter(
+            story__in=[s.pk for s in run.stories.values()],
+            product__in=[p.pk for p in run.products.values()],
+        )
+        .filter(older)
+        .exclude(pk__in=kept)
+        .update(evidence_as_of=day)
+    )
+    quotes = 0
+    if evidence_kept:
+        quotes = (
+            Evidence.objects.filter(cell_id__in=evidence_kept)
+            .filter(Q(checked_on__isnull=True) | Q(checked_on__lt=day))
+            .update(checked_on=day)
+        )
+    return bool(cells or quotes)
 
 
 def _prune_structure(run: _ImportRun) -> None:

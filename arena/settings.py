@@ -301,6 +301,11 @@ FLAG_RATE = os.environ.get("FLAG_RATE", "10/hour")
 # Flag submissions running at once per process: fewer than gunicorn's threads, so a flood of flags
 # leaves threads for the pages (flags/views.py, flags/api.py)
 FLAG_CONCURRENCY = int(os.environ.get("FLAG_CONCURRENCY", "2"))
+# Days after which a cell's newest evidence counts as stale (a "stale" badge, the matrix's stale
+# filter, each product's share of stale cells; stories/freshness.py)
+EVIDENCE_STALE_DAYS = int(os.environ.get("EVIDENCE_STALE_DAYS", "180"))
+if EVIDENCE_STALE_DAYS < 1:
+    raise ImproperlyConfigured("EVIDENCE_STALE_DAYS must be at least 1")
 if FLAG_CONCURRENCY < 1:
     raise ImproperlyConfigured("FLAG_CONCURRENCY must be at least 1")
 try:

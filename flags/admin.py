@@ -212,6 +212,9 @@ class ReviewItemAdmin(admin.ModelAdmin):
                 "seen_flags": ",".join(str(f.pk) for f in flags),
             },
         )
+        if not any(f.source_url for f in flags):  # nothing to accept as evidence
+            for name in ("accept_source", "evidence_quote"):
+                del form.fields[name]
         if request.method == "POST" and form.is_valid():
             decided = self._decide(request, item, form)
             if decided is not None:
@@ -247,6 +250,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
                     moderator=request.user,
                     decision=decision,
                     rationale=form.new_rationale(),
+                    **form.sources(),
                 )
             else:
                 review_item_reject(

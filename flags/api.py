@@ -46,6 +46,7 @@ from flags.inputs import (
 from flags.models import Flag, Reason, Status
 from flags.selectors import user_can_moderate
 from flags.services import (
+    EVIDENCE_QUOTE_MAX,
     FLAG_SLOTS,
     RATIONALE_MAX,
     AlreadyResolved,
@@ -141,7 +142,13 @@ class FlagCreateSerializer(serializers.Serializer):
     proposed_quality = serializers.IntegerField(
         required=False, allow_null=True, min_value=0, max_value=QUALITY_MAX
     )
-    source_url = serializers.URLField(required=False, allow_blank=True, max_length=SOURCE_URL_MAX)
+    source_url = serializers.URLField(
+        required=False,
+        allow_blank=True,
+        max_length=SOURCE_URL_MAX,
+        help_text="An http(s) address where a moderator can check the claim; a moderator who "
+        "upholds the flag may accept it as new evidence of the cell.",
+    )
     email = serializers.EmailField(required=False, allow_blank=True, max_length=EMAIL_MAX)
 
     def validate_explanation(self, value: str) -> str:
@@ -291,6 +298,19 @@ class UpholdSerializer(DecisionSerializer):
         "old rationale stays, marked as written before the correction when the verdict or "
         "quality changes.",
     )
+    accept_source = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Accept the `source_url` of the flags decided on as new evidence of the cell "
+        "(source `community`, checked on the day of the decision; 400 when none gives one).",
+    )
+    evidence_quote = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=EVIDENCE_QUOTE_MAX,
+        trim_whitespace=True,
+        help_text="The accepted evidence's quote; left out or blank, the flag's explanation.",
+    )
 
 
 class RejectSerializer(DecisionSerializer):
@@ -403,6 +423,8 @@ class FlagViewSet(
                 moderator=request.user,
                 decision=body.moderation_decision(),
                 rationale=body.validated_data.get("rationale") or None,
+                accept_source=body.validated_data["accept_source"],
+                evidence_quote=body.validated_data.get("evidence_quote") or None,
             ),
         )
 

@@ -21,7 +21,7 @@ from flags.inputs import (
     one_line_error,
 )
 from flags.models import Reason
-from flags.services import RATIONALE_MAX
+from flags.services import EVIDENCE_QUOTE_MAX, RATIONALE_MAX
 from stories.values import QUALITY_MAX, CellValue, Proof, Verdict
 
 
@@ -134,6 +134,21 @@ class DecisionForm(forms.Form):
             "as written before this correction."
         ),
     )
+    accept_source = forms.BooleanField(
+        required=False,
+        label="Accept the flags' source URL as new evidence",
+        help_text=(
+            "Upholding only. Each source URL the flags give becomes a new evidence quote of the "
+            "cell (source “community”, checked today), shown on its proof page with its link."
+        ),
+    )
+    evidence_quote = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2, "maxlength": EVIDENCE_QUOTE_MAX}),
+        required=False,
+        max_length=EVIDENCE_QUOTE_MAX,
+        label="Evidence quote (optional)",
+        help_text="What the accepted source says; left empty, the flag's explanation is quoted.",
+    )
     note = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3, "required": True, "maxlength": NOTE_MAX}),
         required=False,
@@ -164,6 +179,16 @@ class DecisionForm(forms.Form):
         if not text or " ".join(text.split()) == " ".join(offered.split()):
             return None
         return text
+
+    def sources(self) -> dict:
+        """What upholding does with the flags' source URLs (``review_item_uphold``'s
+        ``accept_source`` and ``evidence_quote``)."""
+        if self.cleaned_data["decision"] != Decision.UPHOLD:
+            return {}
+        return {
+            "accept_source": bool(self.cleaned_data.get("accept_source")),
+            "evidence_quote": self.cleaned_data.get("evidence_quote") or None,
+        }
 
     def moderation_decision(self) -> ModerationDecision:
         """The decision as the services take it; upholding writes the proof and quality the page

@@ -30,7 +30,12 @@ from flags.inputs import FlagInput, ModerationDecision
 from flags.models import Flag, ModeratorAction, ReviewItem, Status
 from flags.selectors import review_item_proposal, user_can_moderate
 from stories.models import Cell, CellChange
-from stories.services import cell_mark_rationale_predates, cell_set_value, cell_update_detail
+from stories.services import (
+    cell_mark_rationale_predates,
+    cell_set_value,
+    cell_update_detail,
+    evidence_add,
+)
 from stories.values import CellValue
 
 # A flood of flags must not take every thread of a process from the pages (gunicorn's gthread
@@ -308,12 +313,46 @@ def _rationale_errors(rationale: str | None) -> dict[str, str]:
     return {}
 
 
+# The source tag of a flag's source accepted as evidence (the evidence's ``source``)
+ACCEPTED_SOURCE = "community"
+EVIDENCE_QUOTE_MAX = 2000
+NO_SOURCE = "No flag in this decision gives a source URL to accept as evidence."
+
+
+def _quote_errors(quote: str | None) -> dict[str, str]:
+    if quote is not None and len(quote) > EVIDENCE_QUOTE_MAX:
+        return {"evidence_quote": f"Keep the quote under {EVIDENCE_QUOTE_MAX} characters."}
+    return {}
+
+
+def _accept_sources(item: ReviewItem, decision: ModerationDecision, quote: str | None) -> list[str]:
+    """The flags' source URLs (of the flags the decision covers), each once, as new evidence of
+    the cell: source ``community``, the moderator's ``quote`` or else the flag's explanation,
+    checked on the day of the decision. Returns the URLs accepted; ValidationError when none of
+    the flags gives one."""
+    flags = Flag.objects.filter(item_id=item.pk).exclude(source_url="").order_by("created_at", "pk")
+    if decision.seen_flags is not None:
+        flags = flags.filter(pk__in=decision.seen_flags)
+    accepted: dict[str, Flag] = {}
+    for flag in flags:
+        accepted.setdefault(flag.source_url, flag)
+    if not accepted:
+        raise ValidationError({"accept_source": NO_SOURCE})
+    for url, flag in accepted.items():
+        evidence_add(
+            cell=item.cell, source=ACCEPTED_SOURCE, quote=quote or flag.explanation, url=url
+        )
+    return list(accepted)
+
+
 def review_item_uphold(
     *,
     item: ReviewItem,
     moderator: User,
     decision: ModerationDecision,
     rationale: str | None = None,
+    accept_source: bool = False,
+    evidence_quote: str | None = None,
 ) -> ReviewItem:
     """Uphold a review item: correct the cell (the moderator's values, else the flags' proposal),
     record the change publicly with the note, resolve the item once, and schedule the
@@ -323,10 +362,16 @@ def review_item_uphold(
 
     ``rationale``: the cell's new rationale, written with the correction (marked rewritten with
     it). Without one (None or blank) the old rationale stays, marked as written before the
-    correction when the correction changed the verdict or the quality."""
+    correction when the correction changed the verdict or the quality.
+
+    ``accept_source``: the source URLs of the flags decided on become new evidence of the cell
+    (source ``community``, quote ``evidence_quote`` or else the flag's explanation, checked on
+    the day of the decision; see ``_accept_sources``). The decision itself checks the cell that
+    day (its ``evidence_as_of``, stories/freshness.py)."""
     _check_decision(moderator, decision)
     rationale = clean_text(rationale or "").strip() or None
-    errors = _rationale_errors(rationale)
+    evidence_quote = clean_text(evidence_quote or "").strip() or None
+    errors = {**_rationale_errors(rationale), **_quote_errors(evidence_quote)}
     if errors:
         raise ValidationError(errors)
     note = decision.note_text
@@ -362,6 +407,7 @@ def review_item_uphold(
             cell_update_detail(cell=item.cell, rationale=rationale, correction=change)
         else:
             cell_mark_rationale_predates(cell=item.cell, correction=change)
+        accepted = _accept_sources(item, decision, evidence_quote) if accept_source else []
         _resolve(item, status=Status.UPHELD, moderator=moderator, decision=decision, change=change)
         ModeratorAction.objects.create(
             item=item,
@@ -377,6 +423,7 @@ def review_item_uphold(
                     else "kept"
                 ),
                 **_flags_detail(decision),
+                **({"accepted_sources": accepted} if accepted else {}),
             },
             created_at=timezone.now(),
         )

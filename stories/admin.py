@@ -1,13 +1,20 @@
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import F
 from django.http import HttpResponseRedirect
+from django.urls import reverse
+from django.utils.html import format_html
 
+from flags.selectors import user_can_moderate
+from stories import freshness
 from stories.forms import CellForm, StoryForm
-from stories.models import Cell, CellChange, Evidence, Story
+from stories.models import Cell, CellChange, Evidence, StaleCell, Story
 from stories.services import (
     EditConflict,
     cell_edit,
+    evidence_add,
+    evidence_update,
     story_add,
     story_retire,
     story_update,
@@ -78,15 +85,14 @@ class RetireActions:
 
 
 class EvidenceInline(admin.TabularInline):
+    """A cell's evidence quotes: added or edited here, each is checked on the day of the edit
+    (``checked_on``, set by ``evidence_add`` / ``evidence_update``, never typed in), and the
+    cell's ``evidence_as_of`` follows. Quotes are not deleted: a re-import replaces them."""
+
     model = Evidence
     extra = 0
-    fields = ["position", "source", "quote"]
-
-    def has_change_permission(self, request, obj=None):
-        return False  # evidence comes with imports; a correction is a flag or a cell edit
-
-    def has_add_permission(self, request, obj=None):
-        return False
+    fields = ["position", "source", "quote", "url", "checked_on"]
+    readonly_fields = ["position", "checked_on"]
 
     def has_delete_permission(self, request, obj=None):
         return False
@@ -123,6 +129,7 @@ class CellAdmin(RefusesStaleSaves, admin.ModelAdmin):
         "proof",
         "quality",
         "detail_published",
+        "evidence_checked",
     ]
     list_filter = [
         "story__arena",
@@ -145,10 +152,17 @@ class CellAdmin(RefusesStaleSaves, admin.ModelAdmin):
         "rationale",
         "rationale_predates",
         "rationale_rewritten_at",
+        "evidence_as_of",
         "read_version",
     ]
     # the marks follow the writes (saving a new rationale clears "predates"); never typed in
-    readonly_fields = ["story", "product", "rationale_predates", "rationale_rewritten_at"]
+    readonly_fields = [
+        "story",
+        "product",
+        "rationale_predates",
+        "rationale_rewritten_at",
+        "evidence_as_of",
+    ]
 
     @admin.display(description="story", ordering="story__position")
     def story_text(self, obj):
@@ -160,11 +174,133 @@ class CellAdmin(RefusesStaleSaves, admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
+    @admin.display(description="evidence as of", ordering="evidence_as_of")
+    def evidence_checked(self, obj):
+        return evidence_age_html(obj)
+
     def save_model(self, request, obj, form, change):
         try:
             save_cell_form(form, request.user)
         except (EditConflict, ValidationError) as exc:
             self.refuse(request, exc)
+
+    def save_formset(self, request, form, formset, change):
+        if formset.model is not Evidence:
+            return super().save_formset(request, form, formset, change)
+        added = [f for f in formset.forms if not f.instance.pk and f.has_changed()]
+        edited = [f for f in formset.forms if f.instance.pk and f.has_changed()]
+        if getattr(request, "_edit_refused", False):
+            added, edited = [], []
+        try:
+            with transaction.atomic():
+                for f in added:
+                    data = f.cleaned_data
+                    f.instance = evidence_add(
+                        cell=form.instance,
+                        source=data["source"],
+                        quote=data["quote"],
+                        url=data.get("url") or "",
+                    )
+                for f in edited:
+                    evidence_update(
+                        evidence=f.instance,
+                        changes={n: f.cleaned_data.get(n) for n in f.changed_data},
+                    )
+        except ValidationError as exc:
+            self.refuse(request, exc)
+            added, edited = [], []
+        formset.new_objects = [f.instance for f in added]
+        formset.changed_objects = [(f.instance, f.changed_data) for f in edited]
+        formset.deleted_objects = []
+        formset.save_m2m = lambda: None
+
+
+def evidence_age_html(cell) -> str:
+    """A cell's evidence date and age, with "stale" when it is (stories/freshness.py)."""
+    today = freshness.today()
+    as_of = cell.evidence_as_of
+    text = freshness.age_text(freshness.age_days(as_of, today=today))
+    stale = freshness.is_stale(cell.verdict, as_of, today=today, days=freshness.stale_days())
+    return format_html(
+        "{}{} <span>({})</span>",
+        "" if as_of is None else f"{as_of:%Y-%m-%d} ",
+        "· stale" if stale else "",
+        text,
+    )
+
+
+@admin.register(StaleCell)
+class StaleEvidenceAdmin(admin.ModelAdmin):
+    """The moderators' "stale evidence" view: the judged cells on the pages whose evidence is older
+    than ``EVIDENCE_STALE_DAYS``, the heaviest stories first (they move scores most), then the
+    oldest evidence. Each row links to the cell's edit page (add a quote, re-judge it)."""
+
+    list_display = [
+        "cell_link",
+        "story_text",
+        "arena",
+        "weight",
+        "verdict_label",
+        "checked",
+    ]
+    list_display_links = None  # the cell column links to the cell's edit page
+    list_filter = ["story__arena", "story__category", "verdict"]
+    search_fields = ["story__text", "product__name"]
+    list_select_related = ["story__arena", "product"]
+    ordering = [
+        "-story__weight",
+        F("evidence_as_of").asc(nulls_first=True),
+        "story__position",
+        "product__position",
+    ]
+    list_per_page = 100
+
+    def get_queryset(self, request):
+        rule = freshness.stale_q(today=freshness.today(), days=freshness.stale_days())
+        return super().get_queryset(request).on_pages().filter(rule)
+
+    def has_module_permission(self, request):
+        return user_can_moderate(request.user) or super().has_module_permission(request)
+
+    def has_view_permission(self, request, obj=None):
+        return user_can_moderate(request.user) or super().has_view_permission(request, obj)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False  # edited on the cell's own page
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="cell")
+    def cell_link(self, obj):
+        return format_html(
+            '<a href="{}">{}</a>',
+            reverse("admin:stories_cell_change", args=[obj.pk]),
+            f"Edit {obj.product.name}'s cell",
+        )
+
+    @admin.display(description="story", ordering="story__position")
+    def story_text(self, obj):
+        return obj.story.text[:100]
+
+    @admin.display(description="arena", ordering="story__arena__name")
+    def arena(self, obj):
+        return obj.story.arena.name
+
+    @admin.display(description="weight", ordering="-story__weight")
+    def weight(self, obj):
+        return obj.story.weight
+
+    @admin.display(description="verdict")
+    def verdict_label(self, obj):
+        return obj.value.label()
+
+    @admin.display(description="evidence as of", ordering="evidence_as_of")
+    def checked(self, obj):
+        return evidence_age_html(obj)
 
 
 class CellInline(admin.TabularInline):

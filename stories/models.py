@@ -85,6 +85,15 @@ class Cell(models.Model):
         blank=True,
         help_text="When an upheld correction rewrote the rationale",
     )
+    # The newest of its evidence's checked_on dates and of the dates its verdict was judged (an
+    # import: the pages' "Evidence as of"; an upheld flag or an admin edit: the decision's date).
+    # Kept by the services; the rule is stories/freshness.py's.
+    evidence_as_of = models.DateField(
+        null=True,
+        blank=True,
+        db_index=True,
+        help_text="When the cell's evidence was last checked (its newest evidence or judgement)",
+    )
 
     objects = CellQuerySet.as_manager()
 
@@ -118,6 +127,13 @@ class Evidence(models.Model):
     position = models.PositiveIntegerField()
     source = models.CharField(max_length=40, help_text="claimed-docs, github, community, probe, …")
     quote = models.TextField()
+    url = models.URLField(max_length=500, blank=True, help_text="Where the quote can be checked")
+    checked_on = models.DateField(
+        null=True,
+        blank=True,
+        help_text="When the quote was last checked: the pages' Evidence-as-of date for imported "
+        "evidence, the date of the edit or decision otherwise",
+    )
 
     class Meta:
         ordering = ["cell", "position"]
@@ -130,6 +146,16 @@ class Evidence(models.Model):
 
     def __str__(self) -> str:
         return f"[{self.source}] {self.quote[:60]}"
+
+
+class StaleCell(Cell):
+    """The moderators' "stale evidence" view of cells (the admin's changelist): cells whose
+    evidence is older than ``EVIDENCE_STALE_DAYS``."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "stale evidence"
+        verbose_name_plural = "stale evidence"
 
 
 class CellChange(models.Model):

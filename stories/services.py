@@ -8,6 +8,8 @@ nothing else touched them.
 
 from __future__ import annotations
 
+from datetime import date
+
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -18,8 +20,9 @@ from arena.models import Category, SubGroup
 from arena.recompute import arena_content_changed, arena_mark_stale
 from arena.text import clean_text
 from products.models import Product
+from stories import freshness
 from stories.edits import merge_edit
-from stories.models import Cell, CellChange, Story
+from stories.models import Cell, CellChange, Evidence, Story
 from stories.selectors import cell_last_change_note
 from stories.values import JUDGEMENT_FIELDS, CellValue, Verdict
 
@@ -29,6 +32,8 @@ __all__ = [
     "cell_mark_rationale_predates",
     "cell_set_value",
     "cell_update_detail",
+    "evidence_add",
+    "evidence_update",
     "product_add",
     "product_retire",
     "product_update",
@@ -77,6 +82,10 @@ class EditConflict(Exception):
 # ---------------------------------------------------------------- cells
 
 
+# The kinds of change that check a cell's evidence on the day they are made (stories/freshness.py)
+JUDGED_ON_THE_DAY = frozenset({CellChange.Kind.ADMIN, CellChange.Kind.FLAG})
+
+
 def cell_set_value(
     *,
     cell: Cell,
@@ -105,11 +114,17 @@ def cell_set_value(
         old = CellValue.of(current)
         if old == value and not record_unchanged:
             return None
+        # a moderator's or editor's judgement checks the cell on the day it is made (an import
+        # dates its cells by the pages' "Evidence as of": arena.services)
+        checked = current.evidence_as_of
+        if kind in JUDGED_ON_THE_DAY:
+            checked = freshness.newest(checked, freshness.today())
         updated = Cell.objects.filter(pk=cell.pk, version=current.version).update(
             verdict=value.verdict,
             proof=value.proof,
             quality=value.quality,
             version=F("version") + 1,
+            evidence_as_of=checked,
         )
         if not updated:
             raise EditConflict("cell", {}, current)
@@ -128,6 +143,7 @@ def cell_set_value(
         )
         cell.verdict, cell.proof, cell.quality = value.verdict, value.proof, value.quality
         cell.version = current.version + 1
+        cell.evidence_as_of = checked
         if mark_stale:
             arena_id = (
                 Story.all_objects.filter(pk=current.story_id)
@@ -199,6 +215,82 @@ def cell_mark_rationale_predates(*, cell: Cell, correction: CellChange) -> bool:
     if marked:
         cell.rationale_predates = correction.changed_at
     return bool(marked)
+
+
+# ---------------------------------------------------------------- evidence
+
+EVIDENCE_FIELDS = ("source", "quote", "url")
+
+
+def _evidence_errors(evidence: Evidence) -> dict[str, list[str]]:
+    try:
+        evidence.full_clean(exclude=["cell", "position", "checked_on"], validate_unique=False)
+    except ValidationError as exc:
+        return exc.message_dict
+    return {}
+
+
+def _evidence_checked(*, cell_id: int, day: date) -> None:
+    """A quote of the cell checked on ``day``: its ``evidence_as_of`` moves up to it (never
+    back), its detail is published (the quote shows on its proof page), and its pages change."""
+    cell = Cell.objects.select_for_update().get(pk=cell_id)
+    Cell.objects.filter(pk=cell_id).update(
+        evidence_as_of=freshness.newest(cell.evidence_as_of, day),
+        detail_published=True,
+        version=F("version") + 1,
+    )
+    arena_content_changed(arena_id=_arena_of(cell))
+
+
+@transaction.atomic
+def evidence_add(
+    *, cell: Cell, source: str, quote: str, url: str = "", checked_on: date | None = None
+) -> Evidence:
+    """Add an evidence quote to a cell (after its others), checked on ``checked_on`` (default:
+    today, the date of the edit or decision that adds it). The cell's ``evidence_as_of`` follows
+    (stories/freshness.py) and its detail is published. ValidationError per field."""
+    evidence = Evidence(
+        cell_id=cell.pk,
+        source=clean_text(source).strip(),
+        quote=clean_text(quote).strip(),
+        url=(url or "").strip(),
+    )
+    day = evidence.checked_on = checked_on or freshness.today()
+    errors = _evidence_errors(evidence)
+    if errors:
+        raise ValidationError(errors)
+    last = Evidence.objects.filter(cell_id=cell.pk).order_by("-position").first()
+    evidence.position = 0 if last is None else last.position + 1
+    evidence.save()
+    _evidence_checked(cell_id=cell.pk, day=day)
+    return evidence
+
+
+@transaction.atomic
+def evidence_update(*, evidence: Evidence, changes: dict) -> list[str]:
+    """Change an evidence quote's source, quote or url (only those in ``changes``): it is checked
+    anew on the day of the edit (``checked_on``), and its cell's ``evidence_as_of`` follows.
+    Returns the fields written."""
+    current = Evidence.objects.select_for_update().get(pk=evidence.pk)
+    write = {}
+    for name in EVIDENCE_FIELDS:
+        if name in changes:
+            value = clean_text(changes[name] or "").strip()
+            if value != getattr(current, name):
+                write[name] = value
+    if not write:
+        return []
+    for name, value in write.items():
+        setattr(current, name, value)
+    errors = _evidence_errors(current)
+    if errors:
+        raise ValidationError(errors)
+    day = current.checked_on = freshness.today()
+    current.save(update_fields=[*write, "checked_on"])
+    for name in (*write, "checked_on"):
+        setattr(evidence, name, getattr(current, name))
+    _evidence_checked(cell_id=current.cell_id, day=day)
+    return sorted(write)
 
 
 def cell_edit(

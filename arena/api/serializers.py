@@ -208,11 +208,26 @@ class MatrixCellSerializer(serializers.Serializer):
     verdict = serializers.CharField()
     proof = serializers.CharField(allow_null=True)
     quality = serializers.IntegerField(allow_null=True)
+    evidence_as_of = serializers.DateField(
+        allow_null=True,
+        help_text="When the cell's evidence was last checked: the newest of its evidence's "
+        "`checked_on` and of the dates its verdict was judged (null: no date).",
+    )
 
 
 class EvidenceSerializer(serializers.Serializer):
     source = serializers.CharField()
     quote = serializers.CharField()
+    url = serializers.URLField(
+        required=False, help_text="Where the quote can be checked (left out: no link)"
+    )
+    checked_on = serializers.DateField(
+        required=False, help_text="When the quote was last checked (left out: no date)"
+    )
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        return {k: v for k, v in data.items() if v not in (None, "")}
 
 
 class CompareCellSerializer(MatrixCellSerializer):
@@ -437,6 +452,7 @@ def matrix_data(matrix) -> dict:
                 "verdict": c.verdict,
                 "proof": c.proof,
                 "quality": c.quality,
+                "evidence_as_of": _date(c.evidence_as_of),
             }
             for c in row.cells
         }
@@ -454,10 +470,22 @@ def _compare_cell(c) -> dict:
         "verdict": c.verdict,
         "proof": c.proof,
         "quality": c.quality,
+        "evidence_as_of": _date(getattr(c, "evidence_as_of", None)),
         "rationale": c.rationale,
         "detail_published": bool(c.detail_published),
-        "evidence": [{"source": e.source, "quote": e.quote} for e in c.evidence.all()],
+        "evidence": [_evidence(e) for e in c.evidence.all()],
     }
+
+
+def _evidence(e) -> dict:
+    """``EvidenceSerializer`` of a quote: ``url`` and ``checked_on`` only when it has them."""
+    data = {"source": e.source, "quote": e.quote}
+    url, checked_on = getattr(e, "url", ""), getattr(e, "checked_on", None)
+    if url:
+        data["url"] = url
+    if checked_on is not None:
+        data["checked_on"] = _date(checked_on)
+    return data
 
 
 def compare_data(cmp) -> dict:

@@ -25,6 +25,7 @@ from arena.selectors.compare import (
     compare_many_get,
     compare_pick,
 )
+from arena.selectors.freshness import arena_stale_counts
 from arena.selectors.head_to_head import (
     HEAD_TO_HEAD_INLINE,
     CompareRow,
@@ -52,7 +53,7 @@ from arena.selectors.matrix import (
     matrix_block_list,
     matrix_column_list,
 )
-from arena.selectors.products import ProductPage, product_get, product_page_get
+from arena.selectors.products import ProductPage, StaleShare, product_get, product_page_get
 from arena.selectors.stories import story_cell_list, story_get
 from arena.selectors.weights import (
     PERSONA,
@@ -88,6 +89,7 @@ __all__ = [
     "MatrixRow",
     "ProductPage",
     "RankOption",
+    "StaleShare",
     "StoryLine",
     "SubGroupBlock",
     "PERSONA",
@@ -108,6 +110,7 @@ __all__ = [
     "arena_product_list",
     "arena_product_pair_get",
     "arena_score_list",
+    "arena_stale_counts",
     "arena_story_list",
     "cell_page_get",
     "head_to_head_get",

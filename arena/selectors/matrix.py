@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import date
 from functools import cached_property
 from typing import Any, Protocol
 
@@ -22,6 +23,7 @@ from arena.selectors.arenas import (
 )
 from arena.selectors.compiled import CompiledRead
 from products.models import Product
+from stories import freshness
 from stories.models import Cell, Story
 from stories.values import CellValue, Verdict
 
@@ -38,6 +40,7 @@ class MatrixCell:
     verdict: str
     proof: str | None
     quality: int | None
+    evidence_as_of: date | None = None  # when its evidence was last checked (stories/freshness)
 
     @property
     def product_id(self) -> int:
@@ -130,6 +133,9 @@ def matrix_column_list(
     return [p for p in products if p.pk in top]
 
 
+STALE_ON = frozenset({"1", "on", "true", "yes"})
+
+
 @dataclass(frozen=True)
 class MatrixFilters:
     persona: str = ""
@@ -137,11 +143,13 @@ class MatrixFilters:
     verdict: str = ""  # stories where at least one product has this verdict
     q: str = ""  # in the story text, any case
     sort: str = ""  # a product's slug: its verdicts order the stories of each sub-group
+    # "1": stories where at least one product shown has a stale cell (stories/freshness.py)
+    stale: str = ""
 
     @classmethod
     def from_params(cls, params: Mapping[str, str]) -> MatrixFilters:
         """Filters from query values the view has read and cleaned: spaces around them dropped,
-        an unknown verdict ignored."""
+        an unknown verdict ignored; ``stale`` on when it is ``1`` (or a checkbox's ``on``)."""
         verdict = params.get("verdict", "").strip()
         return cls(
             persona=params.get("persona", "").strip(),
@@ -149,12 +157,13 @@ class MatrixFilters:
             verdict=verdict if verdict in Verdict.values else "",
             q=params.get("q", "").strip(),
             sort=params.get("sort", "").strip(),
+            stale="1" if params.get("stale", "").strip().lower() in STALE_ON else "",
         )
 
     @property
     def active(self) -> bool:
         """Whether some stories may be left out (the order, ``sort``, leaves all in)."""
-        return bool(self.persona or self.category or self.verdict or self.q)
+        return bool(self.persona or self.category or self.verdict or self.q or self.stale)
 
     def as_params(self) -> dict[str, str]:
         return {k: v for k, v in vars(self).items() if v}
@@ -206,9 +215,17 @@ def _matrix_cells(products, arena=None, stories=None):
 _CELLS = CompiledRead(
     Cell,
     lambda **values: _matrix_cells(**values).values_list(
-        "id", "story_id", "product_id", "verdict", "proof", "quality"
+        "id", "story_id", "product_id", "verdict", "proof", "quality", "evidence_as_of"
     ),
 )
+
+
+def _with_stale_cells(stories, products: list[int]):
+    """The stories where at least one of ``products`` has a stale cell today."""
+    rule = freshness.stale_q(today=freshness.today(), days=freshness.stale_days())
+    return stories.filter(
+        Exists(Cell.objects.filter(rule, story=OuterRef("pk"), product_id__in=products).order_by())
+    )
 
 
 def _sorted_by(rows: list[MatrixRow], product: int) -> list[MatrixRow]:
@@ -249,8 +266,12 @@ def arena_matrix(
     products = products if products is not None else arena_product_list(arena=arena)
     chosen = {"persona": filters.persona, "verdict": filters.verdict}
     chosen = {k: v for k, v in chosen.items() if v}
-    if filters.q:  # ``icontains`` rewrites its value: not a compiled read
-        stories = _matrix_stories(arena.pk, **chosen).filter(text__icontains=filters.q)
+    if filters.q or filters.stale:  # ``icontains`` rewrites its value, a date is no int or str
+        stories = _matrix_stories(arena.pk, **chosen)
+        if filters.q:
+            stories = stories.filter(text__icontains=filters.q)
+        if filters.stale:
+            stories = _with_stale_cells(stories, [p.pk for p in products])
         story_list = story_lines_of(stories.values_list(*STORY_LINE_FIELDS))
     else:
         story_list = story_lines_of(_STORIES.rows(arena=arena.pk, **chosen))
@@ -273,8 +294,8 @@ def arena_matrix(
     else:
         cells = _CELLS.rows(products=list(columns), arena=arena.pk)
     by = {
-        (sid, pid): MatrixCell(pk, sid, columns[pid], verdict, proof, quality)
-        for pk, sid, pid, verdict, proof, quality in cells
+        (sid, pid): MatrixCell(pk, sid, columns[pid], verdict, proof, quality, as_of)
+        for pk, sid, pid, verdict, proof, quality, as_of in cells
     }
     pks = [p.pk for p in products]  # (``.pk`` is a property: once, not once per cell)
     rows = [

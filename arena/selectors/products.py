@@ -13,6 +13,7 @@ from arena.selectors.arenas import (
 from arena.selectors.compiled import CompiledRead, model_fields, model_of
 from arena.selectors.matrix import CategoryBlock, arena_matrix
 from products.models import Product
+from stories import freshness
 
 
 def product_get(
@@ -55,6 +56,20 @@ class ProductPage:
     categories: list[tuple[Category, int | None]]  # each category with the product's score
     personas: list[tuple[PersonaResult, int | None]]  # each persona's result with its score
     blocks: list[CategoryBlock]  # the matrix with this product's column only
+    stale: StaleShare | None = None  # how many of its cells have stale evidence
+
+
+@dataclass(frozen=True)
+class StaleShare:
+    """A product's cells whose evidence is stale (stories/freshness.py), of all its cells."""
+
+    stale: int
+    cells: int
+    days: int  # stale after this many days
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.stale / self.cells) if self.cells else 0
 
 
 def product_page_get(*, arena: Arena, product: Product) -> ProductPage:
@@ -65,10 +80,18 @@ def product_page_get(*, arena: Arena, product: Product) -> ProductPage:
     matrix = arena_matrix(arena=arena, products=[product])
     cat_scores = score.category_scores if score else {}
     per_scores = score.persona_scores if score else {}
+    # its share of stale cells, from the cells read for its column (the same count as
+    # ``arena_stale_counts``, without another query)
+    today, days = freshness.today(), freshness.stale_days()
+    cells = [c for row in matrix.rows for c in row.cells]
+    stale = sum(
+        freshness.is_stale(c.verdict, c.evidence_as_of, today=today, days=days) for c in cells
+    )
     return ProductPage(
         product=product,
         score=score,
         categories=[(c, cat_scores.get(c.name)) for c in categories],
         personas=[(r, per_scores.get(r.persona.slug)) for r in persona_results],
         blocks=matrix.blocks,
+        stale=StaleShare(stale=stale, cells=len(cells), days=days),
     )

@@ -20,6 +20,7 @@ from django.utils.safestring import mark_safe
 
 from arena import scoring
 from arena.text import arena_slugify, format_figure
+from stories import freshness
 from stories.values import CellValue, Proof, Verdict
 
 register = template.Library()
@@ -186,10 +187,83 @@ def _cell_inner(verdict: str, proof: str | None, quality: int | None) -> str:
     return _MATRIX_BADGE.render(CellValue(verdict, proof, quality))
 
 
+# ---- evidence freshness (stories/freshness.py has the rule)
+
+_NO_DATE = object()  # what a stand-in for a cell that does not read its date gives
+
+_STALE_BADGE = '<span class="stale-badge" title="evidence older than {days} days">stale</span>'
+
+
+def _freshness_now() -> tuple:
+    """Today and the stale age, read once per tag call (a page shows hundreds of cells)."""
+    return freshness.today(), freshness.stale_days()
+
+
+def _checked_html(verdict: str, as_of, now: tuple, *, badge: bool = True) -> str:
+    """``checked 75 days ago (<time>2026-09-16</time>)`` and, when the cell is stale, its
+    "stale" badge (text, not colour only); ``no check date`` without one."""
+    today, days = now
+    age = freshness.age_days(as_of, today=today)
+    if as_of is None:
+        text = freshness.age_text(None)
+    else:
+        text = (
+            f'{freshness.age_text(age)} (<time datetime="{as_of:%Y-%m-%d}">{as_of:%Y-%m-%d}</time>)'
+        )
+    stale = badge and freshness.is_stale(verdict, as_of, today=today, days=days)
+    return f"{text}{' ' + _STALE_BADGE.format(days=int(days)) if stale else ''}"
+
+
+@register.simple_tag
+def evidence_checked(cell) -> str:
+    """How old a cell's newest evidence is, ``checked 75 days ago (2026-09-16)``, with a "stale"
+    badge when it is older than ``EVIDENCE_STALE_DAYS`` (the cell page, cards)."""
+    return mark_safe(_checked_html(cell.verdict, cell.evidence_as_of, _freshness_now()))
+
+
+@register.simple_tag
+def stale_days() -> int:
+    """``settings.EVIDENCE_STALE_DAYS``: evidence older than this is stale."""
+    return freshness.stale_days()
+
+
+@register.simple_tag
+def evidence_item(e) -> str:
+    """One evidence quote of a cell page or card: ``[source] “quote”``, its link when it has one
+    (``rel="nofollow ugc noopener"``: visitors' sources are accepted from flags) and the day it
+    was checked."""
+    return mark_safe(_evidence_item(e))
+
+
+def _evidence_item(e) -> str:
+    out = f'<li><span class="source">[{_esc(e.source)}]</span> <q>{_esc(e.quote)}</q>'
+    url = getattr(e, "url", "")
+    if url:
+        out += (
+            f' <a class="evidence-link" href="{_esc(url)}" rel="nofollow ugc noopener">'
+            f'source <span aria-hidden="true">↗</span></a>'
+        )
+    checked = getattr(e, "checked_on", None)
+    if checked is not None:
+        out += (
+            f' <span class="evidence-checked">checked <time datetime="{checked:%Y-%m-%d}">'
+            f"{checked:%Y-%m-%d}</time></span>"
+        )
+    return out + "</li>"
+
+
+def _stale_title(as_of, today) -> str:
+    if as_of is None:
+        return "stale: no check date"
+    return f"stale: evidence {freshness.age_text(freshness.age_days(as_of, today=today))}, {as_of:%Y-%m-%d}"
+
+
 def _cells_html(cells, flag_controls: bool, labels: dict[int, str]) -> str:
     """The ``<td>`` of each cell, linking to its proof page and, with ``flag_controls``, with a
-    small flag control. ``labels``: products' escaped names by key, filled as they come."""
+    small flag control. ``labels``: products' escaped names by key, filled as they come. A cell
+    whose evidence is stale carries a small "stale" mark, its age on hover."""
     prefix = _prefix("cell-detail")
+    today, days = _freshness_now()
     out = []
     for c in cells:
         pk = int(c.pk)
@@ -199,6 +273,15 @@ def _cells_html(cells, flag_controls: bool, labels: dict[int, str]) -> str:
             if label is None:
                 label = labels[c.product_id] = _esc(c.product.name)
             flag = f'<a class="flag-mini" href="{prefix}{pk}/flag/" aria-label="Flag {label}">⚑</a>'
+        as_of = getattr(c, "evidence_as_of", _NO_DATE)  # (a stand-in may not read it)
+        if as_of is not _NO_DATE and freshness.is_stale(c.verdict, as_of, today=today, days=days):
+            out.append(
+                f'<td class="{verdict_class(c.verdict)}"><a href="{prefix}{pk}/">'
+                f"{_cell_inner(c.verdict, c.proof, c.quality)}"
+                f' <small class="stale-mark" title="{_stale_title(as_of, today)}">stale</small>'
+                f"</a>{flag}</td>"
+            )
+            continue
         out.append(
             f'<td class="{verdict_class(c.verdict)}"><a href="{prefix}{pk}/">'
             f"{_cell_inner(c.verdict, c.proof, c.quality)}</a>{flag}</td>"
@@ -267,30 +350,38 @@ def _day(moment) -> str:
     return f"{moment:%Y-%m-%d}"
 
 
-def _cell_card(cell, name: str, cells: str) -> str:
-    """See ``cell_card``; ``name`` escaped, ``cells``: the proof pages' URL prefix."""
+def _cell_card(cell, name: str, cells: str, now: tuple | None = None) -> str:
+    """See ``cell_card``; ``name`` escaped, ``cells``: the proof pages' URL prefix; ``now``:
+    today and the stale age (read when not given)."""
     pk = int(cell.pk)
     badge, evidenced = _card_badge(cell.verdict, cell.proof, cell.quality)
     label = _esc(f"{cell.product.name}, {cell.verdict}")
+    # (a stand-in for a cell that does not read the date shows none)
+    as_of = getattr(cell, "evidence_as_of", _NO_DATE)
+    checked = (
+        ""
+        if as_of is _NO_DATE or not CellValue.of(cell).applicable
+        else _checked_html(cell.verdict, as_of, now or _freshness_now())
+    )
     if not cell.detail_published:
+        checked = f' <span class="cell-checked">· {checked}</span>' if checked else ""
         return (
             f'<div class="cell-line" id="cell-{pk}"><strong class="cell-name">{name}</strong>'
-            f" {badge} {_UNPUBLISHED} {_flag_control(pk, label)}</div>"
+            f" {badge}{checked} {_UNPUBLISHED} {_flag_control(pk, label)}</div>"
         )
     out = [
         f'<article class="cell-card" id="cell-{pk}" aria-label="{name}: {_esc(cell.verdict)}">'
         f'<p class="cell-verdict"><strong class="cell-name">{name}</strong> {badge}</p>'
     ]
+    if checked:
+        out.append(f'<p class="cell-checked">Evidence {checked}</p>')
     out.append(_correction_note(cell))
     if cell.rationale:
         out.append(f'<p class="rationale">{_esc(cell.rationale)}</p>')
     quotes = cell.evidence.all()
     if quotes:
         out.append('<ul class="evidence" aria-label="Evidence">')
-        out.extend(
-            f'<li><span class="source">[{_esc(e.source)}]</span> <q>{_esc(e.quote)}</q></li>'
-            for e in quotes
-        )
+        out.extend(_evidence_item(e) for e in quotes)
         out.append("</ul>")
     url = f"{cells}{pk}/"
     hidden = f'<span class="visually-hidden"> for {name}</span>'
