@@ -113,7 +113,7 @@ def _arena_query(
 @vary_on_headers("HX-Request", "HX-Target", "HX-History-Restore-Request")
 def arena_detail(request: HttpRequest, arena: str) -> HttpResponse:
     arena = _or_404(selectors.arena_get(slug=arena), f"arena {arena!r}")
-    params = _params(request.GET, "persona", "category", "verdict", "q", "rank", "sort")
+    params = _params(request.GET, "persona", "category", "verdict", "q", "rank", "sort", "stale")
     filters = selectors.MatrixFilters.from_params(params)
     rank = params["rank"].strip() or selectors.RANK_PA
     show = _show(request.GET)

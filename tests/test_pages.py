@@ -519,6 +519,8 @@ QUERY_BOUNDS = {
     "home": 2,
     "arena": 10,
     "arena filtered": 10,
+    "arena, stale evidence only": 10,
+    "htmx matrix, stale evidence only": 5,
     "arena, products picked": 10,
     "htmx leaderboard": 3,
     "arena, your weights": 10,
@@ -552,6 +554,11 @@ def query_pages(arena: Arena) -> dict[str, tuple[str, dict]]:
         "home": ("/", {}),
         "arena": (base, {}),
         "arena filtered": (f"{base}?persona={persona}&verdict=full&q=a&rank=verified", {}),
+        "arena, stale evidence only": (f"{base}?stale=1", {}),
+        "htmx matrix, stale evidence only": (
+            f"{base}?stale=1&persona={persona}",
+            {**HX, "HTTP_HX_TARGET": "matrix"},
+        ),
         "htmx leaderboard": (f"{base}?rank=integrity", {**HX, "HTTP_HX_TARGET": "leaderboard"}),
         "arena, your weights": (f"{base}?weights={weights}&persona={persona}", {}),
         "htmx leaderboard, your weights": (
@@ -602,7 +609,9 @@ def test_query_count_is_bounded_whatever_the_arena_size(
     assert response.status_code == 200
 
 
-def test_query_counts_are_flat_from_seed_to_big(client, seeded_arena, big_arena):
+def test_query_counts_are_flat_from_seed_to_big(client, seeded_arena, big_arena, settings):
+    # the seed's evidence is 75 days old: at 30 days both arenas have stale stories to show
+    settings.EVIDENCE_STALE_DAYS = 30
     counts = {}
     for arena in (seeded_arena, big_arena):
         for page, (url, headers) in query_pages(arena).items():

@@ -11,6 +11,7 @@ from arena.api.serializers import (
     MatrixCellSerializer,
     ProductSlugsField,
     StoryBaseSerializer,
+    _date,
     _story,
 )
 
@@ -76,6 +77,7 @@ def compare_many_data(cmp) -> dict:
                 "verdict": c.verdict,
                 "proof": c.proof,
                 "quality": c.quality,
+                "evidence_as_of": _date(c.evidence_as_of),
             }
             for c in row.cells
         }

@@ -4,7 +4,7 @@ Its rounds are the one thing scored on a page read (``arena.scoring.compare``)."
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import NamedTuple
 
 from arena import scoring
@@ -26,6 +26,8 @@ from stories.values import CellValue
 class Quote(NamedTuple):
     source: str
     quote: str
+    url: str = ""
+    checked_on: date | None = None
 
 
 class Quotes(tuple[Quote, ...]):
@@ -57,6 +59,7 @@ class CompareCell:
     # how the rationale stands to the last upheld correction (see ``stories.Cell``)
     rationale_predates: datetime | None = None
     rationale_rewritten_at: datetime | None = None
+    evidence_as_of: date | None = None  # when its evidence was last checked (stories/freshness)
 
     @property
     def product_id(self) -> int:
@@ -134,7 +137,7 @@ _QUOTES = CompiledRead(
     lambda arena, products: (
         Evidence.objects.filter(cell__in=_pair_cells(arena, products))
         .order_by("cell_id", "position")
-        .values_list("cell_id", "source", "quote")
+        .values_list("cell_id", "source", "quote", "url", "checked_on")
     ),
 )
 _CELLS = CompiledRead(
@@ -150,6 +153,7 @@ _CELLS = CompiledRead(
         "detail_published",
         "rationale_predates",
         "rationale_rewritten_at",
+        "evidence_as_of",
     ),
 )
 
@@ -164,8 +168,8 @@ def head_to_head_get(
     stories = story_lines_of(_STORIES.rows(arena=arena.pk))
     pair = {a.pk: a, b.pk: b}
     quotes: dict[int, list[Quote]] = {}
-    for cell_id, source, quote in _QUOTES.rows(arena=arena.pk, products=[a.pk, b.pk]):
-        quotes.setdefault(cell_id, []).append(Quote(source, quote))
+    for cell_id, *quote in _QUOTES.rows(arena=arena.pk, products=[a.pk, b.pk]):
+        quotes.setdefault(cell_id, []).append(Quote(*quote))
     by = {
         (sid, pid): CompareCell(
             pk,
@@ -179,6 +183,7 @@ def head_to_head_get(
             Quotes(quotes[pk]) if pk in quotes else _NO_QUOTES,
             predates,
             rewritten,
+            as_of,
         )
         for (
             pk,
@@ -191,6 +196,7 @@ def head_to_head_get(
             published,
             predates,
             rewritten,
+            as_of,
         ) in _CELLS.rows(arena=arena.pk, products=[a.pk, b.pk])
     }
     story_in = [scoring.StoryIn(s.pk, s.weight, s.category.name, s.persona.slug) for s in stories]

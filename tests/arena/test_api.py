@@ -104,7 +104,11 @@ def assert_compare_equals_page(data, page):
                 cell.quality,
             )
             assert g["rationale"] == cell.rationale
-            assert g["evidence"] == [{"source": e.source, "quote": e.quote} for e in cell.evidence]
+            assert g["evidence"] == [
+                {"source": e.source, "quote": e.quote, "checked_on": "2026-09-16"}
+                for e in cell.evidence
+            ]
+            assert g["evidence_as_of"] == "2026-09-16"
 
 
 @pytest.mark.django_db
