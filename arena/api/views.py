@@ -65,7 +65,7 @@ class ArenaViewSet(viewsets.ViewSet):
         if text.strip():
             # read against the stored scores' categories and personas (no query of their own)
             board = selectors.arena_leaderboard(
-                arena=arena, asked=selectors.WeightsAsked(text=text)
+                arena=arena, asked=selectors.WeightsAsked(text=text), stale=False
             )
             if board.weights_ignored:
                 raise ValidationError(

@@ -19,8 +19,10 @@ from arena.scoring import (
     rank_key_split,
 )
 from arena.selectors.compiled import CompiledRead, model_fields, model_of
+from arena.selectors.freshness import arena_stale_counts
 from arena.selectors.weights import WeightsAsked, WeightsRead, weights_read
 from products.models import Product
+from stories import freshness
 from stories.models import Cell
 
 _SCORES = CompiledRead(
@@ -205,15 +207,23 @@ def arena_leaderboard(
     categories: list[str] | None = None,
     weights: scoring.Weights | None = None,
     asked: WeightsAsked | None = None,
+    stale: bool = True,
 ) -> Leaderboard:
     """The stored leaderboard ordered by one rank key (``pa``, ``category:<name>``,
     ``persona:<slug>``, ``verified``, ``integrity``; an unknown key means ``pa``), or by a
     visitor's ``weights`` (they override the key unless they are all 1), given as
     ``scoring.Weights`` or as ``asked`` (``?weights=`` or the panel's fields, read here against the
-    stored scores' categories and personas): one query. Whenever weights are given, even all 1,
-    each row has its ``personal_score`` and ``personal_range``. ``categories`` gives the category
-    names in matrix order (else: the order of their stories, as the scores' parts have them)."""
+    stored scores' categories and personas): two queries, the scores and each product's count of
+    stale cells (``row.stale_cells`` of ``row.cells``; not counted with ``stale=False``). Whenever
+    weights are given, even all 1, each row has its ``personal_score`` and ``personal_range``.
+    ``categories`` gives the category names in matrix order (else: the order of their stories, as
+    the scores' parts have them)."""
     scores = arena_score_list(arena=arena)
+    # each product's stale cells today (one aggregate query; ``stale=False``: not counted), shown
+    # beside its verified share
+    counts = arena_stale_counts(arena=arena, today=freshness.today()) if stale else {}
+    for score in scores:
+        score.stale_cells, score.cells = counts.get(score.product_id, (0, 0))
     if categories is None:
         categories = _category_order(scores)
     personas: list[str] = sorted({slug for s in scores for slug in s.persona_scores})

@@ -985,7 +985,7 @@ def leaderboard_rows(board, arena: str) -> str:
             f"<td{pa}>{_ranged(row.pa_score, getattr(row, 'pa_range', None))}</td>{by_persona}"
             f'<td class="pop">{_popularity(p)}</td>'
             f'<td{verified}><span class="nw">{int(row.verified)}/{int(row.with_evidence)}'
-            f" verified</span>{disputed}</td>"
+            f" verified</span>{disputed}{_stale_share(row)}</td>"
             f'<td{integrity}><span class="nw">{_esc(score(row.integrity))} integrity</span></td>'
             f'<td><span class="grade grade-{grade}" title="evidence confidence {grade}">{grade}'
             "</span></td></tr>"
@@ -1001,6 +1001,20 @@ def _product_names(rows) -> str:
 
 # A range group of more products than this is given by its places and its ends, not every name.
 GROUP_NAMES_MAX = 6
+
+
+def _stale_share(row) -> str:
+    """A product's stale cells beside its verified share (``· 3 stale (8%)``), when some of its
+    cells' evidence is older than ``EVIDENCE_STALE_DAYS``; nothing when none is."""
+    stale, cells = getattr(row, "stale_cells", 0), getattr(row, "cells", 0)
+    if not stale or not cells:
+        return ""
+    share = scoring.round_half_up(100 * stale / cells)
+    return (
+        f' <span class="nw stale-share-lb">· {int(stale)} stale ({share}%)'
+        f'<span class="visually-hidden"> of {int(cells)} cells: evidence older than '
+        f"{int(freshness.stale_days())} days</span></span>"
+    )
 
 
 @register.simple_tag

@@ -1,0 +1,53 @@
+"""The leaderboard says how much of each product's evidence is stale, beside its verified share,
+with the count and share the product page gives (``arena_stale_counts``); nothing when none is."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pytest
+
+from arena import selectors
+from products.models import Product
+from stories import freshness
+from tests.test_pages import get, leaderboard_names
+
+pytestmark = pytest.mark.django_db
+ARENA = "/arenas/durable-execution-engines/"
+
+
+def verified_cells(html: str) -> list[str]:
+    """The text of each leaderboard row's "verified" cell, in row order."""
+    table = html[html.index('<table class="leaderboard">') :]
+    table = table[: table.index("</table>")]
+    return [
+        re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", "", cell))).strip()
+        for cell in re.findall(r"<td[^>]*>(<span class=\"nw\">\d+/\d+ verified.*?)</td>", table)
+    ]
+
+
+def test_no_stale_evidence_says_nothing(client, seeded_arena):
+    # the seed's evidence is 75 days old: nothing is stale at the default 180 days
+    cells = verified_cells(get(client, ARENA).content.decode())
+    assert len(cells) == 6 and not any("stale" in c for c in cells)
+
+
+def test_each_product_shows_its_stale_cells(client, seeded_arena, settings):
+    settings.EVIDENCE_STALE_DAYS = 30
+    response = get(client, ARENA)
+    counts = selectors.arena_stale_counts(arena=seeded_arena, today=freshness.today())
+    ids = dict(Product.objects.filter(arena=seeded_arena).values_list("name", "id"))
+    for name, cell in zip(leaderboard_names(response), verified_cells(response.content.decode())):
+        stale, total = counts[ids[name]]
+        assert 0 < stale <= total
+        share = round(100 * stale / total)
+        assert f"· {stale} stale ({share}%) of {total} cells: evidence older than 30 days" in cell
+
+
+def test_the_htmx_leaderboard_keeps_the_stale_counts(client, seeded_arena, settings):
+    settings.EVIDENCE_STALE_DAYS = 30
+    response = get(
+        client, f"{ARENA}?rank=integrity", HTTP_HX_REQUEST="true", HTTP_HX_TARGET="leaderboard"
+    )
+    assert all(" stale (" in c for c in verified_cells(response.content.decode()))
