@@ -38,7 +38,8 @@ def test_each_product_shows_its_stale_cells(client, seeded_arena, settings):
     response = get(client, ARENA)
     counts = selectors.arena_stale_counts(arena=seeded_arena, today=freshness.today())
     ids = dict(Product.objects.filter(arena=seeded_arena).values_list("name", "id"))
-    for name, cell in zip(leaderboard_names(response), verified_cells(response.content.decode())):
+    names, cells = leaderboard_names(response), verified_cells(response.content.decode())
+    for name, cell in zip(names, cells, strict=True):
         stale, total = counts[ids[name]]
         assert 0 < stale <= total
         share = round(100 * stale / total)
