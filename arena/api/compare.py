@@ -11,8 +11,8 @@ from arena.api.serializers import (
     MatrixCellSerializer,
     ProductSlugsField,
     StoryBaseSerializer,
-    _date,
     _story,
+    matrix_cell_data,
 )
 
 # How the products are asked for: the query parameter's description in the schema.
@@ -71,16 +71,7 @@ def compare_many_data(cmp) -> dict:
     for row in cmp.rows:
         story = _story(row.story)
         story["best"] = [p.slug for p in row.best]
-        story["cells"] = {
-            c.product.slug: {
-                "id": c.pk,
-                "verdict": c.verdict,
-                "proof": c.proof,
-                "quality": c.quality,
-                "evidence_as_of": _date(c.evidence_as_of),
-            }
-            for c in row.cells
-        }
+        story["cells"] = {c.product.slug: matrix_cell_data(c) for c in row.cells}
         stories.append(story)
     return {
         "products": [p.slug for p in cmp.products],

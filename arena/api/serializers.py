@@ -441,21 +441,23 @@ def _story(story) -> dict:
     }
 
 
+def matrix_cell_data(c) -> dict:
+    """``MatrixCellSerializer`` of a ``MatrixCell``."""
+    return {
+        "id": c.pk,
+        "verdict": c.verdict,
+        "proof": c.proof,
+        "quality": c.quality,
+        "evidence_as_of": _date(c.evidence_as_of),
+    }
+
+
 def matrix_data(matrix) -> dict:
     """``MatrixSerializer`` of an ``arena_matrix``."""
     stories = []
     for row in matrix.rows:
         story = _story(row.story)
-        story["cells"] = {
-            c.product.slug: {
-                "id": c.pk,
-                "verdict": c.verdict,
-                "proof": c.proof,
-                "quality": c.quality,
-                "evidence_as_of": _date(c.evidence_as_of),
-            }
-            for c in row.cells
-        }
+        story["cells"] = {c.product.slug: matrix_cell_data(c) for c in row.cells}
         stories.append(story)
     return {"products": [p.slug for p in matrix.products], "stories": stories}
 
