@@ -38,6 +38,7 @@ from arena.models import (
     SubGroup,
 )
 from arena.pagecache import recent_pages
+from arena.selectors.freshness import stale_counts_forget
 from flags.models import Flag, ModeratorAction, ReviewItem
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story
@@ -211,6 +212,7 @@ def _fresh_page_cache():
     the bumps), so a page cached by an earlier test under the same version must not be served."""
     caches["pages"].clear()
     recent_pages().clear()
+    stale_counts_forget()
 
 
 @pytest.fixture(autouse=True)

@@ -3,21 +3,51 @@ the rule)."""
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from datetime import date
 
+from django.db import router
 from django.db.models import Count
 
 from arena.models import Arena
 from stories import freshness
 from stories.models import Cell
 
+# The counts of the last arenas asked for, by arena, content version, day and stale age: every
+# change to a cell or its evidence bumps the arena's content version (as for the page cache), so a
+# kept count is never out of date; pages rendered anew (another ``?weights=``, a new filter) then
+# skip the aggregate. At most ``_KEPT_MAX`` entries, the oldest dropped first.
+_kept: OrderedDict[tuple, dict[int, tuple[int, int]]] = OrderedDict()
+_KEPT_MAX = 64
+_lock = threading.Lock()
+
 
 def arena_stale_counts(
     *, arena: Arena, today: date, days: int | None = None
 ) -> dict[int, tuple[int, int]]:
     """``{product id: (stale cells, cells)}`` over the cells on the arena's pages, stale on
-    ``today`` after ``days`` (default ``settings.EVIDENCE_STALE_DAYS``). One aggregate query."""
+    ``today`` after ``days`` (default ``settings.EVIDENCE_STALE_DAYS``). One aggregate query, or
+    none when this process counted the same content version of the arena on the same day."""
     days = freshness.stale_days() if days is None else days
+    key = (router.db_for_read(Cell), arena.pk, arena.content_version, today, days)
+    counts = _kept.get(key)
+    if counts is None:
+        counts = _stale_counts(arena, today, days)
+        with _lock:  # gunicorn's threads share it
+            _kept[key] = counts
+            while len(_kept) > _KEPT_MAX:
+                _kept.popitem(last=False)
+    return dict(counts)
+
+
+def stale_counts_forget() -> None:
+    """Forget the kept counts (the tests: each test's database starts its content versions anew)."""
+    with _lock:
+        _kept.clear()
+
+
+def _stale_counts(arena: Arena, today: date, days: int) -> dict[int, tuple[int, int]]:
     rows = (
         Cell.objects.on_pages()
         .filter(story__arena=arena)

@@ -9,8 +9,12 @@ from html import unescape
 import pytest
 
 from arena import selectors
+from arena.models import Arena
 from products.models import Product
 from stories import freshness
+from stories.models import Cell
+from stories.services import cell_set_value
+from stories.values import CellValue, Verdict
 from tests.test_pages import get, leaderboard_names
 
 pytestmark = pytest.mark.django_db
@@ -52,3 +56,27 @@ def test_the_htmx_leaderboard_keeps_the_stale_counts(client, seeded_arena, setti
         client, f"{ARENA}?rank=integrity", HTTP_HX_REQUEST="true", HTTP_HX_TARGET="leaderboard"
     )
     assert all(" stale (" in c for c in verified_cells(response.content.decode()))
+
+
+def test_a_verdict_judged_again_today_leaves_the_stale_count(client, seeded_arena, settings):
+    """The counts are kept per content version: a verdict judged again shows at once."""
+    settings.EVIDENCE_STALE_DAYS = 30
+    temporal = Product.objects.get(arena=seeded_arena, name="Temporal")
+    stale, total = selectors.arena_stale_counts(arena=seeded_arena, today=freshness.today())[
+        temporal.pk
+    ]
+
+    def temporal_cell() -> str:
+        response = get(client, ARENA)
+        names = leaderboard_names(response)
+        return verified_cells(response.content.decode())[names.index("Temporal")]
+
+    assert f"· {stale} stale (" in temporal_cell()
+    cell = Cell.objects.filter(product=temporal).exclude(verdict=Verdict.NA).first()
+    cell_set_value(cell=cell, value=CellValue(Verdict.NONE, None, 0), note="re-checked today")
+    assert f"· {stale - 1} stale (" in temporal_cell()
+    arena = Arena.objects.get(pk=seeded_arena.pk)
+    assert selectors.arena_stale_counts(arena=arena, today=freshness.today())[temporal.pk] == (
+        stale - 1,
+        total,
+    )
