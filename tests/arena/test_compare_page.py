@@ -229,6 +229,23 @@ def test_the_arena_page_and_the_head_to_head_link_here(client, seeded_arena):
     assert f'<a href="{PAGE}?products=inngest,hatchet#compare-picker">add a product</a>' in pair
 
 
+def test_the_compare_link_follows_the_ranking_shown(client, seeded_arena):
+    """Your weights re-rank the board in place: "Compare the top 4" follows, out of band."""
+    weights = "?weights=agenticness:0,privacy-posture:3"
+    html = get(client, ARENA + weights).content.decode()
+    link = re.search(r'<p class="compare-link"><a href="([^"]+)">', html).group(1)
+    top = ["Temporal", "Inngest", "DBOS", "Restate"]  # Restate passes Trigger.dev
+    assert columns(get(client, unescape(link)).content.decode()) == top
+    fragment = get(
+        client, ARENA + weights, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="leaderboard"
+    ).content.decode()
+    swap = re.search(
+        r'<div hx-swap-oob="innerHTML:#compare-top"><p class="compare-link"><a href="([^"]+)">',
+        fragment,
+    )
+    assert unescape(swap.group(1)) == unescape(link)
+
+
 def test_a_changed_verdict_shows_at_once(client, seeded_arena):
     url = f"{PAGE}?products=temporal,inngest,hatchet,dbos"
     first = get(client, url)
