@@ -412,8 +412,16 @@ def product_results(
         mine = parts.get(c.product)
         if story is not None and mine is not None:
             mine[c.story_id] = (story, c)
+    # each product's cells in the stories' order (the cells may come in any order): its parts, and
+    # so the categories they name, then come in matrix order
     return [
-        _result(key, name, list(parts[key].values()), categories, personas)
+        _result(
+            key,
+            name,
+            [parts[key][s.id] for s in stories if s.id in parts[key]],
+            categories,
+            personas,
+        )
         for key, name in products
     ]
 

@@ -158,3 +158,15 @@ def test_order_by_weights_with_published_weights_is_the_leaderboard(seed_record)
     products = [(p, p) for p in seed_record.overview.products]
     results = scoring.product_results(products, stories, cells)
     assert scoring.order_by_weights(results, scoring.PUBLISHED) == scoring.order_by(results)
+
+
+@settings(max_examples=200, deadline=None)
+@given(arena=arenas(), data=st.data())
+def test_the_cells_order_changes_nothing_stored(arena, data):
+    """The database gives the cells in any order (PostgreSQL does): the stored parts, and so the
+    categories' order they give, follow the stories' order."""
+    stories, products, cells = arena
+    shuffled = data.draw(st.permutations(cells))
+    assert scoring.product_results(products, stories, shuffled) == scoring.product_results(
+        products, stories, cells
+    )
