@@ -888,6 +888,14 @@ def _ranged(value: int | None, rng) -> str:
     )
 
 
+@register.simple_tag
+def score_with_range(score) -> str:
+    """A stored score row's PA Score with its range and bar (the product page)."""
+    low, high = getattr(score, "pa_low", None), getattr(score, "pa_high", None)
+    rng = (low, high) if low is not None and high is not None else None
+    return mark_safe(_ranged(score.pa_score, rng))
+
+
 def _moved(row) -> str:
     """How far a row moved from its published rank: ``▲2`` / ``▼1`` / ``=``, in words for
     screen readers."""

@@ -64,3 +64,14 @@ def test_the_database_refuses_a_range_without_its_score(seeded_arena, change):
     row = ProductScore.objects.filter(arena=seeded_arena, pa_score__gt=0).first()
     with pytest.raises(IntegrityError), transaction.atomic():
         ProductScore.objects.filter(pk=row.pk).update(**change)
+
+
+def test_the_product_page_shows_the_score_with_its_range(client, seeded_arena):
+    row = ProductScore.objects.select_related("product").get(
+        arena=seeded_arena, product__name="Temporal"
+    )
+    html = client.get(f"/arenas/{seeded_arena.slug}/products/{row.product.slug}/").content.decode()
+    assert (
+        f'{row.pa_score}<span class="visually-hidden">/100, range</span> '
+        f'<span class="rng">({row.pa_low}–{row.pa_high})</span>'
+    ) in html
