@@ -78,6 +78,26 @@ def arena_product_pair_get(
     return {p.slug: p for p in products if p.slug in (a, b)}
 
 
+def arena_documented_pairs(*, arena: Arena) -> list[tuple[Product, Product]]:
+    """The head-to-heads the leaderboard links (each product beside its stored rival, ``vs``), as
+    ``(product, rival)`` in ranking order, each pair once whichever side links it: the pairs the
+    site documents (sitemap, llms.txt). Retired products left out. One query."""
+    rows = (
+        ProductScore.objects.filter(arena=arena, vs__isnull=False, product__retired_at__isnull=True)
+        .filter(vs__retired_at__isnull=True)
+        .select_related("product", "vs")
+        .order_by("rank", "product__position")
+    )
+    seen: set[frozenset[int]] = set()
+    pairs = []
+    for row in rows:
+        key = frozenset((row.product_id, row.vs_id))
+        if len(key) == 2 and key not in seen:
+            seen.add(key)
+            pairs.append((row.product, row.vs))
+    return pairs
+
+
 def arena_story_list(*, arena: Arena) -> QuerySet[Story]:
     """The stories on the pages in matrix order, with what a matrix row shows."""
     return (
