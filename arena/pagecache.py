@@ -33,7 +33,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,6 +87,8 @@ PAGE_VERSIONS: dict[str, Versioner] = {
     "api-arena-compare": _arena,
     "arena-compare": _arena,
     "api-arena-compare-many": _arena,
+    "arena-export-json": _arena,
+    "arena-export-csv": _arena,
 }
 # Pages that show how old evidence is (a cell turns stale at midnight with no write): their keys and
 # ETags carry today's date too (stories/freshness.py), so each day renders them anew.
@@ -156,7 +158,11 @@ class Page:
 
     @classmethod
     def of(cls, response: HttpResponse) -> Page:
-        body = response.content
+        return cls.built(response, response.content)
+
+    @classmethod
+    def built(cls, response: HttpResponseBase, body: bytes) -> Page:
+        """The page of ``response`` (its status and headers) with ``body``."""
         compress = len(body) >= 200 and COMPRESSIBLE.match(response.get("Content-Type", ""))
         return cls(
             status=response.status_code,
@@ -188,9 +194,10 @@ class Page:
         return response
 
 
-def _storable(response: HttpResponseBase) -> bool:
-    """Whether a response is the same for everybody and may be kept and shared."""
-    if response.status_code != 200 or response.streaming or response.cookies:
+def _storable(response: HttpResponseBase, *, streamed: bool = False) -> bool:
+    """Whether a response is the same for everybody and may be kept and shared (``streamed``: once
+    its stream has been sent whole)."""
+    if response.status_code != 200 or response.streaming != streamed or response.cookies:
         return False
     vary = {v.strip().lower() for v in response.get("Vary", "").split(",")}
     control = response.get("Cache-Control", "").lower()
@@ -339,6 +346,12 @@ class PageCacheMiddleware:
                     break
         try:
             response = self._render(request, page_id.vary)
+            if _storable(response, streamed=True):
+                # sent as it is made (a large export), and kept once it has been sent whole
+                response["Cache-Control"] = response.get("Cache-Control") or cache_control()
+                content = response.streaming_content  # type: ignore[attr-defined]
+                response.streaming_content = self._kept(response, content, key)  # type: ignore[attr-defined]
+                return None, response
             if not _storable(response):
                 return None, response
             page = Page.of(response)  # type: ignore[arg-type]  # a 200, not streaming
@@ -347,6 +360,21 @@ class PageCacheMiddleware:
         finally:
             if holder:
                 self.cache.delete(lock)
+
+    def _kept(self, response: HttpResponseBase, content: Iterable[bytes], key: str):
+        """The streamed response's chunks, passed on as they come; the whole body is stored as the
+        page once the last chunk has gone (a client that leaves early stores nothing)."""
+        headers = [(k, v) for k, v in response.items()]
+        chunks = []
+        for chunk in content:
+            chunks.append(chunk)
+            yield chunk
+        stored = HttpResponse(status=response.status_code)
+        for k, v in headers:
+            stored[k] = v
+        self.cache.set(
+            key, Page.built(stored, b"".join(chunks)), timeout=settings.PAGE_CACHE_TIMEOUT
+        )
 
     # -- every other answer
     def _not_modified(self, page_id: PageIdentity) -> HttpResponse:
@@ -369,6 +397,10 @@ class PageCacheMiddleware:
         if "Cache-Control" not in response:
             response["Cache-Control"] = _policy(response, private)
         if response.streaming:
+            if etag is not None and response.status_code == 200:
+                response["ETag"] = etag
+            if request.method == "HEAD":
+                response.streaming_content = []  # type: ignore[attr-defined]
             return response
         if etag is None and response.status_code == 200 and "ETag" not in response:
             body_digest = hashlib.blake2b(response.content, digest_size=10).hexdigest()

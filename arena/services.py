@@ -5,6 +5,7 @@ Every change that can move a score calls ``arena.recompute.arena_mark_stale`` in
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -295,7 +296,7 @@ def _import_products(run: _ImportRun) -> None:
     ov, arena, report = run.record.overview, run.arena, run.report
     offset, page_date = run.offset, run.page_date
     overwrite_moderated = run.overwrite
-    by_name = {lr.product: lr for lr in ov.leaderboard}
+    values_of = _product_values(run)
     # found by the name the pages gave it (an admin may have renamed it since)
     existing_products = {
         (p.page_name or p.name): p for p in Product.all_objects.filter(arena=arena)
@@ -303,33 +304,21 @@ def _import_products(run: _ImportRun) -> None:
     # a product whose name changed but whose slug did not is the same product, renamed
     by_slug = {p.slug: key for key, p in existing_products.items() if key not in ov.products}
     for name in ov.products:
-        renamed = by_slug.get(arena_slugify(name))
+        renamed = by_slug.get(values_of[name]["slug"])
         if name not in existing_products and renamed is not None:
             existing_products[name] = existing_products.pop(renamed)
     slugs = {p.slug: p.name for p in existing_products.values()}
     for name in ov.products:
-        owner = slugs.get(arena_slugify(name))
+        owner = slugs.get(values_of[name]["slug"])
         if name not in existing_products and owner is not None:
             raise ImportRefused(
-                f"{ov.path}: product {name!r} would take the slug {arena_slugify(name)!r} of the "
-                f"product {owner!r}; rename one of them (nothing was imported)"
+                f"{ov.path}: product {name!r} would take the slug {values_of[name]['slug']!r} of "
+                f"the product {owner!r}; rename one of them (nothing was imported)"
             )
     Product.all_objects.filter(arena=arena).update(position=F("position") + offset)
     products = run.products
     for pos, name in enumerate(ov.products):
-        lr = by_name.get(name)
-        values = {
-            "name": name,
-            "page_name": name,
-            "slug": arena_slugify(name),
-            "position": pos,
-            "tier": lr.tier if lr else "",
-            "stars": parse_figure(lr.stars) if lr else None,
-            "stars_growth": parse_figure(lr.stars_growth) if lr else None,
-            "npm_weekly": parse_figure(lr.npm_weekly) if lr else None,
-            "pypi_weekly": parse_figure(lr.pypi_weekly) if lr else None,
-            "popularity_as_of": ov.evidence_as_of if lr else None,
-        }
+        values = {**values_of[name], "position": pos}
         product = existing_products.pop(name, None)
         if product is None:
             product = Product.all_objects.create(arena=arena, **values)
@@ -362,6 +351,33 @@ def _import_products(run: _ImportRun) -> None:
     run.changed |= _retire_gone(
         existing_products.values(), "product", offset, len(products), report
     )
+
+
+def _product_values(run: _ImportRun) -> dict[str, dict]:
+    """Each product's stored values but its position, by name: as an arena file states them, or
+    from the pages' leaderboard (figures as shown, popularity as of the evidence date)."""
+    ov, stated = run.record.overview, run.record.products
+    if stated is not None:
+        return {
+            name: {"name": name, "page_name": name, **dataclasses.asdict(stated[name])}
+            for name in ov.products
+        }
+    by_name = {lr.product: lr for lr in ov.leaderboard}
+    values = {}
+    for name in ov.products:
+        lr = by_name.get(name)
+        values[name] = {
+            "name": name,
+            "page_name": name,
+            "slug": arena_slugify(name),
+            "tier": lr.tier if lr else "",
+            "stars": parse_figure(lr.stars) if lr else None,
+            "stars_growth": parse_figure(lr.stars_growth) if lr else None,
+            "npm_weekly": parse_figure(lr.npm_weekly) if lr else None,
+            "pypi_weekly": parse_figure(lr.pypi_weekly) if lr else None,
+            "popularity_as_of": ov.evidence_as_of if lr else None,
+        }
+    return values
 
 
 def _import_stories(run: _ImportRun) -> None:
@@ -446,6 +462,9 @@ def _import_cells(run: _ImportRun) -> None:
     # the pages' cells and quotes are checked as of their "Evidence as of" date
     # (stories/freshness.py): the cells the import leaves as moderated keep theirs
     checked_on = ov.evidence_as_of
+    # an arena file states each cell's date and each quote's url and date (the pages do not)
+    exact = record.exact
+    redated: dict[date | None, list[int]] = {}
     kept_cells: list[int] = []
     evidence_kept: list[int] = []  # cells whose quotes the pages state again, as they are
     for ms in ov.stories:
@@ -464,8 +483,8 @@ def _import_cells(run: _ImportRun) -> None:
                     proof=mark.proof,
                     quality=mark.quality,
                     rationale=rationale,
-                    detail_published=detail is not None,
-                    evidence_as_of=checked_on,
+                    detail_published=detail is not None and detail.published,
+                    evidence_as_of=detail.evidence_as_of if exact and detail else checked_on,
                 )
                 new_cells.append(cell)
                 evidence_for.append((cell, evidence))
@@ -511,15 +530,19 @@ def _import_cells(run: _ImportRun) -> None:
                     rationale = cell.rationale
                 else:
                     report.overwritten.append(f"overwrote {what}")
-            fields = {"rationale": rationale, "detail_published": detail is not None}
+            fields = {
+                "rationale": rationale,
+                "detail_published": detail is not None and detail.published,
+            }
             if rationale != cell.rationale or current != page:
                 # the page's rationale beside the page's judgement: it predates no correction
                 fields["rationale_predates"] = None
             if rationale != cell.rationale:
                 fields["rationale_rewritten_at"] = None  # no longer the correction's words
             touched = _sync(cell, fields)
-            current_evidence = tuple((e.source, e.quote) for e in cell.evidence.all())
-            if current_evidence != tuple((e.source, e.quote) for e in evidence):
+            if exact and detail is not None and cell.evidence_as_of != detail.evidence_as_of:
+                redated.setdefault(detail.evidence_as_of, []).append(cell.pk)
+            if _quotes(cell.evidence.all(), exact) != _quotes(evidence, exact):
                 cell.evidence.all().delete()
                 evidence_for.append((cell, evidence))
                 touched = True
@@ -531,12 +554,34 @@ def _import_cells(run: _ImportRun) -> None:
     Cell.objects.bulk_create(new_cells)
     run.changed |= bool(new_cells)
     Evidence.objects.bulk_create(
-        Evidence(cell=cell, position=i, source=e.source, quote=e.quote, checked_on=checked_on)
+        Evidence(
+            cell=cell,
+            position=i,
+            source=e.source,
+            quote=e.quote,
+            url=e.url,
+            checked_on=e.checked_on if exact else checked_on,
+        )
         for cell, evidence in evidence_for
         for i, e in enumerate(evidence)
     )
-    if checked_on is not None and _date_cells(run, checked_on, kept_cells, evidence_kept):
+    if exact:
+        # each cell is checked on the day the file says (a statement a re-import can move back)
+        for day, pks in redated.items():
+            for start in range(0, len(pks), 2000):  # (SQLite's limit on a query's parameters)
+                Cell.objects.filter(pk__in=pks[start : start + 2000]).update(evidence_as_of=day)
+        if redated:
+            arena_content_changed(arena_id=arena.pk)
+    elif checked_on is not None and _date_cells(run, checked_on, kept_cells, evidence_kept):
         arena_content_changed(arena_id=arena.pk)
+
+
+def _quotes(items: Iterable, exact: bool) -> tuple:
+    """Evidence items as the import compares them: source and quote, with an arena file their url
+    and date too."""
+    if exact:
+        return tuple((e.source, e.quote, e.url or "", e.checked_on) for e in items)
+    return tuple((e.source, e.quote) for e in items)
 
 
 def _date_cells(run: _ImportRun, day: date, kept: list[int], evidence_kept: list[int]) -> bool:
@@ -622,7 +667,7 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
     """
     ov = record.overview
     report = ImportReport()
-    slug = arena_slugify(ov.name)
+    slug = record.slug or arena_slugify(ov.name)
     # by slug, else by name (an admin may have changed the slug)
     arena = Arena.objects.filter(slug=slug).first() or Arena.objects.filter(name=ov.name).first()
     report.created = arena is None

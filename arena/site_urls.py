@@ -1,6 +1,6 @@
 from django.urls import path
 
-from arena import views
+from arena import exports, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -13,4 +13,7 @@ urlpatterns = [
     ),
     path("arenas/<slug:arena>/stories/<int:story>/", views.story_detail, name="story-detail"),
     path("cells/<int:cell>/", views.cell_detail, name="cell-detail"),
+    # open data (issue 13)
+    path("arenas/<slug:arena>/export.json", exports.arena_export_json, name="arena-export-json"),
+    path("arenas/<slug:arena>/export.csv", exports.arena_export_csv, name="arena-export-csv"),
 ]

@@ -88,6 +88,9 @@ class OverviewPage:
 class Evidence:
     source: str
     quote: str
+    # an arena file says where and when a quote was checked; the pages do not
+    url: str = ""
+    checked_on: date | None = None
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,10 @@ class CellDetail:
     rationale: str
     evidence: tuple[Evidence, ...]
     line: int
+    # an arena file states every cell: whether its rationale is published, and when its evidence
+    # was last checked
+    published: bool = True
+    evidence_as_of: date | None = None
 
     @property
     def value(self) -> CellValue:
@@ -135,3 +142,20 @@ class ArenaRecord:
     weights: dict[str, int]  # story text → weight, for the stories some page weighs
     persona_labels: dict[str, str]  # persona slug → label used by the head-to-head pages
     details: dict[tuple[str, str], CellDetail]  # (story text, product name) → detail
+    # An arena file (arena.importer.arena_json) states more than the pages do: the arena's and
+    # products' slugs, the products' figures as numbers, and every cell in full (its detail, its
+    # evidence's urls and dates): ``exact`` says the import writes those as they are.
+    slug: str | None = None
+    products: dict[str, ProductRecord] | None = None  # by product name
+    exact: bool = False
+
+
+@dataclass(frozen=True)
+class ProductRecord:
+    slug: str
+    tier: str
+    stars: int | None
+    stars_growth: int | None
+    npm_weekly: int | None
+    pypi_weekly: int | None
+    popularity_as_of: date | None

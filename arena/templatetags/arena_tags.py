@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from urllib.parse import quote
 
 from django import template
+from django.conf import settings
 from django.urls import get_script_prefix, reverse
 from django.utils import timezone
 from django.utils.html import conditional_escape, escape, format_html
@@ -1413,3 +1414,11 @@ def compare_pairs(cmp, arena: str) -> str:
             url = head_to_head_url(arena, a.slug, b.slug)
             items.append(f'<li><a href="{_esc(url)}">{_esc(a.name)} vs {_esc(b.name)}</a></li>')
     return mark_safe("".join(items))
+
+
+@register.simple_tag
+def data_license() -> str:
+    """The licence the published data is offered under, as a ``rel="license"`` link."""
+    return format_html(
+        '<a rel="license" href="{}">{}</a>', settings.DATA_LICENSE_URL, settings.DATA_LICENSE_NAME
+    )

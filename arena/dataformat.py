@@ -1,0 +1,89 @@
+"""The arena file format: a whole arena as one JSON document (docs/arena-format.md).
+
+What ``export_arena`` and ``/arenas/<arena>/export.json`` write and ``import_arena_json`` reads:
+its name and version, where its JSON Schema lives, and how a document is laid out as text. Plain
+Python, no Django: the exporter (``arena.selectors.export``) builds the document, the reader
+(``arena.importer.arena_json``) checks it.
+
+The layout is fixed so that the same arena always gives the same bytes (an export imported into an
+empty database exports again identically): the top-level keys in ``SECTIONS`` order, one record per
+line in each list (an editor's line numbers, and a diff, name one record), keys in the order the
+exporter gives, UTF-8 without escaping non-ASCII text, a final newline.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+FORMAT = "arena-site/arena"
+VERSION = 1
+SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / f"arena-v{VERSION}.schema.json"
+MEDIA_TYPE = "application/json"
+
+# The document's top-level keys, in order: two scalars, the arena (one object), then lists.
+SECTIONS = (
+    "format",
+    "version",
+    "arena",
+    "categories",
+    "personas",
+    "products",
+    "stories",
+    "cells",
+    "adjacent",
+)
+# Chunks of about this many characters are what a streamed export sends at a time.
+CHUNK_CHARS = 64 * 1024
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+def document_lines(document: Mapping[str, Any]) -> Iterator[str]:
+    """The document as text, line by line (each with its newline): ``SECTIONS`` in order, a list's
+    records one per line."""
+    yield "{\n"
+    last = len(SECTIONS) - 1
+    for i, key in enumerate(SECTIONS):
+        end = "\n" if i == last else ",\n"
+        value = document[key]
+        if isinstance(value, list) and value:
+            yield f"  {_compact(key)}: [\n"
+            for j, record in enumerate(value):
+                yield f"    {_compact(record)}{',' if j < len(value) - 1 else ''}\n"
+            yield f"  ]{end}"
+        else:
+            yield f"  {_compact(key)}: {_compact(value)}{end}"
+    yield "}\n"
+
+
+def chunked(lines: Iterable[str], size: int = CHUNK_CHARS) -> Iterator[bytes]:
+    """Lines of text as UTF-8 bytes in chunks of about ``size`` characters (for streaming)."""
+    buffer: list[str] = []
+    held = 0
+    for line in lines:
+        buffer.append(line)
+        held += len(line)
+        if held >= size:
+            yield "".join(buffer).encode()
+            buffer, held = [], 0
+    if buffer:
+        yield "".join(buffer).encode()
+
+
+def document_chunks(document: Mapping[str, Any]) -> Iterator[bytes]:
+    """The document's UTF-8 bytes, in chunks."""
+    return chunked(document_lines(document))
+
+
+def document_text(document: Mapping[str, Any]) -> str:
+    return "".join(document_lines(document))
+
+
+def schema() -> dict[str, Any]:
+    """The format's JSON Schema (draft 2020-12), as shipped in ``arena/schemas/``."""
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))

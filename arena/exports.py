@@ -1,0 +1,85 @@
+"""Open data: ``/arenas/<arena>/export.json`` (the whole arena in the arena file format, what
+``export_arena`` writes) and ``/arenas/<arena>/export.csv`` (one row per cell). Both are streamed
+as they are written and cached like the pages, by the arena's content version
+(``arena.pagecache``)."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from datetime import date
+
+from django.conf import settings
+from django.http import Http404, StreamingHttpResponse
+from django.views.decorators.http import require_safe
+
+from arena import dataformat
+from arena.selectors.arenas import arena_get
+from arena.selectors.export import CSV_COLUMNS, arena_csv_rows, arena_export_document
+
+# A spreadsheet runs a cell that starts with one of these as a formula: such a text is written
+# with a leading apostrophe (OWASP's advice for CSV files), which spreadsheets hide.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _arena(slug: str):
+    arena = arena_get(slug=slug)
+    if arena is None:
+        raise Http404("No such arena")
+    return arena
+
+
+def _described(response: StreamingHttpResponse, filename: str, disposition: str) -> None:
+    """The file's name, and the licence the data is offered under (RFC 8288 link)."""
+    response["Content-Disposition"] = f'{disposition}; filename="{filename}"'
+    response["Link"] = f'<{settings.DATA_LICENSE_URL}>; rel="license"'
+
+
+@require_safe
+def arena_export_json(request, arena):
+    """The arena file of the arena: the same bytes as ``manage.py export_arena <slug>``."""
+    arena = _arena(arena)
+    document = arena_export_document(arena=arena)
+    response = StreamingHttpResponse(
+        dataformat.document_chunks(document), content_type="application/json"
+    )
+    _described(response, f"{arena.slug}.json", "inline")
+    return response
+
+
+class _Line:
+    """A file-like object whose ``write`` returns what it was given (csv writes one row)."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def _field(value: object) -> object:
+    """A value as the CSV writes it: nothing for None, a date as YYYY-MM-DD, a text that a
+    spreadsheet would run as a formula with a leading apostrophe."""
+    if value is None:
+        return ""
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def csv_lines(rows: Iterator[tuple]) -> Iterator[str]:
+    writer = csv.writer(_Line(), lineterminator="\r\n")
+    yield writer.writerow(CSV_COLUMNS)
+    for row in rows:
+        yield writer.writerow([_field(value) for value in row])
+
+
+@require_safe
+def arena_export_csv(request, arena):
+    """One row per cell of the arena's matrix (``arena.selectors.export.CSV_COLUMNS``)."""
+    arena = _arena(arena)
+    response = StreamingHttpResponse(
+        dataformat.chunked(csv_lines(arena_csv_rows(arena=arena))),
+        content_type="text/csv; charset=utf-8; header=present",
+    )
+    _described(response, f"{arena.slug}.csv", "attachment")
+    return response

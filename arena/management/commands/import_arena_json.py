@@ -1,0 +1,75 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from arena.importer import PageError
+from arena.importer.arena_json import read_arena_json
+from arena.services import ImportRefused, arena_import
+from stories.services import EditConflict
+
+
+class Command(BaseCommand):
+    help = (
+        "Create or update an arena from an arena file (docs/arena-format.md), as `export_arena` "
+        "writes it. The file is checked whole against the format's JSON Schema and rules first; "
+        "an error names FILE: /json/pointer: reason and imports nothing. Idempotent and atomic. "
+        "Cells a moderator corrected (an upheld flag or an admin edit) on or after the file's "
+        "`updated` date keep their value, and each such conflict is listed; stories and products "
+        "the file no longer lists are retired, never deleted."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", metavar="FILE")
+        parser.add_argument(
+            "--check",
+            action="store_true",
+            help="Only check the file (nothing is written); exit 1 with the errors if any.",
+        )
+        parser.add_argument(
+            "--overwrite-moderated",
+            action="store_true",
+            help="Write the file's values over moderated cells too (recorded publicly as an "
+            "import over a moderated value).",
+        )
+
+    def handle(self, *args, file, check=False, overwrite_moderated=False, **options):
+        try:
+            record = read_arena_json(file)
+        except PageError as exc:
+            raise CommandError(str(exc)) from None
+        ov = record.overview
+        if check:
+            self.stdout.write(
+                f"{file}: a valid arena file: {ov.name!r}, {len(ov.products)} products, "
+                f"{len(ov.stories)} stories, {ov.cell_count} cells. Nothing was imported."
+            )
+            return
+        try:
+            report = arena_import(record=record, overwrite_moderated=overwrite_moderated)
+        except ImportRefused as exc:
+            raise CommandError(str(exc)) from None
+        except EditConflict as exc:
+            raise CommandError(
+                f"a cell changed while the import ran; nothing was imported, run it again ({exc})"
+            ) from None
+        arena = report.arena
+        verb = "Created" if report.created else ("Updated" if report.changed else "Unchanged:")
+        self.stdout.write(
+            f"{verb} arena {arena.name!r} ({arena.slug}): {report.stories} stories, "
+            f"{report.cells} cells, from {file}."
+        )
+        for text in report.default_weight_stories:
+            self.stdout.write(f"  the file gives no weight for {text!r}: default weight used")
+        for line in report.kept:
+            self.stdout.write(f"  {line}")
+        if report.kept:
+            self.stdout.write(
+                f"  {len(report.kept)} moderated or edited value(s) kept; --overwrite-moderated "
+                "writes the file's values over them"
+            )
+        for line in report.overwritten:
+            self.stdout.write(f"  {line}")
+        for what in report.retired:
+            self.stdout.write(f"  retired {what} (no longer in the file; its history is kept)")
+        for what in report.restored:
+            self.stdout.write(f"  restored {what} (back in the file)")
+        for what in report.removed:
+            self.stdout.write(f"  removed {what} (no longer in the file)")

@@ -1,0 +1,199 @@
+"""Open data: a whole arena as a document in the arena file format (``arena.dataformat``) and as
+one CSV row per cell. Reads only; a fixed number of queries whatever the arena's size.
+
+What is exported is what the public pages show: the products and stories on the pages (retired
+ones are kept on record only), every cell between them with its rationale and evidence. No flags,
+no verdict history, nothing about who flagged or moderated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date
+from typing import Any
+
+from django.db.models import OuterRef
+
+from arena import dataformat
+from arena.models import AdjacentArena, Arena, Category, SubGroup
+from arena.selectors.counts import row_count
+from products.models import Product
+from stories.models import Cell, Evidence, Story
+
+
+def _day(value: date | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def arena_export_document(*, arena: Arena) -> dict[str, Any]:
+    """The arena as an arena file (a dict in ``dataformat.SECTIONS`` order, keys in the order the
+    file shows them). Seven queries."""
+    stories = list(
+        Story.objects.filter(arena=arena)
+        .order_by("position")
+        .values_list(
+            "pk", "text", "category_id", "subgroup_id", "persona__slug", "persona__label", "weight"
+        )
+    )
+    products = list(Product.objects.filter(arena=arena).order_by("position"))
+    used_categories = {s[2] for s in stories}
+    used_groups = {s[3] for s in stories if s[3] is not None}
+    categories = [
+        c
+        for c in Category.objects.filter(arena=arena).order_by("position")
+        if c.pk in used_categories
+    ]
+    groups: dict[int, list[SubGroup]] = {}
+    for g in SubGroup.objects.filter(category__arena=arena).order_by("category_id", "position"):
+        if g.pk in used_groups:
+            groups.setdefault(g.category_id, []).append(g)
+    category_names = {c.pk: c.name for c in categories}
+    group_names = {g.pk: g.name for gs in groups.values() for g in gs}
+    personas: dict[str, str] = {}
+    for s in stories:
+        personas.setdefault(s[4], s[5])
+    keys = {s[0]: i for i, s in enumerate(stories, start=1)}
+    slugs = {p.pk: p.slug for p in products}
+    cells = list(
+        Cell.objects.filter(story__arena=arena, story__in=keys, product__in=slugs)
+        .order_by("story__position", "product__position")
+        .values_list(
+            "pk",
+            "story_id",
+            "product_id",
+            "verdict",
+            "proof",
+            "quality",
+            "rationale",
+            "detail_published",
+            "evidence_as_of",
+        )
+    )
+    evidence: dict[int, list[dict[str, Any]]] = {}
+    for cell_id, source, quote, url, checked_on in (
+        Evidence.objects.filter(cell__story__arena=arena)
+        .order_by("cell_id", "position", "pk")
+        .values_list("cell_id", "source", "quote", "url", "checked_on")
+    ):
+        evidence.setdefault(cell_id, []).append(
+            {"source": source, "quote": quote, "url": url or None, "checked_on": _day(checked_on)}
+        )
+    return {
+        "format": dataformat.FORMAT,
+        "version": dataformat.VERSION,
+        "arena": {
+            "slug": arena.slug,
+            "name": arena.name,
+            "description": arena.description,
+            "updated": _day(arena.updated),
+            "evidence_as_of": _day(arena.evidence_as_of),
+        },
+        "categories": [
+            {
+                "name": c.name,
+                "blurb": c.blurb,
+                "groups": [g.name for g in groups.get(c.pk, [])],
+            }
+            for c in categories
+        ],
+        "personas": [{"slug": slug, "label": label} for slug, label in personas.items()],
+        "products": [
+            {
+                "slug": p.slug,
+                "name": p.name,
+                "tier": p.tier,
+                "stars": p.stars,
+                "stars_growth": p.stars_growth,
+                "npm_weekly": p.npm_weekly,
+                "pypi_weekly": p.pypi_weekly,
+                "popularity_as_of": _day(p.popularity_as_of),
+            }
+            for p in products
+        ],
+        "stories": [
+            {
+                "key": keys[pk],
+                "text": text,
+                "category": category_names[category],
+                "group": group_names.get(group) if group is not None else None,
+                "persona": persona,
+                "weight": weight,
+            }
+            for pk, text, category, group, persona, _label, weight in stories
+        ],
+        "cells": [
+            {
+                "story": keys[story],
+                "product": slugs[product],
+                "verdict": verdict,
+                "proof": proof,
+                "quality": quality,
+                "rationale": rationale if published else None,
+                "evidence_as_of": _day(as_of),
+                "evidence": evidence.get(pk, []),
+            }
+            for pk, story, product, verdict, proof, quality, rationale, published, as_of in cells
+        ],
+        "adjacent": [
+            {
+                "name": a.name,
+                "product_count": a.product_count,
+                "leader": a.leader,
+                "shares": a.shares or None,
+            }
+            for a in AdjacentArena.objects.filter(arena=arena).order_by("position")
+        ],
+    }
+
+
+# The CSV's columns (its header row), one row per cell in matrix order.
+CSV_COLUMNS = (
+    "story_id",
+    "story",
+    "category",
+    "subgroup",
+    "persona",
+    "weight",
+    "product",
+    "product_name",
+    "cell_id",
+    "verdict",
+    "proof",
+    "quality",
+    "rationale",
+    "evidence_count",
+    "evidence_as_of",
+)
+
+
+def arena_csv_rows(*, arena: Arena) -> Iterator[tuple]:
+    """One row per cell of the pages' stories and products (``CSV_COLUMNS``; ``evidence_as_of``
+    the newest evidence date, as in the API), in matrix order: one query, read in chunks."""
+    evidence_count = row_count(Evidence.objects.filter(cell=OuterRef("pk")), per="cell")
+    rows = (
+        Cell.objects.filter(
+            story__arena=arena,
+            story__retired_at__isnull=True,
+            product__retired_at__isnull=True,
+        )
+        .annotate(evidence_count=evidence_count)
+        .order_by("story__position", "product__position")
+        .values_list(
+            "story_id",
+            "story__text",
+            "story__category__name",
+            "story__subgroup__name",
+            "story__persona__slug",
+            "story__weight",
+            "product__slug",
+            "product__name",
+            "pk",
+            "verdict",
+            "proof",
+            "quality",
+            "rationale",
+            "evidence_count",
+            "evidence_as_of",
+        )
+    )
+    yield from rows.iterator(chunk_size=2000)
