@@ -170,11 +170,18 @@ def _schema_check(document: Any, errors: _Errors) -> None:
         key=lambda e: [(0, p, "") if isinstance(p, int) else (1, 0, p) for p in e.absolute_path],
     )
     if found:
-        lines = [f"{errors.where(e.absolute_path)}: {e.message}" for e in found[:MAX_ERRORS]]
+        lines = [
+            f"{errors.where(e.absolute_path)}: {_short(e.message)}" for e in found[:MAX_ERRORS]
+        ]
         more = len(found) - MAX_ERRORS
         if more > 0:
             lines.append(f"... and {more} more")
         raise ArenaFileError(errors.path, f"\n{errors.path}: ".join(lines))
+
+
+def _short(message: str, size: int = 300) -> str:
+    """A message cut to ``size`` characters (the schema's messages quote the value whole)."""
+    return message if len(message) <= size else message[: size - 1] + "…"
 
 
 def _texts(value: Any, where: list[str | int], errors: _Errors) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from datetime import date
 from typing import Any
 
-from django.db.models import OuterRef
+from django.db.models import Case, OuterRef, TextField, Value, When
 
 from arena import dataformat
 from arena.models import AdjacentArena, Arena, Category, SubGroup
@@ -168,7 +168,8 @@ CSV_COLUMNS = (
 
 def arena_csv_rows(*, arena: Arena) -> Iterator[tuple]:
     """One row per cell of the pages' stories and products (``CSV_COLUMNS``; ``evidence_as_of``
-    the newest evidence date, as in the API), in matrix order: one query, read in chunks."""
+    the newest evidence date, as in the API; the rationale where the pages publish it), in matrix
+    order: one query, read in chunks."""
     evidence_count = row_count(Evidence.objects.filter(cell=OuterRef("pk")), per="cell")
     rows = (
         Cell.objects.filter(
@@ -176,7 +177,15 @@ def arena_csv_rows(*, arena: Arena) -> Iterator[tuple]:
             story__retired_at__isnull=True,
             product__retired_at__isnull=True,
         )
-        .annotate(evidence_count=evidence_count)
+        .annotate(
+            evidence_count=evidence_count,
+            # the rationale as the pages show it: none where no detail is published
+            shown_rationale=Case(
+                When(detail_published=True, then="rationale"),
+                default=Value(""),
+                output_field=TextField(),
+            ),
+        )
         .order_by("story__position", "product__position")
         .values_list(
             "story_id",
@@ -191,7 +200,7 @@ def arena_csv_rows(*, arena: Arena) -> Iterator[tuple]:
             "verdict",
             "proof",
             "quality",
-            "rationale",
+            "shown_rationale",
             "evidence_count",
             "evidence_as_of",
         )

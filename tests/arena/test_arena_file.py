@@ -1,0 +1,373 @@
+"""The arena file format: export → import into an empty database → export gives the same bytes (the
+seed arena, a generated 30 × 300 arena, the documented example); a damaged file is refused with
+``FILE: /json/pointer (line N): reason`` and imports nothing; an import respects moderation and twice
+is once."""
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+
+from arena import dataformat
+from arena.importer.arena_json import line_of, pointer, read_arena_json
+from arena.importer.limits import max_length
+from arena.models import Arena
+from arena.selectors.export import arena_export_document
+from arena.services import arena_import
+from products.models import Product
+from stories.models import Cell, CellChange, Evidence, Story
+from stories.services import cell_edit
+from tests.conftest import _arenas_clear
+
+EXAMPLE = Path(settings.BASE_DIR) / "docs" / "example-arena.json"
+
+
+def export(slug: str, path: Path) -> bytes:
+    call_command("export_arena", slug, "-o", str(path), stderr=io.StringIO())
+    return path.read_bytes()
+
+
+def import_file(path: Path, *options: str) -> str:
+    out = io.StringIO()
+    call_command("import_arena_json", str(path), *options, stdout=out)
+    return out.getvalue()
+
+
+def document(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def write(path: Path, doc: dict) -> Path:
+    path.write_text(dataformat.document_text(doc), encoding="utf-8")
+    return path
+
+
+# ---------------------------------------------------------------- round trips
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("size", ["seeded_arena", "big_arena"])
+def test_export_import_into_an_empty_database_exports_the_same_bytes(request, size, tmp_path):
+    arena = request.getfixturevalue(size)
+    first = export(arena.slug, tmp_path / "first.json")
+    _arenas_clear()  # an empty database (rolled back after the test)
+    assert not Arena.objects.exists() and not Cell.objects.exists()
+    out = import_file(tmp_path / "first.json")
+    assert out.startswith(f"Created arena {arena.name!r} ({arena.slug})")
+    assert export(arena.slug, tmp_path / "second.json") == first
+    doc = json.loads(first)
+    assert len(doc["cells"]) == len(doc["products"]) * len(doc["stories"])
+    assert doc["format"] == "arena-site/arena" and doc["version"] == 1
+
+
+@pytest.mark.django_db
+def test_the_seed_export_states_every_cell_as_the_site_shows_it(seeded_arena, tmp_path):
+    doc = json.loads(export(seeded_arena.slug, tmp_path / "seed.json"))
+    assert [p["name"] for p in doc["products"]] == list(
+        Product.objects.filter(arena=seeded_arena)
+        .order_by("position")
+        .values_list("name", flat=True)
+    )
+    assert len(doc["stories"]) == 53 and len(doc["cells"]) == 6 * 53
+    stories = {s["key"]: s["text"] for s in doc["stories"]}
+    for c in doc["cells"]:
+        cell = Cell.objects.get(story__text=stories[c["story"]], product__slug=c["product"])
+        assert (c["verdict"], c["proof"], c["quality"]) == (cell.verdict, cell.proof, cell.quality)
+        quotes = [e["quote"] for e in c["evidence"]]
+        assert quotes == list(cell.evidence.order_by("position").values_list("quote", flat=True))
+    # the detailed cells carry their rationale; the others say there is none published
+    assert any(c["rationale"] for c in doc["cells"]) and any(
+        c["rationale"] is None for c in doc["cells"]
+    )
+
+
+@pytest.mark.django_db
+def test_the_documented_example_imports_and_exports_as_written(tmp_path):
+    out = import_file(EXAMPLE)
+    assert "Created arena 'Team Wikis' (team-wikis): 4 stories, 12 cells" in out
+    assert export("team-wikis", tmp_path / "again.json") == EXAMPLE.read_bytes()
+    papyr = Cell.objects.get(product__slug="papyr", story__text__startswith="I start a meeting")
+    assert (papyr.verdict, papyr.proof, papyr.quality) == ("disputed", "contradicted", 3)
+    evidence = list(papyr.evidence.order_by("position").values_list("source", "checked_on"))
+    assert [source for source, _ in evidence] == ["claimed-docs", "community"]
+    assert str(evidence[0][1]) == "2026-08-30"
+
+
+@pytest.mark.django_db
+def test_check_only_validates_and_writes_nothing():
+    out = io.StringIO()
+    call_command("import_arena_json", str(EXAMPLE), "--check", stdout=out)
+    assert "a valid arena file: 'Team Wikis', 3 products, 4 stories, 12 cells" in out.getvalue()
+    assert not Arena.objects.filter(slug="team-wikis").exists()
+
+
+@pytest.mark.django_db
+def test_importing_twice_is_importing_once(seeded_arena, tmp_path):
+    path = tmp_path / "seed.json"
+    before = export(seeded_arena.slug, path)
+    version = Arena.objects.get(pk=seeded_arena.pk).content_version
+    changes = CellChange.objects.count()
+    out = import_file(path)
+    assert out.startswith("Unchanged: arena 'Durable Execution Engines'")
+    assert Arena.objects.get(pk=seeded_arena.pk).content_version == version
+    assert CellChange.objects.count() == changes
+    assert export(seeded_arena.slug, tmp_path / "again.json") == before
+
+
+@pytest.mark.django_db
+def test_an_import_updates_cells_evidence_and_dates_and_records_the_change(seeded_arena, tmp_path):
+    doc = json.loads(export(seeded_arena.slug, tmp_path / "seed.json"))
+    cell = doc["cells"][7]
+    cell.update(verdict="partial", proof="claimed", quality=5, evidence_as_of="2026-10-02")
+    cell["evidence"] = [
+        {
+            "source": "github",
+            "quote": "A new quote",
+            "url": "https://x.example/",
+            "checked_on": "2026-10-02",
+        }
+    ]
+    doc["arena"]["updated"] = "2026-10-02"
+    out = import_file(write(tmp_path / "changed.json", doc))
+    assert out.startswith("Updated arena")
+    story = Story.objects.get(arena=seeded_arena, position=doc["cells"][7]["story"] - 1)
+    stored = Cell.objects.get(story=story, product__slug=cell["product"])
+    assert (stored.verdict, stored.proof, stored.quality) == ("partial", "claimed", 5)
+    assert str(stored.evidence_as_of) == "2026-10-02"
+    assert list(stored.evidence.values_list("quote", "url")) == [
+        ("A new quote", "https://x.example/")
+    ]
+    change = CellChange.objects.filter(cell=stored).latest("changed_at")
+    assert change.note == f"Imported from {tmp_path / 'changed.json'}"
+    assert (
+        export(seeded_arena.slug, tmp_path / "after.json") == dataformat.document_text(doc).encode()
+    )
+
+
+@pytest.mark.django_db
+def test_an_import_keeps_a_moderated_value_newer_than_the_file(seeded_arena, moderator, tmp_path):
+    path = tmp_path / "seed.json"
+    doc = json.loads(export(seeded_arena.slug, path))
+    cell = Cell.objects.filter(story__arena=seeded_arena, verdict="none").first()
+    cell_edit(
+        cell=cell,
+        changes={"verdict": "partial", "proof": "community", "quality": 4},
+        base_version=cell.version,
+        by=moderator,
+        note="Seen in the community forum",
+    )
+    out = import_file(path)
+    kept = Cell.objects.get(pk=cell.pk)
+    assert (kept.verdict, kept.quality) == ("partial", 4)
+    assert "kept direct edit value partial community 4/10" in out
+    assert "1 moderated or edited value(s) kept" in out
+    out = import_file(path, "--overwrite-moderated")
+    assert Cell.objects.get(pk=cell.pk).verdict == "none"
+    assert "overwrote direct edit value" in out
+    assert doc  # (the file was the export from before the edit)
+
+
+@pytest.mark.django_db
+def test_a_file_without_a_product_or_story_retires_it(seeded_arena, tmp_path):
+    doc = json.loads(export(seeded_arena.slug, tmp_path / "seed.json"))
+    gone = doc["products"].pop()
+    doc["cells"] = [c for c in doc["cells"] if c["product"] != gone["slug"]]
+    out = import_file(write(tmp_path / "fewer.json", doc))
+    assert f"retired product {gone['name']!r} (no longer in the file" in out
+    product = Product.all_objects.get(arena=seeded_arena, slug=gone["slug"])
+    assert product.retired_at is not None  # kept on record with its cells
+    assert Cell.objects.filter(product=product).count() == 53
+
+
+# ---------------------------------------------------------------- damaged files
+
+
+def refused(path: Path) -> str:
+    with pytest.raises(CommandError) as caught:
+        import_file(path)
+    return str(caught.value)
+
+
+@pytest.mark.django_db
+def test_a_truncated_file_names_its_line_and_column_and_imports_nothing(tmp_path):
+    text = EXAMPLE.read_text(encoding="utf-8")
+    cut = text[: text.index('"quality": 7')]
+    path = tmp_path / "cut.json"
+    path.write_text(cut, encoding="utf-8")
+    message = refused(path)
+    line = cut.count("\n") + 1
+    assert message.startswith(f"{path}: line {line}, column ")
+    assert "not valid JSON" in message
+    assert not Arena.objects.filter(slug="team-wikis").exists()
+
+
+def _damaged(mutate) -> dict:
+    doc = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    mutate(doc)
+    return doc
+
+
+DAMAGES = {
+    "quality out of range": (
+        lambda d: d["cells"][0].update(quality=11),
+        "/cells/0/quality (line 25): 11 is greater than the maximum of 10",
+    ),
+    "unknown verdict": (
+        lambda d: d["cells"][2].update(verdict="great"),
+        "/cells/2/verdict (line 27): 'great' is not one of",
+    ),
+    "a none cell with a quality": (
+        lambda d: d["cells"][2].update(quality=4),
+        "/cells/2/quality (line 27): A none cell (no evidence found) has quality 0.",
+    ),
+    "a full cell without proof": (
+        lambda d: d["cells"][0].update(proof=None),
+        "/cells/0/proof (line 25): A full cell needs a proof level.",
+    ),
+    "unknown product": (
+        lambda d: d["cells"][1].update(product="nope"),
+        "/cells/1/product (line 26): 'nope' is not a product's slug",
+    ),
+    "unknown story": (
+        lambda d: d["cells"][1].update(story=99),
+        "/cells/1/story (line 26): no story has the key 99",
+    ),
+    "a missing cell": (
+        lambda d: d["cells"].pop(),
+        "/cells (line 24): no cell for the story 4 and the product 'papyr'",
+    ),
+    "a cell twice": (
+        lambda d: d["cells"].append(dict(d["cells"][0])),
+        "/cells/12 (line 37): a second cell for the same story and product",
+    ),
+    "a group the category lacks": (
+        lambda d: d["stories"][0].update(group="Nope"),
+        "/stories/0/group (line 19): 'Nope' is not a group of 'Writing'",
+    ),
+    "a persona not listed": (
+        lambda d: d["stories"][2].update(persona="ghost"),
+        "/stories/2/persona (line 21): 'ghost' is not a persona",
+    ),
+    "two products with one slug": (
+        lambda d: d["products"][1].update(slug="quillbase"),
+        "/products/1/slug (line 15): 'quillbase' is already used by /products/0",
+    ),
+    "story text twice": (
+        lambda d: d["stories"][1].update(text=d["stories"][0]["text"]),
+        "/stories/1/text (line 20): 'I write a page in markdown and see it rendered as I type' "
+        "is already used by /stories/0",
+    ),
+    "a bad date": (
+        lambda d: d["cells"][0].update(evidence_as_of="2026-02-30"),
+        "/cells/0/evidence_as_of (line 25): ",
+    ),
+    "a control character": (
+        lambda d: d["cells"][0].update(rationale="bell \x07 here"),
+        "/cells/0/rationale (line 25): holds the control character U+0007 at position 5",
+    ),
+    "an unknown key": (
+        lambda d: d["arena"].update(owner="me"),
+        "/arena (line 4): Additional properties are not allowed ('owner' was unexpected)",
+    ),
+    "a text too long for the database": (
+        lambda d: d["products"][0].update(name="x" * 5000),
+        "/products/0/name (line 14): 'xxxxxxxxxx",
+    ),
+    "another format": (lambda d: d.update(format="something-else"), "/format (line 2): "),
+    "a newer version": (
+        lambda d: d.update(version=2),
+        "/version (line 3): format version 2 is newer than this site reads (1)",
+    ),
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("damage", sorted(DAMAGES))
+def test_a_damaged_file_is_refused_naming_the_value_and_imports_nothing(damage, tmp_path):
+    mutate, expected = DAMAGES[damage]
+    path = write(tmp_path / "damaged.json", _damaged(mutate))
+    message = refused(path)
+    assert f"{path}: {expected}" in message
+    assert len(message) < 2000  # a long value is quoted cut short
+    assert not Arena.objects.filter(slug="team-wikis").exists()
+    assert not Product.all_objects.filter(slug="quillbase").exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b"", "file is empty"),
+        (b"\xff\xfe{}", "not UTF-8 text"),
+        (b'{"format": 1, "format": 2}', "the key 'format' appears twice in one object"),
+        (b"[]", "/ (line 1): [] is not of type 'object'"),
+        (b"[" * 100_000, "nested too deeply"),
+    ],
+)
+def test_files_that_are_no_arena_file_at_all_are_refused(content, expected, tmp_path):
+    path = tmp_path / "odd.json"
+    path.write_bytes(content)
+    assert expected in refused(path)
+
+
+@pytest.mark.django_db
+def test_a_missing_file_is_named(tmp_path):
+    assert "cannot read file" in refused(tmp_path / "nowhere.json")
+
+
+def test_the_schema_allows_what_the_database_stores():
+    schema = dataformat.schema()["properties"]
+    items = {name: schema[name]["items"]["properties"] for name in ("products", "stories")}
+    assert items["products"]["name"]["maxLength"] == max_length("Product.name")
+    assert items["products"]["slug"]["maxLength"] == max_length("Product.slug")
+    assert items["products"]["tier"]["maxLength"] == max_length("Product.tier")
+    assert items["stories"]["text"]["maxLength"] == max_length("Story.text")
+    assert schema["arena"]["properties"]["name"]["maxLength"] == max_length("Arena.name")
+    evidence = schema["cells"]["items"]["properties"]["evidence"]["items"]["properties"]
+    assert evidence["source"]["maxLength"] == max_length("Evidence.source")
+    assert evidence["url"]["maxLength"] == max_length("Evidence.url")
+
+
+def test_pointers_and_lines():
+    text = EXAMPLE.read_text(encoding="utf-8")
+    assert pointer([]) == "/" and pointer(["a/b", "c~d", 3]) == "/a~1b/c~0d/3"
+    assert line_of(text, ["cells", 0, "quality"]) == 25
+    assert line_of(text, ["stories", 3]) == 22
+    assert line_of(text, ["nowhere"]) is None
+
+
+# ---------------------------------------------------------------- any text survives the trip
+
+TEXT = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=60
+).map(
+    lambda s: "".join(
+        ch for ch in s if ch in "\t\n\r" or not (ord(ch) < 32 or 0x7F <= ord(ch) <= 0x9F)
+    )
+)
+
+
+@pytest.mark.django_db
+@hsettings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(rationale=TEXT, quote=TEXT.filter(bool), story=TEXT.map(str.strip).filter(bool))
+def test_any_text_comes_back_exactly(tmp_path, rationale, quote, story):
+    doc = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    doc["cells"][0]["rationale"] = rationale
+    doc["cells"][0]["evidence"][0]["quote"] = quote
+    doc["stories"][3]["text"] = story
+    path = write(tmp_path / "text.json", doc)
+    arena_import(record=read_arena_json(path))
+    exported = arena_export_document(arena=Arena.objects.get(slug="team-wikis"))
+    assert exported["cells"][0]["rationale"] == rationale
+    assert exported["cells"][0]["evidence"][0]["quote"] == quote
+    assert exported["stories"][3]["text"] == story
+    assert Evidence.objects.filter(quote=quote).exists()
