@@ -2,6 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from arena.importer import PageError
 from arena.importer.arena_json import read_arena_json
+from arena.management.report import import_report_lines
 from arena.services import ImportRefused, arena_import
 from stories.services import EditConflict
 
@@ -56,20 +57,5 @@ class Command(BaseCommand):
             f"{verb} arena {arena.name!r} ({arena.slug}): {report.stories} stories, "
             f"{report.cells} cells, from {file}."
         )
-        for text in report.default_weight_stories:
-            self.stdout.write(f"  the file gives no weight for {text!r}: default weight used")
-        for line in report.kept:
-            self.stdout.write(f"  {line}")
-        if report.kept:
-            self.stdout.write(
-                f"  {len(report.kept)} moderated or edited value(s) kept; --overwrite-moderated "
-                "writes the file's values over them"
-            )
-        for line in report.overwritten:
-            self.stdout.write(f"  {line}")
-        for what in report.retired:
-            self.stdout.write(f"  retired {what} (no longer in the file; its history is kept)")
-        for what in report.restored:
-            self.stdout.write(f"  restored {what} (back in the file)")
-        for what in report.removed:
-            self.stdout.write(f"  removed {what} (no longer in the file)")
+        for line in import_report_lines(report, read="file"):
+            self.stdout.write(line)

@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from arena.importer import PageError, read_arena
+from arena.management.report import import_report_lines
 from arena.services import ImportRefused, arena_import
 from stories.services import EditConflict
 
@@ -42,20 +43,5 @@ class Command(BaseCommand):
             f"{verb} arena {arena.name!r} ({arena.slug}): {report.stories} stories, {report.cells} cells, "
             f"{report.detailed_cells} with published detail, from {len(files)} file(s)."
         )
-        for text in report.default_weight_stories:
-            self.stdout.write(f"  no page gives the weight of {text!r}: default weight used")
-        for line in report.kept:
-            self.stdout.write(f"  {line}")
-        if report.kept:
-            self.stdout.write(
-                f"  {len(report.kept)} moderated or edited value(s) kept; --overwrite-moderated "
-                "writes the pages' values over them"
-            )
-        for line in report.overwritten:
-            self.stdout.write(f"  {line}")
-        for what in report.retired:
-            self.stdout.write(f"  retired {what} (no longer on the pages; its history is kept)")
-        for what in report.restored:
-            self.stdout.write(f"  restored {what} (back on the pages)")
-        for what in report.removed:
-            self.stdout.write(f"  removed {what} (no longer on the pages)")
+        for line in import_report_lines(report, read="pages"):
+            self.stdout.write(line)
