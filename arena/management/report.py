@@ -1,16 +1,41 @@
-"""What the import commands print after an import: one place for both (pages and arena files)."""
+"""The import commands' shared part: running the import service and what they print after it,
+one place for both (pages and arena files)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from arena.services import ImportReport
+from django.core.management.base import CommandError
+
+from arena.importer import ArenaRecord
+from arena.services import ImportRefused, ImportReport, arena_import
+from stories.services import EditConflict
 
 # How the report names what was read: page dumps or an arena file.
 WORDS = {
     "pages": {"given": "no page gives", "values": "the pages' values", "where": "on the pages"},
     "file": {"given": "the file gives no", "values": "the file's values", "where": "in the file"},
 }
+
+
+def import_record(record: ArenaRecord, *, overwrite_moderated: bool) -> ImportReport:
+    """``arena_import``, its refusals as the command's error (nothing was imported)."""
+    try:
+        return arena_import(record=record, overwrite_moderated=overwrite_moderated)
+    except ImportRefused as exc:
+        raise CommandError(str(exc)) from None
+    except EditConflict as exc:
+        raise CommandError(
+            f"a cell changed while the import ran; nothing was imported, run it again ({exc})"
+        ) from None
+
+
+def import_summary(report: ImportReport) -> str:
+    """``Created arena 'Name' (slug): 53 stories, 318 cells`` (or Updated, or Unchanged:)."""
+    verb = "Created" if report.created else ("Updated" if report.changed else "Unchanged:")
+    arena = report.arena
+    assert arena is not None
+    return f"{verb} arena {arena.name!r} ({arena.slug}): {report.stories} stories, {report.cells} cells"
 
 
 def import_report_lines(report: ImportReport, *, read: str) -> Iterator[str]:

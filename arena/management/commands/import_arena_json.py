@@ -2,9 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from arena.importer import PageError
 from arena.importer.arena_json import read_arena_json
-from arena.management.report import import_report_lines
-from arena.services import ImportRefused, arena_import
-from stories.services import EditConflict
+from arena.management.report import import_record, import_report_lines, import_summary
 
 
 class Command(BaseCommand):
@@ -43,19 +41,7 @@ class Command(BaseCommand):
                 f"{len(ov.stories)} stories, {ov.cell_count} cells. Nothing was imported."
             )
             return
-        try:
-            report = arena_import(record=record, overwrite_moderated=overwrite_moderated)
-        except ImportRefused as exc:
-            raise CommandError(str(exc)) from None
-        except EditConflict as exc:
-            raise CommandError(
-                f"a cell changed while the import ran; nothing was imported, run it again ({exc})"
-            ) from None
-        arena = report.arena
-        verb = "Created" if report.created else ("Updated" if report.changed else "Unchanged:")
-        self.stdout.write(
-            f"{verb} arena {arena.name!r} ({arena.slug}): {report.stories} stories, "
-            f"{report.cells} cells, from {file}."
-        )
+        report = import_record(record, overwrite_moderated=overwrite_moderated)
+        self.stdout.write(f"{import_summary(report)}, from {file}.")
         for line in import_report_lines(report, read="file"):
             self.stdout.write(line)

@@ -1,9 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from arena.importer import PageError, read_arena
-from arena.management.report import import_report_lines
-from arena.services import ImportRefused, arena_import
-from stories.services import EditConflict
+from arena.management.report import import_record, import_report_lines, import_summary
 
 
 class Command(BaseCommand):
@@ -29,19 +27,10 @@ class Command(BaseCommand):
             record = read_arena(files)
         except PageError as exc:
             raise CommandError(str(exc)) from None
-        try:
-            report = arena_import(record=record, overwrite_moderated=overwrite_moderated)
-        except ImportRefused as exc:
-            raise CommandError(str(exc)) from None
-        except EditConflict as exc:
-            raise CommandError(
-                f"a cell changed while the import ran; nothing was imported, run it again ({exc})"
-            ) from None
-        arena = report.arena
-        verb = "Created" if report.created else ("Updated" if report.changed else "Unchanged:")
+        report = import_record(record, overwrite_moderated=overwrite_moderated)
         self.stdout.write(
-            f"{verb} arena {arena.name!r} ({arena.slug}): {report.stories} stories, {report.cells} cells, "
-            f"{report.detailed_cells} with published detail, from {len(files)} file(s)."
+            f"{import_summary(report)}, {report.detailed_cells} with published detail, "
+            f"from {len(files)} file(s)."
         )
         for line in import_report_lines(report, read="pages"):
             self.stdout.write(line)
