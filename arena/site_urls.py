@@ -1,6 +1,6 @@
 from django.urls import path
 
-from arena import views
+from arena import agents, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -13,4 +13,14 @@ urlpatterns = [
     ),
     path("arenas/<slug:arena>/stories/<int:story>/", views.story_detail, name="story-detail"),
     path("cells/<int:cell>/", views.cell_detail, name="cell-detail"),
+    # issue 13 part 3: the site for programs (llms.txt and markdown views, arena/agents.py)
+    path("llms.txt", agents.llms_txt, name="llms-txt"),
+    path("api.md", agents.api_markdown, name="api-markdown"),
+    path("arenas/<slug:arena>.md", agents.arena_markdown, name="arena-markdown"),
+    path(
+        "arenas/<slug:arena>/vs/<slug:a>-vs-<slug:b>.md",
+        agents.head_to_head_markdown,
+        name="head-to-head-markdown",
+    ),
+    path("cells/<int:cell>.md", agents.cell_markdown, name="cell-markdown"),
 ]
