@@ -19,7 +19,7 @@ from arena.models import Arena
 from arena.selectors.arenas import arena_documented_pairs
 from products.models import Product
 from stories.models import Cell, Story
-from stories.services import product_update
+from stories.services import product_update, story_retire
 from stories.values import CellValue
 from tests.factories import (
     CategoryFactory,
@@ -132,6 +132,12 @@ def test_a_data_url_is_http_only_and_cannot_end_the_link(text):
     assert href is not None and not re.search(r"[\s()<>\[\]\\\"]", href)
     assert links_of(markdown.link("source", href)) == [("source", href)]
     assert markdown.url(f"javascript:{text}") is None
+
+
+@given(st.text(max_size=300))
+def test_any_text_as_paragraphs_stays_plain_paragraphs(text):
+    kinds = {t.type for t in _md.parse(f"{markdown.paragraphs(text)}\n")}
+    assert kinds <= {"paragraph_open", "inline", "paragraph_close"}
 
 
 # ---------------------------------------------------------------- the arena
@@ -270,6 +276,16 @@ def test_cell_markdown_has_the_verdict_evidence_history_and_flag_form(client, se
     labels = [label for label, _ in links_of(text)]
     assert any(" vs " in label for label in labels)  # its head-to-heads, as markdown
     assert_tables_keep_shape(text)
+
+
+def test_a_retired_storys_cell_is_kept_on_record_and_left_out_of_the_arena(client, seeded_arena):
+    cell = Cell.objects.filter(story__arena=seeded_arena).order_by("pk").first()
+    story_retire(story=cell.story)
+    text = md(client, f"/cells/{cell.pk}.md")
+    assert "Kept on record only: the story left the arena on" in text
+    arena = md(client, f"/arenas/{SEED}.md")
+    assert "user stories: 52" in arena
+    assert f"\n| {cell.story.pk} | {normal(cell.story.text)[:30]}" not in arena
 
 
 # ---------------------------------------------------------------- whatever the data holds
