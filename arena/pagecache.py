@@ -89,6 +89,12 @@ PAGE_VERSIONS: dict[str, Versioner] = {
     "api-arena-compare-many": _arena,
     "arena-export-json": _arena,
     "arena-export-csv": _arena,
+    # issue 13 part 3: llms.txt and the markdown views
+    "llms-txt": _site,
+    "api-markdown": _static,
+    "arena-markdown": _arena,
+    "head-to-head-markdown": _arena,
+    "cell-markdown": _cell,
 }
 # Pages that show how old evidence is (a cell turns stale at midnight with no write): their keys and
 # ETags carry today's date too (stories/freshness.py), so each day renders them anew.

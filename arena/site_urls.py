@@ -1,6 +1,6 @@
 from django.urls import path
 
-from arena import exports, views
+from arena import agents, exports, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -16,4 +16,14 @@ urlpatterns = [
     # open data (issue 13)
     path("arenas/<slug:arena>/export.json", exports.arena_export_json, name="arena-export-json"),
     path("arenas/<slug:arena>/export.csv", exports.arena_export_csv, name="arena-export-csv"),
+    # issue 13 part 3: the site for programs (llms.txt and markdown views, arena/agents.py)
+    path("llms.txt", agents.llms_txt, name="llms-txt"),
+    path("api.md", agents.api_markdown, name="api-markdown"),
+    path("arenas/<slug:arena>.md", agents.arena_markdown, name="arena-markdown"),
+    path(
+        "arenas/<slug:arena>/vs/<slug:a>-vs-<slug:b>.md",
+        agents.head_to_head_markdown,
+        name="head-to-head-markdown",
+    ),
+    path("cells/<int:cell>.md", agents.cell_markdown, name="cell-markdown"),
 ]

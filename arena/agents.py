@@ -1,0 +1,112 @@
+"""The site for programs: ``/llms.txt`` and the markdown views of an arena, a head-to-head, a
+cell and the API. Each view reads through the same selectors as its HTML page and hands the
+result to a renderer of ``arena.markdown``; "not found" is a short markdown 404. Cached and
+validated like the pages (``arena.pagecache.PAGE_VERSIONS``)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.http import require_safe
+from drf_spectacular.generators import SchemaGenerator
+
+from arena import markdown, selectors
+from arena.selectors.arenas import arena_documented_pairs
+
+MARKDOWN = "text/markdown; charset=utf-8"
+TEXT = "text/plain; charset=utf-8"
+SITE_NAME = "Arena"
+
+
+def _links(request: HttpRequest) -> markdown.Links:
+    return markdown.Links(request.build_absolute_uri("/").rstrip("/"))
+
+
+def _licence() -> markdown.Licence:
+    return markdown.Licence(settings.DATA_LICENSE_NAME, settings.DATA_LICENSE_URL)
+
+
+def _raw(links: markdown.Links) -> dict[str, str]:
+    """Resources that are not markdown, named (not linked) by llms.txt and the API summary."""
+    return {
+        "OpenAPI schema (YAML; JSON with ?format=json)": links.path("api-schema"),
+        "Interactive API docs (HTML)": links.path("api-docs"),
+    }
+
+
+def _markdown(text: str, status: int = 200) -> HttpResponse:
+    return HttpResponse(text, content_type=MARKDOWN, status=status)
+
+
+def _not_found(what: str) -> HttpResponse:
+    return _markdown(markdown.not_found_markdown(what), status=404)
+
+
+@require_safe
+def arena_markdown(request: HttpRequest, arena: str) -> HttpResponse:
+    found = selectors.arena_get(slug=arena)
+    if found is None:
+        return _not_found(f"arena {arena!r}")
+    categories = selectors.arena_category_list(arena=found)
+    board = selectors.arena_leaderboard(
+        arena=found, categories=[c.name for c in categories], stale=False
+    )
+    products = selectors.arena_product_list(arena=found)
+    text = markdown.arena_markdown(
+        arena=found,
+        board=board,
+        persona_results=selectors.arena_persona_result_list(arena=found),
+        matrix=selectors.arena_matrix(arena=found, products=products),
+        pairs=arena_documented_pairs(arena=found),
+        links=_links(request),
+        licence=_licence(),
+    )
+    return _markdown(text)
+
+
+@require_safe
+def head_to_head_markdown(request: HttpRequest, arena: str, a: str, b: str) -> HttpResponse:
+    found = selectors.arena_get(slug=arena)
+    if found is None:
+        return _not_found(f"arena {arena!r}")
+    pair = selectors.arena_product_pair_get(arena=found, a=a, b=b)
+    if a == b or a not in pair or b not in pair:
+        return _not_found(f"head-to-head {a!r} vs {b!r} in {found.slug}")
+    cmp = selectors.head_to_head_get(arena=found, a=pair[a], b=pair[b])
+    text = markdown.head_to_head_markdown(
+        arena=found, cmp=cmp, links=_links(request), licence=_licence()
+    )
+    return _markdown(text)
+
+
+@require_safe
+def cell_markdown(request: HttpRequest, cell: int) -> HttpResponse:
+    page = selectors.cell_page_get(pk=cell)
+    if page is None:
+        return _not_found(f"cell {cell}")
+    return _markdown(markdown.cell_markdown(page=page, links=_links(request), licence=_licence()))
+
+
+@require_safe
+def llms_txt(request: HttpRequest) -> HttpResponse:
+    arenas = list(selectors.arena_list())
+    links = _links(request)
+    # one query per arena (the site has a handful; its pages' sizes do not matter)
+    pairs = {a.pk: arena_documented_pairs(arena=a) for a in arenas}
+    raw = {
+        **_raw(links),
+        # (issue 13 part 1's exports: one CSV row per cell; the arena in the JSON round-trip format)
+        "Each arena's data as CSV": f"{links.root}/arenas/<arena>/export.csv",
+        "Each arena's data as JSON": f"{links.root}/arenas/<arena>/export.json",
+    }
+    text = markdown.llms_txt(
+        site=SITE_NAME, arenas=arenas, pairs=pairs, links=links, licence=_licence(), raw=raw
+    )
+    return HttpResponse(text, content_type=TEXT)
+
+
+@require_safe
+def api_markdown(request: HttpRequest) -> HttpResponse:
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    links = _links(request)
+    return _markdown(markdown.api_markdown(schema=schema, links=links, raw=_raw(links)))

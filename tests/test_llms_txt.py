@@ -1,0 +1,95 @@
+"""``/llms.txt`` as an agent reads it (llmstxt.org): what the site is, each arena with its size and
+leader, the documented head-to-heads and the API, every link an absolute address of a markdown
+page that answers 200 — at 6 × 53 and 30 × 300, cached like the pages, in a constant number of
+queries."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from arena.selectors.arenas import arena_documented_pairs
+from tests.test_markdown_views import MARKDOWN, links_of
+
+pytestmark = pytest.mark.django_db
+
+TEXT = "text/plain; charset=utf-8"
+
+
+def llms(client) -> str:
+    response = client.get("/llms.txt")
+    assert response.status_code == 200
+    assert response["Content-Type"] == TEXT
+    return response.content.decode()
+
+
+def follow_every_link(client, text: str) -> list[str]:
+    """Fetch each link of ``text``: all 200 and markdown. Returns the addresses."""
+    hrefs = [href for _, href in links_of(text)]
+    assert hrefs
+    for href in hrefs:
+        assert href.startswith("http://testserver/"), href  # absolute, on this site
+        response = client.get(href.removeprefix("http://testserver"))
+        assert response.status_code == 200, href
+        assert response["Content-Type"] == MARKDOWN, href
+        assert response.content.decode().startswith("# "), href
+    return hrefs
+
+
+@pytest.mark.parametrize("size", ["seeded_arena", "big_arena"])
+def test_llms_txt_links_only_markdown_pages_that_answer(client, request, size):
+    arena = request.getfixturevalue(size)
+    text = llms(client)
+    hrefs = follow_every_link(client, text)
+    pairs = arena_documented_pairs(arena=arena)
+    # the arena, each documented pair, the API summary
+    assert len(hrefs) == 1 + len(pairs) + 1
+    assert f"http://testserver/arenas/{arena.slug}.md" in hrefs
+    assert "http://testserver/api.md" in hrefs
+
+
+def test_llms_txt_follows_the_llmstxt_format(client, seeded_arena, big_arena):
+    text = llms(client)
+    lines = text.splitlines()
+    assert lines[0] == "# Arena"
+    assert lines[1] == "" and lines[2].startswith("> Evidence-backed comparisons")
+    headings = [line for line in lines if line.startswith("#")]
+    assert headings == ["# Arena", "## Arenas", "## Head-to-heads", "## API", "## Not markdown"]
+    # what the site is: verdicts, proof levels, scores, flags, and the licence
+    intro = text[: text.index("## Arenas")]
+    for words in ("full, partial, disputed, none or n/a", "proof level", "PA Score", "flag"):
+        assert words in intro
+    assert "CC BY 4.0 (`https://creativecommons.org/licenses/by/4.0/`)" in intro
+    # each arena as the API lists it: products × stories, leader
+    section = text[text.index("## Arenas") : text.index("## Head-to-heads")]
+    for arena in client.get("/api/arenas/").json():
+        line = next(line for line in section.splitlines() if f"/arenas/{arena['slug']}.md)" in line)
+        assert re.search(
+            rf"\): {arena['product_count']} products × {arena['story_count']} stories", line
+        )
+    assert "leader Temporal" in section
+    # the raw schema and the exports named, not linked
+    assert "`http://testserver/api/schema/`" in text
+    assert "`http://testserver/arenas/<arena>/export.json`" in text
+    follow_every_link(client, text)
+
+
+def test_llms_txt_is_cached_validated_and_cookie_free(client, seeded_arena):
+    response = client.get("/llms.txt")
+    assert "public" in response["Cache-Control"] and response["ETag"].startswith('W/"')
+    assert not response.cookies and "cookie" not in response.get("Vary", "").lower()
+    assert client.get("/llms.txt", HTTP_IF_NONE_MATCH=response["ETag"]).status_code == 304
+    head = client.head("/llms.txt")
+    assert head.status_code == 200 and head.content == b""
+
+
+@pytest.mark.parametrize("size", ["seeded_arena", "big_arena"])
+def test_llms_txt_queries_do_not_grow_with_the_arena(client, request, size):
+    request.getfixturevalue(size)
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get("/llms.txt").status_code == 200
+    # the site version, the arenas, each arena's documented pairs (one query per arena)
+    assert len(queries) == 3
