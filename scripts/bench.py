@@ -443,6 +443,12 @@ def arena_pages(arena) -> list[Page]:
         Page("API compare", f"/api/arenas/{arena.slug}/compare/{a.slug}/{b.slug}/"),
         Page("API arena detail (your weights)", f"/api/arenas/{arena.slug}/?{weights}"),
         Page("API compare 4 products", f"/api/arenas/{arena.slug}/compare/?products={four}"),
+        Page("export JSON (arena file)", f"{base}export.json"),
+        Page("export CSV", f"{base}export.csv"),
+        Page("arena markdown", f"/arenas/{arena.slug}.md"),
+        Page("head-to-head markdown", f"{base}vs/{a.slug}-vs-{b.slug}.md"),
+        Page("cell markdown", f"/cells/{cell.pk}.md"),
+        Page("llms.txt", "/llms.txt", per_arena=False),
     ]
 
 
@@ -590,10 +596,14 @@ def run_queries(arenas) -> None:
             connection.queries_log.clear()  # a full log (maxlen) would hide new queries
             with CaptureQueriesContext(connection) as queries:
                 response = client.get(page.path, headers=dict(page.headers), secure=True)
+                # a streamed export reads as it is sent
+                body = (
+                    b"".join(response.streaming_content) if response.streaming else response.content
+                )
             results.setdefault(page.name, {})[arena.slug] = (
                 len(queries),
                 response.status_code,
-                len(response.content),
+                len(body),
             )
     seed, big = (a.slug for a in arenas)
     rows = []
