@@ -87,6 +87,10 @@ PAGE_VERSIONS: dict[str, Versioner] = {
     "api-arena-compare": _arena,
     "arena-compare": _arena,
     "api-arena-compare-many": _arena,
+    # issue 13 part 5: robots.txt, the sitemap (every arena's products and stories), the icon
+    "robots-txt": _static,
+    "sitemap-xml": _site,
+    "favicon-ico": _static,
 }
 # Pages that show how old evidence is (a cell turns stale at midnight with no write): their keys and
 # ETags carry today's date too (stories/freshness.py), so each day renders them anew.

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from arena import views
+from arena import discovery, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -13,4 +13,8 @@ urlpatterns = [
     ),
     path("arenas/<slug:arena>/stories/<int:story>/", views.story_detail, name="story-detail"),
     path("cells/<int:cell>/", views.cell_detail, name="cell-detail"),
+    # issue 13 part 5, discoverable: robots.txt, the sitemap, the favicon
+    path("robots.txt", discovery.robots_txt, name="robots-txt"),
+    path("sitemap.xml", discovery.sitemap_xml, name="sitemap-xml"),
+    path("favicon.ico", discovery.favicon, name="favicon-ico"),
 ]
