@@ -87,11 +87,13 @@ def sitemap_xml(request: HttpRequest) -> HttpResponse:
 
 # ----------------------------------------------------------------------------- favicon.ico
 #
-# static/favicon.svg is the icon browsers use (``<link rel="icon" type="image/svg+xml">``, with its
-# own dark-mode colours). ``/favicon.ico`` is for everything that asks for it without reading the
-# page (feed readers, bookmarks, link previews, Safari, which takes no SVG icon): the same mark, drawn
-# here in Python from the same shapes (32 × 32 units), as a PNG inside an ICO (every browser since
-# IE 9/Windows Vista reads PNG entries), so no image library is needed and no binary is committed.
+# static/favicon.svg is the icon browsers that read SVG icons show (``<link rel="icon"
+# type="image/svg+xml">``, linked after the ICO, whose ``sizes="32x32"`` keeps Chrome from
+# preferring it), with its own dark-mode colours. ``/favicon.ico`` is for the browsers that take no
+# SVG icon (older Safari) and the clients that fetch it without reading the page (feed readers,
+# bookmarks, link previews): a redirect to the SVG would leave those without an icon. It is the same
+# mark, drawn here in Python from the same shapes (32 × 32 units) into a PNG inside an ICO (read by
+# every browser since IE 9), so no image library is needed and no binary file is committed.
 
 ICON_SIZE = 32
 TILE_RGB = (0x1D, 0x5F, 0xA8)  # --accent (light), as in favicon.svg
