@@ -49,7 +49,7 @@ def capture(content: str) -> SafeString:
 
 
 @register.simple_tag(takes_context=True, name="absolute_url")
-def absolute_url_tag(context, path: str) -> str:
+def absolute_url_tag(context: template.Context, path: str) -> str:
     """``{% absolute_url path as url %}``: ``path`` (as a template rendered it, entities and all)
     as an absolute URL; the template escapes it again where it writes it."""
     return absolute_url(context["request"], html.unescape(str(path)))
@@ -99,20 +99,12 @@ ICON_SIZE = 32
 TILE_RGB = (0x1D, 0x5F, 0xA8)  # --accent (light), as in favicon.svg
 MARK_RGB = (0xFF, 0xFF, 0xFF)
 TILE_RADIUS = 7.0
-# (kind, numbers) in favicon.svg's units: rect x y w h; circle cx cy r; pan cx cy r (the disc's
-# lower half); line x1 y1 x2 y2 width
-MARK = (
-    ("circle", (16, 5.5, 2)),
-    ("rect", (15, 6, 2, 19)),
-    ("rect", (5, 9, 22, 2)),
-    ("rect", (10, 24, 12, 3)),
-    ("line", (7, 10, 3.5, 19, 1.2)),
-    ("line", (7, 10, 10.5, 19, 1.2)),
-    ("line", (25, 10, 21.5, 19, 1.2)),
-    ("line", (25, 10, 28.5, 19, 1.2)),
-    ("pan", (7, 19, 4.5)),
-    ("pan", (25, 19, 4.5)),
-)
+# The mark, in favicon.svg's units (the same numbers as its shapes)
+RECTS = ((15, 6, 2, 19), (5, 9, 22, 2), (10, 24, 12, 3))  # x, y, width, height: post, beam, base
+KNOB = (16, 5.5, 2)  # cx, cy, r
+PANS = ((7, 19, 4.5), (25, 19, 4.5))  # cx, cy, r: the discs' lower halves
+CORD = 1.2  # the cords' width
+CORDS = ((7, 10, 3.5, 19), (7, 10, 10.5, 19), (25, 10, 21.5, 19), (25, 10, 28.5, 19))
 
 
 def _in_tile(x: float, y: float) -> bool:
@@ -121,22 +113,23 @@ def _in_tile(x: float, y: float) -> bool:
     return (x - cx) ** 2 + (y - cy) ** 2 <= r * r
 
 
+def _in_disc(x: float, y: float, cx: float, cy: float, r: float) -> bool:
+    return (x - cx) ** 2 + (y - cy) ** 2 <= r * r
+
+
+def _near_segment(x: float, y: float, x1: float, y1: float, x2: float, y2: float) -> bool:
+    dx, dy = x2 - x1, y2 - y1
+    t = min(max(((x - x1) * dx + (y - y1) * dy) / (dx * dx + dy * dy), 0.0), 1.0)
+    return (x - x1 - t * dx) ** 2 + (y - y1 - t * dy) ** 2 <= (CORD / 2) ** 2
+
+
 def _in_mark(x: float, y: float) -> bool:
-    for kind, n in MARK:
-        if kind == "rect":
-            if n[0] <= x <= n[0] + n[2] and n[1] <= y <= n[1] + n[3]:
-                return True
-        elif kind in ("circle", "pan"):
-            inside = (x - n[0]) ** 2 + (y - n[1]) ** 2 <= n[2] ** 2
-            if inside and (kind == "circle" or y >= n[1]):
-                return True
-        else:  # a line of some width: its distance to the segment
-            x1, y1, x2, y2, width = n
-            dx, dy = x2 - x1, y2 - y1
-            t = min(max(((x - x1) * dx + (y - y1) * dy) / (dx * dx + dy * dy), 0.0), 1.0)
-            if (x - x1 - t * dx) ** 2 + (y - y1 - t * dy) ** 2 <= (width / 2) ** 2:
-                return True
-    return False
+    return (
+        any(rx <= x <= rx + w and ry <= y <= ry + h for rx, ry, w, h in RECTS)
+        or _in_disc(x, y, *KNOB)
+        or any(y >= cy and _in_disc(x, y, cx, cy, r) for cx, cy, r in PANS)
+        or any(_near_segment(x, y, *cord) for cord in CORDS)
+    )
 
 
 def _png(width: int, height: int, rows: list[bytes]) -> bytes:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -25,7 +26,15 @@ from arena.models import Arena, ProductScore
 from products.models import Product
 from stories.models import Story
 
+if TYPE_CHECKING:  # (the sites framework is not installed: the request's host is the site)
+    from django.contrib.sites.models import Site
+    from django.contrib.sites.requests import RequestSite
+
 Lastmod = date | None
+ArenaItem = tuple[str, Lastmod]  # arena slug
+ProductItem = tuple[str, str, Lastmod]  # arena slug, product slug
+StoryItem = tuple[str, int, Lastmod]  # arena slug, story id
+PairItem = tuple[str, str, str, Lastmod]  # arena slug, the two products' slugs
 
 
 def _lastmod(computed: datetime | None, updated: date | None) -> Lastmod:
@@ -43,7 +52,7 @@ class SiteSitemap(Sitemap):
             return urlsplit(settings.SITE_URL).scheme
         return super().get_protocol(protocol)
 
-    def get_domain(self, site=None) -> str:
+    def get_domain(self, site: Site | RequestSite | None = None) -> str:
         if settings.SITE_URL:
             return urlsplit(settings.SITE_URL).netloc
         return super().get_domain(site)
@@ -60,50 +69,50 @@ class PagesSitemap(SiteSitemap):
 
 
 class ArenaSitemap(SiteSitemap):
-    def items(self) -> list[tuple[str, Lastmod]]:
+    def items(self) -> list[ArenaItem]:
         rows = Arena.objects.order_by("name").values_list("slug", "scores_computed_at", "updated")
         return [(slug, _lastmod(computed, updated)) for slug, computed, updated in rows]
 
-    def location(self, item) -> str:
+    def location(self, item: ArenaItem) -> str:
         return reverse("arena-detail", args=[item[0]])
 
-    def lastmod(self, item) -> Lastmod:
+    def lastmod(self, item: ArenaItem) -> Lastmod:
         return item[-1]
 
 
 class ProductSitemap(SiteSitemap):
     """Every product still in its arena."""
 
-    def items(self) -> list[tuple[str, str, Lastmod]]:
+    def items(self) -> list[ProductItem]:
         rows = Product.objects.order_by("arena__name", "position").values_list(
             "arena__slug", "slug", "arena__scores_computed_at", "arena__updated"
         )
         return [(arena, slug, _lastmod(c, u)) for arena, slug, c, u in rows]
 
-    def location(self, item) -> str:
+    def location(self, item: ProductItem) -> str:
         return reverse("product-detail", args=[item[0], item[1]])
 
-    def lastmod(self, item) -> Lastmod:
+    def lastmod(self, item: ProductItem) -> Lastmod:
         return item[-1]
 
 
 class StorySitemap(SiteSitemap):
     """Every story still in its arena."""
 
-    def items(self) -> list[tuple[str, int, Lastmod]]:
+    def items(self) -> list[StoryItem]:
         rows = Story.objects.order_by("arena__name", "position").values_list(
             "arena__slug", "pk", "arena__scores_computed_at", "arena__updated"
         )
         return [(arena, pk, _lastmod(c, u)) for arena, pk, c, u in rows]
 
-    def location(self, item) -> str:
+    def location(self, item: StoryItem) -> str:
         return reverse("story-detail", args=[item[0], item[1]])
 
-    def lastmod(self, item) -> Lastmod:
+    def lastmod(self, item: StoryItem) -> Lastmod:
         return item[-1]
 
 
-def documented_pair_rows() -> list[tuple[str, str, str, Lastmod]]:
+def documented_pair_rows() -> list[PairItem]:
     """``(arena slug, product slug, rival slug, lastmod)`` for the head-to-heads every arena's
     leaderboard documents: ``arena.selectors.arenas.arena_documented_pairs`` for all arenas in one
     query (the same rows in the same order, arenas by name; a test holds them equal)."""
@@ -132,17 +141,17 @@ def documented_pair_rows() -> list[tuple[str, str, str, Lastmod]]:
 
 
 class HeadToHeadSitemap(SiteSitemap):
-    def items(self) -> list[tuple[str, str, str, Lastmod]]:
+    def items(self) -> list[PairItem]:
         return documented_pair_rows()
 
-    def location(self, item) -> str:
+    def location(self, item: PairItem) -> str:
         return reverse("head-to-head", args=[item[0], item[1], item[2]])
 
-    def lastmod(self, item) -> Lastmod:
+    def lastmod(self, item: PairItem) -> Lastmod:
         return item[-1]
 
 
-SECTIONS: dict[str, type[Sitemap]] = {
+SECTIONS: dict[str, type[Sitemap] | Sitemap] = {
     "pages": PagesSitemap,
     "arenas": ArenaSitemap,
     "products": ProductSitemap,

@@ -4,6 +4,7 @@ canonical link per public page, OpenGraph and Twitter meta from each page's titl
 
 from __future__ import annotations
 
+import importlib.util
 import struct
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
@@ -13,9 +14,11 @@ from urllib.robotparser import RobotFileParser
 
 import pytest
 from django.conf import settings as django_settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from arena import settings as arena_settings
 from arena.models import Arena
 from arena.selectors.arenas import arena_documented_pairs
 from arena.sitemaps import documented_pair_rows
@@ -189,6 +192,26 @@ def test_site_url_names_the_public_origin(client, seeded_arena, settings):
     assert "Sitemap: https://arena.example/sitemap.xml" in robots
     locs = sitemap_locs(client)
     assert locs and all(loc.startswith("https://arena.example/") for loc in locs)
+
+
+def settings_with(monkeypatch, **env: str):
+    """A fresh copy of ``arena.settings`` read with these environment variables (the live settings
+    untouched)."""
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    spec = importlib.util.spec_from_file_location("settings_copy", arena_settings.__file__)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_site_url_is_an_origin_or_the_site_does_not_start(monkeypatch):
+    for value in ("https://arena.example", "http://127.0.0.1:8000/"):
+        assert settings_with(monkeypatch, SITE_URL=value).SITE_URL == value.rstrip("/")
+    assert settings_with(monkeypatch, SITE_URL="").SITE_URL == ""
+    for value in ("arena.example", "https://arena.example/site", "https://arena.example?x"):
+        with pytest.raises(ImproperlyConfigured, match="SITE_URL is an origin"):
+            settings_with(monkeypatch, SITE_URL=value)
 
 
 # ----------------------------------------------------------------------------- robots.txt
