@@ -10,10 +10,11 @@ from collections.abc import Iterator
 from datetime import date
 
 from django.conf import settings
-from django.http import Http404, StreamingHttpResponse
+from django.http import Http404, HttpRequest, StreamingHttpResponse
 from django.views.decorators.http import require_safe
 
 from arena import dataformat
+from arena.models import Arena
 from arena.selectors.arenas import arena_get
 from arena.selectors.export import CSV_COLUMNS, arena_csv_rows, arena_export_document
 
@@ -22,7 +23,7 @@ from arena.selectors.export import CSV_COLUMNS, arena_csv_rows, arena_export_doc
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def _arena(slug: str):
+def _arena(slug: str) -> Arena:
     arena = arena_get(slug=slug)
     if arena is None:
         raise Http404("No such arena")
@@ -36,14 +37,14 @@ def _described(response: StreamingHttpResponse, filename: str, disposition: str)
 
 
 @require_safe
-def arena_export_json(request, arena):
+def arena_export_json(request: HttpRequest, arena: str) -> StreamingHttpResponse:
     """The arena file of the arena: the same bytes as ``manage.py export_arena <slug>``."""
-    arena = _arena(arena)
-    document = arena_export_document(arena=arena)
+    found = _arena(arena)
+    document = arena_export_document(arena=found)
     response = StreamingHttpResponse(
         dataformat.document_chunks(document), content_type="application/json"
     )
-    _described(response, f"{arena.slug}.json", "inline")
+    _described(response, f"{found.slug}.json", "inline")
     return response
 
 
@@ -74,12 +75,12 @@ def csv_lines(rows: Iterator[tuple]) -> Iterator[str]:
 
 
 @require_safe
-def arena_export_csv(request, arena):
+def arena_export_csv(request: HttpRequest, arena: str) -> StreamingHttpResponse:
     """One row per cell of the arena's matrix (``arena.selectors.export.CSV_COLUMNS``)."""
-    arena = _arena(arena)
+    found = _arena(arena)
     response = StreamingHttpResponse(
-        dataformat.chunked(csv_lines(arena_csv_rows(arena=arena))),
+        dataformat.chunked(csv_lines(arena_csv_rows(arena=found))),
         content_type="text/csv; charset=utf-8; header=present",
     )
-    _described(response, f"{arena.slug}.csv", "attachment")
+    _described(response, f"{found.slug}.csv", "attachment")
     return response

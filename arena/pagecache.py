@@ -95,6 +95,10 @@ PAGE_VERSIONS: dict[str, Versioner] = {
     "arena-markdown": _arena,
     "head-to-head-markdown": _arena,
     "cell-markdown": _cell,
+    # issue 13 part 5: robots.txt, the sitemap (every arena's products and stories), the icon
+    "robots-txt": _static,
+    "sitemap-xml": _site,
+    "favicon-ico": _static,
 }
 # Pages that show how old evidence is (a cell turns stale at midnight with no write): their keys and
 # ETags carry today's date too (stories/freshness.py), so each day renders them anew.
@@ -134,7 +138,10 @@ def _code_digest() -> str:
     base = Path(settings.BASE_DIR)
     for folder in ("arena", "products", "stories", "flags", "templates", "static"):
         for path in sorted((base / folder).rglob("*")):
-            if path.suffix in (".py", ".html", ".css", ".js", ".txt", ".md") and path.is_file():
+            if (
+                path.suffix in (".py", ".html", ".css", ".js", ".txt", ".md", ".svg", ".json")
+                and path.is_file()
+            ):
                 digest.update(str(path.relative_to(base)).encode())
                 digest.update(path.read_bytes())
     return digest.hexdigest()
@@ -231,6 +238,7 @@ class PageIdentity:
             [
                 request.scheme or "",
                 request.get_host(),
+                settings.SITE_URL,  # (canonical links name it when set)
                 request.get_full_path(),
                 *(meta.get(_meta_name(h), "") for h in vary),
             ]

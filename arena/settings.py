@@ -5,6 +5,7 @@ production hardening.
 """
 
 import os
+import re
 import tempfile
 from datetime import timedelta
 from pathlib import Path
@@ -47,6 +48,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.syndication",
+    "django.contrib.sitemaps",
     "django_htmx",
     "rest_framework",
     "drf_spectacular",
@@ -94,6 +96,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
+            # base.html's head: a block rendered once into a variable, and absolute URLs
+            "libraries": {"discovery": "arena.discovery"},
         },
     },
 ]
@@ -307,6 +311,11 @@ EVIDENCE_STALE_DAYS = int(os.environ.get("EVIDENCE_STALE_DAYS", "180"))
 # The licence the published data (pages, exports, markdown views) is offered under
 DATA_LICENSE_NAME = "CC BY 4.0"
 DATA_LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
+# The site's public origin (``https://arena.example``): canonical links, og:url, the sitemap and
+# robots.txt name it instead of the request's host and scheme. Unset: the request's.
+SITE_URL = os.environ.get("SITE_URL", "").strip().rstrip("/")
+if SITE_URL and not re.fullmatch(r"https?://[^/?#\s]+", SITE_URL):
+    raise ImproperlyConfigured("SITE_URL is an origin: https://host[:port], no path")
 if EVIDENCE_STALE_DAYS < 1:
     raise ImproperlyConfigured("EVIDENCE_STALE_DAYS must be at least 1")
 if FLAG_CONCURRENCY < 1:

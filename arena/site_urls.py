@@ -1,6 +1,6 @@
 from django.urls import path
 
-from arena import agents, exports, views
+from arena import agents, discovery, exports, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -26,4 +26,8 @@ urlpatterns = [
         name="head-to-head-markdown",
     ),
     path("cells/<int:cell>.md", agents.cell_markdown, name="cell-markdown"),
+    # issue 13 part 5, discoverable: robots.txt, the sitemap, the favicon
+    path("robots.txt", discovery.robots_txt, name="robots-txt"),
+    path("sitemap.xml", discovery.sitemap_xml, name="sitemap-xml"),
+    path("favicon.ico", discovery.favicon, name="favicon-ico"),
 ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -210,8 +210,17 @@ def _date(value: str | None, where: list[str | int], errors: _Errors) -> date | 
         raise errors.at(where, f"{value!r} is not a date (YYYY-MM-DD)") from None
 
 
+def _same(value: Any) -> Any:
+    return value
+
+
 def _unique(
-    items: Sequence[Any], key: str, section: str, errors: _Errors, *, made=lambda v: v
+    items: Sequence[Any],
+    key: str,
+    section: str,
+    errors: _Errors,
+    *,
+    made: Callable[[Any], Any] = _same,
 ) -> None:
     seen: dict[Any, int] = {}
     for i, item in enumerate(items):

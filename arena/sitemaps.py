@@ -1,0 +1,160 @@
+"""The sitemap (``/sitemap.xml``, Django's sitemaps framework): the site-wide pages, every arena,
+its products and stories still on the pages (retired ones left out by their default managers), and
+the head-to-heads the leaderboards document (each product beside its rival).
+
+One query per section whatever the number of arenas, products or stories: each section reads plain
+rows across every arena at once (the per-arena selectors would cost a query per arena). The page is
+cached under the site's version (``_site`` in ``arena/pagecache.py``), which moves with any
+arena's content version: a product or story added, renamed or retired bumps it.
+
+``lastmod`` is the day the arena's scores were last computed (every change that moves a score, a
+product or a story recomputes them), else the arena's ``updated`` date.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date, datetime
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.contrib.sitemaps import Sitemap
+from django.urls import reverse
+
+from arena.models import Arena, ProductScore
+from products.models import Product
+from stories.models import Story
+
+if TYPE_CHECKING:  # (the sites framework is not installed: the request's host is the site)
+    from django.contrib.sites.models import Site
+    from django.contrib.sites.requests import RequestSite
+
+Lastmod = date | None
+ArenaItem = tuple[str, Lastmod]  # arena slug
+ProductItem = tuple[str, str, Lastmod]  # arena slug, product slug
+StoryItem = tuple[str, int, Lastmod]  # arena slug, story id
+PairItem = tuple[str, str, str, Lastmod]  # arena slug, the two products' slugs
+
+
+def _lastmod(computed: datetime | None, updated: date | None) -> Lastmod:
+    # a date either way (the sitemap prints the day; Django compares the items' lastmods, and a
+    # datetime cannot be compared with a date)
+    return computed.date() if computed else updated
+
+
+class SiteSitemap(Sitemap):
+    """A section whose URLs are on ``SITE_URL`` when it is set (else the request's host and
+    scheme, Django's own choice)."""
+
+    def get_protocol(self, protocol: str | None = None) -> str:
+        if settings.SITE_URL:
+            return urlsplit(settings.SITE_URL).scheme
+        return super().get_protocol(protocol)
+
+    def get_domain(self, site: Site | RequestSite | None = None) -> str:
+        if settings.SITE_URL:
+            return urlsplit(settings.SITE_URL).netloc
+        return super().get_domain(site)
+
+
+class PagesSitemap(SiteSitemap):
+    """The pages spanning every arena."""
+
+    def items(self) -> list[str]:
+        return ["home", "methodology", "recent-changes"]
+
+    def location(self, item: str) -> str:
+        return reverse(item)
+
+
+class ArenaSitemap(SiteSitemap):
+    def items(self) -> list[ArenaItem]:
+        rows = Arena.objects.order_by("name").values_list("slug", "scores_computed_at", "updated")
+        return [(slug, _lastmod(computed, updated)) for slug, computed, updated in rows]
+
+    def location(self, item: ArenaItem) -> str:
+        return reverse("arena-detail", args=[item[0]])
+
+    def lastmod(self, item: ArenaItem) -> Lastmod:
+        return item[-1]
+
+
+class ProductSitemap(SiteSitemap):
+    """Every product still in its arena."""
+
+    def items(self) -> list[ProductItem]:
+        rows = Product.objects.order_by("arena__name", "position").values_list(
+            "arena__slug", "slug", "arena__scores_computed_at", "arena__updated"
+        )
+        return [(arena, slug, _lastmod(c, u)) for arena, slug, c, u in rows]
+
+    def location(self, item: ProductItem) -> str:
+        return reverse("product-detail", args=[item[0], item[1]])
+
+    def lastmod(self, item: ProductItem) -> Lastmod:
+        return item[-1]
+
+
+class StorySitemap(SiteSitemap):
+    """Every story still in its arena."""
+
+    def items(self) -> list[StoryItem]:
+        rows = Story.objects.order_by("arena__name", "position").values_list(
+            "arena__slug", "pk", "arena__scores_computed_at", "arena__updated"
+        )
+        return [(arena, pk, _lastmod(c, u)) for arena, pk, c, u in rows]
+
+    def location(self, item: StoryItem) -> str:
+        return reverse("story-detail", args=[item[0], item[1]])
+
+    def lastmod(self, item: StoryItem) -> Lastmod:
+        return item[-1]
+
+
+def documented_pair_rows() -> list[PairItem]:
+    """``(arena slug, product slug, rival slug, lastmod)`` for the head-to-heads every arena's
+    leaderboard documents: ``arena.selectors.arenas.arena_documented_pairs`` for all arenas in one
+    query (the same rows in the same order, arenas by name; a test holds them equal)."""
+    rows: Iterable = (
+        ProductScore.objects.filter(vs__isnull=False, product__retired_at__isnull=True)
+        .filter(vs__retired_at__isnull=True)
+        .order_by("arena__name", "rank", "product__position")
+        .values_list(
+            "arena__slug",
+            "product_id",
+            "product__slug",
+            "vs_id",
+            "vs__slug",
+            "arena__scores_computed_at",
+            "arena__updated",
+        )
+    )
+    seen: set[tuple[str, frozenset[int]]] = set()
+    pairs = []
+    for arena, a_id, a, b_id, b, computed, updated in rows:
+        key = (arena, frozenset((a_id, b_id)))
+        if a_id != b_id and key not in seen:
+            seen.add(key)
+            pairs.append((arena, a, b, _lastmod(computed, updated)))
+    return pairs
+
+
+class HeadToHeadSitemap(SiteSitemap):
+    def items(self) -> list[PairItem]:
+        return documented_pair_rows()
+
+    def location(self, item: PairItem) -> str:
+        return reverse("head-to-head", args=[item[0], item[1], item[2]])
+
+    def lastmod(self, item: PairItem) -> Lastmod:
+        return item[-1]
+
+
+SECTIONS: dict[str, type[Sitemap] | Sitemap] = {
+    "pages": PagesSitemap,
+    "arenas": ArenaSitemap,
+    "products": ProductSitemap,
+    "stories": StorySitemap,
+    "head-to-heads": HeadToHeadSitemap,
+}
