@@ -5,6 +5,7 @@ is once."""
 
 import io
 import json
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,8 @@ from arena.importer.arena_json import line_of, pointer, read_arena_json
 from arena.importer.limits import max_length
 from arena.models import Arena
 from arena.selectors.export import arena_export_document
-from arena.services import arena_import
+from arena.services import ImportRefused, arena_import
+from arena.text import arena_slugify
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story
 from stories.services import cell_edit
@@ -371,3 +373,177 @@ def test_any_text_comes_back_exactly(tmp_path, rationale, quote, story):
     assert exported["cells"][0]["evidence"][0]["quote"] == quote
     assert exported["stories"][3]["text"] == story
     assert Evidence.objects.filter(quote=quote).exists()
+
+
+# ---------------------------------------------------------------- any arena survives the trip
+
+WORD = st.text("abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8)
+NAME = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=30).filter(
+    lambda s: s.strip() == s and any(ch.isalnum() for ch in s)
+)
+DAY = st.dates(min_value=date(2020, 1, 1), max_value=date(2030, 12, 31)).map(date.isoformat)
+VALUES = st.one_of(
+    st.tuples(
+        st.sampled_from(["full", "partial", "disputed"]),
+        st.sampled_from(["probed", "community", "claimed", "contradicted", "auth-gated"]),
+        st.integers(0, 10),
+    ),
+    st.just(("none", None, 0)),
+    st.just(("n/a", None, None)),
+)
+EVIDENCE = st.builds(
+    lambda source, quote, url, day: {
+        "source": source,
+        "quote": quote,
+        "url": url,
+        "checked_on": day,
+    },
+    st.sampled_from(["claimed-docs", "github", "community", "probe"]),
+    NAME,
+    st.one_of(st.none(), WORD.map(lambda w: f"https://{w}.example/")),
+    st.one_of(st.none(), DAY),
+)
+
+
+@st.composite
+def arenas(draw) -> dict:
+    categories = draw(st.lists(NAME, min_size=1, max_size=3, unique_by=arena_slugify_key))
+    groups = {c: draw(st.lists(NAME, max_size=2, unique=True)) for c in categories}
+    personas = draw(st.lists(WORD, min_size=1, max_size=3, unique=True))
+    products = draw(st.lists(NAME, min_size=1, max_size=4, unique_by=arena_slugify_key))
+    stories = []
+    for key in range(1, draw(st.integers(1, 5)) + 1):
+        category = draw(st.sampled_from(categories))
+        stories.append(
+            {
+                "key": key,
+                "text": draw(NAME),
+                "category": category,
+                "group": draw(st.sampled_from([None, *groups[category]])),
+                "persona": f"p-{draw(st.sampled_from(personas))}",
+                "weight": draw(st.integers(1, 3)),
+            }
+        )
+    if len({s["text"] for s in stories}) < len(stories):
+        hypothesis_reject()
+    slugs = [arena_slugify_key(p) for p in products]
+    cells = []
+    for s in stories:
+        for slug in slugs:
+            verdict, proof, quality = draw(VALUES)
+            cells.append(
+                {
+                    "story": s["key"],
+                    "product": slug,
+                    "verdict": verdict,
+                    "proof": proof,
+                    "quality": quality,
+                    "rationale": draw(st.one_of(st.none(), NAME)),
+                    "evidence_as_of": draw(st.one_of(st.none(), DAY)),
+                    "evidence": draw(st.lists(EVIDENCE, max_size=2)),
+                }
+            )
+    used = {s["persona"] for s in stories}
+    return {
+        "format": "arena-site/arena",
+        "version": 1,
+        "arena": {
+            "slug": "prop",
+            "name": draw(NAME),
+            "description": draw(
+                st.text(max_size=40).filter(
+                    lambda t: not any(ord(c) < 32 or 0x7F <= ord(c) <= 0x9F for c in t)
+                )
+            ),
+            "updated": draw(DAY),
+            "evidence_as_of": draw(st.one_of(st.none(), DAY)),
+        },
+        "categories": [
+            {
+                "name": c,
+                "blurb": "",
+                "groups": [
+                    g
+                    for g in groups[c]
+                    if any(s["group"] == g and s["category"] == c for s in stories)
+                ],
+            }
+            for c in categories
+            if any(s["category"] == c for s in stories)
+        ],
+        "personas": [
+            {"slug": p, "label": p.replace("-", " ")}
+            for p in dict.fromkeys(s["persona"] for s in stories)
+            if p in used
+        ],
+        "products": [
+            {
+                "slug": slug,
+                "name": name,
+                "tier": "",
+                "stars": draw(st.one_of(st.none(), st.integers(0, 10**12))),
+                "stars_growth": None,
+                "npm_weekly": None,
+                "pypi_weekly": draw(st.one_of(st.none(), st.integers(0, 10**9))),
+                "popularity_as_of": draw(st.one_of(st.none(), DAY)),
+            }
+            for slug, name in zip(slugs, products, strict=True)
+        ],
+        "stories": stories,
+        "cells": cells,
+        "adjacent": [],
+    }
+
+
+def arena_slugify_key(name: str) -> str:
+    return arena_slugify(name) or "x"
+
+
+def hypothesis_reject() -> None:
+    from hypothesis import reject
+
+    reject()
+
+
+@pytest.mark.django_db
+@hsettings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(doc=arenas())
+def test_any_arena_file_imports_into_an_empty_database_and_exports_as_written(tmp_path, doc):
+    _arenas_clear()
+    text = dataformat.document_text(doc)
+    path = tmp_path / "any.json"
+    path.write_text(text, encoding="utf-8")
+    arena_import(record=read_arena_json(path))
+    exported = arena_export_document(arena=Arena.objects.get(slug="prop"))
+    assert dataformat.document_text(exported) == text
+
+
+@pytest.mark.django_db
+@hsettings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(before=arenas(), after=arenas())
+def test_any_arena_file_imported_over_another_exports_as_written(tmp_path, before, after):
+    """The authoring loop: a file imported over the arena an earlier file made (nothing moderated
+    in between) leaves the arena exactly as the new file says, or is refused whole."""
+    _arenas_clear()
+    first, second = tmp_path / "before.json", tmp_path / "after.json"
+    arena_import(record=read_arena_json(write(first, before)))
+    text = dataformat.document_text(after)
+    second.write_text(text, encoding="utf-8")
+    try:
+        arena_import(record=read_arena_json(second))
+    except ImportRefused as refused:
+        assert "would take the slug" in str(refused)
+        assert dataformat.document_text(
+            arena_export_document(arena=Arena.objects.get(slug="prop"))
+        ) == dataformat.document_text(before)
+        return
+    exported = arena_export_document(arena=Arena.objects.get(slug="prop"))
+    assert dataformat.document_text(exported) == text
