@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from datetime import date
 
 from django.conf import settings
-from django.http import Http404, HttpRequest, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.views.decorators.http import require_safe
 
 from arena import dataformat
@@ -84,3 +84,10 @@ def arena_export_csv(request: HttpRequest, arena: str) -> StreamingHttpResponse:
     )
     _described(response, f"{found.slug}.csv", "attachment")
     return response
+
+
+@require_safe
+def arena_file_schema(request: HttpRequest) -> HttpResponse:
+    """The arena file format's JSON Schema, as shipped (``arena/schemas/``), for editors and
+    validators to point at."""
+    return HttpResponse(dataformat.SCHEMA_PATH.read_bytes(), content_type="application/schema+json")

@@ -89,6 +89,7 @@ PAGE_VERSIONS: dict[str, Versioner] = {
     "api-arena-compare-many": _arena,
     "arena-export-json": _arena,
     "arena-export-csv": _arena,
+    "arena-file-schema": _static,
     # issue 13 part 3: llms.txt and the markdown views
     "llms-txt": _site,
     "api-markdown": _static,

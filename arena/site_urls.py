@@ -1,6 +1,6 @@
 from django.urls import path
 
-from arena import agents, discovery, exports, views
+from arena import agents, dataformat, discovery, exports, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -16,6 +16,11 @@ urlpatterns = [
     # open data (issue 13)
     path("arenas/<slug:arena>/export.json", exports.arena_export_json, name="arena-export-json"),
     path("arenas/<slug:arena>/export.csv", exports.arena_export_csv, name="arena-export-csv"),
+    path(
+        f"schemas/arena-v{dataformat.VERSION}.schema.json",
+        exports.arena_file_schema,
+        name="arena-file-schema",
+    ),
     # issue 13 part 3: the site for programs (llms.txt and markdown views, arena/agents.py)
     path("llms.txt", agents.llms_txt, name="llms-txt"),
     path("api.md", agents.api_markdown, name="api-markdown"),

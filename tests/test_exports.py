@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from arena import dataformat
 from arena.clients import client_hash
 from arena.selectors.export import CSV_COLUMNS
 from flags.inputs import FlagInput
@@ -178,3 +179,20 @@ def test_the_arena_page_links_the_exports_with_the_licence(client, seeded_arena)
     assert f'href="{reverse("arena-export-json", args=[seeded_arena.slug])}"' in html
     assert f'href="{reverse("arena-export-csv", args=[seeded_arena.slug])}"' in html
     assert 'rel="license" href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a>' in html
+
+
+def test_the_format_schema_is_served_as_shipped(client, db):
+    response = client.get("/schemas/arena-v1.schema.json")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/schema+json"
+    assert json.loads(response.content) == dataformat.schema()
+    assert response["Cache-Control"].startswith("public") and response["ETag"]
+    assert (
+        client.get("/schemas/arena-v1.schema.json", HTTP_IF_NONE_MATCH=response["ETag"]).status_code
+        == 304
+    )
+
+
+def test_the_arena_page_links_the_format_schema(client, seeded_arena):
+    html = client.get(seeded_arena.get_absolute_url()).content.decode()
+    assert 'href="/schemas/arena-v1.schema.json"' in html
