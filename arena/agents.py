@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
 from django.views.decorators.http import require_safe
 from drf_spectacular.generators import SchemaGenerator
 
@@ -95,9 +96,12 @@ def llms_txt(request: HttpRequest) -> HttpResponse:
     pairs = {a.pk: arena_documented_pairs(arena=a) for a in arenas}
     raw = {
         **_raw(links),
-        # (issue 13 part 1's exports: one CSV row per cell; the arena in the JSON round-trip format)
+        # the exports: one CSV row per cell; the arena in the round-trip arena file format
         "Each arena's data as CSV": f"{links.root}/arenas/<arena>/export.csv",
-        "Each arena's data as JSON": f"{links.root}/arenas/<arena>/export.json",
+        "Each arena's data as JSON (the arena file format, imports back)": (
+            f"{links.root}/arenas/<arena>/export.json"
+        ),
+        "The arena file format's JSON Schema": (f"{links.root}{reverse('arena-file-schema')}"),
     }
     text = markdown.llms_txt(
         site=SITE_NAME, arenas=arenas, pairs=pairs, links=links, licence=_licence(), raw=raw
