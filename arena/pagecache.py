@@ -87,6 +87,10 @@ PAGE_VERSIONS: dict[str, Versioner] = {
     "api-arena-compare": _arena,
     "arena-compare": _arena,
     "api-arena-compare-many": _arena,
+    # issue 13, feeds and badges: an arena's verdict change bumps its content version
+    "arena-changes-feed": _arena,
+    "product-changes-feed": _arena,
+    "product-badge": _arena,
 }
 # Pages that show how old evidence is (a cell turns stale at midnight with no write): their keys and
 # ETags carry today's date too (stories/freshness.py), so each day renders them anew.
