@@ -1,6 +1,6 @@
 from django.urls import path
 
-from arena import views
+from arena import badges, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -13,4 +13,10 @@ urlpatterns = [
     ),
     path("arenas/<slug:arena>/stories/<int:story>/", views.story_detail, name="story-detail"),
     path("cells/<int:cell>/", views.cell_detail, name="cell-detail"),
+    # issue 13, feeds and badges: a product's embeddable badge (the feeds are in flags/urls.py)
+    path(
+        "arenas/<slug:arena>/products/<slug:product>/badge.svg",
+        badges.product_badge_svg,
+        name="product-badge",
+    ),
 ]
