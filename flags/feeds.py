@@ -5,6 +5,8 @@ the subclasses only narrow the changes and name what the feed follows."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
@@ -26,41 +28,51 @@ FEED_ITEMS = 50
 FEED_AUTHOR = "Arena"
 
 
-def _xml_text(text) -> str:
+def _xml_text(text: object) -> str:
     """Stored text as a feed may carry it: XML 1.0 cannot hold most control characters, and Django's
     feed generator raises on them, so one stray character in a note would break the whole feed."""
     return clean_text(str(text or ""))
 
 
 @dataclass(frozen=True)
-class FeedScope:
-    """What a feed follows (the whole site: neither) and the site's address as the request has it
-    (the feed's author link; a feed instance serves every request, so nothing is kept on it)."""
+class SiteScope:
+    """What a feed follows, with the site's address as the request has it (the feed's author link:
+    one feed instance serves every request, so nothing per request is kept on it)."""
 
     site_url: str
-    arena: Arena | None = None
-    product: Product | None = None
 
 
-class ChangesFeed(Feed):
-    """Verdict changes, newest first: the site's, or one arena's or product's (subclasses)."""
+@dataclass(frozen=True)
+class ArenaScope(SiteScope):
+    arena: Arena
+
+
+@dataclass(frozen=True)
+class ProductScope(ArenaScope):
+    product: Product
+
+
+class ChangesFeed[S: SiteScope](Feed):
+    """Verdict changes, newest first: the site's, or one arena's or product's (subclasses narrow
+    ``changes`` and name the feed)."""
 
     feed_type = Atom1Feed
 
-    def get_object(self, request: HttpRequest, *args, **kwargs) -> FeedScope:
-        return FeedScope(site_url=request.build_absolute_uri(reverse("home")))
+    @staticmethod
+    def site_url(request: HttpRequest) -> str:
+        return request.build_absolute_uri(reverse("home"))
 
-    def changes(self, scope: FeedScope) -> QuerySet[CellChange]:
+    def changes(self, scope: S) -> QuerySet[CellChange]:
         return recent_changes_queryset()
 
-    def items(self, scope: FeedScope):
+    def items(self, scope: S) -> QuerySet[CellChange]:
         return self.changes(scope)[:FEED_ITEMS]
 
     # -- the feed
     def author_name(self) -> str:
         return FEED_AUTHOR
 
-    def author_link(self, scope: FeedScope) -> str:
+    def author_link(self, scope: S) -> str:
         return scope.site_url
 
     def feed_copyright(self) -> str:
@@ -84,15 +96,18 @@ class ChangesFeed(Feed):
         # (also the entry's id, with its date: one change, one id, in every feed that carries it)
         return reverse("cell-detail", args=[change.cell_id]) + f"#change-{change.pk}"
 
-    def item_pubdate(self, change: CellChange):
+    def item_pubdate(self, change: CellChange) -> datetime:
         return change.changed_at
 
-    def item_updateddate(self, change: CellChange):
+    def item_updateddate(self, change: CellChange) -> datetime:
         return change.changed_at
 
 
-class RecentChangesFeed(ChangesFeed):
+class RecentChangesFeed(ChangesFeed[SiteScope]):
     """Every change across arenas (``/changes/feed/``)."""
+
+    def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> SiteScope:
+        return SiteScope(site_url=self.site_url(request))
 
     title = "Arena verdict changes"
     subtitle = "Every correction of a verdict, proof level or quality on the arena site."
@@ -108,52 +123,50 @@ def _arena_or_404(slug: str) -> Arena:
     return arena
 
 
-class ArenaChangesFeed(ChangesFeed):
+class ArenaChangesFeed(ChangesFeed[ArenaScope]):
     """One arena's changes (``/arenas/<arena>/changes/feed/``)."""
 
-    def get_object(self, request: HttpRequest, *args, **kwargs) -> FeedScope:
-        scope = super().get_object(request)
-        return FeedScope(site_url=scope.site_url, arena=_arena_or_404(kwargs["arena"]))
+    def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> ArenaScope:
+        return ArenaScope(site_url=self.site_url(request), arena=_arena_or_404(kwargs["arena"]))
 
-    def changes(self, scope: FeedScope) -> QuerySet[CellChange]:
+    def changes(self, scope: ArenaScope) -> QuerySet[CellChange]:
         return super().changes(scope).filter(cell__story__arena=scope.arena)
 
-    def title(self, scope: FeedScope) -> str:
+    def title(self, scope: ArenaScope) -> str:
         return _xml_text(f"{scope.arena.name}: verdict changes")
 
-    def subtitle(self, scope: FeedScope) -> str:
+    def subtitle(self, scope: ArenaScope) -> str:
         return _xml_text(
             f"Every correction of a verdict, proof level or quality in the {scope.arena.name} "
             "arena, newest first."
         )
 
-    def link(self, scope: FeedScope) -> str:
+    def link(self, scope: ArenaScope) -> str:
         return scope.arena.get_absolute_url()
 
 
-class ProductChangesFeed(ChangesFeed):
+class ProductChangesFeed(ChangesFeed[ProductScope]):
     """One product's changes in its arena
     (``/arenas/<arena>/products/<product>/changes/feed/``)."""
 
-    def get_object(self, request: HttpRequest, *args, **kwargs) -> FeedScope:
-        scope = super().get_object(request)
+    def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> ProductScope:
         arena = _arena_or_404(kwargs["arena"])
         product = selectors.product_get(arena=arena, slug=kwargs["product"])
         if product is None:
             raise Http404(f"No product {kwargs['product']!r}")
-        return FeedScope(site_url=scope.site_url, arena=arena, product=product)
+        return ProductScope(site_url=self.site_url(request), arena=arena, product=product)
 
-    def changes(self, scope: FeedScope) -> QuerySet[CellChange]:
+    def changes(self, scope: ProductScope) -> QuerySet[CellChange]:
         return super().changes(scope).filter(cell__product=scope.product)
 
-    def title(self, scope: FeedScope) -> str:
+    def title(self, scope: ProductScope) -> str:
         return _xml_text(f"{scope.product.name} in {scope.arena.name}: verdict changes")
 
-    def subtitle(self, scope: FeedScope) -> str:
+    def subtitle(self, scope: ProductScope) -> str:
         return _xml_text(
             f"Every correction of {scope.product.name}'s verdicts, proof levels or qualities "
             f"in the {scope.arena.name} arena, newest first."
         )
 
-    def link(self, scope: FeedScope) -> str:
+    def link(self, scope: ProductScope) -> str:
         return reverse("product-detail", args=[scope.arena.slug, scope.product.slug])
