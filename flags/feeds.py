@@ -14,6 +14,7 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpRequest
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
+from django.utils.html import escape
 
 from arena import selectors
 from arena.models import Arena
@@ -87,9 +88,13 @@ class ChangesFeed[S: SiteScope](Feed):
         )
 
     def item_description(self, change: CellChange) -> str:
-        return _xml_text(
-            f"{change.cell.story.arena.name}. {change.get_kind_display().capitalize()}: "
-            f"{change.old_value.label()} → {change.new_value.label()}. {change.note}"
+        # Atom carries it as ``<summary type="html">``: the stored text is escaped as HTML too, so a
+        # reader shows a note's "<b>" as written instead of reading it as markup
+        return escape(
+            _xml_text(
+                f"{change.cell.story.arena.name}. {change.get_kind_display().capitalize()}: "
+                f"{change.old_value.label()} → {change.new_value.label()}. {change.note}"
+            )
         )
 
     def item_link(self, change: CellChange) -> str:

@@ -175,8 +175,11 @@ def test_names_with_markup_are_escaped_and_the_feed_still_parses(client, moderat
         """<b>Rabbit</b> & 'Co' in Queues <&> "brokers": verdict changes"""
     )
     (entry,) = entries(root)
-    assert "<script>alert(1)</script> & backs off" in entry["title"]
-    assert entry["summary"].endswith("A <note> & more")
+    assert "<script>alert(1)</script> & backs off" in entry["title"]  # a title is text
+    # a summary is HTML (type="html"): the note reads as written, not as markup
+    assert root.find(f"{ATOM}entry/{ATOM}summary").get("type") == "html"
+    assert entry["summary"].endswith("A &lt;note&gt; &amp; more")
+    assert unescape(entry["summary"]).startswith('Queues <&> "brokers". Upheld flag: ')
 
 
 @pytest.mark.parametrize(
