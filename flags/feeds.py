@@ -19,7 +19,6 @@ from django.utils.html import escape
 from arena import selectors
 from arena.models import Arena
 from arena.text import clean_text
-from flags.views import recent_changes_queryset
 from products.models import Product
 from stories.models import CellChange
 
@@ -27,6 +26,14 @@ from stories.models import CellChange
 FEED_ITEMS = 50
 # Who writes the feeds (Atom wants an author for the feed or for each entry).
 FEED_AUTHOR = "Arena"
+
+
+def recent_changes_queryset() -> QuerySet[CellChange]:
+    """Every verdict change with what its entry names (cell, story, arena, product), newest first:
+    the feeds and the recent changes page read it (one query)."""
+    return CellChange.objects.select_related(
+        "cell__story__arena", "cell__product", "changed_by"
+    ).order_by("-changed_at", "-pk")
 
 
 def _xml_text(text: object) -> str:

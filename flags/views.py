@@ -9,10 +9,11 @@ from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from arena.clients import client_key
+from flags.feeds import recent_changes_queryset
 from flags.forms import FlagForm
 from flags.models import Flag
 from flags.services import FLAG_SLOTS, FlagThrottled, flag_submit
-from stories.models import Cell, CellChange
+from stories.models import Cell
 
 
 def _cell(pk: int) -> Cell:
@@ -112,12 +113,6 @@ def flag_status(request, token):
     response["X-Robots-Tag"] = "noindex"
     response["Referrer-Policy"] = "no-referrer"
     return response
-
-
-def recent_changes_queryset():
-    return CellChange.objects.select_related(
-        "cell__story__arena", "cell__product", "changed_by"
-    ).order_by("-changed_at", "-pk")
 
 
 @require_safe
