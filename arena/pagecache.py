@@ -100,6 +100,10 @@ PAGE_VERSIONS: dict[str, Versioner] = {
     "robots-txt": _static,
     "sitemap-xml": _site,
     "favicon-ico": _static,
+    # issue 13, feeds and badges: an arena's verdict change bumps its content version
+    "arena-changes-feed": _arena,
+    "product-changes-feed": _arena,
+    "product-badge": _arena,
 }
 # Pages that show how old evidence is (a cell turns stale at midnight with no write): their keys and
 # ETags carry today's date too (stories/freshness.py), so each day renders them anew.
@@ -415,7 +419,11 @@ class PageCacheMiddleware:
             if etag is not None and response.status_code == 200:
                 response["ETag"] = etag
             if request.method == "HEAD":
+                # made whole (and so kept, when it may be) to say how long it is
+                content = response.streaming_content  # type: ignore[attr-defined]
+                length = sum(len(chunk) for chunk in content)
                 response.streaming_content = []  # type: ignore[attr-defined]
+                response["Content-Length"] = str(length)
             return response
         if etag is None and response.status_code == 200 and "ETag" not in response:
             body_digest = hashlib.blake2b(response.content, digest_size=10).hexdigest()

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from arena import agents, dataformat, discovery, exports, views
+from arena import agents, badges, dataformat, discovery, exports, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -35,4 +35,10 @@ urlpatterns = [
     path("robots.txt", discovery.robots_txt, name="robots-txt"),
     path("sitemap.xml", discovery.sitemap_xml, name="sitemap-xml"),
     path("favicon.ico", discovery.favicon, name="favicon-ico"),
+    # issue 13, feeds and badges: a product's embeddable badge (the feeds are in flags/urls.py)
+    path(
+        "arenas/<slug:arena>/products/<slug:product>/badge.svg",
+        badges.product_badge_svg,
+        name="product-badge",
+    ),
 ]

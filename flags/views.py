@@ -1,21 +1,19 @@
 import re
 
-from django.contrib.syndication.views import Feed
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.feedgenerator import Atom1Feed
 from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from arena.clients import client_key
-from arena.text import clean_text
+from flags.feeds import recent_changes_queryset
 from flags.forms import FlagForm
 from flags.models import Flag
 from flags.services import FLAG_SLOTS, FlagThrottled, flag_submit
-from stories.models import Cell, CellChange
+from stories.models import Cell
 
 
 def _cell(pk: int) -> Cell:
@@ -117,54 +115,8 @@ def flag_status(request, token):
     return response
 
 
-def recent_changes_queryset():
-    return CellChange.objects.select_related(
-        "cell__story__arena", "cell__product", "changed_by"
-    ).order_by("-changed_at", "-pk")
-
-
 @require_safe
 def recent_changes(request):
     """Every change of a verdict, across arenas, newest first."""
     page = Paginator(recent_changes_queryset(), 50).get_page(request.GET.get("page"))
     return render(request, "flags/recent_changes.html", {"page": page, "changes": page.object_list})
-
-
-def _xml_text(text) -> str:
-    """Stored text as a feed may carry it: XML 1.0 cannot hold most control characters, and Django's
-    feed generator raises on them, so one stray character in a note would break the whole feed."""
-    return clean_text(str(text or ""))
-
-
-class RecentChangesFeed(Feed):
-    feed_type = Atom1Feed
-    title = "Arena verdict changes"
-    subtitle = "Every correction of a verdict, proof level or quality on the arena site."
-
-    def link(self):
-        return reverse("recent-changes")
-
-    def items(self):
-        return recent_changes_queryset()[:50]
-
-    def item_title(self, change):
-        # the title names the verdicts only (short); the description names whole judgements
-        return _xml_text(
-            f"{change.cell.product.name}: {change.old_value.verdict} → {change.new_value.verdict} "
-            f"on “{change.cell.story.text[:80]}”"
-        )
-
-    def item_description(self, change):
-        return _xml_text(
-            f"{change.cell.story.arena.name}. {change.get_kind_display().capitalize()}: "
-            f"{change.old_value.label()} → {change.new_value.label()}. {change.note}"
-        )
-
-    def item_link(self, change):
-        return reverse("cell-detail", args=[change.cell_id]) + f"#change-{change.pk}"
-
-    def item_pubdate(self, change):
-        return change.changed_at
-
-    def item_updateddate(self, change):
-        return change.changed_at

@@ -538,6 +538,9 @@ QUERY_BOUNDS = {
     "cell": 5,
     "compare": 6,
     "htmx compare, differences only": 6,
+    "arena changes feed": 3,
+    "product changes feed": 4,
+    "product badge": 4,
 }
 
 
@@ -594,6 +597,9 @@ def query_pages(arena: Arena) -> dict[str, tuple[str, dict]]:
             f"{base}compare/?products={b.slug}&products={a.slug}&diff=1",
             HX,
         ),
+        "arena changes feed": (f"{base}changes/feed/", {}),
+        "product changes feed": (f"{base}products/{a.slug}/changes/feed/", {}),
+        "product badge": (f"{base}products/{b.slug}/badge.svg", {}),
     }
 
 

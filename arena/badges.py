@@ -1,0 +1,165 @@
+"""An embeddable badge of a product's standing in its arena (``…/products/<product>/badge.svg``),
+in the look of shields.io's "flat" badges: the arena on the left, the product with its rank and PA
+Score on the right. The drawing is a pure function of its texts; the view reads the stored scores
+(the leaderboard's read) and is cached by the arena's content version like the pages."""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.utils.html import escape
+from django.views.decorators.http import require_safe
+
+from arena import selectors
+from arena.models import ProductScore
+from arena.text import clean_text
+from products.models import Product
+
+# Advance widths of Verdana (the badge's first font, as shields.io's) in 1/2048 em, for the
+# characters badges mostly carry; others count as WIDTH_DEFAULT, wide East Asian ones as a whole em.
+# Estimates only: each text also carries ``textLength``, so the reader's font is fitted to them.
+_WIDTHS = {
+    " ": 720, "!": 809, '"': 942, "#": 1675, "$": 1302, "%": 2217, "&": 1474, "'": 548,
+    "(": 928, ")": 928, "*": 1302, "+": 1675, ",": 745, "-": 868, ".": 745, "/": 1283,
+    ":": 889, ";": 889, "<": 1675, "=": 1675, ">": 1675, "?": 1114, "@": 2048, "[": 928,
+    "\\": 1283, "]": 928, "^": 1675, "_": 1302, "`": 1302, "{": 1300, "|": 928, "}": 1300,
+    "~": 1675, "·": 745, "…": 1887, "—": 2048, "–": 1302,
+    "A": 1401, "B": 1405, "C": 1430, "D": 1577, "E": 1294, "F": 1178, "G": 1587, "H": 1540,
+    "I": 862, "J": 969, "K": 1405, "L": 1151, "M": 1767, "N": 1532, "O": 1612, "P": 1235,
+    "Q": 1612, "R": 1424, "S": 1401, "T": 1242, "U": 1499, "V": 1401, "W": 2028, "X": 1403,
+    "Y": 1239, "Z": 1400,
+    "a": 1233, "b": 1276, "c": 1067, "d": 1276, "e": 1219, "f": 720, "g": 1276, "h": 1296,
+    "i": 562, "j": 676, "k": 1212, "l": 562, "m": 1992, "n": 1296, "o": 1243, "p": 1276,
+    "q": 1276, "r": 874, "s": 1067, "t": 807, "u": 1296, "v": 1212, "w": 1675, "x": 1212,
+    "y": 1212, "z": 1051,
+}  # fmt: skip
+_WIDTHS.update(dict.fromkeys("0123456789", 1302))
+WIDTH_DEFAULT = 1300
+EM = 2048
+FONT_SIZE = 11  # px
+PADDING = 6  # px each side of a text
+HEIGHT = 20
+# At most this many characters of a name (then "…"): a badge stays a badge.
+NAME_MAX = 40
+
+LABEL_COLOR = "#555"  # white text 7.5:1 (6.4:1 under the top of the sheen)
+SCORED_COLOR = "#1d5fa8"  # the site's accent: white text 6.5:1 (5.7:1)
+UNSCORED_COLOR = "#5f6b76"  # white text 5.5:1 (4.8:1)
+
+
+def text_width(text: str) -> float:
+    """The estimated width of ``text`` in px at the badge's font size (Verdana 11px)."""
+    units = 0
+    for char in text:
+        width = _WIDTHS.get(char)
+        if width is None:
+            wide = unicodedata.east_asian_width(char) in ("W", "F")
+            width = EM if wide else 0 if unicodedata.combining(char) else WIDTH_DEFAULT
+        units += width
+    return units * FONT_SIZE / EM
+
+
+def _short(name: str) -> str:
+    name = " ".join(clean_text(name).split())
+    return name if len(name) <= NAME_MAX else name[: NAME_MAX - 1].rstrip() + "…"
+
+
+@dataclass(frozen=True)
+class Badge:
+    """What a badge says: ``label`` on the left, ``message`` on ``color`` on the right, and
+    ``title``, the whole of it in words (its accessible name and tooltip)."""
+
+    label: str
+    message: str
+    title: str
+    color: str
+
+
+def product_badge(
+    *, arena_name: str, product_name: str, score: ProductScore | None, products: int
+) -> Badge:
+    """The badge of a product with its stored score (``None``: not scored yet) among
+    ``products`` products."""
+    arena_name, product_name = _short(arena_name), _short(product_name)
+    if score is None or score.pa_score is None:
+        return Badge(
+            label=arena_name,
+            message=f"{product_name} · not scored yet",
+            title=f"{product_name} in {arena_name}: not scored yet",
+            color=UNSCORED_COLOR,
+        )
+    return Badge(
+        label=arena_name,
+        message=f"{product_name} #{score.rank} · PA {score.pa_score}",
+        title=(
+            f"{product_name}: rank {score.rank} of {products} in {arena_name}, "
+            f"PA Score {score.pa_score} out of 100"
+        ),
+        color=SCORED_COLOR,
+    )
+
+
+def _num(value: float) -> str:
+    return f"{value:.1f}".removesuffix(".0")
+
+
+def badge_svg(badge: Badge) -> str:
+    """The badge as a standalone SVG document (every text escaped)."""
+    label_text, message_text = text_width(badge.label), text_width(badge.message)
+    left = label_text + 2 * PADDING
+    right = message_text + 2 * PADDING
+    width = left + right
+    label, message, title = escape(badge.label), escape(badge.message), escape(badge.title)
+    w, lw, rw = _num(width), _num(left), _num(right)
+
+    def text(x: float, length: float, content: str) -> str:
+        at, fit = _num(x), _num(length)
+        return (
+            f'<text aria-hidden="true" x="{at}" y="15" fill="#010101" fill-opacity=".3" '
+            f'textLength="{fit}">{content}</text>'
+            f'<text x="{at}" y="14" textLength="{fit}">{content}</text>'
+        )
+
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{HEIGHT}" '
+        f'viewBox="0 0 {w} {HEIGHT}" role="img" aria-label="{title}">'
+        f"<title>{title}</title>"
+        '<linearGradient id="arena-badge-sheen" x2="0" y2="100%">'
+        '<stop offset="0" stop-color="#bbb" stop-opacity=".1"/>'
+        '<stop offset="1" stop-opacity=".1"/></linearGradient>'
+        f'<clipPath id="arena-badge-round"><rect width="{w}" height="{HEIGHT}" rx="3" '
+        'fill="#fff"/></clipPath>'
+        '<g clip-path="url(#arena-badge-round)">'
+        f'<rect width="{lw}" height="{HEIGHT}" fill="{LABEL_COLOR}"/>'
+        f'<rect x="{lw}" width="{rw}" height="{HEIGHT}" fill="{badge.color}"/>'
+        f'<rect width="{w}" height="{HEIGHT}" fill="url(#arena-badge-sheen)"/></g>'
+        '<g fill="#fff" text-anchor="middle" font-size="11" '
+        'font-family="Verdana,Geneva,DejaVu Sans,sans-serif" text-rendering="geometricPrecision">'
+        f"{text(left / 2, label_text, label)}{text(left + right / 2, message_text, message)}"
+        "</g></svg>"
+    )
+
+
+def _score_of(product: Product, scores: list[ProductScore]) -> ProductScore | None:
+    return next((s for s in scores if s.product_id == product.pk), None)
+
+
+@require_safe
+def product_badge_svg(request: HttpRequest, arena: str, product: str) -> HttpResponse:
+    """A product's badge: three queries (the arena, its products, their stored scores)."""
+    found = selectors.arena_get(slug=arena)
+    if found is None:
+        raise Http404(f"No arena {arena!r}")
+    products = selectors.arena_product_list(arena=found)
+    subject = selectors.product_get(arena=found, slug=product, products=products)
+    if subject is None:  # unknown or retired
+        raise Http404(f"No product {product!r}")
+    badge = product_badge(
+        arena_name=found.name,
+        product_name=subject.name,
+        score=_score_of(subject, selectors.arena_score_list(arena=found)),
+        products=len(products),
+    )
+    return HttpResponse(badge_svg(badge), content_type="image/svg+xml; charset=utf-8")

@@ -1,0 +1,184 @@
+"""Atom feeds of verdict changes: the whole site's, one arena's, one product's. One base class
+writes the entries (title, description, link, dates, id), so an entry reads the same in every feed;
+the subclasses only narrow the changes and name what the feed follows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.contrib.syndication.views import Feed
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest
+from django.urls import reverse
+from django.utils.feedgenerator import Atom1Feed
+from django.utils.html import escape
+
+from arena import selectors
+from arena.models import Arena
+from arena.text import clean_text
+from products.models import Product
+from stories.models import CellChange
+
+# The newest changes a feed carries.
+FEED_ITEMS = 50
+# Who writes the feeds (Atom wants an author for the feed or for each entry).
+FEED_AUTHOR = "Arena"
+
+
+def recent_changes_queryset() -> QuerySet[CellChange]:
+    """Every verdict change with what its entry names (cell, story, arena, product), newest first:
+    the feeds and the recent changes page read it (one query)."""
+    return CellChange.objects.select_related(
+        "cell__story__arena", "cell__product", "changed_by"
+    ).order_by("-changed_at", "-pk")
+
+
+def _xml_text(text: object) -> str:
+    """Stored text as a feed may carry it: XML 1.0 cannot hold most control characters, and Django's
+    feed generator raises on them, so one stray character in a note would break the whole feed."""
+    return clean_text(str(text or ""))
+
+
+@dataclass(frozen=True)
+class SiteScope:
+    """What a feed follows, with the site's address as the request has it (the feed's author link:
+    one feed instance serves every request, so nothing per request is kept on it)."""
+
+    site_url: str
+
+
+@dataclass(frozen=True)
+class ArenaScope(SiteScope):
+    arena: Arena
+
+
+@dataclass(frozen=True)
+class ProductScope(ArenaScope):
+    product: Product
+
+
+class ChangesFeed[S: SiteScope](Feed):
+    """Verdict changes, newest first: the site's, or one arena's or product's (subclasses narrow
+    ``changes`` and name the feed)."""
+
+    feed_type = Atom1Feed
+
+    @staticmethod
+    def site_url(request: HttpRequest) -> str:
+        return request.build_absolute_uri(reverse("home"))
+
+    def changes(self, scope: S) -> QuerySet[CellChange]:
+        return recent_changes_queryset()
+
+    def items(self, scope: S) -> QuerySet[CellChange]:
+        return self.changes(scope)[:FEED_ITEMS]
+
+    # -- the feed
+    def author_name(self) -> str:
+        return FEED_AUTHOR
+
+    def author_link(self, scope: S) -> str:
+        return scope.site_url
+
+    def feed_copyright(self) -> str:
+        return f"Data: {settings.DATA_LICENSE_NAME} ({settings.DATA_LICENSE_URL})"
+
+    # -- its entries, the same in every feed
+    def item_title(self, change: CellChange) -> str:
+        # the title names the verdicts only (short); the description names whole judgements
+        return _xml_text(
+            f"{change.cell.product.name}: {change.old_value.verdict} → {change.new_value.verdict} "
+            f"on “{change.cell.story.text[:80]}”"
+        )
+
+    def item_description(self, change: CellChange) -> str:
+        # Atom carries it as ``<summary type="html">``: the stored text is escaped as HTML too, so a
+        # reader shows a note's "<b>" as written instead of reading it as markup
+        return escape(
+            _xml_text(
+                f"{change.cell.story.arena.name}. {change.get_kind_display().capitalize()}: "
+                f"{change.old_value.label()} → {change.new_value.label()}. {change.note}"
+            )
+        )
+
+    def item_link(self, change: CellChange) -> str:
+        # (also the entry's id, with its date: one change, one id, in every feed that carries it)
+        return reverse("cell-detail", args=[change.cell_id]) + f"#change-{change.pk}"
+
+    def item_pubdate(self, change: CellChange) -> datetime:
+        return change.changed_at
+
+    def item_updateddate(self, change: CellChange) -> datetime:
+        return change.changed_at
+
+
+class RecentChangesFeed(ChangesFeed[SiteScope]):
+    """Every change across arenas (``/changes/feed/``)."""
+
+    def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> SiteScope:
+        return SiteScope(site_url=self.site_url(request))
+
+    title = "Arena verdict changes"
+    subtitle = "Every correction of a verdict, proof level or quality on the arena site."
+
+    def link(self) -> str:
+        return reverse("recent-changes")
+
+
+def _arena_or_404(slug: str) -> Arena:
+    arena = selectors.arena_get(slug=slug)
+    if arena is None:
+        raise Http404(f"No arena {slug!r}")
+    return arena
+
+
+class ArenaChangesFeed(ChangesFeed[ArenaScope]):
+    """One arena's changes (``/arenas/<arena>/changes/feed/``)."""
+
+    def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> ArenaScope:
+        return ArenaScope(site_url=self.site_url(request), arena=_arena_or_404(kwargs["arena"]))
+
+    def changes(self, scope: ArenaScope) -> QuerySet[CellChange]:
+        return super().changes(scope).filter(cell__story__arena=scope.arena)
+
+    def title(self, scope: ArenaScope) -> str:
+        return _xml_text(f"{scope.arena.name}: verdict changes")
+
+    def subtitle(self, scope: ArenaScope) -> str:
+        return _xml_text(
+            f"Every correction of a verdict, proof level or quality in the {scope.arena.name} "
+            "arena, newest first."
+        )
+
+    def link(self, scope: ArenaScope) -> str:
+        return scope.arena.get_absolute_url()
+
+
+class ProductChangesFeed(ChangesFeed[ProductScope]):
+    """One product's changes in its arena
+    (``/arenas/<arena>/products/<product>/changes/feed/``)."""
+
+    def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> ProductScope:
+        arena = _arena_or_404(kwargs["arena"])
+        product = selectors.product_get(arena=arena, slug=kwargs["product"])
+        if product is None:
+            raise Http404(f"No product {kwargs['product']!r}")
+        return ProductScope(site_url=self.site_url(request), arena=arena, product=product)
+
+    def changes(self, scope: ProductScope) -> QuerySet[CellChange]:
+        return super().changes(scope).filter(cell__product=scope.product)
+
+    def title(self, scope: ProductScope) -> str:
+        return _xml_text(f"{scope.product.name} in {scope.arena.name}: verdict changes")
+
+    def subtitle(self, scope: ProductScope) -> str:
+        return _xml_text(
+            f"Every correction of {scope.product.name}'s verdicts, proof levels or qualities "
+            f"in the {scope.arena.name} arena, newest first."
+        )
+
+    def link(self, scope: ProductScope) -> str:
+        return reverse("product-detail", args=[scope.arena.slug, scope.product.slug])
