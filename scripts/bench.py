@@ -449,6 +449,11 @@ def arena_pages(arena) -> list[Page]:
         Page("head-to-head markdown", f"{base}vs/{a.slug}-vs-{b.slug}.md"),
         Page("cell markdown", f"/cells/{cell.pk}.md"),
         Page("llms.txt", "/llms.txt", per_arena=False),
+        Page("arena changes feed (Atom)", f"{base}changes/feed/"),
+        Page("product changes feed (Atom)", f"{base}products/{a.slug}/changes/feed/"),
+        Page("product badge (SVG)", f"{base}products/{a.slug}/badge.svg"),
+        Page("sitemap.xml", "/sitemap.xml", per_arena=False),
+        Page("robots.txt", "/robots.txt", http=False, per_arena=False),
     ]
 
 
