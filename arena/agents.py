@@ -12,7 +12,8 @@ from django.views.decorators.http import require_safe
 from drf_spectacular.generators import SchemaGenerator
 
 from arena import markdown, selectors
-from arena.selectors.arenas import arena_documented_pairs
+from arena.selectors.arenas import arena_documented_pairs, documented_pairs
+from products.models import Product
 
 MARKDOWN = "text/markdown; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"
@@ -92,8 +93,9 @@ def cell_markdown(request: HttpRequest, cell: int) -> HttpResponse:
 def llms_txt(request: HttpRequest) -> HttpResponse:
     arenas = list(selectors.arena_list())
     links = _links(request)
-    # one query per arena (the site has a handful; its pages' sizes do not matter)
-    pairs = {a.pk: arena_documented_pairs(arena=a) for a in arenas}
+    pairs: dict[int, list[tuple[Product, Product]]] = {}
+    for arena, a, b in documented_pairs():  # (one query for every arena)
+        pairs.setdefault(arena.pk, []).append((a, b))
     raw = {
         **_raw(links),
         # the exports: one CSV row per cell; the arena in the round-trip arena file format

@@ -13,7 +13,6 @@ product or a story recomputes them), else the arena's ``updated`` date.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -22,7 +21,8 @@ from django.conf import settings
 from django.contrib.sitemaps import Sitemap
 from django.urls import reverse
 
-from arena.models import Arena, ProductScore
+from arena.models import Arena
+from arena.selectors.arenas import documented_pairs
 from products.models import Product
 from stories.models import Story
 
@@ -113,31 +113,12 @@ class StorySitemap(SiteSitemap):
 
 
 def documented_pair_rows() -> list[PairItem]:
-    """``(arena slug, product slug, rival slug, lastmod)`` for the head-to-heads every arena's
-    leaderboard documents: ``arena.selectors.arenas.arena_documented_pairs`` for all arenas in one
-    query (the same rows in the same order, arenas by name; a test holds them equal)."""
-    rows: Iterable = (
-        ProductScore.objects.filter(vs__isnull=False, product__retired_at__isnull=True)
-        .filter(vs__retired_at__isnull=True)
-        .order_by("arena__name", "rank", "product__position")
-        .values_list(
-            "arena__slug",
-            "product_id",
-            "product__slug",
-            "vs_id",
-            "vs__slug",
-            "arena__scores_computed_at",
-            "arena__updated",
-        )
-    )
-    seen: set[tuple[str, frozenset[int]]] = set()
-    pairs = []
-    for arena, a_id, a, b_id, b, computed, updated in rows:
-        key = (arena, frozenset((a_id, b_id)))
-        if a_id != b_id and key not in seen:
-            seen.add(key)
-            pairs.append((arena, a, b, _lastmod(computed, updated)))
-    return pairs
+    """``(arena slug, product slug, rival slug, lastmod)`` of every arena's documented
+    head-to-heads (``arena.selectors.arenas.documented_pairs``: one query)."""
+    return [
+        (arena.slug, a.slug, b.slug, _lastmod(arena.scores_computed_at, arena.updated))
+        for arena, a, b in documented_pairs()
+    ]
 
 
 class HeadToHeadSitemap(SiteSitemap):

@@ -91,5 +91,12 @@ def test_llms_txt_queries_do_not_grow_with_the_arena(client, request, size):
     request.getfixturevalue(size)
     with CaptureQueriesContext(connection) as queries:
         assert client.get("/llms.txt").status_code == 200
-    # the site version, the arenas, each arena's documented pairs (one query per arena)
+    # the site version, the arenas, every arena's documented pairs
     assert len(queries) == 3
+
+
+def test_llms_txt_queries_do_not_grow_with_the_number_of_arenas(client, seeded_arena, big_arena):
+    with CaptureQueriesContext(connection) as queries:
+        text = client.get("/llms.txt").content.decode()
+    assert len(queries) == 3
+    assert "/arenas/big/vs/" in text and "/arenas/durable-execution-engines/vs/" in text
