@@ -547,3 +547,19 @@ def test_any_arena_file_imported_over_another_exports_as_written(tmp_path, befor
         return
     exported = arena_export_document(arena=Arena.objects.get(slug="prop"))
     assert dataformat.document_text(exported) == text
+
+
+@pytest.mark.django_db
+def test_export_arena_names_an_unknown_arena_and_an_unwritable_file(seeded_arena, tmp_path):
+    with pytest.raises(CommandError, match="no arena has the slug 'nowhere'"):
+        call_command("export_arena", "nowhere", stdout=io.StringIO())
+    with pytest.raises(CommandError, match="cannot write"):
+        export(seeded_arena.slug, tmp_path / "missing-folder" / "x.json")
+
+
+@pytest.mark.django_db
+def test_export_arena_writes_to_standard_output_without_a_file(seeded_arena, tmp_path, capfdbinary):
+    expected = export(seeded_arena.slug, tmp_path / "file.json")
+    capfdbinary.readouterr()
+    call_command("export_arena", seeded_arena.slug)
+    assert capfdbinary.readouterr().out == expected
