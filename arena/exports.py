@@ -10,7 +10,13 @@ from collections.abc import Iterator
 from datetime import date
 
 from django.conf import settings
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponsePermanentRedirect,
+    StreamingHttpResponse,
+)
 from django.views.decorators.http import require_safe
 
 from arena import dataformat
@@ -21,6 +27,12 @@ from arena.selectors.export import CSV_COLUMNS, arena_csv_rows, arena_export_doc
 # A spreadsheet runs a cell that starts with one of these as a formula: such a text is written
 # with a leading apostrophe (OWASP's advice for CSV files), which spreadsheets hide.
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _bare(request: HttpRequest) -> HttpResponsePermanentRedirect | None:
+    """An export takes no parameters: an address with a query string is sent to the one without,
+    so made-up parameters cannot make the page cache keep many megabyte-sized copies."""
+    return HttpResponsePermanentRedirect(request.path) if request.META.get("QUERY_STRING") else None
 
 
 def _arena(slug: str) -> Arena:
@@ -37,9 +49,13 @@ def _described(response: StreamingHttpResponse, filename: str, disposition: str)
 
 
 @require_safe
-def arena_export_json(request: HttpRequest, arena: str) -> StreamingHttpResponse:
+def arena_export_json(
+    request: HttpRequest, arena: str
+) -> StreamingHttpResponse | HttpResponsePermanentRedirect:
     """The arena file of the arena: the same bytes as ``manage.py export_arena <slug>``."""
     found = _arena(arena)
+    if redirect := _bare(request):
+        return redirect
     document = arena_export_document(arena=found)
     response = StreamingHttpResponse(
         dataformat.document_chunks(document), content_type="application/json"
@@ -75,9 +91,13 @@ def csv_lines(rows: Iterator[tuple]) -> Iterator[str]:
 
 
 @require_safe
-def arena_export_csv(request: HttpRequest, arena: str) -> StreamingHttpResponse:
+def arena_export_csv(
+    request: HttpRequest, arena: str
+) -> StreamingHttpResponse | HttpResponsePermanentRedirect:
     """One row per cell of the arena's matrix (``arena.selectors.export.CSV_COLUMNS``)."""
     found = _arena(arena)
+    if redirect := _bare(request):
+        return redirect
     response = StreamingHttpResponse(
         dataformat.chunked(csv_lines(arena_csv_rows(arena=found))),
         content_type="text/csv; charset=utf-8; header=present",
