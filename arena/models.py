@@ -4,6 +4,8 @@ from django.db import models
 from django.db.models import F, Q
 from django.urls import reverse
 
+from stories.edits import edited_since_import
+
 
 class ActiveManager(models.Manager):
     """``objects``: what the public pages and the scores see, the rows that are not retired.
@@ -22,6 +24,11 @@ class EditableRecord(models.Model):
     edited_at = models.DateTimeField(
         null=True, blank=True, help_text="Last edit in the admin (a re-import keeps it)"
     )
+    imported_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When an import last wrote over an edit (an edit after it is kept by a re-import)",
+    )
     retired_at = models.DateTimeField(
         null=True,
         blank=True,
@@ -30,6 +37,10 @@ class EditableRecord(models.Model):
 
     objects = ActiveManager()
     all_objects = models.Manager()  # noqa: DJ012 (managers, not fields)
+
+    @property
+    def edited_since_import(self) -> bool:
+        return edited_since_import(self.edited_at, self.imported_at)
 
     class Meta:
         abstract = True

@@ -29,6 +29,7 @@ from arena.models import (
 from arena.recompute import arena_content_changed, arena_mark_stale
 from arena.text import arena_slugify, parse_figure
 from products.models import Product
+from stories import freshness
 from stories.models import Cell, CellChange, Evidence, Story
 from stories.services import cell_set_value
 from stories.values import CellValue
@@ -100,6 +101,22 @@ def arena_part_saved(*, arena_id: int) -> None:
 
 # ---------------------------------------------------------------- import
 
+# What an import reports, per kind of row, in this order.
+IMPORT_KINDS = (
+    "arena",
+    "category",
+    "sub-group",
+    "persona",
+    "product",
+    "story",
+    "cell",
+    "evidence",
+    "adjacent arena",
+)
+# The actions that change what the site holds: an import with none of them wrote nothing.
+WRITING_ACTIONS = ("added", "changed", "re-dated", "restored", "retired", "removed")
+REPORT_ACTIONS = (*WRITING_ACTIONS, "kept")
+
 
 @dataclass
 class ImportReport:
@@ -113,9 +130,30 @@ class ImportReport:
     removed: list[str] = field(default_factory=list)
     retired: list[str] = field(default_factory=list)
     restored: list[str] = field(default_factory=list)
-    # cells whose moderated value the import kept (or, told to, overwrote), one line each
+    # rows whose edited or moderated parts the import kept (or, told to, overwrote), one line each
     kept: list[str] = field(default_factory=list)
     overwritten: list[str] = field(default_factory=list)
+    # kind → action → how many rows (IMPORT_KINDS, REPORT_ACTIONS)
+    tally: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def count(self, kind: str, action: str, n: int = 1) -> None:
+        if n:
+            counts = self.tally.setdefault(kind, {})
+            counts[action] = counts.get(action, 0) + n
+
+    @property
+    def wrote(self) -> bool:
+        return any(counts.get(a) for counts in self.tally.values() for a in WRITING_ACTIONS)
+
+    def tally_lines(self) -> list[str]:
+        """``cell: 2 changed, 1 kept`` for each kind the import added to, changed, retired or kept."""
+        lines = []
+        for kind in IMPORT_KINDS:
+            counts = self.tally.get(kind, {})
+            parts = [f"{counts[a]} {a}" for a in REPORT_ACTIONS if counts.get(a)]
+            if parts:
+                lines.append(f"{kind}: {', '.join(parts)}")
+        return lines
 
 
 def _sync(obj: Model, values: dict) -> bool:
@@ -126,6 +164,14 @@ def _sync(obj: Model, values: dict) -> bool:
     if changed:
         obj.save(update_fields=changed)
     return bool(changed)
+
+
+def _place(obj: Category | SubGroup | Product | Story, values: dict, pos: int, was: int) -> bool:
+    """Write a listed row's values and its position (``was``: where it stood before the bulk shift
+    out of the way); whether what the pages show of it changed."""
+    changed = _sync(obj, values)
+    _sync(obj, {"position": pos})
+    return changed or pos != was
 
 
 MODERATED = (CellChange.Kind.FLAG, CellChange.Kind.ADMIN)
@@ -150,8 +196,8 @@ def _place_after(rows: Iterable[Category | SubGroup | Story | Product], start: i
         _sync(row, {"position": pos})
 
 
-# what an admin edit of a story or a product changes, and a re-import keeps when the edit is as new
-# as the pages or newer
+# what an admin edit of a story or a product changes, and a re-import keeps when the edit came
+# after the import that last wrote the row
 STORY_EDIT_FIELDS = ("text", "category", "subgroup", "persona", "weight")
 PRODUCT_EDIT_FIELDS = (
     "name",
@@ -177,14 +223,16 @@ def _keep_edits(
     report: ImportReport,
     *,
     overwrite: bool,
-) -> None:
+) -> bool:
     """Keep the row's edited values over the page's (in ``values``), or with ``overwrite`` let the
-    page's win; one report line each."""
+    page's win; one report line each. Whether any differed."""
+    differed = False
     for name in fields:
         current = getattr(row, name)
         if current != values[name]:
+            differed = True
             line = (
-                f"edited {name} {current} of {what} ({row.edited_at:%Y-%m-%d}; "
+                f"edited {name} {current} of {what} ({_day(row.edited_at)}; "
                 f"page says {values[name]})"
             )
             if overwrite:
@@ -192,29 +240,52 @@ def _keep_edits(
             else:
                 report.kept.append(f"kept {line}")
                 values[name] = current
+    return differed
 
 
-def _edited_since(edited_at: datetime | None, page_date: date | None) -> bool:
-    """Whether an admin edit is as new as the pages (a re-import keeps it) or newer."""
-    return edited_at is not None and (page_date is None or edited_at.date() >= page_date)
+def _day(at: datetime | None) -> str:
+    return "" if at is None else f"{timezone.localtime(at):%Y-%m-%d}"
 
 
 def _retire_gone(
     rows: Iterable[Story | Product], what: str, offset: int, listed: int, report: ImportReport
-) -> bool:
+) -> None:
     """Retire the rows the pages no longer list (never delete them) and place them after the
-    listed ones; ``offset`` mirrors the bulk shift of positions. Returns whether any was retired."""
+    listed ones; ``offset`` mirrors the bulk shift of positions."""
     rows = list(rows)
     now = timezone.now()
-    retired = False
     for row in rows:
         row.position += offset
         if row.retired_at is None:
             _sync(row, {"retired_at": now})
             report.retired.append(f"{what} {str(row)!r}")
-            retired = True
+            report.count(what, "retired")
     _place_after(rows, listed)
-    return retired
+
+
+def import_date_errors(record: ArenaRecord) -> list[str]:
+    """The dates a record claims after today (the server's date): a file or page dated in the
+    future is refused whole, so no claimed date can outrank a moderator's decision of today."""
+    today = freshness.today()
+    ov = record.overview
+    claims: list[tuple[str, date | None]] = [
+        ("its updated date", ov.updated),
+        ("its evidence date", ov.evidence_as_of),
+    ]
+    for name, product in (record.products or {}).items():
+        claims.append((f"the popularity date of {name!r}", product.popularity_as_of))
+    for (text, name), detail in record.details.items():
+        claims.append((f"the evidence date of {name!r} on “{text}”", detail.evidence_as_of))
+        claims.extend(
+            (f"the date of quote {i + 1} of {name!r} on “{text}”", e.checked_on)
+            for i, e in enumerate(detail.evidence)
+        )
+    return [
+        f"{ov.path}: {what} {day:%Y-%m-%d} is after today ({today:%Y-%m-%d}); a file cannot be "
+        "dated in the future (nothing was imported)"
+        for what, day in claims
+        if day is not None and day > today
+    ]
 
 
 @dataclass
@@ -224,9 +295,9 @@ class _ImportRun:
     record: ArenaRecord
     arena: Arena
     report: ImportReport
-    page_date: date | None
     overwrite: bool
-    changed: bool = False
+    # the server's time of this import: rows it writes over an edit are marked with it
+    now: datetime = field(default_factory=timezone.now)
     # positions are shifted out of the way first so the unique (arena, position) constraints hold
     # while reordering
     offset: int = 10_000_000
@@ -235,14 +306,20 @@ class _ImportRun:
     gone_groups: list[SubGroup] = field(default_factory=list)
     removed_categories: list[Category] = field(default_factory=list)
     personas: dict[str, Persona] = field(default_factory=dict)
+    # personas whose label the import changed: every arena that shows them changes
+    relabelled: list[int] = field(default_factory=list)
     products: dict[str, Product] = field(default_factory=dict)
     stories: dict[str, Story] = field(default_factory=dict)
+
+    @property
+    def says(self) -> str:
+        return "file says" if self.record.exact else "page says"
 
 
 def _import_categories(run: _ImportRun) -> None:
     """Categories and sub-groups in page order; the ones the pages dropped wait for
     ``_prune_structure`` (a retired story may still use them)."""
-    ov, arena, offset = run.record.overview, run.arena, run.offset
+    ov, arena, offset, report = run.record.overview, run.arena, run.offset, run.report
     existing_cats = {c.name: c for c in Category.objects.filter(arena=arena)}
     keep_cats = {c.name for c in ov.categories}
     removed_cats = run.removed_categories
@@ -255,10 +332,12 @@ def _import_categories(run: _ImportRun) -> None:
         cat = existing_cats.get(rec.name)
         if cat is None:
             cat = Category.objects.create(arena=arena, name=rec.name, blurb=rec.blurb, position=pos)
-            run.changed = True
+            report.count("category", "added")
         else:
+            was = cat.position
             cat.position += offset  # mirror the bulk shift
-            _sync(cat, {"blurb": rec.blurb, "position": pos})
+            if _place(cat, {"blurb": rec.blurb}, pos, was):
+                report.count("category", "changed")
         cats[rec.name] = cat
         existing_groups = {g.name: g for g in SubGroup.objects.filter(category=cat)}
         SubGroup.objects.filter(category=cat).update(position=F("position") + offset)
@@ -267,10 +346,12 @@ def _import_categories(run: _ImportRun) -> None:
             grp = existing_groups.pop(gname, None)
             if grp is None:
                 grp = SubGroup.objects.create(category=cat, name=gname, position=gpos)
-                run.changed = True
+                report.count("sub-group", "added")
             else:
+                was = grp.position
                 grp.position += offset
-                _sync(grp, {"position": gpos})
+                if _place(grp, {}, gpos, was):
+                    report.count("sub-group", "changed")
             subgroups[(rec.name, gname)] = grp
         for grp in existing_groups.values():
             grp.position += offset
@@ -280,22 +361,23 @@ def _import_categories(run: _ImportRun) -> None:
 
 def _import_personas(run: _ImportRun) -> None:
     """Personas are global: the slug from the matrix, the label from the head-to-head pages."""
-    record, ov = run.record, run.record.overview
+    record, ov, report = run.record, run.record.overview, run.report
     personas = run.personas
     for slug_ in dict.fromkeys(s.persona for s in ov.stories):
         label = record.persona_labels.get(slug_, slug_.replace("-", " "))
         persona, created = Persona.objects.get_or_create(slug=slug_, defaults={"label": label})
-        run.changed |= created
-        if slug_ in record.persona_labels:
-            _sync(persona, {"label": label})
+        if created:
+            report.count("persona", "added")
+        elif slug_ in record.persona_labels and _sync(persona, {"label": label}):
+            report.count("persona", "changed")
+            run.relabelled.append(persona.pk)
         personas[slug_] = persona
 
 
 def _import_products(run: _ImportRun) -> None:
     """Every product the pages list is active; the others are retired, never deleted."""
     ov, arena, report = run.record.overview, run.arena, run.report
-    offset, page_date = run.offset, run.page_date
-    overwrite_moderated = run.overwrite
+    offset, overwrite = run.offset, run.overwrite
     values_of = _product_values(run)
     # found by the name the pages gave it (an admin may have renamed it since)
     existing_products = {
@@ -318,39 +400,42 @@ def _import_products(run: _ImportRun) -> None:
     Product.all_objects.filter(arena=arena).update(position=F("position") + offset)
     products = run.products
     for pos, name in enumerate(ov.products):
-        values = {**values_of[name], "position": pos}
+        values = values_of[name]
         product = existing_products.pop(name, None)
         if product is None:
-            product = Product.all_objects.create(arena=arena, **values)
-            run.changed = True
+            product = Product.all_objects.create(arena=arena, position=pos, **values)
+            report.count("product", "added")
             products[name] = product
             continue
+        was = product.position
         product.position += offset
-        if _edited_since(product.edited_at, page_date):
-            _keep_edits(
-                product,
-                values,
-                PRODUCT_EDIT_FIELDS,
-                f"the product {name!r}",
-                report,
-                overwrite=overwrite_moderated,
-            )
-        edited = _edited_since(product.edited_at, page_date) and not overwrite_moderated
-        if product.retired_at is not None and edited:
+        edited = product.edited_since_import
+        if edited and _keep_edits(
+            product,
+            values,
+            PRODUCT_EDIT_FIELDS,
+            f"the product {name!r}",
+            report,
+            overwrite=overwrite,
+        ):
+            report.count("product", "kept" if not overwrite else "changed")
+        if product.retired_at is not None and edited and not overwrite:
             report.kept.append(
-                f"kept the product {name!r} retired ({product.edited_at:%Y-%m-%d}; "
-                "the pages list it)"
+                f"kept the product {name!r} retired ({_day(product.edited_at)}; the pages list it)"
             )
+            report.count("product", "kept")
         elif product.retired_at is not None:
-            values["retired_at"] = None
+            _sync(product, {"retired_at": None})
             report.restored.append(f"product {name!r}")
-            run.changed = True
-        run.changed |= _sync(product, {k: v for k, v in values.items() if k != "position"})
-        _sync(product, {"position": values["position"]})
+            report.count("product", "restored")
+        if edited and overwrite:
+            values["imported_at"] = run.now
+        if _place(product, values, pos, was):
+            report.count("product", "changed")
+            # an admin form opened before the import is now stale
+            Product.all_objects.filter(pk=product.pk).update(version=F("version") + 1)
         products[name] = product
-    run.changed |= _retire_gone(
-        existing_products.values(), "product", offset, len(products), report
-    )
+    _retire_gone(existing_products.values(), "product", offset, len(products), report)
 
 
 def _product_values(run: _ImportRun) -> dict[str, dict]:
@@ -383,8 +468,7 @@ def _product_values(run: _ImportRun) -> dict[str, dict]:
 def _import_stories(run: _ImportRun) -> None:
     """Every story the pages list is active; the others are retired, never deleted."""
     record, ov, arena, report = run.record, run.record.overview, run.arena, run.report
-    offset, page_date = run.offset, run.page_date
-    overwrite_moderated = run.overwrite
+    offset, overwrite = run.offset, run.overwrite
     cats, subgroups, personas = run.categories, run.subgroups, run.personas
     default_weight = settings.ARENA_DEFAULT_STORY_WEIGHT
     # found by the text the pages gave it (an admin may have reworded it since)
@@ -402,7 +486,6 @@ def _import_stories(run: _ImportRun) -> None:
             "persona": personas[ms.persona],
             "weight": weight or default_weight,
             "weight_published": weight is not None,
-            "position": pos,
         }
         if weight is None and story is not None and story.weight_published:
             # pages that give no weight (an overview page alone) leave a known weight alone
@@ -410,45 +493,124 @@ def _import_stories(run: _ImportRun) -> None:
         elif weight is None:
             report.default_weight_stories.append(ms.text)
         if story is None:
-            story = Story.all_objects.create(arena=arena, **values)
-            run.changed = True
+            story = Story.all_objects.create(arena=arena, position=pos, **values)
+            report.count("story", "added")
             stories[ms.text] = story
             continue
+        was = story.position
         story.position += offset
-        if _edited_since(story.edited_at, page_date):
-            _keep_edits(
+        edited = story.edited_since_import
+        if edited:
+            if _keep_edits(
                 story,
                 values,
                 STORY_EDIT_FIELDS,
                 f"the story “{ms.text}”",
                 report,
-                overwrite=overwrite_moderated,
-            )
+                overwrite=overwrite,
+            ):
+                report.count("story", "kept" if not overwrite else "changed")
             if values["weight"] == story.weight:
                 values["weight_published"] = story.weight_published
-        edited = _edited_since(story.edited_at, page_date) and not overwrite_moderated
+            if overwrite:
+                values["imported_at"] = run.now
         before = _story_key(story)
-        if story.retired_at is not None and edited:
+        if story.retired_at is not None and edited and not overwrite:
             report.kept.append(
-                f"kept the story “{ms.text}” retired ({story.edited_at:%Y-%m-%d}; the pages list it)"
+                f"kept the story “{ms.text}” retired ({_day(story.edited_at)}; the pages list it)"
             )
+            report.count("story", "kept")
         elif story.retired_at is not None:
-            values["retired_at"] = None
+            _sync(story, {"retired_at": None})
             report.restored.append(f"story {ms.text!r}")
-            run.changed = True
-        _sync(story, values)
+            report.count("story", "restored")
+        if _place(story, values, pos, was):
+            report.count("story", "changed")
         if before != _story_key(story):
-            run.changed = True
             Story.all_objects.filter(pk=story.pk).update(version=F("version") + 1)
         stories[ms.text] = story
-    run.changed |= _retire_gone(existing_stories.values(), "story", offset, len(stories), report)
+    _retire_gone(existing_stories.values(), "story", offset, len(stories), report)
+
+
+def _quotes(items: Iterable, exact: bool) -> tuple:
+    """Evidence items as the import compares them: source and quote, with an arena file their url
+    and date too."""
+    if exact:
+        return tuple((e.source, e.quote, e.url or "", e.checked_on) for e in items)
+    return tuple((e.source, e.quote) for e in items)
+
+
+def _quotes_text(items: tuple) -> str:
+    """``2 quotes: docs “Workflows pause…”, community “…”`` (a report's summary of evidence)."""
+    if not items:
+        return "no quotes"
+    shown = ", ".join(f"{q[0]} “{q[1][:40]}{'…' if len(q[1]) > 40 else ''}”" for q in items[:3])
+    more = f" and {len(items) - 3} more" if len(items) > 3 else ""
+    return f"{len(items)} quote{'s' if len(items) != 1 else ''}: {shown}{more}"
+
+
+@dataclass(frozen=True)
+class _CellParts:
+    """Every part of a cell an import compares: what a file or the pages state of it."""
+
+    value: CellValue
+    rationale: str
+    published: bool
+    quotes: tuple
+    evidence_as_of: date | None  # compared for arena files only (the pages give one date)
+
+
+def _differing(now: _CellParts, file: _CellParts, *, detailed: bool, exact: bool) -> list[str]:
+    """The parts of a cell the file would change: ``value``, ``rationale``, ``evidence`` (its
+    quotes), ``date`` (when its evidence was checked: an arena file states it). A file or pages
+    that do not detail a cell whose detail is published speak for its value only."""
+    parts = ["value"] if now.value != file.value else []
+    if detailed:
+        if (now.rationale, now.published) != (file.rationale, file.published):
+            parts.append("rationale")
+        if now.quotes != file.quotes:
+            parts.append("evidence")
+        if exact and now.evidence_as_of != file.evidence_as_of:
+            parts.append("date")
+    return parts
+
+
+def _cell_conflict(
+    run: _ImportRun,
+    cell: Cell,
+    now: _CellParts,
+    file: _CellParts,
+    parts: list[str],
+    where: str,
+    last: CellChange | None,
+) -> list[str]:
+    """The report's lines for a moderated cell whose ``parts`` the file would change (a decision
+    checks the cell on its day: a date that differs alone is kept without a line)."""
+    day = _day(cell.edited_at)
+    lines = []
+    for part in parts:
+        if part == "value":
+            kind = last.get_kind_display() if last is not None else "moderated"
+            lines.append(
+                f"{kind} value {now.value.label()} of {where} ({day}; {run.says} "
+                f"{file.value.label()})"
+            )
+        elif part == "rationale":
+            lines.append(f"edited rationale of {where} ({day}; the {run.says[:-5]}'s differs)")
+        elif part == "evidence":
+            lines.append(
+                f"moderated evidence on {where} ({day}: {_quotes_text(now.quotes)}; "
+                f"{run.says} {_quotes_text(file.quotes)})"
+            )
+    return lines
 
 
 def _import_cells(run: _ImportRun) -> None:
-    """Cells and their evidence, keeping moderated values as new as the pages (see
-    ``arena_import``)."""
+    """Cells and their evidence. Every part of a cell is compared (judgement, rationale, each
+    quote and its source); a cell a moderator or an editor changed since an import last wrote it
+    keeps all of it (see ``arena_import``)."""
     record, ov, arena, report = run.record, run.record.overview, run.arena, run.report
-    page_date, overwrite_moderated = run.page_date, run.overwrite
+    overwrite = run.overwrite
     stories, products = run.stories, run.products
     existing_cells = {
         (c.story_id, c.product_id): c
@@ -466,6 +628,7 @@ def _import_cells(run: _ImportRun) -> None:
     exact = record.exact
     redated: dict[date | None, list[int]] = {}
     kept_cells: list[int] = []
+    overwritten: list[int] = []
     evidence_kept: list[int] = []  # cells whose quotes the pages state again, as they are
     for ms in ov.stories:
         story = stories[ms.text]
@@ -489,70 +652,92 @@ def _import_cells(run: _ImportRun) -> None:
                 new_cells.append(cell)
                 evidence_for.append((cell, evidence))
                 continue
-            page = CellValue(mark.verdict, mark.proof, mark.quality)
-            current = CellValue.of(cell)
-            if current != page:
-                kind, note = CellChange.Kind.IMPORT, f"Imported from {ov.path}"
+            file = _CellParts(
+                value=CellValue(mark.verdict, mark.proof, mark.quality),
+                rationale=rationale,
+                published=detail is not None and detail.published,
+                quotes=_quotes(evidence, exact),
+                evidence_as_of=detail.evidence_as_of if detail else None,
+            )
+            now = _CellParts(
+                value=CellValue.of(cell),
+                rationale=cell.rationale,
+                published=cell.detail_published,
+                quotes=_quotes(cell.evidence.all(), exact),
+                evidence_as_of=cell.evidence_as_of,
+            )
+            # pages that do not detail this cell leave its published detail alone
+            detailed = detail is not None or not cell.detail_published
+            parts = _differing(now, file, detailed=detailed, exact=exact)
+            if not parts:
+                if detail is not None:
+                    evidence_kept.append(cell.pk)
+                continue
+            kind, note = CellChange.Kind.IMPORT, f"Imported from {ov.path}"
+            record_unchanged = False
+            if cell.edited_since_import:
+                where = f"{pname} on “{ms.text}”"
                 last = moderated.get(cell.pk)
-                if last is not None and _edited_since(last.changed_at, page_date):
-                    what = (
-                        f"{last.get_kind_display()} value {current.label()} of {pname} on "
-                        f"“{ms.text}” ({last.changed_at:%Y-%m-%d}; page says {page.label()})"
-                    )
-                    if not overwrite_moderated:
-                        report.kept.append(f"kept {what}")
-                        kept_cells.append(cell.pk)
-                        continue  # the cell, its rationale and evidence stay as moderated
-                    report.overwritten.append(f"overwrote {what}")
-                    kind = CellChange.Kind.IMPORT_OVERRIDE
-                    note = (
-                        f"Imported from {ov.path} over the {last.get_kind_display()} value "
-                        f"{current.label()} of {last.changed_at:%Y-%m-%d}"
-                    )
+                lines = _cell_conflict(run, cell, now, file, parts, where, last)
+                if not overwrite and not lines:
+                    kept_cells.append(cell.pk)
+                    continue  # the decision's own date: nothing to report
+                if not overwrite:
+                    report.kept.extend(f"kept {line}" for line in lines)
+                    report.count("cell", "kept")
+                    if "evidence" in parts:
+                        report.count("evidence", "kept")
+                    kept_cells.append(cell.pk)
+                    continue  # every part of the cell stays as moderated
+                report.overwritten.extend(f"overwrote {line}" for line in lines)
+                overwritten.append(cell.pk)
+                # recorded publicly even when only the words or the quotes change
+                kind, record_unchanged = CellChange.Kind.IMPORT_OVERRIDE, True
+                what = f"the {last.get_kind_display()} value" if last else "the moderated"
+                note = (
+                    f"Imported from {ov.path} over {what} {now.value.label()} ({', '.join(parts)})"
+                    f" of {_day(cell.edited_at)}"
+                )
+            if "value" in parts or record_unchanged:
                 cell_set_value(
                     cell=cell,
-                    value=page,
+                    value=file.value,
                     kind=kind,
                     note=note,
                     expected_version=cell.version,
                     mark_stale=False,
+                    record_unchanged=record_unchanged,
                 )
-                run.changed = True
-            if detail is None and cell.detail_published:
-                continue  # pages that do not detail this cell leave its published detail alone
-            if rationale != cell.rationale and _edited_since(cell.detail_edited_at, page_date):
-                what = (
-                    f"edited rationale of {pname} on “{ms.text}” "
-                    f"({cell.detail_edited_at:%Y-%m-%d}; the page's differs)"
-                )
-                if not overwrite_moderated:
-                    report.kept.append(f"kept {what}")
-                    rationale = cell.rationale
-                else:
-                    report.overwritten.append(f"overwrote {what}")
-            fields = {
-                "rationale": rationale,
-                "detail_published": detail is not None and detail.published,
-            }
-            if rationale != cell.rationale or current != page:
-                # the page's rationale beside the page's judgement: it predates no correction
-                fields["rationale_predates"] = None
-            if rationale != cell.rationale:
-                fields["rationale_rewritten_at"] = None  # no longer the correction's words
-            touched = _sync(cell, fields)
-            if exact and detail is not None and cell.evidence_as_of != detail.evidence_as_of:
+            if "value" in parts or "rationale" in parts:
+                report.count("cell", "changed")
+            fields: dict = {}
+            if detailed:
+                fields = {"rationale": rationale, "detail_published": file.published}
+                if rationale != cell.rationale or "value" in parts:
+                    # the page's rationale beside the page's judgement: it predates no correction
+                    fields["rationale_predates"] = None
+                if rationale != cell.rationale:
+                    fields["rationale_rewritten_at"] = None  # no longer the correction's words
+            _sync(cell, fields)
+            if "date" in parts and detail is not None:
+                report.count("cell", "re-dated")
                 redated.setdefault(detail.evidence_as_of, []).append(cell.pk)
-            if _quotes(cell.evidence.all(), exact) != _quotes(evidence, exact):
+            if "evidence" in parts:
+                report.count("evidence", "changed")
                 cell.evidence.all().delete()
                 evidence_for.append((cell, evidence))
-                touched = True
             elif detail is not None:
                 evidence_kept.append(cell.pk)
-            if touched:  # an admin form opened before the import is now stale
-                Cell.objects.filter(pk=cell.pk).update(version=F("version") + 1)
+            # an admin form opened before the import is now stale
+            Cell.objects.filter(pk=cell.pk).update(version=F("version") + 1)
     # a product or story that comes back (or is new) beside retired rows: every pair has a cell
+    for cell in new_cells:
+        cell.imported_at = run.now
     Cell.objects.bulk_create(new_cells)
-    run.changed |= bool(new_cells)
+    report.count("cell", "added", len(new_cells))
+    report.count(
+        "evidence", "added", sum(1 for cell, ev in evidence_for if cell in new_cells and ev)
+    )
     Evidence.objects.bulk_create(
         Evidence(
             cell=cell,
@@ -565,29 +750,21 @@ def _import_cells(run: _ImportRun) -> None:
         for cell, evidence in evidence_for
         for i, e in enumerate(evidence)
     )
+    for start in range(0, len(overwritten), 2000):  # (SQLite's limit on a query's parameters)
+        Cell.objects.filter(pk__in=overwritten[start : start + 2000]).update(imported_at=run.now)
     if exact:
         # each cell is checked on the day the file says (a statement a re-import can move back)
         for day, pks in redated.items():
-            for start in range(0, len(pks), 2000):  # (SQLite's limit on a query's parameters)
+            for start in range(0, len(pks), 2000):
                 Cell.objects.filter(pk__in=pks[start : start + 2000]).update(evidence_as_of=day)
-        if redated:
-            arena_content_changed(arena_id=arena.pk)
-    elif checked_on is not None and _date_cells(run, checked_on, kept_cells, evidence_kept):
-        arena_content_changed(arena_id=arena.pk)
+    elif checked_on is not None:
+        report.count("cell", "re-dated", _date_cells(run, checked_on, kept_cells, evidence_kept))
 
 
-def _quotes(items: Iterable, exact: bool) -> tuple:
-    """Evidence items as the import compares them: source and quote, with an arena file their url
-    and date too."""
-    if exact:
-        return tuple((e.source, e.quote, e.url or "", e.checked_on) for e in items)
-    return tuple((e.source, e.quote) for e in items)
-
-
-def _date_cells(run: _ImportRun, day: date, kept: list[int], evidence_kept: list[int]) -> bool:
+def _date_cells(run: _ImportRun, day: date, kept: list[int], evidence_kept: list[int]) -> int:
     """The pages state every verdict (and the quotes they detail) as of ``day``: the cells on
     them, but those kept as moderated, are checked then unless checked later (a date never moves
-    back). Two statements; True when a date moved (what the pages show changed)."""
+    back). Two statements; how many cells' dates moved (what the pages show changed)."""
     older = Q(evidence_as_of__isnull=True) | Q(evidence_as_of__lt=day)
     cells = (
         Cell.objects.filter(
@@ -605,7 +782,7 @@ def _date_cells(run: _ImportRun, day: date, kept: list[int], evidence_kept: list
             .filter(Q(checked_on__isnull=True) | Q(checked_on__lt=day))
             .update(checked_on=day)
         )
-    return bool(cells or quotes)
+    return cells or (1 if quotes else 0)
 
 
 def _prune_structure(run: _ImportRun) -> None:
@@ -622,6 +799,7 @@ def _prune_structure(run: _ImportRun) -> None:
     for g in gone_groups:
         if g.pk not in used_groups:
             report.removed.append(f"sub-group {g.name!r}")
+            report.count("sub-group", "removed")
             g.delete()
     kept_cats = []
     for c in removed_cats:
@@ -629,14 +807,14 @@ def _prune_structure(run: _ImportRun) -> None:
             kept_cats.append(c)
         else:
             report.removed.append(f"category {c.name!r}")
+            report.count("category", "removed")
             c.delete()
     _place_after(kept_cats, len(cats))
-    run.changed |= bool(report.removed)
 
 
 def _import_adjacent(run: _ImportRun) -> None:
     """The adjacent arenas, as the pages list them."""
-    ov, arena = run.record.overview, run.arena
+    ov, arena, report = run.record.overview, run.arena, run.report
     existing_adj = {a.name: a for a in AdjacentArena.objects.filter(arena=arena)}
     for pos, adj in enumerate(ov.adjacent):
         values = {
@@ -648,9 +826,12 @@ def _import_adjacent(run: _ImportRun) -> None:
         obj = existing_adj.pop(adj.name, None)
         if obj is None:
             AdjacentArena.objects.create(arena=arena, name=adj.name, **values)
-        else:
-            _sync(obj, values)
+            report.count("adjacent arena", "added")
+        elif _sync(obj, values):
+            report.count("adjacent arena", "changed")
     for obj in existing_adj.values():
+        report.removed.append(f"adjacent arena {obj.name!r}")
+        report.count("adjacent arena", "removed")
         obj.delete()
 
 
@@ -659,13 +840,22 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
     """Build or update an arena from parsed pages, in one transaction. Twice = once: a re-import of
     the same pages writes nothing and leaves the stored scores alone.
 
-    Moderation is respected: a cell whose current value came from an upheld flag or an admin edit
-    made on or after the pages' date keeps it, and the report names each such conflict
-    (``overwrite_moderated`` writes the page's value instead, recorded publicly as an import over
-    a moderated value). Stories and products that vanish from the pages are retired (hidden from
+    Every part of what the site holds is compared, and the report counts what the import added,
+    changed, re-dated, retired, removed and kept, per kind of row. Any change bumps the content
+    version of every arena whose pages show it.
+
+    Moderation is respected: a cell a moderator or an editor changed (its judgement, rationale or
+    evidence: an upheld flag, an admin edit) after an import last wrote it keeps every part, and
+    the report names each such conflict; so do edited stories and products. "After" is the
+    server's own time, never a date the pages claim; pages dated in the future are refused.
+    ``overwrite_moderated`` writes the page's values instead, recorded publicly as an import over
+    a moderated value. Stories and products that vanish from the pages are retired (hidden from
     pages and scores), never deleted: their flags, decisions and history stay.
     """
     ov = record.overview
+    errors = import_date_errors(record)
+    if errors:
+        raise ImportRefused("\n".join(errors))
     report = ImportReport()
     slug = record.slug or arena_slugify(ov.name)
     # by slug, else by name (an admin may have changed the slug)
@@ -673,24 +863,16 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
     report.created = arena is None
     if arena is None:
         arena = Arena.objects.create(slug=slug, name=ov.name)
-    changed = report.created
-    changed |= _sync(
-        arena,
-        {
-            "name": ov.name,
-            "description": ov.description,
-            "updated": ov.updated,
-            "evidence_as_of": ov.evidence_as_of,
-        },
-    )
-    run = _ImportRun(
-        record=record,
-        arena=arena,
-        report=report,
-        page_date=ov.updated or ov.evidence_as_of,
-        overwrite=overwrite_moderated,
-        changed=changed,
-    )
+        report.count("arena", "added")
+    fields = {
+        "name": ov.name,
+        "description": ov.description,
+        "updated": ov.updated,
+        "evidence_as_of": ov.evidence_as_of,
+    }
+    if _sync(arena, fields) and not report.created:
+        report.count("arena", "changed")
+    run = _ImportRun(record=record, arena=arena, report=report, overwrite=overwrite_moderated)
     for step in (
         _import_categories,
         _import_personas,
@@ -703,10 +885,18 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
         step(run)
 
     report.arena = arena
-    report.changed = run.changed
+    report.changed = report.wrote
     report.stories = len(ov.stories)
     report.cells = len(ov.stories) * len(ov.products)
     report.detailed_cells = len(record.details)
-    if run.changed or not ProductScore.objects.filter(arena=arena).exists():
+    if report.changed or not ProductScore.objects.filter(arena=arena).exists():
         arena_mark_stale(arena_id=arena.pk)
+    # a persona's label shows on the pages of every arena that asks for it
+    for other in (
+        Story.all_objects.filter(persona__in=run.relabelled)
+        .exclude(arena=arena)
+        .values_list("arena_id", flat=True)
+        .distinct()
+    ):
+        arena_content_changed(arena_id=other)
     return report

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
 
 @dataclass(frozen=True)
@@ -45,3 +46,10 @@ def merge_edit(
         if f in touched & moved
     }
     return EditOutcome(write={} if conflicts else changes, conflicts=conflicts)
+
+
+def edited_since_import(edited_at: datetime | None, imported_at: datetime | None) -> bool:
+    """Whether a row carries an editor's or a moderator's work that no import has taken up yet: it
+    was edited after an import last wrote it (both are the server's own times, never a date a file
+    claims for itself). A re-import keeps such a row as it is and reports it."""
+    return edited_at is not None and (imported_at is None or edited_at > imported_at)

@@ -6,6 +6,7 @@ from django.db.models import Q
 from django.urls import reverse
 
 from arena.models import EditableRecord
+from stories.edits import edited_since_import
 from stories.values import CellValue, Proof, Verdict
 
 
@@ -71,6 +72,17 @@ class Cell(models.Model):
         blank=True,
         help_text="Last edit of the rationale in the admin (a re-import keeps it)",
     )
+    # Any part of the cell (its judgement, rationale or evidence) changed by a moderator or an
+    # editor, and the last time an import wrote over the cell: a re-import keeps every part of a
+    # cell edited since (stories.edits.edited_since_import), whatever date the file claims.
+    edited_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Last change of its judgement, rationale or evidence by a moderator or an editor",
+    )
+    imported_at = models.DateTimeField(
+        null=True, blank=True, help_text="When an import last wrote the cell's content"
+    )
     # Whether the rationale still argues for the judgement the cell shows: an upheld correction
     # that changed the verdict or quality without a new rationale marks it (the earliest such
     # correction's time, kept until the rationale is written again); a correction that rewrote
@@ -120,6 +132,10 @@ class Cell(models.Model):
     @property
     def value(self) -> CellValue:
         return CellValue.of(self)
+
+    @property
+    def edited_since_import(self) -> bool:
+        return edited_since_import(self.edited_at, self.imported_at)
 
 
 class Evidence(models.Model):

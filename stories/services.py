@@ -117,6 +117,9 @@ def cell_set_value(
         # a moderator's or editor's judgement checks the cell on the day it is made (an import
         # dates its cells by the pages' "Evidence as of": arena.services)
         checked = current.evidence_as_of
+        at = timezone.now()
+        # a moderator's or editor's change is theirs until an import writes over it
+        marks: dict = {"edited_at": at} if kind in JUDGED_ON_THE_DAY else {}
         if kind in JUDGED_ON_THE_DAY:
             checked = freshness.newest(checked, freshness.today())
         updated = Cell.objects.filter(pk=cell.pk, version=current.version).update(
@@ -125,6 +128,7 @@ def cell_set_value(
             quality=value.quality,
             version=F("version") + 1,
             evidence_as_of=checked,
+            **marks,
         )
         if not updated:
             raise EditConflict("cell", {}, current)
@@ -138,9 +142,11 @@ def cell_set_value(
             new_proof=value.proof,
             new_quality=value.quality,
             changed_by=by if (by is not None and getattr(by, "is_authenticated", False)) else None,
-            changed_at=timezone.now(),
+            changed_at=at,
             note=clean_text(note).strip(),
         )
+        if marks:
+            cell.edited_at = at
         cell.verdict, cell.proof, cell.quality = value.verdict, value.proof, value.quality
         cell.version = current.version + 1
         cell.evidence_as_of = checked
@@ -181,8 +187,12 @@ def cell_update_detail(
         elif current.rationale == rationale:
             return False
         if current.rationale != rationale:
+            at = timezone.now()
             marks.update(
-                rationale=rationale, version=F("version") + 1, detail_edited_at=timezone.now()
+                rationale=rationale,
+                version=F("version") + 1,
+                detail_edited_at=at,
+                edited_at=at,
             )
         Cell.objects.filter(pk=cell.pk).update(**marks)
         arena_content_changed(arena_id=_arena_of(current))
@@ -238,6 +248,7 @@ def _evidence_checked(*, cell_id: int, day: date) -> None:
         evidence_as_of=freshness.newest(cell.evidence_as_of, day),
         detail_published=True,
         version=F("version") + 1,
+        edited_at=timezone.now(),  # (only moderators and editors add or change a quote)
     )
     arena_content_changed(arena_id=_arena_of(cell))
 

@@ -41,6 +41,7 @@ def import_summary(report: ImportReport) -> str:
 def import_report_lines(report: ImportReport, *, read: str) -> Iterator[str]:
     """The report's lines after the summary; ``read``: ``"pages"`` or ``"file"``."""
     words = WORDS[read]
+    yield from (f"  {line}" for line in report.tally_lines())
     for text in report.default_weight_stories:
         yield f"  {words['given']} the weight of {text!r}: default weight used"
     yield from (f"  {line}" for line in report.kept)

@@ -3,6 +3,7 @@ from django.core.management.base import BaseCommand, CommandError
 from arena.importer import PageError
 from arena.importer.arena_json import read_arena_json
 from arena.management.report import import_record, import_report_lines, import_summary
+from arena.services import import_date_errors
 
 
 class Command(BaseCommand):
@@ -10,9 +11,10 @@ class Command(BaseCommand):
         "Create or update an arena from an arena file (docs/arena-format.md), as `export_arena` "
         "writes it. The file is checked whole against the format's JSON Schema and rules first; "
         "an error names FILE: /json/pointer: reason and imports nothing. Idempotent and atomic. "
-        "Cells a moderator corrected (an upheld flag or an admin edit) on or after the file's "
-        "`updated` date keep their value, and each such conflict is listed; stories and products "
-        "the file no longer lists are retired, never deleted."
+        "A cell, story or product a moderator or an editor changed after the import that last "
+        "wrote it keeps every part of it, and each such conflict is listed; a file dated after "
+        "today is refused; stories and products the file no longer lists are retired, never "
+        "deleted."
     )
 
     def add_arguments(self, parser):
@@ -35,6 +37,9 @@ class Command(BaseCommand):
         except PageError as exc:
             raise CommandError(str(exc)) from None
         ov = record.overview
+        errors = import_date_errors(record)
+        if errors:
+            raise CommandError("\n".join(errors))
         if check:
             self.stdout.write(
                 f"{file}: a valid arena file: {ov.name!r}, {len(ov.products)} products, "
