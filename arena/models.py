@@ -38,14 +38,14 @@ class EditableRecord(models.Model):
     objects = ActiveManager()
     all_objects = models.Manager()  # noqa: DJ012 (managers, not fields)
 
-    @property
-    def edited_since_import(self) -> bool:
-        return edited_since_import(self.edited_at, self.imported_at)
-
     class Meta:
         abstract = True
         base_manager_name = "all_objects"
         default_manager_name = "all_objects"
+
+    @property
+    def edited_since_import(self) -> bool:
+        return edited_since_import(self.edited_at, self.imported_at)
 
 
 class ArenaQuerySet(models.QuerySet):
