@@ -13,15 +13,25 @@ class ActiveManager(models.Manager):
         return super().get_queryset().filter(retired_at__isnull=True)
 
 
-class EditableRecord(models.Model):
-    """A story or a product: edited in the admin under a version (no lost update), kept when a
-    re-import is older than the edit, and retired, never deleted, when it leaves its arena (its cells
-    carry flags, decisions and the public record)."""
+class VersionedRecord(models.Model):
+    """A row edited in the admin under a version (no lost update: a stale form is refused or
+    merged, ``stories.services.versioned_update``), whose ``edited_at`` tells a re-import which
+    admin edits are newer than the pages. Only admin and editor writes set ``edited_at``."""
 
     version = models.PositiveIntegerField(default=1, help_text="Bumped on every edit")
     edited_at = models.DateTimeField(
         null=True, blank=True, help_text="Last edit in the admin (a re-import keeps it)"
     )
+
+    class Meta:
+        abstract = True
+
+
+class EditableRecord(VersionedRecord):
+    """A story or a product: versioned, kept when a re-import is older than the edit, and retired,
+    never deleted, when it leaves its arena (its cells carry flags, decisions and the public
+    record)."""
+
     retired_at = models.DateTimeField(
         null=True,
         blank=True,
@@ -31,7 +41,7 @@ class EditableRecord(models.Model):
     objects = ActiveManager()
     all_objects = models.Manager()  # noqa: DJ012 (managers, not fields)
 
-    class Meta:
+    class Meta(VersionedRecord.Meta):
         abstract = True
         base_manager_name = "all_objects"
         default_manager_name = "all_objects"
@@ -49,7 +59,7 @@ class ArenaQuerySet(models.QuerySet):
         )
 
 
-class Arena(models.Model):
+class Arena(VersionedRecord):
     """A product category with its products, stories and stored scores."""
 
     slug = models.SlugField(max_length=120, unique=True)
@@ -95,7 +105,7 @@ class Arena(models.Model):
         return self.scores_stale_since is not None
 
 
-class Category(models.Model):
+class Category(VersionedRecord):
     arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="categories")
     name = models.CharField(max_length=120)
     blurb = models.CharField(max_length=300, blank=True)
@@ -117,7 +127,7 @@ class Category(models.Model):
         return self.name
 
 
-class SubGroup(models.Model):
+class SubGroup(VersionedRecord):
     category = models.ForeignKey(Category, on_delete=models.CASCADE, related_name="subgroups")
     name = models.CharField(max_length=120)
     position = models.PositiveIntegerField()
@@ -137,7 +147,7 @@ class SubGroup(models.Model):
         return self.name
 
 
-class Persona(models.Model):
+class Persona(VersionedRecord):
     """A kind of user (``backend-developer``); ``label`` is how head-to-head pages name it."""
 
     slug = models.SlugField(max_length=80, unique=True)
@@ -150,7 +160,7 @@ class Persona(models.Model):
         return self.slug
 
 
-class AdjacentArena(models.Model):
+class AdjacentArena(VersionedRecord):
     """A link to a category often shopped together with this one."""
 
     arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="adjacent")
