@@ -419,3 +419,46 @@ def test_the_edit_mark_is_set_by_admin_writes_only(editor, seeded_arena):
     # the import wrote them all; none carries an admin edit
     assert [type(r).objects.get(pk=r.pk).edited_at for r in rows] == [None] * 5
     assert [type(r).objects.get(pk=r.pk).version for r in rows] == [1] * 5
+
+
+# ---------------------------------------------------------------- adding rows
+
+
+def add_inline_row(data: dict[str, str], prefix: str, **values) -> None:
+    """Fill the inline ``prefix``'s next empty row, as "Add another" does in the browser."""
+    n = int(data[f"{prefix}-TOTAL_FORMS"])
+    data[f"{prefix}-TOTAL_FORMS"] = str(n + 1)
+    data.update({f"{prefix}-{n}-{name}": str(value) for name, value in values.items()})
+
+
+def test_an_arena_added_with_a_category_and_an_adjacent_arena(editor):
+    data = page_form(editor, "/admin/arena/arena/add/", "arena_form", slug="new", name="New arena")
+    add_inline_row(data, "categories", position=0, name="Basics", blurb="The basics")
+    add_inline_row(
+        data, "adjacent", position=0, name="Next door", product_count=4, leader="Someone"
+    )
+    response = editor.post("/admin/arena/arena/add/", data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    arena = Arena.objects.get(slug="new")
+    assert arena.edited_at is not None and arena.version == 1
+    (basics,) = arena.categories.all()
+    assert basics.name == "Basics" and basics.edited_at is not None
+    page = Client().get("/arenas/new/")
+    assert page.status_code == 200 and "Next door" in page.content.decode()
+
+
+def test_a_sub_group_added_on_its_category_page_changes_the_arena_pages(editor, category):
+    page = Visitor(category.arena.get_absolute_url())
+    data = tab(editor, category)
+    add_inline_row(data, "subgroups", position=40, name="A new group")
+    assert editor.post(change_url(category), data).status_code == 302
+    assert SubGroup.objects.get(category=category, name="A new group").edited_at is not None
+    assert page.changed()
+
+
+def test_a_persona_added_and_deleted_in_the_admin(editor):
+    add = page_form(editor, "/admin/arena/persona/add/", "persona_form", slug="ops", label="Ops")
+    assert editor.post("/admin/arena/persona/add/", add).status_code == 302
+    persona = Persona.objects.get(slug="ops")
+    response = editor.post(f"/admin/arena/persona/{persona.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 302 and not Persona.objects.filter(slug="ops").exists()
