@@ -141,10 +141,11 @@ class StructureAdmin(RefusesStaleSaves, admin.ModelAdmin):
             saved, formset.deleted_objects = [], []
         try:
             with transaction.atomic():
-                for obj in saved:
-                    _save(forms[id(obj)], obj)
+                # deletes first, as Django's formsets do: a new row may take a deleted one's place
                 for obj in formset.deleted_objects:
                     _delete(obj, forms.get(id(obj)))
+                for obj in saved:
+                    _save(forms[id(obj)], obj)
         except (EditConflict, ValidationError) as exc:
             self.refuse(request, exc)
             formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
