@@ -1,4 +1,13 @@
+"""The admin of an arena's structure: the arena's own fields, its categories and sub-groups, the
+personas, the adjacent arenas. Every edit is versioned like a cell's (``VersionedForm``): a form
+opened before someone else changed the same field is refused with what changed, an edit of other
+fields is merged. The writes go through ``arena.services``, which move the content version of every
+arena whose pages show the row. The stored scores are the recompute's: viewable, never edited."""
+
 from django.contrib import admin
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import ProtectedError
 
 from arena.models import (
     AdjacentArena,
@@ -10,27 +19,187 @@ from arena.models import (
     SubGroup,
 )
 from arena.recompute import arena_mark_stale
-from arena.services import arena_part_saved, arena_save, category_save, persona_save
+from arena.services import (
+    ADJACENT_EDITABLE_FIELDS,
+    ARENA_EDITABLE_FIELDS,
+    CATEGORY_EDITABLE_FIELDS,
+    PERSONA_EDITABLE_FIELDS,
+    SUBGROUP_EDITABLE_FIELDS,
+    adjacent_arena_delete,
+    adjacent_arena_save,
+    arena_delete,
+    arena_save,
+    category_delete,
+    category_save,
+    persona_delete,
+    persona_save,
+    subgroup_delete,
+    subgroup_save,
+)
+from stories.admin import RefusesStaleSaves
+from stories.forms import VersionedForm
+from stories.services import EditConflict
+
+
+class ArenaForm(VersionedForm):
+    what = "arena"
+
+    class Meta:
+        model = Arena
+        fields = list(ARENA_EDITABLE_FIELDS)
+
+
+class CategoryForm(VersionedForm):
+    what = "category"
+
+    class Meta:
+        model = Category
+        fields = ["arena", *CATEGORY_EDITABLE_FIELDS]
+
+
+class SubGroupForm(VersionedForm):
+    what = "sub-group"
+
+    class Meta:
+        model = SubGroup
+        fields = ["category", *SUBGROUP_EDITABLE_FIELDS]
+
+
+class PersonaForm(VersionedForm):
+    what = "persona"
+
+    class Meta:
+        model = Persona
+        fields = list(PERSONA_EDITABLE_FIELDS)
+
+
+class AdjacentArenaForm(VersionedForm):
+    what = "adjacent arena"
+
+    class Meta:
+        model = AdjacentArena
+        fields = list(ADJACENT_EDITABLE_FIELDS)
+
+
+# model → (the services' keyword for the row, save service, delete service)
+SERVICES = {
+    Arena: ("arena", arena_save, arena_delete),
+    Category: ("category", category_save, category_delete),
+    SubGroup: ("subgroup", subgroup_save, subgroup_delete),
+    Persona: ("persona", persona_save, persona_delete),
+    AdjacentArena: ("adjacent", adjacent_arena_save, adjacent_arena_delete),
+}
+
+
+def _save(form, obj) -> None:
+    kw, save, _ = SERVICES[type(obj)]
+    save(
+        **{kw: obj},
+        changed=form.changed_data,
+        base_version=form.base_version(),
+        base=form.base(),
+    )
+
+
+def _delete(obj, form=None) -> None:
+    kw, _, delete = SERVICES[type(obj)]
+    try:
+        delete(
+            **{kw: obj},
+            base_version=None if form is None else form.base_version(),
+            base=None if form is None else form.base(),
+        )
+    except ProtectedError as exc:  # a story took it since the form was checked
+        used = len(exc.protected_objects)
+        raise ValidationError(f"{obj} is still in use, by {used} row(s).") from exc
+
+
+class StructureAdmin(RefusesStaleSaves, admin.ModelAdmin):
+    """Saves and deletes a versioned row of the structure, and its versioned inlines, through the
+    services; a save that a concurrent edit made stale is refused (nothing of the page is kept)."""
+
+    def save_model(self, request, obj, form, change):
+        try:
+            _save(form, obj)
+        except (EditConflict, ValidationError) as exc:
+            self.refuse(request, exc)
+
+    def delete_model(self, request, obj):
+        _delete(obj)
+
+    def delete_queryset(self, request, queryset):
+        with transaction.atomic():
+            for obj in queryset:
+                _delete(obj)
+
+    def save_formset(self, request, form, formset, change):
+        if formset.model not in SERVICES:
+            return super().save_formset(request, form, formset, change)
+        saved = formset.save(commit=False)  # sets the fk of new rows, and what changed
+        forms = {id(f.instance): f for f in formset.forms}
+        if getattr(request, "_edit_refused", False):
+            saved, formset.deleted_objects = [], []
+        try:
+            with transaction.atomic():
+                # deletes first, as Django's formsets do: a new row may take a deleted one's place
+                for obj in formset.deleted_objects:
+                    _delete(obj, forms.get(id(obj)))
+                for obj in saved:
+                    _save(forms[id(obj)], obj)
+        except (EditConflict, ValidationError) as exc:
+            self.refuse(request, exc)
+            formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
+        formset.save_m2m = lambda: None
+
+
+class DerivedAdmin(admin.ModelAdmin):
+    """Rows only the recompute writes (stored scores): viewable, never added, edited or deleted by
+    hand; the pages would show numbers no cell supports until the next recompute put them back."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class DerivedInline(admin.TabularInline):
+    """Stored scores shown on their arena's page, read-only (see ``DerivedAdmin``)."""
+
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 class CategoryInline(admin.TabularInline):
     model = Category
+    form = CategoryForm
     extra = 0
-    fields = ["position", "name", "blurb"]
+    fields = ["position", "name", "blurb", "read_version"]
     ordering = ["position"]
 
 
 class AdjacentInline(admin.TabularInline):
     model = AdjacentArena
+    form = AdjacentArenaForm
     extra = 0
-    fields = ["position", "name", "product_count", "leader", "shares"]
+    fields = ["position", "name", "product_count", "leader", "shares", "read_version"]
 
 
-class ProductScoreInline(admin.TabularInline):
+class ProductScoreInline(DerivedInline):
     model = ProductScore
     fk_name = "arena"
-    extra = 0
-    can_delete = False
     fields = [
         "rank",
         "product",
@@ -44,12 +213,10 @@ class ProductScoreInline(admin.TabularInline):
     readonly_fields = fields
     ordering = ["rank"]
 
-    def has_add_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(Arena)
-class ArenaAdmin(admin.ModelAdmin):
+class ArenaAdmin(StructureAdmin):
+    form = ArenaForm
     list_display = [
         "name",
         "slug",
@@ -61,32 +228,16 @@ class ArenaAdmin(admin.ModelAdmin):
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
     readonly_fields = [
+        "edited_at",
         "scores_computed_at",
         "scores_stale_since",
+        "recompute_enqueued_at",
         "change_seq",
         "computed_seq",
         "content_version",
     ]
     inlines = [CategoryInline, AdjacentInline, ProductScoreInline]
     actions = ["recompute"]
-
-    def save_model(self, request, obj, form, change):
-        arena_save(arena=obj, changed=form.changed_data)
-
-    def save_formset(self, request, form, formset, change):
-        if formset.model is not Category:
-            super().save_formset(request, form, formset, change)
-            if formset.has_changed():
-                arena_part_saved(arena_id=form.instance.pk)
-            return
-        saved = formset.save(commit=False)  # sets changed_objects and deleted_objects
-        changed = {id(obj): fields for obj, fields in formset.changed_objects}
-        for category in saved:
-            category_save(category=category, changed=changed.get(id(category), ()))
-        for category in formset.deleted_objects:  # the admin refuses when stories still use it
-            category.delete()
-            arena_mark_stale(arena_id=form.instance.pk)
-        formset.save_m2m()
 
     @admin.action(description="Recompute scores now (through the task queue)")
     def recompute(self, request, queryset):
@@ -97,30 +248,14 @@ class ArenaAdmin(admin.ModelAdmin):
 
 class SubGroupInline(admin.TabularInline):
     model = SubGroup
+    form = SubGroupForm
     extra = 0
-    fields = ["position", "name"]
-
-
-class ArenaPartAdmin(admin.ModelAdmin):
-    """The admin of a part of an arena's pages (a category, an adjacent arena): deleting one, alone
-    or as a selection, changes its arena's pages (``arena_changed``)."""
-
-    def arena_changed(self, arena_id: int) -> None:
-        arena_part_saved(arena_id=arena_id)
-
-    def delete_model(self, request, obj):
-        super().delete_model(request, obj)
-        self.arena_changed(obj.arena_id)
-
-    def delete_queryset(self, request, queryset):
-        arena_ids = set(queryset.values_list("arena_id", flat=True))
-        super().delete_queryset(request, queryset)
-        for arena_id in arena_ids:
-            self.arena_changed(arena_id)
+    fields = ["position", "name", "read_version"]
 
 
 @admin.register(Category)
-class CategoryAdmin(ArenaPartAdmin):
+class CategoryAdmin(StructureAdmin):
+    form = CategoryForm
     list_display = ["name", "arena", "position", "blurb"]
     list_filter = ["arena"]
     search_fields = ["name", "blurb"]
@@ -129,41 +264,28 @@ class CategoryAdmin(ArenaPartAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         # a category stays in its arena: its stories belong to that arena
-        return ["arena"] if obj else []
-
-    def save_model(self, request, obj, form, change):
-        category_save(category=obj, changed=form.changed_data)
-
-    def save_formset(self, request, form, formset, change):  # its sub-groups
-        super().save_formset(request, form, formset, change)
-        if formset.has_changed():
-            arena_part_saved(arena_id=form.instance.arena_id)
-
-    def arena_changed(self, arena_id: int) -> None:  # scores are kept per category name
-        arena_mark_stale(arena_id=arena_id)
+        return ["arena", "edited_at"] if obj else []
 
 
 @admin.register(Persona)
-class PersonaAdmin(admin.ModelAdmin):
+class PersonaAdmin(StructureAdmin):
+    form = PersonaForm
     list_display = ["slug", "label"]
     search_fields = ["slug", "label"]
-
-    def save_model(self, request, obj, form, change):
-        persona_save(persona=obj, changed=form.changed_data)
+    readonly_fields = ["edited_at"]
 
 
 @admin.register(AdjacentArena)
-class AdjacentArenaAdmin(ArenaPartAdmin):
+class AdjacentArenaAdmin(StructureAdmin):
+    form = AdjacentArenaForm
     list_display = ["name", "arena", "product_count", "leader", "shares", "position"]
     list_filter = ["arena"]
-
-    def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        self.arena_changed(obj.arena_id)
+    list_select_related = ["arena"]
+    readonly_fields = ["edited_at"]
 
 
 @admin.register(PersonaResult)
-class PersonaResultAdmin(admin.ModelAdmin):
+class PersonaResultAdmin(DerivedAdmin):
     list_display = [
         "arena",
         "persona",
@@ -174,9 +296,12 @@ class PersonaResultAdmin(admin.ModelAdmin):
         "runner_up_score",
     ]
     list_filter = ["arena"]
+    list_select_related = ["arena", "persona", "winner", "runner_up"]
 
-    def has_add_permission(self, request):
-        return False
 
-    def has_change_permission(self, request, obj=None):
-        return False
+@admin.register(ProductScore)
+class ProductScoreAdmin(DerivedAdmin):
+    list_display = ["rank", "product", "arena", "pa_score", "integrity", "confidence"]
+    list_filter = ["arena"]
+    list_select_related = ["arena", "product"]
+    ordering = ["arena", "rank"]

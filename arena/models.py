@@ -15,10 +15,11 @@ class ActiveManager(models.Manager):
         return super().get_queryset().filter(retired_at__isnull=True)
 
 
-class EditableRecord(models.Model):
-    """A story or a product: edited in the admin under a version (no lost update), kept when a
-    re-import is older than the edit, and retired, never deleted, when it leaves its arena (its cells
-    carry flags, decisions and the public record)."""
+class VersionedRecord(models.Model):
+    """A row edited in the admin under a version (no lost update: a stale form is refused or
+    merged, ``stories.services.versioned_update``), whose ``edited_at`` against ``imported_at`` tells a
+    re-import which admin edits no import has written over (the server's own times). Only admin
+    and editor writes set ``edited_at``; only an import sets ``imported_at``."""
 
     version = models.PositiveIntegerField(default=1, help_text="Bumped on every edit")
     edited_at = models.DateTimeField(
@@ -29,6 +30,21 @@ class EditableRecord(models.Model):
         blank=True,
         help_text="When an import last wrote over an edit (an edit after it is kept by a re-import)",
     )
+
+    class Meta:
+        abstract = True
+
+    @property
+    def edited_since_import(self) -> bool:
+        """An edit no import has taken up yet: a re-import keeps it and reports it."""
+        return edited_since_import(self.edited_at, self.imported_at)
+
+
+class EditableRecord(VersionedRecord):
+    """A story or a product: versioned, kept when a re-import is older than the edit, and retired,
+    never deleted, when it leaves its arena (its cells carry flags, decisions and the public
+    record)."""
+
     retired_at = models.DateTimeField(
         null=True,
         blank=True,
@@ -38,14 +54,10 @@ class EditableRecord(models.Model):
     objects = ActiveManager()
     all_objects = models.Manager()  # noqa: DJ012 (managers, not fields)
 
-    class Meta:
+    class Meta(VersionedRecord.Meta):
         abstract = True
         base_manager_name = "all_objects"
         default_manager_name = "all_objects"
-
-    @property
-    def edited_since_import(self) -> bool:
-        return edited_since_import(self.edited_at, self.imported_at)
 
 
 class ArenaQuerySet(models.QuerySet):
@@ -60,7 +72,7 @@ class ArenaQuerySet(models.QuerySet):
         )
 
 
-class Arena(models.Model):
+class Arena(VersionedRecord):
     """A product category with its products, stories and stored scores."""
 
     slug = models.SlugField(max_length=120, unique=True)
@@ -106,7 +118,7 @@ class Arena(models.Model):
         return self.scores_stale_since is not None
 
 
-class Category(models.Model):
+class Category(VersionedRecord):
     arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="categories")
     name = models.CharField(max_length=120)
     blurb = models.CharField(max_length=300, blank=True)
@@ -128,7 +140,7 @@ class Category(models.Model):
         return self.name
 
 
-class SubGroup(models.Model):
+class SubGroup(VersionedRecord):
     category = models.ForeignKey(Category, on_delete=models.CASCADE, related_name="subgroups")
     name = models.CharField(max_length=120)
     position = models.PositiveIntegerField()
@@ -148,7 +160,7 @@ class SubGroup(models.Model):
         return self.name
 
 
-class Persona(models.Model):
+class Persona(VersionedRecord):
     """A kind of user (``backend-developer``); ``label`` is how head-to-head pages name it."""
 
     slug = models.SlugField(max_length=80, unique=True)
@@ -161,7 +173,7 @@ class Persona(models.Model):
         return self.slug
 
 
-class AdjacentArena(models.Model):
+class AdjacentArena(VersionedRecord):
     """A link to a category often shopped together with this one."""
 
     arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="adjacent")

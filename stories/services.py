@@ -16,7 +16,7 @@ from django.db import transaction
 from django.db.models import F, Model
 from django.utils import timezone
 
-from arena.models import Category, SubGroup
+from arena.models import Category, SubGroup, VersionedRecord
 from arena.recompute import arena_content_changed, arena_mark_stale
 from arena.text import clean_text
 from products.models import Product
@@ -41,6 +41,7 @@ __all__ = [
     "story_placement_errors",
     "story_retire",
     "story_update",
+    "versioned_update",
 ]
 
 STALE = "This {what} was changed by someone else since you opened it."
@@ -351,18 +352,20 @@ def cell_edit(
 STORY_SCORE_FIELDS = ("weight", "persona", "category", "subgroup")
 
 
-def _versioned_update(
-    model: type[Story] | type[Product],
+def versioned_update(
+    model: type[VersionedRecord],
     *,
-    obj: Story | Product,
+    obj: VersionedRecord,
     what: str,
     changes: dict,
     base_version: int | None,
     base: dict | None,
 ) -> list[str]:
-    """Write only the fields the editor changed on a row with a ``version``; refuse a stale edit of
-    a field that moved meanwhile (EditConflict)."""
-    current = model.all_objects.select_for_update().get(pk=obj.pk)
+    """Write only the fields the editor changed on a row with a ``version`` (a story, a product, a
+    part of an arena), in the caller's transaction; refuse a stale edit of a field that moved
+    meanwhile (EditConflict). Returns the fields written; the version moves on when any was."""
+    manager = model._default_manager  # every row, retired ones too
+    current = manager.select_for_update().get(pk=obj.pk)
     now = {f: getattr(current, f) for f in changes}
     if base_version is None or current.version == base_version:
         base = now
@@ -375,7 +378,7 @@ def _versioned_update(
     for field, value in write.items():
         setattr(current, field, clean_text(value).strip() if isinstance(value, str) else value)
     current.full_clean(validate_unique=True, validate_constraints=True)
-    updated = model.all_objects.filter(pk=obj.pk, version=current.version).update(
+    updated = manager.filter(pk=obj.pk, version=current.version).update(
         version=F("version") + 1, **{f: getattr(current, f) for f in write}
     )
     if not updated:
@@ -414,7 +417,7 @@ def story_update(
             raise ValidationError(errors)
     if "weight" in changes:
         changes = {**changes, "weight_published": True}
-    written = _versioned_update(
+    written = versioned_update(
         Story, obj=story, what="story", changes=changes, base_version=base_version, base=base
     )
     if written:
@@ -434,7 +437,7 @@ def product_update(
     raises EditConflict on a stale edit of a field that moved."""
     if "arena" in changes and changes["arena"].pk != product.arena_id:
         raise ValidationError({"arena": "A product stays in its arena; add it to the other one."})
-    written = _versioned_update(
+    written = versioned_update(
         Product, obj=product, what="product", changes=changes, base_version=base_version, base=base
     )
     if written:
