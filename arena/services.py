@@ -386,13 +386,54 @@ class ImportReport:
 
 
 def _sync(obj: Model, values: dict) -> bool:
-    """Set changed fields on obj; return whether anything changed (saved by the caller)."""
+    """Set changed fields on obj and save them; return whether anything changed. A versioned row
+    (``version``) moves to its next version, so an admin form opened before the import is stale."""
     changed = [k for k, v in values.items() if getattr(obj, k) != v]
     for k in changed:
         setattr(obj, k, values[k])
     if changed:
         obj.save(update_fields=changed)
+        if isinstance(obj, VersionedRecord):
+            type(obj)._base_manager.filter(pk=obj.pk).update(version=F("version") + 1)
+            obj.version += 1
     return bool(changed)
+
+
+def _keep_edited(run: _ImportRun, row: VersionedRecord, values: dict, kind: str, what: str) -> None:
+    """A structure row an admin edited since the import that last wrote it keeps the edited
+    values over the page's (removed from ``values``), one report line each; told to overwrite,
+    the page's win and the row counts as imported again."""
+    if not row.edited_since_import:
+        return
+    report = run.report
+    differing = [k for k, v in values.items() if getattr(row, k) != v]
+    for name in differing:
+        line = (
+            f"edited {name} {getattr(row, name)!r} of {what} ({_day(row.edited_at)}; "
+            f"{run.says} {values[name]!r})"
+        )
+        if run.overwrite:
+            report.overwritten.append(f"overwrote {line}")
+        else:
+            report.kept.append(f"kept {line}")
+            del values[name]
+    if differing and run.overwrite:
+        values["imported_at"] = run.now
+    elif differing:
+        report.count(kind, "kept")
+
+
+def _keep_added(run: _ImportRun, row: VersionedRecord, kind: str, what: str) -> bool:
+    """A row the pages no longer list that an admin added or edited since the import that last
+    wrote it stays (unless told to overwrite): whether it is kept."""
+    if run.overwrite or not row.edited_since_import:
+        return False
+    run.report.kept.append(
+        f"kept {what}, added or edited in the admin ({_day(row.edited_at)}; "
+        f"not {'in the file' if run.record.exact else 'on the pages'})"
+    )
+    run.report.count(kind, "kept")
+    return True
 
 
 def _place(obj: Category | SubGroup | Product | Story, values: dict, pos: int, was: int) -> bool:
@@ -438,10 +479,6 @@ PRODUCT_EDIT_FIELDS = (
     "pypi_weekly",
     "popularity_as_of",
 )
-
-
-def _story_key(story: Story) -> tuple:
-    return (story.text, story.category_id, story.subgroup_id, story.persona_id, story.weight)
 
 
 def _keep_edits(
@@ -565,7 +602,9 @@ def _import_categories(run: _ImportRun) -> None:
         else:
             was = cat.position
             cat.position += offset  # mirror the bulk shift
-            if _place(cat, {"blurb": rec.blurb}, pos, was):
+            values = {"blurb": rec.blurb}
+            _keep_edited(run, cat, values, "category", f"the category {rec.name!r}")
+            if _place(cat, values, pos, was):
                 report.count("category", "changed")
         cats[rec.name] = cat
         existing_groups = {g.name: g for g in SubGroup.objects.filter(category=cat)}
@@ -597,9 +636,12 @@ def _import_personas(run: _ImportRun) -> None:
         persona, created = Persona.objects.get_or_create(slug=slug_, defaults={"label": label})
         if created:
             report.count("persona", "added")
-        elif slug_ in record.persona_labels and _sync(persona, {"label": label}):
-            report.count("persona", "changed")
-            run.relabelled.append(persona.pk)
+        elif slug_ in record.persona_labels:
+            values = {"label": label}
+            _keep_edited(run, persona, values, "persona", f"the persona {slug_!r}")
+            if _sync(persona, values):
+                report.count("persona", "changed")
+                run.relabelled.append(persona.pk)
         personas[slug_] = persona
 
 
@@ -661,8 +703,6 @@ def _import_products(run: _ImportRun) -> None:
             values["imported_at"] = run.now
         if _place(product, values, pos, was):
             report.count("product", "changed")
-            # an admin form opened before the import is now stale
-            Product.all_objects.filter(pk=product.pk).update(version=F("version") + 1)
         products[name] = product
     _retire_gone(existing_products.values(), "product", offset, len(products), report)
 
@@ -743,7 +783,6 @@ def _import_stories(run: _ImportRun) -> None:
                 values["weight_published"] = story.weight_published
             if overwrite:
                 values["imported_at"] = run.now
-        before = _story_key(story)
         if story.retired_at is not None and edited and not overwrite:
             report.kept.append(
                 f"kept the story “{ms.text}” retired ({_day(story.edited_at)}; the pages list it)"
@@ -755,8 +794,6 @@ def _import_stories(run: _ImportRun) -> None:
             report.count("story", "restored")
         if _place(story, values, pos, was):
             report.count("story", "changed")
-        if before != _story_key(story):
-            Story.all_objects.filter(pk=story.pk).update(version=F("version") + 1)
         stories[ms.text] = story
     _retire_gone(existing_stories.values(), "story", offset, len(stories), report)
 
@@ -1026,13 +1063,15 @@ def _prune_structure(run: _ImportRun) -> None:
         )
     )
     for g in gone_groups:
-        if g.pk not in used_groups:
+        if g.pk not in used_groups and not _keep_added(
+            run, g, "sub-group", f"the sub-group {g.name!r}"
+        ):
             report.removed.append(f"sub-group {g.name!r}")
             report.count("sub-group", "removed")
             g.delete()
     kept_cats = []
     for c in removed_cats:
-        if c.pk in used_cats:
+        if c.pk in used_cats or _keep_added(run, c, "category", f"the category {c.name!r}"):
             kept_cats.append(c)
         else:
             report.removed.append(f"category {c.name!r}")
@@ -1056,9 +1095,14 @@ def _import_adjacent(run: _ImportRun) -> None:
         if obj is None:
             AdjacentArena.objects.create(arena=arena, name=adj.name, **values)
             report.count("adjacent arena", "added")
-        elif _sync(obj, values):
+            continue
+        position = {"position": values.pop("position")}
+        _keep_edited(run, obj, values, "adjacent arena", f"the adjacent arena {adj.name!r}")
+        if _sync(obj, values) | _sync(obj, position):
             report.count("adjacent arena", "changed")
     for obj in existing_adj.values():
+        if _keep_added(run, obj, "adjacent arena", f"the adjacent arena {obj.name!r}"):
+            continue
         report.removed.append(f"adjacent arena {obj.name!r}")
         report.count("adjacent arena", "removed")
         obj.delete()
@@ -1099,9 +1143,10 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
         "updated": ov.updated,
         "evidence_as_of": ov.evidence_as_of,
     }
+    run = _ImportRun(record=record, arena=arena, report=report, overwrite=overwrite_moderated)
+    _keep_edited(run, arena, fields, "arena", f"the arena {ov.name!r}")
     if _sync(arena, fields) and not report.created:
         report.count("arena", "changed")
-    run = _ImportRun(record=record, arena=arena, report=report, overwrite=overwrite_moderated)
     for step in (
         _import_categories,
         _import_personas,

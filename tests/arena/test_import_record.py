@@ -16,12 +16,13 @@ from django.core.management.base import CommandError
 from django.test import Client
 
 from arena.clients import client_hash
-from arena.models import Arena, Category
+from arena.models import AdjacentArena, Arena, Category, Persona
+from arena.services import adjacent_arena_save, arena_save, category_save, persona_save
 from flags.inputs import FlagInput, ModerationDecision
 from flags.services import flag_submit, review_item_uphold
 from stories import freshness
 from stories.models import Cell, CellChange, Evidence
-from stories.services import evidence_update
+from stories.services import EditConflict, evidence_update
 from tests.arena.test_arena_file import export, import_file, write
 
 pytestmark = pytest.mark.django_db
@@ -205,3 +206,81 @@ def test_the_report_counts_each_kind(seeded_arena, tmp_path):
     assert "  product: 1 changed" in out
     assert "  story: 1 changed, 1 retired" in out
     assert Category.objects.filter(arena=seeded_arena, name="Brand new").exists()
+
+
+# ---------------------------------------------------------------- structure edits
+
+
+def test_a_reimport_keeps_admin_edits_of_structure_and_reports_them(seeded_arena, seed_files):
+    category = Category.objects.filter(arena=seeded_arena).order_by("position").first()
+    category.blurb = "Reworded by an editor."
+    category_save(category=category, changed=["blurb"])
+    persona = Persona.objects.get(slug="backend-developer")
+    persona.label = "Backend engineer"
+    persona_save(persona=persona, changed=["label"])
+    arena = Arena.objects.get(pk=seeded_arena.pk)
+    arena.description = "Edited in the admin."
+    arena_save(arena=arena, changed=["description"])
+    added = AdjacentArena(
+        arena=arena, name="Queues", product_count=4, leader="Kafka", shares="", position=99
+    )
+    adjacent_arena_save(adjacent=added, changed=[])
+    out = import_pages(seed_files)
+    assert f"kept edited blurb 'Reworded by an editor.' of the category {category.name!r}" in out
+    assert "kept edited label 'Backend engineer' of the persona 'backend-developer'" in out
+    assert "kept edited description 'Edited in the admin.' of the arena" in out
+    assert "kept the adjacent arena 'Queues', added or edited in the admin" in out
+    for line in ("category: 1 kept", "persona: 1 kept", "arena: 1 kept", "adjacent arena: 1 kept"):
+        assert f"  {line}" in out, out
+    assert Category.objects.get(pk=category.pk).blurb == "Reworded by an editor."
+    assert Persona.objects.get(pk=persona.pk).label == "Backend engineer"
+    assert Arena.objects.get(pk=arena.pk).description == "Edited in the admin."
+    assert AdjacentArena.objects.filter(arena=arena, name="Queues").exists()
+    page = Client().get(f"/arenas/{arena.slug}/").content.decode()
+    assert "Queues" in page and "Edited in the admin." in page
+    # told to, the pages win: recorded as overwritten, then imported like any row
+    out = import_pages(seed_files, "--overwrite-moderated")
+    assert (
+        f"overwrote edited blurb 'Reworded by an editor.' of the category {category.name!r}" in out
+    )
+    assert not AdjacentArena.objects.filter(arena=arena, name="Queues").exists()
+    assert Category.objects.get(pk=category.pk).blurb != "Reworded by an editor."
+    assert import_pages(seed_files).startswith("Unchanged:")
+
+
+def test_an_import_that_changes_a_structure_row_makes_an_open_admin_form_stale(
+    seeded_arena, tmp_path
+):
+    path = tmp_path / "seed.json"
+    doc = json.loads(export(seeded_arena.slug, path))
+    import_file(path)
+    category = Category.objects.filter(arena=seeded_arena).order_by("position").first()
+    read = category.version
+    doc["categories"][0]["blurb"] = "What the new research round says."
+    write(path, doc)
+    assert "  category: 1 changed" in import_file(path)
+    category.blurb = "An editor's words, typed into a form opened before the import."
+    with pytest.raises(EditConflict) as exc:
+        category_save(
+            category=category, changed=["blurb"], base_version=read, base={"blurb": "old"}
+        )
+    assert "What the new research round says." in exc.value.message()
+
+
+def test_the_report_after_a_moderator_changed_evidence_and_an_editor_a_category(
+    accepted, seeded_arena, seed_files
+):
+    category = Category.objects.filter(arena=seeded_arena).order_by("position").first()
+    category.blurb = "Reworded by an editor."
+    category_save(category=category, changed=["blurb"])
+    out = import_pages(seed_files)
+    print(out)  # (the closing note quotes it: pytest -s shows it)
+    lines = out.splitlines()
+    assert lines[0].startswith("Unchanged: arena 'Durable Execution Engines'")
+    assert "  category: 1 kept" in lines and "  cell: 1 kept" in lines
+    assert "  evidence: 1 kept" in lines
+    assert any(
+        line.startswith("  kept moderated evidence on Inngest on “A workflow") for line in lines
+    )
+    assert any(line.startswith("  kept edited blurb 'Reworded by an editor.'") for line in lines)
+    assert "  2 moderated or edited value(s) kept; --overwrite-moderated" in out
