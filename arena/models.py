@@ -4,6 +4,8 @@ from django.db import models
 from django.db.models import F, Q
 from django.urls import reverse
 
+from arena.text import SLUG_PATTERN
+
 
 class ActiveManager(models.Manager):
     """``objects``: what the public pages and the scores see, the rows that are not retired.
@@ -83,6 +85,10 @@ class Arena(models.Model):
 
     class Meta:
         ordering = ["name"]
+        # the slug rule (arena.text), so that no row can break reverse() on the pages listing arenas
+        constraints = [
+            models.CheckConstraint(condition=Q(slug__regex=SLUG_PATTERN), name="arena_slug_valid")
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -145,6 +151,9 @@ class Persona(models.Model):
 
     class Meta:
         ordering = ["slug"]
+        constraints = [
+            models.CheckConstraint(condition=Q(slug__regex=SLUG_PATTERN), name="persona_slug_valid")
+        ]
 
     def __str__(self) -> str:
         return self.slug
