@@ -5,7 +5,6 @@ import re
 from django.core.exceptions import ValidationError
 from django.utils.text import slugify
 
-
 # ---------------------------------------------------------------- the slug rule
 #
 # A slug is Django's (``django.core.validators.validate_slug``): letters, digits, hyphens and

@@ -37,8 +37,9 @@ PRODUCT_SLUGS = st.one_of(SEGMENTED, ANY_SLUG).filter(lambda s: not slug_problem
 NEAR = st.one_of(
     SEGMENTED,
     ANY_SLUG,
-    st.tuples(SEGMENTED, st.sampled_from(["\n", " ", "\t", "é", "\r\n", "/", ".", "\x00"]), SEGMENTED)
-    .map("".join),
+    st.tuples(
+        SEGMENTED, st.sampled_from(["\n", " ", "\t", "é", "\r\n", "/", ".", "\x00"]), SEGMENTED
+    ).map("".join),
     SEGMENTED.map(lambda s: s + "\n"),
     st.text(max_size=8),
 )
