@@ -220,3 +220,11 @@ def test_pages_of_an_arena_whose_slug_another_arena_took_are_refused(seeded_aren
     Arena.objects.create(slug="durable-execution-engines", name="Something Else")
     message = refused(import_pages, seed_files)
     assert "the arena 'Durable Execution Engines' has the slug 'dee', and the slug " in message
+
+
+def test_pages_with_two_categories_of_one_slug_are_refused_at_their_line(seed_files, tmp_path):
+    # the slug is the category's key in ?weights= and the matrix's filter
+    paths = reworded(tmp_path, seed_files, "Developer experience", "Agent Workloads")
+    message = refused(import_pages, paths)
+    assert ":68: categories 'Agent workloads' and 'Agent Workloads' have the same slug " in message
+    assert "'agent-workloads'" in message
