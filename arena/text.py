@@ -29,7 +29,7 @@ VS = "vs"
 _SLUG = re.compile(SLUG_CHARS)
 
 
-def slug_problem(value: str, *, product: bool = False) -> str | None:
+def slug_problem(value: object, *, product: bool = False) -> str | None:
     """Why ``value`` is not a slug (``product``: not a product's slug), or None if it is one."""
     if not isinstance(value, str) or not _SLUG.fullmatch(value):
         return (
@@ -44,7 +44,7 @@ def slug_problem(value: str, *, product: bool = False) -> str | None:
     return None
 
 
-def validate_product_slug(value: str) -> None:
+def validate_product_slug(value: object) -> None:
     """``Product.slug``'s validator beside the ``SlugField``'s own (``validate_slug``, the same
     characters as ``slug_problem``): the ``vs`` word, so that a form says one thing at a time."""
     if isinstance(value, str) and _SLUG.fullmatch(value):
