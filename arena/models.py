@@ -4,6 +4,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.urls import reverse
 
+from arena.text import SLUG_PATTERN
 from stories.edits import edited_since_import
 
 
@@ -106,6 +107,10 @@ class Arena(VersionedRecord):
 
     class Meta:
         ordering = ["name"]
+        # the slug rule (arena.text), so that no row can break reverse() on the pages listing arenas
+        constraints = [
+            models.CheckConstraint(condition=Q(slug__regex=SLUG_PATTERN), name="arena_slug_valid")
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -168,6 +173,9 @@ class Persona(VersionedRecord):
 
     class Meta:
         ordering = ["slug"]
+        constraints = [
+            models.CheckConstraint(condition=Q(slug__regex=SLUG_PATTERN), name="persona_slug_valid")
+        ]
 
     def __str__(self) -> str:
         return self.slug

@@ -21,6 +21,8 @@ from django.db import transaction
 from django.db.models import F, Model, Q
 from django.utils import timezone
 
+from arena.import_checks import ImportRefused as ImportRefused  # (raised here and by the checks)
+from arena.import_checks import ProductClashes, import_arena_find
 from arena.importer import ArenaRecord
 from arena.models import (
     AdjacentArena,
@@ -41,10 +43,6 @@ from stories.services import EditConflict, cell_set_value, versioned_update
 from stories.values import CellValue
 
 log = logging.getLogger(__name__)
-
-
-class ImportRefused(Exception):
-    """The pages clash with what the database holds; nothing was imported."""
 
 
 # ---------------------------------------------------------------- admin edits of the structure
@@ -660,20 +658,14 @@ def _import_products(run: _ImportRun) -> None:
         renamed = by_slug.get(values_of[name]["slug"])
         if name not in existing_products and renamed is not None:
             existing_products[name] = existing_products.pop(renamed)
-    slugs = {p.slug: p.name for p in existing_products.values()}
-    for name in ov.products:
-        owner = slugs.get(values_of[name]["slug"])
-        if name not in existing_products and owner is not None:
-            raise ImportRefused(
-                f"{ov.path}: product {name!r} would take the slug {values_of[name]['slug']!r} of "
-                f"the product {owner!r}; rename one of them (nothing was imported)"
-            )
+    clashes = ProductClashes(ov.path, Product.all_objects.filter(arena=arena))
     Product.all_objects.filter(arena=arena).update(position=F("position") + offset)
     products = run.products
     for pos, name in enumerate(ov.products):
         values = values_of[name]
         product = existing_products.pop(name, None)
         if product is None:
+            clashes.check(None, values)
             product = Product.all_objects.create(arena=arena, position=pos, **values)
             report.count("product", "added")
             products[name] = product
@@ -701,6 +693,7 @@ def _import_products(run: _ImportRun) -> None:
             report.count("product", "restored")
         if edited and overwrite:
             values["imported_at"] = run.now
+        clashes.check(product, values)
         if _place(product, values, pos, was):
             report.count("product", "changed")
         products[name] = product
@@ -1131,8 +1124,8 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
         raise ImportRefused("\n".join(errors))
     report = ImportReport()
     slug = record.slug or arena_slugify(ov.name)
-    # by slug, else by name (an admin may have changed the slug)
-    arena = Arena.objects.filter(slug=slug).first() or Arena.objects.filter(name=ov.name).first()
+    # by slug, else by name (an admin may have changed the slug); a clash is refused
+    arena = import_arena_find(record, slug=slug)
     report.created = arena is None
     if arena is None:
         arena = Arena.objects.create(slug=slug, name=ov.name)

@@ -2,12 +2,67 @@
 
 import re
 
+from django.core.exceptions import ValidationError
 from django.utils.text import slugify
+
+# ---------------------------------------------------------------- the slug rule
+#
+# A slug is Django's (``django.core.validators.validate_slug``): letters, digits, hyphens and
+# underscores, matched against the whole value. A product's slug also has no hyphen-separated word
+# ``vs``: the head-to-head address joins two product slugs as ``<a>-vs-<b>`` (arena/site_urls.py),
+# and with no ``vs`` word in either slug the joined address has exactly one ``-vs-``, so it names
+# one pair and reads back as that pair.
+#
+# The JSON Schema of the arena file (arena/schemas/) and the database's check constraints state the
+# same rule as these patterns (tests check that the schema carries them and that they agree with
+# ``slug_problem`` on generated strings). They mean the same in ECMA-262, which JSON Schema
+# specifies, in PostgreSQL's regular expressions, and in Python's ``re.search``, which the
+# jsonschema library and Django's SQLite ``REGEXP`` use: there ``$`` also matches before a final
+# newline, so ``(?!\n)`` after it refuses one.
+
+SLUG_CHARS = "[-a-zA-Z0-9_]+"
+SLUG_PATTERN = r"^[-a-zA-Z0-9_]+$(?!\n)"
+PRODUCT_SLUG_PATTERN = r"^(?!vs(?:-|$))(?!.*-vs(?:-|$))[-a-zA-Z0-9_]+$(?!\n)"
+# The word between the two product slugs of a head-to-head address.
+VS = "vs"
+
+_SLUG = re.compile(SLUG_CHARS)
+
+
+def slug_problem(value: object, *, product: bool = False) -> str | None:
+    """Why ``value`` is not a slug (``product``: not a product's slug), or None if it is one."""
+    if not isinstance(value, str) or not _SLUG.fullmatch(value):
+        return (
+            f"{value!r} is not a slug: only letters, digits, hyphens and underscores (no spaces "
+            "or line breaks)"
+        )
+    if product and VS in value.split("-"):
+        return (
+            f"{value!r} has the word {VS!r} between hyphens, which would make the head-to-head "
+            f"address <a>-{VS}-<b> ambiguous"
+        )
+    return None
+
+
+def validate_product_slug(value: object) -> None:
+    """``Product.slug``'s validator beside the ``SlugField``'s own (``validate_slug``, the same
+    characters as ``slug_problem``): the ``vs`` word, so that a form says one thing at a time."""
+    if isinstance(value, str) and _SLUG.fullmatch(value):
+        problem = slug_problem(value, product=True)
+        if problem:
+            raise ValidationError(problem, code="invalid", params={"value": value})
+
+
+# A ``vs`` word of a name becomes this word in the name's slug (``A vs B`` → ``a-versus-b``).
+_VS_IN_SLUG = "versus"
 
 
 def arena_slugify(name: str) -> str:
-    """Django's slugify, except that a dot becomes a hyphen (``Trigger.dev`` → ``trigger-dev``)."""
-    return slugify(name.replace(".", "-"))
+    """Django's slugify, except that a dot becomes a hyphen (``Trigger.dev`` → ``trigger-dev``)
+    and a word ``vs`` becomes ``versus`` (``A vs B`` → ``a-versus-b``), so that the slug made of
+    any name is a valid product slug (or empty, for a name without letters or digits)."""
+    made = slugify(name.replace(".", "-"))
+    return "-".join(_VS_IN_SLUG if word == VS else word for word in made.split("-"))
 
 
 def persona_slug(label: str) -> str:

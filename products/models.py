@@ -1,7 +1,9 @@
 from django.db import models
+from django.db.models import Q
 from django.urls import reverse
 
 from arena.models import EditableRecord
+from arena.text import PRODUCT_SLUG_PATTERN, validate_product_slug
 
 
 class Product(EditableRecord):
@@ -9,7 +11,8 @@ class Product(EditableRecord):
 
     arena = models.ForeignKey("arena.Arena", on_delete=models.PROTECT, related_name="products")
     name = models.CharField(max_length=120)
-    slug = models.SlugField(max_length=120)
+    # no word "vs" between hyphens: /vs/<a>-vs-<b>/ must name one pair (arena.text.slug_problem)
+    slug = models.SlugField(max_length=120, validators=[validate_product_slug])
     tier = models.CharField(max_length=40, blank=True)
     position = models.PositiveIntegerField(help_text="Column order in the matrix")
     stars = models.PositiveBigIntegerField(null=True, blank=True, help_text="GitHub stars")
@@ -30,6 +33,9 @@ class Product(EditableRecord):
             models.UniqueConstraint(fields=["arena", "name"], name="product_unique_name_per_arena"),
             models.UniqueConstraint(
                 fields=["arena", "position"], name="product_unique_position_per_arena"
+            ),
+            models.CheckConstraint(
+                condition=Q(slug__regex=PRODUCT_SLUG_PATTERN), name="product_slug_valid"
             ),
         ]
 

@@ -9,7 +9,7 @@ from arena import selectors
 from arena.api import compare as many
 from arena.api import serializers as s
 from arena.models import Arena
-from arena.text import clean_text
+from arena.text import SLUG_CHARS, clean_text
 
 
 def _arena(slug: str) -> Arena:
@@ -31,7 +31,7 @@ class ArenaViewSet(viewsets.ViewSet):
     # on one, and are cached and shared like the pages (arena/pagecache.py).
     authentication_classes: list = []
     lookup_field = "slug"
-    lookup_value_regex = "[-a-zA-Z0-9_]+"
+    lookup_value_regex = SLUG_CHARS  # the slug rule's characters (arena.text)
 
     @extend_schema(responses={200: s.ArenaListSerializer(many=True), **s.error_responses(429)})
     def list(self, request):
@@ -98,7 +98,7 @@ class ArenaViewSet(viewsets.ViewSet):
     @action(
         detail=True,
         methods=["get"],
-        url_path=r"compare/(?P<a>[-a-zA-Z0-9_]+)/(?P<b>[-a-zA-Z0-9_]+)",
+        url_path=rf"compare/(?P<a>{SLUG_CHARS})/(?P<b>{SLUG_CHARS})",
     )
     def compare(self, request, slug=None, a=None, b=None):
         arena = _arena(slug)

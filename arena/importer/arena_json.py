@@ -18,7 +18,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, ValidationError
 
 from arena import dataformat
 from arena.importer.cursor import PageError
@@ -32,7 +32,7 @@ from arena.importer.records import (
     OverviewPage,
     ProductRecord,
 )
-from arena.text import arena_slugify
+from arena.text import PRODUCT_SLUG_PATTERN, SLUG_PATTERN, arena_slugify, slug_problem
 from stories.values import CellValue
 
 # Files larger than this are refused before they are parsed (a 30 x 300 arena is a few MB).
@@ -170,13 +170,23 @@ def _schema_check(document: Any, errors: _Errors) -> None:
         key=lambda e: [(0, p, "") if isinstance(p, int) else (1, 0, p) for p in e.absolute_path],
     )
     if found:
-        lines = [
-            f"{errors.where(e.absolute_path)}: {_short(e.message)}" for e in found[:MAX_ERRORS]
-        ]
+        lines = [f"{errors.where(e.absolute_path)}: {_message(e)}" for e in found[:MAX_ERRORS]]
         more = len(found) - MAX_ERRORS
         if more > 0:
             lines.append(f"... and {more} more")
         raise ArenaFileError(errors.path, f"\n{errors.path}: ".join(lines))
+
+
+# A slug pattern's error says the rule (arena.text) rather than quote the regular expression.
+_SLUG_PATTERNS = {SLUG_PATTERN: False, PRODUCT_SLUG_PATTERN: True}
+
+
+def _message(error: ValidationError) -> str:
+    if error.validator == "pattern" and error.validator_value in _SLUG_PATTERNS:
+        problem = slug_problem(error.instance, product=_SLUG_PATTERNS[error.validator_value])
+        if problem:
+            return _short(problem)
+    return _short(error.message)
 
 
 def _short(message: str, size: int = 300) -> str:
@@ -247,6 +257,9 @@ def _record(doc: dict[str, Any], path: str, errors: _Errors) -> ArenaRecord:
     slug = arena.get("slug") or arena_slugify(arena["name"])
     if not slug:
         raise errors.at(["arena", "name"], "has no letters or digits to make a URL slug of")
+    # (the schema's patterns say the same: a guard for a slug made of the name)
+    if problem := slug_problem(slug):
+        raise errors.at(["arena", "slug" if "slug" in arena else "name"], problem)
 
     categories = doc["categories"]
     _unique(categories, "name", "categories", errors, made=arena_slugify)
@@ -267,6 +280,8 @@ def _record(doc: dict[str, Any], path: str, errors: _Errors) -> ArenaRecord:
     for i, p in enumerate(products):
         if not p["slug"]:
             raise errors.at(["products", i, "name"], "has no letters or digits to make a slug of")
+        if problem := slug_problem(p["slug"], product=True):
+            raise errors.at(["products", i, "slug"], problem)
     _unique(products, "name", "products", errors)
     _unique(products, "slug", "products", errors)
     by_slug = {p["slug"]: p["name"] for p in products}

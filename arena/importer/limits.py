@@ -13,7 +13,7 @@ from django.apps import apps
 from django.db.backends.base.operations import BaseDatabaseOperations
 from django.db.models import Field
 
-from arena.text import arena_slugify, parse_figure
+from arena.text import arena_slugify, parse_figure, slug_problem
 
 
 class LimitError(ValueError):
@@ -87,6 +87,9 @@ def slug(label: str, what: str, name: str) -> str:
     made = arena_slugify(name)
     if not made:
         raise LimitError(f"{what} {short(name)} has no letters or digits to make a URL slug of")
+    # (a made slug always passes: the guard keeps the importer on the one rule if slugify changes)
+    if problem := slug_problem(made, product=True):
+        raise LimitError(f"{what} {short(name)} gives a slug that is refused: {problem}")
     limit = max_length(label)
     if len(made) > limit:
         raise LimitError(

@@ -16,6 +16,7 @@ from arena.importer.records import (
     OverviewPage,
     PersonaWinner,
 )
+from arena.text import arena_slugify
 from stories.values import CellValue
 
 _DATE = r"([0-9]{4}-[0-9]{2}-[0-9]{2})"
@@ -237,6 +238,7 @@ class _Matrix:
         self.category: str | None = None
         self.blurb = ""
         self.category_lines: dict[str, int] = {}  # category name → line of its heading
+        self.category_slugs: dict[str, str] = {}  # category slug → name
         self.groups: list[str | None] = []  # of the current category
         self.group_lines: dict[str, int] = {}  # sub-group name → line of its heading
         self.group: str | None = None
@@ -340,6 +342,14 @@ class _Matrix:
                     f"category {short(self.category)} appears twice "
                     f"(first on line {self.category_lines[self.category]})"
                 )
+            made = arena_slugify(self.category)
+            if made in self.category_slugs:
+                # the category's slug is its key in ?weights= and the matrix's filter
+                raise cur.error(
+                    f"categories {short(self.category_slugs[made])} and {short(self.category)} "
+                    f"have the same slug {made!r}"
+                )
+            self.category_slugs[made] = self.category
             self.category_lines[self.category] = cur.lineno
             with cur.checks():
                 fit("Category.name", "category name", self.category)

@@ -288,6 +288,24 @@ DAMAGES = {
         lambda d: d["products"][0].update(name="x" * 5000),
         "/products/0/name (line 14): 'xxxxxxxxxx",
     ),
+    "an arena slug ending in a line break": (
+        lambda d: d["arena"].update(slug="team-wikis\n"),
+        "/arena/slug (line 4): 'team-wikis\\n' is not a slug: only letters, digits, hyphens "
+        "and underscores (no spaces or line breaks)",
+    ),
+    "a product slug ending in a line break": (
+        lambda d: d["products"][0].update(slug="quillbase\n"),
+        "/products/0/slug (line 14): 'quillbase\\n' is not a slug",
+    ),
+    "a persona slug ending in a line break": (
+        lambda d: d["personas"][0].update(slug="team-lead\n"),
+        "/personas/0/slug (line 10): 'team-lead\\n' is not a slug",
+    ),
+    "a product slug with the word vs": (
+        lambda d: d["products"][1].update(slug="kite-vs-notes"),
+        "/products/1/slug (line 15): 'kite-vs-notes' has the word 'vs' between hyphens, which "
+        "would make the head-to-head address <a>-vs-<b> ambiguous",
+    ),
     "another format": (lambda d: d.update(format="something-else"), "/format (line 2): "),
     "a newer version": (
         lambda d: d.update(version=2),
@@ -547,7 +565,7 @@ def test_any_arena_file_imported_over_another_exports_as_written(tmp_path, befor
     try:
         arena_import(record=read_arena_json(second))
     except ImportRefused as refused:
-        assert "would take the slug" in str(refused)
+        assert "would take the" in str(refused)
         assert dataformat.document_text(
             arena_export_document(arena=Arena.objects.get(slug="prop"))
         ) == dataformat.document_text(before)
@@ -570,3 +588,38 @@ def test_export_arena_writes_to_standard_output_without_a_file(seeded_arena, tmp
     capfdbinary.readouterr()
     call_command("export_arena", seeded_arena.slug)
     assert capfdbinary.readouterr().out == expected
+
+
+@pytest.mark.django_db
+def test_check_refuses_a_slug_ending_in_a_line_break(tmp_path):
+    doc = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    doc["arena"]["slug"] = "team-wikis\n"
+    path = write(tmp_path / "newline.json", doc)
+    with pytest.raises(CommandError) as caught:
+        import_file(path, "--check")
+    assert "/arena/slug (line 4): 'team-wikis\\n' is not a slug" in str(caught.value)
+    assert not Arena.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_product_named_with_vs_gets_a_slug_every_page_can_link(client, tmp_path):
+    doc = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    del doc["products"][1]["slug"]
+    doc["products"][1]["name"] = "Kite vs Notes"
+    for cell in doc["cells"]:
+        if cell["product"] == "kite-notes":
+            cell["product"] = "kite-versus-notes"
+    import_file(write(tmp_path / "vs.json", doc))
+    assert Product.objects.filter(name="Kite vs Notes", slug="kite-versus-notes").exists()
+    for url in ("/", "/api/arenas/", "/sitemap.xml", "/llms.txt", "/arenas/team-wikis/"):
+        assert client.get(url).status_code == 200, url
+    for url in (
+        "/arenas/team-wikis/vs/kite-versus-notes-vs-quillbase/",
+        "/arenas/team-wikis/vs/quillbase-vs-kite-versus-notes.md",
+        "/api/arenas/team-wikis/compare/kite-versus-notes/papyr/",
+    ):
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert "Kite vs Notes" in response.content.decode() or "kite-versus-notes" in (
+            response.content.decode()
+        )

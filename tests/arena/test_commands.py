@@ -42,6 +42,14 @@ def test_generate_arena_refuses_a_slug_in_use():
     assert Product.objects.filter(arena__slug="gen").count() == 1
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize("slug", ["gen\n", "a b", "gén"])
+def test_generate_arena_refuses_a_slug_the_pages_cannot_link(slug):
+    with pytest.raises(CommandError, match="--slug .* is not a slug"):
+        run("generate_arena", "--slug", slug, "--products", "1", "--stories", "1")
+    assert not Arena.objects.exists()
+
+
 @pytest.mark.django_db(transaction=True)
 def test_load_bundled_arena_loads_once():
     first = run("load_bundled_arena")

@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from arena.generate import arena_generate
+from arena.text import slug_problem
 
 
 class Command(BaseCommand):
@@ -13,6 +14,8 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=0)
 
     def handle(self, *args, slug, products, stories, seed, **options):
+        if problem := slug_problem(slug):
+            raise CommandError(f"--slug {problem}")
         try:
             arena = arena_generate(slug=slug, products=products, stories=stories, seed=seed)
         except ValueError as exc:

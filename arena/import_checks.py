@@ -1,0 +1,106 @@
+"""What an import would clash with in the database, found before it writes the row that would
+clash: a name or slug that another arena, product or story already holds (a retired one, or one an
+admin renamed, included). The parser (``arena.importer``) checks a record against itself; these
+check it against the rows, so that the import service refuses with ``FILE: reason`` where the
+database would otherwise answer an ``IntegrityError``. The service raises them inside its
+transaction, so nothing is imported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from arena.importer import ArenaRecord
+from arena.models import Arena
+from products.models import Product
+from stories.models import Story
+
+
+class ImportRefused(Exception):
+    """The pages clash with what the database holds; nothing was imported."""
+
+
+def _short(text: str, size: int = 60) -> str:
+    return repr(text if len(text) <= size else text[:size] + "…")
+
+
+def import_arena_find(record: ArenaRecord, *, slug: str) -> Arena | None:
+    """The arena the record updates: by slug, else by name (an admin may have changed the slug);
+    None for a new one. Refuses a record whose slug names one arena and whose name another, and a
+    story whose text another story of the arena holds."""
+    ov = record.overview
+    arena = Arena.objects.filter(slug=slug).first()
+    if arena is not None and arena.name != ov.name:
+        other = Arena.objects.filter(name=ov.name).exclude(pk=arena.pk).first()
+        if other is not None:
+            raise ImportRefused(
+                f"{ov.path}: the arena {ov.name!r} has the slug {other.slug!r}, and the slug "
+                f"{slug!r} belongs to the arena {arena.name!r}; give the arena its own slug "
+                "and name (nothing was imported)"
+            )
+    arena = arena or Arena.objects.filter(name=ov.name).first()
+    if arena is not None:
+        _story_clashes(record, arena)
+    return arena
+
+
+def _story_clashes(record: ArenaRecord, arena: Arena) -> None:
+    """A story is found by the text the pages gave it (``page_text``, else its text): a listed text
+    that is the current text of another story (one an admin reworded, or a retired one) would be
+    a second story with that text."""
+    rows = list(Story.all_objects.filter(arena=arena).only("pk", "text", "page_text", "retired_at"))
+    found = {(s.page_text or s.text): s.pk for s in rows}
+    by_text = {s.text: s for s in rows}
+    path = record.overview.path
+    for ms in record.overview.stories:
+        holder = by_text.get(ms.text)
+        if holder is not None and holder.pk != found.get(ms.text):
+            raise ImportRefused(
+                f"{path}: the story {_short(ms.text)} is the text of {_story(holder)}; "
+                "reword one of them (nothing was imported)"
+            )
+
+
+def _story(story: Story) -> str:
+    what = "a retired story" if story.retired_at is not None else "another story"
+    return f"{what}, which the pages call {_short(story.page_text)}" if story.page_text else what
+
+
+class ProductClashes:
+    """The names and slugs the arena's products hold before the import: ``check`` refuses values
+    that another product holds (a retired one included) or that an earlier listed product takes.
+    Writing in any order then never meets the unique constraints."""
+
+    FIELDS = ("name", "slug")
+
+    def __init__(self, path: str, rows: Iterable[Product]):
+        self.path = path
+        rows = list(rows)
+        self.held = {f: {getattr(p, f): p for p in rows} for f in self.FIELDS}
+        self.taken: dict[str, dict[Any, str]] = {f: {} for f in self.FIELDS}
+
+    def check(self, row: Product | None, values: dict[str, Any]) -> None:
+        """Before ``row`` (None: a new product) is written with ``values``."""
+        name = values["name"]
+        for field in self.FIELDS:
+            value = values[field]
+            holder = self.held[field].get(value)
+            if holder is not None and (row is None or holder.pk != row.pk):
+                raise ImportRefused(
+                    f"{self.path}: product {name!r} would take the {field} {value!r} of "
+                    f"{_product(holder)}; rename one of them (nothing was imported)"
+                )
+            earlier = self.taken[field].setdefault(value, name)
+            if earlier != name:
+                raise ImportRefused(
+                    f"{self.path}: products {earlier!r} and {name!r} would both have the "
+                    f"{field} {value!r}; rename one of them (nothing was imported)"
+                )
+
+
+def _product(product: Product) -> str:
+    what = "the retired product" if product.retired_at is not None else "the product"
+    called = product.page_name
+    also = f", which the pages call {called!r}" if called and called != product.name else ""
+    return f"{what} {product.name!r}{also}"
