@@ -383,15 +383,16 @@ class ImportReport:
         return lines
 
 
-def _sync(obj: Model, values: dict) -> bool:
+def _sync(obj: Model, values: dict, *, bump: bool = True) -> bool:
     """Set changed fields on obj and save them; return whether anything changed. A versioned row
-    (``version``) moves to its next version, so an admin form opened before the import is stale."""
+    (``version``) moves to its next version, so an admin form opened before the import is stale
+    (``bump=False``: a position put back after the shift out of the way is no edit)."""
     changed = [k for k, v in values.items() if getattr(obj, k) != v]
     for k in changed:
         setattr(obj, k, values[k])
     if changed:
         obj.save(update_fields=changed)
-        if isinstance(obj, VersionedRecord):
+        if bump and isinstance(obj, VersionedRecord):
             type(obj)._base_manager.filter(pk=obj.pk).update(version=F("version") + 1)
             obj.version += 1
     return bool(changed)
@@ -438,7 +439,7 @@ def _place(obj: Category | SubGroup | Product | Story, values: dict, pos: int, w
     """Write a listed row's values and its position (``was``: where it stood before the bulk shift
     out of the way); whether what the pages show of it changed."""
     changed = _sync(obj, values)
-    _sync(obj, {"position": pos})
+    _sync(obj, {"position": pos}, bump=pos != was and not changed)
     return changed or pos != was
 
 
@@ -461,7 +462,7 @@ def _place_after(rows: Iterable[Category | SubGroup | Story | Product], start: i
     """Give rows that the pages no longer list (retired, or kept for their history) the positions
     after the listed ones, in their old order."""
     for pos, row in enumerate(sorted(rows, key=lambda r: r.position), start=start):
-        _sync(row, {"position": pos})
+        _sync(row, {"position": pos}, bump=False)
 
 
 # what an admin edit of a story or a product changes, and a re-import keeps when the edit came
@@ -1127,19 +1128,20 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
     # by slug, else by name (an admin may have changed the slug); a clash is refused
     arena = import_arena_find(record, slug=slug)
     report.created = arena is None
-    if arena is None:
-        arena = Arena.objects.create(slug=slug, name=ov.name)
-        report.count("arena", "added")
     fields = {
         "name": ov.name,
         "description": ov.description,
         "updated": ov.updated,
         "evidence_as_of": ov.evidence_as_of,
     }
+    if arena is None:
+        arena = Arena.objects.create(slug=slug, **fields)
+        report.count("arena", "added")
     run = _ImportRun(record=record, arena=arena, report=report, overwrite=overwrite_moderated)
-    _keep_edited(run, arena, fields, "arena", f"the arena {ov.name!r}")
-    if _sync(arena, fields) and not report.created:
-        report.count("arena", "changed")
+    if not report.created:
+        _keep_edited(run, arena, fields, "arena", f"the arena {ov.name!r}")
+        if _sync(arena, fields):
+            report.count("arena", "changed")
     for step in (
         _import_categories,
         _import_personas,
