@@ -3,7 +3,8 @@ structure, flags, upholds and rejections, and imports of the bundled pages, and 
 checks that
 
 1. nothing upheld or moderated is lost (every part of a cell a moderator or an editor last wrote
-   is still there, through any import),
+   is still there, through any import, and so is every edit of a story, a product, a category, a
+   persona and every adjacent arena added in the admin),
 2. every public change record is kept,
 3. no page answers a 500,
 4. the arena's content version moves whenever its export changes (no cached page keeps old text),
@@ -31,8 +32,13 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 
 from arena.clients import client_hash
 from arena.importer import read_arena
-from arena.models import Arena
-from arena.services import arena_import
+from arena.models import AdjacentArena, Arena, Category, Persona
+from arena.services import (
+    adjacent_arena_save,
+    arena_import,
+    category_save,
+    persona_save,
+)
 from flags.inputs import FlagInput, ModerationDecision
 from flags.models import Status
 from flags.services import flag_submit, review_item_reject, review_item_uphold
@@ -75,6 +81,7 @@ class RecordMachine(RuleBasedStateMachine):
         self.cells = list(Cell.objects.on_pages().filter(story__arena=self.arena).order_by("pk"))
         self.values = sorted({(c.verdict, c.proof, c.quality) for c in self.cells}, key=str)
         self.moderated: dict[int, tuple] = {}
+        self.structure: dict[tuple, object] = {}
         self.records: set[int] = set(CellChange.objects.values_list("pk", flat=True))
         self.web = Client()
         self.seen_export = export_bytes(self.folder, "start.json")
@@ -164,12 +171,40 @@ class RecordMachine(RuleBasedStateMachine):
     @rule(i=st.integers(min_value=0, max_value=52), weight=st.integers(min_value=1, max_value=3))
     def edit_a_story(self, i, weight):
         story = Story.objects.filter(arena=self.arena).order_by("position")[i]
-        story_update(story=story, changes={"weight": weight})
+        if story_update(story=story, changes={"weight": weight}):
+            self.structure[(Story, story.pk, "weight")] = weight
 
     @rule(i=st.integers(min_value=0, max_value=5), tier=st.sampled_from(["Leader", "Niche"]))
     def edit_a_product(self, i, tier):
         product = Product.objects.filter(arena=self.arena).order_by("position")[i]
-        product_update(product=product, changes={"tier": tier})
+        if product_update(product=product, changes={"tier": tier}):
+            self.structure[(Product, product.pk, "tier")] = tier
+
+    @rule(i=st.integers(min_value=0, max_value=20), words=st.text(alphabet="abc xyz", max_size=20))
+    def edit_a_category(self, i, words):
+        categories = list(Category.objects.filter(arena=self.arena).order_by("position"))
+        category = categories[i % len(categories)]
+        category.blurb = f"Editor: {words}"
+        category_save(category=category, changed=["blurb"])
+        self.structure[(Category, category.pk, "blurb")] = category.blurb
+
+    @rule(words=st.text(alphabet="abc xyz", min_size=1, max_size=20))
+    def edit_a_persona(self, words):
+        persona = Persona.objects.get(slug="backend-developer")
+        persona.label = f"Backend {words}"
+        persona_save(persona=persona, changed=["label"])
+        self.structure[(Persona, persona.pk, "label")] = persona.label
+
+    @rule(n=st.integers(min_value=1, max_value=1000))
+    def add_an_adjacent_arena(self, n):
+        name = f"Neighbours {n}"
+        if AdjacentArena.objects.filter(arena=self.arena, name=name).exists():
+            return
+        adjacent = AdjacentArena(
+            arena=self.arena, name=name, product_count=n, leader="X", shares="", position=900 + n
+        )
+        adjacent_arena_save(adjacent=adjacent, changed=[])
+        self.structure[(AdjacentArena, adjacent.pk, "name")] = name
 
     @rule()
     def import_the_bundled_pages(self):
@@ -181,6 +216,12 @@ class RecordMachine(RuleBasedStateMachine):
     def nothing_moderated_is_lost(self):
         for pk, expected in self.moderated.items():
             assert parts(Cell.objects.get(pk=pk)) == expected, pk
+
+    @invariant()
+    def no_structure_edit_is_lost(self):
+        for (model, pk, name), expected in self.structure.items():
+            row = model._base_manager.filter(pk=pk).first()
+            assert row is not None and getattr(row, name) == expected, (model, pk, name)
 
     @invariant()
     def every_change_record_is_kept(self):
