@@ -60,6 +60,7 @@ from rest_framework.negotiation import DefaultContentNegotiation
 
 from arena.clients import client_key
 from arena.scoring import RANK_INTEGRITY, RANK_PA, RANK_VERIFIED
+from arena.selectors import COMPARE_MAX, COMPARE_MIN
 from arena.selectors.matrix import STALE_ON
 from arena.selectors.versions import arena_version_get, cell_version_get, site_version_get
 from arena.text import parse_rate
@@ -154,17 +155,31 @@ def _one_of(*values: str) -> Callable[[str], bool]:
     return lambda value: value in allowed
 
 
+def _product_list(value: str) -> bool:
+    """Two to six products, comma-separated, each once, in the form the site's links write: kept
+    when the page answers 200 (every one a product of the arena; a made-up one is a 400, which is
+    never kept), so the comparisons kept are the arena's ordered picks and nothing else."""
+    slugs = value.split(",")
+    return (
+        COMPARE_MIN <= len(slugs) <= COMPARE_MAX
+        and len(set(slugs)) == len(slugs)
+        and all(SLUG.fullmatch(slug) for slug in slugs)
+    )
+
+
 def _page_number(value: str) -> bool:
     return value.isascii() and value.isdigit() and 1 <= int(value) <= PAGE_NUMBER_KEPT
 
 
 # A list's pages beyond this one are rendered, not kept (the last page answers for any higher one).
 PAGE_NUMBER_KEPT = 50
+SLUG = re.compile(r"[-a-zA-Z0-9_]+")
+PRODUCTS = Param("products", _product_list, many=True)
 VERDICT = Param("verdict", _one_of(*Verdict.values))
 DIFF = Param("diff", _one_of("1"))
 # The parameters each page reads, by URL name, in their canonical order (the order of the site's own
 # forms and links). Nothing else reaches the view: another parameter is dropped (a full page is
-# redirected to the address without it). A page not named here reads none.
+# redirected to the address without it; see Query). A page not named here reads none.
 PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
     "arena-detail": (
         Param("persona"),
@@ -184,10 +199,10 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
         DIFF,
         Param("open", _one_of("all")),
     ),
-    "arena-compare": (Param("products", many=True), DIFF),
+    "arena-compare": (PRODUCTS, DIFF),
     "recent-changes": (Param("page", _page_number),),
     "api-arena-detail": (Param("weights"),),
-    "api-arena-compare-many": (Param("products", many=True),),
+    "api-arena-compare-many": (PRODUCTS,),
 }
 # Parameters read by the start of their name (the weights panel's ``w-<key>`` fields, which the
 # arena page turns into the shareable ``?weights=`` address): passed on, never kept.
@@ -200,12 +215,14 @@ FORMAT_PARAM = "format"
 @dataclass(frozen=True)
 class Query:
     """What a request's query string is to the page cache: the parameters the page reads in their
-    canonical order and spelling, whether a page asked so may be kept, and whether the request
-    spelled it so."""
+    canonical order and spelling (the last value of a parameter read once, every value of a list),
+    whether a page asked so may be kept, and whether the request sent parameters the page does not
+    read (``unknown``: a full page is then redirected to the address without them; the same
+    parameters in another order or spelling are answered with the canonical page)."""
 
     pairs: tuple[tuple[str, str], ...]
     kept: bool
-    canonical: bool
+    unknown: bool
 
     @property
     def text(self) -> str:
@@ -234,9 +251,9 @@ class Query:
             for name in sorted(k for k in query if k.startswith(prefixes)):
                 pairs.append((name, query.getlist(name)[-1]))
                 kept = False
-        text = parse.urlencode(pairs, safe=":,")
-        canonical = text == request.META.get("QUERY_STRING", "")
-        return cls(pairs=tuple(pairs), kept=kept, canonical=canonical)
+        read = {p.name for p in params}
+        unknown = any(k not in read and not (prefixes and k.startswith(prefixes)) for k in query)
+        return cls(pairs=tuple(pairs), kept=kept, unknown=unknown)
 
     def apply(self, request: HttpRequest) -> None:
         """Let the view see only this query (so whatever it renders is the page of this key)."""
@@ -537,8 +554,8 @@ class PageCacheMiddleware:
             private = url_name in PRIVATE_PAGES
             return self._finish(request, self.get_response(request), private=private)
         query = Query.of(request, url_name, match)
-        if not query.canonical and _redirects(request):
-            # made-up, repeated, reordered or respelled parameters: one address per page
+        if query.unknown and _redirects(request):
+            # parameters the page does not read (made up, or a tracker's): its one address
             location = request.path + (f"?{query.text}" if query.text else "")
             return self._finish(request, HttpResponsePermanentRedirect(location))
         query.apply(request)
@@ -721,9 +738,10 @@ class _Kept:
 
 
 def _redirects(request: HttpRequest) -> bool:
-    """Whether a request with a query string that is not its page's canonical one is redirected to
-    it (full pages asked for by a browser), rather than answered from the canonical page (htmx's
-    requests, whose swaps and pushed addresses a redirect would disturb, and API clients)."""
+    """Whether a request with parameters its page does not read is redirected to the page's
+    canonical address (full pages asked for by a browser), rather than answered with the canonical
+    page (htmx's requests, whose swaps and pushed addresses a redirect would disturb, and API
+    clients)."""
     return not request.path_info.startswith("/api/") and "HTTP_HX_REQUEST" not in request.META
 
 
