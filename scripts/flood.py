@@ -36,16 +36,18 @@ import bench  # noqa: E402 - the bench's helpers, next to this file
 ARENA = f"/arenas/{bench.SEED_SLUG}/"
 
 
-def redis_figures(url: str) -> tuple[int, int]:
-    """(DBSIZE, used_memory in bytes) of the Redis at ``url``."""
+def redis_figures(url: str) -> tuple[int, int, int]:
+    """(DBSIZE, rendered pages among them, used_memory in bytes) of the Redis at ``url``."""
     port = url.rsplit(":", 1)[1].split("/")[0]
     cli = ["redis-cli", "-p", port]
     keys = int(subprocess.run([*cli, "DBSIZE"], capture_output=True, text=True).stdout.strip())
+    scan = subprocess.run([*cli, "--scan", "--pattern", "*:page:*"], capture_output=True, text=True)
+    pages = sum(1 for key in scan.stdout.split() if not key.endswith(":lock"))
     info = subprocess.run([*cli, "INFO", "memory"], capture_output=True, text=True).stdout
     used = next(
         int(line.split(":")[1]) for line in info.splitlines() if line.startswith("used_memory:")
     )
-    return keys, used
+    return keys, pages, used
 
 
 def worker_rss(master: int) -> int:
@@ -137,7 +139,7 @@ def main(argv=None) -> None:
                     sys.exit("gunicorn did not start")
                 time.sleep(0.1)
             before_ms = median_ms(base, ARENA, args.runs)
-            keys0, used0 = redis_figures(redis_url)
+            keys0, pages0, used0 = redis_figures(redis_url)
             rss0 = worker_rss(process.pid)
             rng = random.Random(22)
             statuses: dict[int, int] = {}
@@ -147,7 +149,7 @@ def main(argv=None) -> None:
                 status = bench.fetch(base, path, headers).status
                 statuses[status] = statuses.get(status, 0) + 1
             flood_s = time.perf_counter() - started
-            keys1, used1 = redis_figures(redis_url)
+            keys1, pages1, used1 = redis_figures(redis_url)
             rss1 = worker_rss(process.pid)
             after_ms = median_ms(base, ARENA, args.runs)
         finally:
@@ -161,6 +163,7 @@ def main(argv=None) -> None:
             ["", "before", "after"],
             [
                 ["Redis keys (DBSIZE)", str(keys0), str(keys1)],
+                ["rendered pages among them", str(pages0), str(pages1)],
                 ["Redis used_memory", mb(used0), mb(used1)],
                 ["worker resident memory", mb(rss0), mb(rss1)],
                 ["cached arena page, median", f"{before_ms:.1f} ms", f"{after_ms:.1f} ms"],
