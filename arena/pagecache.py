@@ -13,7 +13,14 @@ for static pages. Writes bump the version in their own transaction, so:
   a change makes a new key, nothing is ever invalidated by a guess at a TTL (entries expire only to
   free memory);
 * a miss renders once: the first request takes a lock (``cache.add``), the others wait for its
-  entry instead of all rendering the same page (a stampede after each change).
+  entry instead of all rendering the same page (a stampede after each change); a streamed export
+  holds the lock until it has been sent and stored;
+* a key names the route, the query parameters that page reads (``PAGE_PARAMS``, in one canonical
+  order and spelling) and the variant it serves (``page_variant``), nothing else, and a page is
+  kept only when those values come from short known lists, so made-up parameters and header
+  values make no entries (a full page asked with a parameter it does not read is redirected to
+  its address without it); pages rendered for one client are limited (``PAGE_MISS_RATE``, 429).
+  docs/pages.md ("Caching") bounds the entries per arena.
 
 Every other GET/HEAD response gets ``Cache-Control`` (public for anonymous cookie-free answers,
 ``private, no-cache`` when the response sets or varies on a cookie, ``no-store`` for errors and
@@ -141,13 +148,17 @@ API_HEADERS = ("Accept",)
 @dataclass(frozen=True)
 class Param:
     """A query parameter a page reads. ``kept``: whether a page asked with this value may be stored
-    (a value from a short, known list, or empty); a page asked with any other value is rendered
-    for the request and not kept, so made-up values cannot fill the cache. ``many``: every value
-    is read (``getlist``), in order; otherwise only the last one, as ``QueryDict.get`` reads it."""
+    (a value from a short, known list); a page asked with any other value is rendered for the
+    request and not kept, so made-up values cannot fill the cache. ``many``: every value is read
+    (``getlist``), in order; otherwise only the last one, as ``QueryDict.get`` reads it.
+    ``canon``: the one spelling of the values the page reads alike. ``blank``: whether an empty
+    value says something (else it is the same as no value, and dropped)."""
 
     name: str
     kept: Callable[[str], bool] = lambda value: False
     many: bool = False
+    canon: Callable[[str], str] = lambda value: value
+    blank: bool = False
 
 
 def _one_of(*values: str) -> Callable[[str], bool]:
@@ -186,12 +197,14 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
         Param("category"),
         VERDICT,
         Param("q"),
-        Param("stale", _one_of(*STALE_ON)),
+        # (every spelling of "on" filters alike, and the page's links write "1")
+        Param("stale", _one_of("1"), canon=lambda v: "1" if v.strip().lower() in STALE_ON else v),
         Param("sort"),
         Param("rank", _one_of(RANK_PA, RANK_VERIFIED, RANK_INTEGRITY)),
         Param("show", many=True),
         Param("fold", many=True),
-        Param("weights"),
+        # (an empty ``weights=``, the panel's reset, is not the same as none)
+        Param("weights", blank=True),
     ),
     "head-to-head": (
         Param("a"),
@@ -201,7 +214,7 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
     ),
     "arena-compare": (PRODUCTS, DIFF),
     "recent-changes": (Param("page", _page_number),),
-    "api-arena-detail": (Param("weights"),),
+    "api-arena-detail": (Param("weights", blank=True),),
     "api-arena-compare-many": (PRODUCTS,),
 }
 # Parameters read by the start of their name (the weights panel's ``w-<key>`` fields, which the
@@ -243,7 +256,11 @@ class Query:
             if param.name not in query:
                 continue
             values = query.getlist(param.name)
-            for value in values if param.many else values[-1:]:
+            values = [param.canon(v) for v in (values if param.many else values[-1:])]
+            values = [v for v in values if v or param.blank]
+            if len(values) > 1:  # (a list in the repeated spelling: read, not kept)
+                kept = False
+            for value in values:
                 pairs.append((param.name, value))
                 kept = kept and (value == "" or param.kept(value))
         prefixes = PAGE_PARAM_PREFIXES.get(url_name, ())

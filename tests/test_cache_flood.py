@@ -155,6 +155,8 @@ def test_reordered_and_respelled_parameters_are_answered_with_the_canonical_page
         f"{ARENA}?rank=verified&verdict=disputed",
         f"{ARENA}?verdict=full&rank=verified&verdict=disputed",
         f"{ARENA}?%76erdict=disputed&rank=verified",
+        # the no-JavaScript filter form sends its empty fields too
+        f"{ARENA}?persona=&category=&verdict=disputed&q=&sort=&rank=verified&show=",
     ):
         response = client.get(other)
         assert response.status_code == 200, other
@@ -198,6 +200,11 @@ def test_pages_asked_with_values_from_no_short_list_are_served_but_not_kept(clie
     assert stored(f"{ARENA}?q=retry") is None
     filtered = client.get(f"{ARENA}?verdict=full")
     assert stored(f"{ARENA}?verdict=full").body == filtered.content
+
+
+def test_every_spelling_of_stale_on_is_one_page(client, seeded_arena):
+    pages = {client.get(f"{ARENA}?stale={v}")["ETag"] for v in ("1", "on", "true", "YES")}
+    assert len(pages) == 1
 
 
 # -- misses per client
