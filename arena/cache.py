@@ -1,4 +1,5 @@
-"""A Redis cache that degrades to cache misses instead of error pages when Redis is down.
+"""The caches: a Redis cache that degrades to cache misses instead of error pages when Redis is
+down, and a local-memory cache bounded in bytes (the page cache without Redis).
 
 The cache only serves throttling counters and the like; a broken Redis must never take the site down.
 While Redis fails, every method answers exactly what its caller would get on a miss (``get`` returns
@@ -18,6 +19,7 @@ import logging
 import time
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache
 from redis.exceptions import RedisError
 
@@ -119,3 +121,74 @@ class ResilientRedisCache(RedisCache):
         self._down_until = 0.0
         self._recovered()
         return result
+
+
+# Bytes held by each named local-memory cache (its entries are shared by every instance of one name,
+# as Django's own are).
+_held: dict[str, list[int]] = {}
+
+
+class BoundedLocMemCache(LocMemCache):
+    """Django's local-memory cache, also bounded in bytes: the pickled values it holds stay within
+    ``OPTIONS["max_bytes"]`` (default 64 MiB), the least recently used going first; a value larger
+    than the whole budget is not kept. ``MAX_ENTRIES`` still applies."""
+
+    max_bytes = 64 * 1024 * 1024
+
+    def __init__(self, name, params):
+        options = dict(params.get("OPTIONS") or {})
+        self.max_bytes = int(options.pop("max_bytes", self.max_bytes))
+        super().__init__(name, {**params, "OPTIONS": options})
+        self._held = _held.setdefault(name, [0])
+
+    @property
+    def held_bytes(self) -> int:
+        return self._held[0]
+
+    def _size(self, key) -> int:
+        value = self._cache.get(key)
+        return len(value) if value is not None else 0
+
+    # (each of these runs under the cache's lock, from LocMemCache's public methods)
+    def _set(self, key, value, timeout=DEFAULT_TIMEOUT):
+        self._delete(key)
+        if len(value) > self.max_bytes:
+            return
+        super()._set(key, value, timeout)
+        self._held[0] += len(value)
+        while self._held[0] > self.max_bytes and self._cache:
+            old, dropped = self._cache.popitem()  # the least recently used
+            self._expire_info.pop(old, None)
+            self._held[0] -= len(dropped)
+
+    def _delete(self, key):
+        size = self._size(key)
+        deleted = super()._delete(key)
+        if deleted:
+            self._held[0] -= size
+        return deleted
+
+    def _cull(self):
+        if self._cull_frequency == 0:
+            self._cache.clear()
+            self._expire_info.clear()
+            self._held[0] = 0
+            return
+        for _ in range(len(self._cache) // self._cull_frequency):
+            key, dropped = self._cache.popitem()
+            self._expire_info.pop(key, None)
+            self._held[0] -= len(dropped)
+
+    def incr(self, key, delta=1, version=None):
+        with self._lock:
+            before = self._size(self.make_and_validate_key(key, version=version))
+        value = super().incr(key, delta, version)
+        with self._lock:
+            self._held[0] += self._size(self.make_and_validate_key(key, version=version)) - before
+        return value
+
+    def clear(self):
+        with self._lock:
+            self._cache.clear()
+            self._expire_info.clear()
+            self._held[0] = 0

@@ -173,9 +173,13 @@ else:
         # per process; pages are keyed by the content version read from the database, so several
         # processes each keep their own copy and none serves an old one
         "pages": {
-            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "BACKEND": "arena.cache.BoundedLocMemCache",
             "LOCATION": "pages",
-            "OPTIONS": {"MAX_ENTRIES": int(os.environ.get("PAGE_CACHE_ENTRIES", "500"))},
+            "OPTIONS": {
+                "MAX_ENTRIES": int(os.environ.get("PAGE_CACHE_ENTRIES", "500")),
+                # and at most this many bytes (pickled pages), least recently used out first
+                "max_bytes": int(os.environ.get("PAGE_CACHE_MEMORY_BYTES", str(64 * 1024 * 1024))),
+            },
         },
     }
 
@@ -188,6 +192,9 @@ CACHE_STALE_WHILE_REVALIDATE = int(os.environ.get("CACHE_STALE_WHILE_REVALIDATE"
 PAGE_CACHE_LOCAL_BYTES = int(os.environ.get("PAGE_CACHE_LOCAL_BYTES", str(32 * 1024 * 1024)))
 # Entries expire only to free memory: a change makes a new key, it never waits for a timeout.
 PAGE_CACHE_TIMEOUT = int(os.environ.get("PAGE_CACHE_TIMEOUT", str(24 * 3600)))
+# Pages rendered for one client per period (cache misses; a page served from the cache does not
+# count): 429 with Retry-After beyond it. Empty: no limit. The API counts with its throttles instead.
+PAGE_MISS_RATE = os.environ.get("PAGE_MISS_RATE", "300/minute")
 # Part of every page's key and ETag; by default a digest of the code and templates
 RELEASE = os.environ.get("RELEASE", "")
 
@@ -324,6 +331,11 @@ try:
     parse_rate(FLAG_RATE)  # a bad value stops every process at start-up, not the first flag
 except ValueError as exc:
     raise ImproperlyConfigured(f"FLAG_RATE: {exc}") from exc
+try:
+    if PAGE_MISS_RATE:
+        parse_rate(PAGE_MISS_RATE)
+except ValueError as exc:
+    raise ImproperlyConfigured(f"PAGE_MISS_RATE: {exc}") from exc
 # How many reverse proxies of our own stand in front of the app (each appends to X-Forwarded-For);
 # the client address is the entry just left of theirs (arena/clients.py). 0: REMOTE_ADDR is the
 # client. TRUST_X_FORWARDED_FOR=1 is the deprecated spelling of TRUSTED_PROXIES=1.

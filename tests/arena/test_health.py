@@ -111,13 +111,20 @@ def test_readyz_follows_redis_and_the_broker(redis, redis_cache, settings):
 
 
 @pytest.mark.django_db
+def indented(n: int) -> dict[str, str]:
+    """An ``Accept`` asking for JSON indented by ``n``: another page of the API for the cache."""
+    return {"Accept": f"application/json; indent={n}"}
+
+
+@pytest.mark.django_db  # (the list's version is read before the view)
 def test_health_checks_are_not_rate_limited(monkeypatch, settings):
     settings.CELERY_BROKER_URL = ""
     cache.clear()
     monkeypatch.setattr(AnonRateThrottle, "rate", "3/minute", raising=False)
     client = Client()
-    # four answers the server renders (a cached one costs no more than a health check)
-    api = [client.get(f"/api/arenas/?n={n}").status_code for n in range(4)]
+    # four answers the server renders (a cached one costs no more than a health check): four
+    # formats, JSON indented four ways (a made-up parameter would be the cached answer)
+    api = [client.get("/api/arenas/", headers=indented(n)).status_code for n in range(1, 5)]
     assert api == [200, 200, 200, 429]  # the API is throttled by client key...
     for _ in range(20):  # ...the health checks are not
         assert client.get("/healthz").status_code == 200
@@ -207,6 +214,6 @@ def test_api_answers_with_redis_down_and_throttles_fail_open(redis, redis_cache,
     redis.start()
     time.sleep(0.25)
     redis_cache.clear()
-    # (distinct addresses: answers the server renders; a cached one is not counted)
-    statuses = [client.get(f"/api/arenas/?n={n}").status_code for n in range(4)]
+    # (distinct formats: answers the server renders; a cached one is not counted)
+    statuses = [client.get("/api/arenas/", headers=indented(n)).status_code for n in range(1, 5)]
     assert statuses == [200, 200, 200, 429]  # and counts again once Redis is back
