@@ -89,8 +89,15 @@ def _arenas_clear() -> None:
     to change or delete any of their rows, whoever asks. A table flush is a TRUNCATE there, which
     row triggers do not see, so wiping the test database stays possible without weakening them;
     on SQLite (no trigger) it is a DELETE per table. CASCADE takes along any table that refers to
-    one of these, so that a new model elsewhere cannot make the flush fail."""
+    one of these, so that a new model elsewhere cannot make the flush fail.
+
+    Inside a test's transaction the flush is rolled back with it. PostgreSQL refuses to TRUNCATE a
+    table while checks of the (deferred) foreign keys are pending for it in the transaction, so
+    those are made first; every deferrable constraint here is such a key, deferred again after."""
     sql = connection.ops.sql_flush(no_style(), _arena_tables(), allow_cascade=True)
+    deferred = connection.vendor == "postgresql" and connection.in_atomic_block
+    if deferred:
+        sql = ["SET CONSTRAINTS ALL IMMEDIATE", *sql, "SET CONSTRAINTS ALL DEFERRED"]
     connection.ops.execute_sql_flush(sql)
 
 

@@ -20,7 +20,7 @@ APPEND_ONLY = ("stories_cellchange", "flags_moderatoraction")
 EXPLANATION = "The linked documentation contradicts this verdict; please look again."
 
 
-def committed_record() -> None:
+def corrected_cell() -> None:
     """An arena whose cell was corrected through an upheld flag: one change, one audit row."""
     cell = CellFactory()
     flag = flag_submit(
@@ -43,7 +43,7 @@ def committed_record() -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_the_arena_flush_empties_the_record_and_the_audit_log_and_the_triggers_still_refuse():
-    committed_record()
+    corrected_cell()
     if connection.vendor == "postgresql":
         for table in APPEND_ONLY:
             with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
@@ -53,7 +53,7 @@ def test_the_arena_flush_empties_the_record_and_the_audit_log_and_the_triggers_s
     _arenas_clear()
     for model in (Arena, Cell, CellChange, Flag, ModeratorAction, ReviewItem):
         assert not model.objects.exists(), model.__name__
-    committed_record()  # the database is usable again (and pytest-django's own flush follows)
+    corrected_cell()  # the database is usable again (and pytest-django's own flush follows)
 
 
 @pytest.mark.django_db
@@ -74,3 +74,13 @@ def test_the_append_only_triggers_refuse_row_updates_and_deletes_only():
         events = definition.split(" ON ")[0]  # "CREATE TRIGGER name BEFORE DELETE OR UPDATE"
         assert "DELETE" in events and "UPDATE" in events and "TRUNCATE" not in events, definition
         assert "FOR EACH ROW" in definition, definition
+
+
+@pytest.mark.django_db
+def test_the_arena_flush_inside_a_test_is_rolled_back_with_it(seeded_arena):
+    """The committed seed arena, emptied inside this test after the test wrote (checks of deferred
+    foreign keys pending on PostgreSQL), then written to again."""
+    corrected_cell()  # written in this test's transaction, not committed
+    _arenas_clear()
+    assert not Arena.objects.exists() and not CellChange.objects.exists()
+    corrected_cell()
