@@ -9,6 +9,15 @@ arenas they ask for, so each arena is built about once per session; a transactio
 empties the database and the next test that needs an arena builds it again — on SQLite by copying
 back a snapshot of the database taken when those arenas were first built into an empty one
 (SQLite's online backup: milliseconds instead of seconds of import and recompute).
+
+Isolation is by rollback: a test runs in a transaction (``django_db``) that is rolled back after it.
+Only a test whose writes another process or connection must see (a gunicorn or Celery worker
+subprocess, threads with their own connections) is transactional, and pytest-django flushes the
+database after it. Nothing here deletes rows of the append-only tables (``CellChange``,
+``ModeratorAction``), which PostgreSQL's row triggers refuse to update or delete: emptying the
+database, after a transactional test or to change the committed arenas, is a table flush — a
+TRUNCATE on PostgreSQL, which those ``FOR EACH ROW`` triggers do not cover, and a DELETE per table
+on SQLite, which has no trigger (``_arenas_clear``).
 """
 
 from __future__ import annotations
@@ -19,29 +28,20 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
+from django.apps import apps
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.core.cache import caches
 from django.core.management import call_command
+from django.core.management.color import no_style
 from django.db import connection
 from django.test import TestCase
 
 from arena.generate import arena_generate
 from arena.importer import read_arena
-from arena.models import (
-    AdjacentArena,
-    Arena,
-    Category,
-    Persona,
-    PersonaResult,
-    ProductScore,
-    SubGroup,
-)
+from arena.models import Arena
 from arena.pagecache import recent_pages
 from arena.selectors.freshness import stale_counts_forget
-from flags.models import Flag, ModeratorAction, ReviewItem
-from products.models import Product
-from stories.models import Cell, CellChange, Evidence, Story
 from tests.factories import ModeratorFactory
 
 SEED_SLUG = "durable-execution-engines"
@@ -66,30 +66,39 @@ SESSION_ARENAS = {
     "seeded_arena": (SEED_SLUG, _seed_build),
 }
 
-# Every model an arena writes, children first (their foreign keys protect the parents).
-_ARENA_MODELS = (
-    Flag,
-    ModeratorAction,
-    ReviewItem,
-    CellChange,
-    Evidence,
-    Cell,
-    ProductScore,
-    PersonaResult,
-    Story,
-    SubGroup,
-    Category,
-    Product,
-    AdjacentArena,
-    Arena,
-    Persona,
-)
+# The apps whose tables hold arenas and everything that hangs off them (users, groups, sessions and
+# the like are kept).
+_ARENA_APPS = ("arena", "products", "stories", "flags")
+
+
+def _arena_tables() -> list[str]:
+    tables = {
+        model._meta.db_table
+        for label in _ARENA_APPS
+        for model in apps.get_app_config(label).get_models(include_auto_created=True)
+        if model._meta.managed and not model._meta.proxy
+    }
+    return sorted(tables)
 
 
 def _arenas_clear() -> None:
-    """Delete every arena and what hangs off it; users, groups and the like stay."""
-    for model in _ARENA_MODELS:
-        model._base_manager.all().delete()
+    """Empty every arena table the way the test runner's flush does, never row by row.
+
+    The public record (``CellChange``) and the moderators' audit log (``ModeratorAction``) are
+    append-only: on PostgreSQL a row trigger (``BEFORE UPDATE OR DELETE ... FOR EACH ROW``) refuses
+    to change or delete any of their rows, whoever asks. A table flush is a TRUNCATE there, which
+    row triggers do not see, so wiping the test database stays possible without weakening them;
+    on SQLite (no trigger) it is a DELETE per table. CASCADE takes along any table that refers to
+    one of these, so that a new model elsewhere cannot make the flush fail.
+
+    Inside a test's transaction the flush is rolled back with it. PostgreSQL refuses to TRUNCATE a
+    table while checks of the (deferred) foreign keys are pending for it in the transaction, so
+    those are made first; every deferrable constraint here is such a key, deferred again after."""
+    sql = connection.ops.sql_flush(no_style(), _arena_tables(), allow_cascade=True)
+    deferred = connection.vendor == "postgresql" and connection.in_atomic_block
+    if deferred:
+        sql = ["SET CONSTRAINTS ALL IMMEDIATE", *sql, "SET CONSTRAINTS ALL DEFERRED"]
+    connection.ops.execute_sql_flush(sql)
 
 
 def _wanted(item: pytest.Item) -> tuple[str, ...]:

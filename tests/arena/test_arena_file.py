@@ -3,6 +3,7 @@ seed arena, a generated 30 × 300 arena, the documented example); a damaged file
 ``FILE: /json/pointer (line N): reason`` and imports nothing; an import respects moderation and twice
 is once."""
 
+import contextlib
 import io
 import json
 from datetime import date
@@ -12,6 +13,7 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import transaction
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
@@ -59,7 +61,7 @@ def write(path: Path, doc: dict) -> Path:
 def test_export_import_into_an_empty_database_exports_the_same_bytes(request, size, tmp_path):
     arena = request.getfixturevalue(size)
     first = export(arena.slug, tmp_path / "first.json")
-    _arenas_clear()  # an empty database (rolled back after the test)
+    _arenas_clear()  # an empty database (a TRUNCATE on PostgreSQL, rolled back after the test)
     assert not Arena.objects.exists() and not Cell.objects.exists()
     out = import_file(tmp_path / "first.json")
     assert out.startswith(f"Created arena {arena.name!r} ({arena.slug})")
@@ -524,6 +526,15 @@ def arena_slugify_key(name: str) -> str:
     return arena_slugify(name) or "x"
 
 
+@contextlib.contextmanager
+def rolled_back():
+    """What the block writes is undone when it ends, even when it passes (a savepoint in the
+    test's transaction): each example starts from the database the test started from."""
+    with transaction.atomic():
+        yield
+        transaction.set_rollback(True)
+
+
 def hypothesis_reject() -> None:
     from hypothesis import reject
 
@@ -538,13 +549,14 @@ def hypothesis_reject() -> None:
 )
 @given(doc=arenas())
 def test_any_arena_file_imports_into_an_empty_database_and_exports_as_written(tmp_path, doc):
-    _arenas_clear()
     text = dataformat.document_text(doc)
     path = tmp_path / "any.json"
     path.write_text(text, encoding="utf-8")
-    arena_import(record=read_arena_json(path))
-    exported = arena_export_document(arena=Arena.objects.get(slug="prop"))
-    assert dataformat.document_text(exported) == text
+    with rolled_back():
+        assert not Arena.objects.exists()
+        arena_import(record=read_arena_json(path))
+        exported = arena_export_document(arena=Arena.objects.get(slug="prop"))
+        assert dataformat.document_text(exported) == text
 
 
 @pytest.mark.django_db
@@ -557,21 +569,22 @@ def test_any_arena_file_imports_into_an_empty_database_and_exports_as_written(tm
 def test_any_arena_file_imported_over_another_exports_as_written(tmp_path, before, after):
     """The authoring loop: a file imported over the arena an earlier file made (nothing moderated
     in between) leaves the arena exactly as the new file says, or is refused whole."""
-    _arenas_clear()
     first, second = tmp_path / "before.json", tmp_path / "after.json"
-    arena_import(record=read_arena_json(write(first, before)))
     text = dataformat.document_text(after)
     second.write_text(text, encoding="utf-8")
-    try:
-        arena_import(record=read_arena_json(second))
-    except ImportRefused as refused:
-        assert "would take the" in str(refused)
-        assert dataformat.document_text(
-            arena_export_document(arena=Arena.objects.get(slug="prop"))
-        ) == dataformat.document_text(before)
-        return
-    exported = arena_export_document(arena=Arena.objects.get(slug="prop"))
-    assert dataformat.document_text(exported) == text
+    with rolled_back():
+        assert not Arena.objects.exists()
+        arena_import(record=read_arena_json(write(first, before)))
+        try:
+            arena_import(record=read_arena_json(second))
+        except ImportRefused as refused:
+            assert "would take the" in str(refused)
+            assert dataformat.document_text(
+                arena_export_document(arena=Arena.objects.get(slug="prop"))
+            ) == dataformat.document_text(before)
+            return
+        exported = arena_export_document(arena=Arena.objects.get(slug="prop"))
+        assert dataformat.document_text(exported) == text
 
 
 @pytest.mark.django_db

@@ -7,6 +7,7 @@ is a separate process on the same (committed, file or PostgreSQL) test database.
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -17,7 +18,7 @@ from arena.celery import app as celery_app
 from arena.clients import client_hash
 from arena.models import Arena, ProductScore
 from arena.recompute import arena_recompute_scores
-from arena.task_names import REFRESH_TASK
+from arena.task_names import REFRESH_TASK, SWEEP_TASK
 from flags.inputs import FlagInput
 from flags.models import Reason, ReviewItem
 from flags.services import flag_submit
@@ -116,23 +117,61 @@ def test_change_waits_in_redis_without_a_worker_then_converges(arena, broker):
     with celery_worker(worker_env(broker)) as worker:
         took = wait_until(lambda: converged(arena.pk), 30, "the worker to recompute")
         print(f"converged {took:.2f}s after the worker started")
-        assert "'recomputed'" in worker.log
+        # the task logs its result once its transaction has committed: just after convergence
+        worker.wait_for_log("'recomputed'")
     after = hatchet_score()
     assert after[0] > before[0] and after[1] == before[1] + 1
 
 
-def test_burst_of_changes_leads_to_few_recomputations(arena, broker):
-    cells = list(
-        Cell.objects.filter(story__arena=arena, verdict=Verdict.PARTIAL).order_by("pk")[:100]
+def queued_tasks(broker) -> int:
+    """The tasks waiting in Redis for a worker."""
+    return broker.client().llen("celery")
+
+
+def recomputations(worker) -> int:
+    return worker.log.count("'recomputed'")
+
+
+def wait_for_an_idle_sweep(worker) -> None:
+    """Wait for a beat sweep that starts from now and finds no stale arena (it sends nothing)."""
+    mark = len(worker.log)
+    idle = re.compile(rf"{re.escape(SWEEP_TASK)}\[[^\]]+\] succeeded in [^:]+: \[\]")
+    wait_until(lambda: idle.search(worker.log[mark:]), 30, "a sweep finding nothing stale")
+
+
+def change_each(cell_ids: list[int], step: int) -> None:
+    """One committed change per cell (each one a score-moving change of the arena)."""
+    for c in Cell.objects.filter(pk__in=cell_ids).order_by("pk"):
+        cell_set_value(cell=c, value=CellValue(Verdict.PARTIAL, c.proof, (c.quality + step) % 11))
+
+
+def test_burst_of_changes_leads_to_one_recomputation(arena, broker):
+    """Counts what the debounce decided, not how a race between the burst and a worker went: each
+    burst is made while no worker consumes, so the tasks it sent are exactly those left in Redis.
+    The first change of a burst claims the arena's queued task and sends it, the others find it
+    queued and send nothing; the task clears the claim when it starts, so the next burst sends
+    one again. Without the debounce every change would send a task of its own."""
+    cell_ids = list(
+        Cell.objects.filter(story__arena=arena, verdict=Verdict.PARTIAL)
+        .order_by("pk")
+        .values_list("pk", flat=True)[:100]
     )
-    assert len(cells) == 100
+    assert len(cell_ids) == 100
+    change_each(cell_ids, 1)
+    assert queued_tasks(broker) == 1
     with celery_worker(worker_env(broker)) as worker:
-        for c in cells:
-            cell_set_value(cell=c, value=CellValue(Verdict.PARTIAL, c.proof, (c.quality + 1) % 11))
-        wait_until(lambda: converged(arena.pk), 30, "convergence after the burst")
-        time.sleep(2.5)  # let the beat sweep run once too
-        runs = worker.log.count("'recomputed'")
-    assert 1 <= runs <= 5, worker.log[-3000:]
+        wait_until(lambda: converged(arena.pk) and recomputations(worker) >= 1, 30, "convergence")
+        wait_for_an_idle_sweep(worker)  # the beat's sweeps added no recomputation
+        assert recomputations(worker) == 1, worker.log[-3000:]
+        worker.stop()
+        # the task started (and cleared the claim): the next burst sends one task again
+        queued = queued_tasks(broker)  # a sweep's duplicate may wait there (it will find it fresh)
+        change_each(cell_ids, 2)
+        assert queued_tasks(broker) == queued + 1
+        worker.start()
+        wait_until(lambda: converged(arena.pk) and recomputations(worker) >= 2, 30, "convergence")
+        wait_for_an_idle_sweep(worker)
+        assert recomputations(worker) == 2, worker.log[-3000:]
     # the stored scores equal a fresh in-process recomputation
     stored = list(
         ProductScore.objects.order_by("rank").values_list("product_id", "pa_score", "verified")
@@ -229,7 +268,9 @@ def test_the_sweep_fans_out_one_refresh_task_per_stale_arena(transactional_db, b
     Arena.objects.filter(pk__in=ids).update(change_seq=F("change_seq") + 1)
     with celery_worker(worker_env(broker)) as worker:
         wait_until(lambda: all(converged(i) for i in ids), 30, "the sweep's tasks")
-        worker.wait_for_log("'recomputed'")
+        # each task logs its result just after its recompute committed; a fresh arena recomputes
+        # no more, so no fourth can follow
+        wait_until(lambda: recomputations(worker) >= 3, 30, "the three tasks' results")
         log = worker.log
     sweep = log.index(
         f": {ids}"
