@@ -417,7 +417,7 @@ def _keep_edited(run: _ImportRun, row: VersionedRecord, values: dict, kind: str,
             report.kept.append(f"kept {line}")
             del values[name]
     if differing and run.overwrite:
-        values["imported_at"] = run.now
+        values["imported_at"] = timezone.now()
     elif differing:
         report.count(kind, "kept")
 
@@ -561,8 +561,6 @@ class _ImportRun:
     arena: Arena
     report: ImportReport
     overwrite: bool
-    # the server's time of this import: rows it writes over an edit are marked with it
-    now: datetime = field(default_factory=timezone.now)
     # positions are shifted out of the way first so the unique (arena, position) constraints hold
     # while reordering
     offset: int = 10_000_000
@@ -693,7 +691,7 @@ def _import_products(run: _ImportRun) -> None:
             report.restored.append(f"product {name!r}")
             report.count("product", "restored")
         if edited and overwrite:
-            values["imported_at"] = run.now
+            values["imported_at"] = timezone.now()
         clashes.check(product, values)
         if _place(product, values, pos, was):
             report.count("product", "changed")
@@ -776,7 +774,7 @@ def _import_stories(run: _ImportRun) -> None:
             if values["weight"] == story.weight:
                 values["weight_published"] = story.weight_published
             if overwrite:
-                values["imported_at"] = run.now
+                values["imported_at"] = timezone.now()
         if story.retired_at is not None and edited and not overwrite:
             report.kept.append(
                 f"kept the story “{ms.text}” retired ({_day(story.edited_at)}; the pages list it)"
@@ -992,7 +990,7 @@ def _import_cells(run: _ImportRun) -> None:
             Cell.objects.filter(pk=cell.pk).update(version=F("version") + 1)
     # a product or story that comes back (or is new) beside retired rows: every pair has a cell
     for cell in new_cells:
-        cell.imported_at = run.now
+        cell.imported_at = timezone.now()
     Cell.objects.bulk_create(new_cells)
     report.count("cell", "added", len(new_cells))
     report.count(
@@ -1011,7 +1009,10 @@ def _import_cells(run: _ImportRun) -> None:
         for i, e in enumerate(evidence)
     )
     for start in range(0, len(overwritten), 2000):  # (SQLite's limit on a query's parameters)
-        Cell.objects.filter(pk__in=overwritten[start : start + 2000]).update(imported_at=run.now)
+        # (the time of the write, after the cells' lock: an edit before it is taken up)
+        Cell.objects.filter(pk__in=overwritten[start : start + 2000]).update(
+            imported_at=timezone.now()
+        )
     if exact:
         # each cell is checked on the day the file says (a statement a re-import can move back)
         for day, pks in redated.items():
