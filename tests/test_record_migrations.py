@@ -1,6 +1,7 @@
-"""The migrations of the record's rules upgrade a live database. The slug rule's mend the slugs an older release let in (a trailing line break, a
-``vs`` word) before adding the constraints, so a live database upgrades: run on a real database file
-migrated to the release before, holding such rows."""
+"""The migrations of the record's rules upgrade a live database: the slug rule's mend the slugs an
+older release let in (a trailing line break, a ``vs`` word) before adding the constraints (run on a
+real database file migrated to the release before, holding such rows), and the edit marks count an
+edit the old rule let an import write over as taken up."""
 
 import importlib
 import os
