@@ -127,6 +127,11 @@ class Category(VersionedRecord):
     arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="categories")
     name = models.CharField(max_length=120)
     blurb = models.CharField(max_length=300, blank=True)
+    page_name = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The name the imported pages use (how they find it after an admin renames it)",
+    )
     position = models.PositiveIntegerField()
 
     class Meta:
@@ -148,6 +153,11 @@ class Category(VersionedRecord):
 class SubGroup(VersionedRecord):
     category = models.ForeignKey(Category, on_delete=models.CASCADE, related_name="subgroups")
     name = models.CharField(max_length=120)
+    page_name = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The name the imported pages use (how they find it after an admin renames it)",
+    )
     position = models.PositiveIntegerField()
 
     class Meta:
@@ -189,6 +199,11 @@ class AdjacentArena(VersionedRecord):
     product_count = models.PositiveIntegerField()
     leader = models.CharField(max_length=120)
     shares = models.CharField(max_length=200, blank=True, help_text="Category the two arenas share")
+    page_name = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The name the imported pages use (how they find it after an admin renames it)",
+    )
     position = models.PositiveIntegerField()
 
     class Meta:

@@ -328,6 +328,7 @@ def adjacent_arena_delete(
 
 # ---------------------------------------------------------------- import
 
+
 # What an import reports, per kind of row, in this order.
 IMPORT_KINDS = (
     "arena",
@@ -579,14 +580,39 @@ class _ImportRun:
         return "file says" if self.record.exact else "page says"
 
 
+def _named[Named: (Category, SubGroup, AdjacentArena)](
+    rows: Iterable[Named], names: Iterable[str], path: str, what: str
+) -> dict[str, Named]:
+    """The rows the pages name, by the name the pages gave them (``page_name``: an admin may have
+    renamed one since), else by their name (a file exported after the rename). A name the pages
+    give that an admin gave another row meanwhile is refused (nothing is imported)."""
+    rows = list(rows)
+    by_key = {(r.page_name or r.name): r for r in rows}
+    by_name = {r.name: r for r in rows}
+    found: dict[str, Named] = {}
+    for name in names:
+        row = by_key.get(name) or by_name.get(name)
+        if row is not None and row.pk not in {r.pk for r in found.values()}:
+            found[name] = row
+    for name in names:
+        holder = by_name.get(name)
+        if name not in found and holder is not None:
+            raise ImportRefused(
+                f"{path}: {what} {name!r} would take the name an admin gave the {what} "
+                f"{holder.page_name!r}; rename one of them (nothing was imported)"
+            )
+    return found
+
+
 def _import_categories(run: _ImportRun) -> None:
     """Categories and sub-groups in page order; the ones the pages dropped wait for
     ``_prune_structure`` (a retired story may still use them)."""
     ov, arena, offset, report = run.record.overview, run.arena, run.offset, run.report
-    existing_cats = {c.name: c for c in Category.objects.filter(arena=arena)}
-    keep_cats = {c.name for c in ov.categories}
+    rows = list(Category.objects.filter(arena=arena))
+    existing_cats = _named(rows, [c.name for c in ov.categories], ov.path, "category")
+    listed = {c.pk for c in existing_cats.values()}
     removed_cats = run.removed_categories
-    removed_cats.extend(c for name, c in existing_cats.items() if name not in keep_cats)
+    removed_cats.extend(c for c in rows if c.pk not in listed)
     Category.objects.filter(arena=arena).update(position=F("position") + offset)
     for c in removed_cats:
         c.position += offset
@@ -594,29 +620,40 @@ def _import_categories(run: _ImportRun) -> None:
     for pos, rec in enumerate(ov.categories):
         cat = existing_cats.get(rec.name)
         if cat is None:
-            cat = Category.objects.create(arena=arena, name=rec.name, blurb=rec.blurb, position=pos)
+            cat = Category.objects.create(
+                arena=arena, name=rec.name, page_name=rec.name, blurb=rec.blurb, position=pos
+            )
             report.count("category", "added")
         else:
             was = cat.position
             cat.position += offset  # mirror the bulk shift
-            values = {"blurb": rec.blurb}
+            values = {"name": rec.name, "blurb": rec.blurb}
             _keep_edited(run, cat, values, "category", f"the category {rec.name!r}")
             if _place(cat, values, pos, was):
                 report.count("category", "changed")
+            _sync(cat, {"page_name": rec.name}, bump=False)
         cats[rec.name] = cat
-        existing_groups = {g.name: g for g in SubGroup.objects.filter(category=cat)}
-        SubGroup.objects.filter(category=cat).update(position=F("position") + offset)
         names = [g for g in rec.groups if g is not None]
+        group_rows = list(SubGroup.objects.filter(category=cat))
+        found = _named(group_rows, names, ov.path, "sub-group")
+        existing_groups = {g.pk: g for g in group_rows}
+        SubGroup.objects.filter(category=cat).update(position=F("position") + offset)
         for gpos, gname in enumerate(names):
-            grp = existing_groups.pop(gname, None)
+            grp = found.get(gname)
             if grp is None:
-                grp = SubGroup.objects.create(category=cat, name=gname, position=gpos)
+                grp = SubGroup.objects.create(
+                    category=cat, name=gname, page_name=gname, position=gpos
+                )
                 report.count("sub-group", "added")
             else:
+                del existing_groups[grp.pk]
                 was = grp.position
                 grp.position += offset
-                if _place(grp, {}, gpos, was):
+                values = {"name": gname}
+                _keep_edited(run, grp, values, "sub-group", f"the sub-group {gname!r}")
+                if _place(grp, values, gpos, was):
                     report.count("sub-group", "changed")
+                _sync(grp, {"page_name": gname}, bump=False)
             subgroups[(rec.name, gname)] = grp
         for grp in existing_groups.values():
             grp.position += offset
@@ -1078,7 +1115,9 @@ def _prune_structure(run: _ImportRun) -> None:
 def _import_adjacent(run: _ImportRun) -> None:
     """The adjacent arenas, as the pages list them."""
     ov, arena, report = run.record.overview, run.arena, run.report
-    existing_adj = {a.name: a for a in AdjacentArena.objects.filter(arena=arena)}
+    rows = list(AdjacentArena.objects.filter(arena=arena))
+    found = _named(rows, [a.name for a in ov.adjacent], ov.path, "adjacent arena")
+    existing_adj = {a.pk: a for a in rows}
     for pos, adj in enumerate(ov.adjacent):
         values = {
             "product_count": adj.product_count,
@@ -1086,15 +1125,17 @@ def _import_adjacent(run: _ImportRun) -> None:
             "shares": adj.shares or "",
             "position": pos,
         }
-        obj = existing_adj.pop(adj.name, None)
+        obj = found.get(adj.name)
         if obj is None:
-            AdjacentArena.objects.create(arena=arena, name=adj.name, **values)
+            AdjacentArena.objects.create(arena=arena, name=adj.name, page_name=adj.name, **values)
             report.count("adjacent arena", "added")
             continue
-        position = {"position": values.pop("position")}
+        del existing_adj[obj.pk]
+        values["name"] = adj.name
         _keep_edited(run, obj, values, "adjacent arena", f"the adjacent arena {adj.name!r}")
-        if _sync(obj, values) | _sync(obj, position):
+        if _sync(obj, values):
             report.count("adjacent arena", "changed")
+        _sync(obj, {"page_name": adj.name}, bump=False)
     for obj in existing_adj.values():
         if _keep_added(run, obj, "adjacent arena", f"the adjacent arena {obj.name!r}"):
             continue

@@ -284,3 +284,28 @@ def test_the_report_after_a_moderator_changed_evidence_and_an_editor_a_category(
     )
     assert any(line.startswith("  kept edited blurb 'Reworded by an editor.'") for line in lines)
     assert "  2 moderated or edited value(s) kept; --overwrite-moderated" in out
+
+
+def test_a_category_and_an_adjacent_arena_renamed_in_the_admin_stay_renamed(
+    seeded_arena, seed_files, tmp_path
+):
+    category = Category.objects.filter(arena=seeded_arena).order_by("position").first()
+    old_name, stories = category.name, category.stories.count()
+    category.name = "Renamed by an editor"
+    category_save(category=category, changed=["name"])
+    adjacent = AdjacentArena.objects.filter(arena=seeded_arena).first()
+    old_adjacent = adjacent.name
+    adjacent.name = "Neighbours, renamed"
+    adjacent_arena_save(adjacent=adjacent, changed=["name"])
+    counts = (Category.objects.count(), AdjacentArena.objects.count())
+    out = import_pages(seed_files)
+    assert f"kept edited name 'Renamed by an editor' of the category {old_name!r}" in out
+    assert f"kept edited name 'Neighbours, renamed' of the adjacent arena {old_adjacent!r}" in out
+    assert (Category.objects.count(), AdjacentArena.objects.count()) == counts  # no duplicate
+    assert Category.objects.get(pk=category.pk).stories.count() == stories
+    # the export states the new names; imported back, it finds the same rows
+    path = tmp_path / "renamed.json"
+    before = export(seeded_arena.slug, path)
+    import_file(path)
+    assert (Category.objects.count(), AdjacentArena.objects.count()) == counts
+    assert export(seeded_arena.slug, tmp_path / "again.json") == before
