@@ -4,8 +4,8 @@ opened before someone else changed the same field is refused with what changed, 
 fields is merged. The writes go through ``arena.services``, which move the content version of every
 arena whose pages show the row. The stored scores are the recompute's: viewable, never edited."""
 
-from django.contrib import admin
-from django.core.exceptions import ValidationError
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import ProtectedError
 
@@ -125,12 +125,22 @@ class StructureAdmin(RefusesStaleSaves, admin.ModelAdmin):
             self.refuse(request, exc)
 
     def delete_model(self, request, obj):
-        _delete(obj)
+        self._delete_all(request, [obj])
 
     def delete_queryset(self, request, queryset):
-        with transaction.atomic():
-            for obj in queryset:
-                _delete(obj)
+        self._delete_all(request, queryset)
+
+    def _delete_all(self, request, rows):
+        """All or nothing; a row a story took meanwhile is refused with a message (a 403, since
+        the admin's delete page has no form to show it on), never a 500."""
+        try:
+            with transaction.atomic():
+                for obj in rows:
+                    _delete(obj)
+        except (EditConflict, ValidationError) as exc:
+            text = " ".join(getattr(exc, "messages", None) or [str(exc)])
+            self.message_user(request, f"Nothing was deleted: {text}", messages.ERROR)
+            raise PermissionDenied(f"Nothing was deleted: {text}") from exc
 
     def save_formset(self, request, form, formset, change):
         if formset.model not in SERVICES:

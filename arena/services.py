@@ -1131,7 +1131,7 @@ def _import_adjacent(run: _ImportRun) -> None:
             report.count("adjacent arena", "added")
             continue
         del existing_adj[obj.pk]
-        values["name"] = adj.name
+        values["name"] = adj.name  # (an admin's order of them stays too: no place is unique)
         _keep_edited(run, obj, values, "adjacent arena", f"the adjacent arena {adj.name!r}")
         if _sync(obj, values):
             report.count("adjacent arena", "changed")
