@@ -180,6 +180,11 @@ class Persona(VersionedRecord):
 
     slug = models.SlugField(max_length=80, unique=True)
     label = models.CharField(max_length=120)
+    page_slug = models.CharField(
+        max_length=80,
+        blank=True,
+        help_text="The slug the imported pages use (how they find it after an admin renames it)",
+    )
 
     class Meta:
         ordering = ["slug"]

@@ -667,15 +667,23 @@ def _import_personas(run: _ImportRun) -> None:
     personas = run.personas
     for slug_ in dict.fromkeys(s.persona for s in ov.stories):
         label = record.persona_labels.get(slug_, slug_.replace("-", " "))
-        persona, created = Persona.objects.get_or_create(slug=slug_, defaults={"label": label})
-        if created:
+        # by the slug the pages gave it (an admin may have changed it since), else by its slug
+        persona = (
+            Persona.objects.filter(page_slug=slug_).first()
+            or Persona.objects.filter(slug=slug_).first()
+        )
+        if persona is None:
+            persona = Persona.objects.create(slug=slug_, page_slug=slug_, label=label)
             report.count("persona", "added")
-        elif slug_ in record.persona_labels:
-            values = {"label": label}
+        else:
+            values = {"slug": slug_}
+            if slug_ in record.persona_labels:
+                values["label"] = label
             _keep_edited(run, persona, values, "persona", f"the persona {slug_!r}")
             if _sync(persona, values):
                 report.count("persona", "changed")
                 run.relabelled.append(persona.pk)
+            _sync(persona, {"page_slug": slug_}, bump=False)
         personas[slug_] = persona
 
 
@@ -1202,12 +1210,13 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
     report.detailed_cells = len(record.details)
     if report.changed or not ProductScore.objects.filter(arena=arena).exists():
         arena_mark_stale(arena_id=arena.pk)
-    # a persona's label shows on the pages of every arena that asks for it
+    # a persona's label shows on the pages of every arena that asks for it, and its slug keys
+    # their stored scores
     for other in (
         Story.all_objects.filter(persona__in=run.relabelled)
         .exclude(arena=arena)
         .values_list("arena_id", flat=True)
         .distinct()
     ):
-        arena_content_changed(arena_id=other)
+        arena_mark_stale(arena_id=other)
     return report

@@ -21,7 +21,7 @@ from arena.services import adjacent_arena_save, arena_save, category_save, perso
 from flags.inputs import FlagInput, ModerationDecision
 from flags.services import flag_submit, review_item_uphold
 from stories import freshness
-from stories.models import Cell, CellChange, Evidence
+from stories.models import Cell, CellChange, Evidence, Story
 from stories.services import EditConflict, evidence_update
 from tests.arena.test_arena_file import export, import_file, write
 
@@ -309,3 +309,15 @@ def test_a_category_and_an_adjacent_arena_renamed_in_the_admin_stay_renamed(
     import_file(path)
     assert (Category.objects.count(), AdjacentArena.objects.count()) == counts
     assert export(seeded_arena.slug, tmp_path / "again.json") == before
+
+
+def test_a_persona_whose_slug_an_admin_changed_is_found_and_keeps_it(seeded_arena, seed_files):
+    persona = Persona.objects.get(slug="backend-developer")
+    stories = Story.objects.filter(persona=persona).count()
+    persona.slug = "backend-engineer"
+    persona_save(persona=persona, changed=["slug"])
+    count = Persona.objects.count()
+    out = import_pages(seed_files)
+    assert "kept edited slug 'backend-engineer' of the persona 'backend-developer'" in out
+    assert Persona.objects.count() == count  # no second persona with the pages' slug
+    assert Story.objects.filter(persona__slug="backend-engineer").count() == stories
