@@ -13,7 +13,7 @@ urlpatterns = [
     ),
     path("arenas/<slug:arena>/stories/<int:story>/", views.story_detail, name="story-detail"),
     path("cells/<int:cell>/", views.cell_detail, name="cell-detail"),
-    # open data (issue 13)
+    # open data
     path("arenas/<slug:arena>/export.json", exports.arena_export_json, name="arena-export-json"),
     path("arenas/<slug:arena>/export.csv", exports.arena_export_csv, name="arena-export-csv"),
     path(
@@ -21,7 +21,7 @@ urlpatterns = [
         exports.arena_file_schema,
         name="arena-file-schema",
     ),
-    # issue 13 part 3: the site for programs (llms.txt and markdown views, arena/agents.py)
+    # the site for programs (llms.txt and markdown views, arena/agents.py)
     path("llms.txt", agents.llms_txt, name="llms-txt"),
     path("api.md", agents.api_markdown, name="api-markdown"),
     path("arenas/<slug:arena>.md", agents.arena_markdown, name="arena-markdown"),
@@ -31,11 +31,11 @@ urlpatterns = [
         name="head-to-head-markdown",
     ),
     path("cells/<int:cell>.md", agents.cell_markdown, name="cell-markdown"),
-    # issue 13 part 5, discoverable: robots.txt, the sitemap, the favicon
+    # discoverable: robots.txt, the sitemap, the favicon
     path("robots.txt", discovery.robots_txt, name="robots-txt"),
     path("sitemap.xml", discovery.sitemap_xml, name="sitemap-xml"),
     path("favicon.ico", discovery.favicon, name="favicon-ico"),
-    # issue 13, feeds and badges: a product's embeddable badge (the feeds are in flags/urls.py)
+    # feeds and badges: a product's embeddable badge (the feeds are in flags/urls.py)
     path(
         "arenas/<slug:arena>/products/<slug:product>/badge.svg",
         badges.product_badge_svg,

@@ -7,7 +7,7 @@ urlpatterns = [
     path("flags/status/<str:token>/", views.flag_status, name="flag-status"),
     path("changes/", views.recent_changes, name="recent-changes"),
     path("changes/feed/", feeds.RecentChangesFeed(), name="recent-changes-feed"),
-    # issue 13, feeds: one arena's and one product's verdict changes
+    # feeds: one arena's and one product's verdict changes
     path("arenas/<slug:arena>/changes/feed/", feeds.ArenaChangesFeed(), name="arena-changes-feed"),
     path(
         "arenas/<slug:arena>/products/<slug:product>/changes/feed/",
