@@ -5,7 +5,8 @@
 #   make lock          re-resolve uv.lock after editing the dependencies in pyproject.toml
 #   make system-deps   redis-server and chromium from Debian's packages when missing (root only)
 #   make run           migrate, load the bundled arena when empty, serve on 127.0.0.1:8000
-#   make check         ruff (lint and format), the import contract (.importlinter), mypy
+#   make check         ruff (lint and format), the import contract (.importlinter) with every
+#                      module in a layer (scripts/check_layers.py), mypy
 #   make test          check, then the whole suite on SQLite under branch coverage (real
 #                      Redis/Celery/Chromium), then the database-backed tests on a throwaway
 #                      PostgreSQL (scripts/with-postgres.sh)
@@ -100,6 +101,7 @@ check: install
 	$(VENV)/bin/ruff format --check . || status=1; \
 	if [ -f .importlinter ]; then \
 	  $(VENV)/bin/lint-imports || status=1; \
+	  $(PY) scripts/check_layers.py || status=1; \
 	else \
 	  echo "lint-imports: skipped (no .importlinter contract yet)"; \
 	fi; \

@@ -1,6 +1,6 @@
-"""The arena site's project package and arena app.
+"""The arena app: an arena's models, its import, its scoring and the services that write it.
 
-The Celery app lives in ``arena.celery`` (``celery -A arena`` finds it there); it is not imported
-here, so importing any module of the package (the pure ``arena.scoring`` for one) does not load
-Celery.
+The Celery app is the project's (``config.celery``); ``arena.celery`` only points the published
+``celery -A arena`` command at it, so importing a module of this package (the pure ``arena.scoring``
+for one) does not load Celery.
 """

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
+from celery import current_app as celery_app
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
@@ -19,7 +20,6 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from arena import scoring
-from arena.celery import app as celery_app
 from arena.models import Arena, Persona, PersonaResult, ProductScore
 from arena.selectors.inputs import arena_scoring_inputs
 from arena.task_names import REFRESH_TASK

@@ -9,7 +9,7 @@ from django.utils.text import slugify
 #
 # A slug is Django's (``django.core.validators.validate_slug``): letters, digits, hyphens and
 # underscores, matched against the whole value. A product's slug also has no hyphen-separated word
-# ``vs``: the head-to-head address joins two product slugs as ``<a>-vs-<b>`` (arena/site_urls.py),
+# ``vs``: the head-to-head address joins two product slugs as ``<a>-vs-<b>`` (web/urls.py),
 # and with no ``vs`` word in either slug the joined address has exactly one ``-vs-``, so it names
 # one pair and reads back as that pair.
 #

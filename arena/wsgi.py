@@ -1,6 +1,5 @@
-import os
+"""``gunicorn arena.wsgi``, the published command, serves the project's WSGI application."""
 
-from django.core.wsgi import get_wsgi_application
+from config.wsgi import application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
-application = get_wsgi_application()
+__all__ = ["application"]

@@ -205,7 +205,7 @@ def flag_submit(*, cell: Cell | int | None, data: FlagInput, client: str) -> Fla
     """File a flag on a cell (a Cell or its id): validate, throttle, and group it into the cell's
     pending review item.
 
-    ``client`` is the client's key (``arena.clients.client_key``). The rate limit and the "one
+    ``client`` is the client's key (``web.http.clients.client_key``). The rate limit and the "one
     pending flag per client per cell" rule are checked inside the insert's transaction, under a
     per-client lock (and the latter by a unique constraint too), so simultaneous requests cannot
     slip past them. Raises ValidationError (a message per field) or FlagThrottled; writes nothing

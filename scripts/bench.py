@@ -262,7 +262,7 @@ def gunicorn(
     free loopback port; yields its base URL once every worker has had time to load the site."""
     port = free_port()
     log = tempfile.NamedTemporaryFile(prefix="arena-bench-gunicorn-", suffix=".log", delete=False)
-    command = [sys.executable, "-m", "gunicorn", "arena.wsgi:application"]
+    command = [sys.executable, "-m", "gunicorn", "config.wsgi:application"]
     command += ["--config", str(GUNICORN_CONF), "--bind", f"127.0.0.1:{port}"]
     command += ["--workers", str(workers), "--threads", str(threads)]
     command += ["--worker-class", worker_class, "--log-level", "warning"]
@@ -925,7 +925,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         os.environ["DATABASE_URL"] = f"sqlite:///{tmp.name}/bench.sqlite3"
     os.environ.update(SERVER_ENV)
     os.environ["PAGE_CACHE"] = "0"  # in this process: query counts of a rendering request
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     sys.path.insert(0, str(ROOT))
 
     # The settings above must be in the environment before Django loads, and models can only be

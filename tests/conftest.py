@@ -40,9 +40,9 @@ from django.test import TestCase
 from arena.generate import arena_generate
 from arena.importer import read_arena
 from arena.models import Arena
-from arena.pagecache import recent_pages
 from arena.selectors.freshness import stale_counts_forget
 from tests.factories import ModeratorFactory
+from web.http.pagecache import recent_pages
 
 SEED_SLUG = "durable-execution-engines"
 BIG_SLUG = "big"

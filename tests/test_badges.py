@@ -14,7 +14,6 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from arena import badges
 from arena.models import ProductScore
 from flags.inputs import ModerationDecision
 from flags.services import review_item_uphold
@@ -23,6 +22,7 @@ from stories.models import Cell
 from stories.services import product_add, product_retire
 from stories.values import Verdict
 from tests.factories import FlagFactory
+from web.formats import badges
 
 SVG = "{http://www.w3.org/2000/svg}"
 SEED = "/arenas/durable-execution-engines/"

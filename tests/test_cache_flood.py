@@ -1,4 +1,4 @@
-"""The page cache cannot be flooded (arena/pagecache.py): a page's key is its route, the parameters
+"""The page cache cannot be flooded (web/http/pagecache.py): a page's key is its route, the parameters
 it reads (canonical) and the variant it serves, so made-up parameters and header values make no
 new entries; a full page asked with another spelling is redirected to its canonical address;
 pages rendered for one client are limited (429); the API schema is cached; concurrent first
@@ -16,11 +16,11 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as settings_hypothesis
 from hypothesis import strategies as st
 
-from arena import pagecache
-from arena.cache import BoundedLocMemCache
 from products.models import Product
 from stories.values import Verdict
 from tests.infra.services import redis_server
+from web.http import pagecache
+from web.http.cache import BoundedLocMemCache
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +38,7 @@ def redis():
 @pytest.fixture
 def redis_pages(redis, settings):
     """The pages cache on a real redis-server (as with REDIS_URL), empty; yields a client of it."""
-    default = {"BACKEND": "arena.cache.ResilientRedisCache", "LOCATION": redis.url}
+    default = {"BACKEND": "web.http.cache.ResilientRedisCache", "LOCATION": redis.url}
     settings.CACHES = {"default": default, "pages": {**default, "KEY_PREFIX": "pages"}}
     raw = redis.client()
     raw.flushall()

@@ -1,4 +1,4 @@
-"""Public pages are cacheable and revalidatable (arena/pagecache.py): an ETag from the arena's
+"""Public pages are cacheable and revalidatable (web/http/pagecache.py): an ETag from the arena's
 content version, ``Cache-Control`` for browsers and shared caches, 304 on revalidation, ``HEAD``,
 no cookie; the server keeps rendered pages under that version and any change shows at once."""
 
@@ -15,7 +15,6 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as settings_hypothesis
 from hypothesis import strategies as st
 
-from arena import pagecache
 from arena.models import Arena, Category, Persona
 from arena.recompute import arena_recompute_scores
 from arena.services import arena_save, category_save, persona_save
@@ -29,6 +28,7 @@ from stories.services import (
     story_update,
 )
 from stories.values import CellValue, Proof, Verdict
+from web.http import pagecache
 
 pytestmark = pytest.mark.django_db
 

@@ -18,13 +18,13 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from arena import settings as arena_settings
 from arena.models import Arena
 from arena.selectors.arenas import arena_documented_pairs
-from arena.sitemaps import documented_pair_rows
+from config import settings as arena_settings
 from products.models import Product
 from stories.models import Cell, Story
 from stories.services import product_retire, product_update, story_retire
+from web.formats.sitemaps import documented_pair_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -195,7 +195,7 @@ def test_site_url_names_the_public_origin(client, seeded_arena, settings):
 
 
 def settings_with(monkeypatch, **env: str):
-    """A fresh copy of ``arena.settings`` read with these environment variables (the live settings
+    """A fresh copy of ``config.settings`` read with these environment variables (the live settings
     untouched)."""
     for key, value in env.items():
         monkeypatch.setenv(key, value)

@@ -12,13 +12,13 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from arena import dataformat
-from arena.clients import client_hash
-from arena.pagecache import recent_pages
 from arena.selectors.export import CSV_COLUMNS
 from flags.inputs import FlagInput
 from flags.services import flag_submit
 from stories.models import Cell
 from stories.services import cell_edit
+from web.http.clients import client_hash
+from web.http.pagecache import recent_pages
 
 pytestmark = pytest.mark.django_db
 

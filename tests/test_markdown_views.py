@@ -14,7 +14,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from arena import markdown
 from arena.models import Arena
 from arena.selectors.arenas import arena_documented_pairs
 from products.models import Product
@@ -30,6 +29,7 @@ from tests.factories import (
     StoryFactory,
     SubGroupFactory,
 )
+from web.formats import markdown
 
 pytestmark = pytest.mark.django_db
 

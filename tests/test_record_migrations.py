@@ -24,7 +24,7 @@ def manage(db: Path, *args: str) -> None:
     env = {
         **os.environ,
         "DATABASE_URL": f"sqlite:///{db}",
-        "DJANGO_SETTINGS_MODULE": "arena.settings",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
     }
     subprocess.run(
         [sys.executable, "manage.py", *args, "--noinput", "-v", "0"],

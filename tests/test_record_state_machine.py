@@ -30,7 +30,6 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
-from arena.clients import client_hash
 from arena.importer import read_arena
 from arena.models import AdjacentArena, Arena, Category, Persona
 from arena.services import (
@@ -46,6 +45,7 @@ from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story
 from stories.services import cell_edit, evidence_update, product_update, story_update
 from tests.conftest import SEED_SLUG, seed_paths
+from web.http.clients import client_hash
 
 EXAMPLES = int(os.environ.get("ARENA_STATEFUL_EXAMPLES", "3"))
 STEPS = int(os.environ.get("ARENA_STATEFUL_STEPS", "8"))

@@ -7,7 +7,6 @@ import pytest
 from rest_framework.renderers import JSONRenderer
 
 from arena import selectors
-from arena.api import serializers as s
 from tests.factories import (
     ArenaFactory,
     CellFactory,
@@ -16,6 +15,7 @@ from tests.factories import (
     StoryFactory,
     SubGroupFactory,
 )
+from web.api import serializers as s
 
 
 def as_json(data) -> bytes:

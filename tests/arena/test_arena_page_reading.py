@@ -160,10 +160,10 @@ def test_odd_fold_values_are_ignored_or_applied_never_an_error(client, seeded_ar
 def test_the_head_to_head_says_how_a_rationale_stands_to_its_correction(
     client, seeded_arena, moderator, django_capture_on_commit_callbacks, rewrite
 ):
-    from arena.clients import client_hash
     from flags.inputs import FlagInput, ModerationDecision
     from flags.services import flag_submit, review_item_uphold
     from stories.models import Cell
+    from web.http.clients import client_hash
 
     cell = Cell.objects.get(
         story__text__startswith="I run LLM agent loops", product__slug="hatchet"

@@ -1,4 +1,4 @@
-"""Client identity behind proxies (arena/clients.py): who the client is, and what counts as one."""
+"""Client identity behind proxies (web/http/clients.py): who the client is, and what counts as one."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.test import RequestFactory
 
-from arena.clients import (
+from web.http.clients import (
     client_address,
     client_hash,
     client_key,
@@ -158,7 +158,7 @@ def settings_in_subprocess(env: dict) -> str:
     proc = subprocess.run(
         [sys.executable, "-c", code],
         cwd=ROOT,
-        env={**clean, "DJANGO_SETTINGS_MODULE": "arena.settings", "PYTHONPATH": str(ROOT), **env},
+        env={**clean, "DJANGO_SETTINGS_MODULE": "config.settings", "PYTHONPATH": str(ROOT), **env},
         capture_output=True,
         text=True,
     )

@@ -15,13 +15,13 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from arena import scoring, selectors
-from arena.api.compare import CompareManySerializer, compare_many_data
 from arena.models import ProductScore
 from products.models import Product
 from stories.models import Cell, Story
 from stories.services import cell_set_value
 from stories.values import CellValue, Proof, Verdict
 from tests.test_pages import HX, get, squeeze, text_of
+from web.api.compare import CompareManySerializer, compare_many_data
 
 pytestmark = pytest.mark.django_db
 

@@ -146,7 +146,7 @@ def test_health_checks_skip_the_https_redirect(tmp_path):
         "SECRET_KEY": "x" * 30 + "-a-long-random-production-secret-value-0123456789",
         "ALLOWED_HOSTS": "arena.example.com",
         "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
-        "DJANGO_SETTINGS_MODULE": "arena.settings",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
     }
     code = (
         "import django; django.setup(); from django.test import Client; c = Client();"

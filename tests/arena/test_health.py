@@ -9,9 +9,9 @@ import pytest
 from django.core.cache import cache, caches
 from django.test import Client
 
-from arena.cache import ResilientRedisCache
-from arena.clients import AnonRateThrottle
 from tests.infra.services import free_port, redis_server
+from web.http.cache import ResilientRedisCache
+from web.http.clients import AnonRateThrottle
 
 pytestmark = pytest.mark.integration
 
@@ -24,7 +24,7 @@ def redis():
 
 def redis_cache_settings(url: str, backoff: float = 0.2) -> dict:
     default = {
-        "BACKEND": "arena.cache.ResilientRedisCache",
+        "BACKEND": "web.http.cache.ResilientRedisCache",
         "LOCATION": url,
         "OPTIONS": {
             "socket_connect_timeout": 0.5,

@@ -12,7 +12,6 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import ProtectedError
 from django.test import Client
 
-from arena.clients import client_hash
 from arena.models import Arena, Category, Persona, ProductScore
 from flags.inputs import FlagInput, ModerationDecision
 from flags.models import Flag, ModeratorAction, ReviewItem
@@ -21,6 +20,7 @@ from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story
 from stories.services import cell_edit, product_retire, product_update, story_update
 from tests.forms import page_form
+from web.http.clients import client_hash
 
 APPROVAL = "A workflow pauses for human approval"
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."

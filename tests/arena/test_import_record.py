@@ -15,7 +15,6 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
 
-from arena.clients import client_hash
 from arena.models import AdjacentArena, Arena, Category, Persona
 from arena.services import adjacent_arena_save, arena_save, category_save, persona_save
 from flags.inputs import FlagInput, ModerationDecision
@@ -24,6 +23,7 @@ from stories import freshness
 from stories.models import Cell, CellChange, Evidence, Story
 from stories.services import EditConflict, evidence_update
 from tests.arena.test_arena_file import export, import_file, write
+from web.http.clients import client_hash
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ from types import SimpleNamespace as NS
 from django.urls import reverse
 
 from arena.selectors import Leaderboard, RankOption
-from arena.templatetags.arena_tags import (
+from web.templatetags.arena_tags import (
     adjacent_cards,
     category_options,
     head_to_head_rounds,
@@ -160,7 +160,7 @@ def test_head_to_head_rounds_write_every_round_of_a_group_escaped():
 def test_head_to_head_tables_write_categories_sub_groups_and_tallies_escaped():
     from arena.scoring import CompareSummary
     from arena.selectors.matrix import CategoryBlock, SubGroupBlock
-    from arena.templatetags.arena_tags import head_to_head_jump, head_to_head_tables
+    from web.templatetags.arena_tags import head_to_head_jump, head_to_head_tables
 
     a, b = product(1), product(2, name="Two", slug="two")
 

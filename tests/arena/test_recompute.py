@@ -7,10 +7,10 @@ from django.conf import settings
 from django.db.models import F
 
 from arena import scoring, tasks
-from arena.celery import app
 from arena.models import Arena, ProductScore
 from arena.recompute import arena_recompute_scores, arena_refresh_stale
 from arena.task_names import REFRESH_TASK, SWEEP_TASK
+from config.celery import app
 from tests.factories import CellFactory
 
 

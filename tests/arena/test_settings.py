@@ -17,7 +17,7 @@ def start_django(**env) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-c", "import django; django.setup()"],
         cwd=ROOT,
-        env={**os.environ, "DJANGO_SETTINGS_MODULE": "arena.settings", **env},
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", **env},
         capture_output=True,
         text=True,
         timeout=60,

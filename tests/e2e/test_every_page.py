@@ -14,10 +14,10 @@ ARENA = "/arenas/durable-execution-engines/"
 
 
 def public_pages() -> dict[str, str]:
-    from arena.clients import client_hash
     from flags.inputs import FlagInput
     from flags.services import flag_submit
     from stories.models import Cell, Story
+    from web.http.clients import client_hash
 
     story = Story.objects.get(text__startswith="I run LLM agent loops")
     cell = Cell.objects.get(story=story, product__slug="inngest")

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from arena.clients import client_hash
 from flags.inputs import FlagInput, ModerationDecision
 from flags.models import Reason
 from flags.services import flag_submit, review_item_reject
@@ -15,6 +14,7 @@ from stories.models import Cell
 from stories.values import Verdict
 from tests.e2e.axe import violations
 from tests.e2e.conftest import DESKTOP, PHONE
+from web.http.clients import client_hash
 
 pytestmark = pytest.mark.e2e
 

@@ -7,12 +7,12 @@ import pytest
 from django.contrib.auth.models import Group
 from playwright.sync_api import expect
 
-from arena.clients import client_hash
 from flags.inputs import FlagInput, ModerationDecision
 from flags.models import Reason
 from flags.services import flag_submit, review_item_uphold
 from stories.models import Cell
 from stories.values import Verdict
+from web.http.clients import client_hash
 
 pytestmark = pytest.mark.e2e
 

@@ -8,12 +8,12 @@ from django.contrib import admin as django_admin
 from django.test import Client
 
 from arena.models import ProductScore
-from arena.templatetags.arena_tags import verdict_class
 from flags.inputs import NOTE_MISSING, ModerationDecision
 from flags.models import Flag, ModeratorAction, ReviewItem, Status
 from flags.services import review_item_uphold
 from stories.models import Cell, CellChange
 from stories.values import Proof, Verdict
+from web.templatetags.arena_tags import verdict_class
 
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
 

@@ -9,7 +9,6 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.test import Client
 
-from arena.clients import client_hash
 from flags.inputs import FlagInput, ModerationDecision
 from flags.models import Flag, Reason, ReviewItem, Status
 from flags.services import flag_submit, review_item_reject, review_item_uphold
@@ -17,6 +16,7 @@ from stories.models import Cell, CellChange
 from stories.services import cell_edit, story_retire
 from stories.values import Proof, Verdict
 from tests.forms import page_form
+from web.http.clients import client_hash
 
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
 

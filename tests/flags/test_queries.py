@@ -5,12 +5,12 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from arena.clients import client_hash
 from flags.inputs import FlagInput, ModerationDecision
 from flags.models import Flag, Reason, ReviewItem, Status
 from flags.services import flag_submit, review_item_uphold
 from stories.models import Cell
 from tests.factories import FlagFactory, ReviewItemFactory
+from web.http.clients import client_hash
 
 EXPLANATION = "A long enough explanation of what is wrong with this verdict."
 URLS = [

@@ -11,15 +11,15 @@ from django.test import Client, RequestFactory
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-import flags.api
-import flags.views
-from arena.clients import client_hash
-from flags.api import FlagSerializer
+import web.api.flags
+import web.views.flags
 from flags.inputs import FlagInput
 from flags.models import Flag, ReviewItem, Status
 from flags.services import flag_submit
 from products.models import Product
 from stories.models import Cell
+from web.api.flags import FlagSerializer
+from web.http.clients import client_hash
 
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
 RETIRED = "retired from the arena and can no longer be flagged"
@@ -150,16 +150,16 @@ def test_a_submission_holds_one_of_the_processs_flag_slots(cells, monkeypatch, v
     """A flood of flags leaves a process's other threads to the pages: every submission, from
     parsing to the answer, runs in one of FLAG_CONCURRENCY slots (one here)."""
     slots = threading.BoundedSemaphore(1)
-    monkeypatch.setattr(flags.api, "FLAG_SLOTS", slots)
-    monkeypatch.setattr(flags.views, "FLAG_SLOTS", slots)
+    monkeypatch.setattr(web.api.flags, "FLAG_SLOTS", slots)
+    monkeypatch.setattr(web.views.flags, "FLAG_SLOTS", slots)
     held = []
 
     def submit(**kwargs):
         held.append(not slots.acquire(blocking=False))
         return flag_submit(**kwargs)
 
-    monkeypatch.setattr(flags.api, "flag_submit", submit)
-    monkeypatch.setattr(flags.views, "flag_submit", submit)
+    monkeypatch.setattr(web.api.flags, "flag_submit", submit)
+    monkeypatch.setattr(web.views.flags, "flag_submit", submit)
     if via == "api":
         status = post(cells[0].pk, "10.4.9.1")[0]
     else:

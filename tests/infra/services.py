@@ -129,7 +129,7 @@ def _merged_env(extra: Mapping[str, str | None] | None) -> dict[str, str]:
     """This process's environment plus ``extra`` (a ``None`` value removes the variable)."""
     env = dict(os.environ)
     env.setdefault("PYTHONUNBUFFERED", "1")
-    env.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+    env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     for key, value in (extra or {}).items():
         if value is None:
             env.pop(key, None)
@@ -571,7 +571,7 @@ class LiveServer(_ManagedProcess):
     def command(self) -> list[str]:
         if self.server == "gunicorn":
             return [
-                _python(), "-m", "gunicorn", "arena.wsgi:application",
+                _python(), "-m", "gunicorn", "config.wsgi:application",
                 "--config", str(self._gunicorn_config()),
                 "--bind", f"{self.host}:{self.port}",
                 "--workers", str(self.workers), "--threads", str(self.threads),

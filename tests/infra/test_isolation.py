@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 from django.db import DatabaseError, connection, transaction
 
-from arena.clients import client_hash
 from arena.models import Arena
 from flags.inputs import FlagInput, ModerationDecision
 from flags.models import Flag, ModeratorAction, ReviewItem
@@ -15,6 +14,7 @@ from flags.services import flag_submit, review_item_uphold
 from stories.models import Cell, CellChange
 from tests.conftest import _arenas_clear
 from tests.factories import CellFactory, ModeratorFactory
+from web.http.clients import client_hash
 
 APPEND_ONLY = ("stories_cellchange", "flags_moderatoraction")
 EXPLANATION = "The linked documentation contradicts this verdict; please look again."

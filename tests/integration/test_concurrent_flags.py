@@ -26,7 +26,6 @@ from django.conf import settings
 from django.core.management import call_command
 from django.db import connection
 
-from arena.clients import client_hash
 from flags.models import Flag, ReviewItem, Status
 from stories.models import Cell
 from tests.conftest import seed_paths
@@ -39,6 +38,7 @@ from tests.infra.services import (
     loopback_aliases_work,
     simultaneous_requests,
 )
+from web.http.clients import client_hash
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

@@ -14,11 +14,10 @@ import pytest
 from django.db.models import F
 from django.test import Client
 
-from arena.celery import app as celery_app
-from arena.clients import client_hash
 from arena.models import Arena, ProductScore
 from arena.recompute import arena_recompute_scores
 from arena.task_names import REFRESH_TASK, SWEEP_TASK
+from config.celery import app as celery_app
 from flags.inputs import FlagInput
 from flags.models import Reason, ReviewItem
 from flags.services import flag_submit
@@ -27,6 +26,7 @@ from stories.services import cell_set_value
 from stories.values import CellValue, Proof, Verdict
 from tests.factories import CellFactory
 from tests.infra.services import celery_worker, database_url, redis_server
+from web.http.clients import client_hash
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

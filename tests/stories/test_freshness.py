@@ -12,7 +12,7 @@ from html import unescape
 import pytest
 from django.core.exceptions import ValidationError
 
-from arena import selectors, views
+from arena import selectors
 from arena.models import Arena
 from arena.selectors.matrix import MatrixFilters
 from products.models import Product
@@ -21,6 +21,7 @@ from stories.models import Cell, CellChange, Evidence
 from stories.services import cell_set_value, evidence_add, evidence_update
 from stories.values import CellValue, Proof, Verdict
 from tests.factories import CellFactory, EvidenceFactory
+from web.views import pages as views
 
 pytestmark = pytest.mark.django_db
 
@@ -277,11 +278,11 @@ def test_evidence_with_a_link_shows_it_for_visitors_to_follow_safely(client, on_
     assert '<time datetime="2026-03-01">2026-03-01</time>' in html
 
 
-# the arena page reads ``?stale=`` once arena/views.py passes it on to MatrixFilters
+# the arena page reads ``?stale=`` once web/views/pages.py passes it on to MatrixFilters
 VIEW_READS_STALE = '"stale"' in inspect.getsource(views.arena_detail)
 
 
-@pytest.mark.skipif(not VIEW_READS_STALE, reason="arena/views.py does not read ?stale= yet")
+@pytest.mark.skipif(not VIEW_READS_STALE, reason="web/views/pages.py does not read ?stale= yet")
 def test_the_arena_page_filters_to_stale_stories_in_place_and_plainly(
     client, big_arena, django_assert_max_num_queries
 ):

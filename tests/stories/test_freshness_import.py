@@ -12,13 +12,13 @@ import pytest
 from django.apps import apps
 from django.core.management import call_command
 
-from arena.clients import client_hash
 from arena.models import Arena
 from flags.inputs import FlagInput, ModerationDecision
 from flags.services import flag_submit, review_item_uphold
 from stories import freshness
 from stories.models import Cell, Evidence
 from tests.factories import CellChangeFactory, CellFactory, EvidenceFactory
+from web.http.clients import client_hash
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,6 @@ back. It writes only what its editor changed, or it is refused with what changed
 import pytest
 from django.test import Client
 
-from arena.clients import client_hash
 from flags.inputs import FlagInput, ModerationDecision
 from flags.models import Flag, Reason
 from flags.services import flag_submit, review_item_uphold
@@ -13,6 +12,7 @@ from stories.models import Cell, CellChange, Story
 from stories.values import Verdict
 from tests.factories import CategoryFactory
 from tests.forms import form_data, page_form
+from web.http.clients import client_hash
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from arena.api.serializers import (
+from web.api.serializers import (
     ByProductField,
     MatrixCellSerializer,
     ProductSlugsField,

@@ -1,13 +1,12 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from arena import health
+from web.http import health
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("admin/", admin.site.urls),
-    path("api/", include("arena.api.urls")),
-    path("", include("flags.urls")),
-    path("", include("arena.site_urls")),
+    path("api/", include("web.api.urls")),
+    path("", include("web.urls")),
 ]

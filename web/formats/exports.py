@@ -1,7 +1,7 @@
 """Open data: ``/arenas/<arena>/export.json`` (the whole arena in the arena file format, what
 ``export_arena`` writes) and ``/arenas/<arena>/export.csv`` (one row per cell). Both are streamed
 as they are written and cached like the pages, by the arena's content version
-(``arena.pagecache``)."""
+(``web.http.pagecache``)."""
 
 from __future__ import annotations
 

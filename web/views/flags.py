@@ -8,12 +8,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from arena.clients import client_key
-from flags.feeds import recent_changes_queryset
 from flags.forms import FlagForm
 from flags.models import Flag
 from flags.services import FLAG_SLOTS, FlagThrottled, flag_submit
 from stories.models import Cell
+from web.formats.feeds import recent_changes_queryset
+from web.http.clients import client_key
 
 
 def _cell(pk: int) -> Cell:

@@ -23,7 +23,7 @@ from django.utils.encoding import iri_to_uri
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_safe
 
-from arena.sitemaps import SECTIONS
+from web.formats.sitemaps import SECTIONS
 
 register = template.Library()
 

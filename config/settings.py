@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "web",
     "arena",
     "products",
     "stories",
@@ -62,14 +63,14 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "arena.middleware.DropNulFromQueryMiddleware",
+    "web.http.middleware.DropNulFromQueryMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Pages are dense tables that compress ~10×; Django's GZip adds BREACH length randomisation and
     # CSRF tokens are masked per response.
     "django.middleware.gzip.GZipMiddleware",
     # Public pages: ETag/304, Cache-Control, HEAD, and the version-keyed page cache. Above sessions,
-    # CSRF and authentication so that a cached page skips them (arena/pagecache.py).
-    "arena.pagecache.PageCacheMiddleware",
+    # CSRF and authentication so that a cached page skips them (web/http/pagecache.py).
+    "web.http.pagecache.PageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -81,8 +82,8 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-ROOT_URLCONF = "arena.urls"
-WSGI_APPLICATION = "arena.wsgi.application"
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
     {
@@ -97,7 +98,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
             ],
             # base.html's head: a block rendered once into a variable, and absolute URLs
-            "libraries": {"discovery": "arena.discovery"},
+            "libraries": {"discovery": "web.formats.discovery"},
         },
     },
 ]
@@ -155,7 +156,7 @@ STORAGES = {
 if os.environ.get("REDIS_URL"):
     CACHES = {
         "default": {
-            "BACKEND": "arena.cache.ResilientRedisCache",
+            "BACKEND": "web.http.cache.ResilientRedisCache",
             "LOCATION": os.environ["REDIS_URL"],
             # fail fast; after a failure the cache serves misses for outage_backoff seconds
             "OPTIONS": {
@@ -165,7 +166,7 @@ if os.environ.get("REDIS_URL"):
             },
         }
     }
-    # Rendered public pages, keyed by content version (arena/pagecache.py): shared by every process.
+    # Rendered public pages, keyed by content version (web/http/pagecache.py): shared by every process.
     CACHES["pages"] = {**CACHES["default"], "KEY_PREFIX": "pages"}
 else:
     CACHES = {
@@ -173,7 +174,7 @@ else:
         # per process; pages are keyed by the content version read from the database, so several
         # processes each keep their own copy and none serves an old one
         "pages": {
-            "BACKEND": "arena.cache.BoundedLocMemCache",
+            "BACKEND": "web.http.cache.BoundedLocMemCache",
             "LOCATION": "pages",
             "OPTIONS": {
                 "MAX_ENTRIES": int(os.environ.get("PAGE_CACHE_ENTRIES", "500")),
@@ -183,7 +184,7 @@ else:
         },
     }
 
-# --- HTTP caching of public pages (arena/pagecache.py; README "Caching")
+# --- HTTP caching of public pages (web/http/pagecache.py; README "Caching")
 PAGE_CACHE = env_bool("PAGE_CACHE", True)  # 0: render every page (headers and 304s still work)
 CACHE_MAX_AGE = int(os.environ.get("CACHE_MAX_AGE", "60"))  # browsers
 CACHE_S_MAXAGE = int(os.environ.get("CACHE_S_MAXAGE", "300"))  # CDNs and shared caches
@@ -232,14 +233,14 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
-    "DEFAULT_PARSER_CLASSES": ["arena.api.parsers.SafeJSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["web.api.parsers.SafeJSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"]
     + (["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     "DEFAULT_THROTTLE_CLASSES": [
-        # DRF's throttles counting by arena.clients.client_key (proxy-aware, IPv6 per /64). They keep
+        # DRF's throttles counting by web.http.clients.client_key (proxy-aware, IPv6 per /64). They keep
         # their history in the cache: with Redis down they fail OPEN (README, "Outages").
-        "arena.clients.AnonRateThrottle",
-        "arena.clients.UserRateThrottle",
+        "web.http.clients.AnonRateThrottle",
+        "web.http.clients.UserRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("API_ANON_RATE", "600/minute"),
@@ -270,9 +271,9 @@ AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=15)
 # Lock out a (username, client address) pair: wrong passwords from one address cannot lock a
 # moderator out from another, and behind proxies the address is the real client's (not the proxy's),
-# IPv6 per /64 (arena.clients.lockout_address).
+# IPv6 per /64 (web.http.clients.lockout_address).
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
-AXES_CLIENT_IP_CALLABLE = "arena.clients.lockout_address"
+AXES_CLIENT_IP_CALLABLE = "web.http.clients.lockout_address"
 # Attempts are counted in the database, not the cache: a Redis outage does not switch lock-outs off.
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
 AXES_ENABLED = env_bool("AXES_ENABLED", True)
@@ -310,7 +311,7 @@ RECOMPUTE_DEBOUNCE_SECONDS = float(os.environ.get("RECOMPUTE_DEBOUNCE_SECONDS", 
 # Flags accepted per client address per period (429 with Retry-After beyond it)
 FLAG_RATE = os.environ.get("FLAG_RATE", "10/hour")
 # Flag submissions running at once per process: fewer than gunicorn's threads, so a flood of flags
-# leaves threads for the pages (flags/views.py, flags/api.py)
+# leaves threads for the pages (web/views/flags.py, web/api/flags.py)
 FLAG_CONCURRENCY = int(os.environ.get("FLAG_CONCURRENCY", "2"))
 # Days after which a cell's newest evidence counts as stale (a "stale" badge, the matrix's stale
 # filter, each product's share of stale cells; stories/freshness.py)
@@ -337,7 +338,7 @@ try:
 except ValueError as exc:
     raise ImproperlyConfigured(f"PAGE_MISS_RATE: {exc}") from exc
 # How many reverse proxies of our own stand in front of the app (each appends to X-Forwarded-For);
-# the client address is the entry just left of theirs (arena/clients.py). 0: REMOTE_ADDR is the
+# the client address is the entry just left of theirs (web/http/clients.py). 0: REMOTE_ADDR is the
 # client. TRUST_X_FORWARDED_FOR=1 is the deprecated spelling of TRUSTED_PROXIES=1.
 TRUST_X_FORWARDED_FOR = env_bool("TRUST_X_FORWARDED_FOR", False)
 TRUSTED_PROXIES = int(os.environ.get("TRUSTED_PROXIES") or (1 if TRUST_X_FORWARDED_FOR else 0))

@@ -4,7 +4,7 @@ the head-to-heads the leaderboards document (each product beside its rival).
 
 One query per section whatever the number of arenas, products or stories: each section reads plain
 rows across every arena at once (the per-arena selectors would cost a query per arena). The page is
-cached under the site's version (``_site`` in ``arena/pagecache.py``), which moves with any
+cached under the site's version (``_site`` in ``web/http/pagecache.py``), which moves with any
 arena's content version: a product or story added, renamed or retired bumps it.
 
 ``lastmod`` is the day the arena's scores were last computed (every change that moves a score, a

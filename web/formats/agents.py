@@ -1,7 +1,7 @@
 """The site for programs: ``/llms.txt`` and the markdown views of an arena, a head-to-head, a
 cell and the API. Each view reads through the same selectors as its HTML page and hands the
-result to a renderer of ``arena.markdown``; "not found" is a short markdown 404. Cached and
-validated like the pages (``arena.pagecache.PAGE_VERSIONS``)."""
+result to a renderer of ``web.formats.markdown``; "not found" is a short markdown 404. Cached and
+validated like the pages (``web.http.pagecache.PAGE_VERSIONS``)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_safe
 from drf_spectacular.generators import SchemaGenerator
 
-from arena import markdown, selectors
+from arena import selectors
 from arena.selectors.arenas import arena_documented_pairs, documented_pairs
 from products.models import Product
+from web.formats import markdown
 
 MARKDOWN = "text/markdown; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"

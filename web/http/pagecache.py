@@ -65,7 +65,6 @@ from django_htmx.middleware import HtmxDetails
 from rest_framework.exceptions import APIException
 from rest_framework.negotiation import DefaultContentNegotiation
 
-from arena.clients import client_key
 from arena.scoring import RANK_INTEGRITY, RANK_PA, RANK_VERIFIED
 from arena.selectors import COMPARE_MAX, COMPARE_MIN
 from arena.selectors.matrix import STALE_ON
@@ -73,6 +72,7 @@ from arena.selectors.versions import arena_version_get, cell_version_get, site_v
 from arena.text import parse_rate
 from stories import freshness
 from stories.values import Verdict
+from web.http.clients import client_key
 
 log = logging.getLogger(__name__)
 
@@ -311,7 +311,7 @@ def _api_variant(request: HttpRequest, match: ResolverMatch) -> str:
 
 
 def _partial(htmx: HtmxDetails) -> bool:
-    """What the pages call a fragment request (arena.views._htmx_partial)."""
+    """What the pages call a fragment request (web.views.pages._htmx_partial)."""
     return bool(htmx) and not htmx.boosted and not htmx.history_restore_request
 
 

@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import logging
 
+from celery import current_app as celery_app
 from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
 from django.db import connection
 from django.http import HttpResponse, JsonResponse
 from django.views.decorators.http import require_http_methods
-
-from arena.celery import app as celery_app
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +53,7 @@ def check_database() -> None:
 def check_redis() -> None:
     cache = caches["default"]
     ping = getattr(cache, "ping", None)
-    if ping is not None:  # arena.cache.ResilientRedisCache: PING past its outage back-off
+    if ping is not None:  # web.http.cache.ResilientRedisCache: PING past its outage back-off
         ping()
     else:
         cache._cache.get_client(None, write=True).ping()

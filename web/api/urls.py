@@ -8,8 +8,8 @@ from drf_spectacular.views import (
 )
 from rest_framework.routers import DefaultRouter
 
-from arena.api.views import ArenaViewSet
-from flags.api import FlagViewSet
+from web.api.flags import FlagViewSet
+from web.api.views import ArenaViewSet
 
 
 @csrf_exempt  # a 404 whatever the method: no form is processed

@@ -6,10 +6,10 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
 from arena import selectors
-from arena.api import compare as many
-from arena.api import serializers as s
 from arena.models import Arena
 from arena.text import SLUG_CHARS, clean_text
+from web.api import compare as many
+from web.api import serializers as s
 
 
 def _arena(slug: str) -> Arena:
@@ -28,7 +28,7 @@ class ArenaViewSet(viewsets.ViewSet):
 
     permission_classes = [AllowAny]
     # Nobody signs in to read: no session is looked at, so the answers set no cookie, do not vary
-    # on one, and are cached and shared like the pages (arena/pagecache.py).
+    # on one, and are cached and shared like the pages (web/http/pagecache.py).
     authentication_classes: list = []
     lookup_field = "slug"
     lookup_value_regex = SLUG_CHARS  # the slug rule's characters (arena.text)

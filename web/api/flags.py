@@ -27,9 +27,6 @@ from rest_framework.exceptions import PermissionDenied, Throttled, UnsupportedMe
 from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.response import Response
 
-from arena.api.parsers import SafeJSONParser
-from arena.api.serializers import error_responses
-from arena.clients import client_key
 from flags.inputs import (
     EMAIL_MAX,
     EXPLANATION_MAX,
@@ -57,6 +54,9 @@ from flags.services import (
 )
 from stories.services import EditConflict
 from stories.values import JUDGEMENT_FIELDS, QUALITY_MAX, Proof, Verdict
+from web.api.parsers import SafeJSONParser
+from web.api.serializers import error_responses
+from web.http.clients import client_key
 
 VERSION_MAX = 2**31 - 1  # a version is a PositiveIntegerField
 JSON_MESSAGE = "Send the flag as JSON, with Content-Type: application/json."

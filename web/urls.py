@@ -1,0 +1,60 @@
+"""The public site's routes: the pages, the flag form and its status page, the changes and their
+feeds, open data, the markdown views for programs, and what makes the site findable."""
+
+from django.urls import path
+
+from arena import dataformat
+from web.formats import agents, badges, discovery, exports, feeds
+from web.views import flags, pages
+
+urlpatterns = [
+    path("", pages.home, name="home"),
+    path("methodology/", pages.methodology, name="methodology"),
+    path("arenas/<slug:arena>/", pages.arena_detail, name="arena-detail"),
+    path("arenas/<slug:arena>/vs/<slug:a>-vs-<slug:b>/", pages.head_to_head, name="head-to-head"),
+    path("arenas/<slug:arena>/compare/", pages.arena_compare, name="arena-compare"),
+    path(
+        "arenas/<slug:arena>/products/<slug:product>/", pages.product_detail, name="product-detail"
+    ),
+    path("arenas/<slug:arena>/stories/<int:story>/", pages.story_detail, name="story-detail"),
+    path("cells/<int:cell>/", pages.cell_detail, name="cell-detail"),
+    # open data
+    path("arenas/<slug:arena>/export.json", exports.arena_export_json, name="arena-export-json"),
+    path("arenas/<slug:arena>/export.csv", exports.arena_export_csv, name="arena-export-csv"),
+    path(
+        f"schemas/arena-v{dataformat.VERSION}.schema.json",
+        exports.arena_file_schema,
+        name="arena-file-schema",
+    ),
+    # the site for programs (llms.txt and markdown views, web/formats/agents.py)
+    path("llms.txt", agents.llms_txt, name="llms-txt"),
+    path("api.md", agents.api_markdown, name="api-markdown"),
+    path("arenas/<slug:arena>.md", agents.arena_markdown, name="arena-markdown"),
+    path(
+        "arenas/<slug:arena>/vs/<slug:a>-vs-<slug:b>.md",
+        agents.head_to_head_markdown,
+        name="head-to-head-markdown",
+    ),
+    path("cells/<int:cell>.md", agents.cell_markdown, name="cell-markdown"),
+    # discoverable: robots.txt, the sitemap, the favicon
+    path("robots.txt", discovery.robots_txt, name="robots-txt"),
+    path("sitemap.xml", discovery.sitemap_xml, name="sitemap-xml"),
+    path("favicon.ico", discovery.favicon, name="favicon-ico"),
+    # a product's embeddable badge
+    path(
+        "arenas/<slug:arena>/products/<slug:product>/badge.svg",
+        badges.product_badge_svg,
+        name="product-badge",
+    ),
+    # flags: the form on a cell, the reporter's status page; the public record of changes and its feeds
+    path("cells/<int:cell>/flag/", flags.flag_create, name="flag-create"),
+    path("flags/status/<str:token>/", flags.flag_status, name="flag-status"),
+    path("changes/", flags.recent_changes, name="recent-changes"),
+    path("changes/feed/", feeds.RecentChangesFeed(), name="recent-changes-feed"),
+    path("arenas/<slug:arena>/changes/feed/", feeds.ArenaChangesFeed(), name="arena-changes-feed"),
+    path(
+        "arenas/<slug:arena>/products/<slug:product>/changes/feed/",
+        feeds.ProductChangesFeed(),
+        name="product-changes-feed",
+    ),
+]
