@@ -1,5 +1,5 @@
 """gunicorn's production defaults (gunicorn reads ./gunicorn.conf.py by itself when started from the
-project root: ``gunicorn config.wsgi``; command-line options override these).
+project root: ``gunicorn arena.wsgi``; command-line options override these).
 
 Environment:
   BIND                   address to listen on (default ``0.0.0.0:$PORT``)

@@ -262,7 +262,7 @@ def gunicorn(
     free loopback port; yields its base URL once every worker has had time to load the site."""
     port = free_port()
     log = tempfile.NamedTemporaryFile(prefix="arena-bench-gunicorn-", suffix=".log", delete=False)
-    command = [sys.executable, "-m", "gunicorn", "config.wsgi:application"]
+    command = [sys.executable, "-m", "gunicorn", "arena.wsgi:application"]
     command += ["--config", str(GUNICORN_CONF), "--bind", f"127.0.0.1:{port}"]
     command += ["--workers", str(workers), "--threads", str(threads)]
     command += ["--worker-class", worker_class, "--log-level", "warning"]

@@ -116,7 +116,7 @@ def main(argv=None) -> None:
             sys.exit("redis-server is not installed")
         server_env = {**env, "REDIS_URL": redis_url, "WEB_CONCURRENCY": "1"}
         port = bench.free_port()
-        command = [sys.executable, "-m", "gunicorn", "config.wsgi:application"]
+        command = [sys.executable, "-m", "gunicorn", "arena.wsgi:application"]
         command += ["--config", str(bench.GUNICORN_CONF), "--bind", f"127.0.0.1:{port}"]
         command += ["--workers", "1", "--log-level", "warning"]
         process = subprocess.Popen(

@@ -571,7 +571,7 @@ class LiveServer(_ManagedProcess):
     def command(self) -> list[str]:
         if self.server == "gunicorn":
             return [
-                _python(), "-m", "gunicorn", "config.wsgi:application",
+                _python(), "-m", "gunicorn", "arena.wsgi:application",
                 "--config", str(self._gunicorn_config()),
                 "--bind", f"{self.host}:{self.port}",
                 "--workers", str(self.workers), "--threads", str(self.threads),
