@@ -47,7 +47,9 @@ def too_big(file: Path, root: Path) -> list[str]:
         signature = lines[node.lineno - 1 : max(signature_end, node.lineno)]
         if any(REASON in line for line in signature):
             continue
-        problems.append(f"{name}:{node.lineno}: {node.name} is {length} lines (at most {FUNCTION_LINES})")
+        problems.append(
+            f"{name}:{node.lineno}: {node.name} is {length} lines (at most {FUNCTION_LINES})"
+        )
     return problems
 
 
@@ -56,7 +58,9 @@ def main() -> int:
     for problem in problems:
         print(problem)
     if not problems:
-        print(f"check_sizes: no module over {MODULE_LINES} lines, no function over {FUNCTION_LINES}")
+        print(
+            f"check_sizes: no module over {MODULE_LINES} lines, no function over {FUNCTION_LINES}"
+        )
     return 1 if problems else 0
 
 
