@@ -42,7 +42,7 @@ from arena.importer import read_arena
 from arena.models import Arena
 from arena.selectors.freshness import stale_counts_forget
 from tests.factories import ModeratorFactory
-from web.http.pagecache import recent_pages
+from web.http.pagecache.store import recent_pages
 
 SEED_SLUG = "durable-execution-engines"
 BIG_SLUG = "big"

@@ -1,8 +1,9 @@
-"""A visitor's weights as the pages and the API take them: ``?weights=privacy-posture:3,agenticness:0``
-(the shareable form) or the weights panel's fields ``w-<key>=<0-3>`` (its plain GET form), read
-into ``scoring.Weights`` here and nowhere else. A key is a category's slug (``arena_slugify`` of its
-name) or a persona's slug; a category wins a clash. The categories and personas are those of the
-stored scores (the keys of ``category_scores`` / ``persona_scores``): reading weights costs no query.
+"""A visitor's weights read against an arena: ``scoring.Weights`` from what a request asked for
+(``WeightsAsked``: the entries of ``?weights=privacy-posture:3,agenticness:0`` or the weights
+panel's ``w-<key>`` fields, which ``web.params`` splits out of the query). A key is a category's
+slug (``arena_slugify`` of its name) or a persona's slug; a category wins a clash. The categories
+and personas are those of the stored scores (the keys of ``category_scores`` / ``persona_scores``):
+reading weights costs no query.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from dataclasses import dataclass, field
 from arena import scoring
 from arena.text import arena_slugify
 
-# The query parameter, and the prefix of the panel's fields (``w-<key>``).
+# The parameter's name and bound, which ``arena.selectors`` still names for its callers (the
+# query's grammar, these included, is ``web.params``'s).
 WEIGHTS_PARAM = "weights"
-FIELD_PREFIX = "w-"
-# The longest ``?weights=`` read: every key of a big arena at 3 fits well within it.
 WEIGHTS_MAX_LENGTH = 4000
+# The prefix of the panel's fields (``w-<key>``), which ``WeightControl.field`` names.
+FIELD_PREFIX = "w-"
 CATEGORY, PERSONA = "category", "persona"
 # The level a persona preset ("Rank as a backend-developer would") gives its persona.
 WEIGHT_CRITICAL = 3
@@ -29,25 +31,25 @@ _SAID = {0: "ignored", 2: "×2", 3: "×3"}
 
 
 @dataclass(frozen=True)
+class WeightEntry:
+    """One entry of ``?weights=`` as written: ``name`` is the part before the ``:`` (None when
+    there is no ``:``), ``level`` the level after it (None when it is not one of 0-3)."""
+
+    written: str
+    name: str | None
+    level: int | None
+
+
+@dataclass(frozen=True)
 class WeightsAsked:
-    """What a request asked for, not yet read against the arena: the ``?weights=`` text and the
-    panel's ``w-<key>`` fields (when the panel's form sent them, they are the weights)."""
+    """What a request asked for, not yet read against the arena: the entries of ``?weights=``, or
+    the panel's fields by key (when the panel's form sent them, they are the weights). ``given``:
+    whether the request says anything about weights (``?weights=`` with more than spaces, or
+    fields)."""
 
-    text: str = ""
-    fields: Mapping[str, str] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, query: Mapping[str, str]) -> WeightsAsked:
-        """From a request's query (its last value per name)."""
-        fields = {
-            k.removeprefix(FIELD_PREFIX): v for k, v in query.items() if k.startswith(FIELD_PREFIX)
-        }
-        return cls(text=(query.get(WEIGHTS_PARAM) or "")[:WEIGHTS_MAX_LENGTH], fields=fields)
-
-    @property
-    def given(self) -> bool:
-        """Whether the request says anything about weights (``?weights=`` even empty, or fields)."""
-        return bool(self.text.strip() or self.fields)
+    entries: tuple[WeightEntry, ...] = ()
+    fields: Mapping[str, int | None] = field(default_factory=dict)
+    given: bool = False
 
     @property
     def from_form(self) -> bool:
@@ -130,14 +132,6 @@ def _cut(text: str) -> str:
     return text if len(text) <= ENTRY_SHOWN else f"{text[: ENTRY_SHOWN - 1]}…"
 
 
-def _level(value: str) -> int | None:
-    value = value.strip()
-    return int(value) if value.isascii() and value.isdigit() and int(value) in _LEVELS else None
-
-
-_LEVELS = frozenset(scoring.WEIGHT_LEVELS)
-
-
 def weights_read(
     *, asked: WeightsAsked, categories: Iterable[str], personas: Iterable[str]
 ) -> WeightsRead:
@@ -151,25 +145,23 @@ def weights_read(
     chosen: dict[WeightKey, int] = {}
     ignored: list[str] = []
     if asked.from_form:
-        for name, value in asked.fields.items():
-            key, level = by_key.get(name), _level(value)
+        for name, level in asked.fields.items():
+            key = by_key.get(name)
             if key is not None and level is not None:
                 chosen[key] = level
     else:
-        for entry in asked.text.split(","):
-            entry = entry.strip()
-            if not entry:
-                continue
-            name, colon, value = entry.partition(":")
-            key, level = by_key.get(name.strip().lower()), _level(value)
-            if colon and key is not None and level is not None:
-                chosen[key] = level
-            elif not colon:
-                ignored.append(f"“{_cut(entry)}” (write key:level)")
+        for entry in asked.entries:
+            key = by_key.get(entry.name.strip().lower()) if entry.name is not None else None
+            if key is not None and entry.level is not None:
+                chosen[key] = entry.level
+            elif entry.name is None:
+                ignored.append(f"“{_cut(entry.written)}” (write key:level)")
             elif key is None:
-                ignored.append(f"“{_cut(entry)}” (no category or user type “{_cut(name)}”)")
+                ignored.append(
+                    f"“{_cut(entry.written)}” (no category or user type “{_cut(entry.name)}”)"
+                )
             else:
-                ignored.append(f"“{_cut(entry)}” (a weight is 0, 1, 2 or 3)")
+                ignored.append(f"“{_cut(entry.written)}” (a weight is 0, 1, 2 or 3)")
         if len(ignored) > IGNORED_MAX:
             ignored[IGNORED_MAX:] = [f"{len(ignored) - IGNORED_MAX} more"]
     weights = scoring.Weights(

@@ -3,18 +3,20 @@ from rest_framework import viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
 from rest_framework.response import Response
 
 from arena import selectors
 from arena.models import Arena
-from arena.text import SLUG_CHARS, clean_text
+from arena.text import SLUG_CHARS
+from web import params
 from web.api import compare as many
 from web.api import serializers as s
 
 
-def _arena(slug: str) -> Arena:
+def _arena(slug: str | None) -> Arena:
     """The arena, or the API's 404."""
-    arena = selectors.arena_get(slug=slug)
+    arena = selectors.arena_get(slug=slug or "")
     if arena is None:
         raise NotFound(f"No arena {slug!r}")
     return arena
@@ -29,18 +31,18 @@ class ArenaViewSet(viewsets.ViewSet):
     permission_classes = [AllowAny]
     # Nobody signs in to read: no session is looked at, so the answers set no cookie, do not vary
     # on one, and are cached and shared like the pages (web/http/pagecache.py).
-    authentication_classes: list = []
+    authentication_classes: list[type] = []
     lookup_field = "slug"
     lookup_value_regex = SLUG_CHARS  # the slug rule's characters (arena.text)
 
     @extend_schema(responses={200: s.ArenaListSerializer(many=True), **s.error_responses(429)})
-    def list(self, request):
+    def list(self, request: Request) -> Response:
         return Response(s.arena_list_data(selectors.arena_list()))
 
     @extend_schema(
         parameters=[
             OpenApiParameter(
-                selectors.WEIGHTS_PARAM,
+                params.WEIGHTS.name,
                 str,
                 description=(
                     "Your weights, `<key>:<level>` separated by commas: a key is a category's slug "
@@ -56,21 +58,21 @@ class ArenaViewSet(viewsets.ViewSet):
         ],
         responses={200: s.ArenaDetailSerializer, **s.error_responses(400, 404, 429)},
     )
-    def retrieve(self, request, slug=None):
+    def retrieve(self, request: Request, slug: str | None = None) -> Response:
         arena = _arena(slug)
-        text = clean_text(request.query_params.get(selectors.WEIGHTS_PARAM) or "")
-        if len(text) > selectors.WEIGHTS_MAX_LENGTH:
-            raise ValidationError({selectors.WEIGHTS_PARAM: ["Too long."]})
+        text = params.weights_text(request.query_params)
+        if len(text) > params.WEIGHTS_MAX_LENGTH:
+            raise ValidationError({params.WEIGHTS.name: ["Too long."]})
         board = None
         if text.strip():
             # read against the stored scores' categories and personas (no query of their own)
             board = selectors.arena_leaderboard(
-                arena=arena, asked=selectors.WeightsAsked(text=text), stale=False
+                arena=arena, asked=params.weights_parse(text), stale=False
             )
             if board.weights_ignored:
                 raise ValidationError(
                     {
-                        selectors.WEIGHTS_PARAM: [
+                        params.WEIGHTS.name: [
                             f"Not understood: {'; '.join(board.weights_ignored)}. Write "
                             "<category or user type>:<0-3>, separated by commas."
                         ]
@@ -91,7 +93,7 @@ class ArenaViewSet(viewsets.ViewSet):
 
     @extend_schema(responses={200: s.MatrixSerializer, **s.error_responses(404, 429)})
     @action(detail=True, methods=["get"])
-    def matrix(self, request, slug=None):
+    def matrix(self, request: Request, slug: str | None = None) -> Response:
         return Response(s.matrix_data(selectors.arena_matrix(arena=_arena(slug))))
 
     @extend_schema(responses={200: s.CompareSerializer, **s.error_responses(404, 429)})
@@ -100,7 +102,9 @@ class ArenaViewSet(viewsets.ViewSet):
         methods=["get"],
         url_path=rf"compare/(?P<a>{SLUG_CHARS})/(?P<b>{SLUG_CHARS})",
     )
-    def compare(self, request, slug=None, a=None, b=None):
+    def compare(
+        self, request: Request, slug: str | None = None, a: str = "", b: str = ""
+    ) -> Response:
         arena = _arena(slug)
         pair = selectors.arena_product_pair_get(arena=arena, a=a, b=b)
         for wanted in (a, b):
@@ -116,7 +120,7 @@ class ArenaViewSet(viewsets.ViewSet):
         operation_id="arenas_compare_many",
         parameters=[
             OpenApiParameter(
-                "products",
+                params.PRODUCTS.name,
                 many.PRODUCTS_SCHEMA,
                 required=True,
                 style="form",
@@ -127,15 +131,15 @@ class ArenaViewSet(viewsets.ViewSet):
         responses={200: many.CompareManySerializer, **s.error_responses(400, 404, 429)},
     )
     @action(detail=True, methods=["get"], url_path="compare", url_name="compare-many")
-    def compare_many(self, request, slug=None):
+    def compare_many(self, request: Request, slug: str | None = None) -> Response:
         """Two to six products side by side: their stored scores and, per story where at least two
         of them have a verdict other than n/a, the products with the best verdict."""
         arena = _arena(slug)
-        slugs = many.products_param(request.query_params.getlist("products"))
+        slugs = params.api_products(request.query_params)
         pick = selectors.compare_pick(
             products=selectors.arena_product_list(arena=arena), slugs=slugs
         )
         if not pick.ok:
-            raise ValidationError({"products": [pick.error]})
+            raise ValidationError({params.PRODUCTS.name: [pick.error]})
         cmp = selectors.compare_many_get(arena=arena, products=pick.products)
         return Response(many.compare_many_data(cmp))

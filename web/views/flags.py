@@ -1,8 +1,9 @@
 import re
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_safe
@@ -12,8 +13,10 @@ from flags.forms import FlagForm
 from flags.models import Flag
 from flags.services import FLAG_SLOTS, FlagThrottled, flag_submit
 from stories.models import Cell
+from web import params
 from web.formats.feeds import recent_changes_queryset
 from web.http.clients import client_key
+from web.params import HtmxHttpRequest, links
 
 
 def _cell(pk: int) -> Cell:
@@ -22,32 +25,20 @@ def _cell(pk: int) -> Cell:
     )
 
 
-# Which instance of the form a request is for (``?form=…``: the dialog's counter, the cell page's
-# panel): its element ids carry it, so two forms open on one page never share an id and each label
-# focuses its own form's field. Anything else is the form page's own instance.
-FORM_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
-PAGE_FORM = "page"
-
-
-def _form_id(request) -> str:
-    value = request.GET.get("form", "")
-    return value if FORM_ID.fullmatch(value) else PAGE_FORM
-
-
 @require_http_methods(["GET", "HEAD", "POST"])
 @vary_on_headers("HX-Request")
-def flag_create(request, cell):
+def flag_create(request: HtmxHttpRequest, cell: int) -> HttpResponse:
     """The flag form: a page of its own without JavaScript, swapped in place with htmx (into the
     flag dialog or the cell page's panel)."""
-    cell = _cell(cell)
+    flagged = _cell(cell)
     template = "flags/flag_form.html"
     partial = f"{template}#flag-form" if request.htmx else template
-    form_id = _form_id(request)
-    url = reverse("flag-create", args=[cell.pk])
+    form_id = params.flag_form_id(request.GET)
+    url = reverse("flag-create", args=[flagged.pk])
     context = {
-        "cell": cell,
+        "cell": flagged,
         "form_id": form_id,
-        "post_url": url if form_id == PAGE_FORM else f"{url}?form={form_id}",
+        "post_url": url + links.flag_form_query(form_id),
     }
     auto_id = f"flag-{form_id}-%s"
     if request.method in ("GET", "HEAD"):
@@ -56,7 +47,9 @@ def flag_create(request, cell):
         return _flag_post(request, context, FlagForm(request.POST, auto_id=auto_id), partial)
 
 
-def _flag_post(request, context: dict, form: FlagForm, partial: str):
+def _flag_post(
+    request: HtmxHttpRequest, context: dict[str, Any], form: FlagForm, partial: str
+) -> HttpResponse:
     cell: Cell = context["cell"]
     template = partial.partition("#")[0]
     status = 200
@@ -79,7 +72,7 @@ def _flag_post(request, context: dict, form: FlagForm, partial: str):
                 return render(
                     request, f"{template}#flag-done", {**context, "flag": flag}, status=201
                 )
-            return redirect(f"{reverse('flag-status', args=[flag.token])}?sent=1")
+            return redirect(reverse("flag-status", args=[flag.token]) + links.flag_sent_query())
     else:
         status = 400
     response = render(request, partial, {**context, "form": form}, status=status)
@@ -97,7 +90,7 @@ TOKEN = re.compile(r"[-A-Za-z0-9_]{1,64}")
 
 
 @require_safe
-def flag_status(request, token):
+def flag_status(request: HtmxHttpRequest, token: str) -> HttpResponse:
     """The reporter's private status page (the token is the only way to it)."""
     if not TOKEN.fullmatch(token):
         raise Http404("No such flag.")
@@ -108,7 +101,12 @@ def flag_status(request, token):
     response = render(
         request,
         "flags/flag_status.html",
-        {"flag": flag, "item": flag.item, "cell": flag.cell, "sent": "sent" in request.GET},
+        {
+            "flag": flag,
+            "item": flag.item,
+            "cell": flag.cell,
+            "sent": params.SENT.name in request.GET,
+        },
     )
     response["X-Robots-Tag"] = "noindex"
     response["Referrer-Policy"] = "no-referrer"
@@ -116,7 +114,7 @@ def flag_status(request, token):
 
 
 @require_safe
-def recent_changes(request):
+def recent_changes(request: HtmxHttpRequest) -> HttpResponse:
     """Every change of a verdict, across arenas, newest first."""
-    page = Paginator(recent_changes_queryset(), 50).get_page(request.GET.get("page"))
+    page = Paginator(recent_changes_queryset(), 50).get_page(request.GET.get(params.PAGE.name))
     return render(request, "flags/recent_changes.html", {"page": page, "changes": page.object_list})

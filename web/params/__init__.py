@@ -1,0 +1,316 @@
+"""The query parameters of the public pages and the API, each named once here (``Param``), with
+how it is read (cleaned, bounded, defaulted), which ones each page reads (``PAGE_PARAMS``, the page
+cache's allow-list) and, in ``web.params.links``, how it is written back (the pages' links, pushed
+addresses and redirects, the page cache's canonical query).
+
+The visitor's weights have a grammar of their own: ``?weights=privacy-posture:3,agenticness:0``
+(the shareable form) and the weights panel's fields ``w-<key>=<0-3>`` (its plain GET form). This
+module splits them into entries (``arena.selectors.WeightsAsked``); reading those against an
+arena's categories and personas, which are the stored scores', is ``arena.selectors.weights_read``.
+
+htmx's request headers say which fragment of a page is asked for (``fragment_asked``): the views
+answer with it and the page cache keys on it, so it is read here too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from django.http import HttpRequest, QueryDict
+from django_htmx.middleware import HtmxDetails
+
+from arena import scoring
+from arena.selectors.compare import COMPARE_MAX, COMPARE_MIN
+from arena.selectors.matrix import STALE_ON, MatrixFilters
+from arena.selectors.weights import WeightEntry, WeightsAsked
+from arena.text import SLUG_CHARS, clean_text
+from stories.values import Verdict
+
+
+class HtmxHttpRequest(HttpRequest):
+    """A request as django-htmx's middleware leaves it (what the views are given)."""
+
+    htmx: HtmxDetails
+
+
+def fragment_asked(htmx: HtmxDetails) -> bool:
+    """Whether to answer with a fragment: an htmx request that is not a boosted navigation or a
+    history restore (both of which need the whole page)."""
+    return bool(htmx) and not htmx.boosted and not htmx.history_restore_request
+
+
+# -- what a parameter is
+
+
+def _never(value: str) -> bool:
+    return False
+
+
+def _same(value: str) -> str:
+    return value
+
+
+@dataclass(frozen=True)
+class Param:
+    """A query parameter. For the page cache: ``kept``, whether a page asked with this value may be
+    stored (a value from a short, known list); a page asked with any other value is rendered for
+    the request and not kept, so made-up values cannot fill the cache. ``many``: every value is
+    read (``getlist``), in order; otherwise only the last one, as ``QueryDict.get`` reads it.
+    ``canon``: the one spelling of the values the page reads alike. ``blank``: whether an empty
+    value says something (else it is the same as no value, and dropped)."""
+
+    name: str
+    kept: Callable[[str], bool] = _never
+    many: bool = False
+    canon: Callable[[str], str] = _same
+    blank: bool = False
+
+
+def _one_of(*values: str) -> Callable[[str], bool]:
+    allowed = frozenset(values)
+    return lambda value: value in allowed
+
+
+# What the URL patterns accept as a slug (``<slug:…>``): a picked product must be one to be linked to.
+SLUG = re.compile(SLUG_CHARS)
+# The longest query value a page reads; longer values are cut (no filter or key is that long).
+PARAM_MAX_LENGTH = 200
+# At most this many slugs in a list (``?show=``, ``?fold=``, ``?products=``).
+SHOW_MAX = 100
+# The largest comparison kept in the page cache (see ``_product_list``).
+COMPARE_KEPT = 3
+# A list's pages beyond this one are rendered, not kept (the last page answers for any higher one).
+PAGE_NUMBER_KEPT = 50
+# The longest ``?weights=`` read: every key of a big arena at 3 fits well within it.
+WEIGHTS_MAX_LENGTH = 4000
+
+
+def _product_list(value: str) -> bool:
+    """Two or three products, comma-separated, each once, in the form the site's links write: kept
+    when the page answers 200 (every one a product of the arena; a made-up one is a 400, which is
+    never kept), so the comparisons kept are the arena's ordered picks of two or three and nothing
+    else: P(n, 2) + P(n, 3), about 25,000 for 30 products. Larger picks (up to six) are rendered
+    for each request: their orderings (4·10⁸ for 30 products) would be no bound at all."""
+    slugs = value.split(",")
+    return (
+        COMPARE_MIN <= len(slugs) <= min(COMPARE_MAX, COMPARE_KEPT)
+        and len(set(slugs)) == len(slugs)
+        and all(SLUG.fullmatch(slug) for slug in slugs)
+    )
+
+
+def _page_number(value: str) -> bool:
+    return value.isascii() and value.isdigit() and 1 <= int(value) <= PAGE_NUMBER_KEPT
+
+
+def _stale_canon(value: str) -> str:
+    # every spelling of "on" filters alike, and the page's links write "1"
+    return "1" if value.strip().lower() in STALE_ON else value
+
+
+# -- every parameter the site reads
+
+# the arena page: the matrix filters, the rank, the products shown, the folded categories
+PERSONA = Param("persona")
+CATEGORY = Param("category")
+VERDICT = Param("verdict", _one_of(*Verdict.values))
+Q = Param("q")
+STALE = Param("stale", _one_of("1"), canon=_stale_canon)
+SORT = Param("sort")
+RANK = Param("rank", _one_of(scoring.RANK_PA, scoring.RANK_VERIFIED, scoring.RANK_INTEGRITY))
+SHOW = Param("show", many=True)
+FOLD = Param("fold", many=True)
+# the visitor's weights (an empty ``weights=``, the panel's reset, is not the same as none), and
+# the start of the panel's fields' names (``w-<key>``)
+WEIGHTS = Param("weights", blank=True)
+WEIGHT_FIELD = "w-"
+# a head-to-head: the pair picker's products, differences only, which rationale is unfolded
+A = Param("a")
+B = Param("b")
+DIFF = Param("diff", _one_of("1"))
+OPEN = Param("open", _one_of("all"))
+# a comparison of two to six products
+PRODUCTS = Param("products", _product_list, many=True)
+# the recent changes' page number
+PAGE = Param("page", _page_number)
+# the flag form's instance, and the status page's "just sent" notice
+FORM = Param("form")
+SENT = Param("sent")
+
+
+def format_param(formats: Iterable[str]) -> Param:
+    """The parameter that picks an API format (DRF's URL_FORMAT_OVERRIDE): the view's formats."""
+    return Param("format", _one_of(*formats))
+
+
+# -- reading
+
+
+def text(query: QueryDict, param: Param) -> str:
+    """A query value as the pages read it: the last one given, control characters (a NUL among
+    them, which PostgreSQL refuses in a query) dropped, and at most PARAM_MAX_LENGTH long."""
+    return clean_text(query.get(param.name) or "")[:PARAM_MAX_LENGTH]
+
+
+def _split(values: Iterable[str]) -> list[str]:
+    """The comma-separated items of the values, in order, each once, spaces around them dropped."""
+    items: list[str] = []
+    for value in values:
+        for item in value.split(","):
+            if (item := item.strip()) and item not in items:
+                items.append(item)
+    return items
+
+
+def slug_list(query: QueryDict, param: Param) -> list[str]:
+    """The slugs given in ``?<name>=a,b`` or ``?<name>=a&<name>=b``, in order, each once, at most
+    ``SHOW_MAX`` (anything that is not a slug left out)."""
+    values = [clean_text(v)[: PARAM_MAX_LENGTH * 10] for v in query.getlist(param.name)[:SHOW_MAX]]
+    return [slug for slug in _split(values) if SLUG.fullmatch(slug)][:SHOW_MAX]
+
+
+def api_products(query: QueryDict) -> list[str]:
+    """The products the API is asked to compare (``?products=``, comma-separated, repeated or
+    both), in order, each once, at most SHOW_MAX; any slug is passed on, so that an unknown one is
+    named in the API's 400."""
+    return _split(query.getlist(PRODUCTS.name)[:SHOW_MAX])[:SHOW_MAX]
+
+
+def weights_text(query: QueryDict) -> str:
+    """``?weights=`` as sent (the last one), control characters dropped, not cut: the API refuses
+    one longer than WEIGHTS_MAX_LENGTH, the pages read that much of it."""
+    return clean_text(query.get(WEIGHTS.name) or "")
+
+
+def _level(value: str) -> int | None:
+    value = value.strip()
+    if value.isascii() and value.isdigit() and int(value) in scoring.WEIGHT_LEVELS:
+        return int(value)
+    return None
+
+
+def weights_parse(text: str) -> WeightsAsked:
+    """The entries of a ``?weights=`` text: ``key:level`` separated by commas (an entry without a
+    ``:`` or a level other than 0-3 is kept, to be named as left out)."""
+    entries = []
+    for entry in text.split(","):
+        if entry := entry.strip():
+            name, colon, level = entry.partition(":")
+            entries.append(WeightEntry(entry, name if colon else None, _level(level)))
+    return WeightsAsked(entries=tuple(entries), given=bool(text.strip()))
+
+
+def weights_asked(query: QueryDict) -> WeightsAsked:
+    """The weights a page is asked for: the panel's ``w-<key>`` fields when its form sent them,
+    else ``?weights=`` (at most WEIGHTS_MAX_LENGTH of it)."""
+    fields = {
+        name.removeprefix(WEIGHT_FIELD): _level(
+            clean_text(query.get(name, ""))[:WEIGHTS_MAX_LENGTH]
+        )
+        for name in query
+        if name.startswith(WEIGHT_FIELD)
+    }
+    if fields:
+        return WeightsAsked(fields=fields, given=True)
+    return weights_parse(weights_text(query)[:WEIGHTS_MAX_LENGTH])
+
+
+@dataclass(frozen=True)
+class ArenaAsked:
+    """What the arena page is asked for by its query."""
+
+    filters: MatrixFilters
+    rank: str  # the rank asked for ("" for none: the published PA Score)
+    show: list[str]  # the products picked for the matrix (the "Products shown" form)
+    fold: list[str]  # the categories folded in the matrix (their "Hide" links)
+    # The weights: a visitor's weights replace the rank while they are set; a rank picked in the
+    # "Rank by" menu (whose form carries the weights along) replaces the weights.
+    weights: WeightsAsked
+    weights_sent: bool  # the request says something of weights (``?weights=`` even empty)
+    weights_carried: str  # the ``?weights=`` a fragment's links carry along, as it was sent
+
+    @classmethod
+    def of(cls, query: QueryDict) -> ArenaAsked:
+        filters = MatrixFilters.from_params(
+            {p.name: text(query, p) for p in (PERSONA, CATEGORY, VERDICT, Q, SORT, STALE)}
+        )
+        rank = text(query, RANK).strip()
+        weights = weights_asked(query)
+        sent = weights.given or WEIGHTS.name in query
+        replaced = bool(rank) and not weights.from_form
+        carried = weights_text(query)[:WEIGHTS_MAX_LENGTH].strip()
+        return cls(
+            filters=filters,
+            rank=rank,
+            show=slug_list(query, SHOW),
+            fold=slug_list(query, FOLD),
+            weights=WeightsAsked() if replaced else weights,
+            weights_sent=sent,
+            weights_carried="" if replaced or weights.from_form else carried,
+        )
+
+
+@dataclass(frozen=True)
+class HeadToHeadAsked:
+    """What a head-to-head is asked for: the pair picker's products (a plain GET form, ``?a=…&b=…``),
+    ``diff=1`` (only the rounds one side wins), ``open=all`` (every round's rationale unfolded) or
+    ``open=<story>`` (that round's rationale and evidence)."""
+
+    a: str
+    b: str
+    diff: bool
+    open_all: bool
+    opened: int | None
+
+    @classmethod
+    def of(cls, query: QueryDict) -> HeadToHeadAsked:
+        return cls(
+            a=text(query, A).strip(),
+            b=text(query, B).strip(),
+            diff=diff_asked(query),
+            open_all=text(query, OPEN) == "all",
+            opened=opened_round(query),
+        )
+
+
+def opened_round(query: QueryDict) -> int | None:
+    """``open=<story>``: the round of that story opened (its rationale and evidence)."""
+    opened = text(query, OPEN)
+    return int(opened) if opened.isascii() and opened.isdigit() else None
+
+
+def diff_asked(query: QueryDict) -> bool:
+    """``diff=1``: only the rounds that are not drawn."""
+    return text(query, DIFF) == "1"
+
+
+# Which instance of the flag form a request is for (``?form=…``: the dialog's counter, the cell
+# page's panel): its element ids carry it, so two forms open on one page never share an id and
+# each label focuses its own form's field. Anything else is the form page's own instance.
+FORM_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
+PAGE_FORM = "page"
+
+
+def flag_form_id(query: QueryDict) -> str:
+    value = query.get(FORM.name, "")
+    return value if FORM_ID.fullmatch(value) else PAGE_FORM
+
+
+# -- what each page reads (the page cache's allow-list)
+
+# The parameters each page reads, by URL name, in their canonical order (the order of the site's own
+# forms and links). Nothing else reaches the view: the page cache drops any other parameter (a full
+# page is redirected to the address without it). A page not named here reads none.
+PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
+    "arena-detail": (PERSONA, CATEGORY, VERDICT, Q, STALE, SORT, RANK, SHOW, FOLD, WEIGHTS),
+    "head-to-head": (A, B, DIFF, OPEN),
+    "arena-compare": (PRODUCTS, DIFF),
+    "recent-changes": (PAGE,),
+    "api-arena-detail": (WEIGHTS,),
+    "api-arena-compare-many": (PRODUCTS,),
+}
+# Parameters read by the start of their name (the weights panel's fields, which the arena page
+# turns into the shareable ``?weights=`` address): passed on, never kept.
+PAGE_PARAM_PREFIXES: dict[str, tuple[str, ...]] = {"arena-detail": (WEIGHT_FIELD,)}

@@ -1,0 +1,115 @@
+"""The query strings the pages write: their links, pushed addresses and redirects, and the page
+cache's canonical query (``query_string``). What each parameter means is ``web.params``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from urllib import parse
+
+from django.utils.http import urlencode
+
+from arena.selectors.matrix import MatrixFilters
+from web.params import (
+    CATEGORY,
+    DIFF,
+    FOLD,
+    FORM,
+    OPEN,
+    PAGE_FORM,
+    PRODUCTS,
+    RANK,
+    SENT,
+    SHOW,
+    WEIGHT_FIELD,
+    WEIGHTS,
+)
+
+
+def query_string(pairs: Mapping[str, str] | Sequence[tuple[str, str]]) -> str:
+    """``?a=1&b=2`` (``""`` for none), ``:`` and ``,`` left as they are, so that
+    ``?weights=privacy-posture:3,agenticness:0`` and ``?products=a,b`` read as written."""
+    written = parse.urlencode(pairs, safe=":,")
+    return f"?{written}" if written else ""
+
+
+def weights_write(levels: Iterable[tuple[str, int]]) -> str:
+    """A ``?weights=`` value: ``key:level`` separated by commas."""
+    return ",".join(f"{key}:{level}" for key, level in levels)
+
+
+def weight_field(key: str) -> str:
+    """The name of the weights panel's field for a key (``w-<key>``)."""
+    return f"{WEIGHT_FIELD}{key}"
+
+
+def arena_params(
+    filters: MatrixFilters, *, show: Iterable[str] = (), fold: Iterable[str] = ()
+) -> dict[str, str]:
+    """The arena page's parameters for these settings, in their canonical order: the matrix
+    filters, the products picked, the folded categories."""
+    written = filters.as_params()
+    if show := ",".join(show):
+        written[SHOW.name] = show
+    if fold := ",".join(fold):
+        written[FOLD.name] = fold
+    return written
+
+
+def arena_query(
+    filters: MatrixFilters,
+    *,
+    show: Iterable[str] = (),
+    fold: Iterable[str] = (),
+    weights: str = "",
+    rank: str = "",
+) -> str:
+    """The arena page's query string, ``""`` when there is nothing to say: ``arena_params``, then
+    the weights (their canonical form), then the rank."""
+    written = arena_params(filters, show=show, fold=fold)
+    if weights:
+        written[WEIGHTS.name] = weights
+    query = query_string(written)
+    if rank:  # (written as the rank menu's form sends it)
+        query += f"{'&' if query else '?'}{urlencode({RANK.name: rank})}"
+    return query
+
+
+def matrix_category_params(
+    filters: MatrixFilters, *, rank: str, picked: str, fold: Iterable[str], weights: str
+) -> dict[str, str]:
+    """What a collapsed category's link in the matrix carries besides the category: the other
+    filters, the rank, the products picked (``picked``, when not the default ones), the folded
+    categories (unless one category is shown), the weights."""
+    written = {k: v for k, v in filters.as_params().items() if k != CATEGORY.name}
+    if rank:
+        written[RANK.name] = rank
+    if picked:
+        written[SHOW.name] = picked
+    if (fold := ",".join(fold)) and not filters.category:
+        written[FOLD.name] = fold
+    if weights:
+        written[WEIGHTS.name] = weights
+    return written
+
+
+def head_to_head_query(*, diff: bool, open_all: bool) -> str:
+    """The query string of a head-to-head's view (``?diff=1&open=all``), or ``""``."""
+    written = {DIFF.name: "1"} if diff else {}
+    if open_all:
+        written[OPEN.name] = "all"
+    return query_string(written)
+
+
+def compare_query(products: Iterable[str], *, diff: bool) -> str:
+    """A comparison's query string: ``?products=a,b,c`` (slugs need no escaping), ``&diff=1``."""
+    return f"?{PRODUCTS.name}={','.join(products)}{f'&{DIFF.name}=1' if diff else ''}"
+
+
+def flag_form_query(form_id: str) -> str:
+    """Where a flag form instance posts to (the form page's own instance: no query)."""
+    return "" if form_id == PAGE_FORM else f"?{FORM.name}={form_id}"
+
+
+def flag_sent_query() -> str:
+    """The status page's address right after the flag was sent (it says so)."""
+    return f"?{SENT.name}=1"
