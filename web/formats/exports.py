@@ -1,7 +1,7 @@
 """Open data: ``/arenas/<arena>/export.json`` (the whole arena in the arena file format, what
-``export_arena`` writes) and ``/arenas/<arena>/export.csv`` (one row per cell). Both are streamed
-as they are written and cached like the pages, by the arena's content version
-(``web.http.pagecache``)."""
+``export_arena`` writes) and ``/arenas/<arena>/export.csv`` (one row per cell), both streamed as
+they are written and cached like the pages, by the arena's content version
+(``web.http.pagecache``); and the arena file format's JSON Schema."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The caches: a Redis cache that degrades to cache misses instead of error pages when Redis is
 down, and a local-memory cache bounded in bytes (the page cache without Redis).
 
-The cache only serves throttling counters and the like; a broken Redis must never take the site down.
+Redis holds only what the site can do without (throttle counters, rendered pages and the like): a
+broken Redis must never take the site down.
 While Redis fails, every method answers exactly what its caller would get on a miss (``get`` returns
 the caller's ``default``, ``get_many`` ``{}``, ``add``/``touch``/``delete``/``has_key`` ``False``,
 ``set_many`` the keys it could not store, ``incr``/``decr`` raise ``ValueError`` as for a missing key),
