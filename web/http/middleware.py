@@ -1,12 +1,8 @@
 """Request hygiene that every view, the admin's included, relies on."""
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
 
 from django.http import HttpRequest, HttpResponse, QueryDict
-
-if TYPE_CHECKING:
-    from django.http.request import _ImmutableQueryDict
 
 
 class DropNulFromQueryMiddleware:
@@ -23,6 +19,6 @@ class DropNulFromQueryMiddleware:
             cleaned = QueryDict(mutable=True)
             for key, values in request.GET.lists():
                 cleaned.setlist(key.replace("\x00", ""), [v.replace("\x00", "") for v in values])
-            cleaned._mutable = False  # read-only again, as Django's own request.GET
-            request.GET = cast("_ImmutableQueryDict", cleaned)
+            cleaned._mutable = False
+            request.GET = cleaned  # type: ignore[assignment]  # read-only now, as Django's own
         return self.get_response(request)
