@@ -1,3 +1,6 @@
+"""The ASGI application, for an ASGI server (the published command serves WSGI:
+``gunicorn arena.wsgi``)."""
+
 import os
 
 from django.core.asgi import get_asgi_application

@@ -152,7 +152,7 @@ STORAGES = {
     },
 }
 
-# --- cache: Redis when REDIS_URL is set (shared by throttles), else local memory
+# --- cache: Redis when REDIS_URL is set (throttles, pages: one for all processes), else in memory
 if os.environ.get("REDIS_URL"):
     CACHES = {
         "default": {
@@ -311,7 +311,7 @@ RECOMPUTE_DEBOUNCE_SECONDS = float(os.environ.get("RECOMPUTE_DEBOUNCE_SECONDS", 
 # Flags accepted per client address per period (429 with Retry-After beyond it)
 FLAG_RATE = os.environ.get("FLAG_RATE", "10/hour")
 # Flag submissions running at once per process: fewer than gunicorn's threads, so a flood of flags
-# leaves threads for the pages (web/views/flags.py, web/api/flags.py)
+# leaves threads for the pages (flags.services.FLAG_SLOTS, for the form and the API alike)
 FLAG_CONCURRENCY = int(os.environ.get("FLAG_CONCURRENCY", "2"))
 # Days after which a cell's newest evidence counts as stale (a "stale" badge, the matrix's stale
 # filter, each product's share of stale cells; stories/freshness.py)

@@ -1,3 +1,6 @@
+"""The root URLs: the health checks, the admin, the API (``web.api.urls``) and the public site
+(``web.urls``)."""
+
 from django.contrib import admin
 from django.urls import include, path
 

@@ -1,3 +1,6 @@
+"""The WSGI application; ``gunicorn arena.wsgi``, the published command, reaches it through
+``arena/wsgi.py``."""
+
 import os
 
 from django.core.wsgi import get_wsgi_application

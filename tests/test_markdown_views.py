@@ -29,7 +29,7 @@ from tests.factories import (
     StoryFactory,
     SubGroupFactory,
 )
-from web.formats import markdown
+from web.formats.markdown import text as markdown
 
 pytestmark = pytest.mark.django_db
 

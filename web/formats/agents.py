@@ -14,22 +14,24 @@ from drf_spectacular.generators import SchemaGenerator
 from arena import selectors
 from arena.selectors.arenas import arena_documented_pairs, documented_pairs
 from products.models import Product
-from web.formats import markdown
+from web.formats.markdown import api_page, arena_page, cell_page, head_to_head_page, llms_page
+from web.formats.markdown.links import Licence, Links
+from web.formats.markdown.text import not_found_markdown
 
 MARKDOWN = "text/markdown; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"
 SITE_NAME = "Arena"
 
 
-def _links(request: HttpRequest) -> markdown.Links:
-    return markdown.Links(request.build_absolute_uri("/").rstrip("/"))
+def _links(request: HttpRequest) -> Links:
+    return Links(request.build_absolute_uri("/").rstrip("/"))
 
 
-def _licence() -> markdown.Licence:
-    return markdown.Licence(settings.DATA_LICENSE_NAME, settings.DATA_LICENSE_URL)
+def _licence() -> Licence:
+    return Licence(settings.DATA_LICENSE_NAME, settings.DATA_LICENSE_URL)
 
 
-def _raw(links: markdown.Links) -> dict[str, str]:
+def _raw(links: Links) -> dict[str, str]:
     """Resources that are not markdown, named (not linked) by llms.txt and the API summary."""
     return {
         "OpenAPI schema (YAML; JSON with ?format=json)": links.path("api-schema"),
@@ -42,7 +44,7 @@ def _markdown(text: str, status: int = 200) -> HttpResponse:
 
 
 def _not_found(what: str) -> HttpResponse:
-    return _markdown(markdown.not_found_markdown(what), status=404)
+    return _markdown(not_found_markdown(what), status=404)
 
 
 @require_safe
@@ -55,7 +57,7 @@ def arena_markdown(request: HttpRequest, arena: str) -> HttpResponse:
         arena=found, categories=[c.name for c in categories], stale=False
     )
     products = selectors.arena_product_list(arena=found)
-    text = markdown.arena_markdown(
+    text = arena_page.arena_markdown(
         arena=found,
         board=board,
         persona_results=selectors.arena_persona_result_list(arena=found),
@@ -76,7 +78,7 @@ def head_to_head_markdown(request: HttpRequest, arena: str, a: str, b: str) -> H
     if a == b or a not in pair or b not in pair:
         return _not_found(f"head-to-head {a!r} vs {b!r} in {found.slug}")
     cmp = selectors.head_to_head_get(arena=found, a=pair[a], b=pair[b])
-    text = markdown.head_to_head_markdown(
+    text = head_to_head_page.head_to_head_markdown(
         arena=found, cmp=cmp, links=_links(request), licence=_licence()
     )
     return _markdown(text)
@@ -87,7 +89,7 @@ def cell_markdown(request: HttpRequest, cell: int) -> HttpResponse:
     page = selectors.cell_page_get(pk=cell)
     if page is None:
         return _not_found(f"cell {cell}")
-    return _markdown(markdown.cell_markdown(page=page, links=_links(request), licence=_licence()))
+    return _markdown(cell_page.cell_markdown(page=page, links=_links(request), licence=_licence()))
 
 
 @require_safe
@@ -106,7 +108,7 @@ def llms_txt(request: HttpRequest) -> HttpResponse:
         ),
         "The arena file format's JSON Schema": (f"{links.root}{reverse('arena-file-schema')}"),
     }
-    text = markdown.llms_txt(
+    text = llms_page.llms_txt(
         site=SITE_NAME, arenas=arenas, pairs=pairs, links=links, licence=_licence(), raw=raw
     )
     return HttpResponse(text, content_type=TEXT)
@@ -115,5 +117,4 @@ def llms_txt(request: HttpRequest) -> HttpResponse:
 @require_safe
 def api_markdown(request: HttpRequest) -> HttpResponse:
     schema = SchemaGenerator().get_schema(request=None, public=True)
-    links = _links(request)
-    return _markdown(markdown.api_markdown(schema=schema, links=links, raw=_raw(links)))
+    return _markdown(api_page.api_markdown(schema=schema, raw=_raw(_links(request))))

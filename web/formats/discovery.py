@@ -107,14 +107,14 @@ CORD = 1.2  # the cords' width
 CORDS = ((7, 10, 3.5, 19), (7, 10, 10.5, 19), (25, 10, 21.5, 19), (25, 10, 28.5, 19))
 
 
+def _in_disc(x: float, y: float, cx: float, cy: float, r: float) -> bool:
+    return (x - cx) ** 2 + (y - cy) ** 2 <= r * r
+
+
 def _in_tile(x: float, y: float) -> bool:
     r, far = TILE_RADIUS, ICON_SIZE - TILE_RADIUS
     cx, cy = min(max(x, r), far), min(max(y, r), far)  # the nearest corner centre (or the point)
-    return (x - cx) ** 2 + (y - cy) ** 2 <= r * r
-
-
-def _in_disc(x: float, y: float, cx: float, cy: float, r: float) -> bool:
-    return (x - cx) ** 2 + (y - cy) ** 2 <= r * r
+    return _in_disc(x, y, cx, cy, r)
 
 
 def _near_segment(x: float, y: float, x1: float, y1: float, x2: float, y2: float) -> bool:

@@ -1,12 +1,12 @@
 """Open data: ``/arenas/<arena>/export.json`` (the whole arena in the arena file format, what
-``export_arena`` writes) and ``/arenas/<arena>/export.csv`` (one row per cell). Both are streamed
-as they are written and cached like the pages, by the arena's content version
-(``web.http.pagecache``)."""
+``export_arena`` writes) and ``/arenas/<arena>/export.csv`` (one row per cell), both streamed as
+they are written and cached like the pages, by the arena's content version
+(``web.http.pagecache``); and the arena file format's JSON Schema."""
 
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date
 
 from django.conf import settings
@@ -29,23 +29,32 @@ from arena.selectors.export import CSV_COLUMNS, arena_csv_rows, arena_export_doc
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def _bare(request: HttpRequest) -> HttpResponsePermanentRedirect | None:
-    """An export takes no parameters: an address with a query string is sent to the one without,
-    so made-up parameters cannot make the page cache keep many megabyte-sized copies."""
-    return HttpResponsePermanentRedirect(request.path) if request.META.get("QUERY_STRING") else None
-
-
-def _arena(slug: str) -> Arena:
+def _export(
+    request: HttpRequest,
+    slug: str,
+    body: Callable[[Arena], Iterator[bytes]],
+    *,
+    content_type: str,
+    extension: str,
+    disposition: str,
+) -> StreamingHttpResponse | HttpResponsePermanentRedirect:
+    """``body(arena)`` streamed, named ``<arena>.<extension>``, with the licence the data is offered
+    under (RFC 8288 link). 404 for no such arena. An export takes no parameters: an address with a
+    query string is sent to the one without, so made-up parameters cannot make the page cache keep
+    many megabyte-sized copies."""
     arena = arena_get(slug=slug)
     if arena is None:
         raise Http404("No such arena")
-    return arena
-
-
-def _described(response: StreamingHttpResponse, filename: str, disposition: str) -> None:
-    """The file's name, and the licence the data is offered under (RFC 8288 link)."""
-    response["Content-Disposition"] = f'{disposition}; filename="{filename}"'
+    if request.META.get("QUERY_STRING"):
+        return HttpResponsePermanentRedirect(request.path)
+    response = StreamingHttpResponse(body(arena), content_type=content_type)
+    response["Content-Disposition"] = f'{disposition}; filename="{arena.slug}.{extension}"'
     response["Link"] = f'<{settings.DATA_LICENSE_URL}>; rel="license"'
+    return response
+
+
+def _json_body(arena: Arena) -> Iterator[bytes]:
+    return dataformat.document_chunks(arena_export_document(arena=arena))
 
 
 @require_safe
@@ -53,15 +62,14 @@ def arena_export_json(
     request: HttpRequest, arena: str
 ) -> StreamingHttpResponse | HttpResponsePermanentRedirect:
     """The arena file of the arena: the same bytes as ``manage.py export_arena <slug>``."""
-    found = _arena(arena)
-    if redirect := _bare(request):
-        return redirect
-    document = arena_export_document(arena=found)
-    response = StreamingHttpResponse(
-        dataformat.document_chunks(document), content_type="application/json"
+    return _export(
+        request,
+        arena,
+        _json_body,
+        content_type="application/json",
+        extension="json",
+        disposition="inline",
     )
-    _described(response, f"{found.slug}.json", "inline")
-    return response
 
 
 class _Line:
@@ -83,11 +91,16 @@ def _field(value: object) -> object:
     return value
 
 
-def csv_lines(rows: Iterator[tuple]) -> Iterator[str]:
+def csv_lines(rows: Iterable[Sequence[object]]) -> Iterator[str]:
+    """The CSV file's lines: the header (``CSV_COLUMNS``), then one line per row."""
     writer = csv.writer(_Line(), lineterminator="\r\n")
     yield writer.writerow(CSV_COLUMNS)
     for row in rows:
         yield writer.writerow([_field(value) for value in row])
+
+
+def _csv_body(arena: Arena) -> Iterator[bytes]:
+    return dataformat.chunked(csv_lines(arena_csv_rows(arena=arena)))
 
 
 @require_safe
@@ -95,15 +108,14 @@ def arena_export_csv(
     request: HttpRequest, arena: str
 ) -> StreamingHttpResponse | HttpResponsePermanentRedirect:
     """One row per cell of the arena's matrix (``arena.selectors.export.CSV_COLUMNS``)."""
-    found = _arena(arena)
-    if redirect := _bare(request):
-        return redirect
-    response = StreamingHttpResponse(
-        dataformat.chunked(csv_lines(arena_csv_rows(arena=found))),
+    return _export(
+        request,
+        arena,
+        _csv_body,
         content_type="text/csv; charset=utf-8; header=present",
+        extension="csv",
+        disposition="attachment",
     )
-    _described(response, f"{found.slug}.csv", "attachment")
-    return response
 
 
 @require_safe

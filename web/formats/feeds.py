@@ -1,6 +1,6 @@
 """Atom feeds of verdict changes: the whole site's, one arena's, one product's. One base class
 writes the entries (title, description, link, dates, id), so an entry reads the same in every feed;
-the subclasses only narrow the changes and name what the feed follows."""
+what a feed follows (its scope: the site, an arena, a product) narrows the changes and names it."""
 
 from __future__ import annotations
 
@@ -52,12 +52,46 @@ class SiteScope:
 
 @dataclass(frozen=True)
 class ArenaScope(SiteScope):
+    """One arena: the feed's title, subtitle, page and changes come from its scope."""
+
     arena: Arena
+
+    def narrow(self, changes: QuerySet[CellChange]) -> QuerySet[CellChange]:
+        return changes.filter(cell__story__arena=self.arena)
+
+    @property
+    def subject(self) -> str:
+        """What the feed follows, as its title names it."""
+        return self.arena.name
+
+    @property
+    def corrected(self) -> str:
+        """What each change corrects, as the subtitle says it."""
+        return "a verdict, proof level or quality"
+
+    def page(self) -> str:
+        return self.arena.get_absolute_url()
 
 
 @dataclass(frozen=True)
 class ProductScope(ArenaScope):
+    """One product in its arena."""
+
     product: Product
+
+    def narrow(self, changes: QuerySet[CellChange]) -> QuerySet[CellChange]:
+        return changes.filter(cell__product=self.product)
+
+    @property
+    def subject(self) -> str:
+        return f"{self.product.name} in {self.arena.name}"
+
+    @property
+    def corrected(self) -> str:
+        return f"{self.product.name}'s verdicts, proof levels or qualities"
+
+    def page(self) -> str:
+        return reverse("product-detail", args=[self.arena.slug, self.product.slug])
 
 
 class ChangesFeed[S: SiteScope](Feed):
@@ -135,29 +169,32 @@ def _arena_or_404(slug: str) -> Arena:
     return arena
 
 
-class ArenaChangesFeed(ChangesFeed[ArenaScope]):
+class ScopedChangesFeed[S: ArenaScope](ChangesFeed[S]):
+    """The changes of one arena or product: its scope narrows them and names the feed."""
+
+    def changes(self, scope: S) -> QuerySet[CellChange]:
+        return scope.narrow(super().changes(scope))
+
+    def title(self, scope: S) -> str:
+        return _xml_text(f"{scope.subject}: verdict changes")
+
+    def subtitle(self, scope: S) -> str:
+        return _xml_text(
+            f"Every correction of {scope.corrected} in the {scope.arena.name} arena, newest first."
+        )
+
+    def link(self, scope: S) -> str:
+        return scope.page()
+
+
+class ArenaChangesFeed(ScopedChangesFeed[ArenaScope]):
     """One arena's changes (``/arenas/<arena>/changes/feed/``)."""
 
     def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> ArenaScope:
         return ArenaScope(site_url=self.site_url(request), arena=_arena_or_404(kwargs["arena"]))
 
-    def changes(self, scope: ArenaScope) -> QuerySet[CellChange]:
-        return super().changes(scope).filter(cell__story__arena=scope.arena)
 
-    def title(self, scope: ArenaScope) -> str:
-        return _xml_text(f"{scope.arena.name}: verdict changes")
-
-    def subtitle(self, scope: ArenaScope) -> str:
-        return _xml_text(
-            f"Every correction of a verdict, proof level or quality in the {scope.arena.name} "
-            "arena, newest first."
-        )
-
-    def link(self, scope: ArenaScope) -> str:
-        return scope.arena.get_absolute_url()
-
-
-class ProductChangesFeed(ChangesFeed[ProductScope]):
+class ProductChangesFeed(ScopedChangesFeed[ProductScope]):
     """One product's changes in its arena
     (``/arenas/<arena>/products/<product>/changes/feed/``)."""
 
@@ -167,18 +204,3 @@ class ProductChangesFeed(ChangesFeed[ProductScope]):
         if product is None:
             raise Http404(f"No product {kwargs['product']!r}")
         return ProductScope(site_url=self.site_url(request), arena=arena, product=product)
-
-    def changes(self, scope: ProductScope) -> QuerySet[CellChange]:
-        return super().changes(scope).filter(cell__product=scope.product)
-
-    def title(self, scope: ProductScope) -> str:
-        return _xml_text(f"{scope.product.name} in {scope.arena.name}: verdict changes")
-
-    def subtitle(self, scope: ProductScope) -> str:
-        return _xml_text(
-            f"Every correction of {scope.product.name}'s verdicts, proof levels or qualities "
-            f"in the {scope.arena.name} arena, newest first."
-        )
-
-    def link(self, scope: ProductScope) -> str:
-        return reverse("product-detail", args=[scope.arena.slug, scope.product.slug])

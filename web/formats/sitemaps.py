@@ -14,7 +14,7 @@ product or a story recomputes them), else the arena's ``updated`` date.
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -68,48 +68,52 @@ class PagesSitemap(SiteSitemap):
         return reverse(item)
 
 
-class ArenaSitemap(SiteSitemap):
+class _RowSitemap[Item: tuple[Any, ...]](SiteSitemap):
+    """A section of plain rows: the URL named ``url_name`` takes a row's values but the last one,
+    which is its ``lastmod``."""
+
+    url_name: str
+
+    def location(self, item: Item) -> str:
+        return reverse(self.url_name, args=item[:-1])
+
+    def lastmod(self, item: Item) -> Lastmod:
+        return item[-1]
+
+
+class ArenaSitemap(_RowSitemap[ArenaItem]):
+    url_name = "arena-detail"
+
     def items(self) -> list[ArenaItem]:
         rows = Arena.objects.order_by("name").values_list("slug", "scores_computed_at", "updated")
         return [(slug, _lastmod(computed, updated)) for slug, computed, updated in rows]
 
-    def location(self, item: ArenaItem) -> str:
-        return reverse("arena-detail", args=[item[0]])
 
-    def lastmod(self, item: ArenaItem) -> Lastmod:
-        return item[-1]
+def _in_arena_rows(model: type[Product] | type[Story], key: str) -> list[tuple[str, Any, Lastmod]]:
+    """``(arena slug, key, lastmod)`` of every row of ``model`` still in its arena, in arena and
+    page order (one query)."""
+    rows = model.objects.order_by("arena__name", "position").values_list(
+        "arena__slug", key, "arena__scores_computed_at", "arena__updated"
+    )
+    return [(arena, value, _lastmod(c, u)) for arena, value, c, u in rows]
 
 
-class ProductSitemap(SiteSitemap):
+class ProductSitemap(_RowSitemap[ProductItem]):
     """Every product still in its arena."""
 
+    url_name = "product-detail"
+
     def items(self) -> list[ProductItem]:
-        rows = Product.objects.order_by("arena__name", "position").values_list(
-            "arena__slug", "slug", "arena__scores_computed_at", "arena__updated"
-        )
-        return [(arena, slug, _lastmod(c, u)) for arena, slug, c, u in rows]
-
-    def location(self, item: ProductItem) -> str:
-        return reverse("product-detail", args=[item[0], item[1]])
-
-    def lastmod(self, item: ProductItem) -> Lastmod:
-        return item[-1]
+        return _in_arena_rows(Product, "slug")
 
 
-class StorySitemap(SiteSitemap):
+class StorySitemap(_RowSitemap[StoryItem]):
     """Every story still in its arena."""
 
+    url_name = "story-detail"
+
     def items(self) -> list[StoryItem]:
-        rows = Story.objects.order_by("arena__name", "position").values_list(
-            "arena__slug", "pk", "arena__scores_computed_at", "arena__updated"
-        )
-        return [(arena, pk, _lastmod(c, u)) for arena, pk, c, u in rows]
-
-    def location(self, item: StoryItem) -> str:
-        return reverse("story-detail", args=[item[0], item[1]])
-
-    def lastmod(self, item: StoryItem) -> Lastmod:
-        return item[-1]
+        return _in_arena_rows(Story, "pk")
 
 
 def documented_pair_rows() -> list[PairItem]:
@@ -121,15 +125,11 @@ def documented_pair_rows() -> list[PairItem]:
     ]
 
 
-class HeadToHeadSitemap(SiteSitemap):
+class HeadToHeadSitemap(_RowSitemap[PairItem]):
+    url_name = "head-to-head"
+
     def items(self) -> list[PairItem]:
         return documented_pair_rows()
-
-    def location(self, item: PairItem) -> str:
-        return reverse("head-to-head", args=[item[0], item[1], item[2]])
-
-    def lastmod(self, item: PairItem) -> Lastmod:
-        return item[-1]
 
 
 SECTIONS: dict[str, type[Sitemap] | Sitemap] = {

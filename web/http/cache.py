@@ -1,7 +1,8 @@
 """The caches: a Redis cache that degrades to cache misses instead of error pages when Redis is
 down, and a local-memory cache bounded in bytes (the page cache without Redis).
 
-The cache only serves throttling counters and the like; a broken Redis must never take the site down.
+Redis holds only what the site can do without (throttle counters, rendered pages and the like): a
+broken Redis must never take the site down.
 While Redis fails, every method answers exactly what its caller would get on a miss (``get`` returns
 the caller's ``default``, ``get_many`` ``{}``, ``add``/``touch``/``delete``/``has_key`` ``False``,
 ``set_many`` the keys it could not store, ``incr``/``decr`` raise ``ValueError`` as for a missing key),
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django.core.cache.backends.locmem import LocMemCache
@@ -30,11 +33,16 @@ log = logging.getLogger(__name__)
 # of the caller and propagates.
 OUTAGE_ERRORS = (RedisError, OSError)
 
+# A cache timeout: seconds, None for no expiry, or DEFAULT_TIMEOUT for the cache's own.
+Timeout = float | None
+
 
 class ResilientRedisCache(RedisCache):
+    """Django's Redis cache, answering a miss instead of raising while Redis fails."""
+
     outage_backoff = 2.0
 
-    def __init__(self, server, params):
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
         options = dict(params.get("OPTIONS") or {})
         self.outage_backoff = float(options.pop("outage_backoff", self.outage_backoff))
         super().__init__(server, {**params, "OPTIONS": options})
@@ -63,12 +71,12 @@ class ResilientRedisCache(RedisCache):
             self._down = False
             log.warning("Redis cache is back")
 
-    def _call(self, name: str, miss, *args, **kwargs):
+    def _call[T](self, name: str, miss: Callable[[], T], *args: Any, **kwargs: Any) -> T:
         """``super().name(*args, **kwargs)``, or ``miss()`` while Redis is failing."""
         if self.is_down:
             return miss()
         try:
-            result = getattr(super(), name)(*args, **kwargs)
+            result: T = getattr(super(), name)(*args, **kwargs)
         except OUTAGE_ERRORS as exc:
             self._failed(name, exc)
             return miss()
@@ -77,40 +85,48 @@ class ResilientRedisCache(RedisCache):
 
     # -- the cache API (BaseCache's get_or_set, decr, incr_version, the a* variants and so on are
     # built on these)
-    def get(self, key, default=None, version=None):
+    def get(self, key: Any, default: Any | None = None, version: int | None = None) -> Any:
         return self._call("get", lambda: default, key, default, version=version)
 
-    def get_many(self, keys, version=None):
+    def get_many(self, keys: Iterable[Any], version: int | None = None) -> dict[Any, Any]:
         return self._call("get_many", dict, keys, version=version)
 
-    def has_key(self, key, version=None):
+    def has_key(self, key: Any, version: int | None = None) -> bool:
         return self._call("has_key", lambda: False, key, version=version)
 
-    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+    def add(
+        self, key: Any, value: Any, timeout: Timeout = DEFAULT_TIMEOUT, version: int | None = None
+    ) -> bool:
         return self._call("add", lambda: False, key, value, timeout, version=version)
 
-    def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+    def set(
+        self, key: Any, value: Any, timeout: Timeout = DEFAULT_TIMEOUT, version: int | None = None
+    ) -> None:
         return self._call("set", lambda: None, key, value, timeout, version=version)
 
-    def set_many(self, data, timeout=DEFAULT_TIMEOUT, version=None):
+    def set_many(
+        self, data: dict[Any, Any], timeout: Timeout = DEFAULT_TIMEOUT, version: int | None = None
+    ) -> list[Any]:
         return self._call("set_many", lambda: list(data), data, timeout, version=version)
 
-    def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
+    def touch(
+        self, key: Any, timeout: Timeout = DEFAULT_TIMEOUT, version: int | None = None
+    ) -> bool:
         return self._call("touch", lambda: False, key, timeout, version=version)
 
-    def delete(self, key, version=None):
+    def delete(self, key: Any, version: int | None = None) -> bool:
         return self._call("delete", lambda: False, key, version=version)
 
-    def delete_many(self, keys, version=None):
+    def delete_many(self, keys: Iterable[Any], version: int | None = None) -> None:
         return self._call("delete_many", lambda: None, keys, version=version)
 
-    def incr(self, key, delta=1, version=None):
-        def missing():
+    def incr(self, key: Any, delta: int = 1, version: int | None = None) -> int:
+        def missing() -> int:
             raise ValueError(f"Key '{key}' not found.")
 
         return self._call("incr", missing, key, delta, version=version)
 
-    def clear(self):
+    def clear(self) -> bool:  # type: ignore[override]  # Django's answers a bool; stubs say None
         return self._call("clear", lambda: False)
 
     # -- for /readyz
@@ -123,19 +139,37 @@ class ResilientRedisCache(RedisCache):
         return result
 
 
+if TYPE_CHECKING:
+    from collections import OrderedDict
+    from threading import Lock
+
+    class _LocMemCache(LocMemCache):
+        """What LocMemCache keeps and calls internally (django-stubs leaves it out)."""
+
+        _cache: OrderedDict[str, bytes]  # pickled values, least recently used first
+        _expire_info: dict[str, float | None]
+        _lock: Lock
+
+        def _set(self, key: str, value: bytes, timeout: Timeout = DEFAULT_TIMEOUT) -> None: ...
+        def _delete(self, key: str) -> bool: ...
+        def _cull(self) -> None: ...
+else:
+    _LocMemCache = LocMemCache
+
+
 # Bytes held by each named local-memory cache (its entries are shared by every instance of one name,
 # as Django's own are).
 _held: dict[str, list[int]] = {}
 
 
-class BoundedLocMemCache(LocMemCache):
+class BoundedLocMemCache(_LocMemCache):
     """Django's local-memory cache, also bounded in bytes: the pickled values it holds stay within
     ``OPTIONS["max_bytes"]`` (default 64 MiB), the least recently used going first; a value larger
     than the whole budget is not kept. ``MAX_ENTRIES`` still applies."""
 
     max_bytes = 64 * 1024 * 1024
 
-    def __init__(self, name, params):
+    def __init__(self, name: str, params: dict[str, Any]) -> None:
         options = dict(params.get("OPTIONS") or {})
         self.max_bytes = int(options.pop("max_bytes", self.max_bytes))
         super().__init__(name, {**params, "OPTIONS": options})
@@ -145,12 +179,12 @@ class BoundedLocMemCache(LocMemCache):
     def held_bytes(self) -> int:
         return self._held[0]
 
-    def _size(self, key) -> int:
+    def _size(self, key: str) -> int:
         value = self._cache.get(key)
         return len(value) if value is not None else 0
 
     # (each of these runs under the cache's lock, from LocMemCache's public methods)
-    def _set(self, key, value, timeout=DEFAULT_TIMEOUT):
+    def _set(self, key: str, value: bytes, timeout: Timeout = DEFAULT_TIMEOUT) -> None:
         self._delete(key)
         if len(value) > self.max_bytes:
             return
@@ -161,14 +195,14 @@ class BoundedLocMemCache(LocMemCache):
             self._expire_info.pop(old, None)
             self._held[0] -= len(dropped)
 
-    def _delete(self, key):
+    def _delete(self, key: str) -> bool:
         size = self._size(key)
         deleted = super()._delete(key)
         if deleted:
             self._held[0] -= size
         return deleted
 
-    def _cull(self):
+    def _cull(self) -> None:
         if self._cull_frequency == 0:
             self._cache.clear()
             self._expire_info.clear()
@@ -179,7 +213,7 @@ class BoundedLocMemCache(LocMemCache):
             self._expire_info.pop(key, None)
             self._held[0] -= len(dropped)
 
-    def incr(self, key, delta=1, version=None):
+    def incr(self, key: Any, delta: int = 1, version: int | None = None) -> int:
         with self._lock:
             before = self._size(self.make_and_validate_key(key, version=version))
         value = super().incr(key, delta, version)
@@ -187,7 +221,7 @@ class BoundedLocMemCache(LocMemCache):
             self._held[0] += self._size(self.make_and_validate_key(key, version=version)) - before
         return value
 
-    def clear(self):
+    def clear(self) -> None:
         with self._lock:
             self._cache.clear()
             self._expire_info.clear()

@@ -25,6 +25,9 @@ import hashlib
 import ipaddress
 
 from django.conf import settings
+from django.http import HttpRequest
+from rest_framework import throttling
+from rest_framework.request import Request
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPV6_CLIENT_PREFIX = 64
@@ -54,7 +57,7 @@ def parse_address(value: str | None) -> IPAddress | None:
     return address
 
 
-def client_ip(request) -> IPAddress | None:
+def client_ip(request: HttpRequest) -> IPAddress | None:
     """The client's address behind ``settings.TRUSTED_PROXIES`` proxies, or None when neither the
     forwarded chain nor REMOTE_ADDR holds one."""
     remote = request.META.get("REMOTE_ADDR", "")
@@ -73,16 +76,21 @@ def client_ip(request) -> IPAddress | None:
     return parse_address(remote)
 
 
-def client_address(request) -> str:
+def client_address(request: HttpRequest) -> str:
     """The address of the client that sent ``request`` (normalised), or ``"unknown"``."""
     address = client_ip(request)
     return str(address) if address is not None else UNKNOWN
 
 
+def _ipv6_client(address: ipaddress.IPv6Address) -> ipaddress.IPv6Network:
+    """The /64 an IPv6 client holds."""
+    return ipaddress.IPv6Network((address, IPV6_CLIENT_PREFIX), strict=False)
+
+
 def client_network(address: IPAddress) -> str:
     """What counts as one client: an IPv4 address, or an IPv6 /64 (``"2001:db8:1:2::/64"``)."""
     if isinstance(address, ipaddress.IPv6Address):
-        return str(ipaddress.IPv6Network((address, IPV6_CLIENT_PREFIX), strict=False))
+        return str(_ipv6_client(address))
     return str(address)
 
 
@@ -94,12 +102,12 @@ def client_hash(address: str) -> str:
     return hashlib.sha256(f"{settings.SECRET_KEY}:flag-client:{group}".encode()).hexdigest()
 
 
-def client_key(request) -> str:
+def client_key(request: HttpRequest) -> str:
     """The salted key of the request's client, as flags and rate limits count it."""
     return client_hash(client_address(request))
 
 
-def lockout_address(request) -> str | None:
+def lockout_address(request: HttpRequest) -> str | None:
     """The address django-axes records and locks out by (``AXES_CLIENT_IP_CALLABLE``): the client's
     IPv4 address, or the first address of its IPv6 /64 (one client cannot dodge the lock-out by
     walking through its /64), or None when unknown (axes stores NULL; the column is an inet on
@@ -108,27 +116,24 @@ def lockout_address(request) -> str | None:
     if address is None:
         return None
     if isinstance(address, ipaddress.IPv6Address):
-        return str(
-            ipaddress.IPv6Network((address, IPV6_CLIENT_PREFIX), strict=False).network_address
-        )
+        return str(_ipv6_client(address).network_address)
     return str(address)
 
 
 # --- DRF throttles that count by client_key. DRF's own get_ident() believes the whole
 # client-written X-Forwarded-For header (unless NUM_PROXIES is set), so one client could dodge its
 # limit by sending a new header each time; these count per client_key like everything else.
-from rest_framework import throttling  # noqa: E402 - after the helpers they use
 
 
 class AnonRateThrottle(throttling.AnonRateThrottle):
     """DRF's anonymous throttle (scope ``anon``), one bucket per client_key."""
 
-    def get_ident(self, request):
+    def get_ident(self, request: Request) -> str:
         return client_key(request)
 
 
 class UserRateThrottle(throttling.UserRateThrottle):
     """DRF's per-user throttle (scope ``user``); anonymous requests count per client_key."""
 
-    def get_ident(self, request):
+    def get_ident(self, request: Request) -> str:
         return client_key(request)

@@ -19,14 +19,17 @@ header from ``ALLOWED_HOSTS``.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from celery import current_app as celery_app
 from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
 from django.db import connection
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_http_methods
+
+from web.http.cache import ResilientRedisCache
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +42,7 @@ def _no_store(response: HttpResponse) -> HttpResponse:
 
 
 @require_http_methods(["GET", "HEAD"])
-def healthz(request):
+def healthz(request: HttpRequest) -> HttpResponse:
     """Liveness: the process is up. No database, no cache, no session."""
     return _no_store(JsonResponse({"status": "ok"}))
 
@@ -52,10 +55,9 @@ def check_database() -> None:
 
 def check_redis() -> None:
     cache = caches["default"]
-    ping = getattr(cache, "ping", None)
-    if ping is not None:  # web.http.cache.ResilientRedisCache: PING past its outage back-off
-        ping()
-    else:
+    if isinstance(cache, ResilientRedisCache):  # PING past its outage back-off
+        cache.ping()
+    elif isinstance(cache, RedisCache):
         cache._cache.get_client(None, write=True).ping()
 
 
@@ -65,7 +67,8 @@ def check_broker() -> None:
         conn.ensure_connection(max_retries=0, timeout=BROKER_TIMEOUT)
 
 
-def configured_checks() -> dict:
+def configured_checks() -> dict[str, Callable[[], None]]:
+    """The checks /readyz runs, by the name its answer gives each."""
     checks = {"database": check_database}
     if isinstance(caches["default"], RedisCache):
         checks["redis"] = check_redis
@@ -75,7 +78,7 @@ def configured_checks() -> dict:
 
 
 @require_http_methods(["GET", "HEAD"])
-def readyz(request):
+def readyz(request: HttpRequest) -> HttpResponse:
     """Readiness: the database, and where configured Redis and the broker, answer."""
     results: dict[str, str] = {}
     for name, check in configured_checks().items():
@@ -87,7 +90,7 @@ def readyz(request):
         else:
             results[name] = "ok"
     ready = all(v == "ok" for v in results.values())
-    body = {"status": "ok" if ready else "unavailable", "checks": results}
+    body: dict[str, object] = {"status": "ok" if ready else "unavailable", "checks": results}
     if not ready:
         body["failing"] = sorted(k for k, v in results.items() if v != "ok")
     return _no_store(JsonResponse(body, status=200 if ready else 503))

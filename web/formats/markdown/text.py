@@ -1,0 +1,146 @@
+"""Markdown text from the site's data, as every document of ``web.formats.markdown`` writes it:
+escaping, tables, the short forms of values (days, scores, judgements) and the document's end.
+
+Every piece of text from the data (names, stories, rationales, quotes, URLs) goes through
+``inline`` (or ``cell``, ``paragraphs``, ``url``) so it can never open a link, end a table cell,
+start a heading or break a row: markdown marks are backslash-escaped, line breaks folded."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime
+from urllib.parse import quote
+
+from stories.values import CellValue, Proof, Verdict
+
+# ---------------------------------------------------------------- escaping
+
+# Characters that mean something inline in CommonMark / GFM: escaped wherever they are.
+_INLINE = re.compile(r"([\\`*_\[\]<>|&~#])")
+# What makes a line a list item, a heading underline or an ordered item when it starts it.
+_LEAD = re.compile(r"^([-+=]|\d{1,9}(?=[.)]))")
+# Characters dropped outright: control characters (the data has none; a filter never hurts).
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+
+
+def inline(text: object) -> str:
+    """``text`` on one line with every markdown mark escaped: safe as a table cell, link text,
+    heading or list item. Runs of whitespace (line breaks among them) become one space."""
+    words = _CONTROL.sub("", str(text)).split()
+    out = _INLINE.sub(r"\\\1", " ".join(words))
+    m = _LEAD.match(out)
+    if m is not None:
+        # ``-`` / ``+`` / ``=`` escaped; ``1.`` becomes ``1\.``
+        mark = m.group(1)
+        out = f"\\{out}" if not mark[0].isdigit() else f"{mark}\\{out[len(mark) :]}"
+    return out
+
+
+def trusted(text: object) -> str:
+    """The site's own prose (the API schema's descriptions, written in markdown): kept as it is,
+    on one line, with only ``|`` escaped so it can sit in a table cell."""
+    return " ".join(_CONTROL.sub("", str(text)).split()).replace("|", "\\|")
+
+
+cell = inline  # a table cell: ``|`` escaped and no line break, so the row keeps its columns
+
+
+def paragraphs(text: object, prefix: str = "") -> str:
+    """Text of one or more paragraphs (split on blank lines), each escaped as ``inline``, each
+    line starting with ``prefix`` (``"> "`` for a quote)."""
+    parts = re.split(r"\n[ \t]*\n", _CONTROL.sub("", str(text)).replace("\r", "\n"))
+    lines = [inline(p) for p in parts]
+    return f"\n{prefix.rstrip()}\n".join(prefix + line for line in lines if line)
+
+
+def link(text: object, href: str) -> str:
+    """``[text](href)``: the text escaped; ``href`` is a URL this site built (see ``url``)."""
+    return f"[{inline(text)}]({href})"
+
+
+_URL_SAFE = "/:?#@!$&'*+,;=%-._~"
+
+
+def url(value: str) -> str | None:
+    """A URL from the data, fit for a link's destination: http(s) only, every character that could
+    end the destination (spaces, brackets, quotes) percent-encoded; ``None`` for anything else."""
+    value = _CONTROL.sub("", value or "").strip()
+    if not re.match(r"https?://[^\s/]", value, re.IGNORECASE):
+        return None
+    value = re.sub(r"%(?![0-9A-Fa-f]{2})", "%25", value)  # a lone ``%`` is no escape
+    value = re.sub(r"(&#?[A-Za-z0-9]+);", r"\1%3B", value)  # nor is ``&amp;`` an entity here
+    return quote(value, safe=_URL_SAFE)
+
+
+def table(
+    head: Sequence[str], rows: Iterable[Sequence[str]], *, numeric: Iterable[int] = ()
+) -> str:
+    """A GFM table. ``head`` and ``rows`` hold text already escaped (``cell``); the columns in
+    ``numeric`` are right-aligned."""
+    right = set(numeric)
+    lines = [
+        "| " + " | ".join(head) + " |",
+        "|" + "|".join("---:" if i in right else "---" for i in range(len(head))) + "|",
+    ]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- values
+
+
+def day(value: date | datetime | None) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, datetime):
+        return f"{value:%Y-%m-%d %H:%M} UTC"
+    return f"{value:%Y-%m-%d}"
+
+
+def score(value: int | None, rng: Sequence[int] | None = None) -> str:
+    """``57 (49–61)``: a score out of 100 with its range; ``57`` without one; ``—`` none."""
+    if value is None:
+        return "—"
+    if rng and rng[0] is not None and rng[1] is not None:
+        return f"{int(value)} ({int(rng[0])}–{int(rng[1])})"
+    return str(int(value))
+
+
+def mark(value: CellValue) -> str:
+    """A judgement in short: ``full T9`` (verdict, proof letter and quality out of 10),
+    ``none 0``, ``n/a``."""
+    return _mark(value.verdict, value.proof, value.quality)
+
+
+@functools.lru_cache(maxsize=512)
+def _mark(verdict: str, proof: str | None, quality: int | None) -> str:
+    # (the same few dozen strings make up a whole matrix: 9,000 cells in the big arena)
+    value = CellValue(verdict, proof, quality)
+    if not value.applicable:
+        return Verdict.NA.value
+    return f"{value.verdict} {value.proof_letter}{value.quality}"
+
+
+def key_text() -> str:
+    """What ``mark`` writes, said once per document."""
+    proofs = ", ".join(f"{p.letter} {p.value} ({p.meaning})" for p in Proof)
+    return (
+        "Verdicts are written `<verdict> <proof><quality>`: the verdict (full: clear evidence; "
+        "partial: with caveats; disputed: evidence conflicts; none: no evidence found; n/a: the "
+        f"story does not apply), the proof level's letter ({proofs}) and the quality out of 10. "
+        "Example: `partial C5` is partial, vendor claim only, quality 5/10."
+    )
+
+
+# ---------------------------------------------------------------- documents
+
+
+def document(lines: Iterable[str]) -> str:
+    """The lines of a document as its text: no trailing blank line, one final newline."""
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def not_found_markdown(what: str) -> str:
+    return f"# Not found\n\nNo {inline(what)} here. The list of arenas: see /llms.txt.\n"
