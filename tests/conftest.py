@@ -24,21 +24,23 @@ from __future__ import annotations
 
 import io
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
 from pathlib import Path
 
 import pytest
 from django.apps import apps
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.contrib.contenttypes.models import ContentType
 from django.core.cache import caches
 from django.core.management import call_command
 from django.core.management.color import no_style
 from django.db import connection
 from django.test import TestCase
+from pytest_django.fixtures import Settings
 
 from arena.generate import arena_generate
-from arena.importer import read_arena
+from arena.importer import ArenaRecord, read_arena
 from arena.models import Arena
 from arena.selectors.freshness import stale_counts_forget
 from tests.factories import ModeratorFactory
@@ -161,7 +163,9 @@ def _arenas_ensure(wanted: Iterable[str]) -> None:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_fixture_setup(fixturedef, request):
+def pytest_fixture_setup(
+    fixturedef: pytest.FixtureDef[object], request: pytest.FixtureRequest
+) -> Generator[None, object, object]:
     # ``_django_db_helper`` (pytest-django) opens the test's transaction, or starts a transactional
     # test: the last moment at which writes are committed rather than rolled back. Were it renamed,
     # ``seeded_arena`` and ``big_arena`` would build inside the test instead (slower, still right).
@@ -176,6 +180,7 @@ def _unique_node_ids(items: list[pytest.Item]) -> None:
     by node id, so each gets its name (``test_api_as_anonymous[GET /api/arenas/]``) in its id."""
     for item in items:
         if "[" in item.name and not item.nodeid.endswith("]"):
+            assert item.parent is not None  # only the session has no parent
             item._id = item.parent.id.child(item.name)  # pytest keeps a node's id in ``_id``
 
 
@@ -203,7 +208,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         items[i] = item
 
 
-def _arena(request, name: str) -> Arena:
+def _arena(request: pytest.FixtureRequest, name: str) -> Arena:
     slug, build = SESSION_ARENAS[name]
     request.getfixturevalue("db")
     arena = Arena.objects.filter(slug=slug).first()
@@ -216,7 +221,7 @@ def _arena(request, name: str) -> Arena:
 
 
 @pytest.fixture(autouse=True)
-def _fresh_page_cache():
+def _fresh_page_cache() -> None:
     """Each test's database starts its arenas' content versions afresh (a rollback or flush undoes
     the bumps), so a page cached by an earlier test under the same version must not be served."""
     caches["pages"].clear()
@@ -225,7 +230,7 @@ def _fresh_page_cache():
 
 
 @pytest.fixture(autouse=True)
-def _fast_hashing(settings):
+def _fast_hashing(settings: Settings) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
@@ -235,24 +240,24 @@ def seed_files() -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def seed_record(seed_files):
+def seed_record(seed_files: list[str]) -> ArenaRecord:
     """The seed pages parsed (plain records, no database)."""
     return read_arena(seed_files)
 
 
 @pytest.fixture
-def seeded_arena(request) -> Arena:
+def seeded_arena(request: pytest.FixtureRequest) -> Arena:
     """The seed arena imported as `make run` loads it, with its scores computed."""
     return _arena(request, "seeded_arena")
 
 
 @pytest.fixture
-def big_arena(request) -> Arena:
+def big_arena(request: pytest.FixtureRequest) -> Arena:
     """A generated arena of 30 products × 300 stories, for query-count assertions."""
     return _arena(request, "big_arena")
 
 
 @pytest.fixture
-def moderator(db):
+def moderator(db: None) -> User:
     """A staff user "mod" (password "pw") in the Moderators group."""
-    return ModeratorFactory(username="mod")
+    return ModeratorFactory.create(username="mod")

@@ -7,9 +7,11 @@ the traits ``partial``, ``disputed``, ``none`` and ``na`` give the other verdict
 
 from __future__ import annotations
 
+from typing import Any
+
 import factory
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, User
 from django.utils import timezone
 from factory.django import DjangoModelFactory
 
@@ -22,7 +24,7 @@ from stories.values import CellValue, Proof, Verdict
 MODERATORS = "Moderators"
 
 
-class UserFactory(DjangoModelFactory):
+class UserFactory(DjangoModelFactory[User]):
     class Meta:
         model = get_user_model()
         django_get_or_create = ("username",)
@@ -40,12 +42,12 @@ class ModeratorFactory(UserFactory):
     is_staff = True
 
     @factory.post_generation
-    def moderators(self, create, extracted, **kwargs):
+    def moderators(user: User, create: bool, extracted: object, **kwargs: object) -> None:
         if create:
-            self.groups.add(Group.objects.get_or_create(name=MODERATORS)[0])
+            user.groups.add(Group.objects.get_or_create(name=MODERATORS)[0])
 
 
-class ArenaFactory(DjangoModelFactory):
+class ArenaFactory(DjangoModelFactory[Arena]):
     class Meta:
         model = Arena
 
@@ -53,7 +55,7 @@ class ArenaFactory(DjangoModelFactory):
     name = factory.Sequence(lambda n: f"Arena {n}")
 
 
-class CategoryFactory(DjangoModelFactory):
+class CategoryFactory(DjangoModelFactory[Category]):
     class Meta:
         model = Category
 
@@ -62,7 +64,7 @@ class CategoryFactory(DjangoModelFactory):
     position = factory.Sequence(lambda n: n)
 
 
-class SubGroupFactory(DjangoModelFactory):
+class SubGroupFactory(DjangoModelFactory[SubGroup]):
     class Meta:
         model = SubGroup
 
@@ -71,7 +73,7 @@ class SubGroupFactory(DjangoModelFactory):
     position = factory.Sequence(lambda n: n)
 
 
-class PersonaFactory(DjangoModelFactory):
+class PersonaFactory(DjangoModelFactory[Persona]):
     class Meta:
         model = Persona
         django_get_or_create = ("slug",)
@@ -80,7 +82,7 @@ class PersonaFactory(DjangoModelFactory):
     label = factory.LazyAttribute(lambda p: p.slug.replace("-", " "))
 
 
-class ProductFactory(DjangoModelFactory):
+class ProductFactory(DjangoModelFactory[Product]):
     class Meta:
         model = Product
 
@@ -90,7 +92,7 @@ class ProductFactory(DjangoModelFactory):
     position = factory.Sequence(lambda n: n)
 
 
-class StoryFactory(DjangoModelFactory):
+class StoryFactory(DjangoModelFactory[Story]):
     class Meta:
         model = Story
 
@@ -102,7 +104,7 @@ class StoryFactory(DjangoModelFactory):
     position = factory.Sequence(lambda n: n)
 
 
-class CellFactory(DjangoModelFactory):
+class CellFactory(DjangoModelFactory[Cell]):
     """A full, probed 8/10 cell; the product is of the story's arena."""
 
     class Meta:
@@ -122,13 +124,13 @@ class CellFactory(DjangoModelFactory):
     rationale = "The docs describe it and a probe confirmed it."
 
     @classmethod
-    def _create(cls, model_class, *args, **kwargs):
+    def _create(cls, model_class: type[Cell], *args: object, **kwargs: Any) -> Cell:
         # a factory that made an invalid cell would test the constraint, not the code under test
         CellValue(kwargs["verdict"], kwargs.get("proof"), kwargs.get("quality")).check()
         return super()._create(model_class, *args, **kwargs)
 
 
-class EvidenceFactory(DjangoModelFactory):
+class EvidenceFactory(DjangoModelFactory[Evidence]):
     class Meta:
         model = Evidence
 
@@ -138,7 +140,7 @@ class EvidenceFactory(DjangoModelFactory):
     quote = "“Every step is retried until it succeeds.”"
 
 
-class CellChangeFactory(DjangoModelFactory):
+class CellChangeFactory(DjangoModelFactory[CellChange]):
     """An admin's change of a cell from none to its current value."""
 
     class Meta:
@@ -156,7 +158,7 @@ class CellChangeFactory(DjangoModelFactory):
     note = "Checked the docs."
 
 
-class ReviewItemFactory(DjangoModelFactory):
+class ReviewItemFactory(DjangoModelFactory[ReviewItem]):
     """A pending review item (add flags with ``FlagFactory(item=…)``)."""
 
     class Meta:
@@ -167,7 +169,7 @@ class ReviewItemFactory(DjangoModelFactory):
     created_at = factory.LazyFunction(timezone.now)
 
 
-class FlagFactory(DjangoModelFactory):
+class FlagFactory(DjangoModelFactory[Flag]):
     class Meta:
         model = Flag
 

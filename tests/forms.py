@@ -4,21 +4,23 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
+from django.test import Client
+
 
 class _FormParser(HTMLParser):
     def __init__(self, form_id: str | None):
         super().__init__(convert_charrefs=True)
         self.form_id = form_id
         self.inside = False
-        self.depth = 0
         self.data: dict[str, str] = {}
         self._select: str | None = None
         self._select_first: str | None = None
         self._textarea: str | None = None
         self._text: list[str] = []
 
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        # an attribute written without a value (``checked``) means the empty string in HTML
+        a = {key: value or "" for key, value in attrs}
         if tag == "form" and not self.inside:
             if self.form_id is None or a.get("id") == self.form_id:
                 self.inside = True
@@ -45,7 +47,7 @@ class _FormParser(HTMLParser):
         elif tag == "textarea" and name:
             self._textarea, self._text = name, []
 
-    def handle_endtag(self, tag):
+    def handle_endtag(self, tag: str) -> None:
         if tag == "form" and self.inside:
             self.inside = False
         elif tag == "select":
@@ -54,7 +56,7 @@ class _FormParser(HTMLParser):
             self.data[self._textarea] = "".join(self._text).removeprefix("\n")
             self._textarea = None
 
-    def handle_data(self, data):
+    def handle_data(self, data: str) -> None:
         if self._textarea:
             self._text.append(data)
 
@@ -66,7 +68,9 @@ def form_data(html: str, form_id: str | None = None) -> dict[str, str]:
     return parser.data
 
 
-def page_form(client, url: str, form_id: str | None = None, **changes) -> dict[str, str]:
+def page_form(
+    client: Client, url: str, form_id: str | None = None, **changes: object
+) -> dict[str, str]:
     """GET ``url`` and return its form's data with ``changes`` applied (what an editor types)."""
     response = client.get(url)
     assert response.status_code == 200, response.status_code

@@ -8,7 +8,8 @@ import os
 from functools import cache
 from pathlib import Path
 
-import axe_playwright_python
+import axe_playwright_python  # type: ignore[import-untyped]  # no types shipped; its path is used
+from playwright.sync_api import Page
 
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 BUNDLED = Path(axe_playwright_python.__file__).parent / "axe.min.js"
@@ -19,7 +20,7 @@ def axe_script() -> str:
     return Path(os.environ.get("AXE_CORE_JS") or BUNDLED).read_text()
 
 
-def violations(page, *, ignore: tuple[str, ...] = ()) -> list[tuple[str, int]]:
+def violations(page: Page, *, ignore: tuple[str, ...] = ()) -> list[tuple[str, int]]:
     """Run axe on the page as it is now. ``page.evaluate`` runs outside the page's CSP."""
     page.evaluate(axe_script())
     found = page.evaluate(

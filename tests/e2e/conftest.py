@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, ViewportSize
 
 from tests.infra.services import chromium_browser
 
@@ -15,12 +17,12 @@ from tests.infra.services import chromium_browser
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
+DESKTOP: ViewportSize = {"width": 1280, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 
 
 @pytest.fixture(scope="module")
-def browser():
+def browser() -> Iterator[Browser]:
     # Module scope, not session: Playwright's sync API keeps an event loop running in this
     # thread while it is open, and other test modules start their own.
     with chromium_browser() as browser:
@@ -33,10 +35,10 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-def _watch(page, problems: list[str]) -> None:
+def _watch(page: Page, problems: list[str]) -> None:
     """Collect console errors (CSP violations among them) and failed requests."""
 
-    def console(message) -> None:
+    def console(message: ConsoleMessage) -> None:
         # failed loads are reported with their URL by the "response" handler below
         if message.type == "error" and not message.text.startswith("Failed to load resource"):
             problems.append(message.text)
@@ -54,12 +56,12 @@ def _watch(page, problems: list[str]) -> None:
 
 
 @pytest.fixture
-def open_page(browser):
+def open_page(browser: Browser) -> Iterator[Callable[..., Page]]:
     """``open_page(js=True, viewport=DESKTOP, dark=False)`` → a Playwright page; every page's
     console errors, uncaught exceptions and failed requests end up in ``page.problems``."""
-    contexts = []
+    contexts: list[BrowserContext] = []
 
-    def make(*, js: bool = True, viewport: dict = DESKTOP, dark: bool = False):
+    def make(*, js: bool = True, viewport: ViewportSize = DESKTOP, dark: bool = False) -> Page:
         context = browser.new_context(
             java_script_enabled=js,
             viewport=viewport,
@@ -68,8 +70,9 @@ def open_page(browser):
         context.set_default_timeout(10_000)
         contexts.append(context)
         page = context.new_page()
-        page.problems = []
-        _watch(page, page.problems)
+        problems: list[str] = []
+        page.problems = problems  # type: ignore[attr-defined]  # the tests read them off the page
+        _watch(page, problems)
         return page
 
     yield make

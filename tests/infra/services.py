@@ -41,13 +41,14 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
 import redis
 from django.db import connection
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Browser, Playwright, sync_playwright
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
@@ -77,10 +78,12 @@ __all__ = [
     "ServiceError",
     "celery_worker",
     "chromium_browser",
+    "database_url",
     "free_port",
     "live_server_process",
     "loopback_address",
     "loopback_aliases_work",
+    "port_is_open",
     "redis_server",
     "simultaneous_requests",
     "wait_for",
@@ -110,7 +113,9 @@ def port_is_open(port: int, host: str = "127.0.0.1", timeout: float = 0.2) -> bo
         return False
 
 
-def wait_for(predicate, timeout: float, interval: float = 0.05, what: str = "condition") -> None:
+def wait_for(
+    predicate: Callable[[], object], timeout: float, interval: float = 0.05, what: str = "condition"
+) -> None:
     """Poll ``predicate()`` until it is truthy; raise :class:`TimeoutError` after ``timeout`` s."""
     deadline = time.monotonic() + timeout
     while True:
@@ -189,8 +194,8 @@ class _ManagedProcess:
         self.workdir = Path(workdir) if workdir else PROJECT_ROOT
         self.tmpdir = Path(tempfile.mkdtemp(prefix=f"arena-{self.name}-"))
         self.log_path = self.tmpdir / f"{self.name}.log"
-        self.process: subprocess.Popen | None = None
-        self._log_file = None
+        self.process: subprocess.Popen[bytes] | None = None
+        self._log_file: BinaryIO | None = None
 
     # -- to be provided by subclasses
     def command(self) -> list[str]:
@@ -346,7 +351,7 @@ class RedisServer(_ManagedProcess):
             "--loglevel", "notice",
         ]  # fmt: skip
 
-    def client(self, **kwargs):
+    def client(self, **kwargs: Any) -> redis.Redis:
         """A ``redis.Redis`` client for this server (short timeouts)."""
 
         kwargs.setdefault("socket_connect_timeout", 0.5)
@@ -401,7 +406,7 @@ class CeleryWorker(_ManagedProcess):
     """``celery -A arena worker -B --pool=solo`` with the given extra environment.
 
     ``.start()``, ``.stop()`` (SIGTERM = warm shutdown, then wait), ``.kill()`` (SIGKILL, a crash),
-    ``.restart()``, ``.log``, ``.wait_for_log(text)``, ``.hostname``, ``.schedule_path``.
+    ``.log``, ``.wait_for_log(text)``, ``.hostname``, ``.schedule_path``.
     """
 
     name = "celery"
@@ -456,10 +461,6 @@ class CeleryWorker(_ManagedProcess):
         """Warm shutdown: SIGTERM, let the running task finish; SIGKILL after ``timeout`` s."""
         return self._terminate(timeout)
 
-    def restart(self, timeout: float = 60) -> CeleryWorker:
-        self.stop()
-        return self.start(timeout)
-
     def wait_for_log(self, text: str, timeout: float = 30, *, since_start: bool = True) -> None:
         """Wait until ``text`` appears in the log (of the current run by default)."""
 
@@ -479,7 +480,7 @@ def celery_worker(
     app: str = "arena",
     beat: bool = True,
     timeout: float = 60,
-    **kwargs,
+    **kwargs: Any,
 ) -> Iterator[CeleryWorker]:
     """Start a real Celery worker (with embedded beat) in the project root; yield its handle.
 
@@ -692,7 +693,7 @@ class HttpResult:
     elapsed: float
     error: str = ""
 
-    def json(self):
+    def json(self) -> Any:
 
         return json.loads(self.body.decode())
 
@@ -712,6 +713,8 @@ def simultaneous_requests(
 
     parts = urlsplit(base_url)
     host, port = parts.hostname, parts.port or 80
+    if host is None:
+        raise ValueError(f"no host in {base_url!r}")
     barrier = threading.Barrier(len(requests))
     results: list[HttpResult | None] = [None] * len(requests)
 
@@ -776,7 +779,7 @@ def chromium_browser(
     extra_args: tuple[str, ...] = (),
     timeout_ms: float = 30_000,
     allow_django_orm: bool = True,
-) -> Iterator:
+) -> Iterator[Browser]:
     """Launch Debian's Chromium through Playwright's sync API; yield the ``Browser``.
 
     Uses ``/usr/bin/chromium`` (never a Playwright-downloaded browser). Playwright's sync API runs
@@ -790,8 +793,8 @@ def chromium_browser(
     saved_flag = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
     if allow_django_orm:
         os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    playwright = None
-    browser = None
+    playwright: Playwright | None = None
+    browser: Browser | None = None
     try:
         playwright = sync_playwright().start()
         try:

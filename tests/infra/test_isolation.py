@@ -22,7 +22,7 @@ EXPLANATION = "The linked documentation contradicts this verdict; please look ag
 
 def corrected_cell() -> None:
     """An arena whose cell was corrected through an upheld flag: one change, one audit row."""
-    cell = CellFactory()
+    cell = CellFactory.create()
     flag = flag_submit(
         cell=cell,
         data=FlagInput(
@@ -35,14 +35,16 @@ def corrected_cell() -> None:
     )
     review_item_uphold(
         item=flag.item,
-        moderator=ModeratorFactory(),
+        moderator=ModeratorFactory.create(),
         decision=ModerationDecision(note="Confirmed in the docs."),
     )
     assert CellChange.objects.count() == 1 and ModeratorAction.objects.count() == 1
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_arena_flush_empties_the_record_and_the_audit_log_and_the_triggers_still_refuse():
+def test_the_arena_flush_empties_the_record_and_the_audit_log_and_the_triggers_still_refuse() -> (
+    None
+):
     corrected_cell()
     if connection.vendor == "postgresql":
         for table in APPEND_ONLY:
@@ -58,7 +60,7 @@ def test_the_arena_flush_empties_the_record_and_the_audit_log_and_the_triggers_s
 
 @pytest.mark.django_db
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="a PostgreSQL trigger")
-def test_the_append_only_triggers_refuse_row_updates_and_deletes_only():
+def test_the_append_only_triggers_refuse_row_updates_and_deletes_only() -> None:
     """What the flush relies on: each trigger fires for every row updated or deleted, and for no
     TRUNCATE (a statement, not a row)."""
     with connection.cursor() as cursor:
@@ -77,7 +79,7 @@ def test_the_append_only_triggers_refuse_row_updates_and_deletes_only():
 
 
 @pytest.mark.django_db
-def test_the_arena_flush_inside_a_test_is_rolled_back_with_it(seeded_arena):
+def test_the_arena_flush_inside_a_test_is_rolled_back_with_it(seeded_arena: Arena) -> None:
     """The committed seed arena, emptied inside this test after the test wrote (checks of deferred
     foreign keys pending on PostgreSQL), then written to again."""
     corrected_cell()  # written in this test's transaction, not committed

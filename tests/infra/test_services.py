@@ -3,6 +3,7 @@
 import os
 import socket
 import textwrap
+from pathlib import Path
 
 import pytest
 import redis
@@ -19,7 +20,7 @@ from tests.infra.services import (
 )
 
 
-def test_free_port_is_bindable():
+def test_free_port_is_bindable() -> None:
     port = free_port()
     assert 1024 <= port <= 65535
     with socket.socket() as sock:
@@ -27,7 +28,7 @@ def test_free_port_is_bindable():
 
 
 @pytest.mark.integration
-def test_redis_server_answers_stops_and_comes_back_on_the_same_port():
+def test_redis_server_answers_stops_and_comes_back_on_the_same_port() -> None:
     with redis_server() as server:
         assert server.url == f"redis://127.0.0.1:{server.port}/0"
         client = redis.Redis.from_url(server.url, socket_connect_timeout=0.5, socket_timeout=1)
@@ -51,7 +52,7 @@ def test_redis_server_answers_stops_and_comes_back_on_the_same_port():
 
 
 @pytest.mark.integration
-def test_redis_server_kill_and_clear_error_when_the_port_is_taken():
+def test_redis_server_kill_and_clear_error_when_the_port_is_taken() -> None:
     with redis_server() as server:
         server.kill()
         assert not server.ping()
@@ -64,7 +65,7 @@ def test_redis_server_kill_and_clear_error_when_the_port_is_taken():
         assert server.ping()
 
 
-def test_a_service_that_fails_to_start_reports_its_log():
+def test_a_service_that_fails_to_start_reports_its_log() -> None:
     taken = free_port()
     with socket.socket() as blocker:
         blocker.bind(("127.0.0.1", taken))
@@ -96,14 +97,16 @@ def echo(word):
 
 
 @pytest.mark.integration
-def test_celery_worker_helper_runs_tasks_and_beat_survives_stop_kill_start(tmp_path):
+def test_celery_worker_helper_runs_tasks_and_beat_survives_stop_kill_start(tmp_path: Path) -> None:
     """The helper itself, on a tiny Celery app (the project's app is exercised elsewhere)."""
     (tmp_path / "tinyapp.py").write_text(textwrap.dedent(TINY_CELERY_APP))
     with redis_server() as server:
         env = {"CELERY_BROKER_URL": server.url, "PYTHONPATH": str(tmp_path)}
         client = server.client()
 
-        def send_echo(word):  # the message the tiny app's producer would publish, by hand
+        def send_echo(
+            word: str,
+        ) -> None:  # the message the tiny app's producer would publish, by hand
             Celery("producer", broker=server.url).send_task("tinyapp.echo", args=[word])
 
         with celery_worker(env, app="tinyapp") as worker:
@@ -120,18 +123,19 @@ def test_celery_worker_helper_runs_tasks_and_beat_survives_stop_kill_start(tmp_p
             worker.wait_for_log("ECHO two", timeout=30)
 
             worker.kill()
+            assert worker.process is not None
             assert worker.process.returncode == -9
             worker.start()
             send_echo("three")
             worker.wait_for_log("ECHO three", timeout=30)
             pid = worker.pid
-        assert not worker.is_running()
+        assert not worker.is_running() and pid is not None
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
 
 
 @pytest.mark.e2e
-def test_chromium_opens_a_page_and_reads_the_heading():
+def test_chromium_opens_a_page_and_reads_the_heading() -> None:
     before = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
     with chromium_browser() as browser:
         assert os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] == "true"
