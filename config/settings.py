@@ -69,7 +69,7 @@ MIDDLEWARE = [
     # CSRF tokens are masked per response.
     "django.middleware.gzip.GZipMiddleware",
     # Public pages: ETag/304, Cache-Control, HEAD, and the version-keyed page cache. Above sessions,
-    # CSRF and authentication so that a cached page skips them (web/http/pagecache.py).
+    # CSRF and authentication so that a cached page skips them (web/http/pagecache/).
     "web.http.pagecache.PageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -166,7 +166,7 @@ if os.environ.get("REDIS_URL"):
             },
         }
     }
-    # Rendered public pages, keyed by content version (web/http/pagecache.py): shared by every process.
+    # Rendered public pages, keyed by content version (web/http/pagecache/): shared by every process.
     CACHES["pages"] = {**CACHES["default"], "KEY_PREFIX": "pages"}
 else:
     CACHES = {
@@ -184,7 +184,7 @@ else:
         },
     }
 
-# --- HTTP caching of public pages (web/http/pagecache.py; README "Caching")
+# --- HTTP caching of public pages (web/http/pagecache/; README "Caching")
 PAGE_CACHE = env_bool("PAGE_CACHE", True)  # 0: render every page (headers and 304s still work)
 CACHE_MAX_AGE = int(os.environ.get("CACHE_MAX_AGE", "60"))  # browsers
 CACHE_S_MAXAGE = int(os.environ.get("CACHE_S_MAXAGE", "300"))  # CDNs and shared caches

@@ -5,7 +5,6 @@ finds nothing on each, at desktop and phone sizes, light and dark."""
 
 from __future__ import annotations
 
-import inspect
 import re
 from datetime import date, timedelta
 
@@ -17,13 +16,10 @@ from stories.models import Cell
 from stories.values import Verdict
 from tests.e2e.axe import violations
 from tests.e2e.conftest import DESKTOP, PHONE
-from web.views import pages as views
 
 pytestmark = pytest.mark.e2e
 
 SEED_AS_OF = date(2026, 9, 16)
-# the arena page reads ``?stale=`` once web/views/pages.py passes it to MatrixFilters
-VIEW_READS_STALE = '"stale"' in inspect.getsource(views.arena_detail)
 
 
 def test_the_big_matrix_marks_stale_cells_in_words(live_server, big_arena, open_page, artifacts):
@@ -41,7 +37,6 @@ def test_the_big_matrix_marks_stale_cells_in_words(live_server, big_arena, open_
         assert page.problems == []
 
 
-@pytest.mark.skipif(not VIEW_READS_STALE, reason="web/views/pages.py does not read ?stale= yet")
 @pytest.mark.parametrize("js", [True, False])
 def test_the_matrix_filters_to_stale_stories(live_server, big_arena, open_page, artifacts, js):
     page = open_page(js=js)

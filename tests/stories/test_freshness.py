@@ -4,7 +4,6 @@ product's share of stale cells, and pages that turn stale at midnight with no wr
 
 from __future__ import annotations
 
-import inspect
 import re
 from datetime import date, timedelta
 from html import unescape
@@ -21,7 +20,6 @@ from stories.models import Cell, CellChange, Evidence
 from stories.services import cell_set_value, evidence_add, evidence_update
 from stories.values import CellValue, Proof, Verdict
 from tests.factories import CellFactory, EvidenceFactory
-from web.views import pages as views
 
 pytestmark = pytest.mark.django_db
 
@@ -278,11 +276,6 @@ def test_evidence_with_a_link_shows_it_for_visitors_to_follow_safely(client, on_
     assert '<time datetime="2026-03-01">2026-03-01</time>' in html
 
 
-# the arena page reads ``?stale=`` once web/views/pages.py passes it on to MatrixFilters
-VIEW_READS_STALE = '"stale"' in inspect.getsource(views.arena_detail)
-
-
-@pytest.mark.skipif(not VIEW_READS_STALE, reason="web/views/pages.py does not read ?stale= yet")
 def test_the_arena_page_filters_to_stale_stories_in_place_and_plainly(
     client, big_arena, django_assert_max_num_queries
 ):
