@@ -3,6 +3,7 @@ category (the story, its weight and each product's cell, the best marked), and i
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from django.utils.safestring import SafeString, mark_safe
@@ -13,7 +14,7 @@ from arena.selectors.matrix import CategoryBlock, MatrixCell
 from products.models import Product
 from web.pages import links
 from web.pages.badges import matrix_badge, verdict_class
-from web.pages.markup import esc, plural, score_text
+from web.pages.markup import category_tally, esc, score_text
 from web.pages.shapes import name_of, slug_of
 
 
@@ -134,17 +135,13 @@ def _category_head(
     cat = block.category
     pk = int(cat.pk)
     ncols = len(cmp.products) + 2
-    tally = cmp.tallies.get(cat.pk)
-    shown = (
-        f' <span class="muted">· {plural(block.count, "round", "rounds")} shown</span>'
-        if cmp.differences_only
-        else ""
+    tally = category_tally(
+        cmp.tallies, pk, block.count, cmp.differences_only, lambda t: _many_tally(t, names)
     )
     return (
         f'<tbody id="cmp-cat-{pk}"><tr class="cat-row"><th colspan="{ncols}" scope="colgroup">'
         f'<div class="sticky-left"><h3>{esc(cat.name)}</h3>'
-        f' <span class="cat-tally">{_many_tally(tally, names) if tally else ""}{shown}</span>'
-        "</div></th></tr>"
+        f' <span class="cat-tally">{tally}</span></div></th></tr>'
     )
 
 
@@ -170,26 +167,15 @@ def compare_rounds(cmp: ManyComparison, arena: str) -> SafeString:
     return mark_safe("\n".join(out))  # every interpolated value is escaped or an int
 
 
-def compare_pick_list(products: Iterable[Product], picked: Sequence[Product]) -> SafeString:
-    """The comparison's product picker: a checkbox per product, the ``picked`` ones (in their
-    order) first and ticked, so that the form sends them in the order they are shown."""
+def picked_first(
+    products: Iterable[Product], picked: Sequence[Product]
+) -> list[tuple[Product, bool]]:
+    """The comparison's product picker's order: the ``picked`` products (in their order, ticked)
+    first, then the others, so that the form sends them in the order they are shown."""
     chosen = {p.pk for p in picked}
-    ordered = [*picked, *(p for p in products if p.pk not in chosen)]
-    return mark_safe(
-        "".join(
-            '<li><label><input type="checkbox" name="products"'
-            f' value="{esc(p.slug)}"{" checked" if p.pk in chosen else ""}> {esc(p.name)}'
-            "</label></li>"
-            for p in ordered
-        )
-    )
+    return [(p, True) for p in picked] + [(p, False) for p in products if p.pk not in chosen]
 
 
-def compare_pairs(cmp: ManyComparison, arena: str) -> SafeString:
-    """A link to the head-to-head of every pair of the compared products, in column order."""
-    items = []
-    for i, a in enumerate(cmp.products):
-        for b in cmp.products[i + 1 :]:
-            url = links.head_to_head_url(arena, a.slug, b.slug)
-            items.append(f'<li><a href="{esc(url)}">{esc(a.name)} vs {esc(b.name)}</a></li>')
-    return mark_safe("".join(items))
+def pairs(products: Sequence[Product]) -> list[tuple[Product, Product]]:
+    """Every pair of the compared products, in column order (their head-to-heads' links)."""
+    return list(itertools.combinations(products, 2))

@@ -14,7 +14,7 @@ from arena.selectors.matrix import CategoryBlock
 from web.pages import links
 from web.pages.badges import round_badge
 from web.pages.cards import card_html
-from web.pages.markup import esc, plural
+from web.pages.markup import category_tally, esc
 from web.pages.shapes import name_of
 
 # Each side's product name, escaped, by side ("a", "b") and by product pk.
@@ -142,16 +142,12 @@ def _section_head(block: CategoryBlock, cmp: Comparison, names: Names) -> str:
     rounds shown, when only the differences are)."""
     cat = block.category
     hid = f"h2h-cat-{int(cat.pk)}"
-    tally = cmp.tallies.get(cat.pk)
-    shown = (
-        f' <span class="muted">· {plural(block.count, "round", "rounds")} shown</span>'
-        if cmp.differences_only
-        else ""
+    tally = category_tally(
+        cmp.tallies, cat.pk, block.count, cmp.differences_only, lambda t: _tally_line(t, names)
     )
     return (
         f'<section class="h2h-category" id="{_category_id(block)}" aria-labelledby="{hid}">'
-        f'<div class="cat-head"><h2 id="{hid}">{esc(cat.name)}</h2>'
-        f'<p class="cat-tally">{_tally_line(tally, names) if tally else ""}{shown}'
+        f'<div class="cat-head"><h2 id="{hid}">{esc(cat.name)}</h2><p class="cat-tally">{tally}'
         f'</p></div><table class="h2h-table" aria-labelledby="{hid}">'
     )
 

@@ -1,13 +1,13 @@
-"""The weights panel of the arena page: a menu per category and user type, the presets' and the
-reset's links, and the summary of the weights in effect above the leaderboard."""
+"""The weights panel of the arena page: a menu per category and user type, and the summary of the
+weights in effect above the leaderboard (the presets' and the reset's links are the template's,
+their htmx values ``links.weights_hx_vals``)."""
 
 from __future__ import annotations
 
-from django.utils.safestring import SafeString, mark_safe
+from dataclasses import dataclass
 
 from arena import scoring
 from arena.selectors import Leaderboard
-from web.pages import links
 from web.pages.markup import esc
 
 _LEGENDS = {"category": "Categories", "persona": "User types"}
@@ -19,40 +19,31 @@ def weights_summary(board: Leaderboard) -> str:
     return ", ".join(esc(s) for s in said) or "all normal"
 
 
-def weight_controls(board: Leaderboard) -> str:
-    """The weights panel's controls: per category, then per user type, a menu ignore / normal /
-    important / critical (``w-<key>``, 0-3) showing the level in effect."""
+@dataclass(frozen=True)
+class WeightField:
+    """One menu of the weights panel: ``w-<key>``, its label, and each level with whether it is
+    the one in effect."""
+
+    field: str
+    label: str
+    levels: list[tuple[int, str, bool]]
+
+
+@dataclass(frozen=True)
+class WeightGroup:
+    legend: str  # "Categories", "User types"
+    fields: list[WeightField]
+
+
+def weight_groups(board: Leaderboard) -> list[WeightGroup]:
+    """The weights panel's menus (``arena/detail.html`` draws them): per category, then per user
+    type, ignore / normal / important / critical (0-3), the level in effect selected."""
     if board.reading is None:
-        return ""
-    groups: dict[str, list[str]] = {"category": [], "persona": []}
+        return []
+    groups: dict[str, list[WeightField]] = {"category": [], "persona": []}
     for control in board.reading.controls:
-        key = control.key
-        field = esc(control.field)
-        levels = "".join(
-            f'<option value="{level}"{" selected" if level == control.value else ""}>'
-            f"{esc(word)}</option>"
-            for level, word in scoring.WEIGHT_LEVELS.items()
-        )
-        groups[key.kind].append(
-            f'<div class="wfield"><label for="{field}">{esc(key.label)}</label>'
-            f'<select id="{field}" name="{field}">{levels}</select></div>'
-        )
-    return mark_safe(
-        "".join(
-            f'<fieldset class="wgroup"><legend>{_LEGENDS[kind]}</legend>'
-            f'<div class="wgrid">{"".join(items)}</div></fieldset>'
-            for kind, items in groups.items()
-            if items
-        )
-    )
-
-
-def weights_link(url: str, arena_url: str, weights: str, text: str) -> SafeString:
-    """A link that sets the weights (a preset, the reset): the shareable address without
-    JavaScript; with htmx it re-ranks the leaderboard in place, the matrix filters kept."""
-    vals = esc(links.weights_hx_vals(weights))
-    return mark_safe(
-        f'<a href="{esc(url)}" hx-get="{esc(arena_url)}" hx-vals="{vals}"'
-        ' hx-include="#matrix-filters" hx-target="#leaderboard" hx-indicator="#leaderboard">'
-        f"{esc(text)}</a>"
-    )
+        levels = [
+            (level, word, level == control.value) for level, word in scoring.WEIGHT_LEVELS.items()
+        ]
+        groups[control.key.kind].append(WeightField(control.field, control.key.label, levels))
+    return [WeightGroup(_LEGENDS[kind], fields) for kind, fields in groups.items() if fields]

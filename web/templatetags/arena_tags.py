@@ -38,6 +38,10 @@ register = template.Library()
 register.filter("figure", format_figure)  # 143400 → ``143.4k``, as the seed pages print figures
 register.filter("score", score_text)  # ``71/100``, or an em dash without a score
 register.filter("aslug", arena_slugify)  # a name's slug: the matrix's ``category`` value
+register.filter("weight_groups", weights.weight_groups)  # the weights panel's menus
+register.filter("weights_hx_vals", links.weights_hx_vals)  # what a weights link sends with htmx
+register.filter("pairs", compare.pairs)  # the compared products' pairs
+register.filter("picked_first", compare.picked_first)  # the comparison's picker's order
 
 
 @register.filter
@@ -70,8 +74,6 @@ for _tag in (
     leaderboard.leaderboard_rows,
     leaderboard.range_group_notes,
     weights.weights_summary,
-    weights.weight_controls,
-    weights.weights_link,
     arena_cards.persona_cards,
     arena_cards.adjacent_cards,
     filters.persona_options,
@@ -79,7 +81,7 @@ for _tag in (
     filters.verdict_options,
     filters.sort_options,
     filters.pick_list,
-    legend.proof_key,
+    legend.proof_levels,
     matrix.matrix_table,
     compare.compare_url,
 ):
@@ -93,8 +95,6 @@ for _tag in (
     head_to_head.head_to_head_cards,
     compare.compare_scores,
     compare.compare_rounds,
-    compare.compare_pick_list,
-    compare.compare_pairs,
     ranges.score_with_range,
     charts.bar_chart,
     matrix.product_rows,
