@@ -13,6 +13,8 @@ from urllib.parse import quote
 from django.urls import get_script_prefix, reverse
 from django.utils.http import urlencode
 
+from arena.text import arena_slugify
+
 # Where the matrix is on the arena page: the links that change its settings land there.
 MATRIX_SECTION = "#matrix-section"
 
@@ -55,15 +57,45 @@ def story_url(arena: str, story: int) -> str:
     return f"{url_prefix('story-detail', arena)}{int(story)}/"
 
 
-def head_to_head_url(arena: str, a: str, b: str) -> str:
-    """``{% url 'head-to-head' arena a b %}`` (three slugs), without a reverse per link."""
-    return f"{head_to_head_prefix(arena)}{a}-vs-{b}/"
+def head_to_head_url(arena: str, a: str, b: str, diff: bool = False) -> str:
+    """``{% url 'head-to-head' arena a b %}`` (three slugs), without a reverse per link; with
+    ``diff``, only the rounds that differ (``?diff=1``)."""
+    return f"{head_to_head_prefix(arena)}{a}-vs-{b}/{'?diff=1' if diff else ''}"
 
 
 def compare_url(arena: str, slugs: Iterable[str]) -> str:
     """The comparison of the products of ``slugs`` in that order:
     ``/arenas/<arena>/compare/?products=a,b,c``."""
     return f"{arenas_prefix()}{arena}/compare/?products={','.join(slugs)}"
+
+
+def compare_picker_url(arena: str, a: str, b: str) -> str:
+    """The comparison of a head-to-head's pair, at its picker (to add a product)."""
+    return f"{compare_url(arena, (a, b))}#compare-picker"
+
+
+def category_stories_url(arena: str, category: str) -> str:
+    """The arena page's matrix showing one category's stories (``category``: its name):
+    ``/arenas/<arena>/?category=<slug>``."""
+    return f"{arenas_prefix()}{arena}/?category={arena_slugify(category)}{MATRIX_SECTION}"
+
+
+def stale_stories_url(arena: str, product: str) -> str:
+    """The arena page's matrix showing a product's stale cells: ``?stale=1&show=<product>``."""
+    return f"{arenas_prefix()}{arena}/?stale=1&show={quote(product, safe='/')}{MATRIX_SECTION}"
+
+
+def clear_filters_url(arena_url: str, rank: str, show: str) -> str:
+    """The arena page's matrix without its filters, the ranking and the products shown kept:
+    ``<arena_url>?rank=<rank>&show=<slugs>``."""
+    kept = {"rank": rank, "show": show}
+    query = "&".join(f"{name}={quote(value, safe='/')}" for name, value in kept.items() if value)
+    return f"{arena_url}{'?' if query else ''}{query}{MATRIX_SECTION}"
+
+
+def page_url(number: int) -> str:
+    """Another page of a paginated list, on the same address: ``?page=<number>``."""
+    return f"?page={int(number)}"
 
 
 def persona_stories_url(arena: str, persona: str) -> str:

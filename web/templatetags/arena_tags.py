@@ -11,7 +11,7 @@ from django.conf import settings
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from arena.text import arena_slugify, format_figure
+from arena.text import format_figure
 from stories import freshness as stale_rule
 from web.pages import (
     arena_cards,
@@ -37,7 +37,6 @@ register = template.Library()
 
 register.filter("figure", format_figure)  # 143400 → ``143.4k``, as the seed pages print figures
 register.filter("score", score_text)  # ``71/100``, or an em dash without a score
-register.filter("aslug", arena_slugify)  # a name's slug: the matrix's ``category`` value
 register.filter("weight_groups", weights.weight_groups)  # the weights panel's menus
 register.filter("weights_hx_vals", links.weights_hx_vals)  # what a weights link sends with htmx
 register.filter("pairs", compare.pairs)  # the compared products' pairs
@@ -63,6 +62,11 @@ for _tag in (
     cards.cell_card,
     links.product_url,
     links.head_to_head_url,
+    links.compare_picker_url,
+    links.category_stories_url,
+    links.stale_stories_url,
+    links.clear_filters_url,
+    links.page_url,
     legend.legend,
 ):
     register.simple_tag(_tag)
