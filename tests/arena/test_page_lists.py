@@ -8,18 +8,11 @@ from types import SimpleNamespace as NS
 from django.urls import reverse
 
 from arena.selectors import Leaderboard, RankOption
-from web.templatetags.arena_tags import (
-    adjacent_cards,
-    category_options,
-    head_to_head_rounds,
-    leaderboard_rows,
-    legend,
-    persona_cards,
-    persona_options,
-    pick_list,
-    rank_options,
-    verdict_options,
-)
+from web.pages.arena_cards import adjacent_cards, persona_cards
+from web.pages.filters import category_options, persona_options, pick_list, verdict_options
+from web.pages.head_to_head import head_to_head_rounds
+from web.pages.leaderboard import leaderboard_rows, rank_options
+from web.pages.legend import legend
 
 EVIL = "<script>alert('x')</script> & \"Co\""
 EVIL_HTML = "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; &quot;Co&quot;"
@@ -160,7 +153,7 @@ def test_head_to_head_rounds_write_every_round_of_a_group_escaped():
 def test_head_to_head_tables_write_categories_sub_groups_and_tallies_escaped():
     from arena.scoring import CompareSummary
     from arena.selectors.matrix import CategoryBlock, SubGroupBlock
-    from web.templatetags.arena_tags import head_to_head_jump, head_to_head_tables
+    from web.pages.head_to_head import head_to_head_jump, head_to_head_tables
 
     a, b = product(1), product(2, name="Two", slug="two")
 

@@ -6,13 +6,8 @@ from types import SimpleNamespace
 
 from stories.models import CellChange
 from stories.values import CellValue, Proof, Verdict
-from web.templatetags.arena_tags import (
-    legend_proofs,
-    legend_verdicts,
-    matrix_cells,
-    verdict,
-    verdict_label,
-)
+from web.pages.badges import legend_proofs, legend_verdicts, verdict, verdict_label
+from web.pages.matrix import matrix_cells
 
 
 def test_badge_reads_symbol_word_proof_letter_and_quality():
@@ -83,7 +78,7 @@ def test_legend_marks_each_verdict_and_proof_as_the_badges_do():
 def test_url_tags_write_what_reverse_does():
     from django.urls import reverse
 
-    from web.templatetags.arena_tags import head_to_head_url, product_url, story_url
+    from web.pages.links import head_to_head_url, product_url, story_url
 
     assert product_url("my-arena", "p-1") == reverse("product-detail", args=["my-arena", "p-1"])
     assert story_url("my-arena", 12) == reverse("story-detail", args=["my-arena", 12])
@@ -111,7 +106,7 @@ def _card_cell(**fields):
 
 
 def test_cell_card_shows_rationale_quotes_proof_link_and_flag_control_escaped():
-    from web.templatetags.arena_tags import cell_card
+    from web.pages.cards import cell_card
 
     html = cell_card(_card_cell(), "A&B")
     assert html.startswith('<article class="cell-card" id="cell-5" aria-label="A&amp;B: full">')
@@ -131,7 +126,7 @@ def test_cell_card_shows_rationale_quotes_proof_link_and_flag_control_escaped():
 def test_cell_card_says_how_the_rationale_stands_to_the_last_correction():
     from datetime import UTC, datetime
 
-    from web.templatetags.arena_tags import cell_card
+    from web.pages.cards import cell_card
 
     day = datetime(2026, 11, 30, 12, tzinfo=UTC)
     assert "correction" not in cell_card(_card_cell(), "A")
@@ -142,7 +137,7 @@ def test_cell_card_says_how_the_rationale_stands_to_the_last_correction():
 
 
 def test_cell_card_of_unpublished_or_unevidenced_cell():
-    from web.templatetags.arena_tags import cell_card
+    from web.pages.cards import cell_card
 
     hidden = cell_card(_card_cell(detail_published=False), "A")
     assert hidden.startswith('<div class="cell-line" id="cell-5">')
@@ -154,7 +149,7 @@ def test_cell_card_of_unpublished_or_unevidenced_cell():
 
 def test_collapsed_category_links_to_its_rows_with_the_query_kept():
     from arena.selectors.matrix import CategoryBlock, Matrix, MatrixFilters, SubGroupBlock
-    from web.templatetags.arena_tags import matrix_table
+    from web.pages.matrix import matrix_table
 
     category = SimpleNamespace(pk=4, name="Ops & more", blurb="", slug="ops-more")
     story = SimpleNamespace(pk=1, text="s", persona=SimpleNamespace(pk=1, slug="dev"))

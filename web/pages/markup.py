@@ -1,0 +1,47 @@
+"""The small pieces every builder writes with: escaping, plurals, a score, a menu's options."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Iterable, Mapping
+
+# Django's ``escape`` (the same output) checks for lazy strings on each call and marks its result
+# safe; the builders write their markup with this one and mark the whole of it safe once.
+esc = html.escape
+
+
+def plural(n: int, one: str, many: str) -> str:
+    """``1 story``, ``3 stories``."""
+    return f"{n} {one if n == 1 else many}"
+
+
+def category_tally[T](
+    tallies: Mapping[int, T],
+    category: int,
+    count: int,
+    differences_only: bool,
+    say: Callable[[T], str],
+) -> str:
+    """A category's tally over all its rounds (``say`` writes one) and, when only the rounds that
+    differ are shown, `` · 3 rounds shown`` (``count``)."""
+    tally = tallies.get(category)
+    shown = (
+        f' <span class="muted">· {plural(count, "round", "rounds")} shown</span>'
+        if differences_only
+        else ""
+    )
+    return f"{say(tally) if tally else ''}{shown}"
+
+
+def score_text(value: int | None) -> str:
+    """A stored score out of 100, or an em dash when there is none."""
+    return "—" if value is None else f"{value}/100"
+
+
+def options(choices: Iterable[tuple[object, object]], selected: str) -> str:
+    """``<option>`` elements of (value, label) pairs, ``selected`` the chosen value."""
+    return "".join(
+        f'<option value="{esc(str(value))}"{" selected" if value == selected else ""}>'
+        f"{esc(str(label))}</option>"
+        for value, label in choices
+    )

@@ -1,0 +1,199 @@
+"""The arena page's story matrix (and the product page's one column of it): a ``<tbody>`` per
+category, a row per story, a cell per product linking to its proof.
+
+Written in Python rather than by template loops: the big arena's matrix is 300 rows of 30 cells,
+and this is several times faster than a template (``scripts/bench_builders.py`` measures it)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from django.utils.safestring import SafeString, mark_safe
+
+from arena.selectors.matrix import CategoryBlock, Matrix, MatrixCell, MatrixRow
+from stories import freshness
+from web.pages import links
+from web.pages.badges import matrix_badge, verdict_class
+from web.pages.cards import flag_control, flag_label
+from web.pages.freshness import NO_DATE, AsOf, freshness_now, stale_title
+from web.pages.markup import esc, plural
+from web.pages.shapes import name_of
+
+# A table's rows of some stories (the rows of one sub-group) as ``<tr>`` elements.
+RowsOf = Callable[[Sequence[MatrixRow]], list[str]]
+
+
+def cells_html(cells: Iterable[MatrixCell], flag_controls: bool, labels: dict[int, str]) -> str:
+    """The ``<td>`` of each cell, linking to its proof page and, with ``flag_controls``, with a
+    small flag control. ``labels``: products' escaped names by key, filled as they come. A cell
+    whose evidence is stale carries a small "stale" mark, its age on hover."""
+    prefix = links.cells_prefix()
+    today, days = freshness_now()
+    out = []
+    for c in cells:
+        pk = int(c.pk)
+        flag = ""
+        if flag_controls:
+            label = labels.get(c.product_id)
+            if label is None:
+                label = labels[c.product_id] = esc(c.product.name)
+            flag = f'<a class="flag-mini" href="{prefix}{pk}/flag/" aria-label="Flag {label}">⚑</a>'
+        as_of: AsOf = getattr(c, "evidence_as_of", NO_DATE)  # (a stand-in may not read it)
+        stale = ""
+        if as_of is not NO_DATE and freshness.is_stale(c.verdict, as_of, today=today, days=days):
+            stale = f' <small class="stale-mark" title="{stale_title(as_of, today)}">stale</small>'
+        out.append(
+            f'<td class="{verdict_class(c.verdict)}"><a href="{prefix}{pk}/">'
+            f"{matrix_badge(c.verdict, c.proof, c.quality)}{stale}</a>{flag}</td>"
+        )
+    return "".join(out)
+
+
+def matrix_cells(row: MatrixRow, flag_controls: bool = False) -> SafeString:
+    """The ``<td>`` of every cell of one matrix row (see ``cells_html``; ``site.js`` opens a flag
+    control's form in the flag dialog)."""
+    # every interpolated value is escaped or an int
+    return mark_safe(cells_html(row.cells, flag_controls, {}))
+
+
+def _category_head(block: CategoryBlock, matrix_links: links.MatrixLinks) -> str:
+    """A category's heading with its story count and a "Hide" link that folds it; a collapsed
+    one's with the link that loads its rows (without JavaScript, the page with it unfolded)."""
+    category = block.category
+    pk = int(category.pk)
+    name = esc(category.name)
+    count = plural(block.count, "story", "stories")
+    extra = f' <span class="blurb">{esc(category.blurb)}</span>' if category.blurb else ""
+    if not block.collapsed:
+        fold = esc(matrix_links.fold_url(block.slug))
+        extra = (
+            f' <span class="cat-count">{count}</span>'
+            f' <a class="cat-fold" href="{fold}{links.MATRIX_SECTION}" hx-get="{fold}"'
+            f' hx-target="#mx-cat-{pk}" hx-select="#mx-cat-{pk}" hx-swap="outerHTML">'
+            f'Hide<span class="visually-hidden"> {name}</span></a>{extra}'
+        )
+    else:
+        url = esc(matrix_links.category_url(block.slug))
+        unfolded = matrix_links.unfold_url(block.slug)
+        href = esc(unfolded) if unfolded is not None else url
+        extra += (
+            f' <a class="cat-load" href="{href}{links.MATRIX_SECTION}" hx-get="{url}"'
+            f' hx-target="#mx-cat-{pk}" hx-swap="outerHTML">'
+            f"Show {count}"
+            f'<span class="visually-hidden"> of {name}</span></a>'
+        )
+    return f'<div class="sticky-left"><h3>{name}</h3>{extra}</div>'
+
+
+def _tbody(
+    block: CategoryBlock, *, ncols: int, col_head: str, rows_of: RowsOf, links_: links.MatrixLinks
+) -> str:
+    """One category of the matrix as a ``<tbody id="mx-cat-<pk>">``: its heading, then each
+    sub-group's heading, column heads and rows; a collapsed one its heading alone."""
+    pk = int(block.category.pk)
+    state = ' class="collapsed"' if block.collapsed else ""
+    out = [
+        f'<tbody id="mx-cat-{pk}"{state}>'
+        f'<tr class="cat-row"><th colspan="{ncols}" scope="colgroup" id="cat-{pk}">'
+        f"{_category_head(block, links_)}</th></tr>"
+    ]
+    if not block.collapsed:
+        for group in block.groups:
+            if group.subgroup:
+                out.append(
+                    f'<tr class="sub-row"><th colspan="{ncols}" scope="colgroup">'
+                    f'<div class="sticky-left"><h4>{esc(name_of(group.subgroup))}</h4></div></th></tr>'
+                )
+            out.append(col_head)
+            out.extend(rows_of(group.rows))
+    out.append("</tbody>")
+    return "\n".join(out)
+
+
+def _col_head(matrix: Matrix, products: str) -> str:
+    """The column heads: story, persona, each product shown (the one sorting the stories marked)."""
+    sort = matrix.filters.sort
+    return (
+        '<tr class="col-head"><th scope="col" class="story-col">Story</th>'
+        '<th scope="col" class="persona">Persona</th>'
+        + "".join(
+            f'<th scope="col" class="sorted" aria-sort="descending"><a href="{products}{p.slug}/">'
+            f'{esc(p.name)}</a> <span aria-hidden="true">▼</span></th>'
+            if p.slug == sort
+            else f'<th scope="col"><a href="{products}{p.slug}/">{esc(p.name)}</a></th>'
+            for p in matrix.products
+        )
+        + "</tr>"
+    )
+
+
+def _story_rows(arena: str) -> RowsOf:
+    """What writes the matrix's rows: each story with its persona and its cells, with flag
+    controls (the personas' and products' escaped names kept for the whole table)."""
+    stories = links.url_prefix("story-detail", arena)
+    personas: dict[int, str] = {}
+    labels: dict[int, str] = {}
+
+    def rows_of(rows: Sequence[MatrixRow]) -> list[str]:
+        out = []
+        for row in rows:
+            story = row.story
+            persona = personas.get(story.persona.pk)
+            if persona is None:
+                persona = personas[story.persona.pk] = esc(story.persona.slug)
+            out.append(
+                f'<tr><th scope="row" class="story-col"><a href="{stories}{int(story.pk)}/">'
+                f'{esc(story.text)}</a><span class="persona-inline">{persona}</span></th>'
+                f'<td class="persona">{persona}</td>{cells_html(row.cells, True, labels)}</tr>'
+            )
+        return out
+
+    return rows_of
+
+
+def matrix_table(
+    matrix: Matrix, arena: str, query: Mapping[str, str] | None = None, bodies_only: bool = False
+) -> SafeString:
+    """The arena page's story matrix (``arena_matrix``'s) as one table: a ``<tbody>`` per category
+    (see ``_tbody``), each story's row with its persona and one cell per product shown, with flag
+    controls. ``arena``: the arena's slug; ``query``: what links that load a collapsed category
+    carry besides it (filters, ranking, products shown). ``bodies_only``: the ``<tbody>``
+    elements alone (what an htmx request for one category swaps in)."""
+    col_head = _col_head(matrix, links.url_prefix("product-detail", arena))
+    rows_of = _story_rows(arena)
+    matrix_links = links.MatrixLinks(arena, query or {})
+    ncols = len(matrix.products) + 2
+    bodies = "\n".join(
+        _tbody(b, ncols=ncols, col_head=col_head, rows_of=rows_of, links_=matrix_links)
+        for b in matrix.blocks
+    )
+    if bodies_only:
+        return mark_safe(bodies)  # every interpolated value is escaped or an int
+    return mark_safe(
+        '<table class="matrix"><caption class="visually-hidden">Verdict of each product on each'
+        " user story; each cell links to its proof.</caption>\n"
+        f"{bodies}\n</table>"
+    )
+
+
+def product_rows(rows: Iterable[MatrixRow], arena: str) -> SafeString:
+    """The rows of a product's page's verdict table (``arena_matrix`` rows of its one column): the
+    story with its persona, the verdict linking to its proof, and its flag control (``arena``: the
+    arena's slug, for the story links)."""
+    stories = links.url_prefix("story-detail", arena)
+    labels: dict[int, str] = {}
+    out = []
+    for row in rows:
+        story = row.story
+        persona = esc(story.persona.slug)
+        controls = "".join(
+            f'<div id="cell-{int(c.pk)}">{flag_control(int(c.pk), flag_label(c))}</div>'
+            for c in row.cells
+        )
+        out.append(
+            f'<tr><th scope="row" class="story-col"><a href="{stories}{int(story.pk)}/">'
+            f'{esc(story.text)}</a><span class="persona-inline">{persona}</span></th>'
+            f'<td class="persona">{persona}</td>{cells_html(row.cells, False, labels)}'
+            f'<td class="actions">{controls}</td></tr>'
+        )
+    return mark_safe("\n".join(out))  # every interpolated value is escaped or an int
