@@ -1,19 +1,18 @@
-"""Every link the builders write: the pages' addresses (reversed once per script prefix, not per
-link: a matrix has thousands) and the query strings that carry a page's settings (``?persona=``,
-``?products=``, ``?open=``, the matrix's ``?category=`` and ``?fold=``, htmx's ``weights``)."""
+"""Every link the builders write: the pages' addresses, reversed once per script prefix, not per
+link (a matrix has thousands), with the query strings of ``web.params.links``, the one place that
+writes a page's parameters."""
 
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from urllib.parse import quote
 
 from django.urls import get_script_prefix, reverse
-from django.utils.http import urlencode
 
 from arena.text import arena_slugify
+from web.params import CATEGORY, FOLD
+from web.params import links as query
 
 # Where the matrix is on the arena page: the links that change its settings land there.
 MATRIX_SECTION = "#matrix-section"
@@ -60,13 +59,13 @@ def story_url(arena: str, story: int) -> str:
 def head_to_head_url(arena: str, a: str, b: str, diff: bool = False) -> str:
     """``{% url 'head-to-head' arena a b %}`` (three slugs), without a reverse per link; with
     ``diff``, only the rounds that differ (``?diff=1``)."""
-    return f"{head_to_head_prefix(arena)}{a}-vs-{b}/{'?diff=1' if diff else ''}"
+    return f"{head_to_head_prefix(arena)}{a}-vs-{b}/{query.head_to_head_query(diff=diff, open_all=False)}"
 
 
 def compare_url(arena: str, slugs: Iterable[str]) -> str:
     """The comparison of the products of ``slugs`` in that order:
     ``/arenas/<arena>/compare/?products=a,b,c``."""
-    return f"{arenas_prefix()}{arena}/compare/?products={','.join(slugs)}"
+    return f"{arenas_prefix()}{arena}/compare/{query.compare_query(slugs, diff=False)}"
 
 
 def compare_picker_url(arena: str, a: str, b: str) -> str:
@@ -75,43 +74,38 @@ def compare_picker_url(arena: str, a: str, b: str) -> str:
 
 
 def category_stories_url(arena: str, category: str) -> str:
-    """The arena page's matrix showing one category's stories (``category``: its name):
-    ``/arenas/<arena>/?category=<slug>``."""
-    return f"{arenas_prefix()}{arena}/?category={arena_slugify(category)}{MATRIX_SECTION}"
+    """The arena page's matrix showing one category's stories (``category``: its name)."""
+    return (
+        f"{arenas_prefix()}{arena}/{query.category_query(arena_slugify(category))}{MATRIX_SECTION}"
+    )
 
 
 def stale_stories_url(arena: str, product: str) -> str:
-    """The arena page's matrix showing a product's stale cells: ``?stale=1&show=<product>``."""
-    return f"{arenas_prefix()}{arena}/?stale=1&show={quote(product, safe='/')}{MATRIX_SECTION}"
+    """The arena page's matrix showing a product's stale cells."""
+    return f"{arenas_prefix()}{arena}/{query.stale_query(product)}{MATRIX_SECTION}"
 
 
 def clear_filters_url(arena_url: str, rank: str, show: str) -> str:
-    """The arena page's matrix without its filters, the ranking and the products shown kept:
-    ``<arena_url>?rank=<rank>&show=<slugs>``."""
-    kept = {"rank": rank, "show": show}
-    query = "&".join(f"{name}={quote(value, safe='/')}" for name, value in kept.items() if value)
-    return f"{arena_url}{'?' if query else ''}{query}{MATRIX_SECTION}"
+    """The arena page's matrix without its filters, the ranking and the products shown kept."""
+    return f"{arena_url}{query.filters_cleared_query(rank=rank, show=show)}{MATRIX_SECTION}"
 
 
 def page_url(number: int) -> str:
-    """Another page of a paginated list, on the same address: ``?page=<number>``."""
-    return f"?page={int(number)}"
+    """Another page of a paginated list, on the same address."""
+    return query.page_query(number)
 
 
 def persona_stories_url(arena: str, persona: str) -> str:
-    """The arena page's matrix showing one persona's stories: ``/arenas/<arena>/?persona=<slug>``."""
-    return f"{arenas_prefix()}{arena}/?persona={quote(persona, safe='/')}{MATRIX_SECTION}"
+    """The arena page's matrix showing one persona's stories."""
+    return f"{arenas_prefix()}{arena}/{query.persona_query(persona)}{MATRIX_SECTION}"
 
 
 def round_open_url(page: str, story: int) -> str:
-    """A head-to-head with one round's rationale and evidence open: ``<page>?open=<story>``."""
-    return f"{page}?open={int(story)}"
+    """A head-to-head with one round's rationale and evidence open."""
+    return f"{page}{query.round_open_query(story)}"
 
 
-def weights_hx_vals(weights: str) -> str:
-    """What a weights link sends with htmx (``hx-vals``): ``{"weights": "<weights>"}``."""
-    # (the reset sends an empty list, ``,``: an empty value would be left out of the request)
-    return json.dumps({"weights": weights or ","})
+weights_hx_vals = query.weights_hx_vals
 
 
 @dataclass(frozen=True)
@@ -123,25 +117,19 @@ class MatrixLinks:
     query: Mapping[str, str]
 
     @functools.cached_property
-    def _load(self) -> str:
-        """The arena page's address with the query, ready for one more parameter."""
-        query = self.query
-        return f"{arenas_prefix()}{self.arena}/?{urlencode(query)}{'&' if query else ''}"
+    def _page(self) -> str:
+        return f"{arenas_prefix()}{self.arena}/"
 
     def fold_url(self, category: str) -> str:
         """The page with ``category`` folded (``&fold=<slug>``)."""
-        return f"{self._load}{urlencode({'fold': category})}"
+        return f"{self._page}{query.with_param(self.query, FOLD.name, category)}"
 
     def category_url(self, category: str) -> str:
         """The page with ``category``'s rows (``&category=<slug>``: what htmx loads)."""
-        return f"{self._load}{urlencode({'category': category})}"
+        return f"{self._page}{query.with_param(self.query, CATEGORY.name, category)}"
 
     def unfold_url(self, category: str) -> str | None:
         """Without JavaScript, the page with folded ``category`` open again; None when it is not
         folded (its link shows it alone)."""
-        folded = [f for f in self.query.get("fold", "").split(",") if f]
-        if category not in folded:
-            return None
-        rest = {**self.query, "fold": ",".join(f for f in folded if f != category)}
-        kept = urlencode({k: v for k, v in rest.items() if v})
-        return f"{arenas_prefix()}{self.arena}/{'?' if kept else ''}{kept}"
+        kept = query.fold_param_removed(self.query, category)
+        return None if kept is None else f"{self._page}{kept}"

@@ -3,8 +3,10 @@ cache's canonical query (``query_string``). What each parameter means is ``web.p
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from urllib import parse
+from urllib.parse import quote
 
 from django.utils.http import urlencode
 
@@ -15,11 +17,14 @@ from web.params import (
     FOLD,
     FORM,
     OPEN,
+    PAGE,
     PAGE_FORM,
+    PERSONA,
     PRODUCTS,
     RANK,
     SENT,
     SHOW,
+    STALE,
     WEIGHT_FIELD,
     WEIGHTS,
 )
@@ -113,3 +118,65 @@ def flag_form_query(form_id: str) -> str:
 def flag_sent_query() -> str:
     """The status page's address right after the flag was sent (it says so)."""
     return f"?{SENT.name}=1"
+
+
+def _value(value: str) -> str:
+    """A value in a link the builders write: percent-escaped, ``/`` left as it is."""
+    return quote(value, safe="/")
+
+
+def persona_query(persona: str) -> str:
+    """The arena page's matrix showing one persona's stories: ``?persona=<slug>``."""
+    return f"?{PERSONA.name}={_value(persona)}"
+
+
+def category_query(category: str) -> str:
+    """The arena page's matrix showing one category's stories: ``?category=<slug>``."""
+    return f"?{CATEGORY.name}={category}"
+
+
+def stale_query(product: str) -> str:
+    """The arena page's matrix showing a product's stale cells: ``?stale=1&show=<product>``."""
+    return f"?{STALE.name}=1&{SHOW.name}={_value(product)}"
+
+
+def filters_cleared_query(*, rank: str, show: str) -> str:
+    """The arena page without its matrix filters, the ranking and the products shown kept:
+    ``?rank=<rank>&show=<slugs>``, ``""`` when neither is set."""
+    kept = {RANK.name: rank, SHOW.name: show}
+    query = "&".join(f"{name}={_value(value)}" for name, value in kept.items() if value)
+    return f"?{query}" if query else ""
+
+
+def page_query(number: int) -> str:
+    """Another page of a paginated list: ``?page=<number>``."""
+    return f"?{PAGE.name}={int(number)}"
+
+
+def round_open_query(story: int) -> str:
+    """A head-to-head with one round's rationale and evidence open: ``?open=<story>``."""
+    return f"?{OPEN.name}={int(story)}"
+
+
+def weights_hx_vals(weights: str) -> str:
+    """What a weights link sends with htmx (``hx-vals``): ``{"weights": "<weights>"}``."""
+    # (the reset sends an empty list, ``,``: an empty value would be left out of the request)
+    return json.dumps({WEIGHTS.name: weights or ","})
+
+
+def with_param(query: Mapping[str, str], param: str, value: str) -> str:
+    """``query`` and then one more parameter, as a query string (``?a=1&fold=x``): the last
+    ``fold`` wins, so a link can fold one more category of a page that has some folded."""
+    kept = urlencode(query)
+    return f"?{kept}{'&' if kept else ''}{urlencode({param: value})}"
+
+
+def fold_param_removed(query: Mapping[str, str], category: str) -> str | None:
+    """``query`` with ``category`` taken out of its folded categories, as a query string (``""``
+    for none left); None when ``category`` is not folded."""
+    folded = [f for f in query.get(FOLD.name, "").split(",") if f]
+    if category not in folded:
+        return None
+    rest = {**query, FOLD.name: ",".join(f for f in folded if f != category)}
+    kept = urlencode({k: v for k, v in rest.items() if v})
+    return f"?{kept}" if kept else ""
