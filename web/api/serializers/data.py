@@ -13,9 +13,10 @@ from typing import Any
 from rest_framework import serializers
 
 from arena import scoring
-from arena.selectors.head_to_head import CompareCell, Comparison, Quote
+from arena.selectors.cells import CellLine, Quote
+from arena.selectors.head_to_head import Comparison
 from arena.selectors.leaderboard import BoardRow, Leaderboard, StoredRow
-from arena.selectors.matrix import Matrix, MatrixCell
+from arena.selectors.matrix import Matrix
 from products.models import Product
 from web.api.serializers.fields import range_data, result_data
 
@@ -175,7 +176,7 @@ def story_data(story: Any) -> dict[str, Any]:
     }
 
 
-def matrix_cell_data(c: MatrixCell | CompareCell) -> dict[str, Any]:
+def matrix_cell_data(c: CellLine) -> dict[str, Any]:
     """``MatrixCellSerializer`` of a cell."""
     return {
         "id": c.pk,
@@ -200,7 +201,7 @@ def _winner(product: Product | None) -> str:
     return scoring.DRAWN if product is None else product.slug
 
 
-def _compare_cell(c: CompareCell) -> dict[str, Any]:
+def _compare_cell(c: CellLine) -> dict[str, Any]:
     """``CompareCellSerializer`` of a cell."""
     return {
         **matrix_cell_data(c),
