@@ -14,7 +14,6 @@ from arena.scoring.tally import (
     StoryIn,
     Tally,
     cell_tally,
-    confidence,
     verified_share,
 )
 from arena.scoring.weights import (
@@ -156,7 +155,7 @@ def _result(
         category_scores={cat: Tally.total(t).coverage for cat, t in by_category.items()},
         persona_scores={p: Tally.total(t).coverage for p, t in by_persona.items()},
         integrity=total.integrity,
-        confidence=confidence(total.verified, total.with_evidence),
+        confidence=total.confidence,
         parts=parts,
         pa_range=score_range(parts),
         persona_ranges={p: score_range(persona_parts(parts, p)) for p in personas},

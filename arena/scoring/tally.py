@@ -138,6 +138,10 @@ class Tally(NamedTuple):
     def verified_share(self) -> float:
         return verified_share(self.verified, self.with_evidence)
 
+    @property
+    def confidence(self) -> str:
+        return confidence(self.verified, self.with_evidence)
+
 
 @functools.cache
 def _cell_tally(

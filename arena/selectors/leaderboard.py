@@ -141,11 +141,6 @@ class Leaderboard:
         return self.reading.ignored if self.reading is not None else ()
 
     @property
-    def range_label(self) -> str:
-        """What the range groups are ranges of."""
-        return "your score" if self.weighted else "PA Score"
-
-    @property
     def range_groups(self) -> list[list[BoardRow]]:
         """Runs of rows whose score ranges overlap (``scoring.range_groups``) when the board is
         ranked by a score with a range (PA Score or the visitor's weights): their order is not

@@ -14,6 +14,7 @@ from rest_framework import serializers
 
 from arena import scoring
 from arena.selectors.cells import CellLine, Quote
+from arena.selectors.export import product_data
 from arena.selectors.head_to_head import Comparison
 from arena.selectors.leaderboard import BoardRow, Leaderboard, StoredRow
 from arena.selectors.matrix import Matrix
@@ -56,20 +57,6 @@ def arena_list_data(arenas: Iterable[ArenaRow]) -> list[dict[str, Any]]:
 
 def _product_ref(product: Product | None) -> dict[str, str] | None:
     return None if product is None else {"slug": product.slug, "name": product.name}
-
-
-def _product(p: Product) -> dict[str, Any]:
-    """``ProductSerializer`` of a product."""
-    return {
-        "slug": p.slug,
-        "name": p.name,
-        "tier": str(p.tier),
-        "stars": p.stars,
-        "stars_growth": p.stars_growth,
-        "npm_weekly": p.npm_weekly,
-        "pypi_weekly": p.pypi_weekly,
-        "popularity_as_of": _date(p.popularity_as_of),
-    }
 
 
 type Ranges = Mapping[int, Mapping[str, Any]]
@@ -154,7 +141,7 @@ def arena_detail_data(
         "evidence_as_of": _date(arena.evidence_as_of),
         "scores_computed_at": _datetime(arena.scores_computed_at),
         "scores_pending": bool(arena.scores_pending),
-        "products": [_product(p) for p in products],
+        "products": [product_data(p) for p in products],
         "leaderboard": rows,
         "personas": _persona_results(personas, persona_ranges(leaderboard)),
     }

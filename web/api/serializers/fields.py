@@ -110,18 +110,22 @@ _KINDS = {
 }
 _TYPES = {f.name: str(f.type) for f in dataclasses.fields(scoring.ProductResult)}
 
-# The fields of a product's result that a leaderboard row shows, in the order it shows them.
-RESULT_FIELDS = (
-    "pa_score",
-    "category_scores",
-    "persona_scores",
-    "verified",
-    "with_evidence",
-    "disputed",
-    "integrity",
-    "confidence",
-    "pa_range",
+# The fields of a product's result a leaderboard row leaves out: its product (the row names it),
+# the counts and sums behind its scores, and the persona ranges (the persona results show them).
+_NOT_SHOWN = frozenset(
+    {
+        "product",
+        "name",
+        "contradicted",
+        "upheld",
+        "weighted_quality",
+        "weighted_max",
+        "parts",
+        "persona_ranges",
+    }
 )
+# The fields of a product's result that a leaderboard row shows, in the result's order.
+RESULT_FIELDS = tuple(name for name in _TYPES if name not in _NOT_SHOWN)
 _RESULT_HELP = {"pa_range": "The PA Score's range [low, high]; null with no score."}
 
 
