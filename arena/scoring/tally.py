@@ -44,6 +44,12 @@ class StoryIn:
 
 @dataclass(frozen=True)
 class CellIn:
+    """A cell as the rules read it: its judgement, keyed by story and product. Not the pages'
+    stand-in for a cell (``arena.selectors.cells.CellLine``): the rules know no database, so a
+    product is any key (an id on the site, a slug in the tests, a name in the importer's
+    checks), there is no rationale or evidence, and ``upheld`` (a flag on it was upheld) counts
+    against integrity."""
+
     story_id: int
     product: ProductKey
     verdict: str
