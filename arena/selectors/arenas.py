@@ -11,7 +11,7 @@ from django.db.models import Exists, F, OuterRef, QuerySet, Subquery
 from django_stubs_ext import WithAnnotations
 
 from arena.models import AdjacentArena, Arena, Category, Persona, PersonaResult, ProductScore
-from arena.selectors.compiled import CompiledRead, model_fields, model_of
+from arena.selectors.compiled import CompiledRead, arena_rows_read, model_fields, model_of
 from arena.selectors.counts import row_count
 from arena.text import arena_slugify
 from products.models import Product
@@ -81,12 +81,7 @@ def arena_get(*, slug: str) -> CountedArena | None:
     return cast(CountedArena, found[0]) if found else None
 
 
-_PRODUCTS = CompiledRead(
-    Product,
-    lambda arena: (
-        Product.objects.filter(arena=arena).order_by("position").values_list(*model_fields(Product))
-    ),
-)
+_PRODUCTS = arena_rows_read(Product)
 
 
 def arena_product_list(*, arena: Arena) -> list[Product]:
@@ -260,18 +255,11 @@ def arena_category_list(*, arena: Arena) -> list[SluggedCategory]:
     return categories
 
 
-_PERSONA_RESULTS = CompiledRead(
+_PERSONA_RESULTS = arena_rows_read(
     PersonaResult,
-    lambda arena: (
-        PersonaResult.objects.filter(arena=arena)
-        .order_by("position")
-        .values_list(
-            *model_fields(PersonaResult),
-            *model_fields(Persona, "persona__"),
-            *model_fields(Product, "winner__"),
-            *model_fields(Product, "runner_up__"),
-        )
-    ),
+    *model_fields(Persona, "persona__"),
+    *model_fields(Product, "winner__"),
+    *model_fields(Product, "runner_up__"),
 )
 
 
@@ -291,14 +279,7 @@ def arena_persona_result_list(*, arena: Arena) -> list[PersonaResult]:
     return results
 
 
-_ADJACENT = CompiledRead(
-    AdjacentArena,
-    lambda arena: (
-        AdjacentArena.objects.filter(arena=arena)
-        .order_by("position")
-        .values_list(*model_fields(AdjacentArena))
-    ),
-)
+_ADJACENT = arena_rows_read(AdjacentArena)
 _ARENA_SLUGS = CompiledRead(
     Arena, lambda names: Arena.objects.filter(name__in=names).values_list("name", "slug")
 )

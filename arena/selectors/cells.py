@@ -51,10 +51,10 @@ class CellLine:
     evidence_as_of: date | None = None  # when its evidence was last checked (stories/freshness)
     rationale: str = ""
     detail_published: bool = False
-    evidence: Quotes = NO_QUOTES
     # how the rationale stands to the last upheld correction (see ``stories.Cell``)
     rationale_predates: datetime | None = None
     rationale_rewritten_at: datetime | None = None
+    evidence: Quotes = NO_QUOTES
 
     @property
     def product_id(self) -> int:

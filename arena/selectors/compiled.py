@@ -124,3 +124,16 @@ def model_of[M: Model](model: type[M], row: Sequence[Any], db: str = DEFAULT_DB_
     from a row of database ``db``."""
     # (no field names: a row of every concrete field in order, which ``from_db`` takes as it is)
     return model.from_db(db, None, row)  # type: ignore[arg-type]  # the stubs want the names
+
+
+def arena_rows_read(model: type[Model], *joined: str) -> CompiledRead:
+    """A compiled read of one arena's rows of ``model`` (its ``objects``) in page order
+    (``position``), as ``values_list``: its own fields (``model_fields``), then ``joined``."""
+    return CompiledRead(
+        model,
+        lambda arena: (
+            model.objects.filter(arena=arena)  # type: ignore[attr-defined]  # (every model read so has one)
+            .order_by("position")
+            .values_list(*model_fields(model), *joined)
+        ),
+    )

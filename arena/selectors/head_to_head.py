@@ -20,7 +20,6 @@ from arena.selectors.arenas import (
 from arena.selectors.cells import (
     CELL_DETAIL_FIELDS,
     CELL_LINE_FIELDS,
-    NO_QUOTES,
     QUOTE_FIELDS,
     CellLine,
     Quote,
@@ -119,35 +118,12 @@ def _pair_cell_lines(arena: Arena, a: Product, b: Product) -> dict[tuple[int, in
     quotes: dict[int, list[Quote]] = {}
     for cell_id, *quote in _QUOTES.rows(arena=arena.pk, products=[a.pk, b.pk]):
         quotes.setdefault(cell_id, []).append(Quote(*quote))
-    return {
-        (sid, pid): CellLine(
-            pk,
-            sid,
-            pair[pid],
-            verdict,
-            proof,
-            quality,
-            as_of,
-            rationale,
-            published,
-            Quotes(quotes[pk]) if pk in quotes else NO_QUOTES,
-            predates,
-            rewritten,
-        )
-        for (
-            pk,
-            sid,
-            pid,
-            verdict,
-            proof,
-            quality,
-            as_of,
-            rationale,
-            published,
-            predates,
-            rewritten,
-        ) in _CELLS.rows(arena=arena.pk, products=[a.pk, b.pk])
-    }
+    cells = {}
+    for pk, sid, pid, *judgement_and_detail in _CELLS.rows(arena=arena.pk, products=[a.pk, b.pk]):
+        cells[(sid, pid)] = cell = CellLine(pk, sid, pair[pid], *judgement_and_detail)
+        if pk in quotes:
+            cell.evidence = Quotes(quotes[pk])
+    return cells
 
 
 def _numbered(rows: Sequence[CompareRow]) -> list[CategoryBlock]:

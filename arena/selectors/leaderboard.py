@@ -20,7 +20,7 @@ from arena.scoring import (
     rank_key,
     rank_key_split,
 )
-from arena.selectors.compiled import CompiledRead, model_fields, model_of
+from arena.selectors.compiled import CompiledRead, arena_rows_read, model_fields, model_of
 from arena.selectors.freshness import arena_stale_counts
 from arena.selectors.weights import WeightsAsked, WeightsRead, weights_read
 from products.models import Product
@@ -326,14 +326,7 @@ def _known_key(key: str, scores: list[StoredRow]) -> str:
     return RANK_PA
 
 
-_RANKING = CompiledRead(
-    Product,
-    lambda arena: (
-        Product.objects.filter(arena=arena)
-        .order_by("position")
-        .values_list(*model_fields(Product), *model_fields(ProductScore, "score__"))
-    ),
-)
+_RANKING = arena_rows_read(Product, *model_fields(ProductScore, "score__"))
 
 
 def arena_product_ranking(
