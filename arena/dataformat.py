@@ -21,7 +21,6 @@ from typing import Any
 FORMAT = "arena-site/arena"
 VERSION = 1
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / f"arena-v{VERSION}.schema.json"
-MEDIA_TYPE = "application/json"
 
 # The document's top-level keys, in order: two scalars, the arena (one object), then lists.
 SECTIONS = (

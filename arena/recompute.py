@@ -10,7 +10,7 @@ hold the freshness rule; the sweep sends one refresh task per stale arena. Depen
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from celery import current_app as celery_app
 from django.conf import settings
@@ -95,52 +95,8 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
         inputs = arena_scoring_inputs(arena_id=arena_id)
         results = scoring.product_results(inputs.products, inputs.stories, inputs.cells)
         now = timezone.now()
-        ProductScore.objects.filter(arena_id=arena_id).delete()
-        ProductScore.objects.bulk_create(
-            ProductScore(
-                arena_id=arena_id,
-                product_id=row.result.product,
-                rank=row.rank,
-                vs_id=row.vs,
-                pa_score=row.result.pa_score,
-                category_scores=row.result.category_scores,
-                persona_scores=row.result.persona_scores,
-                verified=row.result.verified,
-                with_evidence=row.result.with_evidence,
-                disputed=row.result.disputed,
-                contradicted=row.result.contradicted,
-                upheld=row.result.upheld,
-                integrity=row.result.integrity,
-                confidence=row.result.confidence,
-                weighted_quality=row.result.weighted_quality,
-                weighted_max=row.result.weighted_max,
-                parts=[list(part) for part in row.result.parts],
-                pa_low=row.result.pa_range[0] if row.result.pa_range else None,
-                pa_high=row.result.pa_range[1] if row.result.pa_range else None,
-                persona_ranges={
-                    p: list(r) if r else None for p, r in row.result.persona_ranges.items()
-                },
-                computed_at=now,
-            )
-            for row in scoring.leaderboard(results)
-        )
-        personas = dict(Persona.objects.values_list("slug", "id"))
-        PersonaResult.objects.filter(arena_id=arena_id).delete()
-        PersonaResult.objects.bulk_create(
-            PersonaResult(
-                arena_id=arena_id,
-                persona_id=personas[best.persona],
-                story_count=best.story_count,
-                winner_id=best.winner,
-                winner_score=best.winner_score,
-                runner_up_id=best.runner_up,
-                runner_up_score=best.runner_up_score,
-                position=i,
-            )
-            for i, best in enumerate(
-                sorted(scoring.best_by_persona(inputs.stories, results), key=lambda b: b.persona)
-            )
-        )
+        _store_scores(arena_id, results, now)
+        _store_persona_results(arena_id, scoring.best_by_persona(inputs.stories, results))
         Arena.objects.filter(pk=arena_id).update(
             scores_computed_at=now,
             computed_seq=seq,
@@ -149,6 +105,40 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
         # Only a recompute that saw the newest change clears the stale mark.
         Arena.objects.filter(pk=arena_id, change_seq=seq).update(scores_stale_since=None)
     return True
+
+
+def _store_scores(arena_id: int, results: list[scoring.ProductResult], now: datetime) -> None:
+    """Replace the arena's leaderboard rows by ``results`` in leaderboard order."""
+    ProductScore.objects.filter(arena_id=arena_id).delete()
+    ProductScore.objects.bulk_create(
+        ProductScore(
+            arena_id=arena_id,
+            rank=row.rank,
+            vs_id=row.vs,
+            computed_at=now,
+            **row.result.stored(),
+        )
+        for row in scoring.leaderboard(results)
+    )
+
+
+def _store_persona_results(arena_id: int, best: list[scoring.PersonaBest]) -> None:
+    """Replace the arena's "best by user type" rows, in the order of the personas' slugs."""
+    personas = dict(Persona.objects.values_list("slug", "id"))
+    PersonaResult.objects.filter(arena_id=arena_id).delete()
+    PersonaResult.objects.bulk_create(
+        PersonaResult(
+            arena_id=arena_id,
+            persona_id=personas[b.persona],
+            story_count=b.story_count,
+            winner_id=b.winner,
+            winner_score=b.winner_score,
+            runner_up_id=b.runner_up,
+            runner_up_score=b.runner_up_score,
+            position=i,
+        )
+        for i, b in enumerate(sorted(best, key=lambda b: b.persona))
+    )
 
 
 def arena_refresh_scores(*, arena_id: int) -> str:

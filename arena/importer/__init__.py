@@ -20,7 +20,9 @@ One job per module:
 * ``compare``: a head-to-head page (title line ``A vs B``) listing stories with both products' cells
   in detail;
 * ``merge``: the pages checked against each other, as one ``ArenaRecord``;
-* ``read``: reading the files (``read_lines``, ``parse_files``, ``read_arena``).
+* ``read``: reading the files (``read_lines``, ``parse_files``, ``read_arena``);
+* ``json_file`` and ``arena_json``: an arena file (``arena.dataformat``) read and checked as a
+  JSON document, then as the ``ArenaRecord`` it states (``read_arena_json``).
 
 A cell's judgement is read and checked by ``stories.values.CellValue``.
 """

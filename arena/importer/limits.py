@@ -44,7 +44,10 @@ def _model_field(label: str) -> Field:
 @functools.cache
 def max_length(label: str) -> int:
     """``max_length("Product.name")`` → the model field's max_length."""
-    return _model_field(label).max_length
+    length = _model_field(label).max_length
+    if length is None:
+        raise LookupError(f"{label} has no max_length")
+    return length
 
 
 @functools.cache

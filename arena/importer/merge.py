@@ -8,7 +8,14 @@ from collections.abc import Sequence
 
 from arena import scoring
 from arena.importer.cursor import PageError
-from arena.importer.records import ArenaRecord, CellDetail, ComparePage, OverviewPage
+from arena.importer.records import (
+    ArenaRecord,
+    CellDetail,
+    ComparePage,
+    CompareStory,
+    MatrixStory,
+    OverviewPage,
+)
 from arena.text import persona_slug
 from stories.values import Verdict
 
@@ -25,86 +32,29 @@ def label_matches(label: str, persona: str) -> bool:
 def merge_pages(overview: OverviewPage, compares: Sequence[ComparePage]) -> ArenaRecord:
     """Check the head-to-head pages against the overview and against each other."""
     stories = {s.text: s for s in overview.stories}
-    products = set(overview.products)
     # each value with where it was first read ("FILE:LINE"), to name it when another page differs
     weights: dict[str, tuple[int, str]] = {}
     labels: dict[str, tuple[str, str]] = {}
     details: dict[tuple[str, str], tuple[CellDetail, str]] = {}
     for page in compares:
-        for product in (page.a, page.b):
-            if product not in products:
-                raise PageError(
-                    page.path,
-                    1,
-                    f"{product!r} is not a product of the arena {overview.name!r} "
-                    f"({', '.join(overview.products)})",
-                )
-        if page.a == page.b:
-            raise PageError(page.path, 1, "a head-to-head page compares a product with itself")
+        _check_pair(page, overview)
         for cs in page.stories:
+            story = _matrix_story(page, cs, stories)
             where = f"{page.path}:{cs.line}"
-            story = stories.get(cs.text)
-            if story is None:
-                raise PageError(
-                    page.path, cs.line, f"story {cs.text[:70]!r} is not in the arena's matrix"
-                )
-            if cs.group != story.group and story.group is not None:
+            if other := _differs(labels, story.persona, cs.persona_label, where):
                 raise PageError(
                     page.path,
                     cs.line,
-                    f"story is listed under {cs.group!r}, the matrix has {story.group!r}",
+                    f"persona label {cs.persona_label!r} differs from {other[0]!r} at {other[1]}",
                 )
-            if not label_matches(cs.persona_label, story.persona):
+            if first := _differs(weights, cs.text, cs.weight, where):
                 raise PageError(
                     page.path,
                     cs.line,
-                    f"persona {cs.persona_label!r} does not match the matrix's {story.persona!r}",
+                    f"weight {cs.weight} differs from weight {first[0]} at {first[1]}",
                 )
-            label, at = labels.setdefault(story.persona, (cs.persona_label, where))
-            if label != cs.persona_label:
-                raise PageError(
-                    page.path,
-                    cs.line,
-                    f"persona label {cs.persona_label!r} differs from {label!r} at {at}",
-                )
-            weight, at = weights.setdefault(cs.text, (cs.weight, where))
-            if weight != cs.weight:
-                raise PageError(
-                    page.path,
-                    cs.line,
-                    f"weight {cs.weight} differs from weight {weight} at {at}",
-                )
-            marks = dict(story.cells)
-            for cell in cs.cells:
-                mark = marks[cell.product]
-                if mark != cell.value:
-                    raise PageError(
-                        page.path,
-                        cell.line,
-                        f"{cell.product}: {cell.value.label()} disagrees with the matrix "
-                        f"({mark.label()}, {overview.path}:{story.line})",
-                    )
-                seen, at = details.setdefault(
-                    (cs.text, cell.product), (cell, f"{page.path}:{cell.line}")
-                )
-                if (seen.rationale, seen.evidence) != (cell.rationale, cell.evidence):
-                    raise PageError(
-                        page.path,
-                        cell.line,
-                        f"{cell.product}'s cell differs from the same cell at {at}",
-                    )
-            a, b = (scoring.CellIn.of(c.value, story_id=0, product=c.product) for c in cs.cells)
-            if a.verdict == Verdict.NA or b.verdict == Verdict.NA:
-                raise PageError(
-                    page.path, cs.line, "a head-to-head lists no story where one side is n/a"
-                )
-            expected = scoring.round_winner(a, b)
-            if expected != cs.round:
-                said = scoring.DRAWN if cs.round == scoring.DRAWN else f"to {cs.round}"
-                rule = scoring.DRAWN if expected == scoring.DRAWN else f"to {expected}"
-                raise PageError(
-                    page.path, cs.line, f"the page says round {said}, the rules give round {rule}"
-                )
+            _check_cells(page, cs, story, overview, details)
+            _check_round(page, cs)
     return ArenaRecord(
         overview=overview,
         compares=tuple(compares),
@@ -112,3 +62,87 @@ def merge_pages(overview: OverviewPage, compares: Sequence[ComparePage]) -> Aren
         persona_labels={k: v[0] for k, v in labels.items()},
         details={k: v[0] for k, v in details.items()},
     )
+
+
+def _differs[T](
+    first: dict[str, tuple[T, str]], key: str, value: T, where: str
+) -> tuple[T, str] | None:
+    """The first value read under ``key`` and where, when ``value`` (read at ``where``) is not it;
+    None when it is, or is the first."""
+    seen, at = first.setdefault(key, (value, where))
+    return None if seen == value else (seen, at)
+
+
+def _check_pair(page: ComparePage, overview: OverviewPage) -> None:
+    """Two products of the arena, not one twice."""
+    for product in (page.a, page.b):
+        if product not in overview.products:
+            raise PageError(
+                page.path,
+                1,
+                f"{product!r} is not a product of the arena {overview.name!r} "
+                f"({', '.join(overview.products)})",
+            )
+    if page.a == page.b:
+        raise PageError(page.path, 1, "a head-to-head page compares a product with itself")
+
+
+def _matrix_story(
+    page: ComparePage, cs: CompareStory, stories: dict[str, MatrixStory]
+) -> MatrixStory:
+    """The matrix's story that a round is about, under the same group and persona."""
+    story = stories.get(cs.text)
+    if story is None:
+        raise PageError(page.path, cs.line, f"story {cs.text[:70]!r} is not in the arena's matrix")
+    if cs.group != story.group and story.group is not None:
+        raise PageError(
+            page.path,
+            cs.line,
+            f"story is listed under {cs.group!r}, the matrix has {story.group!r}",
+        )
+    if not label_matches(cs.persona_label, story.persona):
+        raise PageError(
+            page.path,
+            cs.line,
+            f"persona {cs.persona_label!r} does not match the matrix's {story.persona!r}",
+        )
+    return story
+
+
+def _check_cells(
+    page: ComparePage,
+    cs: CompareStory,
+    story: MatrixStory,
+    overview: OverviewPage,
+    details: dict[tuple[str, str], tuple[CellDetail, str]],
+) -> None:
+    """A round's cells: the matrix's values, and the same detail as on every other page."""
+    marks = dict(story.cells)
+    for cell in cs.cells:
+        mark = marks[cell.product]
+        if mark != cell.value:
+            raise PageError(
+                page.path,
+                cell.line,
+                f"{cell.product}: {cell.value.label()} disagrees with the matrix "
+                f"({mark.label()}, {overview.path}:{story.line})",
+            )
+        seen, at = details.setdefault((cs.text, cell.product), (cell, f"{page.path}:{cell.line}"))
+        if (seen.rationale, seen.evidence) != (cell.rationale, cell.evidence):
+            raise PageError(
+                page.path, cell.line, f"{cell.product}'s cell differs from the same cell at {at}"
+            )
+
+
+def _check_round(page: ComparePage, cs: CompareStory) -> None:
+    """The round's outcome as the rules decide it (``scoring.round_winner``), neither side n/a."""
+    a, b = (scoring.CellIn.of(c.value, story_id=0, product=c.product) for c in cs.cells)
+    if a.verdict == Verdict.NA or b.verdict == Verdict.NA:
+        raise PageError(page.path, cs.line, "a head-to-head lists no story where one side is n/a")
+    expected = scoring.round_winner(a, b)
+    if expected != cs.round:
+        said = scoring.DRAWN if cs.round == scoring.DRAWN else f"to {cs.round}"
+        rule = scoring.DRAWN if expected == scoring.DRAWN else f"to {expected}"
+        raise PageError(
+            page.path, cs.line, f"the page says round {said}, the rules give round {rule}"
+        )

@@ -15,7 +15,7 @@ from arena.selectors.arenas import (
     arena_story_list,
     story_line_list,
 )
-from arena.selectors.cells import CellPage, HeadToHeadLink, cell_page_get
+from arena.selectors.cells import CellLine, CellPage, HeadToHeadLink, cell_page_get
 from arena.selectors.compare import (
     COMPARE_MAX,
     COMPARE_MIN,
@@ -45,7 +45,6 @@ from arena.selectors.matrix import (
     MATRIX_COLUMNS,
     CategoryBlock,
     Matrix,
-    MatrixCell,
     MatrixFilters,
     MatrixRow,
     SubGroupBlock,
@@ -67,6 +66,7 @@ from arena.selectors.weights import (
 )
 
 __all__ = [
+    "CellLine",
     "COMPARE_MAX",
     "COMPARE_MIN",
     "ComparePick",
@@ -84,7 +84,6 @@ __all__ = [
     "HeadToHeadLink",
     "Leaderboard",
     "Matrix",
-    "MatrixCell",
     "MatrixFilters",
     "MatrixRow",
     "ProductPage",

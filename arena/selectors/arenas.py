@@ -2,24 +2,51 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any, TypedDict, cast
 
 from django.db import router
 from django.db.models import Exists, F, OuterRef, QuerySet, Subquery
+from django_stubs_ext import WithAnnotations
 
 from arena.models import AdjacentArena, Arena, Category, Persona, PersonaResult, ProductScore
-from arena.selectors.compiled import CompiledRead, model_fields, model_of
+from arena.selectors.compiled import CompiledRead, arena_rows_read, model_fields, model_of
 from arena.selectors.counts import row_count
 from arena.text import arena_slugify
 from products.models import Product
 from stories.models import Story
 
 
-def arena_list() -> QuerySet[Arena]:
+class ArenaCounts(TypedDict):
+    product_count: int
+    story_count: int
+    cell_count: int
+    leader_name: str | None
+    leader_slug: str | None
+
+
+class Slugged(TypedDict):
+    slug: str
+
+
+class MaybeSlugged(TypedDict):
+    slug: str | None  # None: not an arena of this site
+
+
+# An arena as ``arena_list`` and ``arena_get`` read it: with its counts and its leader.
+type CountedArena = WithAnnotations[Arena, ArenaCounts]
+# A category with its ``category`` filter value; an adjacent arena with its slug here, if any.
+type SluggedCategory = WithAnnotations[Category, Slugged]
+type SluggedAdjacent = WithAnnotations[AdjacentArena, MaybeSlugged]
+
+
+def arena_list() -> QuerySet[CountedArena]:
     """Arenas with their product, story and judged-cell counts and the leader's name (one
     query)."""
     leader = ProductScore.objects.filter(arena=OuterRef("pk"), rank=1)
-    return (
+    return cast(
+        QuerySet[CountedArena],
         Arena.objects.annotate(
             # the default managers leave out retired products and stories (kept on record only)
             product_count=row_count(Product.objects.filter(arena=OuterRef("pk")), per="arena"),
@@ -29,16 +56,16 @@ def arena_list() -> QuerySet[Arena]:
         )
         # every product is judged on every story: the cells the arena page counts
         .annotate(cell_count=F("story_count") * F("product_count"))
-        .order_by("name")
+        .order_by("name"),
     )
 
 
 # ``arena_get``'s SQL and parameters, by database alias, with the place of the slug among them.
-_ARENA_GET_SQL: dict[str, tuple[str, tuple, int]] = {}
+_ARENA_GET_SQL: dict[str, tuple[str, tuple[Any, ...], int]] = {}
 _SLUG_MARK = "\x00slug"  # stands for the slug while the query is compiled (no slug has a NUL)
 
 
-def arena_get(*, slug: str) -> Arena | None:
+def arena_get(*, slug: str) -> CountedArena | None:
     """One arena with the counts of ``arena_list`` (the pages read ``story_count``): one query.
 
     Every page reads it first, and Django compiles its subqueries anew on each call, which takes
@@ -51,15 +78,10 @@ def arena_get(*, slug: str) -> Arena | None:
         compiled = _ARENA_GET_SQL[alias] = (sql, tuple(params), params.index(_SLUG_MARK))
     sql, params, at = compiled
     found = list(Arena.objects.raw(sql, (*params[:at], slug, *params[at + 1 :])).using(alias))
-    return found[0] if found else None
+    return cast(CountedArena, found[0]) if found else None
 
 
-_PRODUCTS = CompiledRead(
-    Product,
-    lambda arena: (
-        Product.objects.filter(arena=arena).order_by("position").values_list(*model_fields(Product))
-    ),
-)
+_PRODUCTS = arena_rows_read(Product)
 
 
 def arena_product_list(*, arena: Arena) -> list[Product]:
@@ -81,7 +103,7 @@ def arena_product_pair_get(
 def _documented(scores: QuerySet[ProductScore]) -> list[ProductScore]:
     """The stored scores whose rival (``vs``) makes a documented head-to-head: both products on the
     pages, each pair once whichever side links it, in the queryset's order."""
-    seen: set[tuple[int, frozenset[int]]] = set()
+    seen: set[tuple[int, frozenset[int | None]]] = set()
     kept = []
     for row in scores.filter(vs__isnull=False, product__retired_at__isnull=True).filter(
         vs__retired_at__isnull=True
@@ -100,7 +122,7 @@ def documented_pairs() -> list[tuple[Arena, Product, Product]]:
     scores = ProductScore.objects.select_related("arena", "product", "vs").order_by(
         "arena__name", "rank", "product__position"
     )
-    return [(row.arena, row.product, row.vs) for row in _documented(scores)]
+    return [(row.arena, row.product, row.vs) for row in _documented(scores) if row.vs is not None]
 
 
 def arena_documented_pairs(*, arena: Arena) -> list[tuple[Product, Product]]:
@@ -110,7 +132,7 @@ def arena_documented_pairs(*, arena: Arena) -> list[tuple[Product, Product]]:
         .select_related("product", "vs")
         .order_by("rank", "product__position")
     )
-    return [(row.product, row.vs) for row in _documented(scores)]
+    return [(row.product, row.vs) for row in _documented(scores) if row.vs is not None]
 
 
 def arena_story_list(*, arena: Arena) -> QuerySet[Story]:
@@ -188,7 +210,7 @@ def story_line_list(*, stories: QuerySet[Story]) -> list[StoryLine]:
     return story_lines_of(stories.values_list(*STORY_LINE_FIELDS))
 
 
-def story_lines_of(rows) -> list[StoryLine]:
+def story_lines_of(rows: Iterable[Sequence[Any]]) -> list[StoryLine]:
     """Rows of ``STORY_LINE_FIELDS`` as ``StoryLine`` records (categories, sub-groups and personas
     shared)."""
     categories: dict[int, CategoryLine] = {}
@@ -222,27 +244,22 @@ _CATEGORIES = CompiledRead(
 )
 
 
-def arena_category_list(*, arena: Arena) -> list[Category]:
+def arena_category_list(*, arena: Arena) -> list[SluggedCategory]:
     """The categories that hold a story still on the pages, each with ``.slug`` (the matrix's
     ``category`` filter value): one query, compiled once."""
-    categories = [model_of(Category, row) for row in _CATEGORIES.rows(arena=arena.pk)]
+    categories = [
+        cast(SluggedCategory, model_of(Category, row)) for row in _CATEGORIES.rows(arena=arena.pk)
+    ]
     for c in categories:
         c.slug = arena_slugify(c.name)
     return categories
 
 
-_PERSONA_RESULTS = CompiledRead(
+_PERSONA_RESULTS = arena_rows_read(
     PersonaResult,
-    lambda arena: (
-        PersonaResult.objects.filter(arena=arena)
-        .order_by("position")
-        .values_list(
-            *model_fields(PersonaResult),
-            *model_fields(Persona, "persona__"),
-            *model_fields(Product, "winner__"),
-            *model_fields(Product, "runner_up__"),
-        )
-    ),
+    *model_fields(Persona, "persona__"),
+    *model_fields(Product, "winner__"),
+    *model_fields(Product, "runner_up__"),
 )
 
 
@@ -262,25 +279,23 @@ def arena_persona_result_list(*, arena: Arena) -> list[PersonaResult]:
     return results
 
 
-_ADJACENT = CompiledRead(
-    AdjacentArena,
-    lambda arena: (
-        AdjacentArena.objects.filter(arena=arena)
-        .order_by("position")
-        .values_list(*model_fields(AdjacentArena))
-    ),
-)
+_ADJACENT = arena_rows_read(AdjacentArena)
 _ARENA_SLUGS = CompiledRead(
     Arena, lambda names: Arena.objects.filter(name__in=names).values_list("name", "slug")
 )
 
 
-def arena_adjacent_list(*, arena: Arena) -> list[AdjacentArena]:
+def arena_adjacent_list(*, arena: Arena) -> list[SluggedAdjacent]:
     """Adjacent arenas, each with ``.slug`` set when that arena is on this site: two queries
     (one without adjacent arenas), compiled once."""
-    adjacent = [model_of(AdjacentArena, row) for row in _ADJACENT.rows(arena=arena.pk)]
+    adjacent = [
+        cast(SluggedAdjacent, model_of(AdjacentArena, row))
+        for row in _ADJACENT.rows(arena=arena.pk)
+    ]
     names = sorted({a.name for a in adjacent})
-    here = dict(_ARENA_SLUGS.rows(names=names)) if names else {}
+    here: dict[str, str] = (
+        {name: slug for name, slug in _ARENA_SLUGS.rows(names=names)} if names else {}
+    )
     for a in adjacent:
         a.slug = here.get(a.name)
     return adjacent

@@ -1,9 +1,12 @@
-"""One cell's proof page: its evidence, its public record and the head-to-heads it is part of."""
+"""Cells as the pages read them: ``CellLine``, the one light stand-in for a cell that the matrix,
+the head-to-head and the comparison of several products show, and one cell's proof page (its
+evidence, its public record and the head-to-heads it is part of)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from datetime import date, datetime
+from typing import NamedTuple
 
 from django.db.models import Prefetch
 
@@ -11,6 +14,68 @@ from arena import scoring
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence
 from stories.values import CellValue
+
+
+class Quote(NamedTuple):
+    source: str
+    quote: str
+    url: str = ""
+    checked_on: date | None = None
+
+
+class Quotes(tuple[Quote, ...]):
+    """A cell's evidence quotes in page order; ``all()`` as a prefetched ``cell.evidence`` has it."""
+
+    __slots__ = ()
+
+    def all(self) -> Quotes:
+        return self
+
+
+NO_QUOTES = Quotes()
+
+
+@dataclass(slots=True)  # (not frozen: a frozen dataclass costs 3× as much to build, 9,000 times)
+class CellLine:
+    """What a page shows of a cell: a lighter stand-in for ``stories.Cell`` (the big arena's matrix
+    has 9,000 of them) with its product, which is loaded once for the whole read. The matrix reads
+    its judgement only; the head-to-head its rationale and evidence (``evidence.all()``) too.
+    Read-only by convention."""
+
+    pk: int
+    story_id: int
+    product: Product
+    verdict: str
+    proof: str | None
+    quality: int | None
+    evidence_as_of: date | None = None  # when its evidence was last checked (stories/freshness)
+    rationale: str = ""
+    detail_published: bool = False
+    # how the rationale stands to the last upheld correction (see ``stories.Cell``)
+    rationale_predates: datetime | None = None
+    rationale_rewritten_at: datetime | None = None
+    evidence: Quotes = NO_QUOTES
+
+    @property
+    def product_id(self) -> int:
+        return self.product.pk
+
+    @property
+    def value(self) -> CellValue:
+        return CellValue.of(self)
+
+
+# What a ``CellLine`` is read from (``values_list``), in the order of its fields: its judgement and
+# date, then what the head-to-head shows besides (its evidence is read apart: ``QUOTE_FIELDS``).
+CELL_LINE_FIELDS = ("id", "story_id", "product_id", "verdict", "proof", "quality", "evidence_as_of")
+CELL_DETAIL_FIELDS = (
+    "rationale",
+    "detail_published",
+    "rationale_predates",
+    "rationale_rewritten_at",
+)
+# An evidence quote, by its cell (``Quote`` after the cell's id).
+QUOTE_FIELDS = ("cell_id", "source", "quote", "url", "checked_on")
 
 
 def evidence_prefetch() -> Prefetch:
@@ -32,20 +97,7 @@ class CellPage:
     head_to_heads: list[HeadToHeadLink]
 
 
-class JudgedCell(Protocol):
-    """A cell or a lighter stand-in for one (``head_to_head.CompareCell``)."""
-
-    @property
-    def value(self) -> CellValue: ...
-
-    @property
-    def story_id(self) -> int: ...
-
-    @property
-    def product_id(self) -> int: ...
-
-
-def cell_in(c: JudgedCell) -> scoring.CellIn:
+def cell_in(c: Cell | CellLine) -> scoring.CellIn:
     """A cell as the scoring module's plain record; the pages key products by primary key."""
     return scoring.CellIn.of(c.value, story_id=c.story_id, product=c.product_id)
 
@@ -55,7 +107,7 @@ def winner_of(key: scoring.ProductKey, *products: Product) -> Product | None:
     ``cell_in`` keys them), or ``None`` for ``scoring.DRAWN``."""
     if key == scoring.DRAWN:
         return None
-    return {p.pk: p for p in products}[key]
+    return {p.pk: p for p in products}[int(key)]
 
 
 def cell_page_get(*, pk: int) -> CellPage | None:

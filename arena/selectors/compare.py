@@ -6,11 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from arena import scoring
-from arena.models import Arena, ProductScore
-from arena.selectors.arenas import StoryLine
-from arena.selectors.cells import cell_in
-from arena.selectors.leaderboard import arena_score_list
-from arena.selectors.matrix import CategoryBlock, MatrixCell, arena_matrix, matrix_block_list
+from arena.selectors.arenas import CountedArena, StoryLine
+from arena.selectors.cells import CellLine, cell_in
+from arena.selectors.leaderboard import StoredRow, arena_score_list
+from arena.selectors.matrix import CategoryBlock, arena_matrix, matrix_block_list
 from products.models import Product
 
 COMPARE_MIN = scoring.COMPARE_MIN
@@ -57,25 +56,17 @@ def compare_pick(*, products: list[Product], slugs: list[str]) -> ComparePick:
 
 
 @dataclass
-class ManyRow:
+class ManyRow(scoring.BestOf):
     """One round: its story, each chosen product's cell on it (column order; a product without a
     cell has no entry) and the products with the best cell (none: drawn)."""
 
     story: StoryLine
-    cells: list[MatrixCell]
+    cells: list[CellLine]
     best: list[Product]
 
     @property
-    def by_product(self) -> dict[Product, MatrixCell]:
+    def by_product(self) -> dict[Product, CellLine]:
         return {c.product: c for c in self.cells}
-
-    @property
-    def drawn(self) -> bool:
-        return not self.best
-
-    @property
-    def shared(self) -> bool:
-        return len(self.best) > 1
 
 
 @dataclass
@@ -116,13 +107,13 @@ class ManyComparison:
         return len(self.rows)
 
 
-def _stored(scores: list[ProductScore], products: list[Product]) -> dict[int, ProductScore]:
+def _stored(scores: list[StoredRow], products: list[Product]) -> dict[int, StoredRow]:
     chosen = {p.pk for p in products}
     return {s.product_id: s for s in scores if s.product_id in chosen}
 
 
 def compare_many_get(
-    *, arena: Arena, products: list[Product], differences_only: bool = False
+    *, arena: CountedArena, products: list[Product], differences_only: bool = False
 ) -> ManyComparison:
     """``products`` (two to six of ``arena``'s, as ``compare_pick`` found them) side by side: their
     stored PA and category scores, and a round per story where at least two of their cells apply,
@@ -138,7 +129,7 @@ def compare_many_get(
     summary = scoring.compare_many(
         stories, (cell_in(c) for r in matrix.rows for c in r.cells), keys
     )
-    by_pk = {p.pk: p for p in products}
+    by_pk: dict[scoring.ProductKey, Product] = {p.pk: p for p in products}
     row_of = {r.story.pk: r for r in matrix.rows}
     rows = [
         ManyRow(row_of[r.story_id].story, row_of[r.story_id].cells, [by_pk[k] for k in r.best])

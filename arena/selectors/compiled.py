@@ -30,6 +30,10 @@ def _mark(value: Any, n: int) -> int | str:
     raise TypeError(f"a compiled read takes ints and strings, not {type(value).__name__}")
 
 
+# a compiled read: its SQL, its parameters, where the values go, its converters and its width
+type _Plan = tuple[str, list[Any], list[tuple[int, str, int | None]], list[Any], int]
+
+
 class CompiledRead:
     """A ``values_list`` read whose SQL is compiled once. ``build`` takes the values by name and
         returns the queryset; it is called once per database (and per set of names and length of each
@@ -42,9 +46,9 @@ class CompiledRead:
     def __init__(self, model: type[Model], build: Callable[..., QuerySet]):
         self.model = model
         self.build = build
-        self._plans: dict[tuple, tuple[str, list, list[tuple[int, str, int | None]], list]] = {}
+        self._plans: dict[tuple[Any, ...], _Plan] = {}
 
-    def _compile(self, alias: str, values: dict[str, Value]):
+    def _compile(self, alias: str, values: dict[str, Value]) -> _Plan:
         marks: dict[str, Any] = {}
         places: dict[Any, tuple[str, int | None]] = {}
         n = 0
@@ -118,4 +122,18 @@ def model_fields(model: type[Model], prefix: str = "") -> list[str]:
 def model_of[M: Model](model: type[M], row: Sequence[Any], db: str = DEFAULT_DB_ALIAS) -> M:
     """An instance of ``model`` from the values that ``model_fields`` reads, as the ORM builds it
     from a row of database ``db``."""
-    return model.from_db(db, None, row)
+    # (no field names: a row of every concrete field in order, which ``from_db`` takes as it is)
+    return model.from_db(db, None, row)  # type: ignore[arg-type]  # the stubs want the names
+
+
+def arena_rows_read(model: type[Model], *joined: str) -> CompiledRead:
+    """A compiled read of one arena's rows of ``model`` (its ``objects``) in page order
+    (``position``), as ``values_list``: its own fields (``model_fields``), then ``joined``."""
+    return CompiledRead(
+        model,
+        lambda arena: (
+            model.objects.filter(arena=arena)  # type: ignore[attr-defined]  # (every model read so has one)
+            .order_by("position")
+            .values_list(*model_fields(model), *joined)
+        ),
+    )

@@ -16,6 +16,7 @@ from django.db.models import Case, OuterRef, TextField, Value, When
 
 from arena import dataformat
 from arena.models import AdjacentArena, Arena, Category, SubGroup
+from arena.selectors.cells import CELL_LINE_FIELDS, QUOTE_FIELDS
 from arena.selectors.counts import row_count
 from products.models import Product
 from stories.models import Cell, Evidence, Story
@@ -36,48 +37,14 @@ def arena_export_document(*, arena: Arena) -> dict[str, Any]:
         )
     )
     products = list(Product.objects.filter(arena=arena).order_by("position"))
-    used_categories = {s[2] for s in stories}
-    used_groups = {s[3] for s in stories if s[3] is not None}
-    categories = [
-        c
-        for c in Category.objects.filter(arena=arena).order_by("position")
-        if c.pk in used_categories
-    ]
-    groups: dict[int, list[SubGroup]] = {}
-    for g in SubGroup.objects.filter(category__arena=arena).order_by("category_id", "position"):
-        if g.pk in used_groups:
-            groups.setdefault(g.category_id, []).append(g)
-    category_names = {c.pk: c.name for c in categories}
-    group_names = {g.pk: g.name for gs in groups.values() for g in gs}
+    categories, groups = _structure(arena, stories)
     personas: dict[str, str] = {}
     for s in stories:
         personas.setdefault(s[4], s[5])
     keys = {s[0]: i for i, s in enumerate(stories, start=1)}
     slugs = {p.pk: p.slug for p in products}
-    cells = list(
-        Cell.objects.filter(story__arena=arena, story__in=keys, product__in=slugs)
-        .order_by("story__position", "product__position")
-        .values_list(
-            "pk",
-            "story_id",
-            "product_id",
-            "verdict",
-            "proof",
-            "quality",
-            "rationale",
-            "detail_published",
-            "evidence_as_of",
-        )
-    )
-    evidence: dict[int, list[dict[str, Any]]] = {}
-    for cell_id, source, quote, url, checked_on in (
-        Evidence.objects.filter(cell__story__arena=arena)
-        .order_by("cell_id", "position", "pk")
-        .values_list("cell_id", "source", "quote", "url", "checked_on")
-    ):
-        evidence.setdefault(cell_id, []).append(
-            {"source": source, "quote": quote, "url": url or None, "checked_on": _day(checked_on)}
-        )
+    category_names = {c.pk: c.name for c in categories}
+    group_names = {g.pk: g.name for gs in groups.values() for g in gs}
     return {
         "format": dataformat.FORMAT,
         "version": dataformat.VERSION,
@@ -89,27 +56,11 @@ def arena_export_document(*, arena: Arena) -> dict[str, Any]:
             "evidence_as_of": _day(arena.evidence_as_of),
         },
         "categories": [
-            {
-                "name": c.name,
-                "blurb": c.blurb,
-                "groups": [g.name for g in groups.get(c.pk, [])],
-            }
+            {"name": c.name, "blurb": c.blurb, "groups": [g.name for g in groups.get(c.pk, [])]}
             for c in categories
         ],
         "personas": [{"slug": slug, "label": label} for slug, label in personas.items()],
-        "products": [
-            {
-                "slug": p.slug,
-                "name": p.name,
-                "tier": p.tier,
-                "stars": p.stars,
-                "stars_growth": p.stars_growth,
-                "npm_weekly": p.npm_weekly,
-                "pypi_weekly": p.pypi_weekly,
-                "popularity_as_of": _day(p.popularity_as_of),
-            }
-            for p in products
-        ],
+        "products": [product_data(p) for p in products],
         "stories": [
             {
                 "key": keys[pk],
@@ -121,19 +72,7 @@ def arena_export_document(*, arena: Arena) -> dict[str, Any]:
             }
             for pk, text, category, group, persona, _label, weight in stories
         ],
-        "cells": [
-            {
-                "story": keys[story],
-                "product": slugs[product],
-                "verdict": verdict,
-                "proof": proof,
-                "quality": quality,
-                "rationale": rationale if published else None,
-                "evidence_as_of": _day(as_of),
-                "evidence": evidence.get(pk, []),
-            }
-            for pk, story, product, verdict, proof, quality, rationale, published, as_of in cells
-        ],
+        "cells": _cells(arena, keys, slugs),
         "adjacent": [
             {
                 "name": a.name,
@@ -144,6 +83,70 @@ def arena_export_document(*, arena: Arena) -> dict[str, Any]:
             for a in AdjacentArena.objects.filter(arena=arena).order_by("position")
         ],
     }
+
+
+def _structure(
+    arena: Arena, stories: list[Any]
+) -> tuple[list[Category], dict[int, list[SubGroup]]]:
+    """The categories and sub-groups (by category) that hold a story, in page order: two queries."""
+    used_categories = {s[2] for s in stories}
+    used_groups = {s[3] for s in stories if s[3] is not None}
+    categories = [
+        c
+        for c in Category.objects.filter(arena=arena).order_by("position")
+        if c.pk in used_categories
+    ]
+    groups: dict[int, list[SubGroup]] = {}
+    for g in SubGroup.objects.filter(category__arena=arena).order_by("category_id", "position"):
+        if g.pk in used_groups:
+            groups.setdefault(g.category_id, []).append(g)
+    return categories, groups
+
+
+def product_data(p: Product) -> dict[str, Any]:
+    """A product as the arena file and the API's arena (``ProductSerializer``) write it."""
+    return {
+        "slug": p.slug,
+        "name": p.name,
+        "tier": str(p.tier),
+        "stars": p.stars,
+        "stars_growth": p.stars_growth,
+        "npm_weekly": p.npm_weekly,
+        "pypi_weekly": p.pypi_weekly,
+        "popularity_as_of": _day(p.popularity_as_of),
+    }
+
+
+def _cells(arena: Arena, keys: dict[int, int], slugs: dict[int, str]) -> list[dict[str, Any]]:
+    """Every cell between the stories (by their keys in the file) and the products (by slug), in
+    matrix order, with its evidence: two queries."""
+    cells = list(
+        Cell.objects.filter(story__arena=arena, story__in=keys, product__in=slugs)
+        .order_by("story__position", "product__position")
+        .values_list(*CELL_LINE_FIELDS, "rationale", "detail_published")
+    )
+    evidence: dict[int, list[dict[str, Any]]] = {}
+    for cell_id, source, quote, url, checked_on in (
+        Evidence.objects.filter(cell__story__arena=arena)
+        .order_by("cell_id", "position", "pk")
+        .values_list(*QUOTE_FIELDS)
+    ):
+        evidence.setdefault(cell_id, []).append(
+            {"source": source, "quote": quote, "url": url or None, "checked_on": _day(checked_on)}
+        )
+    return [
+        {
+            "story": keys[story],
+            "product": slugs[product],
+            "verdict": verdict,
+            "proof": proof,
+            "quality": quality,
+            "rationale": rationale if published else None,
+            "evidence_as_of": _day(as_of),
+            "evidence": evidence.get(pk, []),
+        }
+        for pk, story, product, verdict, proof, quality, as_of, rationale, published in cells
+    ]
 
 
 # The CSV's columns (its header row), one row per cell in matrix order.

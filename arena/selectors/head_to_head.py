@@ -3,9 +3,11 @@ Its rounds are the one thing scored on a page read (``arena.scoring.compare``)."
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
-from typing import NamedTuple
+from typing import Any
+
+from django.db.models import QuerySet
 
 from arena import scoring
 from arena.models import Arena
@@ -15,71 +17,32 @@ from arena.selectors.arenas import (
     arena_story_list,
     story_lines_of,
 )
-from arena.selectors.cells import cell_in, winner_of
+from arena.selectors.cells import (
+    CELL_DETAIL_FIELDS,
+    CELL_LINE_FIELDS,
+    QUOTE_FIELDS,
+    CellLine,
+    Quote,
+    Quotes,
+    cell_in,
+    winner_of,
+)
 from arena.selectors.compiled import CompiledRead
 from arena.selectors.matrix import CategoryBlock, matrix_block_list
 from products.models import Product
 from stories.models import Cell, Evidence, Story
-from stories.values import CellValue
-
-
-class Quote(NamedTuple):
-    source: str
-    quote: str
-    url: str = ""
-    checked_on: date | None = None
-
-
-class Quotes(tuple[Quote, ...]):
-    """A cell's evidence quotes in page order; ``all()`` as a prefetched ``cell.evidence`` has it."""
-
-    __slots__ = ()
-
-    def all(self) -> Quotes:
-        return self
-
-
-_NO_QUOTES = Quotes()
-
-
-@dataclass(frozen=True, slots=True)
-class CompareCell:
-    """What a head-to-head shows of a cell: a lighter stand-in for ``stories.Cell`` with its
-    product (one of the two, loaded once) and its evidence (``evidence.all()``)."""
-
-    pk: int
-    story_id: int
-    product: Product
-    verdict: str
-    proof: str | None
-    quality: int | None
-    rationale: str
-    detail_published: bool
-    evidence: Quotes
-    # how the rationale stands to the last upheld correction (see ``stories.Cell``)
-    rationale_predates: datetime | None = None
-    rationale_rewritten_at: datetime | None = None
-    evidence_as_of: date | None = None  # when its evidence was last checked (stories/freshness)
-
-    @property
-    def product_id(self) -> int:
-        return self.product.pk
-
-    @property
-    def value(self) -> CellValue:
-        return CellValue.of(self)
 
 
 @dataclass
 class CompareRow:
     story: StoryLine
     winner: Product | None  # the round's winner; None: drawn
-    cell_a: CompareCell
-    cell_b: CompareCell
+    cell_a: CellLine
+    cell_b: CellLine
     number: int = 0  # place in its sub-group, from 1, as the published pages number rounds
 
     @property
-    def cells(self) -> dict[Product, CompareCell]:
+    def cells(self) -> dict[Product, CellLine]:
         """The two cells by their product, ``a``'s first."""
         return {self.cell_a.product: self.cell_a, self.cell_b.product: self.cell_b}
 
@@ -128,7 +91,8 @@ _STORIES = CompiledRead(
 )
 
 
-def _pair_cells(arena, products):
+def _pair_cells(arena: Any, products: Any) -> QuerySet[Cell]:
+    # (the values of a compiled read, or the marks it compiles them with)
     return Cell.objects.filter(story__arena=arena, product__in=products)
 
 
@@ -137,25 +101,39 @@ _QUOTES = CompiledRead(
     lambda arena, products: (
         Evidence.objects.filter(cell__in=_pair_cells(arena, products))
         .order_by("cell_id", "position")
-        .values_list("cell_id", "source", "quote", "url", "checked_on")
+        .values_list(*QUOTE_FIELDS)
     ),
 )
 _CELLS = CompiledRead(
     Cell,
     lambda arena, products: _pair_cells(arena, products).values_list(
-        "id",
-        "story_id",
-        "product_id",
-        "verdict",
-        "proof",
-        "quality",
-        "rationale",
-        "detail_published",
-        "rationale_predates",
-        "rationale_rewritten_at",
-        "evidence_as_of",
+        *CELL_LINE_FIELDS, *CELL_DETAIL_FIELDS
     ),
 )
+
+
+def _pair_cell_lines(arena: Arena, a: Product, b: Product) -> dict[tuple[int, int], CellLine]:
+    """The two products' cells with their evidence, by (story, product): two queries."""
+    pair = {a.pk: a, b.pk: b}
+    quotes: dict[int, list[Quote]] = {}
+    for cell_id, *quote in _QUOTES.rows(arena=arena.pk, products=[a.pk, b.pk]):
+        quotes.setdefault(cell_id, []).append(Quote(*quote))
+    cells = {}
+    for pk, sid, pid, *judgement_and_detail in _CELLS.rows(arena=arena.pk, products=[a.pk, b.pk]):
+        cells[(sid, pid)] = cell = CellLine(pk, sid, pair[pid], *judgement_and_detail)
+        if pk in quotes:
+            cell.evidence = Quotes(quotes[pk])
+    return cells
+
+
+def _numbered(rows: Sequence[CompareRow]) -> list[CategoryBlock]:
+    """The rows under their headings, each numbered within its sub-group from 1."""
+    blocks = matrix_block_list(rows=rows)
+    for block in blocks:
+        for group in block.groups:
+            for number, row in enumerate(group.rows, start=1):
+                row.number = number
+    return blocks
 
 
 def head_to_head_get(
@@ -166,39 +144,7 @@ def head_to_head_get(
     compiled once. With ``differences_only`` the blocks hold only the rounds that are not drawn
     (one side wins); the tallies always count every round."""
     stories = story_lines_of(_STORIES.rows(arena=arena.pk))
-    pair = {a.pk: a, b.pk: b}
-    quotes: dict[int, list[Quote]] = {}
-    for cell_id, *quote in _QUOTES.rows(arena=arena.pk, products=[a.pk, b.pk]):
-        quotes.setdefault(cell_id, []).append(Quote(*quote))
-    by = {
-        (sid, pid): CompareCell(
-            pk,
-            sid,
-            pair[pid],
-            verdict,
-            proof,
-            quality,
-            rationale,
-            published,
-            Quotes(quotes[pk]) if pk in quotes else _NO_QUOTES,
-            predates,
-            rewritten,
-            as_of,
-        )
-        for (
-            pk,
-            sid,
-            pid,
-            verdict,
-            proof,
-            quality,
-            rationale,
-            published,
-            predates,
-            rewritten,
-            as_of,
-        ) in _CELLS.rows(arena=arena.pk, products=[a.pk, b.pk])
-    }
+    by = _pair_cell_lines(arena, a, b)
     story_in = [scoring.StoryIn(s.pk, s.weight, s.category.name, s.persona.slug) for s in stories]
     cells_a = {sid: cell_in(c) for (sid, pid), c in by.items() if pid == a.pk}
     cells_b = {sid: cell_in(c) for (sid, pid), c in by.items() if pid == b.pk}
@@ -213,11 +159,7 @@ def head_to_head_get(
         )
         for r in summary.rounds
     ]
-    blocks = matrix_block_list(rows=rows)
-    for block in blocks:
-        for group in block.groups:
-            for number, row in enumerate(group.rows, start=1):
-                row.number = number
+    blocks = _numbered(rows)
     by_category: dict[int, list[scoring.Round]] = {}
     for r in summary.rounds:
         by_category.setdefault(story_by_id[r.story_id].category_id, []).append(r)

@@ -4,8 +4,10 @@ published rules (``scoring.order_by``) is not scoring them: nothing is computed 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypedDict, cast
 
 from django.db.models import Exists, OuterRef
+from django_stubs_ext import WithAnnotations
 
 from arena import scoring
 from arena.models import Arena, ProductScore
@@ -18,7 +20,7 @@ from arena.scoring import (
     rank_key,
     rank_key_split,
 )
-from arena.selectors.compiled import CompiledRead, model_fields, model_of
+from arena.selectors.compiled import CompiledRead, arena_rows_read, model_fields, model_of
 from arena.selectors.freshness import arena_stale_counts
 from arena.selectors.weights import WeightsAsked, WeightsRead, weights_read
 from products.models import Product
@@ -45,15 +47,51 @@ _SCORES = CompiledRead(
 )
 
 
-def arena_score_list(*, arena: Arena) -> list[ProductScore]:
-    """Stored leaderboard rows in rank order, with product, whether any of its verdicts has its
-    rationale and evidence published (``published``) and its stored head-to-head partner: one
-    query, compiled once."""
+class StoredExtras(TypedDict):
+    result: scoring.ProductResult  # the row read back as the product's result
+    published: bool  # some verdict of the product has its rationale and evidence published
+
+
+class BoardExtras(StoredExtras):
+    """What ``arena_leaderboard`` adds to a stored row (see ``Leaderboard.rows``)."""
+
+    stale_cells: int
+    cells: int
+    pa_range: tuple[int, int] | None
+    personal_score: int | None
+    personal_range: tuple[int, int] | None
+    position: int
+    tied: bool
+    decided_by: str
+    published_position: int
+    moved: int
+    range_group: int | None
+    published_vs: Product | None
+
+
+# A stored leaderboard row as ``arena_score_list`` reads it, and as ``arena_leaderboard`` ranks it.
+type StoredRow = WithAnnotations[ProductScore, StoredExtras]
+type BoardRow = WithAnnotations[ProductScore, BoardExtras]
+
+
+def _stored_row(score: ProductScore, product: Product) -> StoredRow:
+    """``score`` with its product and its ``result``."""
+    row = cast(StoredRow, score)
+    row.product = product
+    row.result = scoring.ProductResult.from_stored(score, name=product.name)
+    return row
+
+
+def arena_score_list(*, arena: Arena) -> list[StoredRow]:
+    """Stored leaderboard rows in rank order, with product, the row as the product's result
+    (``result``), whether any of its verdicts has its rationale and evidence published
+    (``published``) and its stored head-to-head partner: one query, compiled once."""
     own, product = len(model_fields(ProductScore)), len(model_fields(Product))
     scores = []
     for row in _SCORES.rows(arena=arena.pk):
-        score = model_of(ProductScore, row[:own])
-        score.product = model_of(Product, row[own : own + product])
+        score = _stored_row(
+            model_of(ProductScore, row[:own]), model_of(Product, row[own : own + product])
+        )
         score.published = bool(row[own + product])
         vs = row[own + product + 1 :]
         score.vs = model_of(Product, vs) if vs[0] is not None else None
@@ -73,7 +111,7 @@ class Leaderboard:
     label: str
     # stored rows in the asked order; ``row.position`` is the shown rank (shared by ties:
     # ``row.tied``, ``row.decided_by``), ``row.vs`` the product its head-to-head link pairs it with
-    rows: list[ProductScore]
+    rows: list[BoardRow]
     personas: list[str]  # persona slugs, the persona score columns
     categories: list[str]  # category names, for the rank options
     options: list[tuple[str, list[RankOption]]]
@@ -87,7 +125,7 @@ class Leaderboard:
     reading: WeightsRead | None = None
     # product ids in the published order (PA Score): where the matrix takes its columns from
     # while the board is ranked by a visitor's weights
-    published_order: list[int] = field(default_factory=list)
+    published_order: list[scoring.ProductKey] = field(default_factory=list)
 
     @property
     def weighted(self) -> bool:
@@ -103,16 +141,11 @@ class Leaderboard:
         return self.reading.ignored if self.reading is not None else ()
 
     @property
-    def range_label(self) -> str:
-        """What the range groups are ranges of."""
-        return "your score" if self.weighted else "PA Score"
-
-    @property
-    def range_groups(self) -> list[list[ProductScore]]:
+    def range_groups(self) -> list[list[BoardRow]]:
         """Runs of rows whose score ranges overlap (``scoring.range_groups``) when the board is
         ranked by a score with a range (PA Score or the visitor's weights): their order is not
         settled by the evidence. Only groups of two or more."""
-        groups: dict[int, list[ProductScore]] = {}
+        groups: dict[int, list[BoardRow]] = {}
         for row in self.rows:
             group = getattr(row, "range_group", None)  # (absent: rows ranked before ranges)
             if group is not None:
@@ -120,13 +153,13 @@ class Leaderboard:
         return [rows for rows in groups.values() if len(rows) > 1]
 
     @property
-    def leader(self) -> ProductScore | None:
+    def leader(self) -> BoardRow | None:
         return self.rows[0] if self.rows else None
 
     @property
-    def ties(self) -> list[tuple[int, list[ProductScore], str]]:
+    def ties(self) -> list[tuple[int, list[BoardRow], str]]:
         """The groups of rows sharing a rank: (rank, rows, what ordered them)."""
-        groups: dict[int, list[ProductScore]] = {}
+        groups: dict[int, list[BoardRow]] = {}
         for row in self.rows:
             if row.tied:
                 groups.setdefault(row.position, []).append(row)
@@ -176,30 +209,6 @@ def _rank_options(categories: list[str], personas: list[str]) -> list[tuple[str,
     ]
 
 
-def _result_of(score: ProductScore) -> scoring.ProductResult:
-    """A stored row as the scoring module's plain record, for ``scoring.order_by``."""
-    return scoring.ProductResult(
-        product=score.product_id,
-        name=score.product.name,
-        pa_score=score.pa_score,
-        category_scores=score.category_scores,
-        persona_scores=score.persona_scores,
-        verified=score.verified,
-        with_evidence=score.with_evidence,
-        disputed=score.disputed,
-        contradicted=score.contradicted,
-        upheld=score.upheld,
-        integrity=score.integrity,
-        confidence=score.confidence,
-        parts=tuple(scoring.Part(*part) for part in score.parts),
-        pa_range=_range(score.pa_low, score.pa_high),
-    )
-
-
-def _range(low: int | None, high: int | None) -> tuple[int, int] | None:
-    return (low, high) if low is not None and high is not None else None
-
-
 def arena_leaderboard(
     *,
     arena: Arena,
@@ -218,7 +227,7 @@ def arena_leaderboard(
     weights are given, even all 1, each row has its ``personal_score`` and ``personal_range``.
     ``categories`` gives the category names in matrix order (else: the order of their stories, as
     the scores' parts have them)."""
-    scores = arena_score_list(arena=arena)
+    scores = cast(list[BoardRow], arena_score_list(arena=arena))
     # each product's stale cells today (one aggregate query; ``stale=False``: not counted), shown
     # beside its verified share
     counts = arena_stale_counts(arena=arena, today=freshness.today()) if stale else {}
@@ -234,36 +243,54 @@ def arena_leaderboard(
         weights = reading.weights
     elif weights is not None:
         reading = WeightsRead(weights, reading.keys)
-    personal = weights
+    personal = weights  # (the personal scores are shown even for weights all 1)
     if weights is not None and weights.published:
         weights = None
     if key not in labels or weights is not None:
         key = RANK_PA
-    by_id = {s.product_id: s for s in scores}
-    results = {s.product_id: _result_of(s) for s in scores}
-    published = scoring.order_by(list(results.values()), RANK_PA)
-    published_places = scoring.places(published, RANK_PA)
+    published = scoring.order_by([s.result for s in scores], RANK_PA)
+    ordered = _ranked(scores, published, key, weights, personal)
+    group = _GROUPS.get(rank_key_split(key)[0])
+    label = f"{group}: {labels[key]}" if group else labels[key]
     if weights is not None:
-        mine = scoring.order_by_weights(list(results.values()), weights)
-    else:
-        mine = scoring.order_by(list(results.values()), key)
-    ordered = [by_id[r.product] for r in mine]
-    places = scoring.places(mine, key, weights)
-    for r, place in zip(published, published_places, strict=True):
+        label = "Your weights"
+    published_order = [r.product for r in published]
+    return Leaderboard(
+        key, label, ordered, personas, categories, options, weights, reading, published_order
+    )
+
+
+def _ranked(
+    scores: list[BoardRow],
+    published: list[scoring.ProductResult],
+    key: str,
+    weights: scoring.Weights | None,
+    personal: scoring.Weights | None,
+) -> list[BoardRow]:
+    """The rows in the order of ``key`` (of ``weights`` when given), each with its place there
+    and in the ``published`` order, its range group and the rival its head-to-head links to."""
+    by_id: dict[scoring.ProductKey, BoardRow] = {s.product_id: s for s in scores}
+    for r, place in zip(published, scoring.places(published, RANK_PA), strict=True):
         by_id[r.product].published_position = place.rank
+    results = [s.result for s in scores]
+    if weights is not None:
+        mine = scoring.order_by_weights(results, weights)
+    else:
+        mine = scoring.order_by(results, key)
+    ordered = [by_id[r.product] for r in mine]
     for row in ordered:
-        result = results[row.product_id]
-        row.pa_range = result.pa_range
+        row.pa_range = row.result.pa_range
         row.personal_score = row.personal_range = None
         if personal is not None:
-            row.personal_score = scoring.personal_score(result.parts, personal)
-            row.personal_range = scoring.score_range(result.parts, personal)
+            row.personal_score = scoring.personal_score(row.result.parts, personal)
+            row.personal_range = scoring.score_range(row.result.parts, personal)
     shown_ranges = [row.personal_range if weights else row.pa_range for row in ordered]
     ranged = weights is not None or key == RANK_PA
     groups = scoring.range_groups(shown_ranges) if ranged else [None] * len(ordered)
     rivals = scoring.rivals(
         [s.product_id for s in ordered], [s.product_id for s in ordered if s.published]
     )
+    places = scoring.places(mine, key, weights)
     for row, place, group in zip(ordered, places, groups, strict=True):
         row.position, row.tied, row.decided_by = place.rank, place.tied, place.decided_by
         row.moved = row.published_position - place.rank
@@ -273,24 +300,10 @@ def arena_leaderboard(
         row.published_vs = row.vs
         rival = rivals[row.product_id]
         row.vs = by_id[rival].product if rival is not None else None
-    group = _GROUPS.get(rank_key_split(key)[0])
-    label = f"{group}: {labels[key]}" if group else labels[key]
-    if weights is not None:
-        label = "Your weights"
-    return Leaderboard(
-        key,
-        label,
-        ordered,
-        personas,
-        categories,
-        options,
-        weights,
-        reading,
-        [r.product for r in published],
-    )
+    return ordered
 
 
-def _category_order(scores: list[ProductScore]) -> list[str]:
+def _category_order(scores: list[BoardRow]) -> list[str]:
     """The categories of the stored scores in the order of their stories (the parts keep it),
     then any other (a category whose every cell is n/a) by name."""
     seen: dict[str, None] = {}
@@ -301,7 +314,7 @@ def _category_order(scores: list[ProductScore]) -> list[str]:
     return [*seen, *rest]
 
 
-def _known_key(key: str, scores: list[ProductScore]) -> str:
+def _known_key(key: str, scores: list[StoredRow]) -> str:
     """``key`` when the leaderboard can rank by it, else ``RANK_PA`` (as ``arena_leaderboard``)."""
     kind, name = rank_key_split(key)
     if name is None and kind in (RANK_PA, RANK_VERIFIED, RANK_INTEGRITY):
@@ -313,17 +326,12 @@ def _known_key(key: str, scores: list[ProductScore]) -> str:
     return RANK_PA
 
 
-_RANKING = CompiledRead(
-    Product,
-    lambda arena: (
-        Product.objects.filter(arena=arena)
-        .order_by("position")
-        .values_list(*model_fields(Product), *model_fields(ProductScore, "score__"))
-    ),
-)
+_RANKING = arena_rows_read(Product, *model_fields(ProductScore, "score__"))
 
 
-def arena_product_ranking(*, arena: Arena, key: str = RANK_PA) -> tuple[list[Product], list[int]]:
+def arena_product_ranking(
+    *, arena: Arena, key: str = RANK_PA
+) -> tuple[list[Product], list[scoring.ProductKey]]:
     """The products on the pages in column order, and the keys of those with stored scores in the
     order of the rank key (as ``arena_leaderboard`` orders them): one query, compiled once."""
     own = len(model_fields(Product))
@@ -331,7 +339,6 @@ def arena_product_ranking(*, arena: Arena, key: str = RANK_PA) -> tuple[list[Pro
     for row in _RANKING.rows(arena=arena.pk):
         products.append(product := model_of(Product, row[:own]))
         if row[own] is not None:
-            scores.append(score := model_of(ProductScore, row[own:]))
-            score.product = product
-    ordered = scoring.order_by([_result_of(s) for s in scores], _known_key(key, scores))
+            scores.append(_stored_row(model_of(ProductScore, row[own:]), product))
+    ordered = scoring.order_by([s.result for s in scores], _known_key(key, scores))
     return products, [r.product for r in ordered]

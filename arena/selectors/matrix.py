@@ -6,58 +6,36 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date
 from functools import cached_property
 from typing import Any, Protocol
 
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, QuerySet
 
 from arena import scoring
 from arena.models import Arena
 from arena.selectors.arenas import (
     STORY_LINE_FIELDS,
+    CountedArena,
     StoryLine,
     arena_product_list,
     arena_story_list,
     story_lines_of,
 )
+from arena.selectors.cells import CELL_LINE_FIELDS, CellLine
 from arena.selectors.compiled import CompiledRead
 from products.models import Product
 from stories import freshness
 from stories.models import Cell, Story
-from stories.values import CellValue, Verdict
-
-
-@dataclass(slots=True)  # (not frozen: a frozen dataclass costs 3× as much to build, 9,000 times)
-class MatrixCell:
-    """What a matrix cell shows: a lighter stand-in for ``stories.Cell`` (the big arena's matrix
-    has 9,000 of them), with its product, which is loaded once for the whole matrix. Read-only
-    by convention."""
-
-    pk: int
-    story_id: int
-    product: Product
-    verdict: str
-    proof: str | None
-    quality: int | None
-    evidence_as_of: date | None = None  # when its evidence was last checked (stories/freshness)
-
-    @property
-    def product_id(self) -> int:
-        return self.product.pk
-
-    @property
-    def value(self) -> CellValue:
-        return CellValue(self.verdict, self.proof, self.quality)
+from stories.values import Verdict
 
 
 @dataclass
 class MatrixRow:
     story: StoryLine
-    cells: list[MatrixCell]  # in column order; a product without a cell here has no entry
+    cells: list[CellLine]  # in column order; a product without a cell here has no entry
 
     @property
-    def by_product(self) -> dict[Product, MatrixCell]:
+    def by_product(self) -> dict[Product, CellLine]:
         return {c.product: c for c in self.cells}
 
 
@@ -189,7 +167,8 @@ class Matrix:
         return blocks
 
 
-def _matrix_stories(arena, persona=None, verdict=None):
+# (the reads below take the values of a compiled read, or the marks it compiles them with)
+def _matrix_stories(arena: Any, persona: Any = None, verdict: Any = None) -> QuerySet[Story]:
     stories = arena_story_list(arena=arena)
     if persona is not None:
         stories = stories.filter(persona__slug=persona)
@@ -205,7 +184,7 @@ _STORIES = CompiledRead(
 )
 
 
-def _matrix_cells(products, arena=None, stories=None):
+def _matrix_cells(products: Any, arena: Any = None, stories: Any = None) -> QuerySet[Cell]:
     cells = Cell.objects.filter(product_id__in=products)
     if stories is not None:
         return cells.filter(story_id__in=stories)
@@ -214,13 +193,11 @@ def _matrix_cells(products, arena=None, stories=None):
 
 _CELLS = CompiledRead(
     Cell,
-    lambda **values: _matrix_cells(**values).values_list(
-        "id", "story_id", "product_id", "verdict", "proof", "quality", "evidence_as_of"
-    ),
+    lambda **values: _matrix_cells(**values).values_list(*CELL_LINE_FIELDS),
 )
 
 
-def _with_stale_cells(stories, products: list[int]):
+def _with_stale_cells(stories: QuerySet[Story], products: list[int]) -> QuerySet[Story]:
     """The stories where at least one of ``products`` has a stale cell today."""
     rule = freshness.stale_q(today=freshness.today(), days=freshness.stale_days())
     return stories.filter(
@@ -248,7 +225,7 @@ def _sorted_by(rows: list[MatrixRow], product: int) -> list[MatrixRow]:
 
 def arena_matrix(
     *,
-    arena: Arena,
+    arena: CountedArena,
     filters: MatrixFilters | None = None,
     products: list[Product] | None = None,
     collapse_above: int | None = None,
@@ -264,19 +241,7 @@ def arena_matrix(
     categories named in ``fold`` (slugs) are listed there too, unless a category is picked."""
     filters = filters or MatrixFilters()
     products = products if products is not None else arena_product_list(arena=arena)
-    chosen = {"persona": filters.persona, "verdict": filters.verdict}
-    chosen = {k: v for k, v in chosen.items() if v}
-    if filters.q or filters.stale:  # ``icontains`` rewrites its value, a date is no int or str
-        stories = _matrix_stories(arena.pk, **chosen)
-        if filters.q:
-            stories = stories.filter(text__icontains=filters.q)
-        if filters.stale:
-            stories = _with_stale_cells(stories, [p.pk for p in products])
-        story_list = story_lines_of(stories.values_list(*STORY_LINE_FIELDS))
-    else:
-        story_list = story_lines_of(_STORIES.rows(arena=arena.pk, **chosen))
-    if filters.category:  # by slug, which is the name's: picked here rather than in the database
-        story_list = [s for s in story_list if s.category.slug == filters.category]
+    story_list = _filtered_stories(arena, filters, products)
     collapsed: set[int] = set()
     if collapse_above is not None and not filters.category and len(story_list) > collapse_above:
         collapsed = {s.category_id for s in story_list} - {story_list[0].category_id}
@@ -285,7 +250,7 @@ def arena_matrix(
         collapsed |= {s.category_id for s in story_list if s.category.slug in folded}
     loaded = [s for s in story_list if s.category_id not in collapsed] if collapsed else story_list
     columns = {p.pk: p for p in products}
-    cells: list = []
+    cells: list[Any] = []
     if not columns:
         pass
     elif filters.active or collapsed:
@@ -294,7 +259,7 @@ def arena_matrix(
     else:
         cells = _CELLS.rows(products=list(columns), arena=arena.pk)
     by = {
-        (sid, pid): MatrixCell(pk, sid, columns[pid], verdict, proof, quality, as_of)
+        (sid, pid): CellLine(pk, sid, columns[pid], verdict, proof, quality, as_of)
         for pk, sid, pid, verdict, proof, quality, as_of in cells
     }
     pks = [p.pk for p in products]  # (``.pk`` is a property: once, not once per cell)
@@ -313,3 +278,23 @@ def arena_matrix(
         filters=filters,
         collapsed=collapsed,
     )
+
+
+def _filtered_stories(
+    arena: Arena, filters: MatrixFilters, products: list[Product]
+) -> list[StoryLine]:
+    """The stories of ``arena`` that ``filters`` keep, in matrix order: one query."""
+    chosen = {"persona": filters.persona, "verdict": filters.verdict}
+    chosen = {k: v for k, v in chosen.items() if v}
+    if filters.q or filters.stale:  # ``icontains`` rewrites its value, a date is no int or str
+        stories = _matrix_stories(arena.pk, **chosen)
+        if filters.q:
+            stories = stories.filter(text__icontains=filters.q)
+        if filters.stale:
+            stories = _with_stale_cells(stories, [p.pk for p in products])
+        story_list = story_lines_of(stories.values_list(*STORY_LINE_FIELDS))
+    else:
+        story_list = story_lines_of(_STORIES.rows(arena=arena.pk, **chosen))
+    if filters.category:  # by slug, which is the name's: picked here rather than in the database
+        story_list = [s for s in story_list if s.category.slug == filters.category]
+    return story_list

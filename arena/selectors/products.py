@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from arena.models import Arena, Category, PersonaResult, ProductScore
 from arena.selectors.arenas import (
+    CountedArena,
     arena_category_list,
     arena_persona_result_list,
     arena_product_list,
@@ -72,7 +73,7 @@ class StaleShare:
         return round(100 * self.stale / self.cells) if self.cells else 0
 
 
-def product_page_get(*, arena: Arena, product: Product) -> ProductPage:
+def product_page_get(*, arena: CountedArena, product: Product) -> ProductPage:
     """A product's stored scores and its cells in matrix order: five queries."""
     score = _score_get(product)
     categories = arena_category_list(arena=arena)

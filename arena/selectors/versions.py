@@ -10,6 +10,7 @@ more than the rest of a cache hit.
 from __future__ import annotations
 
 from django.db import connection
+from django.db.models import Model
 
 from arena.models import Arena
 from stories.models import Cell, Story
@@ -17,7 +18,7 @@ from stories.models import Cell, Story
 BIGINT_MAX = 2**63 - 1
 
 
-def _table(model) -> str:
+def _table(model: type[Model]) -> str:
     return connection.ops.quote_name(model._meta.db_table)
 
 

@@ -19,7 +19,8 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from arena import dataformat
-from arena.importer.arena_json import line_of, pointer, read_arena_json
+from arena.importer.arena_json import read_arena_json
+from arena.importer.json_file import line_of, pointer
 from arena.importer.limits import max_length
 from arena.models import Arena
 from arena.selectors.export import arena_export_document

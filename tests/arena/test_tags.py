@@ -88,7 +88,7 @@ def test_url_tags_write_what_reverse_does():
 
 
 def _card_cell(**fields):
-    from arena.selectors.head_to_head import Quote, Quotes
+    from arena.selectors.cells import Quote, Quotes
 
     base = {
         "pk": 5,

@@ -4,16 +4,14 @@ serializers that name it in the schema, and ``compare_many_data``, the same JSON
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
-from web.api.serializers import (
-    ByProductField,
-    MatrixCellSerializer,
-    ProductSlugsField,
-    StoryBaseSerializer,
-    _story,
-    matrix_cell_data,
-)
+from arena.selectors.compare import ManyComparison
+from web.api.serializers.data import matrix_cell_data, story_data
+from web.api.serializers.fields import ByProductField, ProductSlugsField, scores_data
+from web.api.serializers.schema import MatrixCellSerializer, StoryBaseSerializer
 
 # How the products are asked for: the query parameter's description in the schema.
 PRODUCTS_HELP = (
@@ -65,11 +63,11 @@ class CompareManySerializer(serializers.Serializer):
     )
 
 
-def compare_many_data(cmp) -> dict:
+def compare_many_data(cmp: ManyComparison) -> dict[str, Any]:
     """``CompareManySerializer`` of a ``compare_many_get``."""
     stories = []
     for row in cmp.rows:
-        story = _story(row.story)
+        story = story_data(row.story)
         story["best"] = [p.slug for p in row.best]
         story["cells"] = {c.product.slug: matrix_cell_data(c) for c in row.cells}
         stories.append(story)
@@ -78,9 +76,7 @@ def compare_many_data(cmp) -> dict:
         "summary": {
             p.slug: {
                 "pa_score": s.pa_score,
-                "category_scores": {
-                    str(k): None if v is None else int(v) for k, v in s.category_scores.items()
-                },
+                "category_scores": scores_data(s.category_scores),
                 "best": s.best,
                 "shared": s.shared,
                 "weighted": s.weighted,

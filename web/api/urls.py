@@ -1,4 +1,6 @@
-from django.http import JsonResponse
+from typing import Any
+
+from django.http import HttpRequest, JsonResponse
 from django.urls import include, path, re_path
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import (
@@ -13,7 +15,7 @@ from web.api.views import ArenaViewSet
 
 
 @csrf_exempt  # a 404 whatever the method: no form is processed
-def not_found(request, *args, **kwargs):
+def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
     """Any other address under /api/ (an id or slug the routes do not accept, say): a JSON 404 like
     the API's own, not the site's HTML page."""
     return JsonResponse({"detail": "No such API address."}, status=404)

@@ -1,0 +1,228 @@
+"""An arena file as a checked JSON document: read (size, encoding, JSON with no key twice), checked
+against its schema (``arena/schemas/``) and for control characters, every problem an
+``ArenaFileError`` that names the value by its JSON pointer and line. What the sections say to one
+another is checked by ``arena_json``."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator, ValidationError
+
+from arena import dataformat
+from arena.importer.cursor import PageError
+from arena.text import PRODUCT_SLUG_PATTERN, SLUG_PATTERN, slug_problem
+
+# Files larger than this are refused before they are parsed (a 30 x 300 arena is a few MB).
+MAX_BYTES = 256 * 1024 * 1024
+# At most this many schema errors are listed (the first ones in document order).
+MAX_ERRORS = 20
+# Control characters a text may not hold (tab, newline and carriage return are fine): XML, and
+# so the Atom feeds, cannot carry them.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+class ArenaFileError(PageError):
+    """A problem in an arena file: ``FILE: /json/pointer: reason``, or for text that is not JSON
+    ``FILE: line L, column C: reason``."""
+
+    def __init__(self, path: str, reason: str, line: int = 0, column: int = 0):
+        super().__init__(path, line, reason)
+        where = f"line {line}, column {column}: " if line and column else ""
+        where = where or (f"line {line}: " if line else "")
+        self.args = (f"{path}: {where}{reason}",)
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def pointer(path: Iterable[str | int]) -> str:
+    """An RFC 6901 JSON pointer (``/cells/3/quality``); ``/`` for the whole document."""
+    parts = [str(p).replace("~", "~0").replace("/", "~1") for p in path]
+    return "/" + "/".join(parts) if parts else "/"
+
+
+_DECODER = json.JSONDecoder()
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def line_of(text: str, where: Sequence[str | int]) -> int | None:
+    """The line of ``text`` (a valid JSON document) where the value at ``where`` starts: the
+    values beside the path are skipped by the C decoder, so this is quick on a large file."""
+    at = _SPACE.match(text, 0).end()  # type: ignore[union-attr]
+    for step in where:
+        if at >= len(text) or text[at] not in "{[":
+            return None
+        closing = "}" if text[at] == "{" else "]"
+        at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+        index = 0
+        while text[at] != closing:
+            if closing == "}":
+                key, at = json.decoder.scanstring(text, at + 1)  # type: ignore[attr-defined]
+                at = _SPACE.match(text, at).end() + 1  # type: ignore[union-attr]  # the colon
+                at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
+                found = key == step
+            else:
+                found = index == step
+                index += 1
+            if found:
+                break
+            _, at = _DECODER.raw_decode(text, at)
+            at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
+            if text[at] == ",":
+                at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+        else:
+            return None
+    return text.count("\n", 0, at) + 1
+
+
+class FileErrors:
+    """Makes the errors of one file: each names its value by pointer and line."""
+
+    def __init__(self, path: str, text: str = ""):
+        self.path = path
+        self.text = text
+
+    def where(self, path: Sequence[str | int]) -> str:
+        """``/json/pointer (line N)``: the value's pointer and the line it starts on."""
+        line = line_of(self.text, path) if self.text else None
+        return pointer(path) + (f" (line {line})" if line else "")
+
+    def at(self, where: Sequence[str | int], reason: str) -> ArenaFileError:
+        return ArenaFileError(self.path, f"{self.where(where)}: {reason}")
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _DuplicateKey(key)
+        seen[key] = value
+    return seen
+
+
+def load_document(path: str) -> tuple[Any, str]:
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise ArenaFileError(path, f"cannot read file: {exc}") from None
+    if len(raw) > MAX_BYTES:
+        raise ArenaFileError(path, f"file is {len(raw)} bytes; at most {MAX_BYTES} are read")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise ArenaFileError(
+            path, f"not UTF-8 text: {exc.reason} (byte {exc.start})", line
+        ) from None
+    if not text.strip():
+        raise ArenaFileError(path, "file is empty")
+    try:
+        return json.loads(text, object_pairs_hook=_pairs), text
+    except json.JSONDecodeError as exc:
+        raise ArenaFileError(path, f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+    except _DuplicateKey as exc:
+        raise ArenaFileError(path, f"the key {str(exc)!r} appears twice in one object") from None
+    except RecursionError:
+        raise ArenaFileError(path, "nested too deeply to be an arena file") from None
+
+
+_validator: Draft202012Validator | None = None
+
+
+def schema_check(document: Any, errors: FileErrors) -> None:
+    global _validator
+    if _validator is None:
+        _validator = Draft202012Validator(
+            dataformat.schema(), format_checker=Draft202012Validator.FORMAT_CHECKER
+        )
+    if isinstance(document, dict) and document.get("format") == dataformat.FORMAT:
+        version = document.get("version")
+        if isinstance(version, int) and version > dataformat.VERSION:
+            raise errors.at(
+                ["version"],
+                f"format version {version} is newer than this site reads "
+                f"({dataformat.VERSION}); export the arena again with this site's version",
+            )
+    found = sorted(
+        _validator.iter_errors(document),
+        key=lambda e: [(0, p, "") if isinstance(p, int) else (1, 0, p) for p in e.absolute_path],
+    )
+    if found:
+        lines = [f"{errors.where(e.absolute_path)}: {_message(e)}" for e in found[:MAX_ERRORS]]
+        more = len(found) - MAX_ERRORS
+        if more > 0:
+            lines.append(f"... and {more} more")
+        raise ArenaFileError(errors.path, f"\n{errors.path}: ".join(lines))
+
+
+# A slug pattern's error says the rule (arena.text) rather than quote the regular expression.
+_SLUG_PATTERNS = {SLUG_PATTERN: False, PRODUCT_SLUG_PATTERN: True}
+
+
+def _message(error: ValidationError) -> str:
+    if error.validator == "pattern" and error.validator_value in _SLUG_PATTERNS:
+        problem = slug_problem(error.instance, product=_SLUG_PATTERNS[error.validator_value])
+        if problem:
+            return _short(problem)
+    return _short(error.message)
+
+
+def _short(message: str, size: int = 300) -> str:
+    """A message cut to ``size`` characters (the schema's messages quote the value whole)."""
+    return message if len(message) <= size else message[: size - 1] + "…"
+
+
+def texts_check(value: Any, where: list[str | int], errors: FileErrors) -> None:
+    """No control character in any text of the document (the schema cannot say it)."""
+    if isinstance(value, str):
+        m = _CONTROL.search(value)
+        if m:
+            raise errors.at(
+                where,
+                f"holds the control character U+{ord(m.group()):04X} at position {m.start()}",
+            )
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            texts_check(item, [*where, key], errors)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            texts_check(item, [*where, i], errors)
+
+
+def date_at(value: str | None, where: list[str | int], errors: FileErrors) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise errors.at(where, f"{value!r} is not a date (YYYY-MM-DD)") from None
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def unique(
+    items: Sequence[Any],
+    key: str,
+    section: str,
+    errors: FileErrors,
+    *,
+    made: Callable[[Any], Any] = _same,
+) -> None:
+    """No two ``items`` of ``section`` alike in ``key`` (compared as ``made`` makes them)."""
+    seen: dict[Any, int] = {}
+    for i, item in enumerate(items):
+        value = made(item[key])
+        if value in seen:
+            raise errors.at(
+                [section, i, key], f"{item[key]!r} is already used by /{section}/{seen[value]}"
+            )
+        seen[value] = i

@@ -1,0 +1,144 @@
+"""The API's own serializer fields, and the fields of a product's result (``scoring.ProductResult``)
+as a leaderboard row shows them: each field's serializer and its fast formatting (``result_data``)
+derived from the result's type."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping
+from functools import partial
+from typing import Any, NamedTuple
+
+from rest_framework import serializers
+from rest_framework.fields import SkipField
+
+from arena import scoring
+
+
+class ProductSlugsField(serializers.ListField):
+    """Products as the list of their slugs."""
+
+    child = serializers.CharField()
+
+    def to_representation(self, products: Iterable[Any]) -> list[str]:
+        return [p.slug for p in products]
+
+
+class ByProductField(serializers.DictField):
+    """A mapping keyed by product, keyed by the product's slug."""
+
+    def to_representation(self, mapping: Mapping[Any, Any]) -> dict[str, Any]:
+        return {p.slug: self.child.to_representation(v) for p, v in mapping.items()}
+
+
+class WinnerField(serializers.CharField):
+    """A winner: its product's slug, or ``"drawn"`` when there is none (a drawn round, a level
+    comparison)."""
+
+    def get_attribute(self, instance: Any) -> str:
+        winner: Any = super().get_attribute(instance)
+        return scoring.DRAWN if winner is None else winner.slug
+
+
+class ScoreRangeField(serializers.ListField):
+    """A score's range ``[low, high]`` (``scoring.score_range``: every unverified cell one verdict
+    step worse / better), null with no score."""
+
+    child = serializers.IntegerField(min_value=0, max_value=100)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(min_length=2, max_length=2, allow_null=True, **kwargs)
+
+    def to_representation(self, data: Any) -> list[int]:
+        return [int(v) for v in data]  # (DRF writes a null without asking its field)
+
+
+class _WithWeightsOnly(serializers.Field):
+    """A field that only the answers with ``?weights=`` have: left out when the row has no such
+    attribute (a nullable field would otherwise be written as null)."""
+
+    def get_attribute(self, instance: Any) -> Any:
+        if not hasattr(instance, str(self.source)):
+            raise SkipField()
+        return super().get_attribute(instance)
+
+
+class WeightedIntegerField(_WithWeightsOnly, serializers.IntegerField):
+    pass
+
+
+class WeightedRangeField(_WithWeightsOnly, ScoreRangeField):
+    pass
+
+
+def range_data(rng: Any) -> list[int] | None:
+    """A range ``(low, high)`` as ``ScoreRangeField`` writes it."""
+    return None if rng is None else [int(rng[0]), int(rng[1])]
+
+
+def scores_data(mapping: Mapping[Any, Any]) -> dict[str, int | None]:
+    """A ``{name: score or null}`` as ``DictField(child=IntegerField(allow_null=True))``."""
+    return {str(k): None if v is None else int(v) for k, v in mapping.items()}
+
+
+# ---------------------------------------------------------------- a product's result
+
+
+class _Kind(NamedTuple):
+    """How the API shows a value of one type of a result's field: its serializer field and the
+    same JSON value built directly."""
+
+    field: Callable[..., serializers.Field]
+    data: Callable[[Any], Any]
+
+
+def _scores_field(**kwargs: Any) -> serializers.Field:
+    return serializers.DictField(child=serializers.IntegerField(allow_null=True), **kwargs)
+
+
+def _as_is(value: Any) -> Any:
+    return value
+
+
+# by the type annotation of the field in ``scoring.ProductResult``
+_KINDS = {
+    "int": _Kind(serializers.IntegerField, _as_is),
+    "int | None": _Kind(partial(serializers.IntegerField, allow_null=True), _as_is),
+    "str": _Kind(serializers.CharField, str),
+    "dict[str, int | None]": _Kind(_scores_field, scores_data),
+    "tuple[int, int] | None": _Kind(ScoreRangeField, range_data),
+}
+_TYPES = {f.name: str(f.type) for f in dataclasses.fields(scoring.ProductResult)}
+
+# The fields of a product's result a leaderboard row leaves out: its product (the row names it),
+# the counts and sums behind its scores, and the persona ranges (the persona results show them).
+_NOT_SHOWN = frozenset(
+    {
+        "product",
+        "name",
+        "contradicted",
+        "upheld",
+        "weighted_quality",
+        "weighted_max",
+        "parts",
+        "persona_ranges",
+    }
+)
+# The fields of a product's result that a leaderboard row shows, in the result's order.
+RESULT_FIELDS = tuple(name for name in _TYPES if name not in _NOT_SHOWN)
+_RESULT_HELP = {"pa_range": "The PA Score's range [low, high]; null with no score."}
+
+
+def result_fields(source: str) -> dict[str, serializers.Field]:
+    """The serializer fields of ``RESULT_FIELDS``, read from the attribute ``source`` of a row
+    (its ``scoring.ProductResult``)."""
+    out = {}
+    for name in RESULT_FIELDS:
+        extra = {"help_text": _RESULT_HELP[name]} if name in _RESULT_HELP else {}
+        out[name] = _KINDS[_TYPES[name]].field(source=f"{source}.{name}", **extra)
+    return out
+
+
+def result_data(result: scoring.ProductResult) -> dict[str, Any]:
+    """What ``result_fields`` write of ``result``."""
+    return {name: _KINDS[_TYPES[name]].data(getattr(result, name)) for name in RESULT_FIELDS}

@@ -1,0 +1,225 @@
+"""The serializers that describe the read endpoints' JSON (docs/contract.md) in the schema; they
+are the reference for it (``data`` builds the same JSON directly). No rules in here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from products.models import Product
+from web.api.serializers.data import persona_ranges, persona_scored
+from web.api.serializers.fields import (
+    ByProductField,
+    ProductSlugsField,
+    ScoreRangeField,
+    WeightedIntegerField,
+    WeightedRangeField,
+    WinnerField,
+    result_fields,
+)
+
+
+class ProductRefSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+
+
+class ProductSerializer(ProductRefSerializer):
+    tier = serializers.CharField()
+    stars = serializers.IntegerField(allow_null=True)
+    stars_growth = serializers.IntegerField(allow_null=True)
+    npm_weekly = serializers.IntegerField(allow_null=True)
+    pypi_weekly = serializers.IntegerField(allow_null=True)
+    popularity_as_of = serializers.DateField(allow_null=True)
+
+
+# What every arena's JSON starts with (no docstring: it would become the schema's description).
+class _ArenaBaseSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    description = serializers.CharField()
+
+
+class ArenaListSerializer(_ArenaBaseSerializer):
+    product_count = serializers.IntegerField()
+    story_count = serializers.IntegerField()
+    leader = serializers.SerializerMethodField()
+    updated = serializers.DateField(allow_null=True)
+    scores_computed_at = serializers.DateTimeField(allow_null=True)
+    url = serializers.SerializerMethodField()
+
+    def get_leader(self, arena: Any) -> dict | None:
+        if not arena.leader_slug:
+            return None
+        return {"slug": arena.leader_slug, "name": arena.leader_name}
+
+    def get_url(self, arena: Any) -> str:
+        return arena.get_absolute_url()
+
+
+class LeaderboardRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField(
+        help_text="The row's place: in the published ranking, or with `?weights=` in yours."
+    )
+    product = ProductRefSerializer()
+    vs = serializers.SerializerMethodField()
+    # (here: the fields of the row's product result, ``fields.RESULT_FIELDS``)
+    # with ``?weights=`` only
+    personal_score = WeightedIntegerField(
+        allow_null=True,
+        required=False,
+        help_text="With `?weights=`: the PA Score's formula with those weights (null: nothing "
+        "weighs).",
+    )
+    personal_range = WeightedRangeField(
+        required=False, help_text="With `?weights=`: the range of `personal_score`."
+    )
+    published_rank = serializers.IntegerField(
+        required=False, help_text="With `?weights=`: the row's rank in the published ranking."
+    )
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        """The declared fields, with the product's result's after ``vs``."""
+        fields = dict(super().get_fields())
+        place = {name: fields.pop(name) for name in ("rank", "product", "vs")}
+        return {**place, **result_fields("result"), **fields}
+
+    def get_vs(self, row: Any) -> str | None:
+        return row.vs.slug if row.vs_id else None
+
+
+class PersonaScoredSerializer(serializers.Serializer):
+    product = serializers.CharField()
+    name = serializers.CharField()
+    score = serializers.IntegerField(allow_null=True)
+    range = ScoreRangeField(
+        help_text="The product's range over this user type's stories (null: none stored)."
+    )
+
+
+class PersonaResultSerializer(serializers.Serializer):
+    persona = serializers.CharField(source="persona.slug")
+    # (a field named ``label``: mypy reads it as the ``Field.label`` the metaclass moves it from)
+    label = serializers.CharField(source="persona.label")  # type: ignore[assignment]
+    story_count = serializers.IntegerField()
+    winner = serializers.SerializerMethodField()
+    runner_up = serializers.SerializerMethodField()
+
+    def _scored(self, obj: Any, product: Product | None, score: int | None) -> dict | None:
+        # the products' persona ranges, from the leaderboard rows (``ArenaDetailSerializer``)
+        ranges = self.context.get("persona_ranges", {})
+        return persona_scored(product, score, ranges, obj.persona.slug)
+
+    @extend_schema_field(PersonaScoredSerializer(allow_null=True))
+    def get_winner(self, obj: Any) -> dict | None:
+        return self._scored(obj, obj.winner, obj.winner_score)
+
+    @extend_schema_field(PersonaScoredSerializer(allow_null=True))
+    def get_runner_up(self, obj: Any) -> dict | None:
+        return self._scored(obj, obj.runner_up, obj.runner_up_score)
+
+
+class ArenaDetailSerializer(_ArenaBaseSerializer):
+    story_count = serializers.IntegerField()
+    cell_count = serializers.IntegerField()
+    updated = serializers.DateField(allow_null=True)
+    evidence_as_of = serializers.DateField(allow_null=True)
+    scores_computed_at = serializers.DateTimeField(allow_null=True)
+    scores_pending = serializers.BooleanField()
+    products = ProductSerializer(many=True)
+    leaderboard = LeaderboardRowSerializer(many=True)
+    personas = PersonaResultSerializer(many=True)
+    # with ``?weights=`` only
+    weights = serializers.DictField(
+        child=serializers.IntegerField(min_value=0, max_value=3),
+        required=False,
+        help_text="With `?weights=`: the level (0-3) in effect for every category, by its slug.",
+    )
+    persona_weights = serializers.DictField(
+        child=serializers.IntegerField(min_value=0, max_value=3),
+        required=False,
+        help_text="With `?weights=`: the level (0-3) in effect for every user type.",
+    )
+
+    def to_representation(self, instance: Any) -> Any:
+        self._context = {
+            **self._context,
+            "persona_ranges": persona_ranges(instance["leaderboard"]),
+        }
+        return super().to_representation(instance)
+
+
+class MatrixCellSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="pk")
+    verdict = serializers.CharField()
+    proof = serializers.CharField(allow_null=True)
+    quality = serializers.IntegerField(allow_null=True)
+    evidence_as_of = serializers.DateField(
+        allow_null=True,
+        help_text="When the cell's evidence was last checked: the newest of its evidence's "
+        "`checked_on` and of the dates its verdict was judged (null: no date).",
+    )
+
+
+class EvidenceSerializer(serializers.Serializer):
+    # (a field named ``source``: mypy reads it as the ``Field.source`` the metaclass moves it from)
+    source = serializers.CharField()  # type: ignore[assignment]
+    quote = serializers.CharField()
+    url = serializers.URLField(
+        required=False, help_text="Where the quote can be checked (left out: no link)"
+    )
+    checked_on = serializers.DateField(
+        required=False, help_text="When the quote was last checked (left out: no date)"
+    )
+
+    def to_representation(self, instance: Any) -> Any:
+        data = super().to_representation(instance)
+        return {k: v for k, v in data.items() if v not in (None, "")}
+
+
+class CompareCellSerializer(MatrixCellSerializer):
+    rationale = serializers.CharField()
+    detail_published = serializers.BooleanField()
+    evidence = EvidenceSerializer(many=True, source="evidence.all")
+
+
+# A matrix row or a head-to-head round: its story's fields, flat (no docstring: it would become
+# the schema's description of every story).
+class StoryBaseSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="story.pk")
+    text = serializers.CharField(source="story.text")
+    persona = serializers.CharField(source="story.persona.slug")
+    category = serializers.CharField(source="story.category.name")
+    group = serializers.CharField(source="story.subgroup.name", allow_null=True)
+    weight = serializers.IntegerField(source="story.weight")
+
+
+class MatrixStorySerializer(StoryBaseSerializer):
+    cells = ByProductField(child=MatrixCellSerializer(), source="by_product")
+
+
+class MatrixSerializer(serializers.Serializer):
+    products = ProductSlugsField()
+    stories = MatrixStorySerializer(many=True, source="rows")
+
+
+class CompareStorySerializer(StoryBaseSerializer):
+    number = serializers.IntegerField()
+    round = WinnerField(source="winner")
+    cells = ByProductField(child=CompareCellSerializer())
+
+
+class CompareSummarySerializer(serializers.Serializer):
+    rounds = serializers.IntegerField(source="round_count")
+    won = ByProductField(child=serializers.IntegerField())
+    drawn = serializers.IntegerField(source="summary.drawn")
+    weighted = ByProductField(child=serializers.IntegerField())
+    leader = WinnerField()
+
+
+class CompareSerializer(serializers.Serializer):
+    products = ProductSlugsField()
+    summary = CompareSummarySerializer(source="*")
+    stories = CompareStorySerializer(many=True, source="rows")
