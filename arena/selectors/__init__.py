@@ -57,8 +57,6 @@ from arena.selectors.stories import story_cell_list, story_get
 from arena.selectors.weights import (
     PERSONA,
     WEIGHT_CRITICAL,
-    WEIGHTS_MAX_LENGTH,
-    WEIGHTS_PARAM,
     WeightControl,
     WeightsAsked,
     WeightsRead,
@@ -93,8 +91,6 @@ __all__ = [
     "SubGroupBlock",
     "PERSONA",
     "WEIGHT_CRITICAL",
-    "WEIGHTS_MAX_LENGTH",
-    "WEIGHTS_PARAM",
     "WeightControl",
     "WeightsAsked",
     "WeightsRead",

@@ -92,7 +92,7 @@ MATRIX_COLLAPSE_ABOVE = 60
 
 
 def matrix_column_list(
-    *, products: Sequence[Product], ranking: Sequence[int], show: Iterable[str] = ()
+    *, products: Sequence[Product], ranking: Sequence[scoring.ProductKey], show: Iterable[str] = ()
 ) -> list[Product]:
     """The matrix's columns, in column order: the products named in ``show`` (slugs; unknown ones
     ignored), else every product when there are at most ``MATRIX_COLUMNS``, else the first

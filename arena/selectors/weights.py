@@ -14,12 +14,6 @@ from dataclasses import dataclass, field
 from arena import scoring
 from arena.text import arena_slugify
 
-# The parameter's name and bound, which ``arena.selectors`` still names for its callers (the
-# query's grammar, these included, is ``web.params``'s).
-WEIGHTS_PARAM = "weights"
-WEIGHTS_MAX_LENGTH = 4000
-# The prefix of the panel's fields (``w-<key>``), which ``WeightControl.field`` names.
-FIELD_PREFIX = "w-"
 CATEGORY, PERSONA = "category", "persona"
 # The level a persona preset ("Rank as a backend-developer would") gives its persona.
 WEIGHT_CRITICAL = 3
@@ -70,10 +64,6 @@ class WeightControl:
 
     key: WeightKey
     value: int
-
-    @property
-    def field(self) -> str:
-        return f"{FIELD_PREFIX}{self.key.key}"
 
 
 @dataclass(frozen=True)

@@ -86,15 +86,3 @@ def compare_many_data(cmp: ManyComparison) -> dict[str, Any]:
         "drawn": cmp.drawn,
         "stories": stories,
     }
-
-
-def products_param(values: list[str]) -> list[str]:
-    """The products asked for in ``?products=`` (each value comma-separated, repeated or both), in
-    order, each once; at most a hundred (more is refused as too many anyway)."""
-    slugs: list[str] = []
-    for value in values[:100]:
-        for slug in value.split(","):
-            slug = slug.strip()
-            if slug and slug not in slugs:
-                slugs.append(slug)
-    return slugs[:100]

@@ -1,3 +1,5 @@
+from collections.abc import Sequence
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import viewsets
 from rest_framework.decorators import action
@@ -7,14 +9,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from arena import selectors
-from arena.models import Arena
+from arena.selectors.arenas import CountedArena
+from arena.selectors.leaderboard import StoredRow
 from arena.text import SLUG_CHARS
 from web import params
 from web.api import compare as many
 from web.api import serializers as s
 
 
-def _arena(slug: str | None) -> Arena:
+def _arena(slug: str | None) -> CountedArena:
     """The arena, or the API's 404."""
     arena = selectors.arena_get(slug=slug or "")
     if arena is None:
@@ -64,6 +67,7 @@ class ArenaViewSet(viewsets.ViewSet):
         if len(text) > params.WEIGHTS_MAX_LENGTH:
             raise ValidationError({params.WEIGHTS.name: ["Too long."]})
         board = None
+        leaderboard: Sequence[StoredRow]
         if text.strip():
             # read against the stored scores' categories and personas (no query of their own)
             board = selectors.arena_leaderboard(

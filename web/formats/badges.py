@@ -6,6 +6,7 @@ Score on the right. The drawing is a pure function of its texts; the view reads 
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.http import Http404, HttpRequest, HttpResponse
@@ -142,7 +143,7 @@ def badge_svg(badge: Badge) -> str:
     )
 
 
-def _score_of(product: Product, scores: list[ProductScore]) -> ProductScore | None:
+def _score_of(product: Product, scores: Sequence[ProductScore]) -> ProductScore | None:
     return next((s for s in scores if s.product_id == product.pk), None)
 
 

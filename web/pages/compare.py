@@ -9,8 +9,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from django.utils.safestring import SafeString, mark_safe
 
 from arena import scoring
+from arena.selectors.cells import CellLine
 from arena.selectors.compare import ManyComparison, ManyRow
-from arena.selectors.matrix import CategoryBlock, MatrixCell
+from arena.selectors.matrix import CategoryBlock
 from products.models import Product
 from web.pages import links
 from web.pages.badges import matrix_badge, verdict_class
@@ -87,7 +88,7 @@ def _many_tally(t: scoring.ManySummary, names: Mapping[scoring.ProductKey, str])
     return f"Best in: {' · '.join(parts)} · {int(t.drawn)} drawn"
 
 
-def _many_cell(cell: MatrixCell | None, best: bool, shared: bool, cells: str) -> str:
+def _many_cell(cell: CellLine | None, best: bool, shared: bool, cells: str) -> str:
     """One product's cell of a round: its badge linking to its proof page, and "best" or "shared
     best" when it is (in words; the colour of the cell's edge only repeats it)."""
     if cell is None:

@@ -10,7 +10,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from django.utils.safestring import SafeString, mark_safe
 
-from arena.selectors.matrix import CategoryBlock, Matrix, MatrixCell, MatrixRow
+from arena.selectors.cells import CellLine
+from arena.selectors.matrix import CategoryBlock, Matrix, MatrixRow
 from stories import freshness
 from web.pages import links
 from web.pages.badges import matrix_badge, verdict_class
@@ -23,7 +24,7 @@ from web.pages.shapes import name_of
 RowsOf = Callable[[Sequence[MatrixRow]], list[str]]
 
 
-def cells_html(cells: Iterable[MatrixCell], flag_controls: bool, labels: dict[int, str]) -> str:
+def cells_html(cells: Iterable[CellLine], flag_controls: bool, labels: dict[int, str]) -> str:
     """The ``<td>`` of each cell, linking to its proof page and, with ``flag_controls``, with a
     small flag control. ``labels``: products' escaped names by key, filled as they come. A cell
     whose evidence is stale carries a small "stale" mark, its age on hover."""

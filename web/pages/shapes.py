@@ -1,5 +1,5 @@
 """What the builders read of the things they are given: a model row (``Cell``, ``Product``), a
-selector's line (``MatrixCell``, ``CompareCell``) or, in the tests, a stand-in with those fields.
+selector's line (``arena.selectors.cells.CellLine``) or, in the tests, a stand-in with those fields.
 Read-only, so that frozen dataclasses and models fit alike."""
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from arena import scoring
 from arena.selectors import Leaderboard
 from web.pages.markup import esc
+from web.params import links
 
 _LEGENDS = {"category": "Categories", "persona": "User types"}
 
@@ -45,5 +46,7 @@ def weight_groups(board: Leaderboard) -> list[WeightGroup]:
         levels = [
             (level, word, level == control.value) for level, word in scoring.WEIGHT_LEVELS.items()
         ]
-        groups[control.key.kind].append(WeightField(control.field, control.key.label, levels))
+        groups[control.key.kind].append(
+            WeightField(links.weight_field(control.key.key), control.key.label, levels)
+        )
     return [WeightGroup(_LEGENDS[kind], fields) for kind, fields in groups.items() if fields]

@@ -4,6 +4,7 @@ template; htmx requests get one named partial of the same template."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.http import Http404, HttpResponse
@@ -13,8 +14,8 @@ from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
-from arena import selectors
-from arena.models import Arena
+from arena import scoring, selectors
+from arena.selectors.arenas import CountedArena
 from products.models import Product
 from web import params
 from web.params import HtmxHttpRequest, fragment_asked, links
@@ -32,7 +33,7 @@ def _or_404[T](found: T | None, what: str) -> T:
     return found
 
 
-def _arena_or_404(slug: str) -> Arena:
+def _arena_or_404(slug: str) -> CountedArena:
     return _or_404(selectors.arena_get(slug=slug), f"arena {slug!r}")
 
 
@@ -123,7 +124,7 @@ def _leaderboard_fragment(
 
 def _arena_board(
     ctx: dict[str, Any], asked: params.ArenaAsked, *, rank: str
-) -> tuple[list[Product], list[int]]:
+) -> tuple[list[Product], Sequence[scoring.ProductKey]]:
     """The whole page's leaderboard and what surrounds it; the products and the ranking the
     matrix's default columns follow (the top of the ranking, the published one under weights)."""
     arena = ctx["arena"]
@@ -145,7 +146,7 @@ def _matrix_context(
     asked: params.ArenaAsked,
     *,
     products: list[Product],
-    ranking: list[int],
+    ranking: Sequence[scoring.ProductKey],
 ) -> None:
     """The story matrix, its product chooser and what a collapsed category's link carries."""
     columns = selectors.matrix_column_list(products=products, ranking=ranking, show=asked.show)

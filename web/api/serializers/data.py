@@ -6,7 +6,7 @@ byte for byte."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
@@ -120,7 +120,7 @@ def arena_detail_data(
     *,
     arena: ArenaRow,
     products: Iterable[Product],
-    leaderboard: list[StoredRow],
+    leaderboard: Sequence[StoredRow],
     personas: Iterable[Any],
     board: Leaderboard | None = None,
 ) -> dict[str, Any]:
