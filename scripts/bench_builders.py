@@ -37,7 +37,8 @@ from django import template  # noqa: E402
 from django.utils.safestring import SafeString  # noqa: E402
 
 from arena.selectors.arenas import CategoryLine, PersonaLine, StoryLine, SubGroupLine  # noqa: E402
-from arena.selectors.matrix import Matrix, MatrixCell, MatrixFilters, MatrixRow  # noqa: E402
+from arena.selectors.cells import CellLine  # noqa: E402
+from arena.selectors.matrix import Matrix, MatrixFilters, MatrixRow  # noqa: E402
 from products.models import Product  # noqa: E402
 from stories import freshness  # noqa: E402
 from stories.values import Proof, Verdict  # noqa: E402
@@ -97,12 +98,12 @@ _NOW = freshness_now()
 
 
 @register.filter
-def badge(cell: MatrixCell) -> SafeString:
+def badge(cell: CellLine) -> SafeString:
     return matrix_badge(cell.verdict, cell.proof, cell.quality)
 
 
 @register.filter
-def stale(cell: MatrixCell) -> bool:
+def stale(cell: CellLine) -> bool:
     return freshness.is_stale(cell.verdict, cell.evidence_as_of, today=_NOW.today, days=_NOW.days)
 
 
@@ -147,7 +148,7 @@ def matrix_of(stories: int, products: int, seed: int = 0) -> Matrix:
             verdict = rng.choice(list(Verdict))
             applicable = verdict != Verdict.NA
             cells.append(
-                MatrixCell(
+                CellLine(
                     pk=n * 1000 + p.pk,
                     story_id=n,
                     product=p,
