@@ -37,8 +37,8 @@ from arena.services import (
     subgroup_save,
 )
 from stories.admin import RefusesStaleSaves
+from stories.conflicts import EditConflict
 from stories.forms import VersionedForm
-from stories.services import EditConflict
 
 
 class ArenaForm(VersionedForm):

@@ -36,7 +36,7 @@ from flags.selectors import (
     user_can_moderate,
 )
 from flags.services import AlreadyResolved, review_item_reject, review_item_uphold
-from stories.services import EditConflict
+from stories.conflicts import EditConflict
 from stories.values import JUDGEMENT_FIELDS, CellValue
 
 EXCERPT_CHARS = 140

@@ -2,9 +2,10 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 
 from products.models import Product
+from products.services import product_add, product_retire, product_update
 from stories.admin import RefusesStaleSaves, RetireActions
+from stories.conflicts import EditConflict
 from stories.forms import VersionedForm
-from stories.services import EditConflict, product_add, product_retire, product_update
 
 
 class ProductForm(VersionedForm):

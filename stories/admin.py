@@ -8,17 +8,11 @@ from django.utils.html import format_html
 
 from flags.selectors import user_can_moderate
 from stories import freshness
+from stories.conflicts import EditConflict
 from stories.forms import CellForm, StoryForm
 from stories.models import Cell, CellChange, Evidence, StaleCell, Story
-from stories.services import (
-    EditConflict,
-    cell_edit,
-    evidence_add,
-    evidence_update,
-    story_add,
-    story_retire,
-    story_update,
-)
+from stories.services import cell_edit, evidence_add, evidence_update
+from stories.story_services import story_add, story_retire, story_update
 
 
 def save_cell_form(form, user) -> list[str]:

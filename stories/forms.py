@@ -1,10 +1,11 @@
 from django import forms
 from django.core.validators import MaxValueValidator
 
+from stories.conflicts import EditConflict
 from stories.edits import merge_edit
 from stories.models import Cell, Story
 from stories.selectors import cell_last_change_note
-from stories.services import EditConflict, story_placement_errors
+from stories.story_services import story_placement_errors
 from stories.values import JUDGEMENT_FIELDS, CellValue
 
 POSITION_MAX = 1_000_000

@@ -27,6 +27,7 @@ from rest_framework.exceptions import PermissionDenied, Throttled, UnsupportedMe
 from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.response import Response
 
+from flags.filing import FlagThrottled
 from flags.inputs import (
     EMAIL_MAX,
     EXPLANATION_MAX,
@@ -47,12 +48,11 @@ from flags.services import (
     FLAG_SLOTS,
     RATIONALE_MAX,
     AlreadyResolved,
-    FlagThrottled,
     flag_submit,
     review_item_reject,
     review_item_uphold,
 )
-from stories.services import EditConflict
+from stories.conflicts import EditConflict
 from stories.values import JUDGEMENT_FIELDS, QUALITY_MAX, Proof, Verdict
 from web.api.parsers import SafeJSONParser
 from web.api.serializers import error_responses

@@ -2,8 +2,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from arena.importer import PageError
 from arena.importer.arena_json import read_arena_json
+from arena.importing.service import import_date_errors
 from arena.management.report import import_record, import_report_lines, import_summary
-from arena.services import import_date_errors
 
 
 class Command(BaseCommand):

@@ -2,8 +2,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from arena.importer import read_arena
+from arena.importing.service import arena_import
 from arena.models import Arena
-from arena.services import arena_import
 
 
 class Command(BaseCommand):
