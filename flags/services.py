@@ -14,7 +14,8 @@ import threading
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import F
@@ -30,13 +31,15 @@ from stories.models import Cell, CellChange
 from stories.services import cell_correct
 from stories.values import CellValue
 
-Moderator = AbstractBaseUser | AnonymousUser
-
 # A flood of flags must not take every thread of a process from the pages (gunicorn's gthread
 # workers serve both): at most FLAG_CONCURRENCY flag submissions run at once in a process, the
 # others wait their turn. A waiting submission holds its thread, so this helps only with more
 # threads than that; sync workers serve one request at a time anyway.
 FLAG_SLOTS = threading.BoundedSemaphore(settings.FLAG_CONCURRENCY)
+
+
+# who asks to resolve an item: a request's user (only a moderator may)
+Someone = AbstractBaseUser | AnonymousUser
 
 
 class AlreadyResolved(Exception):
@@ -83,14 +86,16 @@ def flag_submit(*, cell: Cell | int | None, data: FlagInput, client: str) -> Fla
 # ---------------------------------------------------------------- moderation
 
 
-def _check_decision(moderator: Moderator, decision: ModerationDecision) -> None:
-    if not user_can_moderate(moderator):
+def _check_decision(moderator: Someone, decision: ModerationDecision) -> User:
+    """The moderator, signed in and allowed to decide; the decision's own rules."""
+    if not isinstance(moderator, User) or not user_can_moderate(moderator):
         raise PermissionDenied(
             "Only superusers and members of the Moderators group may resolve flags."
         )
     errors = decision.errors()
     if errors:
         raise ValidationError(errors)
+    return moderator
 
 
 def _check_seen(item: ReviewItem, seen_flags: frozenset[int] | None) -> None:
@@ -109,7 +114,7 @@ def _resolve(
     item: ReviewItem,
     *,
     status: Status,
-    moderator: Moderator,
+    moderator: User,
     decision: ModerationDecision,
     change: CellChange | None = None,
 ) -> None:
@@ -225,10 +230,40 @@ def _uphold_detail(
     }
 
 
+def _upheld_value(item: ReviewItem, decision: ModerationDecision) -> CellValue:
+    """What upholding writes: the moderator's values, the rest completed from the flags' proposal
+    or the cell; ValidationError per field when they do not make a valid cell (checked before the
+    sources: a wrong value is the first thing to fix)."""
+    start = review_item_proposal(item, decision.seen_flags) or CellValue.of(item.cell)
+    value = decision.corrected(start)
+    errors = value.errors()
+    if errors:
+        raise ValidationError(errors)
+    return value
+
+
+def _log(
+    item: ReviewItem,
+    moderator: User,
+    action: str,
+    decision: ModerationDecision,
+    detail: dict[str, Any],
+) -> None:
+    """The moderators' audit log of a decision (append-only)."""
+    ModeratorAction.objects.create(
+        item=item,
+        moderator=moderator,
+        action=action,
+        note=decision.note_text,
+        detail=detail,
+        created_at=timezone.now(),
+    )
+
+
 def review_item_uphold(
     *,
     item: ReviewItem,
-    moderator: Moderator,
+    moderator: Someone,
     decision: ModerationDecision,
     rationale: str | None = None,
     accept_source: bool = False,
@@ -248,16 +283,12 @@ def review_item_uphold(
     (source ``community``, quote ``evidence_quote`` or else the flag's explanation, checked on
     the day of the decision; see ``_accepted_quotes``). The decision itself checks the cell that
     day (its ``evidence_as_of``, stories/freshness.py)."""
-    _check_decision(moderator, decision)
+    moderator = _check_decision(moderator, decision)
     rationale, evidence_quote = _uphold_texts(rationale, evidence_quote)
     with transaction.atomic():
         item = _pending_locked(item)
         _check_seen(item, decision.seen_flags)
-        start = review_item_proposal(item, decision.seen_flags) or CellValue.of(item.cell)
-        value = decision.corrected(start)
-        errors = value.errors()  # (before the sources: a wrong value is the first thing to fix)
-        if errors:
-            raise ValidationError(errors)
+        value = _upheld_value(item, decision)
         quotes = _accepted_quotes(item, decision, evidence_quote) if accept_source else []
         replaced = item.cell.rationale  # kept in the audit log: the public record has no text
         # recorded even when the values stay: an upheld flag counts against the product's integrity
@@ -276,14 +307,8 @@ def review_item_uphold(
             raise RuntimeError("cell_correct recorded no change for an upheld flag")
         _resolve(item, status=Status.UPHELD, moderator=moderator, decision=decision, change=change)
         rewritten = None if rationale is None else {"old": replaced, "new": item.cell.rationale}
-        ModeratorAction.objects.create(
-            item=item,
-            moderator=moderator,
-            action=ModeratorAction.Action.UPHOLD,
-            note=decision.note_text,
-            detail=_uphold_detail(change, decision, rewritten, quotes),
-            created_at=timezone.now(),
-        )
+        detail = _uphold_detail(change, decision, rewritten, quotes)
+        _log(item, moderator, ModeratorAction.Action.UPHOLD, decision, detail)
     item.refresh_from_db()
     return item
 
@@ -291,13 +316,13 @@ def review_item_uphold(
 def review_item_reject(
     *,
     item: ReviewItem,
-    moderator: Moderator,
+    moderator: Someone,
     decision: ModerationDecision,
     duplicate: bool = False,
 ) -> ReviewItem:
     """Reject (or mark duplicate): the cell stays as it is (a ``correction`` is not read); the
     note is public."""
-    _check_decision(moderator, decision)
+    moderator = _check_decision(moderator, decision)
     with transaction.atomic():
         _check_seen(item, decision.seen_flags)
         _resolve(
@@ -306,13 +331,7 @@ def review_item_reject(
             moderator=moderator,
             decision=decision,
         )
-        ModeratorAction.objects.create(
-            item=item,
-            moderator=moderator,
-            action=ModeratorAction.Action.DUPLICATE if duplicate else ModeratorAction.Action.REJECT,
-            note=decision.note_text,
-            detail=_flags_detail(decision),
-            created_at=timezone.now(),
-        )
+        action = ModeratorAction.Action.DUPLICATE if duplicate else ModeratorAction.Action.REJECT
+        _log(item, moderator, action, decision, _flags_detail(decision))
     item.refresh_from_db()
     return item

@@ -4,7 +4,7 @@ them under the cell's lock)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 
 from arena.text import clean_text
 from stories import freshness
-from stories.models import Evidence
+from stories.models import Cell, Evidence
 
 
 @dataclass(frozen=True)
@@ -52,11 +52,20 @@ def evidence_new(quote: Quote) -> Evidence:
     return evidence
 
 
-def evidence_imported(quote: Quote) -> Evidence:
-    """A quote as the pages or a file state it (the parser checked it)."""
-    return Evidence(
-        source=quote.source, quote=quote.quote, url=quote.url, checked_on=quote.checked_on
-    )
+def evidence_rows(cell: Cell, quotes: Iterable[Quote], *, start: int = 0) -> list[Evidence]:
+    """The quotes as rows of the cell from position ``start`` on, as they are stated (an import's
+    or a generator's: their sources checked them), not yet stored."""
+    return [
+        Evidence(
+            cell=cell,
+            position=position,
+            source=q.source,
+            quote=q.quote,
+            url=q.url,
+            checked_on=q.checked_on,
+        )
+        for position, q in enumerate(quotes, start=start)
+    ]
 
 
 def evidence_next_position(cell_id: int) -> int:

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
@@ -36,10 +37,10 @@ from stories.evidence import (
     Quote,
     evidence_checked_writes,
     evidence_errors,
-    evidence_imported,
     evidence_insert,
     evidence_new,
     evidence_next_position,
+    evidence_rows,
 )
 from stories.models import Cell, CellChange, Evidence, Story
 from stories.selectors import cell_last_change_note
@@ -53,7 +54,7 @@ __all__ = [
     "evidence_update",
 ]
 
-User = AbstractBaseUser | AnonymousUser
+Actor = AbstractBaseUser | AnonymousUser  # who makes a change (anonymous, or an import: no one)
 
 
 @dataclass
@@ -67,7 +68,7 @@ def cell_correct(
     *,
     cell: Cell,
     value: CellValue,
-    by: User | None = None,
+    by: Actor | None = None,
     note: str = "",
     kind: str = CellChange.Kind.ADMIN,
     expected_version: int | None = None,
@@ -118,7 +119,7 @@ def _correct(
     *,
     cell: Cell,
     value: CellValue | None,
-    by: User | None = None,
+    by: Actor | None = None,
     note: str = "",
     kind: str = CellChange.Kind.ADMIN,
     expected_version: int | None = None,
@@ -141,26 +142,12 @@ def _correct(
         old = CellValue.of(current)
         new = old if value is None else value
         recorded = new != old or record_unchanged
-        write = judgement_writes(current, new, kind=kind, at=at) if recorded else {}
-        write.update(
-            rationale_writes(
-                current,
-                rationale,
-                old,
-                new,
-                at=at,
-                corrected=recorded and kind == CellChange.Kind.FLAG,
-            )
-        )
+        write = _writes(current, old, new, recorded=recorded, kind=kind, at=at, rationale=rationale)
         if imported is not None:
             write.update(imported_writes(current, imported, moved=new != old, kind=kind, at=at))
         if added:
-            days = [e.checked_on for e in added]
-            write.update(
-                evidence_checked_writes(
-                    write.get("evidence_as_of", current.evidence_as_of), days, at
-                )
-            )
+            as_of = write.get("evidence_as_of", current.evidence_as_of)
+            write.update(evidence_checked_writes(as_of, [e.checked_on for e in added], at))
         if not write and imported is None:
             return _Outcome()
         updated = Cell.objects.filter(pk=cell.pk, version=current.version).update(
@@ -171,15 +158,7 @@ def _correct(
         outcome = _Outcome(wrote=True)
         if recorded:
             outcome.change = _record(current.pk, old, new, kind=kind, by=by, note=note, at=at)
-        if imported is not None and imported.quotes is not None:
-            Evidence.objects.filter(cell_id=cell.pk).delete()
-            outcome.evidence = evidence_insert(
-                cell.pk, [evidence_imported(q) for q in imported.quotes], start=0
-            )
-        if added:
-            outcome.evidence = evidence_insert(
-                cell.pk, added, start=evidence_next_position(cell.pk)
-            )
+        outcome.evidence = _quotes_store(cell, imported, added)
         for name, written in write.items():
             setattr(cell, name, written)
         cell.version = current.version + 1
@@ -192,13 +171,40 @@ def _correct(
     return outcome
 
 
+def _writes(
+    current: Cell,
+    old: CellValue,
+    new: CellValue,
+    *,
+    recorded: bool,
+    kind: str,
+    at: datetime,
+    rationale: str | None,
+) -> dict[str, Any]:
+    """The judgement (when corrected) and the rationale with its marks, as written."""
+    write = judgement_writes(current, new, kind=kind, at=at) if recorded else {}
+    corrected = recorded and kind == CellChange.Kind.FLAG
+    write.update(rationale_writes(current, rationale, old, new, at=at, corrected=corrected))
+    return write
+
+
+def _quotes_store(cell: Cell, imported: Imported | None, added: list[Evidence]) -> list[Evidence]:
+    """An import's quotes in place of the cell's, or a moderator's or an editor's after them."""
+    if imported is not None and imported.quotes is not None:
+        Evidence.objects.filter(cell_id=cell.pk).delete()
+        return Evidence.objects.bulk_create(evidence_rows(cell, imported.quotes))
+    if added:
+        return evidence_insert(cell.pk, added, start=evidence_next_position(cell.pk))
+    return []
+
+
 def _record(
     cell_id: int,
     old: CellValue,
     new: CellValue,
     *,
     kind: str,
-    by: User | None,
+    by: Actor | None,
     note: str,
     at: datetime,
 ) -> CellChange:
@@ -212,7 +218,7 @@ def _record(
         new_verdict=new.verdict,
         new_proof=new.proof,
         new_quality=new.quality,
-        changed_by=by if (by is not None and by.is_authenticated) else None,
+        changed_by=by if isinstance(by, User) else None,
         changed_at=at,
         note=clean_text(note).strip(),
     )
@@ -275,9 +281,9 @@ def cell_edit(
     *,
     cell: Cell,
     changes: Mapping[str, Any],
-    base_version: int,
+    base_version: int | None,
     base: dict[str, Any] | None = None,
-    by: User | None = None,
+    by: Actor | None = None,
     note: str = "",
 ) -> list[str]:
     """An editor's change of a cell (``changes``: the fields they changed, among verdict, proof,

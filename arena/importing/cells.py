@@ -18,7 +18,7 @@ from arena.importing.run import ImportRun, day_text
 from arena.models import Arena
 from products.models import Product
 from stories.corrections import KEEP, Imported
-from stories.evidence import Quote
+from stories.evidence import Quote, evidence_rows
 from stories.models import Cell, CellChange, Evidence, Story
 from stories.services import cell_correct
 from stories.values import CellValue
@@ -64,6 +64,28 @@ class _CellParts:
     published: bool
     quotes: tuple
     evidence_as_of: date | None  # compared for arena files only (the pages give one date)
+
+    @classmethod
+    def stated(cls, mark: CellValue, detail: CellDetail | None, *, exact: bool) -> _CellParts:
+        """What the pages (or a file: ``exact``) state of a cell."""
+        return cls(
+            value=mark,
+            rationale=detail.rationale if detail else "",
+            published=detail is not None and detail.published,
+            quotes=_quotes(detail.evidence if detail else (), exact),
+            evidence_as_of=detail.evidence_as_of if detail else None,
+        )
+
+    @classmethod
+    def held(cls, cell: Cell, *, exact: bool) -> _CellParts:
+        """What the site holds of a cell."""
+        return cls(
+            value=CellValue.of(cell),
+            rationale=cell.rationale,
+            published=cell.detail_published,
+            quotes=_quotes(cell.evidence.all(), exact),
+            evidence_as_of=cell.evidence_as_of,
+        )
 
 
 def _differing(now: _CellParts, file: _CellParts, *, detailed: bool, exact: bool) -> list[str]:
@@ -179,24 +201,25 @@ def _new_cell(
 
 def _store_new(run: ImportRun, gathered: _Gathered) -> None:
     """The new cells and their quotes, in two statements."""
-    exact, checked_on = run.record.exact, run.record.overview.evidence_as_of
     for cell in gathered.new_cells:
         cell.imported_at = timezone.now()
     Cell.objects.bulk_create(gathered.new_cells)
     run.report.count("cell", "added", len(gathered.new_cells))
     run.report.count("evidence", "added", sum(1 for _cell, ev in gathered.new_evidence if ev))
     Evidence.objects.bulk_create(
-        Evidence(
-            cell=cell,
-            position=i,
-            source=e.source,
-            quote=e.quote,
-            url=e.url,
-            checked_on=e.checked_on if exact else checked_on,
-        )
+        row
         for cell, evidence in gathered.new_evidence
-        for i, e in enumerate(evidence)
+        for row in evidence_rows(cell, _stated_quotes(run, evidence))
     )
+
+
+def _stated_quotes(run: ImportRun, evidence: Iterable[EvidenceRecord]) -> list[Quote]:
+    """The quotes as the pages state them, checked as of their "Evidence as of" date, or as an
+    arena file states them (with its dates)."""
+    exact, checked_on = run.record.exact, run.record.overview.evidence_as_of
+    return [
+        Quote(e.source, e.quote, e.url, e.checked_on if exact else checked_on) for e in evidence
+    ]
 
 
 def _import_cell(
@@ -213,20 +236,8 @@ def _import_cell(
     moderated (then kept, or told to, overwritten and recorded as such)."""
     exact, path, report = run.record.exact, run.record.overview.path, run.report
     evidence = detail.evidence if detail else ()
-    file = _CellParts(
-        value=mark,
-        rationale=detail.rationale if detail else "",
-        published=detail is not None and detail.published,
-        quotes=_quotes(evidence, exact),
-        evidence_as_of=detail.evidence_as_of if detail else None,
-    )
-    now = _CellParts(
-        value=CellValue.of(cell),
-        rationale=cell.rationale,
-        published=cell.detail_published,
-        quotes=_quotes(cell.evidence.all(), exact),
-        evidence_as_of=cell.evidence_as_of,
-    )
+    file = _CellParts.stated(mark, detail, exact=exact)
+    now = _CellParts.held(cell, exact=exact)
     # pages that do not detail this cell leave its published detail alone
     detailed = detail is not None or not cell.detail_published
     parts = _differing(now, file, detailed=detailed, exact=exact)
@@ -242,24 +253,13 @@ def _import_cell(
             return  # every part of the cell stays as moderated
         # recorded publicly even when only the words or the quotes change
         kind, note = CellChange.Kind.IMPORT_OVERRIDE, override
-    checked_on = run.record.overview.evidence_as_of
     cell_correct(
         cell=cell,
         value=file.value,
         kind=kind,
         note=note,
         expected_version=cell.version,
-        imported=Imported(
-            rationale=file.rationale if detailed else None,
-            published=file.published,
-            quotes=[
-                Quote(e.source, e.quote, e.url, e.checked_on if exact else checked_on)
-                for e in evidence
-            ]
-            if "evidence" in parts
-            else None,
-            as_of=file.evidence_as_of if "date" in parts else KEEP,
-        ),
+        imported=_imported(run, file, evidence, parts, detailed=detailed),
         record_unchanged=kind == CellChange.Kind.IMPORT_OVERRIDE,
         mark_arena=False,
     )
@@ -271,6 +271,24 @@ def _import_cell(
         report.count("evidence", "changed")
     elif detail is not None:
         gathered.evidence_kept.append(cell.pk)
+
+
+def _imported(
+    run: ImportRun,
+    file: _CellParts,
+    evidence: tuple[EvidenceRecord, ...],
+    parts: list[str],
+    *,
+    detailed: bool,
+) -> Imported:
+    """What the import writes of a cell beside its judgement: the parts that differ (quotes
+    checked as of the pages' "Evidence as of" date, or the dates an arena file states)."""
+    return Imported(
+        rationale=file.rationale if detailed else None,
+        published=file.published,
+        quotes=_stated_quotes(run, evidence) if "evidence" in parts else None,
+        as_of=file.evidence_as_of if "date" in parts else KEEP,
+    )
 
 
 def _moderated_cell(

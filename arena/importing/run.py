@@ -40,7 +40,7 @@ REPORT_ACTIONS = (*WRITING_ACTIONS, "kept")
 
 @dataclass
 class ImportReport:
-    arena: Arena | None = None
+    arena: Arena
     created: bool = False
     changed: bool = False
     stories: int = 0

@@ -68,41 +68,13 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
     a moderated value. Stories and products that vanish from the pages are retired (hidden from
     pages and scores), never deleted: their flags, decisions and history stay.
     """
-    ov = record.overview
     errors = import_date_errors(record)
     if errors:
         raise ImportRefused("\n".join(errors))
-    report = ImportReport()
-    slug = record.slug or arena_slugify(ov.name)
-    # by slug, else by name (an admin may have changed the slug); a clash is refused
-    arena = import_arena_find(record, slug=slug)
-    report.created = arena is None
-    fields = {
-        "name": ov.name,
-        "description": ov.description,
-        "updated": ov.updated,
-        "evidence_as_of": ov.evidence_as_of,
-    }
-    if arena is None:
-        arena = Arena.objects.create(slug=slug, **fields)
-        report.count("arena", "added")
-    run = ImportRun(record=record, arena=arena, report=report, overwrite=overwrite_moderated)
-    if not report.created:
-        keep_edited(run, arena, fields, "arena", f"the arena {ov.name!r}")
-        if sync_row(arena, fields):
-            report.count("arena", "changed")
-    for step in (
-        import_categories,
-        import_personas,
-        import_products,
-        import_stories,
-        import_cells,
-        prune_structure,
-        import_adjacent,
-    ):
+    run = _import_arena(record, overwrite=overwrite_moderated)
+    for step in STEPS:
         step(run)
-
-    report.arena = arena
+    ov, report, arena = record.overview, run.report, run.arena
     report.changed = report.wrote
     report.stories = len(ov.stories)
     report.cells = len(ov.stories) * len(ov.products)
@@ -119,3 +91,39 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
     ):
         arena_mark_stale(arena_id=other)
     return report
+
+
+# The steps of an import after the arena's own row, in order (a step reads what earlier ones found)
+STEPS = (
+    import_categories,
+    import_personas,
+    import_products,
+    import_stories,
+    import_cells,
+    prune_structure,
+    import_adjacent,
+)
+
+
+def _import_arena(record: ArenaRecord, *, overwrite: bool) -> ImportRun:
+    """The arena's own row, found by slug, else by name (an admin may have changed the slug; a
+    clash is refused), or created: the run the steps share."""
+    ov = record.overview
+    slug = record.slug or arena_slugify(ov.name)
+    found = import_arena_find(record, slug=slug)
+    fields = {
+        "name": ov.name,
+        "description": ov.description,
+        "updated": ov.updated,
+        "evidence_as_of": ov.evidence_as_of,
+    }
+    arena = found or Arena.objects.create(slug=slug, **fields)
+    report = ImportReport(arena=arena, created=found is None)
+    if found is None:
+        report.count("arena", "added")
+    run = ImportRun(record=record, arena=arena, report=report, overwrite=overwrite)
+    if not report.created:
+        keep_edited(run, arena, fields, "arena", f"the arena {ov.name!r}")
+        if sync_row(arena, fields):
+            report.count("arena", "changed")
+    return run
