@@ -44,47 +44,32 @@ from arena.services import (
 )
 from stories.admin_base import ReadOnly, RefusesStaleSaves, edit_refused
 from stories.conflicts import EditConflict
-from stories.forms import VersionedForm
+from stories.forms import VersionedForm, form_meta
 
 
 class ArenaForm(VersionedForm):
     what = "arena"
-
-    class Meta:
-        model = Arena
-        fields = list(ARENA_EDITABLE_FIELDS)
+    Meta = form_meta(Arena, ARENA_EDITABLE_FIELDS)
 
 
 class CategoryForm(VersionedForm):
     what = "category"
-
-    class Meta:
-        model = Category
-        fields = ["arena", *CATEGORY_EDITABLE_FIELDS]
+    Meta = form_meta(Category, ["arena", *CATEGORY_EDITABLE_FIELDS])
 
 
 class SubGroupForm(VersionedForm):
     what = "sub-group"
-
-    class Meta:
-        model = SubGroup
-        fields = ["category", *SUBGROUP_EDITABLE_FIELDS]
+    Meta = form_meta(SubGroup, ["category", *SUBGROUP_EDITABLE_FIELDS])
 
 
 class PersonaForm(VersionedForm):
     what = "persona"
-
-    class Meta:
-        model = Persona
-        fields = list(PERSONA_EDITABLE_FIELDS)
+    Meta = form_meta(Persona, PERSONA_EDITABLE_FIELDS)
 
 
 class AdjacentArenaForm(VersionedForm):
     what = "adjacent arena"
-
-    class Meta:
-        model = AdjacentArena
-        fields = list(ADJACENT_EDITABLE_FIELDS)
+    Meta = form_meta(AdjacentArena, ADJACENT_EDITABLE_FIELDS)
 
 
 # model → (the services' keyword for the row, save service, delete service)

@@ -173,9 +173,7 @@ def _cell(
     return Cell(
         story=story,
         product=product,
-        verdict=value.verdict,
-        proof=value.proof,
-        quality=value.quality,
+        **value.fields(),
         rationale=f"Generated rationale for {product.name} on story {story.position + 1}.",
         detail_published=True,
         evidence_as_of=_checked_on(dates, as_of),

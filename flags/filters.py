@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.contrib import admin
 from django.contrib.admin.views.main import ChangeList
@@ -23,16 +23,23 @@ if TYPE_CHECKING:  # (the stubs' name for a filter's choice; no such class at ru
 ALL = "all"
 
 
-class StatusFilter(admin.SimpleListFilter):
-    """The queue opens on pending items."""
+class ChoicesFilter(admin.SimpleListFilter):
+    """A filter among a fixed list of ``options`` (value, label)."""
 
-    title = "status"
-    parameter_name = "status"
+    options: ClassVar[list[tuple[str, str]]] = []
 
     def lookups(
         self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]
     ) -> list[tuple[str, str]]:
-        return [*Status.choices, (ALL, "All")]
+        return self.options
+
+
+class StatusFilter(ChoicesFilter):
+    """The queue opens on pending items."""
+
+    title = "status"
+    parameter_name = "status"
+    options = [*Status.choices, (ALL, "All")]
 
     def choices(self, changelist: ChangeList) -> Iterator[_ListFilterChoices]:
         value = self.value() or Status.PENDING
@@ -48,14 +55,10 @@ class StatusFilter(admin.SimpleListFilter):
         return queryset if value == ALL else queryset.filter(status=value)
 
 
-class AgeFilter(admin.SimpleListFilter):
+class AgeFilter(ChoicesFilter):
     title = "age"
     parameter_name = "age"
-
-    def lookups(
-        self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]
-    ) -> list[tuple[str, str]]:
-        return [("1", "Under a day"), ("7", "1–7 days"), ("old", "Over a week")]
+    options = [("1", "Under a day"), ("7", "1–7 days"), ("old", "Over a week")]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         now = timezone.now()
@@ -69,14 +72,10 @@ class AgeFilter(admin.SimpleListFilter):
         return queryset
 
 
-class ReasonFilter(admin.SimpleListFilter):
+class ReasonFilter(ChoicesFilter):
     title = "reason"
     parameter_name = "reason"
-
-    def lookups(
-        self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]
-    ) -> list[tuple[str, str]]:
-        return Reason.choices
+    options = Reason.choices
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         if self.value():

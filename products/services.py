@@ -3,41 +3,36 @@ stories app's: ``stories.story_services.cells_fill``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils import timezone
 
-from arena.recompute import arena_content_changed, arena_mark_stale
+from arena.recompute import arena_mark_stale
 from arena.text import clean_text
 from products.models import Product
-from stories.conflicts import versioned_update
-from stories.story_services import cells_fill, retire_set
+from stories.conflicts import Fields
+from stories.story_services import cells_fill, editable_update, retire_set
 
 
 @transaction.atomic
 def product_update(
     *,
     product: Product,
-    changes: dict[str, Any],
+    changes: Fields,
     base_version: int | None = None,
-    base: dict[str, Any] | None = None,
+    base: Fields | None = None,
 ) -> list[str]:
     """Change a product's name, slug, tier or popularity figures. Returns the fields written;
     raises EditConflict on a stale edit of a field that moved."""
     if "arena" in changes and changes["arena"].pk != product.arena_id:
         raise ValidationError({"arena": "A product stays in its arena; add it to the other one."})
-    written = versioned_update(
-        Product, obj=product, what="product", changes=changes, base_version=base_version, base=base
+    return editable_update(
+        product,
+        what="product",
+        changes=changes,
+        base_version=base_version,
+        base=base,
+        score_fields=("name",),  # the leaderboard breaks ties by name
     )
-    if written:
-        Product.all_objects.filter(pk=product.pk).update(edited_at=timezone.now())
-    if "name" in written:  # the leaderboard breaks ties by name
-        arena_mark_stale(arena_id=product.arena_id)
-    elif written:
-        arena_content_changed(arena_id=product.arena_id)
-    return written
 
 
 @transaction.atomic

@@ -15,6 +15,8 @@ from stories.edits import merge_edit
 
 STALE = "This {what} was changed by someone else since you opened it."
 
+# a row's fields by name: what an editor changed, or read
+Fields = dict[str, Any]
 # field → (what the editor read, what it is now, what the editor wanted)
 Conflicts = dict[str, tuple[Any, Any, Any]]
 

@@ -46,7 +46,7 @@ class Imported:
 def judgement_writes(current: Cell, new: CellValue, *, kind: str, at: datetime) -> dict[str, Any]:
     """The judgement as written; a moderator's or an editor's checks the cell on the day it is
     made (an import dates its cells by the pages' "Evidence as of": arena.importing)."""
-    write: dict[str, Any] = {"verdict": new.verdict, "proof": new.proof, "quality": new.quality}
+    write = new.fields()
     if kind in JUDGED_ON_THE_DAY:
         write["evidence_as_of"] = freshness.newest(current.evidence_as_of, freshness.today())
         write["edited_at"] = at

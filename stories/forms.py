@@ -1,7 +1,9 @@
+from collections.abc import Sequence
 from typing import Any, cast
 
 from django import forms
 from django.core.validators import MaxValueValidator
+from django.db.models import Model
 from django.http import QueryDict
 
 from stories.conflicts import EditConflict
@@ -12,6 +14,11 @@ from stories.story_services import story_placement_errors
 from stories.values import JUDGEMENT_FIELDS, CellValue
 
 POSITION_MAX = 1_000_000
+
+
+def form_meta(model: type[Model], fields: Sequence[str]) -> type:
+    """A model form's ``Meta``: the model and the fields the form edits."""
+    return type("Meta", (), {"model": model, "fields": list(fields)})
 
 
 class VersionedForm(forms.ModelForm):

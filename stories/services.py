@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser, User
@@ -57,6 +57,20 @@ __all__ = [
 Actor = AbstractBaseUser | AnonymousUser  # who makes a change (anonymous, or an import: no one)
 
 
+class Correction(TypedDict, total=False):
+    """What a correction brings beside the cell and its judgement (see ``cell_correct``)."""
+
+    by: Actor | None  # who corrects it (None: an import)
+    note: str  # the public record's note
+    kind: str  # a CellChange.Kind: an editor's (default), an upheld flag, an import
+    expected_version: int | None  # the cell's version as the caller read it
+    rationale: str | None  # a moderator's or an editor's new rationale (None: kept)
+    quotes: Sequence[Quote]  # a moderator's or an editor's new evidence
+    imported: Imported | None  # what an import states of the cell beside its judgement
+    record_unchanged: bool  # recorded even when the judgement stays (an upheld flag)
+    mark_arena: bool  # False: the caller marks the arena once (an import)
+
+
 @dataclass
 class _Outcome:
     change: CellChange | None = None
@@ -65,18 +79,7 @@ class _Outcome:
 
 
 def cell_correct(
-    *,
-    cell: Cell,
-    value: CellValue,
-    by: Actor | None = None,
-    note: str = "",
-    kind: str = CellChange.Kind.ADMIN,
-    expected_version: int | None = None,
-    rationale: str | None = None,
-    quotes: Sequence[Quote] = (),
-    imported: Imported | None = None,
-    record_unchanged: bool = False,
-    mark_arena: bool = True,
+    *, cell: Cell, value: CellValue, **correction: Unpack[Correction]
 ) -> CellChange | None:
     """Correct a cell: its judgement ``value``, with the new ``rationale`` and the evidence
     ``quotes`` that come with the correction (an import: what ``imported`` states), under one lock
@@ -91,19 +94,7 @@ def cell_correct(
     rationale but changes the verdict or quality marks it as written before. ``mark_arena=False``:
     the caller marks the arena once (an import). ValidationError per field of the value or a quote.
     """
-    return _correct(
-        cell=cell,
-        value=value,
-        by=by,
-        note=note,
-        kind=kind,
-        expected_version=expected_version,
-        rationale=rationale,
-        quotes=quotes,
-        imported=imported,
-        record_unchanged=record_unchanged,
-        mark_arena=mark_arena,
-    ).change
+    return _correct(cell=cell, value=value, **correction).change
 
 
 def cell_update_detail(*, cell: Cell, rationale: str, expected_version: int | None = None) -> bool:
@@ -115,21 +106,13 @@ def cell_update_detail(*, cell: Cell, rationale: str, expected_version: int | No
     ).wrote
 
 
-def _correct(
-    *,
-    cell: Cell,
-    value: CellValue | None,
-    by: Actor | None = None,
-    note: str = "",
-    kind: str = CellChange.Kind.ADMIN,
-    expected_version: int | None = None,
-    rationale: str | None = None,
-    quotes: Sequence[Quote] = (),
-    imported: Imported | None = None,
-    record_unchanged: bool = False,
-    mark_arena: bool = True,
-) -> _Outcome:
+def _correct(*, cell: Cell, value: CellValue | None, **correction: Unpack[Correction]) -> _Outcome:
     """``cell_correct``; ``value`` None keeps the judgement as it is under the lock."""
+    by, note = correction.get("by"), correction.get("note", "")
+    kind = correction.get("kind", CellChange.Kind.ADMIN)
+    expected_version, rationale = correction.get("expected_version"), correction.get("rationale")
+    quotes, imported = correction.get("quotes", ()), correction.get("imported")
+    record_unchanged = correction.get("record_unchanged", False)
     errors = value.errors() if value is not None else {}
     if errors:
         raise ValidationError(errors)
@@ -162,7 +145,7 @@ def _correct(
         for name, written in write.items():
             setattr(cell, name, written)
         cell.version = current.version + 1
-        if mark_arena:
+        if correction.get("mark_arena", True):
             arena_id = _arena_of(current)
             if recorded:
                 arena_mark_stale(arena_id=arena_id)
@@ -212,12 +195,8 @@ def _record(
     return CellChange.objects.create(
         cell_id=cell_id,
         kind=kind,
-        old_verdict=old.verdict,
-        old_proof=old.proof,
-        old_quality=old.quality,
-        new_verdict=new.verdict,
-        new_proof=new.proof,
-        new_quality=new.quality,
+        **old.fields("old_"),
+        **new.fields("new_"),
         changed_by=by if isinstance(by, User) else None,
         changed_at=at,
         note=clean_text(note).strip(),

@@ -7,6 +7,7 @@ other change of what its pages show moves its content version (``arena_content_c
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -18,7 +19,7 @@ from arena.models import Category, SubGroup
 from arena.recompute import arena_content_changed, arena_mark_stale
 from arena.text import clean_text
 from products.models import Product
-from stories.conflicts import versioned_update
+from stories.conflicts import Fields, versioned_update
 from stories.models import Cell, Story
 from stories.values import Verdict
 
@@ -39,11 +40,7 @@ def story_placement_errors(
 
 @transaction.atomic
 def story_update(
-    *,
-    story: Story,
-    changes: dict[str, Any],
-    base_version: int | None = None,
-    base: dict[str, Any] | None = None,
+    *, story: Story, changes: Fields, base_version: int | None = None, base: Fields | None = None
 ) -> list[str]:
     """Change a story's text, weight, persona, category or sub-group (only the fields in
     ``changes``); a change that can move a score schedules the arena's recomputation. Returns the
@@ -58,15 +55,37 @@ def story_update(
             raise ValidationError(errors)
     if "weight" in changes:
         changes = {**changes, "weight_published": True}
+    return editable_update(
+        story,
+        what="story",
+        changes=changes,
+        base_version=base_version,
+        base=base,
+        score_fields=STORY_SCORE_FIELDS,
+    )
+
+
+def editable_update(
+    row: Story | Product,
+    *,
+    what: str,
+    changes: dict[str, Any],
+    base_version: int | None,
+    base: dict[str, Any] | None,
+    score_fields: Iterable[str],
+) -> list[str]:
+    """An editor's change of a story or a product (``versioned_update``), marked as theirs: the
+    arena recomputes when a field that can move a score (``score_fields``) was written, its pages
+    change when any other was. Returns the fields written."""
     written = versioned_update(
-        Story, obj=story, what="story", changes=changes, base_version=base_version, base=base
+        type(row), obj=row, what=what, changes=changes, base_version=base_version, base=base
     )
     if written:
-        Story.all_objects.filter(pk=story.pk).update(edited_at=timezone.now())
-    if set(written) & set(STORY_SCORE_FIELDS):
-        arena_mark_stale(arena_id=story.arena_id)
+        type(row).all_objects.filter(pk=row.pk).update(edited_at=timezone.now())
+    if set(written) & set(score_fields):
+        arena_mark_stale(arena_id=row.arena_id)
     elif written:
-        arena_content_changed(arena_id=story.arena_id)
+        arena_content_changed(arena_id=row.arena_id)
     return written
 
 

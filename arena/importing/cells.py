@@ -103,36 +103,6 @@ def _differing(now: _CellParts, file: _CellParts, *, detailed: bool, exact: bool
     return parts
 
 
-def _cell_conflict(
-    run: ImportRun,
-    cell: Cell,
-    now: _CellParts,
-    file: _CellParts,
-    parts: list[str],
-    where: str,
-    last: CellChange | None,
-) -> list[str]:
-    """The report's lines for a moderated cell whose ``parts`` the file would change (a decision
-    checks the cell on its day: a date that differs alone is kept without a line)."""
-    day = day_text(cell.edited_at)
-    lines = []
-    for part in parts:
-        if part == "value":
-            kind = last.get_kind_display() if last is not None else "moderated"
-            lines.append(
-                f"{kind} value {now.value.label()} of {where} ({day}; {run.says} "
-                f"{file.value.label()})"
-            )
-        elif part == "rationale":
-            lines.append(f"edited rationale of {where} ({day}; the {run.says[:-5]}'s differs)")
-        elif part == "evidence":
-            lines.append(
-                f"moderated evidence on {where} ({day}: {_quotes_text(now.quotes)}; "
-                f"{run.says} {_quotes_text(file.quotes)})"
-            )
-    return lines
-
-
 @dataclass
 class _Gathered:
     """What the cells step gathers for its statements over many cells."""
@@ -140,9 +110,8 @@ class _Gathered:
     new_cells: list[Cell] = field(default_factory=list)
     new_evidence: list[tuple[Cell, tuple[EvidenceRecord, ...]]] = field(default_factory=list)
     kept: list[int] = field(default_factory=list)  # kept as moderated: their dates stay
-    evidence_kept: list[int] = field(
-        default_factory=list
-    )  # quotes the pages state again, as they are
+    # cells whose quotes the pages state again, as they are (the pages' date checks them)
+    evidence_kept: list[int] = field(default_factory=list)
 
 
 def import_cells(run: ImportRun) -> None:
@@ -188,9 +157,7 @@ def _new_cell(
     return Cell(
         story=story,
         product=product,
-        verdict=mark.verdict,
-        proof=mark.proof,
-        quality=mark.quality,
+        **mark.fields(),
         rationale=detail.rationale if detail else "",
         detail_published=detail is not None and detail.published,
         evidence_as_of=detail.evidence_as_of
@@ -301,9 +268,26 @@ def _moderated_cell(
     last: CellChange | None,
 ) -> str | None:
     """A cell a moderator or an editor changed since an import last wrote it: kept (None), its
-    conflicts reported; told to overwrite, the public note of the import over it."""
+    conflicts reported, one line per part that differs (a decision checks the cell on its day: a
+    date that differs alone is kept without a line); told to overwrite, the public note of the
+    import over it."""
     report = run.report
-    lines = _cell_conflict(run, cell, now, file, parts, where, last)
+    day = day_text(cell.edited_at)
+    lines = []
+    for part in parts:
+        if part == "value":
+            kind = last.get_kind_display() if last is not None else "moderated"
+            lines.append(
+                f"{kind} value {now.value.label()} of {where} ({day}; {run.says} "
+                f"{file.value.label()})"
+            )
+        elif part == "rationale":
+            lines.append(f"edited rationale of {where} ({day}; the {run.says[:-5]}'s differs)")
+        elif part == "evidence":
+            lines.append(
+                f"moderated evidence on {where} ({day}: {_quotes_text(now.quotes)}; "
+                f"{run.says} {_quotes_text(file.quotes)})"
+            )
     if not run.overwrite:
         if lines:  # (none: the decision's own date alone differs, nothing to report)
             report.kept.extend(f"kept {line}" for line in lines)

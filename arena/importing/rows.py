@@ -61,6 +61,25 @@ def _keep_edits(
     return differed
 
 
+def _relisted(
+    run: ImportRun,
+    row: Story | Product,
+    values: dict[str, Any],
+    fields: Iterable[str],
+    label: str,
+    name: str,
+) -> int:
+    """A row the pages list that the arena holds: shifted out of the way with the others (returns
+    where it stood), an admin's edits kept over the page's, back on the pages if retired."""
+    kind = "story" if isinstance(row, Story) else "product"
+    was = row.position
+    row.position += run.offset
+    if _keep_edits(run, row, values, fields, label):
+        run.report.count(kind, "changed" if run.overwrite else "kept")
+    _listed_again(run, row, kind, label, name)
+    return was
+
+
 def _listed_again(run: ImportRun, row: Story | Product, kind: str, label: str, name: str) -> None:
     """A retired row the pages list again comes back, unless an admin retired it since the last
     import (it stays retired, unless the import is told to overwrite)."""
@@ -80,7 +99,7 @@ def _listed_again(run: ImportRun, row: Story | Product, kind: str, label: str, n
 def import_products(run: ImportRun) -> None:
     """Every product the pages list is active; the others are retired, never deleted."""
     ov, arena, report = run.record.overview, run.arena, run.report
-    offset, overwrite = run.offset, run.overwrite
+    offset = run.offset
     values_of = _product_values(run)
     # found by the name the pages gave it (an admin may have renamed it since)
     existing_products = {
@@ -104,12 +123,7 @@ def import_products(run: ImportRun) -> None:
             report.count("product", "added")
             products[name] = product
             continue
-        was = product.position
-        product.position += offset
-        label = f"the product {name!r}"
-        if _keep_edits(run, product, values, PRODUCT_EDIT_FIELDS, label):
-            report.count("product", "changed" if overwrite else "kept")
-        _listed_again(run, product, "product", label, name)
+        was = _relisted(run, product, values, PRODUCT_EDIT_FIELDS, f"the product {name!r}", name)
         clashes.check(product, values)
         if place(product, values, pos, was):
             report.count("product", "changed")
@@ -147,7 +161,7 @@ def _product_values(run: ImportRun) -> dict[str, dict]:
 def import_stories(run: ImportRun) -> None:
     """Every story the pages list is active; the others are retired, never deleted."""
     record, ov, arena, report = run.record, run.record.overview, run.arena, run.report
-    offset, overwrite = run.offset, run.overwrite
+    offset = run.offset
     cats, subgroups, personas = run.categories, run.subgroups, run.personas
     default_weight = settings.ARENA_DEFAULT_STORY_WEIGHT
     # found by the text the pages gave it (an admin may have reworded it since)
@@ -176,14 +190,9 @@ def import_stories(run: ImportRun) -> None:
             report.count("story", "added")
             stories[ms.text] = story
             continue
-        was = story.position
-        story.position += offset
-        label = f"the story “{ms.text}”"
-        if _keep_edits(run, story, values, STORY_EDIT_FIELDS, label):
-            report.count("story", "changed" if overwrite else "kept")
+        was = _relisted(run, story, values, STORY_EDIT_FIELDS, f"the story “{ms.text}”", ms.text)
         if story.edited_since_import and values["weight"] == story.weight:
             values["weight_published"] = story.weight_published
-        _listed_again(run, story, "story", label, ms.text)
         if place(story, values, pos, was):
             report.count("story", "changed")
         stories[ms.text] = story

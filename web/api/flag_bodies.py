@@ -38,6 +38,13 @@ def _checked(rule: Callable[[str], str | None], value: str) -> str:
     return value
 
 
+def quality_field() -> serializers.IntegerField:
+    """A quality a flag proposes or a moderator gives: 0 to 10, or none."""
+    return serializers.IntegerField(
+        required=False, allow_null=True, min_value=0, max_value=QUALITY_MAX
+    )
+
+
 @extend_schema_field({"type": "string", "minLength": EXPLANATION_MIN, "maxLength": EXPLANATION_MAX})
 class ExplanationField(serializers.CharField):
     """A text whose bounds are ``flags.inputs``' rule (counted once control characters are
@@ -72,9 +79,7 @@ class FlagCreateSerializer(serializers.Serializer):
     proposed_verdict = serializers.ChoiceField(
         choices=Verdict.choices, required=False, allow_blank=True, allow_null=True
     )
-    proposed_quality = serializers.IntegerField(
-        required=False, allow_null=True, min_value=0, max_value=QUALITY_MAX
-    )
+    proposed_quality = quality_field()
     source_url = serializers.URLField(
         required=False,
         allow_blank=True,
@@ -219,9 +224,7 @@ class UpholdSerializer(DecisionSerializer):
     )
     verdict = serializers.ChoiceField(choices=Verdict.choices, required=False)
     proof = serializers.ChoiceField(choices=Proof.choices, required=False, allow_null=True)
-    quality = serializers.IntegerField(
-        required=False, allow_null=True, min_value=0, max_value=QUALITY_MAX
-    )
+    quality = quality_field()
     rationale = serializers.CharField(
         required=False,
         allow_blank=True,
