@@ -4,10 +4,16 @@ opened before someone else changed the same field is refused with what changed, 
 fields is merged. The writes go through ``arena.services``, which move the content version of every
 arena whose pages show the row. The stored scores are the recompute's: viewable, never edited."""
 
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import ProtectedError
+from django.db.models import Model, ProtectedError, QuerySet
+from django.http import HttpRequest
 
 from arena.models import (
     AdjacentArena,
@@ -36,53 +42,38 @@ from arena.services import (
     subgroup_delete,
     subgroup_save,
 )
-from stories.admin import RefusesStaleSaves
-from stories.forms import VersionedForm
-from stories.services import EditConflict
+from stories.admin_base import ReadOnly, RefusesStaleSaves, edit_refused
+from stories.conflicts import EditConflict
+from stories.forms import VersionedForm, form_meta
 
 
 class ArenaForm(VersionedForm):
     what = "arena"
-
-    class Meta:
-        model = Arena
-        fields = list(ARENA_EDITABLE_FIELDS)
+    Meta = form_meta(Arena, ARENA_EDITABLE_FIELDS)
 
 
 class CategoryForm(VersionedForm):
     what = "category"
-
-    class Meta:
-        model = Category
-        fields = ["arena", *CATEGORY_EDITABLE_FIELDS]
+    Meta = form_meta(Category, ["arena", *CATEGORY_EDITABLE_FIELDS])
 
 
 class SubGroupForm(VersionedForm):
     what = "sub-group"
-
-    class Meta:
-        model = SubGroup
-        fields = ["category", *SUBGROUP_EDITABLE_FIELDS]
+    Meta = form_meta(SubGroup, ["category", *SUBGROUP_EDITABLE_FIELDS])
 
 
 class PersonaForm(VersionedForm):
     what = "persona"
-
-    class Meta:
-        model = Persona
-        fields = list(PERSONA_EDITABLE_FIELDS)
+    Meta = form_meta(Persona, PERSONA_EDITABLE_FIELDS)
 
 
 class AdjacentArenaForm(VersionedForm):
     what = "adjacent arena"
-
-    class Meta:
-        model = AdjacentArena
-        fields = list(ADJACENT_EDITABLE_FIELDS)
+    Meta = form_meta(AdjacentArena, ADJACENT_EDITABLE_FIELDS)
 
 
 # model → (the services' keyword for the row, save service, delete service)
-SERVICES = {
+SERVICES: dict[type[Model], tuple[str, Callable[..., object], Callable[..., object]]] = {
     Arena: ("arena", arena_save, arena_delete),
     Category: ("category", category_save, category_delete),
     SubGroup: ("subgroup", subgroup_save, subgroup_delete),
@@ -91,7 +82,7 @@ SERVICES = {
 }
 
 
-def _save(form, obj) -> None:
+def _save(form: VersionedForm, obj: Model) -> None:
     kw, save, _ = SERVICES[type(obj)]
     save(
         **{kw: obj},
@@ -101,7 +92,7 @@ def _save(form, obj) -> None:
     )
 
 
-def _delete(obj, form=None) -> None:
+def _delete(obj: Model, form: VersionedForm | None = None) -> None:
     kw, _, delete = SERVICES[type(obj)]
     try:
         delete(
@@ -114,23 +105,23 @@ def _delete(obj, form=None) -> None:
         raise ValidationError(f"{obj} is still in use, by {used} row(s).") from exc
 
 
-class StructureAdmin(RefusesStaleSaves, admin.ModelAdmin):
+class StructureAdmin(RefusesStaleSaves):
     """Saves and deletes a versioned row of the structure, and its versioned inlines, through the
     services; a save that a concurrent edit made stale is refused (nothing of the page is kept)."""
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request: HttpRequest, obj: Model, form: Any, change: bool) -> None:
         try:
             _save(form, obj)
         except (EditConflict, ValidationError) as exc:
             self.refuse(request, exc)
 
-    def delete_model(self, request, obj):
+    def delete_model(self, request: HttpRequest, obj: Model) -> None:
         self._delete_all(request, [obj])
 
-    def delete_queryset(self, request, queryset):
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
         self._delete_all(request, queryset)
 
-    def _delete_all(self, request, rows):
+    def _delete_all(self, request: HttpRequest, rows: Iterable[Model]) -> None:
         """All or nothing; a row a story took meanwhile is refused with a message (a 403, since
         the admin's delete page has no form to show it on), never a 500."""
         try:
@@ -142,12 +133,12 @@ class StructureAdmin(RefusesStaleSaves, admin.ModelAdmin):
             self.message_user(request, f"Nothing was deleted: {text}", messages.ERROR)
             raise PermissionDenied(f"Nothing was deleted: {text}") from exc
 
-    def save_formset(self, request, form, formset, change):
+    def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
         if formset.model not in SERVICES:
             return super().save_formset(request, form, formset, change)
         saved = formset.save(commit=False)  # sets the fk of new rows, and what changed
         forms = {id(f.instance): f for f in formset.forms}
-        if getattr(request, "_edit_refused", False):
+        if edit_refused(request):
             saved, formset.deleted_objects = [], []
         try:
             with transaction.atomic():
@@ -162,34 +153,16 @@ class StructureAdmin(RefusesStaleSaves, admin.ModelAdmin):
         formset.save_m2m = lambda: None
 
 
-class DerivedAdmin(admin.ModelAdmin):
+class DerivedAdmin(ReadOnly, admin.ModelAdmin):
     """Rows only the recompute writes (stored scores): viewable, never added, edited or deleted by
     hand; the pages would show numbers no cell supports until the next recompute put them back."""
 
-    def has_add_permission(self, request, obj=None):
-        return False
 
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
-class DerivedInline(admin.TabularInline):
+class DerivedInline(ReadOnly, admin.TabularInline):
     """Stored scores shown on their arena's page, read-only (see ``DerivedAdmin``)."""
 
     extra = 0
     can_delete = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 class CategoryInline(admin.TabularInline):
@@ -207,20 +180,22 @@ class AdjacentInline(admin.TabularInline):
     fields = ["position", "name", "product_count", "leader", "shares", "read_version"]
 
 
+SCORE_COLUMNS = (
+    "rank",
+    "product",
+    "pa_score",
+    "verified",
+    "with_evidence",
+    "disputed",
+    "integrity",
+    "confidence",
+)
+
+
 class ProductScoreInline(DerivedInline):
     model = ProductScore
     fk_name = "arena"
-    fields = [
-        "rank",
-        "product",
-        "pa_score",
-        "verified",
-        "with_evidence",
-        "disputed",
-        "integrity",
-        "confidence",
-    ]
-    readonly_fields = fields
+    fields = readonly_fields = SCORE_COLUMNS
     ordering = ["rank"]
 
 
@@ -250,7 +225,7 @@ class ArenaAdmin(StructureAdmin):
     actions = ["recompute"]
 
     @admin.action(description="Recompute scores now (through the task queue)")
-    def recompute(self, request, queryset):
+    def recompute(self, request: HttpRequest, queryset: QuerySet[Arena]) -> None:
         for arena in queryset:
             arena_mark_stale(arena_id=arena.pk)
         self.message_user(request, f"Recomputation scheduled for {queryset.count()} arena(s).")
@@ -272,7 +247,7 @@ class CategoryAdmin(StructureAdmin):
     ordering = ["arena", "position"]
     inlines = [SubGroupInline]
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> list[str]:
         # a category stays in its arena: its stories belong to that arena
         return ["arena", "edited_at"] if obj else []
 

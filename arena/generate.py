@@ -11,6 +11,7 @@ from arena.models import Arena, Category, Persona, SubGroup
 from arena.recompute import arena_recompute_scores
 from products.models import Product
 from stories import freshness
+from stories.evidence import Quote, evidence_rows
 from stories.models import Cell, Evidence, Story
 from stories.values import CellValue, Proof, Verdict
 
@@ -49,19 +50,36 @@ def arena_generate(*, slug: str, products: int, stories: int, seed: int = 0) -> 
     if Arena.objects.filter(slug=slug).exists():
         raise ValueError(f"an arena with the slug {slug!r} exists; choose another slug")
     rng = random.Random(seed)
+    today = freshness.today()
     # the check dates from their own sequence: the same verdicts as before they were dated
     dates = random.Random(f"{seed}:dates")
     arena = Arena.objects.create(
         slug=slug,
         name=f"Synthetic arena {slug}",
         description=f"A generated arena of {products} products and {stories} stories for scale tests.",
-        updated=freshness.today(),
-        evidence_as_of=freshness.today(),
+        updated=today,
+        evidence_as_of=today,
     )
-    personas = []
-    for pslug, label in PERSONAS:
-        persona, _ = Persona.objects.get_or_create(slug=pslug, defaults={"label": label})
-        personas.append(persona)
+    cats, groups = _categories(arena)
+    prods = _products(arena, products, rng)
+    story_objs = _stories(arena, stories, cats, groups, rng)
+    cells = [
+        _cell(story, product, _value(rng), dates, today)
+        for story in story_objs
+        for product in prods
+    ]
+    Cell.objects.bulk_create(cells, batch_size=2000)
+    # the newest quote was checked on the cell's date, the other a little before
+    Evidence.objects.bulk_create(
+        (row for c in cells if c.value.evidenced for row in evidence_rows(c, _quotes(c, rng))),
+        batch_size=2000,
+    )
+    arena_recompute_scores(arena_id=arena.pk)
+    return arena
+
+
+def _categories(arena: Arena) -> tuple[list[Category], list[SubGroup]]:
+    """The arena's categories, two sub-groups each."""
     cats = Category.objects.bulk_create(
         Category(
             arena=arena,
@@ -76,7 +94,11 @@ def arena_generate(*, slug: str, products: int, stories: int, seed: int = 0) -> 
         for cat in cats
         for g in range(2)
     )
-    prods = Product.objects.bulk_create(
+    return cats, groups
+
+
+def _products(arena: Arena, count: int, rng: random.Random) -> list[Product]:
+    return Product.objects.bulk_create(
         Product(
             arena=arena,
             name=f"Product {i + 1:03d}",
@@ -88,11 +110,26 @@ def arena_generate(*, slug: str, products: int, stories: int, seed: int = 0) -> 
             npm_weekly=rng.randint(1_000, 2_000_000),
             popularity_as_of=freshness.today(),
         )
-        for i in range(products)
+        for i in range(count)
     )
+
+
+def _stories(
+    arena: Arena,
+    count: int,
+    cats: list[Category],
+    groups: list[SubGroup],
+    rng: random.Random,
+) -> list[Story]:
+    """The stories, spread over the categories (a third of them in no sub-group), the shared
+    personas taken in turn; grouped by category and sub-group so the matrix reads in order."""
+    personas = [
+        Persona.objects.get_or_create(slug=pslug, defaults={"label": label})[0]
+        for pslug, label in PERSONAS
+    ]
     story_objs = []
-    for i in range(stories):
-        cat = cats[i * len(cats) // stories]
+    for i in range(count):
+        cat = cats[i * len(cats) // count]
         cat_groups = [g for g in groups if g.category_id == cat.pk]
         story_objs.append(
             Story(
@@ -105,58 +142,57 @@ def arena_generate(*, slug: str, products: int, stories: int, seed: int = 0) -> 
                 position=i,
             )
         )
-    # group stories of a category by sub-group so the matrix reads in order
     story_objs.sort(
         key=lambda s: (s.category.position, s.subgroup.position if s.subgroup else -1, s.position)
     )
     for i, s in enumerate(story_objs):
         s.position = i
     Story.objects.bulk_create(story_objs)
-    cells = []
-    for story in story_objs:
-        for product in prods:
-            roll = rng.random()
-            if roll < 0.05:
-                value = CellValue(Verdict.NA)
-            elif roll < 0.2:
-                value = CellValue(Verdict.NONE, quality=0)
-            else:
-                verdict = rng.choices(EVIDENCED_ORDER, [5, 6, 1])[0]
-                proof = rng.choices(list(Proof), [2, 3, 6, 1, 1])[0]
-                quality = {
-                    Verdict.FULL: rng.randint(7, 10),
-                    Verdict.PARTIAL: rng.randint(2, 7),
-                }.get(verdict, rng.randint(1, 5))
-                value = CellValue(verdict, proof, quality)
-            cells.append(
-                Cell(
-                    story=story,
-                    product=product,
-                    verdict=value.verdict,
-                    proof=value.proof,
-                    quality=value.quality,
-                    rationale=f"Generated rationale for {product.name} on story {story.position + 1}.",
-                    detail_published=True,
-                    evidence_as_of=_checked_on(dates, arena.evidence_as_of),
-                )
-            )
-    Cell.objects.bulk_create(cells, batch_size=2000)
-    # the newest quote was checked on the cell's date, the other a little before
-    Evidence.objects.bulk_create(
-        (
-            Evidence(
-                cell=c,
-                position=k,
-                source=rng.choice(SOURCES),
-                quote=f"Generated quote {k + 1}.",
-                url=f"https://example.com/evidence/{c.story.position + 1}/{c.product.slug}/{k + 1}",
-                checked_on=c.evidence_as_of - timedelta(days=k * 30),
-            )
-            for c in cells
-            if c.value.evidenced
-            for k in range(2)
-        ),
-        batch_size=2000,
+    return story_objs
+
+
+def _value(rng: random.Random) -> CellValue:
+    """A plausible judgement: mostly evidenced, some none, a few n/a."""
+    roll = rng.random()
+    if roll < 0.05:
+        return CellValue(Verdict.NA)
+    if roll < 0.2:
+        return CellValue(Verdict.NONE, quality=0)
+    verdict = rng.choices(EVIDENCED_ORDER, [5, 6, 1])[0]
+    proof = rng.choices(list(Proof), [2, 3, 6, 1, 1])[0]
+    quality = {
+        Verdict.FULL: rng.randint(7, 10),
+        Verdict.PARTIAL: rng.randint(2, 7),
+    }.get(verdict, rng.randint(1, 5))
+    return CellValue(verdict, proof, quality)
+
+
+def _cell(
+    story: Story, product: Product, value: CellValue, dates: random.Random, as_of: date
+) -> Cell:
+    return Cell(
+        story=story,
+        product=product,
+        **value.fields(),
+        rationale=f"Generated rationale for {product.name} on story {story.position + 1}.",
+        detail_published=True,
+        evidence_as_of=_checked_on(dates, as_of),
     )
-    arena_recompute_scores(arena_id=arena.pk)
-    return arena
+
+
+def _quotes(cell: Cell, rng: random.Random) -> list[Quote]:
+    """Two quotes of an evidenced cell: the newest checked on the cell's date, the other a month
+    before."""
+    url = f"https://example.com/evidence/{cell.story.position + 1}/{cell.product.slug}"
+    as_of = cell.evidence_as_of
+    if as_of is None:  # (every generated cell is dated)
+        return []
+    return [
+        Quote(
+            source=rng.choice(SOURCES),
+            quote=f"Generated quote {k + 1}.",
+            url=f"{url}/{k + 1}",
+            checked_on=as_of - timedelta(days=k * 30),
+        )
+        for k in range(2)
+    ]

@@ -8,11 +8,11 @@ from arena.text import SLUG_PATTERN
 from stories.edits import edited_since_import
 
 
-class ActiveManager(models.Manager):
+class ActiveManager[M: models.Model](models.Manager[M]):
     """``objects``: what the public pages and the scores see, the rows that are not retired.
     ``all_objects`` (the default manager: the admin, validation, related objects) has every row."""
 
-    def get_queryset(self):
+    def get_queryset(self) -> models.QuerySet[M]:
         return super().get_queryset().filter(retired_at__isnull=True)
 
 

@@ -6,16 +6,23 @@ The admin object is shared by every request and thread, so it holds no state of 
 page computes once for all its rows (the impact of upholding) lives on that page's ChangeList.
 """
 
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.admin.utils import unquote
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count
-from django.http import HttpResponseRedirect
+from django.db.models import Count, Model, QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.safestring import SafeString
 from django.utils.timesince import timesince
 
 from flags.filters import (
@@ -36,7 +43,8 @@ from flags.selectors import (
     user_can_moderate,
 )
 from flags.services import AlreadyResolved, review_item_reject, review_item_uphold
-from stories.services import EditConflict
+from stories.admin_base import ReadOnly
+from stories.conflicts import EditConflict
 from stories.values import JUDGEMENT_FIELDS, CellValue
 
 EXCERPT_CHARS = 140
@@ -53,7 +61,7 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     return head.rstrip(" ,.;:–—-") + "…"
 
 
-def age(when) -> str:
+def age(when: datetime) -> str:
     """How long ago, to the largest unit: "3 days", "5 hours", "under a minute"."""
     text = timesince(when, timezone.now(), depth=1)
     return "under a minute" if text.startswith("0\xa0minutes") else text.replace("\xa0", " ")
@@ -64,7 +72,7 @@ class ReviewChangeList(ChangeList):
     one cell's change (a constant number of queries for the whole page, see
     ``review_item_impacts``), set on the row as ``upholding_impact``."""
 
-    def get_results(self, request):
+    def get_results(self, request: HttpRequest) -> None:
         super().get_results(request)
         rows = list(self.result_list)
         impacts = review_item_impacts(rows)
@@ -103,22 +111,22 @@ class ReviewItemAdmin(admin.ModelAdmin):
         css = {"all": ["admin/flags/queue.css"]}
 
     # --- permissions: superusers and the Moderators group
-    def has_module_permission(self, request):
+    def has_module_permission(self, request: HttpRequest) -> bool:
         return user_can_moderate(request.user)
 
-    def has_view_permission(self, request, obj=None):
+    def has_view_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return user_can_moderate(request.user)
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return user_can_moderate(request.user)
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def get_queryset(self, request):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ReviewItem]:
         return (
             super()
             .get_queryset(request)
@@ -127,12 +135,12 @@ class ReviewItemAdmin(admin.ModelAdmin):
             .annotate(reporters=Count("flags__client_hash", distinct=True))
         )
 
-    def get_changelist(self, request, **kwargs):
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
         return ReviewChangeList
 
     # --- columns
     @admin.display(description="age", ordering="created_at")
-    def age(self, item):
+    def age(self, item: ReviewItem) -> SafeString:
         return format_html(
             '<time datetime="{}" title="{}">{}</time>',
             item.created_at.isoformat(),
@@ -141,7 +149,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
         )
 
     @admin.display(description="cell")
-    def cell_link(self, item):
+    def cell_link(self, item: ReviewItem) -> SafeString:
         # the whole story, wrapped by queue.css: a story cut mid-word reads as another story
         return format_html(
             '<a href="{}">{}</a> <span class="queue-story">“{}”</span>',
@@ -151,7 +159,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
         )
 
     @admin.display(description="reason: explanation (newest flag)")
-    def flag_summary(self, item):
+    def flag_summary(self, item: ReviewItem) -> str:
         flags = list(item.flags.all())
         if not flags:
             return "—"
@@ -165,7 +173,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
         )
 
     @admin.display(description="current → proposed")
-    def correction(self, item):
+    def correction(self, item: ReviewItem) -> SafeString:
         proposal = review_item_proposal(item)
         return format_html(
             "{}<br>→ {}",
@@ -173,29 +181,40 @@ class ReviewItemAdmin(admin.ModelAdmin):
             "no values proposed" if proposal is None else proposal.label(),
         )
 
-    def get_list_display(self, request):
+    def get_list_display(self, request: HttpRequest) -> list[Any]:
         # the queue opens on pending items: a status column would repeat "pending" on every row
         shown = request.GET.get(StatusFilter.parameter_name) or Status.PENDING
         columns = list(super().get_list_display(request))
         return [c for c in columns if c != "status"] if shown == Status.PENDING else columns
 
     @admin.display(description="reporters", ordering="reporters")
-    def reporter_count(self, item):
-        return item.reporters
+    def reporter_count(self, item: ReviewItem) -> int:
+        reporters: int = item.reporters  # type: ignore[attr-defined]  # get_queryset's annotation
+        return reporters
 
     @admin.display(description="impact of upholding")
-    def impact(self, item):
+    def impact(self, item: ReviewItem) -> str:
         # set by ReviewChangeList; None: resolved, or its product is retired
         impact = getattr(item, "upholding_impact", None)
         return "—" if impact is None else str(impact)
 
     # --- the review page
-    def change_view(self, request, object_id, form_url="", extra_context=None):
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
         if not user_can_moderate(request.user):
             raise PermissionDenied
         item = self.get_object(request, unquote(object_id))
         if item is None:  # no such item, or an id that is not a number
-            return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
+            # (Django's own answer to a missing object: a message and the changelist)
+            redirect: HttpResponse = self._get_obj_does_not_exist_redirect(  # type: ignore[attr-defined]  # not in the stubs
+                request, self.opts, object_id
+            )
+            return redirect
         proposal = review_item_proposal(item)
         offered = proposal or CellValue.of(item.cell)
         flags = list(item.flags.all())
@@ -238,7 +257,9 @@ class ReviewItemAdmin(admin.ModelAdmin):
         }
         return TemplateResponse(request, self.change_form_template, context)
 
-    def _decide(self, request, item, form):
+    def _decide(
+        self, request: HttpRequest, item: ReviewItem, form: DecisionForm
+    ) -> HttpResponse | None:
         """Apply the review page's decision: a redirect when it is made or refused as stale (the
         page then shows the item as it is now); None with the form's errors set otherwise."""
         chosen = form.cleaned_data["decision"]
@@ -275,7 +296,9 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     # --- bulk reject with a note
     @admin.action(description="Reject selected flags (with a public note)")
-    def bulk_reject(self, request, queryset):
+    def bulk_reject(
+        self, request: HttpRequest, queryset: QuerySet[ReviewItem]
+    ) -> HttpResponse | None:
         if not user_can_moderate(request.user):
             raise PermissionDenied
         if "apply" in request.POST:
@@ -310,28 +333,21 @@ class ReviewItemAdmin(admin.ModelAdmin):
                 "opts": self.model._meta,
                 "items": queryset,
                 "form": form,
-                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+                "action_checkbox_name": ACTION_CHECKBOX_NAME,
             },
         )
 
 
 @admin.register(ModeratorAction)
-class ModeratorActionAdmin(admin.ModelAdmin):
+class ModeratorActionAdmin(ReadOnly, admin.ModelAdmin):
+    """The moderators' audit log: append-only, read by moderators."""
+
     list_display = ["created_at", "moderator", "action", "item", "note"]
     list_filter = ["action", "moderator"]
     search_fields = ["note"]
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-    def has_module_permission(self, request):
+    def has_module_permission(self, request: HttpRequest) -> bool:
         return user_can_moderate(request.user)
 
-    def has_view_permission(self, request, obj=None):
+    def has_view_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return user_can_moderate(request.user)

@@ -3,28 +3,45 @@ category filters, which list only the chosen arena's when an arena is chosen."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import timedelta
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.contrib import admin
+from django.contrib.admin.views.main import ChangeList
+from django.db.models import Field, QuerySet
+from django.http import HttpRequest
 from django.utils import timezone
 
 from arena.models import Category
 from flags.models import Reason, Status
 from products.models import Product
 
+if TYPE_CHECKING:  # (the stubs' name for a filter's choice; no such class at run time)
+    from django.contrib.admin.filters import _ListFilterChoices
+
 ALL = "all"
 
 
-class StatusFilter(admin.SimpleListFilter):
+class ChoicesFilter(admin.SimpleListFilter):
+    """A filter among a fixed list of ``options`` (value, label)."""
+
+    options: ClassVar[list[tuple[str, str]]] = []
+
+    def lookups(
+        self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]
+    ) -> list[tuple[str, str]]:
+        return self.options
+
+
+class StatusFilter(ChoicesFilter):
     """The queue opens on pending items."""
 
     title = "status"
     parameter_name = "status"
+    options = [*Status.choices, (ALL, "All")]
 
-    def lookups(self, request, model_admin):
-        return [*Status.choices, (ALL, "All")]
-
-    def choices(self, changelist):
+    def choices(self, changelist: ChangeList) -> Iterator[_ListFilterChoices]:
         value = self.value() or Status.PENDING
         for lookup, title in self.lookup_choices:
             yield {
@@ -33,19 +50,17 @@ class StatusFilter(admin.SimpleListFilter):
                 "display": title,
             }
 
-    def queryset(self, request, queryset):
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         value = self.value() or Status.PENDING
         return queryset if value == ALL else queryset.filter(status=value)
 
 
-class AgeFilter(admin.SimpleListFilter):
+class AgeFilter(ChoicesFilter):
     title = "age"
     parameter_name = "age"
+    options = [("1", "Under a day"), ("7", "1–7 days"), ("old", "Over a week")]
 
-    def lookups(self, request, model_admin):
-        return [("1", "Under a day"), ("7", "1–7 days"), ("old", "Over a week")]
-
-    def queryset(self, request, queryset):
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         now = timezone.now()
         day, week = now - timedelta(days=1), now - timedelta(days=7)
         if self.value() == "1":
@@ -57,14 +72,12 @@ class AgeFilter(admin.SimpleListFilter):
         return queryset
 
 
-class ReasonFilter(admin.SimpleListFilter):
+class ReasonFilter(ChoicesFilter):
     title = "reason"
     parameter_name = "reason"
+    options = Reason.choices
 
-    def lookups(self, request, model_admin):
-        return Reason.choices
-
-    def queryset(self, request, queryset):
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         if self.value():
             return queryset.filter(flags__reason=self.value()).distinct()
         return queryset
@@ -73,7 +86,7 @@ class ReasonFilter(admin.SimpleListFilter):
 ARENA_PARAMETER = "cell__story__arena__id__exact"  # the arena filter's (a related-field filter)
 
 
-def chosen_arena(request) -> int | None:
+def chosen_arena(request: HttpRequest) -> int | None:
     """The arena the queue is filtered to, if one (an id that is not a number: none)."""
     raw = request.GET.get(ARENA_PARAMETER, "")
     return int(raw) if raw.isdigit() and len(raw) < 19 else None
@@ -85,17 +98,19 @@ class ArenaScopedFilter(admin.RelatedFieldListFilter):
 
     model: type[Product] | type[Category]
 
-    def field_choices(self, field, request, model_admin):
-        rows = self.model._default_manager.select_related("arena").order_by(
-            "arena__name", "position"
-        )
+    def field_choices(
+        self, field: Field[Any, Any], request: HttpRequest, model_admin: admin.ModelAdmin[Any]
+    ) -> list[tuple[Any, Any]]:
+        rows: QuerySet[Product] | QuerySet[Category] = self.model._default_manager.select_related(
+            "arena"
+        ).order_by("arena__name", "position")
         arena = chosen_arena(request)
         if arena is not None:
             return [(row.pk, row.name) for row in rows.filter(arena_id=arena)]
-        rows = list(rows)
-        if len({row.arena_id for row in rows}) == 1:
-            return [(row.pk, row.name) for row in rows]
-        return [(row.pk, f"{row.arena.name} · {row.name}") for row in rows]
+        listed: list[Product | Category] = [*rows]
+        if len({row.arena_id for row in listed}) == 1:
+            return [(row.pk, row.name) for row in listed]
+        return [(row.pk, f"{row.arena.name} · {row.name}") for row in listed]
 
 
 class ArenaProductFilter(ArenaScopedFilter):

@@ -83,7 +83,7 @@ class FlagForm(forms.Form):
     # Honeypot: hidden from people by CSS and aria-hidden; bots fill it in.
     website = forms.CharField(label="Leave this field empty", required=False)
 
-    def clean_website(self):
+    def clean_website(self) -> str:
         if self.cleaned_data.get("website"):
             raise forms.ValidationError("This field must be left empty.")
         return ""

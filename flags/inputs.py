@@ -8,7 +8,7 @@ cell rules of ``stories.values.CellValue``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +55,42 @@ def explanation_error(text: str) -> str | None:
     if length > EXPLANATION_MAX:
         return f"Keep the explanation under {EXPLANATION_MAX} characters (you wrote {length})."
     return None
+
+
+@dataclass(frozen=True)
+class _AddressRule:
+    """The rule on an address a flag may give (where to check the claim, the reporter's email):
+    one line, at most ``limit`` characters, and one the ``validator`` accepts."""
+
+    noun: str
+    limit: int
+    validator: Callable[[str], None]
+    invalid: str
+
+    def error(self, value: str) -> str | None:
+        if one_line_error(value):
+            return CONTROL_MESSAGE
+        if len(value) > self.limit:
+            return f"Keep the {self.noun} under {self.limit} characters."
+        try:
+            self.validator(value)
+        except ValidationError:
+            return self.invalid
+        return None
+
+
+SOURCE_URL_RULE = _AddressRule(
+    "address",
+    SOURCE_URL_MAX,
+    URLValidator(schemes=["http", "https"]),
+    "Enter a full http(s) address, or leave it empty.",
+)
+EMAIL_RULE = _AddressRule(
+    "email address",
+    EMAIL_MAX,
+    EmailValidator(),
+    "Enter a valid email address, or leave it empty.",
+)
 
 
 @dataclass(frozen=True)
@@ -133,26 +169,13 @@ class FlagInput:
         if probe is not None:
             for name, message in probe.errors().items():
                 errors[f"proposed_{name}"] = message
-        if self.source_url:
-            if one_line_error(self.source_url):
-                errors["source_url"] = CONTROL_MESSAGE
-            elif len(self.source_url) > SOURCE_URL_MAX:
-                errors["source_url"] = f"Keep the address under {SOURCE_URL_MAX} characters."
-            else:
-                try:
-                    URLValidator(schemes=["http", "https"])(self.source_url)
-                except ValidationError:
-                    errors["source_url"] = "Enter a full http(s) address, or leave it empty."
-        if self.email:
-            if one_line_error(self.email):
-                errors["email"] = CONTROL_MESSAGE
-            elif len(self.email) > EMAIL_MAX:
-                errors["email"] = f"Keep the email address under {EMAIL_MAX} characters."
-            else:
-                try:
-                    EmailValidator()(self.email)
-                except ValidationError:
-                    errors["email"] = "Enter a valid email address, or leave it empty."
+        for name, address, rule in (
+            ("source_url", self.source_url, SOURCE_URL_RULE),
+            ("email", self.email, EMAIL_RULE),
+        ):
+            wrong = rule.error(address) if address else None
+            if wrong:
+                errors[name] = wrong
         return errors
 
     def model_fields(self) -> dict[str, Any]:

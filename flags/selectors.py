@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, Q
 from django.db.models.functions import Lower
@@ -21,9 +22,9 @@ from stories.values import CellValue
 MODERATORS_GROUP = "Moderators"
 
 
-def user_can_moderate(user: User | AnonymousUser) -> bool:
+def user_can_moderate(user: AbstractBaseUser | AnonymousUser) -> bool:
     """Superusers and members of the Moderators group (active, signed in)."""
-    if not user.is_authenticated or not user.is_active:
+    if not isinstance(user, User) or not user.is_active:
         return False
     return user.is_superuser or user.groups.filter(name=MODERATORS_GROUP).exists()
 

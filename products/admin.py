@@ -1,10 +1,20 @@
+"""The admin of products: added, edited (versioned: a stale form is refused or merged) and retired
+through ``products.services``; never deleted."""
+
+from __future__ import annotations
+
+from typing import Any
+
 from django.contrib import admin
 from django.core.exceptions import ValidationError
+from django.db.models import Model
+from django.http import HttpRequest
 
 from products.models import Product
-from stories.admin import RefusesStaleSaves, RetireActions
+from products.services import product_add, product_retire, product_update
+from stories.admin_base import RefusesStaleSaves, RetireActions
+from stories.conflicts import EditConflict
 from stories.forms import VersionedForm
-from stories.services import EditConflict, product_add, product_retire, product_update
 
 
 class ProductForm(VersionedForm):
@@ -27,7 +37,7 @@ class ProductForm(VersionedForm):
 
 
 @admin.register(Product)
-class ProductAdmin(RetireActions, RefusesStaleSaves, admin.ModelAdmin):
+class ProductAdmin(RetireActions, RefusesStaleSaves):
     form = ProductForm
     retire_service = product_retire
     list_display = [
@@ -47,14 +57,16 @@ class ProductAdmin(RetireActions, RefusesStaleSaves, admin.ModelAdmin):
     prepopulated_fields = {"slug": ["name"]}
     list_select_related = ["arena"]
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> list[str]:
         # a product stays in its arena: its cells belong to that arena's stories
         return ["arena", "retired_at"] if obj else ["retired_at"]
 
-    def get_prepopulated_fields(self, request, obj=None):
+    def get_prepopulated_fields(
+        self, request: HttpRequest, obj: Model | None = None
+    ) -> dict[str, Any]:
         return {} if obj else self.prepopulated_fields
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request: HttpRequest, obj: Product, form: Any, change: bool) -> None:
         try:
             if change:
                 # a renamed product recomputes (ties are broken by name); see product_update

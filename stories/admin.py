@@ -1,27 +1,33 @@
-from django.contrib import admin, messages
+"""The admin of stories and their cells: a cell's judgement, rationale and evidence edited through
+the services (versioned: a stale form is refused or merged), the public record of cell changes, and
+the moderators' "stale evidence" view."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from django.contrib import admin
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F
-from django.http import HttpResponseRedirect
+from django.db.models import F, Model, QuerySet
+from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 from flags.selectors import user_can_moderate
 from stories import freshness
-from stories.forms import CellForm, StoryForm
-from stories.models import Cell, CellChange, Evidence, StaleCell, Story
-from stories.services import (
-    EditConflict,
-    cell_edit,
-    evidence_add,
-    evidence_update,
-    story_add,
-    story_retire,
-    story_update,
-)
+from stories.admin_base import ReadOnly, RefusesStaleSaves, RetireActions, edit_refused
+from stories.conflicts import EditConflict
+from stories.forms import CellForm, StoryForm, VersionedForm
+from stories.models import Cell, CellChange, CellQuerySet, Evidence, StaleCell, Story
+from stories.services import cell_edit, evidence_add, evidence_update
+from stories.story_services import story_add, story_retire, story_update
 
 
-def save_cell_form(form, user) -> list[str]:
+def save_cell_form(form: VersionedForm, user: AbstractBaseUser | AnonymousUser) -> list[str]:
     """Route an admin edit of a cell through the services: only the fields the editor changed,
     checked against the version they read (validation, record, recomputation)."""
     return cell_edit(
@@ -34,56 +40,6 @@ def save_cell_form(form, user) -> list[str]:
     )
 
 
-class RefusesStaleSaves:
-    """A save that a concurrent edit made stale between the form's check and the write (the
-    services check again under a row lock) is reported, and the editor goes back to the form."""
-
-    def refuse(self, request, exc: Exception) -> None:
-        message = exc.message() if isinstance(exc, EditConflict) else "; ".join(exc.messages)
-        self.message_user(request, message, messages.ERROR)
-        request._edit_refused = True
-        # the admin saves the row and its inlines in one transaction: nothing of it is kept
-        if transaction.get_connection().in_atomic_block:
-            transaction.set_rollback(True)
-
-    def response_change(self, request, obj):
-        if getattr(request, "_edit_refused", False):
-            return HttpResponseRedirect(request.get_full_path())
-        return super().response_change(request, obj)
-
-    def log_change(self, request, obj, message):
-        if getattr(request, "_edit_refused", False):
-            return None
-        return super().log_change(request, obj, message)
-
-
-class RetireActions:
-    """Stories and products are retired, never deleted: their cells carry flags, decisions and the
-    public record. Retired rows are hidden from the pages and the scores."""
-
-    retire_service = None
-    actions = ["retire_selected", "restore_selected"]
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-    def _retire(self, request, queryset, retired: bool) -> None:
-        done = sum(
-            type(self).retire_service(**{self.opts.model_name: obj}, retired=retired)
-            for obj in queryset
-        )
-        verb = "Retired" if retired else "Restored"
-        self.message_user(request, f"{verb} {done} {self.opts.verbose_name_plural}.")
-
-    @admin.action(description="Retire selected (hide from pages and scores, keep the record)")
-    def retire_selected(self, request, queryset):
-        self._retire(request, queryset, True)
-
-    @admin.action(description="Restore selected retired rows")
-    def restore_selected(self, request, queryset):
-        self._retire(request, queryset, False)
-
-
 class EvidenceInline(admin.TabularInline):
     """A cell's evidence quotes: added or edited here, each is checked on the day of the edit
     (``checked_on``, set by ``evidence_add`` / ``evidence_update``, never typed in), and the
@@ -94,32 +50,34 @@ class EvidenceInline(admin.TabularInline):
     fields = ["position", "source", "quote", "url", "checked_on"]
     readonly_fields = ["position", "checked_on"]
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
+
+
+CHANGE_COLUMNS = (
+    "changed_at",
+    "kind",
+    "old_verdict",
+    "old_quality",
+    "new_verdict",
+    "new_quality",
+    "changed_by",
+    "note",
+)
 
 
 class CellChangeInline(admin.TabularInline):
     model = CellChange
     extra = 0
     can_delete = False
-    fields = [
-        "changed_at",
-        "kind",
-        "old_verdict",
-        "old_quality",
-        "new_verdict",
-        "new_quality",
-        "changed_by",
-        "note",
-    ]
-    readonly_fields = fields
+    fields = readonly_fields = CHANGE_COLUMNS
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 
 @admin.register(Cell)
-class CellAdmin(RefusesStaleSaves, admin.ModelAdmin):
+class CellAdmin(RefusesStaleSaves):
     form = CellForm
     list_display = [
         "__str__",
@@ -165,31 +123,31 @@ class CellAdmin(RefusesStaleSaves, admin.ModelAdmin):
     ]
 
     @admin.display(description="story", ordering="story__position")
-    def story_text(self, obj):
+    def story_text(self, obj: Cell) -> str:
         return obj.story.text[:80]
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # cells exist for every product × story; they are created with them
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
     @admin.display(description="evidence as of", ordering="evidence_as_of")
-    def evidence_checked(self, obj):
+    def evidence_checked(self, obj: Cell) -> SafeString:
         return evidence_age_html(obj)
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request: HttpRequest, obj: Cell, form: Any, change: bool) -> None:
         try:
             save_cell_form(form, request.user)
         except (EditConflict, ValidationError) as exc:
             self.refuse(request, exc)
 
-    def save_formset(self, request, form, formset, change):
+    def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
         if formset.model is not Evidence:
             return super().save_formset(request, form, formset, change)
         added = [f for f in formset.forms if not f.instance.pk and f.has_changed()]
         edited = [f for f in formset.forms if f.instance.pk and f.has_changed()]
-        if getattr(request, "_edit_refused", False):
+        if edit_refused(request):
             added, edited = [], []
         try:
             with transaction.atomic():
@@ -215,7 +173,7 @@ class CellAdmin(RefusesStaleSaves, admin.ModelAdmin):
         formset.save_m2m = lambda: None
 
 
-def evidence_age_html(cell) -> str:
+def evidence_age_html(cell: Cell) -> SafeString:
     """A cell's evidence date and age, with "stale" when it is (stories/freshness.py)."""
     today = freshness.today()
     as_of = cell.evidence_as_of
@@ -230,7 +188,7 @@ def evidence_age_html(cell) -> str:
 
 
 @admin.register(StaleCell)
-class StaleEvidenceAdmin(admin.ModelAdmin):
+class StaleEvidenceAdmin(ReadOnly, admin.ModelAdmin):
     """The moderators' "stale evidence" view: the judged cells on the pages whose evidence is older
     than ``EVIDENCE_STALE_DAYS``, the heaviest stories first (they move scores most), then the
     oldest evidence. Each row links to the cell's edit page (add a quote, re-judge it)."""
@@ -255,27 +213,21 @@ class StaleEvidenceAdmin(admin.ModelAdmin):
     ]
     list_per_page = 100
 
-    def get_queryset(self, request):
-        rule = freshness.stale_q(today=freshness.today(), days=freshness.stale_days())
-        return super().get_queryset(request).on_pages().filter(rule)
+    # (never changed here: edited on the cell's own page)
 
-    def has_module_permission(self, request):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[StaleCell]:
+        rule = freshness.stale_q(today=freshness.today(), days=freshness.stale_days())
+        cells = cast(CellQuerySet, super().get_queryset(request))  # (the model's own queryset)
+        return cells.on_pages().filter(rule)
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
         return user_can_moderate(request.user) or super().has_module_permission(request)
 
-    def has_view_permission(self, request, obj=None):
+    def has_view_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return user_can_moderate(request.user) or super().has_view_permission(request, obj)
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False  # edited on the cell's own page
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
     @admin.display(description="cell")
-    def cell_link(self, obj):
+    def cell_link(self, obj: StaleCell) -> SafeString:
         return format_html(
             '<a href="{}">{}</a>',
             reverse("admin:stories_cell_change", args=[obj.pk]),
@@ -283,23 +235,23 @@ class StaleEvidenceAdmin(admin.ModelAdmin):
         )
 
     @admin.display(description="story", ordering="story__position")
-    def story_text(self, obj):
+    def story_text(self, obj: StaleCell) -> str:
         return obj.story.text[:100]
 
     @admin.display(description="arena", ordering="story__arena__name")
-    def arena(self, obj):
+    def arena(self, obj: StaleCell) -> str:
         return obj.story.arena.name
 
     @admin.display(description="weight", ordering="-story__weight")
-    def weight(self, obj):
+    def weight(self, obj: StaleCell) -> int:
         return obj.story.weight
 
     @admin.display(description="verdict")
-    def verdict_label(self, obj):
+    def verdict_label(self, obj: StaleCell) -> str:
         return obj.value.label()
 
     @admin.display(description="evidence as of", ordering="evidence_as_of")
-    def checked(self, obj):
+    def checked(self, obj: StaleCell) -> SafeString:
         return evidence_age_html(obj)
 
 
@@ -312,15 +264,15 @@ class CellInline(admin.TabularInline):
     readonly_fields = ["product"]
     ordering = ["product__position"]
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def get_queryset(self, request):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Cell]:
         return super().get_queryset(request).select_related("product")
 
 
 @admin.register(Story)
-class StoryAdmin(RetireActions, RefusesStaleSaves, admin.ModelAdmin):
+class StoryAdmin(RetireActions, RefusesStaleSaves):
     form = StoryForm
     retire_service = story_retire
     list_display = [
@@ -341,10 +293,10 @@ class StoryAdmin(RetireActions, RefusesStaleSaves, admin.ModelAdmin):
     ordering = ["arena", "position"]
     inlines = [CellInline]
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> list[str]:
         return ["arena", "retired_at"] if obj else ["retired_at"]
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request: HttpRequest, obj: Story, form: Any, change: bool) -> None:
         try:
             if not change:
                 story_add(story=obj)
@@ -358,11 +310,11 @@ class StoryAdmin(RetireActions, RefusesStaleSaves, admin.ModelAdmin):
         except (EditConflict, ValidationError) as exc:
             self.refuse(request, exc)
 
-    def save_formset(self, request, form, formset, change):
+    def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
         if formset.model is not Cell:
             return super().save_formset(request, form, formset, change)
         changed = [f for f in formset.forms if f.instance.pk and f.has_changed()]
-        if getattr(request, "_edit_refused", False):
+        if edit_refused(request):
             changed = []
         try:
             with transaction.atomic():
@@ -378,7 +330,9 @@ class StoryAdmin(RetireActions, RefusesStaleSaves, admin.ModelAdmin):
 
 
 @admin.register(CellChange)
-class CellChangeAdmin(admin.ModelAdmin):
+class CellChangeAdmin(ReadOnly, admin.ModelAdmin):
+    """The public record of cell changes: append-only, never added, changed or deleted here."""
+
     list_display = [
         "changed_at",
         "cell",
@@ -391,12 +345,3 @@ class CellChangeAdmin(admin.ModelAdmin):
     list_filter = ["kind", "cell__story__arena"]
     search_fields = ["note", "cell__story__text", "cell__product__name"]
     list_select_related = ["cell", "changed_by"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False  # the record is append-only
-
-    def has_delete_permission(self, request, obj=None):
-        return False

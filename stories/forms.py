@@ -1,13 +1,24 @@
+from collections.abc import Sequence
+from typing import Any, cast
+
 from django import forms
 from django.core.validators import MaxValueValidator
+from django.db.models import Model
+from django.http import QueryDict
 
+from stories.conflicts import EditConflict
 from stories.edits import merge_edit
 from stories.models import Cell, Story
 from stories.selectors import cell_last_change_note
-from stories.services import EditConflict, story_placement_errors
+from stories.story_services import story_placement_errors
 from stories.values import JUDGEMENT_FIELDS, CellValue
 
 POSITION_MAX = 1_000_000
+
+
+def form_meta(model: type[Model], fields: Sequence[str]) -> type:
+    """A model form's ``Meta``: the model and the fields the form edits."""
+    return type("Meta", (), {"model": model, "fields": list(fields)})
 
 
 class VersionedForm(forms.ModelForm):
@@ -24,14 +35,17 @@ class VersionedForm(forms.ModelForm):
     edit_units: tuple[tuple[str, ...], ...] = ()
     what = "row"
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for name in self.edit_fields():
             self.fields[name].show_hidden_initial = True
-        if "position" in self.fields:  # the import shifts positions; keep them far from the limit
-            self.fields["position"].max_value = POSITION_MAX
-            self.fields["position"].validators.append(MaxValueValidator(POSITION_MAX))
-            self.fields["position"].widget.attrs["max"] = POSITION_MAX
+        position = self.fields.get("position")
+        if isinstance(
+            position, forms.IntegerField
+        ):  # the import shifts positions: far from the limit
+            position.max_value = POSITION_MAX
+            position.validators.append(MaxValueValidator(POSITION_MAX))
+            position.widget.attrs["max"] = POSITION_MAX
         if self.instance.pk:
             self.fields["read_version"].initial = self.instance.version
 
@@ -40,18 +54,19 @@ class VersionedForm(forms.ModelForm):
         return [n for n in self._meta.fields or () if n in self.fields and n in model_fields]
 
     @staticmethod
-    def normal(name, value):
+    def normal(name: str, value: Any) -> Any:
         return None if value == "" and name == "proof" else value
 
-    def _current(self) -> dict:
+    def _current(self) -> dict[str, Any]:
         return {n: self.normal(n, getattr(self.instance, n, None)) for n in self.edit_fields()}
 
-    def base(self) -> dict:
+    def base(self) -> dict[str, Any]:
         """The values the editor read (the hidden initial inputs)."""
-        values = {}
+        values: dict[str, Any] = {}
         for name in self.edit_fields():
             field = self.fields[name]
-            raw = self._widget_data_value(field.hidden_widget(), self.add_initial_prefix(name))
+            hidden = field.hidden_widget()
+            raw = hidden.value_from_datadict(self.data, self.files, self.add_initial_prefix(name))
             try:
                 values[name] = self.normal(name, field.to_python(raw))
             except forms.ValidationError:
@@ -59,16 +74,19 @@ class VersionedForm(forms.ModelForm):
         return values
 
     def base_version(self) -> int | None:
-        return self.cleaned_data.get("read_version") if hasattr(self, "cleaned_data") else None
+        if not hasattr(self, "cleaned_data"):
+            return None
+        version: int | None = self.cleaned_data.get("read_version")
+        return version
 
-    def changes(self) -> dict:
-        data = getattr(self, "cleaned_data", {})
+    def changes(self) -> dict[str, Any]:
+        data: dict[str, Any] = getattr(self, "cleaned_data", {})
         return {
             n: self.normal(n, data.get(n)) for n in self.changed_data if n in self.edit_fields()
         }
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        data: dict[str, Any] = super().clean() or {}
         if not self.instance.pk or self.errors:
             return data
         read_version = data.get("read_version")
@@ -90,8 +108,8 @@ class VersionedForm(forms.ModelForm):
         """Refuse the edit with ``conflict``'s message and re-display the row as it is now, so the
         editor can apply their change again on top of it."""
         self.add_error(None, conflict.message())
-        data = self.data.copy()
-        current = conflict.current or self.instance
+        data = cast(QueryDict, self.data).copy()
+        current: Any = conflict.current or self.instance
         for name in self.edit_fields():
             value = getattr(current, name)
             value = value.pk if hasattr(value, "pk") else value
@@ -116,7 +134,7 @@ class CellForm(VersionedForm):
     def conflict_detail(self) -> str:
         return cell_last_change_note(self.instance.pk)
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         data = super().clean()
         errors = CellValue(
             data.get("verdict") or "", data.get("proof") or None, data.get("quality")
@@ -134,7 +152,7 @@ class StoryForm(VersionedForm):
         model = Story
         fields = ["arena", "category", "subgroup", "persona", "text", "weight", "position"]
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         data = super().clean()
         arena = data.get("arena") or (self.instance.arena if self.instance.arena_id else None)
         if arena is not None:

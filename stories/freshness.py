@@ -20,7 +20,6 @@ is the same rule as a database filter.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import date, timedelta
 
 from django.conf import settings
@@ -72,10 +71,6 @@ def newest(*dates: date | None) -> date | None:
     evidence's ``checked_on`` dates and the dates its verdict was judged."""
     known = [d for d in dates if d is not None]
     return max(known) if known else None
-
-
-def newest_of(dates: Iterable[date | None]) -> date | None:
-    return newest(*dates)
 
 
 def age_text(days: int | None) -> str:

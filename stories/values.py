@@ -164,6 +164,14 @@ class CellValue:
             data.get(f"{prefix}quality"),
         )
 
+    def fields(self, prefix: str = "") -> dict[str, Any]:
+        """``{prefix}verdict`` … as a row stores them (``from_fields`` reads them back)."""
+        return {
+            f"{prefix}verdict": self.verdict,
+            f"{prefix}proof": self.proof,
+            f"{prefix}quality": self.quality,
+        }
+
     @classmethod
     def parse_mark(cls, text: str) -> CellValue:
         """The matrix's short form: ``fullX 9/10``, ``partial⚿ 6/10``, ``none 0/10``, ``n/a``."""

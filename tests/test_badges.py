@@ -18,8 +18,8 @@ from arena.models import ProductScore
 from flags.inputs import ModerationDecision
 from flags.services import review_item_uphold
 from products.models import Product
+from products.services import product_add, product_retire
 from stories.models import Cell
-from stories.services import product_add, product_retire
 from stories.values import Verdict
 from tests.factories import FlagFactory
 from web.formats import badges

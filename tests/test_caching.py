@@ -19,14 +19,10 @@ from arena.models import Arena, Category, Persona
 from arena.recompute import arena_recompute_scores
 from arena.services import arena_save, category_save, persona_save
 from products.models import Product
+from products.services import product_update
 from stories.models import Cell, Story
-from stories.services import (
-    cell_set_value,
-    cell_update_detail,
-    product_update,
-    story_retire,
-    story_update,
-)
+from stories.services import cell_correct, cell_update_detail
+from stories.story_services import story_retire, story_update
 from stories.values import CellValue, Proof, Verdict
 from web.http.pagecache import keys, store, versions
 
@@ -172,7 +168,7 @@ def _first_cell(arena: Arena) -> Cell:
 def _change_verdict(arena):
     cell = _first_cell(arena)
     value = CellValue(Verdict.PARTIAL, Proof.CLAIMED, 3)
-    return f"/cells/{cell.pk}/", "partial", lambda: cell_set_value(cell=cell, value=value, note="x")
+    return f"/cells/{cell.pk}/", "partial", lambda: cell_correct(cell=cell, value=value, note="x")
 
 
 def _change_rationale(arena):

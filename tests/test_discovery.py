@@ -22,8 +22,9 @@ from arena.models import Arena
 from arena.selectors.arenas import arena_documented_pairs
 from config import settings as arena_settings
 from products.models import Product
+from products.services import product_retire, product_update
 from stories.models import Cell, Story
-from stories.services import product_retire, product_update, story_retire
+from stories.story_services import story_retire
 from web.formats.sitemaps import documented_pair_rows
 
 pytestmark = pytest.mark.django_db

@@ -17,8 +17,8 @@ from django.test.utils import CaptureQueriesContext
 from flags.inputs import ModerationDecision
 from flags.services import review_item_uphold
 from products.models import Product
+from products.services import product_retire
 from stories.models import Cell
-from stories.services import product_retire
 from stories.values import Verdict
 from tests.factories import CellChangeFactory, CellFactory, FlagFactory
 

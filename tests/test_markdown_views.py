@@ -17,8 +17,9 @@ from markdown_it import MarkdownIt
 from arena.models import Arena
 from arena.selectors.arenas import arena_documented_pairs
 from products.models import Product
+from products.services import product_update
 from stories.models import Cell, Story
-from stories.services import product_update, story_retire
+from stories.story_services import story_retire
 from stories.values import CellValue
 from tests.factories import (
     CategoryFactory,

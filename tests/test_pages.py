@@ -14,7 +14,7 @@ from arena.models import Arena
 from arena.text import arena_slugify
 from products.models import Product
 from stories.models import Cell, Story
-from stories.services import cell_set_value
+from stories.services import cell_correct
 from stories.values import CellValue, Proof, Verdict
 
 pytestmark = pytest.mark.django_db
@@ -234,7 +234,7 @@ def test_htmx_history_restore_gets_the_whole_page(client, seeded_arena):
 
 def test_pending_scores_are_marked(client, seeded_arena):
     cell = Cell.objects.filter(story__arena=seeded_arena, verdict="partial").first()
-    cell_set_value(cell=cell, value=CellValue(Verdict.FULL, cell.proof, 9), note="re-probed")
+    cell_correct(cell=cell, value=CellValue(Verdict.FULL, cell.proof, 9), note="re-probed")
     assert Arena.objects.get(pk=seeded_arena.pk).scores_pending
     assert "scores are being recomputed" in text_of(get(client, ARENA))
     product = f"{ARENA}products/{cell.product.slug}/"
@@ -405,7 +405,7 @@ def test_cell_page_with_evidence_history_and_head_to_heads(client, seeded_arena)
     for other in ("temporal", "trigger-dev", "restate", "hatchet", "dbos"):
         assert f'href="{ARENA}vs/inngest-vs-{other}/#story-{story.pk}"' in html
     assert "Hatchet: ✓ full C 7/10 · round to Inngest" in text
-    cell_set_value(cell=cell, value=CellValue(Verdict.PARTIAL, Proof.CLAIMED, 6), note="Docs moved")
+    cell_correct(cell=cell, value=CellValue(Verdict.PARTIAL, Proof.CLAIMED, 6), note="Docs moved")
     text = text_of(get(client, f"/cells/{cell.pk}/"))
     assert "full community 9/10 → partial claimed 6/10" in text
     assert "Docs moved" in text and "direct edit" in text

@@ -31,19 +31,17 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
 from arena.importer import read_arena
+from arena.importing.service import arena_import
 from arena.models import AdjacentArena, Arena, Category, Persona
-from arena.services import (
-    adjacent_arena_save,
-    arena_import,
-    category_save,
-    persona_save,
-)
+from arena.services import adjacent_arena_save, category_save, persona_save
 from flags.inputs import FlagInput, ModerationDecision
 from flags.models import Status
 from flags.services import flag_submit, review_item_reject, review_item_uphold
 from products.models import Product
+from products.services import product_update
 from stories.models import Cell, CellChange, Evidence, Story
-from stories.services import cell_edit, evidence_update, product_update, story_update
+from stories.services import cell_edit, evidence_update
+from stories.story_services import story_update
 from tests.conftest import SEED_SLUG, seed_paths
 from web.http.clients import client_hash
 

@@ -8,8 +8,10 @@ from collections.abc import Iterator
 from django.core.management.base import CommandError
 
 from arena.importer import ArenaRecord
-from arena.services import ImportRefused, ImportReport, arena_import
-from stories.services import EditConflict
+from arena.importing.checks import ImportRefused
+from arena.importing.run import ImportReport
+from arena.importing.service import arena_import
+from stories.conflicts import EditConflict
 
 # How the report names what was read: page dumps or an arena file.
 WORDS = {

@@ -22,9 +22,10 @@ from arena import dataformat
 from arena.importer.arena_json import read_arena_json
 from arena.importer.json_file import line_of, pointer
 from arena.importer.limits import max_length
+from arena.importing.checks import ImportRefused
+from arena.importing.service import arena_import
 from arena.models import Arena
 from arena.selectors.export import arena_export_document
-from arena.services import ImportRefused, arena_import
 from arena.text import arena_slugify
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story

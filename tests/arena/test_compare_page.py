@@ -18,7 +18,7 @@ from arena import scoring, selectors
 from arena.models import ProductScore
 from products.models import Product
 from stories.models import Cell, Story
-from stories.services import cell_set_value
+from stories.services import cell_correct
 from stories.values import CellValue, Proof, Verdict
 from tests.test_pages import HX, get, squeeze, text_of
 from web.api.compare import CompareManySerializer, compare_many_data
@@ -251,7 +251,7 @@ def test_a_changed_verdict_shows_at_once(client, seeded_arena):
     first = get(client, url)
     assert client.get(url, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
     cell = Cell.objects.get(story__text__startswith=AGENT_LOOPS, product__slug="hatchet")
-    cell_set_value(cell=cell, value=CellValue(Verdict.FULL, Proof.PROBED, 10), note="probed")
+    cell_correct(cell=cell, value=CellValue(Verdict.FULL, Proof.PROBED, 10), note="probed")
     second = get(client, url, HTTP_IF_NONE_MATCH=first["ETag"])
     assert second["ETag"] != first["ETag"]
     # Hatchet alone is best now; the others no longer share it

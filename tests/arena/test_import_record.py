@@ -20,8 +20,9 @@ from arena.services import adjacent_arena_save, arena_save, category_save, perso
 from flags.inputs import FlagInput, ModerationDecision
 from flags.services import flag_submit, review_item_uphold
 from stories import freshness
+from stories.conflicts import EditConflict
 from stories.models import Cell, CellChange, Evidence, Story
-from stories.services import EditConflict, evidence_update
+from stories.services import evidence_update
 from tests.arena.test_arena_file import export, import_file, write
 from web.http.clients import client_hash
 

@@ -13,7 +13,7 @@ from arena.models import Arena
 from products.models import Product
 from stories import freshness
 from stories.models import Cell
-from stories.services import cell_set_value
+from stories.services import cell_correct
 from stories.values import CellValue, Verdict
 from tests.test_pages import get, leaderboard_names
 
@@ -73,7 +73,7 @@ def test_a_verdict_judged_again_today_leaves_the_stale_count(client, seeded_aren
 
     assert f"· {stale} stale (" in temporal_cell()
     cell = Cell.objects.filter(product=temporal).exclude(verdict=Verdict.NA).first()
-    cell_set_value(cell=cell, value=CellValue(Verdict.NONE, None, 0), note="re-checked today")
+    cell_correct(cell=cell, value=CellValue(Verdict.NONE, None, 0), note="re-checked today")
     assert f"· {stale - 1} stale (" in temporal_cell()
     arena = Arena.objects.get(pk=seeded_arena.pk)
     assert selectors.arena_stale_counts(arena=arena, today=freshness.today())[temporal.pk] == (

@@ -24,8 +24,8 @@ from arena.models import (
 )
 from arena.services import category_save
 from products.models import Product
+from stories.conflicts import EditConflict
 from stories.models import Story
-from stories.services import EditConflict
 from tests.forms import form_data, page_form
 
 pytestmark = pytest.mark.django_db

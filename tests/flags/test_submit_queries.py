@@ -18,7 +18,7 @@ from flags.models import Flag, ReviewItem, Status
 from flags.services import flag_submit
 from products.models import Product
 from stories.models import Cell
-from web.api.flags import FlagSerializer
+from web.api.flag_bodies import FlagSerializer
 from web.http.clients import client_hash
 
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."

@@ -22,7 +22,7 @@ from flags.inputs import FlagInput
 from flags.models import Reason, ReviewItem
 from flags.services import flag_submit
 from stories.models import Cell
-from stories.services import cell_set_value
+from stories.services import cell_correct
 from stories.values import CellValue, Proof, Verdict
 from tests.factories import CellFactory
 from tests.infra.services import celery_worker, database_url, redis_server
@@ -104,7 +104,7 @@ def converged(arena_id: int) -> bool:
 
 def test_change_waits_in_redis_without_a_worker_then_converges(arena, broker):
     before = hatchet_score()
-    cell_set_value(
+    cell_correct(
         cell=hatchet_approval_cell(),
         value=CellValue(Verdict.FULL, Proof.PROBED, 9),
         note="probe",
@@ -142,7 +142,7 @@ def wait_for_an_idle_sweep(worker) -> None:
 def change_each(cell_ids: list[int], step: int) -> None:
     """One committed change per cell (each one a score-moving change of the arena)."""
     for c in Cell.objects.filter(pk__in=cell_ids).order_by("pk"):
-        cell_set_value(cell=c, value=CellValue(Verdict.PARTIAL, c.proof, (c.quality + step) % 11))
+        cell_correct(cell=c, value=CellValue(Verdict.PARTIAL, c.proof, (c.quality + step) % 11))
 
 
 def test_burst_of_changes_leads_to_one_recomputation(arena, broker):
@@ -244,7 +244,7 @@ def test_killing_the_worker_holding_the_task_loses_nothing(arena, broker, settin
     before = hatchet_score()
     env = {**worker_env(broker), "STALE_SWEEP_SECONDS": "8"}  # no sweep before the kill
     with celery_worker(env) as worker:
-        cell_set_value(cell=hatchet_approval_cell(), value=CellValue(Verdict.FULL, Proof.PROBED, 9))
+        cell_correct(cell=hatchet_approval_cell(), value=CellValue(Verdict.FULL, Proof.PROBED, 9))
         # "Task arena.tasks.arena_refresh_scores[…] received", held until due
         worker.wait_for_log(REFRESH_TASK, timeout=15)
         worker.kill()

@@ -17,7 +17,7 @@ from arena.selectors.matrix import MatrixFilters
 from products.models import Product
 from stories import freshness
 from stories.models import Cell, CellChange, Evidence
-from stories.services import cell_set_value, evidence_add, evidence_update
+from stories.services import cell_correct, evidence_add, evidence_update
 from stories.values import CellValue, Proof, Verdict
 from tests.factories import CellFactory, EvidenceFactory
 
@@ -100,13 +100,13 @@ def test_an_admin_edit_checks_the_cell_on_its_day_and_an_import_does_not(on_day)
     Cell.objects.filter(pk=cell.pk).update(evidence_as_of=date(2026, 1, 1))
     cell.refresh_from_db()
     on_day(date(2026, 11, 30))
-    cell_set_value(cell=cell, value=CellValue(Verdict.PARTIAL, Proof.CLAIMED, 5))
+    cell_correct(cell=cell, value=CellValue(Verdict.PARTIAL, Proof.CLAIMED, 5))
     assert Cell.objects.get(pk=cell.pk).evidence_as_of == date(2026, 11, 30)
     # an import's change keeps the date (the import dates its cells by the pages)
     other = CellFactory()
     Cell.objects.filter(pk=other.pk).update(evidence_as_of=date(2026, 1, 1))
     other.refresh_from_db()
-    cell_set_value(cell=other, value=CellValue(Verdict.NONE, None, 0), kind=CellChange.Kind.IMPORT)
+    cell_correct(cell=other, value=CellValue(Verdict.NONE, None, 0), kind=CellChange.Kind.IMPORT)
     assert Cell.objects.get(pk=other.pk).evidence_as_of == date(2026, 1, 1)
 
 

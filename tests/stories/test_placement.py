@@ -8,8 +8,9 @@ from arena.generate import arena_generate
 from arena.models import Category, SubGroup
 from arena.services import category_save
 from products.models import Product
+from products.services import product_update
 from stories.models import Cell, Story
-from stories.services import product_update, story_add, story_update
+from stories.story_services import story_add, story_update
 from tests.forms import page_form
 
 

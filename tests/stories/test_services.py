@@ -1,12 +1,13 @@
-"""cell_set_value: validation per field, the public record, and the recomputation it schedules."""
+"""cell_correct: validation per field, the public record, and the recomputation it schedules."""
 
 import pytest
 from django.core.exceptions import ValidationError
 
 from arena.models import ProductScore
 from arena.recompute import arena_recompute_scores
+from stories.conflicts import EditConflict
 from stories.models import CellChange
-from stories.services import EditConflict, cell_set_value
+from stories.services import cell_correct
 from stories.values import CellValue, Proof, Verdict
 from tests.factories import CellFactory, UserFactory
 
@@ -14,7 +15,7 @@ pytestmark = pytest.mark.django_db
 
 
 def to_full(cell, **kwargs):
-    return cell_set_value(cell=cell, value=CellValue(Verdict.FULL, Proof.PROBED, 10), **kwargs)
+    return cell_correct(cell=cell, value=CellValue(Verdict.FULL, Proof.PROBED, 10), **kwargs)
 
 
 def test_a_verdict_change_is_recorded_publicly():
@@ -62,28 +63,28 @@ def test_the_change_marks_the_scores_stale_until_it_commits():
 
 def test_the_same_values_record_nothing():
     cell = CellFactory()
-    assert cell_set_value(cell=cell, value=CellValue(cell.verdict, cell.proof, 8)) is None
+    assert cell_correct(cell=cell, value=CellValue(cell.verdict, cell.proof, 8)) is None
     assert not CellChange.objects.exists()
 
 
 def test_invalid_values_are_refused_per_field():
     cell = CellFactory()
     with pytest.raises(ValidationError) as exc:
-        cell_set_value(cell=cell, value=CellValue(Verdict.NONE, Proof.CLAIMED, 3))
+        cell_correct(cell=cell, value=CellValue(Verdict.NONE, Proof.CLAIMED, 3))
     assert set(exc.value.message_dict) == {"proof", "quality"}
 
 
 def test_invalid_values_change_nothing():
     cell = CellFactory()
     with pytest.raises(ValidationError):
-        cell_set_value(cell=cell, value=CellValue(Verdict.NONE, Proof.CLAIMED, 3))
+        cell_correct(cell=cell, value=CellValue(Verdict.NONE, Proof.CLAIMED, 3))
     cell.refresh_from_db()
     assert cell.verdict == Verdict.FULL and not CellChange.objects.exists()
 
 
 def test_a_stale_version_is_refused():
     cell = CellFactory()
-    cell_set_value(cell=cell, value=CellValue(Verdict.PARTIAL, Proof.CLAIMED, 5))
+    cell_correct(cell=cell, value=CellValue(Verdict.PARTIAL, Proof.CLAIMED, 5))
     with pytest.raises(EditConflict, match="changed by someone else"):
-        cell_set_value(cell=cell, value=CellValue(Verdict.NONE, None, 0), expected_version=1)
+        cell_correct(cell=cell, value=CellValue(Verdict.NONE, None, 0), expected_version=1)
     assert CellChange.objects.count() == 1

@@ -9,9 +9,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 
+from flags.filing import FlagThrottled
 from flags.forms import FlagForm
 from flags.models import Flag
-from flags.services import FLAG_SLOTS, FlagThrottled, flag_submit
+from flags.services import FLAG_SLOTS, flag_submit
 from stories.models import Cell
 from web import params
 from web.formats.feeds import recent_changes_queryset

@@ -1,7 +1,8 @@
 import sys
 import time
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena import dataformat
 from arena.selectors.arenas import arena_get
@@ -16,13 +17,13 @@ class Command(BaseCommand):
         "same bytes."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug", help="The arena's slug (as in /arenas/<slug>/)")
         parser.add_argument(
             "-o", "--output", metavar="FILE", help="Write to FILE instead of standard output"
         )
 
-    def handle(self, *args, slug, output=None, **options):
+    def handle(self, *args: Any, slug: str, output: str | None = None, **options: Any) -> None:
         arena = arena_get(slug=slug)
         if arena is None:
             raise CommandError(f"no arena has the slug {slug!r}")

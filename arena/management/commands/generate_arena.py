@@ -1,4 +1,6 @@
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena.generate import arena_generate
 from arena.text import slug_problem
@@ -7,13 +9,15 @@ from arena.text import slug_problem
 class Command(BaseCommand):
     help = "Build a synthetic arena of N products × M stories with plausible cells (the slug must be free)."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--slug", required=True)
         parser.add_argument("--products", type=int, required=True)
         parser.add_argument("--stories", type=int, required=True)
         parser.add_argument("--seed", type=int, default=0)
 
-    def handle(self, *args, slug, products, stories, seed, **options):
+    def handle(
+        self, *args: Any, slug: str, products: int, stories: int, seed: int, **options: Any
+    ) -> None:
         if problem := slug_problem(slug):
             raise CommandError(f"--slug {problem}")
         try:

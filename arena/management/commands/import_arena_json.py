@@ -1,9 +1,11 @@
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena.importer import PageError
 from arena.importer.arena_json import read_arena_json
+from arena.importing.service import import_date_errors
 from arena.management.report import import_record, import_report_lines, import_summary
-from arena.services import import_date_errors
 
 
 class Command(BaseCommand):
@@ -17,7 +19,7 @@ class Command(BaseCommand):
         "deleted."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", metavar="FILE")
         parser.add_argument(
             "--check",
@@ -31,7 +33,14 @@ class Command(BaseCommand):
             "import over a moderated value).",
         )
 
-    def handle(self, *args, file, check=False, overwrite_moderated=False, **options):
+    def handle(
+        self,
+        *args: Any,
+        file: str,
+        check: bool = False,
+        overwrite_moderated: bool = False,
+        **options: Any,
+    ) -> None:
         try:
             record = read_arena_json(file)
         except PageError as exc:

@@ -1,4 +1,6 @@
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena.importer import PageError, read_arena
 from arena.management.report import import_record, import_report_lines, import_summary
@@ -13,7 +15,7 @@ class Command(BaseCommand):
         "no longer list are retired, never deleted."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("files", nargs="+", metavar="FILE")
         parser.add_argument(
             "--overwrite-moderated",
@@ -22,7 +24,9 @@ class Command(BaseCommand):
             "import over a moderated value).",
         )
 
-    def handle(self, *args, files, overwrite_moderated=False, **options):
+    def handle(
+        self, *args: Any, files: list[str], overwrite_moderated: bool = False, **options: Any
+    ) -> None:
         try:
             record = read_arena(files)
         except PageError as exc:

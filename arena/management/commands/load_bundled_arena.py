@@ -1,18 +1,20 @@
+from typing import Any
+
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 from arena.importer import read_arena
+from arena.importing.service import arena_import
 from arena.models import Arena
-from arena.services import arena_import
 
 
 class Command(BaseCommand):
     help = "Load the arena pages bundled with the site when the database has no arena yet (--force: always)."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--force", action="store_true")
 
-    def handle(self, *args, force, **options):
+    def handle(self, *args: Any, force: bool, **options: Any) -> None:
         if Arena.objects.exists() and not force:
             self.stdout.write("Arenas already loaded; nothing to do.")
             return

@@ -1,4 +1,6 @@
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena.models import Arena
 from arena.recompute import arena_recompute_scores
@@ -7,10 +9,10 @@ from arena.recompute import arena_recompute_scores
 class Command(BaseCommand):
     help = "Recompute and store the scores of every arena (or the ones named by slug)."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slugs", nargs="*", metavar="ARENA")
 
-    def handle(self, *args, slugs, **options):
+    def handle(self, *args: Any, slugs: list[str], **options: Any) -> None:
         arenas = Arena.objects.all()
         if slugs:
             arenas = arenas.filter(slug__in=slugs)

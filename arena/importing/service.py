@@ -1,0 +1,129 @@
+"""The import service: an arena built or updated from parsed pages or an arena file
+(``arena.importer`` parses them), in one transaction, step by step (``arena.importing``'s modules).
+See docs/importing.md."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from django.db import transaction
+
+from arena.importer import ArenaRecord
+from arena.importing.cells import import_cells
+from arena.importing.checks import ImportRefused, import_arena_find
+from arena.importing.rows import import_products, import_stories
+from arena.importing.run import ImportReport, ImportRun, keep_edited, sync_row
+from arena.importing.structure import (
+    import_adjacent,
+    import_categories,
+    import_personas,
+    prune_structure,
+)
+from arena.models import Arena, ProductScore
+from arena.recompute import arena_mark_stale
+from arena.text import arena_slugify
+from stories import freshness
+from stories.models import Story
+
+
+def import_date_errors(record: ArenaRecord) -> list[str]:
+    """The dates a record claims after today (the server's date): a file or page dated in the
+    future is refused whole, so no claimed date can outrank a moderator's decision of today."""
+    today = freshness.today()
+    ov = record.overview
+    claims: list[tuple[str, date | None]] = [
+        ("its updated date", ov.updated),
+        ("its evidence date", ov.evidence_as_of),
+    ]
+    for name, product in (record.products or {}).items():
+        claims.append((f"the popularity date of {name!r}", product.popularity_as_of))
+    for (text, name), detail in record.details.items():
+        claims.append((f"the evidence date of {name!r} on “{text}”", detail.evidence_as_of))
+        claims.extend(
+            (f"the date of quote {i + 1} of {name!r} on “{text}”", e.checked_on)
+            for i, e in enumerate(detail.evidence)
+        )
+    return [
+        f"{ov.path}: {what} {day:%Y-%m-%d} is after today ({today:%Y-%m-%d}); a file cannot be "
+        "dated in the future (nothing was imported)"
+        for what, day in claims
+        if day is not None and day > today
+    ]
+
+
+@transaction.atomic
+def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> ImportReport:
+    """Build or update an arena from parsed pages, in one transaction. Twice = once: a re-import of
+    the same pages writes nothing and leaves the stored scores alone.
+
+    Every part of what the site holds is compared, and the report counts what the import added,
+    changed, re-dated, retired, removed and kept, per kind of row. Any change bumps the content
+    version of every arena whose pages show it.
+
+    Moderation is respected: a cell a moderator or an editor changed (its judgement, rationale or
+    evidence: an upheld flag, an admin edit) after an import last wrote it keeps every part, and
+    the report names each such conflict; so do edited stories and products. "After" is the
+    server's own time, never a date the pages claim; pages dated in the future are refused.
+    ``overwrite_moderated`` writes the page's values instead, recorded publicly as an import over
+    a moderated value. Stories and products that vanish from the pages are retired (hidden from
+    pages and scores), never deleted: their flags, decisions and history stay.
+    """
+    errors = import_date_errors(record)
+    if errors:
+        raise ImportRefused("\n".join(errors))
+    run = _import_arena(record, overwrite=overwrite_moderated)
+    for step in STEPS:
+        step(run)
+    ov, report, arena = record.overview, run.report, run.arena
+    report.changed = report.wrote
+    report.stories = len(ov.stories)
+    report.cells = len(ov.stories) * len(ov.products)
+    report.detailed_cells = len(record.details)
+    if report.changed or not ProductScore.objects.filter(arena=arena).exists():
+        arena_mark_stale(arena_id=arena.pk)
+    # a persona's label shows on the pages of every arena that asks for it, and its slug keys
+    # their stored scores
+    for other in (
+        Story.all_objects.filter(persona__in=run.relabelled)
+        .exclude(arena=arena)
+        .values_list("arena_id", flat=True)
+        .distinct()
+    ):
+        arena_mark_stale(arena_id=other)
+    return report
+
+
+# The steps of an import after the arena's own row, in order (a step reads what earlier ones found)
+STEPS = (
+    import_categories,
+    import_personas,
+    import_products,
+    import_stories,
+    import_cells,
+    prune_structure,
+    import_adjacent,
+)
+
+
+def _import_arena(record: ArenaRecord, *, overwrite: bool) -> ImportRun:
+    """The arena's own row, found by slug, else by name (an admin may have changed the slug; a
+    clash is refused), or created: the run the steps share."""
+    ov = record.overview
+    slug = record.slug or arena_slugify(ov.name)
+    found = import_arena_find(record, slug=slug)
+    fields = {
+        "name": ov.name,
+        "description": ov.description,
+        "updated": ov.updated,
+        "evidence_as_of": ov.evidence_as_of,
+    }
+    arena = found or Arena.objects.create(slug=slug, **fields)
+    report = ImportReport(arena=arena, created=found is None)
+    if found is None:
+        report.count("arena", "added")
+    run = ImportRun(record=record, arena=arena, report=report, overwrite=overwrite)
+    if not report.created:
+        keep_edited(run, arena, fields, "arena", f"the arena {ov.name!r}")
+        if sync_row(arena, fields):
+            report.count("arena", "changed")
+    return run

@@ -1,0 +1,52 @@
+"""Writes of the products of an arena: adding, editing and retiring a product (its cells are the
+stories app's: ``stories.story_services.cells_fill``)."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from arena.recompute import arena_mark_stale
+from arena.text import clean_text
+from products.models import Product
+from stories.conflicts import Fields
+from stories.story_services import cells_fill, editable_update, retire_set
+
+
+@transaction.atomic
+def product_update(
+    *,
+    product: Product,
+    changes: Fields,
+    base_version: int | None = None,
+    base: Fields | None = None,
+) -> list[str]:
+    """Change a product's name, slug, tier or popularity figures. Returns the fields written;
+    raises EditConflict on a stale edit of a field that moved."""
+    if "arena" in changes and changes["arena"].pk != product.arena_id:
+        raise ValidationError({"arena": "A product stays in its arena; add it to the other one."})
+    return editable_update(
+        product,
+        what="product",
+        changes=changes,
+        base_version=base_version,
+        base=base,
+        score_fields=("name",),  # the leaderboard breaks ties by name
+    )
+
+
+@transaction.atomic
+def product_add(*, product: Product) -> Product:
+    """Save a new product with an ``n/a`` cell for every story of its arena (to be judged), and
+    schedule the recomputation."""
+    product.name = clean_text(product.name).strip()
+    product.save()
+    cells_fill(arena_id=product.arena_id, product=product)
+    arena_mark_stale(arena_id=product.arena_id)
+    return product
+
+
+@transaction.atomic
+def product_retire(*, product: Product, retired: bool = True) -> bool:
+    """Retire a product, or bring it back; products are never deleted."""
+    return retire_set(product, retired=retired)

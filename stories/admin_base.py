@@ -1,0 +1,86 @@
+"""What the admins of stories, products and an arena's structure share: a save refused as stale
+sends the editor back to the form (``RefusesStaleSaves``), stories and products are retired, never
+deleted (``RetireActions``), and rows nobody adds, edits or deletes by hand (``ReadOnly``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+
+from stories.conflicts import EditConflict
+
+REFUSED = "_edit_refused"  # the request's mark: a save of its page was refused
+
+
+def edit_refused(request: HttpRequest) -> bool:
+    """Whether a save of the request's page was refused (nothing of the page is kept)."""
+    return bool(getattr(request, REFUSED, False))
+
+
+class RefusesStaleSaves(admin.ModelAdmin):
+    """A save that a concurrent edit made stale between the form's check and the write (the
+    services check again under a row lock) is reported, and the editor goes back to the form."""
+
+    def refuse(self, request: HttpRequest, exc: EditConflict | ValidationError) -> None:
+        message = exc.message() if isinstance(exc, EditConflict) else "; ".join(exc.messages)
+        self.message_user(request, message, messages.ERROR)
+        setattr(request, REFUSED, True)
+        # the admin saves the row and its inlines in one transaction: nothing of it is kept
+        if transaction.get_connection().in_atomic_block:
+            transaction.set_rollback(True)
+
+    def response_change(self, request: HttpRequest, obj: Model) -> HttpResponse:
+        if edit_refused(request):
+            return HttpResponseRedirect(request.get_full_path())
+        return super().response_change(request, obj)
+
+    def log_change(self, request: HttpRequest, obj: Model, message: Any) -> Any:
+        if edit_refused(request):
+            return None
+        return super().log_change(request, obj, message)
+
+
+class RetireActions(admin.ModelAdmin):
+    """Stories and products are retired, never deleted: their cells carry flags, decisions and the
+    public record. Retired rows are hidden from the pages and the scores."""
+
+    retire_service: ClassVar[Callable[..., bool]]
+    actions = ["retire_selected", "restore_selected"]
+
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+    def _retire(self, request: HttpRequest, queryset: QuerySet[Any], retired: bool) -> None:
+        done = sum(
+            type(self).retire_service(**{str(self.opts.model_name): obj}, retired=retired)
+            for obj in queryset
+        )
+        verb = "Retired" if retired else "Restored"
+        self.message_user(request, f"{verb} {done} {self.opts.verbose_name_plural}.")
+
+    @admin.action(description="Retire selected (hide from pages and scores, keep the record)")
+    def retire_selected(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        self._retire(request, queryset, True)
+
+    @admin.action(description="Restore selected retired rows")
+    def restore_selected(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        self._retire(request, queryset, False)
+
+
+class ReadOnly:
+    """An admin or an inline of rows nobody adds, edits or deletes by hand."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False

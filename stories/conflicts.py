@@ -1,0 +1,91 @@
+"""Stale edits: the refusal (``EditConflict``) and the version-checked write of a row with a
+``version`` (a story, a product, a part of an arena) that every admin edit of such a row goes
+through. The merge rule itself is plain Python (``stories.edits.merge_edit``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import F, Model
+
+from arena.models import VersionedRecord
+from arena.text import clean_text
+from stories.edits import merge_edit
+
+STALE = "This {what} was changed by someone else since you opened it."
+
+# a row's fields by name: what an editor changed, or read
+Fields = dict[str, Any]
+# field → (what the editor read, what it is now, what the editor wanted)
+Conflicts = dict[str, tuple[Any, Any, Any]]
+
+
+class EditConflict(Exception):
+    """A stale write: someone else changed what the editor changed, meanwhile. Nothing was written.
+
+    ``conflicts``: field → (what the editor read, what it is now, what the editor wanted);
+    ``current``: the row as it is now (a form re-displays it).
+    """
+
+    def __init__(
+        self, what: str, conflicts: Conflicts, current: Model | None = None, detail: str = ""
+    ) -> None:
+        self.what, self.conflicts, self.current, self.detail = what, conflicts, current, detail
+        super().__init__(self.message())
+
+    def message(self) -> str:
+        def show(v: object) -> str:
+            return "—" if v in (None, "") else str(v)
+
+        parts = [STALE.format(what=self.what)]
+        if self.conflicts:
+            moved = "; ".join(
+                f"{field} is now {show(now)} (you read {show(read)})"
+                for field, (read, now, _mine) in self.conflicts.items()
+                if read != now
+            )
+            parts.append(f"Meanwhile: {moved}.")
+        if self.detail:
+            parts.append(self.detail)
+        parts.append(
+            "Nothing was saved; the form shows the current values: apply your change again."
+        )
+        return " ".join(parts)
+
+
+def versioned_update(
+    model: type[VersionedRecord],
+    *,
+    obj: VersionedRecord,
+    what: str,
+    changes: dict[str, Any],
+    base_version: int | None,
+    base: dict[str, Any] | None,
+) -> list[str]:
+    """Write only the fields the editor changed on a row with a ``version`` (a story, a product, a
+    part of an arena), in the caller's transaction; refuse a stale edit of a field that moved
+    meanwhile (EditConflict). Returns the fields written; the version moves on when any was."""
+    manager = model._default_manager  # every row, retired ones too
+    current = manager.select_for_update().get(pk=obj.pk)
+    now = {f: getattr(current, f) for f in changes}
+    if base_version is None or current.version == base_version:
+        base = now
+    outcome = merge_edit(base=base, current=now, changes=changes)
+    if outcome.conflicts:
+        raise EditConflict(what, outcome.conflicts, current)
+    write = outcome.write
+    if not write:
+        return []
+    for field, value in write.items():
+        setattr(current, field, clean_text(value).strip() if isinstance(value, str) else value)
+    current.full_clean(validate_unique=True, validate_constraints=True)
+    updated = manager.filter(pk=obj.pk, version=current.version).update(
+        version=F("version") + 1, **{f: getattr(current, f) for f in write}
+    )
+    if not updated:
+        raise EditConflict(what, {}, current)
+    for field in write:
+        setattr(obj, field, getattr(current, field))
+    obj.version = current.version + 1
+    return sorted(write)
