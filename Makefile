@@ -6,7 +6,8 @@
 #   make system-deps   redis-server and chromium from Debian's packages when missing (root only)
 #   make run           migrate, load the bundled arena when empty, serve on 127.0.0.1:8000
 #   make check         ruff (lint and format), the import contract (.importlinter) with every
-#                      module in a layer (scripts/check_layers.py), mypy
+#                      module in a layer (scripts/check_layers.py), module and function sizes
+#                      (scripts/check_sizes.py), mypy
 #   make test          check, then the whole suite on SQLite under branch coverage (real
 #                      Redis/Celery/Chromium), then the database-backed tests on a throwaway
 #                      PostgreSQL (scripts/with-postgres.sh)
@@ -102,6 +103,7 @@ check: install
 	if [ -f .importlinter ]; then \
 	  $(VENV)/bin/lint-imports || status=1; \
 	  $(PY) scripts/check_layers.py || status=1; \
+	  $(PY) scripts/check_sizes.py || status=1; \
 	else \
 	  echo "lint-imports: skipped (no .importlinter contract yet)"; \
 	fi; \

@@ -51,11 +51,6 @@ def product_url(arena: str, product: str) -> str:
     return f"{url_prefix('product-detail', arena)}{product}/"
 
 
-def story_url(arena: str, story: int) -> str:
-    """``{% url 'story-detail' arena story %}``, without a reverse per link."""
-    return f"{url_prefix('story-detail', arena)}{int(story)}/"
-
-
 def head_to_head_url(arena: str, a: str, b: str, diff: bool = False) -> str:
     """``{% url 'head-to-head' arena a b %}`` (three slugs), without a reverse per link; with
     ``diff``, only the rounds that differ (``?diff=1``)."""
