@@ -1,7 +1,7 @@
 """Pure parser of published arena page dumps into plain records.
 
 No ORM in here: the parser turns text into frozen dataclasses and reports every problem as
-``FILE:LINE: reason`` (``PageError``). The import service (``arena.services.arena_import``) writes the
+``FILE:LINE: reason`` (``PageError``). The import service (``arena.importing.service.arena_import``) writes the
 records in one transaction.
 
 What the parser returns is what the database accepts: every text fits its model field's

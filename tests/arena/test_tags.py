@@ -49,7 +49,7 @@ def test_matrix_cell_is_the_short_badge_linking_to_the_proof_page():
         proof="contradicted",
         quality=4,
         product=SimpleNamespace(name="A&B"),
-        product_id=3,  # as the matrix's MatrixCell has it
+        product_id=3,  # as the matrix's CellLine has it
     )
     row = SimpleNamespace(cells=[cell])
     assert matrix_cells(row) == (

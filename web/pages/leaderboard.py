@@ -5,52 +5,25 @@ Written in Python rather than by template loops: a row is a dozen cells, each a 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Protocol, cast
+from collections.abc import Sequence
 
 from django.utils.safestring import SafeString, mark_safe
 
 from arena import scoring
 from arena.selectors import Leaderboard
+from arena.selectors.leaderboard import BoardRow
 from arena.text import format_figure
 from products.models import Product
 from stories import freshness
 from web.pages import links
 from web.pages.markup import esc, options, score_text
-from web.pages.ranges import Range, ranged
+from web.pages.ranges import ranged
 
 # A range group of more products than this is given by its places and its ends, not every name.
 GROUP_NAMES_MAX = 6
 
 
-class RankedRow(Protocol):
-    """What ``arena_leaderboard`` gives of a product's stored scores, ranked (the selector sets
-    the place, the movement and the range group on each ``ProductScore``)."""
-
-    product: Product
-    vs: Product | None
-    position: int
-    tied: bool
-    pa_score: int | None
-    persona_scores: Mapping[str, int | None]
-    category_scores: Mapping[str, int | None]
-    verified: int
-    with_evidence: int
-    disputed: int
-    integrity: int | None
-    confidence: str
-    personal_score: int | None
-    personal_range: Range | None
-    moved: int
-    published_position: int
-    range_group: int | None
-
-
-def _rows(board: Leaderboard) -> Sequence[RankedRow]:
-    return cast(Sequence[RankedRow], board.rows)
-
-
-def _moved(row: RankedRow) -> str:
+def _moved(row: BoardRow) -> str:
     """How far a row moved from its published rank: ``▲2`` / ``▼1`` / ``=``, in words for
     screen readers."""
     moved, published = int(row.moved), int(row.published_position)
@@ -97,7 +70,7 @@ def _popularity(p: Product) -> str:
     return "".join(out)
 
 
-def _stale_share(row: RankedRow) -> str:
+def _stale_share(row: BoardRow) -> str:
     """A product's stale cells beside its verified share (``· 3 stale (8%)``), when some of its
     cells' evidence is older than ``EVIDENCE_STALE_DAYS``; nothing when none is."""
     stale, cells = getattr(row, "stale_cells", 0), getattr(row, "cells", 0)
@@ -111,7 +84,7 @@ def _stale_share(row: RankedRow) -> str:
     )
 
 
-def _product_head(row: RankedRow, products: str, pairs: str) -> str:
+def _product_head(row: BoardRow, products: str, pairs: str) -> str:
     """The product's cell: its name linking to its page, its tier and its head-to-head link."""
     p = row.product
     head = f'<a class="pname" href="{products}{esc(p.slug)}/">{esc(p.name)}</a>'
@@ -128,7 +101,7 @@ def _product_head(row: RankedRow, products: str, pairs: str) -> str:
 _RANKED = ' class="num ranked"'
 
 
-def _ranked_by(board: Leaderboard, row: RankedRow, groups: dict[int, str] | None) -> str:
+def _ranked_by(board: Leaderboard, row: BoardRow, groups: dict[int, str] | None) -> str:
     """Each persona's score, the ranked category's and the range group's places."""
     scores = row.persona_scores or {}
     persona = board.persona
@@ -151,7 +124,7 @@ def _ranked_by(board: Leaderboard, row: RankedRow, groups: dict[int, str] | None
     return out
 
 
-def _rank(row: RankedRow) -> str:
+def _rank(row: BoardRow) -> str:
     position = int(row.position)
     if not row.tied:
         return str(position)
@@ -173,7 +146,7 @@ def leaderboard_rows(board: Leaderboard, arena: str) -> SafeString:
     integrity = ' class="ranked"' if board.by_integrity else ' class=""'
     groups = _group_spans(board) if getattr(board, "range_groups", None) else None
     out = []
-    for row in _rows(board):
+    for row in board.rows:
         disputed = (
             f' <span class="nw">· {int(row.disputed)} disputed</span>' if row.disputed else ""
         )
@@ -199,7 +172,7 @@ def leaderboard_rows(board: Leaderboard, arena: str) -> SafeString:
     return mark_safe("\n".join(out))
 
 
-def _product_names(rows: Sequence[RankedRow]) -> str:
+def _product_names(rows: Sequence[BoardRow]) -> str:
     """``A, B and C``, escaped."""
     names = [esc(r.product.name) for r in rows]
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
@@ -211,7 +184,7 @@ def range_group_notes(board: Leaderboard) -> SafeString:
     for rows in board.range_groups:
         first = board.rows.index(rows[0]) + 1
         if len(rows) <= GROUP_NAMES_MAX:
-            who = _product_names(cast(Sequence[RankedRow], rows))
+            who = _product_names(rows)
         else:
             who = f"Places {first}–{first + len(rows) - 1}"
         out.append(f"{who}: ranges overlap; the evidence does not settle their order.")
