@@ -78,10 +78,9 @@ def test_legend_marks_each_verdict_and_proof_as_the_badges_do():
 def test_url_tags_write_what_reverse_does():
     from django.urls import reverse
 
-    from web.pages.links import head_to_head_url, product_url, story_url
+    from web.pages.links import head_to_head_url, product_url
 
     assert product_url("my-arena", "p-1") == reverse("product-detail", args=["my-arena", "p-1"])
-    assert story_url("my-arena", 12) == reverse("story-detail", args=["my-arena", 12])
     assert head_to_head_url("my-arena", "a-b", "c") == reverse(
         "head-to-head", args=["my-arena", "a-b", "c"]
     )
