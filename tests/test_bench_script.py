@@ -1,5 +1,5 @@
-"""scripts/bench.py's own pieces (its options, wrk's result line, the tables it prints); the bench
-itself is run by `make bench`, never by the suite."""
+"""The bench's own pieces (scripts/bench.py's options, and bench_tools.py's reading of wrk's result
+line and the tables it prints); the bench itself is run by `make bench`, never by the suite."""
 
 import importlib.util
 import sys
@@ -7,12 +7,16 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "bench.py"
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+# the script imports its sibling modules, as it does when run as `python scripts/bench.py`
+sys.path.insert(0, str(SCRIPTS))
+SCRIPT = SCRIPTS / "bench.py"
 spec = importlib.util.spec_from_file_location("bench_script", SCRIPT)
 assert spec is not None and spec.loader is not None
 bench = importlib.util.module_from_spec(spec)
 sys.modules["bench_script"] = bench  # dataclasses look their module up while the script loads
 spec.loader.exec_module(bench)
+tools = sys.modules["bench_tools"]
 
 
 def test_wrk_result_line_gives_rate_latencies_and_statuses():
@@ -21,7 +25,7 @@ def test_wrk_result_line_gives_rate_latencies_and_statuses():
         'BENCH {"requests": 500, "seconds": 2.000000, "p50_us": 1500, "p99_us": 12000, '
         '"mean_us": 2000.0, "socket_errors": 1, "statuses": {"201": 497, "429": 2}}\n'
     )
-    stats = bench.parse_wrk(output)
+    stats = tools.parse_wrk(output)
     assert stats.rps == 250
     assert (stats.p50_ms, stats.p99_ms) == (1.5, 12)
     assert stats.count_not("2") == 3  # two 429s and a socket error
@@ -30,19 +34,19 @@ def test_wrk_result_line_gives_rate_latencies_and_statuses():
 
 def test_wrk_output_without_result_line_is_an_error():
     with pytest.raises(RuntimeError, match="no result line"):
-        bench.parse_wrk("unable to connect to 127.0.0.1:1 Connection refused\n")
+        tools.parse_wrk("unable to connect to 127.0.0.1:1 Connection refused\n")
 
 
 def test_markdown_table_aligns_numbers_right():
-    table = bench.markdown_table(["page", "req/s"], [["arena", "12"]])
+    table = tools.markdown_table(["page", "req/s"], [["arena", "12"]])
     assert table.splitlines() == ["| page | req/s |", "|---|---:|", "| arena | 12 |"]
 
 
 def test_percentile_is_nearest_rank():
     values = [float(v) for v in range(1, 101)]
-    assert bench.percentile(values, 50) == 50
-    assert bench.percentile(values, 99) == 99
-    assert bench.percentile([3.0, 1.0, 2.0], 99) == 3
+    assert tools.percentile(values, 50) == 50
+    assert tools.percentile(values, 99) == 99
+    assert tools.percentile([3.0, 1.0, 2.0], 99) == 3
 
 
 def test_options_choose_parts_and_refuse_unknown_ones(capsys):
