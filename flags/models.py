@@ -77,6 +77,9 @@ class Flag(models.Model):
     explanation = models.TextField()
     source_url = models.URLField(max_length=500, blank=True)
     email = models.EmailField(blank=True, help_text="Never shown publicly")
+    # the reporter declared working for or with the product's vendor: labelled in the queue and
+    # on the public record ("filed by the vendor")
+    affiliated = models.BooleanField(default=False)
     client_hash = models.CharField(max_length=64, help_text="Salted hash of the client address")
     token = models.CharField(max_length=64, unique=True, default=new_token, editable=False)
     created_at = models.DateTimeField(db_index=True)

@@ -11,6 +11,7 @@ order, places, rivals), ``preview`` (what upholding one flag would do), ``person
 type), ``rounds`` (head-to-head) and ``many`` (several products side by side).
 """
 
+from arena.scoring.corrections import Direction, correction_direction
 from arena.scoring.many import (
     COMPARE_MAX,
     COMPARE_MIN,
@@ -104,6 +105,8 @@ from arena.scoring.weights import (
 )
 
 __all__ = [
+    "Direction",
+    "correction_direction",
     "ProductKey",
     "VERDICT_ORDER",
     "VERIFIED_PROOF",
