@@ -23,7 +23,6 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
-from django.utils.timesince import timesince
 
 from flags.filters import (
     AgeFilter,
@@ -36,6 +35,7 @@ from flags.forms import BulkRejectForm, Decision, DecisionForm, parse_flag_ids
 from flags.inputs import ModerationDecision
 from flags.models import ModeratorAction, Reason, ReviewItem, Status
 from flags.selectors import (
+    duration_text,
     flag_reporter_records,
     review_item_impact,
     review_item_impacts,
@@ -63,8 +63,7 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
 
 def age(when: datetime) -> str:
     """How long ago, to the largest unit: "3 days", "5 hours", "under a minute"."""
-    text = timesince(when, timezone.now(), depth=1)
-    return "under a minute" if text.startswith("0\xa0minutes") else text.replace("\xa0", " ")
+    return duration_text(timezone.now() - when)
 
 
 class ReviewChangeList(ChangeList):
