@@ -316,13 +316,9 @@ class QueueHealth:
             else duration_text(self.median_decision)
         )
 
-    def __str__(self) -> str:
-        waiting = f"{self.pending} pending"
-        if self.oldest is not None:
-            waiting += f" · oldest {self.oldest_age}"
-        if self.median_decision is None:
-            return f"{waiting} · no decisions in the last {DECISION_WINDOW.days} days"
-        return f"{waiting} · median decision {self.median_text}"
+    @property
+    def window_days(self) -> int:
+        return DECISION_WINDOW.days
 
 
 def _median_decision(since: datetime, decided: int) -> timedelta | None:

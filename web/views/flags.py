@@ -12,7 +12,7 @@ from django.views.decorators.vary import vary_on_headers
 from flags.filing import FlagThrottled
 from flags.forms import FlagForm
 from flags.models import Flag
-from flags.selectors import DECISION_WINDOW, flag_value_when_filed, queue_health
+from flags.selectors import flag_value_when_filed, queue_health
 from flags.services import FLAG_SLOTS, flag_submit
 from stories.models import Cell
 from stories.values import CellValue
@@ -112,7 +112,6 @@ def flag_status(request: HtmxHttpRequest, token: str) -> HttpResponse:
             "value_then": flag_value_when_filed(flag),
             "value_now": CellValue.of(flag.cell),
             "health": queue_health(),
-            "window_days": DECISION_WINDOW.days,
             "sent": params.SENT.name in request.GET,
         },
     )

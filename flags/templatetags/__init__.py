@@ -1,0 +1,1 @@
+"""The flags app's template library (``{% load moderation %}``)."""

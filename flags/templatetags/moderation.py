@@ -1,0 +1,21 @@
+"""The moderators' template tags: the queue's health on the admin's index and on the queue."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+from flags.selectors import QueueHealth, queue_health, user_can_moderate
+
+register = template.Library()
+
+
+@register.simple_tag(takes_context=True)
+def moderation_queue_health(context: dict[str, Any]) -> QueueHealth | None:
+    """The queue's figures for a moderator; None for anyone else (the admin's index is every
+    staff member's)."""
+    request = context.get("request")
+    if request is None or not user_can_moderate(request.user):
+        return None
+    return queue_health()
