@@ -16,7 +16,7 @@ from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.admin.utils import unquote
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Model, QuerySet
+from django.db.models import Case, Count, IntegerField, Model, QuerySet, Value, When
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -25,18 +25,22 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from flags.filters import (
+    BY_IMPACT,
     AgeFilter,
     ArenaCategoryFilter,
     ArenaProductFilter,
     ReasonFilter,
+    SortFilter,
     StatusFilter,
 )
 from flags.forms import BulkRejectForm, Decision, DecisionForm, parse_flag_ids
 from flags.inputs import ModerationDecision
 from flags.models import ModeratorAction, Reason, ReviewItem, Status
 from flags.selectors import (
+    Impact,
     duration_text,
     flag_reporter_records,
+    pending_by_impact,
     review_item_impact,
     review_item_impacts,
     review_item_proposal,
@@ -69,12 +73,34 @@ def age(when: datetime) -> str:
 class ReviewChangeList(ChangeList):
     """The queue's page: the impact of upholding each pending row, from the stored scores and the
     one cell's change (a constant number of queries for the whole page, see
-    ``review_item_impacts``), set on the row as ``upholding_impact``."""
+    ``review_item_impacts``), set on the row as ``upholding_impact``. Sorted by impact
+    (``SortFilter``), every pending item of the filtered queue is ranked first (see
+    ``pending_by_impact``: a constant number of queries too, whose impacts the rows then show), and
+    the database pages through that ranking."""
+
+    ranked_impacts: dict[int, Impact] | None = None
+
+    def get_ordering(self, request: HttpRequest, queryset: QuerySet[Any]) -> list[Any]:
+        ordering = super().get_ordering(request, queryset)
+        if request.GET.get(SortFilter.parameter_name) != BY_IMPACT:
+            return ordering
+        ranked, self.ranked_impacts = pending_by_impact(queryset)
+        if not ranked:
+            return ordering
+        # each item's place in the ranking; resolved items (status "all") after, oldest first
+        place = Case(
+            *(When(pk=pk, then=Value(i)) for i, pk in enumerate(ranked)),
+            default=Value(len(ranked)),
+            output_field=IntegerField(),
+        )
+        return [place.asc(), *ordering]
 
     def get_results(self, request: HttpRequest) -> None:
         super().get_results(request)
         rows = list(self.result_list)
-        impacts = review_item_impacts(rows)
+        impacts = self.ranked_impacts
+        if impacts is None:
+            impacts = review_item_impacts(rows)
         for row in rows:
             row.upholding_impact = impacts.get(row.pk)
         self.result_list = rows
@@ -94,6 +120,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
     list_display_links = None  # the cell column links to the review page
     list_filter = [
         StatusFilter,
+        SortFilter,
         "cell__story__arena",
         ("cell__product", ArenaProductFilter),
         ("cell__story__category", ArenaCategoryFilter),

@@ -1,5 +1,6 @@
-"""The review queue's list filters: status (pending by default), reason, age, and the product and
-category filters, which list only the chosen arena's when an arena is chosen."""
+"""The review queue's list filters: status (pending by default), reason, age, the product and
+category filters, which list only the chosen arena's when an arena is chosen, and the queue's order
+(oldest first, or the largest impact of upholding first)."""
 
 from __future__ import annotations
 
@@ -53,6 +54,38 @@ class StatusFilter(ChoicesFilter):
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         value = self.value() or Status.PENDING
         return queryset if value == ALL else queryset.filter(status=value)
+
+
+BY_IMPACT = "impact"
+
+
+class SortFilter(admin.SimpleListFilter):
+    """The queue's order: oldest first (the default), or the largest impact of upholding first
+    (``sort=impact``; the queue's ChangeList applies it). Filters nothing."""
+
+    title = "sort order"
+    parameter_name = "sort"
+
+    def lookups(
+        self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]
+    ) -> list[tuple[str, str]]:
+        return [(BY_IMPACT, "Largest impact of upholding first")]
+
+    def choices(self, changelist: ChangeList) -> Iterator[_ListFilterChoices]:
+        by_impact = self.value() == BY_IMPACT
+        yield {
+            "selected": not by_impact,
+            "query_string": changelist.get_query_string(remove=[self.parameter_name]),
+            "display": "Oldest first",
+        }
+        yield {
+            "selected": by_impact,
+            "query_string": changelist.get_query_string({self.parameter_name: BY_IMPACT}),
+            "display": "Largest impact of upholding first",
+        }
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        return queryset
 
 
 class AgeFilter(ChoicesFilter):

@@ -204,11 +204,12 @@ def review_item_impact(item: ReviewItem) -> Impact | None:
     return review_item_impacts([item]).get(item.pk)
 
 
-def pending_by_impact(items: QuerySet[ReviewItem]) -> list[int]:
+def pending_by_impact(items: QuerySet[ReviewItem]) -> tuple[list[int], dict[int, Impact]]:
     """The ids of the pending items among ``items``, the largest impact of upholding first (see
-    ``Impact.size``); equal impacts, and items with none to show, oldest first. Over every pending
-    item, not a page of them: one query for the items with their cells, one for their flags and
-    those of ``review_item_impacts``, however many items; O(items) in Python."""
+    ``Impact.size``; equal impacts, and items with none to show, oldest first), and the impacts
+    by id. Over every pending item, not a page of them: one query for the items with their cells,
+    one for their flags, and those of ``review_item_impacts``, however many items; O(items) in
+    Python."""
     rows = list(
         items.filter(status=Status.PENDING)
         .select_related("cell__story", "cell__product")
@@ -222,7 +223,7 @@ def pending_by_impact(items: QuerySet[ReviewItem]) -> list[int]:
         key=lambda row: impacts[row.pk].size if row.pk in impacts else none,
         reverse=True,
     )
-    return [row.pk for row in ranked]
+    return [row.pk for row in ranked], impacts
 
 
 @dataclass(frozen=True)
