@@ -35,7 +35,7 @@ from flags.filters import (
 )
 from flags.forms import BulkRejectForm, Decision, DecisionForm, parse_flag_ids
 from flags.inputs import ModerationDecision
-from flags.models import ModeratorAction, Reason, ReviewItem, Status
+from flags.models import Flag, ModeratorAction, Reason, ReviewItem, Status
 from flags.selectors import (
     Impact,
     duration_text,
@@ -70,13 +70,22 @@ def age(when: datetime) -> str:
     return duration_text(timezone.now() - when)
 
 
+def vendor_label(flags: list[Flag]) -> SafeString:
+    """A label on a queue row whose flags (some of them) were filed by people who declared they
+    work for or with the product's vendor; empty when none was."""
+    declared = sum(f.affiliated for f in flags)
+    if not declared:
+        return SafeString("")
+    who = "" if declared == len(flags) else f"{declared} of {len(flags)} flags "
+    return format_html('<span class="queue-vendor">{}filed by the vendor</span> ', who)
+
+
 class ReviewChangeList(ChangeList):
     """The queue's page: the impact of upholding each pending row, from the stored scores and the
     one cell's change (a constant number of queries for the whole page, see
     ``review_item_impacts``), set on the row as ``upholding_impact``. Sorted by impact
-    (``SortFilter``), every pending item of the filtered queue is ranked first (see
-    ``pending_by_impact``: a constant number of queries too, whose impacts the rows then show), and
-    the database pages through that ranking."""
+    (``SortFilter``), every pending item of the filtered queue is ranked (``pending_by_impact``,
+    constant queries too; the rows show its impacts) and the database pages through the ranking."""
 
     ranked_impacts: dict[int, Impact] | None = None
 
@@ -193,7 +202,8 @@ class ReviewItemAdmin(admin.ModelAdmin):
         reasons = dict.fromkeys(labels.get(f.reason, f.reason) for f in flags)  # once each
         newest = max(flags, key=lambda f: (f.created_at, f.pk))
         return format_html(
-            '<strong>{}</strong>: <span class="queue-excerpt">{}</span>',
+            '{}<strong>{}</strong>: <span class="queue-excerpt">{}</span>',
+            vendor_label(flags),
             ", ".join(reasons),
             excerpt(newest.explanation),
         )

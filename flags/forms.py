@@ -80,6 +80,13 @@ class FlagForm(forms.Form):
         max_length=EMAIL_MAX,
         help_text="Only if you want to be reachable by a moderator.",
     )
+    # the template names the product in the label (the form does not know the cell)
+    affiliated = forms.BooleanField(
+        label="I work for or with the product's vendor",
+        required=False,
+        help_text="Vendors may flag too: say so, and the moderators weigh your flag knowing it. "
+        "The decision's public record says the flag was filed by the vendor.",
+    )
     # Honeypot: hidden from people by CSS and aria-hidden; bots fill it in.
     website = forms.CharField(label="Leave this field empty", required=False)
 

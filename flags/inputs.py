@@ -97,7 +97,8 @@ EMAIL_RULE = _AddressRule(
 class FlagInput:
     """A visitor's flag on a cell, as sent (the cell itself travels beside it).
 
-    ``proposed_verdict`` is ``""`` and ``proposed_quality`` None when the visitor proposes none.
+    ``proposed_verdict`` is ``""`` and ``proposed_quality`` None when the visitor proposes none;
+    ``affiliated``: the visitor declares working for or with the product's vendor.
     """
 
     reason: str
@@ -106,6 +107,7 @@ class FlagInput:
     proposed_quality: int | None = None
     source_url: str = ""
     email: str = ""
+    affiliated: bool = False
 
     @classmethod
     def from_fields(cls, data: Mapping[str, Any]) -> FlagInput:
@@ -118,6 +120,7 @@ class FlagInput:
             proposed_quality=data.get("proposed_quality"),
             source_url=data.get("source_url") or "",
             email=data.get("email") or "",
+            affiliated=bool(data.get("affiliated")),
         )
 
     @classmethod
@@ -130,6 +133,7 @@ class FlagInput:
             proposed_quality=flag.proposed_quality,
             source_url=flag.source_url,
             email=flag.email,
+            affiliated=flag.affiliated,
         )
 
     @property
@@ -187,6 +191,7 @@ class FlagInput:
             "proposed_quality": self.proposed_quality,
             "source_url": self.source_url,
             "email": self.email,
+            "affiliated": self.affiliated,
         }
 
 

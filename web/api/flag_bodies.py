@@ -68,6 +68,18 @@ class NoteField(serializers.CharField):
         super().__init__(error_messages=missing, **kwargs)
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON ``true`` or ``false``, as the schema says: not ``1``, ``"yes"`` or ``"true"``, which
+    DRF's BooleanField takes too."""
+
+    default_error_messages = {"invalid": "Send true or false."}
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
 class FlagCreateSerializer(serializers.Serializer):
     """A flag on a cell's verdict. What the schema cannot say (the cell exists and is not retired, a
     proposal is a valid cell: `none` has quality 0, `n/a` none; one pending flag per client and
@@ -88,6 +100,12 @@ class FlagCreateSerializer(serializers.Serializer):
         "upholds the flag may accept it as new evidence of the cell.",
     )
     email = serializers.EmailField(required=False, allow_blank=True, max_length=EMAIL_MAX)
+    affiliated = StrictBooleanField(
+        required=False,
+        default=False,
+        help_text="`true`: the reporter works for or with the product's vendor. Moderators see "
+        "it, and the decision's public record says the flag was filed by the vendor.",
+    )
 
     def validate_explanation(self, value: str) -> str:
         return _checked(explanation_error, value)
@@ -123,6 +141,7 @@ class FlagSerializer(serializers.ModelSerializer):
             "created_at",
             "status_url",
             "public_note",
+            "affiliated",
         ]
 
     def get_status_url(self, flag: Flag) -> str:
@@ -152,6 +171,7 @@ def filed_flag_body(flag: Flag, request: Request) -> dict[str, Any]:
         "created_at": _CREATED_AT.to_representation(flag.created_at),
         "status_url": request.build_absolute_uri(flag.get_absolute_url()),
         "public_note": item.public_note,
+        "affiliated": flag.affiliated,
     }
 
 
