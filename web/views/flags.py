@@ -95,7 +95,7 @@ TOKEN = re.compile(r"[-A-Za-z0-9_]{1,64}")
 @require_safe
 def flag_status(request: HtmxHttpRequest, token: str) -> HttpResponse:
     """The reporter's private status page (the token is the only way to it): what was flagged, as
-    the cell stood then, the state, the typical decision time and the decision. Five queries."""
+    the cell stood then, the state, the typical decision time and the decision. Four queries (three with no decision yet)."""
     if not TOKEN.fullmatch(token):
         raise Http404("No such flag.")
     flag = get_object_or_404(
