@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import subprocess
+import sys
 import time
 from datetime import timedelta
 
@@ -239,3 +242,28 @@ def test_the_digest_names_every_new_flag_in_one_mail_per_moderator(
     assert [m.subject for m in rest[1:]] == ["2 new flags to review"] * 2
     assert all(f"/admin/flags/reviewitem/{f.item_id}/change/" in rest[1].body for f in flags[1:])
     assert mailing.moderator_digest_send().status == "done"
+
+
+def settings_of(**env: str) -> subprocess.CompletedProcess[str]:
+    """The settings module loaded in a fresh interpreter with ``env``: the default mailer's
+    backend and host, and the beat's entries."""
+    code = (
+        "import django; django.setup(); from django.conf import settings as s; "
+        "m = s.MAILERS['default']; print(m['BACKEND'], m.get('OPTIONS', {}).get('host'), "
+        "sorted(s.CELERY_BEAT_SCHEDULE))"
+    )
+    environ = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "EMAIL_HOST": ""}
+    return subprocess.run(
+        [sys.executable, "-c", code], env={**environ, **env}, capture_output=True, text=True
+    )
+
+
+def test_mail_goes_to_the_console_in_development_and_over_smtp_with_email_host():
+    development = settings_of()
+    assert development.stdout.startswith("django.core.mail.backends.console.EmailBackend None")
+    assert "moderator-digest" not in development.stdout and "send-due-notices" in development.stdout
+    production = settings_of(EMAIL_HOST="mail.example", MODERATOR_NOTICES="digest")
+    assert production.stdout.startswith("django.core.mail.backends.smtp.EmailBackend mail.example")
+    assert "'erase-flag-emails', 'moderator-digest'" in production.stdout
+    wrong = settings_of(MODERATOR_NOTICES="sometimes")
+    assert wrong.returncode != 0 and "MODERATOR_NOTICES is immediate or digest" in wrong.stderr
