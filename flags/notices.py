@@ -30,11 +30,20 @@ FIRST_ATTEMPT_GRACE = timedelta(seconds=60)
 REPORTER_KINDS = (Notice.Kind.RECEIVED, Notice.Kind.DECIDED)
 
 
+ORIGIN_MAX = Notice._meta.get_field("origin").max_length or 0
+
+
+def _origin() -> str:
+    # a host too long to store is no link worth sending (SITE_URL, or the local one, stands in)
+    origin = REQUEST_ORIGIN.get()
+    return origin if len(origin) <= ORIGIN_MAX else ""
+
+
 def _new(kind: Notice.Kind, flag_id: int, now: datetime) -> Notice:
     return Notice(
         kind=kind,
         flag_id=flag_id,
-        origin=REQUEST_ORIGIN.get(),
+        origin=_origin(),
         created_at=now,
         next_attempt_at=now + FIRST_ATTEMPT_GRACE,
     )
@@ -69,15 +78,20 @@ def notices_item_decided(item: ReviewItem) -> None:
 
 def notices_enqueue(ids: list[int]) -> None:
     """Start sending committed notices: a task each with a broker, else one attempt each here.
-    Raises nothing: what fails stays pending for the sweep."""
+    Raises nothing, and stops at the first failure (the mail server or the broker is down: the
+    request must not wait for it once per notice); what is left stays pending for the sweep."""
     for notice_id in ids:
         try:
             if settings.CELERY_TASK_ALWAYS_EAGER:
-                mailing.notice_deliver(notice_id)
+                ok = mailing.notice_deliver(notice_id).status not in ("retry", "failed")
             else:
                 celery_app.send_task(NOTICE_TASK, args=[notice_id])
+                ok = True
         except Exception:  # noqa: BLE001 - the flag or decision is committed; the sweep retries
             log.warning("notice %s not sent now; the sweep will", notice_id, exc_info=True)
+            ok = False
+        if not ok:
+            return
 
 
 def flag_unsubscribe(flag_id: int) -> bool:

@@ -182,18 +182,24 @@ def test_an_smtp_outage_delays_no_flag_and_the_mail_goes_once_the_server_is_back
     flag = file_flag(cell, django_capture_on_commit_callbacks, email=REPORTER)
     assert time.monotonic() - start < 2  # refused at once; one attempt, no retry inline
     assert flag.item.status == Status.PENDING
-    notices = Notice.objects.filter(flag=flag)
-    assert {(n.status, n.attempts) for n in notices} == {(Notice.State.PENDING, 1)}
-    assert all("ConnectionRefused" in n.last_error for n in notices)
+    notices = Notice.objects.filter(flag=flag).order_by("pk")
+    # one attempt, refused; the moderators' notice is not even tried (the server is down)
+    tried, left = notices
+    assert (tried.kind, tried.status, tried.attempts) == ("received", "pending", 1)
+    assert "ConnectionRefused" in tried.last_error
+    assert (left.kind, left.status, left.attempts) == ("new_flag", "pending", 0)
     # nothing is due before the backoff has passed
     call_command("send_notices")
-    assert set(notices.values_list("attempts", flat=True)) == {1}
+    assert list(notices.values_list("attempts", flat=True)) == [1, 0]
     smtp.start()
     notices.update(next_attempt_at=timezone.now())
     call_command("send_notices")
     subjects = sorted(m.subject for m in smtp.wait_for(3))
     assert subjects == ["New flag on Temporal"] * 2 + ["Your flag on Temporal: received"]
-    assert {(n.status, n.attempts, n.last_error) for n in notices} == {(Notice.State.SENT, 2, "")}
+    assert [(n.status, n.attempts, n.last_error) for n in notices] == [
+        ("sent", 2, ""),
+        ("sent", 1, ""),
+    ]
 
 
 @pytest.mark.django_db
@@ -267,3 +273,33 @@ def test_mail_goes_to_the_console_in_development_and_over_smtp_with_email_host()
     assert "'erase-flag-emails', 'moderator-digest'" in production.stdout
     wrong = settings_of(MODERATOR_NOTICES="sometimes")
     assert wrong.returncode != 0 and "MODERATOR_NOTICES is immediate or digest" in wrong.stderr
+
+
+@pytest.mark.django_db
+def test_without_a_moderator_with_an_address_the_notice_is_skipped(
+    smtp, cell, django_capture_on_commit_callbacks
+):
+    ModeratorFactory.create(username="quiet", email="")
+    flag = file_flag(cell, django_capture_on_commit_callbacks)
+    (notice,) = Notice.objects.filter(flag=flag)
+    assert (notice.kind, notice.status, notice.attempts) == ("new_flag", "skipped", 1)
+    assert smtp.messages == []
+
+
+@pytest.mark.django_db
+def test_a_host_too_long_to_keep_files_the_flag_and_links_to_site_url(
+    smtp, cell, settings, django_capture_on_commit_callbacks
+):
+    settings.ALLOWED_HOSTS = ["*"]
+    host = "a" * 250 + ".example"
+    body = {"cell": cell.pk, "reason": "other", "explanation": EXPLANATION, "email": REPORTER}
+    with django_capture_on_commit_callbacks(execute=True):
+        settings.SITE_URL = ""
+        response = Client(HTTP_HOST=host).post(
+            "/api/flags/", json.dumps(body), content_type="application/json"
+        )
+        settings.SITE_URL = "https://arena.example"  # when the mail is sent
+    assert response.status_code == 201
+    assert set(Notice.objects.values_list("origin", flat=True)) == {""}
+    (received,) = smtp.wait_for(1)
+    assert "https://arena.example/flags/status/" in received.body and host not in received.body
