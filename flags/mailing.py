@@ -262,5 +262,5 @@ def moderator_digest_send(now: datetime | None = None) -> Outcome:
         return Outcome("busy")
     wait = backoff(max(n.attempts for n in notices))
     claimed.update(next_attempt_at=timezone.now() + timedelta(seconds=wait))
-    origin = settings.SITE_URL or _origin(notices[0])
+    origin = _origin(notices[0])
     return _attempt(notices, lambda: _moderator_mails([n.flag for n in notices], origin))
