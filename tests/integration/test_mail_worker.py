@@ -10,9 +10,12 @@ this process that both reach over TCP.
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
+from flags import mailing
 from flags.inputs import FlagInput, ModerationDecision
 from flags.models import Notice, Reason
 from flags.services import flag_submit, review_item_reject
@@ -95,3 +98,33 @@ def test_a_notice_fails_while_smtp_is_down_and_the_worker_sends_it_once_it_is_ba
     print("\nThe mail of one flag's life through the worker (subject → recipients):")
     for m in smtp.messages:
         print(f"  {m.subject} → {', '.join(m.recipients)}")
+
+
+def test_a_broker_that_is_down_delays_no_flag_and_the_sweep_sends_its_mail(
+    broker,  # noqa: F811
+    caplog,
+    settings,
+):
+    ModeratorFactory.create(username="mod", email="mod@example.com")
+    cell = CellFactory.create(product__name="Temporal")
+    broker.stop()
+    start = time.monotonic()
+    flag = flag_submit(
+        cell=cell,
+        data=FlagInput(reason=Reason.OTHER, explanation=EXPLANATION, email=REPORTER),
+        client=client_hash("10.8.0.2"),
+    )
+    assert time.monotonic() - start < 1.5  # one refused publish, not one per notice
+    notices = Notice.objects.filter(flag=flag)
+    assert {(n.status, n.attempts) for n in notices} == {(Notice.State.PENDING, 0)}
+    refused = [r for r in caplog.records if "not sent now; the sweep will" in r.getMessage()]
+    assert len(refused) == 1
+    # the beat's sweep (here in this process) sends them once they are due
+    with smtp_server() as smtp:
+        settings.MAILERS = smtp.mailers()
+        later = timezone.now() + timedelta(minutes=2)
+        assert mailing.notices_send_due(now=later) == {"sent": 2}
+        assert sorted(m.subject for m in smtp.wait_for(2)) == [
+            "New flag on Temporal",
+            "Your flag on Temporal: received",
+        ]
