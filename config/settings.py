@@ -16,6 +16,7 @@ from django.utils.csp import CSP
 
 from arena.task_names import SWEEP_TASK
 from arena.text import parse_rate
+from flags.task_names import DIGEST_TASK, ERASE_TASK, NOTICES_DUE_TASK
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -77,6 +78,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # the origin a filing or deciding request came to, for the links in the mails it causes
+    "web.http.origin.RequestOriginMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",
@@ -226,7 +229,48 @@ CELERY_BEAT_SCHEDULE = {
         "task": SWEEP_TASK,
         "schedule": timedelta(seconds=int(os.environ.get("STALE_SWEEP_SECONDS", "30"))),
     },
+    # mail still due (its task lost, or the broker down at the commit) and retries; erasure
+    "send-due-notices": {
+        "task": NOTICES_DUE_TASK,
+        "schedule": timedelta(seconds=int(os.environ.get("NOTICE_SWEEP_SECONDS", "60"))),
+    },
+    "erase-flag-emails": {"task": ERASE_TASK, "schedule": timedelta(hours=1)},
 }
+
+# --- mail (README "Mail"): SMTP when EMAIL_HOST is set, else printed on the console (development).
+# Django 6.1's MAILERS, built from the EMAIL_* variables (its EMAIL_* settings are deprecated).
+email_host = os.environ.get("EMAIL_HOST", "")  # lower case: not a (deprecated) setting
+MAILERS: dict[str, dict[str, object]] = {
+    "default": {
+        "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "OPTIONS": {
+            "host": email_host,
+            "port": int(os.environ.get("EMAIL_PORT", "25")),
+            "username": os.environ.get("EMAIL_HOST_USER", ""),
+            "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
+            "use_tls": env_bool("EMAIL_USE_TLS", False),
+            "timeout": float(os.environ.get("EMAIL_TIMEOUT", "10")),
+        },
+    }
+    if email_host
+    else {"BACKEND": "django.core.mail.backends.console.EmailBackend"}
+}
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Arena <arena@localhost>")
+# Moderators hear of each new flag at once, or in one digest every MODERATOR_DIGEST_SECONDS
+MODERATOR_NOTICES = os.environ.get("MODERATOR_NOTICES", "immediate").strip().lower()
+MODERATOR_DIGEST_SECONDS = int(os.environ.get("MODERATOR_DIGEST_SECONDS", "3600"))
+DIGEST_EVERY = timedelta(seconds=MODERATOR_DIGEST_SECONDS)
+# At most NOTICE_MAX_ATTEMPTS attempts per mail, the n-th retry NOTICE_RETRY_BACKOFF × 2^(n-1) s later
+NOTICE_MAX_ATTEMPTS = int(os.environ.get("NOTICE_MAX_ATTEMPTS", "6"))
+NOTICE_RETRY_BACKOFF = float(os.environ.get("NOTICE_RETRY_BACKOFF", "30"))
+# Days a reporter's address is kept after the decision on the flag, then erased
+FLAG_EMAIL_RETENTION_DAYS = int(os.environ.get("FLAG_EMAIL_RETENTION_DAYS", "30"))
+if MODERATOR_NOTICES not in ("immediate", "digest"):
+    raise ImproperlyConfigured("MODERATOR_NOTICES is immediate or digest")
+if MODERATOR_NOTICES == "digest":
+    CELERY_BEAT_SCHEDULE["moderator-digest"] = {"task": DIGEST_TASK, "schedule": DIGEST_EVERY}
+if min(NOTICE_MAX_ATTEMPTS, MODERATOR_DIGEST_SECONDS, FLAG_EMAIL_RETENTION_DAYS + 1) < 1:
+    raise ImproperlyConfigured("NOTICE_MAX_ATTEMPTS, MODERATOR_DIGEST_SECONDS: 1 or more")
 
 # --- API
 REST_FRAMEWORK = {

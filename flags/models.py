@@ -151,3 +151,45 @@ class ModeratorAction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.moderator} {self.get_action_display()} item {self.item_id}"
+
+
+class Notice(models.Model):
+    """One mail to send (the outbox): written in the transaction of the flag or the decision it
+    tells of, sent after that commits, retried until sent or given up. It keeps no address: the
+    reporter's is read from the flag when sending (so an unsubscribe or an erasure stops it), the
+    moderators' from their accounts."""
+
+    class Kind(models.TextChoices):
+        RECEIVED = "received", "flag received (to the reporter)"
+        DECIDED = "decided", "flag decided (to the reporter)"
+        NEW_FLAG = "new_flag", "new flag (to the moderators)"
+
+    class State(models.TextChoices):
+        PENDING = "pending", "pending"
+        SENT = "sent", "sent"
+        FAILED = "failed", "failed"
+        # nobody to send it to any more: the reporter unsubscribed, or no moderator has an address
+        SKIPPED = "skipped", "skipped"
+
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    flag = models.ForeignKey(Flag, on_delete=models.CASCADE, related_name="notices")
+    # the site's origin as the filing (or deciding) request saw it, for absolute links when
+    # SITE_URL is not set
+    origin = models.CharField(max_length=200, blank=True)
+    status = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
+    created_at = models.DateTimeField()
+    # not tried before this: the first attempt's task has it to itself, then each retry's backoff
+    next_attempt_at = models.DateTimeField()
+    attempts = models.PositiveSmallIntegerField(default=0)
+    last_error = models.TextField(blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        indexes = [
+            # the sweep reads the pending notices that are due
+            models.Index(fields=["status", "next_attempt_at"], name="notice_due"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Notice {self.pk} ({self.kind}, {self.status})"

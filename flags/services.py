@@ -25,6 +25,7 @@ from arena.text import clean_text
 from flags.filing import cell_flag_errors, client_lock, flag_file
 from flags.inputs import FlagInput, ModerationDecision
 from flags.models import Flag, ModeratorAction, ReviewItem, Status
+from flags.notices import notices_flag_filed, notices_item_decided
 from flags.selectors import review_item_proposal, user_can_moderate
 from stories.evidence import Quote
 from stories.models import Cell, CellChange
@@ -74,6 +75,7 @@ def flag_submit(*, cell: Cell | int | None, data: FlagInput, client: str) -> Fla
             with transaction.atomic(), connection.cursor() as cursor:
                 client_lock(client)
                 flag_file(cursor, flag)
+                notices_flag_filed(flag)
                 return flag
         except (IntegrityError, OperationalError):
             # a token clash, or the database chose this request as a deadlock victim: the next
@@ -309,6 +311,7 @@ def review_item_uphold(
         rewritten = None if rationale is None else {"old": replaced, "new": item.cell.rationale}
         detail = _uphold_detail(change, decision, rewritten, quotes)
         _log(item, moderator, ModeratorAction.Action.UPHOLD, decision, detail)
+        notices_item_decided(item)
     item.refresh_from_db()
     return item
 
@@ -333,5 +336,6 @@ def review_item_reject(
         )
         action = ModeratorAction.Action.DUPLICATE if duplicate else ModeratorAction.Action.REJECT
         _log(item, moderator, action, decision, _flags_detail(decision))
+        notices_item_decided(item)
     item.refresh_from_db()
     return item

@@ -5,7 +5,7 @@ from django.urls import path
 
 from arena import dataformat
 from web.formats import agents, badges, discovery, exports, feeds
-from web.views import flags, pages
+from web.views import flags, notices, pages
 
 urlpatterns = [
     path("", pages.home, name="home"),
@@ -49,6 +49,11 @@ urlpatterns = [
     # flags: the form on a cell, the reporter's status page; the public record of changes and its feeds
     path("cells/<int:cell>/flag/", flags.flag_create, name="flag-create"),
     path("flags/status/<str:token>/", flags.flag_status, name="flag-status"),
+    path(
+        "flags/unsubscribe/<str:token>/",
+        notices.flag_unsubscribe_view,
+        name="flag-unsubscribe",
+    ),
     path("changes/", flags.recent_changes, name="recent-changes"),
     path("changes/feed/", feeds.RecentChangesFeed(), name="recent-changes-feed"),
     path("arenas/<slug:arena>/changes/feed/", feeds.ArenaChangesFeed(), name="arena-changes-feed"),

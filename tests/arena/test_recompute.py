@@ -11,10 +11,12 @@ from arena.models import Arena, ProductScore
 from arena.recompute import arena_recompute_scores, arena_refresh_stale
 from arena.task_names import REFRESH_TASK, SWEEP_TASK
 from config.celery import app
+from flags.task_names import DIGEST_TASK, ERASE_TASK, NOTICE_TASK, NOTICES_DUE_TASK
 from tests.factories import CellFactory
 
 
 def registered() -> set[str]:
+    app.autodiscover_tasks(force=True)  # what a worker finds: every installed app's tasks module
     return set(app.tasks)
 
 
@@ -22,9 +24,14 @@ def test_the_task_the_recompute_layer_sends_is_registered():
     assert REFRESH_TASK in registered()
 
 
+def test_the_tasks_the_mail_sends_by_name_are_registered():
+    assert {NOTICE_TASK, DIGEST_TASK} <= registered()
+
+
 def test_every_periodic_task_is_registered():
     names = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
-    assert names == {SWEEP_TASK} and names <= registered()
+    # the moderators' digest is scheduled only with MODERATOR_NOTICES=digest (tests/flags)
+    assert names == {SWEEP_TASK, NOTICES_DUE_TASK, ERASE_TASK} and names <= registered()
 
 
 # ---------------------------------------------------------------- the sweep and the time limits

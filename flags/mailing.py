@@ -1,0 +1,266 @@
+"""Sending the outbox (``flags.models.Notice``): what each mail says, to whom, and one attempt at
+a time, recorded on the notice.
+
+A notice is claimed before it is sent (a conditional UPDATE of its attempt count), so a task, its
+retry and the periodic sweep never send it twice at once. A mail server that refuses or cannot be
+reached (SMTP and socket errors) leaves the notice pending with the error, due again after an
+exponential backoff; after ``NOTICE_MAX_ATTEMPTS`` it is kept as failed and logged as an error.
+The reporter's address is read from the flag at each attempt (none kept here), so an unsubscribe
+or an erasure stops the mail: the notice is skipped then.
+"""
+
+from __future__ import annotations
+
+import logging
+import smtplib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core import signing
+from django.core.mail import EmailMessage, mailers
+from django.db.models import F, Q
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+
+from flags.models import Flag, Notice
+from flags.selectors import MODERATORS_GROUP
+
+log = logging.getLogger(__name__)
+
+# the mail server refused, or could not be reached in EMAIL_TIMEOUT: worth trying again later
+SEND_ERRORS = (smtplib.SMTPException, OSError)
+BACKOFF_MAX = 3600  # seconds: the longest wait between two attempts
+SWEEP_BATCH = 200  # notices one sweep sends at most; the next sweep sends the rest
+UNSUBSCRIBE_SALT = "flags.unsubscribe"
+# what a mail says of its flag: its cell, product, story and arena, its item and the decision
+FLAG_RELATED = ("item__change", "cell__product", "cell__story__arena")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one attempt did: ``sent``, ``skipped`` (nobody to send to), ``retry`` (failed, due
+    again in ``retry_in`` seconds), ``failed`` (given up), ``busy`` (another sender has it) or
+    ``done`` (not pending any more)."""
+
+    status: str
+    retry_in: float | None = None
+
+
+def unsubscribe_token(flag_id: int) -> str:
+    """The signed token of a flag's one-click unsubscribe link (never expires)."""
+    return signing.Signer(salt=UNSUBSCRIBE_SALT).sign(str(flag_id))
+
+
+def unsubscribe_flag_id(token: str) -> int | None:
+    """The flag a token was signed for; None when it is not a token of ours."""
+    try:
+        value = signing.Signer(salt=UNSUBSCRIBE_SALT).unsign(token)
+    except signing.BadSignature:
+        return None
+    return int(value) if value.isdigit() else None
+
+
+def backoff(attempts: int) -> float:
+    """Seconds to wait after the ``attempts``-th failed attempt."""
+    return float(min(BACKOFF_MAX, settings.NOTICE_RETRY_BACKOFF * 2 ** max(0, attempts - 1)))
+
+
+def moderator_addresses() -> list[str]:
+    """Every active moderator's address (superusers and the Moderators group, as
+    ``flags.selectors.user_can_moderate`` says), each once."""
+    users = User.objects.filter(is_active=True).exclude(email="")
+    users = users.filter(Q(is_superuser=True) | Q(groups__name=MODERATORS_GROUP))
+    return sorted(set(users.values_list("email", flat=True)))
+
+
+def _origin(notice: Notice) -> str:
+    # a notice written outside a request (a command) without SITE_URL links to the local server
+    return settings.SITE_URL or notice.origin or "http://localhost:8000"
+
+
+def _render(template: str, context: dict[str, Any]) -> str:
+    return render_to_string(f"flags/email/{template}", context).strip() + "\n"
+
+
+def _reporter_mails(notice: Notice) -> list[EmailMessage]:
+    """ "Received" or "decided", to the flag's address; none when it has none (any more)."""
+    flag = notice.flag
+    if not flag.email:
+        return []
+    origin = _origin(notice)
+    unsubscribe = origin + reverse("flag-unsubscribe", args=[unsubscribe_token(flag.pk)])
+    product = flag.cell.product.name
+    if notice.kind == Notice.Kind.RECEIVED:
+        subject, template = f"Your flag on {product}: received", "received.txt"
+    else:
+        subject, template = (
+            f"Your flag on {product}: {flag.item.get_status_display()}",
+            "decided.txt",
+        )
+    body = _render(
+        template,
+        {
+            "flag": flag,
+            "cell": flag.cell,
+            "item": flag.item,
+            "status_url": origin + flag.get_absolute_url(),
+            "unsubscribe_url": unsubscribe,
+            "retention_days": settings.FLAG_EMAIL_RETENTION_DAYS,
+        },
+    )
+    headers = {
+        "List-Unsubscribe": f"<{unsubscribe}>",
+        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+    }
+    return [EmailMessage(subject, body, to=[flag.email], headers=headers)]
+
+
+def _moderator_mails(flags: list[Flag], origin: str) -> list[EmailMessage]:
+    """One mail per moderator naming the new flags, each with its review page in the admin."""
+    addresses = moderator_addresses()
+    if not addresses or not flags:
+        return []
+    if len(flags) == 1:
+        subject = f"New flag on {flags[0].cell.product.name}"
+    else:
+        subject = f"{len(flags)} new flags to review"
+    rows = [
+        (flag, origin + reverse("admin:flags_reviewitem_change", args=[flag.item_id]))
+        for flag in flags
+    ]
+    body = _render("moderators.txt", {"rows": rows, "count": len(flags)})
+    return [EmailMessage(subject, body, to=[address]) for address in addresses]
+
+
+def _send(messages: list[EmailMessage]) -> None:
+    """Send over one connection (EMAIL_TIMEOUT bounds each step); SEND_ERRORS when it fails."""
+    with mailers.default as connection:
+        connection.send_messages(messages)
+
+
+def _reason(exc: BaseException, messages: Iterable[EmailMessage]) -> str:
+    """The error as kept on the notice and logged, with no recipient's address in it."""
+    text = f"{type(exc).__name__}: {exc}"
+    for message in messages:
+        for address in message.to:
+            text = text.replace(address, "<recipient>")
+    return text[:1000]
+
+
+def _failed(notices: list[Notice], reason: str) -> Outcome:
+    """Record a failed attempt: retried later, or given up after the last one (logged loudly)."""
+    final = [n.pk for n in notices if n.attempts >= settings.NOTICE_MAX_ATTEMPTS]
+    again = [n.pk for n in notices if n.pk not in final]
+    Notice.objects.filter(pk__in=again).update(last_error=reason)
+    Notice.objects.filter(pk__in=final).update(status=Notice.State.FAILED, last_error=reason)
+    for notice in notices:
+        if notice.pk in final:
+            log.error(
+                "notice %s (%s) failed after %s attempts, given up: %s",
+                notice.pk,
+                notice.kind,
+                notice.attempts,
+                reason,
+            )
+    if not again:
+        return Outcome("failed")
+    attempts = max(n.attempts for n in notices if n.pk in again)
+    wait = backoff(attempts)
+    log.warning(
+        "notices %s not sent (attempt %s), due again in %ss: %s", again, attempts, wait, reason
+    )
+    return Outcome("retry", retry_in=wait)
+
+
+def _attempt(notices: list[Notice], compose: Any) -> Outcome:
+    """Compose (``compose()``: the messages) and send the claimed notices' mail, once."""
+    ids = [n.pk for n in notices]
+    try:
+        messages: list[EmailMessage] = compose()
+    except Exception as exc:  # noqa: BLE001 - a mail we cannot write is a failed attempt too
+        log.exception("notices %s: the mail could not be composed", ids)
+        return _failed(notices, f"{type(exc).__name__}: {exc}")
+    if not messages:
+        Notice.objects.filter(pk__in=ids).update(status=Notice.State.SKIPPED, last_error="")
+        return Outcome("skipped")
+    try:
+        _send(messages)
+    except SEND_ERRORS as exc:
+        return _failed(notices, _reason(exc, messages))
+    Notice.objects.filter(pk__in=ids).update(
+        status=Notice.State.SENT, sent_at=timezone.now(), last_error=""
+    )
+    return Outcome("sent")
+
+
+def _claim(notice: Notice) -> bool:
+    """Take the next attempt of a pending notice (False: another sender took it, or it is done).
+    Its next attempt is due after the backoff, which is also how long this one may take."""
+    attempts = notice.attempts + 1
+    due = timezone.now() + timedelta(seconds=backoff(attempts))
+    claimed = Notice.objects.filter(
+        pk=notice.pk, status=Notice.State.PENDING, attempts=notice.attempts
+    ).update(attempts=attempts, next_attempt_at=due)
+    notice.attempts = attempts
+    return bool(claimed)
+
+
+def notice_deliver(notice_id: int) -> Outcome:
+    """One attempt at sending one notice (the task's, the sweep's, or in-process after the
+    commit). SMTP failures are recorded, never raised."""
+    related = [f"flag__{path}" for path in FLAG_RELATED]
+    notice = (
+        Notice.objects.select_related("flag", *related)
+        .filter(pk=notice_id, status=Notice.State.PENDING)
+        .first()
+    )
+    if notice is None:
+        return Outcome("done")
+    if not _claim(notice):
+        return Outcome("busy")
+    if notice.kind == Notice.Kind.NEW_FLAG:
+        return _attempt([notice], lambda: _moderator_mails([notice.flag], _origin(notice)))
+    return _attempt([notice], lambda: _reporter_mails(notice))
+
+
+def notices_send_due(now: datetime | None = None) -> dict[str, int]:
+    """Send what is still due (the periodic sweep, ``send_notices``): pending notices whose next
+    attempt has come, oldest first; the moderators' notices only when they are not sent as a
+    digest. Returns how many ended each way."""
+    due = Notice.objects.filter(
+        status=Notice.State.PENDING, next_attempt_at__lte=now or timezone.now()
+    )
+    if settings.MODERATOR_NOTICES == "digest":
+        due = due.exclude(kind=Notice.Kind.NEW_FLAG)
+    ids = list(due.order_by("next_attempt_at", "pk").values_list("pk", flat=True)[:SWEEP_BATCH])
+    counts: dict[str, int] = {}
+    for notice_id in ids:
+        status = notice_deliver(notice_id).status
+        counts[status] = counts.get(status, 0) + 1
+    return counts
+
+
+def moderator_digest_send(now: datetime | None = None) -> Outcome:
+    """One mail to each moderator naming every new flag not told yet ("3 new flags to review"),
+    with each flag's review page: the digest, every MODERATOR_DIGEST_SECONDS. Constant queries
+    whatever the number of flags."""
+    now = now or timezone.now()
+    pending = Notice.objects.filter(status=Notice.State.PENDING, kind=Notice.Kind.NEW_FLAG)
+    due = pending.filter(Q(attempts=0) | Q(next_attempt_at__lte=now))
+    ids = list(due.order_by("pk").values_list("pk", flat=True)[:SWEEP_BATCH])
+    if not ids:
+        return Outcome("done")
+    claimed = pending.filter(pk__in=ids)
+    claimed.update(attempts=F("attempts") + 1)
+    notices = list(claimed.select_related("flag", *(f"flag__{p}" for p in FLAG_RELATED)))
+    if not notices:
+        return Outcome("busy")
+    wait = backoff(max(n.attempts for n in notices))
+    claimed.update(next_attempt_at=timezone.now() + timedelta(seconds=wait))
+    origin = _origin(notices[0])
+    return _attempt(notices, lambda: _moderator_mails([n.flag for n in notices], origin))
