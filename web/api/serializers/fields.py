@@ -118,6 +118,7 @@ _NOT_SHOWN = frozenset(
         "name",
         "contradicted",
         "upheld",
+        "favour_credit",
         "weighted_quality",
         "weighted_max",
         "parts",
