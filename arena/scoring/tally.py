@@ -107,16 +107,27 @@ def confidence(verified: int, with_evidence: int) -> str:
 
 
 def integrity(
-    verified: int, contradicted: int, upheld: int, with_evidence: int, favour_credit: int = 0
+    verified: int,
+    contradicted: int,
+    upheld: int,
+    with_evidence: int,
+    favour_credit: int = 0,
+    upheld_unevidenced: int = 0,
 ) -> int | None:
-    """``100 × (V − contradicted − upheld + favour_credit) / E``, clipped to 0–100; None with no
-    evidence. ``upheld``: the cells whose upheld corrections went, net, against the product's
-    claim. A cell corrected, net, in the product's favour counts as holding up (+1, like a
-    verified cell) whatever its proof: ``favour_credit`` lifts each such cell's own part (verified
-    +1, unverified 0, contradicted −1) to +1, so such a correction never lowers integrity."""
-    if not with_evidence:
+    """``100 × (V − contradicted − upheld + favour_credit) / (E + upheld_unevidenced)``, clipped to
+    0–100; None when that counts no cell.
+
+    ``upheld``: the cells whose upheld corrections went, net, against the product's claim; the
+    claim was there to check even when the correction left the cell without evidence, so those
+    count among the cells all the same (``upheld_unevidenced``). A cell corrected, net, in the
+    product's favour counts as holding up (+1, like a verified cell) whatever its proof:
+    ``favour_credit`` lifts each such cell's own part (verified +1, unverified 0, contradicted
+    −1) to +1. So a correction in the product's favour never lowers integrity, and one against
+    its claim that keeps the proof never raises it."""
+    cells = with_evidence + upheld_unevidenced
+    if not cells:
         return None
-    value = round_half_up(100 * (verified - contradicted - upheld + favour_credit) / with_evidence)
+    value = round_half_up(100 * (verified - contradicted - upheld + favour_credit) / cells)
     return max(0, min(100, value))
 
 
@@ -136,6 +147,9 @@ class Tally(NamedTuple):
     # what counting those as holding up adds to integrity (``integrity``): 1 for each that is
     # not verified, 2 for each whose proof is contradicted
     favour_credit: int = 0
+    # cells corrected, net, against the product's claim and left without evidence: integrity
+    # counts them among its cells
+    upheld_unevidenced: int = 0
 
     @classmethod
     def total(cls, tallies: Iterable[Tally]) -> Tally:
@@ -154,7 +168,12 @@ class Tally(NamedTuple):
     @property
     def integrity(self) -> int | None:
         return integrity(
-            self.verified, self.contradicted, self.upheld, self.with_evidence, self.favour_credit
+            self.verified,
+            self.contradicted,
+            self.upheld,
+            self.with_evidence,
+            self.favour_credit,
+            self.upheld_unevidenced,
         )
 
     @property
@@ -186,6 +205,7 @@ def _cell_tally(
         upheld=int(correction == Direction.AGAINST),
         upheld_in_favour=int(correction == Direction.FAVOUR),
         favour_credit=(1 - int(verified) + int(contradicted)) if favour else 0,
+        upheld_unevidenced=int(correction == Direction.AGAINST and not evidenced),
     )
 
 

@@ -46,8 +46,10 @@ def product_result(
         if scoring.has_evidence(c) and c.proof == Proof.CONTRADICTED and c not in favour
     )
     honest = holding - still_contradicted - upheld
+    # corrected against the claim: counted even when the correction took its evidence away
+    judged = sum(1 for c in mine if scoring.has_evidence(c) or c.correction == Direction.AGAINST)
     integrity = (
-        None if not evidenced else max(0, min(100, scoring.round_half_up(100 * honest / evidenced)))
+        None if not judged else max(0, min(100, scoring.round_half_up(100 * honest / judged)))
     )
     return scoring.ProductResult(
         product=product,
@@ -70,6 +72,7 @@ def product_result(
         confidence=scoring.confidence(verified, evidenced),
         upheld_in_favour=sum(1 for c in mine if c.correction == Direction.FAVOUR),
         favour_credit=(holding - verified) + (contradicted - still_contradicted),
+        upheld_unevidenced=judged - evidenced,
     )
 
 

@@ -119,6 +119,7 @@ _NOT_SHOWN = frozenset(
         "contradicted",
         "upheld",
         "favour_credit",
+        "upheld_unevidenced",
         "weighted_quality",
         "weighted_max",
         "parts",
