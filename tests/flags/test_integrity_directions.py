@@ -11,6 +11,8 @@ from django.test import Client
 
 from arena import scoring
 from arena.models import ProductScore
+from arena.scoring import Direction
+from arena.selectors.inputs import arena_scoring_inputs, cell_corrections
 from flags.inputs import ModerationDecision
 from flags.services import review_item_uphold
 from stories.models import Cell
@@ -54,7 +56,8 @@ def _expected(s: ProductScore, *, against: int, favour_credit: int) -> int | Non
 
 
 def _board_row(html: str) -> str:
-    row = next(r for r in html.split("<tr>") if f'/{PRODUCT}/"' in r and "integrity" in r)
+    rows = (r.split("</tr>", 1)[0] for r in html.split("<tr>"))
+    row = next(r for r in rows if f'/{PRODUCT}/"' in r and "integrity" in r)
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", row))
 
 
@@ -127,3 +130,23 @@ def test_a_wrong_correction_reversed_by_a_later_one_does_not_stick(
     after = _score()
     assert (after.upheld, after.upheld_in_favour) == (0, 0)
     assert after.integrity == before.integrity
+
+
+def test_the_loader_reads_every_cells_net_correction_in_one_query(
+    before, moderator, django_capture_on_commit_callbacks, django_assert_num_queries
+):
+    capture = django_capture_on_commit_callbacks
+    claimed = _cell(verdict=Verdict.FULL, proof=Proof.CLAIMED)
+    none = _cell(verdict=Verdict.NONE)
+    _uphold(claimed, moderator, capture, verdict="partial", quality=4)
+    _uphold(Cell.objects.get(pk=claimed.pk), moderator, capture, verdict="none", quality=0)
+    _uphold(none, moderator, capture, verdict="partial", proof="claimed", quality=5)
+    arena_id = claimed.story.arena_id
+    with django_assert_num_queries(4):  # stories, upheld changes, cells, products
+        inputs = arena_scoring_inputs(arena_id=arena_id)
+    by_pk = {(c.story_id, c.product): c.correction for c in inputs.cells}
+    assert by_pk[(claimed.story_id, claimed.product_id)] == Direction.AGAINST
+    assert by_pk[(none.story_id, none.product_id)] == Direction.FAVOUR
+    assert sum(d is not None for d in by_pk.values()) == 2
+    nets = cell_corrections(cell_ids=[claimed.pk])
+    assert (nets[claimed.pk].first.verdict, nets[claimed.pk].last.verdict) == ("full", "none")
