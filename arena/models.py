@@ -242,7 +242,14 @@ class ProductScore(models.Model):
     with_evidence = models.PositiveIntegerField()
     disputed = models.PositiveIntegerField()
     contradicted = models.PositiveIntegerField()
+    # cells whose upheld corrections went, net, against the product's claim (they lower integrity)
+    # and in its favour (they never do): docs/scoring.md, "Integrity"
     upheld = models.PositiveIntegerField()
+    upheld_in_favour = models.PositiveIntegerField(default=0)
+    # what those in favour add to integrity, and the cells corrected against the product's claim
+    # that have no evidence left (integrity counts them): ``scoring.integrity``
+    favour_credit = models.PositiveIntegerField(default=0)
+    upheld_unevidenced = models.PositiveIntegerField(default=0)
     integrity = models.PositiveSmallIntegerField(null=True)
     confidence = models.CharField(max_length=1)
     # The two sums of the PA Score (Σ w·q and Σ 10·w over the applicable cells): with the counts

@@ -16,10 +16,10 @@ from django.utils.timesince import timesince
 
 from arena import scoring
 from arena.models import Arena, ProductScore
-from arena.selectors.inputs import arena_scoring_inputs
+from arena.selectors.inputs import arena_scoring_inputs, cell_corrections
 from flags.inputs import FlagInput
 from flags.models import Flag, ReviewItem, Status
-from stories.models import Cell, CellChange
+from stories.models import Cell
 from stories.values import CellValue
 
 MODERATORS_GROUP = "Moderators"
@@ -85,12 +85,12 @@ def impact_of_upholding(
     cell: Cell,
     correction: CellValue,
     *,
-    was_upheld: bool,
+    corrections: scoring.Corrections | None,
 ) -> Impact | None:
     """What upholding would do to ``cell``'s product, from its arena's standings (the products'
-    tallies, in column order): PA Score, rank and integrity (an upheld flag counts against
-    integrity even when the values stay). Pure: no queries (``cell`` with its story and product
-    loaded); O(products). None when the product is not on the arena's leaderboard (retired)."""
+    tallies, in column order): PA Score, rank and integrity (which counts the net of the cell's
+    upheld corrections, ``corrections`` those before this one, only against the product's claim).
+    Pure: no queries (``cell`` with its story and product loaded); O(products). None when the product is not on the arena's leaderboard (retired)."""
     product = cell.product_id
     if not any(s.product == product for s in standings):
         return None
@@ -100,7 +100,8 @@ def impact_of_upholding(
         weight=cell.story.weight,
         old=CellValue.of(cell),
         new=correction,
-        was_upheld=was_upheld,
+        was_upheld=corrections is not None,
+        corrections=corrections,
         counted=cell.story.retired_at is None and cell.product.retired_at is None,
     )
     return Impact(
@@ -134,6 +135,9 @@ def _standings_stored(arena_ids: Collection[int]) -> dict[int, list[scoring.Stan
             "disputed",
             "contradicted",
             "upheld",
+            "upheld_in_favour",
+            "favour_credit",
+            "upheld_unevidenced",
         )
     )
     standings: dict[int, list[scoring.Standing]] = {}
@@ -178,20 +182,14 @@ def review_item_impacts(items: Iterable[ReviewItem]) -> dict[int, Impact]:
     standings = _standings_stored(arena_ids)
     for arena_id in sorted(arena_ids - standings.keys()):
         standings[arena_id] = _standings_computed(arena_id)
-    upheld = set(
-        CellChange.objects.filter(
-            kind=CellChange.Kind.FLAG, cell_id__in={item.cell_id for item in pending}
-        )
-        .order_by()
-        .values_list("cell_id", flat=True)
-    )
+    nets = cell_corrections(cell_ids={item.cell_id for item in pending})
     impacts = {}
     for item in pending:
         impact = impact_of_upholding(
             standings[item.cell.story.arena_id],
             item.cell,
             review_item_proposal(item) or CellValue.of(item.cell),
-            was_upheld=item.cell_id in upheld,
+            corrections=nets.get(item.cell_id),
         )
         if impact is not None:
             impacts[item.pk] = impact

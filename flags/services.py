@@ -293,7 +293,8 @@ def review_item_uphold(
         value = _upheld_value(item, decision)
         quotes = _accepted_quotes(item, decision, evidence_quote) if accept_source else []
         replaced = item.cell.rationale  # kept in the audit log: the public record has no text
-        # recorded even when the values stay: an upheld flag counts against the product's integrity
+        # recorded even when the values stay: the public record lists every upheld flag (integrity
+        # counts only the net of a cell's upheld corrections against the product's claim)
         change = cell_correct(
             cell=item.cell,
             value=value,

@@ -4,14 +4,15 @@ The recompute service feeds these functions plain records loaded from the databa
 they return; the pages and the API only read what was stored. Head-to-head rounds are decided here too.
 
 This is the package's public face: callers write ``from arena import scoring`` and ``scoring.X``.
-Its modules, one job each: ``tally`` (a product's cells added up: coverage, confidence, integrity),
+Its modules, one job each: ``verdicts`` (their order), ``corrections`` (which way an upheld
+correction went, and a cell's net), ``tally`` (a product's cells added up: coverage, confidence, integrity),
 ``weights`` (a visitor's weights, the parts they weigh and the scores' ranges), ``results`` (a
 product's result, the one definition of its scores, and how it is stored), ``ranking`` (rank keys,
 order, places, rivals), ``preview`` (what upholding one flag would do), ``personas`` (best by user
 type), ``rounds`` (head-to-head) and ``many`` (several products side by side).
 """
 
-from arena.scoring.corrections import Direction, correction_direction
+from arena.scoring.corrections import Corrections, Direction, correction_direction
 from arena.scoring.many import (
     COMPARE_MAX,
     COMPARE_MIN,
@@ -68,7 +69,6 @@ from arena.scoring.rounds import (
     tally_rounds,
 )
 from arena.scoring.tally import (
-    VERDICT_ORDER,
     VERIFIED_PROOF,
     CellIn,
     ProductKey,
@@ -86,6 +86,7 @@ from arena.scoring.tally import (
     verdict_strength,
     verified_share,
 )
+from arena.scoring.verdicts import VERDICT_ORDER
 from arena.scoring.weights import (
     PUBLISHED,
     QUALITY_BANDS,
@@ -105,6 +106,7 @@ from arena.scoring.weights import (
 )
 
 __all__ = [
+    "Corrections",
     "Direction",
     "correction_direction",
     "ProductKey",

@@ -1,14 +1,20 @@
 """Which way an upheld correction went: against the product's claim (the page had a verdict or a
 quality the product's own material overstated, and the correction lowered it), in the product's
 favour (the correction raised it), or neither (the judgement stayed, or the story's applicability
-changed). Integrity counts only the first (docs/scoring.md, "Integrity")."""
+changed). Integrity counts only the first (docs/scoring.md, "Integrity").
+
+A cell corrected more than once counts for its net effect (``Corrections``): the judgement before
+its earliest upheld correction against the one after its latest, so a wrong correction that a
+later upheld flag reversed does not stick to the product."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from enum import StrEnum
 
-from arena.scoring.tally import VERDICT_ORDER
-from stories.values import Verdict
+from arena.scoring.verdicts import VERDICT_ORDER
+from stories.values import CellValue, Verdict
 
 
 class Direction(StrEnum):
@@ -43,3 +49,32 @@ def correction_direction(
     if old is None or new is None or old == new:
         return Direction.NEUTRAL
     return Direction.AGAINST if new < old else Direction.FAVOUR
+
+
+@dataclass(frozen=True)
+class Corrections:
+    """A cell's upheld corrections as the net rule reads them: the judgement before the earliest
+    (``first``) and the one after the latest (``last``)."""
+
+    first: CellValue
+    last: CellValue
+
+    @property
+    def direction(self) -> Direction:
+        """Their net direction: ``first`` against ``last``."""
+        return correction_direction(
+            self.first.verdict, self.first.quality, self.last.verdict, self.last.quality
+        )
+
+    def then(self, new: CellValue) -> Corrections:
+        """These corrections followed by one more, to ``new``."""
+        return Corrections(self.first, new)
+
+    @classmethod
+    def of(cls, changes: Iterable[tuple[CellValue, CellValue]]) -> Corrections | None:
+        """The net of a cell's upheld corrections, each ``(old, new)``, the earliest first; None
+        when there is none."""
+        net = None
+        for old, new in changes:
+            net = cls(old, new) if net is None else net.then(new)
+        return net

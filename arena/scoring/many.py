@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from arena.scoring.tally import VERDICT_ORDER, CellIn, ProductKey, StoryIn, is_applicable
+from arena.scoring.tally import CellIn, ProductKey, StoryIn, is_applicable
+from arena.scoring.verdicts import VERDICT_ORDER
 from stories.values import Verdict
 
 # At most this many products side by side on one comparison (at least two).

@@ -35,6 +35,9 @@ STORED_AS_IS = (
     "disputed",
     "contradicted",
     "upheld",
+    "upheld_in_favour",
+    "favour_credit",
+    "upheld_unevidenced",
     "integrity",
     "confidence",
     "weighted_quality",
@@ -78,9 +81,15 @@ class ProductResult:
     with_evidence: int
     disputed: int
     contradicted: int
-    upheld: int
+    upheld: int  # cells whose upheld corrections went, net, against the product's claim
     integrity: int | None
     confidence: str
+    # cells whose upheld corrections went, net, in the product's favour: they never lower integrity
+    upheld_in_favour: int = 0
+    # what those add to integrity, and the cells corrected against it left without evidence
+    # (``scoring.integrity``)
+    favour_credit: int = 0
+    upheld_unevidenced: int = 0
     # the two sums of the PA Score (None: a stored row from before they were stored)
     weighted_quality: int | None = None
     weighted_max: int | None = None

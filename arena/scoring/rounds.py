@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.scoring.tally import VERDICT_ORDER, CellIn, ProductKey, StoryIn, is_applicable
+from arena.scoring.tally import CellIn, ProductKey, StoryIn, is_applicable
+from arena.scoring.verdicts import VERDICT_ORDER
 from stories.values import Verdict
 
 DRAWN = "drawn"

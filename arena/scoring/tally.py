@@ -10,13 +10,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from arena.scoring.corrections import Direction
+from arena.scoring.verdicts import VERDICT_ORDER
 from stories.values import EVIDENCED, QUALITY_MAX, CellValue, Proof, Verdict
 
 # a product is known by any stable key: its id in the database, its slug in the tests
 type ProductKey = int | str
 
-# head-to-head: a better verdict wins the round
-VERDICT_ORDER = {Verdict.FULL: 3, Verdict.PARTIAL: 2, Verdict.DISPUTED: 1, Verdict.NONE: 0}
 VERIFIED_PROOF = frozenset({Proof.PROBED, Proof.COMMUNITY})
 
 
@@ -47,22 +47,27 @@ class CellIn:
     """A cell as the rules read it: its judgement, keyed by story and product. Not the pages'
     stand-in for a cell (``arena.selectors.cells.CellLine``): the rules know no database, so a
     product is any key (an id on the site, a slug in the tests, a name in the importer's
-    checks), there is no rationale or evidence, and ``upheld`` (a flag on it was upheld) counts
-    against integrity."""
+    checks), there is no rationale or evidence, and ``correction`` is the net direction of the
+    flags upheld on it (``Corrections``): only one against the product's claim costs integrity."""
 
     story_id: int
     product: ProductKey
     verdict: str
     proof: str | None
     quality: int | None
-    upheld: bool = False  # corrected by upholding a flag
+    correction: Direction | None = None  # None: no flag on it was upheld
 
     @classmethod
     def of(
-        cls, value: CellValue, *, story_id: int, product: ProductKey, upheld: bool = False
+        cls,
+        value: CellValue,
+        *,
+        story_id: int,
+        product: ProductKey,
+        correction: Direction | None = None,
     ) -> CellIn:
         """A judgement as the plain record the rules read."""
-        return cls(story_id, product, value.verdict, value.proof, value.quality, upheld)
+        return cls(story_id, product, value.verdict, value.proof, value.quality, correction)
 
 
 def is_applicable(cell: CellIn) -> bool:
@@ -101,11 +106,28 @@ def confidence(verified: int, with_evidence: int) -> str:
     return "D"
 
 
-def integrity(verified: int, contradicted: int, upheld: int, with_evidence: int) -> int | None:
-    """``100 × (V − contradicted − upheld) / E``, clipped to 0–100; None with no evidence."""
-    if not with_evidence:
+def integrity(
+    verified: int,
+    contradicted: int,
+    upheld: int,
+    with_evidence: int,
+    favour_credit: int = 0,
+    upheld_unevidenced: int = 0,
+) -> int | None:
+    """``100 × (V − contradicted − upheld + favour_credit) / (E + upheld_unevidenced)``, clipped to
+    0–100; None when that counts no cell.
+
+    ``upheld``: the cells whose upheld corrections went, net, against the product's claim; the
+    claim was there to check even when the correction left the cell without evidence, so those
+    count among the cells all the same (``upheld_unevidenced``). A cell corrected, net, in the
+    product's favour counts as holding up (+1, like a verified cell) whatever its proof:
+    ``favour_credit`` lifts each such cell's own part (verified +1, unverified 0, contradicted
+    −1) to +1. So a correction in the product's favour never lowers integrity, and one against
+    its claim that keeps the proof never raises it."""
+    cells = with_evidence + upheld_unevidenced
+    if not cells:
         return None
-    value = round_half_up(100 * (verified - contradicted - upheld) / with_evidence)
+    value = round_half_up(100 * (verified - contradicted - upheld + favour_credit) / cells)
     return max(0, min(100, value))
 
 
@@ -120,7 +142,14 @@ class Tally(NamedTuple):
     with_evidence: int = 0
     disputed: int = 0
     contradicted: int = 0
-    upheld: int = 0
+    upheld: int = 0  # cells corrected, net, against the product's claim
+    upheld_in_favour: int = 0  # cells corrected, net, in the product's favour
+    # what counting those as holding up adds to integrity (``integrity``): 1 for each that is
+    # not verified, 2 for each whose proof is contradicted
+    favour_credit: int = 0
+    # cells corrected, net, against the product's claim and left without evidence: integrity
+    # counts them among its cells
+    upheld_unevidenced: int = 0
 
     @classmethod
     def total(cls, tallies: Iterable[Tally]) -> Tally:
@@ -138,7 +167,14 @@ class Tally(NamedTuple):
 
     @property
     def integrity(self) -> int | None:
-        return integrity(self.verified, self.contradicted, self.upheld, self.with_evidence)
+        return integrity(
+            self.verified,
+            self.contradicted,
+            self.upheld,
+            self.with_evidence,
+            self.favour_credit,
+            self.upheld_unevidenced,
+        )
 
     @property
     def verified_share(self) -> float:
@@ -151,25 +187,31 @@ class Tally(NamedTuple):
 
 @functools.cache
 def _cell_tally(
-    verdict: str, proof: str | None, quality: int | None, upheld: bool, weight: int
+    verdict: str, proof: str | None, quality: int | None, correction: Direction | None, weight: int
 ) -> Tally:
-    cell = CellIn(0, 0, verdict, proof, quality, upheld)
+    cell = CellIn(0, 0, verdict, proof, quality, correction)
     applicable = is_applicable(cell)
     evidenced = has_evidence(cell)
+    verified = is_verified(cell)
+    contradicted = evidenced and cell.proof == Proof.CONTRADICTED
+    favour = evidenced and correction == Direction.FAVOUR  # (a raised verdict has evidence)
     return Tally(
         weighted_quality=weight * (quality or 0) if applicable else 0,
         weighted_max=QUALITY_MAX * weight if applicable else 0,
-        verified=int(is_verified(cell)),
+        verified=int(verified),
         with_evidence=int(evidenced),
         disputed=int(cell.verdict == Verdict.DISPUTED),
-        contradicted=int(evidenced and cell.proof == Proof.CONTRADICTED),
-        upheld=int(cell.upheld),
+        contradicted=int(contradicted),
+        upheld=int(correction == Direction.AGAINST),
+        upheld_in_favour=int(correction == Direction.FAVOUR),
+        favour_credit=(1 - int(verified) + int(contradicted)) if favour else 0,
+        upheld_unevidenced=int(correction == Direction.AGAINST and not evidenced),
     )
 
 
 def cell_tally(cell: CellIn, weight: int) -> Tally:
     """One cell's part of its product's tally, its story weighing ``weight``."""
-    return _cell_tally(cell.verdict, cell.proof, cell.quality, cell.upheld, weight)
+    return _cell_tally(cell.verdict, cell.proof, cell.quality, cell.correction, weight)
 
 
 def verified_share(verified: int, with_evidence: int) -> float:

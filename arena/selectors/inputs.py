@@ -3,11 +3,13 @@ stores what scoring makes of them; the review queue previews an upheld flag's ef
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from arena import scoring
 from products.models import Product
 from stories.models import Cell, CellChange, Story
+from stories.values import CellValue
 
 
 @dataclass(frozen=True)
@@ -17,23 +19,48 @@ class ArenaInputs:
     products: list[tuple[int, str]]  # (id, name) in column order
 
 
+_JUDGEMENTS = ("verdict", "proof", "quality")
+
+
+def cell_corrections(
+    *, arena_id: int | None = None, cell_ids: Collection[int] | None = None
+) -> dict[int, scoring.Corrections]:
+    """The net of each cell's upheld corrections (``scoring.Corrections``: the judgement before
+    the earliest, the one after the latest), by cell id, for the cells of an arena or the cells
+    given; cells no flag was upheld on are missing. One query, however many cells and changes."""
+    changes = CellChange.objects.filter(kind=CellChange.Kind.FLAG)
+    if arena_id is not None:
+        changes = changes.filter(cell__story__arena_id=arena_id)
+    if cell_ids is not None:
+        changes = changes.filter(cell_id__in=cell_ids)
+    by_cell: dict[int, list[tuple[CellValue, CellValue]]] = {}
+    for cell_id, *values in changes.order_by("changed_at", "pk").values_list(
+        "cell_id", *(f"old_{f}" for f in _JUDGEMENTS), *(f"new_{f}" for f in _JUDGEMENTS)
+    ):
+        by_cell.setdefault(cell_id, []).append((CellValue(*values[:3]), CellValue(*values[3:])))
+    return {
+        cell_id: net
+        for cell_id, changes_of in by_cell.items()
+        if (net := scoring.Corrections.of(changes_of)) is not None
+    }
+
+
 def arena_scoring_inputs(*, arena_id: int) -> ArenaInputs:
     """Load the plain records the scoring module needs (four queries; the cells unordered, and
-    which of them had a flag upheld as one list of ids rather than a subquery per cell)."""
+    the net direction of their upheld corrections from one list of the arena's upheld changes
+    rather than a subquery per cell)."""
     stories = [
         scoring.StoryIn(id=sid, weight=w, category=cat, persona=per)
         for sid, w, cat, per in Story.objects.filter(arena_id=arena_id)
         .order_by("position")
         .values_list("id", "weight", "category__name", "persona__slug")
     ]
-    upheld = set(
-        CellChange.objects.filter(kind=CellChange.Kind.FLAG, cell__story__arena_id=arena_id)
-        .order_by()
-        .values_list("cell_id", flat=True)
-    )
+    corrected = {
+        cell_id: net.direction for cell_id, net in cell_corrections(arena_id=arena_id).items()
+    }
     cells = [
         scoring.CellIn(
-            story_id=sid, product=pid, verdict=v, proof=p, quality=q, upheld=pk in upheld
+            story_id=sid, product=pid, verdict=v, proof=p, quality=q, correction=corrected.get(pk)
         )
         for pk, sid, pid, v, p, q in Cell.objects.on_pages()
         .filter(story__arena_id=arena_id)

@@ -5,11 +5,11 @@ cell, the whole arena twice per preview."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from arena import scoring
-from arena.scoring import CellIn, ProductKey, StoryIn
+from arena.scoring import CellIn, Corrections, Direction, ProductKey, StoryIn
 from stories.values import QUALITY_MAX, CellValue, Proof, Verdict
 
 
@@ -35,7 +35,22 @@ def product_result(
     verified = sum(1 for c in mine if scoring.is_verified(c))
     evidenced = sum(1 for c in mine if scoring.has_evidence(c))
     contradicted = sum(1 for c in mine if scoring.has_evidence(c) and c.proof == Proof.CONTRADICTED)
-    upheld = sum(1 for c in mine if c.upheld)
+    upheld = sum(1 for c in mine if c.correction == Direction.AGAINST)
+    # integrity as docs/scoring.md words it: cells holding up (verified, or corrected in the
+    # product's favour), minus contradicted ones not corrected in its favour, minus those against
+    favour = [c for c in mine if scoring.has_evidence(c) and c.correction == Direction.FAVOUR]
+    holding = sum(1 for c in mine if scoring.is_verified(c) or c in favour)
+    still_contradicted = sum(
+        1
+        for c in mine
+        if scoring.has_evidence(c) and c.proof == Proof.CONTRADICTED and c not in favour
+    )
+    honest = holding - still_contradicted - upheld
+    # corrected against the claim: counted even when the correction took its evidence away
+    judged = sum(1 for c in mine if scoring.has_evidence(c) or c.correction == Direction.AGAINST)
+    integrity = (
+        None if not judged else max(0, min(100, scoring.round_half_up(100 * honest / judged)))
+    )
     return scoring.ProductResult(
         product=product,
         name=name,
@@ -53,8 +68,11 @@ def product_result(
         disputed=sum(1 for c in mine if c.verdict == Verdict.DISPUTED),
         contradicted=contradicted,
         upheld=upheld,
-        integrity=scoring.integrity(verified, contradicted, upheld, evidenced),
+        integrity=integrity,
         confidence=scoring.confidence(verified, evidenced),
+        upheld_in_favour=sum(1 for c in mine if c.correction == Direction.FAVOUR),
+        favour_credit=(holding - verified) + (contradicted - still_contradicted),
+        upheld_unevidenced=judged - evidenced,
     )
 
 
@@ -85,9 +103,19 @@ def impact_of_upholding(
     story_id: int,
     product: ProductKey,
     correction: CellValue,
+    corrections: Mapping[tuple[int, ProductKey], Corrections] | None = None,
 ) -> Impact:
-    """The whole arena recomputed before and after the correction (the cell counts as upheld)."""
+    """The whole arena recomputed before and after the correction. ``corrections``: the net of the
+    flags upheld on each cell before, by (story, product); after, the cell counts in the
+    direction of the judgement before its earliest correction (the cell's own when it had none)
+    against ``correction``."""
     before = board(products, stories, cells)
+    cell = next(c for c in cells if (c.story_id, c.product) == (story_id, product))
+    first = (corrections or {}).get((story_id, product))
+    start = first.first if first is not None else CellValue(cell.verdict, cell.proof, cell.quality)
+    direction = scoring.correction_direction(
+        start.verdict, start.quality, correction.verdict, correction.quality
+    )
     after = board(
         products,
         stories,
@@ -97,7 +125,7 @@ def impact_of_upholding(
                 verdict=correction.verdict,
                 proof=correction.proof,
                 quality=correction.quality,
-                upheld=True,
+                correction=direction,
             )
             if (c.story_id, c.product) == (story_id, product)
             else c

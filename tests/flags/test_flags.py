@@ -412,7 +412,10 @@ def test_upholding_recomputes_the_scores(
     with django_capture_on_commit_callbacks(execute=True):
         uphold_in_admin(admin_client, ReviewItem.objects.get())
     after = ProductScore.objects.get(product=cell.product)
-    assert after.pa_score > before.pa_score and after.upheld == 1
+    assert after.pa_score > before.pa_score
+    # none → full raised the verdict: a correction in the product's favour, never against it
+    assert (after.upheld, after.upheld_in_favour) == (0, 1)
+    assert after.integrity >= before.integrity
 
 
 @pytest.mark.django_db
@@ -575,14 +578,14 @@ def test_upholding_without_changing_values_is_still_recorded(
 
 
 @pytest.mark.django_db
-def test_upholding_without_changing_values_counts_against_integrity_only(
+def test_upholding_without_changing_values_is_neither_against_nor_in_favour(
     inngest, moderator, django_capture_on_commit_callbacks
 ):
     before = ProductScore.objects.get(product=inngest.product)
     uphold_unchanged(moderator, django_capture_on_commit_callbacks)
     after = ProductScore.objects.get(product=inngest.product)
-    assert after.upheld == 1 and after.integrity < before.integrity
-    assert after.pa_score == before.pa_score
+    assert (after.upheld, after.upheld_in_favour) == (0, 0)
+    assert (after.integrity, after.pa_score) == (before.integrity, before.pa_score)
 
 
 # ---------------------------------------------------------------- judgements as the site names them

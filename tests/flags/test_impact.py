@@ -10,7 +10,7 @@ from django.db.models import F
 
 from arena.models import Arena, ProductScore
 from arena.recompute import arena_recompute_scores
-from arena.selectors.inputs import arena_scoring_inputs
+from arena.selectors.inputs import arena_scoring_inputs, cell_corrections
 from flags.models import Reason, ReviewItem
 from flags.selectors import review_item_impact, review_item_impacts, review_item_proposal
 from stories.models import Cell, CellChange
@@ -48,6 +48,10 @@ def loaded(arena: Arena) -> list[ReviewItem]:
 
 def expected(arena: Arena, items: list[ReviewItem]) -> dict[int, tuple]:
     inputs = arena_scoring_inputs(arena_id=arena.pk)
+    nets = {
+        (cell.story_id, cell.product_id): cell_corrections(cell_ids=[cell.pk]).get(cell.pk)
+        for cell in (item.cell for item in items)
+    }
     return {
         item.pk: dataclasses.astuple(
             oracle.impact_of_upholding(
@@ -57,6 +61,7 @@ def expected(arena: Arena, items: list[ReviewItem]) -> dict[int, tuple]:
                 item.cell.story_id,
                 item.cell.product_id,
                 review_item_proposal(item) or CellValue.of(item.cell),
+                {key: net for key, net in nets.items() if net is not None},
             )
         )
         for item in items

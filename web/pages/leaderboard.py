@@ -84,6 +84,17 @@ def _stale_share(row: BoardRow) -> str:
     )
 
 
+def _in_favour(row: BoardRow) -> str:
+    """Beside integrity, how many of the product's upheld corrections went in its favour
+    (``· 1 correction in its favour``), when any did: they never lowered it."""
+    n = int(getattr(row, "upheld_in_favour", 0) or 0)
+    if not n:
+        return ""
+    return (
+        f' <span class="nw in-favour">· {n} correction{"s" if n > 1 else ""} in its favour</span>'
+    )
+
+
 def _product_head(row: BoardRow, products: str, pairs: str) -> str:
     """The product's cell: its name linking to its page, its tier and its head-to-head link."""
     p = row.product
@@ -165,7 +176,8 @@ def leaderboard_rows(board: Leaderboard, arena: str) -> SafeString:
             f'<td class="pop">{_popularity(row.product)}</td>'
             f'<td{verified}><span class="nw">{int(row.verified)}/{int(row.with_evidence)}'
             f" verified</span>{disputed}{_stale_share(row)}</td>"
-            f'<td{integrity}><span class="nw">{esc(score_text(row.integrity))} integrity</span></td>'
+            f'<td{integrity}><span class="nw">{esc(score_text(row.integrity))} integrity</span>'
+            f"{_in_favour(row)}</td>"
             f'<td><span class="grade grade-{grade}" title="evidence confidence {grade}">{grade}'
             "</span></td></tr>"
         )

@@ -118,6 +118,8 @@ _NOT_SHOWN = frozenset(
         "name",
         "contradicted",
         "upheld",
+        "favour_credit",
+        "upheld_unevidenced",
         "weighted_quality",
         "weighted_max",
         "parts",

@@ -93,13 +93,16 @@ def _leaderboard_row(
     verified = f"{int(row.verified)}/{int(row.with_evidence)}"
     if row.disputed:
         verified += f" · {int(row.disputed)} disputed"
+    integrity = score(row.integrity)
+    if n := int(row.upheld_in_favour or 0):  # (they never lowered it)
+        integrity += f" · {n} correction{'s' if n > 1 else ''} in its favour"
     return [
         _place(row),
         link(row.product.name, links.product(slug, row.product.slug)),
         score(row.pa_score, getattr(row, "pa_range", None)),
         *(score(scores.get(s)) for s in personas),
         verified,
-        score(row.integrity),
+        integrity,
         cell(row.confidence),
     ]
 
