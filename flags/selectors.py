@@ -19,7 +19,7 @@ from arena.models import Arena, ProductScore
 from arena.selectors.inputs import arena_scoring_inputs, cell_corrections
 from flags.inputs import FlagInput
 from flags.models import Flag, ReviewItem, Status
-from stories.models import Cell
+from stories.models import Cell, CellChange
 from stories.values import CellValue
 
 MODERATORS_GROUP = "Moderators"
