@@ -24,8 +24,9 @@ from web.http.clients import client_hash
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
 RETIRED = "retired from the arena and can no longer be flagged"
 # a savepoint and its release (the test's transaction; BEGIN and COMMIT in production), the
-# client's lock (PostgreSQL) and the flag's INSERT into the cell's pending item
-LATER_FLAG_MAX = 4
+# client's lock (PostgreSQL), the flag's INSERT into the cell's pending item and the UPDATE of the
+# arena's content version (the pending dispute is public)
+LATER_FLAG_MAX = 5
 # the first flag on a cell finds no item, opens it and inserts again
 FIRST_FLAG_EXTRA = 3
 
