@@ -82,6 +82,9 @@ def test_a_pending_dispute_shows_its_date_reasons_and_proposals_and_nothing_priv
     assert "Wrong verdict; Evidence outdated or broken" in section
     assert "proposed: partial 4/10" in section and "2 flags" in section
     assert "filed by the vendor" not in section
+    markdown = page(client, f"/cells/{cell.pk}.md")
+    assert "## Disputes" in markdown and "Under review since" in markdown
+    assert "Wrong verdict; Evidence outdated or broken" in markdown
     for url in public_urls(seeded_arena, cell):
         body = page(client, url)
         for secret in secrets_of(flag):
@@ -306,3 +309,17 @@ def test_a_split_decision_shows_the_unseen_flags_as_a_new_open_dispute(
     [rejected] = [e for e in entries if "Rejected" in e]
     assert "Missing evidence" in open_ and "Missing evidence" not in rejected
     assert REJECT_NOTE in rejected and REJECT_NOTE not in open_
+
+
+def test_a_cached_page_shows_an_uphold_at_once(
+    client, seeded_arena, moderator, cached, django_capture_on_commit_callbacks
+):
+    cell = _cell(seeded_arena)
+    flag = file(cell, "10.9.11.1")
+    urls = [f"/cells/{cell.pk}/", f"{seeded_arena.get_absolute_url()}disputes/?state=upheld"]
+    before = {url: client.get(url) for url in urls}
+    with django_capture_on_commit_callbacks(execute=True):
+        review_item_uphold(item=flag.item, moderator=moderator, decision=_decision(flag.item, NOTE))
+    for url in urls:
+        after = client.get(url, HTTP_IF_NONE_MATCH=before[url]["ETag"])
+        assert after.status_code == 200 and NOTE in after.content.decode(), url
