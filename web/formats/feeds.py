@@ -272,7 +272,8 @@ class ArenaDisputesFeed(Feed):
         return _xml_text(f"{state}: {cell.product.name} on “{cell.story.text[:80]}”")
 
     def item_description(self, d: selectors.Dispute) -> str:
-        parts = [f"{d.flag_count} flag(s): {'; '.join(d.reasons)}."]
+        flags = f"{d.flag_count} flag{'' if d.flag_count == 1 else 's'}"
+        parts = [f"{flags}: {'; '.join(d.reasons)}."]
         if d.proposals:
             parts.append(f"Proposed: {'; '.join(d.proposals)}.")
         if d.affiliated:
@@ -292,11 +293,8 @@ class ArenaDisputesFeed(Feed):
         return escape(_xml_text(" ".join(parts)))
 
     def item_link(self, d: selectors.Dispute) -> str:
+        # (also the entry's id: one dispute, one id, its entry updated when it is decided)
         return reverse("cell-detail", args=[d.item.cell_id]) + f"#dispute-{d.pk}"
-
-    def item_guid(self, d: selectors.Dispute) -> str:
-        # one dispute, one id, whatever becomes of it (its entry is updated when it is decided)
-        return f"{self.item_link(d)}-{d.opened_at:%Y%m%d%H%M%S}"
 
     def item_pubdate(self, d: selectors.Dispute) -> datetime:
         return d.opened_at
