@@ -44,6 +44,12 @@ def _xml_text(text: object) -> str:
     return clean_text(str(text or ""))
 
 
+def _direction(change: CellChange) -> str:
+    """`` (against the product's claim)`` after an upheld flag's correction; "" otherwise."""
+    direction = change.direction
+    return "" if direction is None else f" ({direction.label})"
+
+
 @dataclass(frozen=True)
 class SiteScope:
     """What a feed follows, with the site's address as the request has it (the feed's author link:
@@ -148,7 +154,8 @@ class ChangesFeed[S: SiteScope](Feed):
         return escape(
             _xml_text(
                 f"{change.cell.story.arena.name}. {change.get_kind_display().capitalize()}: "
-                f"{change.old_value.label()} → {change.new_value.label()}. {change.note}"
+                f"{change.old_value.label()} → {change.new_value.label()}{_direction(change)}. "
+                f"{change.note}"
             )
         )
 
