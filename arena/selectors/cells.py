@@ -115,8 +115,8 @@ def winner_of(key: scoring.ProductKey, *products: Product) -> Product | None:
 def cell_page_get(*, pk: int) -> CellPage | None:
     """A cell (retired or not) with its evidence, its verdict history and the head-to-heads its
     story appears in: its product against each other product on the pages where neither cell is
-    n/a, and the disputes on it (``arena.selectors.disputes``). Six queries; ``None`` when there
-    is no such cell."""
+    n/a, and the disputes on it (``arena.selectors.disputes``). Six queries (five without a
+    dispute); ``None`` when there is no such cell."""
     cell = (
         Cell.objects.select_related(
             "story__arena", "story__category", "story__subgroup", "story__persona", "product"
