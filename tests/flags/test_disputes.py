@@ -330,3 +330,23 @@ def test_a_cached_page_shows_an_uphold_at_once(
     for url in urls:
         after = client.get(url, HTTP_IF_NONE_MATCH=before[url]["ETag"])
         assert after.status_code == 200 and NOTE in after.content.decode(), url
+
+
+def test_a_duplicate_is_named_so_and_a_vendors_pending_flag_is_labelled(
+    client, seeded_arena, moderator
+):
+    cell, other = _cell(seeded_arena, 0), _cell(seeded_arena, 1)
+    dup = file(cell, "10.9.12.1")
+    decision = _decision(dup.item, "Same as the flag decided last week.")
+    review_item_reject(item=dup.item, moderator=moderator, decision=decision, duplicate=True)
+    vendor = file(other, "10.9.12.2")
+    Flag.objects.filter(pk=vendor.pk).update(affiliated=True)
+    html = page(client, f"{seeded_arena.get_absolute_url()}disputes/")
+    entries = {e.split('"', 1)[0]: e for e in html.split('id="dispute-')[1:]}
+    assert "Marked duplicate" in entries[str(dup.item_id)]
+    assert "Same as the flag decided last week." in entries[str(dup.item_id)]
+    pending = entries[str(vendor.item_id)]
+    assert "Under review" in pending and "filed by the vendor" in pending
+    assert "filed by the vendor" not in entries[str(dup.item_id)]
+    data = client.get(f"{seeded_arena.get_absolute_url()}disputes.json?state=duplicate").json()
+    assert [d["state"] for d in data["disputes"]] == ["duplicate"]
