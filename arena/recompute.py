@@ -23,6 +23,7 @@ from arena import scoring
 from arena.models import Arena, Persona, PersonaResult, ProductScore
 from arena.selectors.inputs import arena_scoring_inputs
 from arena.task_names import REFRESH_TASK
+from stories.models import Story
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,13 @@ def arena_content_changed(*, arena_id: int) -> None:
     Call it inside the transaction that makes the change, so that no reader sees the change under
     the old version."""
     Arena.objects.filter(pk=arena_id).update(content_version=F("content_version") + 1)
+
+
+def cell_content_changed(*, cell_id: int) -> None:
+    """``arena_content_changed`` for the arena of a cell, known only by its id (a flag filed on
+    it, a dispute decided): one UPDATE, the arena found by a subquery."""
+    arena = Story.objects.filter(cells__pk=cell_id).values("arena_id")[:1]
+    Arena.objects.filter(pk__in=arena).update(content_version=F("content_version") + 1)
 
 
 def arena_mark_stale(*, arena_id: int) -> None:

@@ -18,6 +18,7 @@ from django.db import OperationalError, connection
 from django.db.backends.utils import CursorWrapper
 from django.utils import timezone
 
+from arena.recompute import cell_content_changed
 from arena.text import parse_rate
 from flags.models import Flag, ReviewItem, Status
 from stories.models import Cell
@@ -150,12 +151,14 @@ def _insert_flag(cursor: CursorWrapper, flag: Flag, sql: _SubmitSQL) -> bool:
 
 def flag_file(cursor: CursorWrapper, flag: Flag) -> None:
     """File the flag, or raise why not: ValidationError (the cell; already flagged) or
-    FlagThrottled. Usually one statement; the others run only when that one inserts nothing."""
+    FlagThrottled. Usually one statement and the arena's content version (the cell's page shows
+    its pending dispute); the others run only when that one inserts nothing."""
     sql = _submit_sql(connection.vendor)
     cell_id, client = flag.cell_id, flag.client_hash
     created_at = _CREATED_AT.get_db_prep_save(flag.created_at, connection)
     for _attempt in range(3):
         if _insert_flag(cursor, flag, sql):
+            cell_content_changed(cell_id=cell_id)
             return
         cursor.execute(sql.pending_item, [client, cell_id, cell_id])
         item = cursor.fetchone()

@@ -21,6 +21,7 @@ from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from arena.recompute import cell_content_changed
 from arena.text import clean_text
 from flags.filing import cell_flag_errors, client_lock, flag_file
 from flags.inputs import FlagInput, ModerationDecision
@@ -136,6 +137,9 @@ def _resolve(
         raise AlreadyResolved(
             "This flag was already resolved (or changed) by another moderator; nothing was changed."
         )
+    # the dispute is public (the cell's page, the arena's disputes): a decision, and the split of
+    # the flags it did not cover, show at once
+    cell_content_changed(cell_id=item.cell_id)
     if decision.seen_flags is None:
         return
     unseen = (

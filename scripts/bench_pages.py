@@ -110,6 +110,9 @@ def arena_pages(arena) -> list[Page]:
         Page("arena changes feed (Atom)", f"{base}changes/feed/"),
         Page("product changes feed (Atom)", f"{base}products/{a.slug}/changes/feed/"),
         Page("product badge (SVG)", f"{base}products/{a.slug}/badge.svg"),
+        Page("disputes", f"{base}disputes/"),
+        Page("disputes JSON", f"{base}disputes.json"),
+        Page("disputes feed (Atom)", f"{base}disputes/feed/"),
         Page("sitemap.xml", "/sitemap.xml", per_arena=False),
         Page("robots.txt", "/robots.txt", http=False, per_arena=False),
     ]

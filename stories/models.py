@@ -6,6 +6,7 @@ from django.db.models import Q
 from django.urls import reverse
 
 from arena.models import EditableRecord
+from arena.scoring import Direction, correction_direction
 from stories.edits import edited_since_import
 from stories.values import CellValue, Proof, Verdict
 
@@ -218,3 +219,13 @@ class CellChange(models.Model):
     @property
     def new_value(self) -> CellValue:
         return CellValue.from_fields(vars(self), prefix="new_")
+
+    @property
+    def direction(self) -> Direction | None:
+        """Which way an upheld flag's correction went (the public record labels it); None for
+        the other kinds of change."""
+        if self.kind != self.Kind.FLAG:
+            return None
+        return correction_direction(
+            self.old_verdict, self.old_quality, self.new_verdict, self.new_quality
+        )

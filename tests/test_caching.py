@@ -53,6 +53,11 @@ def public_urls(arena: Arena) -> list[tuple[str, dict]]:
         (f"{base}products/{a.slug}/", {}),
         (f"{base}stories/{story.pk}/", {}),
         (f"/cells/{cell.pk}/", {}),
+        (f"{base}disputes/", {}),
+        (f"{base}disputes/?product={a.slug}&state=open", {}),
+        (f"{base}disputes/?state=decided", {**HX}),
+        (f"{base}disputes.json", {}),
+        (f"{base}disputes/feed/", {}),
         ("/changes/", {}),
         ("/changes/feed/", {}),
         ("/api/arenas/", {}),
@@ -264,16 +269,21 @@ def test_every_change_shows_at_once_and_moves_the_etag(client, seeded_arena, cha
             assert again.status_code != 304, other
 
 
-def test_a_flag_changes_no_public_page(client, seeded_arena):
+def test_a_flag_shows_at_once_on_the_cell_and_its_arenas_disputes(client, seeded_arena):
+    """A pending dispute is public (its date and reason): a flag moves the arena's version."""
     cell = _first_cell(seeded_arena)
-    page = client.get(f"/cells/{cell.pk}/")
+    urls = [f"/cells/{cell.pk}/", f"{seeded_arena.get_absolute_url()}disputes/"]
+    before = {url: client.get(url) for url in urls}
     posted = client.post(
         "/api/flags/",
         {"cell": cell.pk, "reason": "other", "explanation": "This verdict looks wrong to me."},
         content_type="application/json",
     )
     assert posted.status_code == 201, posted.content
-    assert client.get(f"/cells/{cell.pk}/", HTTP_IF_NONE_MATCH=page["ETag"]).status_code == 304
+    for url in urls:
+        after = client.get(url, HTTP_IF_NONE_MATCH=before[url]["ETag"])
+        assert after.status_code == 200 and "Under review" in after.content.decode(), url
+        assert "This verdict looks wrong to me." not in after.content.decode()
 
 
 def test_a_miss_waits_for_the_render_another_process_started(client, seeded_arena):

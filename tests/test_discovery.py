@@ -260,7 +260,7 @@ def test_the_sitemap_lists_every_page_kind_and_each_answers(client, seeded_arena
     assert len(locs) == len(set(locs))
     paths = [urlsplit(loc).path for loc in locs]
     assert all(loc.startswith("http://testserver/") for loc in locs)
-    assert paths[:4] == ["/", "/methodology/", "/changes/", ARENA]
+    assert paths[:5] == ["/", "/methodology/", "/changes/", ARENA, f"{ARENA}disputes/"]
     products = Product.objects.filter(arena=seeded_arena).count()
     stories = Story.objects.filter(arena=seeded_arena).count()
     assert sum("/products/" in p for p in paths) == products == 6

@@ -122,6 +122,7 @@ def test_an_upheld_flag_shows_in_its_arenas_and_products_feeds(client, corrected
     name = seed_products[0].name
     assert entry["title"].startswith(f"{name}: full → none on “")
     assert entry["summary"].startswith("Durable Execution Engines. Upheld flag: full ")
+    assert "none 0/10 (against the product's claim). " in unescape(entry["summary"])
     assert "→ none 0/10" in entry["summary"]
     assert "The docs no longer describe it." in entry["summary"]
     assert re.fullmatch(rf"http://testserver/cells/{corrected.pk}/#change-\d+", entry["link"])

@@ -47,7 +47,10 @@ HOSTILE = [
     "persona:nope",
     "x" * 5000,
 ]
-PARAMS = ["page", "rank", "persona", "category", "verdict", "q", "a", "b", "status", "sent"]
+PARAMS = [
+    *("page", "rank", "persona", "category", "verdict", "q", "a", "b", "status", "sent"),
+    *("product", "story", "state"),
+]
 HTMX = [
     {},
     {"HTTP_HX_REQUEST": "true"},
@@ -85,6 +88,9 @@ URLS = {
     "flag status": lambda site: f"/flags/status/{site['flag'].token}/",
     "changes": lambda site: "/changes/",
     "changes feed": lambda site: "/changes/feed/",
+    "disputes": lambda site: f"/arenas/{ARENA}/disputes/",
+    "disputes json": lambda site: f"/arenas/{ARENA}/disputes.json",
+    "disputes feed": lambda site: f"/arenas/{ARENA}/disputes/feed/",
     "api arenas": lambda site: "/api/arenas/",
     "api arena": lambda site: f"/api/arenas/{ARENA}/",
     "api matrix": lambda site: f"/api/arenas/{ARENA}/matrix/",
@@ -267,11 +273,15 @@ def test_the_feed_survives_control_characters_in_stored_text(site):
     assert Client().get("/changes/").status_code == 200
 
 
-PAGE_PARAMS = st.sampled_from(["page", "rank", "persona", "category", "verdict", "q", "a", "b"])
+PAGE_PARAMS = st.sampled_from(
+    ["page", "rank", "persona", "category", "verdict", "q", "a", "b", "product", "story", "state"]
+)
 VALUES = st.one_of(
     st.text(max_size=40),
     st.integers(min_value=-(10**30), max_value=10**30).map(str),
-    st.sampled_from(["category:Agent workloads", "persona:backend-developer", "full", "n/a"]),
+    st.sampled_from(
+        ["category:Agent workloads", "persona:backend-developer", "full", "n/a", "open", "inngest"]
+    ),
 )
 
 
@@ -291,6 +301,9 @@ VALUES = st.one_of(
             f"/arenas/{ARENA}/vs/inngest-vs-hatchet/",
             "/changes/",
             "/changes/feed/",
+            f"/arenas/{ARENA}/disputes/",
+            f"/arenas/{ARENA}/disputes.json",
+            f"/arenas/{ARENA}/disputes/feed/",
         ]
     ),
     query=st.lists(st.tuples(PAGE_PARAMS, VALUES), max_size=5),

@@ -514,33 +514,39 @@ def test_htmx_is_served_from_static_files(client, db):
 # ------------------------------------------------------------------------- query counts
 
 # One bound per page, the same for 6 × 53 and 30 × 300: no query per row, cell or product. Each
-# counts one more for the page cache's look-up of the arena's content version.
+# counts one more for the page cache's look-up of the arena's content version; the arena page and
+# the head-to-head one more for the open disputes per product, the cell page two for its disputes.
 QUERY_BOUNDS = {
     "home": 2,
-    "arena": 11,
-    "arena filtered": 11,
-    "arena, stale evidence only": 11,
-    "htmx matrix, stale evidence only": 5,
-    "arena, products picked": 11,
-    "htmx leaderboard": 4,
-    "arena, your weights": 11,
-    "htmx leaderboard, your weights": 4,
-    "htmx weights panel": 4,
-    "htmx matrix": 5,
-    "htmx matrix, products picked": 5,
-    "htmx category": 5,
-    "htmx category folded": 5,
-    "arena sorted": 11,
-    "head-to-head": 7,
-    "htmx pair picker": 7,
+    "arena": 12,
+    "arena filtered": 12,
+    "arena, stale evidence only": 12,
+    "htmx matrix, stale evidence only": 6,
+    "arena, products picked": 12,
+    "htmx leaderboard": 5,
+    "arena, your weights": 12,
+    "htmx leaderboard, your weights": 5,
+    "htmx weights panel": 5,
+    "htmx matrix": 6,
+    "htmx matrix, products picked": 6,
+    "htmx category": 6,
+    "htmx category folded": 6,
+    "arena sorted": 12,
+    "head-to-head": 8,
+    "htmx pair picker": 8,
     "product": 9,
     "story": 5,
-    "cell": 5,
+    "cell": 6,
     "compare": 6,
     "htmx compare, differences only": 6,
     "arena changes feed": 3,
     "product changes feed": 4,
     "product badge": 4,
+    "disputes": 6,
+    "disputes filtered": 7,
+    "htmx disputes": 6,
+    "disputes json": 6,
+    "disputes feed": 5,
 }
 
 
@@ -600,6 +606,11 @@ def query_pages(arena: Arena) -> dict[str, tuple[str, dict]]:
         "arena changes feed": (f"{base}changes/feed/", {}),
         "product changes feed": (f"{base}products/{a.slug}/changes/feed/", {}),
         "product badge": (f"{base}products/{b.slug}/badge.svg", {}),
+        "disputes": (f"{base}disputes/", {}),
+        "disputes filtered": (f"{base}disputes/?product={a.slug}&story={story.pk}&state=open", {}),
+        "htmx disputes": (f"{base}disputes/?state=decided&page=2", HX),
+        "disputes json": (f"{base}disputes.json?product={b.slug}", {}),
+        "disputes feed": (f"{base}disputes/feed/", {}),
     }
 
 

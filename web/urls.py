@@ -5,7 +5,7 @@ from django.urls import path
 
 from arena import dataformat
 from web.formats import agents, badges, discovery, exports, feeds
-from web.views import flags, notices, pages
+from web.views import disputes, flags, notices, pages
 
 urlpatterns = [
     path("", pages.home, name="home"),
@@ -18,6 +18,16 @@ urlpatterns = [
     ),
     path("arenas/<slug:arena>/stories/<int:story>/", pages.story_detail, name="story-detail"),
     path("cells/<int:cell>/", pages.cell_detail, name="cell-detail"),
+    # disputes in the open: an arena's flags under review and decided, as a page, JSON and a feed
+    path("arenas/<slug:arena>/disputes/", disputes.arena_disputes, name="arena-disputes"),
+    path(
+        "arenas/<slug:arena>/disputes.json",
+        disputes.arena_disputes_json,
+        name="arena-disputes-json",
+    ),
+    path(
+        "arenas/<slug:arena>/disputes/feed/", feeds.ArenaDisputesFeed(), name="arena-disputes-feed"
+    ),
     # open data
     path("arenas/<slug:arena>/export.json", exports.arena_export_json, name="arena-export-json"),
     path("arenas/<slug:arena>/export.csv", exports.arena_export_csv, name="arena-export-csv"),

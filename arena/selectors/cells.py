@@ -4,13 +4,14 @@ evidence, its public record and the head-to-heads it is part of)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import NamedTuple
 
 from django.db.models import Prefetch
 
 from arena import scoring
+from arena.selectors.disputes import Dispute, cell_dispute_list
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence
 from stories.values import CellValue
@@ -95,6 +96,7 @@ class CellPage:
     cell: Cell
     changes: list[CellChange]  # newest first
     head_to_heads: list[HeadToHeadLink]
+    disputes: list[Dispute] = field(default_factory=list)  # the latest news first
 
 
 def cell_in(c: Cell | CellLine) -> scoring.CellIn:
@@ -113,7 +115,8 @@ def winner_of(key: scoring.ProductKey, *products: Product) -> Product | None:
 def cell_page_get(*, pk: int) -> CellPage | None:
     """A cell (retired or not) with its evidence, its verdict history and the head-to-heads its
     story appears in: its product against each other product on the pages where neither cell is
-    n/a. Four queries; ``None`` when there is no such cell."""
+    n/a, and the disputes on it (``arena.selectors.disputes``). Six queries (five without a
+    dispute); ``None`` when there is no such cell."""
     cell = (
         Cell.objects.select_related(
             "story__arena", "story__category", "story__subgroup", "story__persona", "product"
@@ -145,4 +148,4 @@ def cell_page_get(*, pk: int) -> CellPage | None:
             for other in others
             if other.value.applicable
         ]
-    return CellPage(cell, changes, links)
+    return CellPage(cell, changes, links, cell_dispute_list(cell_id=cell.pk))

@@ -43,6 +43,8 @@ def public_pages() -> dict[str, str]:
         "head_to_head_differences_expanded": ARENA + "vs/inngest-vs-hatchet/?diff=1&open=all",
         "methodology": "/methodology/",
         "changes": "/changes/",
+        "disputes": ARENA + "disputes/",
+        "disputes_filtered": ARENA + "disputes/?product=inngest&state=open",
         "big_arena": "/arenas/big/",
         "big_head_to_head": "/arenas/big/vs/product-001-vs-product-002/",
         "compare": ARENA + "compare/?products=temporal,inngest,hatchet,dbos&diff=1",

@@ -24,9 +24,10 @@ from web.http.clients import client_hash
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
 RETIRED = "retired from the arena and can no longer be flagged"
 # a savepoint and its release (the test's transaction; BEGIN and COMMIT in production), the
-# client's lock (PostgreSQL), the flag's INSERT into the cell's pending item and the INSERT of its
-# mail (flags.notices: the outbox, written in the same transaction)
-LATER_FLAG_MAX = 5
+# client's lock (PostgreSQL), the flag's INSERT into the cell's pending item, the UPDATE of the
+# arena's content version (the pending dispute is public) and the INSERT of its mail
+# (flags.notices: the outbox, written in the same transaction)
+LATER_FLAG_MAX = 6
 # the first flag on a cell finds no item, opens it and inserts again
 FIRST_FLAG_EXTRA = 3
 

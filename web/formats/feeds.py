@@ -1,4 +1,5 @@
-"""Atom feeds of verdict changes: the whole site's, one arena's, one product's. One base class
+"""Atom feeds of verdict changes: the whole site's, one arena's, one product's; and an arena's
+disputes. One base class
 writes the entries (title, description, link, dates, id), so an entry reads the same in every feed;
 what a feed follows (its scope: the site, an arena, a product) narrows the changes and names it."""
 
@@ -11,7 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.syndication.views import Feed
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import escape
@@ -21,6 +22,7 @@ from arena.models import Arena
 from arena.text import clean_text
 from products.models import Product
 from stories.models import CellChange
+from web.views.disputes import disputes_read
 
 # The newest changes a feed carries.
 FEED_ITEMS = 50
@@ -40,6 +42,12 @@ def _xml_text(text: object) -> str:
     """Stored text as a feed may carry it: XML 1.0 cannot hold most control characters, and Django's
     feed generator raises on them, so one stray character in a note would break the whole feed."""
     return clean_text(str(text or ""))
+
+
+def _direction(change: CellChange) -> str:
+    """`` (against the product's claim)`` after an upheld flag's correction; "" otherwise."""
+    direction = change.direction
+    return "" if direction is None else f" ({direction.label})"
 
 
 @dataclass(frozen=True)
@@ -94,6 +102,18 @@ class ProductScope(ArenaScope):
         return reverse("product-detail", args=[self.arena.slug, self.product.slug])
 
 
+@dataclass(frozen=True)
+class DisputeScope(SiteScope):
+    """An arena's disputes, as filtered."""
+
+    arena: Arena
+    filters: selectors.DisputeFilters
+
+
+class BadFilter(Exception):
+    """A feed's filter names nothing (a 400, with the message)."""
+
+
 class ChangesFeed[S: SiteScope](Feed):
     """Verdict changes, newest first: the site's, or one arena's or product's (subclasses narrow
     ``changes`` and name the feed)."""
@@ -134,7 +154,8 @@ class ChangesFeed[S: SiteScope](Feed):
         return escape(
             _xml_text(
                 f"{change.cell.story.arena.name}. {change.get_kind_display().capitalize()}: "
-                f"{change.old_value.label()} → {change.new_value.label()}. {change.note}"
+                f"{change.old_value.label()} → {change.new_value.label()}{_direction(change)}. "
+                f"{change.note}"
             )
         )
 
@@ -204,3 +225,86 @@ class ProductChangesFeed(ScopedChangesFeed[ProductScope]):
         if product is None:
             raise Http404(f"No product {kwargs['product']!r}")
         return ProductScope(site_url=self.site_url(request), arena=arena, product=product)
+
+
+class ArenaDisputesFeed(Feed):
+    """One arena's disputes, the latest news first (``/arenas/<arena>/disputes/feed/``): an
+    entry per dispute, updated when it is decided. Only what the disputes page shows
+    (``arena.selectors.disputes``); ``?product=``, ``?story=`` and ``?state=`` narrow it as they
+    narrow the page (a filter naming nothing is a 400)."""
+
+    feed_type = Atom1Feed
+
+    def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> DisputeScope:
+        read = disputes_read(request.GET, kwargs["arena"])
+        if read.problems:
+            raise BadFilter(" ".join(read.problems))
+        site_url = ChangesFeed.site_url(request)
+        return DisputeScope(site_url=site_url, arena=read.arena, filters=read.filters)
+
+    def __call__(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return super().__call__(request, *args, **kwargs)
+        except BadFilter as exc:
+            return HttpResponseBadRequest(str(exc), content_type="text/plain; charset=utf-8")
+
+    def items(self, scope: DisputeScope) -> list[selectors.Dispute]:
+        return selectors.arena_dispute_list(
+            arena=scope.arena, filters=scope.filters, limit=FEED_ITEMS
+        )
+
+    def title(self, scope: DisputeScope) -> str:
+        product = scope.filters.product
+        return _xml_text(
+            f"{scope.arena.name}: disputes" + (f" on {product.name}" if product else "")
+        )
+
+    def subtitle(self, scope: DisputeScope) -> str:
+        return _xml_text(
+            f"Flags on {scope.arena.name} verdicts under review, and each decision, newest first."
+        )
+
+    def link(self, scope: DisputeScope) -> str:
+        return reverse("arena-disputes", args=[scope.arena.slug])
+
+    def author_name(self) -> str:
+        return FEED_AUTHOR
+
+    def author_link(self, scope: DisputeScope) -> str:
+        return scope.site_url
+
+    def item_title(self, d: selectors.Dispute) -> str:
+        cell = d.item.cell
+        state = "Under review" if d.pending else d.decision.capitalize()
+        return _xml_text(f"{state}: {cell.product.name} on “{cell.story.text[:80]}”")
+
+    def item_description(self, d: selectors.Dispute) -> str:
+        flags = f"{d.flag_count} flag{'' if d.flag_count == 1 else 's'}"
+        parts = [f"{flags}: {'; '.join(d.reasons)}."]
+        if d.proposals:
+            parts.append(f"Proposed: {'; '.join(d.proposals)}.")
+        if d.affiliated:
+            parts.append("Filed by the vendor.")
+        if d.pending:
+            parts.append(f"Under review since {d.opened_at:%Y-%m-%d}.")
+        else:
+            parts.append(f"{d.decision.capitalize()} on {d.decided_at:%Y-%m-%d}.")
+        if d.change is not None and d.direction is not None:
+            change = d.change
+            parts.append(
+                f"Corrected {change.old_value.label()} → {change.new_value.label()}, "
+                f"{d.direction.label}."
+            )
+        if d.note:
+            parts.append(f"Moderator's note: {d.note}")
+        return escape(_xml_text(" ".join(parts)))
+
+    def item_link(self, d: selectors.Dispute) -> str:
+        # (also the entry's id: one dispute, one id, its entry updated when it is decided)
+        return reverse("cell-detail", args=[d.item.cell_id]) + f"#dispute-{d.pk}"
+
+    def item_pubdate(self, d: selectors.Dispute) -> datetime:
+        return d.opened_at
+
+    def item_updateddate(self, d: selectors.Dispute) -> datetime:
+        return d.updated_at

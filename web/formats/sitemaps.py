@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # (the sites framework is not installed: the request's host i
     from django.contrib.sites.requests import RequestSite
 
 Lastmod = date | None
-ArenaItem = tuple[str, Lastmod]  # arena slug
+ArenaItem = tuple[str, str, Lastmod]  # arena slug, URL name (its page or its disputes)
 ProductItem = tuple[str, str, Lastmod]  # arena slug, product slug
 StoryItem = tuple[str, int, Lastmod]  # arena slug, story id
 PairItem = tuple[str, str, str, Lastmod]  # arena slug, the two products' slugs
@@ -82,11 +82,20 @@ class _RowSitemap[Item: tuple[Any, ...]](SiteSitemap):
 
 
 class ArenaSitemap(_RowSitemap[ArenaItem]):
+    """Every arena's page, each followed by its disputes page (from the same query)."""
+
     url_name = "arena-detail"
 
     def items(self) -> list[ArenaItem]:
         rows = Arena.objects.order_by("name").values_list("slug", "scores_computed_at", "updated")
-        return [(slug, _lastmod(computed, updated)) for slug, computed, updated in rows]
+        return [
+            (slug, page, _lastmod(computed, updated))
+            for slug, computed, updated in rows
+            for page in (self.url_name, "arena-disputes")
+        ]
+
+    def location(self, item: ArenaItem) -> str:
+        return reverse(item[1], args=[item[0]])
 
 
 def _in_arena_rows(model: type[Product] | type[Story], key: str) -> list[tuple[str, Any, Lastmod]]:

@@ -5,7 +5,7 @@ Written in Python rather than by template loops: a row is a dozen cells, each a 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from django.utils.safestring import SafeString, mark_safe
 
@@ -16,6 +16,7 @@ from arena.text import format_figure
 from products.models import Product
 from stories import freshness
 from web.pages import links
+from web.pages.disputes import open_disputes_html
 from web.pages.markup import esc, options, score_text
 from web.pages.ranges import ranged
 
@@ -144,11 +145,14 @@ def _rank(row: BoardRow) -> str:
     )
 
 
-def leaderboard_rows(board: Leaderboard, arena: str) -> SafeString:
+def leaderboard_rows(
+    board: Leaderboard, arena: str, open_disputes: Mapping[int, int] | None = None
+) -> SafeString:
     """The leaderboard's ``<tr>`` rows: rank, product with its tier and head-to-head link, with a
     visitor's weights their score and how far the row moved, the PA Score with its range, each
     persona's score, the ranked category's, the range group, popularity, verified share,
-    integrity and confidence; the ranked column marked. ``arena``: the arena's slug."""
+    integrity and confidence; the ranked column marked. ``arena``: the arena's slug;
+    ``open_disputes``: each product's open disputes (a count linking to them)."""
     products = links.url_prefix("product-detail", arena)
     pairs = links.head_to_head_prefix(arena)
     weighted = getattr(board, "weighted", False)
@@ -171,7 +175,7 @@ def leaderboard_rows(board: Leaderboard, arena: str) -> SafeString:
         out.append(
             f'<tr><td class="num rank">{_rank(row)}</td>'
             f'<th scope="row" class="sticky-col product">{_product_head(row, products, pairs)}'
-            f"</th>{mine}<td{pa}>{ranged(row.pa_score, getattr(row, 'pa_range', None))}</td>"
+            f"{open_disputes_html(arena, row.product, open_disputes)}</th>{mine}<td{pa}>{ranged(row.pa_score, getattr(row, 'pa_range', None))}</td>"
             f"{_ranked_by(board, row, groups)}"
             f'<td class="pop">{_popularity(row.product)}</td>'
             f'<td{verified}><span class="nw">{int(row.verified)}/{int(row.with_evidence)}'

@@ -57,6 +57,12 @@ def head_to_head_url(arena: str, a: str, b: str, diff: bool = False) -> str:
     return f"{head_to_head_prefix(arena)}{a}-vs-{b}/{query.head_to_head_query(diff=diff, open_all=False)}"
 
 
+def disputes_url(arena: str, product: str = "", story: int | None = None, state: str = "") -> str:
+    """An arena's disputes page, narrowed to a product, a story or a state."""
+    page = f"{arenas_prefix()}{arena}/disputes/"
+    return f"{page}{query.disputes_query(product=product, story=story, state=state)}"
+
+
 def compare_url(arena: str, slugs: Iterable[str]) -> str:
     """The comparison of the products of ``slugs`` in that order:
     ``/arenas/<arena>/compare/?products=a,b,c``."""

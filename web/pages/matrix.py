@@ -16,6 +16,7 @@ from stories import freshness
 from web.pages import links
 from web.pages.badges import matrix_badge, verdict_class
 from web.pages.cards import flag_control, flag_label
+from web.pages.disputes import open_disputes_html
 from web.pages.freshness import NO_DATE, AsOf, freshness_now, stale_title
 from web.pages.markup import esc, plural
 from web.pages.shapes import name_of
@@ -111,17 +112,21 @@ def _tbody(
     return "\n".join(out)
 
 
-def _col_head(matrix: Matrix, products: str) -> str:
-    """The column heads: story, persona, each product shown (the one sorting the stories marked)."""
+def _col_head(matrix: Matrix, arena: str, open_disputes: Mapping[int, int] | None) -> str:
+    """The column heads: story, persona, each product shown (the one sorting the stories marked),
+    with its open disputes."""
+    products = links.url_prefix("product-detail", arena)
     sort = matrix.filters.sort
     return (
         '<tr class="col-head"><th scope="col" class="story-col">Story</th>'
         '<th scope="col" class="persona">Persona</th>'
         + "".join(
             f'<th scope="col" class="sorted" aria-sort="descending"><a href="{products}{p.slug}/">'
-            f'{esc(p.name)}</a> <span aria-hidden="true">▼</span></th>'
+            f'{esc(p.name)}</a> <span aria-hidden="true">▼</span>'
+            f"{open_disputes_html(arena, p, open_disputes)}</th>"
             if p.slug == sort
-            else f'<th scope="col"><a href="{products}{p.slug}/">{esc(p.name)}</a></th>'
+            else f'<th scope="col"><a href="{products}{p.slug}/">{esc(p.name)}</a>'
+            f"{open_disputes_html(arena, p, open_disputes)}</th>"
             for p in matrix.products
         )
         + "</tr>"
@@ -153,14 +158,19 @@ def _story_rows(arena: str) -> RowsOf:
 
 
 def matrix_table(
-    matrix: Matrix, arena: str, query: Mapping[str, str] | None = None, bodies_only: bool = False
+    matrix: Matrix,
+    arena: str,
+    query: Mapping[str, str] | None = None,
+    bodies_only: bool = False,
+    open_disputes: Mapping[int, int] | None = None,
 ) -> SafeString:
     """The arena page's story matrix (``arena_matrix``'s) as one table: a ``<tbody>`` per category
     (see ``_tbody``), each story's row with its persona and one cell per product shown, with flag
     controls. ``arena``: the arena's slug; ``query``: what links that load a collapsed category
     carry besides it (filters, ranking, products shown). ``bodies_only``: the ``<tbody>``
-    elements alone (what an htmx request for one category swaps in)."""
-    col_head = _col_head(matrix, links.url_prefix("product-detail", arena))
+    elements alone (what an htmx request for one category swaps in). ``open_disputes``: each
+    product's open disputes, counted in its column head."""
+    col_head = _col_head(matrix, arena, open_disputes)
     rows_of = _story_rows(arena)
     matrix_links = links.MatrixLinks(arena, query or {})
     ncols = len(matrix.products) + 2

@@ -23,6 +23,7 @@ from django_htmx.middleware import HtmxDetails
 
 from arena import scoring
 from arena.selectors.compare import COMPARE_MAX, COMPARE_MIN
+from arena.selectors.disputes import DISPUTE_STATES
 from arena.selectors.matrix import STALE_ON, MatrixFilters
 from arena.selectors.weights import WeightEntry, WeightsAsked
 from arena.text import SLUG_CHARS, clean_text
@@ -105,6 +106,17 @@ def _page_number(value: str) -> bool:
     return value.isascii() and value.isdigit() and 1 <= int(value) <= PAGE_NUMBER_KEPT
 
 
+# The largest id a database row can have (a bigger number names no record, and is not looked up).
+RECORD_ID_MAX = 2**63 - 1
+
+
+def _record_id(value: str) -> int | None:
+    value = value.strip()
+    if value.isascii() and value.isdigit() and 0 < int(value) <= RECORD_ID_MAX:
+        return int(value)
+    return None
+
+
 def _stale_canon(value: str) -> str:
     # every spelling of "on" filters alike, and the page's links write "1"
     return "1" if value.strip().lower() in STALE_ON else value
@@ -135,6 +147,10 @@ OPEN = Param("open", _one_of("all"))
 PRODUCTS = Param("products", _product_list, many=True)
 # the recent changes' page number
 PAGE = Param("page", _page_number)
+# an arena's disputes: one product's (a slug), one story's (its number), one state's
+DISPUTE_PRODUCT = Param("product", lambda value: bool(SLUG.fullmatch(value)))
+DISPUTE_STORY = Param("story", lambda value: _record_id(value) is not None)
+DISPUTE_STATE = Param("state", _one_of(*DISPUTE_STATES))
 # the flag form's instance, and the status page's "just sent" notice
 FORM = Param("form")
 SENT = Param("sent")
@@ -298,6 +314,36 @@ def flag_form_id(query: QueryDict) -> str:
     return value if FORM_ID.fullmatch(value) else PAGE_FORM
 
 
+@dataclass(frozen=True)
+class DisputesAsked:
+    """What an arena's disputes are asked for: ``?product=<slug>``, ``?story=<number>``,
+    ``?state=<open|decided|upheld|rejected|duplicate>`` and ``?page=<n>``; ``problems`` says what
+    of it cannot be read (a 400 with those messages; the rest still filters)."""
+
+    product: str
+    story: int | None
+    state: str
+    page: str
+    problems: tuple[str, ...]
+
+    @classmethod
+    def of(cls, query: QueryDict) -> DisputesAsked:
+        problems = []
+        product = text(query, DISPUTE_PRODUCT).strip()
+        if product and not SLUG.fullmatch(product):
+            problems.append(f"No product {product[:60]!r} in this arena.")
+            product = ""
+        story_text = text(query, DISPUTE_STORY).strip()
+        story = _record_id(story_text) if story_text else None
+        if story_text and story is None:
+            problems.append("A story is given by its number (?story=12).")
+        state = text(query, DISPUTE_STATE).strip()
+        if state and state not in DISPUTE_STATES:
+            problems.append(f"A state is one of: {', '.join(DISPUTE_STATES)}.")
+            state = ""
+        return cls(product, story, state, text(query, PAGE).strip(), tuple(problems))
+
+
 # -- what each page reads (the page cache's allow-list)
 
 # The parameters each page reads, by URL name, in their canonical order (the order of the site's own
@@ -308,6 +354,9 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
     "head-to-head": (A, B, DIFF, OPEN),
     "arena-compare": (PRODUCTS, DIFF),
     "recent-changes": (PAGE,),
+    "arena-disputes": (DISPUTE_PRODUCT, DISPUTE_STORY, DISPUTE_STATE, PAGE),
+    "arena-disputes-json": (DISPUTE_PRODUCT, DISPUTE_STORY, DISPUTE_STATE, PAGE),
+    "arena-disputes-feed": (DISPUTE_PRODUCT, DISPUTE_STORY, DISPUTE_STATE),
     "api-arena-detail": (WEIGHTS,),
     "api-arena-compare-many": (PRODUCTS,),
 }

@@ -14,6 +14,9 @@ from arena.selectors.matrix import MatrixFilters
 from web.params import (
     CATEGORY,
     DIFF,
+    DISPUTE_PRODUCT,
+    DISPUTE_STATE,
+    DISPUTE_STORY,
     FOLD,
     FORM,
     OPEN,
@@ -151,6 +154,20 @@ def filters_cleared_query(*, rank: str, show: str) -> str:
 def page_query(number: int) -> str:
     """Another page of a paginated list: ``?page=<number>``."""
     return f"?{PAGE.name}={int(number)}"
+
+
+def disputes_query(
+    *, product: str = "", story: int | None = None, state: str = "", page: int = 1
+) -> str:
+    """An arena's disputes narrowed to a product, a story, a state, on a page (the defaults left
+    out): ``?product=<slug>&story=<n>&state=<state>&page=<n>``, ``""`` for all of them."""
+    pairs = [
+        (DISPUTE_PRODUCT.name, product),
+        (DISPUTE_STORY.name, str(int(story)) if story else ""),
+        (DISPUTE_STATE.name, state),
+        (PAGE.name, str(int(page)) if page > 1 else ""),
+    ]
+    return query_string([(name, value) for name, value in pairs if value])
 
 
 def round_open_query(story: int) -> str:

@@ -19,6 +19,7 @@ from web.pages import (
     cards,
     charts,
     compare,
+    disputes,
     filters,
     freshness,
     head_to_head,
@@ -67,6 +68,8 @@ for _tag in (
     links.stale_stories_url,
     links.clear_filters_url,
     links.page_url,
+    links.disputes_url,
+    disputes.open_disputes,
     legend.legend,
 ):
     register.simple_tag(_tag)

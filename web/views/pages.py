@@ -69,6 +69,8 @@ def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     ctx: dict[str, Any] = {
         "arena": found,
         "arena_url": found.get_absolute_url(),
+        # each product's open disputes (the leaderboard's rows, the matrix's heads): one query
+        "open_disputes": selectors.arena_open_dispute_counts(arena=found),
         "filters": asked.filters,
         # the rank asked for, which the filter form carries along unless it is the default
         "rank": "" if rank == selectors.RANK_PA else rank,
@@ -238,6 +240,7 @@ def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpRe
     ctx = {
         "arena": found,
         "cmp": cmp,
+        "open_disputes": selectors.arena_open_dispute_counts(arena=found),
         # a long head-to-head's rounds load their cards when opened (the page stays small)
         "lazy": pair_url
         if len(cmp.rows) > selectors.HEAD_TO_HEAD_INLINE and not open_all

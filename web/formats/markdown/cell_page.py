@@ -1,5 +1,5 @@
 """A cell's proof as markdown (``/cells/<cell>.md``): its judgement, rationale, evidence, public
-verdict history and head-to-heads, and where to flag it."""
+verdict history, disputes and head-to-heads, and where to flag it."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ def cell_markdown(*, page: CellPage, links: Links, licence: Licence) -> str:
             *_verdict(c),
             *_rationale(c),
             *_history(page),
+            *_disputes(page),
             *_head_to_heads(page, links),
             "## Disagree?",
             "",
@@ -108,11 +109,40 @@ def _history(page: CellPage) -> list[str]:
             f"- {day(ch.changed_at)} · {inline(ch.get_kind_display())}: "
             f"{ch.old_value.label()} → {ch.new_value.label()}"
         )
+        if ch.direction is not None:
+            line += f" ({ch.direction.label})"
         if ch.note:
             line += f" — {inline(ch.note)}"
         out.append(line)
     if not page.changes:
         out.append("No change since the verdict was published.")
+    return out + [""]
+
+
+def _disputes(page: CellPage) -> list[str]:
+    """Each dispute on the cell, as the web page shows it (``arena.selectors.disputes``)."""
+    out = ["## Disputes", ""]
+    for d in page.disputes:
+        if d.pending:
+            line = f"- Under review since {day(d.opened_at)}"
+        else:
+            line = f"- {d.decision.capitalize()} on {day(d.decided_at)}"
+        line += f" · {d.flag_count} flag{'' if d.flag_count == 1 else 's'}: "
+        line += inline("; ".join(d.reasons))
+        if d.proposals:
+            line += f" · proposed: {inline('; '.join(d.proposals))}"
+        if d.affiliated:
+            line += " · filed by the vendor"
+        if d.change is not None and d.direction is not None:
+            line += (
+                f" · corrected {d.change.old_value.label()} → {d.change.new_value.label()}"
+                f" ({d.direction.label})"
+            )
+        if d.note:
+            line += f" — {inline(d.note)}"
+        out.append(line)
+    if not page.disputes:
+        out.append("No one has flagged this verdict.")
     return out + [""]
 
 

@@ -137,6 +137,7 @@ HTMX_VARIANTS: dict[str, Callable[[HttpRequest, HtmxDetails], str]] = {
     "arena-detail": _arena_variant,
     "head-to-head": _head_to_head_variant,
     "arena-compare": _fragment_variant,
+    "arena-disputes": _fragment_variant,
 }
 
 

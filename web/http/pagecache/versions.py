@@ -43,6 +43,10 @@ PAGE_VERSIONS: dict[str, Versioner] = {
     "product-detail": _arena,
     "story-detail": _arena,
     "cell-detail": _cell,
+    # an arena's disputes: a flag filed or decided bumps its content version
+    "arena-disputes": _arena,
+    "arena-disputes-json": _arena,
+    "arena-disputes-feed": _arena,
     "api-arena-list": _site,
     "api-arena-detail": _arena,
     "api-arena-matrix": _arena,

@@ -1,0 +1,155 @@
+"""An arena's disputes in the open: the page (``/arenas/<arena>/disputes/``, filtered by product,
+story and state, newest news first, paginated; htmx swaps the list in place) and its JSON form
+(``/arenas/<arena>/disputes.json``, docs/contract.md). What is public of a dispute is
+``arena.selectors.disputes``'s rule; a filter that names nothing is a 400 with a message."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.http import Http404, HttpResponse, JsonResponse, QueryDict
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_safe
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import push_url
+
+from arena import selectors
+from arena.selectors.arenas import CountedArena
+from products.models import Product
+from web import params
+from web.params import HtmxHttpRequest, fragment_asked, links
+
+
+def arena_or_404(slug: str) -> CountedArena:
+    found = selectors.arena_get(slug=slug)
+    if found is None:
+        raise Http404(f"No arena {slug!r}")
+    return found
+
+
+@dataclass(frozen=True)
+class DisputesRead:
+    """An arena's disputes as a request asks for them: the filters found, the problems with
+    what was asked (each a message; the page is a 400 then) and the arena's products."""
+
+    arena: CountedArena
+    filters: selectors.DisputeFilters
+    problems: list[str]
+    asked: params.DisputesAsked
+    products: list[Product]
+
+    @property
+    def status(self) -> int:
+        return 400 if self.problems else 200
+
+    def url(self, page: int = 1) -> str:
+        """This list's address on another page (the filters kept)."""
+        f = self.filters
+        query = links.disputes_query(
+            product=f.product.slug if f.product else "",
+            story=f.story.pk if f.story else None,
+            state=f.state,
+            page=page,
+        )
+        return reverse("arena-disputes", args=[self.arena.slug]) + query
+
+
+def disputes_read(query: QueryDict, slug: str) -> DisputesRead:
+    arena = arena_or_404(slug)
+    asked = params.DisputesAsked.of(query)
+    products = selectors.arena_product_list(arena=arena)
+    filters, problems = selectors.dispute_filters_read(
+        arena=arena, products=products, product=asked.product, story=asked.story, state=asked.state
+    )
+    return DisputesRead(arena, filters, [*asked.problems, *problems], asked, products)
+
+
+@require_safe
+@vary_on_headers("HX-Request", "HX-History-Restore-Request")
+def arena_disputes(request: HtmxHttpRequest, arena: str) -> HttpResponse:
+    read = disputes_read(request.GET, arena)
+    listed = selectors.arena_dispute_page(
+        arena=read.arena, filters=read.filters, number=read.asked.page or 1
+    )
+    page = listed.page
+    page_url = read.url(page.number)
+    ctx: dict[str, Any] = {
+        "arena": read.arena,
+        "listed": listed,
+        "disputes": listed.disputes,
+        "filters": read.filters,
+        "problems": read.problems,
+        "products": read.products,
+        "states": selectors.DISPUTE_STATES,
+        "page_url": page_url,
+        "newer_url": read.url(page.previous_page_number()) if page.has_previous() else "",
+        "older_url": read.url(page.next_page_number()) if page.has_next() else "",
+        "all_url": reverse("arena-disputes", args=[read.arena.slug]),
+        "fragment": fragment_asked(request.htmx),
+    }
+    if ctx["fragment"]:
+        response = render(request, "arena/disputes.html#dispute-list", ctx, status=read.status)
+        if read.status != 200:
+            # htmx does not swap 4xx responses by default; tell it to, so the message shows in place
+            response["HX-Reswap"] = "innerHTML"
+        return push_url(response, page_url)
+    return render(request, "arena/disputes.html", ctx, status=read.status)
+
+
+def dispute_data(d: selectors.Dispute) -> dict[str, Any]:
+    """One dispute in the JSON form (docs/contract.md): only what the page shows."""
+    cell = d.item.cell
+    change, direction = d.change, d.direction
+    correction = None
+    if change is not None and direction is not None:
+        correction = {
+            "old": change.old_value.label(),
+            "new": change.new_value.label(),
+            "direction": direction.value,
+            "direction_label": direction.label,
+        }
+    return {
+        "id": d.pk,
+        "cell": cell.pk,
+        "url": reverse("cell-detail", args=[cell.pk]) + f"#dispute-{d.pk}",
+        "product": cell.product.slug,
+        "story": cell.story_id,
+        "story_text": cell.story.text,
+        "state": d.status,
+        "opened_at": d.opened_at.isoformat(),
+        "decided_at": d.decided_at.isoformat() if d.decided_at else None,
+        "flags": d.flag_count,
+        "reasons": d.reason_codes,
+        "proposals": d.proposals,
+        "filed_by_vendor": d.affiliated,
+        "note": d.note,
+        "correction": correction,
+    }
+
+
+@require_safe
+def arena_disputes_json(request: HtmxHttpRequest, arena: str) -> HttpResponse:
+    read = disputes_read(request.GET, arena)
+    if read.problems:
+        return JsonResponse({"detail": " ".join(read.problems)}, status=400)
+    listed = selectors.arena_dispute_page(
+        arena=read.arena, filters=read.filters, number=read.asked.page or 1
+    )
+    page, f = listed.page, read.filters
+    return JsonResponse(
+        {
+            "arena": read.arena.slug,
+            "filters": {
+                "product": f.product.slug if f.product else None,
+                "story": f.story.pk if f.story else None,
+                "state": f.state or None,
+            },
+            "count": page.paginator.count,
+            "page": page.number,
+            "pages": page.paginator.num_pages,
+            "disputes": [dispute_data(d) for d in listed.disputes],
+        },
+        json_dumps_params={"ensure_ascii": False},
+    )
