@@ -237,14 +237,17 @@ CELERY_BEAT_SCHEDULE = {
     "erase-flag-emails": {"task": ERASE_TASK, "schedule": timedelta(hours=1)},
 }
 
-# --- mail (README "Mail"): SMTP when EMAIL_HOST is set, else printed on the console (development).
-# Django 6.1's MAILERS, built from the EMAIL_* variables (its EMAIL_* settings are deprecated).
+# --- mail (README "Mail"): SMTP (EMAIL_HOST, else the local mail server on port 25), except in
+# development without EMAIL_HOST, where mail is printed on the console. Django 6.1's MAILERS, built
+# from the EMAIL_* variables (its EMAIL_* settings are deprecated).
 email_host = os.environ.get("EMAIL_HOST", "")  # lower case: not a (deprecated) setting
 MAILERS: dict[str, dict[str, object]] = {
-    "default": {
+    "default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}
+    if DEBUG and not email_host
+    else {
         "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
         "OPTIONS": {
-            "host": email_host,
+            "host": email_host or "localhost",
             "port": int(os.environ.get("EMAIL_PORT", "25")),
             "username": os.environ.get("EMAIL_HOST_USER", ""),
             "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
@@ -252,8 +255,6 @@ MAILERS: dict[str, dict[str, object]] = {
             "timeout": float(os.environ.get("EMAIL_TIMEOUT", "10")),
         },
     }
-    if email_host
-    else {"BACKEND": "django.core.mail.backends.console.EmailBackend"}
 }
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Arena <arena@localhost>")
 # Moderators hear of each new flag at once, or in one digest every MODERATOR_DIGEST_SECONDS

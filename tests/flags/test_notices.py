@@ -271,6 +271,9 @@ def test_mail_goes_to_the_console_in_development_and_over_smtp_with_email_host()
     production = settings_of(EMAIL_HOST="mail.example", MODERATOR_NOTICES="digest")
     assert production.stdout.startswith("django.core.mail.backends.smtp.EmailBackend mail.example")
     assert "'erase-flag-emails', 'moderator-digest'" in production.stdout
+    # with DEBUG off and no EMAIL_HOST: the local mail server, never the console
+    unset = settings_of(DEBUG="0", SECRET_KEY="x" * 50)
+    assert unset.stdout.startswith("django.core.mail.backends.smtp.EmailBackend localhost"), unset
     wrong = settings_of(MODERATOR_NOTICES="sometimes")
     assert wrong.returncode != 0 and "MODERATOR_NOTICES is immediate or digest" in wrong.stderr
 
