@@ -134,7 +134,7 @@ def test_upholding_with_a_new_rationale_shows_it_rewritten_on_the_cell_page(
         expect(main).to_contain_text(NEW_RATIONALE)
         expect(main).to_contain_text("Rewritten with the correction of")
         expect(main).not_to_contain_text(flagged.rationale[:40])
-        expect(proof.locator(".history")).to_contain_text("upheld flag")
+        expect(proof.get_by_role("region", name="Verdict history")).to_contain_text("upheld flag")
         proof.screenshot(
             path=str(artifacts / f"moderation-cell-rewritten-{name}.png"), full_page=True
         )

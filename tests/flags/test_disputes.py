@@ -256,6 +256,10 @@ def test_the_arena_page_and_head_to_heads_count_open_disputes_per_product(
     assert f"?product={b.slug}&amp;state=open" not in html
     pair = page(client, f"{seeded_arena.get_absolute_url()}vs/{a.slug}-vs-{b.slug}/")
     assert f'href="{link}"' in pair and "2 open disputes" in pair
+    # a pair with no open dispute on either side says nothing of disputes above its rounds
+    c = Product.objects.filter(arena=seeded_arena).order_by("position")[2]
+    quiet = page(client, f"{seeded_arena.get_absolute_url()}vs/{b.slug}-vs-{c.slug}/")
+    assert "h2h-disputes" not in quiet and "Open disputes:" not in quiet
 
 
 def test_open_counts_cost_one_query_whatever_their_number(client, seeded_arena):

@@ -85,7 +85,7 @@ def hatchet_approval_cell() -> Cell:
 
 def hatchet_score() -> tuple:
     s = ProductScore.objects.get(product__slug="hatchet")
-    return (s.pa_score, s.verified, s.with_evidence, s.integrity, s.upheld)
+    return (s.pa_score, s.verified, s.with_evidence, s.integrity, s.upheld, s.upheld_in_favour)
 
 
 def wait_until(predicate, timeout: float, what: str) -> float:
@@ -236,7 +236,8 @@ def test_redis_down_moderator_still_resolves_then_scores_converge(arena, broker,
         assert worker.is_running(), worker.log[-3000:]  # the outage did not kill the worker
         assert "Unrecoverable error" not in worker.log
     after = hatchet_score()
-    assert after[0] > before[0] and after[4] == 1
+    # the correction raised the verdict: it counts in Hatchet's favour, not against its integrity
+    assert after[0] > before[0] and (after[4], after[5]) == (0, 1)
 
 
 def test_killing_the_worker_holding_the_task_loses_nothing(arena, broker, settings):

@@ -138,7 +138,7 @@ def hidden_fields(html: str, action: str | None = None) -> dict[str, str]:
 
 def hatchet_score() -> tuple:
     s = ProductScore.objects.get(product__slug="hatchet")
-    return (s.pa_score, s.verified, s.with_evidence, s.integrity, s.upheld)
+    return (s.pa_score, s.verified, s.with_evidence, s.integrity, s.upheld, s.upheld_in_favour)
 
 
 def converged(arena_id: int) -> bool:
@@ -331,7 +331,8 @@ def test_redis_outage_degrades_then_scores_converge(seeded):
                 print(f"converged {took:.2f}s after Redis and the worker came back")
                 assert "Unrecoverable error" not in worker.log
             after = hatchet_score()
-            assert after[0] > before[0] and after[4] == before[4] + 1
+            # the correction raised the verdict: in Hatchet's favour, never against its integrity
+            assert after[0] > before[0] and after[4] == before[4] and after[5] == before[5] + 1
             assert browser.get("/readyz").status == 200
             assert_all_answer(browser, paths, web)
             assert "Internal Server Error" not in web.log, web.log[-4000:]

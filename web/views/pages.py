@@ -237,10 +237,14 @@ def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpRe
         if row is None:
             raise Http404(f"No round of story {opened} in {pa.slug} vs {pb.slug}")
         return render(request, "arena/head_to_head.html#round_cards", {"row": row, "cmp": cmp})
+    open_disputes = selectors.arena_open_dispute_counts(arena=found)
     ctx = {
         "arena": found,
         "cmp": cmp,
-        "open_disputes": selectors.arena_open_dispute_counts(arena=found),
+        "open_disputes": open_disputes,
+        # the line of open disputes only when either side has one: "none · none" would push the
+        # first rounds off a phone's first screen for nothing
+        "pair_disputed": any(open_disputes.get(p.pk) for p in (pa, pb)),
         # a long head-to-head's rounds load their cards when opened (the page stays small)
         "lazy": pair_url
         if len(cmp.rows) > selectors.HEAD_TO_HEAD_INLINE and not open_all
