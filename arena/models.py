@@ -102,6 +102,10 @@ class Arena(VersionedRecord):
     content_version = models.PositiveBigIntegerField(
         default=0, help_text="Bumped by every change to what the arena's pages show"
     )
+    # The pairs of products too close to call and the fewest unverified cells whose verification
+    # would settle each, stored by the recompute (``scoring`` close calls):
+    # [{"a": product id, "b": product id, "settle": [cell id, …], "exact": bool}, …]
+    close_calls = models.JSONField(default=list, blank=True)
 
     objects = ArenaQuerySet.as_manager()
 
@@ -265,6 +269,14 @@ class ProductScore(models.Model):
     # verdict step worse / better. Null with no score (or before ranges were kept).
     pa_low = models.PositiveSmallIntegerField(null=True)
     pa_high = models.PositiveSmallIntegerField(null=True)
+    # The ranks the product could take if its unverified cells turned out either way
+    # (``scoring`` rank range: best = 1 + products whose low beats its high; worst likewise).
+    rank_best = models.PositiveIntegerField(null=True)
+    rank_worst = models.PositiveIntegerField(null=True)
+    # Cells on the pages that publish what backs them (a rationale or a quote), of its judged
+    # (applicable) cells: the evidence share beside "V/E verified".
+    published_evidence = models.PositiveIntegerField(default=0)
+    judged = models.PositiveIntegerField(default=0)
     persona_ranges = models.JSONField(default=dict)  # {persona slug: [low, high] or null}
     computed_at = models.DateTimeField()
 
@@ -325,3 +337,24 @@ class PersonaResult(models.Model):
 
     def __str__(self) -> str:
         return f"Best for {self.persona_id}: {self.winner_id}"
+
+
+class Source(models.Model):
+    """One entry of an arena's source list: what an evidence id such as ``inngest-docs-7`` (in a
+    rationale or a quote's source) refers to, where the pages or an arena file provide it. An id
+    with no entry is shown as an unresolved reference, never as a link."""
+
+    arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="sources")
+    key = models.CharField(max_length=80, help_text="The id the evidence cites, e.g. docs-21")
+    title = models.CharField(max_length=300, blank=True)
+    url = models.URLField(max_length=500, blank=True)
+    accessed = models.DateField(null=True, blank=True, help_text="When the source was read")
+
+    class Meta:
+        ordering = ["arena", "key"]
+        constraints = [
+            models.UniqueConstraint(fields=["arena", "key"], name="source_unique_key_per_arena"),
+        ]
+
+    def __str__(self) -> str:
+        return self.key

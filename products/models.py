@@ -6,6 +6,12 @@ from arena.models import EditableRecord
 from arena.text import PRODUCT_SLUG_PATTERN, validate_product_slug
 
 
+class Hosting(models.TextChoices):
+    SELF_HOSTED = "self-hosted", "self-hosted"
+    MANAGED = "managed", "managed"
+    BOTH = "both", "self-hosted and managed"
+
+
 class Product(EditableRecord):
     """A product judged in one arena (a column of the matrix)."""
 
@@ -22,6 +28,20 @@ class Product(EditableRecord):
     npm_weekly = models.PositiveBigIntegerField(null=True, blank=True)
     pypi_weekly = models.PositiveBigIntegerField(null=True, blank=True)
     popularity_as_of = models.DateField(null=True, blank=True)
+    # What the product is, as the pages or an arena file state it; blank or null: nobody stated
+    # it, shown as unknown (never guessed).
+    website = models.URLField(max_length=500, blank=True)
+    repository = models.URLField(max_length=500, blank=True)
+    documentation = models.URLField(max_length=500, blank=True)
+    licence = models.CharField(max_length=100, blank=True, help_text="An SPDX identifier")
+    languages = models.JSONField(
+        default=list, blank=True, help_text="Languages and SDKs, as a list of names"
+    )
+    hosting = models.CharField(max_length=12, choices=Hosting.choices, blank=True)
+    pricing = models.CharField(max_length=200, blank=True, help_text="The pricing model")
+    first_release = models.DateField(null=True, blank=True)
+    latest_release = models.DateField(null=True, blank=True)
+    latest_version = models.CharField(max_length=60, blank=True)
     page_name = models.CharField(
         max_length=120, blank=True, help_text="The name the imported pages use (how they find it)"
     )

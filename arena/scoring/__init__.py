@@ -12,6 +12,7 @@ order, places, rivals), ``preview`` (what upholding one flag would do), ``person
 type), ``rounds`` (head-to-head) and ``many`` (several products side by side).
 """
 
+from arena.scoring.calls import TOO_CLOSE, Call, Ranged, pair_call
 from arena.scoring.corrections import Corrections, Direction, correction_direction
 from arena.scoring.many import (
     COMPARE_MAX,
@@ -106,6 +107,10 @@ from arena.scoring.weights import (
 )
 
 __all__ = [
+    "Call",
+    "Ranged",
+    "TOO_CLOSE",
+    "pair_call",
     "Corrections",
     "Direction",
     "correction_direction",
