@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
+from typing import Any
 
 from celery import current_app as celery_app
 from django.conf import settings
@@ -21,7 +22,7 @@ from django.utils import timezone
 
 from arena import scoring
 from arena.models import Arena, Persona, PersonaResult, ProductScore
-from arena.selectors.inputs import arena_scoring_inputs
+from arena.selectors.inputs import ArenaInputs, arena_scoring_inputs
 from arena.task_names import REFRESH_TASK
 from stories.models import Story
 
@@ -103,11 +104,13 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
         inputs = arena_scoring_inputs(arena_id=arena_id)
         results = scoring.product_results(inputs.products, inputs.stories, inputs.cells)
         now = timezone.now()
-        _store_scores(arena_id, results, now)
+        board = scoring.leaderboard(results)
+        _store_scores(arena_id, board, now)
         _store_persona_results(arena_id, scoring.best_by_persona(inputs.stories, results))
         Arena.objects.filter(pk=arena_id).update(
             scores_computed_at=now,
             computed_seq=seq,
+            close_calls=_close_calls(inputs, [row.result for row in board]),
             content_version=F("content_version") + 1,
         )
         # Only a recompute that saw the newest change clears the stale mark.
@@ -115,8 +118,10 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
     return True
 
 
-def _store_scores(arena_id: int, results: list[scoring.ProductResult], now: datetime) -> None:
-    """Replace the arena's leaderboard rows by ``results`` in leaderboard order."""
+def _store_scores(arena_id: int, board: list[scoring.RankedResult], now: datetime) -> None:
+    """Replace the arena's leaderboard rows by ``board`` (``scoring.leaderboard``), each with the
+    ranks it could take (``scoring.rank_ranges``)."""
+    spans = scoring.rank_ranges([(row.result.product, row.result.pa_range) for row in board])
     ProductScore.objects.filter(arena_id=arena_id).delete()
     ProductScore.objects.bulk_create(
         ProductScore(
@@ -124,10 +129,25 @@ def _store_scores(arena_id: int, results: list[scoring.ProductResult], now: date
             rank=row.rank,
             vs_id=row.vs,
             computed_at=now,
+            rank_best=span[0] if (span := spans[row.result.product]) else None,
+            rank_worst=span[1] if span else None,
             **row.result.stored(),
         )
-        for row in scoring.leaderboard(results)
+        for row in board
     )
+
+
+def _close_calls(inputs: ArenaInputs, board: list[scoring.ProductResult]) -> list[dict[str, Any]]:
+    """The arena's close calls as ``Arena.close_calls`` stores them, each settle set by cell id."""
+    return [
+        {
+            "a": call.a,
+            "b": call.b,
+            "settle": [inputs.cell_ids[key] for key in call.settle],
+            "exact": call.exact,
+        }
+        for call in scoring.close_calls(board, inputs.stories, inputs.cells)
+    ]
 
 
 def _store_persona_results(arena_id: int, best: list[scoring.PersonaBest]) -> None:

@@ -8,11 +8,23 @@ Its modules, one job each: ``verdicts`` (their order), ``corrections`` (which wa
 correction went, and a cell's net), ``tally`` (a product's cells added up: coverage, confidence, integrity),
 ``weights`` (a visitor's weights, the parts they weigh and the scores' ranges), ``results`` (a
 product's result, the one definition of its scores, and how it is stored), ``ranking`` (rank keys,
-order, places, rivals), ``preview`` (what upholding one flag would do), ``personas`` (best by user
+order, places, rivals), ``calls`` (who leads), ``certainty`` (rank ranges, close calls and
+what would settle them), ``preview`` (what upholding one flag would do), ``personas`` (best by user
 type), ``rounds`` (head-to-head) and ``many`` (several products side by side).
 """
 
 from arena.scoring.calls import TOO_CLOSE, Call, Ranged, pair_call
+from arena.scoring.certainty import (
+    SETTLE_EXACT_LIMIT,
+    CellKey,
+    CloseCall,
+    Side,
+    close_calls,
+    ranged,
+    rank_ranges,
+    settle_set,
+    sides,
+)
 from arena.scoring.corrections import Corrections, Direction, correction_direction
 from arena.scoring.many import (
     COMPARE_MAX,
@@ -111,6 +123,15 @@ __all__ = [
     "Ranged",
     "TOO_CLOSE",
     "pair_call",
+    "ranged",
+    "rank_ranges",
+    "CellKey",
+    "Side",
+    "sides",
+    "CloseCall",
+    "SETTLE_EXACT_LIMIT",
+    "settle_set",
+    "close_calls",
     "Corrections",
     "Direction",
     "correction_direction",

@@ -4,7 +4,7 @@ stores what scoring makes of them; the review queue previews an upheld flag's ef
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from arena import scoring
 from products.models import Product
@@ -17,6 +17,8 @@ class ArenaInputs:
     stories: list[scoring.StoryIn]
     cells: list[scoring.CellIn]
     products: list[tuple[int, str]]  # (id, name) in column order
+    # each cell's id by (story id, product id): the close calls' settle sets name cells so
+    cell_ids: dict[tuple[int, int | str], int] = field(default_factory=dict)
 
 
 _JUDGEMENTS = ("verdict", "proof", "quality")
@@ -58,16 +60,20 @@ def arena_scoring_inputs(*, arena_id: int) -> ArenaInputs:
     corrected = {
         cell_id: net.direction for cell_id, net in cell_corrections(arena_id=arena_id).items()
     }
+    rows = list(
+        Cell.objects.on_pages()
+        .filter(story__arena_id=arena_id)
+        .order_by()
+        .values_list("pk", "story_id", "product_id", "verdict", "proof", "quality")
+    )
     cells = [
         scoring.CellIn(
             story_id=sid, product=pid, verdict=v, proof=p, quality=q, correction=corrected.get(pk)
         )
-        for pk, sid, pid, v, p, q in Cell.objects.on_pages()
-        .filter(story__arena_id=arena_id)
-        .order_by()
-        .values_list("pk", "story_id", "product_id", "verdict", "proof", "quality")
+        for pk, sid, pid, v, p, q in rows
     ]
     products = list(
         Product.objects.filter(arena_id=arena_id).order_by("position").values_list("id", "name")
     )
-    return ArenaInputs(stories, cells, products)
+    cell_ids: dict[tuple[int, int | str], int] = {(sid, pid): pk for pk, sid, pid, *_ in rows}
+    return ArenaInputs(stories, cells, products, cell_ids)
