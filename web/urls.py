@@ -5,7 +5,7 @@ from django.urls import path
 
 from arena import dataformat
 from web.formats import agents, badges, discovery, exports, feeds
-from web.views import disputes, flags, notices, pages
+from web.views import disputes, flags, notices, pages, verify
 
 urlpatterns = [
     path("", pages.home, name="home"),
@@ -28,6 +28,9 @@ urlpatterns = [
     path(
         "arenas/<slug:arena>/disputes/feed/", feeds.ArenaDisputesFeed(), name="arena-disputes-feed"
     ),
+    # what would settle the close calls: the arena's unverified cells, most useful first
+    path("arenas/<slug:arena>/verify/", verify.arena_verify, name="arena-verify"),
+    path("arenas/<slug:arena>/verify.json", verify.arena_verify_json, name="arena-verify-json"),
     # open data
     path("arenas/<slug:arena>/export.json", exports.arena_export_json, name="arena-export-json"),
     path("arenas/<slug:arena>/export.csv", exports.arena_export_csv, name="arena-export-csv"),

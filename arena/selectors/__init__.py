@@ -64,6 +64,14 @@ from arena.selectors.matrix import (
     matrix_column_list,
 )
 from arena.selectors.products import ProductPage, StaleShare, product_get, product_page_get
+from arena.selectors.settle import (
+    ClosePair,
+    PairSettle,
+    QueueItem,
+    VerifyQueue,
+    pair_settle_get,
+    verify_queue_get,
+)
 from arena.selectors.stories import story_cell_list, story_get
 from arena.selectors.weights import (
     PERSONA,
@@ -75,6 +83,12 @@ from arena.selectors.weights import (
 )
 
 __all__ = [
+    "ClosePair",
+    "PairSettle",
+    "QueueItem",
+    "VerifyQueue",
+    "pair_settle_get",
+    "verify_queue_get",
     "DISPUTE_STATES",
     "Dispute",
     "DisputeFilters",

@@ -207,6 +207,16 @@ def _weights_context(
     ctx["weights_hidden"] = links.arena_params(asked.filters, show=asked.show, fold=asked.fold)
 
 
+def _view_links(*, diff: bool, open_all: bool) -> dict[str, str]:
+    """A head-to-head's links that change one thing of the view and keep the other."""
+    return {
+        "diff_on": links.head_to_head_query(diff=True, open_all=open_all),
+        "diff_off": links.head_to_head_query(diff=False, open_all=open_all),
+        "open_on": links.head_to_head_query(diff=diff, open_all=True),
+        "open_off": links.head_to_head_query(diff=diff, open_all=False),
+    }
+
+
 @require_safe
 @vary_on_headers("HX-Request", "HX-History-Restore-Request")
 def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpResponse:
@@ -251,14 +261,11 @@ def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpRe
         else None,
         "opened": opened,
         "products": products,
+        "settle": selectors.pair_settle_get(arena=found, a=pa, b=pb, products=products),
         "error": error,
         "fragment": fragment_asked(request.htmx),
         "open_all": open_all,
-        # the links that change one thing of the view and keep the other
-        "diff_on": links.head_to_head_query(diff=True, open_all=open_all),
-        "diff_off": links.head_to_head_query(diff=False, open_all=open_all),
-        "open_on": links.head_to_head_query(diff=diff, open_all=True),
-        "open_off": links.head_to_head_query(diff=diff, open_all=False),
+        **_view_links(diff=diff, open_all=open_all),
     }
     if ctx["fragment"]:
         response = render(request, "arena/head_to_head.html#comparison", ctx, status=status)

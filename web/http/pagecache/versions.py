@@ -47,6 +47,9 @@ PAGE_VERSIONS: dict[str, Versioner] = {
     "arena-disputes": _arena,
     "arena-disputes-json": _arena,
     "arena-disputes-feed": _arena,
+    # the verification queue: read from the stored close calls, which a recompute bumps
+    "arena-verify": _arena,
+    "arena-verify-json": _arena,
     "api-arena-list": _site,
     "api-arena-detail": _arena,
     "api-arena-matrix": _arena,

@@ -1,0 +1,121 @@
+"""What would settle a close call, as visitors see it: the head-to-head of a pair too close to
+call names the cells to verify, and each arena's verification queue (HTML and JSON) ranks its
+unverified cells by how many close calls they help settle, from the stored close calls."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from arena import scoring
+from arena.models import Arena
+from arena.selectors.inputs import arena_scoring_inputs
+from products.models import Product
+from stories.models import Cell
+
+pytestmark = pytest.mark.django_db
+
+
+def _close_calls(arena: Arena) -> list[dict]:
+    return Arena.objects.get(pk=arena.pk).close_calls
+
+
+def test_the_head_to_head_of_a_close_pair_names_the_cells_that_would_settle_it(
+    client, seeded_arena
+):
+    call = next(c for c in _close_calls(seeded_arena) if c["settle"])
+    a, b = Product.objects.get(pk=call["a"]), Product.objects.get(pk=call["b"])
+    for first, second in ((a, b), (b, a)):  # whichever side the address puts first
+        url = reverse("head-to-head", args=[seeded_arena.slug, first.slug, second.slug])
+        html = client.get(url).content.decode()
+        n = len(call["settle"])
+        cells = "this cell" if n == 1 else f"these {n} cells"
+        assert f"Verify {cells} to settle {a.name} vs {b.name}" in html
+        for cell in Cell.objects.filter(pk__in=call["settle"]).select_related("product"):
+            assert reverse("cell-detail", args=[cell.pk]) in html
+            assert reverse("flag-create", args=[cell.pk]) in html
+
+
+def test_a_pair_that_is_called_shows_nothing_to_settle(client, seeded_arena):
+    close = {frozenset((c["a"], c["b"])) for c in _close_calls(seeded_arena)}
+    products = list(Product.objects.filter(arena=seeded_arena).order_by("position"))
+    called = next(
+        (x, y)
+        for x in products
+        for y in products
+        if x != y and frozenset((x.pk, y.pk)) not in close
+    )
+    url = reverse("head-to-head", args=[seeded_arena.slug, called[0].slug, called[1].slug])
+    html = client.get(url).content.decode()
+    assert "to settle" not in html and 'id="settle-h"' not in html
+
+
+def test_the_queue_json_lists_every_unverified_cell_ranked_by_close_calls_helped(
+    client, seeded_arena
+):
+    inputs = arena_scoring_inputs(arena_id=seeded_arena.pk)
+    unverified = {
+        inputs.cell_ids[(c.story_id, c.product)] for c in inputs.cells if scoring.is_unverified(c)
+    }
+    slug = dict(Product.objects.filter(arena=seeded_arena).values_list("pk", "slug"))
+    calls = _close_calls(seeded_arena)
+    data = client.get(reverse("arena-verify-json", args=[seeded_arena.slug])).json()
+    assert data["arena"] == seeded_arena.slug
+    assert data["count"] == len(unverified) == len(data["cells"])
+    assert {c["cell"] for c in data["cells"]} == unverified
+    assert [(p["leader"], p["trailer"]) for p in data["close_calls"]] == [
+        (slug[c["a"]], slug[c["b"]]) for c in calls
+    ]
+    for item in data["cells"]:
+        expected = [[slug[c["a"]], slug[c["b"]]] for c in calls if item["cell"] in c["settle"]]
+        assert item["settles"] == expected
+        assert item["url"] == reverse("cell-detail", args=[item["cell"]])
+        assert item["flag_url"] == reverse("flag-create", args=[item["cell"]])
+        assert item["proof"] in ("claimed", "auth-gated")
+    counts = [len(item["settles"]) for item in data["cells"]]
+    assert counts == sorted(counts, reverse=True)
+    assert counts[0] > 0
+
+
+def test_the_queue_page_works_without_script_and_is_linked_from_the_arena(client, seeded_arena):
+    url = reverse("arena-verify", args=[seeded_arena.slug])
+    assert url in client.get(reverse("arena-detail", args=[seeded_arena.slug])).content.decode()
+    response = client.get(url)
+    assert response.status_code == 200
+    html = response.content.decode()
+    data = client.get(reverse("arena-verify-json", args=[seeded_arena.slug])).json()
+    helping = sum(1 for c in data["cells"] if c["settles"])
+    assert f"{data['count']} unverified cells, {helping} of them would help settle" in html
+    first = data["cells"][0]
+    assert html.index(reverse("flag-create", args=[first["cell"]])) < html.index(
+        reverse("flag-create", args=[data["cells"][-1]["cell"]])
+    )
+    for pair in data["close_calls"]:
+        assert (
+            reverse("head-to-head", args=[seeded_arena.slug, pair["leader"], pair["trailer"]])
+            in html
+        )
+
+
+def test_an_arena_with_no_close_call_says_so(client, seeded_arena):
+    Arena.objects.filter(pk=seeded_arena.pk).update(close_calls=[])
+    html = client.get(reverse("arena-verify", args=[seeded_arena.slug])).content.decode()
+    assert "No pair of products is too close to call" in html
+    assert "0 of them would help settle" in html
+
+
+@pytest.mark.parametrize("name", ["arena-verify", "arena-verify-json"])
+def test_an_unknown_arena_is_a_404(client, db, name):
+    assert client.get(reverse(name, args=["no-such-arena"])).status_code == 404
+
+
+@pytest.mark.parametrize("name", ["arena-verify", "arena-verify-json"])
+@pytest.mark.parametrize("size", ["seeded_arena", "big_arena"])
+def test_the_queue_costs_four_queries_whatever_the_arena_size(
+    client, request, django_assert_max_num_queries, name, size
+):
+    arena = request.getfixturevalue(size)
+    with django_assert_max_num_queries(
+        4
+    ):  # the content version, the arena, its products, the cells
+        assert client.get(reverse(name, args=[arena.slug])).status_code == 200

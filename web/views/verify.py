@@ -1,0 +1,64 @@
+"""An arena's verification queue: its unverified cells ranked by how many close calls they help
+settle (``/arenas/<arena>/verify/``, a plain page, and ``/arenas/<arena>/verify.json``,
+docs/contract.md). Read from the close calls the recompute stored (``arena.selectors.settle``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_safe
+
+from arena import selectors
+from web.views.disputes import arena_or_404
+
+
+def _pair(pair: selectors.ClosePair) -> dict[str, Any]:
+    return {
+        "leader": pair.leader.slug,
+        "trailer": pair.trailer.slug,
+        "settle": list(pair.settle),
+        "exact": pair.exact,
+    }
+
+
+def _item(arena_slug: str, item: selectors.QueueItem) -> dict[str, Any]:
+    cell = item.cell
+    return {
+        "cell": cell.pk,
+        "product": cell.product.slug,
+        "story": cell.story_id,
+        "story_text": cell.story.text,
+        "verdict": cell.verdict,
+        "proof": cell.proof,
+        "quality": cell.quality,
+        "settles": [[p.leader.slug, p.trailer.slug] for p in item.pairs],
+        "url": reverse("cell-detail", args=[cell.pk]),
+        "flag_url": reverse("flag-create", args=[cell.pk]),
+    }
+
+
+@require_safe
+def arena_verify(request: HttpRequest, arena: str) -> HttpResponse:
+    found = arena_or_404(arena)
+    products = selectors.arena_product_list(arena=found)
+    queue = selectors.verify_queue_get(arena=found, products=products)
+    return render(request, "arena/verify.html", {"arena": found, "queue": queue})
+
+
+@require_safe
+def arena_verify_json(request: HttpRequest, arena: str) -> HttpResponse:
+    found = arena_or_404(arena)
+    products = selectors.arena_product_list(arena=found)
+    queue = selectors.verify_queue_get(arena=found, products=products)
+    return JsonResponse(
+        {
+            "arena": found.slug,
+            "close_calls": [_pair(p) for p in queue.close],
+            "count": len(queue.items),
+            "cells": [_item(found.slug, i) for i in queue.items],
+        },
+        json_dumps_params={"ensure_ascii": False},
+    )
