@@ -220,6 +220,8 @@ class ArenaAdmin(StructureAdmin):
         "change_seq",
         "computed_seq",
         "content_version",
+        # stored by the recompute (scoring's close calls), never typed in
+        "close_calls",
     ]
     inlines = [CategoryInline, AdjacentInline, ProductScoreInline]
     actions = ["recompute"]
