@@ -190,3 +190,17 @@ def test_worked_example():
         _call_after(stories, [("a", "A"), ("b", "B")], a + b, call.settle, "a", "b").leader == "a"
     )
     assert _call_after(stories, [("a", "A"), ("b", "B")], a + b, call.settle[:2], "a", "b").close
+
+
+def test_greedy_by_largest_gain_is_not_exact_under_rounding(monkeypatch):
+    """Why the exact split search is the rule (docs/scoring.md). The leader's low is 33/90 (37),
+    the trailer's high 56/110 (51). In score points the leader's cell (+7/90) gains more than each
+    of the trailer's (−8/110), so greedy takes it first: 40/90 (44) against 48/110 (44) after two
+    cells is not settled (unrounded, 44.4 > 43.6 would be), and it needs a third. The trailer's
+    two cells alone do it: 37 against 40/110 (36)."""
+    leader = scoring.Side("a", 33, 90, 90, ((7, (1, "a")),), ())
+    trailer = scoring.Side("b", 0, 56, 110, (), ((8, (1, "b")), (8, (2, "b"))))
+    assert scoring.settle_set(leader, trailer) == (((1, "b"), (2, "b")), True)
+    monkeypatch.setattr(certainty_module, "SETTLE_EXACT_LIMIT", -1)
+    settle, exact = scoring.settle_set(leader, trailer)
+    assert (len(settle), exact) == (3, False)
