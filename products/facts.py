@@ -103,6 +103,14 @@ def licence_problem(text: str) -> str | None:
     return None
 
 
+def licence_error(text: str) -> str | None:
+    """``licence_problem`` as a sentence of its own (a form's or a service's message)."""
+    problem = licence_problem(text)
+    if problem is None or problem.startswith("'"):
+        return problem
+    return f"{text!r} {problem}"
+
+
 def licence_ids(text: str) -> set[str]:
     """The licence identifiers an expression names (exceptions and operators left out)."""
     words = _TOKEN.findall(text)

@@ -1,0 +1,125 @@
+"""What a product is (products.facts): edited in the admin (versioned), checked the same way by
+every writer, left alone by a page import, and shown as unknown where nobody stated it."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.models import Arena
+from products.facts import licence_problem, open_source
+from products.models import Product
+from tests.forms import page_form
+
+
+@pytest.mark.parametrize(
+    ("licence", "problem"),
+    [
+        ("", None),
+        ("MIT", None),
+        ("Apache-2.0 OR MIT", None),
+        ("(MIT AND BSD-3-Clause) OR Apache-2.0", None),
+        ("GPL-2.0-only WITH Classpath-exception-2.0", None),
+        ("LicenseRef-Proprietary", None),
+        ("MPL-2.0+", None),  # "or any later version"
+        ("MIT-ish", "'MIT-ish' is not an SPDX licence identifier"),
+        ("mit", "'mit' is not an SPDX licence identifier"),
+        ("MIT OR", "is an unfinished SPDX licence expression"),
+        ("(MIT", "is an unfinished SPDX licence expression"),
+        ("MIT Apache-2.0", "'Apache-2.0' is out of place"),
+        ("MIT WITH Apache-2.0", "'Apache-2.0' is not an SPDX licence exception"),
+        ("M" * 101, "is longer than 100 characters"),
+    ],
+)
+def test_a_licence_is_an_spdx_expression_the_site_knows(licence, problem):
+    found = licence_problem(licence)
+    assert found == problem if problem is None else problem in (found or "")
+
+
+def test_open_source_reads_the_osi_list():
+    assert open_source("") is None
+    assert open_source("Apache-2.0") is True
+    assert open_source("SSPL-1.0") is False
+    assert open_source("BUSL-1.1 OR MIT") is True  # either licence may be taken
+    assert open_source("MIT AND SSPL-1.0") is False
+    assert open_source("LicenseRef-Proprietary") is False
+
+
+def _version(arena: Arena) -> int:
+    return Arena.objects.values_list("content_version", flat=True).get(pk=arena.pk)
+
+
+@pytest.mark.django_db
+def test_an_editor_states_a_products_facts_in_the_admin(admin_client, seeded_arena):
+    hatchet = Product.objects.get(arena=seeded_arena, slug="hatchet")
+    url = f"/admin/products/product/{hatchet.pk}/change/"
+    before, version = _version(seeded_arena), hatchet.version
+    data = page_form(
+        admin_client,
+        url,
+        "product_form",
+        website="https://hatchet.example",
+        licence="MIT",
+        languages="Go, Python SDK, TypeScript SDK, Go",
+        hosting="both",
+        pricing="free to self-host; cloud by usage",
+        first_release="2023-12-01",
+        latest_version="0.60.1",
+    )
+    response = admin_client.post(url, data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    hatchet.refresh_from_db()
+    assert (hatchet.website, hatchet.licence, hatchet.hosting) == (
+        "https://hatchet.example",
+        "MIT",
+        "both",
+    )
+    assert hatchet.languages == ["Go", "Python SDK", "TypeScript SDK"]
+    assert str(hatchet.first_release) == "2023-12-01" and hatchet.latest_version == "0.60.1"
+    assert hatchet.version == version + 1 and hatchet.edited_at is not None
+    assert _version(seeded_arena) > before  # the product's page shows them
+    # the form shows the list as it was typed, and saving it again changes nothing
+    again = page_form(admin_client, url, "product_form")
+    assert again["languages"] == "Go, Python SDK, TypeScript SDK"
+    assert admin_client.post(url, again).status_code == 302
+    hatchet.refresh_from_db()
+    assert hatchet.version == version + 1
+
+
+@pytest.mark.django_db
+def test_the_admin_refuses_an_unknown_licence_with_a_message(admin_client, seeded_arena):
+    hatchet = Product.objects.get(arena=seeded_arena, slug="hatchet")
+    url = f"/admin/products/product/{hatchet.pk}/change/"
+    data = page_form(admin_client, url, "product_form", licence="MIT-ish", hosting="cloud")
+    response = admin_client.post(url, data)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "is not an SPDX licence identifier" in page
+    assert "Select a valid choice. cloud is not one of the available choices." in page
+    hatchet.refresh_from_db()
+    assert hatchet.licence == "" and hatchet.hosting == ""
+
+
+@pytest.mark.django_db
+def test_a_stale_facts_form_is_refused(admin_client, seeded_arena):
+    hatchet = Product.objects.get(arena=seeded_arena, slug="hatchet")
+    url = f"/admin/products/product/{hatchet.pk}/change/"
+    first = page_form(admin_client, url, "product_form", licence="MIT")
+    second = page_form(admin_client, url, "product_form", licence="Apache-2.0")
+    assert admin_client.post(url, first).status_code == 302
+    response = admin_client.post(url, second)
+    assert response.status_code == 200  # shown again with what changed meanwhile
+    hatchet.refresh_from_db()
+    assert hatchet.licence == "MIT"
+
+
+@pytest.mark.django_db
+def test_the_service_refuses_an_unknown_licence_whoever_writes(seeded_arena):
+    from django.core.exceptions import ValidationError
+
+    from products.services import product_update
+
+    hatchet = Product.objects.get(arena=seeded_arena, slug="hatchet")
+    with pytest.raises(ValidationError, match="'MIT OR' is an unfinished SPDX licence expression"):
+        product_update(product=hatchet, changes={"licence": "MIT OR"})
+    hatchet.refresh_from_db()
+    assert hatchet.licence == ""
