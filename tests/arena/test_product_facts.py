@@ -3,9 +3,12 @@ every writer, left alone by a page import, and shown as unknown where nobody sta
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from arena.models import Arena
+from arena.text import format_figure
 from products.facts import licence_problem, open_source
 from products.models import Product
 from tests.forms import page_form
@@ -123,3 +126,79 @@ def test_the_service_refuses_an_unknown_licence_whoever_writes(seeded_arena):
         product_update(product=hatchet, changes={"licence": "MIT OR"})
     hatchet.refresh_from_db()
     assert hatchet.licence == ""
+
+
+# ---------------------------------------------------------------- shown on the pages
+
+ARENA = "/arenas/durable-execution-engines/"
+
+
+def _fact(html: str, key: str) -> str:
+    """The text of the fact row ``key`` (its tags dropped)."""
+    m = re.search(rf'id="fact-{key}">(.*?)</(?:div|tr)>', html, re.S)
+    assert m, f"no fact row {key}"
+    return " ".join(re.sub(r"<[^>]+>", " ", m.group(1)).split())
+
+
+def _state_facts(slug: str, **facts: object) -> None:
+    from products.services import product_update
+
+    product_update(product=Product.objects.get(slug=slug), changes=facts)
+
+
+@pytest.mark.django_db
+def test_the_product_page_lists_its_facts_and_says_unknown_for_the_unstated(client, seeded_arena):
+    _state_facts(
+        "hatchet",
+        repository="https://code.example/hatchet",
+        licence="MIT",
+        hosting="both",
+        languages=["Go", "Python SDK"],
+    )
+    html = client.get(ARENA + "products/hatchet/").content.decode()
+    assert _fact(html, "repository") == "Repository https://code.example/hatchet"
+    assert '<a href="https://code.example/hatchet" rel="nofollow noopener">' in html
+    assert _fact(html, "licence") == "Licence (SPDX) MIT open source (OSI-approved)"
+    assert _fact(html, "hosting") == "Hosting self-hosted and managed"
+    assert _fact(html, "languages") == "Languages and SDKs Go, Python SDK"
+    # nobody stated these: unknown, never a guess (and never a link)
+    for key, label in [
+        ("website", "Website"),
+        ("pricing", "Pricing"),
+        ("first-release", "First release"),
+    ]:
+        assert _fact(html, key) == f"{label} unknown"
+    # the pages' own figures, with their date; the free-tier mark the pages give
+    hatchet = Product.objects.get(slug="hatchet")
+    as_of = hatchet.popularity_as_of.isoformat()
+    assert _fact(html, "stars") == f"GitHub stars {format_figure(hatchet.stars)} as of {as_of}"
+    assert hatchet.tier == "free-tier" and _fact(html, "free-tier") == "Free tier yes"
+
+
+@pytest.mark.django_db
+def test_a_product_without_a_free_tier_mark_reads_unknown_not_no(client, seeded_arena):
+    _state_facts("dbos", tier="")  # (every seed product carries the pages' mark)
+    html = client.get(ARENA + "products/dbos/").content.decode()
+    assert _fact(html, "free-tier") == "Free tier unknown"
+
+
+@pytest.mark.django_db
+def test_head_to_head_and_compare_set_the_facts_side_by_side(client, seeded_arena):
+    _state_facts("inngest", licence="SSPL-1.0", hosting="both")
+    _state_facts("temporal", licence="MIT")
+    html = client.get(ARENA + "vs/inngest-vs-temporal/").content.decode()
+    assert _fact(html, "licence") == (
+        "Licence (SPDX) SSPL-1.0 not open source MIT open source (OSI-approved)"
+    )
+    assert _fact(html, "hosting") == "Hosting self-hosted and managed unknown"
+    html = client.get(ARENA + "compare/?products=temporal,inngest,hatchet").content.decode()
+    assert _fact(html, "licence") == (
+        "Licence (SPDX) MIT open source (OSI-approved) SSPL-1.0 not open source unknown"
+    )
+    head = re.search(r'class="simple facts-table">\s*<thead>(.*?)</thead>', html, re.S)
+    assert head and re.findall(r"<th scope=\"col\">([^<]+)</th>", head.group(1)) == [
+        "Fact",
+        "Temporal",
+        "Inngest",
+        "Hatchet",
+    ]
