@@ -3,6 +3,8 @@ every writer, left alone by a page import, and shown as unknown where nobody sta
 
 from __future__ import annotations
 
+import io
+import json
 import re
 
 import pytest
@@ -202,3 +204,64 @@ def test_head_to_head_and_compare_set_the_facts_side_by_side(client, seeded_aren
         "Inngest",
         "Hatchet",
     ]
+
+
+# ---------------------------------------------------------------- the API, the imports
+
+
+@pytest.mark.django_db
+def test_the_apis_arena_states_each_products_facts_null_where_unknown(client, seeded_arena):
+    _state_facts("hatchet", licence="MIT", languages=["Go"], hosting="self-hosted")
+    body = client.get(ARENA.replace("/arenas/", "/api/arenas/")).json()
+    products = {p["slug"]: p for p in body["products"]}
+    assert {k: products["hatchet"][k] for k in ("licence", "languages", "hosting", "website")} == {
+        "licence": "MIT",
+        "languages": ["Go"],
+        "hosting": "self-hosted",
+        "website": None,
+    }
+    assert products["dbos"]["licence"] is None and products["dbos"]["languages"] == []
+    assert products["dbos"]["tier"] == "free-tier"
+
+
+@pytest.mark.django_db
+def test_a_page_import_leaves_the_facts_alone(seeded_arena, seed_files):
+    from django.core.management import call_command
+
+    _state_facts("hatchet", licence="MIT", pricing="by usage")
+    call_command("import_arena_pages", *seed_files, stdout=io.StringIO())
+    hatchet = Product.objects.get(slug="hatchet")
+    assert (hatchet.licence, hatchet.pricing) == ("MIT", "by usage")
+
+
+@pytest.mark.django_db
+def test_an_arena_file_replaces_the_source_list_and_a_page_import_keeps_it(tmp_path, seed_files):
+    from django.core.management import call_command
+
+    from arena import dataformat
+    from arena.models import Source
+    from tests.arena.test_arena_file import EXAMPLE
+
+    def imported(doc: dict) -> str:
+        path = tmp_path / "arena.json"
+        path.write_text(dataformat.document_text(doc), encoding="utf-8")
+        out = io.StringIO()
+        call_command("import_arena_json", str(path), stdout=out)
+        return out.getvalue()
+
+    doc = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    imported(doc)
+    arena = Arena.objects.get(slug="team-wikis")
+    assert list(Source.objects.filter(arena=arena).values_list("key", flat=True)) == [
+        "kite-docs-2",
+        "quillbase-docs-1",
+    ]
+    version = _version(arena)
+    doc["sources"] = [dict(doc["sources"][1], title="Quillbase docs: editing")]
+    out = imported(doc)
+    assert "source: 1 changed, 1 removed" in out
+    assert list(Source.objects.filter(arena=arena).values_list("key", "title")) == [
+        ("quillbase-docs-1", "Quillbase docs: editing")
+    ]
+    assert _version(arena) > version  # the pages that show sources change
+    assert "source" not in imported(doc)  # twice = once
