@@ -110,7 +110,10 @@ def test_the_documented_example_imports_and_exports_as_written(tmp_path):
 def test_check_only_validates_and_writes_nothing():
     out = io.StringIO()
     call_command("import_arena_json", str(EXAMPLE), "--check", stdout=out)
-    assert "a valid arena file: 'Team Wikis', 3 products, 4 stories, 12 cells" in out.getvalue()
+    assert (
+        "a valid arena file: 'Team Wikis', 3 products, 4 stories, 12 cells, 2 sources."
+        in out.getvalue()
+    )
     assert not Arena.objects.filter(slug="team-wikis").exists()
 
 
