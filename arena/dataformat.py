@@ -33,6 +33,7 @@ SECTIONS = (
     "stories",
     "cells",
     "adjacent",
+    "sources",
 )
 # Chunks of about this many characters are what a streamed export sends at a time.
 CHUNK_CHARS = 64 * 1024

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.db.models import Model
 from django.http import HttpRequest
 
+from products.facts import licence_error
 from products.models import Product
 from products.services import product_add, product_retire, product_update
 from stories.admin_base import RefusesStaleSaves, RetireActions
@@ -17,8 +19,33 @@ from stories.conflicts import EditConflict
 from stories.forms import VersionedForm
 
 
+class LanguagesField(forms.Field):
+    """Languages and SDKs as one line, comma-separated (stored as a list; empty: not stated)."""
+
+    widget = forms.TextInput
+
+    def prepare_value(self, value: Any) -> Any:
+        return ", ".join(value) if isinstance(value, list) else value
+
+    def to_python(self, value: Any) -> list[str]:
+        if isinstance(value, list):
+            return value
+        names = [n.strip() for n in str(value or "").split(",")]
+        return list(dict.fromkeys(n for n in names if n))
+
+
 class ProductForm(VersionedForm):
     what = "product"
+    languages = LanguagesField(
+        required=False,
+        help_text="Languages and SDKs, comma-separated; empty when nobody stated them",
+    )
+
+    def clean_licence(self) -> str:
+        licence: str = self.cleaned_data.get("licence", "").strip()
+        if problem := licence_error(licence):
+            raise ValidationError(problem)
+        return licence
 
     class Meta:
         model = Product
@@ -33,6 +60,16 @@ class ProductForm(VersionedForm):
             "npm_weekly",
             "pypi_weekly",
             "popularity_as_of",
+            "website",
+            "repository",
+            "documentation",
+            "licence",
+            "languages",
+            "hosting",
+            "pricing",
+            "first_release",
+            "latest_release",
+            "latest_version",
         ]
 
 
@@ -51,7 +88,7 @@ class ProductAdmin(RetireActions, RefusesStaleSaves):
         "pypi_weekly",
         "retired_at",
     ]
-    list_filter = ["arena", "tier", "retired_at"]
+    list_filter = ["arena", "tier", "hosting", "retired_at"]
     search_fields = ["name", "slug"]
     ordering = ["arena", "position"]
     prepopulated_fields = {"slug": ["name"]}

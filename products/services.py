@@ -8,6 +8,7 @@ from django.db import transaction
 
 from arena.recompute import arena_mark_stale
 from arena.text import clean_text
+from products.facts import licence_error
 from products.models import Product
 from stories.conflicts import Fields
 from stories.story_services import cells_fill, editable_update, retire_set
@@ -21,10 +22,11 @@ def product_update(
     base_version: int | None = None,
     base: Fields | None = None,
 ) -> list[str]:
-    """Change a product's name, slug, tier or popularity figures. Returns the fields written;
-    raises EditConflict on a stale edit of a field that moved."""
+    """Change a product's name, slug, tier, popularity figures or facts (what it is). Returns the
+    fields written; raises EditConflict on a stale edit of a field that moved."""
     if "arena" in changes and changes["arena"].pk != product.arena_id:
         raise ValidationError({"arena": "A product stays in its arena; add it to the other one."})
+    _facts_check(changes.get("licence", ""))
     return editable_update(
         product,
         what="product",
@@ -40,6 +42,7 @@ def product_add(*, product: Product) -> Product:
     """Save a new product with an ``n/a`` cell for every story of its arena (to be judged), and
     schedule the recomputation."""
     product.name = clean_text(product.name).strip()
+    _facts_check(product.licence)
     product.save()
     cells_fill(arena_id=product.arena_id, product=product)
     arena_mark_stale(arena_id=product.arena_id)
@@ -50,3 +53,9 @@ def product_add(*, product: Product) -> Product:
 def product_retire(*, product: Product, retired: bool = True) -> bool:
     """Retire a product, or bring it back; products are never deleted."""
     return retire_set(product, retired=retired)
+
+
+def _facts_check(licence: str) -> None:
+    """A licence is an SPDX expression this site knows (``products.facts``), or blank."""
+    if problem := licence_error(licence):
+        raise ValidationError({"licence": problem})

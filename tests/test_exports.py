@@ -22,8 +22,8 @@ from web.http.pagecache.store import recent_pages
 
 pytestmark = pytest.mark.django_db
 
-# arena_get, the page cache's version, then the export's own reads
-JSON_QUERIES = 9
+# arena_get, the page cache's version, then the export's own reads (eight: the source list is one)
+JSON_QUERIES = 10
 CSV_QUERIES = 3
 
 

@@ -31,8 +31,10 @@ from arena.importer.records import (
     MatrixStory,
     OverviewPage,
     ProductRecord,
+    SourceRecord,
 )
 from arena.text import arena_slugify, slug_problem
+from products.facts import licence_problem
 from stories.values import CellValue
 
 
@@ -84,6 +86,7 @@ def _record(doc: dict[str, Any], path: str, errors: FileErrors) -> ArenaRecord:
         slug=slug,
         products={p["name"]: _product(p, ["products", i], errors) for i, p in enumerate(products)},
         exact=True,
+        sources=_sources(doc.get("sources", []), errors),
     )
 
 
@@ -249,6 +252,9 @@ def _overview(
 
 
 def _product(p: dict[str, Any], where: list[str | int], errors: FileErrors) -> ProductRecord:
+    licence = p.get("licence") or ""
+    if problem := licence_problem(licence):
+        raise errors.at([*where, "licence"], problem)
     return ProductRecord(
         slug=p["slug"],
         tier=p.get("tier", ""),
@@ -257,4 +263,29 @@ def _product(p: dict[str, Any], where: list[str | int], errors: FileErrors) -> P
         npm_weekly=p.get("npm_weekly"),
         pypi_weekly=p.get("pypi_weekly"),
         popularity_as_of=date_at(p.get("popularity_as_of"), [*where, "popularity_as_of"], errors),
+        # a fact left out or null is not stated: stored blank, shown as unknown
+        website=p.get("website") or "",
+        repository=p.get("repository") or "",
+        documentation=p.get("documentation") or "",
+        licence=licence,
+        languages=tuple(p.get("languages", [])),
+        hosting=p.get("hosting") or "",
+        pricing=p.get("pricing") or "",
+        first_release=date_at(p.get("first_release"), [*where, "first_release"], errors),
+        latest_release=date_at(p.get("latest_release"), [*where, "latest_release"], errors),
+        latest_version=p.get("latest_version") or "",
+    )
+
+
+def _sources(sources: list[dict[str, Any]], errors: FileErrors) -> tuple[SourceRecord, ...]:
+    """The arena's source list, one entry per key."""
+    unique(sources, "key", "sources", errors)
+    return tuple(
+        SourceRecord(
+            key=s["key"],
+            title=s.get("title") or "",
+            url=s.get("url") or "",
+            accessed=date_at(s.get("accessed"), ["sources", i, "accessed"], errors),
+        )
+        for i, s in enumerate(sources)
     )

@@ -148,6 +148,8 @@ class ArenaRecord:
     slug: str | None = None
     products: dict[str, ProductRecord] | None = None  # by product name
     exact: bool = False
+    # The arena's source list, where a file states one (None: left as it is; the pages give none)
+    sources: tuple[SourceRecord, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -159,3 +161,24 @@ class ProductRecord:
     npm_weekly: int | None
     pypi_weekly: int | None
     popularity_as_of: date | None
+    # What the product is (products.facts): blank or None where nothing is stated
+    website: str = ""
+    repository: str = ""
+    documentation: str = ""
+    licence: str = ""
+    languages: tuple[str, ...] = ()
+    hosting: str = ""
+    pricing: str = ""
+    first_release: date | None = None
+    latest_release: date | None = None
+    latest_version: str = ""
+
+
+@dataclass(frozen=True)
+class SourceRecord:
+    """One entry of an arena's source list (arena.models.Source)."""
+
+    key: str
+    title: str
+    url: str
+    accessed: date | None

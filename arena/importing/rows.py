@@ -31,6 +31,17 @@ PRODUCT_EDIT_FIELDS = (
     "npm_weekly",
     "pypi_weekly",
     "popularity_as_of",
+    # what the product is: only an arena file states these (the pages leave them alone)
+    "website",
+    "repository",
+    "documentation",
+    "licence",
+    "languages",
+    "hosting",
+    "pricing",
+    "first_release",
+    "latest_release",
+    "latest_version",
 )
 
 
@@ -44,6 +55,8 @@ def _keep_edits(
         return False
     differed = False
     for name in fields:
+        if name not in values:  # a fact the pages do not state is not written
+            continue
         current = getattr(row, name)
         if current != values[name]:
             differed = True
@@ -137,7 +150,12 @@ def _product_values(run: ImportRun) -> dict[str, dict]:
     ov, stated = run.record.overview, run.record.products
     if stated is not None:
         return {
-            name: {"name": name, "page_name": name, **dataclasses.asdict(stated[name])}
+            name: {
+                "name": name,
+                "page_name": name,
+                **dataclasses.asdict(stated[name]),
+                "languages": list(stated[name].languages),
+            }
             for name in ov.products
         }
     by_name = {lr.product: lr for lr in ov.leaderboard}

@@ -28,6 +28,7 @@ IMPORT_KINDS = (
     "cell",
     "evidence",
     "adjacent arena",
+    "source",
 )
 
 

@@ -17,6 +17,7 @@ from arena.importing.structure import (
     import_adjacent,
     import_categories,
     import_personas,
+    import_sources,
     prune_structure,
 )
 from arena.models import Arena, ProductScore
@@ -102,6 +103,7 @@ STEPS = (
     import_cells,
     prune_structure,
     import_adjacent,
+    import_sources,
 )
 
 

@@ -14,7 +14,7 @@ from arena.importing.run import (
     place_after,
     sync_row,
 )
-from arena.models import AdjacentArena, Category, Persona, SubGroup
+from arena.models import AdjacentArena, Category, Persona, Source, SubGroup
 from stories.models import Story
 
 
@@ -160,3 +160,24 @@ def import_adjacent(run: ImportRun) -> None:
         report.removed.append(f"adjacent arena {obj.name!r}")
         report.count("adjacent arena", "removed")
         obj.delete()
+
+
+def import_sources(run: ImportRun) -> None:
+    """The arena's source list as a file states it: entries added, changed and removed to match
+    (a reference list, kept by no one else: no history). Pages state none and leave it alone."""
+    stated, arena, report = run.record.sources, run.arena, run.report
+    if stated is None:
+        return
+    existing = {s.key: s for s in Source.objects.filter(arena=arena)}
+    for rec in stated:
+        values = {"title": rec.title, "url": rec.url, "accessed": rec.accessed}
+        row = existing.pop(rec.key, None)
+        if row is None:
+            Source.objects.create(arena=arena, key=rec.key, **values)
+            report.count("source", "added")
+        elif sync_row(row, values):
+            report.count("source", "changed")
+    for row in existing.values():
+        report.removed.append(f"source {row.key!r}")
+        report.count("source", "removed")
+        row.delete()

@@ -15,7 +15,7 @@ from typing import Any
 from django.db.models import Case, OuterRef, TextField, Value, When
 
 from arena import dataformat
-from arena.models import AdjacentArena, Arena, Category, SubGroup
+from arena.models import AdjacentArena, Arena, Category, Source, SubGroup
 from arena.selectors.cells import CELL_LINE_FIELDS, QUOTE_FIELDS
 from arena.selectors.counts import row_count
 from products.models import Product
@@ -28,7 +28,7 @@ def _day(value: date | None) -> str | None:
 
 def arena_export_document(*, arena: Arena) -> dict[str, Any]:
     """The arena as an arena file (a dict in ``dataformat.SECTIONS`` order, keys in the order the
-    file shows them). Seven queries."""
+    file shows them). Eight queries."""
     stories = list(
         Story.objects.filter(arena=arena)
         .order_by("position")
@@ -82,6 +82,7 @@ def arena_export_document(*, arena: Arena) -> dict[str, Any]:
             }
             for a in AdjacentArena.objects.filter(arena=arena).order_by("position")
         ],
+        "sources": _sources(arena),
     }
 
 
@@ -103,6 +104,14 @@ def _structure(
     return categories, groups
 
 
+def _sources(arena: Arena) -> list[dict[str, Any]]:
+    """The arena's source list, by key: one query."""
+    return [
+        {"key": s.key, "title": s.title or None, "url": s.url or None, "accessed": _day(s.accessed)}
+        for s in Source.objects.filter(arena=arena).order_by("key")
+    ]
+
+
 def product_data(p: Product) -> dict[str, Any]:
     """A product as the arena file and the API's arena (``ProductSerializer``) write it."""
     return {
@@ -114,6 +123,17 @@ def product_data(p: Product) -> dict[str, Any]:
         "npm_weekly": p.npm_weekly,
         "pypi_weekly": p.pypi_weekly,
         "popularity_as_of": _day(p.popularity_as_of),
+        # what the product is; null (an empty list) where nobody stated it
+        "website": p.website or None,
+        "repository": p.repository or None,
+        "documentation": p.documentation or None,
+        "licence": p.licence or None,
+        "languages": list(p.languages),
+        "hosting": p.hosting or None,
+        "pricing": p.pricing or None,
+        "first_release": _day(p.first_release),
+        "latest_release": _day(p.latest_release),
+        "latest_version": p.latest_version or None,
     }
 
 

@@ -110,7 +110,10 @@ def test_the_documented_example_imports_and_exports_as_written(tmp_path):
 def test_check_only_validates_and_writes_nothing():
     out = io.StringIO()
     call_command("import_arena_json", str(EXAMPLE), "--check", stdout=out)
-    assert "a valid arena file: 'Team Wikis', 3 products, 4 stories, 12 cells" in out.getvalue()
+    assert (
+        "a valid arena file: 'Team Wikis', 3 products, 4 stories, 12 cells, 2 sources."
+        in out.getvalue()
+    )
     assert not Arena.objects.filter(slug="team-wikis").exists()
 
 
@@ -310,6 +313,38 @@ DAMAGES = {
         "/products/1/slug (line 15): 'kite-vs-notes' has the word 'vs' between hyphens, which "
         "would make the head-to-head address <a>-vs-<b> ambiguous",
     ),
+    "a licence that is no SPDX identifier": (
+        lambda d: d["products"][0].update(licence="MIT-ish"),
+        "/products/0/licence (line 14): 'MIT-ish' is not an SPDX licence identifier",
+    ),
+    "a licence expression left unfinished": (
+        lambda d: d["products"][1].update(licence="MIT OR"),
+        "/products/1/licence (line 15): is an unfinished SPDX licence expression",
+    ),
+    "a hosting that is none of the three": (
+        lambda d: d["products"][0].update(hosting="cloud"),
+        "/products/0/hosting (line 14): 'cloud' is not one of ['self-hosted', 'managed', 'both',",
+    ),
+    "a release date that is no day": (
+        lambda d: d["products"][2].update(first_release="2026-02-30"),
+        "/products/2/first_release (line 16): '2026-02-30' is not a 'date'",
+    ),
+    "a website that is no address": (
+        lambda d: d["products"][0].update(website="quillbase.example"),
+        "/products/0/website (line 14): 'quillbase.example' does not match '^https?://'",
+    ),
+    "a language named twice": (
+        lambda d: d["products"][0].update(languages=["Go", "Go"]),
+        "/products/0/languages (line 14): ['Go', 'Go'] has non-unique elements",
+    ),
+    "a source listed twice": (
+        lambda d: d["sources"].append(dict(d["sources"][0])),
+        "/sources/2/key (line 44): 'kite-docs-2' is already used by /sources/0",
+    ),
+    "a source accessed on no day": (
+        lambda d: d["sources"][0].update(accessed="yesterday"),
+        "/sources/0/accessed (line 42): 'yesterday' is not a 'date'",
+    ),
     "another format": (lambda d: d.update(format="something-else"), "/format (line 2): "),
     "a newer version": (
         lambda d: d.update(version=2),
@@ -433,6 +468,49 @@ EVIDENCE = st.builds(
     st.one_of(st.none(), DAY),
 )
 
+URL = WORD.map(lambda w: f"https://{w}.example/")
+# what a product is: each fact stated or not (null, an empty list), in the exporter's order
+FACT_KEYS = (
+    "website",
+    "repository",
+    "documentation",
+    "licence",
+    "languages",
+    "hosting",
+    "pricing",
+    "first_release",
+    "latest_release",
+    "latest_version",
+)
+FACTS = st.fixed_dictionaries(
+    {
+        "website": st.one_of(st.none(), URL),
+        "repository": st.one_of(st.none(), URL),
+        "documentation": st.one_of(st.none(), URL),
+        "licence": st.sampled_from(
+            [None, "MIT", "Apache-2.0 OR MIT", "SSPL-1.0", "LicenseRef-Proprietary"]
+        ),
+        "languages": st.lists(NAME, max_size=3, unique=True),
+        "hosting": st.sampled_from([None, "self-hosted", "managed", "both"]),
+        "pricing": st.one_of(st.none(), NAME),
+        "first_release": st.one_of(st.none(), DAY),
+        "latest_release": st.one_of(st.none(), DAY),
+        "latest_version": st.one_of(st.none(), WORD),
+    }
+).map(lambda facts: {key: facts[key] for key in FACT_KEYS})
+SOURCES = st.lists(
+    st.fixed_dictionaries(
+        {
+            "key": WORD,
+            "title": st.one_of(st.none(), NAME),
+            "url": st.one_of(st.none(), URL),
+            "accessed": st.one_of(st.none(), DAY),
+        }
+    ).map(lambda s: {key: s[key] for key in ("key", "title", "url", "accessed")}),
+    max_size=3,
+    unique_by=lambda s: s["key"],
+).map(lambda sources: sorted(sources, key=lambda s: s["key"]))
+
 
 @st.composite
 def arenas(draw) -> dict:
@@ -515,12 +593,14 @@ def arenas(draw) -> dict:
                 "npm_weekly": None,
                 "pypi_weekly": draw(st.one_of(st.none(), st.integers(0, 10**9))),
                 "popularity_as_of": draw(st.one_of(st.none(), DAY)),
+                **draw(FACTS),
             }
             for slug, name in zip(slugs, products, strict=True)
         ],
         "stories": stories,
         "cells": cells,
         "adjacent": [],
+        "sources": draw(SOURCES),
     }
 
 

@@ -20,6 +20,7 @@ from web.pages import (
     charts,
     compare,
     disputes,
+    facts,
     filters,
     freshness,
     head_to_head,
@@ -105,6 +106,7 @@ for _tag in (
     ranges.score_with_range,
     charts.bar_chart,
     matrix.product_rows,
+    facts.product_facts,
 ):
     register.simple_tag(_tag)
 

@@ -52,7 +52,8 @@ class Command(BaseCommand):
         if check:
             self.stdout.write(
                 f"{file}: a valid arena file: {ov.name!r}, {len(ov.products)} products, "
-                f"{len(ov.stories)} stories, {ov.cell_count} cells. Nothing was imported."
+                f"{len(ov.stories)} stories, {ov.cell_count} cells, "
+                f"{len(record.sources or ())} sources. Nothing was imported."
             )
             return
         report = import_record(record, overwrite_moderated=overwrite_moderated)

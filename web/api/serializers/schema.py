@@ -8,6 +8,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from products.facts import HOSTING
 from products.models import Product
 from web.api.serializers.data import persona_ranges, persona_scored
 from web.api.serializers.fields import (
@@ -26,6 +27,25 @@ class ProductRefSerializer(serializers.Serializer):
     name = serializers.CharField()
 
 
+class _StatedMixin:
+    """A fact stored blank is one nobody stated: null in the JSON (as ``product_data`` writes)."""
+
+    def to_representation(self, value: Any) -> Any:
+        return super().to_representation(value) if value else None  # type: ignore[misc]
+
+
+class StatedCharField(_StatedMixin, serializers.CharField):
+    pass
+
+
+class StatedURLField(_StatedMixin, serializers.URLField):
+    pass
+
+
+class StatedChoiceField(_StatedMixin, serializers.ChoiceField):
+    pass
+
+
 class ProductSerializer(ProductRefSerializer):
     tier = serializers.CharField()
     stars = serializers.IntegerField(allow_null=True)
@@ -33,6 +53,17 @@ class ProductSerializer(ProductRefSerializer):
     npm_weekly = serializers.IntegerField(allow_null=True)
     pypi_weekly = serializers.IntegerField(allow_null=True)
     popularity_as_of = serializers.DateField(allow_null=True)
+    # What the product is (null, or an empty list: nobody stated it; shown as unknown)
+    website = StatedURLField(allow_null=True)
+    repository = StatedURLField(allow_null=True)
+    documentation = StatedURLField(allow_null=True)
+    licence = StatedCharField(allow_null=True, help_text="An SPDX licence expression.")
+    languages = serializers.ListField(child=serializers.CharField(), help_text="And SDKs.")
+    hosting = StatedChoiceField(choices=list(HOSTING), allow_null=True)
+    pricing = StatedCharField(allow_null=True, help_text="The pricing model.")
+    first_release = serializers.DateField(allow_null=True)
+    latest_release = serializers.DateField(allow_null=True)
+    latest_version = StatedCharField(allow_null=True)
 
 
 # What every arena's JSON starts with (no docstring: it would become the schema's description).
