@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from arena import scoring
@@ -198,3 +199,36 @@ def head_to_head_jump(cmp: Comparison) -> SafeString:
             for block in cmp.blocks
         )
     )
+
+
+def _ranged_text(r: scoring.Ranged) -> str:
+    if r.score is None:
+        return "no PA Score"
+    if r.low is None or r.high is None:
+        return f"{int(r.score)}"
+    return f"{int(r.score)} ({int(r.low)}–{int(r.high)})"
+
+
+def call_html(call: scoring.Call, ranged: dict[str, scoring.Ranged], names: Names) -> str:
+    """Who leads by the one rule (``scoring.pair_call``), in words with both PA Scores and their
+    ranges: ``A leads`` only when A's lowest possible score is above B's highest."""
+    a, b = ranged["a"], ranged["b"]
+    scores = f"PA Score {names['a']} {_ranged_text(a)} · {names['b']} {_ranged_text(b)}"
+    how = f'<a href="{reverse("methodology")}#who-leads">who leads</a>'
+    if call.close:
+        return (
+            f"<strong>Too close to call</strong>: the score ranges overlap, so how the unverified "
+            f"cells turn out could put either ahead ({scores}; {how})."
+        )
+    lead, trail = (a, b) if call.leader == a.key else (b, a)
+    side = "a" if lead is a else "b"
+    other = "b" if side == "a" else "a"
+    return (
+        f"<strong>{names[side]} leads</strong>: its lowest possible score ({int(lead.low or 0)}) "
+        f"is above {names[other]}’s highest ({int(trail.high or 0)}) ({scores}; {how})."
+    )
+
+
+def head_to_head_call(cmp: Comparison) -> SafeString:
+    """The head-to-head's headline: who leads (``cmp.call``), not who wins more rounds."""
+    return mark_safe(call_html(cmp.call, cmp.ranged, _names(cmp)))

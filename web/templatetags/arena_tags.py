@@ -100,6 +100,7 @@ for _tag in (
     head_to_head.head_to_head_jump,
     head_to_head.head_to_head_tables,
     head_to_head.head_to_head_cards,
+    head_to_head.head_to_head_call,
     compare.compare_scores,
     compare.compare_rounds,
     ranges.score_with_range,
