@@ -102,6 +102,7 @@ for _tag in (
     head_to_head.head_to_head_cards,
     head_to_head.head_to_head_call,
     compare.compare_scores,
+    compare.compare_call,
     compare.compare_rounds,
     ranges.score_with_range,
     charts.bar_chart,

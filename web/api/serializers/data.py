@@ -19,7 +19,7 @@ from arena.selectors.head_to_head import Comparison
 from arena.selectors.leaderboard import BoardRow, Leaderboard, StoredRow
 from arena.selectors.matrix import Matrix
 from products.models import Product
-from web.api.serializers.fields import range_data, result_data
+from web.api.serializers.fields import call_data, range_data, rank_range_data, result_data
 
 # An arena as ``arena_list`` and ``arena_get`` give it: annotated with its counts and its leader.
 type ArenaRow = Any
@@ -88,6 +88,7 @@ def _leaderboard_row(row: StoredRow) -> dict[str, Any]:
         "product": _product_ref(row.product),
         "vs": vs.slug if vs is not None else None,
         **result_data(row.result),
+        "rank_range": rank_range_data(row),
     }
 
 
@@ -226,5 +227,6 @@ def compare_data(cmp: Comparison) -> dict[str, Any]:
             "weighted": {p.slug: n for p, n in cmp.weighted.items()},
             "leader": _winner(cmp.leader),
         },
+        "call": call_data(cmp.call_leader),
         "stories": stories,
     }

@@ -12,11 +12,15 @@ from products.models import Product
 from web.api.serializers.data import persona_ranges, persona_scored
 from web.api.serializers.fields import (
     ByProductField,
+    CallSerializer,
     ProductSlugsField,
+    RankRangeField,
     ScoreRangeField,
     WeightedIntegerField,
     WeightedRangeField,
     WinnerField,
+    call_data,
+    rank_range_data,
     result_fields,
 )
 
@@ -66,6 +70,10 @@ class LeaderboardRowSerializer(serializers.Serializer):
     product = ProductRefSerializer()
     vs = serializers.SerializerMethodField()
     # (here: the fields of the row's product result, ``fields.RESULT_FIELDS``)
+    rank_range = serializers.SerializerMethodField(
+        help_text="The published ranks the product could take if its unverified cells turned out "
+        "either way, `[best, worst]` (null: not computed yet)."
+    )
     # with ``?weights=`` only
     personal_score = WeightedIntegerField(
         allow_null=True,
@@ -88,6 +96,10 @@ class LeaderboardRowSerializer(serializers.Serializer):
 
     def get_vs(self, row: Any) -> str | None:
         return row.vs.slug if row.vs_id else None
+
+    @extend_schema_field(RankRangeField())
+    def get_rank_range(self, row: Any) -> list[int] | None:
+        return rank_range_data(row)
 
 
 class PersonaScoredSerializer(serializers.Serializer):
@@ -222,4 +234,11 @@ class CompareSummarySerializer(serializers.Serializer):
 class CompareSerializer(serializers.Serializer):
     products = ProductSlugsField()
     summary = CompareSummarySerializer(source="*")
+    call = serializers.SerializerMethodField(
+        help_text="Who leads (`summary.leader` is who wins more rounds, a different thing)."
+    )
     stories = CompareStorySerializer(many=True, source="rows")
+
+    @extend_schema_field(CallSerializer())
+    def get_call(self, cmp: Any) -> dict[str, Any]:
+        return call_data(cmp.call_leader)
