@@ -62,3 +62,34 @@ def pair_scores_get(*, arena: Arena, keys: Iterable[int]) -> Mapping[int, Produc
         *CALL_FIELDS, "arena_id"
     )
     return {r.product_id: r for r in rows}
+
+
+def persona_call(result: Any, scores: Mapping[int, Any]) -> scoring.Call | None:
+    """Best by user type: the winner against the runner-up on that persona's scores and ranges
+    (``scores``: the stored score rows by product id); None without a runner-up."""
+    if result.winner_id is None or result.runner_up_id is None:
+        return None
+    slug = result.persona.slug
+    return scoring.pair_call(
+        persona_ranged(scores.get(result.winner_id), slug, result.winner_id),
+        persona_ranged(scores.get(result.runner_up_id), slug, result.runner_up_id),
+    )
+
+
+def call_words(call: scoring.Call | None) -> str:
+    """A call in the words every surface uses: ``leads`` or ``too close to call``."""
+    if call is None:
+        return ""
+    return "too close to call" if call.close else "leads"
+
+
+def first_leads(arena: Any) -> bool:
+    """Whether the first of an arena's published ranking leads the second by the one rule (an
+    ``arena_list`` row: ``leader_low``, ``second_high``; a lone product leads)."""
+    if getattr(arena, "leader_slug", None) is None:
+        return False
+    if getattr(arena, "second_name", None) is None:
+        return True
+    low, high = getattr(arena, "leader_low", None), getattr(arena, "second_high", None)
+    call = scoring.pair_call(scoring.Ranged(1, None, low, low), scoring.Ranged(2, None, high, high))
+    return call.leader == 1

@@ -83,6 +83,7 @@ for _tag in (
     weights.weights_summary,
     arena_cards.persona_cards,
     arena_cards.adjacent_cards,
+    arena_cards.first_place,
     filters.persona_options,
     filters.category_options,
     filters.verdict_options,
