@@ -67,12 +67,12 @@ def pair_scores_get(*, arena: Arena, keys: Iterable[int]) -> Mapping[int, Produc
 def persona_call(result: Any, scores: Mapping[int, Any]) -> scoring.Call | None:
     """Best by user type: the winner against the runner-up on that persona's scores and ranges
     (``scores``: the stored score rows by product id); None without a runner-up."""
-    if result.winner_id is None or result.runner_up_id is None:
+    if result.winner is None or result.runner_up is None:
         return None
-    slug = result.persona.slug
+    slug, winner, runner_up = result.persona.slug, result.winner.pk, result.runner_up.pk
     return scoring.pair_call(
-        persona_ranged(scores.get(result.winner_id), slug, result.winner_id),
-        persona_ranged(scores.get(result.runner_up_id), slug, result.runner_up_id),
+        persona_ranged(scores.get(winner), slug, winner),
+        persona_ranged(scores.get(runner_up), slug, runner_up),
     )
 
 
