@@ -213,19 +213,17 @@ def call_html(call: scoring.Call, ranged: dict[str, scoring.Ranged], names: Name
     """Who leads by the one rule (``scoring.pair_call``), in words with both PA Scores and their
     ranges: ``A leads`` only when A's lowest possible score is above B's highest."""
     a, b = ranged["a"], ranged["b"]
-    scores = f"PA Score {names['a']} {_ranged_text(a)} · {names['b']} {_ranged_text(b)}"
-    how = f'<a href="{reverse("methodology")}#who-leads">who leads</a>'
+    scores = f"{names['a']} {_ranged_text(a)} vs {names['b']} {_ranged_text(b)}"
+    how = f'<a href="{reverse("methodology")}#who-leads">Who leads</a>'
     if call.close:
         return (
-            f"<strong>Too close to call</strong>: the score ranges overlap, so how the unverified "
-            f"cells turn out could put either ahead ({scores}; {how})."
+            "<strong>Too close to call</strong>: PA Score ranges overlap"
+            f'<span class="call-more">, {scores}. {how}</span>'
         )
-    lead, trail = (a, b) if call.leader == a.key else (b, a)
-    side = "a" if lead is a else "b"
-    other = "b" if side == "a" else "a"
+    side = "a" if call.leader == a.key else "b"
     return (
-        f"<strong>{names[side]} leads</strong>: its lowest possible score ({int(lead.low or 0)}) "
-        f"is above {names[other]}’s highest ({int(trail.high or 0)}) ({scores}; {how})."
+        f"<strong>{names[side]} leads</strong>: PA Score ranges apart"
+        f'<span class="call-more">, {scores}. {how}</span>'
     )
 
 

@@ -159,7 +159,7 @@ def _close_next(call: scoring.Call | None, after: BoardRow | None) -> str:
     (``scoring.pair_call`` on their PA Score ranges)."""
     if call is None or not call.close or after is None:
         return ""
-    return f' <span class="close-next nw">· too close to call with {esc(after.product.name)}</span>'
+    return f' <span class="close-next">too close to call with {esc(after.product.name)}</span>'
 
 
 def leaderboard_rows(
