@@ -88,7 +88,8 @@ def test_head_to_heads_say_what_pair_call_says(client, board):
             assert f"**{leader} leads**" in md
             assert api["call"] == {"leader": slug, "close": False}
             assert many["call"] == {"leader": slug, "close": False}
-            assert f"{leader} leads every other product here" in compare
+            trailer = names[call.trailer]
+            assert f"{leader} leads {trailer}: its lowest possible PA Score" in compare
             assert compare.count("▲ leads") == 1
             assert "Too close to call" not in page
         # the rounds' tally is worded as what it is, never as who leads
@@ -162,7 +163,9 @@ def test_best_by_user_type_calls_the_winner_against_the_runner_up(client, board)
         )
         line = next(line for line in best.splitlines() if line.startswith(f"| {slug} "))
         if call.close:
-            assert f"Too close to call: {r.winner.name} and {r.runner_up.name}" in page
+            assert (
+                f"Too close to call: the ranges of {r.winner.name} and {r.runner_up.name}" in page
+            )
             assert "| too close to call |" in line
         else:
             assert call.leader == r.winner_id
@@ -219,3 +222,31 @@ def test_a_pair_whose_ranges_part_is_called_everywhere(client, board):
     row = _leaderboard_rows(client.get(ARENA).content.decode())[0]
     assert "too close to call" not in row
     assert f"first {a.product.name} (leads)" in client.get("/llms.txt").content.decode()
+
+
+@pytest.mark.django_db
+def test_a_comparison_of_three_names_a_leader_only_when_it_leads_both_others(client, board):
+    # (no product of the seed leads two others: one with its claims all checked does)
+    inngest = next(s for s in board if s.product.slug == "inngest")
+    ProductScore.objects.filter(pk=inngest.pk).update(
+        pa_low=inngest.pa_score, pa_high=inngest.pa_score
+    )
+    for s in board:
+        s.refresh_from_db()
+    seen = set()
+    for trio in itertools.combinations(board, 3):
+        leaders = [
+            s.product.slug
+            for s in trio
+            if all(
+                scoring.pair_call(_ranged(s), _ranged(o)).leader == s.product_id
+                for o in trio
+                if o is not s
+            )
+        ]
+        slugs = ",".join(s.product.slug for s in trio)
+        call = client.get(f"/api/arenas/{SEED}/compare/?products={slugs}").json()["call"]
+        expected = leaders[0] if leaders else None
+        assert call == {"leader": expected, "close": expected is None}, slugs
+        seen.add(expected is None)
+    assert seen == {True, False}  # trios of both kinds

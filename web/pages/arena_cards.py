@@ -27,8 +27,8 @@ def _call(r: PersonaResult, scores: Mapping[int, Any]) -> str:
         return ""
     if call.close:
         return (
-            f'\n<p class="call close">Too close to call: {esc(r.winner.name)} and '
-            f"{esc(r.runner_up.name)}’s ranges overlap.</p>"
+            f'\n<p class="call close">Too close to call: the ranges of {esc(r.winner.name)} and '
+            f"{esc(r.runner_up.name)} overlap.</p>"
         )
     return (
         f'\n<p class="call">{esc(r.winner.name)} leads {esc(r.runner_up.name)}: its lowest '

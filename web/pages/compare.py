@@ -62,7 +62,7 @@ def _pa_cells(cmp: ManyComparison) -> str:
         )
         text = ranged(s.pa_score, rng)
         if cmp.leader is not None and p.pk == cmp.leader.pk:
-            out.append(f'<td class="num top">{text}<span class="top-mark"> ▲ leads</span></td>')
+            out.append(f'<td class="num top">{text}<span class="lead-mark">▲ leads</span></td>')
         else:
             out.append(f'<td class="num">{text}</td>')
     return "".join(out)
@@ -73,9 +73,11 @@ def compare_call(cmp: ManyComparison) -> SafeString:
     Score is above every other's highest, or "too close to call"."""
     how = f'<a href="{reverse("methodology")}#who-leads">who leads</a>'
     if cmp.leader is not None:
+        others = [p for p in cmp.products if p.pk != cmp.leader.pk]
+        whom = esc(others[0].name) if len(others) == 1 else "every other product here"
         return mark_safe(
-            f"<strong>{esc(cmp.leader.name)} leads</strong> every other product here: its lowest "
-            f"possible PA Score is above each one’s highest ({how})."
+            f"<strong>{esc(cmp.leader.name)} leads</strong> {whom}: its lowest possible PA Score "
+            f"is above {'the other’s' if len(others) == 1 else 'each one’s'} highest ({how})."
         )
     return mark_safe(
         "<strong>Too close to call</strong>: no product’s lowest possible PA Score is above every "
