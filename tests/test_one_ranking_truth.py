@@ -250,3 +250,16 @@ def test_a_comparison_of_three_names_a_leader_only_when_it_leads_both_others(cli
         assert call == {"leader": expected, "close": expected is None}, slugs
         seen.add(expected is None)
     assert seen == {True, False}  # trios of both kinds
+
+
+@pytest.mark.django_db
+def test_the_api_arena_list_and_the_product_page_follow_the_rule(client, board):
+    first, second = board[0], board[1]
+    leads = not scoring.pair_call(_ranged(first), _ranged(second)).close
+    entry = next(a for a in client.get("/api/arenas/").json() if a["slug"] == SEED)
+    assert entry["leader"]["slug"] == first.product.slug
+    assert entry["call"] == {"leader": first.product.slug if leads else None, "close": not leads}
+    for s in board:
+        page = text_of(client.get(f"{ARENA}products/{s.product.slug}/"))
+        could = f"(could be {s.rank_best}–{s.rank_worst})"
+        assert (could in page) == (s.rank_best != s.rank_worst)

@@ -13,6 +13,7 @@ from typing import Any
 from rest_framework import serializers
 
 from arena import scoring
+from arena.selectors.calls import first_leads
 from arena.selectors.cells import CellLine, Quote
 from arena.selectors.export import product_data
 from arena.selectors.head_to_head import Comparison
@@ -37,6 +38,16 @@ def _datetime(value: datetime | None) -> str | None:
     return None if value is None else _DATETIME.to_representation(value)
 
 
+def first_call_data(arena: ArenaRow) -> dict[str, Any]:
+    """``CallSerializer`` of an arena's first against its second (``calls.first_leads``); with
+    nothing scored, no leader and nothing close either."""
+    leads = first_leads(arena)
+    return {
+        "leader": arena.leader_slug if leads else None,
+        "close": bool(arena.leader_slug) and not leads,
+    }
+
+
 def arena_list_data(arenas: Iterable[ArenaRow]) -> list[dict[str, Any]]:
     """``ArenaListSerializer(arenas, many=True).data``."""
     return [
@@ -47,6 +58,7 @@ def arena_list_data(arenas: Iterable[ArenaRow]) -> list[dict[str, Any]]:
             "product_count": a.product_count,
             "story_count": a.story_count,
             "leader": {"slug": a.leader_slug, "name": a.leader_name} if a.leader_slug else None,
+            "call": first_call_data(a),
             "updated": _date(a.updated),
             "scores_computed_at": _datetime(a.scores_computed_at),
             "url": a.get_absolute_url(),

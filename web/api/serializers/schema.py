@@ -9,7 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from products.models import Product
-from web.api.serializers.data import persona_ranges, persona_scored
+from web.api.serializers.data import first_call_data, persona_ranges, persona_scored
 from web.api.serializers.fields import (
     ByProductField,
     CallSerializer,
@@ -49,7 +49,13 @@ class _ArenaBaseSerializer(serializers.Serializer):
 class ArenaListSerializer(_ArenaBaseSerializer):
     product_count = serializers.IntegerField()
     story_count = serializers.IntegerField()
-    leader = serializers.SerializerMethodField()
+    leader = serializers.SerializerMethodField(
+        help_text="The first of the published ranking (whether it leads the second: `call`)."
+    )
+    call = serializers.SerializerMethodField(
+        help_text="Whether the first leads the second by the one rule (its lowest possible PA "
+        "Score above the second's highest): `leader` its slug, else null and `close`."
+    )
     updated = serializers.DateField(allow_null=True)
     scores_computed_at = serializers.DateTimeField(allow_null=True)
     url = serializers.SerializerMethodField()
@@ -58,6 +64,10 @@ class ArenaListSerializer(_ArenaBaseSerializer):
         if not arena.leader_slug:
             return None
         return {"slug": arena.leader_slug, "name": arena.leader_name}
+
+    @extend_schema_field(CallSerializer())
+    def get_call(self, arena: Any) -> dict[str, Any]:
+        return first_call_data(arena)
 
     def get_url(self, arena: Any) -> str:
         return arena.get_absolute_url()
