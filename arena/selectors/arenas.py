@@ -24,6 +24,10 @@ class ArenaCounts(TypedDict):
     cell_count: int
     leader_name: str | None
     leader_slug: str | None
+    # the first's PA Score range and the second's, for who leads (``calls.first_leads``)
+    leader_low: int | None
+    second_high: int | None
+    second_name: str | None
 
 
 class Slugged(TypedDict):
@@ -45,6 +49,7 @@ def arena_list() -> QuerySet[CountedArena]:
     """Arenas with their product, story and judged-cell counts and the leader's name (one
     query)."""
     leader = ProductScore.objects.filter(arena=OuterRef("pk"), rank=1)
+    second = ProductScore.objects.filter(arena=OuterRef("pk"), rank=2)
     return cast(
         QuerySet[CountedArena],
         Arena.objects.annotate(
@@ -53,6 +58,9 @@ def arena_list() -> QuerySet[CountedArena]:
             story_count=row_count(Story.objects.filter(arena=OuterRef("pk")), per="arena"),
             leader_name=Subquery(leader.values("product__name")[:1]),
             leader_slug=Subquery(leader.values("product__slug")[:1]),
+            leader_low=Subquery(leader.values("pa_low")[:1]),
+            second_high=Subquery(second.values("pa_high")[:1]),
+            second_name=Subquery(second.values("product__name")[:1]),
         )
         # every product is judged on every story: the cells the arena page counts
         .annotate(cell_count=F("story_count") * F("product_count"))

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from arena import scoring
 from arena.selectors.arenas import CountedArena, StoryLine
+from arena.selectors.calls import ranged_of
 from arena.selectors.cells import CellLine, cell_in
 from arena.selectors.leaderboard import StoredRow, arena_score_list
 from arena.selectors.matrix import CategoryBlock, arena_matrix, matrix_block_list
@@ -79,6 +80,7 @@ class Standing:
     best: int  # rounds it alone is best in
     shared: int  # rounds it shares the best in
     weighted: int  # Σ weights of the rounds it is best in, alone or shared
+    ranged: scoring.Ranged | None = None  # its PA Score with its range, for who leads
 
 
 @dataclass
@@ -93,6 +95,9 @@ class ManyComparison:
     tallies: dict[int, scoring.ManySummary] = field(default_factory=dict)
     differences_only: bool = False  # drawn rounds are not shown
     shown: int = 0
+    # the product that leads every other one here by the one rule (``scoring.pair_call`` on the
+    # PA Score ranges); None: no product does, too close to call
+    leader: Product | None = None
 
     @property
     def drawn(self) -> int:
@@ -110,6 +115,16 @@ class ManyComparison:
 def _stored(scores: list[StoredRow], products: list[Product]) -> dict[int, StoredRow]:
     chosen = {p.pk for p in products}
     return {s.product_id: s for s in scores if s.product_id in chosen}
+
+
+def leads_all(standings: dict[Product, Standing]) -> Product | None:
+    """The product that leads each of the others (``scoring.pair_call``), if one does."""
+    ranged = {p: s.ranged or ranged_of(None, p.pk) for p, s in standings.items()}
+    for p, mine in ranged.items():
+        calls = (scoring.pair_call(mine, other) for q, other in ranged.items() if q != p)
+        if all(c.leader == p.pk for c in calls):
+            return p
+    return None
 
 
 def compare_many_get(
@@ -148,6 +163,7 @@ def compare_many_get(
             best=mine.best,
             shared=mine.shared,
             weighted=mine.weighted,
+            ranged=ranged_of(score, p.pk),
         )
     by_category: dict[int, list[scoring.ManyRound]] = {}
     for r in summary.rounds:
@@ -164,4 +180,5 @@ def compare_many_get(
         tallies=tallies,
         differences_only=differences_only,
         shown=len(shown),
+        leader=leads_all(standings),
     )

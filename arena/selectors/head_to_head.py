@@ -17,6 +17,7 @@ from arena.selectors.arenas import (
     arena_story_list,
     story_lines_of,
 )
+from arena.selectors.calls import pair_scores_get, ranged_of
 from arena.selectors.cells import (
     CELL_DETAIL_FIELDS,
     CELL_LINE_FIELDS,
@@ -57,13 +58,27 @@ class Comparison:
     a: Product
     b: Product
     summary: scoring.CompareSummary
-    leader: Product | None  # ahead on the weighted tally, then on rounds won; None: level
+    # wins more rounds: ahead on the weighted tally, then on rounds won; None: level. Not who
+    # leads: that is ``call`` (the one rule, ``scoring.pair_call`` on the PA Score ranges)
+    leader: Product | None
     rows: list[CompareRow]  # the rounds: stories where neither cell is n/a, in matrix order
     blocks: list[CategoryBlock]  # the rounds shown under their category and sub-group headings
     # each category's tally over all its rounds (shown or not), by the category's pk
     tallies: dict[int, scoring.CompareSummary] = field(default_factory=dict)
     differences_only: bool = False  # only the rounds one side wins are shown (no drawn round)
     shown: int = 0  # how many rounds are shown
+    call: scoring.Call = scoring.TOO_CLOSE  # who leads (``scoring.pair_call``), by product pk
+    # each side's stored PA Score with its range, by side ("a", "b")
+    ranged: dict[str, scoring.Ranged] = field(default_factory=dict)
+
+    @property
+    def call_leader(self) -> Product | None:
+        """The product that leads by the one rule (None: too close to call)."""
+        return _side(self.call.leader, self)
+
+    @property
+    def call_trailer(self) -> Product | None:
+        return _side(self.call.trailer, self)
 
     @property
     def hidden(self) -> int:
@@ -84,6 +99,11 @@ class Comparison:
     @property
     def weighted(self) -> dict[Product, int]:
         return {self.a: self.summary.weighted_a, self.b: self.summary.weighted_b}
+
+
+def _side(key: scoring.ProductKey | None, cmp: Comparison) -> Product | None:
+    by: dict[scoring.ProductKey, Product] = {cmp.a.pk: cmp.a, cmp.b.pk: cmp.b}
+    return by.get(key) if key is not None else None
 
 
 _STORIES = CompiledRead(
@@ -141,7 +161,8 @@ def head_to_head_get(
 ) -> Comparison:
     """``a`` vs ``b`` (two products of ``arena``) with each cell's evidence: three queries, plain
     records (no model instance: the big arena's pair has 600 cells and a thousand quotes),
-    compiled once. With ``differences_only`` the blocks hold only the rounds that are not drawn
+    compiled once, and a fourth for the pair's stored PA Scores, who leads (``call``). With
+    ``differences_only`` the blocks hold only the rounds that are not drawn
     (one side wins); the tallies always count every round."""
     stories = story_lines_of(_STORIES.rows(arena=arena.pk))
     by = _pair_cell_lines(arena, a, b)
@@ -167,6 +188,8 @@ def head_to_head_get(
     shown = [row for row in rows if row.winner is not None] if differences_only else rows
     if differences_only:
         blocks = matrix_block_list(rows=shown)
+    stored = pair_scores_get(arena=arena, keys=(a.pk, b.pk))
+    ranged = {"a": ranged_of(stored.get(a.pk), a.pk), "b": ranged_of(stored.get(b.pk), b.pk)}
     return Comparison(
         a,
         b,
@@ -177,4 +200,6 @@ def head_to_head_get(
         tallies=tallies,
         differences_only=differences_only,
         shown=len(shown),
+        call=scoring.pair_call(ranged["a"], ranged["b"]),
+        ranged=ranged,
     )

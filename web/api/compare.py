@@ -6,11 +6,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from arena.selectors.compare import ManyComparison
 from web.api.serializers.data import matrix_cell_data, story_data
-from web.api.serializers.fields import ByProductField, ProductSlugsField, scores_data
+from web.api.serializers.fields import (
+    ByProductField,
+    CallSerializer,
+    ProductSlugsField,
+    call_data,
+    scores_data,
+)
 from web.api.serializers.schema import MatrixCellSerializer, StoryBaseSerializer
 
 # How the products are asked for: the query parameter's description in the schema.
@@ -54,6 +61,10 @@ class CompareManyStorySerializer(StoryBaseSerializer):
 class CompareManySerializer(serializers.Serializer):
     products = ProductSlugsField()
     summary = ByProductField(child=CompareManyStandingSerializer(), source="standings")
+    call = serializers.SerializerMethodField(
+        help_text="Who leads: the product whose lowest possible PA Score is above every other's "
+        "highest, if one does."
+    )
     drawn = serializers.IntegerField(help_text="Rounds in which every competing verdict ties.")
     stories = CompareManyStorySerializer(
         many=True,
@@ -61,6 +72,10 @@ class CompareManySerializer(serializers.Serializer):
         help_text="The rounds, in matrix order: stories where at least two of the products have a"
         " verdict other than n/a.",
     )
+
+    @extend_schema_field(CallSerializer())
+    def get_call(self, cmp: Any) -> dict[str, Any]:
+        return call_data(cmp.leader)
 
 
 def compare_many_data(cmp: ManyComparison) -> dict[str, Any]:
@@ -83,6 +98,7 @@ def compare_many_data(cmp: ManyComparison) -> dict[str, Any]:
             }
             for p, s in cmp.standings.items()
         },
+        "call": call_data(cmp.leader),
         "drawn": cmp.drawn,
         "stories": stories,
     }

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_safe
 
 from arena import selectors
 from arena.models import ProductScore
+from arena.selectors.calls import call_of
 from arena.text import clean_text
 from products.models import Product
 
@@ -79,10 +80,17 @@ class Badge:
 
 
 def product_badge(
-    *, arena_name: str, product_name: str, score: ProductScore | None, products: int
+    *,
+    arena_name: str,
+    product_name: str,
+    score: ProductScore | None,
+    products: int,
+    close_to: str | None = None,
 ) -> Badge:
     """The badge of a product with its stored score (``None``: not scored yet) among
-    ``products`` products."""
+    ``products`` products: its rank, with the ranks it could take when stored and more than one
+    (``#2 (1–4)``); ``close_to``: the name of a neighbour in the ranking it is too close to call
+    with (``scoring.pair_call``), which the title says."""
     arena_name, product_name = _short(arena_name), _short(product_name)
     if score is None or score.pa_score is None:
         return Badge(
@@ -91,13 +99,18 @@ def product_badge(
             title=f"{product_name} in {arena_name}: not scored yet",
             color=UNSCORED_COLOR,
         )
+    best, worst = score.rank_best, score.rank_worst
+    could = f" ({best}–{worst})" if best is not None and worst is not None and best != worst else ""
+    title = f"{product_name}: rank {score.rank} of {products} in {arena_name}"
+    if could:
+        title += f" (could be {best}–{worst})"
+    title += f", PA Score {score.pa_score} out of 100"
+    if close_to:
+        title += f"; too close to call with {close_to}"
     return Badge(
         label=arena_name,
-        message=f"{product_name} #{score.rank} · PA {score.pa_score}",
-        title=(
-            f"{product_name}: rank {score.rank} of {products} in {arena_name}, "
-            f"PA Score {score.pa_score} out of 100"
-        ),
+        message=f"{product_name} #{score.rank}{could} · PA {score.pa_score}",
+        title=title,
         color=SCORED_COLOR,
     )
 
@@ -147,6 +160,21 @@ def _score_of(product: Product, scores: Sequence[ProductScore]) -> ProductScore 
     return next((s for s in scores if s.product_id == product.pk), None)
 
 
+def _close_to(product: Product, scores: Sequence[ProductScore]) -> str | None:
+    """The neighbours in the published ranking (above, then below) the product is too close to
+    call with, by name (``scoring.pair_call``); None when it is clear of both."""
+    at = next((i for i, s in enumerate(scores) if s.product_id == product.pk), None)
+    if at is None:
+        return None
+    near = [scores[i] for i in (at - 1, at + 1) if 0 <= i < len(scores)]
+    names = [
+        n.product.name
+        for n in near
+        if call_of(scores[at], n, scores[at].product_id, n.product_id).close
+    ]
+    return " and ".join(names) or None
+
+
 @require_safe
 def product_badge_svg(request: HttpRequest, arena: str, product: str) -> HttpResponse:
     """A product's badge: three queries (the arena, its products, their stored scores)."""
@@ -157,10 +185,12 @@ def product_badge_svg(request: HttpRequest, arena: str, product: str) -> HttpRes
     subject = selectors.product_get(arena=found, slug=product, products=products)
     if subject is None:  # unknown or retired
         raise Http404(f"No product {product!r}")
+    scores = selectors.arena_score_list(arena=found)
     badge = product_badge(
         arena_name=found.name,
         product_name=subject.name,
-        score=_score_of(subject, selectors.arena_score_list(arena=found)),
+        score=_score_of(subject, scores),
         products=len(products),
+        close_to=_close_to(subject, scores),
     )
     return HttpResponse(badge_svg(badge), content_type="image/svg+xml; charset=utf-8")

@@ -4,17 +4,36 @@ adjacent arenas."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from django.utils.safestring import SafeString, mark_safe
 
 from arena import scoring
 from arena.models import AdjacentArena, PersonaResult
 from arena.selectors import Leaderboard
+from arena.selectors.calls import first_leads, persona_call
 from web.pages import links
 from web.pages.markup import esc, plural, score_text
 from web.pages.ranges import Range, range_bar
 
 _TIE_BREAKS = {"PA Score": "a higher PA Score", "name": "name (alphabetical)"}
+
+
+def _call(r: PersonaResult, scores: Mapping[int, Any]) -> str:
+    """Whether the winner leads the runner-up by the one rule (``scoring.pair_call`` on their
+    scores' ranges over this persona's stories), in words."""
+    call = persona_call(r, scores)
+    if call is None or r.winner is None or r.runner_up is None:
+        return ""
+    if call.close:
+        return (
+            f'\n<p class="call close">Too close to call: the ranges of {esc(r.winner.name)} and '
+            f"{esc(r.runner_up.name)} overlap.</p>"
+        )
+    return (
+        f'\n<p class="call">{esc(r.winner.name)} leads {esc(r.runner_up.name)}: its lowest '
+        "possible score is above the runner-up’s highest.</p>"
+    )
 
 
 def _winners(r: PersonaResult, products: str, pa: Mapping[int, int | None]) -> str:
@@ -87,10 +106,25 @@ def persona_cards(
     pa = {row.product_id: row.pa_score for row in rows}
     # each product's range per persona (``ProductScore.persona_ranges``), from the same rows
     ranges = {row.product_id: getattr(row, "persona_ranges", None) or {} for row in rows}
+    scores = {row.product_id: row for row in rows}
     return mark_safe(
         "\n".join(
-            _card(r, arena, _winners(r, products, pa), _spread(r, ranges)) for r in persona_results
+            _card(r, arena, _winners(r, products, pa) + _call(r, scores), _spread(r, ranges))
+            for r in persona_results
         )
+    )
+
+
+def first_place(arena: Any) -> SafeString:
+    """An arena card's first product: ``Inngest (leads)``, or ``Inngest (too close to call with
+    Restate)`` when the second's range reaches the first's (the one rule); ``—`` with no score."""
+    if not getattr(arena, "leader_name", None):
+        return mark_safe("—")
+    name = esc(arena.leader_name)
+    if first_leads(arena):
+        return mark_safe(f'{name} <span class="call">(leads)</span>')
+    return mark_safe(
+        f'{name} <span class="call close">(too close to call with {esc(arena.second_name)})</span>'
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from arena import scoring
@@ -16,6 +17,7 @@ from products.models import Product
 from web.pages import links
 from web.pages.badges import matrix_badge, verdict_class
 from web.pages.markup import category_tally, esc, score_text
+from web.pages.ranges import ranged
 from web.pages.shapes import name_of, slug_of
 
 
@@ -49,14 +51,49 @@ def _num(v: int | None) -> str:
     return esc(score_text(v))
 
 
+def _pa_cells(cmp: ManyComparison) -> str:
+    """The PA Score row: each score with its range; "▲ leads" only on the product that leads
+    every other one by the one rule (``scoring.pair_call``), not on the highest score."""
+    out = []
+    for p, s in cmp.standings.items():
+        r = s.ranged
+        rng = (
+            (r.low, r.high) if r is not None and r.low is not None and r.high is not None else None
+        )
+        text = ranged(s.pa_score, rng)
+        if cmp.leader is not None and p.pk == cmp.leader.pk:
+            out.append(f'<td class="num top">{text}<span class="lead-mark">▲ leads</span></td>')
+        else:
+            out.append(f'<td class="num">{text}</td>')
+    return "".join(out)
+
+
+def compare_call(cmp: ManyComparison) -> SafeString:
+    """Who leads among the products compared, by the one rule: the one whose lowest possible PA
+    Score is above every other's highest, or "too close to call"."""
+    how = f'<a href="{reverse("methodology")}#who-leads">who leads</a>'
+    if cmp.leader is not None:
+        others = [p for p in cmp.products if p.pk != cmp.leader.pk]
+        whom = esc(others[0].name) if len(others) == 1 else "every other product here"
+        return mark_safe(
+            f"<strong>{esc(cmp.leader.name)} leads</strong> {whom}: its lowest possible PA Score "
+            f"is above {'the other’s' if len(others) == 1 else 'each one’s'} highest ({how})."
+        )
+    return mark_safe(
+        "<strong>Too close to call</strong>: no product’s lowest possible PA Score is above every "
+        f"other’s highest, so how the unverified cells turn out could change who is first ({how})."
+    )
+
+
 def compare_scores(cmp: ManyComparison) -> SafeString:
     """The comparison's score table's rows: the stored PA Score, the rounds each product is best in
     (alone, shared) and their weights, then each category's stored score; the highest of each row
     marked "▲" (and "highest" for screen readers), not by colour."""
     standings = list(cmp.standings.values())
     rows = [
-        '<tr class="pa"><th scope="row" class="sticky-col">PA Score</th>'
-        f"{_score_cells([s.pa_score for s in standings], _num)}</tr>",
+        '<tr class="pa"><th scope="row" class="sticky-col">PA Score'
+        ' <span class="col-kind">with its range</span></th>'
+        f"{_pa_cells(cmp)}</tr>",
         '<tr><th scope="row" class="sticky-col">Rounds best'
         ' <span class="col-kind">alone + shared</span></th>'
         + "".join(

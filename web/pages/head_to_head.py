@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from arena import scoring
@@ -198,3 +199,34 @@ def head_to_head_jump(cmp: Comparison) -> SafeString:
             for block in cmp.blocks
         )
     )
+
+
+def _ranged_text(r: scoring.Ranged) -> str:
+    if r.score is None:
+        return "no PA Score"
+    if r.low is None or r.high is None:
+        return f"{int(r.score)}"
+    return f"{int(r.score)} ({int(r.low)}–{int(r.high)})"
+
+
+def call_html(call: scoring.Call, ranged: dict[str, scoring.Ranged], names: Names) -> str:
+    """Who leads by the one rule (``scoring.pair_call``), in words with both PA Scores and their
+    ranges: ``A leads`` only when A's lowest possible score is above B's highest."""
+    a, b = ranged["a"], ranged["b"]
+    scores = f"{names['a']} {_ranged_text(a)} vs {names['b']} {_ranged_text(b)}"
+    how = f'<a href="{reverse("methodology")}#who-leads">Who leads</a>'
+    if call.close:
+        return (
+            "<strong>Too close to call</strong>: PA Score ranges overlap"
+            f'<span class="call-more">, {scores}. {how}</span>'
+        )
+    side = "a" if call.leader == a.key else "b"
+    return (
+        f"<strong>{names[side]} leads</strong>: PA Score ranges apart"
+        f'<span class="call-more">, {scores}. {how}</span>'
+    )
+
+
+def head_to_head_call(cmp: Comparison) -> SafeString:
+    """The head-to-head's headline: who leads (``cmp.call``), not who wins more rounds."""
+    return mark_safe(call_html(cmp.call, cmp.ranged, _names(cmp)))

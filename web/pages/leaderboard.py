@@ -11,6 +11,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from arena import scoring
 from arena.selectors import Leaderboard
+from arena.selectors.calls import next_calls
 from arena.selectors.leaderboard import BoardRow
 from arena.text import format_figure
 from products.models import Product
@@ -136,13 +137,29 @@ def _ranked_by(board: Leaderboard, row: BoardRow, groups: dict[int, str] | None)
     return out
 
 
-def _rank(row: BoardRow) -> str:
+def _rank(row: BoardRow, published: bool) -> str:
+    """The row's place; on the published order, the ranks it could take beside it
+    (``2 (could be 1–4)``, stored as ``rank_best``/``rank_worst``; nothing when not stored or
+    when the range is just its place)."""
     position = int(row.position)
-    if not row.tied:
-        return str(position)
-    return (
-        f'<span aria-hidden="true">=</span><span class="visually-hidden">tied at </span>{position}'
-    )
+    place = str(position)
+    if row.tied:
+        place = (
+            f'<span aria-hidden="true">=</span><span class="visually-hidden">tied at </span>'
+            f"{position}"
+        )
+    best, worst = getattr(row, "rank_best", None), getattr(row, "rank_worst", None)
+    if not published or best is None or worst is None or best == worst:
+        return place
+    return f'{place} <span class="rank-range nw">(could be {int(best)}–{int(worst)})</span>'
+
+
+def _close_next(call: scoring.Call | None, after: BoardRow | None) -> str:
+    """`` · too close to call with B``: the row's lead over the next one is not settled
+    (``scoring.pair_call`` on their PA Score ranges)."""
+    if call is None or not call.close or after is None:
+        return ""
+    return f' <span class="close-next">too close to call with {esc(after.product.name)}</span>'
 
 
 def leaderboard_rows(
@@ -160,8 +177,13 @@ def leaderboard_rows(
     verified = ' class="ranked"' if board.by_verified else ' class=""'
     integrity = ' class="ranked"' if board.by_integrity else ' class=""'
     groups = _group_spans(board) if getattr(board, "range_groups", None) else None
+    # who leads whom is said on the published order only (the PA Score's ranges)
+    published = board.by_pa and not weighted
+    rows = list(board.rows)
+    calls = next_calls(rows) if published else [None] * len(rows)
     out = []
-    for row in board.rows:
+    for i, row in enumerate(rows):
+        after = rows[i + 1] if i + 1 < len(rows) else None
         disputed = (
             f' <span class="nw">· {int(row.disputed)} disputed</span>' if row.disputed else ""
         )
@@ -173,8 +195,9 @@ def leaderboard_rows(
                 f'<td class="num moved-col">{_moved(row)}</td>'
             )
         out.append(
-            f'<tr><td class="num rank">{_rank(row)}</td>'
+            f'<tr><td class="num rank">{_rank(row, published)}</td>'
             f'<th scope="row" class="sticky-col product">{_product_head(row, products, pairs)}'
+            f"{_close_next(calls[i], after)}"
             f"{open_disputes_html(arena, row.product, open_disputes)}</th>{mine}<td{pa}>{ranged(row.pa_score, getattr(row, 'pa_range', None))}</td>"
             f"{_ranked_by(board, row, groups)}"
             f'<td class="pop">{_popularity(row.product)}</td>'

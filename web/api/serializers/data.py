@@ -13,13 +13,14 @@ from typing import Any
 from rest_framework import serializers
 
 from arena import scoring
+from arena.selectors.calls import first_leads
 from arena.selectors.cells import CellLine, Quote
 from arena.selectors.export import product_data
 from arena.selectors.head_to_head import Comparison
 from arena.selectors.leaderboard import BoardRow, Leaderboard, StoredRow
 from arena.selectors.matrix import Matrix
 from products.models import Product
-from web.api.serializers.fields import range_data, result_data
+from web.api.serializers.fields import call_data, range_data, rank_range_data, result_data
 
 # An arena as ``arena_list`` and ``arena_get`` give it: annotated with its counts and its leader.
 type ArenaRow = Any
@@ -37,6 +38,16 @@ def _datetime(value: datetime | None) -> str | None:
     return None if value is None else _DATETIME.to_representation(value)
 
 
+def first_call_data(arena: ArenaRow) -> dict[str, Any]:
+    """``CallSerializer`` of an arena's first against its second (``calls.first_leads``); with
+    nothing scored, no leader and nothing close either."""
+    leads = first_leads(arena)
+    return {
+        "leader": arena.leader_slug if leads else None,
+        "close": bool(arena.leader_slug) and not leads,
+    }
+
+
 def arena_list_data(arenas: Iterable[ArenaRow]) -> list[dict[str, Any]]:
     """``ArenaListSerializer(arenas, many=True).data``."""
     return [
@@ -47,6 +58,7 @@ def arena_list_data(arenas: Iterable[ArenaRow]) -> list[dict[str, Any]]:
             "product_count": a.product_count,
             "story_count": a.story_count,
             "leader": {"slug": a.leader_slug, "name": a.leader_name} if a.leader_slug else None,
+            "call": first_call_data(a),
             "updated": _date(a.updated),
             "scores_computed_at": _datetime(a.scores_computed_at),
             "url": a.get_absolute_url(),
@@ -88,6 +100,7 @@ def _leaderboard_row(row: StoredRow) -> dict[str, Any]:
         "product": _product_ref(row.product),
         "vs": vs.slug if vs is not None else None,
         **result_data(row.result),
+        "rank_range": rank_range_data(row),
     }
 
 
@@ -226,5 +239,6 @@ def compare_data(cmp: Comparison) -> dict[str, Any]:
             "weighted": {p.slug: n for p, n in cmp.weighted.items()},
             "leader": _winner(cmp.leader),
         },
+        "call": call_data(cmp.call_leader),
         "stories": stories,
     }

@@ -53,6 +53,40 @@ class ScoreRangeField(serializers.ListField):
         return [int(v) for v in data]  # (DRF writes a null without asking its field)
 
 
+class RankRangeField(serializers.ListField):
+    """The ranks a product could take if its unverified cells turned out either way, ``[best,
+    worst]`` (``ProductScore.rank_best``/``rank_worst``), null when not stored."""
+
+    child = serializers.IntegerField(min_value=1)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(min_length=2, max_length=2, allow_null=True, **kwargs)
+
+    def to_representation(self, data: Any) -> list[int]:
+        return [int(v) for v in data]
+
+
+def rank_range_data(row: Any) -> list[int] | None:
+    """A stored row's ``[rank_best, rank_worst]``, None when either is not stored."""
+    best, worst = getattr(row, "rank_best", None), getattr(row, "rank_worst", None)
+    return None if best is None or worst is None else [int(best), int(worst)]
+
+
+def call_data(leader: Any) -> dict[str, Any]:
+    """Who leads (``CallSerializer``): the leading product's slug, or null and ``close`` when the
+    call is too close."""
+    return {"leader": leader.slug if leader is not None else None, "close": leader is None}
+
+
+class CallSerializer(serializers.Serializer):
+    leader = serializers.CharField(
+        allow_null=True,
+        help_text="The product that leads by the one rule (its lowest possible PA Score above "
+        "the other's highest; with several, above every other's); null: too close to call.",
+    )
+    close = serializers.BooleanField(help_text="True when it is too close to call.")
+
+
 class _WithWeightsOnly(serializers.Field):
     """A field that only the answers with ``?weights=`` have: left out when the row has no such
     attribute (a nullable field would otherwise be written as null)."""

@@ -10,14 +10,18 @@ from rest_framework import serializers
 
 from products.facts import HOSTING
 from products.models import Product
-from web.api.serializers.data import persona_ranges, persona_scored
+from web.api.serializers.data import first_call_data, persona_ranges, persona_scored
 from web.api.serializers.fields import (
     ByProductField,
+    CallSerializer,
     ProductSlugsField,
+    RankRangeField,
     ScoreRangeField,
     WeightedIntegerField,
     WeightedRangeField,
     WinnerField,
+    call_data,
+    rank_range_data,
     result_fields,
 )
 
@@ -76,7 +80,13 @@ class _ArenaBaseSerializer(serializers.Serializer):
 class ArenaListSerializer(_ArenaBaseSerializer):
     product_count = serializers.IntegerField()
     story_count = serializers.IntegerField()
-    leader = serializers.SerializerMethodField()
+    leader = serializers.SerializerMethodField(
+        help_text="The first of the published ranking (whether it leads the second: `call`)."
+    )
+    call = serializers.SerializerMethodField(
+        help_text="Whether the first leads the second by the one rule (its lowest possible PA "
+        "Score above the second's highest): `leader` its slug, else null and `close`."
+    )
     updated = serializers.DateField(allow_null=True)
     scores_computed_at = serializers.DateTimeField(allow_null=True)
     url = serializers.SerializerMethodField()
@@ -85,6 +95,10 @@ class ArenaListSerializer(_ArenaBaseSerializer):
         if not arena.leader_slug:
             return None
         return {"slug": arena.leader_slug, "name": arena.leader_name}
+
+    @extend_schema_field(CallSerializer())
+    def get_call(self, arena: Any) -> dict[str, Any]:
+        return first_call_data(arena)
 
     def get_url(self, arena: Any) -> str:
         return arena.get_absolute_url()
@@ -97,6 +111,10 @@ class LeaderboardRowSerializer(serializers.Serializer):
     product = ProductRefSerializer()
     vs = serializers.SerializerMethodField()
     # (here: the fields of the row's product result, ``fields.RESULT_FIELDS``)
+    rank_range = serializers.SerializerMethodField(
+        help_text="The published ranks the product could take if its unverified cells turned out "
+        "either way, `[best, worst]` (null: not computed yet)."
+    )
     # with ``?weights=`` only
     personal_score = WeightedIntegerField(
         allow_null=True,
@@ -119,6 +137,10 @@ class LeaderboardRowSerializer(serializers.Serializer):
 
     def get_vs(self, row: Any) -> str | None:
         return row.vs.slug if row.vs_id else None
+
+    @extend_schema_field(RankRangeField())
+    def get_rank_range(self, row: Any) -> list[int] | None:
+        return rank_range_data(row)
 
 
 class PersonaScoredSerializer(serializers.Serializer):
@@ -253,4 +275,11 @@ class CompareSummarySerializer(serializers.Serializer):
 class CompareSerializer(serializers.Serializer):
     products = ProductSlugsField()
     summary = CompareSummarySerializer(source="*")
+    call = serializers.SerializerMethodField(
+        help_text="Who leads (`summary.leader` is who wins more rounds, a different thing)."
+    )
     stories = CompareStorySerializer(many=True, source="rows")
+
+    @extend_schema_field(CallSerializer())
+    def get_call(self, cmp: Any) -> dict[str, Any]:
+        return call_data(cmp.call_leader)

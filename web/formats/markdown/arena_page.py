@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from arena.scoring import Call
+from arena.selectors.calls import call_words, next_calls, persona_call
 from web.formats.markdown.links import Licence, Links
 from web.formats.markdown.text import (
     cell,
@@ -30,7 +32,10 @@ LEADERBOARD_KEY = (
     "story's weight, 0–100; in brackets its range: how sure it is), ties by verified share then "
     "name. Persona columns: the same score over one user type's stories. Verified: verdicts whose "
     "proof was probed or confirmed, of those with evidence. Integrity: how well verdicts hold up "
-    "under checking (0–100)."
+    "under checking (0–100). Could rank: the ranks the product could take if its unverified "
+    "cells turned out either way. Next: whether it leads the next row (its lowest possible PA "
+    "Score above the next one's highest) or is too close to call. Call (best by user type): the "
+    "same rule on the winner's and the runner-up's scores over that user type's stories."
 )
 
 
@@ -54,7 +59,7 @@ def arena_markdown(
         [
             *_about(arena, matrix, links, licence),
             *_leaderboard(board, slug, links),
-            *_best_by_user_type(persona_results, slug, links),
+            *_best_by_user_type(persona_results, slug, links, board.rows),
             *_head_to_heads(pairs, slug, links),
             *_story_matrix(matrix, slug, links),
         ]
@@ -80,14 +85,18 @@ def _leaderboard(board: Leaderboard, slug: str, links: Links) -> list[str]:
     if not board.rows:
         return out + ["No scores stored yet.", ""]
     head = ["#", "Product", "PA Score", *(cell(p) for p in board.personas)]
-    head += ["Verified", "Integrity", "Confidence"]
-    rows = [_leaderboard_row(row, board.personas, slug, links) for row in board.rows]
+    head += ["Verified", "Integrity", "Confidence", "Could rank", "Next"]
+    calls = next_calls(board.rows)
+    rows = [
+        _leaderboard_row(row, board.personas, slug, links, call)
+        for row, call in zip(board.rows, calls, strict=True)
+    ]
     numeric = {0, 2, *range(3, 3 + len(board.personas))}
     return out + [LEADERBOARD_KEY, "", table(head, rows, numeric=numeric), ""]
 
 
 def _leaderboard_row(
-    row: ProductScore, personas: Sequence[str], slug: str, links: Links
+    row: ProductScore, personas: Sequence[str], slug: str, links: Links, call: Call | None
 ) -> list[str]:
     scores = row.persona_scores or {}
     verified = f"{int(row.verified)}/{int(row.with_evidence)}"
@@ -104,6 +113,8 @@ def _leaderboard_row(
         verified,
         integrity,
         cell(row.confidence),
+        _could_rank(row),
+        call_words(call),
     ]
 
 
@@ -113,8 +124,16 @@ def _place(row: Any) -> str:
     return f"={int(row.position)}" if row.tied else str(int(row.position))
 
 
+def _could_rank(row: Any) -> str:
+    """The ranks the product could take (``1–4``; its own when settled, ``—`` not stored)."""
+    best, worst = getattr(row, "rank_best", None), getattr(row, "rank_worst", None)
+    if best is None or worst is None:
+        return "—"
+    return str(int(best)) if best == worst else f"{int(best)}–{int(worst)}"
+
+
 def _best_by_user_type(
-    persona_results: Sequence[PersonaResult], slug: str, links: Links
+    persona_results: Sequence[PersonaResult], slug: str, links: Links, rows: Sequence[Any]
 ) -> list[str]:
     out = ["## Best by user type", ""]
     if not persona_results:
@@ -123,7 +142,8 @@ def _best_by_user_type(
     def product(p: Product | None) -> str:
         return link(p.name, links.product(slug, p.slug)) if p else "—"
 
-    rows = [
+    scores = {row.product_id: row for row in rows}
+    table_rows = [
         [
             cell(r.persona.slug),
             cell(r.persona.label),
@@ -131,12 +151,13 @@ def _best_by_user_type(
             score(r.winner_score),
             product(r.runner_up),
             score(r.runner_up_score),
+            call_words(persona_call(r, scores)),
             str(int(r.story_count)),
         ]
         for r in persona_results
     ]
-    head = ["User type", "Who", "Best", "Score", "Runner-up", "Score", "Stories"]
-    return out + [table(head, rows, numeric={3, 5, 6}), ""]
+    head = ["User type", "Who", "Best", "Score", "Runner-up", "Score", "Call", "Stories"]
+    return out + [table(head, table_rows, numeric={3, 5, 7}), ""]
 
 
 def _head_to_heads(pairs: Sequence[tuple[Product, Product]], slug: str, links: Links) -> list[str]:

@@ -52,6 +52,10 @@ def _tally(arena: Any, cmp: Comparison, links: Links, licence: Licence) -> list[
         f"- Web page: {links.head_to_head(slug, a.slug, b.slug)}",
         f"- {licence.line()}",
         "",
+        "## Who leads",
+        "",
+        call_line(cmp),
+        "",
         "## Tally",
         "",
         table(
@@ -68,9 +72,41 @@ def _tally(arena: Any, cmp: Comparison, links: Links, licence: Licence) -> list[
             numeric={1, 2, 3},
         ),
         "",
-        f"{inline(cmp.leader.name)} leads." if cmp.leader else "Level overall.",
+        f"{inline(cmp.leader.name)} wins more rounds (who leads is above)."
+        if cmp.leader
+        else "Level on rounds.",
         "",
     ]
+
+
+def _ranged(r: Any) -> str:
+    if r.score is None:
+        return "no PA Score"
+    if r.low is None or r.high is None:
+        return str(int(r.score))
+    return f"{int(r.score)} ({int(r.low)}–{int(r.high)})"
+
+
+def call_line(cmp: Comparison) -> str:
+    """Who leads by the one rule (``scoring.pair_call`` on the PA Score ranges), as the page says
+    it: ``**A leads**`` or ``**Too close to call**``, with both scores and their ranges."""
+    a, b = cmp.ranged.get("a"), cmp.ranged.get("b")
+    scores = (
+        f"PA Score {inline(cmp.a.name)} {_ranged(a)} · {inline(cmp.b.name)} {_ranged(b)}"
+        if a is not None and b is not None
+        else "no PA Scores"
+    )
+    lead = cmp.call_leader
+    if lead is None:
+        return (
+            "**Too close to call**: the score ranges overlap, so how the unverified cells turn "
+            f"out could put either ahead ({scores})."
+        )
+    other = cmp.b if lead == cmp.a else cmp.a
+    return (
+        f"**{inline(lead.name)} leads**: its lowest possible score is above "
+        f"{inline(other.name)}’s highest ({scores})."
+    )
 
 
 def _category_rounds(block: CategoryBlock, cmp: Comparison, names: dict[int, str]) -> list[str]:

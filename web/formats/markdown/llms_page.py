@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from arena.selectors.calls import first_leads
 from web.formats.markdown.links import Licence, Links
 from web.formats.markdown.text import document, inline, link
 
@@ -78,8 +79,13 @@ def _arenas(arenas: Sequence[Any], links: Links) -> list[str]:
             f"- {link(a.name, links.arena_md(a.slug))}: {int(a.product_count)} products × "
             f"{int(a.story_count)} stories"
         )
-        if a.leader_name:
-            line += f", leader {inline(a.leader_name)}"
+        if a.leader_name and first_leads(a):
+            line += f", first {inline(a.leader_name)} (leads)"
+        elif a.leader_name:
+            line += (
+                f", first {inline(a.leader_name)} (too close to call with "
+                f"{inline(a.second_name or '')})"
+            )
         out.append(line)
     if not arenas:
         out.append("- None yet.")
