@@ -107,7 +107,10 @@ def test_celery_worker_helper_runs_tasks_and_beat_survives_stop_kill_start(tmp_p
         def send_echo(
             word: str,
         ) -> None:  # the message the tiny app's producer would publish, by hand
-            Celery("producer", broker=server.url).send_task("tinyapp.echo", args=[word])
+            # not the current app: the project's code sends its tasks through celery.current_app,
+            # which must not be left pointing at this server once it is stopped
+            producer = Celery("producer", broker=server.url, set_as_current=False)
+            producer.send_task("tinyapp.echo", args=[word])
 
         with celery_worker(env, app="tinyapp") as worker:
             assert worker.is_running()
