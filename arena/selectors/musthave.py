@@ -8,7 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.models import Arena
-from arena.scoring.musthave import NEED_LABELS, Facts, MustAnswer, MustHaves, must_answers
+from arena.scoring.musthave import (
+    NEED_LABELS,
+    Certainty,
+    Facts,
+    MustAnswer,
+    MustHaves,
+    Outcome,
+    must_answers,
+)
 from arena.scoring.tally import CellIn, ProductKey, is_verified
 from arena.selectors.arenas import StoryLine, arena_product_list, arena_story_list, story_line_list
 from arena.selectors.leaderboard import Leaderboard, arena_leaderboard
@@ -53,7 +61,9 @@ class MustRow:
 class MustCheck:
     stories: list[StoryLine]  # every story on the pages, in matrix order (the form's choices)
     chosen: list[StoryLine]  # the stories asked for, in matrix order
-    rows: list[MustRow]  # every product on the pages, in the leaderboard's order
+    # every product on the pages: those that meet every must-have first, then the unknown, then
+    # the failures, each in the leaderboard's order
+    rows: list[MustRow]
     board: Leaderboard
 
     @property
@@ -63,7 +73,8 @@ class MustCheck:
 
 def must_check_get(*, arena: Arena, must: MustHaves, weights: WeightsAsked) -> MustCheck:
     """Every product's answer to ``must`` (story ids not in the arena are ignored: the view has
-    refused them), ordered as the leaderboard ranks them with ``weights``."""
+    refused them), those that meet every must-have first, each kind ordered as the leaderboard
+    ranks them with ``weights``."""
     stories = story_line_list(stories=arena_story_list(arena=arena))
     known = {s.pk for s in stories}
     chosen_ids = tuple(s for s in must.stories if s in known)
@@ -107,8 +118,23 @@ def must_check_get(*, arena: Arena, must: MustHaves, weights: WeightsAsked) -> M
             unknown=tuple(NEED_LABELS[n] for n in answer.unknown),
         )
 
-    rows = [row(p, a) for p, a in zip(products, answers, strict=True)]
+    rows = sorted(
+        (row(p, a) for p, a in zip(products, answers, strict=True)),
+        key=lambda r: _SHOWN_FIRST[r.answer.outcome, r.answer.certainty],
+    )
     return MustCheck(stories=stories, chosen=chosen, rows=rows, board=board)
+
+
+# Which answers come first: those that meet every must-have (the surest first), then the unknown,
+# then the failures (the likely ones, which verifying could still turn, before the certain);
+# within each, the leaderboard's order (``sorted`` keeps it).
+_SHOWN_FIRST = {
+    (Outcome.MEETS, Certainty.CERTAIN): 0,
+    (Outcome.MEETS, Certainty.LIKELY): 1,
+    (Outcome.UNKNOWN, Certainty.UNKNOWN): 2,
+    (Outcome.FAILS, Certainty.LIKELY): 3,
+    (Outcome.FAILS, Certainty.CERTAIN): 4,
+}
 
 
 def _ranked(board: Leaderboard, products: list[Product]) -> list[Product]:

@@ -115,23 +115,35 @@ def test_each_product_meets_fails_on_a_cell_or_a_fact_or_is_unknown_and_says_how
     assert "nobody stated whether it is self-hosted" in unknown
     assert "2 of 6 products meet every must-have" in text_of(page)
     # an open-source licence: BUSL is source-available, not open source
+    # meets (the surest first), unknown, then fails (likely before certain), each by the leaderboard
+    assert names_in_order(page) == [
+        "temporal",
+        "inngest",
+        "trigger-dev",
+        "hatchet",
+        "dbos",
+        "restate",
+    ]
     licence = get(Client(), f"{PAGE}?must={story.pk}&need=open-source")
     assert "lacks an open-source licence" in answer_of(licence, "restate")
 
 
 def test_the_visitors_weights_order_the_products_and_travel_in_every_link(seeded_arena, story):
     client = Client()
-    published = names_in_order(get(client, f"{PAGE}?must={story.pk}"))
+    # nobody stated the seed's hosting: every answer is unknown, so the leaderboard alone orders
+    published = names_in_order(get(client, f"{PAGE}?need=self-hosted"))
     board = selectors.arena_leaderboard(arena=seeded_arena, asked=weights_parse(MINE))
     canonical = board.weights_query
     weighted_page = get(client, f"{PAGE}?must={story.pk}&weights={canonical}")
-    ordered = names_in_order(weighted_page)
+    unknown_page = get(client, f"{PAGE}?need=self-hosted&weights={canonical}")
+    ordered = names_in_order(unknown_page)
     assert ordered == [r.product.slug for r in board.rows]
     assert ordered != published  # (so the weights are what ordered them)
     html = weighted_page.content.decode()
     assert f'<input type="hidden" name="weights" value="{canonical}">' in html
     assert f'href="{ARENA}?weights={canonical}"' in html  # back to the arena, weights kept
     assert f'href="{PAGE}?weights={canonical}"' in html  # "Clear" keeps them too
+    assert f'href="{PAGE}?must={story.pk}"' in html  # and the published order drops them
     # the form's repeated parameters keep the weights in the canonical address
     sent = client.get(f"{PAGE}?must={story.pk}&need=managed&weights={canonical}")
     assert sent.status_code == 200

@@ -52,7 +52,11 @@ def arena_must_have(request: HtmxHttpRequest, arena: str) -> HttpResponse:
         "view_url": page_url
         + links.must_have_query(stories=must.stories, needs=must.needs, weights=weights),
         "clear_url": page_url + links.must_have_query(weights=weights),
+        "published_url": page_url + links.must_have_query(stories=must.stories, needs=must.needs),
         "needs": [(n, NEED_LABELS[n], n in must.needs) for n in NEEDS],
+        # what was chosen, in words: each story quoted, then the facts
+        "chosen_words": [f"“{s.text}”" for s in check.chosen]
+        + [NEED_LABELS[n] for n in must.needs],
         "chosen_ids": set(must.stories),
     }
     return render(request, "arena/must_have.html", ctx, status=400 if problems else 200)
