@@ -8,7 +8,6 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
-from django.views.decorators.vary import vary_on_headers
 
 from arena import selectors
 from arena.scoring.musthave import NEED_LABELS, NEEDS, MustHaves
@@ -18,7 +17,6 @@ from web.params.musthave import MustHaveAsked
 
 
 @require_safe
-@vary_on_headers("HX-Request", "HX-History-Restore-Request")
 def arena_must_have(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     """The check's form (a plain GET form with a checkbox per story and fact) and, once something
     is chosen, every product's answer. A choice spelled otherwise than the canonical address
