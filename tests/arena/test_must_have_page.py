@@ -152,6 +152,14 @@ def test_the_visitors_weights_order_the_products_and_travel_in_every_link(seeded
     # and the arena page links here with the weights it is ranked by
     arena_page = get(client, f"{ARENA}?weights={canonical}").content.decode()
     assert f'href="{PAGE}?weights={canonical}"' in arena_page
+    # and when htmx re-ranks the board, the link follows the weights (swapped out of band)
+    swapped = get(client, f"{ARENA}?weights={canonical}", HTTP_HX_REQUEST="true").content.decode()
+    assert (
+        f'<p id="must-link" class="must-link" hx-swap-oob="true"><a href="{PAGE}?weights={canonical}"'
+        in swapped
+    )
+    reset = get(client, f"{ARENA}?weights=", HTTP_HX_REQUEST="true").content.decode()
+    assert f'hx-swap-oob="true"><a href="{PAGE}">' in reset
 
 
 @pytest.mark.parametrize(
