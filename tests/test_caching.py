@@ -65,6 +65,7 @@ def public_urls(arena: Arena) -> list[tuple[str, dict]]:
         (f"/api/arenas/{arena.slug}/matrix/", {}),
         (f"/api/arenas/{arena.slug}/compare/{a.slug}/{b.slug}/", {}),
         (f"{base}compare/?products={a.slug},{b.slug}", {}),
+        (f"{base}must-have/?must={story.pk}&need=self-hosted,open-source", {}),
         (f"/api/arenas/{arena.slug}/compare/?products={b.slug},{a.slug}", {}),
         ("/api/schema/", {}),
         ("/api/docs/", {}),

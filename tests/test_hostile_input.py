@@ -49,7 +49,7 @@ HOSTILE = [
 ]
 PARAMS = [
     *("page", "rank", "persona", "category", "verdict", "q", "a", "b", "status", "sent"),
-    *("product", "story", "state"),
+    *("product", "story", "state", "must", "need"),
 ]
 HTMX = [
     {},
@@ -89,6 +89,7 @@ URLS = {
     "changes": lambda site: "/changes/",
     "changes feed": lambda site: "/changes/feed/",
     "disputes": lambda site: f"/arenas/{ARENA}/disputes/",
+    "must-have": lambda site: f"/arenas/{ARENA}/must-have/",
     "disputes json": lambda site: f"/arenas/{ARENA}/disputes.json",
     "disputes feed": lambda site: f"/arenas/{ARENA}/disputes/feed/",
     "api arenas": lambda site: "/api/arenas/",
@@ -274,13 +275,19 @@ def test_the_feed_survives_control_characters_in_stored_text(site):
 
 
 PAGE_PARAMS = st.sampled_from(
-    ["page", "rank", "persona", "category", "verdict", "q", "a", "b", "product", "story", "state"]
+    [
+        *("page", "rank", "persona", "category", "verdict", "q", "a", "b", "product", "story"),
+        *("state", "must", "need", "weights"),
+    ]
 )
 VALUES = st.one_of(
     st.text(max_size=40),
     st.integers(min_value=-(10**30), max_value=10**30).map(str),
     st.sampled_from(
-        ["category:Agent workloads", "persona:backend-developer", "full", "n/a", "open", "inngest"]
+        [
+            *("category:Agent workloads", "persona:backend-developer", "full", "n/a", "open"),
+            *("inngest", "1,2", "2,1", "self-hosted", "open-source,managed"),
+        ]
     ),
 )
 
@@ -304,6 +311,7 @@ VALUES = st.one_of(
             f"/arenas/{ARENA}/disputes/",
             f"/arenas/{ARENA}/disputes.json",
             f"/arenas/{ARENA}/disputes/feed/",
+            f"/arenas/{ARENA}/must-have/",
         ]
     ),
     query=st.lists(st.tuples(PAGE_PARAMS, VALUES), max_size=5),

@@ -5,7 +5,7 @@ from django.urls import path
 
 from arena import dataformat
 from web.formats import agents, badges, discovery, exports, feeds
-from web.views import disputes, flags, notices, pages, verify
+from web.views import disputes, flags, musthave, notices, pages, verify
 
 urlpatterns = [
     path("", pages.home, name="home"),
@@ -13,6 +13,7 @@ urlpatterns = [
     path("arenas/<slug:arena>/", pages.arena_detail, name="arena-detail"),
     path("arenas/<slug:arena>/vs/<slug:a>-vs-<slug:b>/", pages.head_to_head, name="head-to-head"),
     path("arenas/<slug:arena>/compare/", pages.arena_compare, name="arena-compare"),
+    path("arenas/<slug:arena>/must-have/", musthave.arena_must_have, name="arena-must-have"),
     path(
         "arenas/<slug:arena>/products/<slug:product>/", pages.product_detail, name="product-detail"
     ),

@@ -48,6 +48,7 @@ def public_pages() -> dict[str, str]:
         "big_arena": "/arenas/big/",
         "big_head_to_head": "/arenas/big/vs/product-001-vs-product-002/",
         "compare": ARENA + "compare/?products=temporal,inngest,hatchet,dbos&diff=1",
+        "must_have": f"{ARENA}must-have/?must={story.pk}&need=self-hosted,open-source",
         "big_compare": "/arenas/big/compare/?products="
         + ",".join(f"product-{i:03}" for i in range(25, 31)),
     }

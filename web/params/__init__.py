@@ -28,6 +28,7 @@ from arena.selectors.matrix import STALE_ON, MatrixFilters
 from arena.selectors.weights import WeightEntry, WeightsAsked
 from arena.text import SLUG_CHARS, clean_text
 from stories.values import Verdict
+from web.params.mustkeys import must_kept, needs_kept
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -151,6 +152,9 @@ PAGE = Param("page", _page_number)
 DISPUTE_PRODUCT = Param("product", lambda value: bool(SLUG.fullmatch(value)))
 DISPUTE_STORY = Param("story", lambda value: _record_id(value) is not None)
 DISPUTE_STATE = Param("state", _one_of(*DISPUTE_STATES))
+# the must-have check: the stories (their ids) and the facts a visitor cannot do without
+MUST = Param("must", must_kept, many=True)
+NEED = Param("need", needs_kept, many=True)
 # the flag form's instance, and the status page's "just sent" notice
 FORM = Param("form")
 SENT = Param("sent")
@@ -353,6 +357,7 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
     "arena-detail": (PERSONA, CATEGORY, VERDICT, Q, STALE, SORT, RANK, SHOW, FOLD, WEIGHTS),
     "head-to-head": (A, B, DIFF, OPEN),
     "arena-compare": (PRODUCTS, DIFF),
+    "arena-must-have": (MUST, NEED, WEIGHTS),
     "recent-changes": (PAGE,),
     "arena-disputes": (DISPUTE_PRODUCT, DISPUTE_STORY, DISPUTE_STATE, PAGE),
     "arena-disputes-json": (DISPUTE_PRODUCT, DISPUTE_STORY, DISPUTE_STATE, PAGE),

@@ -19,6 +19,8 @@ from web.params import (
     DISPUTE_STORY,
     FOLD,
     FORM,
+    MUST,
+    NEED,
     OPEN,
     PAGE,
     PAGE_FORM,
@@ -111,6 +113,20 @@ def head_to_head_query(*, diff: bool, open_all: bool) -> str:
 def compare_query(products: Iterable[str], *, diff: bool) -> str:
     """A comparison's query string: ``?products=a,b,c`` (slugs need no escaping), ``&diff=1``."""
     return f"?{PRODUCTS.name}={','.join(products)}{f'&{DIFF.name}=1' if diff else ''}"
+
+
+def must_have_query(
+    *, stories: Iterable[int] = (), needs: Iterable[str] = (), weights: str = ""
+) -> str:
+    """The must-have check's query string in its canonical spelling (the stories in ascending
+    order, the facts in the order given, which is ``NEEDS``'), ``""`` for no choice:
+    ``?must=3,12&need=self-hosted&weights=…``."""
+    pairs = [
+        (MUST.name, ",".join(str(int(s)) for s in sorted(set(stories)))),
+        (NEED.name, ",".join(needs)),
+        (WEIGHTS.name, weights),
+    ]
+    return query_string([(name, value) for name, value in pairs if value])
 
 
 def flag_form_query(form_id: str) -> str:

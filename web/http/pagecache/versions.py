@@ -55,6 +55,7 @@ PAGE_VERSIONS: dict[str, Versioner] = {
     "api-arena-matrix": _arena,
     "api-arena-compare": _arena,
     "arena-compare": _arena,
+    "arena-must-have": _arena,
     "api-arena-compare-many": _arena,
     "arena-export-json": _arena,
     "arena-export-csv": _arena,

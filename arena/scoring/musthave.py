@@ -1,0 +1,164 @@
+"""The must-have check (docs/scoring.md, "Must-haves"): which products meet every story and fact
+a visitor cannot do without, which fail and on what, and how sure each answer is.
+
+A story must-have is met by a ``full`` verdict only (``partial`` leaves part of the story undone,
+``n/a`` says the story does not apply, so neither can be counted on). A fact must-have is met only
+when the product's stated facts say so; a fact nobody stated leaves the answer unknown, never a
+pass. An answer is ``certain`` when the cells that decide it are verified (``is_verified``): for a
+product that meets every must-have, all of its deciding cells; for one that fails, one verified
+failing cell (or a stated fact that fails) is enough. Otherwise the answer is ``likely``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from arena.scoring.tally import CellIn, ProductKey, is_verified
+from stories.values import Verdict
+
+# The facts a visitor can require, in their canonical order (the address writes them so).
+NEED_SELF_HOSTED = "self-hosted"
+NEED_MANAGED = "managed"
+NEED_OPEN_SOURCE = "open-source"
+NEEDS = (NEED_SELF_HOSTED, NEED_MANAGED, NEED_OPEN_SOURCE)
+NEED_LABELS = {
+    NEED_SELF_HOSTED: "self-hosted",
+    NEED_MANAGED: "managed (hosted for you)",
+    NEED_OPEN_SOURCE: "an open-source licence",
+}
+# The hosting values (``products.Hosting``) that offer each kind of hosting.
+_HOSTING_OFFERS = {
+    NEED_SELF_HOSTED: frozenset({"self-hosted", "both"}),
+    NEED_MANAGED: frozenset({"managed", "both"}),
+}
+# OSI-approved licences, by SPDX id (the ones software of this kind ships under; a licence not
+# listed here does not count as open source, e.g. BUSL-1.1, SSPL-1.0, Elastic-2.0).
+OPEN_SOURCE_LICENCES = frozenset(
+    {
+        "0BSD",
+        "AGPL-3.0",
+        "AGPL-3.0-only",
+        "AGPL-3.0-or-later",
+        "Apache-2.0",
+        "BSD-2-Clause",
+        "BSD-3-Clause",
+        "BSL-1.0",
+        "EPL-2.0",
+        "GPL-2.0",
+        "GPL-2.0-only",
+        "GPL-2.0-or-later",
+        "GPL-3.0",
+        "GPL-3.0-only",
+        "GPL-3.0-or-later",
+        "ISC",
+        "LGPL-2.1",
+        "LGPL-2.1-only",
+        "LGPL-2.1-or-later",
+        "LGPL-3.0",
+        "LGPL-3.0-only",
+        "LGPL-3.0-or-later",
+        "MIT",
+        "MPL-2.0",
+        "PostgreSQL",
+        "Unlicense",
+        "Zlib",
+    }
+)
+
+
+class Outcome(StrEnum):
+    MEETS = "meets"  # every must-have met
+    FAILS = "fails"  # at least one must-have not met
+    UNKNOWN = "unknown"  # none fails, but some are not known (a fact nobody stated, no cell)
+
+
+class Certainty(StrEnum):
+    CERTAIN = "certain"
+    LIKELY = "likely"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Facts:
+    """A product's stated facts as the rule reads them ("" when nobody stated one)."""
+
+    hosting: str = ""
+    licence: str = ""
+
+
+@dataclass(frozen=True)
+class MustHaves:
+    """What a visitor cannot do without: stories (by id) and facts (``NEEDS``)."""
+
+    stories: tuple[int, ...] = ()
+    needs: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.stories or self.needs)
+
+
+@dataclass(frozen=True)
+class MustAnswer:
+    """One product's answer: the outcome, how sure it is, the cells that fail (their verdict is
+    not ``full``), the stories it has no cell for, the facts it lacks (stated, not met) and the
+    facts nobody stated; ``unverified``: how many of its deciding cells are not verified."""
+
+    product: ProductKey
+    outcome: Outcome
+    certainty: Certainty
+    failing: tuple[CellIn, ...]
+    unjudged: tuple[int, ...]
+    lacking: tuple[str, ...]
+    unknown: tuple[str, ...]
+    unverified: int
+
+
+def need_met(need: str, facts: Facts) -> bool | None:
+    """Whether the facts meet a need: True, False, or None when nobody stated the fact."""
+    if need == NEED_OPEN_SOURCE:
+        return (facts.licence in OPEN_SOURCE_LICENCES) if facts.licence else None
+    return (facts.hosting in _HOSTING_OFFERS[need]) if facts.hosting else None
+
+
+def story_met(cell: CellIn) -> bool:
+    return cell.verdict == Verdict.FULL
+
+
+def must_answer(
+    product: ProductKey, must: MustHaves, cells: Iterable[CellIn], facts: Facts
+) -> MustAnswer:
+    """The answer for one product, from its cells (any; those of other stories are ignored)."""
+    by_story = {c.story_id: c for c in cells if c.story_id in must.stories}
+    asked = [by_story[s] for s in must.stories if s in by_story]
+    failing = tuple(c for c in asked if not story_met(c))
+    unjudged = tuple(s for s in must.stories if s not in by_story)
+    met = {need: need_met(need, facts) for need in must.needs}
+    lacking = tuple(n for n in must.needs if met[n] is False)
+    unknown = tuple(n for n in must.needs if met[n] is None)
+    if failing or lacking:
+        sure = bool(lacking) or any(is_verified(c) for c in failing)
+        deciding: Sequence[CellIn] = failing
+        outcome, certainty = Outcome.FAILS, Certainty.CERTAIN if sure else Certainty.LIKELY
+    elif unjudged or unknown:
+        deciding, outcome, certainty = asked, Outcome.UNKNOWN, Certainty.UNKNOWN
+    else:
+        sure = all(is_verified(c) for c in asked)
+        deciding, outcome = asked, Outcome.MEETS
+        certainty = Certainty.CERTAIN if sure else Certainty.LIKELY
+    unverified = sum(1 for c in deciding if not is_verified(c))
+    return MustAnswer(product, outcome, certainty, failing, unjudged, lacking, unknown, unverified)
+
+
+def must_answers(
+    products: Sequence[ProductKey],
+    must: MustHaves,
+    cells: Iterable[CellIn],
+    facts: dict[ProductKey, Facts],
+) -> list[MustAnswer]:
+    """Every product's answer, in the order given."""
+    by_product: dict[ProductKey, list[CellIn]] = {p: [] for p in products}
+    for cell in cells:
+        if cell.product in by_product:
+            by_product[cell.product].append(cell)
+    return [must_answer(p, must, by_product[p], facts.get(p, Facts())) for p in products]

@@ -1,0 +1,144 @@
+"""The must-have check's reads: the arena's stories to choose from, and each product's answer
+(``arena.scoring.musthave``) over the stored cells of the stories chosen, the products in the
+leaderboard's order (the visitor's weights when given). A constant number of queries: the
+stories, the scores with their products, the products without a score, the chosen cells."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from arena.models import Arena
+from arena.scoring.musthave import (
+    NEED_LABELS,
+    Certainty,
+    Facts,
+    MustAnswer,
+    MustHaves,
+    Outcome,
+    must_answers,
+)
+from arena.scoring.tally import CellIn, ProductKey, is_verified
+from arena.selectors.arenas import StoryLine, arena_product_list, arena_story_list, story_line_list
+from arena.selectors.leaderboard import Leaderboard, arena_leaderboard
+from arena.selectors.weights import WeightsAsked
+from products.models import Product
+from stories.models import Cell
+
+
+@dataclass(frozen=True)
+class MustFail:
+    """A chosen story a product's cell does not meet, as the page lists it (the cell's proof page
+    is ``cell``)."""
+
+    cell: int
+    story: StoryLine
+    verdict: str
+    proof: str | None
+    verified: bool
+
+
+@dataclass(frozen=True)
+class MustRow:
+    """A product's answer with what the page shows: the product, its score (the visitor's when
+    weighted, else the PA Score), the cells that fail, the stories it has no cell for, and the
+    facts it lacks or nobody stated (their labels)."""
+
+    product: Product
+    answer: MustAnswer
+    score: int | None
+    failing: tuple[MustFail, ...]
+    unjudged: tuple[StoryLine, ...]
+    lacking: tuple[str, ...]
+    unknown: tuple[str, ...]
+
+    @property
+    def misses(self) -> int:
+        """How many must-haves it fails: its failing cells and the facts it lacks."""
+        return len(self.failing) + len(self.lacking)
+
+
+@dataclass(frozen=True)
+class MustCheck:
+    stories: list[StoryLine]  # every story on the pages, in matrix order (the form's choices)
+    chosen: list[StoryLine]  # the stories asked for, in matrix order
+    # every product on the pages: those that meet every must-have first, then the unknown, then
+    # the failures, each in the leaderboard's order
+    rows: list[MustRow]
+    board: Leaderboard
+
+    @property
+    def meeting(self) -> list[MustRow]:
+        return [r for r in self.rows if r.answer.outcome == "meets"]
+
+
+def must_check_get(*, arena: Arena, must: MustHaves, weights: WeightsAsked) -> MustCheck:
+    """Every product's answer to ``must`` (story ids not in the arena are ignored: the view has
+    refused them), those that meet every must-have first, each kind ordered as the leaderboard
+    ranks them with ``weights``."""
+    stories = story_line_list(stories=arena_story_list(arena=arena))
+    known = {s.pk for s in stories}
+    chosen_ids = tuple(s for s in must.stories if s in known)
+    chosen = [s for s in stories if s.pk in chosen_ids]
+    board = arena_leaderboard(arena=arena, asked=weights, stale=False)
+    products = _ranked(board, arena_product_list(arena=arena))
+    found = (
+        Cell.objects.on_pages()
+        .filter(story_id__in=chosen_ids, product__arena=arena)
+        .values_list("id", "story_id", "product_id", "verdict", "proof", "quality")
+        if chosen_ids
+        else []
+    )
+    ids: dict[tuple[int, int], int] = {}
+    cells = []
+    for pk, story_id, product_id, verdict, proof, quality in found:
+        ids[story_id, product_id] = pk
+        cells.append(CellIn(story_id, product_id, verdict, proof, quality))
+    facts: dict[ProductKey, Facts] = {
+        p.pk: Facts(hosting=p.hosting, licence=p.licence) for p in products
+    }
+    asked = MustHaves(chosen_ids, must.needs)
+    answers = must_answers([p.pk for p in products], asked, cells, facts)
+    scores = {r.product_id: r.personal_score if board.weighted else r.pa_score for r in board.rows}
+    by_pk = {s.pk: s for s in chosen}
+
+    def row(product: Product, answer: MustAnswer) -> MustRow:
+        failing = tuple(
+            MustFail(
+                ids[c.story_id, product.pk], by_pk[c.story_id], c.verdict, c.proof, is_verified(c)
+            )
+            for c in answer.failing
+        )
+        return MustRow(
+            product=product,
+            answer=answer,
+            score=scores.get(product.pk),
+            failing=failing,
+            unjudged=tuple(by_pk[s] for s in answer.unjudged),
+            lacking=tuple(NEED_LABELS[n] for n in answer.lacking),
+            unknown=tuple(NEED_LABELS[n] for n in answer.unknown),
+        )
+
+    rows = sorted(
+        (row(p, a) for p, a in zip(products, answers, strict=True)),
+        key=lambda r: _SHOWN_FIRST[r.answer.outcome, r.answer.certainty],
+    )
+    return MustCheck(stories=stories, chosen=chosen, rows=rows, board=board)
+
+
+# Which answers come first: those that meet every must-have (the surest first), then the unknown,
+# then the failures (the likely ones, which verifying could still turn, before the certain);
+# within each, the leaderboard's order (``sorted`` keeps it).
+_SHOWN_FIRST = {
+    (Outcome.MEETS, Certainty.CERTAIN): 0,
+    (Outcome.MEETS, Certainty.LIKELY): 1,
+    (Outcome.UNKNOWN, Certainty.UNKNOWN): 2,
+    (Outcome.FAILS, Certainty.LIKELY): 3,
+    (Outcome.FAILS, Certainty.CERTAIN): 4,
+}
+
+
+def _ranked(board: Leaderboard, products: list[Product]) -> list[Product]:
+    """The products in the board's order, those without a stored score after them (column
+    order)."""
+    place = {r.product_id: i for i, r in enumerate(board.rows)}
+    return sorted(products, key=lambda p: (place.get(p.pk, len(place)), p.position))

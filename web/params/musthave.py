@@ -1,0 +1,88 @@
+"""What the must-have check is asked for (``MustHaveAsked``), read from its query."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.http import QueryDict
+
+from arena.scoring.musthave import NEEDS, MustHaves
+from arena.selectors.weights import WeightsAsked
+from arena.text import clean_text
+from web.params import (
+    MUST,
+    NEED,
+    PARAM_MAX_LENGTH,
+    RECORD_ID_MAX,
+    SHOW_MAX,
+    WEIGHTS_MAX_LENGTH,
+    Param,
+    weights_parse,
+    weights_text,
+)
+from web.params.mustkeys import MUST_MAX
+
+
+@dataclass(frozen=True)
+class MustHaveAsked:
+    """What the must-have check is asked for: ``?must=<story id>,<story id>`` (at most
+    ``MUST_MAX``) and ``?need=<fact>,<fact>`` (``scoring.musthave.NEEDS``), each list also
+    accepted as repeated parameters (the plain GET form's checkboxes) and in any order; ``must``
+    in canonical order (ascending ids, each once), ``canonical``: whether the query already spells
+    them so (else a full page is redirected to that spelling, one address per choice);
+    ``problems``: what cannot be read (a 400 with those messages)."""
+
+    must: MustHaves
+    canonical: bool
+    problems: tuple[str, ...]
+    weights: WeightsAsked
+
+    @classmethod
+    def of(cls, query: QueryDict) -> MustHaveAsked:
+        problems: list[str] = []
+        ids: list[int] = []
+        for item in _list_items(query, MUST):
+            story = _story_id(item)
+            if story is None:
+                problems.append(f"A must-have story is given by its number, not {item[:40]!r}.")
+            elif story not in ids:
+                ids.append(story)
+        if len(ids) > MUST_MAX:
+            problems.append(f"At most {MUST_MAX} must-have stories; {len(ids)} were given.")
+            ids = ids[:MUST_MAX]
+        needs = _list_items(query, NEED)
+        if unknown := [n for n in needs if n not in NEEDS]:
+            problems.append(f"No fact {unknown[0][:40]!r} to require: one of {', '.join(NEEDS)}.")
+        must = MustHaves(tuple(sorted(ids)), tuple(n for n in NEEDS if n in needs))
+        sent = [(name, query.getlist(name)) for name in (MUST.name, NEED.name) if name in query]
+        written = [
+            (name, [value])
+            for name, value in (
+                (MUST.name, ",".join(map(str, must.stories))),
+                (NEED.name, ",".join(must.needs)),
+            )
+            if value
+        ]
+        return cls(
+            must=must,
+            canonical=sent == written,
+            problems=tuple(problems),
+            weights=weights_parse(weights_text(query)[:WEIGHTS_MAX_LENGTH]),
+        )
+
+
+def _list_items(query: QueryDict, param: Param) -> list[str]:
+    """The comma-separated items of a list parameter (repeated or not), each once, bounded."""
+    items: list[str] = []
+    for value in query.getlist(param.name)[:SHOW_MAX]:
+        for item in clean_text(value)[:PARAM_MAX_LENGTH].split(","):
+            if (item := item.strip()) and item not in items:
+                items.append(item)
+    return items[:SHOW_MAX]
+
+
+def _story_id(value: str) -> int | None:
+    value = value.strip()
+    if value.isascii() and value.isdigit() and 0 < int(value) <= RECORD_ID_MAX:
+        return int(value)
+    return None
