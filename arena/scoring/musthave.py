@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from arena.scoring.tally import CellIn, ProductKey, is_verified
+from products.facts import open_source
 from stories.values import Verdict
 
 # The facts a visitor can require, in their canonical order (the address writes them so).
@@ -32,41 +33,6 @@ _HOSTING_OFFERS = {
     NEED_SELF_HOSTED: frozenset({"self-hosted", "both"}),
     NEED_MANAGED: frozenset({"managed", "both"}),
 }
-# OSI-approved licences, by SPDX id (the ones software of this kind ships under; a licence not
-# listed here does not count as open source, e.g. BUSL-1.1, SSPL-1.0, Elastic-2.0).
-OPEN_SOURCE_LICENCES = frozenset(
-    {
-        "0BSD",
-        "AGPL-3.0",
-        "AGPL-3.0-only",
-        "AGPL-3.0-or-later",
-        "Apache-2.0",
-        "BSD-2-Clause",
-        "BSD-3-Clause",
-        "BSL-1.0",
-        "EPL-2.0",
-        "GPL-2.0",
-        "GPL-2.0-only",
-        "GPL-2.0-or-later",
-        "GPL-3.0",
-        "GPL-3.0-only",
-        "GPL-3.0-or-later",
-        "ISC",
-        "LGPL-2.1",
-        "LGPL-2.1-only",
-        "LGPL-2.1-or-later",
-        "LGPL-3.0",
-        "LGPL-3.0-only",
-        "LGPL-3.0-or-later",
-        "MIT",
-        "MPL-2.0",
-        "PostgreSQL",
-        "Unlicense",
-        "Zlib",
-    }
-)
-
-
 class Outcome(StrEnum):
     MEETS = "meets"  # every must-have met
     FAILS = "fails"  # at least one must-have not met
@@ -117,7 +83,8 @@ class MustAnswer:
 def need_met(need: str, facts: Facts) -> bool | None:
     """Whether the facts meet a need: True, False, or None when nobody stated the fact."""
     if need == NEED_OPEN_SOURCE:
-        return (facts.licence in OPEN_SOURCE_LICENCES) if facts.licence else None
+        # the licence rule of the product facts: an OSI-approved SPDX expression
+        return open_source(facts.licence) if facts.licence else None
     return (facts.hosting in _HOSTING_OFFERS[need]) if facts.hosting else None
 
 
