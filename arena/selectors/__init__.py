@@ -64,6 +64,7 @@ from arena.selectors.matrix import (
     matrix_column_list,
 )
 from arena.selectors.products import ProductPage, StaleShare, product_get, product_page_get
+from arena.selectors.sources import arena_source_list, cited_source_map
 from arena.selectors.stories import story_cell_list, story_get
 from arena.selectors.weights import (
     PERSONA,
@@ -128,6 +129,8 @@ __all__ = [
     "arena_stale_counts",
     "arena_story_list",
     "cell_page_get",
+    "arena_source_list",
+    "cited_source_map",
     "head_to_head_get",
     "HEAD_TO_HEAD_INLINE",
     "matrix_block_list",

@@ -28,6 +28,7 @@ from web.pages import (
     links,
     matrix,
     ranges,
+    sources,
     weights,
 )
 from web.pages.markup import score_text
@@ -61,6 +62,7 @@ for _tag in (
     stale_rule.stale_days,
     cards.evidence_item,
     cards.cell_card,
+    sources.with_refs,
     links.product_url,
     links.head_to_head_url,
     links.compare_picker_url,

@@ -294,6 +294,13 @@ def story_detail(request: HtmxHttpRequest, arena: str, story: int) -> HttpRespon
 
 
 @require_safe
+def arena_sources(request: HtmxHttpRequest, arena: str) -> HttpResponse:
+    found = _arena_or_404(arena)
+    ctx = {"arena": found, "sources": selectors.arena_source_list(arena=found)}
+    return render(request, "arena/sources.html", ctx)
+
+
+@require_safe
 def cell_detail(request: HtmxHttpRequest, cell: int) -> HttpResponse:
     page = _or_404(selectors.cell_page_get(pk=cell), f"cell {cell}")
     ctx = {"page": page, "cell": page.cell, "arena": page.cell.story.arena}
