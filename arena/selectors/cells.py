@@ -58,10 +58,21 @@ class CellLine:
     rationale_predates: datetime | None = None
     rationale_rewritten_at: datetime | None = None
     evidence: Quotes = NO_QUOTES
+    # what backs it as the query computed it (``Cell.objects.with_backing``; the matrix reads no
+    # detail); None: from the detail read with it
+    backing_read: str | None = None
 
     @property
     def product_id(self) -> int:
         return self.product.pk
+
+    @property
+    def backing(self) -> Backing:
+        """What backs it (``stories.values.backing_of``)."""
+        if self.backing_read is not None:
+            return Backing(self.backing_read)
+        quotes = len(self.evidence) if self.detail_published else 0
+        return backing_of(published=self.detail_published, rationale=self.rationale, quotes=quotes)
 
     @property
     def value(self) -> CellValue:
@@ -135,7 +146,7 @@ def winner_of(key: scoring.ProductKey, *products: Product) -> Product | None:
 def cell_page_get(*, pk: int) -> CellPage | None:
     """A cell (retired or not) with its evidence, its verdict history and the head-to-heads its
     story appears in: its product against each other product on the pages where neither cell is
-    n/a, and the disputes on it (``arena.selectors.disputes``). Six queries, and one for the arena's sources when its published detail cites an id (five without a
+    n/a, and the disputes on it (``arena.selectors.disputes``). Seven queries (one: the sources its published detail cites; one fewer without a
     dispute); ``None`` when there is no such cell."""
     cell = (
         Cell.objects.select_related(
@@ -168,8 +179,8 @@ def cell_page_get(*, pk: int) -> CellPage | None:
             for other in others
             if other.value.applicable
         ]
-    sources: dict[str, Source] = {}
-    if cell.detail_published:  # (one query, when the shown detail cites a source id)
-        texts = [cell.rationale, *(e.source for e in cell.evidence.all())]
-        sources = cited_source_map(arena_id=cell.story.arena_id, texts=texts)
+    # (one query, always; nothing is shown of an unpublished detail)
+    texts = [cell.rationale, *(e.source for e in cell.evidence.all())]
+    shown = texts if cell.detail_published else []
+    sources = cited_source_map(arena_id=cell.story.arena_id, texts=shown)
     return CellPage(cell, changes, links, cell_dispute_list(cell_id=cell.pk), sources)

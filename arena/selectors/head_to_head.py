@@ -3,14 +3,14 @@ Its rounds are the one thing scored on a page read (``arena.scoring.compare``)."
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import QuerySet
 
 from arena import scoring
-from arena.models import Arena
+from arena.models import Arena, Source
 from arena.selectors.arenas import (
     STORY_LINE_FIELDS,
     StoryLine,
@@ -29,6 +29,7 @@ from arena.selectors.cells import (
 )
 from arena.selectors.compiled import CompiledRead
 from arena.selectors.matrix import CategoryBlock, matrix_block_list
+from arena.selectors.sources import cited_source_map
 from products.models import Product
 from stories.models import Cell, Evidence, Story
 
@@ -64,6 +65,8 @@ class Comparison:
     tallies: dict[int, scoring.CompareSummary] = field(default_factory=dict)
     differences_only: bool = False  # only the rounds one side wins are shown (no drawn round)
     shown: int = 0  # how many rounds are shown
+    # the arena's source list entries for the ids the published rationales and quotes cite
+    sources: dict[str, Source] = field(default_factory=dict)
 
     @property
     def hidden(self) -> int:
@@ -139,7 +142,7 @@ def _numbered(rows: Sequence[CompareRow]) -> list[CategoryBlock]:
 def head_to_head_get(
     *, arena: Arena, a: Product, b: Product, differences_only: bool = False
 ) -> Comparison:
-    """``a`` vs ``b`` (two products of ``arena``) with each cell's evidence: three queries, plain
+    """``a`` vs ``b`` (two products of ``arena``) with each cell's evidence: four queries (the fourth: the sources its published detail cites), plain
     records (no model instance: the big arena's pair has 600 cells and a thousand quotes),
     compiled once. With ``differences_only`` the blocks hold only the rounds that are not drawn
     (one side wins); the tallies always count every round."""
@@ -177,4 +180,16 @@ def head_to_head_get(
         tallies=tallies,
         differences_only=differences_only,
         shown=len(shown),
+        sources=_cited(arena, by.values()),
     )
+
+
+def _cited(arena: Arena, cells: Iterable[CellLine]) -> dict[str, Source]:
+    """The source list entries the cells' published detail cites: one query."""
+    texts = [
+        text
+        for c in cells
+        if c.detail_published
+        for text in (c.rationale, *(q.source for q in c.evidence))
+    ]
+    return cited_source_map(arena_id=arena.pk, texts=texts)

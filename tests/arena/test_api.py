@@ -188,7 +188,7 @@ QUERY_BOUNDS = {
     "/api/arenas/": 2,
     "/api/arenas/{slug}/": 5,
     "/api/arenas/{slug}/matrix/": 5,
-    "/api/arenas/{slug}/compare/{a}/{b}/": 6,
+    "/api/arenas/{slug}/compare/{a}/{b}/": 7,
 }
 
 

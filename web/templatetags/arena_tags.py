@@ -81,6 +81,7 @@ for _tag in (
 for _tag in (
     leaderboard.rank_options,
     leaderboard.leaderboard_rows,
+    leaderboard.evidence_share,
     leaderboard.range_group_notes,
     weights.weights_summary,
     arena_cards.persona_cards,

@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from products.models import Product
+from stories.values import Backing
 from web.api.serializers.data import persona_ranges, persona_scored
 from web.api.serializers.fields import (
     ByProductField,
@@ -160,6 +161,11 @@ class MatrixCellSerializer(serializers.Serializer):
         allow_null=True,
         help_text="When the cell's evidence was last checked: the newest of its evidence's "
         "`checked_on` and of the dates its verdict was judged (null: no date).",
+    )
+    backing = serializers.ChoiceField(
+        choices=Backing.values,
+        help_text="What backs the verdict on the pages: `quotes` (with sources), `rationale` "
+        "(a rationale only) or `none` (no published evidence).",
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from arena import scoring
 from web.formats.markdown.links import Licence, Links
 from web.formats.markdown.text import (
     cell,
@@ -91,6 +92,10 @@ def _leaderboard_row(
 ) -> list[str]:
     scores = row.persona_scores or {}
     verified = f"{int(row.verified)}/{int(row.with_evidence)}"
+    share = scoring.evidence_share(row.published_evidence, row.judged)
+    if share is not None:
+        verified += f" · {int(row.published_evidence)}/{int(row.judged)} with published evidence"
+        verified += f" ({share}%)"
     if row.disputed:
         verified += f" · {int(row.disputed)} disputed"
     integrity = score(row.integrity)
