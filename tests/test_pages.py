@@ -81,8 +81,8 @@ def test_arena_page_shows_the_seed_page_texts_and_counts(client, seeded_arena):
     assert "Durable Execution Engines" in text
     assert "Temporal anchors the battle-tested end" in text  # the description
     assert (
-        "53 user stories · 318 judged cells · updated 2026-09-16 · Evidence as of 2026-09-16"
-        in text
+        "53 user stories · 306 judged cells (12 more not applicable) · updated 2026-09-16 · "
+        "Evidence as of 2026-09-16" in text
     )
     assert "Scores computed" in text
     # leaderboard: verified counts as on the seed page, disputed only when there are some

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any, TypedDict, cast
 
 from django.db import router
-from django.db.models import Exists, F, OuterRef, QuerySet, Subquery
+from django.db.models import Exists, OuterRef, QuerySet, Subquery
 from django_stubs_ext import WithAnnotations
 
 from arena.models import AdjacentArena, Arena, Category, Persona, PersonaResult, ProductScore
@@ -15,13 +16,18 @@ from arena.selectors.compiled import CompiledRead, arena_rows_read, model_fields
 from arena.selectors.counts import row_count
 from arena.text import arena_slugify
 from products.models import Product
-from stories.models import Story
+from stories.models import Cell, Story
+from stories.values import Verdict
 
 
 class ArenaCounts(TypedDict):
     product_count: int
     story_count: int
-    cell_count: int
+    cell_count: int  # judged cells: applicable (not n/a) cells on the pages
+    na_count: int  # cells on the pages judged not applicable
+    # the oldest and newest day a judged cell's evidence was checked (None: no judged cell)
+    evidence_oldest: date | None
+    evidence_newest: date | None
     leader_name: str | None
     leader_slug: str | None
 
@@ -41,6 +47,16 @@ type SluggedCategory = WithAnnotations[Category, Slugged]
 type SluggedAdjacent = WithAnnotations[AdjacentArena, MaybeSlugged]
 
 
+# the cells on an arena's pages (the outer query's arena)
+_judged = Cell.objects.on_pages().filter(story__arena=OuterRef("pk"))
+
+
+def _newest_or_oldest(order: str) -> Subquery:
+    """The first judged cell's day of evidence in ``order`` (its nulls last)."""
+    cells = _judged.exclude(verdict=Verdict.NA).filter(evidence_as_of__isnull=False)
+    return Subquery(cells.order_by(order).values("evidence_as_of")[:1])
+
+
 def arena_list() -> QuerySet[CountedArena]:
     """Arenas with their product, story and judged-cell counts and the leader's name (one
     query)."""
@@ -51,12 +67,15 @@ def arena_list() -> QuerySet[CountedArena]:
             # the default managers leave out retired products and stories (kept on record only)
             product_count=row_count(Product.objects.filter(arena=OuterRef("pk")), per="arena"),
             story_count=row_count(Story.objects.filter(arena=OuterRef("pk")), per="arena"),
+            # the cells themselves, not stories × products: an n/a cell is no judgement of
+            # evidence, and a missing cell is none at all
+            cell_count=row_count(_judged.exclude(verdict=Verdict.NA), per="story__arena"),
+            na_count=row_count(_judged.filter(verdict=Verdict.NA), per="story__arena"),
+            evidence_oldest=_newest_or_oldest("evidence_as_of"),
+            evidence_newest=_newest_or_oldest("-evidence_as_of"),
             leader_name=Subquery(leader.values("product__name")[:1]),
             leader_slug=Subquery(leader.values("product__slug")[:1]),
-        )
-        # every product is judged on every story: the cells the arena page counts
-        .annotate(cell_count=F("story_count") * F("product_count"))
-        .order_by("name"),
+        ).order_by("name"),
     )
 
 

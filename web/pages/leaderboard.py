@@ -80,7 +80,7 @@ def _stale_share(row: BoardRow) -> str:
     share = scoring.round_half_up(100 * stale / cells)
     return (
         f' <span class="nw stale-share-lb">· {int(stale)} stale ({share}%)'
-        f'<span class="visually-hidden"> of {int(cells)} cells: evidence older than '
+        f'<span class="visually-hidden"> of {int(cells)} judged cells: evidence older than '
         f"{int(freshness.stale_days())} days</span></span>"
     )
 

@@ -68,12 +68,21 @@ def _about(arena: Any, matrix: Matrix, links: Links, licence: Licence) -> list[s
         out += [paragraphs(arena.description), ""]
     return out + [
         f"- Products: {len(matrix.products)}; user stories: {arena.story_count}; judged cells: "
-        f"{arena.cell_count}",
-        f"- Updated: {day(arena.updated)}; evidence as of: {day(arena.evidence_as_of)}",
+        f"{arena.cell_count}"
+        + (f" ({arena.na_count} more not applicable)" if arena.na_count else ""),
+        f"- Updated: {day(arena.updated)}; {_evidence_dates(arena)}",
         f"- Web page: {links.arena(arena.slug)}",
         f"- {licence.line()}",
         "",
     ]
+
+
+def _evidence_dates(arena: Any) -> str:
+    """How fresh the judged cells' evidence is, as the web page says it (``arena_get``)."""
+    oldest, newest = arena.evidence_oldest, arena.evidence_newest
+    if oldest == newest:
+        return f"evidence as of: {day(newest)}"
+    return f"evidence checked: {day(oldest)} to {day(newest)}"
 
 
 def _leaderboard(board: Leaderboard, slug: str, links: Links) -> list[str]:
