@@ -150,3 +150,18 @@ def test_recompute_stores_each_products_evidence_share():
     }
     assert stored == {a.pk: (2, 3), b.pk: (0, 4)}
     assert Verdict.NA not in Backing.values  # (the share's words are the backing's, not a verdict)
+
+
+def test_cell_markdown_says_what_backs_it_and_resolves_its_ids(client):
+    cell = _cited_cell()
+    text = client.get(f"/cells/{cell.pk}.md").content.decode()
+    assert "- Backed by: 2 quotes with sources" in text
+    sources = text[text.index("## Sources cited") :].split("\n\n")[1]
+    assert sources.splitlines() == [
+        "- docs-21: [Retries guide](https://example.com/retries), accessed 2026-10-03",
+        r"- inngest-gh-1: unresolved (the arena's source list does not publish it)",
+        "- inngest-docs-7: [Steps](https://example.com/steps)",
+    ]
+    bare = CellFactory(detail_published=False, story=cell.story)
+    text = client.get(f"/cells/{bare.pk}.md").content.decode()
+    assert "- Backed by: no published evidence" in text and "## Sources cited" not in text
