@@ -544,7 +544,7 @@ QUERY_BOUNDS = {
     "head-to-head": 8,
     "htmx pair picker": 8,
     "product": 9,
-    "story": 5,
+    "story": 6,  # (one of them: the sources the cells' published detail cites)
     "cell": 7,  # (one of them: the sources its published detail cites)
     "compare": 6,
     "htmx compare, differences only": 6,

@@ -65,7 +65,7 @@ from arena.selectors.matrix import (
 )
 from arena.selectors.products import ProductPage, StaleShare, product_get, product_page_get
 from arena.selectors.sources import arena_source_list, cited_source_map
-from arena.selectors.stories import story_cell_list, story_get
+from arena.selectors.stories import story_cell_list, story_cited_sources, story_get
 from arena.selectors.weights import (
     PERSONA,
     WEIGHT_CRITICAL,
@@ -131,6 +131,7 @@ __all__ = [
     "cell_page_get",
     "arena_source_list",
     "cited_source_map",
+    "story_cited_sources",
     "head_to_head_get",
     "HEAD_TO_HEAD_INLINE",
     "matrix_block_list",

@@ -165,3 +165,21 @@ def test_cell_markdown_says_what_backs_it_and_resolves_its_ids(client):
     bare = CellFactory(detail_published=False, story=cell.story)
     text = client.get(f"/cells/{bare.pk}.md").content.decode()
     assert "- Backed by: no published evidence" in text and "## Sources cited" not in text
+
+
+def test_head_to_head_and_story_cards_say_what_backs_them_and_link_their_ids(client):
+    cell = _cited_cell()
+    other = CellFactory(story=cell.story, detail_published=True, rationale="Per docs-21 only.")
+    arena, a, b = cell.story.arena, cell.product, other.product
+    pages = (
+        f"/arenas/{arena.slug}/vs/{a.slug}-vs-{b.slug}/?open=all",
+        f"/arenas/{arena.slug}/stories/{cell.story_id}/",
+    )
+    for url in pages:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        html = response.content.decode()
+        text = text_of(response)
+        assert "Backed by 2 quotes with sources" in text and "Backed by a rationale only" in text
+        assert html.count('href="https://example.com/retries"') == 2, url  # both cards cite it
+        assert re.search(r'<span class="unresolved-ref"[^>]*>inngest-gh-1</span>', html), url

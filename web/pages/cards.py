@@ -154,9 +154,9 @@ def card_html(
     return "".join(out)
 
 
-def cell_card(cell: CardCell, name: str) -> SafeString:
+def cell_card(cell: CardCell, name: str, sources: Mapping[str, Source] = NO_SOURCES) -> SafeString:
     """One judged cell as a card: ``name`` (its heading) and its badge, its rationale and evidence
     quotes (``cell.evidence.all()``, loaded beforehand), the link to its proof page and its flag
     control; a cell whose detail is not published is one quiet line (name, badge, flag control)."""
     # every interpolated value is escaped or an int
-    return mark_safe(card_html(cell, esc(name), links.cells_prefix()))
+    return mark_safe(card_html(cell, esc(name), links.cells_prefix(), sources))
