@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from typing import Any, TypedDict, cast
 
 from django.db import router
@@ -16,7 +16,7 @@ from arena.selectors.compiled import CompiledRead, arena_rows_read, model_fields
 from arena.selectors.counts import row_count
 from arena.text import arena_slugify
 from products.models import Product
-from stories.models import Cell, Story
+from stories.models import Cell, CellChange, Story
 from stories.values import Verdict
 
 
@@ -28,6 +28,8 @@ class ArenaCounts(TypedDict):
     # the oldest and newest day a judged cell's evidence was checked (None: no judged cell)
     evidence_oldest: date | None
     evidence_newest: date | None
+    # the latest change of one of its verdicts after it was published (an edit, an upheld flag)
+    last_change: datetime | None
     leader_name: str | None
     leader_slug: str | None
 
@@ -73,6 +75,12 @@ def arena_list() -> QuerySet[CountedArena]:
             na_count=row_count(_judged.filter(verdict=Verdict.NA), per="story__arena"),
             evidence_oldest=_newest_or_oldest("evidence_as_of"),
             evidence_newest=_newest_or_oldest("-evidence_as_of"),
+            last_change=Subquery(
+                CellChange.objects.filter(cell__story__arena=OuterRef("pk"))
+                .exclude(kind=CellChange.Kind.IMPORT)
+                .order_by("-changed_at")
+                .values("changed_at")[:1]
+            ),
             leader_name=Subquery(leader.values("product__name")[:1]),
             leader_slug=Subquery(leader.values("product__slug")[:1]),
         ).order_by("name"),

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from arena.models import Arena
 from products.models import Product
-from stories.models import Cell, Story
+from stories.models import Cell, CellChange, Story
 from stories.services import cell_correct
 from stories.values import CellValue
 
@@ -107,10 +107,20 @@ def test_freshness_claim_follows_the_cells(client, seeded_arena):
     claims = _claims(seeded_arena, 180)
     oldest, newest = claims["dates"]
     assert oldest < newest
+    # the verdicts were updated by that correction, after the pages' date
+    changed = CellChange.objects.exclude(kind="import").latest("changed_at").changed_at
+    updated = timezone.localtime(changed).date()
+    assert updated > seeded_arena.updated
     text = text_of(client.get(ARENA))
-    assert f"Evidence checked {oldest:%Y-%m-%d} to {newest:%Y-%m-%d}" in text
+    assert (
+        f"updated {updated:%Y-%m-%d} · Evidence checked {oldest:%Y-%m-%d} to {newest:%Y-%m-%d}"
+        in text
+    )
     md = client.get("/arenas/durable-execution-engines.md").content.decode()
-    assert f"evidence checked: {oldest:%Y-%m-%d} to {newest:%Y-%m-%d}" in md
+    assert (
+        f"- Updated: {updated:%Y-%m-%d}; evidence checked: {oldest:%Y-%m-%d} to {newest:%Y-%m-%d}"
+        in md
+    )
     assert f"judged cells: {claims['judged']} ({claims['na']} more not applicable)" in md
 
 

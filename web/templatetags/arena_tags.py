@@ -38,7 +38,10 @@ register = template.Library()
 # ---- filters
 
 register.filter("figure", format_figure)  # 143400 → ``143.4k``, as the seed pages print figures
-register.filter("score", score_text)  # ``71/100``, or an em dash without a score
+register.filter("score", score_text)
+register.filter(
+    "arena_updated", freshness.arena_updated
+)  # the pages' date or a later change  # ``71/100``, or an em dash without a score
 register.filter("weight_groups", weights.weight_groups)  # the weights panel's menus
 register.filter("weights_hx_vals", links.weights_hx_vals)  # what a weights link sends with htmx
 register.filter("pairs", compare.pairs)  # the compared products' pairs

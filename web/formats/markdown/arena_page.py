@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from arena import scoring
+from stories.freshness import updated_on
 from web.formats.markdown.links import Licence, Links
 from web.formats.markdown.text import (
     cell,
@@ -70,7 +71,7 @@ def _about(arena: Any, matrix: Matrix, links: Links, licence: Licence) -> list[s
         f"- Products: {len(matrix.products)}; user stories: {arena.story_count}; judged cells: "
         f"{arena.cell_count}"
         + (f" ({arena.na_count} more not applicable)" if arena.na_count else ""),
-        f"- Updated: {day(arena.updated)}; {_evidence_dates(arena)}",
+        f"- Updated: {day(updated_on(arena.updated, arena.last_change))}; {_evidence_dates(arena)}",
         f"- Web page: {links.arena(arena.slug)}",
         f"- {licence.line()}",
         "",
