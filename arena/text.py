@@ -132,3 +132,34 @@ def parse_rate(text: str) -> tuple[int, int]:
             "or day)"
         )
     return int(m.group(1)), _PERIODS[m.group(2)]
+
+
+# ---------------------------------------------------------------- source ids
+#
+# Evidence cites its sources by ids such as ``inngest-docs-7`` or ``docs-21`` (in rationales, and
+# sometimes as a quote's source): an optional product prefix, a kind of source, a number. Only
+# those kinds count, so ordinary words with a number (``utf-8``, ``gpt-4``) are never read as a
+# citation. An arena's source list (``arena.models.Source``) says what each id refers to.
+SOURCE_KINDS = ("docs", "gh", "github", "comm", "community", "probe", "blog", "web", "src")
+SOURCE_ID_RE = re.compile(
+    r"(?<![\w./-])(?:[a-z0-9]+-)*(?:" + "|".join(SOURCE_KINDS) + r")-[0-9]+(?![\w-])"
+)
+
+
+def source_ids(text: str) -> list[str]:
+    """The source ids ``text`` cites, each once, in the order they first appear."""
+    return list(dict.fromkeys(SOURCE_ID_RE.findall(text)))
+
+
+def split_source_ids(text: str) -> list[tuple[str, bool]]:
+    """``text`` in pieces, each with whether it is a source id: the pages link the ids."""
+    pieces: list[tuple[str, bool]] = []
+    at = 0
+    for m in SOURCE_ID_RE.finditer(text):
+        if m.start() > at:
+            pieces.append((text[at : m.start()], False))
+        pieces.append((m.group(), True))
+        at = m.end()
+    if at < len(text):
+        pieces.append((text[at:], False))
+    return pieces

@@ -20,7 +20,7 @@ is the same rule as a database filter.
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from django.conf import settings
 from django.db.models import Q
@@ -82,3 +82,13 @@ def age_text(days: int | None) -> str:
     if days == 1:
         return "checked yesterday"
     return f"checked {days} days ago"
+
+
+def updated_on(published: date | None, last_change: datetime | None) -> date | None:
+    """When an arena's verdicts were last updated: the published pages' date, or the day (in the
+    site's time zone) of a later change of one of its verdicts, whichever is newer."""
+    if last_change is None:
+        return published
+    if timezone.is_naive(last_change):  # (a raw query on SQLite reads a stored UTC moment so)
+        last_change = last_change.replace(tzinfo=UTC)
+    return newest(published, timezone.localtime(last_change).date())

@@ -2,13 +2,13 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import Case, Exists, OuterRef, Q, Value, When
 from django.urls import reverse
 
 from arena.models import EditableRecord
 from arena.scoring import Direction, correction_direction
 from stories.edits import edited_since_import
-from stories.values import CellValue, Proof, Verdict
+from stories.values import Backing, CellValue, Proof, Verdict
 
 
 class Story(EditableRecord):
@@ -52,6 +52,20 @@ class CellQuerySet(models.QuerySet):
     def on_pages(self) -> CellQuerySet:
         """The cells the public pages and the scores see: neither story nor product retired."""
         return self.filter(story__retired_at__isnull=True, product__retired_at__isnull=True)
+
+    def with_backing(self) -> CellQuerySet:
+        """Each cell with ``backing``, what backs it (``stories.values.backing_of``, the same rule
+        computed in the query: no cell is loaded for it)."""
+        quoted = Exists(Evidence.objects.filter(cell_id=OuterRef("pk")))
+        return self.annotate(
+            backing=Case(
+                When(~Q(detail_published=True), then=Value(Backing.NONE.value)),
+                When(quoted, then=Value(Backing.QUOTES.value)),
+                When(~Q(rationale__regex=r"^\s*$"), then=Value(Backing.RATIONALE.value)),
+                default=Value(Backing.NONE.value),
+                output_field=models.CharField(),
+            )
+        )
 
 
 class Cell(models.Model):

@@ -340,3 +340,36 @@ class CellValue:
             else:
                 quality = cell.quality if cell.quality is not None else 0
         return CellValue(verdict, proof, quality)
+
+
+class Backing(models.TextChoices):
+    """What backs a cell's verdict on the pages, in the words every surface uses: quotes (with
+    their sources), a rationale only, or nothing published (the verdict alone, as the arena page
+    gave it). A cell "has published evidence" unless it is ``NONE`` (docs/scoring.md)."""
+
+    QUOTES = "quotes", "quotes with sources"
+    RATIONALE = "rationale", "a rationale only"
+    NONE = "none", "no published evidence"
+
+    @property
+    def published(self) -> bool:
+        return self is not Backing.NONE
+
+    def describe(self, quotes: int = 0) -> str:
+        """``3 quotes with sources``, ``a rationale only``, ``no published evidence``."""
+        if self is Backing.QUOTES:
+            return f"{quotes} quote{'' if quotes == 1 else 's'} with sources"
+        return str(self.label)
+
+
+def backing_of(*, published: bool, rationale: str, quotes: int) -> Backing:
+    """The one rule of what backs a cell: nothing unless a page published its detail
+    (``Cell.detail_published``); then its quotes when it has any, else its rationale when it is
+    not blank. ``CellQuerySet.with_backing`` is the same rule in the database."""
+    if not published:
+        return Backing.NONE
+    if quotes:
+        return Backing.QUOTES
+    if rationale.strip():
+        return Backing.RATIONALE
+    return Backing.NONE

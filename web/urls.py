@@ -19,6 +19,7 @@ urlpatterns = [
     ),
     path("arenas/<slug:arena>/stories/<int:story>/", pages.story_detail, name="story-detail"),
     path("cells/<int:cell>/", pages.cell_detail, name="cell-detail"),
+    path("arenas/<slug:arena>/sources/", pages.arena_sources, name="arena-sources"),
     # disputes in the open: an arena's flags under review and decided, as a page, JSON and a feed
     path("arenas/<slug:arena>/disputes/", disputes.arena_disputes, name="arena-disputes"),
     path(

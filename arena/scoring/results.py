@@ -14,6 +14,7 @@ from arena.scoring.tally import (
     StoryIn,
     Tally,
     cell_tally,
+    evidence_share,
     verified_share,
 )
 from arena.scoring.weights import (
@@ -42,6 +43,8 @@ STORED_AS_IS = (
     "confidence",
     "weighted_quality",
     "weighted_max",
+    "published_evidence",
+    "judged",
 )
 
 
@@ -97,6 +100,13 @@ class ProductResult:
     parts: tuple[Part, ...] = ()
     pa_range: tuple[int, int] | None = None
     persona_ranges: dict[str, tuple[int, int] | None] = field(default_factory=dict)
+    # judged (applicable) cells whose backing the pages publish, and all judged cells
+    published_evidence: int = 0
+    judged: int = 0
+
+    @property
+    def evidence_share(self) -> int | None:
+        return evidence_share(self.published_evidence, self.judged)
 
     @property
     def verified_share(self) -> float:

@@ -56,6 +56,8 @@ class CellIn:
     proof: str | None
     quality: int | None
     correction: Direction | None = None  # None: no flag on it was upheld
+    # whether the pages publish what backs it, a quote or a rationale (``stories.values.Backing``)
+    published: bool = False
 
     @classmethod
     def of(
@@ -150,6 +152,9 @@ class Tally(NamedTuple):
     # cells corrected, net, against the product's claim and left without evidence: integrity
     # counts them among its cells
     upheld_unevidenced: int = 0
+    # the evidence share: judged (applicable) cells whose backing the pages publish, of them all
+    published_evidence: int = 0
+    judged: int = 0
 
     @classmethod
     def total(cls, tallies: Iterable[Tally]) -> Tally:
@@ -187,7 +192,12 @@ class Tally(NamedTuple):
 
 @functools.cache
 def _cell_tally(
-    verdict: str, proof: str | None, quality: int | None, correction: Direction | None, weight: int
+    verdict: str,
+    proof: str | None,
+    quality: int | None,
+    correction: Direction | None,
+    weight: int,
+    published: bool,
 ) -> Tally:
     cell = CellIn(0, 0, verdict, proof, quality, correction)
     applicable = is_applicable(cell)
@@ -206,14 +216,23 @@ def _cell_tally(
         upheld_in_favour=int(correction == Direction.FAVOUR),
         favour_credit=(1 - int(verified) + int(contradicted)) if favour else 0,
         upheld_unevidenced=int(correction == Direction.AGAINST and not evidenced),
+        published_evidence=int(applicable and published),
+        judged=int(applicable),
     )
 
 
 def cell_tally(cell: CellIn, weight: int) -> Tally:
     """One cell's part of its product's tally, its story weighing ``weight``."""
-    return _cell_tally(cell.verdict, cell.proof, cell.quality, cell.correction, weight)
+    return _cell_tally(
+        cell.verdict, cell.proof, cell.quality, cell.correction, weight, cell.published
+    )
 
 
 def verified_share(verified: int, with_evidence: int) -> float:
     """V/E; 0 with no evidence."""
     return verified / with_evidence if with_evidence else 0.0
+
+
+def evidence_share(published_evidence: int, judged: int) -> int | None:
+    """The percentage of judged cells whose backing is published, half up; None with none judged."""
+    return round_half_up(100 * published_evidence / judged) if judged else None

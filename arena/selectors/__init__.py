@@ -72,7 +72,8 @@ from arena.selectors.settle import (
     pair_settle_get,
     verify_queue_get,
 )
-from arena.selectors.stories import story_cell_list, story_get
+from arena.selectors.sources import arena_source_list, cited_source_map
+from arena.selectors.stories import story_cell_list, story_cited_sources, story_get
 from arena.selectors.weights import (
     PERSONA,
     WEIGHT_CRITICAL,
@@ -142,6 +143,9 @@ __all__ = [
     "arena_stale_counts",
     "arena_story_list",
     "cell_page_get",
+    "arena_source_list",
+    "cited_source_map",
+    "story_cited_sources",
     "head_to_head_get",
     "HEAD_TO_HEAD_INLINE",
     "matrix_block_list",

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import date, datetime
 from typing import Any, TypedDict, cast
 
 from django.db import router
-from django.db.models import Exists, F, OuterRef, QuerySet, Subquery
+from django.db.models import Exists, OuterRef, QuerySet, Subquery
 from django_stubs_ext import WithAnnotations
 
 from arena.models import AdjacentArena, Arena, Category, Persona, PersonaResult, ProductScore
@@ -15,13 +16,22 @@ from arena.selectors.compiled import CompiledRead, arena_rows_read, model_fields
 from arena.selectors.counts import row_count
 from arena.text import arena_slugify
 from products.models import Product
-from stories.models import Story
+from stories.models import Cell, CellChange, Story
+from stories.values import Verdict
 
 
 class ArenaCounts(TypedDict):
     product_count: int
     story_count: int
+    # the cells on the pages, counted (not stories × products): an n/a verdict is a judgement too,
+    # as the published pages count it ("318 judged cells"); na_count of them say n/a
     cell_count: int
+    na_count: int
+    # the oldest and newest day a judged cell's evidence was checked (None: no judged cell)
+    evidence_oldest: date | None
+    evidence_newest: date | None
+    # the latest change of one of its verdicts after it was published (an edit, an upheld flag)
+    last_change: datetime | None
     leader_name: str | None
     leader_slug: str | None
     # the first's PA Score range and the second's, for who leads (``calls.first_leads``)
@@ -45,6 +55,16 @@ type SluggedCategory = WithAnnotations[Category, Slugged]
 type SluggedAdjacent = WithAnnotations[AdjacentArena, MaybeSlugged]
 
 
+# the cells on an arena's pages (the outer query's arena)
+_judged = Cell.objects.on_pages().filter(story__arena=OuterRef("pk"))
+
+
+def _newest_or_oldest(order: str) -> Subquery:
+    """The first judged cell's day of evidence in ``order`` (its nulls last)."""
+    cells = _judged.exclude(verdict=Verdict.NA).filter(evidence_as_of__isnull=False)
+    return Subquery(cells.order_by(order).values("evidence_as_of")[:1])
+
+
 def arena_list() -> QuerySet[CountedArena]:
     """Arenas with their product, story and judged-cell counts and the leader's name (one
     query)."""
@@ -56,15 +76,24 @@ def arena_list() -> QuerySet[CountedArena]:
             # the default managers leave out retired products and stories (kept on record only)
             product_count=row_count(Product.objects.filter(arena=OuterRef("pk")), per="arena"),
             story_count=row_count(Story.objects.filter(arena=OuterRef("pk")), per="arena"),
+            # the cells themselves, not stories × products: an n/a cell is no judgement of
+            # evidence, and a missing cell is none at all
+            cell_count=row_count(_judged, per="story__arena"),
+            na_count=row_count(_judged.filter(verdict=Verdict.NA), per="story__arena"),
+            evidence_oldest=_newest_or_oldest("evidence_as_of"),
+            evidence_newest=_newest_or_oldest("-evidence_as_of"),
+            last_change=Subquery(
+                CellChange.objects.filter(cell__story__arena=OuterRef("pk"))
+                .exclude(kind=CellChange.Kind.IMPORT)
+                .order_by("-changed_at")
+                .values("changed_at")[:1]
+            ),
             leader_name=Subquery(leader.values("product__name")[:1]),
             leader_slug=Subquery(leader.values("product__slug")[:1]),
             leader_low=Subquery(leader.values("pa_low")[:1]),
             second_high=Subquery(second.values("pa_high")[:1]),
             second_name=Subquery(second.values("product__name")[:1]),
-        )
-        # every product is judged on every story: the cells the arena page counts
-        .annotate(cell_count=F("story_count") * F("product_count"))
-        .order_by("name"),
+        ).order_by("name"),
     )
 
 

@@ -11,10 +11,12 @@ from typing import NamedTuple
 from django.db.models import Prefetch
 
 from arena import scoring
+from arena.models import Source
 from arena.selectors.disputes import Dispute, cell_dispute_list
+from arena.selectors.sources import cited_source_map
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence
-from stories.values import CellValue
+from stories.values import Backing, CellValue, backing_of
 
 
 class Quote(NamedTuple):
@@ -56,10 +58,21 @@ class CellLine:
     rationale_predates: datetime | None = None
     rationale_rewritten_at: datetime | None = None
     evidence: Quotes = NO_QUOTES
+    # what backs it as the query computed it (``Cell.objects.with_backing``; the matrix reads no
+    # detail); None: from the detail read with it
+    backing_read: str | None = None
 
     @property
     def product_id(self) -> int:
         return self.product.pk
+
+    @property
+    def backing(self) -> Backing:
+        """What backs it (``stories.values.backing_of``)."""
+        if self.backing_read is not None:
+            return Backing(self.backing_read)
+        quotes = len(self.evidence) if self.detail_published else 0
+        return backing_of(published=self.detail_published, rationale=self.rationale, quotes=quotes)
 
     @property
     def value(self) -> CellValue:
@@ -97,6 +110,24 @@ class CellPage:
     changes: list[CellChange]  # newest first
     head_to_heads: list[HeadToHeadLink]
     disputes: list[Dispute] = field(default_factory=list)  # the latest news first
+    # the arena's source list entries for the ids its published rationale and quotes cite
+    sources: dict[str, Source] = field(default_factory=dict)
+
+    @property
+    def quote_count(self) -> int:
+        return len(self.cell.evidence.all()) if self.cell.detail_published else 0
+
+    @property
+    def backing(self) -> Backing:
+        """What backs the verdict (``stories.values.backing_of``)."""
+        cell = self.cell
+        return backing_of(
+            published=cell.detail_published, rationale=cell.rationale, quotes=self.quote_count
+        )
+
+    @property
+    def backing_text(self) -> str:
+        return self.backing.describe(self.quote_count)
 
 
 def cell_in(c: Cell | CellLine) -> scoring.CellIn:
@@ -115,7 +146,7 @@ def winner_of(key: scoring.ProductKey, *products: Product) -> Product | None:
 def cell_page_get(*, pk: int) -> CellPage | None:
     """A cell (retired or not) with its evidence, its verdict history and the head-to-heads its
     story appears in: its product against each other product on the pages where neither cell is
-    n/a, and the disputes on it (``arena.selectors.disputes``). Six queries (five without a
+    n/a, and the disputes on it (``arena.selectors.disputes``). Seven queries (one: the sources its published detail cites; one fewer without a
     dispute); ``None`` when there is no such cell."""
     cell = (
         Cell.objects.select_related(
@@ -148,4 +179,8 @@ def cell_page_get(*, pk: int) -> CellPage | None:
             for other in others
             if other.value.applicable
         ]
-    return CellPage(cell, changes, links, cell_dispute_list(cell_id=cell.pk))
+    # (one query, always; nothing is shown of an unpublished detail)
+    texts = [cell.rationale, *(e.source for e in cell.evidence.all())]
+    shown = texts if cell.detail_published else []
+    sources = cited_source_map(arena_id=cell.story.arena_id, texts=shown)
+    return CellPage(cell, changes, links, cell_dispute_list(cell_id=cell.pk), sources)

@@ -8,11 +8,12 @@ from collections import OrderedDict
 from datetime import date
 
 from django.db import router
-from django.db.models import Count
+from django.db.models import Count, Q
 
 from arena.models import Arena
 from stories import freshness
 from stories.models import Cell
+from stories.values import Verdict
 
 # The counts of the last arenas asked for, by arena, content version, day and stale age: every
 # change to a cell or its evidence bumps the arena's content version (as for the page cache), so a
@@ -26,7 +27,7 @@ _lock = threading.Lock()
 def arena_stale_counts(
     *, arena: Arena, today: date, days: int | None = None
 ) -> dict[int, tuple[int, int]]:
-    """``{product id: (stale cells, cells)}`` over the cells on the arena's pages, stale on
+    """``{product id: (stale cells, judged cells)}`` over the cells on the arena's pages, stale on
     ``today`` after ``days`` (default ``settings.EVIDENCE_STALE_DAYS``). One aggregate query, or
     none when this process counted the same content version of the arena on the same day."""
     days = freshness.stale_days() if days is None else days
@@ -54,7 +55,7 @@ def _stale_counts(arena: Arena, today: date, days: int) -> dict[int, tuple[int, 
         .order_by()
         .values("product_id")
         .annotate(
-            cells=Count("pk"),
+            cells=Count("pk", filter=~Q(verdict=Verdict.NA)),  # (an n/a cell is never stale)
             stale=Count("pk", filter=freshness.stale_q(today=today, days=days)),
         )
         .values_list("product_id", "stale", "cells")

@@ -3,14 +3,14 @@ Its rounds are the one thing scored on a page read (``arena.scoring.compare``)."
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import QuerySet
 
 from arena import scoring
-from arena.models import Arena
+from arena.models import Arena, Source
 from arena.selectors.arenas import (
     STORY_LINE_FIELDS,
     StoryLine,
@@ -30,6 +30,7 @@ from arena.selectors.cells import (
 )
 from arena.selectors.compiled import CompiledRead
 from arena.selectors.matrix import CategoryBlock, matrix_block_list
+from arena.selectors.sources import cited_source_map
 from products.models import Product
 from stories.models import Cell, Evidence, Story
 
@@ -70,6 +71,8 @@ class Comparison:
     call: scoring.Call = scoring.TOO_CLOSE  # who leads (``scoring.pair_call``), by product pk
     # each side's stored PA Score with its range, by side ("a", "b")
     ranged: dict[str, scoring.Ranged] = field(default_factory=dict)
+    # the arena's source list entries for the ids the published rationales and quotes cite
+    sources: dict[str, Source] = field(default_factory=dict)
 
     @property
     def call_leader(self) -> Product | None:
@@ -161,9 +164,9 @@ def head_to_head_get(
 ) -> Comparison:
     """``a`` vs ``b`` (two products of ``arena``) with each cell's evidence: three queries, plain
     records (no model instance: the big arena's pair has 600 cells and a thousand quotes),
-    compiled once, and a fourth for the pair's stored PA Scores, who leads (``call``). With
-    ``differences_only`` the blocks hold only the rounds that are not drawn
-    (one side wins); the tallies always count every round."""
+    compiled once; a fourth for the pair's stored PA Scores, who leads (``call``), and a fifth for
+    the sources its published detail cites. With ``differences_only`` the blocks hold only the
+    rounds that are not drawn (one side wins); the tallies always count every round."""
     stories = story_lines_of(_STORIES.rows(arena=arena.pk))
     by = _pair_cell_lines(arena, a, b)
     story_in = [scoring.StoryIn(s.pk, s.weight, s.category.name, s.persona.slug) for s in stories]
@@ -202,4 +205,16 @@ def head_to_head_get(
         shown=len(shown),
         call=scoring.pair_call(ranged["a"], ranged["b"]),
         ranged=ranged,
+        sources=_cited(arena, by.values()),
     )
+
+
+def _cited(arena: Arena, cells: Iterable[CellLine]) -> dict[str, Source]:
+    """The source list entries the cells' published detail cites: one query."""
+    texts = [
+        text
+        for c in cells
+        if c.detail_published
+        for text in (c.rationale, *(q.source for q in c.evidence))
+    ]
+    return cited_source_map(arena_id=arena.pk, texts=texts)

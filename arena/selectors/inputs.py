@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from arena import scoring
 from products.models import Product
 from stories.models import Cell, CellChange, Story
-from stories.values import CellValue
+from stories.values import Backing, CellValue
 
 
 @dataclass(frozen=True)
@@ -63,14 +63,21 @@ def arena_scoring_inputs(*, arena_id: int) -> ArenaInputs:
     rows = list(
         Cell.objects.on_pages()
         .filter(story__arena_id=arena_id)
+        .with_backing()
         .order_by()
-        .values_list("pk", "story_id", "product_id", "verdict", "proof", "quality")
+        .values_list("pk", "story_id", "product_id", "verdict", "proof", "quality", "backing")
     )
     cells = [
         scoring.CellIn(
-            story_id=sid, product=pid, verdict=v, proof=p, quality=q, correction=corrected.get(pk)
+            story_id=sid,
+            product=pid,
+            verdict=v,
+            proof=p,
+            quality=q,
+            correction=corrected.get(pk),
+            published=backing != Backing.NONE,
         )
-        for pk, sid, pid, v, p, q in rows
+        for pk, sid, pid, v, p, q, backing in rows
     ]
     products = list(
         Product.objects.filter(arena_id=arena_id).order_by("position").values_list("id", "name")

@@ -25,7 +25,7 @@ from arena.selectors.cells import CELL_LINE_FIELDS, CellLine
 from arena.selectors.compiled import CompiledRead
 from products.models import Product
 from stories import freshness
-from stories.models import Cell, Story
+from stories.models import Cell, CellQuerySet, Story
 from stories.values import Verdict
 
 
@@ -184,7 +184,7 @@ _STORIES = CompiledRead(
 )
 
 
-def _matrix_cells(products: Any, arena: Any = None, stories: Any = None) -> QuerySet[Cell]:
+def _matrix_cells(products: Any, arena: Any = None, stories: Any = None) -> CellQuerySet:
     cells = Cell.objects.filter(product_id__in=products)
     if stories is not None:
         return cells.filter(story_id__in=stories)
@@ -193,7 +193,9 @@ def _matrix_cells(products: Any, arena: Any = None, stories: Any = None) -> Quer
 
 _CELLS = CompiledRead(
     Cell,
-    lambda **values: _matrix_cells(**values).values_list(*CELL_LINE_FIELDS),
+    lambda **values: (
+        _matrix_cells(**values).with_backing().values_list(*CELL_LINE_FIELDS, "backing")
+    ),
 )
 
 
@@ -259,8 +261,10 @@ def arena_matrix(
     else:
         cells = _CELLS.rows(products=list(columns), arena=arena.pk)
     by = {
-        (sid, pid): CellLine(pk, sid, columns[pid], verdict, proof, quality, as_of)
-        for pk, sid, pid, verdict, proof, quality, as_of in cells
+        (sid, pid): CellLine(
+            pk, sid, columns[pid], verdict, proof, quality, as_of, backing_read=backing
+        )
+        for pk, sid, pid, verdict, proof, quality, as_of, backing in cells
     }
     pks = [p.pk for p in products]  # (``.pk`` is a property: once, not once per cell)
     rows = [

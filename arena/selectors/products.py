@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from arena import scoring
 from arena.models import Arena, Category, PersonaResult, ProductScore
 from arena.selectors.arenas import (
     CountedArena,
@@ -15,6 +16,7 @@ from arena.selectors.compiled import CompiledRead, model_fields, model_of
 from arena.selectors.matrix import CategoryBlock, arena_matrix
 from products.models import Product
 from stories import freshness
+from stories.values import Verdict
 
 
 def product_get(
@@ -62,7 +64,8 @@ class ProductPage:
 
 @dataclass(frozen=True)
 class StaleShare:
-    """A product's cells whose evidence is stale (stories/freshness.py), of all its cells."""
+    """A product's cells whose evidence is stale (stories/freshness.py), of its judged
+    (applicable) cells: an n/a cell is never stale, so it is not counted either."""
 
     stale: int
     cells: int
@@ -70,7 +73,7 @@ class StaleShare:
 
     @property
     def percent(self) -> int:
-        return round(100 * self.stale / self.cells) if self.cells else 0
+        return scoring.round_half_up(100 * self.stale / self.cells) if self.cells else 0
 
 
 def product_page_get(*, arena: CountedArena, product: Product) -> ProductPage:
@@ -84,7 +87,7 @@ def product_page_get(*, arena: CountedArena, product: Product) -> ProductPage:
     # its share of stale cells, from the cells read for its column (the same count as
     # ``arena_stale_counts``, without another query)
     today, days = freshness.today(), freshness.stale_days()
-    cells = [c for row in matrix.rows for c in row.cells]
+    cells = [c for row in matrix.rows for c in row.cells if c.verdict != Verdict.NA]
     stale = sum(
         freshness.is_stale(c.verdict, c.evidence_as_of, today=today, days=days) for c in cells
     )

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from arena.models import Arena
+from arena.models import Arena, Source
 from arena.selectors.cells import evidence_prefetch
+from arena.selectors.sources import cited_source_map
 from stories.models import Cell, Story
 
 
@@ -14,6 +15,17 @@ def story_get(*, arena: Arena, pk: int) -> Story | None:
         .filter(arena=arena, pk=pk)
         .first()
     )
+
+
+def story_cited_sources(*, story: Story, cells: list[Cell]) -> dict[str, Source]:
+    """The arena's source list entries the cells' published detail cites: one query."""
+    texts = [
+        text
+        for c in cells
+        if c.detail_published
+        for text in (c.rationale, *(e.source for e in c.evidence.all()))
+    ]
+    return cited_source_map(arena_id=story.arena_id, texts=texts)
 
 
 def story_cell_list(*, story: Story) -> list[Cell]:

@@ -73,6 +73,10 @@ def product_result(
         upheld_in_favour=sum(1 for c in mine if c.correction == Direction.FAVOUR),
         favour_credit=(holding - verified) + (contradicted - still_contradicted),
         upheld_unevidenced=judged - evidenced,
+        # the evidence share as docs/scoring.md words it: applicable cells whose backing is
+        # published, of the applicable cells
+        published_evidence=sum(1 for c in mine if c.verdict != Verdict.NA and c.published),
+        judged=sum(1 for c in mine if c.verdict != Verdict.NA),
     )
 
 

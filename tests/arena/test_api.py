@@ -60,6 +60,7 @@ def test_matrix_equals_the_arena_page(api, seeded_arena, seed_record):
 @pytest.mark.django_db
 def test_arena_detail_leaderboard_counts(api, seeded_arena, seed_record):
     data = api("/api/arenas/durable-execution-engines/")
+    # judged cells: the 318 of 53 stories × 6 products but the 12 judged not applicable
     assert (data["story_count"], data["cell_count"]) == (53, 318)
     assert (data["updated"], data["evidence_as_of"]) == ("2026-09-16", "2026-09-16")
     assert data["scores_computed_at"] and data["scores_pending"] is False

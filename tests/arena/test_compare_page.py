@@ -295,6 +295,7 @@ def test_api_compares_in_the_order_given(client, seeded_arena):
         "proof": "claimed",
         "quality": 7,
         "evidence_as_of": "2026-09-16",  # the pages' "Evidence as of"
+        "backing": "quotes",  # a head-to-head page published its quotes
     }
     drawn = [s for s in data["stories"] if not s["best"]]
     assert len(drawn) == summary.drawn

@@ -43,6 +43,7 @@ def public_pages() -> dict[str, str]:
         "head_to_head_differences_expanded": ARENA + "vs/inngest-vs-hatchet/?diff=1&open=all",
         "methodology": "/methodology/",
         "changes": "/changes/",
+        "sources": ARENA + "sources/",
         "disputes": ARENA + "disputes/",
         "disputes_filtered": ARENA + "disputes/?product=inngest&state=open",
         "big_arena": "/arenas/big/",

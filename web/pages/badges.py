@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from stories.values import CellValue, Proof, Verdict
+from stories.values import Backing, CellValue, Proof, Verdict
 from web.pages.shapes import Judged
 
 
@@ -131,3 +131,12 @@ def legend_proofs() -> list[tuple[SafeString, str]]:
         (format_html("{} {}", _BADGE.proof_of(p), p.value), _LEGEND_PROOFS.get(p, p.meaning))
         for p in Proof
     ]
+
+
+# The matrix's compact mark of what backs a cell (``stories.values.Backing``).
+BACKING_SYMBOLS = {Backing.QUOTES: "❝", Backing.RATIONALE: "¶", Backing.NONE: "∅"}
+
+
+def legend_backings() -> list[tuple[str, str]]:
+    """The legend's marks of what backs a cell, with their words."""
+    return [(BACKING_SYMBOLS[b], str(b.label)) for b in Backing]

@@ -3,26 +3,52 @@ badge, rationale, evidence quotes, proof link and flag control."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
-from stories.values import CellValue
+from arena.models import Source
+from arena.text import SOURCE_ID_RE
+from stories.values import Backing, CellValue, backing_of
 from web.pages import links
 from web.pages.badges import card_badge
 from web.pages.freshness import NO_DATE, AsOf, checked_html, freshness_now
 from web.pages.markup import esc
 from web.pages.shapes import CardCell, Quote, ShownCell
+from web.pages.sources import refs_html
 
 # An unpublished cell's one quiet line (no card, no proof link: its page has nothing more to show).
-_UNPUBLISHED = '<span class="unpublished-note">· rationale not published</span>'
+_UNPUBLISHED = (
+    '<span class="unpublished-note backing backing-none">· no published evidence'
+    " (rationale not published)</span>"
+)
+NO_SOURCES: Mapping[str, Source] = {}
 
 
-def evidence_html(e: Quote) -> str:
+def card_backing(cell: CardCell) -> tuple[Backing, int]:
+    """What backs a card's cell (``stories.values.backing_of``) and its number of quotes."""
+    quotes = len(list(cell.evidence.all())) if cell.detail_published else 0
+    backing = backing_of(published=cell.detail_published, rationale=cell.rationale, quotes=quotes)
+    return backing, quotes
+
+
+def backing_html(backing: Backing, quotes: int) -> str:
+    """What backs a cell, in words: ``Backed by 2 quotes with sources``."""
+    return (
+        f'<p class="backing backing-{backing.value}">Backed by {esc(backing.describe(quotes))}</p>'
+        if backing.published
+        else f'<p class="backing backing-none">{esc(backing.describe())}</p>'
+    )
+
+
+def evidence_html(e: Quote, sources: Mapping[str, Source] = NO_SOURCES) -> str:
     """One evidence quote: ``[source] “quote”``, its link when it has one (``rel="nofollow ugc
-    noopener"``: visitors' sources are accepted from flags) and the day it was checked."""
-    out = f'<li><span class="source">[{esc(e.source)}]</span> <q>{esc(e.quote)}</q>'
+    noopener"``: visitors' sources are accepted from flags) and the day it was checked. A source
+    that is a source id links to the arena's source list entry, or shows as unresolved."""
+    source = refs_html(e.source, sources) if SOURCE_ID_RE.search(e.source) else esc(e.source)
+    out = f'<li><span class="source">[{source}]</span> <q>{esc(e.quote)}</q>'
     url = getattr(e, "url", "")
     if url:
         out += (
@@ -38,9 +64,9 @@ def evidence_html(e: Quote) -> str:
     return out + "</li>"
 
 
-def evidence_item(e: Quote) -> SafeString:
+def evidence_item(e: Quote, sources: Mapping[str, Source] = NO_SOURCES) -> SafeString:
     """One evidence quote of a cell page (see ``evidence_html``)."""
-    return mark_safe(evidence_html(e))
+    return mark_safe(evidence_html(e, sources))
 
 
 def flag_control(pk: int, label: str) -> str:
@@ -88,7 +114,9 @@ def _checked(cell: CardCell) -> str:
     return checked_html(cell.verdict, as_of, freshness_now())
 
 
-def card_html(cell: CardCell, name: str, cells: str) -> str:
+def card_html(
+    cell: CardCell, name: str, cells: str, sources: Mapping[str, Source] = NO_SOURCES
+) -> str:
     """See ``cell_card``; ``name`` escaped, ``cells``: the proof pages' URL prefix."""
     pk = int(cell.pk)
     badge, evidenced = card_badge(cell.verdict, cell.proof, cell.quality)
@@ -106,13 +134,14 @@ def card_html(cell: CardCell, name: str, cells: str) -> str:
     ]
     if checked:
         out.append(f'<p class="cell-checked">Evidence {checked}</p>')
+    out.append(backing_html(*card_backing(cell)))
     out.append(_correction_note(cell))
     if cell.rationale:
-        out.append(f'<p class="rationale">{esc(cell.rationale)}</p>')
+        out.append(f'<p class="rationale">{refs_html(cell.rationale, sources)}</p>')
     quotes = cell.evidence.all()
     if quotes:
         out.append('<ul class="evidence" aria-label="Evidence">')
-        out.extend(evidence_html(e) for e in quotes)
+        out.extend(evidence_html(e, sources) for e in quotes)
         out.append("</ul>")
     url = f"{cells}{pk}/"
     hidden = f'<span class="visually-hidden"> for {name}</span>'
@@ -125,9 +154,9 @@ def card_html(cell: CardCell, name: str, cells: str) -> str:
     return "".join(out)
 
 
-def cell_card(cell: CardCell, name: str) -> SafeString:
+def cell_card(cell: CardCell, name: str, sources: Mapping[str, Source] = NO_SOURCES) -> SafeString:
     """One judged cell as a card: ``name`` (its heading) and its badge, its rationale and evidence
     quotes (``cell.evidence.all()``, loaded beforehand), the link to its proof page and its flag
     control; a cell whose detail is not published is one quiet line (name, badge, flag control)."""
     # every interpolated value is escaped or an int
-    return mark_safe(card_html(cell, esc(name), links.cells_prefix()))
+    return mark_safe(card_html(cell, esc(name), links.cells_prefix(), sources))

@@ -62,3 +62,12 @@ def evidence_checked(cell: Dated) -> SafeString:
     """How old a cell's newest evidence is, ``checked 75 days ago (2026-09-16)``, with a "stale"
     badge when it is older than ``EVIDENCE_STALE_DAYS`` (the cell page, cards)."""
     return mark_safe(checked_html(cell.verdict, cell.evidence_as_of, freshness_now()))
+
+
+def arena_updated(arena: object) -> date | None:
+    """When the arena's verdicts were last updated: the published pages' date, or the day of a
+    later change of one of its verdicts (an edit, an upheld flag; ``arena_get``'s
+    ``last_change``), whichever is newer."""
+    return freshness.updated_on(
+        getattr(arena, "updated", None), getattr(arena, "last_change", None)
+    )

@@ -3,13 +3,14 @@ badges and the winner between them), each round's two cards folded under its sto
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from arena import scoring
+from arena.models import Source
 from arena.selectors.head_to_head import CompareRow, Comparison
 from arena.selectors.matrix import CategoryBlock
 from web.pages import links
@@ -37,17 +38,20 @@ class _Folding:
     open_all: bool = False
     lazy: str | None = None
     opened: int | None = None
+    # the source list entries the cards' cited ids link to (``Comparison.sources``)
+    sources: Mapping[str, Source] = field(default_factory=dict)
 
 
-def _round_cards(row: CompareRow, names: Names) -> str:
+def _round_cards(row: CompareRow, names: Names, sources: Mapping[str, Source]) -> str:
     """Both sides' cards of one round: what its ``<details>`` unfolds."""
     cells = links.cells_prefix()
-    return f"{card_html(row.cell_a, names['a'], cells)}{card_html(row.cell_b, names['b'], cells)}"
+    a = card_html(row.cell_a, names["a"], cells, sources)
+    return f"{a}{card_html(row.cell_b, names['b'], cells, sources)}"
 
 
 def head_to_head_cards(row: CompareRow, cmp: Comparison) -> SafeString:
     """One round's two cards (what a lazy round's ``<details>`` loads when it is opened)."""
-    return mark_safe(_round_cards(row, _names(cmp)))
+    return mark_safe(_round_cards(row, _names(cmp), getattr(cmp, "sources", {})))
 
 
 def _winner(row: CompareRow, names: Names) -> tuple[str, str]:
@@ -103,7 +107,7 @@ def _why(row: CompareRow, names: Names, folding: _Folding) -> str:
         state = " open" if opened else ""
         return (
             f'<details class="why{quiet}"{state}><summary>{why}</summary>'
-            f'<div class="why-body">{_round_cards(row, names)}</div></details>'
+            f'<div class="why-body">{_round_cards(row, names, folding.sources)}</div></details>'
         )
     url = esc(links.round_open_url(folding.lazy, pk))
     return (
@@ -122,7 +126,9 @@ def head_to_head_rounds(
     rows: Iterable[CompareRow], cmp: Comparison, arena: str, open_all: bool = False
 ) -> SafeString:
     """The rounds of one sub-group (see ``_round``), the products' names escaped once."""
-    return mark_safe(_rounds(rows, _names(cmp), arena, _Folding(open_all)))
+    return mark_safe(
+        _rounds(rows, _names(cmp), arena, _Folding(open_all, sources=getattr(cmp, "sources", {})))
+    )
 
 
 def _tally_line(t: scoring.CompareSummary, names: Names) -> str:
@@ -165,7 +171,7 @@ def head_to_head_tables(
     the sub-group's name; the header row names both sides. ``lazy`` and ``opened``: see
     ``_Folding``."""
     names = _names(cmp)
-    folding = _Folding(open_all, lazy, opened)
+    folding = _Folding(open_all, lazy, opened, getattr(cmp, "sources", {}))
     head = (
         '<thead><tr><th scope="col" class="h-story">Story</th>'
         '<th scope="col" class="h-w num"><abbr title="Weight">Wt</abbr></th>'

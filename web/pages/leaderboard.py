@@ -81,9 +81,32 @@ def _stale_share(row: BoardRow) -> str:
     share = scoring.round_half_up(100 * stale / cells)
     return (
         f' <span class="nw stale-share-lb">· {int(stale)} stale ({share}%)'
-        f'<span class="visually-hidden"> of {int(cells)} cells: evidence older than '
+        f'<span class="visually-hidden"> of {int(cells)} judged cells: evidence older than '
         f"{int(freshness.stale_days())} days</span></span>"
     )
+
+
+def evidence_share_html(published: int, judged: int) -> str:
+    """Beside the verified count, how many of the product's judged cells have published evidence
+    (a quote or a rationale, ``stories.values.Backing``): ``· 5/51 with published evidence (10%)``."""
+    share = scoring.evidence_share(published, judged)
+    if share is None:
+        return ""
+    return (
+        f' <span class="nw evidence-share">· {int(published)}/{int(judged)} with published'
+        f" evidence ({share}%)</span>"
+    )
+
+
+def _evidence_share(row: BoardRow) -> str:
+    """``evidence_share_html`` of a row (nothing for a stand-in that does not know it)."""
+    return evidence_share_html(getattr(row, "published_evidence", 0), getattr(row, "judged", 0))
+
+
+def evidence_share(published: int, judged: int) -> SafeString:
+    """``evidence_share_html`` for a template (the product page)."""
+    # every interpolated value is an int
+    return mark_safe(evidence_share_html(published, judged))
 
 
 def _in_favour(row: BoardRow) -> str:
@@ -202,7 +225,7 @@ def leaderboard_rows(
             f"{_ranked_by(board, row, groups)}"
             f'<td class="pop">{_popularity(row.product)}</td>'
             f'<td{verified}><span class="nw">{int(row.verified)}/{int(row.with_evidence)}'
-            f" verified</span>{disputed}{_stale_share(row)}</td>"
+            f" verified</span>{disputed}{_evidence_share(row)}{_stale_share(row)}</td>"
             f'<td{integrity}><span class="nw">{esc(score_text(row.integrity))} integrity</span>'
             f"{_in_favour(row)}</td>"
             f'<td><span class="grade grade-{grade}" title="evidence confidence {grade}">{grade}'

@@ -11,7 +11,7 @@ from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
 from stories.values import Proof
-from web.pages.badges import legend_proofs, legend_verdicts
+from web.pages.badges import legend_backings, legend_proofs, legend_verdicts
 from web.pages.markup import esc
 
 
@@ -25,6 +25,7 @@ def _items(rows: Iterable[tuple[str, str]]) -> str:
 _NUMBERS = """        <div><dt>8/10</dt><dd>quality of the cell, 0–10</dd></div>
         <div><dt>PA Score /100</dt><dd>weighted coverage over every story of the arena</dd></div>
         <div><dt>15/41 verified</dt><dd>verified cells out of cells with evidence</dd></div>
+        <div><dt>5/51 with published evidence</dt><dd>judged cells backed by a published quote or rationale</dd></div>
         <div><dt>integrity /100</dt><dd>falls when verdicts do not hold up</dd></div>
         <div><dt><span class="grade">A</span>–<span class="grade">D</span></dt><dd>evidence confidence</dd></div>"""
 
@@ -45,6 +46,7 @@ def _legend(script_prefix: str) -> str:
     columns = (
         _column("Verdict", _items(legend_verdicts())),
         _column("Proof", _items(legend_proofs())),
+        _column("Backing", _items(legend_backings())),
         _column("Numbers", _NUMBERS),
     )
     return f"""<section id="legend" class="legend" aria-labelledby="legend-h">

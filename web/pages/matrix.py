@@ -13,13 +13,22 @@ from django.utils.safestring import SafeString, mark_safe
 from arena.selectors.cells import CellLine
 from arena.selectors.matrix import CategoryBlock, Matrix, MatrixRow
 from stories import freshness
+from stories.values import Backing
 from web.pages import links
-from web.pages.badges import matrix_badge, verdict_class
+from web.pages.badges import BACKING_SYMBOLS, matrix_badge, verdict_class
 from web.pages.cards import flag_control, flag_label
 from web.pages.disputes import open_disputes_html
 from web.pages.freshness import NO_DATE, AsOf, freshness_now, stale_title
 from web.pages.markup import esc, plural
 from web.pages.shapes import name_of
+
+# What backs each cell, as a compact mark with its words for screen readers (the legend's
+# "Backing" column gives the same words).
+BACKING_MARKS = {
+    b: f' <small class="backing-mark backing-{b.value}" aria-hidden="true">{BACKING_SYMBOLS[b]}'
+    f'</small><span class="visually-hidden">, {esc(b.label)}</span>'
+    for b in Backing
+}
 
 # A table's rows of some stories (the rows of one sub-group) as ``<tr>`` elements.
 RowsOf = Callable[[Sequence[MatrixRow]], list[str]]
@@ -44,9 +53,11 @@ def cells_html(cells: Iterable[CellLine], flag_controls: bool, labels: dict[int,
         stale = ""
         if as_of is not NO_DATE and freshness.is_stale(c.verdict, as_of, today=today, days=days):
             stale = f' <small class="stale-mark" title="{stale_title(as_of, today)}">stale</small>'
+        backing = getattr(c, "backing", None)  # (a stand-in may not know it)
+        mark = BACKING_MARKS[backing] if backing is not None else ""
         out.append(
             f'<td class="{verdict_class(c.verdict)}"><a href="{prefix}{pk}/">'
-            f"{matrix_badge(c.verdict, c.proof, c.quality)}{stale}</a>{flag}</td>"
+            f"{matrix_badge(c.verdict, c.proof, c.quality)}{mark}{stale}</a>{flag}</td>"
         )
     return "".join(out)
 

@@ -29,6 +29,7 @@ from web.pages import (
     links,
     matrix,
     ranges,
+    sources,
     weights,
 )
 from web.pages.markup import score_text
@@ -38,7 +39,10 @@ register = template.Library()
 # ---- filters
 
 register.filter("figure", format_figure)  # 143400 → ``143.4k``, as the seed pages print figures
-register.filter("score", score_text)  # ``71/100``, or an em dash without a score
+register.filter("score", score_text)
+register.filter(
+    "arena_updated", freshness.arena_updated
+)  # the pages' date or a later change  # ``71/100``, or an em dash without a score
 register.filter("weight_groups", weights.weight_groups)  # the weights panel's menus
 register.filter("weights_hx_vals", links.weights_hx_vals)  # what a weights link sends with htmx
 register.filter("pairs", compare.pairs)  # the compared products' pairs
@@ -62,6 +66,7 @@ for _tag in (
     stale_rule.stale_days,
     cards.evidence_item,
     cards.cell_card,
+    sources.with_refs,
     links.product_url,
     links.head_to_head_url,
     links.compare_picker_url,
@@ -80,6 +85,7 @@ for _tag in (
 for _tag in (
     leaderboard.rank_options,
     leaderboard.leaderboard_rows,
+    leaderboard.evidence_share,
     leaderboard.range_group_notes,
     weights.weights_summary,
     arena_cards.persona_cards,

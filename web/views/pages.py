@@ -296,8 +296,17 @@ def product_detail(request: HtmxHttpRequest, arena: str, product: str) -> HttpRe
 def story_detail(request: HtmxHttpRequest, arena: str, story: int) -> HttpResponse:
     found = _arena_or_404(arena)
     shown = _or_404(selectors.story_get(arena=found, pk=story), f"story {story}")
-    ctx = {"arena": found, "story": shown, "cells": selectors.story_cell_list(story=shown)}
+    cells = selectors.story_cell_list(story=shown)
+    sources = selectors.story_cited_sources(story=shown, cells=cells)
+    ctx = {"arena": found, "story": shown, "cells": cells, "sources": sources}
     return render(request, "stories/detail.html", ctx)
+
+
+@require_safe
+def arena_sources(request: HtmxHttpRequest, arena: str) -> HttpResponse:
+    found = _arena_or_404(arena)
+    ctx = {"arena": found, "sources": selectors.arena_source_list(arena=found)}
+    return render(request, "arena/sources.html", ctx)
 
 
 @require_safe

@@ -184,6 +184,7 @@ def matrix_cell_data(c: CellLine) -> dict[str, Any]:
         "proof": c.proof,
         "quality": c.quality,
         "evidence_as_of": _date(c.evidence_as_of),
+        "backing": c.backing.value,
     }
 
 

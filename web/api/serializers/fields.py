@@ -162,7 +162,11 @@ _NOT_SHOWN = frozenset(
 )
 # The fields of a product's result that a leaderboard row shows, in the result's order.
 RESULT_FIELDS = tuple(name for name in _TYPES if name not in _NOT_SHOWN)
-_RESULT_HELP = {"pa_range": "The PA Score's range [low, high]; null with no score."}
+_RESULT_HELP = {
+    "pa_range": "The PA Score's range [low, high]; null with no score.",
+    "published_evidence": "Judged cells whose backing the pages publish (a quote or a rationale).",
+    "judged": "Judged (applicable: not n/a) cells; the evidence share is published_evidence/judged.",
+}
 
 
 def result_fields(source: str) -> dict[str, serializers.Field]:

@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from products.facts import HOSTING
 from products.models import Product
+from stories.values import Backing
 from web.api.serializers.data import first_call_data, persona_ranges, persona_scored
 from web.api.serializers.fields import (
     ByProductField,
@@ -213,6 +214,11 @@ class MatrixCellSerializer(serializers.Serializer):
         allow_null=True,
         help_text="When the cell's evidence was last checked: the newest of its evidence's "
         "`checked_on` and of the dates its verdict was judged (null: no date).",
+    )
+    backing = serializers.ChoiceField(
+        choices=Backing.values,
+        help_text="What backs the verdict on the pages: `quotes` (with sources), `rationale` "
+        "(a rationale only) or `none` (no published evidence).",
     )
 
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from arena import scoring
 from arena.scoring import Call
 from arena.selectors.calls import call_words, next_calls, persona_call
+from stories.freshness import updated_on
 from web.formats.markdown.links import Licence, Links
 from web.formats.markdown.text import (
     cell,
@@ -72,12 +74,21 @@ def _about(arena: Any, matrix: Matrix, links: Links, licence: Licence) -> list[s
         out += [paragraphs(arena.description), ""]
     return out + [
         f"- Products: {len(matrix.products)}; user stories: {arena.story_count}; judged cells: "
-        f"{arena.cell_count}",
-        f"- Updated: {day(arena.updated)}; evidence as of: {day(arena.evidence_as_of)}",
+        f"{arena.cell_count}"
+        + (f" ({arena.na_count} of them not applicable)" if arena.na_count else ""),
+        f"- Updated: {day(updated_on(arena.updated, arena.last_change))}; {_evidence_dates(arena)}",
         f"- Web page: {links.arena(arena.slug)}",
         f"- {licence.line()}",
         "",
     ]
+
+
+def _evidence_dates(arena: Any) -> str:
+    """How fresh the judged cells' evidence is, as the web page says it (``arena_get``)."""
+    oldest, newest = arena.evidence_oldest, arena.evidence_newest
+    if oldest == newest:
+        return f"evidence as of: {day(newest)}"
+    return f"evidence checked: {day(oldest)} to {day(newest)}"
 
 
 def _leaderboard(board: Leaderboard, slug: str, links: Links) -> list[str]:
@@ -100,6 +111,10 @@ def _leaderboard_row(
 ) -> list[str]:
     scores = row.persona_scores or {}
     verified = f"{int(row.verified)}/{int(row.with_evidence)}"
+    share = scoring.evidence_share(row.published_evidence, row.judged)
+    if share is not None:
+        verified += f" · {int(row.published_evidence)}/{int(row.judged)} with published evidence"
+        verified += f" ({share}%)"
     if row.disputed:
         verified += f" · {int(row.disputed)} disputed"
     integrity = score(row.integrity)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from arena.text import source_ids
 from stories.values import Proof
 from web.formats.markdown.links import Licence, Links
 from web.formats.markdown.text import day, document, inline, link, mark, paragraphs, url
@@ -22,7 +23,10 @@ def cell_markdown(*, page: CellPage, links: Links, licence: Licence) -> str:
         [
             *_about(c, links, licence),
             *_verdict(c),
+            f"- Backed by: {page.backing_text}",
+            "",
             *_rationale(c),
+            *_sources(page),
             *_history(page),
             *_disputes(page),
             *_head_to_heads(page, links),
@@ -88,6 +92,27 @@ def _rationale(c: Cell) -> list[str]:
         out += [f"(Written before the correction of {day(c.rationale_predates)}.)", ""]
     quotes = [f"- {_quote(e)}" for e in c.evidence.all()]
     return out + ["## Evidence", "", *(quotes or ["No evidence quotes."]), ""]
+
+
+def _sources(page: CellPage) -> list[str]:
+    """Each source id the published detail cites: its entry in the arena's source list, or that
+    the list does not publish it (an unresolved reference, never a link)."""
+    c = page.cell
+    if not c.detail_published:
+        return []
+    cited = source_ids(" ".join([c.rationale, *(e.source for e in c.evidence.all())]))
+    if not cited:
+        return []
+    out = ["## Sources cited", ""]
+    for key in cited:
+        s = page.sources.get(key)
+        href = url(s.url) if s is not None else None
+        if s is None or href is None:
+            out.append(f"- {inline(key)}: unresolved (the arena's source list does not publish it)")
+            continue
+        line = f"- {inline(key)}: {link(s.title or s.url, href)}"
+        out.append(line + (f", accessed {day(s.accessed)}" if s.accessed else ""))
+    return out + [""]
 
 
 def _quote(e: Any) -> str:

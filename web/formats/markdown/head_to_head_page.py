@@ -144,8 +144,8 @@ def _why(c: Any, name: str, links: Links) -> str:
     quotes = len(c.evidence.all())
     text = f"**{inline(name)}** {link(mark(c.value), links.cell_md(c.pk))}"
     if not c.detail_published:
-        return f"{text}: rationale and evidence not published."
-    text += f", {quotes} evidence quote{'' if quotes == 1 else 's'}"
+        return f"{text}: no published evidence (rationale and evidence not published)."
+    text += f", {quotes} evidence quote{'' if quotes == 1 else 's'} ({c.backing.label})"
     if c.rationale_predates:
         text += f" (rationale written before the correction of {day(c.rationale_predates)})"
     return f"{text}: {inline(c.rationale) if c.rationale else 'no rationale given.'}"

@@ -43,6 +43,7 @@ PAGE_VERSIONS: dict[str, Versioner] = {
     "product-detail": _arena,
     "story-detail": _arena,
     "cell-detail": _cell,
+    "arena-sources": _arena,
     # an arena's disputes: a flag filed or decided bumps its content version
     "arena-disputes": _arena,
     "arena-disputes-json": _arena,
