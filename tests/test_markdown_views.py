@@ -153,7 +153,7 @@ def test_arena_markdown_matches_the_api_leaderboard_and_the_page(client, seeded_
     text = md(client, f"/arenas/{SEED}.md")
     api = client.get(f"/api/arenas/{SEED}/").json()
     assert text.startswith("# Durable Execution Engines\n")
-    assert "- Products: 6; user stories: 53; judged cells: 306 (12 more not applicable)" in text
+    assert "- Products: 6; user stories: 53; judged cells: 318 (12 of them not applicable)" in text
     assert "- Updated: 2026-09-16; evidence as of: 2026-09-16" in text
     assert "[CC BY 4.0](https://creativecommons.org/licenses/by/4.0/)" in text
     assert f"- Web page: http://testserver/arenas/{SEED}/" in text

@@ -33,6 +33,8 @@ _HOSTING_OFFERS = {
     NEED_SELF_HOSTED: frozenset({"self-hosted", "both"}),
     NEED_MANAGED: frozenset({"managed", "both"}),
 }
+
+
 class Outcome(StrEnum):
     MEETS = "meets"  # every must-have met
     FAILS = "fails"  # at least one must-have not met
