@@ -154,9 +154,11 @@ def test_the_badge_shows_the_stored_rank_and_score(client, seed_products):
     assert response["Content-Type"] == "image/svg+xml; charset=utf-8"
     score = ProductScore.objects.get(product=seed_products[0])
     root = svg(response.content)
+    # with the ranks it could take, stored by the recompute (docs/scoring.md, "Who leads")
+    assert (score.rank_best, score.rank_worst) == (1, 6)
     assert texts(root) == [
         "Durable Execution Engines",
-        f"{seed_products[0].name} #{score.rank} · PA {score.pa_score}",
+        f"{seed_products[0].name} #{score.rank} (1–6) · PA {score.pa_score}",
     ]
 
 
@@ -235,7 +237,8 @@ def test_a_verdict_change_moves_the_badge_once_the_scores_are_recomputed(
     assert new.pa_score < old.pa_score
     after = client.get(url, HTTP_IF_NONE_MATCH=pending["ETag"])
     assert after.status_code == 200 and after["ETag"] not in (before["ETag"], pending["ETag"])
-    assert texts(svg(after.content))[1] == f"{leader.name} #{new.rank} · PA {new.pa_score}"
+    could = f" ({new.rank_best}–{new.rank_worst})" if new.rank_best != new.rank_worst else ""
+    assert texts(svg(after.content))[1] == f"{leader.name} #{new.rank}{could} · PA {new.pa_score}"
 
 
 @pytest.mark.django_db

@@ -185,12 +185,12 @@ def test_openapi_schema_and_reference_page(client, seeded_arena):
 # One bound per address, the same for 6 × 53 and 30 × 300: no query per row, cell or product.
 # Rendered, not served from the page cache; each includes the content version the answer is
 # cached and validated by (one query). A head-to-head reads the pair's stored PA Scores for who
-# leads (one query).
+# leads (one query), and the sources its published detail cites (one query).
 QUERY_BOUNDS = {
     "/api/arenas/": 2,
     "/api/arenas/{slug}/": 5,
     "/api/arenas/{slug}/matrix/": 5,
-    "/api/arenas/{slug}/compare/{a}/{b}/": 7,
+    "/api/arenas/{slug}/compare/{a}/{b}/": 8,
 }
 
 
