@@ -136,9 +136,10 @@ def test_page_heights(live_server, seeded_arena, big_arena, open_page, artifacts
         # (on a phone the 30-row leaderboard, each score with its range bar, is most of it; each
         # product's cell also says the ranks it could take and whom it is too close to call with:
         # in small tight type the desktop rows stay within the old bound, but on a 390 px screen
-        # the sticky product column cannot widen enough to keep those on one line each, so each
-        # row is about 30 px taller: 9,000 px, measured 8,593)
-        assert height < (9000 if label == "phone" else 5600)
+        # the sticky product column cannot widen enough to keep those on one line each, and its
+        # links keep their 24 px targets, so each row is about 40 px taller: 9,400 px, measured
+        # 8,912)
+        assert height < (9400 if label == "phone" else 5600)
         page.screenshot(
             path=artifacts / f"arena_{name.split()[0]}_{label}_full.png", full_page=True
         )
