@@ -110,7 +110,12 @@ def test_matrix_cell_opens_its_proof_page(live_server, seeded_arena, open_page):
     page.goto(live_server.url + ARENA)
     cell = page.locator("#matrix td a").first
     label = cell.inner_text()
-    assert re.fullmatch(r"[✓~!—] (full|partial|disputed|none) [TXCD⚿]? ?\d+/10|n/a", label)
+    # the verdict, its kind of proof and quality, then what backs it (a mark, and words for
+    # screen readers)
+    backing = r"(❝\s*, quotes with sources|¶\s*, a rationale only|∅\s*, no published evidence)"
+    assert re.fullmatch(
+        rf"[✓~!—] (full|partial|disputed|none) [TXCD⚿]? ?\d+/10 {backing}|n/a", label
+    ), label
     cell.click()
     page.wait_for_url(re.compile(r"/cells/\d+/$"))
     # every Temporal cell's detail is unpublished, and the page says so
