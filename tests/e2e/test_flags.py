@@ -88,7 +88,10 @@ def test_flag_inline_then_moderate_then_see_the_change(
     expect(proof.locator("main")).to_contain_text("Confirmed in the current docs.")
     proof.screenshot(path=str(artifacts / "cell-after-uphold.png"), full_page=True)
     proof.goto(f"{live_server.url}/arenas/{ARENA}/")
-    row = proof.locator("tr", has_text="Hatchet").first
+    # Hatchet's own row (by its row header's link), not a row that is too close to call with it
+    row = proof.locator("tr").filter(
+        has=proof.get_by_role("rowheader").get_by_role("link", name="Hatchet", exact=True)
+    )
     expect(row).to_contain_text(f"{after}/100")
     visitor.goto(status_url if status_url.startswith("http") else live_server.url + status_url)
     expect(visitor.get_by_role("heading", level=1)).to_contain_text("upheld")
