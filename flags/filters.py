@@ -134,9 +134,12 @@ class ArenaScopedFilter(admin.RelatedFieldListFilter):
     def field_choices(
         self, field: Field[Any, Any], request: HttpRequest, model_admin: admin.ModelAdmin[Any]
     ) -> list[tuple[Any, Any]]:
-        rows: QuerySet[Product] | QuerySet[Category] = self.model._default_manager.select_related(
-            "arena"
-        ).order_by("arena__name", "position")
+        # not the arena's stored close calls: a large JSON list, decoded once per row otherwise
+        rows: QuerySet[Product] | QuerySet[Category] = (
+            self.model._default_manager.select_related("arena")
+            .defer("arena__close_calls")
+            .order_by("arena__name", "position")
+        )
         arena = chosen_arena(request)
         if arena is not None:
             return [(row.pk, row.name) for row in rows.filter(arena_id=arena)]
