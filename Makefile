@@ -3,7 +3,10 @@
 #   make install       .venv exactly as uv.lock pins it (the project and its dev tools); uv itself is
 #                      installed from PyPI into .tools/ when missing; a no-op when up to date
 #   make lock          re-resolve uv.lock after editing the dependencies in pyproject.toml
-#   make system-deps   redis-server and chromium from Debian's packages when missing (root only)
+#   make system-deps   redis-server, chromium, varnish and Java from Debian's packages when missing
+#                      (root only)
+#   make node-tools    the web's own checkers from the npm registry into tools/node_modules, exactly as
+#                      tools/package-lock.json pins them (the Nu HTML Checker's jar, Lighthouse)
 #   make run           migrate, load the bundled arena when empty, serve on 127.0.0.1:8000
 #   make check         ruff (lint and format), the import contract (.importlinter) with every
 #                      module in a layer (scripts/check_layers.py), module and function sizes
@@ -33,7 +36,7 @@ PYTEST_ARGS ?=
 TESTS ?= tests
 # Tests for the PostgreSQL pass (database-backed ones; browser tests already ran in the first pass).
 PG_PYTEST_ARGS ?= -m "not e2e"
-APT_PACKAGES := redis-server chromium
+APT_PACKAGES := redis-server chromium varnish default-jre-headless
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_NO_INPUT := 1
@@ -41,7 +44,7 @@ export PIP_NO_INPUT := 1
 export UV_LINK_MODE := copy
 export UV_NO_PROGRESS := 1
 
-.PHONY: all install venv lock system-deps run check lint format hooks test test-sqlite \
+.PHONY: all install venv lock system-deps node-tools run check lint format hooks test test-sqlite \
 	test-postgres bench bench-deps clean help
 
 all: help
@@ -65,6 +68,15 @@ $(STAMP): pyproject.toml uv.lock .python-version | $(UV)
 
 venv install: $(STAMP)
 
+NODE_STAMP := tools/node_modules/.installed
+$(NODE_STAMP): tools/package.json tools/package-lock.json
+	# npm ci refuses this lock file (lighthouse asks for two versions of one package), so install
+	# from it with npm install, which keeps to the versions it pins
+	cd tools && npm install --no-audit --no-fund --loglevel=error
+	@touch $@
+
+node-tools: $(NODE_STAMP)
+
 lock: | $(UV)
 	$(UV) lock
 
@@ -72,11 +84,13 @@ system-deps:
 	@missing=""; \
 	command -v redis-server >/dev/null 2>&1 || missing="$$missing redis-server"; \
 	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	command -v varnishd >/dev/null 2>&1 || [ -x /usr/sbin/varnishd ] || missing="$$missing varnish"; \
+	command -v java >/dev/null 2>&1 || missing="$$missing default-jre-headless"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing$$missing (apt-get)"; \
 	    export DEBIAN_FRONTEND=noninteractive; \
-	    apt-get update -q && apt-get install -y -q $(APT_PACKAGES); \
+	    apt-get update -q && apt-get install -y -q $$missing; \
 	  else \
 	    echo "warning: missing$$missing and not root: sudo apt-get install$$missing" >&2; \
 	  fi; \
@@ -114,7 +128,7 @@ hooks: install
 	$(VENV)/bin/pre-commit install
 
 # check and both passes always run; the target fails if any failed.
-test: system-deps install
+test: system-deps install node-tools
 	@status=0; \
 	$(MAKE) --no-print-directory check || status=1; \
 	$(MAKE) --no-print-directory test-sqlite || status=1; \

@@ -16,20 +16,10 @@ from django.utils.csp import CSP
 
 from arena.task_names import SWEEP_TASK
 from arena.text import parse_rate
+from config.env import env_bool, env_list
 from flags.task_names import DIGEST_TASK, ERASE_TASK, NOTICES_DUE_TASK
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-
-def env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None or value == "":
-        return default
-    return value.strip().lower() in ("1", "true", "yes", "on")
-
-
-def env_list(name: str, default: str) -> list[str]:
-    return [v.strip() for v in os.environ.get(name, default).split(",") if v.strip()]
 
 
 DEBUG = env_bool("DEBUG", True)
@@ -397,3 +387,9 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
+
+# The operator's parts, each in a module of its own (this file stays the core's): the HTTP cache in
+# front, logs/errors/metrics, and the staff's sign-in.
+from config.edge import *  # noqa: E402,F403
+from config.observability import *  # noqa: E402,F403
+from config.security import *  # noqa: E402,F403

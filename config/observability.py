@@ -1,0 +1,1 @@
+"""Settings for what an operator watches: structured logs, error reports, metrics."""
