@@ -4,7 +4,7 @@ one purge of exactly those tags (``arena.cachetags``) is sent, by task name, to 
 ``HTTP_CACHE_PURGE_URLS`` (nothing at all when it is empty).
 
 The tags of one transaction are gathered and sent once (a correction bumps the version several
-times). Without a broker the purge is sent in-process, once; with one, the task retries a cache
+times); a transaction rolled back sends nothing. Without a broker the purge is sent in-process, once; with one, the task retries a cache
 that is down with a growing delay (``arena.tasks.http_cache_purge``). A purge that never arrives
 leaves pages stale only until their ``s-maxage`` runs out: the cache is an optimisation, never
 the record.
@@ -17,6 +17,7 @@ import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterable
+from typing import Any
 
 from celery import current_app as celery_app
 from django.conf import settings
@@ -32,35 +33,50 @@ HEADER = "Surrogate-Key"
 TOKEN_HEADER = "X-Purge-Token"
 
 
-class _Pending(threading.local):
-    """What this thread's open transaction has touched, waiting for its commit."""
+class _Batch:
+    """The names one transaction has touched, purged once when it commits."""
 
     def __init__(self) -> None:
         self.arenas: set[int] = set()
         self.cells: set[int] = set()
+        self.done = False
+
+    def flush(self) -> None:
+        self.done = True
+        _send(purge_tags(arenas=self.arenas, cells=self.cells))
 
 
-_pending = _Pending()
+class _Open(threading.local):
+    batch: _Batch | None = None
+
+
+_open = _Open()
 
 
 def purge_after_commit(*, arenas: Iterable[int] = (), cells: Iterable[int] = ()) -> None:
     """Purge the pages of these arenas (every page of theirs, and the site-wide ones) and cells
     (their page, their story's and product's, their arena's) once the surrounding transaction
-    commits (at once outside one). A transaction rolled back leaves its names to the next purge
-    of this thread: one purge too many, never one too few."""
+    commits (at once outside one); one purge per transaction, however many changes it makes."""
     if not settings.HTTP_CACHE_PURGE_URLS:
         return
-    _pending.arenas.update(arenas)
-    _pending.cells.update(cells)
-    transaction.on_commit(_flush)
+    connection = transaction.get_connection()
+    batch = _open.batch
+    # a batch whose transaction committed (done) or rolled back (its callback dropped) is over
+    if batch is None or batch.done or not _waiting(connection.run_on_commit, batch):
+        batch = _open.batch = _Batch()
+        batch.arenas.update(arenas)
+        batch.cells.update(cells)
+        transaction.on_commit(batch.flush)  # (at once in autocommit)
+        return
+    batch.arenas.update(arenas)
+    batch.cells.update(cells)
 
 
-def _flush() -> None:
-    arenas, cells = _pending.arenas, _pending.cells
-    if not arenas and not cells:
-        return  # (sent by an earlier callback of the same commit)
-    _pending.arenas, _pending.cells = set(), set()
-    tags = purge_tags(arenas=arenas, cells=cells)
+def _waiting(callbacks: list[tuple[Any, Any, Any]], batch: _Batch) -> bool:
+    return any(callback == batch.flush for _, callback, _ in callbacks)
+
+
+def _send(tags: list[str]) -> None:
     if settings.CELERY_TASK_ALWAYS_EAGER:  # no broker: once, here
         failed = http_cache_purge(tags)
         if failed:
