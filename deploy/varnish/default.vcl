@@ -34,7 +34,7 @@ sub vcl_recv {
         if (client.ip !~ purgers) {
             return (synth(403, "Not a purger"));
         }
-        if (std.getenv("VARNISH_PURGE_TOKEN") != ""
+        if (std.getenv("VARNISH_PURGE_TOKEN") ~ "."
             && req.http.X-Purge-Token != std.getenv("VARNISH_PURGE_TOKEN")) {
             return (synth(403, "Wrong purge token"));
         }
@@ -42,8 +42,13 @@ sub vcl_recv {
         if (req.http.Surrogate-Key !~ "^[A-Za-z0-9_-]+( [A-Za-z0-9_-]+)*$") {
             return (synth(400, "Name the tags in Surrogate-Key, separated by single spaces"));
         }
-        ban({"obj.http.Surrogate-Key ~ "(^| )("} + regsuball(req.http.Surrogate-Key, " ", "|")
-            + {")( |$)""});
+        # one ban for all the tags: "arena-3 site" bans obj.http.Surrogate-Key matching
+        # (^|[[:space:]])(arena-3|site)([[:space:]]|$), whole words only (arena-3 is not arena-31)
+        # (a ban's argument is not quoted: it has no space, so it needs none)
+        if (!std.ban("obj.http.Surrogate-Key ~ (^|[[:space:]])("
+            + regsuball(req.http.Surrogate-Key, " ", "|") + ")([[:space:]]|$)")) {
+            return (synth(500, "Ban refused: " + std.ban_error()));
+        }
         return (synth(200, "Banned"));
     }
     if (req.method != "GET" && req.method != "HEAD") {
