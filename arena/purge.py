@@ -124,7 +124,8 @@ def http_cache_purge(tags: list[str], urls: Iterable[str] | None = None) -> list
         try:
             with urllib.request.urlopen(request, timeout=settings.HTTP_CACHE_PURGE_TIMEOUT):
                 pass
-        except (urllib.error.URLError, OSError) as exc:  # (HTTPError, a non-2xx, is a URLError)
+        # (HTTPError, a non-2xx, is a URLError; ValueError: an endpoint that is no URL)
+        except (urllib.error.URLError, OSError, ValueError) as exc:
             log.info("purge of %s at %s failed: %s", value, url, exc)
             failed.append(url)
     return failed

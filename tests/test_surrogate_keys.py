@@ -12,6 +12,7 @@ from contextlib import suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from celery import current_app
 from celery.exceptions import Retry
 from django.db import transaction
 from django.test import TestCase
@@ -20,11 +21,14 @@ from arena import purge, tasks
 from arena.generate import arena_generate
 from arena.models import Arena
 from arena.recompute import arena_content_changed
+from arena.services import arena_delete
+from arena.task_names import PURGE_TASK
 from flags.inputs import FlagInput, ModerationDecision
 from flags.services import flag_submit, review_item_uphold
 from products.models import Product
 from stories.models import Cell, Story
 from stories.values import Verdict
+from tests.factories import ArenaFactory
 from tests.infra.services import free_port
 from tests.test_caching import public_urls
 
@@ -230,3 +234,33 @@ def test_a_cache_that_never_answers_is_given_up_on_without_breaking_the_change(
         arena_content_changed(arena_id=seeded_arena.pk)
     assert Arena.objects.filter(pk=seeded_arena.pk).exists()
     assert purge.http_cache_purge(["site"]) == settings.HTTP_CACHE_PURGE_URLS
+
+
+def test_with_a_broker_the_purge_is_a_registered_task_sent_by_name(
+    cache, settings, seeded_arena, monkeypatch
+):
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    sent = []
+    monkeypatch.setattr(
+        current_app, "send_task", lambda name, args, **kw: sent.append((name, args))
+    )
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        arena_content_changed(arena_id=seeded_arena.pk)
+    assert sent == [(PURGE_TASK, [[f"arena-{seeded_arena.pk}", "site"]])]
+    assert PURGE_TASK in current_app.tasks
+    assert cache.seen == []  # the worker sends it
+
+
+def test_a_deleted_arena_purges_its_pages_and_the_site(cache):
+    arena = ArenaFactory.create()
+    arena_id = arena.pk
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        arena_delete(arena=arena)
+    assert cache.seen == [("PURGE", "/", f"arena-{arena_id} site")]
+
+
+def test_an_endpoint_that_is_no_url_fails_the_purge_not_the_change(settings, seeded_arena):
+    settings.HTTP_CACHE_PURGE_URLS = ["127.0.0.1:6081"]  # (no scheme)
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        arena_content_changed(arena_id=seeded_arena.pk)
+    assert purge.http_cache_purge(["site"]) == ["127.0.0.1:6081"]
