@@ -1,5 +1,6 @@
 """The bottom layer every write stands on: mark an arena's stored scores stale, enqueue their
-recomputation, and recompute them.
+recomputation, and recompute them; every move of an arena's content version also purges the HTTP
+cache in front (``arena.purge``) once it commits.
 
 Services call ``arena_mark_stale`` inside their transaction; the recomputation is sent once the
 transaction commits, by task name (this module must not import the tasks that wrap it). The task and
@@ -22,6 +23,7 @@ from django.utils import timezone
 
 from arena import scoring
 from arena.models import Arena, Persona, PersonaResult, ProductScore
+from arena.purge import purge_after_commit
 from arena.selectors.inputs import ArenaInputs, arena_scoring_inputs
 from arena.task_names import REFRESH_TASK
 from stories.models import Story
@@ -33,8 +35,9 @@ def arena_content_changed(*, arena_id: int) -> None:
     """Record that something the arena's pages show has changed (a rationale, a product's name, a
     score...): bumps its ``content_version``, which the page cache and the pages' ETags are keyed by.
     Call it inside the transaction that makes the change, so that no reader sees the change under
-    the old version."""
+    the old version. The HTTP cache in front drops the arena's pages once it commits."""
     Arena.objects.filter(pk=arena_id).update(content_version=F("content_version") + 1)
+    purge_after_commit(arenas=[arena_id])
 
 
 def cell_content_changed(*, cell_id: int) -> None:
@@ -42,6 +45,7 @@ def cell_content_changed(*, cell_id: int) -> None:
     it, a dispute decided): one UPDATE, the arena found by a subquery."""
     arena = Story.objects.filter(cells__pk=cell_id).values("arena_id")[:1]
     Arena.objects.filter(pk__in=arena).update(content_version=F("content_version") + 1)
+    purge_after_commit(cells=[cell_id])
 
 
 def arena_mark_stale(*, arena_id: int) -> None:
@@ -53,6 +57,7 @@ def arena_mark_stale(*, arena_id: int) -> None:
         scores_stale_since=Coalesce(F("scores_stale_since"), timezone.now()),
         content_version=F("content_version") + 1,
     )
+    purge_after_commit(arenas=[arena_id])
     transaction.on_commit(lambda: arena_enqueue_recompute(arena_id=arena_id))
 
 
@@ -113,6 +118,7 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
             close_calls=_close_calls(inputs, [row.result for row in board]),
             content_version=F("content_version") + 1,
         )
+        purge_after_commit(arenas=[arena_id])
         # Only a recompute that saw the newest change clears the stale mark.
         Arena.objects.filter(pk=arena_id, change_seq=seq).update(scores_stale_since=None)
     return True

@@ -25,6 +25,7 @@ from arena.models import (
     SubGroup,
     VersionedRecord,
 )
+from arena.purge import purge_after_commit
 from arena.recompute import arena_content_changed, arena_mark_stale
 from arena.text import clean_text
 from stories.conflicts import EditConflict, versioned_update
@@ -126,7 +127,10 @@ def arena_delete(
 ) -> None:
     """Delete an arena that holds no stories or products (PROTECT refuses the others: they are
     retired, never deleted); its pages go with it."""
-    _deleted(arena, what="arena", base_version=base_version, base=base)
+    arena_id = arena.pk
+    if _deleted(arena, what="arena", base_version=base_version, base=base) is not None:
+        # its pages, and the site-wide ones that listed it, leave the HTTP cache in front
+        purge_after_commit(arenas=[arena_id])
 
 
 @transaction.atomic

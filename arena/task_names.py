@@ -4,3 +4,4 @@ the settings runs the sweep by name."""
 
 REFRESH_TASK = "arena.tasks.arena_refresh_scores"
 SWEEP_TASK = "arena.tasks.arena_refresh_stale"
+PURGE_TASK = "arena.tasks.http_cache_purge"

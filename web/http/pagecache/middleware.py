@@ -24,6 +24,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.http import parse_etags
 
 from arena.text import parse_rate
+from web.http import surrogate
 from web.http.clients import client_key
 from web.http.pagecache.keys import PageIdentity, Query
 from web.http.pagecache.store import (
@@ -75,9 +76,9 @@ class PageCacheMiddleware:
             if limited := self._over_miss_limit(request):  # (made-up addresses are misses too)
                 return limited
             return self._finish(request, self.get_response(request))
-        page_id = PageIdentity.of(
-            request, version, dated=versioner in DATED_VERSIONERS, match=match
-        )
+        dated = versioner in DATED_VERSIONERS
+        surrogate.remember(request, surrogate.page_keys(match.kwargs, version, arena_bound=dated))
+        page_id = PageIdentity.of(request, version, dated=dated, match=match)
         if _matches(request, page_id.etag):
             return self._not_modified(page_id)
         if not settings.PAGE_CACHE:
@@ -100,6 +101,7 @@ class PageCacheMiddleware:
     def _render(self, request: HttpRequest, vary: tuple[str, ...]) -> HttpResponseBase:
         response = self.get_response(request)
         patch_vary_headers(response, vary)
+        surrogate.tag(request, response)  # (kept with the page: its hits carry it too)
         if storable(response) and "Cache-Control" not in response:
             response["Cache-Control"] = cache_control()
         return response

@@ -1,0 +1,182 @@
+"""The site behind a real Varnish (deploy/varnish/default.vcl) in front of gunicorn: public pages are
+kept and served as hits; a moderator's uphold purges exactly its arena's pages (and the site-wide
+ones) by surrogate key, so Varnish serves the corrected verdict within a second while another
+arena's pages stay hits. Prints the purge delay (the uphold's commit to the first fresh answer)."""
+
+from __future__ import annotations
+
+import shutil
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import transaction
+
+from arena.generate import arena_generate
+from arena.models import Arena
+from flags.inputs import FlagInput, ModerationDecision
+from flags.services import flag_submit, review_item_uphold
+from stories.models import Cell
+from stories.values import Verdict
+from tests.infra.services import (
+    PROJECT_ROOT,
+    LiveServer,
+    _ManagedProcess,
+    database_url,
+    free_port,
+    port_is_open,
+)
+
+VARNISHD = shutil.which("varnishd") or (
+    "/usr/sbin/varnishd" if Path("/usr/sbin/varnishd").exists() else None
+)
+VCL = PROJECT_ROOT / "deploy" / "varnish" / "default.vcl"
+TOKEN = "purge-secret-for-the-test"
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        VARNISHD is None, reason="varnishd is not installed (apt-get install varnish)"
+    ),
+]
+
+
+class Varnish(_ManagedProcess):
+    """``varnishd -F`` on a free port with the bundled VCL, its backend pointed at ``backend_port``,
+    in a work folder of its own (``-n``; no jail, so it runs as any user)."""
+
+    name = "varnish"
+
+    def __init__(self, backend_port: int, env: dict[str, str] | None = None):
+        super().__init__(env)
+        self.port = free_port()
+        self.vcl = self.tmpdir / "default.vcl"
+        text = VCL.read_text()
+        assert '.port = "8000";' in text
+        self.vcl.write_text(text.replace('.port = "8000";', f'.port = "{backend_port}";'))
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def command(self) -> list[str]:
+        assert VARNISHD is not None
+        return [
+            VARNISHD, "-F", "-j", "none",
+            "-a", f"127.0.0.1:{self.port}", "-f", str(self.vcl),
+            "-n", str(self.tmpdir / "work"), "-s", "malloc,64m",
+        ]  # fmt: skip
+
+    def _is_ready(self) -> bool:
+        return port_is_open(self.port)
+
+    def start(self, timeout: float = 30) -> Varnish:
+        self._spawn(timeout)
+        return self
+
+
+@pytest.fixture
+def behind_varnish(seeded_arena) -> Iterator[tuple[LiveServer, Varnish]]:
+    """gunicorn on the test database (no broker: a change's recompute and purge run in the process
+    that makes it), Varnish in front requiring the purge token."""
+    env = {
+        "DATABASE_URL": database_url(),
+        "CONN_MAX_AGE": "0",  # the test database is flushed under it afterwards
+        "CELERY_BROKER_URL": None,
+        "SECRET_KEY": settings.SECRET_KEY,
+        "PAGE_CACHE": "1",
+    }
+    server = LiveServer(env, server="gunicorn", workers=1, threads=4, ready_path="/healthz")
+    varnish = Varnish(server.port, env={"VARNISH_PURGE_TOKEN": TOKEN})
+    try:
+        server.start(timeout=60)
+        varnish.start()
+        yield server, varnish
+    finally:
+        varnish.close()
+        server.close()
+
+
+def fetch(base: str, path: str, method: str = "GET", **headers: str) -> tuple[int, dict, str]:
+    request = urllib.request.Request(
+        base + path, method=method, headers={"Host": "localhost", **headers}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=20) as response:
+            return response.status, dict(response.headers), response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), exc.read().decode()
+
+
+def cached_twice(base: str, path: str) -> dict:
+    """Fetch ``path`` until Varnish serves it as a hit; the hit's headers."""
+    status, first, _ = fetch(base, path)
+    assert status == 200, (path, status)
+    status, again, _ = fetch(base, path)
+    assert status == 200 and again["X-Cache"] == "HIT", (path, first, again)
+    assert len(again["X-Varnish"].split()) == 2  # (this request's id, and the kept object's)
+    return again
+
+
+def test_an_uphold_purges_its_arena_at_varnish_and_leaves_the_other_cached(
+    behind_varnish, seeded_arena, moderator, settings
+):
+    server, varnish = behind_varnish
+    other = arena_generate(slug="other-arena", products=3, stories=4)
+    settings.HTTP_CACHE_PURGE_URLS = [varnish.url + "/"]
+    settings.HTTP_CACHE_PURGE_TOKEN = TOKEN
+    cell = (
+        Cell.objects.filter(story__arena=seeded_arena, verdict=Verdict.FULL, quality__gte=8)
+        .order_by("pk")
+        .first()
+    )
+    flag = flag_submit(  # (bumps the arena's version: purged like any change)
+        cell=cell,
+        data=FlagInput(reason="wrong_verdict", explanation="The docs say this is not supported."),
+        client="varnish-test",
+    )
+    arena_url, cell_url = seeded_arena.get_absolute_url(), f"/cells/{cell.pk}/"
+    other_url = other.get_absolute_url()
+    for path in (arena_url, cell_url):
+        hit = cached_twice(varnish.url, path)
+        assert f"arena-{seeded_arena.pk}" in hit["Surrogate-Key"].split()  # (shown to purgers)
+    other_before = cached_twice(varnish.url, other_url)
+    _, _, cell_before = fetch(varnish.url, cell_url)
+    assert "Not supported." not in cell_before
+
+    # what the VCL refuses: a purge without the token, a request with a session or CSRF cookie
+    assert fetch(varnish.url, "/", "PURGE", **{"Surrogate-Key": "site"})[0] == 403
+    status, passed, _ = fetch(varnish.url, cell_url, Cookie="csrftoken=abc")
+    assert status == 200 and passed["X-Cache"] == "MISS"
+
+    committed: list[float] = []
+    with transaction.atomic():
+        transaction.on_commit(lambda: committed.append(time.monotonic()))  # (runs first)
+        review_item_uphold(
+            item=flag.item,
+            moderator=moderator,
+            decision=ModerationDecision(note="Not supported.", correction={"verdict": "none"}),
+        )
+    while True:
+        status, headers, body = fetch(varnish.url, cell_url)
+        if "Not supported." in body:
+            delay = time.monotonic() - committed[0]
+            break
+        assert time.monotonic() - committed[0] < 1.0, "Varnish still serves the old verdict"
+        time.sleep(0.01)
+    print(f"\npurge delay (uphold's commit to the first fresh page through Varnish): {delay:.3f} s")
+    assert delay < 1.0
+    assert headers["X-Cache"] == "MISS"
+    status, arena_after, _ = fetch(varnish.url, arena_url)
+    assert status == 200 and arena_after["X-Cache"] == "MISS"  # the arena's page went too
+
+    status, other_after, _ = fetch(varnish.url, other_url)
+    assert other_after["X-Cache"] == "HIT"  # the other arena's page stayed: the same object
+    assert other_after["X-Varnish"].split()[1] == other_before["X-Varnish"].split()[1]
+    assert int(other_after["Age"]) >= int(other_before["Age"])
+    assert Arena.objects.filter(pk=other.pk).exists()
