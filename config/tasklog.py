@@ -81,7 +81,7 @@ def _site_format(logger: logging.Logger) -> None:
     formatter (text or JSON) and the request id filter."""
     config: dict[str, Any] = settings.LOGGING
     formatter = logging.config.DictConfigurator(config).configure_formatter(
-        config["formatters"][settings.LOG_FORMAT]
+        dict(config["formatters"][settings.LOG_FORMAT])  # (it takes the "()" out of its dict)
     )
     for handler in logger.handlers:
         handler.setFormatter(formatter)
