@@ -10,6 +10,8 @@ import json
 import logging
 import logging.config
 import re
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from datetime import timedelta
 
@@ -22,6 +24,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from arena.models import Arena
 from flags.models import Notice
 from tests.factories import FlagFactory, ReviewItemFactory
+from tests.infra.sentry import exception_types, sentry_recorder
+from tests.infra.services import live_server_process
 from web.http import requestid
 
 ARENA = "/arenas/durable-execution-engines/"
@@ -196,3 +200,34 @@ def test_metrics_are_never_cached_nor_crawled(client, metrics_on, db):
     assert response["Cache-Control"] == "no-store"
     assert "Disallow: /metrics" in client.get("/robots.txt").content.decode()
     assert "/metrics" not in client.get("/sitemap.xml").content.decode()
+
+
+# ---------------------------------------------------------------- errors to Sentry
+
+
+def test_an_error_reaches_sentry_with_its_request_id_and_no_personal_data(tmp_path):
+    """A real server process with SENTRY_DSN set, on a database without its tables: every page
+    fails (the database's error, a 500), and the report reaches the (local) Sentry endpoint."""
+    empty = tmp_path / "empty.sqlite3"
+    empty.touch()
+    with sentry_recorder() as sentry:
+        env = {
+            "SENTRY_DSN": sentry.dsn,
+            "SENTRY_ENVIRONMENT": "obs-test",
+            "RELEASE": "r-obs-1",
+            "DATABASE_URL": f"sqlite:///{empty}",
+        }
+        with live_server_process(env, ready_path="/healthz") as url:
+            request = urllib.request.Request(
+                url + "/",
+                headers={"X-Request-ID": "boom-1", "Cookie": "sessionid=private-session"},
+            )
+            with pytest.raises(urllib.error.HTTPError) as failed:
+                urllib.request.urlopen(request, timeout=10)
+            assert failed.value.code == 500
+            assert failed.value.headers["X-Request-ID"] == "boom-1"
+            event = sentry.wait_for_event(lambda e: e.get("tags", {}).get("request_id") == "boom-1")
+    assert "OperationalError" in exception_types(event)
+    assert (event["environment"], event["release"]) == ("obs-test", "r-obs-1")
+    assert sentry.paths[0] == "/api/1/envelope/"
+    assert "private-session" not in json.dumps(event)  # send_default_pii=False: no cookies
