@@ -12,6 +12,7 @@ import logging.config
 import time
 from typing import Any
 
+import sentry_sdk
 from celery import signals
 from django.conf import settings
 
@@ -37,6 +38,8 @@ def _take_request_id(task: Any = None, **_: Any) -> None:
     # the id the message brought; an in-process task (no broker) keeps its request's own
     rid = requestid.sane(getattr(task.request, HEADER, None)) or requestid.current()
     task.request.arena_token = requestid.bind(rid)
+    if rid:  # (the task's error report names the request; a no-op without SENTRY_DSN)
+        sentry_sdk.set_tag("request_id", rid)
     task.request.arena_started = time.perf_counter()
     log.info("task %s started", task.name, extra={"task": task.name})
 
@@ -54,6 +57,7 @@ def _drop_request_id(task: Any = None, state: str | None = None, **_: Any) -> No
         ms,
         extra={"task": task.name, "state": state, "duration_ms": ms},
     )
+    sentry_sdk.get_isolation_scope().remove_tag("request_id")
     token = getattr(task.request, "arena_token", None)
     if token is not None:
         with contextlib.suppress(ValueError):  # (set in another context: nothing to restore)
