@@ -25,7 +25,12 @@ from arena.models import Arena
 from flags.models import Notice
 from tests.factories import FlagFactory, ReviewItemFactory
 from tests.infra.sentry import exception_types, sentry_recorder
-from tests.infra.services import live_server_process
+from tests.infra.services import (
+    HttpRequest,
+    database_url,
+    live_server_process,
+    simultaneous_requests,
+)
 from web.http import requestid
 
 ARENA = "/arenas/durable-execution-engines/"
@@ -231,3 +236,31 @@ def test_an_error_reaches_sentry_with_its_request_id_and_no_personal_data(tmp_pa
     assert (event["environment"], event["release"]) == ("obs-test", "r-obs-1")
     assert sentry.paths[0] == "/api/1/envelope/"
     assert "private-session" not in json.dumps(event)  # send_default_pii=False: no cookies
+
+
+def test_metrics_add_up_every_gunicorn_worker(tmp_path, db):
+    """Two gunicorn worker processes in multiprocess mode: each request is counted once, whichever
+    process served it or serves the scrape."""
+    folder = tmp_path / "prometheus"
+    folder.mkdir()
+    env = {
+        "PROMETHEUS_MULTIPROC_DIR": str(folder),
+        "METRICS_TOKEN": TOKEN,
+        "DATABASE_URL": database_url(),
+    }
+    with live_server_process(env, server="gunicorn", workers=2, ready_path="/healthz") as url:
+        # at the same moment: both processes serve some
+        burst = simultaneous_requests(url, [HttpRequest("GET", "/robots.txt")] * 12)
+        assert [r.status for r in burst] == [200] * 12
+        request = urllib.request.Request(
+            url + "/metrics", headers={"Authorization": f"Bearer {TOKEN}"}
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            text = response.read().decode()
+    counts = {
+        sample.labels["view"]: sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == "arena_http_requests_total" and sample.labels["status"] == "200"
+    }
+    assert counts["robots-txt"] == 12
