@@ -192,12 +192,24 @@ def test_metrics_count_pending_flags_failed_mail_and_the_recompute_lag(
     )
     with django_assert_max_num_queries(4):  # the same few queries, whatever the tables hold
         samples = scrape(client)
+    assert samples[("arena_database_up", ())] == 1
     assert samples[("arena_flags_pending", ())] == 3
     assert 7100 < samples[("arena_flags_oldest_pending_seconds", ())] < 7300
     assert samples[("arena_notices", (("state", "failed"),))] == 2
     assert samples[("arena_notices", (("state", "sent"),))] == 1
     assert 89 < samples[("arena_recompute_lag_seconds", ())] < 120
     assert not [k for k in samples if k[0] == "arena_celery_queue_length"]  # no broker here
+
+
+def test_a_made_up_method_is_counted_as_other(client, metrics_on, db):
+    before = scrape(client)
+    assert client.generic("BREW", "/healthz").status_code == 405
+    key = (
+        "arena_http_requests_total",
+        (("method", "other"), ("status", "405"), ("view", "healthz")),
+    )
+    assert scrape(client)[key] - before.get(key, 0) == 1
+    assert not [k for k in scrape(client) if ("method", "BREW") in k[1]]
 
 
 def test_metrics_are_never_cached_nor_crawled(client, metrics_on, db):
@@ -221,6 +233,7 @@ def test_an_error_reaches_sentry_with_its_request_id_and_no_personal_data(tmp_pa
             "SENTRY_ENVIRONMENT": "obs-test",
             "RELEASE": "r-obs-1",
             "DATABASE_URL": f"sqlite:///{empty}",
+            "METRICS_TOKEN": TOKEN,
         }
         with live_server_process(env, ready_path="/healthz") as url:
             request = urllib.request.Request(
@@ -232,6 +245,20 @@ def test_an_error_reaches_sentry_with_its_request_id_and_no_personal_data(tmp_pa
             assert failed.value.code == 500
             assert failed.value.headers["X-Request-ID"] == "boom-1"
             event = sentry.wait_for_event(lambda e: e.get("tags", {}).get("request_id") == "boom-1")
+            # /metrics still answers: the counters, and that the database did not
+            scrape_request = urllib.request.Request(
+                url + "/metrics", headers={"Authorization": f"Bearer {TOKEN}"}
+            )
+            with urllib.request.urlopen(scrape_request, timeout=10) as response:
+                text = response.read().decode()
+    samples = {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+    assert samples[("arena_database_up", ())] == 0
+    home = (("method", "GET"), ("status", "500"), ("view", "home"))
+    assert samples[("arena_http_requests_total", home)] == 1
     assert "OperationalError" in exception_types(event)
     assert (event["environment"], event["release"]) == ("obs-test", "r-obs-1")
     assert sentry.paths[0] == "/api/1/envelope/"

@@ -21,6 +21,8 @@ from web.http import metrics, requestid
 access_log = logging.getLogger("arena.access")
 
 PAGE_CACHE_MARK = "arena.page_cache"
+# a client may send any method name: the metrics' label takes the known ones, the rest are "other"
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
 def view_name(request: HttpRequest) -> str:
@@ -56,7 +58,8 @@ class RequestObservabilityMiddleware:
         view = view_name(request)
         status = response.status_code
         cache = request.META.get(PAGE_CACHE_MARK)
-        metrics.REQUESTS.labels(view=view, method=request.method or "", status=str(status)).inc()
+        method = request.method if request.method in METHODS else "other"
+        metrics.REQUESTS.labels(view=view, method=method, status=str(status)).inc()
         metrics.DURATION.labels(view=view).observe(seconds)
         if cache:
             metrics.PAGE_CACHE.labels(result=cache).inc()

@@ -21,6 +21,7 @@ from datetime import datetime
 import redis
 from celery import current_app as celery_app
 from django.conf import settings
+from django.db import DatabaseError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
 from django.views.decorators.http import require_safe
@@ -59,6 +60,19 @@ class ScrapeCollector(Collector):
     """The figures read at each scrape."""
 
     def collect(self) -> Iterator[Metric]:
+        up = GaugeMetricFamily("arena_database_up", "1 when the database answered the scrape")
+        try:
+            figures = list(self._database())
+        except DatabaseError as exc:  # the processes' counters still answer
+            log.warning("metrics: the database did not answer: %s", exc)
+            figures = []
+        up.add_metric([], 1 if figures else 0)
+        yield up
+        yield from figures
+        if settings.CELERY_BROKER_URL:
+            yield from self._broker()
+
+    def _database(self) -> Iterator[Metric]:
         pending, oldest = pending_reviews()
         yield GaugeMetricFamily(
             "arena_flags_pending", "Review items waiting for a moderator", pending
@@ -79,8 +93,6 @@ class ScrapeCollector(Collector):
             "How long the longest-waiting arena's stored scores have missed a change (0: none)",
             _age(oldest_stale_scores()),
         )
-        if settings.CELERY_BROKER_URL:
-            yield from self._broker()
 
     def _broker(self) -> Iterator[Metric]:
         up = GaugeMetricFamily("arena_celery_broker_up", "1 when the broker's Redis answered")
