@@ -79,3 +79,8 @@ if SENTRY_DSN:
 
 # --- metrics: /metrics answers only `Authorization: Bearer <METRICS_TOKEN>`; unset, it is a 404
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "").strip()
+# Read by prometheus_client itself from the environment (web/http/metrics.py says why); a folder
+# that is missing would fail the first request, so it fails at start-up instead
+_MULTIPROC_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
+if _MULTIPROC_DIR and not os.path.isdir(_MULTIPROC_DIR):
+    raise ImproperlyConfigured(f"PROMETHEUS_MULTIPROC_DIR: no folder {_MULTIPROC_DIR}")

@@ -9,7 +9,10 @@ import io
 import json
 import logging
 import logging.config
+import os
 import re
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -26,6 +29,7 @@ from flags.models import Notice
 from tests.factories import FlagFactory, ReviewItemFactory
 from tests.infra.sentry import exception_types, sentry_recorder
 from tests.infra.services import (
+    PROJECT_ROOT,
     HttpRequest,
     database_url,
     live_server_process,
@@ -291,3 +295,26 @@ def test_metrics_add_up_every_gunicorn_worker(tmp_path, db):
         if sample.name == "arena_http_requests_total" and sample.labels["status"] == "200"
     }
     assert counts["robots-txt"] == 12
+
+
+# ---------------------------------------------------------------- settings checked at start-up
+
+
+@pytest.mark.parametrize(
+    "env,message",
+    [
+        ({"LOG_FORMAT": "xml"}, "LOG_FORMAT is text or json"),
+        ({"SENTRY_TRACES_SAMPLE_RATE": "2"}, "SENTRY_TRACES_SAMPLE_RATE is between 0 and 1"),
+        ({"PROMETHEUS_MULTIPROC_DIR": "/no/such/folder"}, "PROMETHEUS_MULTIPROC_DIR: no folder"),
+    ],
+)
+def test_a_bad_observability_setting_stops_the_process_at_start_up(env, message):
+    started = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        cwd=PROJECT_ROOT,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert started.returncode != 0 and message in started.stderr
