@@ -9,10 +9,14 @@ Environment:
   GUNICORN_WORKER_CLASS  worker class (default ``sync`` for one thread, ``gthread`` for more)
   GUNICORN_KEEPALIVE     seconds an idle keep-alive connection stays open (gthread; default 5)
   GUNICORN_TIMEOUT       seconds before a silent worker is killed and replaced (default 30)
-  GUNICORN_ACCESS_LOG    where to write the access log (``-`` for stdout; default: none)
+  GUNICORN_ACCESS_LOG    where to write gunicorn's own access log (``-`` for stdout; default: none;
+                         the site writes its own, logger ``arena.access``, README "Logs")
+  PROMETHEUS_MULTIPROC_DIR  a folder for the metrics of every worker process (README "Metrics"):
+                         /metrics adds them up; a worker that exits is marked dead here
 """
 
 import os
+from typing import Any
 
 bind = os.environ.get("BIND") or f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "3"))
@@ -29,3 +33,12 @@ timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = timeout
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
 errorlog = "-"
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """A worker that exits (restarted, killed by the timeout) leaves its counters in the metrics
+    folder, still added up; its live gauges go (prometheus_client's multiprocess mode)."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)

@@ -28,3 +28,6 @@ def _no_restore_on_lost_connection() -> None:
 
 
 _no_restore_on_lost_connection()
+
+# the request id into queued tasks and the worker's log lines, task failures counted
+import config.tasklog  # noqa: E402,F401

@@ -53,6 +53,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "web.http.observability.RequestObservabilityMiddleware",  # first: request id, access log, metrics
     "django.middleware.security.SecurityMiddleware",
     "web.http.middleware.DropNulFromQueryMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -380,13 +381,6 @@ TRUSTED_PROXIES = int(os.environ.get("TRUSTED_PROXIES") or (1 if TRUST_X_FORWARD
 if TRUSTED_PROXIES < 0:
     raise ImproperlyConfigured("TRUSTED_PROXIES is a count of proxies: 0 or more")
 BUNDLED_ARENA_DIR = BASE_DIR / "arena" / "data" / "seeds"
-
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
-}
 
 # The operator's parts, each in a module of its own (this file stays the core's): the HTTP cache in
 # front, logs/errors/metrics, and the staff's sign-in.

@@ -5,10 +5,12 @@ from django.contrib import admin
 from django.urls import include, path
 
 from web.http import health
+from web.views import metrics
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
+    path("metrics", metrics.metrics, name="metrics"),
     path("admin/", admin.site.urls),
     path("api/", include("web.api.urls")),
     path("", include("web.urls")),

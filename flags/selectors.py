@@ -18,7 +18,7 @@ from arena import scoring
 from arena.models import Arena, ProductScore
 from arena.selectors.inputs import arena_scoring_inputs, cell_corrections
 from flags.inputs import FlagInput
-from flags.models import Flag, ReviewItem, Status
+from flags.models import Flag, Notice, ReviewItem, Status
 from stories.models import Cell, CellChange
 from stories.values import CellValue
 
@@ -352,6 +352,23 @@ def queue_health() -> QueueHealth:
         decided=figures["decided"],
         median_decision=_median_decision(since, figures["decided"]),
     )
+
+
+def pending_reviews() -> tuple[int, datetime | None]:
+    """How many review items wait for a moderator, and since when the oldest (/metrics): one
+    query."""
+    figures = (
+        ReviewItem.objects.filter(status=Status.PENDING)
+        .order_by()
+        .aggregate(pending=Count("pk"), oldest=Min("created_at"))
+    )
+    return figures["pending"], figures["oldest"]
+
+
+def notice_counts() -> dict[str, int]:
+    """Mail by state (pending, sent, failed...; /metrics): one query."""
+    rows = Notice.objects.order_by().values_list("status").annotate(n=Count("pk"))
+    return {status: n for status, n in rows}
 
 
 def flag_value_when_filed(flag: Flag) -> CellValue:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from datetime import date
+from datetime import date, datetime
 
 from django.db import router
-from django.db.models import Count, Q
+from django.db.models import Count, Min, Q
 
 from arena.models import Arena
 from stories import freshness
@@ -61,3 +61,9 @@ def _stale_counts(arena: Arena, today: date, days: int) -> dict[int, tuple[int, 
         .values_list("product_id", "stale", "cells")
     )
     return {pid: (stale, cells) for pid, stale, cells in rows}
+
+
+def oldest_stale_scores() -> datetime | None:
+    """Since when the longest-waiting arena's stored scores miss a change (its stale mark), None
+    when every arena's are up to date: how far the recomputing lags (/metrics). One query."""
+    return Arena.objects.aggregate(oldest=Min("scores_stale_since"))["oldest"]

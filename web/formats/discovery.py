@@ -58,13 +58,14 @@ def absolute_url_tag(context: template.Context, path: str) -> str:
 # ----------------------------------------------------------------------------- robots.txt
 
 # Crawlers may read every public page; not the admin, the flag forms (one per cell, with a CSRF
-# token), the reporters' secret status links, or the moderators' flag API.
+# token), the reporters' secret status links, the moderators' flag API, or the operator's metrics.
 ROBOTS = """\
 User-agent: *
 Disallow: /admin/
 Disallow: /cells/*/flag/
 Disallow: /flags/
 Disallow: /api/flags/
+Disallow: /metrics
 Allow: /
 
 Sitemap: {sitemap}

@@ -85,6 +85,7 @@ class PageCacheMiddleware:
             response = self._render(request, page_id.vary)
             return self._finish(request, response, etag=page_id.etag)
         page = self.recent.get(page_id.key) or (self.cache.get(page_id.key) if query.kept else None)
+        request.META["arena.page_cache"] = "miss" if page is None else "hit"  # logs, metrics
         if page is None:
             if not query.kept:  # a value the cache does not keep pages for (a search, weights...)
                 if limited := self._over_miss_limit(request):

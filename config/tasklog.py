@@ -1,0 +1,104 @@
+"""The request id in Celery: a task queued while a request is served carries the request's id in its
+message headers, and the worker makes it the current id while the task runs, so the task's log lines
+name the request that caused it. The worker's log lines take the site's format (LOG_FORMAT), and a
+failed task is counted for /metrics (in the broker's Redis: every worker and host adds to one count).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import logging.config
+import time
+from typing import Any
+
+import sentry_sdk
+from celery import signals
+from django.conf import settings
+
+from web.http import requestid
+from web.http.metrics import FAILURES_KEY
+
+log = logging.getLogger("arena.tasks")
+
+HEADER = "request_id"  # the message header, read back as ``task.request.request_id``
+
+
+@signals.before_task_publish.connect
+def _send_request_id(headers: dict[str, Any] | None = None, **_: Any) -> None:
+    rid = requestid.current()
+    if rid and headers is not None:
+        headers[HEADER] = rid
+
+
+@signals.task_prerun.connect
+def _take_request_id(task: Any = None, **_: Any) -> None:
+    if task is None:
+        return
+    # the id the message brought; an in-process task (no broker) keeps its request's own
+    rid = requestid.sane(getattr(task.request, HEADER, None)) or requestid.current()
+    task.request.arena_token = requestid.bind(rid)
+    if rid:  # (the task's error report names the request; a no-op without SENTRY_DSN)
+        sentry_sdk.set_tag("request_id", rid)
+    task.request.arena_started = time.perf_counter()
+    log.info("task %s started", task.name, extra={"task": task.name})
+
+
+@signals.task_postrun.connect
+def _drop_request_id(task: Any = None, state: str | None = None, **_: Any) -> None:
+    if task is None:
+        return
+    started = getattr(task.request, "arena_started", None)
+    ms = round((time.perf_counter() - started) * 1000, 1) if started else None
+    log.info(
+        "task %s finished: %s in %sms",
+        task.name,
+        state,
+        ms,
+        extra={"task": task.name, "state": state, "duration_ms": ms},
+    )
+    sentry_sdk.get_isolation_scope().remove_tag("request_id")
+    token = getattr(task.request, "arena_token", None)
+    if token is not None:
+        with contextlib.suppress(ValueError):  # (set in another context: nothing to restore)
+            requestid.unbind(token)
+
+
+@signals.task_failure.connect
+def _count_failure(sender: Any = None, **_: Any) -> None:
+    if not settings.CELERY_BROKER_URL or sender is None:
+        return  # (in-process tasks: the failure is the request's own error)
+    import redis
+
+    try:
+        client = redis.Redis.from_url(
+            settings.CELERY_BROKER_URL, socket_connect_timeout=0.5, socket_timeout=0.5
+        )
+        with client:
+            client.hincrby(FAILURES_KEY, sender.name, 1)
+    except redis.RedisError as exc:  # the count is lost, the task's own retry/sweep is not
+        log.warning("task failure not counted: %s", exc)
+
+
+def _site_format(logger: logging.Logger) -> None:
+    """Celery's worker replaces the root logger's handlers with its own; they get the site's
+    formatter (text or JSON) and the request id filter."""
+    config: dict[str, Any] = settings.LOGGING
+    formatter = logging.config.DictConfigurator(config).configure_formatter(
+        dict(config["formatters"][settings.LOG_FORMAT])  # (it takes the "()" out of its dict)
+    )
+    for handler in logger.handlers:
+        handler.setFormatter(formatter)
+        handler.addFilter(requestid.RequestIdFilter())
+
+
+@signals.after_setup_logger.connect
+def _format_worker_log(logger: logging.Logger | None = None, **_: Any) -> None:
+    if logger is not None:
+        _site_format(logger)
+
+
+@signals.after_setup_task_logger.connect
+def _format_task_log(logger: logging.Logger | None = None, **_: Any) -> None:
+    if logger is not None:
+        _site_format(logger)

@@ -1,0 +1,56 @@
+"""The request id: one short token that names a request in every log line it causes, in the Celery
+tasks it queues, in its error report and in its response's ``X-Request-ID`` header.
+
+A context variable holds it: the request's thread (or the task's, in a worker) sets it and every
+log record picks it up through :class:`RequestIdFilter`, whatever logger wrote it. Plain Python:
+the logging configuration and Celery's signal handlers import it before Django is set up.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+from contextvars import ContextVar, Token
+
+HEADER = "X-Request-ID"
+# An incoming id is kept only when it is short and plain (a proxy's or load balancer's id), so a
+# client cannot write newlines, markup or megabytes into the logs; anything else gets a new one.
+MAX_LENGTH = 64
+_SANE = re.compile(rf"[A-Za-z0-9._-]{{1,{MAX_LENGTH}}}")
+NONE = "-"  # what a log line outside any request or task says
+
+_current: ContextVar[str | None] = ContextVar("request_id", default=None)
+
+
+def sane(value: str | None) -> str | None:
+    """``value`` when it is a usable request id, else None."""
+    if value and _SANE.fullmatch(value):
+        return value
+    return None
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def current() -> str | None:
+    return _current.get()
+
+
+def bind(value: str | None) -> Token[str | None]:
+    """Make ``value`` the current id; :func:`unbind` with the token restores the one before."""
+    return _current.set(value)
+
+
+def unbind(token: Token[str | None]) -> None:
+    _current.reset(token)
+
+
+class RequestIdFilter(logging.Filter):
+    """Adds ``request_id`` to every record a handler writes (``-`` outside a request or task)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not hasattr(record, "request_id"):
+            record.request_id = _current.get() or NONE
+        return True
