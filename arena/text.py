@@ -1,5 +1,6 @@
 """Small text rules shared by the importer, the generator and the pages."""
 
+import functools
 import re
 
 from django.core.exceptions import ValidationError
@@ -57,6 +58,9 @@ def validate_product_slug(value: object) -> None:
 _VS_IN_SLUG = "versus"
 
 
+# Pages slugify the same few names (categories, personas) dozens of times per render, and Django's
+# slugify (a lazy-aware wrapper, a Unicode normalisation and two regexes) dominates that: kept.
+@functools.lru_cache(maxsize=4096)
 def arena_slugify(name: str) -> str:
     """Django's slugify, except that a dot becomes a hyphen (``Trigger.dev`` → ``trigger-dev``)
     and a word ``vs`` becomes ``versus`` (``A vs B`` → ``a-versus-b``), so that the slug made of

@@ -225,8 +225,19 @@ def run_pages(arenas, args) -> None:
         )
     )
     names = [(name, size) for name, size, _page in rows]
-    seed_cold = cold[names.index(("arena", arena_size(arenas[0])))][1].stats.p50_ms
-    big_cold = cold[names.index(("arena", arena_size(arenas[1])))][1].stats.p50_ms
+    seed_ref, seed_measured = cold[names.index(("arena", arena_size(arenas[0])))]
+    big_ref, big_measured = cold[names.index(("arena", arena_size(arenas[1])))]
+    seed_cold, big_cold = seed_measured.stats.p50_ms, big_measured.stats.p50_ms
+    say(
+        "\nThe arena page cold (PAGE_CACHE=0), throughput of /healthz over the page's: "
+        + ", ".join(
+            f"{arena_size(arena)} {ratio(ref.rps / m.stats.rps if m.stats.rps else None)}"
+            for arena, (ref, m) in zip(
+                arenas, ((seed_ref, seed_measured), (big_ref, big_measured)), strict=True
+            )
+        )
+        + " (scripts/bench_cold.py measures it alone, in rounds)."
+    )
     encoding = gzipped.headers.get("content-encoding", "identity")
     say(
         f"\n30×300 arena page: {len(gzipped.body) / 1024:.1f} KB with Accept-Encoding: gzip "

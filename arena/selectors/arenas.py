@@ -72,7 +72,9 @@ def arena_list() -> QuerySet[CountedArena]:
     second = ProductScore.objects.filter(arena=OuterRef("pk"), rank=2)
     return cast(
         QuerySet[CountedArena],
-        Arena.objects.annotate(
+        # the stored close calls (a large JSON list, decoded with the row) only where they are read
+        Arena.objects.defer("close_calls")
+        .annotate(
             # the default managers leave out retired products and stories (kept on record only)
             product_count=row_count(Product.objects.filter(arena=OuterRef("pk")), per="arena"),
             story_count=row_count(Story.objects.filter(arena=OuterRef("pk")), per="arena"),
@@ -93,26 +95,34 @@ def arena_list() -> QuerySet[CountedArena]:
             leader_low=Subquery(leader.values("pa_low")[:1]),
             second_high=Subquery(second.values("pa_high")[:1]),
             second_name=Subquery(second.values("product__name")[:1]),
-        ).order_by("name"),
+        )
+        .order_by("name"),
     )
 
 
-# ``arena_get``'s SQL and parameters, by database alias, with the place of the slug among them.
-_ARENA_GET_SQL: dict[str, tuple[str, tuple[Any, ...], int]] = {}
+# ``arena_get``'s SQL and parameters, by database alias and whether it reads the close calls, with
+# the place of the slug among them.
+_ARENA_GET_SQL: dict[tuple[str, bool], tuple[str, tuple[Any, ...], int]] = {}
 _SLUG_MARK = "\x00slug"  # stands for the slug while the query is compiled (no slug has a NUL)
 
 
-def arena_get(*, slug: str) -> CountedArena | None:
+def arena_get(*, slug: str, close_calls: bool = False) -> CountedArena | None:
     """One arena with the counts of ``arena_list`` (the pages read ``story_count``): one query.
+    ``close_calls``: with the stored close calls (``arena.selectors.settle`` reads them); without,
+    reading ``Arena.close_calls`` costs a query of its own (decoding them costs the 30 × 300
+    arena's page more than the rest of this query).
 
     Every page reads it first, and Django compiles its subqueries anew on each call, which takes
     twenty times as long as running them: it is compiled once per database and run with the slug."""
     alias = router.db_for_read(Arena)
-    compiled = _ARENA_GET_SQL.get(alias)
+    compiled = _ARENA_GET_SQL.get((alias, close_calls))
     if compiled is None:
-        query = arena_list().filter(slug=_SLUG_MARK).using(alias).query
-        sql, params = query.get_compiler(alias).as_sql()
-        compiled = _ARENA_GET_SQL[alias] = (sql, tuple(params), params.index(_SLUG_MARK))
+        arenas = arena_list().filter(slug=_SLUG_MARK).using(alias)
+        if close_calls:
+            arenas = arenas.defer(None)
+        sql, params = arenas.query.get_compiler(alias).as_sql()
+        compiled = (sql, tuple(params), params.index(_SLUG_MARK))
+        _ARENA_GET_SQL[alias, close_calls] = compiled
     sql, params, at = compiled
     found = list(Arena.objects.raw(sql, (*params[:at], slug, *params[at + 1 :])).using(alias))
     return cast(CountedArena, found[0]) if found else None

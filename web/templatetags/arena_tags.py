@@ -88,6 +88,7 @@ for _tag in (
     leaderboard.evidence_share,
     leaderboard.range_group_notes,
     weights.weights_summary,
+    weights.weights_controls,
     arena_cards.persona_cards,
     arena_cards.adjacent_cards,
     arena_cards.first_place,

@@ -22,8 +22,8 @@ from web import params
 from web.params import HtmxHttpRequest, fragment_asked, links
 
 
-def arena_or_404(slug: str) -> CountedArena:
-    found = selectors.arena_get(slug=slug)
+def arena_or_404(slug: str, *, close_calls: bool = False) -> CountedArena:
+    found = selectors.arena_get(slug=slug, close_calls=close_calls)
     if found is None:
         raise Http404(f"No arena {slug!r}")
     return found

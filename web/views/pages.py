@@ -33,8 +33,9 @@ def _or_404[T](found: T | None, what: str) -> T:
     return found
 
 
-def _arena_or_404(slug: str) -> CountedArena:
-    return _or_404(selectors.arena_get(slug=slug), f"arena {slug!r}")
+def _arena_or_404(slug: str, *, close_calls: bool = False) -> CountedArena:
+    found = selectors.arena_get(slug=slug, close_calls=close_calls)
+    return _or_404(found, f"arena {slug!r}")
 
 
 @require_safe
@@ -220,7 +221,7 @@ def _view_links(*, diff: bool, open_all: bool) -> dict[str, str]:
 @require_safe
 @vary_on_headers("HX-Request", "HX-History-Restore-Request")
 def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpResponse:
-    found = _arena_or_404(arena)
+    found = _arena_or_404(arena, close_calls=True)  # (what would settle a close pair)
     error, status = "", 200
     asked = params.HeadToHeadAsked.of(request.GET)
     diff, open_all, opened = asked.diff, asked.open_all, asked.opened

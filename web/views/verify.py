@@ -42,7 +42,7 @@ def _item(arena_slug: str, item: selectors.QueueItem) -> dict[str, Any]:
 
 @require_safe
 def arena_verify(request: HttpRequest, arena: str) -> HttpResponse:
-    found = arena_or_404(arena)
+    found = arena_or_404(arena, close_calls=True)
     products = selectors.arena_product_list(arena=found)
     queue = selectors.verify_queue_get(arena=found, products=products)
     return render(request, "arena/verify.html", {"arena": found, "queue": queue})
@@ -50,7 +50,7 @@ def arena_verify(request: HttpRequest, arena: str) -> HttpResponse:
 
 @require_safe
 def arena_verify_json(request: HttpRequest, arena: str) -> HttpResponse:
-    found = arena_or_404(arena)
+    found = arena_or_404(arena, close_calls=True)
     products = selectors.arena_product_list(arena=found)
     queue = selectors.verify_queue_get(arena=found, products=products)
     return JsonResponse(

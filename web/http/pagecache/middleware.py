@@ -11,6 +11,7 @@ from typing import cast
 
 from django.conf import settings
 from django.core.cache import caches
+from django.dispatch import Signal
 from django.http import (
     HttpRequest,
     HttpResponse,
@@ -43,6 +44,10 @@ from web.http.pagecache.versions import (
 # What the stampede lock waits for at most before rendering anyway (a crashed renderer).
 LOCK_SECONDS = 10.0
 POLL_SECONDS = 0.02
+# Sent after each render of a versioned public page (a miss; every request with PAGE_CACHE=0) with
+# its cache ``key`` and ``path``: how a test counts the renders of concurrent misses (one), and a
+# hook for metrics.
+page_rendered = Signal()
 # Statuses a shared cache may keep; anything else (a 400 with a message, a 429, a 5xx) is no-store.
 PUBLIC_STATUSES = frozenset({200, 203, 204, 301, 302, 304, 307, 308, 404, 410})
 
@@ -82,7 +87,7 @@ class PageCacheMiddleware:
         if _matches(request, page_id.etag):
             return self._not_modified(page_id)
         if not settings.PAGE_CACHE:
-            response = self._render(request, page_id.vary)
+            response = self._render(request, page_id)
             return self._finish(request, response, etag=page_id.etag)
         page = self.recent.get(page_id.key) or (self.cache.get(page_id.key) if query.kept else None)
         request.META["arena.page_cache"] = "miss" if page is None else "hit"  # logs, metrics
@@ -90,7 +95,7 @@ class PageCacheMiddleware:
             if not query.kept:  # a value the cache does not keep pages for (a search, weights...)
                 if limited := self._over_miss_limit(request):
                     return limited
-                response = self._render(request, page_id.vary)
+                response = self._render(request, page_id)
                 return self._finish(request, response, etag=page_id.etag)
             page, response = self._render_once(request, page_id)
             if page is None:  # not the same for everybody (or not a 200): as it is
@@ -99,9 +104,10 @@ class PageCacheMiddleware:
         return page.response(request, page_id.etag)
 
     # -- rendering a miss
-    def _render(self, request: HttpRequest, vary: tuple[str, ...]) -> HttpResponseBase:
+    def _render(self, request: HttpRequest, page_id: PageIdentity) -> HttpResponseBase:
         response = self.get_response(request)
-        patch_vary_headers(response, vary)
+        page_rendered.send(PageCacheMiddleware, key=page_id.key, path=request.path)
+        patch_vary_headers(response, page_id.vary)
         surrogate.tag(request, response)  # (kept with the page: its hits carry it too)
         if storable(response) and "Cache-Control" not in response:
             response["Cache-Control"] = cache_control()
@@ -141,20 +147,25 @@ class PageCacheMiddleware:
         (an export) holds the lock until its last chunk has been sent and the page stored."""
         key, lock = page_id.key, f"{page_id.key}:lock"
         holder = self.cache.add(lock, 1, timeout=LOCK_SECONDS)
-        if not holder:
+        if holder:
+            # the page may have been stored (and the lock let go) since this request missed it
+            if (page := self.cache.get(key)) is not None:
+                self.cache.delete(lock)
+                return page, HttpResponse()
+        else:
             deadline = time.monotonic() + LOCK_SECONDS
             while time.monotonic() < deadline:
                 time.sleep(POLL_SECONDS)
-                page = self.cache.get(key)
-                if page is not None:
+                held = self.cache.has_key(lock)  # (before the page: it stores, then lets go)
+                if (page := self.cache.get(key)) is not None:
                     return page, HttpResponse()
-                if not self.cache.has_key(lock):  # the holder stored nothing (not storable)
+                if not held:  # the holder stored nothing (not storable)
                     break
         release = holder
         try:
             if limited := self._over_miss_limit(request):
                 return None, limited
-            response = self._render(request, page_id.vary)
+            response = self._render(request, page_id)
             if isinstance(response, StreamingHttpResponse):
                 if not storable(response, streamed=True):
                     return None, response
