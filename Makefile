@@ -17,6 +17,8 @@
 #   make lint          ruff check and ruff format --check
 #   make format        ruff check --fix and ruff format
 #   make hooks         install the pre-commit hooks (ruff) into .git/hooks
+#   make backup-check  back up a throwaway PostgreSQL database with moderated changes, restore it
+#                      into an empty one, compare every table's rows and every export (a report)
 #   make bench         the benchmark (scripts/bench.py): pages over HTTP warm/cold/304 (gunicorn +
 #                      wrk), query counts, recompute, moderators' queue, flag submit on a throwaway
 #                      PostgreSQL; markdown tables, about 5 minutes
@@ -45,7 +47,7 @@ export UV_LINK_MODE := copy
 export UV_NO_PROGRESS := 1
 
 .PHONY: all install venv lock system-deps node-tools run check lint format hooks test test-sqlite \
-	test-postgres bench bench-deps clean help
+	test-postgres backup-check smoke-prod bench bench-deps clean help
 
 all: help
 
@@ -156,6 +158,11 @@ test-sqlite: install
 
 test-postgres: install
 	bash scripts/with-postgres.sh $(PY) -m pytest $(XDIST) $(PG_PYTEST_ARGS) $(PYTEST_ARGS) $(TESTS)
+
+# A backup restored: the bundled arena with a moderated change on a throwaway PostgreSQL, backed up,
+# restored into an empty second database, every table's rows and every export compared (a report).
+backup-check: install
+	bash scripts/with-postgres.sh $(PY) -m pytest -p no:randomly -v -s tests/ops/test_backup.py
 
 bench: install bench-deps
 	$(PY) scripts/bench.py
