@@ -7,7 +7,10 @@
 #                      (root only)
 #   make node-tools    the web's own checkers from the npm registry into tools/node_modules, exactly as
 #                      tools/package-lock.json pins them (the Nu HTML Checker's jar, Lighthouse)
-#   make run           migrate, load the bundled arena when empty, serve on 127.0.0.1:8000
+#   make run           install what running needs (no dev tools), migrate, load the bundled arena
+#                      when empty, serve on 127.0.0.1:$(PORT) (default 8000: make run PORT=9000)
+#   make smoke-prod    start the Procfile (gunicorn, Celery worker and beat) under honcho with
+#                      DEBUG=0 and a real Redis, file and uphold a flag over HTTP, stop it cleanly
 #   make check         ruff (lint and format), the import contract (.importlinter) with every
 #                      module in a layer (scripts/check_layers.py), module and function sizes
 #                      (scripts/check_sizes.py), mypy
@@ -98,10 +101,23 @@ system-deps:
 	  fi; \
 	fi
 
-run: install
+# What running needs, without the dev tools: --inexact keeps the dev tools `make install` put there
+# (make test still finds them); a separate stamp, so it is a no-op when up to date.
+PORT ?= 8000
+RUN_STAMP := $(VENV)/.installed-runtime
+$(RUN_STAMP): pyproject.toml uv.lock .python-version | $(UV)
+	$(UV) sync --locked --no-dev --inexact
+	@touch $@
+
+run: $(RUN_STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_bundled_arena
-	$(PY) manage.py runserver 127.0.0.1:8000
+	$(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+# The Procfile's web, worker and beat under honcho with DEBUG=0, a real Redis and a scratch database:
+# a page, a flag filed and upheld, the worker's recompute, the corrected verdict, a clean stop.
+smoke-prod: install
+	$(PY) scripts/smoke_prod.py
 
 lint: install
 	$(VENV)/bin/ruff check .
