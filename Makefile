@@ -7,7 +7,10 @@
 #                      (root only)
 #   make node-tools    the web's own checkers from the npm registry into tools/node_modules, exactly as
 #                      tools/package-lock.json pins them (the Nu HTML Checker's jar, Lighthouse)
-#   make run           migrate, load the bundled arena when empty, serve on 127.0.0.1:8000
+#   make run           install what running needs (no dev tools), migrate, load the bundled arena
+#                      when empty, serve on 127.0.0.1:$(PORT) (default 8000: make run PORT=9000)
+#   make smoke-prod    start the Procfile (gunicorn, Celery worker and beat) under honcho with
+#                      DEBUG=0 and a real Redis, file and uphold a flag over HTTP, stop it cleanly
 #   make check         ruff (lint and format), the import contract (.importlinter) with every
 #                      module in a layer (scripts/check_layers.py), module and function sizes
 #                      (scripts/check_sizes.py), mypy
@@ -17,6 +20,8 @@
 #   make lint          ruff check and ruff format --check
 #   make format        ruff check --fix and ruff format
 #   make hooks         install the pre-commit hooks (ruff) into .git/hooks
+#   make backup-check  back up a throwaway PostgreSQL database with moderated changes, restore it
+#                      into an empty one, compare every table's rows and every export (a report)
 #   make bench         the benchmark (scripts/bench.py): pages over HTTP warm/cold/304 (gunicorn +
 #                      wrk), query counts, recompute, moderators' queue, flag submit on a throwaway
 #                      PostgreSQL; markdown tables, about 5 minutes
@@ -45,7 +50,7 @@ export UV_LINK_MODE := copy
 export UV_NO_PROGRESS := 1
 
 .PHONY: all install venv lock system-deps node-tools run check lint format hooks test test-sqlite \
-	test-postgres bench bench-deps clean help
+	test-postgres backup-check smoke-prod bench bench-deps clean help
 
 all: help
 
@@ -96,10 +101,23 @@ system-deps:
 	  fi; \
 	fi
 
-run: install
+# What running needs, without the dev tools: --inexact keeps the dev tools `make install` put there
+# (make test still finds them); a separate stamp, so it is a no-op when up to date.
+PORT ?= 8000
+RUN_STAMP := $(VENV)/.installed-runtime
+$(RUN_STAMP): pyproject.toml uv.lock .python-version | $(UV)
+	$(UV) sync --locked --no-dev --inexact
+	@touch $@
+
+run: $(RUN_STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_bundled_arena
-	$(PY) manage.py runserver 127.0.0.1:8000
+	$(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+# The Procfile's web, worker and beat under honcho with DEBUG=0, a real Redis and a scratch database:
+# a page, a flag filed and upheld, the worker's recompute, the corrected verdict, a clean stop.
+smoke-prod: install
+	$(PY) scripts/smoke_prod.py
 
 lint: install
 	$(VENV)/bin/ruff check .
@@ -156,6 +174,11 @@ test-sqlite: install
 
 test-postgres: install
 	bash scripts/with-postgres.sh $(PY) -m pytest $(XDIST) $(PG_PYTEST_ARGS) $(PYTEST_ARGS) $(TESTS)
+
+# A backup restored: the bundled arena with a moderated change on a throwaway PostgreSQL, backed up,
+# restored into an empty second database, every table's rows and every export compared (a report).
+backup-check: install
+	bash scripts/with-postgres.sh $(PY) -m pytest -p no:randomly -v -s tests/ops/test_backup.py
 
 bench: install bench-deps
 	$(PY) scripts/bench.py

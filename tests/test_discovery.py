@@ -348,6 +348,15 @@ def test_favicon_ico_is_a_32px_png_icon(client, db):
     png = ico[offset : offset + size]
     assert len(ico) == offset + size and png.startswith(b"\x89PNG\r\n\x1a\n")
     assert struct.unpack(">II", png[16:24]) == (32, 32)  # IHDR's width and height
+    # the committed file, served as it is (nothing drawn at run time), cached by browsers
+    assert ico == Path(django_settings.BASE_DIR, "static", "favicon.ico").read_bytes()
+    assert "max-age" in response["Cache-Control"]
+
+
+def test_the_apple_touch_icon_is_a_committed_180px_png():
+    png = Path(django_settings.BASE_DIR, "static", "apple-touch-icon.png").read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    assert struct.unpack(">II", png[16:24]) == (180, 180)
 
 
 def test_the_svg_favicon_is_linked_and_has_dark_colours(client, seeded_arena):

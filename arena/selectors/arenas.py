@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from django.db import router
 from django.db.models import Exists, OuterRef, QuerySet, Subquery
-from django_stubs_ext import WithAnnotations
 
 from arena.models import AdjacentArena, Arena, Category, Persona, PersonaResult, ProductScore
 from arena.selectors.compiled import CompiledRead, arena_rows_read, model_fields, model_of
@@ -18,6 +17,10 @@ from arena.text import arena_slugify
 from products.models import Product
 from stories.models import Cell, CellChange, Story
 from stories.values import Verdict
+
+if TYPE_CHECKING:
+    # django-stubs' helper types: a dev dependency, not installed in production
+    from django_stubs_ext import WithAnnotations
 
 
 class ArenaCounts(TypedDict):

@@ -4,10 +4,9 @@ published rules (``scoring.order_by``) is not scoring them: nothing is computed 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TypedDict, cast
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from django.db.models import Exists, OuterRef
-from django_stubs_ext import WithAnnotations
 
 from arena import scoring
 from arena.models import Arena, ProductScore
@@ -26,6 +25,10 @@ from arena.selectors.weights import WeightsAsked, WeightsRead, weights_read
 from products.models import Product
 from stories import freshness
 from stories.models import Cell
+
+if TYPE_CHECKING:
+    # django-stubs' helper types: a dev dependency, not installed in production
+    from django_stubs_ext import WithAnnotations
 
 _SCORES = CompiledRead(
     ProductScore,

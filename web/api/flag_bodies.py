@@ -3,9 +3,8 @@ decides (``web.api.flags`` serves them). The rules on a flag and a decision are 
 these state them in the schema and check what only the API receives."""
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from django_stubs_ext import StrOrPromise
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -26,6 +25,10 @@ from flags.inputs import (
 from flags.models import Flag, Reason
 from flags.services import EVIDENCE_QUOTE_MAX, RATIONALE_MAX
 from stories.values import JUDGEMENT_FIELDS, QUALITY_MAX, Proof, Verdict
+
+if TYPE_CHECKING:
+    # django-stubs' helper types: a dev dependency, not installed in production
+    from django_stubs_ext import StrOrPromise
 
 VERSION_MAX = 2**31 - 1  # a version is a PositiveIntegerField
 

@@ -1,0 +1,133 @@
+"""What ``manage.py backup`` and ``manage.py restore`` do: one file holding the whole database.
+
+PostgreSQL: ``pg_dump -Fc`` (the custom format: compressed, restored table by table) and
+``pg_restore --clean --if-exists --no-owner`` into the database of ``settings.DATABASES``, in one
+transaction. The client programs are found on PATH or in ``/usr/lib/postgresql/*/bin`` (the newest,
+so it can read a dump of any older server). SQLite: the sqlite3 module's online backup API, both ways
+(a plain file copy of a live database in WAL mode can miss what the -wal file holds).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import CommandError
+from django.db import connections
+
+PG_MAGIC = b"PGDMP"  # pg_dump's custom format begins with it
+SQLITE_MAGIC = b"SQLite format 3\x00"
+PG_BIN_GLOB = "/usr/lib/postgresql/*/bin"
+
+
+def engine(alias: str) -> str:
+    connection = connections[alias]
+    if connection.vendor not in ("postgresql", "sqlite"):
+        raise CommandError(f"Backups cover PostgreSQL and SQLite, not {connection.vendor}.")
+    if connection.in_atomic_block:
+        # SQLite's backup API waits forever on a database its own connection holds locked, and a
+        # dump taken beside an open transaction would miss what it has not committed
+        raise CommandError("A backup or restore runs outside a transaction.")
+    return str(connection.vendor)
+
+
+def pg_program(name: str) -> str:
+    """The client program ``name``: on PATH, else the newest in /usr/lib/postgresql/*/bin."""
+    found = shutil.which(name)
+    if found:
+        return found
+    versions = sorted(
+        Path("/").glob(PG_BIN_GLOB.lstrip("/")), key=lambda p: int(p.parent.name), reverse=True
+    )
+    for folder in versions:
+        if (folder / name).is_file():
+            return str(folder / name)
+    raise CommandError(
+        f"{name} not found on PATH nor in {PG_BIN_GLOB}: install PostgreSQL's client."
+    )
+
+
+def pg_connection(alias: str) -> tuple[list[str], dict[str, str]]:
+    """libpq's options and environment for the database of ``alias`` (the password in PGPASSWORD,
+    never on a command line other users can read)."""
+    db: dict[str, Any] = connections[alias].settings_dict
+    options = ["--dbname", str(db["NAME"])]
+    for flag, key in (("--host", "HOST"), ("--port", "PORT"), ("--username", "USER")):
+        if db.get(key):
+            options += [flag, str(db[key])]
+    env = dict(os.environ)
+    if db.get("PASSWORD"):
+        env["PGPASSWORD"] = str(db["PASSWORD"])
+    return options, env
+
+
+def run(command: list[str], env: dict[str, str]) -> None:
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise CommandError(f"{Path(command[0]).name} failed: {done.stderr.strip()}")
+
+
+def backup(alias: str, target: Path) -> None:
+    """Write the database to ``target`` (through a temporary file beside it, renamed at the end:
+    a failed backup never leaves a half file under the name)."""
+    if not target.parent.is_dir():
+        raise CommandError(f"{target.parent}: no such folder.")
+    partial = target.with_name(f".{target.name}.partial")
+    try:
+        if engine(alias) == "postgresql":
+            options, env = pg_connection(alias)
+            run([pg_program("pg_dump"), "--format=custom", "--file", str(partial), *options], env)
+        else:
+            connection = connections[alias]
+            connection.ensure_connection()
+            with sqlite3.connect(partial) as copy:
+                connection.connection.backup(copy)
+            copy.close()
+        partial.replace(target)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def check_file(source: Path, vendor: str) -> None:
+    if not source.is_file():
+        raise CommandError(f"{source}: no such file.")
+    magic = PG_MAGIC if vendor == "postgresql" else SQLITE_MAGIC
+    with source.open("rb") as f:
+        head = f.read(len(magic))
+    if head != magic:
+        wanted = "pg_dump's custom format" if vendor == "postgresql" else "an SQLite database"
+        raise CommandError(f"{source}: not a backup of this database ({wanted} expected).")
+
+
+def table_count(alias: str) -> int:
+    with connections[alias].cursor() as cursor:
+        return len(connections[alias].introspection.table_names(cursor))
+
+
+def restore(alias: str, source: Path, *, force: bool) -> None:
+    """Replace the database's contents with the backup ``source``. A database that has tables is
+    refused unless ``force``: a restore drops what is there."""
+    vendor = engine(alias)
+    check_file(source, vendor)
+    tables = table_count(alias)
+    if tables and not force:
+        raise CommandError(
+            f"The database is not empty ({tables} tables): restoring replaces them. "
+            "Restore into an empty database, or pass --force."
+        )
+    if vendor == "postgresql":
+        options, env = pg_connection(alias)
+        command = [pg_program("pg_restore"), "--clean", "--if-exists", "--no-owner"]
+        command += ["--single-transaction", "--exit-on-error", *options, str(source)]
+        connections[alias].close()
+        run(command, env)
+    else:
+        connection = connections[alias]
+        connection.ensure_connection()
+        with sqlite3.connect(source) as copy:
+            copy.backup(connection.connection)
+        copy.close()
