@@ -1,0 +1,62 @@
+"""The staff's sessions: who verified a second factor (django-otp's middleware, which this one
+is), how long a staff session lives, and what a half-signed-in session may open.
+
+- A staff session ends at browser close (its cookie has no expiry) and after
+  ``STAFF_SESSION_IDLE_HOURS`` without a request (the last request's time is kept in the session,
+  rewritten at most once a minute so that each admin page does not write the session).
+- A staff user signed in with a password but not yet through the second factor is someone else
+  until they are: outside the admin (whose sign-in pages take them through it) the request is
+  anonymous, so the moderators' API, say, does not open on a password alone.
+- The admin's pages are never indexed (``X-Robots-Tag``): robots.txt names the admin only at its
+  default address, never a secret one.
+Visitors' requests are not touched (a page served from the page cache does not even get here).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from django.conf import settings
+from django.contrib.auth import SESSION_KEY, logout
+from django.contrib.auth.models import AnonymousUser
+from django.http import HttpRequest, HttpResponse
+from django_otp.middleware import OTPMiddleware
+
+LAST_SEEN = "staff_last_seen"
+LAST_SEEN_RESOLUTION = 60  # seconds
+
+
+class StaffSessionMiddleware(OTPMiddleware):
+    sync_capable = True
+    async_capable = False
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        super().__init__(get_response)
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        self._install_lazy_accessors(request)
+        in_admin = request.path_info.startswith("/" + settings.ADMIN_URL)
+        if SESSION_KEY in request.session:
+            staff_session(request, in_admin)
+        response: HttpResponse = self.get_response(request)
+        if in_admin:
+            response.headers.setdefault("X-Robots-Tag", "noindex, nofollow")
+        return response
+
+
+def staff_session(request: HttpRequest, in_admin: bool) -> None:
+    user = request.user
+    if not (user.is_authenticated and user.is_staff):
+        return
+    now = time.time()
+    last = request.session.get(LAST_SEEN)
+    if isinstance(last, (int, float)) and now - last > settings.STAFF_SESSION_IDLE_HOURS * 3600:
+        logout(request)  # idle too long: signed out, the session's data gone
+        return
+    if not request.session.get_expire_at_browser_close():
+        request.session.set_expiry(0)  # ends when the browser closes
+    if not isinstance(last, (int, float)) or now - last >= LAST_SEEN_RESOLUTION:
+        request.session[LAST_SEEN] = now
+    if not in_admin and not user.is_verified():  # type: ignore[attr-defined]  # set by django-otp
+        request.user = AnonymousUser()
