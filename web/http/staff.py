@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import SESSION_KEY, logout
 from django.contrib.auth.models import AnonymousUser
 from django.http import HttpRequest, HttpResponse
+from django.utils.functional import SimpleLazyObject
 from django_otp.middleware import OTPMiddleware
 
 LAST_SEEN = "staff_last_seen"
@@ -37,26 +38,30 @@ class StaffSessionMiddleware(OTPMiddleware):
     def __call__(self, request: HttpRequest) -> HttpResponse:
         self._install_lazy_accessors(request)
         in_admin = request.path_info.startswith("/" + settings.ADMIN_URL)
-        if SESSION_KEY in request.session:
-            staff_session(request, in_admin)
+        otp_user = request.user
+        # read when something reads the user, as Django's own: a page that does not touch the
+        # session (a public page, cacheable) is not made to
+        request.user = SimpleLazyObject(lambda: staff_session(request, otp_user, in_admin))  # type: ignore[assignment]  # as Django's own
         response: HttpResponse = self.get_response(request)
         if in_admin:
             response.headers.setdefault("X-Robots-Tag", "noindex, nofollow")
         return response
 
 
-def staff_session(request: HttpRequest, in_admin: bool) -> None:
-    user = request.user
+def staff_session(request: HttpRequest, user: Any, in_admin: bool) -> Any:
+    """The request's user after the staff's rules: anonymous when their session was idle too long
+    (the session is then emptied) or, outside the admin, not yet through the second factor."""
     if not (user.is_authenticated and user.is_staff):
-        return
+        return user
     now = time.time()
     last = request.session.get(LAST_SEEN)
     if isinstance(last, (int, float)) and now - last > settings.STAFF_SESSION_IDLE_HOURS * 3600:
-        logout(request)  # idle too long: signed out, the session's data gone
-        return
+        request.session.flush()  # signed out: the session's data and its cookie gone
+        return AnonymousUser()
     if not request.session.get_expire_at_browser_close():
         request.session.set_expiry(0)  # ends when the browser closes
     if not isinstance(last, (int, float)) or now - last >= LAST_SEEN_RESOLUTION:
         request.session[LAST_SEEN] = now
-    if not in_admin and not user.is_verified():  # type: ignore[attr-defined]  # set by django-otp
-        request.user = AnonymousUser()
+    if not in_admin and not user.is_verified():
+        return AnonymousUser()
+    return user
