@@ -307,12 +307,19 @@ def admin_session() -> str:
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.test import Client
+    from django_otp import DEVICE_ID_SESSION_KEY
+    from django_otp.plugins.otp_totp.models import TOTPDevice
 
     user = get_user_model().objects.create_superuser(
         "bench-admin", "bench@example.com", "bench-admin-password-not-used"
     )
     client = Client()
     client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
+    # verified by an authenticator, as after the sign-in's second step (config/admin_site.py)
+    device = TOTPDevice.objects.create(user=user, name="bench", confirmed=True)
+    session = client.session
+    session[DEVICE_ID_SESSION_KEY] = device.persistent_id
+    session.save()
     return client.cookies[settings.SESSION_COOKIE_NAME].value
 
 
