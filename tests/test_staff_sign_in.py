@@ -83,7 +83,7 @@ def test_a_wrong_code_is_refused_and_counted_as_a_failed_login(client, mod, sett
         last = client.post(STEP, {"token": "000000", "next": QUEUE})
     assert last.status_code == 429  # locked out, as after as many wrong passwords
     # the right code does not help now: the half-signed-in session is gone too
-    assert client.post(STEP, {"token": totp_code(mod)}).status_code in (302, 429)
+    assert client.post(STEP, {"token": totp_code(mod)}).status_code == 429
     assert SESSION_KEY not in client.session
     assert password_login(client).status_code == 429
 
@@ -225,3 +225,23 @@ def test_admin_url_is_a_path_under_the_root(value, path):
 def test_admin_url_refuses_the_root_and_odd_paths(value):
     with pytest.raises(ImproperlyConfigured):
         security._admin_url(value)
+
+
+@pytest.mark.parametrize("path", [STEP, ENROL, "/admin/second-factor/recovery-codes/"])
+def test_the_second_factor_pages_need_a_signed_in_staff_user(client, path):
+    response = client.get(path)
+    assert response.status_code == 302 and response["Location"].startswith("/admin/login/")
+
+
+def test_a_verified_session_going_back_to_the_second_step_is_sent_on(client, mod):
+    client.force_login(mod)
+    response = client.get(f"{STEP}?next={QUEUE}")
+    assert response.status_code == 302
+    assert client.get(response["Location"]).status_code == 302  # the login page: to the index
+    assert client.get(QUEUE).status_code == 200
+
+
+def test_an_offsite_next_is_not_followed(client, mod):
+    password_login(client)
+    response = client.post(STEP, {"token": totp_code(mod), "next": "https://evil.example/"})
+    assert response.status_code == 302 and response["Location"] == "/admin/"
