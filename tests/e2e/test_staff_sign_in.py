@@ -57,7 +57,9 @@ def test_a_new_moderator_enrols_then_signs_in_with_a_code(live_server, open_page
     assert violations(page) == []
     device.refresh_from_db()
     # a new 30-second step's code (the enrolment used this one's)
-    page.get_by_role("textbox", name="Code:").fill(f"{totp(device.bin_key, drift=device.drift + 1):06d}")
+    page.get_by_role("textbox", name="Code:").fill(
+        f"{totp(device.bin_key, drift=device.drift + 1):06d}"
+    )
     page.get_by_role("button", name="Verify").click()
     expect(page.get_by_role("link", name="Second factor")).to_be_visible()
     assert page.problems == []  # type: ignore[attr-defined]
