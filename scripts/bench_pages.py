@@ -334,11 +334,14 @@ def run_queue(big, args) -> None:
         f"median of {args.queue_runs} sequential requests after one warm-up.\n"
     )
     rows = []
+    from django.conf import settings
+
+    admin = "/" + settings.ADMIN_URL
     with gunicorn({**SERVER_ENV, "PAGE_CACHE": "1"}) as base:
         results = {}
         for name, path in (
-            ("admin index", "/admin/"),
-            ("queue (ReviewItem changelist)", "/admin/flags/reviewitem/"),
+            ("admin index", admin),
+            ("queue (ReviewItem changelist)", f"{admin}flags/reviewitem/"),
         ):
             first = fetch(base, path, headers)
             results[name] = (first, sequential(base, path, headers, args.queue_runs))
