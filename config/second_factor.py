@@ -105,6 +105,16 @@ def _failed(request: HttpRequest, form: forms.Form) -> None:
     form.add_error("token", "That code is not valid (or was already used). Try the next one.")
 
 
+def _locked_out(request: HttpRequest) -> HttpResponse | None:
+    """django-axes' answer when this username and client address are locked out (too many wrong
+    passwords or codes); the half-signed-in session ends with it."""
+    credentials = _credentials(request)
+    if not AxesProxyHandler.is_locked(request, credentials):
+        return None
+    logout(request)
+    return get_lockout_response(request, credentials=credentials)
+
+
 def _page(request: HttpRequest, template: str, context: dict[str, Any]) -> TemplateResponse:
     return TemplateResponse(request, f"admin/second_factor/{template}", context)
 
@@ -116,9 +126,8 @@ def verify(request: HttpRequest, context: dict[str, Any], next_url: str) -> Http
     if request.method == "POST" and "cancel" in request.POST:
         logout(request)
         return HttpResponseRedirect(next_url)
-    if AxesProxyHandler.is_locked(request, _credentials(request)):
-        logout(request)
-        return get_lockout_response(request, credentials=_credentials(request))
+    if locked := _locked_out(request):
+        return locked
     form = TokenForm(request.POST if request.method == "POST" else None)
     if form.is_valid():
         device = staff_token_verify(_user(request), form.cleaned_data["token"])
@@ -137,6 +146,8 @@ def enrol(request: HttpRequest, context: dict[str, Any], next_url: str) -> HttpR
     """Show a new authenticator's QR code and key once; a code from it confirms it (and verifies
     this session). A first enrolment also gives the recovery codes, shown once."""
     user = _user(request)
+    if request.method == "POST" and (locked := _locked_out(request)):
+        return locked
     form = ConfirmForm(request.POST if request.method == "POST" else None)
     enrolment: Enrolment | None = None
     if form.is_valid():

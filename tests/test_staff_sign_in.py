@@ -245,3 +245,16 @@ def test_an_offsite_next_is_not_followed(client, mod):
     password_login(client)
     response = client.post(STEP, {"token": totp_code(mod), "next": "https://evil.example/"})
     assert response.status_code == 302 and response["Location"] == "/admin/"
+
+
+def test_wrong_codes_at_enrolment_lock_out_as_wrong_passwords_do(client, mod, settings):
+    password_login(client)
+    client.get(ENROL)
+    device = TOTPDevice.objects.get(user=mod, confirmed=False)
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        last = client.post(ENROL, {"device": device.pk, "token": "000000"})
+    assert last.status_code == 429
+    TOTPDevice.objects.filter(pk=device.pk).update(throttling_failure_timestamp=None)
+    assert client.post(ENROL, {"device": device.pk, "token": code_of(device)}).status_code == 429
+    assert not TOTPDevice.objects.get(pk=device.pk).confirmed
+    assert SESSION_KEY not in client.session
