@@ -32,3 +32,6 @@ if STAFF_SESSION_IDLE_HOURS <= 0:
 # many recovery codes an enrolment or a new set gives.
 OTP_TOTP_ISSUER = os.environ.get("OTP_TOTP_ISSUER", "Arena")
 OTP_RECOVERY_CODES = int(os.environ.get("OTP_RECOVERY_CODES", "10"))
+# The admin lists staff devices (a superuser deletes a lost phone's) but never shows their keys,
+# QR codes or recovery codes: those are shown once, to their owner.
+OTP_ADMIN_HIDE_SENSITIVE_DATA = True

@@ -258,3 +258,23 @@ def test_wrong_codes_at_enrolment_lock_out_as_wrong_passwords_do(client, mod, se
     assert client.post(ENROL, {"device": device.pk, "token": code_of(device)}).status_code == 429
     assert not TOTPDevice.objects.get(pk=device.pk).confirmed
     assert SESSION_KEY not in client.session
+
+
+def test_the_admin_lists_devices_but_never_their_keys_or_codes(client, mod, django_user_model):
+    device = totp_device(mod)
+    out = io.StringIO()
+    call_command("enrol_moderator", "mod", "--no-qr", stdout=out)
+    code = re.findall(r"^  (\w+)$", out.getvalue(), re.M)[0]
+    root = django_user_model.objects.create_superuser("root", "r@example.com", "pw")
+    client.force_login(root)
+    listing = client.get("/admin/otp_totp/totpdevice/").content.decode()
+    assert "test authenticator" in listing
+    page = client.get(f"/admin/otp_totp/totpdevice/{device.pk}/change/")
+    assert page.status_code == 200 and device.key not in page.content.decode()
+    assert client.get(f"/admin/otp_totp/totpdevice/{device.pk}/config/").status_code in (403, 404)
+    static = client.get("/admin/otp_static/staticdevice/").content.decode()
+    statics = [
+        client.get(f"/admin/otp_static/staticdevice/{pk}/change/").content.decode()
+        for pk in re.findall(r"/admin/otp_static/staticdevice/(\d+)/change/", static)
+    ]
+    assert statics and not any(code in html for html in statics)
