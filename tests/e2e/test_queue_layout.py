@@ -17,7 +17,7 @@ from flags.services import flag_submit
 from stories.models import Cell
 from stories.values import Verdict
 from tests.e2e.axe import violations
-from tests.e2e.conftest import DESKTOP, admin_log_in
+from tests.e2e.conftest import DESKTOP, PHONE, admin_log_in
 from tests.factories import ArenaFactory, ProductFactory
 from web.http.clients import client_hash
 
@@ -153,3 +153,21 @@ def test_the_decision_form_is_laid_out_as_the_admins_forms(
 
     assert violations(page) == []
     assert page.problems == []  # type: ignore[attr-defined]
+
+
+def test_on_a_phone_an_open_filter_stays_on_the_screen(
+    live_server, queue, open_page, django_user_model
+):
+    user = django_user_model.objects.create_superuser("moderator", "m@example.com", PASSWORD)
+    page = open_page(viewport=PHONE)
+    page.goto(f"{live_server.url}/admin/flags/reviewitem/")
+    admin_log_in(page, user, PASSWORD)
+    for title in ("By product", "By age"):
+        chosen = page.locator(".queue-filter", has_text=title)
+        chosen.locator("summary").click()
+        box = chosen.locator("ul").bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], title
+        page.screenshot(path=str(SHOTS / f"queue-layout-phone-{title[3:]}.png"))
+        chosen.locator("summary").click()
+    assert violations(page) == []
