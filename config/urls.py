@@ -1,6 +1,7 @@
-"""The root URLs: the health checks, the admin, the API (``web.api.urls``) and the public site
+"""The root URLs: the health checks, the admin (at ``ADMIN_URL``), the API (``web.api.urls``) and the public site
 (``web.urls``)."""
 
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
@@ -11,7 +12,7 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", metrics.metrics, name="metrics"),
-    path("admin/", admin.site.urls),
+    path(settings.ADMIN_URL, admin.site.urls),  # ADMIN_URL (config/security.py)
     path("api/", include("web.api.urls")),
     path("", include("web.urls")),
 ]

@@ -52,6 +52,7 @@ from stories.conflicts import EditConflict
 from stories.values import JUDGEMENT_FIELDS, CellValue
 
 EXCERPT_CHARS = 140
+FILTER_TEMPLATE = "admin/flags/reviewitem/filter.html"
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
@@ -103,6 +104,12 @@ class ReviewChangeList(ChangeList):
             output_field=IntegerField(),
         )
         return [place.asc(), *ordering]
+
+    def get_filters(self, request: HttpRequest) -> Any:
+        filters = super().get_filters(request)
+        for spec in filters[0]:
+            spec.template = FILTER_TEMPLATE  # a dropdown in the bar above the list
+        return filters
 
     def get_results(self, request: HttpRequest) -> None:
         super().get_results(request)

@@ -11,6 +11,7 @@ themselves are installed in .venv)
 
 from __future__ import annotations
 
+import base64
 import http.cookiejar
 import json
 import os
@@ -22,6 +23,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
+
+from django_otp.oath import totp
 
 from tests.infra.services import CeleryWorker, LiveServer, redis_server
 
@@ -63,7 +66,8 @@ class Session:
             payload = raw.decode(errors="replace")
         return status, payload, elapsed
 
-    def login(self, username: str, password: str) -> None:
+    def login(self, username: str, password: str, totp_key: str) -> None:
+        """The password, then the code of the user's authenticator (its base32 key)."""
         self.request("GET", "/admin/login/")
         status, _, _ = self.request(
             "POST",
@@ -72,6 +76,25 @@ class Session:
             form=True,
         )
         assert any(c.name == "sessionid" for c in self.jar), f"login failed ({status})"
+        code = f"{totp(base64.b32decode(totp_key.replace(' ', ''))):06d}"
+        status, _, _ = self.request(
+            "POST", "/admin/second-factor/", {"token": code, "next": "/admin/"}, form=True
+        )
+        status, _, _ = self.request("GET", "/admin/")
+        assert status == 200, f"second factor refused ({status})"
+
+
+def enrol(env, username: str) -> str:
+    """The user's authenticator key, from the enrol_moderator command."""
+    out = subprocess.run(
+        [sys.executable, "manage.py", "enrol_moderator", username, "--no-qr"],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return next(line[len("key: ") :] for line in out.splitlines() if line.startswith("key: "))
 
 
 def manage(env, *args):
@@ -113,12 +136,13 @@ def main() -> None:
         manage({**env, "CELERY_BROKER_URL": ""}, "migrate", "--noinput")
         manage({**env, "CELERY_BROKER_URL": ""}, "load_bundled_arena")
         manage(env, "createsuperuser", "--noinput")
+        totp_key = enrol(env, "mod")
         web = LiveServer(env, server="gunicorn")
         web.start()
         worker = CeleryWorker(env)
         try:
             anon, mod = Session(web.url), Session(web.url)
-            mod.login("mod", "durability-check-pw")
+            mod.login("mod", "durability-check-pw", totp_key)
             _, matrix, _ = anon.request("GET", f"/api/arenas/{SLUG}/matrix/")
             cells = [
                 s["cells"]["hatchet"]["id"]

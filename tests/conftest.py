@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import io
 import sqlite3
+import time
 from collections.abc import Generator, Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.apps import apps
@@ -37,14 +39,17 @@ from django.core.management import call_command
 from django.core.management.color import no_style
 from django.db import connection
 from django.test import TestCase
+from django.test.client import ClientMixin
+from django_otp import DEVICE_ID_SESSION_KEY
 from pytest_django.fixtures import Settings
 
 from arena.generate import arena_generate
 from arena.importer import ArenaRecord, read_arena
 from arena.models import Arena
 from arena.selectors.freshness import stale_counts_forget
-from tests.factories import ModeratorFactory
+from tests.factories import ModeratorFactory, totp_device
 from web.http.pagecache.store import recent_pages
+from web.http.staff import LAST_SEEN
 
 SEED_SLUG = "durable-execution-engines"
 BIG_SLUG = "big"
@@ -232,6 +237,27 @@ def _fresh_page_cache() -> None:
 @pytest.fixture(autouse=True)
 def _fast_hashing(settings: Settings) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _force_login_passes_the_second_factor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``client.force_login(user)`` signs a user in without their password; a staff user's session
+    is then also verified by an authenticator (made for them if they have none), as if they had
+    typed its code: the admin asks every staff session for a second factor (config.admin_site).
+    The tests of that sign-in itself log in through its pages."""
+    original = ClientMixin.force_login
+
+    def force_login(self: ClientMixin, user: Any, backend: str | None = None) -> None:
+        original(self, user, backend)
+        if user.is_staff:
+            session = self.session
+            session[DEVICE_ID_SESSION_KEY] = totp_device(user).persistent_id
+            # a session in use: its first request does not write it (queries counted stay even)
+            session[LAST_SEEN] = time.time()
+            session.set_expiry(0)
+            session.save()
+
+    monkeypatch.setattr(ClientMixin, "force_login", force_login)
 
 
 @pytest.fixture(scope="session")

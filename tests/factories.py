@@ -13,6 +13,8 @@ import factory
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, User
 from django.utils import timezone
+from django_otp.oath import totp
+from django_otp.plugins.otp_totp.models import TOTPDevice
 from factory.django import DjangoModelFactory
 
 from arena.models import Arena, Category, Persona, SubGroup
@@ -45,6 +47,23 @@ class ModeratorFactory(UserFactory):
     def moderators(user: User, create: bool, extracted: object, **kwargs: object) -> None:
         if create:
             user.groups.add(Group.objects.get_or_create(name=MODERATORS)[0])
+
+
+def totp_device(user: User) -> TOTPDevice:
+    """The staff user's confirmed authenticator (made if they have none), ready for a fresh code."""
+    device, _ = TOTPDevice.objects.get_or_create(
+        user=user, name="test authenticator", defaults={"confirmed": True}
+    )
+    # a code is accepted once per 30-second step: a test signing in twice in one step still can
+    TOTPDevice.objects.filter(pk=device.pk).update(last_t=-1)
+    device.last_t = -1
+    return device
+
+
+def totp_code(user: User) -> str:
+    """The code the user's authenticator shows now (django-otp's own TOTP)."""
+    device = totp_device(user)
+    return f"{totp(device.bin_key, device.step, device.t0, device.digits, device.drift):06d}"
 
 
 class ArenaFactory(DjangoModelFactory[Arena]):

@@ -6,10 +6,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, ViewportSize
 
+from tests.factories import totp_code, totp_device
 from tests.infra.services import chromium_browser
 
 # Playwright's sync API runs an event loop in this thread; the ORM calls the fixtures make while
@@ -78,3 +80,14 @@ def open_page(browser: Browser) -> Iterator[Callable[..., Page]]:
     yield make
     for context in contexts:
         context.close()
+
+
+def admin_log_in(page: Page, user: Any, password: str) -> None:
+    """On the admin's login page (where ``page`` is): the password, then the code the user's
+    authenticator shows (one is made for them if they have none), as a moderator signs in."""
+    totp_device(user)
+    page.get_by_label("Username").fill(user.get_username())
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.get_by_label("Code").fill(totp_code(user))
+    page.get_by_role("button", name="Verify").click()

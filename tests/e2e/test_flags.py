@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 
 from arena.models import ProductScore
 from stories.models import Cell
+from tests.e2e.conftest import admin_log_in
 
 pytestmark = pytest.mark.e2e
 
@@ -60,14 +61,12 @@ def test_flag_inline_then_moderate_then_see_the_change(
     assert visitor.problems == []
 
     before = ProductScore.objects.get(product__slug="hatchet").pa_score
-    django_user_model.objects.create_superuser(
+    moderator = django_user_model.objects.create_superuser(
         "moderator", "mod@example.com", "a-long-test-password"
     )
     mod = open_page()
     mod.goto(f"{live_server.url}/admin/")
-    mod.get_by_label("Username").fill("moderator")
-    mod.get_by_label("Password").fill("a-long-test-password")
-    mod.get_by_role("button", name="Log in").click()
+    admin_log_in(mod, moderator, "a-long-test-password")
     mod.goto(f"{live_server.url}/admin/flags/reviewitem/")
     expect(mod.locator("#result_list")).to_contain_text("Hatchet PA")
     mod.screenshot(path=str(artifacts / "admin-review-queue.png"), full_page=True)

@@ -13,7 +13,7 @@ from flags.services import flag_submit, review_item_reject
 from stories.models import Cell
 from stories.values import Verdict
 from tests.e2e.axe import violations
-from tests.e2e.conftest import DESKTOP, PHONE
+from tests.e2e.conftest import DESKTOP, PHONE, admin_log_in
 from web.http.clients import client_hash
 
 pytestmark = pytest.mark.e2e
@@ -61,13 +61,12 @@ def flagged(seeded_arena, moderator):
 
 
 def log_in(open_page, live_server, django_user_model, viewport, dark=False):
-    if not django_user_model.objects.filter(username="moderator").exists():
-        django_user_model.objects.create_superuser("moderator", "m@example.com", PASSWORD)
+    user = django_user_model.objects.filter(username="moderator").first()
+    if user is None:
+        user = django_user_model.objects.create_superuser("moderator", "m@example.com", PASSWORD)
     page = open_page(viewport=viewport, dark=dark)
     page.goto(f"{live_server.url}/admin/")
-    page.get_by_label("Username").fill("moderator")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    admin_log_in(page, user, PASSWORD)
     return page
 
 

@@ -12,6 +12,7 @@ from flags.models import Reason
 from flags.services import flag_submit, review_item_uphold
 from stories.models import Cell
 from stories.values import Verdict
+from tests.e2e.conftest import admin_log_in
 from web.http.clients import client_hash
 
 pytestmark = pytest.mark.e2e
@@ -23,15 +24,15 @@ def test_stale_cell_form_shows_the_conflict_and_the_current_values(
     live_server, seeded_arena, open_page, django_user_model, artifacts
 ):
     cell = Cell.objects.get(story__text__startswith=STORY, product__slug="hatchet")
-    django_user_model.objects.create_superuser("editor", "e@example.com", "a-long-test-password")
+    editor = django_user_model.objects.create_superuser(
+        "editor", "e@example.com", "a-long-test-password"
+    )
     moderator = django_user_model.objects.create_user("mod", password="x")
     moderator.groups.add(Group.objects.get_or_create(name="Moderators")[0])
 
     page = open_page()
     page.goto(f"{live_server.url}/admin/stories/cell/{cell.pk}/change/")
-    page.get_by_label("Username").fill("editor")
-    page.get_by_label("Password").fill("a-long-test-password")
-    page.get_by_role("button", name="Log in").click()
+    admin_log_in(page, editor, "a-long-test-password")
     expect(page.locator("#cell_form")).to_be_visible()
     page.locator("#id_verdict").select_option("partial")
     page.locator("#id_proof").select_option("claimed")

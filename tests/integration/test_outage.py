@@ -24,6 +24,7 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from arena.models import Arena, ProductScore
 from flags.models import Flag, ReviewItem
 from stories.models import Cell
+from tests.factories import totp_code
 from tests.infra.services import LiveServer, celery_worker, database_url, redis_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -206,7 +207,7 @@ def assert_all_answer(browser: Browser, paths: list[str], server: LiveServer) ->
 # --------------------------------------------------------------------------- the test
 
 
-def test_redis_outage_degrades_then_scores_converge(seeded):
+def test_redis_outage_degrades_then_scores_converge(seeded, django_user_model):
     arena = seeded
     approval = Cell.objects.get(
         story__text__startswith="A workflow pauses for human approval", product__slug="hatchet"
@@ -295,6 +296,15 @@ def test_redis_outage_degrades_then_scores_converge(seeded):
                 login.status,
                 login.text[:2000],
             )
+            # the second step: the code of the moderator's authenticator
+            code = totp_code(django_user_model.objects.get(username="mod"))
+            step = mod.get("/admin/second-factor/?next=/admin/")
+            assert step.status == 200, step.text[:2000]
+            verified = mod.post_form(
+                "/admin/second-factor/",
+                {**hidden_fields(step.text), "token": code, "next": "/admin/"},
+            )
+            assert verified.status == 302, verified.text[:2000]
             assert mod.get("/api/flags/?status=pending").status == 200  # a moderator's API GET
             change_path = f"/admin/flags/reviewitem/{item.pk}/change/"
             review = mod.get(change_path)

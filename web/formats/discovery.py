@@ -59,10 +59,11 @@ def absolute_url_tag(context: template.Context, path: str) -> str:
 
 # Crawlers may read every public page; not the admin, the flag forms (one per cell, with a CSRF
 # token), the reporters' secret status links, the moderators' flag API, or the operator's metrics.
+# The admin is named only at its default address: an address of its own (ADMIN_URL) is not published
+# here (its pages say noindex in a header instead, web.http.staff).
 ROBOTS = """\
 User-agent: *
-Disallow: /admin/
-Disallow: /cells/*/flag/
+{admin}Disallow: /cells/*/flag/
 Disallow: /flags/
 Disallow: /api/flags/
 Disallow: /metrics
@@ -74,7 +75,8 @@ Sitemap: {sitemap}
 
 @require_safe
 def robots_txt(request: HttpRequest) -> HttpResponse:
-    body = ROBOTS.format(sitemap=absolute_url(request, reverse("sitemap-xml")))
+    admin = "Disallow: /admin/\n" if settings.ADMIN_URL == "admin/" else ""
+    body = ROBOTS.format(admin=admin, sitemap=absolute_url(request, reverse("sitemap-xml")))
     return HttpResponse(body, content_type="text/plain; charset=utf-8")
 
 

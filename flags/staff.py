@@ -1,0 +1,126 @@
+"""The staff's second factor (django-otp): every write to a staff user's devices — an authenticator
+app (TOTP) and a set of single-use recovery codes — and the checks the admin's sign-in makes.
+
+A TOTP device is made unconfirmed, with a fresh key shown once (a QR code and an otpauth:// URL);
+it counts as a second factor only once a token from it was accepted (``staff_totp_confirm``), so an
+enrolment abandoned half-way leaves no way in. Recovery codes are a static device of their own:
+each code verifies once and is then used up; a new set replaces the old one.
+"""
+
+from __future__ import annotations
+
+import io
+from base64 import b32encode
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django_otp import devices_for_user, user_has_device
+from django_otp.plugins.otp_static.models import (
+    StaticDevice,
+    StaticToken,
+)
+from django_otp.plugins.otp_totp.models import TOTPDevice
+
+AUTHENTICATOR = "authenticator app"
+RECOVERY = "recovery codes"
+
+
+@dataclass(frozen=True)
+class Enrolment:
+    """What a new authenticator shows once: the otpauth:// URL an app reads (as a QR code, or
+    typed in as the key)."""
+
+    device_id: int
+    url: str
+    key: str  # base32, spaced in fours for typing
+
+    def qr_svg(self) -> str:
+        """The URL as an inline SVG QR code (no image file, nothing cached)."""
+        import qrcode
+        import qrcode.image.svg
+
+        out = io.BytesIO()
+        qrcode.make(self.url, image_factory=qrcode.image.svg.SvgPathImage).save(out)
+        svg = out.getvalue().decode()
+        return svg[svg.index("<svg") :]  # without the XML declaration: it sits inside HTML
+
+
+def staff_has_second_factor(user: AbstractBaseUser) -> bool:
+    """Whether the user has a confirmed device (an authenticator or recovery codes)."""
+    return bool(user_has_device(user, confirmed=True))
+
+
+def staff_totp_start(
+    user: AbstractBaseUser, *, confirmed: bool = False, replace: bool = False
+) -> Enrolment:
+    """A new authenticator with a fresh key, unconfirmed until a token from it is accepted unless
+    ``confirmed`` (the enrolment command: whoever runs it on the server is trusted). Earlier
+    unconfirmed ones are dropped, so the key of an abandoned enrolment is never valid; ``replace``
+    drops the confirmed ones too (a lost phone)."""
+    with transaction.atomic():
+        old = TOTPDevice.objects.filter(user=user)
+        (old if replace else old.filter(confirmed=False)).delete()
+        device = TOTPDevice.objects.create(user=user, name=AUTHENTICATOR, confirmed=confirmed)
+    return _enrolment(device)
+
+
+def _enrolment(device: TOTPDevice) -> Enrolment:
+    key = b32encode(device.bin_key).decode()
+    spaced = " ".join(key[i : i + 4] for i in range(0, len(key), 4))
+    return Enrolment(device_id=device.pk, url=device.config_url, key=spaced)
+
+
+def staff_totp_confirm(user: AbstractBaseUser, device_id: int, token: str) -> TOTPDevice | None:
+    """Confirm the user's unconfirmed authenticator with a token it shows; None when the token is
+    wrong (or the device is not this user's, or already confirmed)."""
+    with transaction.atomic():
+        device = (
+            TOTPDevice.objects.select_for_update()
+            .filter(user=user, pk=device_id, confirmed=False)
+            .first()
+        )
+        if device is None or not device.verify_token(token.strip()):
+            return None
+        device.confirmed = True
+        device.save(update_fields=["confirmed"])
+    return device
+
+
+def staff_recovery_codes_renew(user: AbstractBaseUser, count: int | None = None) -> list[str]:
+    """A new set of single-use recovery codes (replacing any earlier set), to show once."""
+    count = settings.OTP_RECOVERY_CODES if count is None else count
+    with transaction.atomic():
+        device, _ = StaticDevice.objects.get_or_create(
+            user=user, name=RECOVERY, defaults={"confirmed": True}
+        )
+        device.token_set.all().delete()
+        codes = [StaticToken.random_token() for _ in range(count)]
+        StaticToken.objects.bulk_create(StaticToken(device=device, token=c) for c in codes)
+    return codes
+
+
+def staff_token_verify(user: AbstractBaseUser, token: str) -> object | None:
+    """The confirmed device that accepts the token (an authenticator's current code, or a recovery
+    code, which is then used up); None when none does. Each device's own throttling applies."""
+    token = "".join(token.split()).lower()  # recovery codes are lower case, however typed
+    if not token:
+        return None
+    with transaction.atomic():
+        for device in devices_for_user(user, confirmed=True, for_verify=True):
+            if device.verify_token(token):
+                return device
+    return None
+
+
+def staff_has_recovery_codes(user: AbstractBaseUser) -> bool:
+    """Whether the user has recovery codes left."""
+    return StaticToken.objects.filter(device__user=user, device__confirmed=True).exists()
+
+
+def staff_totp_pending(user: AbstractBaseUser, device_id: int) -> Enrolment | None:
+    """The user's unconfirmed authenticator again (a mistyped code: the same key stays on screen),
+    None when there is no such device."""
+    device = TOTPDevice.objects.filter(user=user, pk=device_id, confirmed=False).first()
+    return None if device is None else _enrolment(device)
