@@ -98,3 +98,30 @@ def test_the_csv_export_reads_back_as_documented(client, request, size):
         assert int(row["weight"]) == cell.story.weight
         story = cell.story.text
         assert row["story"] == ("'" + story if story.startswith(("=", "+", "-", "@")) else story)
+
+
+@pytest.mark.parametrize("document", ["disputes", "verify"])
+def test_the_other_json_documents_validate_against_their_published_schemas(client, site, document):
+    found = re.search(rf"`(/schemas/{document}-v\d+\.schema\.json)`", CONTRACT.read_text())
+    assert found, f"docs/contract.md publishes no schema for {document}.json"
+    response = client.get(found.group(1))
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/schema+json"
+    assert response["Cache-Control"].startswith("public") and response["ETag"]
+    schema = json.loads(response.content)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(
+        schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    )
+    data = client.get(f"/arenas/{site['arena'].slug}/{document}.json").json()
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(data)]
+    assert not errors, errors[:20]
+    listed = data["disputes"] if document == "disputes" else data["cells"]
+    assert listed, "nothing listed: the schema checked no item"
+    # the check can fail: a made-up field is refused
+    listed[0]["made_up"] = 1
+    assert list(validator.iter_errors(data))
+
+
+def test_an_unknown_schema_is_a_404(client, db):
+    assert client.get("/schemas/nothing-v1.schema.json").status_code == 404

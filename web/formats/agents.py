@@ -105,6 +105,14 @@ def _optional(links: Links, arenas: list[Any]) -> list[Resource]:
                 links.path("arena-file-schema"),
                 "the JSON Schema of every arena's JSON export",
             ),
+            "Disputes format": (
+                links.path("published-schema", "disputes-v1"),
+                "the JSON Schema of each arena's disputes.json",
+            ),
+            "Verification queue format": (
+                links.path("published-schema", "verify-v1"),
+                "the JSON Schema of each arena's verify.json",
+            ),
         }.items()
     ]
     for a in arenas:  # the exports: one CSV row per cell; the arena file format, imports back
