@@ -26,6 +26,11 @@
 #                      wrk), query counts, recompute, moderators' queue, flag submit on a throwaway
 #                      PostgreSQL; markdown tables, about 5 minutes
 #   make bench-deps    wrk and redis-server from Debian's packages when missing (root only)
+#   make lighthouse    Lighthouse (mobile and desktop) on the home, arena, head-to-head, cell and flag
+#                      pages of a production-like server (scripts/lighthouse.py: DEBUG=0, gunicorn,
+#                      a scratch SQLite db with the bundled arena); prints the four category scores
+#                      per page and preset and the arena page's DOM size and blocking time; fails
+#                      when a score is below 100. Minutes; not part of make test
 
 # The one place the Python version is written; uv reads the same file.
 PYTHON_VERSION := $(strip $(file < .python-version))
@@ -50,7 +55,7 @@ export UV_LINK_MODE := copy
 export UV_NO_PROGRESS := 1
 
 .PHONY: all install venv lock system-deps node-tools run check lint format hooks test test-sqlite \
-	test-postgres backup-check smoke-prod bench bench-deps clean help
+	test-postgres backup-check smoke-prod bench bench-deps lighthouse clean help
 
 all: help
 
@@ -182,6 +187,9 @@ backup-check: install
 
 bench: install bench-deps
 	$(PY) scripts/bench.py
+
+lighthouse: install node-tools
+	$(PY) scripts/lighthouse.py
 
 # wrk drives the pages; redis-server (optional) is the flag part's cache. PostgreSQL for the flag
 # part is installed by scripts/with-postgres.sh when missing (without a default cluster).

@@ -27,8 +27,9 @@ def llms(client) -> str:
 
 
 def follow_every_link(client, text: str) -> list[str]:
-    """Fetch each link of ``text``: all 200 and markdown. Returns the addresses."""
-    hrefs = [href for _, href in links_of(text)]
+    """Fetch each link of ``text`` before its ``## Optional`` section: all 200 and markdown.
+    Returns the addresses."""
+    hrefs = [href for _, href in links_of(text.split("## Optional")[0])]
     assert hrefs
     for href in hrefs:
         assert href.startswith("http://testserver/"), href  # absolute, on this site
@@ -57,7 +58,7 @@ def test_llms_txt_follows_the_llmstxt_format(client, seeded_arena, big_arena):
     assert lines[0] == "# Arena"
     assert lines[1] == "" and lines[2].startswith("> Evidence-backed comparisons")
     headings = [line for line in lines if line.startswith("#")]
-    assert headings == ["# Arena", "## Arenas", "## Head-to-heads", "## API", "## Not markdown"]
+    assert headings == ["# Arena", "## Arenas", "## Head-to-heads", "## API", "## Optional"]
     # what the site is: verdicts, proof levels, scores, flags, and the licence
     intro = text[: text.index("## Arenas")]
     for words in ("full, partial, disputed, none or n/a", "proof level", "PA Score", "flag"):
@@ -77,9 +78,10 @@ def test_llms_txt_follows_the_llmstxt_format(client, seeded_arena, big_arena):
     assert board[0]["pa_range"][0] <= board[1]["pa_range"][1]
     assert f"first Temporal (too close to call with {second})" in section
     assert "leader" not in section
-    # the raw schema and the exports named, not linked
-    assert "`http://testserver/api/schema/`" in text
-    assert "`http://testserver/arenas/<arena>/export.json`" in text
+    # the raw schema and each arena's exports linked under Optional (not markdown)
+    optional = dict((href, label) for label, href in links_of(text.split("## Optional")[1]))
+    assert optional["http://testserver/api/schema/"] == "OpenAPI schema"
+    assert "http://testserver/arenas/big/export.json" in optional
     follow_every_link(client, text)
 
 

@@ -41,6 +41,8 @@ urlpatterns = [
         exports.arena_file_schema,
         name="arena-file-schema",
     ),
+    # the JSON Schemas of disputes.json and verify.json
+    path("schemas/<str:name>.schema.json", exports.published_schema, name="published-schema"),
     # the site for programs (llms.txt and markdown views, web/formats/agents.py)
     path("llms.txt", agents.llms_txt, name="llms-txt"),
     path("api.md", agents.api_markdown, name="api-markdown"),

@@ -120,7 +120,9 @@ def test_each_round_marks_its_best_in_words(client, seeded_arena):
     cell = Cell.objects.get(story__text__startswith=AGENT_LOOPS, product__slug="hatchet")
     assert f'<a href="/cells/{cell.pk}/">' in html
     # rounds under their category and sub-group headings, each category with its tally
-    assert "<h3>Agent workloads</h3>" in html and "<h4>Agent loops</h4>" in html
+    heading = '<span class="row-heading" role="heading" aria-level="{}">{}</span>'
+    assert heading.format(3, "Agent workloads") in html
+    assert heading.format(4, "Agent loops") in html
     assert "Best in: Temporal 0 (+1 shared) · Inngest 0 (+1 shared) · Hatchet 0 · DBOS 2" in (
         text_of(get(client, f"{PAGE}?products=temporal,inngest,hatchet,dbos"))
     )

@@ -5,9 +5,10 @@ validated like the pages (``web.http.pagecache.PAGE_VERSIONS``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
-from django.urls import reverse
 from django.views.decorators.http import require_safe
 from drf_spectacular.generators import SchemaGenerator
 
@@ -16,6 +17,7 @@ from arena.selectors.arenas import arena_documented_pairs, documented_pairs
 from products.models import Product
 from web.formats.markdown import api_page, arena_page, cell_page, head_to_head_page, llms_page
 from web.formats.markdown.links import Licence, Links
+from web.formats.markdown.llms_page import Resource
 from web.formats.markdown.text import not_found_markdown
 
 MARKDOWN = "text/markdown; charset=utf-8"
@@ -92,6 +94,34 @@ def cell_markdown(request: HttpRequest, cell: int) -> HttpResponse:
     return _markdown(cell_page.cell_markdown(page=page, links=_links(request), licence=_licence()))
 
 
+def _optional(links: Links, arenas: list[Any]) -> list[Resource]:
+    """What ``/llms.txt`` links under ``## Optional``: the resources that are not markdown."""
+    out: list[Resource] = [
+        (name, href, notes)
+        for name, (href, notes) in {
+            "OpenAPI schema": (links.path("api-schema"), "YAML; JSON with ?format=json"),
+            "Interactive API docs": (links.path("api-docs"), "HTML"),
+            "Arena file format": (
+                links.path("arena-file-schema"),
+                "the JSON Schema of every arena's JSON export",
+            ),
+            "Disputes format": (
+                links.path("published-schema", "disputes-v1"),
+                "the JSON Schema of each arena's disputes.json",
+            ),
+            "Verification queue format": (
+                links.path("published-schema", "verify-v1"),
+                "the JSON Schema of each arena's verify.json",
+            ),
+        }.items()
+    ]
+    for a in arenas:  # the exports: one CSV row per cell; the arena file format, imports back
+        csv, json = links.path("arena-export-csv", a.slug), links.path("arena-export-json", a.slug)
+        out.append((f"{a.name} as CSV", csv, "one row per cell"))
+        out.append((f"{a.name} as JSON", json, "the arena file format, imports back"))
+    return out
+
+
 @require_safe
 def llms_txt(request: HttpRequest) -> HttpResponse:
     arenas = list(selectors.arena_list())
@@ -99,17 +129,13 @@ def llms_txt(request: HttpRequest) -> HttpResponse:
     pairs: dict[int, list[tuple[Product, Product]]] = {}
     for arena, a, b in documented_pairs():  # (one query for every arena)
         pairs.setdefault(arena.pk, []).append((a, b))
-    raw = {
-        **_raw(links),
-        # the exports: one CSV row per cell; the arena in the round-trip arena file format
-        "Each arena's data as CSV": f"{links.root}/arenas/<arena>/export.csv",
-        "Each arena's data as JSON (the arena file format, imports back)": (
-            f"{links.root}/arenas/<arena>/export.json"
-        ),
-        "The arena file format's JSON Schema": (f"{links.root}{reverse('arena-file-schema')}"),
-    }
     text = llms_page.llms_txt(
-        site=SITE_NAME, arenas=arenas, pairs=pairs, links=links, licence=_licence(), raw=raw
+        site=SITE_NAME,
+        arenas=arenas,
+        pairs=pairs,
+        links=links,
+        licence=_licence(),
+        optional=_optional(links, arenas),
     )
     return HttpResponse(text, content_type=TEXT)
 

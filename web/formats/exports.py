@@ -1,13 +1,15 @@
 """Open data: ``/arenas/<arena>/export.json`` (the whole arena in the arena file format, what
 ``export_arena`` writes) and ``/arenas/<arena>/export.csv`` (one row per cell), both streamed as
 they are written and cached like the pages, by the arena's content version
-(``web.http.pagecache``); and the arena file format's JSON Schema."""
+(``web.http.pagecache``); the arena file format's JSON Schema, and those of the disputes and
+verification queue JSON."""
 
 from __future__ import annotations
 
 import csv
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date
+from pathlib import Path
 
 from django.conf import settings
 from django.http import (
@@ -123,3 +125,19 @@ def arena_file_schema(request: HttpRequest) -> HttpResponse:
     """The arena file format's JSON Schema, as shipped (``arena/schemas/``), for editors and
     validators to point at."""
     return HttpResponse(dataformat.SCHEMA_PATH.read_bytes(), content_type="application/schema+json")
+
+
+# The JSON Schemas of the site's other JSON documents (``/schemas/<name>.schema.json``), shipped
+# beside this module: a client validates what it reads against them.
+SCHEMAS = Path(__file__).resolve().parent / "schemas"
+PUBLISHED = ("disputes-v1", "verify-v1")
+
+
+@require_safe
+def published_schema(request: HttpRequest, name: str) -> HttpResponse:
+    """One of ``PUBLISHED``'s JSON Schemas, as shipped."""
+    if name not in PUBLISHED:
+        raise Http404("No such schema")
+    return HttpResponse(
+        (SCHEMAS / f"{name}.schema.json").read_bytes(), content_type="application/schema+json"
+    )

@@ -58,8 +58,9 @@ def evidence_html(e: Quote, sources: Mapping[str, Source] = NO_SOURCES) -> str:
     checked = getattr(e, "checked_on", None)
     if checked is not None:
         out += (
-            f' <span class="evidence-checked">checked <time datetime="{checked:%Y-%m-%d}">'
-            f"{checked:%Y-%m-%d}</time></span>"
+            # one element, not a span around a time: an evidence list repeats it hundreds of times
+            f' <time class="evidence-checked" datetime="{checked:%Y-%m-%d}">'
+            f"checked {checked:%Y-%m-%d}</time>"
         )
     return out + "</li>"
 

@@ -166,6 +166,12 @@ def _round(row: ManyRow, products: Sequence[Product], stories: str, cells: str) 
     )
 
 
+def _row_heading(name: str, level: int) -> str:
+    """A heading row's name (``name`` escaped): a heading to assistive tech, a span to HTML, which
+    allows no ``h3``/``h4`` inside a ``th``."""
+    return f'<span class="row-heading" role="heading" aria-level="{level}">{name}</span>'
+
+
 def _category_head(
     block: CategoryBlock, cmp: ManyComparison, names: Mapping[scoring.ProductKey, str]
 ) -> str:
@@ -178,7 +184,7 @@ def _category_head(
     )
     return (
         f'<tbody id="cmp-cat-{pk}"><tr class="cat-row"><th colspan="{ncols}" scope="colgroup">'
-        f'<div class="sticky-left"><h3>{esc(cat.name)}</h3>'
+        f'<div class="sticky-left">{_row_heading(esc(cat.name), 3)}'
         f' <span class="cat-tally">{tally}</span></div></th></tr>'
     )
 
@@ -198,7 +204,7 @@ def compare_rounds(cmp: ManyComparison, arena: str) -> SafeString:
             if group.subgroup:
                 out.append(
                     f'<tr class="sub-row"><th colspan="{ncols}" scope="colgroup">'
-                    f'<div class="sticky-left"><h4>{esc(name_of(group.subgroup))}</h4></div></th></tr>'
+                    f'<div class="sticky-left">{_row_heading(esc(name_of(group.subgroup)), 4)}</div></th></tr>'
                 )
             out.extend(_round(row, cmp.products, stories, cells) for row in group.rows)
         out.append("</tbody>")

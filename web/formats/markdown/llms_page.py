@@ -34,6 +34,9 @@ FLAGGING = (
 )
 
 
+Resource = tuple[str, str, str]  # a link's title, its absolute address, its notes
+
+
 def llms_txt(
     *,
     site: str,
@@ -41,11 +44,13 @@ def llms_txt(
     pairs: Mapping[int, Sequence[tuple[Product, Product]]],
     links: Links,
     licence: Licence,
-    raw: dict[str, str],
+    optional: Sequence[Resource],
 ) -> str:
     """``/llms.txt``: ``arenas`` as ``arena_list`` reads them (with their counts and leader),
-    ``pairs`` each arena's documented head-to-heads by its pk. Every link is a markdown page of
-    this site; other resources (``raw``: name → address) are named as code."""
+    ``pairs`` each arena's documented head-to-heads by its pk. Every section is a list of
+    ``- [title](url): notes`` links and nothing else (what llmstxt.org's parser reads): the
+    sections before ``## Optional`` link markdown pages of this site; ``## Optional`` (which the
+    format lets an agent skip) links the resources that are not markdown (``optional``)."""
     return document(
         [
             f"# {inline(site)}",
@@ -63,11 +68,9 @@ def llms_txt(
             f"- {link('API summary', links.path('api-markdown'))}: every endpoint of the read-only "
             "JSON API (and the moderators' flag endpoints), its parameters and response fields",
             "",
-            "## Not markdown",
+            "## Optional",
             "",
-            "Named here, not linked: the raw OpenAPI document and other data formats.",
-            "",
-            *(f"- {inline(name)}: `{address}`" for name, address in raw.items()),
+            *(f"- {link(title, href)}: {inline(notes)}" for title, href, notes in optional),
         ]
     )
 
@@ -87,8 +90,6 @@ def _arenas(arenas: Sequence[Any], links: Links) -> list[str]:
                 f"{inline(a.second_name or '')})"
             )
         out.append(line)
-    if not arenas:
-        out.append("- None yet.")
     return out + [""]
 
 
@@ -97,8 +98,8 @@ def _head_to_heads(
 ) -> list[str]:
     items = [
         f"- {link(f'{x.name} vs {y.name}', links.head_to_head_md(a.slug, x.slug, y.slug))}"
-        f" ({inline(a.name)})"
+        f": in {inline(a.name)}"
         for a in arenas
         for x, y in pairs.get(a.pk, ())
     ]
-    return ["## Head-to-heads", "", *(items or ["- None documented yet."]), ""]
+    return ["## Head-to-heads", "", *items, ""]

@@ -61,6 +61,7 @@ PAGE_VERSIONS: dict[str, Versioner] = {
     "arena-export-json": _arena,
     "arena-export-csv": _arena,
     "arena-file-schema": _static,
+    "published-schema": _static,
     # llms.txt and the markdown views
     "llms-txt": _site,
     "api-markdown": _static,

@@ -1,0 +1,75 @@
+"""``/sitemap.xml`` and ``/robots.txt`` as real clients read them: the sitemap against the
+sitemaps.org 0.9 schema (``sitemap-0.9.xsd``, as published), robots.txt through Python's own
+``urllib.robotparser``, which answers what a polite crawler may fetch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.robotparser import RobotFileParser
+from xml.etree import ElementTree
+
+import pytest
+import xmlschema
+
+from tests.standards.conftest import PAGES
+
+pytestmark = pytest.mark.django_db
+
+XSD = Path(__file__).with_name("sitemap-0.9.xsd")
+NS = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+
+
+@pytest.mark.parametrize("size", ["seeded_arena", "big_arena"])
+def test_sitemap_validates_against_the_sitemaps_schema(client, request, size):
+    arena = request.getfixturevalue(size)
+    response = client.get("/sitemap.xml")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("application/xml")
+    schema = xmlschema.XMLSchema(str(XSD))
+    errors = [str(e) for e in schema.iter_errors(response.content.decode())]
+    assert not errors, errors
+    locs = [e.text for e in ElementTree.fromstring(response.content).findall("s:url/s:loc", NS)]
+    assert f"http://testserver/arenas/{arena.slug}/" in locs
+    assert all(loc and loc.startswith("http://testserver/") for loc in locs)
+
+
+def test_a_sitemap_that_breaks_the_schema_is_caught():
+    # the check itself: a url without its loc, and a priority out of range, fail
+    bad = (
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        "<url><lastmod>2026-01-01</lastmod></url>"
+        "<url><loc>http://testserver/</loc><priority>2</priority></url></urlset>"
+    )
+    assert len(list(xmlschema.XMLSchema(str(XSD)).iter_errors(bad))) == 2
+
+
+def test_robots_txt_says_what_we_mean(client, site):
+    response = client.get("/robots.txt")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/plain; charset=utf-8"
+    robots = RobotFileParser()
+    robots.parse(response.content.decode().splitlines())
+    public = [
+        address(site)
+        for name, address in PAGES.items()
+        if name not in {"flag form", "flag status", "404"}
+    ]
+    for path in [*public, "/sitemap.xml", "/llms.txt", "/api/arenas/"]:
+        assert robots.can_fetch("*", f"http://testserver{path}"), path
+        assert robots.can_fetch("SomeBot/1.0", f"http://testserver{path}"), path
+    for path in [
+        "/admin/",
+        "/admin/flags/flag/",
+        f"/flags/status/{site['flag'].token}/",
+        "/api/flags/",
+        f"/api/flags/{site['flag'].pk}/",
+    ]:
+        assert not robots.can_fetch("*", f"http://testserver{path}"), path
+    assert robots.site_maps() == ["http://testserver/sitemap.xml"]
+    # The flag form sits under its public cell (/cells/<id>/flag/): only a wildcard rule names it,
+    # which RFC 9309 crawlers read and Python's parser (prefixes only) cannot; the form's page says
+    # noindex for the rest.
+    assert "Disallow: /cells/*/flag/" in response.content.decode().splitlines()
+    assert robots.can_fetch("*", f"http://testserver/cells/{site['cell'].pk}/")
+    form = client.get(f"/cells/{site['cell'].pk}/flag/").content.decode()
+    assert '<meta name="robots" content="noindex">' in form
