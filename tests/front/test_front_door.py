@@ -6,6 +6,7 @@ adjacent arenas without a page of their own."""
 from __future__ import annotations
 
 import re
+import time
 from html import unescape
 from urllib.parse import quote
 
@@ -324,3 +325,11 @@ def test_adjacent_arenas_without_a_page_say_so_and_offer_a_search(client, seeded
     html = section_html(response, "adj-h")
     assert f'<a href="{reverse("search")}?q=Workflow+Automation">search for it</a>' in html
     assert f'<a href="{reverse("home")}#arenas-h">see the arenas we have</a>' in html
+
+
+def test_a_long_made_up_address_is_a_quick_404(client, seeded_arena):
+    path = "/" + "/".join(f"durable-execution-engine-{i}" * 5 for i in range(300)) + "/"
+    started = time.perf_counter()
+    response = client.get(path[:7000])
+    assert response.status_code == 404
+    assert time.perf_counter() - started < 2

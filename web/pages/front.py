@@ -17,6 +17,10 @@ from web.params import links as query
 SUGGESTIONS_MAX = 6
 # How alike a part of the address and a name must be (difflib's ratio) to be suggested.
 SUGGEST_CUTOFF = 0.6
+# At most this many parts of a missing address are matched, each cut to WORD_MAX characters (difflib
+# takes time with the square of a text's length: a made-up address costs little).
+WORDS_MAX = 6
+WORD_MAX = 60
 # The parts of the site's addresses that name no arena, product or story.
 _ROUTE_WORDS = frozenset({"arenas", "products", "stories", "vs", "cells", "compare", "changes"})
 
@@ -41,8 +45,8 @@ def _words(path: str) -> list[str]:
         for piece in part.split("-vs-"):
             piece = piece.removesuffix(".md").lower()
             if piece and piece not in _ROUTE_WORDS and not piece.isdigit():
-                words.append(piece)
-    return words
+                words.append(piece[:WORD_MAX])
+    return words[:WORDS_MAX]
 
 
 def _arena_in(path: str, known: Known) -> str:
