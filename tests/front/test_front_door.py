@@ -304,6 +304,17 @@ def test_api_docs_are_inside_the_sites_pages(client, db):
     assert '<header class="site-header">' in html and '<footer class="site-footer">' in html
     assert '<a class="skip-link" href="#main">' in html
     assert "<h1>API reference</h1>" in html and '<div id="swagger-ui"' in html
+    # every endpoint written out, readable without JavaScript
+    reference = section(response, "endpoints-h")
+    for endpoint in (
+        "GET /api/arenas/",
+        "GET /api/arenas/{slug}/compare/{a}/{b}/",
+        "POST /api/flags/",
+        "POST /api/flags/{id}/uphold/",
+    ):
+        assert endpoint in reference, endpoint
+    assert "weights query Your weights" in reference
+    assert "404 No such object." in reference
     assert re.search(r'<link rel="stylesheet" href="/static/[^"]*swagger-ui\.css">', html)
     scripts = re.findall(r"<script\b[^>]*>", html)
     assert all("src=" in s for s in scripts), scripts  # no inline script: the CSP holds

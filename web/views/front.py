@@ -3,17 +3,23 @@ JavaScript), the 404 that suggests a way on, and the API reference inside the si
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
+from drf_spectacular.generators import SchemaGenerator
+from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularSwaggerSplitView
+from rest_framework.request import Request
+from rest_framework.response import Response
 
 from arena import selectors
 from arena.selectors.search import SEARCH_LIMIT, known_pages, site_search
 from web.pages import front
+from web.pages.api_reference import api_endpoints
 from web.params import HtmxHttpRequest
 from web.params.search import SEARCH_MAX_LENGTH, PairPicked, SearchAsked
 
@@ -68,9 +74,24 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None) -> 
     return render(request, "404.html", ctx, status=404)
 
 
+@functools.cache
+def _api_schema() -> dict[str, Any]:
+    # the schema changes only with the code: built once per process (it takes most of a second)
+    schema: dict[str, Any] = SchemaGenerator().get_schema(request=None, public=True)
+    return schema
+
+
 class ApiDocsView(SpectacularSwaggerSplitView):
-    """The interactive API reference (Swagger UI from our static files) inside the site's header,
-    navigation and footer; its set-up script is the split view's own (``?script``), so no inline
-    script is needed."""
+    """The API reference inside the site's header, navigation and footer: every endpoint written
+    out from the OpenAPI schema (no JavaScript needed), and the interactive Swagger UI from our
+    static files below it, whose set-up script is the split view's own (``?script``), so no
+    inline script is needed."""
 
     template_name = "api/docs.html"
+
+    @extend_schema(exclude=True)
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        response: Response = super().get(request, *args, **kwargs)
+        if isinstance(response.data, dict) and "script_url" in response.data:
+            response.data["endpoints"] = api_endpoints(_api_schema())
+        return response
