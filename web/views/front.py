@@ -18,9 +18,10 @@ from rest_framework.response import Response
 
 from arena import selectors
 from arena.selectors.search import SEARCH_LIMIT, known_pages, site_search
+from web import params
 from web.pages import front
 from web.pages.api_reference import api_endpoints
-from web.params import HtmxHttpRequest
+from web.params import SEARCH_Q, HtmxHttpRequest
 from web.params.search import SEARCH_MAX_LENGTH, PairPicked, SearchAsked
 
 
@@ -31,7 +32,8 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
     asked = SearchAsked.of(request.GET)
     results = site_search(asked.text) if asked.text else None
     ctx = {
-        "q": asked.text or (request.GET.get("q") or "")[:SEARCH_MAX_LENGTH],
+        # what was typed, shown again in the box (cleaned of control characters, cut)
+        "q": asked.text or params.text(request.GET, SEARCH_Q)[:SEARCH_MAX_LENGTH],
         "asked": asked,
         "results": results,
         "limit": SEARCH_LIMIT,
