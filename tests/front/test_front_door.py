@@ -348,3 +348,17 @@ def test_a_long_made_up_address_is_a_quick_404(client, seeded_arena):
     response = client.get(path[:7000])
     assert response.status_code == 404
     assert time.perf_counter() - started < 2
+
+
+def test_search_matches_words_by_their_stem_on_postgresql_and_by_substring_elsewhere(
+    client, seeded_arena
+):
+    story = "I run LLM agent loops as durable workflows"
+    if connection.vendor == "postgresql":
+        # full-text: "retrying" and the story's "retried" share their stem; ranked, best first
+        found = section(search(client, "retrying crashes"), "found-stories")
+        assert found.split(")", 1)[1].strip().startswith(story), found
+    else:
+        # every word a substring of the text, whatever its case
+        assert story in section(search(client, "CHECKPOINT crash"), "found-stories")
+        assert "found-stories" not in search(client, "retrying crashes").content.decode()
