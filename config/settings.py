@@ -78,6 +78,7 @@ MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",
+    "web.http.notfound.SiteNotFoundMiddleware",  # DEBUG_SITE_404 (config/front.py)
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -390,5 +391,6 @@ BUNDLED_ARENA_DIR = BASE_DIR / "arena" / "data" / "seeds"
 # The operator's parts, each in a module of its own (this file stays the core's): the HTTP cache in
 # front, logs/errors/metrics, and the staff's sign-in.
 from config.edge import *  # noqa: E402,F403
+from config.front import *  # noqa: E402,F403
 from config.observability import *  # noqa: E402,F403
 from config.security import *  # noqa: E402,F403

@@ -16,3 +16,6 @@ urlpatterns = [
     path("api/", include("web.api.urls")),
     path("", include("web.urls")),
 ]
+
+# the site's 404: the nearest arenas, products and stories to the missing address, and a search
+handler404 = "web.views.front.page_not_found"

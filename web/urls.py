@@ -5,11 +5,14 @@ from django.urls import path
 
 from arena import dataformat
 from web.formats import agents, badges, discovery, exports, feeds
-from web.views import disputes, flags, musthave, notices, pages, verify
+from web.views import disputes, flags, front, musthave, notices, pages, verify
 
 urlpatterns = [
     path("", pages.home, name="home"),
     path("methodology/", pages.methodology, name="methodology"),
+    # the front door: a search over arenas, products and stories; the home page's "X vs Y" picker
+    path("search/", front.search, name="search"),
+    path("pick/", front.pick_pair, name="pick-pair"),
     path("arenas/<slug:arena>/", pages.arena_detail, name="arena-detail"),
     path("arenas/<slug:arena>/vs/<slug:a>-vs-<slug:b>/", pages.head_to_head, name="head-to-head"),
     path("arenas/<slug:arena>/compare/", pages.arena_compare, name="arena-compare"),

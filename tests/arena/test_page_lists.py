@@ -111,7 +111,10 @@ def test_adjacent_cards_link_arenas_on_this_site():
     html = adjacent_cards([here, away])
     assert "<script>" not in html and html.count(EVIL_HTML) == 3
     assert f'<a href="{reverse("arena-detail", args=["here"])}">{EVIL_HTML}</a>' in html
-    assert "<h3>Away <span" in html and html.count("not on this site yet") == 1
+    assert "<h3>Away <span" in html and html.count("(no page yet)") == 1
+    assert html.count("Not on this site yet") == 1
+    assert f'<a href="{reverse("search")}?q=Away">search for it</a>' in html
+    assert f'<a href="{reverse("home")}#arenas-h">see the arenas we have</a>' in html
 
 
 def test_legend_lists_verdicts_proofs_and_links_the_guide():

@@ -10,12 +10,12 @@ from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import (
     SpectacularAPIView,
     SpectacularRedocView,
-    SpectacularSwaggerSplitView,
 )
 from rest_framework.routers import DefaultRouter
 
 from web.api.flags import FlagViewSet
 from web.api.views import ArenaViewSet
+from web.views.front import ApiDocsView
 
 
 @csrf_exempt  # a 404 whatever the method: no form is processed
@@ -38,7 +38,7 @@ router.register("flags", FlagViewSet, basename="api-flag")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("docs/", ApiDocsView.as_view(url_name="api-schema"), name="api-docs"),
     # ReDoc styles itself with <style> elements it writes at run time (styled-components), which a
     # policy without 'unsafe-inline' refuses: this one page relaxes style-src (REDOC_CSP), its
     # scripts stay ours

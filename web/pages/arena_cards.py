@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from arena import scoring
@@ -13,6 +14,7 @@ from arena.models import AdjacentArena, PersonaResult
 from arena.selectors import Leaderboard
 from arena.selectors.calls import first_leads, persona_call
 from web.pages import links
+from web.pages.front import search_url
 from web.pages.markup import esc, plural, score_text
 from web.pages.ranges import Range, range_bar
 
@@ -130,17 +132,25 @@ def first_place(arena: Any) -> SafeString:
 
 def adjacent_cards(adjacent: Iterable[AdjacentArena]) -> SafeString:
     """The adjacent arenas' cards (``arena_adjacent_list``): each one linking to its page when it
-    is on this site."""
+    is on this site; one that is not says "(no page yet)" and links a search for its name and the
+    home page's list of arenas."""
     arenas = links.arenas_prefix()
+    home = reverse("home")
     out = []
     for a in adjacent:
         slug = getattr(a, "slug", None)  # set by ``arena_adjacent_list`` when it is on this site
         name = esc(a.name)
         if slug:
             name = f'<a href="{arenas}{esc(slug)}/">{name}</a>'
+        else:
+            name += ' <span class="muted">(no page yet)</span>'
         extra = f'\n<p class="muted">shares: {esc(a.shares)}</p>' if a.shares else ""
         if not slug:
-            extra += '\n<p class="muted">not on this site yet</p>'
+            # no page to link to: a way on (what the site has on it, or the arenas it has)
+            extra += (
+                f'\n<p class="muted">Not on this site yet: <a href="{esc(search_url(a.name))}">'
+                f'search for it</a> or <a href="{home}#arenas-h">see the arenas we have</a>.</p>'
+            )
         out.append(
             f'<li class="card">\n<h3>{name} <span class="kicker">arena</span></h3>\n'
             f"<p>{int(a.product_count)} products · leader: {esc(a.leader)}</p>{extra}\n</li>"

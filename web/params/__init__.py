@@ -155,6 +155,11 @@ DISPUTE_STATE = Param("state", _one_of(*DISPUTE_STATES))
 # the must-have check: the stories (their ids) and the facts a visitor cannot do without
 MUST = Param("must", must_kept, many=True)
 NEED = Param("need", needs_kept, many=True)
+# the site search's text (the same name as the matrix's filter, on another page; web.params.search);
+# an empty one is a search of nothing (a 400 saying what to type), not the same as none
+SEARCH_Q = Param("q", blank=True)
+# the home page's "X vs Y" picker: the arena whose products it pairs (and ``a``, ``b``)
+PICK_ARENA = Param("arena")
 # the flag form's instance, and the status page's "just sent" notice
 FORM = Param("form")
 SENT = Param("sent")
@@ -359,6 +364,7 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
     "arena-compare": (PRODUCTS, DIFF),
     "arena-must-have": (MUST, NEED, WEIGHTS),
     "recent-changes": (PAGE,),
+    "search": (SEARCH_Q,),
     "arena-disputes": (DISPUTE_PRODUCT, DISPUTE_STORY, DISPUTE_STATE, PAGE),
     "arena-disputes-json": (DISPUTE_PRODUCT, DISPUTE_STORY, DISPUTE_STATE, PAGE),
     "arena-disputes-feed": (DISPUTE_PRODUCT, DISPUTE_STORY, DISPUTE_STATE),

@@ -16,6 +16,7 @@ from django_htmx.http import push_url
 
 from arena import scoring, selectors
 from arena.selectors.arenas import CountedArena
+from arena.selectors.search import arena_product_choices
 from products.models import Product
 from web import params
 from web.params import HtmxHttpRequest, fragment_asked, links
@@ -40,7 +41,11 @@ def _arena_or_404(slug: str, *, close_calls: bool = False) -> CountedArena:
 
 @require_safe
 def home(request: HtmxHttpRequest) -> HttpResponse:
-    return render(request, "arena/home.html", {"arenas": selectors.arena_list()})
+    """What the site is and whom it serves, how verdicts are made and challenged, and the arenas
+    with their first product, freshness and an "X vs Y" picker each: two queries (the arenas,
+    every arena's products)."""
+    ctx = {"arenas": selectors.arena_list(), "pick_choices": arena_product_choices()}
+    return render(request, "arena/home.html", ctx)
 
 
 @require_safe

@@ -35,6 +35,8 @@ def _static(**_: object) -> str:
 # Which version each cacheable page follows, by URL name (the kwargs are the URL's).
 PAGE_VERSIONS: dict[str, Versioner] = {
     "home": _site,
+    # the search's results name arenas, products and stories: any arena's change bumps the site's
+    "search": _site,
     "methodology": _static,
     "recent-changes": _site,
     "recent-changes-feed": _site,

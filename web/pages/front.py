@@ -1,0 +1,107 @@
+"""The front door's builders: the links a missing page's address suggests (the 404), and the
+adjacent arenas' cards' way on when an arena has no page here (the search)."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from django.urls import reverse
+
+from arena.selectors.search import Known
+from web.pages import links
+from web.params import SEARCH_Q
+from web.params import links as query
+
+# At most this many suggestions on a 404.
+SUGGESTIONS_MAX = 6
+# How alike a part of the address and a name must be (difflib's ratio) to be suggested.
+SUGGEST_CUTOFF = 0.6
+# At most this many parts of a missing address are matched, each cut to WORD_MAX characters (difflib
+# takes time with the square of a text's length: a made-up address costs little).
+WORDS_MAX = 6
+WORD_MAX = 60
+# The parts of the site's addresses that name no arena, product or story.
+_ROUTE_WORDS = frozenset({"arenas", "products", "stories", "vs", "cells", "compare", "changes"})
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    title: str
+    kind: str  # "arena", "product" or "story"
+    url: str
+
+
+def search_url(text: str) -> str:
+    """The search page for ``text`` (``/search/?q=…``)."""
+    return reverse("search") + query.query_string([(SEARCH_Q.name, text)])
+
+
+def _words(path: str) -> list[str]:
+    """The parts of a path that could be a slug or a name: ``/arenas/temporl/vs/a-vs-b/`` →
+    ``temporl``, ``a``, ``b``."""
+    words: list[str] = []
+    for part in path.strip("/").split("/"):
+        for piece in part.split("-vs-"):
+            piece = piece.removesuffix(".md").lower()
+            if piece and piece not in _ROUTE_WORDS and not piece.isdigit():
+                words.append(piece[:WORD_MAX])
+    return words[:WORDS_MAX]
+
+
+def _arena_in(path: str, known: Known) -> str:
+    """The arena the path names, when it is one of the site's (``/arenas/<slug>/…``)."""
+    parts = path.strip("/").split("/")
+    if len(parts) >= 2 and parts[0] == "arenas":
+        slug = parts[1].removesuffix(".md")
+        if any(slug == s for s, _ in known.arenas):
+            return slug
+    return ""
+
+
+def arena_named(path: str) -> str:
+    """The slug of ``/arenas/<slug>/…`` as the path writes it ("" elsewhere), to read its stories."""
+    parts = path.strip("/").split("/")
+    return parts[1] if len(parts) >= 2 and parts[0] == "arenas" else ""
+
+
+def suggestions(path: str, known: Known) -> list[Suggestion]:
+    """The site's pages whose slugs or names are nearest to the parts of ``path`` (difflib): the
+    arena it names first, then the products (of that arena first) and stories that are alike."""
+    arena = _arena_in(path, known)
+    candidates: dict[str, Suggestion] = {}
+
+    def add(key: str, suggestion: Suggestion) -> None:
+        candidates.setdefault(key.lower(), suggestion)
+
+    arenas = links.arenas_prefix()
+    for slug, name in known.arenas:
+        s = Suggestion(name, "arena", f"{arenas}{slug}/")
+        add(slug, s)
+        add(name, s)
+    names = dict(known.arenas)
+    # the arena's own products first: another arena's product of the same slug comes after
+    ordered = sorted(known.products, key=lambda p: p[0] != arena)
+    for arena_slug, slug, name in ordered:
+        title = f"{name} ({names.get(arena_slug, arena_slug)})"
+        s = Suggestion(title, "product", links.product_url(arena_slug, slug))
+        add(slug, s)
+        add(name, s)
+    for pk, text in known.stories:
+        add(text, Suggestion(text, "story", f"{arenas}{arena}/stories/{pk}/"))
+    found: list[Suggestion] = []
+    if arena:
+        found.append(candidates[arena])
+    keys = list(candidates)
+    for word in _words(path):
+        for key in difflib.get_close_matches(word, keys, n=SUGGESTIONS_MAX, cutoff=SUGGEST_CUTOFF):
+            if candidates[key] not in found:
+                found.append(candidates[key])
+        # a story is matched by its words ("retry-policies" in "Set retry policies per step")
+        spaced = word.replace("-", " ")
+        for _pk, text in known.stories:
+            if len(spaced) >= 4 and spaced in text.lower():
+                s = candidates[text.lower()]
+                if s not in found:
+                    found.append(s)
+    return found[:SUGGESTIONS_MAX]

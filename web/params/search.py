@@ -1,0 +1,72 @@
+"""The site search's query (``?q=``) and the home page's "X vs Y" picker (``?arena=&a=&b=``): how
+each is read, and what is wrong with it when it cannot be used (a message for a 400)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.http import QueryDict
+
+from arena.text import clean_text
+from web.params import PICK_ARENA, SEARCH_Q, SLUG, A, B
+
+# The longest search read: a few words; anything longer is refused, not cut.
+SEARCH_MAX_LENGTH = 100
+# A search needs this many letters or digits (one letter finds everything).
+SEARCH_MIN_CHARS = 2
+
+
+@dataclass(frozen=True)
+class SearchAsked:
+    """``?q=``: ``text`` is what to search for, "" with ``problem`` saying why not (``asked``: a
+    search was sent at all, even an empty one)."""
+
+    text: str
+    asked: bool
+    problem: str
+
+    @classmethod
+    def of(cls, query: QueryDict) -> SearchAsked:
+        if SEARCH_Q.name not in query:
+            return cls("", asked=False, problem="")
+        raw = clean_text(query.get(SEARCH_Q.name) or "")
+        text = " ".join(raw.split())
+        if not text:
+            return cls("", asked=True, problem="Type a word or two to search for.")
+        if len(text) > SEARCH_MAX_LENGTH:
+            return cls(
+                "",
+                asked=True,
+                problem=f"A search is at most {SEARCH_MAX_LENGTH} characters; try fewer words.",
+            )
+        if sum(c.isalnum() for c in text) < SEARCH_MIN_CHARS:
+            return cls(
+                "",
+                asked=True,
+                problem=f"Search for a word of at least {SEARCH_MIN_CHARS} letters or digits.",
+            )
+        return cls(text, asked=True, problem="")
+
+
+@dataclass(frozen=True)
+class PairPicked:
+    """The picker's arena and two products (slugs), or ``problem`` and its status (400: not two
+    different products; the 404, an unknown arena or product, is the view's to say)."""
+
+    arena: str
+    a: str
+    b: str
+    problem: str = ""
+
+    @classmethod
+    def of(cls, query: QueryDict) -> PairPicked:
+        arena, a, b = (
+            clean_text(query.get(p.name) or "").strip()[:120] for p in (PICK_ARENA, A, B)
+        )
+        if not (arena and a and b):
+            return cls(arena, a, b, "Pick an arena and two of its products.")
+        if not all(SLUG.fullmatch(s) for s in (arena, a, b)):
+            return cls(arena, a, b, "Pick the arena and the products from the lists.")
+        if a == b:
+            return cls(arena, a, b, "Pick two different products to compare.")
+        return cls(arena, a, b)
