@@ -131,28 +131,29 @@ def test_matrix_cells_read_as_symbol_word_letter_and_quality_and_link_to_their_p
     story = Story.objects.get(text__startswith="I run LLM agent loops")
     temporal = Cell.objects.get(story=story, product__slug="temporal")
     hatchet = Cell.objects.get(story=story, product__slug="hatchet")
-    # each ends with its compact mark of what backs it; its link's name says it all in words
+    # each ends with its compact mark of what backs it, then for screen readers the product and
+    # all of it in words
     backing = dict(Cell.objects.with_backing().values_list("pk", "backing"))
     marks = {"quotes": "❝", "rationale": "¶", "none": "∅"}
     words = {"quotes": "quotes with sources", "rationale": "a rationale only"}
     words["none"] = "no published evidence"
-    link = rf'<a href="/cells/{temporal.pk}/" aria-label="([^"]*)">(.*?)</a>'
-    found = re.search(link, html)
-    assert squeeze(re.sub(r"<[^>]+>", "", found.group(2))) == (
-        f"✓ full U 9/10 {marks[backing[temporal.pk]]}"
-    )
-    assert found.group(1) == f"Temporal: full, community, 9/10, {words[backing[temporal.pk]]}"
-    assert backing[temporal.pk] == "none"  # (the leader's cells publish no detail)
-    link = rf'<a href="/cells/{hatchet.pk}/" aria-label="[^"]*">(.*?)</a>'
+    link = rf'<a href="/cells/{temporal.pk}/">(.*?)</a>'
     assert squeeze(re.sub(r"<[^>]+>", "", re.search(link, html).group(1))) == (
-        f"✓ full C 7/10 {marks[backing[hatchet.pk]]}"
+        f"✓ full U 9/10 {marks[backing[temporal.pk]]}: Temporal, full, community, 9/10,"
+        f" {words[backing[temporal.pk]]}"
+    )
+    assert backing[temporal.pk] == "none"  # (the leader's cells publish no detail)
+    link = rf'<a href="/cells/{hatchet.pk}/">(.*?)</a>'
+    assert squeeze(re.sub(r"<[^>]+>", "", re.search(link, html).group(1))) == (
+        f"✓ full C 7/10 {marks[backing[hatchet.pk]]}: Hatchet, full, claimed, 7/10,"
+        f" {words[backing[hatchet.pk]]}"
     )
     text = text_of(get(client, ARENA))
     assert "— none 0/10" in text and "! disputed D 4/10" in text and "~ partial C 6/10" in text
     assert " n/a " in text
     # 53 stories × 6 products, each a link to its cell's proof page
     assert (
-        len(re.findall(r'<td class="v-[a-z]+" data-p="[^"]+"><a href="/cells/\d+/"', html)) == 318
+        len(re.findall(r'<td class="v-[a-z]+" data-p="[^"]+"><a href="/cells/\d+/">', html)) == 318
     )
 
 

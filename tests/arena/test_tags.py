@@ -53,9 +53,9 @@ def test_matrix_cell_is_the_short_badge_linking_to_the_proof_page():
     )
     row = SimpleNamespace(cells=[cell])
     assert matrix_cells(row) == (
-        '<td class="v-disputed" data-p="A&amp;B"><a href="/cells/7/"'
-        ' aria-label="A&amp;B: disputed, contradicted, 4/10"><i aria-hidden="true">!</i>'
-        " disputed D 4/10</a></td>"
+        '<td class="v-disputed" data-p="A&amp;B"><a href="/cells/7/"><i aria-hidden="true">!</i>'
+        ' disputed D 4/10<span class="visually-hidden">: A&amp;B, disputed, contradicted, 4/10'
+        "</span></a></td>"
     )
     assert 'aria-label="Flag A&amp;B"' in matrix_cells(row, flag_controls=True)
     # a product's name is escaped once and used for each of its cells

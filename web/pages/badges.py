@@ -118,8 +118,8 @@ def matrix_badge(verdict: str, proof: str | None, quality: int | None) -> SafeSt
 
 @functools.lru_cache(maxsize=512)
 def matrix_words(verdict: str, proof: str | None, quality: int | None) -> str:
-    """A matrix cell's judgement in words, for its link's accessible name: ``full, probed,
-    9/10``, ``n/a`` (the visible badge says it in marks)."""
+    """A matrix cell's judgement in words, for screen readers: ``full, probed, 9/10``, ``not
+    applicable`` (the visible badge says it in marks)."""
     if verdict == Verdict.NA:
         return "not applicable"
     value = CellValue(verdict, proof or None, quality)

@@ -44,8 +44,8 @@ def story_name(text: str) -> str:
 def cells_html(
     cells: Iterable[CellLine], flag_controls: bool, labels: dict[int, str], story: str = ""
 ) -> str:
-    """The ``<td>`` of each cell, linking to its proof page (its accessible name the product and
-    the judgement in words) and, with ``flag_controls``, with a small flag control named for the
+    """The ``<td>`` of each cell, linking to its proof page (its marks, then for screen readers
+    the product and the judgement in words) and, with ``flag_controls``, with a small flag control named for the
     product and ``story`` (the story's escaped short name). ``labels``: products' escaped names
     by key, filled as they come; each ``<td>`` carries its product's name (``data-p``), which
     a phone's story card shows beside the verdict. A cell whose evidence is stale carries a
@@ -72,9 +72,10 @@ def cells_html(
         backed = f", {esc(backing.label)}" if backing is not None else ""
         words = matrix_words(c.verdict, c.proof, c.quality)
         out.append(
-            f'<td class="{verdict_class(c.verdict)}" data-p="{label}"><a href="{prefix}{pk}/"'
-            f' aria-label="{label}: {words}{backed}{words_stale}">'
-            f"{matrix_badge(c.verdict, c.proof, c.quality)}{mark}{stale}</a>{flag}</td>"
+            f'<td class="{verdict_class(c.verdict)}" data-p="{label}"><a href="{prefix}{pk}/">'
+            f"{matrix_badge(c.verdict, c.proof, c.quality)}{mark}{stale}"
+            f'<span class="visually-hidden">: {label}, {words}{backed}{words_stale}</span></a>'
+            f"{flag}</td>"
         )
     return "".join(out)
 
