@@ -25,6 +25,9 @@ from web.pages.shapes import name_of, persona_name
 # What backs each cell, as a compact mark after its badge (the legend's "Backing" column gives
 # the marks' words; the cell link's accessible name says them).
 BACKING_MARKS = {b: f" {BACKING_SYMBOLS[b]}" for b in Backing}
+# On a phone each category shows its first few stories' cards and a link to the rest (the page
+# with that category alone, which shows them all): a reader scrolls a few screens, not dozens.
+PHONE_STORIES = 2
 # The longest story text a control's accessible name quotes whole.
 STORY_NAME_MAX = 60
 
@@ -116,9 +119,37 @@ def _category_head(block: CategoryBlock, matrix_links: links.MatrixLinks) -> str
     return f'<div class="sticky-left"><h3>{name}</h3>{extra}</div>'
 
 
-def _tbody(block: CategoryBlock, *, ncols: int, rows_of: RowsOf, links_: links.MatrixLinks) -> str:
+def _phone_more(block: CategoryBlock, ncols: int, links_: links.MatrixLinks) -> str:
+    """The row that ends a category on a phone past its first ``PHONE_STORIES`` stories: a link
+    to the page with the category alone (hidden on larger screens, which show every row)."""
+    url = esc(links_.category_url(block.slug))
+    name = esc(block.category.name)
+    return (
+        f'<tr class="mx-more-link"><td colspan="{ncols}"><a href="{url}{links.MATRIX_SECTION}">'
+        f"All {plural(block.count, 'story', 'stories')} of {name}</a></td></tr>"
+    )
+
+
+def _phone_fold(rows: list[str], shown: int) -> list[str]:
+    """``rows`` with those past the first ``PHONE_STORIES`` of their category (``shown`` the
+    category's stories before them) marked for a phone to leave out."""
+    return [
+        row.replace("<tr>", '<tr class="mx-more">', 1) if shown + i >= PHONE_STORIES else row
+        for i, row in enumerate(rows)
+    ]
+
+
+def _tbody(
+    block: CategoryBlock,
+    *,
+    ncols: int,
+    rows_of: RowsOf,
+    links_: links.MatrixLinks,
+    fold_phone: bool = True,
+) -> str:
     """One category of the matrix as a ``<tbody id="mx-cat-<pk>">``: its heading, then each
-    sub-group's heading and rows; a collapsed one its heading alone."""
+    sub-group's heading and rows; a collapsed one its heading alone. With ``fold_phone``, a
+    phone shows its first ``PHONE_STORIES`` stories and a link to the rest."""
     pk = int(block.category.pk)
     state = ' class="collapsed"' if block.collapsed else ""
     out = [
@@ -127,13 +158,20 @@ def _tbody(block: CategoryBlock, *, ncols: int, rows_of: RowsOf, links_: links.M
         f"{_category_head(block, links_)}</th></tr>"
     ]
     if not block.collapsed:
+        shown = 0
+        fold = fold_phone and block.count > PHONE_STORIES
         for group in block.groups:
             if group.subgroup:
+                hide = " mx-more" if fold and shown >= PHONE_STORIES else ""
                 out.append(
-                    f'<tr class="sub-row"><th colspan="{ncols}" scope="colgroup">'
+                    f'<tr class="sub-row{hide}"><th colspan="{ncols}" scope="colgroup">'
                     f'<div class="sticky-left"><h4>{esc(name_of(group.subgroup))}</h4></div></th></tr>'
                 )
-            out.extend(rows_of(group.rows))
+            rows = rows_of(group.rows)
+            out.extend(_phone_fold(rows, shown) if fold else rows)
+            shown += len(rows)
+        if fold:
+            out.append(_phone_more(block, ncols, links_))
     out.append("</tbody>")
     return "\n".join(out)
 
@@ -201,7 +239,14 @@ def matrix_table(
     matrix_links = links.MatrixLinks(arena, query or {})
     ncols = len(matrix.products) + 1
     bodies = "\n".join(
-        _tbody(b, ncols=ncols, rows_of=rows_of, links_=matrix_links) for b in matrix.blocks
+        _tbody(
+            b,
+            ncols=ncols,
+            rows_of=rows_of,
+            links_=matrix_links,
+            fold_phone=not matrix.filters.category,
+        )
+        for b in matrix.blocks
     )
     if bodies_only:
         return mark_safe(bodies)  # every interpolated value is escaped or an int
