@@ -16,7 +16,7 @@ from stories import freshness
 from stories.values import Backing
 from web.pages import links
 from web.pages.badges import BACKING_SYMBOLS, matrix_badge, matrix_words, verdict_class
-from web.pages.cards import flag_control, flag_label
+from web.pages.cards import flag_control, flag_label, story_name
 from web.pages.disputes import open_disputes_html
 from web.pages.freshness import NO_DATE, AsOf, freshness_now, stale_title
 from web.pages.markup import esc, plural
@@ -28,20 +28,9 @@ BACKING_MARKS = {b: f" {BACKING_SYMBOLS[b]}" for b in Backing}
 # On a phone each category shows its first few stories' cards and a link to the rest (the page
 # with that category alone, which shows them all): a reader scrolls a few screens, not dozens.
 PHONE_STORIES = 2
-# The longest story text a control's accessible name quotes whole.
-STORY_NAME_MAX = 60
 
 # A table's rows of some stories (the rows of one sub-group) as ``<tr>`` elements.
 RowsOf = Callable[[Sequence[MatrixRow]], list[str]]
-
-
-def story_name(text: str) -> str:
-    """A story's text as a control's accessible name quotes it: whole when short, else cut at a
-    word before ``STORY_NAME_MAX`` characters, with an ellipsis (not escaped)."""
-    if len(text) <= STORY_NAME_MAX:
-        return text
-    cut = text[:STORY_NAME_MAX].rsplit(" ", 1)[0].rstrip(",;:")
-    return f"{cut}…"
 
 
 def cells_html(
@@ -268,7 +257,7 @@ def product_rows(rows: Iterable[MatrixRow], arena: str) -> SafeString:
         story = row.story
         persona = esc(persona_name(story.persona))
         controls = "".join(
-            f'<div id="cell-{int(c.pk)}">{flag_control(int(c.pk), flag_label(c))}</div>'
+            f'<div id="cell-{int(c.pk)}">{flag_control(int(c.pk), flag_label(c, story.text))}</div>'
             for c in row.cells
         )
         out.append(
