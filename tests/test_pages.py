@@ -131,24 +131,30 @@ def test_matrix_cells_read_as_symbol_word_letter_and_quality_and_link_to_their_p
     story = Story.objects.get(text__startswith="I run LLM agent loops")
     temporal = Cell.objects.get(story=story, product__slug="temporal")
     hatchet = Cell.objects.get(story=story, product__slug="hatchet")
-    # each ends with its compact mark of what backs it, and those words for screen readers
+    # each ends with its compact mark of what backs it, then for screen readers the product and
+    # all of it in words
     backing = dict(Cell.objects.with_backing().values_list("pk", "backing"))
-    marks = {"quotes": "❝, quotes with sources", "rationale": "¶, a rationale only"}
-    marks["none"] = "∅, no published evidence"
+    marks = {"quotes": "❝", "rationale": "¶", "none": "∅"}
+    words = {"quotes": "quotes with sources", "rationale": "a rationale only"}
+    words["none"] = "no published evidence"
     link = rf'<a href="/cells/{temporal.pk}/">(.*?)</a>'
     assert squeeze(re.sub(r"<[^>]+>", "", re.search(link, html).group(1))) == (
-        f"✓ full X 9/10 {marks[backing[temporal.pk]]}"
+        f"✓ full U 9/10 {marks[backing[temporal.pk]]}: Temporal, full, community, 9/10,"
+        f" {words[backing[temporal.pk]]}"
     )
     assert backing[temporal.pk] == "none"  # (the leader's cells publish no detail)
     link = rf'<a href="/cells/{hatchet.pk}/">(.*?)</a>'
     assert squeeze(re.sub(r"<[^>]+>", "", re.search(link, html).group(1))) == (
-        f"✓ full C 7/10 {marks[backing[hatchet.pk]]}"
+        f"✓ full C 7/10 {marks[backing[hatchet.pk]]}: Hatchet, full, claimed, 7/10,"
+        f" {words[backing[hatchet.pk]]}"
     )
     text = text_of(get(client, ARENA))
     assert "— none 0/10" in text and "! disputed D 4/10" in text and "~ partial C 6/10" in text
     assert " n/a " in text
     # 53 stories × 6 products, each a link to its cell's proof page
-    assert len(re.findall(r'<td class="v-[a-z]+"><a href="/cells/\d+/">', html)) == 318
+    assert (
+        len(re.findall(r'<td class="v-[a-z]+" data-p="[^"]+"><a href="/cells/\d+/">', html)) == 318
+    )
 
 
 def test_rank_by_reorders_the_stored_leaderboard(client, seeded_arena):
@@ -230,11 +236,11 @@ def test_htmx_filter_gets_only_the_matrix_fragment_with_its_count(client, seeded
     response = get(client, ARENA + "?persona=backend-developer", **HX, HTTP_HX_TARGET="matrix")
     html = response.content.decode()
     assert "<html" not in html and 'class="leaderboard"' not in html
-    assert 'class="matrix"' in html
+    assert 'class="matrix story-matrix"' in html
     assert '<span id="matrix-count" hx-swap-oob="innerHTML">13/53 stories shown</span>' in html
     assert "HX-Request" in response["Vary"]
     # without HX-Target the filters decide which region is asked for
-    assert 'class="matrix"' in get(client, ARENA + "?q=retries", **HX).content.decode()
+    assert 'class="matrix story-matrix"' in get(client, ARENA + "?q=retries", **HX).content.decode()
 
 
 def test_htmx_history_restore_gets_the_whole_page(client, seeded_arena):
@@ -273,7 +279,7 @@ def test_head_to_head_like_the_seed_page(client, seeded_arena):
     assert "agent builder I run LLM agent loops as durable workflows" in text
     # each round: its weight, both badges and the winner between them
     agent_loops = round_of(html, "I run LLM agent loops")
-    assert "weight 3 ✓ full X 9/10 ◀ Inngest wins ✓ full C 7/10" in agent_loops
+    assert "weight 3 ✓ full U 9/10 ◀ Inngest wins ✓ full C 7/10" in agent_loops
     assert "weight 2" in round_of(html, "Point an agent at llms.txt")
     assert "Hatchet wins ▶" in round_of(html, "Point an agent at llms.txt")
     assert any("weight 2" in t and "= draw" in t for t in round_texts(html))
@@ -379,7 +385,7 @@ def test_product_page(client, seeded_arena):
     assert f"backend-developer {score.persona_scores['backend-developer']}/100" in text
     assert "13 stories scored" in text
     assert "23/43 verified · 1 disputed" in text
-    assert len(re.findall(r'<td class="v-[a-z]+"><a href="/cells/\d+/">', html)) == 53
+    assert len(re.findall(r'<td class="v-[a-z]+" data-p="[^"]+"><a href="/cells/\d+/"', html)) == 53
     assert html.count("Flag this verdict") == 53
     assert f'href="{ARENA}vs/inngest-vs-temporal/"' in html
 
@@ -406,7 +412,7 @@ def test_cell_page_with_evidence_history_and_head_to_heads(client, seeded_arena)
     response = get(client, f"/cells/{cell.pk}/")
     text = text_of(response)
     html = response.content.decode()
-    assert "✓ full X 9/10" in text and "community (X)" in text
+    assert "✓ full U 9/10" in text and "community (U)" in text
     assert "Inngest has dedicated docs for durable agent loops" in text
     assert "[claimed-docs]" in text
     assert "Verdict history" in text and "No change since the verdict was published." in text
@@ -658,7 +664,7 @@ def test_query_counts_are_flat_from_seed_to_big(client, seeded_arena, big_arena,
 
 def matrix_columns(html: str) -> list[str]:
     """The product names heading the matrix's columns (of its first column-head row)."""
-    table = html[html.index('<table class="matrix">') :]
+    table = html[html.index('<table class="matrix story-matrix">') :]
     head = table[table.index('<tr class="col-head">') :]
     return re.findall(
         r'<th scope="col"><a href="[^"]+">([^<]+)</a></th>', head[: head.index("</tr>")]
@@ -671,13 +677,15 @@ def test_big_arena_shows_the_top_8_products_and_its_first_category(client, big_a
     assert "300/300 stories shown" in text_of(response)
     board = leaderboard_names(response)
     columns = matrix_columns(html)
-    # the top 8 of the ranking, in column order
-    assert sorted(columns) == sorted(board[:8]) and columns == sorted(columns)
+    # the top 8 of the ranking, in rank order
+    assert columns == board[:8]
     assert "Products shown: 8 of 30" in text_of(response)
     assert html.count('type="checkbox" form="matrix-filters" name="show"') == 30
     assert html.count(" checked>") == 8
     # the first category's 50 stories with their cells; the other five collapsed, with counts
-    assert len(re.findall(r'<td class="v-[a-z-]+"><a href="/cells/\d+/">', html)) == 50 * 8
+    assert (
+        len(re.findall(r'<td class="v-[a-z-]+" data-p="[^"]+"><a href="/cells/\d+/"', html)) == 400
+    )
     collapsed = re.findall(
         r'<tbody id="mx-cat-(\d+)" class="collapsed">.*?<a class="cat-load" href="([^"]+)"'
         r' hx-get="([^"]+)" hx-target="#mx-cat-\1" hx-swap="outerHTML">Show 50 stories'
@@ -696,15 +704,15 @@ def test_big_arena_shows_the_top_8_products_and_its_first_category(client, big_a
     fragment = get(client, unescape(hx_get), **HX, HTTP_HX_TARGET=f"mx-cat-{pk}").content.decode()
     assert fragment.startswith(f'<tbody id="mx-cat-{pk}">') and "<html" not in fragment
     assert f"<h3>{name}</h3>" in fragment
-    assert len(re.findall(r'<td class="v-[a-z-]+"><a href="/cells/\d+/">', fragment)) == 50 * 8
-    assert matrix_columns('<table class="matrix">' + fragment) == columns
+    cells = re.findall(r'<td class="v-[a-z-]+" data-p="([^"]+)"><a href="/cells/\d+/"', fragment)
+    assert len(cells) == 50 * 8 and cells[:8] == columns  # (the column heads are the page's)
     assert shown(get(client, "/arenas/big/?persona=ai-native")) == "75/300"
 
 
 def test_the_products_shown_follow_the_ranking_and_the_visitors_pick(client, big_arena):
     by_verified = get(client, "/arenas/big/?rank=verified")
     top = leaderboard_names(by_verified)[:8]
-    assert sorted(matrix_columns(by_verified.content.decode())) == sorted(top)
+    assert matrix_columns(by_verified.content.decode()) == top  # in rank order
     # a pick, as the form sends it or as a shared link has it, with filters and ranking kept
     products = list(Product.objects.filter(arena=big_arena).order_by("position"))
     a, b, c = products[3], products[0], products[20]
@@ -714,10 +722,11 @@ def test_the_products_shown_follow_the_ranking_and_the_visitors_pick(client, big
     ):
         response = get(client, f"/arenas/big/?{query}&persona=ai-native&rank=verified")
         html = response.content.decode()
-        assert matrix_columns(html) == [b.name, a.name, c.name]  # in column order
+        ranked = sorted((a, b, c), key=lambda p: leaderboard_names(response).index(p.name))
+        assert matrix_columns(html) == [p.name for p in ranked]  # in rank order
         assert "Products shown: 3 of 30" in text_of(response)
         assert shown(response) == "75/300"
-        picked = f"{b.slug},{a.slug},{c.slug}"
+        picked = ",".join(p.slug for p in ranked)
         # carried by the links that load a category and by the forms without JavaScript
         assert f"show={picked.replace(',', '%2C')}" in html
         assert f'<input type="hidden" name="show" value="{picked}">' in html
@@ -735,8 +744,9 @@ def test_the_products_shown_follow_the_ranking_and_the_visitors_pick(client, big
 def test_small_arena_shows_every_product_and_every_category(client, seeded_arena):
     response = get(client, ARENA)
     html = response.content.decode()
-    assert matrix_columns(html) == [
-        "Temporal", "Inngest", "Trigger.dev", "Restate", "Hatchet", "DBOS"
+    # every product, in the leaderboard's order
+    assert matrix_columns(html) == leaderboard_names(response) == [
+        "Temporal", "DBOS", "Inngest", "Trigger.dev", "Restate", "Hatchet"
     ]  # fmt: skip
     assert "Products shown: 6 of 6" in text_of(response)
     assert 'class="collapsed"' not in html and "cat-load" not in html

@@ -94,21 +94,21 @@ MATRIX_COLLAPSE_ABOVE = 60
 def matrix_column_list(
     *, products: Sequence[Product], ranking: Sequence[scoring.ProductKey], show: Iterable[str] = ()
 ) -> list[Product]:
-    """The matrix's columns, in column order: the products named in ``show`` (slugs; unknown ones
+    """The matrix's columns, in the order of ``ranking`` (product keys, best first; products it
+    leaves out follow in column order): the products named in ``show`` (slugs; unknown ones
     ignored), else every product when there are at most ``MATRIX_COLUMNS``, else the first
-    ``MATRIX_COLUMNS`` of ``ranking`` (product keys, best first; products it leaves out follow in
-    column order)."""
-    picked = set(show)
-    chosen = [p for p in products if p.slug in picked]
-    if chosen:
-        return chosen
-    if len(products) <= MATRIX_COLUMNS:
-        return list(products)
+    ``MATRIX_COLUMNS`` of the ranking."""
     known = {p.pk for p in products}
     order = [pk for pk in ranking if pk in known]
-    order += [p.pk for p in products if p.pk not in set(order)]
-    top = set(order[:MATRIX_COLUMNS])
-    return [p for p in products if p.pk in top]
+    placed = set(order)
+    order += [p.pk for p in products if p.pk not in placed]
+    position = {pk: i for i, pk in enumerate(order)}
+    ranked = sorted(products, key=lambda p: position[p.pk])
+    picked = set(show)
+    chosen = [p for p in ranked if p.slug in picked]
+    if chosen:
+        return chosen
+    return ranked[:MATRIX_COLUMNS]
 
 
 STALE_ON = frozenset({"1", "on", "true", "yes"})

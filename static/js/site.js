@@ -26,7 +26,10 @@
       data.delete("show");
       var choice = document.getElementById("matrix-products");
       var joined = picked.join(",");
-      if (!choice || joined !== choice.getAttribute("data-default")) {
+      // (as sets: the columns' order is the ranking's, whatever order the boxes are in)
+      var sameAsDefault = choice && picked.slice().sort().join(",") ===
+        (choice.getAttribute("data-default") || "").split(",").sort().join(",");
+      if (!sameAsDefault) {
         data.append("show", joined);
       }
     }

@@ -58,7 +58,10 @@ def test_every_column_and_letter_is_defined_on_the_page(client, seeded_arena):
         assert f'<dt id="term-{term}">' in html
     text = text_of(get(client, ARENA))
     assert "Not a rating of the vendor's honesty" in text
-    assert "Proof: T probed · X community · C claimed · D contradicted · ⚿ auth-gated" in text
+    assert (
+        "Proof: T probed (tested) · U community (users) · C claimed · D contradicted (disproved)"
+        " · G auth-gated (gated)"
+    ) in text
     assert "user type (persona) is the kind of user a story is written for" in text
     assert "backend-developer (backend developer)" in text
 
@@ -117,7 +120,7 @@ def test_sorting_by_a_product_not_shown_adds_its_column(client, big_arena):
 def test_the_matrix_can_be_skipped_and_typing_replaces_the_history_entry(client, big_arena):
     html = get(client, "/arenas/big/").content.decode()
     skip = html.index('href="#legend">Skip the story matrix</a>')
-    assert skip < html.index('<table class="matrix">') and 'id="legend"' in html
+    assert skip < html.index('<table class="matrix story-matrix">') and 'id="legend"' in html
     field = re.search(r'<input type="search" id="f-q"[^>]*>', html, re.S).group(0)
     assert 'hx-replace-url="true"' in field
     form = re.search(r'<form id="matrix-filters"[^>]*>', html, re.S).group(0)

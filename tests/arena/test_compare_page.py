@@ -105,10 +105,10 @@ def test_four_products_side_by_side_in_the_order_given(client, seeded_arena):
 
 def test_each_round_marks_its_best_in_words(client, seeded_arena):
     html = get(client, f"{PAGE}?products=temporal,inngest,hatchet,dbos").content.decode()
-    # Temporal, Inngest and DBOS have full X 9/10, Hatchet full C 7/10: a shared best
+    # Temporal, Inngest and DBOS have full U 9/10, Hatchet full C 7/10: a shared best
     assert row_of(html, AGENT_LOOPS).endswith(
-        "3 ✓ full X 9/10 ★ shared best ✓ full X 9/10 ★ shared best ✓ full C 7/10 "
-        "✓ full X 9/10 ★ shared best"
+        "3 ✓ full U 9/10 ★ shared best ✓ full U 9/10 ★ shared best ✓ full C 7/10 "
+        "✓ full U 9/10 ★ shared best"
     )
     # one alone: "best"; a drawn round says so; n/a is shown as such and never best
     assert row_of(html, "AI-generated insights").startswith("ai-native Get AI-generated")
@@ -262,7 +262,7 @@ def test_a_changed_verdict_shows_at_once(client, seeded_arena):
     assert second["ETag"] != first["ETag"]
     # Hatchet alone is best now; the others no longer share it
     assert row_of(second.content.decode(), AGENT_LOOPS).endswith(
-        "3 ✓ full X 9/10 ✓ full X 9/10 ✓ full T 10/10 ★ best ✓ full X 9/10"
+        "3 ✓ full U 9/10 ✓ full U 9/10 ✓ full T 10/10 ★ best ✓ full U 9/10"
     )
 
 

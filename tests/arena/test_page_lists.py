@@ -45,7 +45,7 @@ def test_leaderboard_rows_show_each_figure_with_the_ranked_column_marked():
     vs = product(2, name="Other", slug="other")
     p = product(1, tier=EVIL, stars=143400, npm_weekly=1200, pypi_weekly=None)
     html = leaderboard_rows(board(rows=[score_row(1, p, vs=vs, disputed=2)]), "arena")
-    assert "<script>" not in html and html.count(EVIL_HTML) == 2  # name and tier
+    assert "<script>" not in html and html.count(EVIL_HTML) == 3  # name, tier, the "vs" link's name
     assert f'href="{reverse("product-detail", args=["arena", "evil"])}"' in html
     assert f'href="{reverse("head-to-head", args=["arena", "evil", "other"])}"' in html
     assert '<td class="num ranked">71/100</td><td class="num">60/100</td>' in html

@@ -168,21 +168,24 @@ def _products(n: int) -> list:
     return [SimpleNamespace(pk=i, slug=f"p{i}") for i in range(1, n + 1)]
 
 
-def test_matrix_shows_every_product_up_to_8_else_the_top_8_of_the_ranking():
+def test_matrix_shows_every_product_up_to_8_else_the_top_8_of_the_ranking_in_its_order():
     from arena.selectors import MATRIX_COLUMNS, matrix_column_list
 
     few = _products(MATRIX_COLUMNS)
-    assert matrix_column_list(products=few, ranking=[3, 1]) == few
+    # every product, the ranked ones first in rank order, then the rest in column order
+    assert [p.pk for p in matrix_column_list(products=few, ranking=[3, 1])] == [
+        3, 1, 2, 4, 5, 6, 7, 8
+    ]  # fmt: skip
     many = _products(12)
     ranking = [12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]
     top = matrix_column_list(products=many, ranking=ranking)
-    assert [p.pk for p in top] == [5, 6, 7, 8, 9, 10, 11, 12]  # in column order
+    assert [p.pk for p in top] == [12, 11, 10, 9, 8, 7, 6, 5]  # in rank order
     # products without a rank come after the ranked ones
     assert [p.pk for p in matrix_column_list(products=many, ranking=[12, 2])] == [
-        1, 2, 3, 4, 5, 6, 7, 12
+        12, 2, 1, 3, 4, 5, 6, 7
     ]  # fmt: skip
     picked = matrix_column_list(products=many, ranking=ranking, show=["p9", "p2", "nope"])
-    assert [p.pk for p in picked] == [2, 9]
+    assert [p.pk for p in picked] == [9, 2]
     assert matrix_column_list(products=many, ranking=ranking, show=["nope"]) == top
 
 

@@ -53,8 +53,9 @@ def test_matrix_cell_is_the_short_badge_linking_to_the_proof_page():
     )
     row = SimpleNamespace(cells=[cell])
     assert matrix_cells(row) == (
-        '<td class="v-disputed"><a href="/cells/7/"><i aria-hidden="true">!</i> disputed D 4/10'
-        "</a></td>"
+        '<td class="v-disputed" data-p="A&amp;B"><a href="/cells/7/"><i aria-hidden="true">!</i>'
+        ' disputed D 4/10<span class="visually-hidden">: A&amp;B, disputed, contradicted, 4/10'
+        "</span></a></td>"
     )
     assert 'aria-label="Flag A&amp;B"' in matrix_cells(row, flag_controls=True)
     # a product's name is escaped once and used for each of its cells
@@ -162,7 +163,7 @@ def test_collapsed_category_links_to_its_rows_with_the_query_kept():
     matrix.__dict__["blocks"] = [CategoryBlock(category, [SubGroupBlock(None, rows)], True)]
     html = matrix_table(matrix, "big", {"q": "a b", "show": "x,y"})
     assert (
-        '<tbody id="mx-cat-4" class="collapsed"><tr class="cat-row"><th colspan="2"'
+        '<tbody id="mx-cat-4" class="collapsed"><tr class="cat-row"><th colspan="1"'
         ' scope="colgroup" id="cat-4"><div class="sticky-left"><h3>Ops &amp; more</h3>'
         ' <a class="cat-load" href="/arenas/big/?q=a+b&amp;show=x%2Cy&amp;category=ops-more'
         '#matrix-section" hx-get="/arenas/big/?q=a+b&amp;show=x%2Cy&amp;category=ops-more"'

@@ -109,13 +109,16 @@ def test_matrix_cell_opens_its_proof_page(live_server, seeded_arena, open_page):
     page = open_page()
     page.goto(live_server.url + ARENA)
     cell = page.locator("#matrix td a").first
-    label = cell.inner_text()
-    # the verdict, its kind of proof and quality, then what backs it (a mark, and words for
-    # screen readers)
-    backing = r"(❝\s*, quotes with sources|¶\s*, a rationale only|∅\s*, no published evidence)"
+    label = cell.inner_text().split(":")[0]  # (what is shown; the words follow)
+    # the verdict, its kind of proof and quality, then what backs it (a mark; then for screen
+    # readers the product and all of it in words)
+    backing = r"(❝\s*|¶\s*|∅\s*)"
+    words = r"(quotes with sources|a rationale only|no published evidence)"
     assert re.fullmatch(
-        rf"[✓~!—] (full|partial|disputed|none) [TXCD⚿]? ?\d+/10 {backing}|n/a", label
+        rf"([✓~!—] (full|partial|disputed|none) [TUCDG]? ?\d+/10|n/a) {backing}", label
     ), label
+    name = cell.text_content() or ""
+    assert re.search(rf": [\w.]+, (full|partial|disputed|none|not applicable)[^:]*, {words}$", name)
     cell.click()
     page.wait_for_url(re.compile(r"/cells/\d+/$"))
     # every Temporal cell's detail is unpublished, and the page says so
@@ -222,22 +225,24 @@ def test_screenshots_of_every_page(live_server, seeded_arena, big_arena, open_pa
         assert page.problems == [], page.problems
 
 
-def test_matrix_scrolls_sideways_with_a_sticky_story_column_on_a_phone(
+def test_matrix_is_a_card_per_story_on_a_phone_without_sideways_scroll(
     live_server, big_arena, open_page, artifacts
 ):
     page = open_page(viewport=PHONE)
     page.goto(live_server.url + "/arenas/big/#matrix-section")
-    scroller = page.locator(".matrix-scroll")
     story = page.locator("#matrix th[scope=row].story-col").first
-    before = story.bounding_box()
-    scroller.evaluate("el => { el.scrollLeft = 600; }")
-    assert scroller.evaluate("el => el.scrollLeft") == 600
-    after = story.bounding_box()
-    assert abs(after["x"] - before["x"]) < 1  # the story column stays put
+    card = story.locator("xpath=..")
+    box = card.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+    # every product shown has its verdict in the card, inside the window
+    for cell in card.locator("td").all():
+        inside = cell.bounding_box()
+        assert inside is not None and inside["x"] + inside["width"] <= PHONE["width"]
+    assert card.locator("td").count() == 8
     assert (
         page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
         <= 1
-    )  # only the matrix scrolls, not the page
+    )  # the page never scrolls sideways
     page.screenshot(path=artifacts / "big_arena_matrix_scrolled_phone.png")
 
 
@@ -251,7 +256,7 @@ def test_big_matrix_loads_categories_on_demand_and_shows_the_products_picked(
     page = open_page()
     page.goto(live_server.url + "/arenas/big/#matrix-section")
     page.evaluate("window.__marker = 1")
-    cells = page.locator("#matrix td a:not(.flag-mini)")
+    cells = page.locator("#matrix tr:not(.mx-more-link) td a:not(.flag-mini)")
     assert cells.count() == 50 * 8  # the top 8 products, the first category's 50 stories
     assert page.locator("#matrix tbody.collapsed").count() == 5
     assert violations(page, ignore=KNOWN) == []

@@ -13,6 +13,30 @@ from django.utils.safestring import SafeString, mark_safe
 from stories.values import Backing, CellValue, Proof, Verdict
 from web.pages.shapes import Judged
 
+# The mark each proof level shows on the pages: plain capitals every font has, each a different
+# letter and none that reads as a verdict (the arena files' own letters, ``Proof.letter``, use
+# "X" for community, which reads as "fails", and a key glyph many fonts lack).
+PROOF_MARKS = {
+    Proof.PROBED: "T",
+    Proof.COMMUNITY: "U",
+    Proof.CLAIMED: "C",
+    Proof.CONTRADICTED: "D",
+    Proof.AUTH_GATED: "G",
+}
+# What each mark stands for, for the key above the matrix: the word its letter comes from.
+PROOF_MARK_WORDS = {
+    Proof.PROBED: "tested",
+    Proof.COMMUNITY: "users",
+    Proof.CLAIMED: "claimed",
+    Proof.CONTRADICTED: "disproved",
+    Proof.AUTH_GATED: "gated",
+}
+
+
+def proof_mark(proof: str | None) -> str:
+    """A proof level's mark as the pages show it (``T``), empty for none."""
+    return PROOF_MARKS[Proof(proof)] if proof else ""
+
 
 def verdict_class(verdict: str) -> str:
     """CSS class of a verdict (colour only reinforces the symbol and the word)."""
@@ -40,7 +64,9 @@ class _BadgeForm:
         return format_html(self.verdict, cls=verdict_class(value.verdict), text=text)
 
     def proof_of(self, proof: Proof) -> SafeString:
-        return format_html(self.proof, name=proof.value, letter=proof.letter, meaning=proof.meaning)
+        return format_html(
+            self.proof, name=proof.value, letter=PROOF_MARKS[proof], meaning=proof.meaning
+        )
 
     def render(self, value: CellValue) -> SafeString:
         if not value.applicable:
@@ -88,6 +114,18 @@ def matrix_badge(verdict: str, proof: str | None, quality: int | None) -> SafeSt
     """A matrix cell's badge: the same few dozen strings make up a whole matrix (keyed by the plain
     fields, so a cached cell costs no value object)."""
     return _MATRIX_BADGE.render(CellValue(verdict, proof, quality))
+
+
+@functools.lru_cache(maxsize=512)
+def matrix_words(verdict: str, proof: str | None, quality: int | None) -> str:
+    """A matrix cell's judgement in words, for screen readers: ``full, probed, 9/10``, ``not
+    applicable`` (the visible badge says it in marks)."""
+    if verdict == Verdict.NA:
+        return "not applicable"
+    value = CellValue(verdict, proof or None, quality)
+    return ", ".join(
+        part for part in (value.verdict, value.proof or "", value.quality_text) if part
+    )
 
 
 @functools.lru_cache(maxsize=512)

@@ -79,9 +79,24 @@ def flag_control(pk: int, label: str) -> str:
     )
 
 
-def flag_label(cell: ShownCell) -> str:
-    """What a cell's flag control names, escaped: ``Inngest, full``."""
-    return esc(f"{cell.product.name}, {cell.verdict}")
+def flag_label(cell: ShownCell, story: str = "") -> str:
+    """What a cell's flag control names, escaped: ``Inngest on “Resume after a crash”, full``
+    (``Inngest, full`` without ``story``, the story's text; a long one is cut short)."""
+    on = f" on “{story_name(story)}”" if story else ""
+    return esc(f"{cell.product.name}{on}, {cell.verdict}")
+
+
+def story_name(text: str) -> str:
+    """A story's text as a control's accessible name quotes it: whole when short, else cut at a
+    word before ``STORY_NAME_MAX`` characters, with an ellipsis (not escaped)."""
+    if len(text) <= STORY_NAME_MAX:
+        return text
+    cut = text[:STORY_NAME_MAX].rsplit(" ", 1)[0].rstrip(",;:")
+    return f"{cut}…"
+
+
+# The longest story text a control's accessible name quotes whole.
+STORY_NAME_MAX = 60
 
 
 def _day(moment: datetime) -> str:
@@ -116,12 +131,17 @@ def _checked(cell: CardCell) -> str:
 
 
 def card_html(
-    cell: CardCell, name: str, cells: str, sources: Mapping[str, Source] = NO_SOURCES
+    cell: CardCell,
+    name: str,
+    cells: str,
+    sources: Mapping[str, Source] = NO_SOURCES,
+    story: str = "",
 ) -> str:
-    """See ``cell_card``; ``name`` escaped, ``cells``: the proof pages' URL prefix."""
+    """See ``cell_card``; ``name`` escaped, ``cells``: the proof pages' URL prefix, ``story``: the
+    story's text, which the flag control names."""
     pk = int(cell.pk)
     badge, evidenced = card_badge(cell.verdict, cell.proof, cell.quality)
-    label = flag_label(cell)
+    label = flag_label(cell, story)
     checked = _checked(cell)
     if not cell.detail_published:
         checked = f' <span class="cell-checked">· {checked}</span>' if checked else ""
@@ -155,9 +175,12 @@ def card_html(
     return "".join(out)
 
 
-def cell_card(cell: CardCell, name: str, sources: Mapping[str, Source] = NO_SOURCES) -> SafeString:
+def cell_card(
+    cell: CardCell, name: str, sources: Mapping[str, Source] = NO_SOURCES, story: str = ""
+) -> SafeString:
     """One judged cell as a card: ``name`` (its heading) and its badge, its rationale and evidence
     quotes (``cell.evidence.all()``, loaded beforehand), the link to its proof page and its flag
-    control; a cell whose detail is not published is one quiet line (name, badge, flag control)."""
+    control (named for the product and ``story``, the story's text); a cell whose detail is not
+    published is one quiet line (name, badge, flag control)."""
     # every interpolated value is escaped or an int
-    return mark_safe(card_html(cell, esc(name), links.cells_prefix(), sources))
+    return mark_safe(card_html(cell, esc(name), links.cells_prefix(), sources, story))

@@ -17,8 +17,8 @@ OPEN = "open"  # the disputes page's state of a pending dispute
 
 
 def open_disputes_html(arena: str, product: Product, counts: Mapping[int, int] | None) -> str:
-    """`` ⚑ 2`` linking to the product's open disputes, its words for screen readers and on
-    hover; "" when it has none."""
+    """`` ⚑ 2`` linking to the product's open disputes, its words (naming the product) for
+    screen readers and on hover; "" when it has none."""
     n = int((counts or {}).get(product.pk, 0))
     if not n:
         return ""
@@ -26,7 +26,8 @@ def open_disputes_html(arena: str, product: Product, counts: Mapping[int, int] |
     url = esc(links.disputes_url(arena, product=product.slug, state=OPEN))
     return (
         f' <a class="open-disputes" href="{url}" title="{words}: flags under review">'
-        f'<span aria-hidden="true">⚑{n}</span><span class="visually-hidden">{words}</span></a>'
+        f'<span aria-hidden="true">⚑{n}</span><span class="visually-hidden">{words} on'
+        f" {esc(product.name)}</span></a>"
     )
 
 

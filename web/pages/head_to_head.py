@@ -45,8 +45,9 @@ class _Folding:
 def _round_cards(row: CompareRow, names: Names, sources: Mapping[str, Source]) -> str:
     """Both sides' cards of one round: what its ``<details>`` unfolds."""
     cells = links.cells_prefix()
-    a = card_html(row.cell_a, names["a"], cells, sources)
-    return f"{a}{card_html(row.cell_b, names['b'], cells, sources)}"
+    story = row.story.text
+    a = card_html(row.cell_a, names["a"], cells, sources, story)
+    return f"{a}{card_html(row.cell_b, names['b'], cells, sources, story)}"
 
 
 def head_to_head_cards(row: CompareRow, cmp: Comparison) -> SafeString:

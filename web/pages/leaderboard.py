@@ -128,7 +128,8 @@ def _product_head(row: BoardRow, products: str, pairs: str) -> str:
         head += f' <span class="badge">{esc(p.tier)}</span>'
     if row.vs:
         head += (
-            f' <a class="vs" href="{pairs}{esc(p.slug)}-vs-{esc(row.vs.slug)}/">'
+            f' <a class="vs" href="{pairs}{esc(p.slug)}-vs-{esc(row.vs.slug)}/"'
+            f' aria-label="{esc(p.name)} vs {esc(row.vs.name)}: head-to-head">'
             f'vs {esc(row.vs.name)} <span aria-hidden="true">↗</span></a>'
         )
     return head

@@ -11,7 +11,13 @@ from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
 from stories.values import Proof
-from web.pages.badges import legend_backings, legend_proofs, legend_verdicts
+from web.pages.badges import (
+    PROOF_MARK_WORDS,
+    PROOF_MARKS,
+    legend_backings,
+    legend_proofs,
+    legend_verdicts,
+)
 from web.pages.markup import esc
 
 
@@ -23,7 +29,7 @@ def _items(rows: Iterable[tuple[str, str]]) -> str:
 
 
 _NUMBERS = """        <div><dt>8/10</dt><dd>quality of the cell, 0–10</dd></div>
-        <div><dt>PA Score /100</dt><dd>weighted coverage over every story of the arena</dd></div>
+        <div><dt>PA Score /100</dt><dd>weighted coverage over every story of the arena: each story's quality 0–10, weighted by the story's weight, as a share of full marks</dd></div>
         <div><dt>15/41 verified</dt><dd>verified cells out of cells with evidence</dd></div>
         <div><dt>5/51 with published evidence</dt><dd>judged cells backed by a published quote or rationale</dd></div>
         <div><dt>integrity /100</dt><dd>falls when verdicts do not hold up</dd></div>
@@ -66,3 +72,19 @@ def legend() -> SafeString:
 def proof_levels() -> list[Proof]:
     """The proof levels, in order: the key above the matrix gives each one's letter and name."""
     return list(Proof)
+
+
+@functools.lru_cache(maxsize=1)
+def _proof_key() -> str:
+    return " · ".join(
+        f'<span class="nw"><b class="proof-mark">{PROOF_MARKS[p]}</b> {esc(p.value)}'
+        + (f" ({PROOF_MARK_WORDS[p]})" if PROOF_MARK_WORDS[p] != p.value else "")
+        + "</span>"
+        for p in Proof
+    )
+
+
+def proof_key() -> SafeString:
+    """The key above the matrix: each proof level's mark (as the cells show it), its name and the
+    word its letter comes from."""
+    return mark_safe(_proof_key())  # our own constant words and letters

@@ -15,49 +15,59 @@ from arena.selectors.matrix import CategoryBlock, Matrix, MatrixRow
 from stories import freshness
 from stories.values import Backing
 from web.pages import links
-from web.pages.badges import BACKING_SYMBOLS, matrix_badge, verdict_class
-from web.pages.cards import flag_control, flag_label
+from web.pages.badges import BACKING_SYMBOLS, matrix_badge, matrix_words, verdict_class
+from web.pages.cards import flag_control, flag_label, story_name
 from web.pages.disputes import open_disputes_html
 from web.pages.freshness import NO_DATE, AsOf, freshness_now, stale_title
 from web.pages.markup import esc, plural
-from web.pages.shapes import name_of
+from web.pages.shapes import name_of, persona_name
 
-# What backs each cell, as a compact mark with its words for screen readers (the legend's
-# "Backing" column gives the same words).
-BACKING_MARKS = {
-    b: f' <small class="backing-mark backing-{b.value}" aria-hidden="true">{BACKING_SYMBOLS[b]}'
-    f'</small><span class="visually-hidden">, {esc(b.label)}</span>'
-    for b in Backing
-}
+# What backs each cell, as a compact mark after its badge (the legend's "Backing" column gives
+# the marks' words; the cell link's accessible name says them).
+BACKING_MARKS = {b: f" {BACKING_SYMBOLS[b]}" for b in Backing}
+# On a phone each category shows its first few stories' cards and a link to the rest (the page
+# with that category alone, which shows them all): a reader scrolls a few screens, not dozens.
+PHONE_STORIES = 2
 
 # A table's rows of some stories (the rows of one sub-group) as ``<tr>`` elements.
 RowsOf = Callable[[Sequence[MatrixRow]], list[str]]
 
 
-def cells_html(cells: Iterable[CellLine], flag_controls: bool, labels: dict[int, str]) -> str:
-    """The ``<td>`` of each cell, linking to its proof page and, with ``flag_controls``, with a
-    small flag control. ``labels``: products' escaped names by key, filled as they come. A cell
-    whose evidence is stale carries a small "stale" mark, its age on hover."""
+def cells_html(
+    cells: Iterable[CellLine], flag_controls: bool, labels: dict[int, str], story: str = ""
+) -> str:
+    """The ``<td>`` of each cell, linking to its proof page (its marks, then for screen readers
+    the product and the judgement in words) and, with ``flag_controls``, with a small flag control named for the
+    product and ``story`` (the story's escaped short name). ``labels``: products' escaped names
+    by key, filled as they come; each ``<td>`` carries its product's name (``data-p``), which
+    a phone's story card shows beside the verdict. A cell whose evidence is stale carries a
+    small "stale" mark, its age on hover."""
     prefix = links.cells_prefix()
     today, days = freshness_now()
+    on = f" on &ldquo;{story}&rdquo;" if story else ""
     out = []
     for c in cells:
         pk = int(c.pk)
+        label = labels.get(c.product_id)
+        if label is None:
+            label = labels[c.product_id] = esc(c.product.name)
         flag = ""
         if flag_controls:
-            label = labels.get(c.product_id)
-            if label is None:
-                label = labels[c.product_id] = esc(c.product.name)
-            flag = f'<a class="flag-mini" href="{prefix}{pk}/flag/" aria-label="Flag {label}">⚑</a>'
+            flag = f'<a class="flag-mini" href="{prefix}{pk}/flag/" aria-label="Flag {label}{on}">⚑</a>'
         as_of: AsOf = getattr(c, "evidence_as_of", NO_DATE)  # (a stand-in may not read it)
-        stale = ""
+        stale = words_stale = ""
         if as_of is not NO_DATE and freshness.is_stale(c.verdict, as_of, today=today, days=days):
             stale = f' <small class="stale-mark" title="{stale_title(as_of, today)}">stale</small>'
+            words_stale = ", stale evidence"
         backing = getattr(c, "backing", None)  # (a stand-in may not know it)
         mark = BACKING_MARKS[backing] if backing is not None else ""
+        backed = f", {esc(backing.label)}" if backing is not None else ""
+        words = matrix_words(c.verdict, c.proof, c.quality)
         out.append(
-            f'<td class="{verdict_class(c.verdict)}"><a href="{prefix}{pk}/">'
-            f"{matrix_badge(c.verdict, c.proof, c.quality)}{mark}{stale}</a>{flag}</td>"
+            f'<td class="{verdict_class(c.verdict)}" data-p="{label}"><a href="{prefix}{pk}/">'
+            f"{matrix_badge(c.verdict, c.proof, c.quality)}{mark}{stale}"
+            f'<span class="visually-hidden">: {label}, {words}{backed}{words_stale}</span></a>'
+            f"{flag}</td>"
         )
     return "".join(out)
 
@@ -98,11 +108,37 @@ def _category_head(block: CategoryBlock, matrix_links: links.MatrixLinks) -> str
     return f'<div class="sticky-left"><h3>{name}</h3>{extra}</div>'
 
 
+def _phone_more(block: CategoryBlock, ncols: int, links_: links.MatrixLinks) -> str:
+    """The row that ends a category on a phone past its first ``PHONE_STORIES`` stories: a link
+    to the page with the category alone (hidden on larger screens, which show every row)."""
+    url = esc(links_.category_url(block.slug))
+    name = esc(block.category.name)
+    return (
+        f'<tr class="mx-more-link"><td colspan="{ncols}"><a href="{url}{links.MATRIX_SECTION}">'
+        f"All {plural(block.count, 'story', 'stories')} of {name}</a></td></tr>"
+    )
+
+
+def _phone_fold(rows: list[str], shown: int) -> list[str]:
+    """``rows`` with those past the first ``PHONE_STORIES`` of their category (``shown`` the
+    category's stories before them) marked for a phone to leave out."""
+    return [
+        row.replace("<tr>", '<tr class="mx-more">', 1) if shown + i >= PHONE_STORIES else row
+        for i, row in enumerate(rows)
+    ]
+
+
 def _tbody(
-    block: CategoryBlock, *, ncols: int, col_head: str, rows_of: RowsOf, links_: links.MatrixLinks
+    block: CategoryBlock,
+    *,
+    ncols: int,
+    rows_of: RowsOf,
+    links_: links.MatrixLinks,
+    fold_phone: bool = True,
 ) -> str:
     """One category of the matrix as a ``<tbody id="mx-cat-<pk>">``: its heading, then each
-    sub-group's heading, column heads and rows; a collapsed one its heading alone."""
+    sub-group's heading and rows; a collapsed one its heading alone. With ``fold_phone``, a
+    phone shows its first ``PHONE_STORIES`` stories and a link to the rest."""
     pk = int(block.category.pk)
     state = ' class="collapsed"' if block.collapsed else ""
     out = [
@@ -111,26 +147,32 @@ def _tbody(
         f"{_category_head(block, links_)}</th></tr>"
     ]
     if not block.collapsed:
+        shown = 0
+        fold = fold_phone and block.count > PHONE_STORIES
         for group in block.groups:
             if group.subgroup:
+                hide = " mx-more" if fold and shown >= PHONE_STORIES else ""
                 out.append(
-                    f'<tr class="sub-row"><th colspan="{ncols}" scope="colgroup">'
+                    f'<tr class="sub-row{hide}"><th colspan="{ncols}" scope="colgroup">'
                     f'<div class="sticky-left"><h4>{esc(name_of(group.subgroup))}</h4></div></th></tr>'
                 )
-            out.append(col_head)
-            out.extend(rows_of(group.rows))
+            rows = rows_of(group.rows)
+            out.extend(_phone_fold(rows, shown) if fold else rows)
+            shown += len(rows)
+        if fold:
+            out.append(_phone_more(block, ncols, links_))
     out.append("</tbody>")
     return "\n".join(out)
 
 
 def _col_head(matrix: Matrix, arena: str, open_disputes: Mapping[int, int] | None) -> str:
-    """The column heads: story, persona, each product shown (the one sorting the stories marked),
-    with its open disputes."""
+    """The column heads: story (with its user type), each product shown in rank order (the one
+    sorting the stories marked), with its open disputes."""
     products = links.url_prefix("product-detail", arena)
     sort = matrix.filters.sort
     return (
-        '<tr class="col-head"><th scope="col" class="story-col">Story</th>'
-        '<th scope="col" class="persona">Persona</th>'
+        '<tr class="col-head"><th scope="col" class="story-col">Story <span class="sub">'
+        "(user type)</span></th>"
         + "".join(
             f'<th scope="col" class="sorted" aria-sort="descending"><a href="{products}{p.slug}/">'
             f'{esc(p.name)}</a> <span aria-hidden="true">▼</span>'
@@ -145,8 +187,8 @@ def _col_head(matrix: Matrix, arena: str, open_disputes: Mapping[int, int] | Non
 
 
 def _story_rows(arena: str) -> RowsOf:
-    """What writes the matrix's rows: each story with its persona and its cells, with flag
-    controls (the personas' and products' escaped names kept for the whole table)."""
+    """What writes the matrix's rows: each story with its persona's name under it and its cells,
+    with flag controls (the personas' and products' escaped names kept for the whole table)."""
     stories = links.url_prefix("story-detail", arena)
     personas: dict[int, str] = {}
     labels: dict[int, str] = {}
@@ -157,11 +199,12 @@ def _story_rows(arena: str) -> RowsOf:
             story = row.story
             persona = personas.get(story.persona.pk)
             if persona is None:
-                persona = personas[story.persona.pk] = esc(story.persona.slug)
+                persona = personas[story.persona.pk] = esc(persona_name(story.persona))
+            name = esc(story_name(story.text))
             out.append(
                 f'<tr><th scope="row" class="story-col"><a href="{stories}{int(story.pk)}/">'
-                f'{esc(story.text)}</a><span class="persona-inline">{persona}</span></th>'
-                f'<td class="persona">{persona}</td>{cells_html(row.cells, True, labels)}</tr>'
+                f'{esc(story.text)}</a> <span class="persona-inline">{persona}</span></th>'
+                f"{cells_html(row.cells, True, labels, name)}</tr>"
             )
         return out
 
@@ -176,25 +219,30 @@ def matrix_table(
     open_disputes: Mapping[int, int] | None = None,
 ) -> SafeString:
     """The arena page's story matrix (``arena_matrix``'s) as one table: a ``<tbody>`` per category
-    (see ``_tbody``), each story's row with its persona and one cell per product shown, with flag
+    (see ``_tbody``) under one row of column heads, each story's row with its persona and one cell per product shown, with flag
     controls. ``arena``: the arena's slug; ``query``: what links that load a collapsed category
     carry besides it (filters, ranking, products shown). ``bodies_only``: the ``<tbody>``
     elements alone (what an htmx request for one category swaps in). ``open_disputes``: each
     product's open disputes, counted in its column head."""
-    col_head = _col_head(matrix, arena, open_disputes)
     rows_of = _story_rows(arena)
     matrix_links = links.MatrixLinks(arena, query or {})
-    ncols = len(matrix.products) + 2
+    ncols = len(matrix.products) + 1
     bodies = "\n".join(
-        _tbody(b, ncols=ncols, col_head=col_head, rows_of=rows_of, links_=matrix_links)
+        _tbody(
+            b,
+            ncols=ncols,
+            rows_of=rows_of,
+            links_=matrix_links,
+            fold_phone=not matrix.filters.category,
+        )
         for b in matrix.blocks
     )
     if bodies_only:
         return mark_safe(bodies)  # every interpolated value is escaped or an int
     return mark_safe(
-        '<table class="matrix"><caption class="visually-hidden">Verdict of each product on each'
+        '<table class="matrix story-matrix"><caption class="visually-hidden">Verdict of each product on each'
         " user story; each cell links to its proof.</caption>\n"
-        f"{bodies}\n</table>"
+        f"<thead>{_col_head(matrix, arena, open_disputes)}</thead>\n{bodies}\n</table>"
     )
 
 
@@ -207,9 +255,9 @@ def product_rows(rows: Iterable[MatrixRow], arena: str) -> SafeString:
     out = []
     for row in rows:
         story = row.story
-        persona = esc(story.persona.slug)
+        persona = esc(persona_name(story.persona))
         controls = "".join(
-            f'<div id="cell-{int(c.pk)}">{flag_control(int(c.pk), flag_label(c))}</div>'
+            f'<div id="cell-{int(c.pk)}">{flag_control(int(c.pk), flag_label(c, story.text))}</div>'
             for c in row.cells
         )
         out.append(

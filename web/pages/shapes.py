@@ -91,3 +91,9 @@ def name_of(thing: object) -> str:
 def slug_of(thing: object) -> str:
     """The slug of a thing the selectors type loosely (a product, or a row's product)."""
     return cast(Sluggable, thing).slug
+
+
+def persona_name(persona: object) -> str:
+    """A persona's display name, ``backend developer`` (its label), as every page names it; its
+    slug only when it has no label."""
+    return str(getattr(persona, "label", "") or cast(Sluggable, persona).slug)

@@ -40,6 +40,7 @@ register = template.Library()
 
 register.filter("figure", format_figure)  # 143400 → ``143.4k``, as the seed pages print figures
 register.filter("score", score_text)
+register.filter("proof_mark", badges.proof_mark)  # ``T``: a proof level's mark on the pages
 register.filter(
     "arena_updated", freshness.arena_updated
 )  # the pages' date or a later change  # ``71/100``, or an em dash without a score
@@ -98,6 +99,7 @@ for _tag in (
     filters.sort_options,
     filters.pick_list,
     legend.proof_levels,
+    legend.proof_key,
     matrix.matrix_table,
     compare.compare_url,
 ):

@@ -89,6 +89,9 @@ def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     else:
         products, ranking = selectors.arena_product_ranking(arena=found, key=rank)
         ctx["weights_query"] = asked.weights_carried
+        if asked.weights_carried:  # the columns follow the visitor's weights, as the board does
+            board = selectors.arena_leaderboard(arena=found, key=rank, asked=asked.weights)
+            ranking = [r.product_id for r in board.rows]
     _matrix_context(ctx, asked, products=products, ranking=ranking)
     template = "arena/detail.html" + (f"#{partial}" if partial else "")
     return render(request, template, ctx)
@@ -134,7 +137,7 @@ def _arena_board(
     ctx: dict[str, Any], asked: params.ArenaAsked, *, rank: str
 ) -> tuple[list[Product], Sequence[scoring.ProductKey]]:
     """The whole page's leaderboard and what surrounds it; the products and the ranking the
-    matrix's default columns follow (the top of the ranking, the published one under weights)."""
+    matrix's columns follow (the board's order: the rank asked for, or the visitor's weights)."""
     arena = ctx["arena"]
     categories = selectors.arena_category_list(arena=arena)
     ctx["board"] = board = selectors.arena_leaderboard(
@@ -142,7 +145,7 @@ def _arena_board(
     )
     _weights_context(ctx, board, asked)
     products = selectors.arena_product_list(arena=arena)
-    ranking = board.published_order if board.weighted else [r.product_id for r in board.rows]
+    ranking = [r.product_id for r in board.rows]  # the visitor's weights' order when set
     ctx["categories"] = categories
     ctx["persona_results"] = selectors.arena_persona_result_list(arena=arena)
     ctx["adjacent"] = selectors.arena_adjacent_list(arena=arena)
