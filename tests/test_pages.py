@@ -703,7 +703,7 @@ def test_big_arena_shows_the_top_8_products_and_its_first_category(client, big_a
     # with htmx, the category's rows alone, for its collapsed body
     fragment = get(client, unescape(hx_get), **HX, HTTP_HX_TARGET=f"mx-cat-{pk}").content.decode()
     assert fragment.startswith(f'<tbody id="mx-cat-{pk}">') and "<html" not in fragment
-    assert f"<h3>{name}</h3>" in fragment
+    assert f'role="heading" aria-level="3">{name}</span>' in fragment
     cells = re.findall(r'<td class="v-[a-z-]+" data-p="([^"]+)"><a href="/cells/\d+/"', fragment)
     assert len(cells) == 50 * 8 and cells[:8] == columns  # (the column heads are the page's)
     assert shown(get(client, "/arenas/big/?persona=ai-native")) == "75/300"

@@ -3,6 +3,13 @@
 (function () {
   "use strict";
 
+  // htmx restores Back from a snapshot of the page's HTML, where any style attribute counts as an
+  // inline style, which the Content Security Policy refuses. Tools that touch an element's style
+  // and put it back (accessibility checkers, extensions) leave empty ones: drop them first.
+  document.addEventListener("htmx:beforeHistorySave", function () {
+    document.querySelectorAll('[style=""]').forEach(function (el) { el.removeAttribute("style"); });
+  });
+
   // Keep shareable URLs short: drop empty filter values and the default ranking from GET
   // requests (htmx pushes the request URL into the address bar).
   document.addEventListener("htmx:configRequest", function (event) {

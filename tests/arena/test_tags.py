@@ -164,7 +164,7 @@ def test_collapsed_category_links_to_its_rows_with_the_query_kept():
     html = matrix_table(matrix, "big", {"q": "a b", "show": "x,y"})
     assert (
         '<tbody id="mx-cat-4" class="collapsed"><tr class="cat-row"><th colspan="1"'
-        ' scope="colgroup" id="cat-4"><div class="sticky-left"><h3>Ops &amp; more</h3>'
+        ' scope="colgroup" id="cat-4"><div class="sticky-left"><span class="row-heading" role="heading" aria-level="3">Ops &amp; more</span>'
         ' <a class="cat-load" href="/arenas/big/?q=a+b&amp;show=x%2Cy&amp;category=ops-more'
         '#matrix-section" hx-get="/arenas/big/?q=a+b&amp;show=x%2Cy&amp;category=ops-more"'
         ' hx-target="#mx-cat-4" hx-swap="outerHTML">Show 2 stories'

@@ -268,7 +268,9 @@ def test_big_matrix_loads_categories_on_demand_and_shows_the_products_picked(
     expect(page.locator("#matrix tbody.collapsed")).to_have_count(4)
     assert cells.count() == 2 * 50 * 8
     assert (
-        page.evaluate("document.activeElement.closest('tbody').querySelector('h3').textContent")
+        page.evaluate(
+            "document.activeElement.closest('tbody').querySelector('[role=heading]').textContent"
+        )
         == name
     )
     assert_not_reloaded(page)

@@ -93,7 +93,10 @@ def test_sorted_by_impact_a_change_of_rank_comes_first_then_the_larger_score_cha
     assert rows(mod_client, BY_IMPACT) == [queue[n].pk for n in names]
     page = mod_client.get(BY_IMPACT).content.decode()
     assert "Alpha PA 80 → 40, rank 1 → 2" in page
-    chosen = r'<li class="selected">\s*<a href="\?sort=impact">Largest impact of upholding first'
+    chosen = (
+        r'<li class="selected"><a href="\?sort=impact" aria-current="true">'
+        r"Largest impact of upholding first"
+    )
     assert re.search(chosen, page)
 
 

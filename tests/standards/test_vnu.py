@@ -19,15 +19,6 @@ pytestmark = pytest.mark.django_db
 VNU = Path(settings.BASE_DIR) / "tools/node_modules/vnu-jar/build/dist/vnu.jar"
 # htmx's attributes (not HTML's; htmx reads them)
 FILTER = r".*Attribute “hx-[a-z-]+” not allowed.*"
-# The matrix's category rows (web/pages/matrix.py, reshaped on another branch) still hold h3/h4
-# inside their th. Tolerated on the arena pages alone, for these messages alone, so every other
-# error still fails; delete an entry once the matrix builder names its rows with
-# ``role="heading"`` spans as the compare and product pages do.
-MATRIX_PENDING = {
-    (page, f"The element “{tag}” must not appear as a descendant of the “th” element.")
-    for page in ("arena", "matrix")
-    for tag in ("h3", "h4")
-}
 
 
 def vnu_errors(folder: Path) -> dict[str, list[str]]:
@@ -50,8 +41,6 @@ def vnu_errors(folder: Path) -> dict[str, list[str]]:
     for message in messages:
         name = Path(message.get("url", "")).stem
         key = (name, message["message"])
-        if key in MATRIX_PENDING and '-left"><h' in message.get("extract", ""):
-            continue
         seen[key] = seen.get(key, 0) + 1
         if seen[key] == 1:  # each message once per page, at its first place
             found.setdefault(name, []).append(

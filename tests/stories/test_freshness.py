@@ -280,7 +280,7 @@ def test_evidence_with_a_link_shows_it_for_visitors_to_follow_safely(client, on_
         '<a class="evidence-link" href="https://example.com/proof" rel="nofollow ugc noopener">'
         in html
     )
-    assert '<time datetime="2026-03-01">2026-03-01</time>' in html
+    assert '<time class="evidence-checked" datetime="2026-03-01">checked 2026-03-01</time>' in html
 
 
 def test_the_arena_page_filters_to_stale_stories_in_place_and_plainly(

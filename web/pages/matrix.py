@@ -105,7 +105,8 @@ def _category_head(block: CategoryBlock, matrix_links: links.MatrixLinks) -> str
             f"Show {count}"
             f'<span class="visually-hidden"> of {name}</span></a>'
         )
-    return f'<div class="sticky-left"><h3>{name}</h3>{extra}</div>'
+    # (a heading to assistive tech; no h3 may sit in a th)
+    return f'<div class="sticky-left"><span class="row-heading" role="heading" aria-level="3">{name}</span>{extra}</div>'
 
 
 def _phone_more(block: CategoryBlock, ncols: int, links_: links.MatrixLinks) -> str:
@@ -154,7 +155,8 @@ def _tbody(
                 hide = " mx-more" if fold and shown >= PHONE_STORIES else ""
                 out.append(
                     f'<tr class="sub-row{hide}"><th colspan="{ncols}" scope="colgroup">'
-                    f'<div class="sticky-left"><h4>{esc(name_of(group.subgroup))}</h4></div></th></tr>'
+                    f'<div class="sticky-left"><span class="row-heading" role="heading" aria-level="4">'
+                    f"{esc(name_of(group.subgroup))}</span></div></th></tr>"
                 )
             rows = rows_of(group.rows)
             out.extend(_phone_fold(rows, shown) if fold else rows)
