@@ -167,3 +167,20 @@ def split_source_ids(text: str) -> list[tuple[str, bool]]:
     if at < len(text):
         pieces.append((text[at:], False))
     return pieces
+
+
+# Initialisms the published pages spell as a slug turned back into words ("Ai integrations",
+# "Api quality"): the pages show them as they are written everywhere else.
+_INITIALISMS = {
+    w.lower(): w for w in ("AI", "API", "APIs", "SDK", "SDKs", "LLM", "LLMs", "UI", "CLI", "HTTP")
+}
+
+
+def heading_name(text: str) -> str:
+    """A heading's name with its initialisms in capitals (``Ai integrations`` → ``AI integrations``);
+    words already in capitals, and every other word, as they are."""
+    words = text.split(" ")
+    return " ".join(
+        _INITIALISMS[w.lower()] if w.lower() in _INITIALISMS and w[1:] == w[1:].lower() else w
+        for w in words
+    )

@@ -10,6 +10,7 @@ from arena.importer.cursor import Cursor
 from arena.importer.limits import clip, fit, number
 from arena.importer.records import CellDetail, ComparePage, CompareStory, Evidence
 from arena.scoring import DRAWN
+from arena.text import heading_name
 from stories.values import CellValue, Proof, Verdict, parse_quality
 
 _STORY_RE = re.compile(r"([0-9]+)\. (.+)")
@@ -52,7 +53,7 @@ def parse_compare(
         elif line.startswith(" "):
             raise cur.error(f"unexpected indented line {line.strip()[:60]!r} outside a story")
         else:
-            group = line.strip()
+            group = heading_name(line.strip())
 
 
 def _story(

@@ -9,7 +9,7 @@ import re
 from arena.importer.cursor import Cursor
 from arena.importer.limits import fit, short, slug
 from arena.importer.records import CategoryRecord, MatrixStory
-from arena.text import arena_slugify
+from arena.text import arena_slugify, heading_name
 from stories.values import CellValue
 
 
@@ -145,7 +145,7 @@ class StoryMatrix:
             return
         if self.category is None:
             raise cur.error(f"unexpected line {line[:60]!r} before the first category")
-        group = self.group = line.strip()
+        group = self.group = heading_name(line.strip())
         if group in self.group_lines:
             raise cur.error(
                 f"sub-group {short(group)} appears twice in category {short(self.category)} "

@@ -550,3 +550,11 @@ def test_bytes_that_are_not_utf8_name_file_and_line(tmp_path, seed_files, bom):
 def test_a_byte_order_mark_is_ignored(tmp_path, seed_files, seed_record):
     files = _write(tmp_path, seed_files, "003", lambda t: "\ufeff" + t)
     assert read_arena(files).overview.stories == seed_record.overview.stories
+
+
+def test_sub_groups_keep_their_initialisms_in_capitals(seeded_arena):
+    from arena.models import SubGroup
+
+    names = set(SubGroup.objects.filter(category__arena=seeded_arena).values_list("name", flat=True))
+    assert {"AI integrations", "API quality"} <= names
+    assert not {"Ai integrations", "Api quality"} & names
