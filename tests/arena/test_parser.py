@@ -555,6 +555,8 @@ def test_a_byte_order_mark_is_ignored(tmp_path, seed_files, seed_record):
 def test_sub_groups_keep_their_initialisms_in_capitals(seeded_arena):
     from arena.models import SubGroup
 
-    names = set(SubGroup.objects.filter(category__arena=seeded_arena).values_list("name", flat=True))
+    names = set(
+        SubGroup.objects.filter(category__arena=seeded_arena).values_list("name", flat=True)
+    )
     assert {"AI integrations", "API quality"} <= names
     assert not {"Ai integrations", "Api quality"} & names
