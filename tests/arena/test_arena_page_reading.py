@@ -218,7 +218,22 @@ def test_a_long_head_to_head_sends_its_rounds_cards_on_demand(
         assert 'class="cell-card"' not in get(client, f"{url}?open={odd}").content.decode()
 
 
-def test_a_short_head_to_head_keeps_its_cards_in_the_page(client, seeded_arena):
-    html = get(client, f"{ARENA}vs/inngest-vs-hatchet/").content.decode()
-    assert html.count('class="cell-card"') == 2 * html.count('<tr id="story-')
-    assert "toggle once" not in html
+def test_a_whole_arenas_head_to_head_sends_its_cards_on_demand_and_links_to_them(
+    client, seeded_arena
+):
+    # the bundled arena's 53 stories: the verdict rows are in the page, the cards are not (a
+    # phone would spend its first seconds laying them out); a visitor without script reaches
+    # each round's cards by its link, and every card through "Expand all"
+    url = f"{ARENA}vs/inngest-vs-hatchet/"
+    html = get(client, url).content.decode()
+    rounds = re.findall(r'<tr id="story-(\d+)"', html)
+    assert len(rounds) > 40 and 'class="cell-card"' not in html
+    assert html.count('hx-trigger="toggle once"') == len(rounds)
+    first = rounds[0]
+    assert f'<a href="{url}?open={first}#story-{first}">' in html
+    page = get(client, f"{url}?open={first}").content.decode()
+    assert page.count('class="cell-card"') == 2 and page.count('<details class="why" open>') == 1
+    assert f'<a href="{url}?open=all">Expand all</a>' in html
+    everything = get(client, f"{url}?open=all").content.decode()
+    assert everything.count('class="cell-card"') == 2 * len(rounds)
+    assert "toggle once" not in everything
