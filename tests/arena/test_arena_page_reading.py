@@ -237,3 +237,19 @@ def test_a_whole_arenas_head_to_head_sends_its_cards_on_demand_and_links_to_them
     everything = get(client, f"{url}?open=all").content.decode()
     assert everything.count('class="cell-card"') == 2 * len(rounds)
     assert "toggle once" not in everything
+
+
+def test_a_whole_arenas_head_to_head_folds_its_categories_but_the_first(client, seeded_arena):
+    # every round is in the page, under its category's heading and tally; only the first
+    # category (and the one holding a round opened by its link) is unfolded
+    url = f"{ARENA}vs/inngest-vs-hatchet/"
+    html = get(client, url).content.decode()
+    folds = re.findall(r'<details class="cat-fold"( open)?><summary class="cat-head"><h2 ', html)
+    assert len(folds) == html.count('<section class="h2h-category"') > 2
+    assert folds[0] == " open" and set(folds[1:]) == {""}
+    last = re.findall(r'<tr id="story-(\d+)"', html)[-1]
+    page = get(client, f"{url}?open={last}").content.decode()
+    opened = re.findall(r'<details class="cat-fold"( open)?>', page)
+    assert opened[0] == opened[-1] == " open" and opened.count(" open") == 2
+    # the expanded view folds nothing
+    assert "cat-fold" not in get(client, f"{url}?open=all").content.decode()
