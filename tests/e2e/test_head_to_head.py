@@ -182,6 +182,24 @@ def test_a_round_unfolds_its_rationale_and_evidence(live_server, seeded_arena, o
         assert page.problems == []
 
 
+def test_a_folded_category_opens_with_or_without_javascript(live_server, seeded_arena, open_page):
+    for js in (True, False):
+        page = open_page(js=js, viewport=PHONE)
+        page.goto(live_server.url + SEED)
+        folds = page.locator("details.cat-fold")
+        assert folds.first.get_attribute("open") is not None
+        folded = folds.nth(1)
+        assert folded.get_attribute("open") is None
+        row = folded.locator("tr.round").first
+        assert not row.is_visible()
+        folded.locator("summary.cat-head").click()
+        expect(row).to_be_visible()
+        expect(row.get_by_role("link").first).to_be_visible()  # its story's page
+        if js:  # (axe runs as a script in the page)
+            assert violations(page) == []
+        assert page.problems == []
+
+
 def test_expand_all_unfolds_every_round(live_server, seeded_arena, open_page, artifacts):
     page = open_page(js=False)
     page.goto(live_server.url + SEED + "?diff=1")
