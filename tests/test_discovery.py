@@ -175,13 +175,22 @@ def test_a_hostile_product_name_stays_inside_its_attributes(client, seeded_arena
 
 
 def test_pages_that_are_not_public_ask_not_to_be_indexed(client, seeded_arena):
+    response = client.get("/no-such-page/")
+    assert response.status_code == 404
+    head = Head(response.content.decode())
+    assert head.content("robots") == ["noindex"]
+    assert head.canonical() == [] and head.content("og:title") == []
+
+
+def test_a_flag_form_is_readable_and_folds_into_its_cell_page(client, seeded_arena):
+    # one form per cell: indexable (no noindex), its canonical the cell's proof page, so a search
+    # engine lists the cell, not its form
     cell = Cell.objects.filter(story__arena=seeded_arena).first()
-    for url, status in ((f"/cells/{cell.pk}/flag/", 200), ("/no-such-page/", 404)):
-        response = client.get(url)
-        assert response.status_code == status
-        head = Head(response.content.decode())
-        assert head.content("robots") == ["noindex"], url
-        assert head.canonical() == [] and head.content("og:title") == [], url
+    head = head_of(client, f"/cells/{cell.pk}/flag/")
+    assert head.content("robots") == []
+    assert head.canonical() == [f"http://testserver/cells/{cell.pk}/"]
+    assert head.content("og:url") == head.canonical()
+    assert head_of(client, f"/cells/{cell.pk}/").canonical() == head.canonical()
 
 
 def test_site_url_names_the_public_origin(client, seeded_arena, settings):
@@ -224,7 +233,7 @@ def test_robots_txt_lets_crawlers_read_the_public_pages_and_names_the_sitemap(cl
     assert response["Content-Type"] == "text/plain; charset=utf-8"
     text = response.content.decode()
     assert "Sitemap: http://testserver/sitemap.xml" in text.splitlines()
-    assert "Disallow: /cells/*/flag/" in text.splitlines()  # (robotparser reads no wildcard)
+    assert "/flag/" not in text  # the flag forms may be read (their canonical is their cell)
     robots = RobotFileParser()
     robots.parse(text.splitlines())
     for url, allowed in [
@@ -232,6 +241,7 @@ def test_robots_txt_lets_crawlers_read_the_public_pages_and_names_the_sitemap(cl
         (ARENA, True),
         (f"{ARENA}vs/inngest-vs-hatchet/", True),
         ("/cells/1/", True),
+        ("/cells/1/flag/", True),
         ("/changes/", True),
         ("/sitemap.xml", True),
         ("/api/arenas/", True),

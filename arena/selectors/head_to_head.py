@@ -51,7 +51,9 @@ class CompareRow:
 
 # A head-to-head with more rounds than this shows its rounds' rationale and evidence on demand:
 # each round's cards load when it is opened (``?open=<story>``), or all of them with ``open=all``.
-HEAD_TO_HEAD_INLINE = 60
+# A dozen rounds' cards weigh little; a whole arena's (the bundled one's 53 rounds, some 5,000
+# elements) keep a phone's main thread busy long enough to delay its first taps.
+HEAD_TO_HEAD_INLINE = 12
 
 
 @dataclass

@@ -221,7 +221,38 @@ def test_a_long_head_to_head_sends_its_rounds_cards_on_demand(
         assert 'class="cell-card"' not in get(client, f"{url}?open={odd}").content.decode()
 
 
-def test_a_short_head_to_head_keeps_its_cards_in_the_page(client, seeded_arena):
-    html = get(client, f"{ARENA}vs/inngest-vs-hatchet/").content.decode()
-    assert html.count('class="cell-card"') == 2 * html.count('<tr id="story-')
-    assert "toggle once" not in html
+def test_a_whole_arenas_head_to_head_sends_its_cards_on_demand_and_links_to_them(
+    client, seeded_arena
+):
+    # the bundled arena's 53 stories: the verdict rows are in the page, the cards are not (a
+    # phone would spend its first seconds laying them out); a visitor without script reaches
+    # each round's cards by its link, and every card through "Expand all"
+    url = f"{ARENA}vs/inngest-vs-hatchet/"
+    html = get(client, url).content.decode()
+    rounds = re.findall(r'<tr id="story-(\d+)"', html)
+    assert len(rounds) > 40 and 'class="cell-card"' not in html
+    assert html.count('hx-trigger="toggle once"') == len(rounds)
+    first = rounds[0]
+    assert f'<a href="{url}?open={first}#story-{first}">' in html
+    page = get(client, f"{url}?open={first}").content.decode()
+    assert page.count('class="cell-card"') == 2 and page.count('<details class="why" open>') == 1
+    assert f'<a href="{url}?open=all">Expand all</a>' in html
+    everything = get(client, f"{url}?open=all").content.decode()
+    assert everything.count('class="cell-card"') == 2 * len(rounds)
+    assert "toggle once" not in everything
+
+
+def test_a_whole_arenas_head_to_head_folds_its_categories_but_the_first(client, seeded_arena):
+    # every round is in the page, under its category's heading and tally; only the first
+    # category (and the one holding a round opened by its link) is unfolded
+    url = f"{ARENA}vs/inngest-vs-hatchet/"
+    html = get(client, url).content.decode()
+    folds = re.findall(r'<details class="cat-fold"( open)?><summary class="cat-head"><h2 ', html)
+    assert len(folds) == html.count('<section class="h2h-category"') > 2
+    assert folds[0] == " open" and set(folds[1:]) == {""}
+    last = re.findall(r'<tr id="story-(\d+)"', html)[-1]
+    page = get(client, f"{url}?open={last}").content.decode()
+    opened = re.findall(r'<details class="cat-fold"( open)?>', page)
+    assert opened[0] == opened[-1] == " open" and opened.count(" open") == 2
+    # the expanded view folds nothing
+    assert "cat-fold" not in get(client, f"{url}?open=all").content.decode()

@@ -93,8 +93,8 @@ def test_browse_with_htmx(live_server, seeded_arena, open_page, artifacts):
     assert page.title().startswith("Inngest vs Hatchet")
     agent_loops = page.locator("tr.round").filter(has_text="I run LLM agent loops")
     expect(agent_loops.locator(".h-win")).to_have_text("◀ Inngest wins")
-    agent_loops.locator("summary").click()  # its rationale and evidence unfold
-    assert agent_loops.get_by_role("link", name=re.compile("Flag this verdict")).count() == 2
+    agent_loops.locator("summary").click()  # its rationale and evidence load and unfold
+    expect(agent_loops.get_by_role("link", name=re.compile("Flag this verdict"))).to_have_count(2)
 
     # A proof page from the head-to-head.
     page.get_by_role("link", name="proof for Inngest").first.click()
@@ -159,6 +159,9 @@ def test_browse_without_javascript(live_server, seeded_arena, open_page):
     page.wait_for_url(re.compile(r"/vs/restate-vs-trigger-dev/$"))
     assert page.get_by_role("heading", level=1).inner_text() == "Restate vs Trigger.dev"
     page.locator("tr.round summary").first.click()
+    # (a whole arena's pair: the round's link opens the page with its cards)
+    page.get_by_role("link", name=re.compile("rationale and evidence")).first.click()
+    page.wait_for_url(re.compile(r"\?open=\d+#story-\d+$"))
     page.get_by_role("link", name="proof for Restate").first.click()
     page.wait_for_url(re.compile(r"/cells/\d+/$"))
     assert page.get_by_role("heading", name="Verdict history").is_visible()

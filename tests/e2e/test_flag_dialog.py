@@ -264,7 +264,10 @@ def test_without_javascript_the_flag_is_a_link_to_the_flag_page(
 ):
     page = open_page(js=False)
     page.goto(f"{live_server.url}{ARENA}vs/inngest-vs-hatchet/")
-    page.locator("tr.round summary").first.click()  # a round's cards unfold without JavaScript
+    # a whole arena's round unfolds to a link to the page with its cards, without JavaScript
+    page.locator("tr.round summary").first.click()
+    page.get_by_role("link", name=re.compile("rationale and evidence")).first.click()
+    page.wait_for_url(re.compile(r"\?open=\d+#story-\d+$"))
     control = page.locator(".cell-card a.flag-control").first
     href = control.get_attribute("href")
     control.click()

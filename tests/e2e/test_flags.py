@@ -30,8 +30,12 @@ def file_flag_inline(page, live_server, cell) -> str:
     return the private status URL."""
     page.goto(f"{live_server.url}/arenas/{ARENA}/vs/inngest-vs-hatchet/")
     page.evaluate("window.__marker = 'still here'")
+    # unfold its category (a whole arena's pair shows its first one), then its round, whose
+    # cards load then
+    row = page.locator("tr.round").filter(has_text=STORY)
+    page.locator("section.h2h-category").filter(has=row).locator("summary.cat-head").click()
+    row.locator("summary").click()
     card = page.locator(f"#cell-{cell.pk}")
-    page.locator("tr.round").filter(has=card).locator("summary").click()  # unfold its round
     control = card.get_by_role("link", name=re.compile("Flag"))
     control.click()
     dialog = page.get_by_role("dialog", name="Flag a verdict")

@@ -88,8 +88,14 @@ def test_big_head_to_head_first_screen_heights_and_axe(
         assert_first_screen(page)
         heights[query or "default"] = height(page)
     print(f"30x300 head-to-head heights, {size}: {heights}")
-    # scrolled into the middle of a category, its table's header row stays at the top
-    page.evaluate("window.scrollTo(0, 2500)")
+    # scrolled into the middle of a category (the first: the others are folded), its table's
+    # header row stays at the top
+    page.evaluate(
+        """() => {
+            const r = document.querySelector('.h2h-table').getBoundingClientRect();
+            window.scrollTo(0, window.scrollY + r.top + r.height / 2);
+        }"""
+    )
     header_top = page.evaluate(
         """() => {
             const table = [...document.querySelectorAll('.h2h-table')].find(t => {
@@ -161,11 +167,34 @@ def test_a_round_unfolds_its_rationale_and_evidence(live_server, seeded_arena, o
         card = row.locator("article.cell-card").first
         assert not card.is_visible()
         row.locator("summary").click()
+        if not js:  # the cards are not in the page: their link opens the page with them
+            row.get_by_role("link", name=re.compile("rationale and evidence")).click()
+            page.wait_for_url(re.compile(r"\?open=\d+#story-\d+$"))
+            row = page.locator("tr.round").filter(has_text="I run LLM agent loops").first
+            card = row.locator("article.cell-card").first
         expect(card).to_be_visible()
         assert card.get_by_text("Inngest has dedicated docs for durable agent loops").is_visible()
         assert card.locator(".evidence li").first.is_visible()
         assert card.get_by_role("link", name="proof for Inngest").is_visible()
         assert card.get_by_role("link", name=re.compile("Flag this verdict")).is_visible()
+        if js:  # (axe runs as a script in the page)
+            assert violations(page) == []
+        assert page.problems == []
+
+
+def test_a_folded_category_opens_with_or_without_javascript(live_server, seeded_arena, open_page):
+    for js in (True, False):
+        page = open_page(js=js, viewport=PHONE)
+        page.goto(live_server.url + SEED)
+        folds = page.locator("details.cat-fold")
+        assert folds.first.get_attribute("open") is not None
+        folded = folds.nth(1)
+        assert folded.get_attribute("open") is None
+        row = folded.locator("tr.round").first
+        assert not row.is_visible()
+        folded.locator("summary.cat-head").click()
+        expect(row).to_be_visible()
+        expect(row.get_by_role("link").first).to_be_visible()  # its story's page
         if js:  # (axe runs as a script in the page)
             assert violations(page) == []
         assert page.problems == []
@@ -188,8 +217,9 @@ def test_expand_all_unfolds_every_round(live_server, seeded_arena, open_page, ar
 
 
 def test_printing_shows_every_rationale(live_server, seeded_arena, open_page):
+    # (the cards load on demand: the expanded view, "Expand all", is the one that holds them all)
     page = open_page()
-    page.goto(live_server.url + SEED)
+    page.goto(live_server.url + SEED + "?open=all")
     page.emulate_media(media="print")
     assert page.locator("article.cell-card").first.is_visible()
     assert page.locator("article.cell-card").last.is_visible()

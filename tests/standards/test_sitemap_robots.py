@@ -50,9 +50,7 @@ def test_robots_txt_says_what_we_mean(client, site):
     robots = RobotFileParser()
     robots.parse(response.content.decode().splitlines())
     public = [
-        address(site)
-        for name, address in PAGES.items()
-        if name not in {"flag form", "flag status", "404"}
+        address(site) for name, address in PAGES.items() if name not in {"flag status", "404"}
     ]
     for path in [*public, "/sitemap.xml", "/llms.txt", "/api/arenas/"]:
         assert robots.can_fetch("*", f"http://testserver{path}"), path
@@ -66,10 +64,10 @@ def test_robots_txt_says_what_we_mean(client, site):
     ]:
         assert not robots.can_fetch("*", f"http://testserver{path}"), path
     assert robots.site_maps() == ["http://testserver/sitemap.xml"]
-    # The flag form sits under its public cell (/cells/<id>/flag/): only a wildcard rule names it,
-    # which RFC 9309 crawlers read and Python's parser (prefixes only) cannot; the form's page says
-    # noindex for the rest.
-    assert "Disallow: /cells/*/flag/" in response.content.decode().splitlines()
-    assert robots.can_fetch("*", f"http://testserver/cells/{site['cell'].pk}/")
-    form = client.get(f"/cells/{site['cell'].pk}/flag/").content.decode()
-    assert '<meta name="robots" content="noindex">' in form
+    # The flag form (/cells/<id>/flag/, one per cell) may be read, even by a crawler that knows
+    # wildcards (no rule names it); its canonical link folds it into its cell's page instead.
+    assert "/flag/" not in response.content.decode()
+    cell = site["cell"].pk
+    form = client.get(f"/cells/{cell}/flag/").content.decode()
+    assert 'name="robots"' not in form
+    assert f'<link rel="canonical" href="http://testserver/cells/{cell}/">' in form

@@ -57,14 +57,14 @@ def absolute_url_tag(context: template.Context, path: str) -> str:
 
 # ----------------------------------------------------------------------------- robots.txt
 
-# Crawlers may read every public page; not the admin, the flag forms (one per cell, with a CSRF
-# token), the reporters' secret status links, the moderators' flag API, or the operator's metrics.
+# Crawlers may read every public page, the flag forms too (one per cell: each names its cell's proof
+# page as canonical, which folds it into that page); not the admin, the reporters' secret status
+# links, the moderators' flag API, or the operator's metrics.
 # The admin is named only at its default address: an address of its own (ADMIN_URL) is not published
 # here (its pages say noindex in a header instead, web.http.staff).
 ROBOTS = """\
 User-agent: *
-{admin}Disallow: /cells/*/flag/
-Disallow: /flags/
+{admin}Disallow: /flags/
 Disallow: /api/flags/
 Disallow: /metrics
 Allow: /

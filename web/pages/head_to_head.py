@@ -145,19 +145,38 @@ def _category_id(block: CategoryBlock) -> str:
     return f"cat-{esc(block.slug)}"
 
 
-def _section_head(block: CategoryBlock, cmp: Comparison, names: Names) -> str:
+def _section_head(block: CategoryBlock, cmp: Comparison, names: Names, fold: str | None) -> str:
     """A category's section up to its table: its heading, its tally over all its rounds (and the
-    rounds shown, when only the differences are)."""
+    rounds shown, when only the differences are). ``fold`` (``""``: folded, ``" open"``: open):
+    the heading and tally are the ``<summary>`` of a ``<details>`` that holds the table."""
     cat = block.category
     hid = f"h2h-cat-{int(cat.pk)}"
     tally = category_tally(
         cmp.tallies, cat.pk, block.count, cmp.differences_only, lambda t: _tally_line(t, names)
     )
+    section = f'<section class="h2h-category" id="{_category_id(block)}" aria-labelledby="{hid}">'
+    table = f'<table class="h2h-table" aria-labelledby="{hid}">'
+    if fold is None:
+        return (
+            f'{section}<div class="cat-head"><h2 id="{hid}">{esc(cat.name)}</h2>'
+            f'<p class="cat-tally">{tally}</p></div>{table}'
+        )
     return (
-        f'<section class="h2h-category" id="{_category_id(block)}" aria-labelledby="{hid}">'
-        f'<div class="cat-head"><h2 id="{hid}">{esc(cat.name)}</h2><p class="cat-tally">{tally}'
-        f'</p></div><table class="h2h-table" aria-labelledby="{hid}">'
+        f'{section}<details class="cat-fold"{fold}><summary class="cat-head">'
+        f'<h2 id="{hid}">{esc(cat.name)}</h2><span class="cat-tally">{tally}</span></summary>{table}'
     )
+
+
+def _fold(index: int, block: CategoryBlock, folding: _Folding) -> str | None:
+    """Whether a category's rounds fold (None: they do not, the cards are in the page): a long
+    head-to-head (``lazy``) shows its first category's rounds and the one holding the round
+    ``opened``; the others fold under their heading and tally (in the page, but neither styled
+    nor laid out until opened, which keeps a phone's main thread free)."""
+    if folding.lazy is None:
+        return None
+    rows = (row for group in block.groups for row in group.rows)
+    opened = index == 0 or any(int(row.story.pk) == folding.opened for row in rows)
+    return " open" if opened else ""
 
 
 def head_to_head_tables(
@@ -181,8 +200,9 @@ def head_to_head_tables(
         f'<th scope="col" class="h-b">{names["b"]}</th></tr></thead>'
     )
     out = []
-    for block in cmp.blocks:
-        out.append(f"{_section_head(block, cmp, names)}{head}")
+    for index, block in enumerate(cmp.blocks):
+        fold = _fold(index, block, folding)
+        out.append(f"{_section_head(block, cmp, names, fold)}{head}")
         for group in block.groups:
             out.append("<tbody>")
             if group.subgroup:
@@ -192,7 +212,7 @@ def head_to_head_tables(
                 )
             out.append(_rounds(group.rows, names, arena, folding))
             out.append("</tbody>")
-        out.append("</table></section>")
+        out.append("</table></section>" if fold is None else "</table></details></section>")
     # every interpolated value is escaped or an int
     return mark_safe("".join(out))
 
