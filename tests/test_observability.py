@@ -142,6 +142,7 @@ def test_the_access_log_has_one_json_line_per_request_with_the_page_caches_verdi
 # ---------------------------------------------------------------- /metrics
 
 
+@pytest.mark.django_db  # (the 404 page suggests arenas)
 def test_metrics_do_not_exist_without_a_token(client, settings):
     settings.METRICS_TOKEN = ""
     assert client.get("/metrics").status_code == 404
