@@ -18,6 +18,7 @@ from arena import scoring, selectors
 from arena.selectors.arenas import CountedArena
 from products.models import Product
 from web import params
+from web.pages import links as page_links
 from web.params import HtmxHttpRequest, fragment_asked, links
 
 # The regions of the arena page that htmx swaps in place (the ids of their elements).
@@ -70,6 +71,7 @@ def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     ctx: dict[str, Any] = {
         "arena": found,
         "arena_url": found.get_absolute_url(),
+        "urls": page_links.arena_page_urls(found.slug),  # the other addresses the page links
         # each product's open disputes (the leaderboard's rows, the matrix's heads): one query
         "open_disputes": selectors.arena_open_dispute_counts(arena=found),
         "filters": asked.filters,
