@@ -6,6 +6,7 @@ and this is several times faster than a template (``scripts/bench_builders.py`` 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from django.utils.safestring import SafeString, mark_safe
@@ -13,7 +14,7 @@ from django.utils.safestring import SafeString, mark_safe
 from arena.selectors.cells import CellLine
 from arena.selectors.matrix import CategoryBlock, Matrix, MatrixRow
 from stories import freshness
-from stories.values import Backing
+from stories.values import Backing, Verdict
 from web.pages import links
 from web.pages.badges import BACKING_SYMBOLS, matrix_badge, matrix_words, verdict_class
 from web.pages.cards import flag_control, flag_label, story_name
@@ -33,6 +34,22 @@ PHONE_STORIES = 2
 RowsOf = Callable[[Sequence[MatrixRow]], list[str]]
 
 
+@functools.lru_cache(maxsize=1024)
+def _cell_parts(
+    verdict: str, proof: str | None, quality: int | None, backing: Backing | None
+) -> tuple[str, str, str]:
+    """What a matrix cell writes of its judgement, the same few dozen strings for a whole table:
+    its ``<td`` up to its product's name, its badge and backing mark, and its judgement in words
+    after the name (``, full, probed, 9/10, a quote``)."""
+    mark = BACKING_MARKS[backing] if backing is not None else ""
+    backed = f", {esc(backing.label)}" if backing is not None else ""
+    return (
+        f'<td class="{verdict_class(verdict)}" data-p="',
+        f"{matrix_badge(verdict, proof, quality)}{mark}",
+        f", {matrix_words(verdict, proof, quality)}{backed}",
+    )
+
+
 def cells_html(
     cells: Iterable[CellLine], flag_controls: bool, labels: dict[int, str], story: str = ""
 ) -> str:
@@ -44,6 +61,7 @@ def cells_html(
     small "stale" mark, its age on hover."""
     prefix = links.cells_prefix()
     today, days = freshness_now()
+    cutoff = freshness.stale_before(today=today, days=days)
     on = f" on &ldquo;{story}&rdquo;" if story else ""
     out = []
     for c in cells:
@@ -51,24 +69,27 @@ def cells_html(
         label = labels.get(c.product_id)
         if label is None:
             label = labels[c.product_id] = esc(c.product.name)
-        flag = ""
-        if flag_controls:
-            flag = f'<a class="flag-mini" href="{prefix}{pk}/flag/" aria-label="Flag {label}{on}">⚑</a>'
-        as_of: AsOf = getattr(c, "evidence_as_of", NO_DATE)  # (a stand-in may not read it)
-        stale = words_stale = ""
-        if as_of is not NO_DATE and freshness.is_stale(c.verdict, as_of, today=today, days=days):
-            stale = f' <small class="stale-mark" title="{stale_title(as_of, today)}">stale</small>'
-            words_stale = ", stale evidence"
+        verdict = c.verdict
         backing = getattr(c, "backing", None)  # (a stand-in may not know it)
-        mark = BACKING_MARKS[backing] if backing is not None else ""
-        backed = f", {esc(backing.label)}" if backing is not None else ""
-        words = matrix_words(c.verdict, c.proof, c.quality)
-        out.append(
-            f'<td class="{verdict_class(c.verdict)}" data-p="{label}"><a href="{prefix}{pk}/">'
-            f"{matrix_badge(c.verdict, c.proof, c.quality)}{mark}{stale}"
-            f'<span class="visually-hidden">: {label}, {words}{backed}{words_stale}</span></a>'
-            f"{flag}</td>"
-        )
+        td, badge, words = _cell_parts(verdict, c.proof, c.quality, backing)
+        as_of: AsOf = getattr(c, "evidence_as_of", NO_DATE)  # (a stand-in may not read it)
+        # (``freshness.is_stale`` with its cut-off date worked out once for the whole table)
+        if as_of is not NO_DATE and verdict != Verdict.NA and (as_of is None or as_of < cutoff):
+            out.append(
+                f'{td}{label}"><a href="{prefix}{pk}/">{badge}'
+                f' <small class="stale-mark" title="{stale_title(as_of, today)}">stale</small>'
+                f'<span class="visually-hidden">: {label}{words}, stale evidence</span></a>'
+            )
+        else:
+            out.append(
+                f'{td}{label}"><a href="{prefix}{pk}/">{badge}'
+                f'<span class="visually-hidden">: {label}{words}</span></a>'
+            )
+        if flag_controls:
+            out.append(
+                f'<a class="flag-mini" href="{prefix}{pk}/flag/" aria-label="Flag {label}{on}">⚑</a>'
+            )
+        out.append("</td>")
     return "".join(out)
 
 
