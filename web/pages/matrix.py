@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import date
 
 from django.utils.safestring import SafeString, mark_safe
 
@@ -50,18 +51,31 @@ def _cell_parts(
     )
 
 
+# Where a table's cells link and when their evidence goes stale: the cells' URL prefix, today and
+# the stale cut-off date (``freshness.stale_before``), worked out once per table, not per row.
+type CellsAt = tuple[str, date, date]
+
+
+def cells_at() -> CellsAt:
+    """See ``CellsAt``."""
+    today, days = freshness_now()
+    return links.cells_prefix(), today, freshness.stale_before(today=today, days=days)
+
+
 def cells_html(
-    cells: Iterable[CellLine], flag_controls: bool, labels: dict[int, str], story: str = ""
+    cells: Iterable[CellLine],
+    flag_controls: bool,
+    labels: dict[int, str],
+    story: str = "",
+    at: CellsAt | None = None,
 ) -> str:
     """The ``<td>`` of each cell, linking to its proof page (its marks, then for screen readers
     the product and the judgement in words) and, with ``flag_controls``, with a small flag control named for the
     product and ``story`` (the story's escaped short name). ``labels``: products' escaped names
     by key, filled as they come; each ``<td>`` carries its product's name (``data-p``), which
     a phone's story card shows beside the verdict. A cell whose evidence is stale carries a
-    small "stale" mark, its age on hover."""
-    prefix = links.cells_prefix()
-    today, days = freshness_now()
-    cutoff = freshness.stale_before(today=today, days=days)
+    small "stale" mark, its age on hover. ``at``: ``cells_at()`` when the caller writes many rows."""
+    prefix, today, cutoff = at or cells_at()
     on = f" on &ldquo;{story}&rdquo;" if story else ""
     out = []
     for c in cells:
@@ -215,6 +229,7 @@ def _story_rows(arena: str) -> RowsOf:
     stories = links.url_prefix("story-detail", arena)
     personas: dict[int, str] = {}
     labels: dict[int, str] = {}
+    at = cells_at()
 
     def rows_of(rows: Sequence[MatrixRow]) -> list[str]:
         out = []
@@ -227,7 +242,7 @@ def _story_rows(arena: str) -> RowsOf:
             out.append(
                 f'<tr><th scope="row" class="story-col"><a href="{stories}{int(story.pk)}/">'
                 f'{esc(story.text)}</a> <span class="persona-inline">{persona}</span></th>'
-                f"{cells_html(row.cells, True, labels, name)}</tr>"
+                f"{cells_html(row.cells, True, labels, name, at)}</tr>"
             )
         return out
 
@@ -275,6 +290,7 @@ def product_rows(rows: Iterable[MatrixRow], arena: str) -> SafeString:
     arena's slug, for the story links)."""
     stories = links.url_prefix("story-detail", arena)
     labels: dict[int, str] = {}
+    at = cells_at()
     out = []
     for row in rows:
         story = row.story
@@ -286,7 +302,7 @@ def product_rows(rows: Iterable[MatrixRow], arena: str) -> SafeString:
         out.append(
             f'<tr><th scope="row" class="story-col"><a href="{stories}{int(story.pk)}/">'
             f'{esc(story.text)}</a><span class="persona-inline">{persona}</span></th>'
-            f'<td class="persona">{persona}</td>{cells_html(row.cells, False, labels)}'
+            f'<td class="persona">{persona}</td>{cells_html(row.cells, False, labels, at=at)}'
             f'<td class="actions">{controls}</td></tr>'
         )
     return mark_safe("\n".join(out))  # every interpolated value is escaped or an int
