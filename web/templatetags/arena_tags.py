@@ -90,6 +90,7 @@ for _tag in (
     leaderboard.range_group_notes,
     weights.weights_summary,
     weights.weights_controls,
+    weights.weights_presets,
     arena_cards.persona_cards,
     arena_cards.adjacent_cards,
     arena_cards.first_place,
