@@ -94,6 +94,17 @@ def _card(r: PersonaResult, arena: str, winners: str, spread: str) -> str:
     )
 
 
+def persona_names(persona_results: Iterable[PersonaResult]) -> SafeString:
+    """``<span class="nw">dev</span> (Developer), ... and ...``: the user types of the "Best by
+    user type" cards, by slug and label."""
+    names = [
+        f'<span class="nw">{esc(r.persona.slug)}</span> ({esc(r.persona.label)})'
+        for r in persona_results
+    ]
+    text = f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else "".join(names)
+    return mark_safe(text)  # every interpolated value is escaped
+
+
 def persona_cards(
     persona_results: Iterable[PersonaResult], arena: str, board: Leaderboard | None = None
 ) -> SafeString:
