@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from arena import scoring
@@ -146,7 +145,7 @@ def adjacent_cards(adjacent: Iterable[AdjacentArena]) -> SafeString:
     is on this site; one that is not says "(no page yet)" and links a search for its name and the
     home page's list of arenas."""
     arenas = links.arenas_prefix()
-    home = reverse("home")
+    home = links.site_url("home")
     out = []
     for a in adjacent:
         slug = getattr(a, "slug", None)  # set by ``arena_adjacent_list`` when it is on this site

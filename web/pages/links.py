@@ -30,6 +30,17 @@ def url_prefix(name: str, *args: str) -> str:
     return _url_prefix(get_script_prefix(), name, *args)
 
 
+@functools.lru_cache(maxsize=64)
+def _site_url(script_prefix: str, name: str) -> str:
+    return reverse(name)
+
+
+def site_url(name: str) -> str:
+    """The address of the view ``name`` that takes no argument (``/``, ``/search/``): reversed
+    once per script prefix, not on every render."""
+    return _site_url(get_script_prefix(), name)
+
+
 def cells_prefix() -> str:
     """``/cells/``: a cell's proof page is ``<prefix><pk>/``, its flag page ``<prefix><pk>/flag/``."""
     return url_prefix("cell-detail")
