@@ -12,6 +12,11 @@ project root:
     .venv/bin/python scripts/bench_cold.py                  # 3 rounds of 2 s each
     .venv/bin/python scripts/bench_cold.py --rounds 5 --duration 3
     .venv/bin/python scripts/bench_cold.py --database /tmp/db.sqlite3   # reuse a built database
+    .venv/bin/python scripts/bench_cold.py --cpu 300        # worker CPU per request instead
+
+``--cpu N`` measures what the load on the machine disturbs least: the gunicorn worker's own CPU
+time (utime + stime from /proc/<pid>/stat) over N sequential requests to each URL, best of
+``--rounds``, in milliseconds per request and as a ratio to /healthz's.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from bench_tools import (
     SERVER_ENV,
     SERVER_ERRORS,
     Stats,
+    fetch,
     gunicorn,
     markdown_table,
     ms,
@@ -99,11 +105,67 @@ def cold_ratios(
     return rows
 
 
+def worker_pid(base: str) -> int:
+    """The pid of the sync worker of the gunicorn bound to ``base``'s port (the forked child of
+    the master; both carry the bind address on their command line)."""
+    bind = base.removeprefix("http://").encode()
+    found: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if bind not in (entry / "cmdline").read_bytes():
+                continue
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        found[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    workers = [pid for pid, parent in found.items() if parent in found]
+    if len(workers) != 1:
+        raise RuntimeError(f"expected one gunicorn worker on {bind!r}, found {workers}")
+    return workers[0]
+
+
+def cpu_seconds(pid: int) -> float:
+    """The process's user + system CPU time so far, in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_per_request(base: str, pid: int, path: str, requests: int) -> float:
+    """The worker's CPU milliseconds per request over ``requests`` sequential requests."""
+    before = cpu_seconds(pid)
+    for _ in range(requests):
+        reply = fetch(base, path)
+        if reply.status != 200:
+            raise RuntimeError(f"{path}: {reply.status}")
+    return (cpu_seconds(pid) - before) * 1000 / requests
+
+
+def cpu_ratios(base: str, paths: Sequence[str], *, rounds: int, requests: int) -> list[list[str]]:
+    """Per path: the worker's best CPU ms per request over ``rounds`` runs, against /healthz's."""
+    pid = worker_pid(base)
+    for path in ["/healthz", *paths]:  # warm every path's code and queries once
+        cpu_per_request(base, pid, path, 5)
+    ref = min(cpu_per_request(base, pid, "/healthz", requests) for _ in range(rounds))
+    rows = [["/healthz", f"{ref:.2f}", "1.0×"]]
+    for path in paths:
+        best = min(cpu_per_request(base, pid, path, requests) for _ in range(rounds))
+        rows.append([path, f"{best:.2f}", ratio(best / ref if ref else None)])
+    return rows
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="healthz/page pairs per arena")
     parser.add_argument("--duration", type=float, default=2, help="seconds of each wrk run")
     parser.add_argument("--connections", type=int, default=2, help="wrk connections")
+    parser.add_argument(
+        "--cpu",
+        type=int,
+        metavar="N",
+        help="measure the worker's CPU per request over N sequential requests instead of wrk",
+    )
     parser.add_argument(
         "--database", type=Path, help="a SQLite file to build once and reuse (default: temporary)"
     )
@@ -122,6 +184,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     build_database(database)
     paths = [f"/arenas/{SEED_SLUG}/", f"/arenas/{BIG_SLUG}/"]
     with gunicorn({**SERVER_ENV, "PAGE_CACHE": "0"}) as base:
+        if args.cpu:
+            cpu_rows = cpu_ratios(base, paths, rounds=args.rounds, requests=args.cpu)
+            say(
+                f"## Worker CPU per request, cold (PAGE_CACHE=0)\n\ngunicorn, 1 sync worker, "
+                f"DEBUG=0, SQLite; {args.cpu} sequential requests per URL, best of "
+                f"{args.rounds}.\n"
+            )
+            say(markdown_table(["URL", "CPU ms / request", "×healthz"], cpu_rows))
+            tmp.cleanup()
+            return
         rows = cold_ratios(
             base,
             paths,

@@ -12,7 +12,7 @@ from django.db.models import Exists, OuterRef, QuerySet, Subquery
 
 from arena.models import AdjacentArena, Arena, Category, Persona, PersonaResult, ProductScore
 from arena.selectors.compiled import CompiledRead, arena_rows_read, model_fields, model_of
-from arena.selectors.counts import row_count
+from arena.selectors.counts import row_count, summary_count, summary_read
 from arena.text import arena_slugify
 from products.models import Product
 from stories.models import Cell, CellChange, Story
@@ -68,9 +68,20 @@ def _newest_or_oldest(order: str) -> Subquery:
     return Subquery(cells.order_by(order).values("evidence_as_of")[:1])
 
 
-def arena_list() -> QuerySet[CountedArena]:
-    """Arenas with their product, story and judged-cell counts and the leader's name (one
-    query)."""
+def _judged_counts() -> dict[str, Any]:
+    """The judged cells' counts and evidence days, a subquery each (what ``arena_list`` reads;
+    ``arena_get`` reads them in one, ``summary_count``)."""
+    return {
+        # the cells themselves, not stories × products: an n/a cell is no judgement of
+        # evidence, and a missing cell is none at all
+        "cell_count": row_count(_judged, per="story__arena"),
+        "na_count": row_count(_judged.filter(verdict=Verdict.NA), per="story__arena"),
+        "evidence_oldest": _newest_or_oldest("evidence_as_of"),
+        "evidence_newest": _newest_or_oldest("-evidence_as_of"),
+    }
+
+
+def _counted(cell_counts: dict[str, Any]) -> QuerySet[CountedArena]:
     leader = ProductScore.objects.filter(arena=OuterRef("pk"), rank=1)
     second = ProductScore.objects.filter(arena=OuterRef("pk"), rank=2)
     return cast(
@@ -81,12 +92,7 @@ def arena_list() -> QuerySet[CountedArena]:
             # the default managers leave out retired products and stories (kept on record only)
             product_count=row_count(Product.objects.filter(arena=OuterRef("pk")), per="arena"),
             story_count=row_count(Story.objects.filter(arena=OuterRef("pk")), per="arena"),
-            # the cells themselves, not stories × products: an n/a cell is no judgement of
-            # evidence, and a missing cell is none at all
-            cell_count=row_count(_judged, per="story__arena"),
-            na_count=row_count(_judged.filter(verdict=Verdict.NA), per="story__arena"),
-            evidence_oldest=_newest_or_oldest("evidence_as_of"),
-            evidence_newest=_newest_or_oldest("-evidence_as_of"),
+            **cell_counts,
             last_change=Subquery(
                 CellChange.objects.filter(cell__story__arena=OuterRef("pk"))
                 .exclude(kind=CellChange.Kind.IMPORT)
@@ -101,6 +107,12 @@ def arena_list() -> QuerySet[CountedArena]:
         )
         .order_by("name"),
     )
+
+
+def arena_list() -> QuerySet[CountedArena]:
+    """Arenas with their product, story and judged-cell counts and the leader's name (one
+    query)."""
+    return _counted(_judged_counts())
 
 
 # ``arena_get``'s SQL and parameters, by database alias and whether it reads the close calls, with
@@ -120,7 +132,11 @@ def arena_get(*, slug: str, close_calls: bool = False) -> CountedArena | None:
     alias = router.db_for_read(Arena)
     compiled = _ARENA_GET_SQL.get((alias, close_calls))
     if compiled is None:
-        arenas = arena_list().filter(slug=_SLUG_MARK).using(alias)
+        # the judged cells scanned once, not once per count (a tenth of the query on 9,000 cells)
+        arenas = _counted({"judged_summary": summary_count(_judged, per="story__arena")}).filter(
+            slug=_SLUG_MARK
+        )
+        arenas = arenas.using(alias)
         if close_calls:
             arenas = arenas.defer(None)
         sql, params = arenas.query.get_compiler(alias).as_sql()
@@ -128,7 +144,10 @@ def arena_get(*, slug: str, close_calls: bool = False) -> CountedArena | None:
         _ARENA_GET_SQL[alias, close_calls] = compiled
     sql, params, at = compiled
     found = list(Arena.objects.raw(sql, (*params[:at], slug, *params[at + 1 :])).using(alias))
-    return cast(CountedArena, found[0]) if found else None
+    if not found:
+        return None
+    summary_read(found[0])
+    return cast(CountedArena, found[0])
 
 
 _PRODUCTS = arena_rows_read(Product)

@@ -38,6 +38,10 @@ class Quotes(tuple[Quote, ...]):
 NO_QUOTES = Quotes()
 
 
+# ``Backing`` by value: a dict lookup, not the enum's call, once per matrix cell
+_BACKINGS: dict[str, Backing] = {b.value: b for b in Backing}
+
+
 @dataclass(slots=True)  # (not frozen: a frozen dataclass costs 3× as much to build, 9,000 times)
 class CellLine:
     """What a page shows of a cell: a lighter stand-in for ``stories.Cell`` (the big arena's matrix
@@ -70,7 +74,7 @@ class CellLine:
     def backing(self) -> Backing:
         """What backs it (``stories.values.backing_of``)."""
         if self.backing_read is not None:
-            return Backing(self.backing_read)
+            return _BACKINGS[self.backing_read]
         quotes = len(self.evidence) if self.detail_published else 0
         return backing_of(published=self.detail_published, rationale=self.rationale, quotes=quotes)
 

@@ -5,11 +5,14 @@ values of each request, their rows converted as the ORM converts them (JSON, dat
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections, router
 from django.db.models import Model, QuerySet
+from django.db.models.base import ModelState
+from django.db.models.signals import post_init, pre_init
 
 # Stand-ins for the values while a query is compiled: an int no key has (within every backend's
 # integer range, so no lookup drops it as out of range) and a string no slug or name has.
@@ -122,8 +125,35 @@ def model_fields(model: type[Model], prefix: str = "") -> list[str]:
 def model_of[M: Model](model: type[M], row: Sequence[Any], db: str = DEFAULT_DB_ALIAS) -> M:
     """An instance of ``model`` from the values that ``model_fields`` reads, as the ORM builds it
     from a row of database ``db``."""
-    # (no field names: a row of every concrete field in order, which ``from_db`` takes as it is)
-    return model.from_db(db, None, row)  # type: ignore[arg-type]  # the stubs want the names
+    names = _attnames(model)
+    if names is None or len(row) != len(names) or _init_listened(model):
+        # (no field names: a row of every concrete field in order, which ``from_db`` takes as it is)
+        return model.from_db(db, None, row)  # type: ignore[arg-type]  # the stubs want the names
+    # What ``Model.__init__`` does with a whole row and no keyword, without its per-field
+    # ``setattr``: the fields' values straight into the instance's ``__dict__`` (a new instance
+    # has no cached relation for a foreign key's ``_id`` descriptor to clear), then its state as
+    # ``from_db`` sets it. A page builds dozens of instances so.
+    instance = model.__new__(model)
+    instance.__dict__.update(zip(names, row, strict=True))
+    state = instance._state = ModelState()
+    state.adding = False
+    state.db = db
+    return instance
+
+
+@functools.cache
+def _attnames(model: type[Model]) -> tuple[str, ...] | None:
+    """The attribute names of ``model``'s concrete fields in order; None when the model builds
+    its instances its own way (its own ``__init__`` or ``from_db``): those go through the ORM."""
+    if model.__init__ is not Model.__init__ or model.from_db.__func__ is not Model.from_db.__func__:  # type: ignore[attr-defined]
+        return None
+    return tuple(f.attname for f in model._meta.concrete_fields)
+
+
+def _init_listened(model: type[Model]) -> bool:
+    """Whether something listens to ``model``'s instances being built (``pre_init``,
+    ``post_init``): then they are built by ``Model.__init__``, which sends them."""
+    return pre_init.has_listeners(model) or post_init.has_listeners(model)
 
 
 def arena_rows_read(model: type[Model], *joined: str) -> CompiledRead:

@@ -194,7 +194,9 @@ def _matrix_cells(products: Any, arena: Any = None, stories: Any = None) -> Cell
 _CELLS = CompiledRead(
     Cell,
     lambda **values: (
-        _matrix_cells(**values).with_backing().values_list(*CELL_LINE_FIELDS, "backing")
+        # (unordered: ``arena_matrix`` places each cell by its story and product, so the query
+        # joins neither the arena nor the products to sort them)
+        _matrix_cells(**values).with_backing().order_by().values_list(*CELL_LINE_FIELDS, "backing")
     ),
 )
 

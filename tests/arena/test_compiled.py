@@ -5,6 +5,7 @@ refused."""
 from __future__ import annotations
 
 import pytest
+from django.db.models.signals import post_init
 
 from arena.models import PersonaResult, ProductScore
 from arena.selectors import arena_persona_result_list, arena_product_list, arena_score_list
@@ -92,3 +93,25 @@ def test_model_of_builds_a_saved_instance():
     row = Product.objects.filter(pk=product.pk).values_list(*model_fields(Product)).get()
     built = model_of(Product, row)
     assert built == product and built.name == product.name and not built._state.adding
+    assert built._state.db == "default"
+    # every field as the ORM reads it, the foreign key's id and its related object included
+    assert {f.attname: getattr(built, f.attname) for f in Product._meta.concrete_fields} == {
+        f.attname: getattr(product, f.attname) for f in Product._meta.concrete_fields
+    }
+    assert built.arena == product.arena
+
+
+def test_model_of_goes_through_the_orm_when_something_listens_to_instances_being_built():
+    product = ProductFactory()
+    row = Product.objects.filter(pk=product.pk).values_list(*model_fields(Product)).get()
+    seen = []
+
+    def listener(sender, instance, **kwargs):
+        seen.append(instance)
+
+    post_init.connect(listener, sender=Product)
+    try:
+        built = model_of(Product, row)
+    finally:
+        post_init.disconnect(listener, sender=Product)
+    assert seen == [built] and built == product and not built._state.adding

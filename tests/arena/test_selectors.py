@@ -4,6 +4,7 @@ matrix builder and the one grouping of stories under their headings."""
 from __future__ import annotations
 
 import inspect
+from datetime import date
 from types import SimpleNamespace
 
 import pytest
@@ -236,3 +237,23 @@ def test_arena_get_reads_as_the_arena_list_does():
     assert [getattr(got, f) for f in fields] == [getattr(listed, f) for f in fields]
     assert selectors.arena_get(slug="no-such-arena") is None
     assert selectors.arena_get(slug="x' OR 1=1 --") is None
+
+
+@pytest.mark.django_db
+def test_arena_get_counts_the_judged_cells_in_one_scan_as_the_list_does_apart():
+    """``arena_get`` reads the cell counts and evidence days from one scan of the cells; they are
+    those of ``arena_list``'s separate counts: the n/a cells counted, their days left out."""
+    story = StoryFactory()
+    second = StoryFactory(arena=story.arena, category=story.category)
+    CellFactory(story=story, evidence_as_of=date(2026, 3, 1))
+    CellFactory(story=second, evidence_as_of=date(2026, 5, 9))
+    CellFactory(story=second, na=True, evidence_as_of=date(2020, 1, 1))  # n/a: not a day
+    CellFactory(story=story, evidence_as_of=None)
+    empty = ArenaFactory()  # no cells at all
+    fields = ("cell_count", "na_count", "evidence_oldest", "evidence_newest")
+    got = selectors.arena_get(slug=story.arena.slug)
+    listed = selectors.arena_list().get(slug=story.arena.slug)
+    assert [getattr(got, f) for f in fields] == [4, 1, date(2026, 3, 1), date(2026, 5, 9)]
+    assert [getattr(listed, f) for f in fields] == [getattr(got, f) for f in fields]
+    got_empty = selectors.arena_get(slug=empty.slug)
+    assert [getattr(got_empty, f) for f in fields] == [0, 0, None, None]

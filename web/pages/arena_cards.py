@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from arena import scoring
@@ -94,6 +93,17 @@ def _card(r: PersonaResult, arena: str, winners: str, spread: str) -> str:
     )
 
 
+def persona_names(persona_results: Iterable[PersonaResult]) -> SafeString:
+    """``<span class="nw">dev</span> (Developer), ... and ...``: the user types of the "Best by
+    user type" cards, by slug and label."""
+    names = [
+        f'<span class="nw">{esc(r.persona.slug)}</span> ({esc(r.persona.label)})'
+        for r in persona_results
+    ]
+    text = f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else "".join(names)
+    return mark_safe(text)  # every interpolated value is escaped
+
+
 def persona_cards(
     persona_results: Iterable[PersonaResult], arena: str, board: Leaderboard | None = None
 ) -> SafeString:
@@ -135,7 +145,7 @@ def adjacent_cards(adjacent: Iterable[AdjacentArena]) -> SafeString:
     is on this site; one that is not says "(no page yet)" and links a search for its name and the
     home page's list of arenas."""
     arenas = links.arenas_prefix()
-    home = reverse("home")
+    home = links.site_url("home")
     out = []
     for a in adjacent:
         slug = getattr(a, "slug", None)  # set by ``arena_adjacent_list`` when it is on this site

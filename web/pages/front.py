@@ -6,8 +6,6 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from django.urls import reverse
-
 from arena.selectors.search import Known
 from web.pages import links
 from web.params import SEARCH_Q
@@ -34,7 +32,7 @@ class Suggestion:
 
 def search_url(text: str) -> str:
     """The search page for ``text`` (``/search/?q=…``)."""
-    return reverse("search") + query.query_string([(SEARCH_Q.name, text)])
+    return links.site_url("search") + query.query_string([(SEARCH_Q.name, text)])
 
 
 def _words(path: str) -> list[str]:

@@ -269,3 +269,30 @@ def rank_options(board: Leaderboard) -> SafeString:
             for group, choices in board.options
         )
     )
+
+
+def persona_heads(board: Leaderboard) -> SafeString:
+    """The leaderboard's head cell of each persona's score, the one ranked by marked."""
+    ranked = board.persona
+    sorted_ = ' aria-sort="descending"'
+    return mark_safe(
+        "".join(
+            '<th scope="col" class="num" aria-describedby="term-persona"'
+            f"{sorted_ if persona == ranked else ''}>"
+            f'<span class="col-kind">persona</span> {esc(persona)}</th>'
+            for persona in board.personas
+        )
+    )
+
+
+def tie_notes(board: Leaderboard) -> SafeString:
+    """Under the leaderboard, one ``<li>`` per group of rows sharing a rank: ``=2: A and B tie on
+    PA Score; listed by ...``."""
+    label = esc(board.label)
+    return mark_safe(
+        "".join(
+            f"<li>={int(rank)}: {_product_names(rows)} tie on {label}; listed by "
+            f"{esc(decided_by)}.</li>"
+            for rank, rows, decided_by in board.ties
+        )
+    )

@@ -30,6 +30,17 @@ def url_prefix(name: str, *args: str) -> str:
     return _url_prefix(get_script_prefix(), name, *args)
 
 
+@functools.lru_cache(maxsize=64)
+def _site_url(script_prefix: str, name: str) -> str:
+    return reverse(name)
+
+
+def site_url(name: str) -> str:
+    """The address of the view ``name`` that takes no argument (``/``, ``/search/``): reversed
+    once per script prefix, not on every render."""
+    return _site_url(get_script_prefix(), name)
+
+
 def cells_prefix() -> str:
     """``/cells/``: a cell's proof page is ``<prefix><pk>/``, its flag page ``<prefix><pk>/flag/``."""
     return url_prefix("cell-detail")
@@ -107,6 +118,33 @@ def round_open_url(page: str, story: int) -> str:
 
 
 weights_hx_vals = query.weights_hx_vals
+
+# The arena page's own links ({% url %} costs a reverse each, some 25 µs, on every render): the
+# names of the views that take the arena's slug, and of those that take nothing.
+_ARENA_VIEWS = (
+    "arena-disputes",
+    "arena-disputes-json",
+    "arena-verify",
+    "arena-export-json",
+    "arena-export-csv",
+    "arena-changes-feed",
+    "arena-markdown",
+)
+_SITE_VIEWS = ("home", "methodology", "arena-file-schema", "llms-txt")
+
+
+@functools.lru_cache(maxsize=256)
+def _arena_page_urls(script_prefix: str, arena: str) -> Mapping[str, str]:
+    urls = {name.replace("-", "_"): reverse(name, args=[arena]) for name in _ARENA_VIEWS}
+    urls.update({name.replace("-", "_"): reverse(name) for name in _SITE_VIEWS})
+    return urls
+
+
+def arena_page_urls(arena: str) -> Mapping[str, str]:
+    """The addresses the arena page links (its disputes, exports, feed, the methodology...), by
+    view name with ``_`` for ``-`` (``arena_disputes``): reversed once per script prefix and
+    arena, not on every render."""
+    return _arena_page_urls(get_script_prefix(), arena)
 
 
 @dataclass(frozen=True)

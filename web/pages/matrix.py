@@ -6,14 +6,16 @@ and this is several times faster than a template (``scripts/bench_builders.py`` 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import date
 
 from django.utils.safestring import SafeString, mark_safe
 
 from arena.selectors.cells import CellLine
 from arena.selectors.matrix import CategoryBlock, Matrix, MatrixRow
 from stories import freshness
-from stories.values import Backing
+from stories.values import Backing, Verdict
 from web.pages import links
 from web.pages.badges import BACKING_SYMBOLS, matrix_badge, matrix_words, verdict_class
 from web.pages.cards import flag_control, flag_label, story_name
@@ -33,17 +35,47 @@ PHONE_STORIES = 2
 RowsOf = Callable[[Sequence[MatrixRow]], list[str]]
 
 
+@functools.lru_cache(maxsize=1024)
+def _cell_parts(
+    verdict: str, proof: str | None, quality: int | None, backing: Backing | None
+) -> tuple[str, str, str]:
+    """What a matrix cell writes of its judgement, the same few dozen strings for a whole table:
+    its ``<td`` up to its product's name, its badge and backing mark, and its judgement in words
+    after the name (``, full, probed, 9/10, a quote``)."""
+    mark = BACKING_MARKS[backing] if backing is not None else ""
+    backed = f", {esc(backing.label)}" if backing is not None else ""
+    return (
+        f'<td class="{verdict_class(verdict)}" data-p="',
+        f"{matrix_badge(verdict, proof, quality)}{mark}",
+        f", {matrix_words(verdict, proof, quality)}{backed}",
+    )
+
+
+# Where a table's cells link and when their evidence goes stale: the cells' URL prefix, today and
+# the stale cut-off date (``freshness.stale_before``), worked out once per table, not per row.
+type CellsAt = tuple[str, date, date]
+
+
+def cells_at() -> CellsAt:
+    """See ``CellsAt``."""
+    today, days = freshness_now()
+    return links.cells_prefix(), today, freshness.stale_before(today=today, days=days)
+
+
 def cells_html(
-    cells: Iterable[CellLine], flag_controls: bool, labels: dict[int, str], story: str = ""
+    cells: Iterable[CellLine],
+    flag_controls: bool,
+    labels: dict[int, str],
+    story: str = "",
+    at: CellsAt | None = None,
 ) -> str:
     """The ``<td>`` of each cell, linking to its proof page (its marks, then for screen readers
     the product and the judgement in words) and, with ``flag_controls``, with a small flag control named for the
     product and ``story`` (the story's escaped short name). ``labels``: products' escaped names
     by key, filled as they come; each ``<td>`` carries its product's name (``data-p``), which
     a phone's story card shows beside the verdict. A cell whose evidence is stale carries a
-    small "stale" mark, its age on hover."""
-    prefix = links.cells_prefix()
-    today, days = freshness_now()
+    small "stale" mark, its age on hover. ``at``: ``cells_at()`` when the caller writes many rows."""
+    prefix, today, cutoff = at or cells_at()
     on = f" on &ldquo;{story}&rdquo;" if story else ""
     out = []
     for c in cells:
@@ -51,24 +83,27 @@ def cells_html(
         label = labels.get(c.product_id)
         if label is None:
             label = labels[c.product_id] = esc(c.product.name)
-        flag = ""
-        if flag_controls:
-            flag = f'<a class="flag-mini" href="{prefix}{pk}/flag/" aria-label="Flag {label}{on}">⚑</a>'
-        as_of: AsOf = getattr(c, "evidence_as_of", NO_DATE)  # (a stand-in may not read it)
-        stale = words_stale = ""
-        if as_of is not NO_DATE and freshness.is_stale(c.verdict, as_of, today=today, days=days):
-            stale = f' <small class="stale-mark" title="{stale_title(as_of, today)}">stale</small>'
-            words_stale = ", stale evidence"
+        verdict = c.verdict
         backing = getattr(c, "backing", None)  # (a stand-in may not know it)
-        mark = BACKING_MARKS[backing] if backing is not None else ""
-        backed = f", {esc(backing.label)}" if backing is not None else ""
-        words = matrix_words(c.verdict, c.proof, c.quality)
-        out.append(
-            f'<td class="{verdict_class(c.verdict)}" data-p="{label}"><a href="{prefix}{pk}/">'
-            f"{matrix_badge(c.verdict, c.proof, c.quality)}{mark}{stale}"
-            f'<span class="visually-hidden">: {label}, {words}{backed}{words_stale}</span></a>'
-            f"{flag}</td>"
-        )
+        td, badge, words = _cell_parts(verdict, c.proof, c.quality, backing)
+        as_of: AsOf = getattr(c, "evidence_as_of", NO_DATE)  # (a stand-in may not read it)
+        # (``freshness.is_stale`` with its cut-off date worked out once for the whole table)
+        if as_of is not NO_DATE and verdict != Verdict.NA and (as_of is None or as_of < cutoff):
+            out.append(
+                f'{td}{label}"><a href="{prefix}{pk}/">{badge}'
+                f' <small class="stale-mark" title="{stale_title(as_of, today)}">stale</small>'
+                f'<span class="visually-hidden">: {label}{words}, stale evidence</span></a>'
+            )
+        else:
+            out.append(
+                f'{td}{label}"><a href="{prefix}{pk}/">{badge}'
+                f'<span class="visually-hidden">: {label}{words}</span></a>'
+            )
+        if flag_controls:
+            out.append(
+                f'<a class="flag-mini" href="{prefix}{pk}/flag/" aria-label="Flag {label}{on}">⚑</a>'
+            )
+        out.append("</td>")
     return "".join(out)
 
 
@@ -194,6 +229,7 @@ def _story_rows(arena: str) -> RowsOf:
     stories = links.url_prefix("story-detail", arena)
     personas: dict[int, str] = {}
     labels: dict[int, str] = {}
+    at = cells_at()
 
     def rows_of(rows: Sequence[MatrixRow]) -> list[str]:
         out = []
@@ -206,7 +242,7 @@ def _story_rows(arena: str) -> RowsOf:
             out.append(
                 f'<tr><th scope="row" class="story-col"><a href="{stories}{int(story.pk)}/">'
                 f'{esc(story.text)}</a> <span class="persona-inline">{persona}</span></th>'
-                f"{cells_html(row.cells, True, labels, name)}</tr>"
+                f"{cells_html(row.cells, True, labels, name, at)}</tr>"
             )
         return out
 
@@ -254,6 +290,7 @@ def product_rows(rows: Iterable[MatrixRow], arena: str) -> SafeString:
     arena's slug, for the story links)."""
     stories = links.url_prefix("story-detail", arena)
     labels: dict[int, str] = {}
+    at = cells_at()
     out = []
     for row in rows:
         story = row.story
@@ -265,7 +302,7 @@ def product_rows(rows: Iterable[MatrixRow], arena: str) -> SafeString:
         out.append(
             f'<tr><th scope="row" class="story-col"><a href="{stories}{int(story.pk)}/">'
             f'{esc(story.text)}</a><span class="persona-inline">{persona}</span></th>'
-            f'<td class="persona">{persona}</td>{cells_html(row.cells, False, labels)}'
+            f'<td class="persona">{persona}</td>{cells_html(row.cells, False, labels, at=at)}'
             f'<td class="actions">{controls}</td></tr>'
         )
     return mark_safe("\n".join(out))  # every interpolated value is escaped or an int

@@ -1,9 +1,11 @@
 """The weights panel of the arena page: a menu per category and user type, and the summary of the
-weights in effect above the leaderboard (the presets' and the reset's links are the template's,
-their htmx values ``links.weights_hx_vals``)."""
+weights in effect above the leaderboard, and the panel's preset and reset links (the reset link
+in the leaderboard's caption is the template's ``weights_link``; both send
+``links.weights_hx_vals``)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.utils.safestring import SafeString, mark_safe
@@ -14,6 +16,26 @@ from web.pages.markup import esc
 from web.params import links
 
 _LEGENDS = {"category": "Categories", "persona": "User types"}
+
+
+def weights_link(url: str, arena_url: str, weights: str, text: str) -> str:
+    """A link that ranks the board by ``weights`` (``url`` without JavaScript; htmx asks
+    ``arena_url`` for the leaderboard with them), as the template's ``weights_link`` writes it."""
+    return (
+        f'<a href="{esc(url)}" hx-get="{esc(arena_url)}" hx-vals="{esc(links.weights_hx_vals(weights))}"'
+        ' hx-include="#matrix-filters" hx-target="#leaderboard" hx-indicator="#leaderboard">'
+        f"{esc(text)}</a>"
+    )
+
+
+def weights_presets(
+    presets: Sequence[tuple[str, str, str]], reset_url: str, arena_url: str
+) -> SafeString:
+    """The panel's presets, each ``(text, weights, url)`` (``Rank as a dev would``), then the
+    link back to the published weights."""
+    out = [f"{weights_link(url, arena_url, weights, text)} · " for text, weights, url in presets]
+    out.append(weights_link(reset_url, arena_url, "", "Reset to the published weights"))
+    return mark_safe("".join(out))  # every interpolated value is escaped
 
 
 def weights_summary(board: Leaderboard) -> str:

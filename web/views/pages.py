@@ -19,6 +19,7 @@ from arena.selectors.arenas import CountedArena
 from arena.selectors.search import arena_product_choices
 from products.models import Product
 from web import params
+from web.pages import links as page_links
 from web.params import HtmxHttpRequest, fragment_asked, links
 
 # The regions of the arena page that htmx swaps in place (the ids of their elements).
@@ -75,6 +76,7 @@ def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     ctx: dict[str, Any] = {
         "arena": found,
         "arena_url": found.get_absolute_url(),
+        "urls": page_links.arena_page_urls(found.slug),  # the other addresses the page links
         # each product's open disputes (the leaderboard's rows, the matrix's heads): one query
         "open_disputes": selectors.arena_open_dispute_counts(arena=found),
         "filters": asked.filters,
