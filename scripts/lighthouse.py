@@ -129,9 +129,16 @@ def lighthouse(url: str, preset: str, report: Path) -> dict[str, Any]:
     command += [f"--chrome-flags={CHROME_FLAGS}", f"--only-categories={','.join(CATEGORIES)}"]
     if preset == "desktop":
         command.append("--preset=desktop")
-    subprocess.run(command, env={**os.environ, "CHROME_PATH": CHROME}, check=True)
-    result: dict[str, Any] = json.loads(report.read_text())
-    return result
+    # A loaded machine now and then loses Chrome's trace of the load (NO_NAVSTART, a runtime error
+    # in the report): such a run measured nothing, so it is run again, up to three times in all.
+    for attempt in range(3):
+        report.unlink(missing_ok=True)
+        done = subprocess.run(command, env={**os.environ, "CHROME_PATH": CHROME}, check=False)
+        result: dict[str, Any] = json.loads(report.read_text()) if report.exists() else {}
+        if done.returncode == 0 and not result.get("runtimeError"):
+            return result
+        print(f"lighthouse: {url} ({preset}) failed, attempt {attempt + 1} of 3", file=sys.stderr)
+    raise SystemExit(f"lighthouse could not measure {url} ({preset})")
 
 
 def scores(result: dict[str, Any]) -> dict[str, int | None]:
