@@ -137,7 +137,7 @@ class ProductResult:
         return cls(
             product=row.product_id,
             name=name,
-            parts=tuple(Part(*part) for part in row.parts),
+            parts=tuple(map(Part._make, row.parts)),
             pa_range=_pair(row.pa_low, row.pa_high),
             persona_ranges={p: (r[0], r[1]) if r else None for p, r in ranges.items()},
             **{f: getattr(row, f) for f in STORED_AS_IS},

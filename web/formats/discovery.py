@@ -24,6 +24,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_safe
 
 from web.formats.sitemaps import SECTIONS
+from web.pages import links
 
 register = template.Library()
 
@@ -53,6 +54,13 @@ def absolute_url_tag(context: template.Context, path: str) -> str:
     """``{% absolute_url path as url %}``: ``path`` (as a template rendered it, entities and all)
     as an absolute URL; the template escapes it again where it writes it."""
     return absolute_url(context["request"], html.unescape(str(path)))
+
+
+@register.simple_tag
+def site_url(name: str) -> str:
+    """``{% site_url "home" %}``: ``{% url %}`` of a view that takes no argument, reversed once per
+    script prefix (``links.site_url``): every page's header and footer link the same few."""
+    return links.site_url(name)
 
 
 # ----------------------------------------------------------------------------- robots.txt

@@ -159,13 +159,19 @@ class MatrixLinks:
     def _page(self) -> str:
         return f"{arenas_prefix()}{self.arena}/"
 
+    @functools.cached_property
+    def _kept(self) -> str:
+        """The page with its query, ready for one more parameter (encoded once per table, not
+        twice per category)."""
+        return f"{self._page}{query.param_prefix(self.query)}"
+
     def fold_url(self, category: str) -> str:
         """The page with ``category`` folded (``&fold=<slug>``)."""
-        return f"{self._page}{query.with_param(self.query, FOLD.name, category)}"
+        return f"{self._kept}{query.one_param(FOLD.name, category)}"
 
     def category_url(self, category: str) -> str:
         """The page with ``category``'s rows (``&category=<slug>``: what htmx loads)."""
-        return f"{self._page}{query.with_param(self.query, CATEGORY.name, category)}"
+        return f"{self._kept}{query.one_param(CATEGORY.name, category)}"
 
     def unfold_url(self, category: str) -> str | None:
         """Without JavaScript, the page with folded ``category`` open again; None when it is not

@@ -37,13 +37,15 @@ RowsOf = Callable[[Sequence[MatrixRow]], list[str]]
 
 @functools.lru_cache(maxsize=1024)
 def _cell_parts(
-    verdict: str, proof: str | None, quality: int | None, backing: Backing | None
+    verdict: str, proof: str | None, quality: int | None, backing: str | None
 ) -> tuple[str, str, str]:
     """What a matrix cell writes of its judgement, the same few dozen strings for a whole table:
     its ``<td`` up to its product's name, its badge and backing mark, and its judgement in words
-    after the name (``, full, probed, 9/10, a quote``)."""
-    mark = BACKING_MARKS[backing] if backing is not None else ""
-    backed = f", {esc(backing.label)}" if backing is not None else ""
+    after the name (``, full, probed, 9/10, a quote``). ``backing``: a ``Backing`` or its value
+    (hashed as plain text: an enum member's hash is a Python call)."""
+    backed_by = Backing(backing) if backing is not None else None
+    mark = BACKING_MARKS[backed_by] if backed_by is not None else ""
+    backed = f", {esc(backed_by.label)}" if backed_by is not None else ""
     return (
         f'<td class="{verdict_class(verdict)}" data-p="',
         f"{matrix_badge(verdict, proof, quality)}{mark}",
@@ -77,33 +79,38 @@ def cells_html(
     small "stale" mark, its age on hover. ``at``: ``cells_at()`` when the caller writes many rows."""
     prefix, today, cutoff = at or cells_at()
     on = f" on &ldquo;{story}&rdquo;" if story else ""
-    out = []
+    out: list[str] = []
+    append = out.append
+    na = Verdict.NA.value
     for c in cells:
         pk = int(c.pk)
-        label = labels.get(c.product_id)
+        product = c.product
+        label = labels.get(id(product))  # (the table's cells share each product's instance)
         if label is None:
-            label = labels[c.product_id] = esc(c.product.name)
+            label = labels[id(product)] = esc(product.name)
         verdict = c.verdict
-        backing = getattr(c, "backing", None)  # (a stand-in may not know it)
+        # what backs it as its read computed it (else as its property works it out; a stand-in
+        # may not know it)
+        backing = getattr(c, "backing_read", None) or getattr(c, "backing", None)
         td, badge, words = _cell_parts(verdict, c.proof, c.quality, backing)
         as_of: AsOf = getattr(c, "evidence_as_of", NO_DATE)  # (a stand-in may not read it)
         # (``freshness.is_stale`` with its cut-off date worked out once for the whole table)
-        if as_of is not NO_DATE and verdict != Verdict.NA and (as_of is None or as_of < cutoff):
-            out.append(
+        if as_of is not NO_DATE and verdict != na and (as_of is None or as_of < cutoff):
+            append(
                 f'{td}{label}"><a href="{prefix}{pk}/">{badge}'
                 f' <small class="stale-mark" title="{stale_title(as_of, today)}">stale</small>'
                 f'<span class="visually-hidden">: {label}{words}, stale evidence</span></a>'
             )
         else:
-            out.append(
+            append(
                 f'{td}{label}"><a href="{prefix}{pk}/">{badge}'
                 f'<span class="visually-hidden">: {label}{words}</span></a>'
             )
         if flag_controls:
-            out.append(
+            append(
                 f'<a class="flag-mini" href="{prefix}{pk}/flag/" aria-label="Flag {label}{on}">⚑</a>'
             )
-        out.append("</td>")
+        append("</td>")
     return "".join(out)
 
 

@@ -197,11 +197,18 @@ def weights_hx_vals(weights: str) -> str:
     return json.dumps({WEIGHTS.name: weights or ","})
 
 
-def with_param(query: Mapping[str, str], param: str, value: str) -> str:
-    """``query`` and then one more parameter, as a query string (``?a=1&fold=x``): the last
-    ``fold`` wins, so a link can fold one more category of a page that has some folded."""
+def param_prefix(query: Mapping[str, str]) -> str:
+    """``query`` as a query string ready for one more parameter (``?a=1&``; ``?`` for an empty
+    one), which ``one_param`` writes after it: ``?a=1&fold=x``. The last ``fold`` wins, so a link
+    can fold one more category of a page that has some folded. A table encodes its query once
+    and adds a parameter per link."""
     kept = urlencode(query)
-    return f"?{kept}{'&' if kept else ''}{urlencode({param: value})}"
+    return f"?{kept}&" if kept else "?"
+
+
+def one_param(param: str, value: str) -> str:
+    """``param=value``, to follow ``param_prefix`` (encoded as ``urlencode`` encodes it)."""
+    return f"{parse.quote_plus(param)}={parse.quote_plus(value)}"
 
 
 def fold_param_removed(query: Mapping[str, str], category: str) -> str | None:

@@ -1,0 +1,79 @@
+"""What the uncached arena page no longer works out on every render gives what working it out
+gives: static files' URLs looked up once, the dates SQLite hands back parsed once per text, the
+matrix's category links encoded once per table."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from urllib.parse import parse_qsl
+
+import pytest
+from django.db import connection
+from django.utils.http import urlencode
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from whitenoise.storage import CompressedManifestStaticFilesStorage
+
+from stories.models import Cell
+from tests.factories import CellFactory
+from web.http.staticfiles import StaticFilesStorage
+from web.pages.links import MatrixLinks
+from web.params import links as query
+
+
+@pytest.fixture
+def manifest_root(tmp_path):
+    manifest = {
+        "version": "1.1",
+        "hash": "0",
+        "paths": {"css/site.css": "css/site.0123abcd.css", "js/site.js": "js/site.4567ef89.js"},
+    }
+    (tmp_path / "staticfiles.json").write_text(json.dumps(manifest))
+    return tmp_path
+
+
+def test_a_static_url_is_the_manifest_storage_s_every_time(manifest_root):
+    kept = StaticFilesStorage(location=manifest_root, base_url="/static/")
+    plain = CompressedManifestStaticFilesStorage(location=manifest_root, base_url="/static/")
+    for name in ["css/site.css", "js/site.js", "css/site.css"]:
+        assert kept.url(name) == plain.url(name) != f"/static/{name}"
+    assert kept.url("css/site.css") == "/static/css/site.0123abcd.css"
+
+
+def test_a_file_missing_from_the_manifest_is_still_an_error_every_time(manifest_root):
+    kept = StaticFilesStorage(location=manifest_root, base_url="/static/")
+    for _ in range(2):
+        with pytest.raises(ValueError, match="Missing staticfiles manifest entry"):
+            kept.url("css/missing.css")
+
+
+@pytest.mark.django_db
+def test_dates_read_back_from_sqlite_are_the_dates_written():
+    if connection.vendor != "sqlite":
+        pytest.skip("SQLite's converters only")
+    days = [date(2026, 3, 1), date(2026, 3, 1), date(2025, 12, 31), None]
+    pks = [CellFactory(evidence_as_of=day).pk for day in days]
+    read = dict(Cell.objects.filter(pk__in=pks).values_list("pk", "evidence_as_of"))
+    assert [read[pk] for pk in pks] == days
+    assert all(isinstance(read[pk], date) for pk in pks[:3])
+
+
+_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
+
+
+@settings(deadline=None)  # (the first example loads the URL patterns)
+@given(st.dictionaries(st.text("abcdefghij", min_size=1, max_size=6), _TEXT, max_size=4), _TEXT)
+def test_a_category_link_keeps_the_page_s_query_and_adds_its_own(page_query, category):
+    url = MatrixLinks("arena", page_query).fold_url(category)
+    path, _, written = url.partition("?")
+    assert path.endswith("/arenas/arena/")
+    pairs = parse_qsl(written, keep_blank_values=True)
+    assert pairs == [*page_query.items(), ("fold", category)]
+    assert (
+        written
+        == f"{urlencode(page_query)}{'&' if page_query else ''}{urlencode({'fold': category})}"
+    )
+    assert query.param_prefix(page_query) + query.one_param("category", category) == (
+        "?" + "&".join(p for p in [urlencode(page_query), urlencode({"category": category})] if p)
+    )
