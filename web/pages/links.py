@@ -129,6 +129,7 @@ _ARENA_VIEWS = (
     "arena-export-csv",
     "arena-changes-feed",
     "arena-markdown",
+    "arena-must-have",
 )
 _SITE_VIEWS = ("home", "methodology", "arena-file-schema", "llms-txt")
 

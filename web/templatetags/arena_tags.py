@@ -44,6 +44,8 @@ register.filter("proof_mark", badges.proof_mark)  # ``T``: a proof level's mark 
 register.filter(
     "arena_updated", freshness.arena_updated
 )  # the pages' date or a later change  # ``71/100``, or an em dash without a score
+for _filter in (freshness.iso_day, freshness.iso_minute, freshness.iso_second):
+    register.filter(_filter.__name__, _filter, expects_localtime=True)
 register.filter("weight_groups", weights.weight_groups)  # the weights panel's menus
 register.filter("weights_hx_vals", links.weights_hx_vals)  # what a weights link sends with htmx
 register.filter("pairs", compare.pairs)  # the compared products' pairs
