@@ -4,14 +4,16 @@ matrix's category links encoded once per table."""
 
 from __future__ import annotations
 
+import gc
 import json
+import weakref
 from datetime import UTC, date, datetime
 from urllib.parse import parse_qsl
 from zoneinfo import ZoneInfo
 
 import pytest
 from django.db import connection
-from django.template import Context, Template
+from django.template import Context, Template, engines
 from django.utils.http import urlencode
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -99,3 +101,21 @@ def test_the_head_s_dates_read_as_the_date_filter_writes_them(moment):
         "{{ moment|date:'Y-m-d\\TH:i:sO' }}|{{ none|date:\"Y-m-d\" }}"
     )
     assert fast.render(Context(values)) == django.render(Context(values))
+
+
+def test_what_a_page_was_rendered_from_is_let_go_once_it_is_written(rf):
+    class Held:
+        name = "kept"
+
+    held = Held()
+    gone = weakref.ref(held)
+    template = engines["django"].from_string("{% with name=held.name %}{{ name }}{% endwith %}")
+    collecting = gc.isenabled()
+    gc.disable()  # (freed by reference counting alone, not by a collection)
+    try:
+        assert template.render({"held": held}, rf.get("/")) == "kept"
+        del held
+        assert gone() is None
+    finally:
+        if collecting:
+            gc.enable()
