@@ -113,6 +113,8 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Django's backend with its per-statement and per-row conversions done once (config/sqlite3)
+    DATABASES["default"]["ENGINE"] = "config.sqlite3"
     # Writers wait for each other instead of failing (the Celery worker writes scores meanwhile), and
     # the test database is a file so that a worker process in the integration tests can open it.
     DATABASES["default"].setdefault("OPTIONS", {}).update(

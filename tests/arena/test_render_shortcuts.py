@@ -1,6 +1,7 @@
 """What the uncached arena page no longer works out on every render gives what working it out
-gives: static files' URLs looked up once, the dates SQLite hands back parsed once per text, the
-matrix's category links encoded once per table."""
+gives: static files' URLs looked up once, the dates SQLite hands back parsed once per text and its
+statements' placeholders converted once per statement, the matrix's category links encoded once per
+table."""
 
 from __future__ import annotations
 
@@ -61,6 +62,30 @@ def test_dates_read_back_from_sqlite_are_the_dates_written():
     read = dict(Cell.objects.filter(pk__in=pks).values_list("pk", "evidence_as_of"))
     assert [read[pk] for pk in pks] == days
     assert all(isinstance(read[pk], date) for pk in pks[:3])
+
+
+@pytest.mark.django_db
+@settings(deadline=None, max_examples=40)
+@given(st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=8))
+def test_a_statement_run_again_finds_what_it_found_the_first_time(needle):
+    """(A literal ``%`` is ``%%`` in Django's statements: the converted text is cached, so a
+    mistake in it would repeat on every later run of the statement.)"""
+    if connection.vendor != "sqlite":
+        pytest.skip("SQLite's backend only")
+    from config.sqlite3.base import _CACHED_UP_TO, _qmark_cached, qmark
+
+    cell = CellFactory(rationale=f"before {needle} after")
+    for _ in range(2):
+        found = Cell.objects.filter(rationale__contains=needle).values_list("pk", flat=True)
+        assert cell.pk in list(found)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT %s || '%%' || %s", [needle, "x"])
+            assert cursor.fetchone() == (f"{needle}%x",)
+    assert qmark("SELECT %s, '100%%' FROM t WHERE a = %s") == "SELECT ?, '100%' FROM t WHERE a = ?"
+    long = "SELECT %s" + ", %s" * (_CACHED_UP_TO // 4)
+    before = _qmark_cached.cache_info().currsize
+    assert qmark(long).count("?") == long.count("%s")
+    assert _qmark_cached.cache_info().currsize == before  # (a bulk statement is not kept)
 
 
 _TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
