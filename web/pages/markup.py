@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import html
 from collections.abc import Callable, Iterable, Mapping
 
+
 # Django's ``escape`` (the same output) checks for lazy strings on each call and marks its result
-# safe; the builders write their markup with this one and mark the whole of it safe once.
-esc = html.escape
+# safe; the builders write their markup with this one and mark the whole of it safe once. A page
+# escapes the same few hundred texts (product names, slugs, story texts, labels) on every render,
+# some of them dozens of times: each text is escaped once and its escaped form kept.
+@functools.lru_cache(maxsize=8192)
+def esc(text: str) -> str:
+    return html.escape(text)
 
 
 def plural(n: int, one: str, many: str) -> str:
