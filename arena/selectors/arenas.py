@@ -11,7 +11,13 @@ from django.db import router
 from django.db.models import Exists, OuterRef, QuerySet, Subquery
 
 from arena.models import AdjacentArena, Arena, Category, Persona, PersonaResult, ProductScore
-from arena.selectors.compiled import CompiledRead, arena_rows_read, model_fields, model_of
+from arena.selectors.compiled import (
+    CompiledRead,
+    InstanceRead,
+    arena_rows_read,
+    model_fields,
+    model_of,
+)
 from arena.selectors.counts import row_count, summary_count, summary_read
 from arena.text import arena_slugify
 from products.models import Product
@@ -115,9 +121,9 @@ def arena_list() -> QuerySet[CountedArena]:
     return _counted(_judged_counts())
 
 
-# ``arena_get``'s SQL and parameters, by database alias and whether it reads the close calls, with
-# the place of the slug among them.
-_ARENA_GET_SQL: dict[tuple[str, bool], tuple[str, tuple[Any, ...], int]] = {}
+# ``arena_get``'s query compiled, and the place of the slug among its parameters, by database alias
+# and whether it reads the close calls
+_ARENA_GET_PLANS: dict[tuple[str, bool], tuple[InstanceRead, int]] = {}
 _SLUG_MARK = "\x00slug"  # stands for the slug while the query is compiled (no slug has a NUL)
 
 
@@ -130,24 +136,22 @@ def arena_get(*, slug: str, close_calls: bool = False) -> CountedArena | None:
     Every page reads it first, and Django compiles its subqueries anew on each call, which takes
     twenty times as long as running them: it is compiled once per database and run with the slug."""
     alias = router.db_for_read(Arena)
-    compiled = _ARENA_GET_SQL.get((alias, close_calls))
+    compiled = _ARENA_GET_PLANS.get((alias, close_calls))
     if compiled is None:
         # the judged cells scanned once, not once per count (a tenth of the query on 9,000 cells)
         arenas = _counted({"judged_summary": summary_count(_judged, per="story__arena")}).filter(
             slug=_SLUG_MARK
         )
-        arenas = arenas.using(alias)
         if close_calls:
             arenas = arenas.defer(None)
-        sql, params = arenas.query.get_compiler(alias).as_sql()
-        compiled = (sql, tuple(params), params.index(_SLUG_MARK))
-        _ARENA_GET_SQL[alias, close_calls] = compiled
-    sql, params, at = compiled
-    found = list(Arena.objects.raw(sql, (*params[:at], slug, *params[at + 1 :])).using(alias))
-    if not found:
+        read = InstanceRead.of(arenas, alias)
+        compiled = _ARENA_GET_PLANS[alias, close_calls] = (read, read.params.index(_SLUG_MARK))
+    read, at = compiled
+    found = read.one((*read.params[:at], slug, *read.params[at + 1 :]))
+    if found is None:
         return None
-    summary_read(found[0])
-    return cast(CountedArena, found[0])
+    summary_read(found)
+    return cast(CountedArena, found)
 
 
 _PRODUCTS = arena_rows_read(Product)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections, router
@@ -170,3 +171,60 @@ def arena_rows_read(model: type[Model], *joined: str) -> CompiledRead:
             .values_list(*model_fields(model), *joined)
         ),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceRead:
+    """A queryset of model instances compiled once (``of``), then run with its parameters
+    (``one``): its row made an instance as a raw query makes one, the model's columns converted as
+    the ORM converts them and its annotations set as read. For a read whose parameters are all of
+    one request's (its caller puts them in ``params``' places); ``CompiledRead`` places values
+    itself."""
+
+    model: type[Model]
+    alias: str
+    sql: str
+    params: tuple[Any, ...]
+    names: tuple[str, ...]  # the model's columns (attribute names), which come first
+    converters: tuple[tuple[int, tuple[Any, ...], Any], ...]
+    annotations: tuple[tuple[str, int], ...]  # (name, column)
+
+    @classmethod
+    def of(cls, queryset: QuerySet[Any], alias: str) -> InstanceRead:
+        compiler = queryset.query.get_compiler(alias)
+        sql, params = compiler.as_sql()
+        fields = compiler.klass_info["select_fields"] if compiler.klass_info else []
+        if fields != list(range(len(fields))):
+            raise ValueError("an instance read's model columns come first")
+        columns = [compiler.select[i][0] for i in fields]
+        return cls(
+            model=queryset.model,
+            alias=alias,
+            sql=sql,
+            params=tuple(params),
+            names=tuple(c.target.attname for c in columns),
+            converters=tuple(
+                (at, tuple(convs), expression)
+                for at, (convs, expression) in compiler.get_converters(columns).items()
+            ),
+            annotations=tuple(compiler.annotation_col_map.items()),
+        )
+
+    def one(self, params: Sequence[Any]) -> Any:
+        """The first row's instance, None when there is none."""
+        connection = connections[self.alias]
+        with connection.cursor() as cursor:
+            cursor.execute(self.sql, params)
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        values = list(row[: len(self.names)])
+        for at, convs, expression in self.converters:
+            value = values[at]
+            for converter in convs:
+                value = converter(value, expression, connection)
+            values[at] = value
+        instance = self.model.from_db(self.alias, self.names, values)
+        for name, at in self.annotations:
+            setattr(instance, name, row[at])
+        return instance

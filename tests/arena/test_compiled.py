@@ -7,9 +7,17 @@ from __future__ import annotations
 import pytest
 from django.db.models.signals import post_init
 
-from arena.models import PersonaResult, ProductScore
-from arena.selectors import arena_persona_result_list, arena_product_list, arena_score_list
-from arena.selectors.compiled import CompiledRead, model_fields, model_of
+from django.db.models import Count, Value
+
+from arena.models import Arena, PersonaResult, ProductScore
+from arena.selectors import (
+    arena_get,
+    arena_list,
+    arena_persona_result_list,
+    arena_product_list,
+    arena_score_list,
+)
+from arena.selectors.compiled import CompiledRead, InstanceRead, model_fields, model_of
 from products.models import Product
 from stories.models import Story
 from tests.factories import ArenaFactory, ProductFactory
@@ -115,3 +123,43 @@ def test_model_of_goes_through_the_orm_when_something_listens_to_instances_being
     finally:
         post_init.disconnect(listener, sender=Product)
     assert seen == [built] and built == product and not built._state.adding
+
+
+def _fields(instance, model):
+    return {f.attname: instance.__dict__.get(f.attname, "deferred") for f in model._meta.concrete_fields}
+
+
+def test_an_instance_read_gives_the_instance_and_annotations_the_orm_gives(seeded_arena):
+    ArenaFactory(slug="other")
+    orm = (
+        Arena.objects.defer("close_calls")
+        .annotate(n_products=Count("products"), tag=Value("x"))
+        .filter(slug="\x00mark")
+    )
+    read = InstanceRead.of(orm, "default")
+    at = read.params.index("\x00mark")
+    for slug in (seeded_arena.slug, "other"):
+        built = read.one((*read.params[:at], slug, *read.params[at + 1 :]))
+        expected = Arena.objects.defer("close_calls").annotate(n_products=Count("products")).get(
+            slug=slug
+        )
+        assert _fields(built, Arena) == _fields(expected, Arena)
+        assert "close_calls" in built.get_deferred_fields() and not built._state.adding
+        assert (built.n_products, built.tag) == (expected.n_products, "x")
+        assert built.close_calls == Arena.objects.get(slug=slug).close_calls  # (read on demand)
+    assert read.one((*read.params[:at], "nowhere", *read.params[at + 1 :])) is None
+
+
+@pytest.mark.parametrize("close_calls", [False, True])
+def test_one_arena_is_read_as_the_arena_list_reads_it(seeded_arena, close_calls):
+    found = arena_get(slug=seeded_arena.slug, close_calls=close_calls)
+    listed = next(a for a in arena_list() if a.slug == seeded_arena.slug)
+    counts = ("product_count", "story_count", "cell_count", "na_count", "evidence_oldest")
+    counts += ("evidence_newest", "leader_name", "leader_slug", "leader_low", "second_high")
+    assert found is not None and {c: getattr(found, c) for c in counts} == {
+        c: getattr(listed, c) for c in counts
+    }
+    assert found.story_count > 0 and found.leader_name
+    assert ("close_calls" in found.get_deferred_fields()) is not close_calls
+    assert _fields(found, Arena) | {"close_calls": 0} == _fields(listed, Arena) | {"close_calls": 0}
+    assert arena_get(slug="no-such-arena", close_calls=close_calls) is None
