@@ -5,9 +5,8 @@ refused."""
 from __future__ import annotations
 
 import pytest
-from django.db.models.signals import post_init
-
 from django.db.models import Count, Value
+from django.db.models.signals import post_init
 
 from arena.models import Arena, PersonaResult, ProductScore
 from arena.selectors import (
@@ -126,7 +125,9 @@ def test_model_of_goes_through_the_orm_when_something_listens_to_instances_being
 
 
 def _fields(instance, model):
-    return {f.attname: instance.__dict__.get(f.attname, "deferred") for f in model._meta.concrete_fields}
+    return {
+        f.attname: instance.__dict__.get(f.attname, "deferred") for f in model._meta.concrete_fields
+    }
 
 
 def test_an_instance_read_gives_the_instance_and_annotations_the_orm_gives(seeded_arena):
@@ -140,8 +141,8 @@ def test_an_instance_read_gives_the_instance_and_annotations_the_orm_gives(seede
     at = read.params.index("\x00mark")
     for slug in (seeded_arena.slug, "other"):
         built = read.one((*read.params[:at], slug, *read.params[at + 1 :]))
-        expected = Arena.objects.defer("close_calls").annotate(n_products=Count("products")).get(
-            slug=slug
+        expected = (
+            Arena.objects.defer("close_calls").annotate(n_products=Count("products")).get(slug=slug)
         )
         assert _fields(built, Arena) == _fields(expected, Arena)
         assert "close_calls" in built.get_deferred_fields() and not built._state.adding
