@@ -144,3 +144,16 @@ def test_what_a_page_was_rendered_from_is_let_go_once_it_is_written(rf):
     finally:
         if collecting:
             gc.enable()
+
+
+def test_the_web_process_collects_garbage_as_its_renders_need():
+    """The WSGI module, as gunicorn loads it in each worker: what loading made frozen (the
+    collector's full collections skip it), the young generation's threshold raised."""
+    import subprocess
+    import sys
+
+    code = "import gc, config.wsgi\nprint(gc.get_threshold()[0], gc.get_freeze_count() > 50_000)\n"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.split() == ["10000", "True"]
