@@ -219,6 +219,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="seconds of the /healthz run before each page row (its ratio's reference)",
     )
     parser.add_argument(
+        "--cold-rounds",
+        type=int,
+        default=5,
+        help="rounds of /healthz then the arena page with every cache off (the median is shown)",
+    )
+    parser.add_argument(
         "--flood-duration", type=int, default=3, help="seconds of each flag-submit wrk run"
     )
     parser.add_argument("--clients", type=int, default=20, help="concurrent flag clients")

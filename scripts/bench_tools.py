@@ -202,6 +202,20 @@ class Measured:
     first: Reply
 
 
+def median_round(rounds: Sequence[tuple[Stats, Measured]]) -> tuple[Stats, Measured]:
+    """Of rounds of (/healthz, a page) measured one after the other, the round whose ratio of
+    throughputs (/healthz's over the page's) is the median: the machine's load, which drifts from
+    one second to the next, falls on both runs of a round alike, and an odd round is outvoted."""
+    if not rounds:
+        raise ValueError("no round measured")
+
+    def ratio_of(round_: tuple[Stats, Measured]) -> float:
+        reference, page = round_
+        return reference.rps / page.stats.rps if page.stats.rps else float("inf")
+
+    return sorted(rounds, key=ratio_of)[len(rounds) // 2]
+
+
 def measure(
     base: str, path: str, headers: Mapping[str, str], *, duration: float, connections: int
 ) -> Measured:

@@ -60,3 +60,25 @@ def test_options_choose_parts_and_refuse_unknown_ones(capsys):
 
 def test_thread_counts_pick_the_worker_class():
     assert bench.flag_configs("1,4") == [(1, "sync"), (4, "gthread")]
+
+
+def _stats(rps):
+    return tools.Stats(requests=int(rps * 2), seconds=2, p50_ms=1, p99_ms=2)
+
+
+def test_the_cold_arena_page_is_the_round_of_median_ratio():
+    reply = tools.Reply(status=200, headers={}, body=b"", seconds=0.01)
+    rounds = [
+        (_stats(1800), tools.Measured(_stats(150), reply)),  # 12×
+        (_stats(1000), tools.Measured(_stats(150), reply)),  # 6.7×: /healthz slowed by a neighbour
+        (_stats(1800), tools.Measured(_stats(100), reply)),  # 18×: the page slowed
+        (_stats(1750), tools.Measured(_stats(160), reply)),  # 10.9×
+        (_stats(1800), tools.Measured(_stats(0), reply)),  # nothing completed: the worst
+    ]
+    reference, page = tools.median_round(rounds)
+    assert (reference.rps, page.stats.rps) == (1800, 150)
+    assert tools.median_round(rounds[:1]) == rounds[0]
+    with pytest.raises(ValueError):
+        tools.median_round([])
+    assert bench.parse_args(["--cold-rounds", "3"]).cold_rounds == 3
+    assert bench.parse_args([]).cold_rounds == 5
