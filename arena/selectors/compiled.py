@@ -102,14 +102,15 @@ class CompiledRead:
             rows: list[Any] = cursor.fetchall()
         if rows and len(rows[0]) != width:
             rows = [row[:width] for row in rows]
-        if converters:
-            rows = [list(row) for row in rows]
-            for row in rows:
-                for pos, (convs, expression) in converters:
-                    value = row[pos]
-                    for converter in convs:
-                        value = converter(value, expression, connection)
-                    row[pos] = value
+        if converters and rows:
+            # column by column: a comprehension per converted column rather than a loop per value
+            columns = list(zip(*rows, strict=True))
+            for pos, (convs, expression) in converters:
+                column = columns[pos]
+                for converter in convs:
+                    column = [converter(value, expression, connection) for value in column]
+                columns[pos] = column
+            rows = list(zip(*columns, strict=True))
         return rows
 
 

@@ -3,6 +3,7 @@ cache's canonical query (``query_string``). What each parameter means is ``web.p
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from urllib import parse
@@ -206,8 +207,10 @@ def param_prefix(query: Mapping[str, str]) -> str:
     return f"?{kept}&" if kept else "?"
 
 
+@functools.lru_cache(maxsize=1024)
 def one_param(param: str, value: str) -> str:
-    """``param=value``, to follow ``param_prefix`` (encoded as ``urlencode`` encodes it)."""
+    """``param=value``, to follow ``param_prefix`` (encoded as ``urlencode`` encodes it). Kept
+    per value: a page's category links encode the same few category slugs on every render."""
     return f"{parse.quote_plus(param)}={parse.quote_plus(value)}"
 
 
