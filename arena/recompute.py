@@ -22,9 +22,10 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from arena import scoring
-from arena.models import Arena, Persona, PersonaResult, ProductScore
+from arena.models import Arena, Persona, PersonaResult, ProductScore, StoredMatrix
 from arena.purge import purge_after_commit
 from arena.selectors.inputs import ArenaInputs, arena_scoring_inputs
+from arena.selectors.stored_matrix import matrix_cell_rows
 from arena.task_names import REFRESH_TASK
 from stories.models import Story
 
@@ -117,6 +118,13 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
             computed_seq=seq,
             close_calls=_close_calls(inputs, [row.result for row in board]),
             content_version=F("content_version") + 1,
+        )
+        # the matrix's cells in one row, as of the version just given (the arena's row is locked:
+        # nothing else bumps it before this transaction ends)
+        version = Arena.objects.filter(pk=arena_id).values_list("content_version", flat=True)
+        StoredMatrix.objects.update_or_create(
+            arena_id=arena_id,
+            defaults={"version": version.get(), "cells": matrix_cell_rows(arena_id=arena_id)},
         )
         purge_after_commit(arenas=[arena_id])
         # Only a recompute that saw the newest change clears the stale mark.

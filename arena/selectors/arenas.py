@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Any, TypedDict, cast
 from django.db import router
 from django.db.models import Exists, OuterRef, QuerySet, Subquery
 
-from arena.models import AdjacentArena, Arena, Category, Persona, PersonaResult, ProductScore
+from arena.models import (
+    AdjacentArena,
+    Arena,
+    Category,
+    Persona,
+    PersonaResult,
+    ProductScore,
+    StoredMatrix,
+)
 from arena.selectors.compiled import (
     CompiledRead,
     InstanceRead,
@@ -139,9 +147,15 @@ def arena_get(*, slug: str, close_calls: bool = False) -> CountedArena | None:
     compiled = _ARENA_GET_PLANS.get((alias, close_calls))
     if compiled is None:
         # the judged cells scanned once, not once per count (a tenth of the query on 9,000 cells)
-        arenas = _counted({"judged_summary": summary_count(_judged, per="story__arena")}).filter(
-            slug=_SLUG_MARK
-        )
+        counts = {
+            "judged_summary": summary_count(_judged, per="story__arena"),
+            # the version of the stored matrix (``stored_matrix``), which the page reads only if it
+            # is the arena's content version
+            "matrix_version": Subquery(
+                StoredMatrix.objects.filter(arena=OuterRef("pk")).values("version")[:1]
+            ),
+        }
+        arenas = _counted(counts).filter(slug=_SLUG_MARK)
         if close_calls:
             arenas = arenas.defer(None)
         read = InstanceRead.of(arenas, alias)

@@ -23,6 +23,7 @@ from arena.selectors.arenas import (
 )
 from arena.selectors.cells import CELL_LINE_FIELDS, CellLine
 from arena.selectors.compiled import CompiledRead
+from arena.selectors.stored_matrix import stored_matrix_cells
 from products.models import Product
 from stories import freshness
 from stories.models import Cell, CellQuerySet, Story
@@ -238,7 +239,8 @@ def arena_matrix(
     """The story matrix of ``arena`` (as ``arena_get`` returns it), filtered in the database (the
     category by its slug after), with ``products`` as its columns (default: every product on the
     pages): two queries with ``products`` given, none per row. Stories and cells are plain
-    records, not model instances.
+    records, not model instances. Every product's cells of a whole arena come from the row the
+    recompute stored (``stored_matrix``) while nothing has changed since.
 
     With ``collapse_above``, when more stories than that match and no category is picked, only
     the first category's rows get their cells; the others are listed in ``collapsed``. The
@@ -254,14 +256,7 @@ def arena_matrix(
         collapsed |= {s.category_id for s in story_list if s.category.slug in folded}
     loaded = [s for s in story_list if s.category_id not in collapsed] if collapsed else story_list
     columns = {p.pk: p for p in products}
-    cells: list[Any] = []
-    if not columns:
-        pass
-    elif filters.active or collapsed:
-        if loaded:
-            cells = _CELLS.rows(products=list(columns), stories=[s.pk for s in loaded])
-    else:
-        cells = _CELLS.rows(products=list(columns), arena=arena.pk)
+    cells = _cell_rows(arena, columns, loaded if filters.active or collapsed else None)
     by = {
         (sid, pid): CellLine(
             pk, sid, columns[pid], verdict, proof, quality, as_of, backing_read=backing
@@ -284,6 +279,20 @@ def arena_matrix(
         filters=filters,
         collapsed=collapsed,
     )
+
+
+def _cell_rows(
+    arena: CountedArena, columns: Mapping[int, Product], stories: list[StoryLine] | None
+) -> Sequence[Sequence[Any]]:
+    """The cells of the ``columns`` products (``_CELLS``' rows) on ``stories``, or on every story
+    of the arena (None): one query, none without a column or a story; the whole arena's from the
+    stored matrix while it is current (``stored_matrix``)."""
+    if not columns or stories == []:
+        return []
+    if stories is not None:
+        return _CELLS.rows(products=list(columns), stories=[s.pk for s in stories])
+    stored = stored_matrix_cells(arena=arena, products=columns)
+    return stored if stored is not None else _CELLS.rows(products=list(columns), arena=arena.pk)
 
 
 def _filtered_stories(
