@@ -352,6 +352,8 @@ class StoredMatrix(models.Model):
     # [[cell id, story id, product id, verdict, proof, quality, evidence day or null, backing], ...]
     # (arena.selectors.stored_matrix)
     cells = models.JSONField(default=list)
+    # the judged cells on the pages counted as ``arena_get`` counts them (``counts.summary_count``)
+    summary = models.TextField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"Matrix of arena {self.arena_id} at version {self.version}"

@@ -24,6 +24,7 @@ from django.utils import timezone
 from arena import scoring
 from arena.models import Arena, Persona, PersonaResult, ProductScore, StoredMatrix
 from arena.purge import purge_after_commit
+from arena.selectors.arenas import arena_judged_summary
 from arena.selectors.inputs import ArenaInputs, arena_scoring_inputs
 from arena.selectors.stored_matrix import matrix_cell_rows
 from arena.task_names import REFRESH_TASK
@@ -124,7 +125,11 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
         version = Arena.objects.filter(pk=arena_id).values_list("content_version", flat=True)
         StoredMatrix.objects.update_or_create(
             arena_id=arena_id,
-            defaults={"version": version.get(), "cells": matrix_cell_rows(arena_id=arena_id)},
+            defaults={
+                "version": version.get(),
+                "cells": matrix_cell_rows(arena_id=arena_id),
+                "summary": arena_judged_summary(arena_id=arena_id),
+            },
         )
         purge_after_commit(arenas=[arena_id])
         # Only a recompute that saw the newest change clears the stale mark.

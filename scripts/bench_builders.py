@@ -36,9 +36,14 @@ import jinja2  # noqa: E402  (after the settings: the builders below read them)
 from django import template  # noqa: E402
 from django.utils.safestring import SafeString  # noqa: E402
 
-from arena.selectors.arenas import CategoryLine, PersonaLine, StoryLine, SubGroupLine  # noqa: E402
 from arena.selectors.cells import CellLine  # noqa: E402
 from arena.selectors.matrix import Matrix, MatrixFilters, MatrixRow  # noqa: E402
+from arena.selectors.story_lines import (  # noqa: E402
+    CategoryLine,
+    PersonaLine,
+    StoryLine,
+    SubGroupLine,
+)
 from products.models import Product  # noqa: E402
 from stories import freshness  # noqa: E402
 from stories.values import Proof, Verdict  # noqa: E402

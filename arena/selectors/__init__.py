@@ -4,7 +4,6 @@ queries whatever the arena's size; one module per page or read job. A read finds
 nothing is scored here except head-to-head rounds (``arena.scoring.compare``)."""
 
 from arena.selectors.arenas import (
-    StoryLine,
     arena_adjacent_list,
     arena_category_list,
     arena_get,
@@ -13,7 +12,6 @@ from arena.selectors.arenas import (
     arena_product_list,
     arena_product_pair_get,
     arena_story_list,
-    story_line_list,
 )
 from arena.selectors.cells import CellLine, CellPage, HeadToHeadLink, cell_page_get
 from arena.selectors.compare import (
@@ -74,6 +72,7 @@ from arena.selectors.settle import (
 )
 from arena.selectors.sources import arena_source_list, cited_source_map
 from arena.selectors.stories import story_cell_list, story_cited_sources, story_get
+from arena.selectors.story_lines import StoryLine, story_line_list
 from arena.selectors.weights import (
     PERSONA,
     WEIGHT_CRITICAL,

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from django.db import router
-from django.db.models import Exists, OuterRef, QuerySet, Subquery
+from django.db.models import (
+    Case,
+    CharField,
+    Exists,
+    F,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    When,
+)
 
 from arena.models import (
     AdjacentArena,
@@ -17,7 +25,6 @@ from arena.models import (
     Persona,
     PersonaResult,
     ProductScore,
-    StoredMatrix,
 )
 from arena.selectors.compiled import (
     CompiledRead,
@@ -95,6 +102,18 @@ def _judged_counts() -> dict[str, Any]:
     }
 
 
+def _judged_summary() -> Subquery:
+    # the judged cells scanned once, not once per count (a tenth of the query on 9,000 cells)
+    return summary_count(_judged, per="story__arena")
+
+
+def arena_judged_summary(*, arena_id: int) -> str | None:
+    """The arena's judged cells counted as ``arena_get`` counts them (``summary_count``'s text),
+    for the recompute to store beside the matrix: one query."""
+    found = Arena.objects.filter(pk=arena_id).annotate(summary=_judged_summary())
+    return found.values_list("summary", flat=True).first()
+
+
 def _counted(cell_counts: dict[str, Any]) -> QuerySet[CountedArena]:
     leader = ProductScore.objects.filter(arena=OuterRef("pk"), rank=1)
     second = ProductScore.objects.filter(arena=OuterRef("pk"), rank=2)
@@ -146,14 +165,16 @@ def arena_get(*, slug: str, close_calls: bool = False) -> CountedArena | None:
     alias = router.db_for_read(Arena)
     compiled = _ARENA_GET_PLANS.get((alias, close_calls))
     if compiled is None:
-        # the judged cells scanned once, not once per count (a tenth of the query on 9,000 cells)
+        # the stored matrix's version (``stored_matrix``) and its count of the judged cells, read
+        # while it is the arena's content version (the cells scanned otherwise)
+        current = Q(stored_matrix__version=F("content_version"))
         counts = {
-            "judged_summary": summary_count(_judged, per="story__arena"),
-            # the version of the stored matrix (``stored_matrix``), which the page reads only if it
-            # is the arena's content version
-            "matrix_version": Subquery(
-                StoredMatrix.objects.filter(arena=OuterRef("pk")).values("version")[:1]
+            "judged_summary": Case(
+                When(current, then=F("stored_matrix__summary")),
+                default=_judged_summary(),
+                output_field=CharField(),
             ),
+            "matrix_version": F("stored_matrix__version"),
         }
         arenas = _counted(counts).filter(slug=_SLUG_MARK)
         if close_calls:
@@ -229,95 +250,6 @@ def arena_story_list(*, arena: Arena) -> QuerySet[Story]:
         .select_related("category", "subgroup", "persona")
         .order_by("position")
     )
-
-
-@dataclass(frozen=True, slots=True)
-class CategoryLine:
-    """A category as a story row shows it (its heading)."""
-
-    pk: int
-    name: str
-    blurb: str
-    slug: str  # the matrix's ``category`` filter value
-
-
-@dataclass(frozen=True, slots=True)
-class SubGroupLine:
-    pk: int
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class PersonaLine:
-    pk: int
-    slug: str
-    label: str
-
-
-@dataclass(frozen=True, slots=True)
-class StoryLine:
-    """What a row of the matrix or a head-to-head round shows of a story: a lighter stand-in for
-    ``stories.Story`` (a model instance costs ten times as much to load; the big arena has 300),
-    its category, sub-group and persona shared by every row that has them."""
-
-    pk: int
-    text: str
-    weight: int
-    category: CategoryLine
-    subgroup: SubGroupLine | None
-    persona: PersonaLine
-
-    @property
-    def category_id(self) -> int:
-        return self.category.pk
-
-    @property
-    def subgroup_id(self) -> int | None:
-        return self.subgroup.pk if self.subgroup else None
-
-
-STORY_LINE_FIELDS = (
-    "pk",
-    "text",
-    "weight",
-    "category_id",
-    "category__name",
-    "category__blurb",
-    "subgroup_id",
-    "subgroup__name",
-    "persona_id",
-    "persona__slug",
-    "persona__label",
-)
-
-
-def story_line_list(*, stories: QuerySet[Story]) -> list[StoryLine]:
-    """``stories`` (a queryset of ``arena_story_list``, filtered or not) as plain rows, in its
-    order: one query, no model instance."""
-    return story_lines_of(stories.values_list(*STORY_LINE_FIELDS))
-
-
-def story_lines_of(rows: Iterable[Sequence[Any]]) -> list[StoryLine]:
-    """Rows of ``STORY_LINE_FIELDS`` as ``StoryLine`` records (categories, sub-groups and personas
-    shared)."""
-    categories: dict[int, CategoryLine] = {}
-    subgroups: dict[int, SubGroupLine] = {}
-    personas: dict[int, PersonaLine] = {}
-    lines = []
-    for pk, text, weight, cid, cname, blurb, gid, gname, perid, slug, label in rows:
-        category = categories.get(cid)
-        if category is None:
-            category = categories[cid] = CategoryLine(cid, cname, blurb, arena_slugify(cname))
-        subgroup = None
-        if gid is not None:
-            subgroup = subgroups.get(gid)
-            if subgroup is None:
-                subgroup = subgroups[gid] = SubGroupLine(gid, gname)
-        persona = personas.get(perid)
-        if persona is None:
-            persona = personas[perid] = PersonaLine(perid, slug, label)
-        lines.append(StoryLine(pk, text, weight, category, subgroup, persona))
-    return lines
 
 
 _CATEGORIES = CompiledRead(

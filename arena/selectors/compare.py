@@ -6,11 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from arena import scoring
-from arena.selectors.arenas import CountedArena, StoryLine
+from arena.selectors.arenas import CountedArena
 from arena.selectors.calls import ranged_of
 from arena.selectors.cells import CellLine, cell_in
 from arena.selectors.leaderboard import StoredRow, arena_score_list
 from arena.selectors.matrix import CategoryBlock, arena_matrix, matrix_block_list
+from arena.selectors.story_lines import StoryLine
 from products.models import Product
 
 COMPARE_MIN = scoring.COMPARE_MIN

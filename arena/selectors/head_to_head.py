@@ -11,12 +11,7 @@ from django.db.models import QuerySet
 
 from arena import scoring
 from arena.models import Arena, Source
-from arena.selectors.arenas import (
-    STORY_LINE_FIELDS,
-    StoryLine,
-    arena_story_list,
-    story_lines_of,
-)
+from arena.selectors.arenas import arena_story_list
 from arena.selectors.calls import pair_scores_get, ranged_of
 from arena.selectors.cells import (
     CELL_DETAIL_FIELDS,
@@ -31,6 +26,7 @@ from arena.selectors.cells import (
 from arena.selectors.compiled import CompiledRead
 from arena.selectors.matrix import CategoryBlock, matrix_block_list
 from arena.selectors.sources import cited_source_map
+from arena.selectors.story_lines import STORY_LINE_FIELDS, StoryLine, story_lines_of
 from products.models import Product
 from stories.models import Cell, Evidence, Story
 

@@ -13,17 +13,11 @@ from django.db.models import Exists, OuterRef, QuerySet
 
 from arena import scoring
 from arena.models import Arena
-from arena.selectors.arenas import (
-    STORY_LINE_FIELDS,
-    CountedArena,
-    StoryLine,
-    arena_product_list,
-    arena_story_list,
-    story_lines_of,
-)
+from arena.selectors.arenas import CountedArena, arena_product_list, arena_story_list
 from arena.selectors.cells import CELL_LINE_FIELDS, CellLine
 from arena.selectors.compiled import CompiledRead
 from arena.selectors.stored_matrix import stored_matrix_cells
+from arena.selectors.story_lines import STORY_LINE_FIELDS, StoryLine, story_lines_of
 from products.models import Product
 from stories import freshness
 from stories.models import Cell, CellQuerySet, Story

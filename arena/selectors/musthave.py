@@ -18,8 +18,9 @@ from arena.scoring.musthave import (
     must_answers,
 )
 from arena.scoring.tally import CellIn, ProductKey, is_verified
-from arena.selectors.arenas import StoryLine, arena_product_list, arena_story_list, story_line_list
+from arena.selectors.arenas import arena_product_list, arena_story_list
 from arena.selectors.leaderboard import Leaderboard, arena_leaderboard
+from arena.selectors.story_lines import StoryLine, story_line_list
 from arena.selectors.weights import WeightsAsked
 from products.models import Product
 from stories.models import Cell

@@ -113,3 +113,21 @@ def test_after_any_edits_and_a_recompute_the_stored_row_is_what_the_cells_give(s
     stored, used, _ = _read(seeded_arena.slug, stored=True)
     live, _, _ = _read(seeded_arena.slug, stored=False)
     assert used and stored == live
+
+
+def test_one_arena_s_counts_come_from_the_stored_row_only_while_it_is_current(seeded_arena):
+    counted = ("cell_count", "na_count", "evidence_oldest", "evidence_newest")
+    stored = arena_get(slug=seeded_arena.slug)
+    assert stored.matrix_version == stored.content_version
+    assert (stored.cell_count, stored.na_count) == (318, 12)
+    cell = Cell.objects.filter(story__arena=seeded_arena, verdict="none").order_by("pk").first()
+    with transaction.atomic():
+        Cell.objects.filter(pk=cell.pk).update(verdict="n/a", quality=None, proof=None)
+        arena_content_changed(arena_id=seeded_arena.pk)
+    live = arena_get(slug=seeded_arena.slug)
+    assert live.matrix_version != live.content_version
+    assert (live.cell_count, live.na_count) == (318, 13)  # (the cells, not the stored row)
+    arena_recompute_scores(arena_id=seeded_arena.pk)
+    again = arena_get(slug=seeded_arena.slug)
+    assert again.matrix_version == again.content_version
+    assert [getattr(again, c) for c in counted] == [getattr(live, c) for c in counted]

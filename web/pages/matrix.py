@@ -83,7 +83,7 @@ def cells_html(
     append = out.append
     na = Verdict.NA.value
     for c in cells:
-        pk = int(c.pk)
+        pk = c.pk if type(c.pk) is int else int(c.pk)
         product = c.product
         label = labels.get(id(product))  # (the table's cells share each product's instance)
         if label is None:
@@ -94,23 +94,24 @@ def cells_html(
         backing = getattr(c, "backing_read", None) or getattr(c, "backing", None)
         td, badge, words = _cell_parts(verdict, c.proof, c.quality, backing)
         as_of: AsOf = getattr(c, "evidence_as_of", NO_DATE)  # (a stand-in may not read it)
+        flag = (
+            f'<a class="flag-mini" href="{prefix}{pk}/flag/" aria-label="Flag {label}{on}">⚑</a>'
+            if flag_controls
+            else ""
+        )
         # (``freshness.is_stale`` with its cut-off date worked out once for the whole table)
         if as_of is not NO_DATE and verdict != na and (as_of is None or as_of < cutoff):
             append(
                 f'{td}{label}"><a href="{prefix}{pk}/">{badge}'
                 f' <small class="stale-mark" title="{stale_title(as_of, today)}">stale</small>'
                 f'<span class="visually-hidden">: {label}{words}, stale evidence</span></a>'
+                f"{flag}</td>"
             )
         else:
             append(
                 f'{td}{label}"><a href="{prefix}{pk}/">{badge}'
-                f'<span class="visually-hidden">: {label}{words}</span></a>'
+                f'<span class="visually-hidden">: {label}{words}</span></a>{flag}</td>'
             )
-        if flag_controls:
-            append(
-                f'<a class="flag-mini" href="{prefix}{pk}/flag/" aria-label="Flag {label}{on}">⚑</a>'
-            )
-        append("</td>")
     return "".join(out)
 
 
