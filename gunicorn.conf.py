@@ -2,8 +2,11 @@
 project root: ``gunicorn arena.wsgi``; command-line options override these).
 
 Environment:
-  BIND                   address to listen on (default ``0.0.0.0:$PORT``)
+  BIND                   address to listen on (default ``127.0.0.1:$PORT`` when TRUSTED_PROXIES is
+                         above 0, so that nobody reaches the app around the proxy; else
+                         ``0.0.0.0:$PORT``, gunicorn being the front)
   PORT                   port when BIND is not set (default 8000)
+  TRUSTED_PROXIES        read for the default BIND only (README "Settings")
   WEB_CONCURRENCY        worker processes (default 3)
   GUNICORN_THREADS       threads per worker (default 1: the sync worker; more: gthread)
   GUNICORN_WORKER_CLASS  worker class (default ``sync`` for one thread, ``gthread`` for more)
@@ -18,7 +21,15 @@ Environment:
 import os
 from typing import Any
 
-bind = os.environ.get("BIND") or f"0.0.0.0:{os.environ.get('PORT', '8000')}"
+from config.env import env_trusted_proxies
+
+_host = "127.0.0.1" if env_trusted_proxies() > 0 else "0.0.0.0"
+bind = os.environ.get("BIND") or f"{_host}:{os.environ.get('PORT', '8000')}"
+# gunicorn would take the scheme (X-Forwarded-Proto, -Ssl, -Protocol) and SCRIPT_NAME/PATH_INFO
+# headers from any loopback peer, a client's passed on by a proxy included: it believes none, and
+# the site reads the scheme from its trusted proxies only (web/http/forwarded.py).
+forwarded_allow_ips = ""
+secure_scheme_headers: dict[str, str] = {}
 workers = int(os.environ.get("WEB_CONCURRENCY", "3"))
 # The sync worker by default. `make bench` (3 workers, a 20-client flag flood on PostgreSQL beside
 # the arena page), over many runs on 2 cores: sync held 510-575 flags/s at p99 48-73 ms every time,

@@ -57,6 +57,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "web.http.observability.RequestObservabilityMiddleware",  # first: request id, access log, metrics
+    # X-Forwarded-* only from our own proxies, before anything reads the scheme (the https redirect)
+    "web.http.forwarded.ForwardedHeadersMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "web.http.middleware.DropNulFromQueryMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -73,8 +75,6 @@ MIDDLEWARE = [
     "web.http.staff.StaffSessionMiddleware",  # the second factor (django-otp), staff sessions
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    # the origin a filing or deciding request came to, for the links in the mails it causes
-    "web.http.origin.RequestOriginMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",
@@ -346,7 +346,6 @@ if not DEBUG:
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     # Load balancers and orchestrators probe over plain HTTP: no redirect for the health checks.
     SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 
@@ -382,18 +381,12 @@ try:
         parse_rate(PAGE_MISS_RATE)
 except ValueError as exc:
     raise ImproperlyConfigured(f"PAGE_MISS_RATE: {exc}") from exc
-# How many reverse proxies of our own stand in front of the app (each appends to X-Forwarded-For);
-# the client address is the entry just left of theirs (web/http/clients.py). 0: REMOTE_ADDR is the
-# client. TRUST_X_FORWARDED_FOR=1 is the deprecated spelling of TRUSTED_PROXIES=1.
-TRUST_X_FORWARDED_FOR = env_bool("TRUST_X_FORWARDED_FOR", False)
-TRUSTED_PROXIES = int(os.environ.get("TRUSTED_PROXIES") or (1 if TRUST_X_FORWARDED_FOR else 0))
-if TRUSTED_PROXIES < 0:
-    raise ImproperlyConfigured("TRUSTED_PROXIES is a count of proxies: 0 or more")
 BUNDLED_ARENA_DIR = BASE_DIR / "arena" / "data" / "seeds"
 
 # The operator's parts, each in a module of its own (this file stays the core's): the HTTP cache in
-# front, logs/errors/metrics, and the staff's sign-in.
+# front, logs/errors/metrics, the staff's sign-in, and the proxies whose forwarded headers count.
 from config.edge import *  # noqa: E402,F403
 from config.front import *  # noqa: E402,F403
 from config.observability import *  # noqa: E402,F403
+from config.proxies import *  # noqa: E402,F403
 from config.security import *  # noqa: E402,F403

@@ -28,6 +28,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from flags.models import Flag, Notice
+from flags.origin import mail_origin
 from flags.selectors import MODERATORS_GROUP
 
 log = logging.getLogger(__name__)
@@ -79,8 +80,8 @@ def moderator_addresses() -> list[str]:
 
 
 def _origin(notice: Notice) -> str:
-    # a notice written outside a request (a command) without SITE_URL links to the local server
-    return settings.SITE_URL or notice.origin or "http://localhost:8000"
+    # the configured origin, never the filing request's Host (flags.origin)
+    return mail_origin()
 
 
 def _render(template: str, context: dict[str, Any]) -> str:

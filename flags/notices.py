@@ -20,7 +20,6 @@ from django.utils import timezone
 
 from flags import mailing
 from flags.models import Flag, Notice, ReviewItem
-from flags.origin import REQUEST_ORIGIN
 from flags.task_names import NOTICE_TASK
 
 log = logging.getLogger(__name__)
@@ -30,20 +29,10 @@ FIRST_ATTEMPT_GRACE = timedelta(seconds=60)
 REPORTER_KINDS = (Notice.Kind.RECEIVED, Notice.Kind.DECIDED)
 
 
-ORIGIN_MAX = Notice._meta.get_field("origin").max_length or 0
-
-
-def _origin() -> str:
-    # a host too long to store is no link worth sending (SITE_URL, or the local one, stands in)
-    origin = REQUEST_ORIGIN.get()
-    return origin if len(origin) <= ORIGIN_MAX else ""
-
-
 def _new(kind: Notice.Kind, flag_id: int, now: datetime) -> Notice:
     return Notice(
         kind=kind,
         flag_id=flag_id,
-        origin=_origin(),
         created_at=now,
         next_attempt_at=now + FIRST_ATTEMPT_GRACE,
     )

@@ -1,7 +1,19 @@
-"""The origin (``https://host``) of the request being served, for the absolute links of the mails
-a write causes (``flags.notices`` stores it with each notice). Set by
-``web.http.origin.RequestOriginMiddleware``; empty outside a request (a command, a worker)."""
+"""The origin (``https://host``) the absolute links of the flags' mails name: ``SITE_URL``, or
+without it the first of ``ALLOWED_HOSTS`` (https, or http while DEBUG is on). Never a request's
+Host or X-Forwarded-Host: whoever files a flag would choose where the moderators' links go."""
 
-from contextvars import ContextVar
+from django.conf import settings
 
-REQUEST_ORIGIN: ContextVar[str] = ContextVar("request_origin", default="")
+# a command's or a worker's mail with neither setting usable, as `make run` serves
+LOCAL_ORIGIN = "http://localhost:8000"
+
+
+def mail_origin() -> str:
+    """The origin of the links in the flags' mails."""
+    if settings.SITE_URL:
+        return str(settings.SITE_URL)
+    for host in settings.ALLOWED_HOSTS:
+        host = host.lstrip(".")  # ".example.org" is example.org and its subdomains
+        if host and "*" not in host:
+            return f"{'http' if settings.DEBUG else 'https'}://{host}"
+    return LOCAL_ORIGIN

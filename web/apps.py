@@ -1,6 +1,32 @@
+from typing import Any
+
 from django.apps import AppConfig
+from django.conf import settings
+from django.core import checks
+
+# The site's own system checks are ``arena.<level><number>``.
+SITE_URL_MISSING = "arena.W040"
+
+
+def site_url_check(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """``check --deploy``: in production the mails' links and canonical links should name the
+    site's public origin, not the first of ALLOWED_HOSTS or a request's host."""
+    if settings.DEBUG or settings.SITE_URL:
+        return []
+    return [
+        checks.Warning(
+            "SITE_URL is not set with DEBUG=0: the mails' links fall back to the first of "
+            "ALLOWED_HOSTS over https, and canonical links, feeds and the sitemap to each "
+            "request's host.",
+            hint="Set SITE_URL to the site's public origin, e.g. https://arena.example.org.",
+            id=SITE_URL_MISSING,
+        )
+    ]
 
 
 class WebConfig(AppConfig):
     name = "web"
     verbose_name = "Public site"
+
+    def ready(self) -> None:
+        checks.register(site_url_check, checks.Tags.security, deploy=True)

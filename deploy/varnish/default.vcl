@@ -11,7 +11,15 @@
 # request meanwhile never gets a banned object. Only addresses of the `purgers` ACL may purge,
 # and, when varnishd's environment sets VARNISH_PURGE_TOKEN, only with that X-Purge-Token.
 #
+# What it tells the site: X-Forwarded-For is the address that connected to Varnish (client.ip) and
+# X-Forwarded-Proto the scheme of the listener it came in on, both written here, whatever the
+# client sent; the client's X-Forwarded-Host/-Port/-Ssl/-Protocol and Forwarded are dropped. The
+# site believes them because Varnish connects from one of its TRUSTED_PROXY_IPS (loopback).
+#
 # Run: varnishd -F -a :6081 -f /path/to/default.vcl -s malloc,256m (edit the backend below).
+# Behind a TLS terminator (hitch, haproxy, nginx stream): give it a listener of its own named
+# "tls" that speaks the PROXY protocol, so that client.ip is the visitor's address and requests
+# on it are https: -a :6081 -a tls=127.0.0.1:6443,PROXY (docs/operations.md, "Behind a cache").
 
 vcl 4.1;
 
@@ -30,6 +38,18 @@ acl purgers {
 }
 
 sub vcl_recv {
+    # varnishd has already appended client.ip to the client's own X-Forwarded-For: replace it all
+    set req.http.X-Forwarded-For = client.ip;
+    if (local.socket == "tls") {
+        set req.http.X-Forwarded-Proto = "https";
+    } else {
+        set req.http.X-Forwarded-Proto = "http";
+    }
+    unset req.http.Forwarded;
+    unset req.http.X-Forwarded-Host;
+    unset req.http.X-Forwarded-Port;
+    unset req.http.X-Forwarded-Ssl;
+    unset req.http.X-Forwarded-Protocol;
     if (req.method == "PURGE" || req.method == "BAN") {
         if (client.ip !~ purgers) {
             return (synth(403, "Not a purger"));
@@ -60,6 +80,12 @@ sub vcl_recv {
     # public pages are the same for everybody: other cookies (analytics...) change nothing
     unset req.http.Cookie;
     return (hash);
+}
+
+sub vcl_hash {
+    # an https page names https:// links (canonical, feeds) when SITE_URL is not set: one object
+    # per scheme, on top of the built-in URL and Host
+    hash_data(req.http.X-Forwarded-Proto);
 }
 
 sub vcl_backend_response {

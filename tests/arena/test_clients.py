@@ -22,6 +22,12 @@ ROOT = Path(__file__).resolve().parents[2]
 PROXY1, PROXY2 = "10.0.0.1", "10.0.0.2"
 
 
+@pytest.fixture(autouse=True)
+def our_proxies(settings):
+    """Our proxies send from 10.0.0.0/24 (and loopback, as by default)."""
+    settings.TRUSTED_PROXY_IPS = ["127.0.0.1", "::1", "10.0.0.0/24"]
+
+
 def request(remote: str = "192.0.2.10", xff: str | None = None):
     extra = {"REMOTE_ADDR": remote}
     if xff is not None:
@@ -93,11 +99,46 @@ def test_several_proxies(settings):
     # client → proxy1 (appends client) → proxy2 (appends proxy1) → app (REMOTE_ADDR = proxy2)
     assert client_address(request(PROXY2, xff=f"203.0.113.7, {PROXY1}")) == "203.0.113.7"
     assert client_address(request(PROXY2, xff=f"6.6.6.6, 203.0.113.7, {PROXY1}")) == "203.0.113.7"
-    # shorter than the proxy chain: the request skipped a proxy; only REMOTE_ADDR is certain
-    assert client_address(request(PROXY2, xff="6.6.6.6")) == PROXY2
+    # shorter than the proxy chain: the client reached proxy2 directly, which wrote its address
+    assert client_address(request(PROXY2, xff="6.6.6.6")) == "6.6.6.6"
+    assert client_address(request(PROXY2, xff="1.1.1.1, 6.6.6.6")) == "6.6.6.6"
+    # a proxy of ours that forwarded nothing sent the request itself
+    assert client_address(request(PROXY2, xff=PROXY1)) == PROXY1
     settings.TRUSTED_PROXIES = 3
     chain = f"6.6.6.6, 2001:db8::7, {PROXY1}, 10.0.0.3"
     assert client_address(request(PROXY2, xff=chain)) == "2001:db8::7"
+
+
+@pytest.mark.parametrize("trusted", [1, 2])
+def test_a_client_reaching_the_app_directly_is_remote_addr_whatever_it_forwards(settings, trusted):
+    settings.TRUSTED_PROXIES = trusted
+    for spoof in ("203.0.113.7", f"203.0.113.7, {PROXY1}", "1.1.1.1, 2.2.2.2, 127.0.0.1"):
+        assert client_address(request("198.51.100.7", xff=spoof)) == "198.51.100.7"
+        assert lockout_address(request("198.51.100.7", xff=spoof)) == "198.51.100.7"
+    keys = {client_key(request("198.51.100.7", xff=f"192.0.2.{i}")) for i in range(20)}
+    assert keys == {client_key(request("198.51.100.7"))}
+
+
+def test_the_chain_is_walked_only_through_our_proxies(settings):
+    settings.TRUSTED_PROXIES = 2
+    # 10.0.0.9 is in our network, 10.1.0.1 is not: the walk stops at the first hop not ours
+    assert client_address(request(PROXY2, xff="6.6.6.6, 10.1.0.1")) == "10.1.0.1"
+    assert client_address(request(PROXY2, xff="6.6.6.6, 10.0.0.9")) == "6.6.6.6"
+    settings.TRUSTED_PROXY_IPS = ["10.0.0.2"]  # only proxy2: proxy1's entries are a client's
+    assert client_address(request(PROXY2, xff=f"6.6.6.6, {PROXY1}")) == PROXY1
+    settings.TRUSTED_PROXY_IPS = ["2001:db8:ff::/48"]
+    assert client_address(request("2001:db8:ff::5", xff="6.6.6.6, 2001:db8:ff:1::5")) == "6.6.6.6"
+    assert client_address(request("::ffff:10.0.0.2", xff="6.6.6.6")) == "10.0.0.2"
+
+
+def test_loopback_is_trusted_by_default_and_nothing_without_trusted_proxies(settings):
+    settings.TRUSTED_PROXY_IPS = ["127.0.0.1", "::1"]  # the default (from the environment below)
+    settings.TRUSTED_PROXIES = 1
+    assert client_address(request("127.0.0.1", xff="203.0.113.7")) == "203.0.113.7"
+    assert client_address(request("::1", xff="203.0.113.7")) == "203.0.113.7"
+    assert client_address(request(PROXY1, xff="203.0.113.7")) == PROXY1
+    settings.TRUSTED_PROXIES = 0
+    assert client_address(request("127.0.0.1", xff="203.0.113.7")) == "127.0.0.1"
 
 
 def test_junk_falls_back_to_the_next_trusted_hop(settings):
@@ -148,13 +189,19 @@ def test_keys_are_salted_hashes():
     assert len(key) == 64 and "203.0.113" not in key
 
 
-def settings_in_subprocess(env: dict) -> str:
+def settings_in_subprocess(env: dict, name: str = "TRUSTED_PROXIES") -> str:
     clean = {
         k: v
         for k, v in os.environ.items()
-        if k not in ("TRUSTED_PROXIES", "TRUST_X_FORWARDED_FOR", "DJANGO_ALLOW_ASYNC_UNSAFE")
+        if k
+        not in (
+            "TRUSTED_PROXIES",
+            "TRUST_X_FORWARDED_FOR",
+            "TRUSTED_PROXY_IPS",
+            "DJANGO_ALLOW_ASYNC_UNSAFE",
+        )
     }
-    code = "from django.conf import settings; print(settings.TRUSTED_PROXIES)"
+    code = f"from django.conf import settings; print(settings.{name})"
     proc = subprocess.run(
         [sys.executable, "-c", code],
         cwd=ROOT,
@@ -178,3 +225,16 @@ def settings_in_subprocess(env: dict) -> str:
 )
 def test_trusted_proxies_from_the_environment(env, trusted):
     assert settings_in_subprocess(env) == trusted
+
+
+def test_trusted_proxy_ips_from_the_environment():
+    assert settings_in_subprocess({}, "TRUSTED_PROXY_IPS") == "['127.0.0.1', '::1']"
+    got = settings_in_subprocess(
+        {"TRUSTED_PROXY_IPS": "10.0.0.0/8, 2001:db8::1"}, "TRUSTED_PROXY_IPS"
+    )
+    assert got == "['10.0.0.0/8', '2001:db8::1']"
+
+
+def test_a_trusted_proxy_ips_entry_that_is_no_address_stops_the_start():
+    with pytest.raises(AssertionError, match="TRUSTED_PROXY_IPS: 'varnish' is not an address"):
+        settings_in_subprocess({"TRUSTED_PROXY_IPS": "127.0.0.1,varnish"})

@@ -20,6 +20,7 @@ def test_check_deploy_passes_with_debug_off(tmp_path):
         "DEBUG": "0",
         "SECRET_KEY": "x" * 30 + "-a-long-random-production-secret-value-0123456789",
         "ALLOWED_HOSTS": "arena.example.com",
+        "SITE_URL": "https://arena.example.com",
         "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
     }
     proc = subprocess.run(
@@ -99,6 +100,7 @@ def test_admin_lockout_behind_a_proxy_keys_on_the_real_client(client, django_use
     """Behind one proxy every request comes from the proxy's address: the lock-out must key on the
     client the proxy saw, and a client-written X-Forwarded-For entry must not dodge it or aim it."""
     settings.TRUSTED_PROXIES = 1
+    settings.TRUSTED_PROXY_IPS = ["10.0.0.1"]
     django_user_model.objects.create_superuser("mod", "m@example.com", "right-password")
     proxy = "10.0.0.1"
     # the attacker claims to be the moderator's address, differently each time; the proxy appends

@@ -36,7 +36,7 @@ UPHOLD = {"verdict": "partial", "proof": "claimed", "quality": 6, "note": "Only 
 def smtp(settings):
     with smtp_server() as server:
         settings.MAILERS = server.mailers()
-        settings.SITE_URL = ""
+        settings.SITE_URL = "http://testserver"
         settings.DEFAULT_FROM_EMAIL = "Arena <arena@example.com>"
         yield server
 

@@ -5,6 +5,7 @@ arena's pages stay hits. Prints the purge delay (the uphold's commit to the firs
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 import urllib.error
@@ -180,3 +181,96 @@ def test_an_uphold_purges_its_arena_at_varnish_and_leaves_the_other_cached(
     assert other_after["X-Varnish"].split()[1] == other_before["X-Varnish"].split()[1]
     assert int(other_after["Age"]) >= int(other_before["Age"])
     assert Arena.objects.filter(pk=other.pk).exists()
+
+
+# ------------------------------------------------ forwarded headers: written by Varnish, never a client's
+
+
+class VarnishWithTls(Varnish):
+    """The bundled VCL with a second listener named ``tls``, as a TLS terminator in front would
+    reach (plain HTTP here, without the PROXY protocol: the name is what makes it https)."""
+
+    def __init__(self, backend_port: int, env: dict[str, str] | None = None):
+        super().__init__(backend_port, env)
+        self.tls_port = free_port()
+
+    def command(self) -> list[str]:
+        return [*super().command(), "-a", f"tls=127.0.0.1:{self.tls_port}"]
+
+
+@pytest.fixture
+def trusting_varnish(seeded_arena) -> Iterator[tuple[LiveServer, VarnishWithTls]]:
+    """gunicorn trusting one proxy on loopback (the README's setting behind Varnish), links on the
+    request's scheme and host (no SITE_URL), two flags an hour per client."""
+    env = {
+        "DATABASE_URL": database_url(),
+        "CONN_MAX_AGE": "0",
+        "CELERY_BROKER_URL": None,
+        "SECRET_KEY": settings.SECRET_KEY,
+        "PAGE_CACHE": "1",
+        "TRUSTED_PROXIES": "1",
+        "TRUSTED_PROXY_IPS": None,
+        "SITE_URL": None,
+        "FLAG_RATE": "2/hour",
+    }
+    server = LiveServer(env, server="gunicorn", workers=1, threads=4, ready_path="/healthz")
+    varnish = VarnishWithTls(server.port)
+    try:
+        server.start(timeout=60)
+        varnish.start()
+        yield server, varnish
+    finally:
+        varnish.close()
+        server.close()
+
+
+def canonical(body: str) -> str:
+    start = body.index('<link rel="canonical" href="') + len('<link rel="canonical" href="')
+    return body[start : body.index('"', start)]
+
+
+def test_a_forged_proto_never_reaches_a_cached_page(trusting_varnish, seeded_arena):
+    _, varnish = trusting_varnish
+    path = seeded_arena.get_absolute_url()
+    forged = {"X-Forwarded-Proto": "https", "X-Forwarded-Ssl": "on", "X-Forwarded-Host": "evil"}
+    status, first, body = fetch(varnish.url, path, **forged)
+    assert status == 200 and first["X-Cache"] == "MISS"
+    assert canonical(body) == f"http://localhost{path}"
+    status, later, body = fetch(varnish.url, path)  # a plain visitor after it
+    assert status == 200 and later["X-Cache"] == "HIT"
+    assert canonical(body) == f"http://localhost{path}"
+    # what came in through the TLS terminator's listener is https, and kept apart
+    tls = f"http://127.0.0.1:{varnish.tls_port}"
+    status, secure, body = fetch(tls, path)
+    assert status == 200 and secure["X-Cache"] == "MISS"
+    assert canonical(body) == f"https://localhost{path}"
+    assert canonical(fetch(varnish.url, path)[2]) == f"http://localhost{path}"
+    assert canonical(fetch(tls, path, **{"X-Forwarded-Proto": "http"})[2]).startswith("https:")
+
+
+def post_flag(base: str, cell: Cell, forwarded_for: str) -> int:
+    body = {"cell": cell.pk, "reason": "wrong_verdict", "explanation": "Not what the docs say."}
+    request = urllib.request.Request(
+        base + "/api/flags/",
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={
+            "Host": "localhost",
+            "Content-Type": "application/json",
+            "X-Forwarded-For": forwarded_for,
+        },
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=20) as response:
+            return response.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_a_client_rotating_x_forwarded_for_through_varnish_is_one_client(
+    trusting_varnish, seeded_arena
+):
+    _, varnish = trusting_varnish
+    cells = list(Cell.objects.filter(story__arena=seeded_arena).order_by("pk")[:4])
+    codes = [post_flag(varnish.url, cell, f"192.0.2.{i}") for i, cell in enumerate(cells)]
+    assert codes == [201, 201, 429, 429]

@@ -28,10 +28,22 @@ def _check_deploy(**env: str) -> subprocess.CompletedProcess[str]:
 
 def test_check_deploy_is_clean_with_debug_off():
     done = _check_deploy(
-        DEBUG="0", SECRET_KEY=secrets.token_urlsafe(50), ALLOWED_HOSTS="arena.example.org"
+        DEBUG="0",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS="arena.example.org",
+        SITE_URL="https://arena.example.org",
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "System check identified no issues" in done.stdout
+
+
+def test_check_deploy_warns_without_site_url():
+    # without it the mails' links would fall back to ALLOWED_HOSTS, canonical links to the Host
+    done = _check_deploy(
+        DEBUG="0", SECRET_KEY=secrets.token_urlsafe(50), ALLOWED_HOSTS="arena.example.org"
+    )
+    assert done.returncode != 0
+    assert "arena.W040" in done.stdout + done.stderr and "SITE_URL" in done.stdout + done.stderr
 
 
 def test_check_deploy_reports_a_weak_setting():

@@ -4,16 +4,19 @@ rate limits and the "one pending flag per client per cell" rule count by.
 Addresses are never stored; only ``client_key`` (a salted SHA-256) is.
 
 **Proxies.** ``settings.TRUSTED_PROXIES`` is the number of reverse proxies in front of the app
-(default 0). Each proxy appends the address it received the request from to ``X-Forwarded-For``, so
-the chain ``X-Forwarded-For entries + [REMOTE_ADDR]`` ends with N addresses written by our own
-proxies (REMOTE_ADDR is the innermost proxy itself); the entry just left of them is the client as the
-outermost proxy saw it. Everything further left was written by the client and is never believed.
-A chain shorter than that did not come through all the proxies: only REMOTE_ADDR is certain then.
-This holds only when the app cannot be reached except through those proxies.
+(default 0) and ``settings.TRUSTED_PROXY_IPS`` the addresses or networks they send from (default
+loopback). Each proxy appends the address it received the request from to ``X-Forwarded-For``, so
+the chain ``X-Forwarded-For entries + [REMOTE_ADDR]`` is read from the right: REMOTE_ADDR, then
+each entry in turn, while the hop just read is one of our proxies (a trusted address) and fewer
+than TRUSTED_PROXIES hops were read. The first hop that is not a proxy of ours, or the entry left of
+the TRUSTED_PROXIES-th proxy, is the client; everything further left was written by the client and
+is never believed. A request whose REMOTE_ADDR is not a trusted proxy came straight to the app:
+REMOTE_ADDR is the client and the header is ignored whatever it says (gunicorn listens on loopback
+by default when a proxy is trusted, gunicorn.conf.py).
 
 **Addresses** are normalised with :mod:`ipaddress` (IPv6 spellings compress to one form, IPv4-mapped
 IPv6 becomes IPv4, ports, brackets and zone ids are dropped); an entry that is not an address falls
-back to the next trusted hop, and finally to REMOTE_ADDR.
+back to the hop right of it (the proxy that wrote it), and finally to REMOTE_ADDR.
 
 **Keys.** One IPv6 client usually holds a whole /64 (and can pick a new address in it at will), so
 ``client_key`` and the admin lock-out count IPv6 clients per /64 and IPv4 clients per address.
@@ -21,6 +24,7 @@ back to the next trusted hop, and finally to REMOTE_ADDR.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import ipaddress
 
@@ -30,6 +34,7 @@ from rest_framework import throttling
 from rest_framework.request import Request
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 IPV6_CLIENT_PREFIX = 64
 UNKNOWN = "unknown"
 
@@ -57,23 +62,40 @@ def parse_address(value: str | None) -> IPAddress | None:
     return address
 
 
+@functools.lru_cache(maxsize=8)
+def proxy_networks(entries: tuple[str, ...]) -> tuple[IPNetwork, ...]:
+    """``TRUSTED_PROXY_IPS`` (addresses or networks: ``"127.0.0.1"``, ``"10.0.0.0/8"``) as networks;
+    ValueError names an entry that is neither."""
+    networks = []
+    for entry in entries:
+        try:
+            networks.append(ipaddress.ip_network(entry.strip(), strict=False))
+        except ValueError:
+            raise ValueError(f"not an address or network: {entry!r}") from None
+    return tuple(networks)
+
+
+def is_trusted_proxy(address: IPAddress | None) -> bool:
+    """Whether ``address`` is one of our own proxies: TRUSTED_PROXIES is above 0 and the address is
+    in TRUSTED_PROXY_IPS."""
+    if address is None or settings.TRUSTED_PROXIES < 1:
+        return False
+    return any(address in net for net in proxy_networks(tuple(settings.TRUSTED_PROXY_IPS)))
+
+
 def client_ip(request: HttpRequest) -> IPAddress | None:
-    """The client's address behind ``settings.TRUSTED_PROXIES`` proxies, or None when neither the
-    forwarded chain nor REMOTE_ADDR holds one."""
-    remote = request.META.get("REMOTE_ADDR", "")
-    trusted = settings.TRUSTED_PROXIES
-    header = request.META.get("HTTP_X_FORWARDED_FOR", "").strip()
-    if trusted > 0 and header:
-        chain = [entry.strip() for entry in header.split(",")] + [remote]
-        if len(chain) > trusted:
-            # chain[-trusted - 1] is what the outermost trusted proxy saw; if it wrote junk there,
-            # the next hop to the right (a trusted one) is the best we know.
-            for entry in chain[-trusted - 1 :]:
-                address = parse_address(entry)
-                if address is not None:
-                    return address
-            return None
-    return parse_address(remote)
+    """The client's address behind ``settings.TRUSTED_PROXIES`` proxies sending from
+    ``settings.TRUSTED_PROXY_IPS``, or None when REMOTE_ADDR holds no address."""
+    hop = parse_address(request.META.get("REMOTE_ADDR", ""))
+    entries = request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
+    for _ in range(settings.TRUSTED_PROXIES):
+        if not is_trusted_proxy(hop) or not entries:
+            return hop  # not our proxy: the hop that reached us is the client
+        previous = parse_address(entries.pop())
+        if previous is None:  # junk where our proxy wrote: the proxy is the best we know
+            return hop
+        hop = previous
+    return hop  # what the outermost of our proxies saw
 
 
 def client_address(request: HttpRequest) -> str:
