@@ -18,6 +18,9 @@ SITE = "site"
 # the pages that change only with a release (deploys ban everything anyway)
 STATIC = "static"
 
+# not a tag: a purge of this word alone bans every page (a restore replaced the whole database)
+ALL = "*"
+
 TAG = re.compile(r"[A-Za-z0-9_-]+")
 
 
@@ -38,5 +41,8 @@ def product_tag(arena_id: int | str, slug: str) -> str:
 
 
 def header_value(tags: list[str] | tuple[str, ...]) -> str:
-    """The tags as one header value: each once, in the order given, valid ones only."""
+    """The tags as one header value: each once, in the order given, valid ones only (or ``ALL``
+    alone)."""
+    if list(tags) == [ALL]:
+        return ALL
     return " ".join(dict.fromkeys(t for t in tags if TAG.fullmatch(t)))

@@ -378,3 +378,15 @@ class Source(models.Model):
 
     def __str__(self) -> str:
         return self.key
+
+
+class CacheEpoch(models.Model):
+    """The one row (pk 1) naming the page cache's current namespace: every page version, key and
+    ETag carries ``value`` (``arena.selectors.versions``). ``manage.py restore`` gives it a new
+    random value, so no page kept or revalidated before can be served again (the restored content
+    versions and ids repeat those of the discarded timeline)."""
+
+    value = models.CharField(max_length=32)
+
+    def __str__(self) -> str:
+        return self.value

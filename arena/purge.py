@@ -7,7 +7,7 @@ The tags of one transaction are gathered and sent once (a correction bumps the v
 times); a transaction rolled back sends nothing. Without a broker the purge is sent in-process, once; with one, the task retries a cache
 that is down with a growing delay (``arena.tasks.http_cache_purge``). A purge that never arrives
 leaves pages stale only until their ``s-maxage`` runs out: the cache is an optimisation, never
-the record.
+the record. ``manage.py restore`` bans everything, at once: ``http_cache_purge([cachetags.ALL])``.
 """
 
 from __future__ import annotations

@@ -11,18 +11,19 @@ hold the freshness rule; the sweep sends one refresh task per stale arena. Depen
 from __future__ import annotations
 
 import logging
+import secrets
 from datetime import datetime, timedelta
 from typing import Any
 
 from celery import current_app as celery_app
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F, Q
+from django.db import connections, models, transaction
+from django.db.models import F, Max, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from arena import scoring
-from arena.models import Arena, Persona, PersonaResult, ProductScore, StoredMatrix
+from arena.models import Arena, CacheEpoch, Persona, PersonaResult, ProductScore, StoredMatrix
 from arena.purge import purge_after_commit
 from arena.selectors.arenas import arena_judged_summary
 from arena.selectors.inputs import ArenaInputs, arena_scoring_inputs
@@ -48,6 +49,38 @@ def cell_content_changed(*, cell_id: int) -> None:
     arena = Story.objects.filter(cells__pk=cell_id).values("arena_id")[:1]
     Arena.objects.filter(pk__in=arena).update(content_version=F("content_version") + 1)
     purge_after_commit(cells=[cell_id])
+
+
+def _has_table(model: type[models.Model], using: str) -> bool:
+    with connections[using].cursor() as cursor:
+        return model._meta.db_table in connections[using].introspection.table_names(cursor)
+
+
+def content_versions_served(*, using: str) -> int:
+    """The highest content version of the database (0 when it has no arenas, or no arena table):
+    read before a restore replaces it, as the value the restored versions must move past."""
+    if not _has_table(Arena, using):
+        return 0
+    found = Arena.objects.using(using).aggregate(top=Max("content_version"))["top"]
+    return found or 0
+
+
+def content_restored(*, past: int, using: str) -> str | None:
+    """After a restore: in one transaction, move every arena's content version (and its stored
+    matrix's, which must stay equal to it) above ``past``, and give the page cache a new epoch;
+    returns the epoch (None: a backup older than the epoch's table, whose ``migrate`` makes one
+    anew). The versions then never repeat one the replaced database served (its highest
+    was above any served before it, by the same rule), for what keeps them in memory (the stale
+    counts); the epoch covers what the versions cannot: an arena or cell made after the restore
+    takes an id of the discarded timeline again, with versions from 0."""
+    epoch = secrets.token_hex(8) if _has_table(CacheEpoch, using) else None
+    with transaction.atomic(using=using):
+        for model, field in ((Arena, "content_version"), (StoredMatrix, "version")):
+            if _has_table(model, using):  # (a backup of an older schema, before its migrate)
+                model.objects.using(using).update(**{field: F(field) + past + 1})
+        if epoch is not None:
+            CacheEpoch.objects.using(using).update_or_create(pk=1, defaults={"value": epoch})
+    return epoch
 
 
 def arena_mark_stale(*, arena_id: int) -> None:

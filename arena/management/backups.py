@@ -5,6 +5,12 @@ PostgreSQL: ``pg_dump -Fc`` (the custom format: compressed, restored table by ta
 transaction. The client programs are found on PATH or in ``/usr/lib/postgresql/*/bin`` (the newest,
 so it can read a dump of any older server). SQLite: the sqlite3 module's online backup API, both ways
 (a plain file copy of a live database in WAL mode can miss what the -wal file holds).
+
+After a restore the caches must not serve the timeline it discarded: the restored database repeats
+its content versions (and, for what is made next, its ids), which every cached page is keyed by.
+So ``restore`` moves the versions past the highest the replaced database had and gives the page
+cache a new epoch (``arena.recompute.content_restored``: no key or ETag of before can match), then
+bans everything at each HTTP cache of ``HTTP_CACHE_PURGE_URLS``, and reports both (``Caches``).
 """
 
 from __future__ import annotations
@@ -13,11 +19,16 @@ import os
 import shutil
 import sqlite3
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from django.core.management.base import CommandError
-from django.db import connections
+from django.db import DatabaseError, connections
+
+from arena import cachetags
+from arena.purge import endpoints, http_cache_purge
+from arena.recompute import content_restored, content_versions_served
 
 PG_MAGIC = b"PGDMP"  # pg_dump's custom format begins with it
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -108,9 +119,33 @@ def table_count(alias: str) -> int:
         return len(connections[alias].introspection.table_names(cursor))
 
 
-def restore(alias: str, source: Path, *, force: bool) -> None:
-    """Replace the database's contents with the backup ``source``. A database that has tables is
-    refused unless ``force``: a restore drops what is there."""
+@dataclass(frozen=True)
+class Caches:
+    """What a restore did to the caches: the content versions moved past ``past``, the page cache's
+    new ``epoch`` (None: the backup predates it; ``migrate`` makes one), the HTTP caches banned and
+    those that ``failed``."""
+
+    past: int
+    epoch: str | None
+    endpoints: list[str]
+    failed: list[str]
+
+    def report(self) -> str:
+        epoch = f"new cache epoch {self.epoch}" if self.epoch else "cache epoch made by migrate"
+        text = f"page cache: versions moved past {self.past} ({epoch}); "
+        if not self.endpoints:
+            return text + "HTTP caches: none configured (HTTP_CACHE_PURGE_URLS)"
+        banned = len(self.endpoints) - len(self.failed)
+        text += f"HTTP caches banned: {banned} of {len(self.endpoints)}"
+        if self.failed:
+            text += f"; not banned: {', '.join(self.failed)} (ban them by hand: varnishadm ban obj.status != 0)"
+        return text
+
+
+def restore(alias: str, source: Path, *, force: bool) -> Caches:
+    """Replace the database's contents with the backup ``source``, then move the caches past what
+    it replaced (``Caches``). A database that has tables is refused unless ``force``: a restore
+    drops what is there."""
     vendor = engine(alias)
     check_file(source, vendor)
     tables = table_count(alias)
@@ -119,6 +154,21 @@ def restore(alias: str, source: Path, *, force: bool) -> None:
             f"The database is not empty ({tables} tables): restoring replaces them. "
             "Restore into an empty database, or pass --force."
         )
+    past = content_versions_served(using=alias) if tables else 0
+    replace(alias, vendor, source)
+    try:
+        epoch = content_restored(past=past, using=alias)
+    except DatabaseError as exc:
+        raise CommandError(
+            f"Restored the database from {source}, but could not move the page cache past the "
+            f"pages served before ({exc}): run the restore again."
+        ) from exc
+    urls = endpoints()
+    return Caches(past, epoch, urls, http_cache_purge([cachetags.ALL], urls) if urls else [])
+
+
+def replace(alias: str, vendor: str, source: Path) -> None:
+    """Put the backup in the database's place, whole or not at all."""
     if vendor == "postgresql":
         options, env = pg_connection(alias)
         command = [pg_program("pg_restore"), "--clean", "--if-exists", "--no-owner"]

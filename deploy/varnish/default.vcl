@@ -58,6 +58,13 @@ sub vcl_recv {
             && req.http.X-Purge-Token != std.getenv("VARNISH_PURGE_TOKEN")) {
             return (synth(403, "Wrong purge token"));
         }
+        # "*" alone bans every object: manage.py restore put the whole database back
+        if (req.http.Surrogate-Key == "*") {
+            if (!std.ban("obj.status != 0")) {
+                return (synth(500, "Ban refused: " + std.ban_error()));
+            }
+            return (synth(200, "Banned everything"));
+        }
         # tags are words of [A-Za-z0-9_-] (arena/cachetags.py), so they need no escaping below
         if (req.http.Surrogate-Key !~ "^[A-Za-z0-9_-]+( [A-Za-z0-9_-]+)*$") {
             return (synth(400, "Name the tags in Surrogate-Key, separated by single spaces"));

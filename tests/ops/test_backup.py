@@ -2,10 +2,13 @@
 by ``manage.py restore`` into an empty second database, gives every table the same number of rows
 and every arena the same JSON and CSV exports, byte for byte (``make backup-check`` runs this file
 verbosely on a throwaway PostgreSQL; it prints a short report). Bad input is a clear error on any
-database: a missing file, a file of the wrong format, a restore over a database that is not empty."""
+database: a missing file, a file of the wrong format, a restore over a database that is not empty.
+A restore over a database that served pages moves the caches past them (what it prints, the
+ETags and pages answered after it)."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -17,6 +20,7 @@ from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.db import connection
 
+from arena.models import Arena, CacheEpoch
 from flags.inputs import FlagInput, ModerationDecision
 from flags.services import flag_submit, review_item_uphold
 from stories.models import Cell, Story
@@ -129,6 +133,9 @@ def test_a_backup_restores_into_an_empty_database_with_the_same_rows_and_exports
     _manage(second_database, "restore", str(dump))
     after = _snapshot(second_database)
 
+    # the one row a restore writes: the page cache's new epoch
+    assert after["tables"].pop("arena_cacheepoch") == 1
+    before["tables"].pop("arena_cacheepoch")
     assert after["tables"] == before["tables"]
     assert after["exports"].keys() == before["exports"].keys() and before["exports"]
     for name, text in before["exports"].items():
@@ -146,7 +153,8 @@ def test_a_backup_restores_into_an_empty_database_with_the_same_rows_and_exports
     with pytest.raises(AssertionError, match="not empty"):
         _manage(second_database, "restore", str(dump))
     _manage(second_database, "restore", "--force", str(dump))
-    assert _snapshot(second_database)["tables"] == before["tables"]
+    again = _snapshot(second_database)["tables"]
+    assert again.pop("arena_cacheepoch") == 1 and again == before["tables"]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -195,3 +203,45 @@ def test_a_sqlite_backup_restores_what_was_there(tmp_path, moderator):
 def test_a_backup_inside_a_transaction_is_refused(tmp_path):
     with pytest.raises(CommandError, match="outside a transaction"):
         call_command("backup", str(tmp_path / "arena.dump"))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_restore_answers_the_discarded_pages_etags_with_the_restored_pages(
+    seeded_arena, moderator, tmp_path, settings, client
+):
+    """In this process (its page cache and kept counts included): after a restore, the ETag and
+    page of the discarded timeline are never served again, even once changes take the restored
+    versions as far as the discarded ones went."""
+    settings.HTTP_CACHE_PURGE_URLS = []
+    story = Story.objects.get(text__startswith="I run LLM agent loops")
+    cell = Cell.objects.get(story=story, product__slug="inngest")
+    urls = (f"/cells/{cell.pk}.md", "/", seeded_arena.get_absolute_url())
+    dump = tmp_path / "before.backup"
+    call_command("backup", str(dump))
+    older = client.get(urls[0]).content.decode()
+    assert f"- Quality: {cell.quality}/10" in older and cell.quality != 3
+
+    _moderate(moderator)
+    newer = {url: client.get(url) for url in urls}  # kept by the page cache
+    assert "- Quality: 3/10" in newer[urls[0]].content.decode()
+    discarded = Arena.objects.get(pk=seeded_arena.pk).content_version
+
+    out = io.StringIO()
+    call_command("restore", str(dump), force=True, stdout=out)
+    assert out.getvalue().splitlines()[1:] == [
+        f"page cache: versions moved past {discarded} "
+        f"(new cache epoch {CacheEpoch.objects.get().value}); "
+        "HTTP caches: none configured (HTTP_CACHE_PURGE_URLS)"
+    ]
+    others = Cell.objects.filter(story__arena=seeded_arena).exclude(pk=cell.pk).order_by("pk")
+    for n, other in enumerate([None, *others[:12]]):
+        if other is not None:  # one more change: a flag
+            data = FlagInput(reason="other", explanation="This verdict looks wrong to me.")
+            flag_submit(cell=other, data=data, client=client_hash(f"10.8.8.{n}"))
+        for url in urls:
+            again = client.get(url, HTTP_IF_NONE_MATCH=newer[url]["ETag"])
+            assert again.status_code == 200 and again["ETag"] != newer[url]["ETag"], url
+        text = client.get(urls[0]).content.decode()
+        assert f"- Quality: {cell.quality}/10" in text and "- Quality: 3/10" not in text
+        if Arena.objects.get(pk=seeded_arena.pk).content_version > discarded:
+            break

@@ -10,7 +10,8 @@ from arena.management import backups
 class Command(BaseCommand):
     help = (
         "Restore the database from FILE (written by manage.py backup). Refuses a database that "
-        "has tables unless --force: what is there is replaced."
+        "has tables unless --force: what is there is replaced. Then moves the page cache past the "
+        "pages served before and bans every HTTP cache of HTTP_CACHE_PURGE_URLS."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -21,5 +22,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, file: Path, database: str, force: bool, **options: Any) -> None:
-        backups.restore(database, file, force=force)
+        caches = backups.restore(database, file, force=force)
         self.stdout.write(f"Restored the database from {file}.")
+        # an HTTP cache not banned serves the discarded pages until their s-maxage: said loudly
+        (self.stderr if caches.failed else self.stdout).write(caches.report())
