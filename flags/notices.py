@@ -67,12 +67,13 @@ def notices_item_decided(item: ReviewItem) -> None:
 
 def notices_enqueue(ids: list[int]) -> None:
     """Start sending committed notices: a task each with a broker, else one attempt each here.
-    Raises nothing, and stops at the first failure (the mail server or the broker is down: the
-    request must not wait for it once per notice); what is left stays pending for the sweep."""
+    Raises nothing, and stops at the first failure of the mail server or the broker (the request
+    must not wait for it once per notice); what is left stays pending for the sweep. A notice of
+    its own that fails (its mail cannot be written) stops nothing."""
     for notice_id in ids:
         try:
             if settings.CELERY_TASK_ALWAYS_EAGER:
-                ok = mailing.notice_deliver(notice_id).status not in ("retry", "failed")
+                ok = not mailing.notice_deliver(notice_id).server_failed
             else:
                 celery_app.send_task(NOTICE_TASK, args=[notice_id])
                 ok = True

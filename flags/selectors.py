@@ -365,10 +365,20 @@ def pending_reviews() -> tuple[int, datetime | None]:
     return figures["pending"], figures["oldest"]
 
 
-def notice_counts() -> dict[str, int]:
-    """Mail by state (pending, sent, failed...; /metrics): one query."""
-    rows = Notice.objects.order_by().values_list("status").annotate(n=Count("pk"))
-    return {status: n for status, n in rows}
+def notice_counts() -> tuple[dict[str, int], int]:
+    """Mail by state, every state named (pending, sent, failed, skipped; 0 when none), and how
+    many of the pending have failed an attempt already (/metrics): one query."""
+    counts = dict.fromkeys(Notice.State.values, 0)
+    rows = (
+        Notice.objects.order_by()
+        .values_list("status")
+        .annotate(n=Count("pk"), tried=Count("pk", filter=Q(attempts__gt=0)))
+    )
+    retrying = 0
+    for status, n, tried in rows:
+        counts[status] = n
+        retrying += tried if status == Notice.State.PENDING else 0
+    return counts, retrying
 
 
 def flag_value_when_filed(flag: Flag) -> CellValue:

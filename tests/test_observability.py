@@ -202,6 +202,8 @@ def test_metrics_count_pending_flags_failed_mail_and_the_recompute_lag(
     assert 7100 < samples[("arena_flags_oldest_pending_seconds", ())] < 7300
     assert samples[("arena_notices", (("state", "failed"),))] == 2
     assert samples[("arena_notices", (("state", "sent"),))] == 1
+    assert samples[("arena_notices", (("state", "pending"),))] == 0  # every state, 0 for none
+    assert samples[("arena_notices_retrying", ())] == 0
     assert 89 < samples[("arena_recompute_lag_seconds", ())] < 120
     assert not [k for k in samples if k[0] == "arena_celery_queue_length"]  # no broker here
 

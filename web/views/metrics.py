@@ -85,9 +85,15 @@ class ScrapeCollector(Collector):
         notices = GaugeMetricFamily(
             "arena_notices", "Mail to send or sent, by state", labels=["state"]
         )
-        for state, n in sorted(notice_counts().items()):
+        counts, retrying = notice_counts()
+        for state, n in sorted(counts.items()):
             notices.add_metric([state], n)
         yield notices
+        yield GaugeMetricFamily(
+            "arena_notices_retrying",
+            "Mail still pending after a failed attempt (given up at NOTICE_MAX_ATTEMPTS: failed)",
+            retrying,
+        )
         yield GaugeMetricFamily(
             "arena_recompute_lag_seconds",
             "How long the longest-waiting arena's stored scores have missed a change (0: none)",
