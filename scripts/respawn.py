@@ -6,9 +6,9 @@ honcho, which otherwise stops web, worker and beat together as soon as one of th
 A command that exits by itself (a crash, an OOM kill, a ``SIGKILL``) is started again after a
 pause that doubles from 1 s up to 30 s while it keeps dying within a minute of its start. SIGTERM
 or SIGINT to this process are passed on to the command, once, and this process then exits with
-its code, without starting it again. The command runs in a session of its own (honcho signals the
-whole process group: it would get the signal twice) and is sent SIGTERM if this process dies
-(Linux ``PR_SET_PDEATHSIG``). For production, systemd's ``Restart=always`` does the same:
+its code, without starting it again. The command runs in a process group of its own (honcho signals
+the whole group: it would get the signal twice) and is sent SIGTERM if this process dies (Linux
+``PR_SET_PDEATHSIG``). For production, systemd's ``Restart=always`` does the same:
 deploy/systemd/.
 """
 
@@ -46,7 +46,7 @@ def main(argv: list[str]) -> int:
     pause = FIRST_PAUSE
     while True:
         started = time.monotonic()
-        child = subprocess.Popen(argv, start_new_session=True, preexec_fn=_die_with_parent)
+        child = subprocess.Popen(argv, process_group=0, preexec_fn=_die_with_parent)
         code = child.wait()
         if stopping:
             return code
