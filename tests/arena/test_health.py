@@ -9,7 +9,7 @@ import pytest
 from django.core.cache import cache, caches
 from django.test import Client
 
-from tests.infra.services import RedisServer, free_port, redis_server
+from tests.infra.services import free_port, redis_server
 from web.http import broker
 from web.http.cache import ResilientRedisCache
 from web.http.clients import AnonRateThrottle

@@ -30,6 +30,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import timedelta
+from typing import cast
 
 from celery import current_app as celery_app
 from django.conf import settings
@@ -90,7 +91,7 @@ def check_broker_policy() -> str | None:
 
 def check_beat() -> str | None:
     since = broker.seconds_since_sweep()
-    interval = settings.CELERY_BEAT_SCHEDULE[SWEEP]["schedule"].total_seconds()
+    interval = cast(timedelta, settings.CELERY_BEAT_SCHEDULE[SWEEP]["schedule"]).total_seconds()
     limit = round(BEAT_MISSED_SWEEPS * interval)
     if since is None:
         return "no stale sweep recorded yet (beat or worker not running?)"
