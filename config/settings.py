@@ -352,6 +352,7 @@ if not DEBUG:
 # --- the site's own knobs
 ARENA_DEFAULT_STORY_WEIGHT = 1  # weight of a story no page gives (docs/importing.md says why)
 RECOMPUTE_DEBOUNCE_SECONDS = float(os.environ.get("RECOMPUTE_DEBOUNCE_SECONDS", "1"))
+RECOMPUTE_STALE_BUDGET_SECONDS = int(os.environ.get("RECOMPUTE_STALE_BUDGET_SECONDS", "600"))
 # Flags accepted per client address per period (429 with Retry-After beyond it)
 FLAG_RATE = os.environ.get("FLAG_RATE", "10/hour")
 # Flag submissions running at once per process: fewer than gunicorn's threads, so a flood of flags

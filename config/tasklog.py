@@ -2,6 +2,9 @@
 message headers, and the worker makes it the current id while the task runs, so the task's log lines
 name the request that caused it. The worker's log lines take the site's format (LOG_FORMAT), and a
 failed task is counted for /metrics (in the broker's Redis: every worker and host adds to one count).
+
+The worker and the beat check the broker's memory policy when they start (an evicting Redis loses
+queued tasks: web.http.broker), and the stale sweep records when it ran, for /readyz.
 """
 
 from __future__ import annotations
@@ -12,11 +15,13 @@ import logging.config
 import time
 from typing import Any
 
+import redis
 import sentry_sdk
 from celery import signals
 from django.conf import settings
 
-from web.http import requestid
+from arena.task_names import SWEEP_TASK
+from web.http import broker, requestid
 from web.http.metrics import FAILURES_KEY
 
 log = logging.getLogger("arena.tasks")
@@ -42,6 +47,40 @@ def _take_request_id(task: Any = None, **_: Any) -> None:
         sentry_sdk.set_tag("request_id", rid)
     task.request.arena_started = time.perf_counter()
     log.info("task %s started", task.name, extra={"task": task.name})
+    if task.name == SWEEP_TASK and settings.CELERY_BROKER_URL:
+        _record_sweep()
+
+
+def _record_sweep() -> None:
+    try:
+        broker.record_sweep()
+    except redis.RedisError as exc:  # /readyz will call the beat late; the sweep itself runs on
+        log.warning("the sweep's heartbeat was not recorded: %s", exc)
+
+
+@signals.worker_ready.connect
+@signals.beat_init.connect
+def _check_broker_policy(**_: Any) -> None:
+    """Say loudly, at start-up, when the broker's Redis can evict queued tasks. An error rather
+    than a refusal to start: a worker that refuses leaves the queue growing in a Redis that evicts."""
+    url = settings.CELERY_BROKER_URL
+    if not url or not broker.is_redis(url):
+        return
+    try:
+        problem = broker.eviction_problem()
+    except redis.RedisError as exc:
+        log.warning("the broker's maxmemory-policy could not be checked: %s", exc)
+        return
+    if problem is None:
+        log.info("the broker's Redis keeps every key (maxmemory-policy noeviction)")
+        return
+    level, message = problem
+    log.log(
+        level,
+        "the broker's %s; it must be noeviction, a Redis of its own beside the cache's "
+        "(docs/operations.md, Caching)",
+        message,
+    )
 
 
 @signals.task_postrun.connect
@@ -68,8 +107,6 @@ def _drop_request_id(task: Any = None, state: str | None = None, **_: Any) -> No
 def _count_failure(sender: Any = None, **_: Any) -> None:
     if not settings.CELERY_BROKER_URL or sender is None:
         return  # (in-process tasks: the failure is the request's own error)
-    import redis
-
     try:
         client = redis.Redis.from_url(
             settings.CELERY_BROKER_URL, socket_connect_timeout=0.5, socket_timeout=0.5

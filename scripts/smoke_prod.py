@@ -2,12 +2,14 @@
 
 With honcho, the Procfile's three processes (gunicorn, a Celery worker, Celery beat) start with
 DEBUG=0 on a scratch SQLite database (migrated, the bundled arena loaded, static files collected) and
-a real redis-server on a free port (broker and cache). Then, over HTTP: /readyz answers, a page
-serves, a flag is filed through the flag form (its CSRF token and cookie); a moderator upholds it
-through the service (``manage.py shell``, there is no command for it), the worker recomputes the
-scores (the API's ``scores_computed_at`` moves), and the cell page shows the corrected verdict.
-honcho is stopped with SIGTERM: every process must exit, honcho with code 0. Prints each step; exits
-non-zero on the first failure.
+the two Redis roles of docs/operations.md: a broker redis-server (``noeviction``) and a cache one
+(``allkeys-lru``, 8 MB). Then, over HTTP: /readyz answers with no warning (the broker keeps every
+key, the beat's sweep ran), a page serves; the worker is killed (SIGKILL) and comes back while
+honcho keeps web and beat running; a flag is filed through the flag form (its CSRF token and
+cookie); a moderator upholds it through the service (``manage.py shell``, there is no command for
+it), the restarted worker recomputes the scores (the API's ``scores_computed_at`` moves), and the
+cell page shows the corrected verdict. honcho is stopped with SIGTERM: every process must exit,
+honcho with code 0. Prints each step; exits non-zero on the first failure.
 """
 
 from __future__ import annotations
@@ -98,7 +100,7 @@ def manage(env: dict[str, str], *args: str) -> str:
     return done.stdout
 
 
-def environment(scratch: Path, redis_port: int, web_port: int) -> dict[str, str]:
+def environment(scratch: Path, redis_port: int, cache_port: int, web_port: int) -> dict[str, str]:
     keep = ("HOME", "LANG", "LC_ALL", "TMPDIR")
     env = {k: os.environ[k] for k in keep if k in os.environ}
     env |= {
@@ -109,20 +111,22 @@ def environment(scratch: Path, redis_port: int, web_port: int) -> dict[str, str]
         "SECURE_SSL_REDIRECT": "0",
         "DATABASE_URL": f"sqlite:///{scratch / 'db.sqlite3'}",
         "CELERY_BROKER_URL": f"redis://127.0.0.1:{redis_port}/0",
-        "REDIS_URL": f"redis://127.0.0.1:{redis_port}/1",
+        "REDIS_URL": f"redis://127.0.0.1:{cache_port}/0",
         "PORT": str(web_port),
         "WEB_CONCURRENCY": "2",
         "STATE_DIR": str(scratch / "state"),
         "RECOMPUTE_DEBOUNCE_SECONDS": "0",
+        "STALE_SWEEP_SECONDS": "2",
         "PYTHONUNBUFFERED": "1",
     }
     return env
 
 
-def start_redis(scratch: Path, port: int) -> subprocess.Popen[bytes]:
+def start_redis(scratch: Path, port: int, *options: str) -> subprocess.Popen[bytes]:
     server = shutil.which("redis-server") or "/usr/bin/redis-server"
     proc = subprocess.Popen(
-        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        + list(options),
         cwd=scratch,
         stdout=subprocess.DEVNULL,
     )
@@ -133,7 +137,7 @@ def start_redis(scratch: Path, port: int) -> subprocess.Popen[bytes]:
             return s.recv(16).startswith(b"+PONG")
 
     wait_until("redis-server answers", pong, 10)
-    say(f"redis-server on 127.0.0.1:{port}")
+    say(f"redis-server on 127.0.0.1:{port} {' '.join(options)}".rstrip())
     return proc
 
 
@@ -196,12 +200,64 @@ def file_flag(port: int, cell: int) -> None:
     say(f"flag filed through the form on /cells/{cell}/flag/ ({status})")
 
 
-def exercise(env: dict[str, str], port: int, cell: int) -> None:
+def ready_without_warnings(port: int) -> bool:
+    status, _, body = request(port, "GET", "/readyz?strict=1")
+    return status == 200 and "warnings" not in json.loads(body)
+
+
+def worker_pid(honcho: subprocess.Popen[bytes]) -> int | None:
+    """The Celery worker's main process: the child of the worker's respawn.py under this honcho
+    (honcho starts each process in a session of its own: found by parentage, not by session)."""
+    rows = subprocess.run(
+        ["ps", "-e", "-o", "pid=,ppid=,args="], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    procs = [(int(pid), int(ppid), args) for pid, ppid, args in (r.split(None, 2) for r in rows)]
+    ours, grew = {honcho.pid}, True
+    while grew:
+        more = {pid for pid, ppid, _ in procs if ppid in ours} - ours
+        ours |= more
+        grew = bool(more)
+    wrapper = [
+        pid for pid, _, a in procs if pid in ours and "respawn.py celery -A arena worker" in a
+    ]
+    children = [pid for pid, ppid, _ in procs if wrapper and ppid == wrapper[0]]
+    return children[0] if children else None
+
+
+def kill_the_worker(honcho: subprocess.Popen[bytes], log: Path, port: int) -> None:
+    """SIGKILL the worker (a crash: no shutdown at all); it must come back on its own while honcho
+    keeps web and beat running."""
+    pid = wait_until("the worker's process", lambda: worker_pid(honcho), 30)
+    readies = log.read_text().count(" ready.")
+    os.kill(pid, signal.SIGKILL)
+    wait_until(
+        "the worker to start again",
+        lambda: (
+            worker_pid(honcho) not in (None, pid) and log.read_text().count(" ready.") > readies
+        ),
+        60,
+    )
+    text = log.read_text()
+    if "stopped (rc=" in text or request(port, "GET", "/healthz")[0] != 200:
+        raise SystemExit("smoke-prod: FAILED: honcho stopped a process when the worker died")
+    say(
+        f"worker killed (SIGKILL to pid {pid}): respawned as pid {worker_pid(honcho)}, web and beat kept running"
+    )
+
+
+def exercise(
+    env: dict[str, str], port: int, cell: int, honcho: subprocess.Popen[bytes], log: Path
+) -> None:
     wait_until("/readyz answers 200", lambda: request(port, "GET", "/readyz")[0] == 200, 60)
     say("/readyz 200 (database, cache and broker answer)")
+    wait_until("/readyz without warnings", lambda: ready_without_warnings(port), 60)
+    say(
+        "/readyz?strict=1 200 without warnings (the broker's Redis is noeviction, the beat's sweep ran)"
+    )
     status, headers, body = request(port, "GET", f"/arenas/{ARENA}/")
     assert status == 200 and "'unsafe-inline'" not in headers["Content-Security-Policy"], status
     say(f"/arenas/{ARENA}/ 200, {len(body)} characters")
+    kill_the_worker(honcho, log, port)
     say(f"/cells/{cell}/ shows the verdict {cell_verdict(port, cell)!r}")
     file_flag(port, cell)
     out = manage(env, "shell", "-c", UPHOLD.format(cell=cell))
@@ -252,9 +308,12 @@ def stop(honcho: subprocess.Popen[bytes], port: int, log: Path) -> None:
 def main() -> int:
     started = time.monotonic()
     scratch = Path(tempfile.mkdtemp(prefix="arena-smoke-"))
-    redis_port, web_port = free_port(), free_port()
-    env = environment(scratch, redis_port, web_port)
-    redis = start_redis(scratch, redis_port)
+    redis_port, cache_port, web_port = free_port(), free_port(), free_port()
+    env = environment(scratch, redis_port, cache_port, web_port)
+    redis = start_redis(scratch, redis_port)  # the broker: noeviction, Redis's default
+    cache = start_redis(
+        scratch, cache_port, "--maxmemory", "8mb", "--maxmemory-policy", "allkeys-lru"
+    )
     honcho = None
     try:
         cell = prepare(env)
@@ -269,7 +328,7 @@ def main() -> int:
             start_new_session=True,
         )
         say(f"honcho started web (gunicorn on $PORT={web_port}), worker and beat from the Procfile")
-        exercise(env, web_port, cell)
+        exercise(env, web_port, cell, honcho, log_path)
         stop(honcho, web_port, log_path)
         honcho = None
     except BaseException:
@@ -282,9 +341,16 @@ def main() -> int:
         raise
     finally:
         if honcho is not None and honcho.poll() is None:
-            os.killpg(honcho.pid, signal.SIGKILL)
-        redis.terminate()
-        redis.wait(timeout=10)
+            # honcho stops its processes (each in a session of its own: a SIGKILL to honcho's
+            # group would leave them running)
+            honcho.send_signal(signal.SIGTERM)
+            try:
+                honcho.wait(timeout=40)
+            except subprocess.TimeoutExpired:
+                os.killpg(honcho.pid, signal.SIGKILL)
+        for server in (redis, cache):
+            server.terminate()
+            server.wait(timeout=10)
         shutil.rmtree(scratch, ignore_errors=True)
     say(f"OK in {time.monotonic() - started:.1f} s")
     return 0

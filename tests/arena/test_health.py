@@ -10,6 +10,7 @@ from django.core.cache import cache, caches
 from django.test import Client
 
 from tests.infra.services import free_port, redis_server
+from web.http import broker
 from web.http.cache import ResilientRedisCache
 from web.http.clients import AnonRateThrottle
 
@@ -77,7 +78,7 @@ def test_readyz_checks_the_database_only_when_nothing_else_is_configured(setting
     settings.CELERY_BROKER_URL = ""
     response = Client().get("/readyz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "checks": {"database": "ok"}}
+    assert response.json() == {"status": "ok", "checks": {"database": "ok", "arenas": "ok"}}
     assert response["Cache-Control"] == "no-store" and not response.cookies
     assert Client().head("/readyz").status_code == 200
 
@@ -85,12 +86,20 @@ def test_readyz_checks_the_database_only_when_nothing_else_is_configured(setting
 @pytest.mark.django_db
 def test_readyz_follows_redis_and_the_broker(redis, redis_cache, settings):
     settings.CELERY_BROKER_URL = redis.url
+    broker.record_sweep()  # (as the beat's sweep does)
     client = Client()
     up = client.get("/readyz")
     assert up.status_code == 200, up.content
     assert up.json() == {
         "status": "ok",
-        "checks": {"database": "ok", "redis": "ok", "broker": "ok"},
+        "checks": {
+            "database": "ok",
+            "redis": "ok",
+            "broker": "ok",
+            "broker_policy": "ok",
+            "beat": "ok",
+            "arenas": "ok",
+        },
     }
 
     redis.stop()
@@ -102,6 +111,9 @@ def test_readyz_follows_redis_and_the_broker(redis, redis_cache, settings):
     assert body["checks"]["database"] == "ok"
     assert body["checks"]["redis"].startswith("error: ")
     assert body["checks"]["broker"].startswith("error: ")
+    # what the broker would have told: said to be unknown, not failing twice
+    assert body["checks"]["beat"] == "warning: not checked (ConnectionError)"
+    assert body["warnings"] == ["beat", "broker_policy"]
     assert down["Cache-Control"] == "no-store"
     assert client.head("/readyz").status_code == 503
 

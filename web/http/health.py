@@ -10,6 +10,15 @@ with a short timeout. 200 ``{"status": "ok", "checks": {...}}``, or 503 with ``"
 to the caller). The site itself degrades during a Redis outage (README, "Outages"); /readyz still says
 so, for monitoring.
 
+Some failures do not stop this instance from serving, yet lose or delay work: a broker whose Redis
+can evict the queue (``broker_policy``), a stale sweep that has not run for three of its intervals
+(``beat``: the beat or every worker stopped; only with a broker) and an arena whose scores have
+waited for their recompute past ``RECOMPUTE_STALE_BUDGET_SECONDS`` (``arenas``). Each is a check
+like the others, whose value starts with ``warning:``, named in ``"warnings"``; the answer stays 200
+(every instance would say the same: a 503 would take the whole site out of a load balancer and
+mend nothing), logged as a warning. ``/readyz?strict=1`` counts warnings as failing (503), for a
+monitor that only reads the status code.
+
 Both answer GET and HEAD, send ``Cache-Control: no-store``, touch no session or cookie, and are plain
 Django views (no DRF throttle counts them). With ``DEBUG=0`` they are exempt from the HTTPS redirect
 (``SECURE_REDIRECT_EXEMPT``), since probes usually speak plain HTTP to the app; they still need a Host
@@ -20,6 +29,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from datetime import timedelta
+from typing import cast
 
 from celery import current_app as celery_app
 from django.conf import settings
@@ -27,13 +38,19 @@ from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
+from arena.models import Arena
+from web.http import broker
 from web.http.cache import ResilientRedisCache
 
 log = logging.getLogger(__name__)
 
 BROKER_TIMEOUT = 1.0  # seconds for the broker check, connecting included
+BEAT_MISSED_SWEEPS = 3  # the beat is late once this many sweep intervals passed without one
+WARNING = "warning: "
+SWEEP = "recompute-stale-arenas"  # the stale sweep's entry in the beat's schedule
 
 
 def _no_store(response: HttpResponse) -> HttpResponse:
@@ -67,8 +84,37 @@ def check_broker() -> None:
         conn.ensure_connection(max_retries=0, timeout=BROKER_TIMEOUT)
 
 
+def check_broker_policy() -> str | None:
+    problem = broker.eviction_problem()
+    return problem[1] if problem else None
+
+
+def check_beat() -> str | None:
+    since = broker.seconds_since_sweep()
+    interval = cast(timedelta, settings.CELERY_BEAT_SCHEDULE[SWEEP]["schedule"]).total_seconds()
+    limit = round(BEAT_MISSED_SWEEPS * interval)
+    if since is None:
+        return "no stale sweep recorded yet (beat or worker not running?)"
+    if since > limit:
+        return f"the stale sweep last ran {since:.0f}s ago, more than {limit}s"
+    return None
+
+
+def check_arenas() -> str | None:
+    budget = settings.RECOMPUTE_STALE_BUDGET_SECONDS
+    cutoff = timezone.now() - timedelta(seconds=budget)
+    late = list(
+        Arena.objects.filter(scores_stale_since__lt=cutoff)
+        .order_by("slug")
+        .values_list("slug", flat=True)[:6]
+    )
+    if not late:
+        return None
+    return f"stale for more than {budget}s: {', '.join(late[:5])}" + (" …" if late[5:] else "")
+
+
 def configured_checks() -> dict[str, Callable[[], None]]:
-    """The checks /readyz runs, by the name its answer gives each."""
+    """The checks /readyz runs, by the name its answer gives each: each fails by raising."""
     checks = {"database": check_database}
     if isinstance(caches["default"], RedisCache):
         checks["redis"] = check_redis
@@ -77,9 +123,18 @@ def configured_checks() -> dict[str, Callable[[], None]]:
     return checks
 
 
-@require_http_methods(["GET", "HEAD"])
-def readyz(request: HttpRequest) -> HttpResponse:
-    """Readiness: the database, and where configured Redis and the broker, answer."""
+def configured_warnings() -> dict[str, Callable[[], str | None]]:
+    """The checks that warn: each returns what is wrong, or None."""
+    checks: dict[str, Callable[[], str | None]] = {}
+    if settings.CELERY_BROKER_URL and broker.is_redis(settings.CELERY_BROKER_URL):
+        checks["broker_policy"] = check_broker_policy
+        checks["beat"] = check_beat
+    checks["arenas"] = check_arenas
+    return checks
+
+
+def run_checks() -> dict[str, str]:
+    """Every check's value: ``ok``, ``error: <exception class>`` or ``warning: <what>``."""
     results: dict[str, str] = {}
     for name, check in configured_checks().items():
         try:
@@ -89,8 +144,30 @@ def readyz(request: HttpRequest) -> HttpResponse:
             results[name] = f"error: {type(exc).__name__}"
         else:
             results[name] = "ok"
-    ready = all(v == "ok" for v in results.values())
-    body: dict[str, object] = {"status": "ok" if ready else "unavailable", "checks": results}
-    if not ready:
-        body["failing"] = sorted(k for k, v in results.items() if v != "ok")
-    return _no_store(JsonResponse(body, status=200 if ready else 503))
+    for name, warn in configured_warnings().items():
+        try:
+            problem = warn()
+        except Exception as exc:  # noqa: BLE001 - could not tell: said, never a failure
+            problem = f"not checked ({type(exc).__name__})"
+        if problem:
+            log.warning("readiness check %s: %s", name, problem)
+        results[name] = WARNING + problem if problem else "ok"
+    return results
+
+
+@require_http_methods(["GET", "HEAD"])
+def readyz(request: HttpRequest) -> HttpResponse:
+    """Readiness: the database, and where configured Redis and the broker, answer; what only
+    warns is named in ``warnings`` (failing too with ``?strict=1``)."""
+    results = run_checks()
+    warnings = sorted(k for k, v in results.items() if v.startswith(WARNING))
+    strict = request.GET.get("strict", "") not in ("", "0")
+    failing = sorted(
+        k for k, v in results.items() if v != "ok" and (strict or not v.startswith(WARNING))
+    )
+    body: dict[str, object] = {"status": "unavailable" if failing else "ok", "checks": results}
+    if failing:
+        body["failing"] = failing
+    if warnings:
+        body["warnings"] = warnings
+    return _no_store(JsonResponse(body, status=503 if failing else 200))
