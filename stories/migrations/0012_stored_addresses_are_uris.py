@@ -21,12 +21,13 @@ FIELDS = [
 def fix_addresses(apps, schema_editor):
     for app, model_name, field in FIELDS:
         model = apps.get_model(app, model_name)
-        # (a historical model's manager is a plain one: retired rows too)
-        rows = model.objects.exclude(**{field: ""}).values_list("pk", field)
+        # (the default manager of a historical model is a plain one: retired rows too)
+        manager = model._meta.default_manager
+        rows = manager.exclude(**{field: ""}).values_list("pk", field)
         for pk, url in rows.iterator():
             fixed = uri_fixed(url)
             if fixed != url:
-                model.objects.filter(pk=pk).update(**{field: fixed})
+                manager.filter(pk=pk).update(**{field: fixed})
 
 
 class Migration(migrations.Migration):
