@@ -135,3 +135,22 @@ def test_a_json_key_given_twice_is_refused_by_name(text, key, settings):
     assert response.json() == {
         "detail": f"JSON parse error - the key {key!r} appears twice in one object."
     }
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "method, address, status, location",
+    [
+        ("get", "/api/arenas?x=1", 301, "/api/arenas/?x=1"),
+        ("post", "/api/flags", 308, "/api/flags/"),
+        ("get", "/api/nothing", 404, None),
+        ("get", "/api/arenas/x/compare/a", 404, None),
+    ],
+)
+def test_an_address_without_its_slash_is_answered_in_json(method, address, status, location):
+    """Redirected to the address with it when that is a route (keeping a POST's method), a 404
+    otherwise: not Django's empty HTML redirect."""
+    response = getattr(Client(), method)(address, secure=True)
+    assert response.status_code == status
+    assert response["Content-Type"] == "application/json"
+    assert response.get("Location") == location

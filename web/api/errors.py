@@ -15,6 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import status
 from rest_framework.exceptions import APIException
@@ -65,7 +66,21 @@ def api_error(status_code: int, exception: BaseException | None = None) -> JsonR
 @csrf_exempt  # a 404 whatever the method: no form is processed
 def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
     """Any other address under /api/ (an id or slug the routes do not accept, say): a JSON 404 like
-    the API's own, not the site's HTML page."""
+    the API's own, not the site's HTML page. An address that only lacks its trailing slash is
+    redirected to it, as Django's APPEND_SLASH would, but in JSON, and keeping the method (308)
+    for anything but a read."""
+    path = request.path_info
+    if not path.endswith("/"):
+        try:
+            match = resolve(path + "/")
+        except Resolver404:
+            match = None
+        if match is not None and match.func is not not_found:
+            to = request.get_full_path(force_append_slash=True)
+            code = 301 if request.method in ("GET", "HEAD") else 308
+            response = JsonResponse({"detail": f"Moved to {to}"}, status=code)
+            response["Location"] = to
+            return response
     return api_error(404)
 
 

@@ -39,6 +39,6 @@ urlpatterns = [
         name="api-redoc",
     ),
     path("", include(router.urls)),
-    # last: only what nothing above matched (addresses without the trailing slash still redirect)
-    re_path(r"^[\s\S]*/$", not_found),
+    # last: only what nothing above matched (an address without its trailing slash is redirected)
+    re_path(r"^[\s\S]*$", not_found),
 ]
