@@ -5,6 +5,7 @@ from django.db.models import F, Q
 from django.urls import reverse
 
 from arena.text import SLUG_PATTERN
+from arena.uris import URIField
 from stories.edits import edited_since_import
 
 
@@ -367,7 +368,7 @@ class Source(models.Model):
     arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="sources")
     key = models.CharField(max_length=80, help_text="The id the evidence cites, e.g. docs-21")
     title = models.CharField(max_length=300, blank=True)
-    url = models.URLField(max_length=500, blank=True)
+    url = URIField(max_length=500, blank=True)
     accessed = models.DateField(null=True, blank=True, help_text="When the source was read")
 
     class Meta:

@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.core.validators import EmailValidator, URLValidator
+from django.core.validators import EmailValidator
 
 from arena.text import clean_text
+from arena.uris import uri_encode, validate_uri
 from flags.models import Flag, Reason
 from stories.values import JUDGEMENT_FIELDS, CellValue, Verdict
 
@@ -82,7 +83,7 @@ class _AddressRule:
 SOURCE_URL_RULE = _AddressRule(
     "address",
     SOURCE_URL_MAX,
-    URLValidator(schemes=["http", "https"]),
+    validate_uri,
     "Enter a full http(s) address, or leave it empty.",
 )
 EMAIL_RULE = _AddressRule(
@@ -118,7 +119,8 @@ class FlagInput:
             explanation=data["explanation"],
             proposed_verdict=data.get("proposed_verdict") or "",
             proposed_quality=data.get("proposed_quality"),
-            source_url=data.get("source_url") or "",
+            # stored as a URI: what it cannot hold (quotes, spaces, ...) percent-encoded
+            source_url=uri_encode(data.get("source_url") or ""),
             email=data.get("email") or "",
             affiliated=bool(data.get("affiliated")),
         )

@@ -5,6 +5,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from arena.uris import URIField
 from stories.values import QUALITY_MAX, CellValue, Verdict
 
 
@@ -75,7 +76,7 @@ class Flag(models.Model):
     proposed_verdict = models.CharField(max_length=10, choices=Verdict.choices, blank=True)
     proposed_quality = models.PositiveSmallIntegerField(null=True, blank=True)
     explanation = models.TextField()
-    source_url = models.URLField(max_length=500, blank=True)
+    source_url = URIField(max_length=500, blank=True)
     email = models.EmailField(blank=True, help_text="Never shown publicly")
     # the reporter declared working for or with the product's vendor: labelled in the queue and
     # on the public record ("filed by the vendor")

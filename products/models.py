@@ -4,6 +4,7 @@ from django.urls import reverse
 
 from arena.models import EditableRecord
 from arena.text import PRODUCT_SLUG_PATTERN, validate_product_slug
+from arena.uris import URIField
 
 
 class Hosting(models.TextChoices):
@@ -30,9 +31,9 @@ class Product(EditableRecord):
     popularity_as_of = models.DateField(null=True, blank=True)
     # What the product is, as the pages or an arena file state it; blank or null: nobody stated
     # it, shown as unknown (never guessed).
-    website = models.URLField(max_length=500, blank=True)
-    repository = models.URLField(max_length=500, blank=True)
-    documentation = models.URLField(max_length=500, blank=True)
+    website = URIField(max_length=500, blank=True)
+    repository = URIField(max_length=500, blank=True)
+    documentation = URIField(max_length=500, blank=True)
     licence = models.CharField(max_length=100, blank=True, help_text="An SPDX identifier")
     languages = models.JSONField(
         default=list, blank=True, help_text="Languages and SDKs, as a list of names"

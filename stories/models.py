@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from arena.models import EditableRecord
 from arena.scoring import Direction, correction_direction
+from arena.uris import URIField
 from stories.edits import edited_since_import
 from stories.values import Backing, CellValue, Proof, Verdict
 
@@ -158,7 +159,7 @@ class Evidence(models.Model):
     position = models.PositiveIntegerField()
     source = models.CharField(max_length=40, help_text="claimed-docs, github, community, probe, …")
     quote = models.TextField()
-    url = models.URLField(max_length=500, blank=True, help_text="Where the quote can be checked")
+    url = URIField(max_length=500, blank=True, help_text="Where the quote can be checked")
     checked_on = models.DateField(
         null=True,
         blank=True,

@@ -153,7 +153,7 @@ class FlagViewSet(
 
     @extend_schema(
         request=FlagCreateSerializer,
-        responses={201: FlagSerializer, **error_responses(400, 403, 415, 429)},
+        responses={201: FlagSerializer, **error_responses(400, 403, 413, 415, 429)},
     )
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         with FLAG_SLOTS:  # the whole submission: parsing, the statements, the answer
@@ -196,7 +196,10 @@ class FlagViewSet(
 
     @extend_schema(
         request=UpholdSerializer,
-        responses={200: ModeratorFlagSerializer, **error_responses(400, 403, 404, 409, 415, 429)},
+        responses={
+            200: ModeratorFlagSerializer,
+            **error_responses(400, 403, 404, 409, 413, 415, 429),
+        },
     )
     @action(detail=True, methods=["post"])
     def uphold(self, request: Request, pk: str | None = None) -> Response:
@@ -215,7 +218,10 @@ class FlagViewSet(
 
     @extend_schema(
         request=RejectSerializer,
-        responses={200: ModeratorFlagSerializer, **error_responses(400, 403, 404, 409, 415, 429)},
+        responses={
+            200: ModeratorFlagSerializer,
+            **error_responses(400, 403, 404, 409, 413, 415, 429),
+        },
     )
     @action(detail=True, methods=["post"])
     def reject(self, request: Request, pk: str | None = None) -> Response:

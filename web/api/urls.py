@@ -1,29 +1,20 @@
 from collections.abc import Collection
-from typing import Any, cast
+from typing import cast
 
 from django.conf import settings
-from django.http import HttpRequest, JsonResponse
 from django.urls import include, path, re_path
 from django.utils.csp import CSP
 from django.views.decorators.csp import csp_override
-from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import (
     SpectacularAPIView,
     SpectacularRedocView,
 )
 from rest_framework.routers import DefaultRouter
 
+from web.api.errors import not_found
 from web.api.flags import FlagViewSet
 from web.api.views import ArenaViewSet
 from web.views.front import ApiDocsView
-
-
-@csrf_exempt  # a 404 whatever the method: no form is processed
-def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
-    """Any other address under /api/ (an id or slug the routes do not accept, say): a JSON 404 like
-    the API's own, not the site's HTML page."""
-    return JsonResponse({"detail": "No such API address."}, status=404)
-
 
 REDOC_CSP: dict[str, Collection[str] | str] = {
     **cast(dict[str, Collection[str] | str], settings.SECURE_CSP),
@@ -48,6 +39,6 @@ urlpatterns = [
         name="api-redoc",
     ),
     path("", include(router.urls)),
-    # last: only what nothing above matched (addresses without the trailing slash still redirect)
-    re_path(r"^[\s\S]*/$", not_found),
+    # last: only what nothing above matched (an address without its trailing slash is redirected)
+    re_path(r"^[\s\S]*$", not_found),
 ]

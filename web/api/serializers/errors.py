@@ -31,6 +31,7 @@ ERROR_DESCRIPTIONS = {
     403: "Not allowed: not a moderator, or a cross-site request.",
     404: "No such object.",
     409: "The item changed or was resolved since it was read; nothing was changed.",
+    413: "The body is larger than the API reads (DATA_UPLOAD_MAX_MEMORY_SIZE).",
     415: "The body is not JSON (Content-Type: application/json).",
     429: "Too many requests; the Retry-After header says when to try again.",
 }

@@ -1,0 +1,96 @@
+"""Every answer under /api/ is JSON, refusals included: ``{"detail": "<message>"}`` (a validation
+error: a message list per field), as DRF's own errors (docs/contract.md, "API errors").
+
+DRF answers what its views raise (``api_exception_handler``, REST_FRAMEWORK's EXCEPTION_HANDLER);
+what Django answers itself (an address no route matches, an oversize body read outside a view, a
+server error) goes through the root URLconf's handlers, which answer JSON for API addresses
+(``api_or``) and the site's pages elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import Resolver404, resolve
+from django.views.decorators.csrf import csrf_exempt
+from rest_framework import status
+from rest_framework.exceptions import APIException
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+API_PATH = "api/"  # where the root URLconf mounts the API
+
+MESSAGES = {
+    400: "Bad request.",
+    403: "Not allowed.",
+    404: "No such API address.",
+    500: "Server error: the request was not completed. Try again later.",
+}
+
+
+def too_large_message() -> str:
+    return (
+        f"The request body is larger than the {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes "
+        "this API reads."
+    )
+
+
+class PayloadTooLarge(APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_detail = "The request body is too large."
+    default_code = "payload_too_large"
+
+
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF's handler, and a body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` is a 413 with a message
+    (Django raises it as a suspicious operation, which DRF leaves to Django's HTML 400)."""
+    if isinstance(exc, RequestDataTooBig):
+        exc = PayloadTooLarge(too_large_message())
+    return exception_handler(exc, context)
+
+
+def is_api(request: HttpRequest) -> bool:
+    return request.path_info.startswith("/" + API_PATH)
+
+
+def api_error(status_code: int, exception: BaseException | None = None) -> JsonResponse:
+    if isinstance(exception, RequestDataTooBig):
+        return JsonResponse({"detail": too_large_message()}, status=413)
+    return JsonResponse({"detail": MESSAGES[status_code]}, status=status_code)
+
+
+@csrf_exempt  # a 404 whatever the method: no form is processed
+def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+    """Any other address under /api/ (an id or slug the routes do not accept, say): a JSON 404 like
+    the API's own, not the site's HTML page. An address that only lacks its trailing slash is
+    redirected to it, as Django's APPEND_SLASH would, but in JSON, and keeping the method (308)
+    for anything but a read."""
+    path = request.path_info
+    if not path.endswith("/"):
+        try:
+            match = resolve(path + "/")
+        except Resolver404:
+            match = None
+        if match is not None and match.func is not not_found:
+            to = request.get_full_path(force_append_slash=True)
+            code = 301 if request.method in ("GET", "HEAD") else 308
+            response = JsonResponse({"detail": f"Moved to {to}"}, status=code)
+            response["Location"] = to
+            return response
+    return api_error(404)
+
+
+def api_or(status_code: int, site: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """The root URLconf's handler for ``status_code``: JSON under /api/, ``site`` elsewhere."""
+
+    def handler(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if is_api(request):
+            return api_error(status_code, kwargs.get("exception", args[0] if args else None))
+        return site(request, *args, **kwargs)
+
+    handler.__name__ = handler.__qualname__ = f"handler{status_code}"
+    return handler
