@@ -169,6 +169,12 @@ _SLUG_PATTERNS = {SLUG_PATTERN: False, PRODUCT_SLUG_PATTERN: True}
 
 
 def _message(error: ValidationError) -> str:
+    if error.validator == "maxLength" and isinstance(error.instance, str):
+        # (the schema's own message quotes the value whole, and a cut quote hides the reason)
+        return (
+            f"{_short(repr(error.instance), 60)} is {len(error.instance)} characters long; "
+            f"at most {error.validator_value} are allowed"
+        )
     if error.validator == "pattern" and error.validator_value in _SLUG_PATTERNS:
         problem = slug_problem(error.instance, product=_SLUG_PATTERNS[error.validator_value])
         if problem:
