@@ -26,6 +26,7 @@ from products.services import product_update
 from stories.models import Cell, Story
 from tests.arena.test_arena_file import rolled_back
 from tests.arena.test_import_clashes import state
+from tests.arena.test_import_moderation import reworded
 
 EXAMPLE = Path(settings.BASE_DIR) / "docs" / "example-arena.json"
 
@@ -340,3 +341,28 @@ def test_check_and_import_agree_on_any_mutated_file(wikis, tmp_path, mutations):
         assert imported == checked
         if imported is not None:
             assert state() == before
+
+
+# ---------------------------------------------------------------- page dumps
+
+
+def test_a_page_rationale_or_quote_over_its_limit_is_refused_at_its_line(
+    seeded_arena, seed_files, tmp_path
+):
+    page = next(p for p in seed_files if Path(p).name.startswith("001_"))
+    lines = Path(page).read_text(encoding="utf-8").split("\n")
+    rationale, quote = lines[9].strip(), lines[11].strip()
+    assert rationale.startswith("Trigger.dev's docs") and quote.startswith("• [claimed-docs] “")
+    limit = TEXT_LIMITS["Cell.rationale"]
+    paths = reworded(tmp_path, seed_files, rationale, "y" * (limit + 1))
+    before = state()
+    with pytest.raises(CommandError) as caught:
+        call_command("import_arena_pages", *paths, stdout=io.StringIO())
+    assert f"001_{Path(page).name[4:]}:10: rationale 'yyy" in str(caught.value)
+    assert f"is {limit + 1} characters long; at most {limit} fit (Cell.rationale)" in str(
+        caught.value
+    )
+    paths = reworded(tmp_path, seed_files, quote[18:-1], "z" * 5_001)
+    with pytest.raises(CommandError, match=r":12: quote 'zzz.* at most 5000 fit"):
+        call_command("import_arena_pages", *paths, stdout=io.StringIO())
+    assert state() == before
