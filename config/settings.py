@@ -362,6 +362,7 @@ FLAG_CONCURRENCY = int(os.environ.get("FLAG_CONCURRENCY", "2"))
 # Days after which a cell's newest evidence counts as stale (a "stale" badge, the matrix's stale
 # filter, each product's share of stale cells; stories/freshness.py)
 EVIDENCE_STALE_DAYS = int(os.environ.get("EVIDENCE_STALE_DAYS", "180"))
+ARENA_IMPORT_MAX_BYTES = int(os.environ.get("ARENA_IMPORT_MAX_BYTES", "20971520"))  # 20 MiB
 # The licence the published data (pages, exports, markdown views) is offered under
 DATA_LICENSE_NAME = "CC BY 4.0"
 DATA_LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"

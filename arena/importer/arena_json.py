@@ -4,9 +4,11 @@ idempotent, moderation respected).
 
 Every problem is a ``PageError`` whose message is ``FILE: /json/pointer: reason`` (RFC 6901: the
 pointer names the value, ``/cells/12/quality``); a file that is not JSON at all names its line and
-column instead. The file is checked whole before anything is written: its JSON Schema first
-(``arena/schemas/``), then what a schema cannot say (references between sections, a complete
-matrix, a verdict's proof and quality, names unique).
+column instead. The file is checked whole before anything is written: its size, its JSON Schema
+(``arena/schemas/``), then what a schema cannot say (control characters, one-line names, references
+between sections, a complete matrix, a verdict's proof and quality, names unique, no date after
+today). ``import_arena_json --check`` then runs the import itself, rolled back
+(``arena.importing.service.arena_import_check``).
 """
 
 from __future__ import annotations

@@ -124,6 +124,8 @@ def _cell(cur: Cursor, product: str) -> CellDetail:
         and line.strip() not in _CELL_END
     ):
         rationale = cur.take().strip()
+        with cur.checks():
+            fit("Cell.rationale", "rationale", rationale)
     evidence = []
     while True:
         cur.skip_blank()
@@ -137,6 +139,7 @@ def _cell(cur: Cursor, product: str) -> CellDetail:
             raise cur.error(f"cannot read evidence line {s[:60]!r}")
         with cur.checks():
             fit("Evidence.source", "evidence source", em.group(1))
+            fit("Evidence.quote", "quote", em.group(2))
         evidence.append(Evidence(em.group(1), em.group(2)))
     if not rationale:
         raise cur.error_at(start, f"{product}'s cell has no rationale")

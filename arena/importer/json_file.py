@@ -9,22 +9,24 @@ import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator, ValidationError
 
 from arena import dataformat
 from arena.importer.cursor import PageError
+from arena.importer.limits import LimitError, future_problem, read_bytes
 from arena.text import PRODUCT_SLUG_PATTERN, SLUG_PATTERN, slug_problem
 
-# Files larger than this are refused before they are parsed (a 30 x 300 arena is a few MB).
-MAX_BYTES = 256 * 1024 * 1024
 # At most this many schema errors are listed (the first ones in document order).
 MAX_ERRORS = 20
-# Control characters a text may not hold (tab, newline and carriage return are fine): XML, and
-# so the Atom feeds, cannot carry them.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# What no text may hold: control characters (but tab and newline in the long texts) and lone
+# surrogates (half a UTF-16 pair, which no UTF-8 text or database can store). XML, and so the Atom
+# feeds, cannot carry controls; a line break in a name would break a mail header or a log line.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_ONE_LINE_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+# The texts that may run over several lines (by their key); every other text is one line.
+LONG_TEXTS = frozenset({"description", "rationale", "quote"})
 
 
 class ArenaFileError(PageError):
@@ -109,11 +111,11 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def load_document(path: str) -> tuple[Any, str]:
     try:
-        raw = Path(path).read_bytes()
+        raw = read_bytes(path)
     except OSError as exc:
         raise ArenaFileError(path, f"cannot read file: {exc}") from None
-    if len(raw) > MAX_BYTES:
-        raise ArenaFileError(path, f"file is {len(raw)} bytes; at most {MAX_BYTES} are read")
+    except LimitError as exc:
+        raise ArenaFileError(path, str(exc)) from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -167,6 +169,12 @@ _SLUG_PATTERNS = {SLUG_PATTERN: False, PRODUCT_SLUG_PATTERN: True}
 
 
 def _message(error: ValidationError) -> str:
+    if error.validator == "maxLength" and isinstance(error.instance, str):
+        # (the schema's own message quotes the value whole, and a cut quote hides the reason)
+        return (
+            f"{_short(repr(error.instance), 60)} is {len(error.instance)} characters long; "
+            f"at most {error.validator_value} are allowed"
+        )
     if error.validator == "pattern" and error.validator_value in _SLUG_PATTERNS:
         problem = slug_problem(error.instance, product=_SLUG_PATTERNS[error.validator_value])
         if problem:
@@ -180,16 +188,21 @@ def _short(message: str, size: int = 300) -> str:
 
 
 def texts_check(value: Any, where: list[str | int], errors: FileErrors) -> None:
-    """No control character in any text of the document (the schema cannot say it)."""
+    """No control character or lone surrogate in any text of the document, and no line break in
+    a name, title or other one-line text (the schema cannot say it)."""
     if isinstance(value, str):
-        m = _CONTROL.search(value)
+        key = next((step for step in reversed(where) if isinstance(step, str)), "")
+        long = key in LONG_TEXTS
+        m = (_CONTROL if long else _ONE_LINE_CONTROL).search(value)
         if m:
-            raise errors.at(
-                where,
-                f"holds the control character U+{ord(m.group()):04X} at position {m.start()}",
-            )
+            code = ord(m.group())
+            what = "a lone surrogate" if 0xD800 <= code <= 0xDFFF else "the control character"
+            note = "" if long or m.group() not in "\t\n\r" else " (names and titles are one line)"
+            raise errors.at(where, f"holds {what} U+{code:04X} at position {m.start()}{note}")
     elif isinstance(value, dict):
         for key, item in value.items():
+            if _CONTROL.search(key):
+                raise errors.at(where, f"has a key with a control character: {key!r}")
             texts_check(item, [*where, key], errors)
     elif isinstance(value, list):
         for i, item in enumerate(value):
@@ -200,9 +213,12 @@ def date_at(value: str | None, where: list[str | int], errors: FileErrors) -> da
     if value is None:
         return None
     try:
-        return date.fromisoformat(value)
+        day = date.fromisoformat(value)
     except ValueError:
         raise errors.at(where, f"{value!r} is not a date (YYYY-MM-DD)") from None
+    if problem := future_problem(day):
+        raise errors.at(where, problem)
+    return day
 
 
 def _same(value: Any) -> Any:

@@ -8,12 +8,15 @@ needs no configured Django).
 from __future__ import annotations
 
 import functools
+from datetime import date
 
 from django.apps import apps
+from django.conf import settings
 from django.db.backends.base.operations import BaseDatabaseOperations
 from django.db.models import Field
 
 from arena.text import arena_slugify, parse_figure, slug_problem
+from stories import freshness
 
 
 class LimitError(ValueError):
@@ -34,6 +37,32 @@ _MODELS = {
 
 # A count that is not stored still has to be an int we can convert and compare cheaply.
 ANY_COUNT_MAX = 2**31 - 1
+
+# The longest texts the database would store unbounded (text columns): a rationale is a few
+# paragraphs, a quote one passage. The schema's maxLength states the same (a test compares them).
+TEXT_LIMITS = {"Arena.description": 5_000, "Cell.rationale": 20_000, "Evidence.quote": 5_000}
+
+
+def read_bytes(path: str) -> bytes:
+    """The file's bytes, if it holds at most ``ARENA_IMPORT_MAX_BYTES``: a larger one is refused
+    before it is read whole (``OSError`` when it cannot be read)."""
+    limit = settings.ARENA_IMPORT_MAX_BYTES
+    with open(path, "rb") as f:
+        raw = f.read(limit + 1)
+    if len(raw) > limit:
+        raise LimitError(
+            f"file is larger than {limit} bytes (ARENA_IMPORT_MAX_BYTES); nothing of it is read"
+        )
+    return raw
+
+
+def future_problem(day: date | None) -> str | None:
+    """Why ``day`` cannot be claimed: it is after today (the server's date), so it would outrank
+    a moderator's decision made today; None for a day up to today."""
+    today = freshness.today()
+    if day is None or day <= today:
+        return None
+    return f"{day:%Y-%m-%d} is after today ({today:%Y-%m-%d}); a file cannot be dated in the future"
 
 
 def _model_field(label: str) -> Field:
@@ -67,8 +96,8 @@ def short(text: str, size: int = 40) -> str:
 
 
 def fit(label: str, what: str, text: str) -> str:
-    """``text`` if it fits the model field ``label``."""
-    limit = max_length(label)
+    """``text`` if it fits the model field ``label`` (or the ``TEXT_LIMITS`` of a text column)."""
+    limit = TEXT_LIMITS.get(label) or max_length(label)
     if len(text) > limit:
         raise LimitError(
             f"{what} {short(text)} is {len(text)} characters long; at most {limit} fit ({label})"

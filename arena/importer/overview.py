@@ -74,6 +74,8 @@ def _head(cur: Cursor, lines: list[str]) -> tuple[_Head, int]:
     if len(lines) < 4:
         raise cur.error_at(len(lines), "page ends before the story count line")
     description = cur.take().strip()
+    with cur.checks():
+        fit("Arena.description", "arena description", description)
     m = _COUNTS_RE.fullmatch(cur.take().strip())
     if not m:
         raise cur.error(

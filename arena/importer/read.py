@@ -7,6 +7,7 @@ from pathlib import Path
 
 from arena.importer.compare import parse_compare
 from arena.importer.cursor import PageError
+from arena.importer.limits import LimitError, read_bytes
 from arena.importer.merge import merge_pages
 from arena.importer.overview import is_overview, parse_overview
 from arena.importer.records import ArenaRecord, ComparePage, OverviewPage
@@ -16,7 +17,10 @@ from arena.text import clean_text
 def read_lines(path: str | Path) -> list[str]:
     """The file's lines (split at \\n only, so line numbers are what an editor shows), each cleaned
     by ``arena.text.clean_text``: a CRLF line end, control characters and a byte order mark go."""
-    raw = Path(path).read_bytes()
+    try:
+        raw = read_bytes(str(path))
+    except LimitError as exc:
+        raise PageError(str(path), 0, str(exc)) from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -26,20 +26,26 @@ def _short(text: str, size: int = 60) -> str:
 
 
 def import_arena_find(record: ArenaRecord, *, slug: str) -> Arena | None:
-    """The arena the record updates: by slug, else by name (an admin may have changed the slug);
-    None for a new one. Refuses a record whose slug names one arena and whose name another, and a
-    story whose text another story of the arena holds."""
+    """The arena the record updates: by slug; for page dumps, which state no slug, else by name
+    (an admin may have changed the slug); None for a new one. Refuses a record whose slug names
+    one arena and whose name another (an arena file states its slug: a new slug with the name of
+    another arena is a new arena that cannot have that name), and a story whose text another story
+    of the arena holds."""
     ov = record.overview
     arena = Arena.objects.filter(slug=slug).first()
-    if arena is not None and arena.name != ov.name:
-        other = Arena.objects.filter(name=ov.name).exclude(pk=arena.pk).first()
-        if other is not None:
-            raise ImportRefused(
-                f"{ov.path}: the arena {ov.name!r} has the slug {other.slug!r}, and the slug "
-                f"{slug!r} belongs to the arena {arena.name!r}; give the arena its own slug "
-                "and name (nothing was imported)"
-            )
-    arena = arena or Arena.objects.filter(name=ov.name).first()
+    other = Arena.objects.filter(name=ov.name).exclude(slug=slug).first()
+    if arena is None and record.slug is None:
+        arena, other = other, None
+    if other is not None:
+        belongs = (
+            f"and the slug {slug!r} belongs to the arena {arena.name!r}"
+            if arena is not None
+            else f"and this file's slug is {slug!r}"
+        )
+        raise ImportRefused(
+            f"{ov.path}: the arena name {ov.name!r} already belongs to the arena {other.slug!r}, "
+            f"{belongs}; give the arena its own slug and name (nothing was imported)"
+        )
     if arena is not None:
         _story_clashes(record, arena)
     return arena

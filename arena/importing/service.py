@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from datetime import date
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from arena.importer import ArenaRecord
+from arena.importer.limits import future_problem
 from arena.importing.cells import import_cells
 from arena.importing.checks import ImportRefused, import_arena_find
 from arena.importing.rows import import_products, import_stories
@@ -23,14 +24,13 @@ from arena.importing.structure import (
 from arena.models import Arena, ProductScore
 from arena.recompute import arena_mark_stale
 from arena.text import arena_slugify
-from stories import freshness
 from stories.models import Story
 
 
 def import_date_errors(record: ArenaRecord) -> list[str]:
     """The dates a record claims after today (the server's date): a file or page dated in the
-    future is refused whole, so no claimed date can outrank a moderator's decision of today."""
-    today = freshness.today()
+    future is refused whole, so no claimed date can outrank a moderator's decision of today. (An
+    arena file's reader refuses them first, naming each by its pointer; this guards page dumps.)"""
     ov = record.overview
     claims: list[tuple[str, date | None]] = [
         ("its updated date", ov.updated),
@@ -38,17 +38,19 @@ def import_date_errors(record: ArenaRecord) -> list[str]:
     ]
     for name, product in (record.products or {}).items():
         claims.append((f"the popularity date of {name!r}", product.popularity_as_of))
+        claims.append((f"the first release of {name!r}", product.first_release))
+        claims.append((f"the latest release of {name!r}", product.latest_release))
     for (text, name), detail in record.details.items():
         claims.append((f"the evidence date of {name!r} on “{text}”", detail.evidence_as_of))
         claims.extend(
             (f"the date of quote {i + 1} of {name!r} on “{text}”", e.checked_on)
             for i, e in enumerate(detail.evidence)
         )
+    claims.extend((f"the day source {s.key!r} was read", s.accessed) for s in record.sources or ())
     return [
-        f"{ov.path}: {what} {day:%Y-%m-%d} is after today ({today:%Y-%m-%d}); a file cannot be "
-        "dated in the future (nothing was imported)"
+        f"{ov.path}: {what} {problem} (nothing was imported)"
         for what, day in claims
-        if day is not None and day > today
+        if (problem := future_problem(day))
     ]
 
 
@@ -91,6 +93,18 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
         .distinct()
     ):
         arena_mark_stale(arena_id=other)
+    return report
+
+
+def arena_import_check(*, record: ArenaRecord, overwrite_moderated: bool = False) -> ImportReport:
+    """What ``arena_import`` would do, done and then rolled back, with the database's deferred
+    constraints checked before: ``--check`` runs every rule the import runs (a clash with the rows,
+    a constraint), so a file it passes imports, or both refuse it with the same message. Nothing
+    the import schedules after its commit (recompute, purge) runs."""
+    with transaction.atomic():
+        report = arena_import(record=record, overwrite_moderated=overwrite_moderated)
+        connection.check_constraints()
+        transaction.set_rollback(True)
     return report
 
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from django.core.management.base import CommandError
+from django.db import IntegrityError
 
 from arena.importer import ArenaRecord
 from arena.importing.checks import ImportRefused
 from arena.importing.run import ImportReport
-from arena.importing.service import arena_import
+from arena.importing.service import arena_import, arena_import_check
 from stories.conflicts import EditConflict
 
 # How the report names what was read: page dumps or an arena file.
@@ -20,15 +21,24 @@ WORDS = {
 }
 
 
-def import_record(record: ArenaRecord, *, overwrite_moderated: bool) -> ImportReport:
-    """``arena_import``, its refusals as the command's error (nothing was imported)."""
+def import_record(
+    record: ArenaRecord, *, overwrite_moderated: bool, check: bool = False
+) -> ImportReport:
+    """``arena_import`` (``check``: done and rolled back, ``arena_import_check``), its refusals as
+    the command's error (nothing was imported)."""
+    run = arena_import_check if check else arena_import
     try:
-        return arena_import(record=record, overwrite_moderated=overwrite_moderated)
+        return run(record=record, overwrite_moderated=overwrite_moderated)
     except ImportRefused as exc:
         raise CommandError(str(exc)) from None
     except EditConflict as exc:
         raise CommandError(
             f"a cell changed while the import ran; nothing was imported, run it again ({exc})"
+        ) from None
+    except IntegrityError as exc:
+        # a rule the checks above missed: still the command's error, never a traceback
+        raise CommandError(
+            f"{record.overview.path}: the database refused the import ({exc}); nothing was imported"
         ) from None
 
 

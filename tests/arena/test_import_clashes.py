@@ -143,9 +143,9 @@ def test_an_arena_whose_slug_and_name_belong_to_two_arenas_is_refused(wikis, tmp
     path = write(tmp_path / "d.json", doc)
     message = refused(import_json, path)
     assert message == (
-        f"{path}: the arena 'Other Wikis' has the slug 'other-wikis', and the slug 'team-wikis' "
-        "belongs to the arena 'Team Wikis'; give the arena its own slug and name (nothing was "
-        "imported)"
+        f"{path}: the arena name 'Other Wikis' already belongs to the arena 'other-wikis', and "
+        "the slug 'team-wikis' belongs to the arena 'Team Wikis'; give the arena its own slug and "
+        "name (nothing was imported)"
     )
 
 
@@ -220,7 +220,10 @@ def test_pages_of_an_arena_whose_slug_another_arena_took_are_refused(seeded_aren
     Arena.objects.filter(pk=seeded_arena.pk).update(slug="dee")
     Arena.objects.create(slug="durable-execution-engines", name="Something Else")
     message = refused(import_pages, seed_files)
-    assert "the arena 'Durable Execution Engines' has the slug 'dee', and the slug " in message
+    assert (
+        "the arena name 'Durable Execution Engines' already belongs to the arena 'dee', and the "
+        "slug 'durable-execution-engines' belongs to the arena 'Something Else'"
+    ) in message
 
 
 def test_pages_with_two_categories_of_one_slug_are_refused_at_their_line(seed_files, tmp_path):

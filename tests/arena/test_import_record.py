@@ -164,7 +164,7 @@ def test_a_file_dated_in_the_future_is_refused_even_by_check(seeded_arena, tmp_p
     for options in ((), ("--check",)):
         with pytest.raises(CommandError) as exc:
             import_file(path, *options)
-        assert f"{path}: the evidence date of" in str(exc.value)
+        assert f"{path}: /cells/5/evidence_as_of (line " in str(exc.value)
         assert f"{tomorrow} is after today" in str(exc.value)
     assert version(seeded_arena) == before
 
