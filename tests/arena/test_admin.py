@@ -269,3 +269,32 @@ def test_deleting_an_unused_category_or_an_adjacent_arena_moves_the_version(
     )
     assert response.status_code == 302
     assert _content_version(seeded_arena) > version
+
+
+@pytest.mark.django_db
+def test_a_name_with_a_line_break_is_refused_where_an_editor_writes_it(
+    admin_client, seeded_arena, django_capture_on_commit_callbacks
+):
+    # a name reaches mail subjects and log lines: one line, refused at the form
+    approvals = Story.objects.get(text__startswith="A workflow pauses for human approval")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(
+            "/admin/stories/story/add/",
+            {
+                "arena": seeded_arena.pk,
+                "category": approvals.category_id,
+                "subgroup": approvals.subgroup_id,
+                "persona": approvals.persona_id,
+                "text": "A workflow escalates\r\nBcc: victim@example.com",
+                "weight": 2,
+                "weight_published": "on",
+                "position": 99,
+                "cells-TOTAL_FORMS": "0",
+                "cells-INITIAL_FORMS": "0",
+            },
+        )
+    assert response.status_code == 200
+    assert "A name is one line: remove the line break or control character U+000D." in (
+        response.content.decode()
+    )
+    assert not Story.objects.filter(text__contains="Bcc").exists()
