@@ -87,3 +87,23 @@ def document_text(document: Mapping[str, Any]) -> str:
 def schema() -> dict[str, Any]:
     """The format's JSON Schema (draft 2020-12), as shipped in ``arena/schemas/``."""
     return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+class DuplicateKey(ValueError):
+    """A JSON object names one key twice."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``'s ``object_pairs_hook``: an object, refusing a key that appears twice (which
+    JSON leaves undefined and Python would settle silently by keeping the last). The arena files
+    and the API's bodies both read JSON through it."""
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise DuplicateKey(key)
+        seen[key] = value
+    return seen

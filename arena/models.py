@@ -4,7 +4,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.urls import reverse
 
-from arena.text import SLUG_PATTERN
+from arena.text import SLUG_PATTERN, validate_one_line
 from arena.uris import URIField
 from stories.edits import edited_since_import
 
@@ -78,7 +78,7 @@ class Arena(VersionedRecord):
     """A product category with its products, stories and stored scores."""
 
     slug = models.SlugField(max_length=120, unique=True)
-    name = models.CharField(max_length=200, unique=True)
+    name = models.CharField(max_length=200, unique=True, validators=[validate_one_line])
     description = models.TextField(blank=True)
     updated = models.DateField(
         null=True, blank=True, help_text="When the arena's verdicts were last updated"
@@ -130,7 +130,7 @@ class Arena(VersionedRecord):
 
 class Category(VersionedRecord):
     arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="categories")
-    name = models.CharField(max_length=120)
+    name = models.CharField(max_length=120, validators=[validate_one_line])
     blurb = models.CharField(max_length=300, blank=True)
     page_name = models.CharField(
         max_length=200,
@@ -157,7 +157,7 @@ class Category(VersionedRecord):
 
 class SubGroup(VersionedRecord):
     category = models.ForeignKey(Category, on_delete=models.CASCADE, related_name="subgroups")
-    name = models.CharField(max_length=120)
+    name = models.CharField(max_length=120, validators=[validate_one_line])
     page_name = models.CharField(
         max_length=200,
         blank=True,
@@ -184,7 +184,7 @@ class Persona(VersionedRecord):
     """A kind of user (``backend-developer``); ``label`` is how head-to-head pages name it."""
 
     slug = models.SlugField(max_length=80, unique=True)
-    label = models.CharField(max_length=120)
+    label = models.CharField(max_length=120, validators=[validate_one_line])
     page_slug = models.CharField(
         max_length=80,
         blank=True,
@@ -205,9 +205,9 @@ class AdjacentArena(VersionedRecord):
     """A link to a category often shopped together with this one."""
 
     arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="adjacent")
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=200, validators=[validate_one_line])
     product_count = models.PositiveIntegerField()
-    leader = models.CharField(max_length=120)
+    leader = models.CharField(max_length=120, validators=[validate_one_line])
     shares = models.CharField(max_length=200, blank=True, help_text="Category the two arenas share")
     page_name = models.CharField(
         max_length=200,
@@ -367,7 +367,7 @@ class Source(models.Model):
 
     arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="sources")
     key = models.CharField(max_length=80, help_text="The id the evidence cites, e.g. docs-21")
-    title = models.CharField(max_length=300, blank=True)
+    title = models.CharField(max_length=300, blank=True, validators=[validate_one_line])
     url = URIField(max_length=500, blank=True)
     accessed = models.DateField(null=True, blank=True, help_text="When the source was read")
 

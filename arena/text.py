@@ -54,6 +54,21 @@ def validate_product_slug(value: object) -> None:
             raise ValidationError(problem, code="invalid", params={"value": value})
 
 
+# A name or title is one line: it reaches mail subjects, log lines and file names, where a line
+# break or another control character would split or jam them (the arena file refuses the same).
+_NOT_ONE_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def validate_one_line(value: object) -> None:
+    """The model validator of every name and title: no line break or other control character."""
+    if isinstance(value, str) and (found := _NOT_ONE_LINE.search(value)):
+        raise ValidationError(
+            "A name is one line: remove the line break or control character U+%(code)04X.",
+            code="one_line",
+            params={"code": ord(found.group())},
+        )
+
+
 # A ``vs`` word of a name becomes this word in the name's slug (``A vs B`` → ``a-versus-b``).
 _VS_IN_SLUG = "versus"
 

@@ -89,11 +89,6 @@ def moderator_addresses() -> list[str]:
     return sorted(set(users.values_list("email", flat=True)))
 
 
-def _origin(notice: Notice) -> str:
-    # the configured origin, never the filing request's Host (flags.origin)
-    return mail_origin()
-
-
 def _render(template: str, context: dict[str, Any]) -> str:
     return render_to_string(f"flags/email/{template}", context).strip() + "\n"
 
@@ -119,7 +114,7 @@ def _reporter_mails(notice: Notice) -> list[EmailMessage]:
     flag = notice.flag
     if not flag.email:
         return []
-    origin = _origin(notice)
+    origin = mail_origin()
     unsubscribe = origin + reverse("flag-unsubscribe", args=[unsubscribe_token(flag.pk)])
     product = one_line(flag.cell.product.name)
     if notice.kind == Notice.Kind.RECEIVED:
@@ -268,7 +263,7 @@ def notice_deliver(notice_id: int) -> Outcome:
     if not _claim(notice):
         return Outcome("busy")
     if notice.kind == Notice.Kind.NEW_FLAG:
-        return _attempt([notice], lambda: _moderator_mails([notice.flag], _origin(notice)))
+        return _attempt([notice], lambda: _moderator_mails([notice.flag], mail_origin()))
     return _attempt([notice], lambda: _reporter_mails(notice))
 
 
@@ -345,7 +340,7 @@ def moderator_digest_send(now: datetime | None = None) -> Outcome:
         return Outcome("busy")
     wait = backoff(max(n.attempts for n in notices))
     claimed.update(next_attempt_at=timezone.now() + timedelta(seconds=wait))
-    origin = _origin(notices[0])
+    origin = mail_origin()
     try:
         messages = _moderator_mails([n.flag for n in notices], origin)
     except Exception:  # noqa: BLE001 - find the flags that cannot be written; the rest go

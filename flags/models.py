@@ -174,9 +174,6 @@ class Notice(models.Model):
 
     kind = models.CharField(max_length=10, choices=Kind.choices)
     flag = models.ForeignKey(Flag, on_delete=models.CASCADE, related_name="notices")
-    # no longer written: a request's Host never chooses a mail's links (flags.origin names them);
-    # the column stays until a migration of its own drops it
-    origin = models.CharField(max_length=200, blank=True)
     status = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
     created_at = models.DateTimeField()
     # not tried before this: the first attempt's task has it to itself, then each retry's backoff

@@ -3,7 +3,7 @@ from django.db.models import Q
 from django.urls import reverse
 
 from arena.models import EditableRecord
-from arena.text import PRODUCT_SLUG_PATTERN, validate_product_slug
+from arena.text import PRODUCT_SLUG_PATTERN, validate_one_line, validate_product_slug
 from arena.uris import URIField
 
 
@@ -17,7 +17,7 @@ class Product(EditableRecord):
     """A product judged in one arena (a column of the matrix)."""
 
     arena = models.ForeignKey("arena.Arena", on_delete=models.PROTECT, related_name="products")
-    name = models.CharField(max_length=120)
+    name = models.CharField(max_length=120, validators=[validate_one_line])
     # no word "vs" between hyphens: /vs/<a>-vs-<b>/ must name one pair (arena.text.slug_problem)
     slug = models.SlugField(max_length=120, validators=[validate_product_slug])
     tier = models.CharField(max_length=40, blank=True)

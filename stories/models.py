@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from arena.models import EditableRecord
 from arena.scoring import Direction, correction_direction
+from arena.text import validate_one_line
 from arena.uris import URIField
 from stories.edits import edited_since_import
 from stories.values import Backing, CellValue, Proof, Verdict
@@ -19,7 +20,7 @@ class Story(EditableRecord):
         "arena.SubGroup", null=True, blank=True, on_delete=models.PROTECT, related_name="stories"
     )
     persona = models.ForeignKey("arena.Persona", on_delete=models.PROTECT, related_name="stories")
-    text = models.CharField(max_length=500)
+    text = models.CharField(max_length=500, validators=[validate_one_line])
     weight = models.PositiveSmallIntegerField(default=1)
     weight_published = models.BooleanField(
         default=True, help_text="False when no page gave the weight and the default was used"

@@ -136,3 +136,37 @@ def test_the_migration_mends_the_addresses_stored_before(seeded_arena):
         "",
     )
     assert Flag.objects.get(pk=flag.pk).source_url == "https://e.com/%3Cx%3E"
+
+
+def _arena_file(tmp_path, website: str, quote_url: str):
+    from tests.arena.test_import_checked import example, write
+
+    doc = example()
+    doc["products"][0]["website"] = website
+    doc["cells"][0]["evidence"][0]["url"] = quote_url
+    return write(tmp_path / "addresses.json", doc), doc
+
+
+@pytest.mark.django_db
+def test_an_arena_file_stores_its_addresses_as_uris_and_imports_again_unchanged(tmp_path):
+    from tests.arena.test_import_checked import run
+
+    path, doc = _arena_file(tmp_path, 'https://q.example/a "b"', "https://q.example/doc s")
+    assert run(path)[1] is None
+    product = Product.objects.get(slug=doc["products"][0]["slug"])
+    assert product.website == "https://q.example/a%20%22b%22"
+    assert Evidence.objects.filter(url="https://q.example/doc%20s").exists()
+    # the file's raw spelling and the stored encoded one are the same address: nothing to change
+    out, error = run(path, "--check")
+    assert error is None
+    assert "changed" not in out
+
+
+@pytest.mark.django_db
+def test_an_arena_file_with_an_address_that_is_no_uri_is_refused_at_its_pointer(tmp_path):
+    from tests.arena.test_import_checked import both_refuse
+
+    path, _ = _arena_file(tmp_path, "https://exa mple.com/", "https://q.example/ok")
+    message = both_refuse(path)
+    assert "/products/0/website" in message
+    assert "Enter a valid http(s) address." in message

@@ -36,6 +36,7 @@ from arena.importer.records import (
     SourceRecord,
 )
 from arena.text import arena_slugify, slug_problem
+from arena.uris import uri_encode, uri_problem
 from products.facts import licence_problem
 from stories.values import CellValue
 
@@ -189,7 +190,7 @@ def _detail(
         Evidence(
             source=e["source"],
             quote=e["quote"],
-            url=e.get("url") or "",
+            url=_uri(e.get("url"), [*where, "evidence", j, "url"], errors),
             checked_on=date_at(e.get("checked_on"), [*where, "evidence", j, "checked_on"], errors),
         )
         for j, e in enumerate(c.get("evidence", []))
@@ -266,9 +267,9 @@ def _product(p: dict[str, Any], where: list[str | int], errors: FileErrors) -> P
         pypi_weekly=p.get("pypi_weekly"),
         popularity_as_of=date_at(p.get("popularity_as_of"), [*where, "popularity_as_of"], errors),
         # a fact left out or null is not stated: stored blank, shown as unknown
-        website=p.get("website") or "",
-        repository=p.get("repository") or "",
-        documentation=p.get("documentation") or "",
+        website=_uri(p.get("website"), [*where, "website"], errors),
+        repository=_uri(p.get("repository"), [*where, "repository"], errors),
+        documentation=_uri(p.get("documentation"), [*where, "documentation"], errors),
         licence=licence,
         languages=tuple(p.get("languages", [])),
         hosting=p.get("hosting") or "",
@@ -286,8 +287,17 @@ def _sources(sources: list[dict[str, Any]], errors: FileErrors) -> tuple[SourceR
         SourceRecord(
             key=s["key"],
             title=s.get("title") or "",
-            url=s.get("url") or "",
+            url=_uri(s.get("url"), ["sources", i, "url"], errors),
             accessed=date_at(s.get("accessed"), ["sources", i, "accessed"], errors),
         )
         for i, s in enumerate(sources)
     )
+
+
+def _uri(value: str | None, where: list[str | int], errors: FileErrors) -> str:
+    """An address as the site stores it (``arena.uris``: unsafe characters percent-encoded, so a
+    re-import compares equal), or the reason it is no http(s) address."""
+    encoded = uri_encode(value or "")
+    if problem := uri_problem(encoded):
+        raise errors.at(where, f"{value!r}: {problem}")
+    return encoded

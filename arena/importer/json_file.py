@@ -40,10 +40,6 @@ class ArenaFileError(PageError):
         self.args = (f"{path}: {where}{reason}",)
 
 
-class _DuplicateKey(ValueError):
-    pass
-
-
 def pointer(path: Iterable[str | int]) -> str:
     """An RFC 6901 JSON pointer (``/cells/3/quality``); ``/`` for the whole document."""
     parts = [str(p).replace("~", "~0").replace("/", "~1") for p in path]
@@ -100,15 +96,6 @@ class FileErrors:
         return ArenaFileError(self.path, f"{self.where(where)}: {reason}")
 
 
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise _DuplicateKey(key)
-        seen[key] = value
-    return seen
-
-
 def load_document(path: str) -> tuple[Any, str]:
     try:
         raw = read_bytes(path)
@@ -126,11 +113,11 @@ def load_document(path: str) -> tuple[Any, str]:
     if not text.strip():
         raise ArenaFileError(path, "file is empty")
     try:
-        return json.loads(text, object_pairs_hook=_pairs), text
+        return json.loads(text, object_pairs_hook=dataformat.unique_object), text
     except json.JSONDecodeError as exc:
         raise ArenaFileError(path, f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
-    except _DuplicateKey as exc:
-        raise ArenaFileError(path, f"the key {str(exc)!r} appears twice in one object") from None
+    except dataformat.DuplicateKey as exc:
+        raise ArenaFileError(path, f"the key {exc.key!r} appears twice in one object") from None
     except RecursionError:
         raise ArenaFileError(path, "nested too deeply to be an arena file") from None
 

@@ -16,6 +16,22 @@ def admin_client(client, django_user_model):
     return client
 
 
+def story_form(beside: Story, text: str) -> dict:
+    """The admin's add-story form for a story placed as ``beside`` is."""
+    return {
+        "arena": beside.arena_id,
+        "category": beside.category_id,
+        "subgroup": beside.subgroup_id,
+        "persona": beside.persona_id,
+        "text": text,
+        "weight": 2,
+        "weight_published": "on",
+        "position": 99,
+        "cells-TOTAL_FORMS": "0",
+        "cells-INITIAL_FORMS": "0",
+    }
+
+
 @pytest.mark.parametrize(
     "url",
     [
@@ -127,18 +143,7 @@ def test_adding_a_story_in_the_admin_gives_it_a_cell_per_product(
     with django_capture_on_commit_callbacks(execute=True):
         response = admin_client.post(
             "/admin/stories/story/add/",
-            {
-                "arena": seeded_arena.pk,
-                "category": approvals.category_id,
-                "subgroup": approvals.subgroup_id,
-                "persona": approvals.persona_id,
-                "text": "A workflow escalates to a second approver after a deadline",
-                "weight": 2,
-                "weight_published": "on",
-                "position": 99,
-                "cells-TOTAL_FORMS": "0",
-                "cells-INITIAL_FORMS": "0",
-            },
+            story_form(approvals, "A workflow escalates to a second approver after a deadline"),
         )
     assert response.status_code == 302, response.content.decode()[:1500]
     story = Story.objects.get(text__startswith="A workflow escalates")
@@ -269,3 +274,21 @@ def test_deleting_an_unused_category_or_an_adjacent_arena_moves_the_version(
     )
     assert response.status_code == 302
     assert _content_version(seeded_arena) > version
+
+
+@pytest.mark.django_db
+def test_a_name_with_a_line_break_is_refused_where_an_editor_writes_it(
+    admin_client, seeded_arena, django_capture_on_commit_callbacks
+):
+    # a name reaches mail subjects and log lines: one line, refused at the form
+    approvals = Story.objects.get(text__startswith="A workflow pauses for human approval")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(
+            "/admin/stories/story/add/",
+            story_form(approvals, "A workflow escalates\r\nBcc: victim@example.com"),
+        )
+    assert response.status_code == 200
+    assert "A name is one line: remove the line break or control character U+000D." in (
+        response.content.decode()
+    )
+    assert not Story.objects.filter(text__contains="Bcc").exists()
