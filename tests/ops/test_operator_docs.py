@@ -1,10 +1,10 @@
-"""The commands the README and docs/operations.md give an operator run as written.
+"""The commands the README and the docs give an operator or a developer run as written.
 
 Every line of their ``sh`` blocks is read as a shell would split it. Each command must name what
 exists: a ``make`` target of the Makefile, a program in ``.venv/bin``, a management command whose
 parser takes the options given, a file of the repository, a unit of ``deploy/systemd``, a setting
-of the README's table. Those that can run here do, in the documented order, with the walk-through's
-production settings (a scratch SQLite database for its PostgreSQL): the migration, loading the
+of docs/settings.md's table. Those that can run here do, in the documented order, with the
+walk-through's production settings (a scratch SQLite database for its PostgreSQL): the migration, loading the
 bundled arena, ``check --deploy``, a backup and a restore over it, and varnishd compiling the VCL.
 A command this test does not know fails it: a new kind of command needs a rule here.
 """
@@ -27,7 +27,7 @@ from django.conf import settings
 from django.core.management import CommandError, get_commands, load_command_class
 
 ROOT = Path(settings.BASE_DIR)
-DOCS = ("README.md", "docs/operations.md")
+DOCS = ("README.md", "docs/operations.md", "docs/development.md", "docs/moderating.md")
 BLOCK = re.compile(r"^[ ]*```sh\n(.*?)^[ ]*```", re.S | re.M)
 ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
 # Names an operator sets that are not the site's settings: varnishd's and the shell's own.
@@ -48,8 +48,8 @@ class Command:
 
 
 def documented_settings() -> set[str]:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    table = readme.split("## Settings (environment)", 1)[1].split("\n## ", 1)[0]
+    text = (ROOT / "docs/settings.md").read_text(encoding="utf-8")
+    table = text.split("## Settings (environment)", 1)[1].split("\n## ", 1)[0]
     return set(re.findall(r"`([A-Z][A-Z0-9_]+)`", table))
 
 
