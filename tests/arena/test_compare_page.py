@@ -6,7 +6,6 @@ arena page and the head-to-head, flat query counts and caching by the arena's co
 
 from __future__ import annotations
 
-import json
 import re
 from html import unescape
 
@@ -14,14 +13,13 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from arena import scoring, selectors
+from arena import scoring
 from arena.models import ProductScore
 from products.models import Product
 from stories.models import Cell, Story
 from stories.services import cell_correct
 from stories.values import CellValue, Proof, Verdict
 from tests.test_pages import HX, get, squeeze, text_of
-from web.api.compare import CompareManySerializer, compare_many_data
 
 pytestmark = pytest.mark.django_db
 
@@ -301,15 +299,6 @@ def test_api_compares_in_the_order_given(client, seeded_arena):
     }
     drawn = [s for s in data["stories"] if not s["best"]]
     assert len(drawn) == summary.drawn
-
-
-def test_api_answer_is_what_the_serializer_gives(seeded_arena, big_arena):
-    for arena, slugs in ((seeded_arena, FOUR), (big_arena, ["product-030", "product-001"])):
-        arena = selectors.arena_get(slug=arena.slug)
-        products = selectors.arena_product_list(arena=arena)
-        pick = selectors.compare_pick(products=products, slugs=slugs)
-        cmp = selectors.compare_many_get(arena=arena, products=pick.products)
-        assert json.dumps(compare_many_data(cmp)) == json.dumps(CompareManySerializer(cmp).data)
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,5 @@
 """The JSON of a comparison of two to six products (``GET /api/arenas/<arena>/compare/?products=…``):
-serializers that name it in the schema, and ``compare_many_data``, the same JSON built directly
-(as ``serializers`` builds the other read endpoints' JSON; tests check one against the other)."""
+its serializers (which write the answer and describe it in the schema) and its query parameter."""
 
 from __future__ import annotations
 
@@ -9,16 +8,8 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from arena.selectors.compare import ManyComparison
-from web.api.serializers.data import matrix_cell_data, story_data
-from web.api.serializers.fields import (
-    ByProductField,
-    CallSerializer,
-    ProductSlugsField,
-    call_data,
-    scores_data,
-)
-from web.api.serializers.schema import MatrixCellSerializer, StoryBaseSerializer
+from web.api.serializers.arenas import MatrixCellSerializer, StoryBaseSerializer
+from web.api.serializers.fields import ByProductField, Call, CallSerializer, ProductSlugsField
 
 # How the products are asked for: the query parameter's description in the schema.
 PRODUCTS_HELP = (
@@ -74,31 +65,5 @@ class CompareManySerializer(serializers.Serializer):
     )
 
     @extend_schema_field(CallSerializer())
-    def get_call(self, cmp: Any) -> dict[str, Any]:
-        return call_data(cmp.leader)
-
-
-def compare_many_data(cmp: ManyComparison) -> dict[str, Any]:
-    """``CompareManySerializer`` of a ``compare_many_get``."""
-    stories = []
-    for row in cmp.rows:
-        story = story_data(row.story)
-        story["best"] = [p.slug for p in row.best]
-        story["cells"] = {c.product.slug: matrix_cell_data(c) for c in row.cells}
-        stories.append(story)
-    return {
-        "products": [p.slug for p in cmp.products],
-        "summary": {
-            p.slug: {
-                "pa_score": s.pa_score,
-                "category_scores": scores_data(s.category_scores),
-                "best": s.best,
-                "shared": s.shared,
-                "weighted": s.weighted,
-            }
-            for p, s in cmp.standings.items()
-        },
-        "call": call_data(cmp.leader),
-        "drawn": cmp.drawn,
-        "stories": stories,
-    }
+    def get_call(self, cmp: Any) -> Any:
+        return CallSerializer(Call.of(cmp.leader)).data

@@ -48,7 +48,6 @@ from web.api.flag_bodies import (
     ModeratorFlagSerializer,
     RejectSerializer,
     UpholdSerializer,
-    filed_flag_body,
 )
 from web.api.parsers import SafeJSONParser
 from web.api.serializers import error_responses
@@ -172,7 +171,8 @@ class FlagViewSet(
             raise serializers.ValidationError(field_errors(exc)) from None
         except FlagThrottled as exc:
             raise Throttled(wait=exc.retry_after) from None
-        return Response(filed_flag_body(flag, request), status=status.HTTP_201_CREATED)
+        body = FlagSerializer(flag, context={"request": request}).data
+        return Response(body, status=status.HTTP_201_CREATED)
 
     def _resolve(
         self,

@@ -1,4 +1,5 @@
 from collections.abc import Sequence
+from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import viewsets
@@ -25,9 +26,6 @@ def _arena(slug: str | None) -> CountedArena:
     return arena
 
 
-# The answers are built by the ``*_data`` functions of ``serializers``: the JSON the serializers
-# named in the schema would give, without their per-field cost (a comment, not the docstring: the
-# docstring is the schema's description of every operation here).
 class ArenaViewSet(viewsets.ViewSet):
     """Arenas, their stored leaderboard, matrix and head-to-head comparisons (read-only, anonymous)."""
 
@@ -40,7 +38,7 @@ class ArenaViewSet(viewsets.ViewSet):
 
     @extend_schema(responses={200: s.ArenaListSerializer(many=True), **s.error_responses(429)})
     def list(self, request: Request) -> Response:
-        return Response(s.arena_list_data(selectors.arena_list()))
+        return Response(s.ArenaListSerializer(selectors.arena_list(), many=True).data)
 
     @extend_schema(
         parameters=[
@@ -66,7 +64,7 @@ class ArenaViewSet(viewsets.ViewSet):
         text = params.weights_text(request.query_params)
         if len(text) > params.WEIGHTS_MAX_LENGTH:
             raise ValidationError({params.WEIGHTS.name: ["Too long."]})
-        board = None
+        detail: dict[str, Any] = {"arena": arena}
         leaderboard: Sequence[StoredRow]
         if text.strip():
             # read against the stored scores' categories and personas (no query of their own)
@@ -83,22 +81,22 @@ class ArenaViewSet(viewsets.ViewSet):
                     }
                 )
             leaderboard = board.rows
+            if board.reading is not None:
+                detail["weights"] = board.reading.by_kind("category")
+                detail["persona_weights"] = board.reading.by_kind("persona")
         else:
             leaderboard = selectors.arena_score_list(arena=arena)
-        return Response(
-            s.arena_detail_data(
-                arena=arena,
-                products=selectors.arena_product_list(arena=arena),
-                leaderboard=leaderboard,
-                personas=selectors.arena_persona_result_list(arena=arena),
-                board=board,
-            )
-        )
+        detail |= {
+            "products": selectors.arena_product_list(arena=arena),
+            "leaderboard": leaderboard,
+            "personas": selectors.arena_persona_result_list(arena=arena),
+        }
+        return Response(s.ArenaDetailSerializer(detail).data)
 
     @extend_schema(responses={200: s.MatrixSerializer, **s.error_responses(404, 429)})
     @action(detail=True, methods=["get"])
     def matrix(self, request: Request, slug: str | None = None) -> Response:
-        return Response(s.matrix_data(selectors.arena_matrix(arena=_arena(slug))))
+        return Response(s.MatrixSerializer(selectors.arena_matrix(arena=_arena(slug))).data)
 
     @extend_schema(responses={200: s.CompareSerializer, **s.error_responses(404, 429)})
     @action(
@@ -117,7 +115,7 @@ class ArenaViewSet(viewsets.ViewSet):
         if a == b:
             raise NotFound("A product is not compared with itself.")
         cmp = selectors.head_to_head_get(arena=arena, a=pair[a], b=pair[b])
-        return Response(s.compare_data(cmp))
+        return Response(s.CompareSerializer(cmp).data)
 
     @extend_schema(
         # (the pair's route, ``compare/{a}/{b}/``, keeps its own id)
@@ -146,4 +144,4 @@ class ArenaViewSet(viewsets.ViewSet):
         if not pick.ok:
             raise ValidationError({params.PRODUCTS.name: [pick.error]})
         cmp = selectors.compare_many_get(arena=arena, products=pick.products)
-        return Response(many.compare_many_data(cmp))
+        return Response(many.CompareManySerializer(cmp).data)

@@ -1,24 +1,18 @@
-"""Serializers translate selector output to the JSON of docs/contract.md; no rules in here.
+"""Serializers translate selector output to the JSON of docs/contract.md; no rules in here. The
+same classes write the answers and describe them in the OpenAPI schema.
 
-The package's public face (``from web.api import serializers as s``; ``s.X``): ``schema`` holds the
-serializers the OpenAPI schema names (the reference for the JSON), ``data`` builds the same JSON
-directly (the read endpoints' answers), ``fields`` the API's own fields and a product's result's,
-``errors`` the error bodies.
+The package's public face (``from web.api import serializers as s``; ``s.X``): ``arenas`` the read
+endpoints' serializers, ``fields`` the API's own fields and a product's result's, ``errors`` the
+error bodies.
 """
 
-from web.api.serializers.data import (
-    arena_detail_data,
-    arena_list_data,
-    compare_data,
-    matrix_data,
-)
-from web.api.serializers.errors import ErrorSerializer, error_responses
-from web.api.serializers.schema import (
+from web.api.serializers.arenas import (
     ArenaDetailSerializer,
     ArenaListSerializer,
     CompareSerializer,
     MatrixSerializer,
 )
+from web.api.serializers.errors import ErrorSerializer, error_responses
 
 __all__ = [
     "ArenaDetailSerializer",
@@ -26,9 +20,5 @@ __all__ = [
     "CompareSerializer",
     "ErrorSerializer",
     "MatrixSerializer",
-    "arena_detail_data",
-    "arena_list_data",
-    "compare_data",
     "error_responses",
-    "matrix_data",
 ]

@@ -1,6 +1,5 @@
 """The API's own serializer fields, and the fields of a product's result (``scoring.ProductResult``)
-as a leaderboard row shows them: each field's serializer and its fast formatting (``result_data``)
-derived from the result's type."""
+as a leaderboard row shows them, each field's serializer derived from the result's type."""
 
 from __future__ import annotations
 
@@ -66,16 +65,16 @@ class RankRangeField(serializers.ListField):
         return [int(v) for v in data]
 
 
-def rank_range_data(row: Any) -> list[int] | None:
-    """A stored row's ``[rank_best, rank_worst]``, None when either is not stored."""
-    best, worst = getattr(row, "rank_best", None), getattr(row, "rank_worst", None)
-    return None if best is None or worst is None else [int(best), int(worst)]
+class Call(NamedTuple):
+    """Who leads: the leading product's slug, or null (``close`` when it is too close to call)."""
 
+    leader: str | None
+    close: bool
 
-def call_data(leader: Any) -> dict[str, Any]:
-    """Who leads (``CallSerializer``): the leading product's slug, or null and ``close`` when the
-    call is too close."""
-    return {"leader": leader.slug if leader is not None else None, "close": leader is None}
+    @classmethod
+    def of(cls, leader: Any) -> Call:
+        """The call of a comparison whose leader is ``leader`` (None: too close to call)."""
+        return cls(leader.slug if leader is not None else None, leader is None)
 
 
 class CallSerializer(serializers.Serializer):
@@ -88,11 +87,11 @@ class CallSerializer(serializers.Serializer):
 
 
 class _WithWeightsOnly(serializers.Field):
-    """A field that only the answers with ``?weights=`` have: left out when the row has no such
-    attribute (a nullable field would otherwise be written as null)."""
+    """A field that only the answers with ``?weights=`` have: left out of a row not ranked by a
+    caller's weights (one without ``personal_score``; a nullable field would be written as null)."""
 
     def get_attribute(self, instance: Any) -> Any:
-        if not hasattr(instance, str(self.source)):
+        if not hasattr(instance, "personal_score"):
             raise SkipField()
         return super().get_attribute(instance)
 
@@ -105,42 +104,20 @@ class WeightedRangeField(_WithWeightsOnly, ScoreRangeField):
     pass
 
 
-def range_data(rng: Any) -> list[int] | None:
-    """A range ``(low, high)`` as ``ScoreRangeField`` writes it."""
-    return None if rng is None else [int(rng[0]), int(rng[1])]
-
-
-def scores_data(mapping: Mapping[Any, Any]) -> dict[str, int | None]:
-    """A ``{name: score or null}`` as ``DictField(child=IntegerField(allow_null=True))``."""
-    return {str(k): None if v is None else int(v) for k, v in mapping.items()}
-
-
 # ---------------------------------------------------------------- a product's result
-
-
-class _Kind(NamedTuple):
-    """How the API shows a value of one type of a result's field: its serializer field and the
-    same JSON value built directly."""
-
-    field: Callable[..., serializers.Field]
-    data: Callable[[Any], Any]
 
 
 def _scores_field(**kwargs: Any) -> serializers.Field:
     return serializers.DictField(child=serializers.IntegerField(allow_null=True), **kwargs)
 
 
-def _as_is(value: Any) -> Any:
-    return value
-
-
-# by the type annotation of the field in ``scoring.ProductResult``
-_KINDS = {
-    "int": _Kind(serializers.IntegerField, _as_is),
-    "int | None": _Kind(partial(serializers.IntegerField, allow_null=True), _as_is),
-    "str": _Kind(serializers.CharField, str),
-    "dict[str, int | None]": _Kind(_scores_field, scores_data),
-    "tuple[int, int] | None": _Kind(ScoreRangeField, range_data),
+# The serializer field of each type annotation of a field in ``scoring.ProductResult``
+_KINDS: dict[str, Callable[..., serializers.Field]] = {
+    "int": serializers.IntegerField,
+    "int | None": partial(serializers.IntegerField, allow_null=True),
+    "str": serializers.CharField,
+    "dict[str, int | None]": _scores_field,
+    "tuple[int, int] | None": ScoreRangeField,
 }
 _TYPES = {f.name: str(f.type) for f in dataclasses.fields(scoring.ProductResult)}
 
@@ -175,10 +152,5 @@ def result_fields(source: str) -> dict[str, serializers.Field]:
     out = {}
     for name in RESULT_FIELDS:
         extra = {"help_text": _RESULT_HELP[name]} if name in _RESULT_HELP else {}
-        out[name] = _KINDS[_TYPES[name]].field(source=f"{source}.{name}", **extra)
+        out[name] = _KINDS[_TYPES[name]](source=f"{source}.{name}", **extra)
     return out
-
-
-def result_data(result: scoring.ProductResult) -> dict[str, Any]:
-    """What ``result_fields`` write of ``result``."""
-    return {name: _KINDS[_TYPES[name]].data(getattr(result, name)) for name in RESULT_FIELDS}

@@ -1,5 +1,5 @@
-"""The serializers that describe the read endpoints' JSON (docs/contract.md) in the schema; they
-are the reference for it (``data`` builds the same JSON directly). No rules in here."""
+"""The read endpoints' JSON (docs/contract.md): these serializers write the answers and the
+OpenAPI schema describes them. No rules in here."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from arena.selectors.calls import first_leads
 from products.facts import HOSTING
 from products.models import Product
 from stories.values import Backing
-from web.api.serializers.data import first_call_data, persona_ranges, persona_scored
 from web.api.serializers.fields import (
     ByProductField,
+    Call,
     CallSerializer,
     ProductSlugsField,
     RankRangeField,
@@ -21,8 +22,6 @@ from web.api.serializers.fields import (
     WeightedIntegerField,
     WeightedRangeField,
     WinnerField,
-    call_data,
-    rank_range_data,
     result_fields,
 )
 
@@ -33,7 +32,7 @@ class ProductRefSerializer(serializers.Serializer):
 
 
 class _StatedMixin:
-    """A fact stored blank is one nobody stated: null in the JSON (as ``product_data`` writes)."""
+    """A fact stored blank is one nobody stated: null in the JSON (as the open-data export writes)."""
 
     def to_representation(self, value: Any) -> Any:
         return super().to_representation(value) if value else None  # type: ignore[misc]
@@ -71,14 +70,10 @@ class ProductSerializer(ProductRefSerializer):
     latest_version = StatedCharField(allow_null=True)
 
 
-# What every arena's JSON starts with (no docstring: it would become the schema's description).
-class _ArenaBaseSerializer(serializers.Serializer):
+class ArenaListSerializer(serializers.Serializer):
     slug = serializers.CharField()
     name = serializers.CharField()
     description = serializers.CharField()
-
-
-class ArenaListSerializer(_ArenaBaseSerializer):
     product_count = serializers.IntegerField()
     story_count = serializers.IntegerField()
     leader = serializers.SerializerMethodField(
@@ -92,17 +87,33 @@ class ArenaListSerializer(_ArenaBaseSerializer):
     scores_computed_at = serializers.DateTimeField(allow_null=True)
     url = serializers.SerializerMethodField()
 
-    def get_leader(self, arena: Any) -> dict | None:
+    @extend_schema_field(ProductRefSerializer(allow_null=True))
+    def get_leader(self, arena: Any) -> Any:
         if not arena.leader_slug:
             return None
-        return {"slug": arena.leader_slug, "name": arena.leader_name}
+        return ProductRefSerializer({"slug": arena.leader_slug, "name": arena.leader_name}).data
 
     @extend_schema_field(CallSerializer())
-    def get_call(self, arena: Any) -> dict[str, Any]:
-        return first_call_data(arena)
+    def get_call(self, arena: Any) -> Any:
+        # with nothing scored there is no leader, and nothing is close either
+        leads = first_leads(arena)
+        leader = arena.leader_slug if leads else None
+        return CallSerializer(Call(leader, bool(arena.leader_slug) and not leads)).data
 
     def get_url(self, arena: Any) -> str:
         return arena.get_absolute_url()
+
+
+class LeaderboardSerializer(serializers.ListSerializer):
+    """Rows ranked by a caller's weights come in that order, and a row's ``rank`` is its place in
+    it (the stored ``rank`` is then its ``published_rank``)."""
+
+    def to_representation(self, data: Any) -> Any:
+        rows = super().to_representation(data)
+        return [
+            {**row, "rank": place} if "published_rank" in row else row
+            for place, row in enumerate(rows, start=1)
+        ]
 
 
 class LeaderboardRowSerializer(serializers.Serializer):
@@ -126,9 +137,14 @@ class LeaderboardRowSerializer(serializers.Serializer):
     personal_range = WeightedRangeField(
         required=False, help_text="With `?weights=`: the range of `personal_score`."
     )
-    published_rank = serializers.IntegerField(
-        required=False, help_text="With `?weights=`: the row's rank in the published ranking."
+    published_rank = WeightedIntegerField(
+        source="rank",
+        required=False,
+        help_text="With `?weights=`: the row's rank in the published ranking.",
     )
+
+    class Meta:
+        list_serializer_class = LeaderboardSerializer
 
     def get_fields(self) -> dict[str, serializers.Field]:
         """The declared fields, with the product's result's after ``vs``."""
@@ -137,16 +153,19 @@ class LeaderboardRowSerializer(serializers.Serializer):
         return {**place, **result_fields("result"), **fields}
 
     def get_vs(self, row: Any) -> str | None:
-        return row.vs.slug if row.vs_id else None
+        # the stored partner, whatever the order the rows are shown in
+        vs = getattr(row, "published_vs", row.vs)
+        return vs.slug if vs is not None else None
 
     @extend_schema_field(RankRangeField())
     def get_rank_range(self, row: Any) -> list[int] | None:
-        return rank_range_data(row)
+        best, worst = getattr(row, "rank_best", None), getattr(row, "rank_worst", None)
+        return None if best is None or worst is None else [int(best), int(worst)]
 
 
 class PersonaScoredSerializer(serializers.Serializer):
-    product = serializers.CharField()
-    name = serializers.CharField()
+    product = serializers.CharField(source="product.slug")
+    name = serializers.CharField(source="product.name")
     score = serializers.IntegerField(allow_null=True)
     range = ScoreRangeField(
         help_text="The product's range over this user type's stories (null: none stored)."
@@ -161,30 +180,41 @@ class PersonaResultSerializer(serializers.Serializer):
     winner = serializers.SerializerMethodField()
     runner_up = serializers.SerializerMethodField()
 
-    def _scored(self, obj: Any, product: Product | None, score: int | None) -> dict | None:
-        # the products' persona ranges, from the leaderboard rows (``ArenaDetailSerializer``)
-        ranges = self.context.get("persona_ranges", {})
-        return persona_scored(product, score, ranges, obj.persona.slug)
+    def _scored(self, obj: Any, product: Product | None, score: int | None) -> Any:
+        if product is None:
+            return None
+        # the products' persona ranges, by product id (``ArenaDetailSerializer.get_personas``)
+        rng = self.context["persona_ranges"].get(product.pk, {}).get(obj.persona.slug)
+        return PersonaScoredSerializer({"product": product, "score": score, "range": rng}).data
 
     @extend_schema_field(PersonaScoredSerializer(allow_null=True))
-    def get_winner(self, obj: Any) -> dict | None:
+    def get_winner(self, obj: Any) -> Any:
         return self._scored(obj, obj.winner, obj.winner_score)
 
     @extend_schema_field(PersonaScoredSerializer(allow_null=True))
-    def get_runner_up(self, obj: Any) -> dict | None:
+    def get_runner_up(self, obj: Any) -> Any:
         return self._scored(obj, obj.runner_up, obj.runner_up_score)
 
 
-class ArenaDetailSerializer(_ArenaBaseSerializer):
-    story_count = serializers.IntegerField()
-    cell_count = serializers.IntegerField()
-    updated = serializers.DateField(allow_null=True)
-    evidence_as_of = serializers.DateField(allow_null=True)
-    scores_computed_at = serializers.DateTimeField(allow_null=True)
-    scores_pending = serializers.BooleanField()
+# An arena (``arena_get``) with its products, leaderboard rows (stored, or ranked by the caller's
+# weights) and persona results, as a mapping: ``arena``, ``products``, ``leaderboard``,
+# ``personas``, and with weights ``weights`` and ``persona_weights``. (A comment, not a docstring:
+# that would become the schema's description.)
+class ArenaDetailSerializer(serializers.Serializer):
+    slug = serializers.CharField(source="arena.slug")
+    name = serializers.CharField(source="arena.name")
+    description = serializers.CharField(source="arena.description")
+    story_count = serializers.IntegerField(source="arena.story_count")
+    cell_count = serializers.IntegerField(source="arena.cell_count")
+    updated = serializers.DateField(source="arena.updated", allow_null=True)
+    evidence_as_of = serializers.DateField(source="arena.evidence_as_of", allow_null=True)
+    scores_computed_at = serializers.DateTimeField(
+        source="arena.scores_computed_at", allow_null=True
+    )
+    scores_pending = serializers.BooleanField(source="arena.scores_pending")
     products = ProductSerializer(many=True)
     leaderboard = LeaderboardRowSerializer(many=True)
-    personas = PersonaResultSerializer(many=True)
+    personas = serializers.SerializerMethodField()
     # with ``?weights=`` only
     weights = serializers.DictField(
         child=serializers.IntegerField(min_value=0, max_value=3),
@@ -197,12 +227,12 @@ class ArenaDetailSerializer(_ArenaBaseSerializer):
         help_text="With `?weights=`: the level (0-3) in effect for every user type.",
     )
 
-    def to_representation(self, instance: Any) -> Any:
-        self._context = {
-            **self._context,
-            "persona_ranges": persona_ranges(instance["leaderboard"]),
-        }
-        return super().to_representation(instance)
+    @extend_schema_field(PersonaResultSerializer(many=True))
+    def get_personas(self, detail: Any) -> Any:
+        # a winner's range is the one stored on its leaderboard row
+        ranges = {row.product_id: row.persona_ranges or {} for row in detail["leaderboard"]}
+        context = {"persona_ranges": ranges}
+        return PersonaResultSerializer(detail["personas"], many=True, context=context).data
 
 
 class MatrixCellSerializer(serializers.Serializer):
@@ -287,5 +317,5 @@ class CompareSerializer(serializers.Serializer):
     stories = CompareStorySerializer(many=True, source="rows")
 
     @extend_schema_field(CallSerializer())
-    def get_call(self, cmp: Any) -> dict[str, Any]:
-        return call_data(cmp.call_leader)
+    def get_call(self, cmp: Any) -> Any:
+        return CallSerializer(Call.of(cmp.call_leader)).data
