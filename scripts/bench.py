@@ -1,13 +1,11 @@
 #!/usr/bin/env python
-"""The site's speed, as ratios to a trivial view (/healthz) measured in the same run: ``make bench``.
+"""The site's speed against its targets, as ratios to a trivial view (/healthz): ``make bench``.
 
-Builds a temporary database (SQLite, or DATABASE_URL's PostgreSQL) with the bundled arena (6 × 53)
-and a generated one (30 × 300), starts gunicorn (DEBUG=0, the project's gunicorn.conf.py) on
-loopback and drives it with wrk (``make bench-deps`` installs it), else with a small Python client.
-Prints: the arena page warm, uncached (PAGE_CACHE=0) and revalidated (a 304) against /healthz; the
-queries per page at both sizes; the full recompute of the 30 × 300 arena; then, on a throwaway
-PostgreSQL (this script again under scripts/with-postgres.sh), the flag submit without and with a
-broker: one client's p50, 20 clients' answers/s and p99. Run from the project root:
+A temporary database (SQLite, or DATABASE_URL's PostgreSQL) with the bundled arena and a generated
+30 × 300 one; gunicorn (DEBUG=0) on loopback, driven by wrk (``make bench-deps``), else by a small
+Python client. Prints the arena page warm, uncached (PAGE_CACHE=0) and revalidated (304); queries
+per page; the 30 × 300 recompute; then, on a throwaway PostgreSQL (scripts/with-postgres.sh), flag
+submit without and with a broker. Run from the project root:
 
     make bench                     # or: .venv/bin/python scripts/bench.py
     .venv/bin/python scripts/bench.py --only pages,queries --duration 2 --rounds 1
@@ -16,21 +14,24 @@ broker: one client's p50, 20 clients' answers/s and p99. Run from the project ro
 from __future__ import annotations
 
 import argparse
+import functools
 import io
 import itertools
 import json
+import logging
 import os
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from servers import ROOT, fetch, gunicorn, redis_server
 
+say = functools.partial(print, flush=True)  # in order with the flag part's process
 LUA = ROOT / "scripts" / "bench.lua"
 WRK = shutil.which("wrk")
 PARTS = ("pages", "queries", "recompute", "flags")
@@ -54,15 +55,10 @@ ENV = {
 
 @dataclass
 class Stats:
-    requests: int
-    seconds: float
+    rps: float  # answers a second
     p50_ms: float
     p99_ms: float
     unexpected: int  # answers with another status than the one expected, and socket errors
-
-    @property
-    def rps(self) -> float:
-        return self.requests / self.seconds if self.seconds else 0.0
 
 
 @dataclass
@@ -87,20 +83,14 @@ def parse_wrk(output: str) -> Stats:
     for line in output.splitlines():
         if line.startswith("BENCH "):
             n, seconds, p50, p99, bad = line.split()[1:]
-            return Stats(int(n), float(seconds), int(p50) / 1000, int(p99) / 1000, int(bad))
+            return Stats(int(n) / float(seconds), int(p50) / 1000, int(p99) / 1000, int(bad))
     raise RuntimeError(f"wrk printed no result line:\n{output[-2000:]}")
 
 
 def load(
-    base: str,
-    path: str,
-    seconds: int,
-    *,
-    connections: int = 2,
-    headers: dict[str, str] | None = None,
-    expected: int = 200,
-    flood: Flood | None = None,
-) -> Stats:
+    base: str, path: str, seconds: int, *, connections=2, headers=None, expected=200, flood=None
+):  # type: ignore[no-untyped-def]
+    """``seconds`` of requests from ``connections`` clients: wrk when installed, else threads."""
     headers = headers or {}
     if WRK:
         command = [WRK, "-t1", f"-c{connections}", f"-d{seconds}s", "--timeout", "30s"]
@@ -110,33 +100,31 @@ def load(
             command += [flood.cells_file, str(flood.clients), str(flood.phase), EXPLANATION]
         return parse_wrk(subprocess.run(command, capture_output=True, text=True).stdout)
     # The fallback: a thread per connection, sharing one request counter.
-    stop, counter = time.monotonic() + seconds, itertools.count()
+    stop, counter, method = (
+        time.monotonic() + seconds,
+        itertools.count(),
+        "POST" if flood else "GET",
+    )
     times: list[float] = []
     bad: list[int] = []
 
-    def client() -> None:
+    def client(_: int) -> None:
         while time.monotonic() < stop:
             extra, body = flood.request(next(counter)) if flood else ({}, None)
             start = time.perf_counter()
             try:
-                status, _, _ = fetch(
-                    base, path, {**headers, **extra}, "POST" if flood else "GET", body
-                )
+                status = fetch(base, path, {**headers, **extra}, method, body)[0]
             except OSError:
                 status = 0
-            times.append(time.perf_counter() - start)
+            times.append((time.perf_counter() - start) * 1000)
             if status != expected:
                 bad.append(status)
 
-    threads = [threading.Thread(target=client) for _ in range(connections)]
     start = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    ms = sorted(t * 1000 for t in times) or [0.0]
-    p99 = ms[max(0, -(-len(ms) * 99 // 100) - 1)]
-    return Stats(len(times), time.perf_counter() - start, statistics.median(ms), p99, len(bad))
+    with ThreadPoolExecutor(connections) as pool:
+        list(pool.map(client, range(connections)))
+    cuts = statistics.quantiles(times if len(times) > 1 else [0.0, 0.0], n=100, method="inclusive")
+    return Stats(len(times) / (time.perf_counter() - start), cuts[49], cuts[98], len(bad))
 
 
 def table(headers: list[str], rows: list[list[str]]) -> str:
@@ -155,20 +143,11 @@ def ratio_row(what: str, page: Stats, healthz: Stats, at_least: float) -> list[s
 
 
 def flag_row(broker: str, one: Stats, many: Stats) -> list[str]:
-    ok = one.p50_ms <= 10 and many.rps >= 200 and many.p99_ms <= 150
-    ok = ok and not (one.unexpected or many.unexpected)
-    return [
-        broker,
-        f"{one.p50_ms:.1f}",
-        f"{many.rps:.0f}",
-        f"{many.p99_ms:.0f}",
-        str(one.unexpected + many.unexpected),
-        "ok" if ok else "MISSED",
-    ]
-
-
-def say(text: str = "") -> None:
-    print(text, flush=True)
+    """One client's p50 and 20 clients' answers/s and p99, against their targets."""
+    bad = one.unexpected + many.unexpected
+    ok = one.p50_ms <= 10 and many.rps >= 200 and many.p99_ms <= 150 and not bad
+    figures = f"{one.p50_ms:.1f} {many.rps:.0f} {many.p99_ms:.0f} {bad}".split()
+    return [broker, *figures, "ok" if ok else "MISSED"]
 
 
 def page_row(base: str, arena, kind: str, target: float, args) -> list[str]:  # type: ignore[no-untyped-def]
@@ -270,35 +249,21 @@ def run_flags(big, args) -> None:  # type: ignore[no-untyped-def]
         if redis:
             brokers["Redis"] = {"CELERY_BROKER_URL": f"{redis}/1"}
         for broker, env in brokers.items():
-            with gunicorn({**ENV, **cache, **env}, workers=3) as base:
+            with gunicorn({**ENV, "PAGE_CACHE": "1", **cache, **env}, workers=3) as base:
 
                 def flood(clients: int, base: str = base) -> Stats:
                     run = Flood(cells, cells_file.name, clients, next(phase))
-                    return load(
-                        base,
-                        "/api/flags/",
-                        args.duration,
-                        connections=clients,
-                        expected=201,
-                        flood=run,
-                    )
+                    path, seconds = "/api/flags/", args.duration
+                    return load(base, path, seconds, connections=clients, expected=201, flood=run)
 
                 flood(2)  # warm-up: every worker, its connection and statements
                 rows.append(flag_row(broker, flood(1), flood(CLIENTS)))
     say("## Flag submit (POST /api/flags/) on PostgreSQL\n")
-    say(
-        f"scripts/with-postgres.sh (fsync off), gunicorn 3 sync workers, DEBUG=0, "
-        f"{'Redis' if redis else 'local memory'} as the cache; {client_text(args)}; each request a "
-        f"new cell of the {size(big)} arena. Targets: 1 client p50 ≤ 10 ms, {CLIENTS} clients "
-        "≥ 200 answers/s with p99 ≤ 150 ms.\n"
-    )
-    header = [
-        "broker",
-        "1 client p50 ms",
-        f"{CLIENTS} clients answers/s",
-        f"{CLIENTS} clients p99 ms",
-    ]
-    say(table([*header, "not 201", ""], rows) + "\n")
+    say(f"gunicorn 3 sync workers, DEBUG=0, {'Redis' if redis else 'local memory'} as the cache;")
+    say(f"{client_text(args)}; each flag on a new cell of the {size(big)} arena. Targets: 1 client")
+    say(f"p50 ≤ 10 ms, {CLIENTS} clients ≥ 200 answers/s with p99 ≤ 150 ms.\n")
+    header = ["broker", "1 client p50 ms", f"{CLIENTS} clients: answers/s", "p99 ms", "not 201"]
+    say(table([*header, ""], rows) + "\n")
 
 
 def size(arena) -> str:  # type: ignore[no-untyped-def]
@@ -336,13 +301,11 @@ def main() -> None:
     else:
         flags = []
     if not os.environ.get("ARENA_BENCH_CHILD"):
-        commit = subprocess.run(
-            ["git", "log", "-1", "--format=%h %s"], cwd=ROOT, capture_output=True, text=True
-        )
-        load_text = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-        say(
-            f"# make bench\n\n{time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores (load {load_text}), commit {commit.stdout.strip()[:70]}\n"
-        )
+        git = ["git", "log", "-1", "--format=%h %s"]
+        commit = subprocess.run(git, cwd=ROOT, capture_output=True, text=True).stdout.strip()
+        loadavg = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+        say(f"# make bench\n\n{time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores")
+        say(f"(load average {loadavg} at start), commit {commit[:70]}\n")
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         os.environ.setdefault("DATABASE_URL", f"sqlite:///{tmp}/bench.sqlite3")
         if args.parts:
@@ -360,6 +323,7 @@ def measure(args: argparse.Namespace) -> None:
     import django
 
     django.setup()
+    logging.disable(logging.WARNING)  # the access log of every in-process request
     from django.core.management import call_command
 
     from arena.models import Arena

@@ -1,12 +1,9 @@
 #!/usr/bin/env python
-"""Lighthouse over the site as production serves it: ``make lighthouse``.
-
-A scratch SQLite database with the bundled arena, static files collected, gunicorn with the repo's
-gunicorn.conf.py (``DEBUG=0``, plain HTTP on loopback); then ``tools/node_modules/.bin/lighthouse``
-(``make node-tools``) in headless Chromium, mobile and desktop presets, on the home, arena,
-head-to-head, cell and flag-form pages. Prints the four category scores per page and preset, the
-arena and head-to-head pages' DOM size and total blocking time, and every audit below full marks;
-exits 1 when a score is below 100. Run from the project root:
+"""Lighthouse over the site as production serves it (``make lighthouse``): a scratch SQLite database
+with the bundled arena, gunicorn with DEBUG=0 on loopback, Lighthouse (``make node-tools``) in
+headless Chromium, mobile and desktop, on the home, arena, head-to-head, cell and flag-form pages.
+Prints the scores, the arena and head-to-head pages' DOM size and total blocking time, and every
+audit below full marks; exits 1 when a score is below 100. Run from the project root:
 
     make lighthouse
     .venv/bin/python scripts/lighthouse.py --pages home,cell --presets desktop --keep /tmp/lh
@@ -20,11 +17,10 @@ import os
 import subprocess
 import sys
 import tempfile
-import urllib.request
 from pathlib import Path
 from typing import Any
 
-from servers import gunicorn
+from servers import fetch, gunicorn
 
 ROOT = Path(__file__).resolve().parent.parent
 LIGHTHOUSE = ROOT / "tools/node_modules/.bin/lighthouse"
@@ -35,6 +31,7 @@ CHROME_FLAGS = (
 )
 ARENA = "durable-execution-engines"
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+FIGURES = ("dom-size", "total-blocking-time")  # of the arena and head-to-head pages
 PAGES = {
     "home": "/",
     "arena": f"/arenas/{ARENA}/",
@@ -63,18 +60,9 @@ def lighthouse(url: str, preset: str, report: Path) -> dict[str, Any]:
 
 def below_full_marks(result: dict[str, Any]) -> dict[str, str]:
     """The audits that cost a category points: their titles by id."""
-    audits = result["audits"]
-    weighted = {
-        ref["id"]
-        for category in result["categories"].values()
-        for ref in category["auditRefs"]
-        if ref.get("weight")
-    }
-    return {
-        audit: audits[audit]["title"]
-        for audit in sorted(weighted)
-        if audits[audit].get("score") is not None and audits[audit]["score"] < 1
-    }
+    audits, refs = result["audits"], result["categories"].values()
+    weighted = sorted({ref["id"] for c in refs for ref in c["auditRefs"] if ref.get("weight")})
+    return {a: audits[a]["title"] for a in weighted if audits[a].get("score") not in (None, 1)}
 
 
 def run(args: argparse.Namespace, scratch: Path) -> int:
@@ -88,19 +76,15 @@ def run(args: argparse.Namespace, scratch: Path) -> int:
         "SECURE_HSTS_SECONDS": "0",
     }
     for command in (["migrate"], ["collectstatic", "--noinput"], ["load_bundled_arena"]):
+        manage = [sys.executable, "manage.py", *command]
         subprocess.run(
-            [sys.executable, "manage.py", *command],
-            cwd=ROOT,
-            env={**os.environ, **env},
-            check=True,
-            stdout=subprocess.DEVNULL,
+            manage, cwd=ROOT, env=os.environ | env, check=True, stdout=subprocess.DEVNULL
         )
     reports = args.keep or scratch
     reports.mkdir(parents=True, exist_ok=True)
     rows, figures, missed, below = [], [], [], []
     with gunicorn(env, workers=2) as base:
-        with urllib.request.urlopen(f"{base}/api/arenas/{ARENA}/matrix/") as response:  # noqa: S310
-            matrix = json.loads(response.read())
+        matrix = json.loads(fetch(base, f"/api/arenas/{ARENA}/matrix/", {})[2])
         cell = next(iter(matrix["stories"][0]["cells"].values()))["id"]
         for page in args.pages.split(","):
             for preset in args.presets.split(","):
@@ -116,13 +100,8 @@ def run(args: argparse.Namespace, scratch: Path) -> int:
                 if any(s is None or s < 1 for s in scores):
                     below.append(f"{page} ({preset})")
                 if page in ("arena", "head-to-head"):
-                    dom, tbt = (
-                        result["audits"][a]["numericValue"]
-                        for a in ("dom-size", "total-blocking-time")
-                    )
-                    figures.append(
-                        f"{page} ({preset}): {dom:.0f} DOM elements, total blocking time {tbt:.0f} ms"
-                    )
+                    dom, tbt = (result["audits"][a]["numericValue"] for a in FIGURES)
+                    figures.append(f"{page} ({preset}): {dom:.0f} DOM elements, TBT {tbt:.0f} ms")
     print("| page | preset | " + " | ".join(CATEGORIES) + " |")
     print("|---|---|" + "---:|" * len(CATEGORIES))
     print("\n".join(rows + [""] + figures))
@@ -134,7 +113,7 @@ def run(args: argparse.Namespace, scratch: Path) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split(":")[0])
     parser.add_argument("--pages", default=",".join(PAGES), help="of " + ",".join(PAGES))
     parser.add_argument("--presets", default="mobile,desktop", help="mobile, desktop or both")
     parser.add_argument("--keep", type=Path, help="a folder to keep the JSON reports in")

@@ -46,33 +46,29 @@ def gunicorn(env: dict[str, str], workers: int = 1) -> Iterator[str]:
     log = tempfile.NamedTemporaryFile(prefix="arena-bench-", suffix=".log")
     command = [sys.executable, "-m", "gunicorn", "arena.wsgi:application", "--config"]
     command += ["gunicorn.conf.py", "--bind", f"127.0.0.1:{port}", "--workers", str(workers)]
+    environ = {**os.environ, **env}
     process = subprocess.Popen(
-        command,
-        cwd=ROOT,
-        env={**os.environ, **env},
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
+        command, cwd=ROOT, env=environ, stdout=log, stderr=log, start_new_session=True
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(600):
-            if process.poll() is not None:
-                raise RuntimeError(f"gunicorn exited:\n{Path(log.name).read_text()[-3000:]}")
+        deadline = time.monotonic() + 60
+        while process.poll() is None and time.monotonic() < deadline:
             with contextlib.suppress(OSError):
                 if fetch(base, "/healthz", {})[0] == 200:
                     break
             time.sleep(0.1)
+        else:
+            raise RuntimeError(f"gunicorn did not start:\n{Path(log.name).read_text()[-3000:]}")
         time.sleep(2 if workers > 1 else 0)  # the other workers may still be loading the site
         yield base
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
         process.wait(30)
         text = Path(log.name).read_text(errors="replace")
         if "Traceback" in text:
-            print(
-                "gunicorn logged an error:\n```\n" + text[text.index("Traceback") :][:3000] + "```"
-            )
+            print(f"gunicorn logged an error:\n```\n{text[text.index('Traceback') :][:3000]}```")
         log.close()
 
 
@@ -85,9 +81,8 @@ def redis_server(*options: str) -> Iterator[str | None]:
         return
     port = free_port()
     command = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
-    process = subprocess.Popen(
-        [*command, "--appendonly", "no", *options], stdout=subprocess.DEVNULL
-    )
+    command += ["--appendonly", "no", *options]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
     try:
         for _ in range(100):
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):

@@ -1,12 +1,9 @@
-"""Start the site the way it runs in production and use it once (``make smoke-prod``).
-
-honcho starts the Procfile (gunicorn, a Celery worker, Celery beat) with DEBUG=0 on a scratch SQLite
-database and the two Redis roles of docs/operations.md (a ``noeviction`` broker, an ``allkeys-lru``
-cache). Over HTTP: /readyz answers without warnings, a page serves; the worker is killed and comes
-back while web and beat keep running; a flag is filed through the form, upheld through the service
-(``manage.py shell``), the worker recomputes, the cell page shows the corrected verdict; SIGTERM
-stops every process with code 0. Prints each step; exits non-zero on the first failure.
-"""
+"""Start the site the way it runs in production and use it once (``make smoke-prod``): honcho runs
+the Procfile with DEBUG=0, a scratch SQLite database and the two Redis roles of docs/operations.md.
+/readyz answers without warnings, a page serves; the worker is killed and comes back while web and
+beat keep running; a flag filed through the form and upheld through the service (``manage.py
+shell``) is recomputed by the worker, and the cell page shows the corrected verdict; SIGTERM stops
+every process with code 0. Prints each step; exits non-zero on the first failure."""
 
 from __future__ import annotations
 
@@ -113,12 +110,6 @@ def prepare(env: dict[str, str]) -> int:
     return cell
 
 
-def scores_computed_at(port: int) -> datetime | None:
-    status, _, body = request(port, f"/api/arenas/{ARENA}/")
-    at = json.loads(body)["scores_computed_at"] if status == 200 else None
-    return datetime.fromisoformat(at) if at else None
-
-
 def cell_verdict(port: int, cell: int) -> str:
     """The verdict the cell page names (its title reads "Product: VERDICT on …")."""
     status, _, body = request(port, f"/cells/{cell}/")
@@ -143,11 +134,6 @@ def file_flag(port: int, cell: int) -> None:
     if status >= 400:
         raise fail(f"filing the flag answered {status}\n{body[:2000]}")
     say(f"flag filed through the form on /cells/{cell}/flag/ ({status})")
-
-
-def ready_without_warnings(port: int) -> bool:
-    status, _, body = request(port, "/readyz?strict=1")
-    return status == 200 and "warnings" not in json.loads(body)
 
 
 def worker_pid(honcho: subprocess.Popen[bytes]) -> int | None:
@@ -186,7 +172,12 @@ def exercise(env: dict[str, str], cell: int, honcho: subprocess.Popen[bytes], lo
     port = int(env["PORT"])
     wait_until("/readyz answers 200", lambda: request(port, "/readyz")[0] == 200, 60)
     say("/readyz 200 (database, cache and broker answer)")
-    wait_until("/readyz without warnings", lambda: ready_without_warnings(port), 60)
+
+    def strict() -> bool:
+        status, _, body = request(port, "/readyz?strict=1")
+        return status == 200 and "warnings" not in json.loads(body)
+
+    wait_until("/readyz without warnings", strict, 60)
     say("/readyz?strict=1 200 without warnings (the broker's Redis is noeviction, the sweep ran)")
     status, headers, body = request(port, f"/arenas/{ARENA}/")
     assert status == 200 and "'unsafe-inline'" not in headers["content-security-policy"], status
@@ -199,8 +190,9 @@ def exercise(env: dict[str, str], cell: int, honcho: subprocess.Popen[bytes], lo
     say("flag upheld through flags.services.review_item_uphold (manage.py shell)")
 
     def recomputed() -> datetime | None:
-        at = scores_computed_at(port)
-        return at if at and at > upheld_at else None
+        at = json.loads(request(port, f"/api/arenas/{ARENA}/")[2])["scores_computed_at"]
+        when = datetime.fromisoformat(at) if at else None
+        return when if when and when > upheld_at else None
 
     after = wait_until("the worker recomputes the scores", recomputed, 60)
     say(f"the worker recomputed the scores after the uphold (scores_computed_at {after})")

@@ -11,10 +11,7 @@
 # missing (without its default cluster) and runs the server as the user postgres, created if needed.
 set -euo pipefail
 
-if [ "$#" -eq 0 ]; then
-    sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-    exit 2
-fi
+[ "$#" -gt 0 ] || { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 
 PG_VERSION="${PG_VERSION:-15}"
 log() { printf 'with-postgres: %s\n' "$*" >&2; }
@@ -75,17 +72,13 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 
-if ! pg initdb -D "$DATA" -A trust -U postgres -E UTF8 --locale=C.UTF-8 --no-sync >"$PGROOT/initdb.log" 2>&1; then
-    log "initdb failed:"; cat "$PGROOT/initdb.log" >&2
-    exit 1
-fi
+pg initdb -D "$DATA" -A trust -U postgres -E UTF8 --locale=C.UTF-8 --no-sync >"$PGROOT/initdb.log" 2>&1 \
+    || { log "initdb failed:"; cat "$PGROOT/initdb.log" >&2; exit 1; }
 STARTED=1
 OPTIONS="-p $PORT -k $PGROOT -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off"
 OPTIONS="$OPTIONS -c full_page_writes=off -c max_connections=200"
-if ! pg pg_ctl -D "$DATA" -l "$PGROOT/postgres.log" -w -t 60 start -o "$OPTIONS" >/dev/null; then
-    log "PostgreSQL failed to start on port $PORT:"; cat "$PGROOT/postgres.log" >&2 || true
-    exit 1
-fi
+pg pg_ctl -D "$DATA" -l "$PGROOT/postgres.log" -w -t 60 start -o "$OPTIONS" >/dev/null \
+    || { log "PostgreSQL failed to start on port $PORT:"; cat "$PGROOT/postgres.log" >&2; exit 1; }
 "$PG_BIN/createdb" -h 127.0.0.1 -p "$PORT" -U postgres arena
 
 export DATABASE_URL="postgres://postgres@127.0.0.1:$PORT/arena"
