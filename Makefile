@@ -22,9 +22,10 @@
 #   make hooks         install the pre-commit hooks (ruff) into .git/hooks
 #   make backup-check  back up a throwaway PostgreSQL database with moderated changes, restore it
 #                      into an empty one, compare every table's rows and every export (a report)
-#   make bench         the benchmark (scripts/bench.py): pages over HTTP warm/cold/304 (gunicorn +
-#                      wrk), query counts, recompute, moderators' queue, flag submit on a throwaway
-#                      PostgreSQL; markdown tables, about 5 minutes
+#   make bench         the benchmark (scripts/bench.py), as ratios to /healthz in one run: the arena
+#                      page warm, uncached and 304 (gunicorn + wrk, else a Python client), queries
+#                      per page at 6 × 53 and 30 × 300, the 30 × 300 recompute, flag submit on a
+#                      throwaway PostgreSQL without and with a broker; about 5 minutes
 #   make bench-deps    wrk and redis-server from Debian's packages when missing (root only)
 #   make lighthouse    Lighthouse (mobile and desktop) on the home, arena, head-to-head, cell and flag
 #                      pages of a production-like server (scripts/lighthouse.py: DEBUG=0, gunicorn,
@@ -191,7 +192,7 @@ bench: install bench-deps
 lighthouse: install node-tools
 	$(PY) scripts/lighthouse.py
 
-# wrk drives the pages; redis-server (optional) is the flag part's cache. PostgreSQL for the flag
+# wrk drives the pages; redis-server (optional) is the flag part's cache and broker. PostgreSQL for the flag
 # part is installed by scripts/with-postgres.sh when missing (without a default cluster).
 bench-deps:
 	@missing=""; \

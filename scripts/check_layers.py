@@ -1,12 +1,9 @@
-"""Every module of ours sits in a layer of the import contract.
+"""Every module of ours sits in a layer of the import contract (``make check``).
 
-import-linter checks the direction between the layers that ``.importlinter`` names; a module that no
-layer names is checked against nothing. This fails (exit 1, one line per module) on any module of
-the root packages that no layer names, itself or through a package above it. A package's
-``__init__`` that no layer names is allowed only while it imports nothing of ours: then it is just
-the folder's name and its docstring.
-
-Run by ``make check``; ``python scripts/check_layers.py`` from the project root.
+import-linter checks the direction between the layers ``.importlinter`` names; a module no layer
+names is checked against nothing. This fails (one line per module) on any module of the root
+packages that no layer names, itself or through a package above it; a package's ``__init__`` may
+stay unnamed while it imports nothing of ours (then it is just the folder's name and docstring).
 """
 
 from __future__ import annotations
@@ -80,10 +77,7 @@ def unplaced(contract: Path) -> list[str]:
 
 def main() -> int:
     problems = unplaced(ROOT / ".importlinter")
-    for problem in problems:
-        print(problem)
-    if not problems:
-        print("check_layers: every module is in a layer")
+    print("\n".join(problems) or "check_layers: every module is in a layer")
     return 1 if problems else 0
 
 

@@ -1,14 +1,9 @@
 #!/usr/bin/env python
-"""Lighthouse over the site as production serves it: ``make lighthouse``.
-
-Builds a scratch SQLite database with the bundled arena, collects the static files, starts gunicorn
-with the repo's gunicorn.conf.py (``DEBUG=0``, ``SECURE_SSL_REDIRECT=0``: plain HTTP on loopback),
-then runs ``tools/node_modules/.bin/lighthouse`` (``make node-tools``) in headless Chromium with its
-mobile (default) and desktop presets on the home, arena, head-to-head, cell and flag-form pages.
-Prints the four category scores per page and preset, and the arena and head-to-head pages' DOM
-element counts and total blocking times (their audits ``dom-size`` and ``total-blocking-time``);
-exits 1 when any score is below 100. Not part of ``make test``: ten Lighthouse runs take minutes.
-Run from the project root:
+"""Lighthouse over the site as production serves it (``make lighthouse``): a scratch SQLite database
+with the bundled arena, gunicorn with DEBUG=0 on loopback, Lighthouse (``make node-tools``) in
+headless Chromium, mobile and desktop, on the home, arena, head-to-head, cell and flag-form pages.
+Prints the scores, the arena and head-to-head pages' DOM size and total blocking time, and every
+audit below full marks; exits 1 when a score is below 100. Run from the project root:
 
     make lighthouse
     .venv/bin/python scripts/lighthouse.py --pages home,cell --presets desktop --keep /tmp/lh
@@ -17,22 +12,17 @@ Run from the project root:
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from servers import fetch, gunicorn
+
 ROOT = Path(__file__).resolve().parent.parent
-PYTHON = sys.executable
 LIGHTHOUSE = ROOT / "tools/node_modules/.bin/lighthouse"
 CHROME = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
 CHROME_FLAGS = (
@@ -41,96 +31,23 @@ CHROME_FLAGS = (
 )
 ARENA = "durable-execution-engines"
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
-PRESETS = ("mobile", "desktop")
-PAGES = ("home", "arena", "head-to-head", "cell", "flag")
-# Audits a page fails on purpose, and why; a page whose only misses are these does not fail the run
-# (its score is still printed as it is). None today: the flag form, one page per cell, is crawlable
-# and names its cell's page as canonical instead of saying noindex.
-DELIBERATE: dict[str, set[str]] = {}
-
-
-def paths(cell: int) -> dict[str, str]:
-    return {
-        "home": "/",
-        "arena": f"/arenas/{ARENA}/",
-        "head-to-head": f"/arenas/{ARENA}/vs/inngest-vs-hatchet/",
-        "cell": f"/cells/{cell}/",
-        "flag": f"/cells/{cell}/flag/",
-    }
-
-
-def server_env(database: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DEBUG": "0",
-        "SECRET_KEY": "lighthouse-scratch-key-not-for-production-" + "x" * 20,
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "SECURE_SSL_REDIRECT": "0",
-        "SECURE_HSTS_SECONDS": "0",
-        "DATABASE_URL": f"sqlite:///{database}",
-        "WEB_CONCURRENCY": "2",
-    }
-
-
-def manage(env: dict[str, str], *args: str) -> None:
-    subprocess.run(
-        [PYTHON, "manage.py", *args], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL
-    )
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def fetch(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=10) as response:  # noqa: S310 (our loopback server)
-        return bytes(response.read())
-
-
-@contextlib.contextmanager
-def gunicorn(env: dict[str, str], log: Path) -> Iterator[str]:
-    """The site under gunicorn (gunicorn.conf.py) on a free loopback port: yields its base URL."""
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [PYTHON, "-m", "gunicorn", "arena.wsgi:application", "--config", "gunicorn.conf.py"]
-            + ["--bind", f"127.0.0.1:{port}"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                if process.poll() is not None:
-                    raise RuntimeError(f"gunicorn exited:\n{log.read_text()[-3000:]}")
-                with contextlib.suppress(OSError):
-                    fetch(f"{base}/healthz")
-                    break
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"gunicorn did not start:\n{log.read_text()[-3000:]}")
-                time.sleep(0.2)
-            yield base
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=30)
+FIGURES = ("dom-size", "total-blocking-time")  # of the arena and head-to-head pages
+PAGES = {
+    "home": "/",
+    "arena": f"/arenas/{ARENA}/",
+    "head-to-head": f"/arenas/{ARENA}/vs/inngest-vs-hatchet/",
+    "cell": "/cells/{cell}/",
+    "flag": "/cells/{cell}/flag/",
+}
 
 
 def lighthouse(url: str, preset: str, report: Path) -> dict[str, Any]:
-    """One Lighthouse run of ``url`` (``preset``: mobile or desktop), its JSON report kept."""
+    """One Lighthouse run of ``url`` with ``preset`` (mobile or desktop), its JSON report kept."""
     command = [str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={report}"]
     command += [f"--chrome-flags={CHROME_FLAGS}", f"--only-categories={','.join(CATEGORIES)}"]
-    if preset == "desktop":
-        command.append("--preset=desktop")
-    # A loaded machine now and then loses Chrome's trace of the load (NO_NAVSTART, a runtime error
-    # in the report): such a run measured nothing, so it is run again, up to three times in all.
+    command += ["--preset=desktop"] if preset == "desktop" else []
+    # A loaded machine now and then loses Chrome's trace of the load (a runtime error in the
+    # report): such a run measured nothing, so it is run again, up to three times in all.
     for attempt in range(3):
         report.unlink(missing_ok=True)
         done = subprocess.run(command, env={**os.environ, "CHROME_PATH": CHROME}, check=False)
@@ -141,105 +58,70 @@ def lighthouse(url: str, preset: str, report: Path) -> dict[str, Any]:
     raise SystemExit(f"lighthouse could not measure {url} ({preset})")
 
 
-def scores(result: dict[str, Any]) -> dict[str, int | None]:
-    out: dict[str, int | None] = {}
-    for name in CATEGORIES:
-        score = result["categories"][name]["score"]
-        out[name] = None if score is None else round(score * 100)
-    return out
-
-
-def failing_audits(result: dict[str, Any]) -> dict[str, str]:
+def below_full_marks(result: dict[str, Any]) -> dict[str, str]:
     """The audits that cost a category points: their titles by id."""
-    weighted = {
-        ref["id"]
-        for category in result["categories"].values()
-        for ref in category["auditRefs"]
-        if ref.get("weight")
-    }
-    audits = result["audits"]
-    return {
-        audit_id: audits[audit_id]["title"]
-        for audit_id in sorted(weighted)
-        if audits[audit_id].get("score") is not None and audits[audit_id]["score"] < 1
-    }
-
-
-def arguments() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--pages", default=",".join(PAGES), help="comma-separated: " + ", ".join(PAGES)
-    )
-    parser.add_argument("--presets", default=",".join(PRESETS), help="mobile, desktop or both")
-    parser.add_argument("--keep", type=Path, help="a folder to keep the JSON reports in")
-    return parser.parse_args()
-
-
-def prepare(env: dict[str, str]) -> None:
-    manage(env, "migrate", "--noinput")
-    manage(env, "collectstatic", "--noinput")
-    manage(env, "load_bundled_arena")
+    audits, refs = result["audits"], result["categories"].values()
+    weighted = sorted({ref["id"] for c in refs for ref in c["auditRefs"] if ref.get("weight")})
+    return {a: audits[a]["title"] for a in weighted if audits[a].get("score") not in (None, 1)}
 
 
 def run(args: argparse.Namespace, scratch: Path) -> int:
-    env = server_env(scratch / "lighthouse.sqlite3")
-    prepare(env)
+    env = {
+        "DATABASE_URL": f"sqlite:///{scratch / 'lighthouse.sqlite3'}",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DEBUG": "0",
+        "SECRET_KEY": "lighthouse-scratch-key-not-for-production-" + "x" * 20,
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "SECURE_SSL_REDIRECT": "0",
+        "SECURE_HSTS_SECONDS": "0",
+    }
+    for command in (["migrate"], ["collectstatic", "--noinput"], ["load_bundled_arena"]):
+        manage = [sys.executable, "manage.py", *command]
+        subprocess.run(
+            manage, cwd=ROOT, env=os.environ | env, check=True, stdout=subprocess.DEVNULL
+        )
     reports = args.keep or scratch
     reports.mkdir(parents=True, exist_ok=True)
-    rows: list[tuple[str, str, dict[str, int | None]]] = []
-    arena_figures: list[str] = []
-    problems: list[str] = []
-    below: list[str] = []
-    with gunicorn(env, scratch / "gunicorn.log") as base:
-        matrix = json.loads(fetch(f"{base}/api/arenas/{ARENA}/matrix/"))
+    rows, figures, missed, below = [], [], [], []
+    with gunicorn(env, workers=2) as base:
+        matrix = json.loads(fetch(base, f"/api/arenas/{ARENA}/matrix/", {})[2])
         cell = next(iter(matrix["stories"][0]["cells"].values()))["id"]
-        addresses = paths(int(cell))
         for page in args.pages.split(","):
             for preset in args.presets.split(","):
-                print(f"lighthouse {preset} {addresses[page]}", file=sys.stderr, flush=True)
-                result = lighthouse(
-                    base + addresses[page], preset, reports / f"{page}-{preset}.json"
-                )
-                found, missed = scores(result), failing_audits(result)
-                rows.append((page, preset, found))
-                problems += [f"{page} ({preset}) {a}: {t}" for a, t in missed.items()]
-                if any(v is None or v < 100 for v in found.values()) and not (
-                    set(missed) <= DELIBERATE.get(page, set())
-                ):
+                url = base + PAGES[page].format(cell=cell)
+                print(f"lighthouse {preset} {url}", file=sys.stderr, flush=True)
+                result = lighthouse(url, preset, reports / f"{page}-{preset}.json")
+                scores = [result["categories"][name]["score"] for name in CATEGORIES]
+                shown = ["—" if s is None else str(round(s * 100)) for s in scores]
+                rows.append(f"| {page} | {preset} | " + " | ".join(shown) + " |")
+                missed += [
+                    f"- {page} ({preset}) {a}: {t}" for a, t in below_full_marks(result).items()
+                ]
+                if any(s is None or s < 1 for s in scores):
                     below.append(f"{page} ({preset})")
                 if page in ("arena", "head-to-head"):
-                    audits = result["audits"]
-                    arena_figures.append(
-                        f"{page} ({preset}): {audits['dom-size']['numericValue']:.0f} DOM elements, "
-                        f"total blocking time {audits['total-blocking-time']['numericValue']:.0f} ms"
-                    )
+                    dom, tbt = (result["audits"][a]["numericValue"] for a in FIGURES)
+                    figures.append(f"{page} ({preset}): {dom:.0f} DOM elements, TBT {tbt:.0f} ms")
     print("| page | preset | " + " | ".join(CATEGORIES) + " |")
     print("|---|---|" + "---:|" * len(CATEGORIES))
-    for page, preset, found in rows:
-        cells = " | ".join("—" if v is None else str(v) for v in found.values())
-        print(f"| {page} | {preset} | {cells} |")
-    print()
-    for line in arena_figures:
-        print(line)
-    if problems:
-        print("\nAudits below full marks:")
-        for line in problems:
-            print(f"- {line}")
+    print("\n".join(rows + [""] + figures))
+    if missed:
+        print("\nAudits below full marks:\n" + "\n".join(missed))
     if below:
         print("\nBelow 100: " + ", ".join(below))
-    for page, reasons in DELIBERATE.items():
-        print(f"(on purpose on the {page} page: {', '.join(sorted(reasons))})")
     return 1 if below else 0
 
 
 def main() -> int:
-    if not LIGHTHOUSE.exists():
-        print("Lighthouse is missing: make node-tools", file=sys.stderr)
-        return 2
-    if not Path(CHROME).exists():
-        print(f"no Chromium at {CHROME} (CHROME_PATH)", file=sys.stderr)
-        return 2
-    args = arguments()
+    parser = argparse.ArgumentParser(description=__doc__.split(":")[0])
+    parser.add_argument("--pages", default=",".join(PAGES), help="of " + ",".join(PAGES))
+    parser.add_argument("--presets", default="mobile,desktop", help="mobile, desktop or both")
+    parser.add_argument("--keep", type=Path, help="a folder to keep the JSON reports in")
+    args = parser.parse_args()
+    for needed, how in ((LIGHTHOUSE, "make node-tools"), (Path(CHROME), "CHROME_PATH")):
+        if not needed.exists():
+            print(f"{needed} is missing ({how})", file=sys.stderr)
+            return 2
     with tempfile.TemporaryDirectory(prefix="arena-lighthouse-") as scratch:
         return run(args, Path(scratch))
 

@@ -1,15 +1,11 @@
-"""Run a command and start it again whenever it dies on its own: the Procfile's processes under
-honcho, which otherwise stops web, worker and beat together as soon as one of them exits.
+"""``python scripts/respawn.py COMMAND...``: run a command and start it again whenever it dies on its
+own (the Procfile's processes: honcho would stop all three as soon as one exits).
 
-    python scripts/respawn.py celery -A arena worker --loglevel=INFO
-
-A command that exits by itself (a crash, an OOM kill, a ``SIGKILL``) is started again after a
-pause that doubles from 1 s up to 30 s while it keeps dying within a minute of its start. SIGTERM
-or SIGINT to this process are passed on to the command, once, and this process then exits with
-its code, without starting it again. The command runs in a process group of its own (honcho signals
-the whole group: it would get the signal twice) and is sent SIGTERM if this process dies (Linux
-``PR_SET_PDEATHSIG``). For production, systemd's ``Restart=always`` does the same:
-deploy/systemd/.
+A command that exits by itself (a crash, an OOM kill) is started again after a pause that doubles
+from 1 s up to 30 s while it keeps dying within a minute of its start. SIGTERM or SIGINT are passed
+on once, and this process then exits with the command's code. The command runs in a process group
+of its own (honcho signals the whole group: it would get the signal twice) and gets SIGTERM if
+this process dies (``PR_SET_PDEATHSIG``). In production systemd's ``Restart=always`` does the same.
 """
 
 from __future__ import annotations

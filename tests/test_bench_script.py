@@ -1,84 +1,112 @@
-"""The bench's own pieces (scripts/bench.py's options, and bench_tools.py's reading of wrk's result
-line and the tables it prints); the bench itself is run by `make bench`, never by the suite."""
+"""What `make bench` prints: its rows against the issue's targets, and the figures it reads from its
+load client (wrk with scripts/bench.lua, or the Python fallback). The bench itself is run by
+`make bench`, never by the suite; nothing here asserts a time."""
 
 import importlib.util
+import json
+import shutil
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
-# the script imports its sibling modules, as it does when run as `python scripts/bench.py`
-sys.path.insert(0, str(SCRIPTS))
-SCRIPT = SCRIPTS / "bench.py"
-spec = importlib.util.spec_from_file_location("bench_script", SCRIPT)
+sys.path.insert(0, str(SCRIPTS))  # the script imports servers.py, as when run from scripts/
+spec = importlib.util.spec_from_file_location("bench_script", SCRIPTS / "bench.py")
 assert spec is not None and spec.loader is not None
 bench = importlib.util.module_from_spec(spec)
 sys.modules["bench_script"] = bench  # dataclasses look their module up while the script loads
 spec.loader.exec_module(bench)
-tools = sys.modules["bench_tools"]
 
 
-def test_wrk_result_line_gives_rate_latencies_and_statuses():
-    output = (
-        "Running 2s test @ http://127.0.0.1:8000/\n"
-        'BENCH {"requests": 500, "seconds": 2.000000, "p50_us": 1500, "p99_us": 12000, '
-        '"mean_us": 2000.0, "socket_errors": 1, "statuses": {"201": 497, "429": 2}}\n'
-    )
-    stats = tools.parse_wrk(output)
-    assert stats.rps == 250
-    assert (stats.p50_ms, stats.p99_ms) == (1.5, 12)
-    assert stats.count_not("2") == 3  # two 429s and a socket error
-    assert stats.status_text() == "201: 497, 429: 2"
+def stats(rps: float, p50: float = 1, p99: float = 2, unexpected: int = 0):
+    return bench.Stats(rps, p50, p99, unexpected)
 
 
-def test_wrk_output_without_result_line_is_an_error():
-    with pytest.raises(RuntimeError, match="no result line"):
-        tools.parse_wrk("unable to connect to 127.0.0.1:1 Connection refused\n")
+def test_a_page_row_names_its_ratio_target_and_whether_it_is_met():
+    healthz = stats(1000)
+    assert bench.ratio_row("warm", stats(950), healthz, 0.9) == [
+        "warm", "950", "1000", "0.95×", "≥ 0.90×", "ok"
+    ]  # fmt: skip
+    uncached = bench.ratio_row("uncached", stats(30), healthz, 1 / 25)
+    assert uncached[3:] == ["0.03× (1/33)", "≥ 0.04× (1/25)", "MISSED"]
+    # a fast answer with the wrong status does not count as met
+    revalidated = bench.ratio_row("304", stats(990, unexpected=3), healthz, 0.9)
+    assert (revalidated[1], revalidated[-1]) == ("990, 3 unexpected", "MISSED")
 
 
-def test_markdown_table_aligns_numbers_right():
-    table = tools.markdown_table(["page", "req/s"], [["arena", "12"]])
-    assert table.splitlines() == ["| page | req/s |", "|---|---:|", "| arena | 12 |"]
+def test_a_flag_row_is_met_only_when_every_target_is():
+    assert bench.flag_row("Redis", stats(100, p50=8), stats(250, p99=120))[-1] == "ok"
+    assert bench.flag_row("Redis", stats(100, p50=8), stats(250, p99=160))[-1] == "MISSED"
+    assert bench.flag_row("none", stats(100, p50=12), stats(250, p99=120))[-1] == "MISSED"
+    assert bench.flag_row("none", stats(100, p50=8), stats(150, p99=120))[-1] == "MISSED"
 
 
-def test_percentile_is_nearest_rank():
-    values = [float(v) for v in range(1, 101)]
-    assert tools.percentile(values, 50) == 50
-    assert tools.percentile(values, 99) == 99
-    assert tools.percentile([3.0, 1.0, 2.0], 99) == 3
+def test_the_table_is_markdown_with_numbers_right_aligned():
+    lines = bench.table(["page", "req/s"], [["arena", "12"]]).splitlines()
+    assert lines == ["| page | req/s |", "|---|---:|", "| arena | 12 |"]
 
 
-def test_options_choose_parts_and_refuse_unknown_ones(capsys):
-    args = bench.parse_args(["--only", "pages,queue", "--duration", "5"])
-    assert (args.parts, args.duration) == (["pages", "queue"], 5)
-    assert bench.parse_args([]).parts == list(bench.PARTS)
-    with pytest.raises(SystemExit):
-        bench.parse_args(["--only", "pages,nonsense"])
-    assert "unknown part(s): nonsense" in capsys.readouterr().err
+class Answer(BaseHTTPRequestHandler):
+    flags: list[tuple[str, dict]] = []
+    gets = 0
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.flags.append((self.headers["X-Forwarded-For"], body))
+        self.send_response(201)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_GET(self):
+        Answer.gets += 1
+        self.send_response(200 if self.path == "/" else 404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
 
 
-def test_thread_counts_pick_the_worker_class():
-    assert bench.flag_configs("1,4") == [(1, "sync"), (4, "gthread")]
+@pytest.fixture
+def server():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
 
 
-def _stats(rps):
-    return tools.Stats(requests=int(rps * 2), seconds=2, p50_ms=1, p99_ms=2)
+@pytest.mark.parametrize("client", ["wrk", "python"])
+def test_the_load_client_counts_answers_and_the_unexpected_ones(server, client, monkeypatch):
+    if client == "wrk" and not shutil.which("wrk"):
+        pytest.skip("wrk is not installed (make bench-deps)")
+    monkeypatch.setattr(bench, "WRK", shutil.which("wrk") if client == "wrk" else None)
+    good = bench.load(server, "/", 1, connections=1)
+    assert good.rps > 0 and good.unexpected == 0
+    assert 0 < good.p50_ms <= good.p99_ms
+    Answer.gets = 0
+    bad = bench.load(server, "/missing", 1, connections=1)
+    # every answer was a 404 (the last one may have been cut short when the run ended)
+    assert bad.rps > 0 and Answer.gets - 1 <= bad.unexpected <= Answer.gets
 
 
-def test_the_cold_arena_page_is_the_round_of_median_ratio():
-    reply = tools.Reply(status=200, headers={}, body=b"", seconds=0.01)
-    rounds = [
-        (_stats(1800), tools.Measured(_stats(150), reply)),  # 12×
-        (_stats(1000), tools.Measured(_stats(150), reply)),  # 6.7×: /healthz slowed by a neighbour
-        (_stats(1800), tools.Measured(_stats(100), reply)),  # 18×: the page slowed
-        (_stats(1750), tools.Measured(_stats(160), reply)),  # 10.9×
-        (_stats(1800), tools.Measured(_stats(0), reply)),  # nothing completed: the worst
-    ]
-    reference, page = tools.median_round(rounds)
-    assert (reference.rps, page.stats.rps) == (1800, 150)
-    assert tools.median_round(rounds[:1]) == rounds[0]
-    with pytest.raises(ValueError):
-        tools.median_round([])
-    assert bench.parse_args(["--cold-rounds", "3"]).cold_rounds == 3
-    assert bench.parse_args([]).cold_rounds == 5
+@pytest.mark.parametrize("client", ["wrk", "python"])
+def test_a_flag_flood_never_files_a_cell_twice_from_one_client(
+    server, client, monkeypatch, tmp_path
+):
+    if client == "wrk" and not shutil.which("wrk"):
+        pytest.skip("wrk is not installed (make bench-deps)")
+    monkeypatch.setattr(bench, "WRK", shutil.which("wrk") if client == "wrk" else None)
+    cells = list(range(100, 105))
+    (tmp_path / "cells").write_text("".join(f"{pk}\n" for pk in cells))
+    Answer.flags.clear()
+    flood = bench.Flood(cells, str(tmp_path / "cells"), clients=3, phase=7)
+    stats = bench.load(server, "/api/flags/", 1, connections=1, expected=201, flood=flood)
+    sent = Answer.flags[:15]  # three clients on five cells: every pair once
+    assert stats.rps > 0 and stats.unexpected == 0
+    assert {body["cell"] for _, body in sent} == set(cells)
+    assert {address for address, _ in sent} == {"10.7.0.0", "10.7.0.1", "10.7.0.2"}
+    assert len({(address, body["cell"]) for address, body in sent}) == len(sent)
+    assert all(body["reason"] == "other" and body["explanation"] for _, body in sent)
