@@ -32,10 +32,8 @@ forwarded_allow_ips = ""
 secure_scheme_headers: dict[str, str] = {}
 workers = int(os.environ.get("WEB_CONCURRENCY", "3"))
 # The sync worker by default. `make bench` (3 workers, a 20-client flag flood on PostgreSQL beside
-# the arena page), over many runs on 2 cores: sync held 510-575 flags/s at p99 48-73 ms every time,
-# the arena page's p99 in the flood ~30× its value alone; gthread with 4 threads (more threads than
-# the FLAG_CONCURRENCY slots) gave the page 2-17× in good runs but 140-390× in others, and the flags'
-# p99 104-580 ms: keep-alive connections pile up on one process. Try GUNICORN_THREADS=4 where the
+# the arena page): sync held the flags' latency best; gthread left the page more room in some runs and
+# far less in others, as keep-alive connections pile up on one process. Try GUNICORN_THREADS=4 where the
 # pages matter more than the flags' latency, and measure.
 threads = int(os.environ.get("GUNICORN_THREADS", "1"))
 worker_class = os.environ.get("GUNICORN_WORKER_CLASS") or ("gthread" if threads > 1 else "sync")

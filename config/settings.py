@@ -356,9 +356,6 @@ RECOMPUTE_DEBOUNCE_SECONDS = float(os.environ.get("RECOMPUTE_DEBOUNCE_SECONDS", 
 RECOMPUTE_STALE_BUDGET_SECONDS = int(os.environ.get("RECOMPUTE_STALE_BUDGET_SECONDS", "600"))
 # Flags accepted per client address per period (429 with Retry-After beyond it)
 FLAG_RATE = os.environ.get("FLAG_RATE", "10/hour")
-# Flag submissions running at once per process: fewer than gunicorn's threads, so a flood of flags
-# leaves threads for the pages (flags.services.FLAG_SLOTS, for the form and the API alike)
-FLAG_CONCURRENCY = int(os.environ.get("FLAG_CONCURRENCY", "2"))
 # Days after which a cell's newest evidence counts as stale (a "stale" badge, the matrix's stale
 # filter, each product's share of stale cells; stories/freshness.py)
 EVIDENCE_STALE_DAYS = int(os.environ.get("EVIDENCE_STALE_DAYS", "180"))
@@ -373,8 +370,6 @@ if SITE_URL and not re.fullmatch(r"https?://[^/?#\s]+", SITE_URL):
     raise ImproperlyConfigured("SITE_URL is an origin: https://host[:port], no path")
 if EVIDENCE_STALE_DAYS < 1:
     raise ImproperlyConfigured("EVIDENCE_STALE_DAYS must be at least 1")
-if FLAG_CONCURRENCY < 1:
-    raise ImproperlyConfigured("FLAG_CONCURRENCY must be at least 1")
 try:
     parse_rate(FLAG_RATE)  # a bad value stops every process at start-up, not the first flag
 except ValueError as exc:

@@ -4,18 +4,20 @@ decision, sent once that commits; a reporter's unsubscribe; the erasure of repor
 Nothing about mail can lose or delay a flag or a decision: the notice is a row of the same
 transaction, and sending starts only after the commit. With a broker the task is sent then (a
 broker that is down is logged; the periodic sweep sends the notice later); without one, one
-attempt is made in-process, whose failure is recorded and logged, never raised, and left to
-``send_notices`` or the sweep.
+attempt is made in-process once the request's response has gone (outside a request, at once),
+whose failure is recorded and logged, never raised, and left to ``send_notices`` or the sweep.
 """
 
 from __future__ import annotations
 
 import logging
+from contextvars import ContextVar
 from datetime import datetime, timedelta
+from typing import Any
 
 from celery import current_app as celery_app
 from django.conf import settings
-from django.db import transaction
+from django.db import close_old_connections, transaction
 from django.utils import timezone
 
 from flags import mailing
@@ -27,6 +29,9 @@ log = logging.getLogger(__name__)
 # how long the sweep leaves a new notice to the task sent at the commit
 FIRST_ATTEMPT_GRACE = timedelta(seconds=60)
 REPORTER_KINDS = (Notice.Kind.RECEIVED, Notice.Kind.DECIDED)
+# Without a broker, the notices committed during a request: sent when the request has finished (the
+# server has sent the response), so that no visitor waits for a mail server. None: no request.
+request_notices: ContextVar[list[int] | None] = ContextVar("request_notices", default=None)
 
 
 def _new(kind: Notice.Kind, flag_id: int, now: datetime) -> Notice:
@@ -66,10 +71,19 @@ def notices_item_decided(item: ReviewItem) -> None:
 
 
 def notices_enqueue(ids: list[int]) -> None:
-    """Start sending committed notices: a task each with a broker, else one attempt each here.
-    Raises nothing, and stops at the first failure of the mail server or the broker (the request
-    must not wait for it once per notice); what is left stays pending for the sweep. A notice of
-    its own that fails (its mail cannot be written) stops nothing."""
+    """Start sending committed notices: a task each with a broker; else one attempt each here,
+    after the response when in a request. Raises nothing."""
+    held = request_notices.get()
+    if settings.CELERY_TASK_ALWAYS_EAGER and held is not None:
+        held.extend(ids)
+    else:
+        _send(ids)
+
+
+def _send(ids: list[int]) -> None:
+    """Stops at the first failure of the mail server or the broker (not once per notice); what is
+    left stays pending for the sweep. A notice of its own that fails (its mail cannot be written)
+    stops nothing."""
     for notice_id in ids:
         try:
             if settings.CELERY_TASK_ALWAYS_EAGER:
@@ -82,6 +96,20 @@ def notices_enqueue(ids: list[int]) -> None:
             ok = False
         if not ok:
             return
+
+
+def hold_for_request(**kwargs: Any) -> None:
+    """``request_started``: this request's notices wait for its end."""
+    request_notices.set([])
+
+
+def send_after_request(**kwargs: Any) -> None:
+    """``request_finished`` (the response is sent): the notices this request committed."""
+    held = request_notices.get()
+    request_notices.set(None)
+    if held:
+        _send(held)
+        close_old_connections()  # the connection the sending opened, as at the end of a request
 
 
 def flag_unsubscribe(flag_id: int) -> bool:

@@ -10,14 +10,12 @@ conditional UPDATE), so two moderators at once, or a second attempt, change noth
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import IntegrityError, OperationalError, connection, transaction
+from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -32,13 +30,6 @@ from stories.evidence import Quote
 from stories.models import Cell, CellChange
 from stories.services import cell_correct
 from stories.values import CellValue
-
-# A flood of flags must not take every thread of a process from the pages (gunicorn's gthread
-# workers serve both): at most FLAG_CONCURRENCY flag submissions run at once in a process, the
-# others wait their turn. A waiting submission holds its thread, so this helps only with more
-# threads than that; sync workers serve one request at a time anyway.
-FLAG_SLOTS = threading.BoundedSemaphore(settings.FLAG_CONCURRENCY)
-
 
 # who asks to resolve an item: a request's user (only a moderator may)
 Someone = AbstractBaseUser | AnonymousUser
@@ -58,30 +49,26 @@ def flag_submit(*, cell: Cell | int | None, data: FlagInput, client: str) -> Fla
     slip past them. Raises ValidationError (a message per field) or FlagThrottled; writes nothing
     then.
 
-    A submission is usually two statements in a transaction: the client's lock (PostgreSQL) and
-    one INSERT of the flag into the cell's pending item (share-locked) that counts the client's
-    recent flags and skips a second flag of the client in the item (ON CONFLICT DO NOTHING). When
-    it inserts nothing, the next statements tell why, or open the cell's item (INSERT … ON
-    CONFLICT DO NOTHING on its partial unique index) and insert again.
+    A later flag on a cell is a few statements in a transaction: the client's lock (PostgreSQL),
+    the cell's pending item (locked, with the client's rate limit and whether it has a flag there),
+    the INSERT of the flag, the arena's content version and the flag's mail (the outbox).
     """
     cell_id = cell.pk if isinstance(cell, Cell) else cell
     errors = data.errors()
     if errors or cell_id is None:
         raise ValidationError({**cell_flag_errors(cell_id), **errors})
-    flag = Flag(
-        cell_id=cell_id, client_hash=client, created_at=timezone.now(), **data.model_fields()
-    )
+    now = timezone.now()
     for _attempt in range(3):
+        flag = Flag(cell_id=cell_id, client_hash=client, created_at=now, **data.model_fields())
         try:
-            with transaction.atomic(), connection.cursor() as cursor:
+            with transaction.atomic():
                 client_lock(client)
-                flag_file(cursor, flag)
+                flag_file(flag)
                 notices_flag_filed(flag)
                 return flag
         except (IntegrityError, OperationalError):
-            # a token clash, or the database chose this request as a deadlock victim: the next
-            # attempt starts afresh
-            flag.pk = None
+            # another client opened the cell's item, a token clash, or the database chose this
+            # request as a deadlock victim: the next attempt starts afresh
             continue
     raise ValidationError({"cell": "Could not file the flag right now; please try again."})
 

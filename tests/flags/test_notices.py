@@ -6,6 +6,7 @@ moderators' digest."""
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import os
@@ -13,9 +14,11 @@ import subprocess
 import sys
 import time
 from datetime import timedelta
+from wsgiref.util import setup_testing_defaults
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.handlers.wsgi import WSGIHandler
 from django.core.management import call_command
 from django.db import connection
 from django.test import Client
@@ -276,6 +279,36 @@ def test_mail_goes_to_the_console_in_development_and_over_smtp_with_email_host()
     assert unset.stdout.startswith("django.core.mail.backends.smtp.EmailBackend localhost"), unset
     wrong = settings_of(MODERATOR_NOTICES="sometimes")
     assert wrong.returncode != 0 and "MODERATOR_NOTICES is immediate or digest" in wrong.stderr
+
+
+@pytest.mark.django_db(transaction=True)
+def test_without_a_broker_the_mail_goes_once_the_answer_is_sent_never_inside_the_request(
+    smtp, moderators, cell
+):
+    """The flag's answer is complete before any mail is tried; the server closing the response
+    (the request finished) sends it."""
+    body = json.dumps(
+        {"cell": cell.pk, "reason": "other", "explanation": EXPLANATION, "email": REPORTER}
+    ).encode()
+    environ = {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": "/api/flags/",
+        "CONTENT_TYPE": "application/json",
+        "CONTENT_LENGTH": str(len(body)),
+        "REMOTE_ADDR": "10.9.9.1",
+        "HTTP_HOST": "testserver",
+    }
+    setup_testing_defaults(environ)
+    environ["wsgi.input"] = io.BytesIO(body)
+    statuses: list[str] = []
+    response = WSGIHandler()(environ, lambda status, headers: statuses.append(status))
+    answer = json.loads(b"".join(response))
+    assert statuses == ["201 Created"] and answer["status"] == "pending"
+    notices = Notice.objects.filter(flag_id=answer["id"])
+    assert set(notices.values_list("status", "attempts")) == {(Notice.State.PENDING, 0)}
+    response.close()  # what the WSGI server does once the answer is out
+    assert len(smtp.wait_for(3)) == 3
+    assert set(notices.values_list("status", flat=True)) == {Notice.State.SENT}
 
 
 @pytest.mark.django_db

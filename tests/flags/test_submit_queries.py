@@ -2,7 +2,6 @@
 the lean path still answers as before: what the caller is told, what is stored."""
 
 import json
-import threading
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -11,8 +10,6 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-import web.api.flags
-import web.views.flags
 from flags.inputs import FlagInput
 from flags.models import Flag, ReviewItem, Status
 from flags.services import flag_submit
@@ -23,11 +20,11 @@ from web.http.clients import client_hash
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
 RETIRED = "retired from the arena and can no longer be flagged"
 # a savepoint and its release (the test's transaction; BEGIN and COMMIT in production), the
-# client's lock (PostgreSQL), the flag's INSERT into the cell's pending item, the UPDATE of the
-# arena's content version (the pending dispute is public) and the INSERT of its mail
-# (flags.notices: the outbox, written in the same transaction)
-LATER_FLAG_MAX = 6
-# the first flag on a cell finds no item, opens it and inserts again
+# client's lock (PostgreSQL), the cell's pending item (locked, with the client's rate limit), the
+# flag's INSERT, the UPDATE of the arena's content version (the pending dispute is public) and the
+# INSERT of its mail (flags.notices: the outbox, written in the same transaction)
+LATER_FLAG_MAX = 7
+# the first flag on a cell finds no item, checks the cell and the rate limit, and opens one
 FIRST_FLAG_EXTRA = 3
 
 
@@ -155,29 +152,3 @@ def test_a_client_flagging_a_cell_again_is_told_it_is_pending(cells):
     status, body, _ = post(cells[0].pk, "10.4.8.1")
     assert status == 400 and "already flagged" in body["cell"][0]
     assert Flag.objects.count() == 1
-
-
-@pytest.mark.django_db
-@pytest.mark.parametrize("via", ["api", "form"])
-def test_a_submission_holds_one_of_the_processs_flag_slots(cells, monkeypatch, via):
-    """A flood of flags leaves a process's other threads to the pages: every submission, from
-    parsing to the answer, runs in one of FLAG_CONCURRENCY slots (one here)."""
-    slots = threading.BoundedSemaphore(1)
-    monkeypatch.setattr(web.api.flags, "FLAG_SLOTS", slots)
-    monkeypatch.setattr(web.views.flags, "FLAG_SLOTS", slots)
-    held = []
-
-    def submit(**kwargs):
-        held.append(not slots.acquire(blocking=False))
-        return flag_submit(**kwargs)
-
-    monkeypatch.setattr(web.api.flags, "flag_submit", submit)
-    monkeypatch.setattr(web.views.flags, "flag_submit", submit)
-    if via == "api":
-        status = post(cells[0].pk, "10.4.9.1")[0]
-    else:
-        form = {"reason": "other", "explanation": EXPLANATION}
-        status = Client(REMOTE_ADDR="10.4.9.1").post(f"/cells/{cells[0].pk}/flag/", form)
-        status = status.status_code
-    assert status in (201, 302) and held == [True]
-    assert slots.acquire(blocking=False)  # released after the answer

@@ -34,7 +34,6 @@ from flags.filing import FlagThrottled
 from flags.models import Flag, Status
 from flags.selectors import user_can_moderate
 from flags.services import (
-    FLAG_SLOTS,
     AlreadyResolved,
     flag_submit,
     review_item_reject,
@@ -155,10 +154,6 @@ class FlagViewSet(
         responses={201: FlagSerializer, **error_responses(400, 403, 413, 415, 429)},
     )
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        with FLAG_SLOTS:  # the whole submission: parsing, the statements, the answer
-            return self._create(request)
-
-    def _create(self, request: Request) -> Response:
         incoming = FlagCreateSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
         try:

@@ -13,7 +13,7 @@ from flags.filing import FlagThrottled
 from flags.forms import FlagForm
 from flags.models import Flag
 from flags.selectors import flag_value_when_filed, queue_health
-from flags.services import FLAG_SLOTS, flag_submit
+from flags.services import flag_submit
 from stories.models import Cell
 from stories.values import CellValue
 from web import params
@@ -46,8 +46,7 @@ def flag_create(request: HtmxHttpRequest, cell: int) -> HttpResponse:
     auto_id = f"flag-{form_id}-%s"
     if request.method in ("GET", "HEAD"):
         return render(request, partial, {**context, "form": FlagForm(auto_id=auto_id)})
-    with FLAG_SLOTS:
-        return _flag_post(request, context, FlagForm(request.POST, auto_id=auto_id), partial)
+    return _flag_post(request, context, FlagForm(request.POST, auto_id=auto_id), partial)
 
 
 def _flag_post(
