@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
+from django.core.cache import caches
 from django.db.models import (
     Exists,
     OuterRef,
@@ -15,6 +17,7 @@ from django.db.models import (
 from arena.models import (
     AdjacentArena,
     Arena,
+    CacheEpoch,
     Category,
     PersonaResult,
     ProductScore,
@@ -121,14 +124,40 @@ def arena_list() -> QuerySet[CountedArena]:
     return _counted(_judged_counts())
 
 
+# How long an arena's counts are kept (they are used only under the version they were read at:
+# this bounds the memory kept, not their truth)
+COUNTS_TIMEOUT = 24 * 3600
+_COUNTS = tuple(ArenaCounts.__annotations__)
+
+
 def arena_get(*, slug: str, close_calls: bool = False) -> CountedArena | None:
     """One arena with the counts of ``arena_list`` (the pages read ``story_count``): one query.
-    ``close_calls``: with the stored close calls (``arena.selectors.settle`` reads them); without,
-    reading ``Arena.close_calls`` costs a query of its own."""
-    arenas = _counted(_judged_counts()).filter(slug=slug)
-    if close_calls:
-        arenas = arenas.defer(None)
-    return arenas.first()
+    Its counts are kept in the page cache under its content version (with the cache's epoch:
+    ids and versions repeat after a restore, the epoch does not), so its pages count them once
+    per version: the query after a change reads them with one more. ``close_calls``: with the
+    stored close calls (``arena.selectors.settle`` reads them); without, reading
+    ``Arena.close_calls`` costs a query of its own."""
+    key = f"arena-counts:{hashlib.sha256(slug.encode()).hexdigest()}"  # (any text may come)
+    kept = caches["pages"].get(key)  # (the version, the counts) as last read
+    arenas = Arena.objects.defer("close_calls") if kept else _counted(_judged_counts())
+    arenas = arenas.filter(slug=slug).annotate(
+        cache_epoch=Subquery(CacheEpoch.objects.filter(pk=1).values("value"))
+    )
+    arena = (arenas.defer(None) if close_calls else arenas).first()
+    if arena is None:
+        return None
+    version = (arena.pk, arena.content_version, arena.cache_epoch)
+    if not kept:
+        counts = {name: getattr(arena, name) for name in _COUNTS}
+    elif kept[0] == version:
+        counts = kept[1]
+    else:
+        counts = _counted(_judged_counts()).filter(pk=arena.pk).values(*_COUNTS).get()
+    if not kept or kept[0] != version:
+        caches["pages"].set(key, (version, counts), COUNTS_TIMEOUT)
+    for name in _COUNTS:
+        setattr(arena, name, counts[name])
+    return cast(CountedArena, arena)
 
 
 def arena_product_list(*, arena: Arena) -> list[Product]:
