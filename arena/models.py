@@ -340,26 +340,6 @@ class PersonaResult(models.Model):
         return f"Best for {self.persona_id}: {self.winner_id}"
 
 
-class StoredMatrix(models.Model):
-    """Every cell of an arena as the story matrix shows it, stored by the recompute in one row. The
-    arena page reads it instead of the cells while ``version`` is still the arena's
-    ``content_version``: nothing the pages show has changed since it was stored (any change bumps
-    the version), so it is what the cells would give. Otherwise the page reads the cells."""
-
-    arena = models.OneToOneField(
-        Arena, on_delete=models.CASCADE, primary_key=True, related_name="stored_matrix"
-    )
-    version = models.PositiveBigIntegerField(help_text="The arena's content version it shows")
-    # [[cell id, story id, product id, verdict, proof, quality, evidence day or null, backing], ...]
-    # (arena.selectors.stored_matrix)
-    cells = models.JSONField(default=list)
-    # the judged cells on the pages counted as ``arena_get`` counts them (``counts.summary_count``)
-    summary = models.TextField(null=True, blank=True)
-
-    def __str__(self) -> str:
-        return f"Matrix of arena {self.arena_id} at version {self.version}"
-
-
 class Source(models.Model):
     """One entry of an arena's source list: what an evidence id such as ``inngest-docs-7`` (in a
     rationale or a quote's source) refers to, where the pages or an arena file provide it. An id

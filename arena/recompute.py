@@ -23,11 +23,9 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from arena import scoring
-from arena.models import Arena, CacheEpoch, Persona, PersonaResult, ProductScore, StoredMatrix
+from arena.models import Arena, CacheEpoch, Persona, PersonaResult, ProductScore
 from arena.purge import purge_after_commit
-from arena.selectors.arenas import arena_judged_summary
 from arena.selectors.inputs import ArenaInputs, arena_scoring_inputs
-from arena.selectors.stored_matrix import matrix_cell_rows
 from arena.task_names import REFRESH_TASK
 from stories.models import Story
 
@@ -66,8 +64,7 @@ def content_versions_served(*, using: str) -> int:
 
 
 def content_restored(*, past: int, using: str) -> str | None:
-    """After a restore: in one transaction, move every arena's content version (and its stored
-    matrix's, which must stay equal to it) above ``past``, and give the page cache a new epoch;
+    """After a restore: in one transaction, move every arena's content version above ``past``, and give the page cache a new epoch;
     returns the epoch (None: a backup older than the epoch's table, whose ``migrate`` makes one
     anew). The versions then never repeat one the replaced database served (its highest
     was above any served before it, by the same rule), for what keeps them in memory (the stale
@@ -75,9 +72,8 @@ def content_restored(*, past: int, using: str) -> str | None:
     takes an id of the discarded timeline again, with versions from 0."""
     epoch = secrets.token_hex(8) if _has_table(CacheEpoch, using) else None
     with transaction.atomic(using=using):
-        for model, field in ((Arena, "content_version"), (StoredMatrix, "version")):
-            if _has_table(model, using):  # (a backup of an older schema, before its migrate)
-                model.objects.using(using).update(**{field: F(field) + past + 1})
+        if _has_table(Arena, using):  # (a backup of an older schema, before its migrate)
+            Arena.objects.using(using).update(content_version=F("content_version") + past + 1)
         if epoch is not None:
             CacheEpoch.objects.using(using).update_or_create(pk=1, defaults={"value": epoch})
     return epoch
@@ -152,17 +148,6 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
             computed_seq=seq,
             close_calls=_close_calls(inputs, [row.result for row in board]),
             content_version=F("content_version") + 1,
-        )
-        # the matrix's cells in one row, as of the version just given (the arena's row is locked:
-        # nothing else bumps it before this transaction ends)
-        version = Arena.objects.filter(pk=arena_id).values_list("content_version", flat=True)
-        StoredMatrix.objects.update_or_create(
-            arena_id=arena_id,
-            defaults={
-                "version": version.get(),
-                "cells": matrix_cell_rows(arena_id=arena_id),
-                "summary": arena_judged_summary(arena_id=arena_id),
-            },
         )
         purge_after_commit(arenas=[arena_id])
         # Only a recompute that saw the newest change clears the stale mark.

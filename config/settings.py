@@ -86,7 +86,7 @@ WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
     {
-        "BACKEND": "web.http.templates.DjangoTemplates",  # (its context let go after each render)
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
         "NAME": "django",
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
@@ -113,8 +113,6 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Django's backend with its per-statement and per-row conversions done once (config/sqlite3)
-    DATABASES["default"]["ENGINE"] = "config.sqlite3"
     # Writers wait for each other instead of failing (the Celery worker writes scores meanwhile), and
     # the test database is a file so that a worker process in the integration tests can open it.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
@@ -150,7 +148,7 @@ STORAGES = {
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG
-        else "web.http.staticfiles.StaticFilesStorage"
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
     },
 }
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 
 from django.contrib import admin
 from django.contrib.admin.views.main import ChangeList
@@ -18,8 +18,18 @@ from arena.models import Category
 from flags.models import Reason, Status
 from products.models import Product
 
-if TYPE_CHECKING:  # (the stubs' name for a filter's choice; no such class at run time)
-    from django.contrib.admin.filters import _ListFilterChoices
+if TYPE_CHECKING:
+    # django-stubs' helper types: a dev dependency, not installed in production
+    from django_stubs_ext import StrOrPromise
+
+
+class FilterChoice(TypedDict):
+    """One choice of a list filter, as the admin's filter template reads it."""
+
+    selected: bool
+    query_string: str
+    display: StrOrPromise
+
 
 ALL = "all"
 
@@ -42,7 +52,7 @@ class StatusFilter(ChoicesFilter):
     parameter_name = "status"
     options = [*Status.choices, (ALL, "All")]
 
-    def choices(self, changelist: ChangeList) -> Iterator[_ListFilterChoices]:
+    def choices(self, changelist: ChangeList) -> Iterator[FilterChoice]:
         value = self.value() or Status.PENDING
         for lookup, title in self.lookup_choices:
             yield {
@@ -71,7 +81,7 @@ class SortFilter(admin.SimpleListFilter):
     ) -> list[tuple[str, str]]:
         return [(BY_IMPACT, "Largest impact of upholding first")]
 
-    def choices(self, changelist: ChangeList) -> Iterator[_ListFilterChoices]:
+    def choices(self, changelist: ChangeList) -> Iterator[FilterChoice]:
         by_impact = self.value() == BY_IMPACT
         yield {
             "selected": not by_impact,

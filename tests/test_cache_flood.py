@@ -317,3 +317,24 @@ def test_the_local_memory_cache_keeps_to_its_byte_budget():
     assert cache.get("k9") is None
     cache.clear()
     assert cache.held_bytes == 0
+
+
+def test_the_local_memory_cache_keeps_to_its_entries_and_answers_as_a_django_cache():
+    cache = BoundedLocMemCache("bounded-entries", {"OPTIONS": {"MAX_ENTRIES": 3}})
+    cache.clear()
+    for i in range(3):
+        cache.set(f"k{i}", i)
+    assert cache.get("k0") == 0  # used: k1 is now the least recently used
+    cache.set("k3", 3)
+    assert cache.get_many(["k0", "k1", "k2", "k3"]) == {"k0": 0, "k2": 2, "k3": 3}
+    assert cache.add("k3", "other") is False and cache.get("k3") == 3
+    assert cache.incr("k3", 4) == 7 and cache.get("k3") == 7
+    with pytest.raises(ValueError):
+        cache.incr("missing")
+    assert cache.get_or_set("made", lambda: "value") == "value" and cache.has_key("made")
+    cache.set("gone", 1, timeout=0)  # (Django's rule: a timeout of 0 expires at once)
+    assert cache.get("gone", "default") == "default" and not cache.has_key("gone")
+    assert cache.touch("made", timeout=0) and cache.get("made") is None
+    assert cache.touch("never") is False and cache.delete("never") is False
+    other = BoundedLocMemCache("bounded-entries", {"OPTIONS": {"MAX_ENTRIES": 3}})
+    assert other.get("k3") == 7  # one name, one store

@@ -2,38 +2,27 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
-from django.db import router
+from django.core.cache import caches
 from django.db.models import (
-    Case,
-    CharField,
     Exists,
-    F,
     OuterRef,
-    Q,
     QuerySet,
     Subquery,
-    When,
 )
 
 from arena.models import (
     AdjacentArena,
     Arena,
+    CacheEpoch,
     Category,
-    Persona,
     PersonaResult,
     ProductScore,
 )
-from arena.selectors.compiled import (
-    CompiledRead,
-    InstanceRead,
-    arena_rows_read,
-    model_fields,
-    model_of,
-)
-from arena.selectors.counts import row_count, summary_count, summary_read
+from arena.selectors.counts import row_count
 from arena.text import arena_slugify
 from products.models import Product
 from stories.models import Cell, CellChange, Story
@@ -90,8 +79,7 @@ def _newest_or_oldest(order: str) -> Subquery:
 
 
 def _judged_counts() -> dict[str, Any]:
-    """The judged cells' counts and evidence days, a subquery each (what ``arena_list`` reads;
-    ``arena_get`` reads them in one, ``summary_count``)."""
+    """The judged cells' counts and evidence days, a subquery each."""
     return {
         # the cells themselves, not stories × products: an n/a cell is no judgement of
         # evidence, and a missing cell is none at all
@@ -100,18 +88,6 @@ def _judged_counts() -> dict[str, Any]:
         "evidence_oldest": _newest_or_oldest("evidence_as_of"),
         "evidence_newest": _newest_or_oldest("-evidence_as_of"),
     }
-
-
-def _judged_summary() -> Subquery:
-    # the judged cells scanned once, not once per count (a tenth of the query on 9,000 cells)
-    return summary_count(_judged, per="story__arena")
-
-
-def arena_judged_summary(*, arena_id: int) -> str | None:
-    """The arena's judged cells counted as ``arena_get`` counts them (``summary_count``'s text),
-    for the recompute to store beside the matrix: one query."""
-    found = Arena.objects.filter(pk=arena_id).annotate(summary=_judged_summary())
-    return found.values_list("summary", flat=True).first()
 
 
 def _counted(cell_counts: dict[str, Any]) -> QuerySet[CountedArena]:
@@ -148,61 +124,53 @@ def arena_list() -> QuerySet[CountedArena]:
     return _counted(_judged_counts())
 
 
-# ``arena_get``'s query compiled, and the place of the slug among its parameters, by database alias
-# and whether it reads the close calls
-_ARENA_GET_PLANS: dict[tuple[str, bool], tuple[InstanceRead, int]] = {}
-_SLUG_MARK = "\x00slug"  # stands for the slug while the query is compiled (no slug has a NUL)
+# How long an arena's counts are kept (they are used only under the version they were read at:
+# this bounds the memory kept, not their truth)
+COUNTS_TIMEOUT = 24 * 3600
+_COUNTS = tuple(ArenaCounts.__annotations__)
 
 
 def arena_get(*, slug: str, close_calls: bool = False) -> CountedArena | None:
     """One arena with the counts of ``arena_list`` (the pages read ``story_count``): one query.
-    ``close_calls``: with the stored close calls (``arena.selectors.settle`` reads them); without,
-    reading ``Arena.close_calls`` costs a query of its own (decoding them costs the 30 × 300
-    arena's page more than the rest of this query).
-
-    Every page reads it first, and Django compiles its subqueries anew on each call, which takes
-    twenty times as long as running them: it is compiled once per database and run with the slug."""
-    alias = router.db_for_read(Arena)
-    compiled = _ARENA_GET_PLANS.get((alias, close_calls))
-    if compiled is None:
-        # the stored matrix's version (``stored_matrix``) and its count of the judged cells, read
-        # while it is the arena's content version (the cells scanned otherwise)
-        current = Q(stored_matrix__version=F("content_version"))
-        counts = {
-            "judged_summary": Case(
-                When(current, then=F("stored_matrix__summary")),
-                default=_judged_summary(),
-                output_field=CharField(),
-            ),
-            "matrix_version": F("stored_matrix__version"),
-        }
-        arenas = _counted(counts).filter(slug=_SLUG_MARK)
-        if close_calls:
-            arenas = arenas.defer(None)
-        read = InstanceRead.of(arenas, alias)
-        compiled = _ARENA_GET_PLANS[alias, close_calls] = (read, read.params.index(_SLUG_MARK))
-    read, at = compiled
-    found = read.one((*read.params[:at], slug, *read.params[at + 1 :]))
-    if found is None:
+    Its counts are kept in the page cache under its content version (with the cache's epoch:
+    ids and versions repeat after a restore, the epoch does not), so its pages count them once
+    per version: the query after a change reads them with one more. ``close_calls``: with the
+    stored close calls (``arena.selectors.settle`` reads them); without, reading
+    ``Arena.close_calls`` costs a query of its own."""
+    key = f"arena-counts:{hashlib.sha256(slug.encode()).hexdigest()}"  # (any text may come)
+    kept = caches["pages"].get(key)  # (the version, the counts) as last read
+    arenas = Arena.objects.defer("close_calls") if kept else _counted(_judged_counts())
+    arenas = arenas.filter(slug=slug).annotate(
+        cache_epoch=Subquery(CacheEpoch.objects.filter(pk=1).values("value"))
+    )
+    arena = (arenas.defer(None) if close_calls else arenas).first()
+    if arena is None:
         return None
-    summary_read(found)
-    return cast(CountedArena, found)
-
-
-_PRODUCTS = arena_rows_read(Product)
+    version = (arena.pk, arena.content_version, arena.cache_epoch)
+    if not kept:
+        counts = {name: getattr(arena, name) for name in _COUNTS}
+    elif kept[0] == version:
+        counts = kept[1]
+    else:
+        counts = _counted(_judged_counts()).filter(pk=arena.pk).values(*_COUNTS).get()
+    if not kept or kept[0] != version:
+        caches["pages"].set(key, (version, counts), COUNTS_TIMEOUT)
+    for name in _COUNTS:
+        setattr(arena, name, counts[name])
+    return cast(CountedArena, arena)
 
 
 def arena_product_list(*, arena: Arena) -> list[Product]:
-    """The products on the pages, in column order: one query, compiled once."""
-    return [model_of(Product, row) for row in _PRODUCTS.rows(arena=arena.pk)]
+    """The products on the pages, in column order: one query."""
+    return list(Product.objects.filter(arena=arena).order_by("position"))
 
 
 def arena_product_pair_get(
     *, arena: Arena, a: str, b: str, products: list[Product] | None = None
 ) -> dict[str, Product]:
     """The arena's products with slug ``a`` or ``b``, by slug; a slug with no product is not a
-    key. ``products``: the arena's product list when the caller has it already (else one query,
-    compiled once)."""
+    key. ``products``: the arena's product list when the caller has it already (else one
+    query)."""
     if products is None:
         products = arena_product_list(arena=arena)
     return {p.slug: p for p in products if p.slug in (a, b)}
@@ -252,69 +220,35 @@ def arena_story_list(*, arena: Arena) -> QuerySet[Story]:
     )
 
 
-_CATEGORIES = CompiledRead(
-    Category,
-    lambda arena: (
-        Category.objects.filter(arena=arena)
-        .filter(Exists(Story.objects.filter(category=OuterRef("pk"))))
-        .order_by("position")
-        .values_list(*model_fields(Category))
-    ),
-)
-
-
 def arena_category_list(*, arena: Arena) -> list[SluggedCategory]:
     """The categories that hold a story still on the pages, each with ``.slug`` (the matrix's
-    ``category`` filter value): one query, compiled once."""
-    categories = [
-        cast(SluggedCategory, model_of(Category, row)) for row in _CATEGORIES.rows(arena=arena.pk)
-    ]
+    ``category`` filter value): one query."""
+    held = Exists(Story.objects.filter(category=OuterRef("pk")))
+    categories = cast(
+        list[SluggedCategory],
+        list(Category.objects.filter(arena=arena).filter(held).order_by("position")),
+    )
     for c in categories:
         c.slug = arena_slugify(c.name)
     return categories
 
 
-_PERSONA_RESULTS = arena_rows_read(
-    PersonaResult,
-    *model_fields(Persona, "persona__"),
-    *model_fields(Product, "winner__"),
-    *model_fields(Product, "runner_up__"),
-)
-
-
 def arena_persona_result_list(*, arena: Arena) -> list[PersonaResult]:
     """The stored "best by user type" rows, in page order, with persona, winner and runner-up:
-    one query, compiled once."""
-    own, persona, product = (len(model_fields(m)) for m in (PersonaResult, Persona, Product))
-    results = []
-    for row in _PERSONA_RESULTS.rows(arena=arena.pk):
-        result = model_of(PersonaResult, row[:own])
-        at = own + persona
-        result.persona = model_of(Persona, row[own:at])
-        winner, runner_up = row[at : at + product], row[at + product :]
-        result.winner = model_of(Product, winner) if winner[0] is not None else None
-        result.runner_up = model_of(Product, runner_up) if runner_up[0] is not None else None
-        results.append(result)
-    return results
-
-
-_ADJACENT = arena_rows_read(AdjacentArena)
-_ARENA_SLUGS = CompiledRead(
-    Arena, lambda names: Arena.objects.filter(name__in=names).values_list("name", "slug")
-)
+    one query."""
+    results = PersonaResult.objects.filter(arena=arena)
+    return list(results.select_related("persona", "winner", "runner_up").order_by("position"))
 
 
 def arena_adjacent_list(*, arena: Arena) -> list[SluggedAdjacent]:
     """Adjacent arenas, each with ``.slug`` set when that arena is on this site: two queries
-    (one without adjacent arenas), compiled once."""
-    adjacent = [
-        cast(SluggedAdjacent, model_of(AdjacentArena, row))
-        for row in _ADJACENT.rows(arena=arena.pk)
-    ]
-    names = sorted({a.name for a in adjacent})
-    here: dict[str, str] = (
-        {name: slug for name, slug in _ARENA_SLUGS.rows(names=names)} if names else {}
+    (one without adjacent arenas)."""
+    adjacent = cast(
+        list[SluggedAdjacent],
+        list(AdjacentArena.objects.filter(arena=arena).order_by("position")),
     )
+    names = sorted({a.name for a in adjacent})
+    here = dict(Arena.objects.filter(name__in=names).values_list("name", "slug")) if names else {}
     for a in adjacent:
         a.slug = here.get(a.name)
     return adjacent

@@ -133,8 +133,8 @@ def compare_many_get(
 ) -> ManyComparison:
     """``products`` (two to six of ``arena``'s, as ``compare_pick`` found them) side by side: their
     stored PA and category scores, and a round per story where at least two of their cells apply,
-    in matrix order, with its best products (``scoring.compare_many``). Three queries, compiled
-    once (stories, the products' cells, the stored scores), whatever the arena's size. With
+    in matrix order, with its best products (``scoring.compare_many``). Three queries
+    (stories, the products' cells, the stored scores), whatever the arena's size. With
     ``differences_only`` the blocks leave out the drawn rounds; the tallies count every round."""
     matrix = arena_matrix(arena=arena, products=products)
     keys = [p.pk for p in products]

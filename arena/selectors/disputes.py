@@ -19,7 +19,6 @@ from django.db.models.functions import Coalesce
 
 from arena import scoring
 from arena.models import Arena
-from arena.selectors.compiled import CompiledRead
 from flags.models import Flag, Reason, ReviewItem, Status
 from products.models import Product
 from stories.models import CellChange, Story
@@ -234,19 +233,13 @@ def arena_dispute_list(
     return _with_flags(list(_filtered(arena, filters)[:limit]))
 
 
-_OPEN_DISPUTE_COUNTS = CompiledRead(
-    ReviewItem,
-    lambda arena: (
+def arena_open_dispute_counts(*, arena: Arena) -> dict[int, int]:
+    """How many disputes are open on each product of the arena, by product id (products without
+    one left out): one aggregate query."""
+    counts = (
         ReviewItem.objects.filter(status=Status.PENDING, cell__story__arena=arena)
         .order_by()
         .values_list("cell__product_id")
         .annotate(n=Count("id"))
-    ),
-)
-
-
-def arena_open_dispute_counts(*, arena: Arena) -> dict[int, int]:
-    """How many disputes are open on each product of the arena, by product id (products without
-    one left out): one aggregate query, compiled once (the arena page and the head-to-head read
-    it on every render)."""
-    return {product: n for product, n in _OPEN_DISPUTE_COUNTS.rows(arena=arena.pk)}
+    )
+    return dict(counts)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from django.db.models import QuerySet
 
@@ -23,12 +22,11 @@ from arena.selectors.cells import (
     cell_in,
     winner_of,
 )
-from arena.selectors.compiled import CompiledRead
 from arena.selectors.matrix import CategoryBlock, matrix_block_list
 from arena.selectors.sources import cited_source_map
 from arena.selectors.story_lines import STORY_LINE_FIELDS, StoryLine, story_lines_of
 from products.models import Product
-from stories.models import Cell, Evidence, Story
+from stories.models import Cell, Evidence
 
 
 @dataclass
@@ -107,40 +105,20 @@ def _side(key: scoring.ProductKey | None, cmp: Comparison) -> Product | None:
     return by.get(key) if key is not None else None
 
 
-_STORIES = CompiledRead(
-    Story, lambda arena: arena_story_list(arena=arena).values_list(*STORY_LINE_FIELDS)
-)
-
-
-def _pair_cells(arena: Any, products: Any) -> QuerySet[Cell]:
-    # (the values of a compiled read, or the marks it compiles them with)
+def _pair_cells(arena: Arena, products: list[int]) -> QuerySet[Cell]:
     return Cell.objects.filter(story__arena=arena, product__in=products)
-
-
-_QUOTES = CompiledRead(
-    Evidence,
-    lambda arena, products: (
-        Evidence.objects.filter(cell__in=_pair_cells(arena, products))
-        .order_by("cell_id", "position")
-        .values_list(*QUOTE_FIELDS)
-    ),
-)
-_CELLS = CompiledRead(
-    Cell,
-    lambda arena, products: _pair_cells(arena, products).values_list(
-        *CELL_LINE_FIELDS, *CELL_DETAIL_FIELDS
-    ),
-)
 
 
 def _pair_cell_lines(arena: Arena, a: Product, b: Product) -> dict[tuple[int, int], CellLine]:
     """The two products' cells with their evidence, by (story, product): two queries."""
     pair = {a.pk: a, b.pk: b}
     quotes: dict[int, list[Quote]] = {}
-    for cell_id, *quote in _QUOTES.rows(arena=arena.pk, products=[a.pk, b.pk]):
+    evidence = Evidence.objects.filter(cell__in=_pair_cells(arena, [a.pk, b.pk]))
+    for cell_id, *quote in evidence.order_by("cell_id", "position").values_list(*QUOTE_FIELDS):
         quotes.setdefault(cell_id, []).append(Quote(*quote))
     cells = {}
-    for pk, sid, pid, *judgement_and_detail in _CELLS.rows(arena=arena.pk, products=[a.pk, b.pk]):
+    rows = _pair_cells(arena, [a.pk, b.pk]).values_list(*CELL_LINE_FIELDS, *CELL_DETAIL_FIELDS)
+    for pk, sid, pid, *judgement_and_detail in rows:
         cells[(sid, pid)] = cell = CellLine(pk, sid, pair[pid], *judgement_and_detail)
         if pk in quotes:
             cell.evidence = Quotes(quotes[pk])
@@ -161,11 +139,10 @@ def head_to_head_get(
     *, arena: Arena, a: Product, b: Product, differences_only: bool = False
 ) -> Comparison:
     """``a`` vs ``b`` (two products of ``arena``) with each cell's evidence: three queries, plain
-    records (no model instance: the big arena's pair has 600 cells and a thousand quotes),
-    compiled once; a fourth for the pair's stored PA Scores, who leads (``call``), and a fifth for
+    records (no model instance: the big arena's pair has 600 cells and a thousand quotes); a fourth for the pair's stored PA Scores, who leads (``call``), and a fifth for
     the sources its published detail cites. With ``differences_only`` the blocks hold only the
     rounds that are not drawn (one side wins); the tallies always count every round."""
-    stories = story_lines_of(_STORIES.rows(arena=arena.pk))
+    stories = story_lines_of(arena_story_list(arena=arena).values_list(*STORY_LINE_FIELDS))
     by = _pair_cell_lines(arena, a, b)
     story_in = [scoring.StoryIn(s.pk, s.weight, s.category.name, s.persona.slug) for s in stories]
     cells_a = {sid: cell_in(c) for (sid, pid), c in by.items() if pid == a.pk}

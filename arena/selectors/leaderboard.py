@@ -19,7 +19,6 @@ from arena.scoring import (
     rank_key,
     rank_key_split,
 )
-from arena.selectors.compiled import CompiledRead, arena_rows_read, model_fields, model_of
 from arena.selectors.freshness import arena_stale_counts
 from arena.selectors.weights import WeightsAsked, WeightsRead, weights_read
 from products.models import Product
@@ -29,25 +28,6 @@ from stories.models import Cell
 if TYPE_CHECKING:
     # django-stubs' helper types: a dev dependency, not installed in production
     from django_stubs_ext import WithAnnotations
-
-_SCORES = CompiledRead(
-    ProductScore,
-    lambda arena: (
-        ProductScore.objects.filter(arena=arena)
-        .annotate(
-            published=Exists(
-                Cell.objects.filter(product=OuterRef("product_id"), detail_published=True)
-            )
-        )
-        .order_by("rank")
-        .values_list(
-            *model_fields(ProductScore),
-            *model_fields(Product, "product__"),
-            "published",
-            *model_fields(Product, "vs__"),
-        )
-    ),
-)
 
 
 class StoredExtras(TypedDict):
@@ -88,18 +68,15 @@ def _stored_row(score: ProductScore, product: Product) -> StoredRow:
 def arena_score_list(*, arena: Arena) -> list[StoredRow]:
     """Stored leaderboard rows in rank order, with product, the row as the product's result
     (``result``), whether any of its verdicts has its rationale and evidence published
-    (``published``) and its stored head-to-head partner: one query, compiled once."""
-    own, product = len(model_fields(ProductScore)), len(model_fields(Product))
-    scores = []
-    for row in _SCORES.rows(arena=arena.pk):
-        score = _stored_row(
-            model_of(ProductScore, row[:own]), model_of(Product, row[own : own + product])
-        )
-        score.published = bool(row[own + product])
-        vs = row[own + product + 1 :]
-        score.vs = model_of(Product, vs) if vs[0] is not None else None
-        scores.append(score)
-    return scores
+    (``published``) and its stored head-to-head partner: one query."""
+    published = Exists(Cell.objects.filter(product=OuterRef("product_id"), detail_published=True))
+    scores = (
+        ProductScore.objects.filter(arena=arena)
+        .select_related("product", "vs")
+        .annotate(published=published)
+        .order_by("rank")
+    )
+    return [_stored_row(score, score.product) for score in scores]
 
 
 @dataclass(frozen=True)
@@ -329,19 +306,15 @@ def _known_key(key: str, scores: list[StoredRow]) -> str:
     return RANK_PA
 
 
-_RANKING = arena_rows_read(Product, *model_fields(ProductScore, "score__"))
-
-
 def arena_product_ranking(
     *, arena: Arena, key: str = RANK_PA
 ) -> tuple[list[Product], list[scoring.ProductKey]]:
     """The products on the pages in column order, and the keys of those with stored scores in the
-    order of the rank key (as ``arena_leaderboard`` orders them): one query, compiled once."""
-    own = len(model_fields(Product))
-    products, scores = [], []
-    for row in _RANKING.rows(arena=arena.pk):
-        products.append(product := model_of(Product, row[:own]))
-        if row[own] is not None:
-            scores.append(_stored_row(model_of(ProductScore, row[own:]), product))
+    order of the rank key (as ``arena_leaderboard`` orders them): one query."""
+    products = list(
+        Product.objects.filter(arena=arena).select_related("score").order_by("position")
+    )
+    # (a product without stored scores has no ``score``: the reverse one-to-one raises)
+    scores = [_stored_row(p.score, p) for p in products if hasattr(p, "score")]
     ordered = scoring.order_by([s.result for s in scores], _known_key(key, scores))
     return products, [r.product for r in ordered]

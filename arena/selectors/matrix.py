@@ -15,12 +15,10 @@ from arena import scoring
 from arena.models import Arena
 from arena.selectors.arenas import CountedArena, arena_product_list, arena_story_list
 from arena.selectors.cells import CELL_LINE_FIELDS, CellLine
-from arena.selectors.compiled import CompiledRead
-from arena.selectors.stored_matrix import stored_matrix_cells
 from arena.selectors.story_lines import STORY_LINE_FIELDS, StoryLine, story_lines_of
 from products.models import Product
 from stories import freshness
-from stories.models import Cell, CellQuerySet, Story
+from stories.models import Cell, Story
 from stories.values import Verdict
 
 
@@ -162,38 +160,15 @@ class Matrix:
         return blocks
 
 
-# (the reads below take the values of a compiled read, or the marks it compiles them with)
-def _matrix_stories(arena: Any, persona: Any = None, verdict: Any = None) -> QuerySet[Story]:
+def _matrix_stories(arena: Arena, persona: str = "", verdict: str = "") -> QuerySet[Story]:
     stories = arena_story_list(arena=arena)
-    if persona is not None:
+    if persona:
         stories = stories.filter(persona__slug=persona)
-    if verdict is not None:
+    if verdict:
         stories = stories.filter(
             Exists(Cell.objects.on_pages().filter(story=OuterRef("pk"), verdict=verdict))
         )
     return stories
-
-
-_STORIES = CompiledRead(
-    Story, lambda **values: _matrix_stories(**values).values_list(*STORY_LINE_FIELDS)
-)
-
-
-def _matrix_cells(products: Any, arena: Any = None, stories: Any = None) -> CellQuerySet:
-    cells = Cell.objects.filter(product_id__in=products)
-    if stories is not None:
-        return cells.filter(story_id__in=stories)
-    return cells.filter(story__arena=arena)
-
-
-_CELLS = CompiledRead(
-    Cell,
-    lambda **values: (
-        # (unordered: ``arena_matrix`` places each cell by its story and product, so the query
-        # joins neither the arena nor the products to sort them)
-        _matrix_cells(**values).with_backing().order_by().values_list(*CELL_LINE_FIELDS, "backing")
-    ),
-)
 
 
 def _with_stale_cells(stories: QuerySet[Story], products: list[int]) -> QuerySet[Story]:
@@ -233,8 +208,7 @@ def arena_matrix(
     """The story matrix of ``arena`` (as ``arena_get`` returns it), filtered in the database (the
     category by its slug after), with ``products`` as its columns (default: every product on the
     pages): two queries with ``products`` given, none per row. Stories and cells are plain
-    records, not model instances. Every product's cells of a whole arena come from the row the
-    recompute stored (``stored_matrix``) while nothing has changed since.
+    records, not model instances.
 
     With ``collapse_above``, when more stories than that match and no category is picked, only
     the first category's rows get their cells; the others are listed in ``collapsed``. The
@@ -276,34 +250,32 @@ def arena_matrix(
 
 
 def _cell_rows(
-    arena: CountedArena, columns: Mapping[int, Product], stories: list[StoryLine] | None
+    arena: Arena, columns: Mapping[int, Product], stories: list[StoryLine] | None
 ) -> Sequence[Sequence[Any]]:
-    """The cells of the ``columns`` products (``_CELLS``' rows) on ``stories``, or on every story
-    of the arena (None): one query, none without a column or a story; the whole arena's from the
-    stored matrix while it is current (``stored_matrix``)."""
+    """The cells of the ``columns`` products on ``stories``, or on every story of the arena
+    (None), as ``CELL_LINE_FIELDS`` and ``backing``: one query, none without a column or a
+    story."""
     if not columns or stories == []:
         return []
+    cells = Cell.objects.filter(product_id__in=list(columns))
     if stories is not None:
-        return _CELLS.rows(products=list(columns), stories=[s.pk for s in stories])
-    stored = stored_matrix_cells(arena=arena, products=columns)
-    return stored if stored is not None else _CELLS.rows(products=list(columns), arena=arena.pk)
+        cells = cells.filter(story_id__in=[s.pk for s in stories])
+    else:
+        cells = cells.filter(story__arena=arena)
+    # (unordered: ``arena_matrix`` places each cell by its story and product)
+    return list(cells.with_backing().order_by().values_list(*CELL_LINE_FIELDS, "backing"))
 
 
 def _filtered_stories(
     arena: Arena, filters: MatrixFilters, products: list[Product]
 ) -> list[StoryLine]:
     """The stories of ``arena`` that ``filters`` keep, in matrix order: one query."""
-    chosen = {"persona": filters.persona, "verdict": filters.verdict}
-    chosen = {k: v for k, v in chosen.items() if v}
-    if filters.q or filters.stale:  # ``icontains`` rewrites its value, a date is no int or str
-        stories = _matrix_stories(arena.pk, **chosen)
-        if filters.q:
-            stories = stories.filter(text__icontains=filters.q)
-        if filters.stale:
-            stories = _with_stale_cells(stories, [p.pk for p in products])
-        story_list = story_lines_of(stories.values_list(*STORY_LINE_FIELDS))
-    else:
-        story_list = story_lines_of(_STORIES.rows(arena=arena.pk, **chosen))
+    stories = _matrix_stories(arena, persona=filters.persona, verdict=filters.verdict)
+    if filters.q:
+        stories = stories.filter(text__icontains=filters.q)
+    if filters.stale:
+        stories = _with_stale_cells(stories, [p.pk for p in products])
+    story_list = story_lines_of(stories.values_list(*STORY_LINE_FIELDS))
     if filters.category:  # by slug, which is the name's: picked here rather than in the database
         story_list = [s for s in story_list if s.category.slug == filters.category]
     return story_list

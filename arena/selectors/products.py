@@ -12,7 +12,6 @@ from arena.selectors.arenas import (
     arena_persona_result_list,
     arena_product_list,
 )
-from arena.selectors.compiled import CompiledRead, model_fields, model_of
 from arena.selectors.matrix import CategoryBlock, arena_matrix
 from products.models import Product
 from stories import freshness
@@ -23,32 +22,17 @@ def product_get(
     *, arena: Arena, slug: str, products: list[Product] | None = None
 ) -> Product | None:
     """A product of ``arena`` still on the pages, or ``None``. ``products``: the arena's product
-    list when the caller has it already (else one query, compiled once)."""
+    list when the caller has it already (else one query)."""
     if products is None:
         products = arena_product_list(arena=arena)
     return next((p for p in products if p.slug == slug), None)
 
 
-_SCORE = CompiledRead(
-    ProductScore,
-    lambda product: (
-        ProductScore.objects.filter(product=product)
-        .order_by()
-        .values_list(*model_fields(ProductScore), *model_fields(Product, "vs__"))
-    ),
-)
-
-
 def _score_get(product: Product) -> ProductScore | None:
-    """The product's stored scores with their head-to-head partner: one query, compiled once."""
-    rows = _SCORE.rows(product=product.pk)
-    if not rows:
-        return None
-    own = len(model_fields(ProductScore))
-    score = model_of(ProductScore, rows[0][:own])
-    score.product = product
-    vs = rows[0][own:]
-    score.vs = model_of(Product, vs) if vs[0] is not None else None
+    """The product's stored scores with their head-to-head partner: one query."""
+    score = ProductScore.objects.filter(product=product).select_related("vs").first()
+    if score is not None:
+        score.product = product
     return score
 
 

@@ -257,3 +257,27 @@ def test_arena_get_counts_the_judged_cells_in_one_scan_as_the_list_does_apart():
     assert [getattr(listed, f) for f in fields] == [getattr(got, f) for f in fields]
     got_empty = selectors.arena_get(slug=empty.slug)
     assert [getattr(got_empty, f) for f in fields] == [0, 0, None, None]
+
+
+@pytest.mark.django_db
+def test_an_arena_s_counts_are_read_once_per_content_version(
+    seeded_arena, django_assert_num_queries
+):
+    from arena.recompute import arena_content_changed
+    from stories.models import Cell
+
+    first = selectors.arena_get(slug=seeded_arena.slug)
+    with django_assert_num_queries(1):
+        again = selectors.arena_get(slug=seeded_arena.slug)
+    assert (again.cell_count, again.na_count) == (first.cell_count, first.na_count)
+    judged = Cell.objects.on_pages().filter(story__arena=seeded_arena)
+    Cell.objects.filter(pk=judged.exclude(verdict=Verdict.NA).first().pk).update(
+        verdict=Verdict.NA, proof=None, quality=None
+    )
+    arena_content_changed(arena_id=seeded_arena.pk)
+    with django_assert_num_queries(2):  # the arena, then its counts at the new version
+        changed = selectors.arena_get(slug=seeded_arena.slug)
+    assert changed.na_count == first.na_count + 1 == judged.filter(verdict=Verdict.NA).count()
+    listed = selectors.arena_list().get(pk=seeded_arena.pk)
+    assert (changed.cell_count, changed.na_count) == (listed.cell_count, listed.na_count)
+    assert selectors.arena_get(slug="no-such-arena") is None

@@ -145,7 +145,7 @@ def test_disputes_are_listed_newest_first_with_a_constant_number_of_queries(
     first = file(_cell(seeded_arena, 0), "10.9.3.1")
     review_item_reject(item=first.item, moderator=moderator, decision=_decision(first.item, "No."))
     for url in urls:
-        client.get(url)  # warm: compiled reads
+        client.get(url)  # (each count after a change: the arena's counts read anew, once)
     counts: dict[str, list[int]] = {url: [] for url in urls}
     for n in (1, 2, 5):
         file(_cell(seeded_arena, n), f"10.9.3.{n + 10}")

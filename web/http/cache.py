@@ -1,5 +1,5 @@
 """The caches: a Redis cache that degrades to cache misses instead of error pages when Redis is
-down, and a local-memory cache bounded in bytes (the page cache without Redis).
+down, and a memory cache bounded in bytes (the page cache without Redis).
 
 Redis holds only what the site can do without (throttle counters, rendered pages and the like): a
 broken Redis must never take the site down.
@@ -17,12 +17,14 @@ several times waits for at most one timeout, and the log gets one warning per ou
 from __future__ import annotations
 
 import logging
+import pickle
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from django.core.cache.backends.base import DEFAULT_TIMEOUT
-from django.core.cache.backends.locmem import LocMemCache
+from django.core.cache.backends.base import DEFAULT_TIMEOUT, BaseCache
 from django.core.cache.backends.redis import RedisCache
 from redis.exceptions import RedisError
 
@@ -132,97 +134,128 @@ class ResilientRedisCache(RedisCache):
     # -- for /readyz
     def ping(self) -> bool:
         """PING the server now (ignoring the back-off); raises on failure."""
-        client = self._cache.get_client(None, write=True)
-        result = bool(client.ping())
+        # (a read that raises while Redis fails: the back-off and its miss are bypassed)
+        super().has_key("readyz")
         self._down_until = 0.0
         self._recovered()
-        return result
+        return True
 
 
-if TYPE_CHECKING:
-    from collections import OrderedDict
-    from threading import Lock
-
-    class _LocMemCache(LocMemCache):
-        """What LocMemCache keeps and calls internally (django-stubs leaves it out)."""
-
-        _cache: OrderedDict[str, bytes]  # pickled values, least recently used first
-        _expire_info: dict[str, float | None]
-        _lock: Lock
-
-        def _set(self, key: str, value: bytes, timeout: Timeout = DEFAULT_TIMEOUT) -> None: ...
-        def _delete(self, key: str) -> bool: ...
-        def _cull(self) -> None: ...
-else:
-    _LocMemCache = LocMemCache
-
-
-# Bytes held by each named local-memory cache (its entries are shared by every instance of one name,
-# as Django's own are).
-_held: dict[str, list[int]] = {}
-
-
-class BoundedLocMemCache(_LocMemCache):
-    """Django's local-memory cache, also bounded in bytes: the pickled values it holds stay within
-    ``OPTIONS["max_bytes"]`` (default 64 MiB), the least recently used going first; a value larger
-    than the whole budget is not kept. ``MAX_ENTRIES`` still applies."""
+class BoundedLocMemCache(BaseCache):
+    """A process's memory cache bounded in entries (``OPTIONS["MAX_ENTRIES"]``, default 300) and
+    in bytes: the pickled values it holds stay within ``OPTIONS["max_bytes"]`` (default 64 MiB),
+    the least recently used going first; a value larger than the whole budget is not kept.
+    Entries are shared by every instance of one name (``LOCATION``), as Django's ``LocMemCache``
+    shares them, and each process has its own."""
 
     max_bytes = 64 * 1024 * 1024
 
     def __init__(self, name: str, params: dict[str, Any]) -> None:
         options = dict(params.get("OPTIONS") or {})
         self.max_bytes = int(options.pop("max_bytes", self.max_bytes))
-        super().__init__(name, {**params, "OPTIONS": options})
-        self._held = _held.setdefault(name, [0])
+        self.max_entries = int(options.get("MAX_ENTRIES", 300))
+        super().__init__({**params, "OPTIONS": options})
+        self.store = _stores.setdefault(name, _Store())
 
     @property
     def held_bytes(self) -> int:
-        return self._held[0]
+        return self.store.held
 
-    def _size(self, key: str) -> int:
-        value = self._cache.get(key)
-        return len(value) if value is not None else 0
+    def keep(self, key: str, value: Any, timeout: Timeout) -> None:
+        pickled = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+        expires = self.get_backend_timeout(timeout)
+        self.store.put(
+            key, pickled, expires, max_bytes=self.max_bytes, max_entries=self.max_entries
+        )
 
-    # (each of these runs under the cache's lock, from LocMemCache's public methods)
-    def _set(self, key: str, value: bytes, timeout: Timeout = DEFAULT_TIMEOUT) -> None:
-        self._delete(key)
-        if len(value) > self.max_bytes:
-            return
-        super()._set(key, value, timeout)
-        self._held[0] += len(value)
-        while self._held[0] > self.max_bytes and self._cache:
-            old, dropped = self._cache.popitem()  # the least recently used
-            self._expire_info.pop(old, None)
-            self._held[0] -= len(dropped)
+    def get(self, key: Any, default: Any | None = None, version: int | None = None) -> Any:
+        key = self.make_and_validate_key(key, version=version)
+        with self.store.lock:
+            value = self.store.live(key)
+        return default if value is None else pickle.loads(value)
 
-    def _delete(self, key: str) -> bool:
-        size = self._size(key)
-        deleted = super()._delete(key)
-        if deleted:
-            self._held[0] -= size
-        return deleted
+    def set(
+        self, key: Any, value: Any, timeout: Timeout = DEFAULT_TIMEOUT, version: int | None = None
+    ) -> None:
+        key = self.make_and_validate_key(key, version=version)
+        with self.store.lock:
+            self.keep(key, value, timeout)
 
-    def _cull(self) -> None:
-        if self._cull_frequency == 0:
-            self._cache.clear()
-            self._expire_info.clear()
-            self._held[0] = 0
-            return
-        for _ in range(len(self._cache) // self._cull_frequency):
-            key, dropped = self._cache.popitem()
-            self._expire_info.pop(key, None)
-            self._held[0] -= len(dropped)
+    def add(
+        self, key: Any, value: Any, timeout: Timeout = DEFAULT_TIMEOUT, version: int | None = None
+    ) -> bool:
+        key = self.make_and_validate_key(key, version=version)
+        with self.store.lock:
+            if self.store.live(key) is not None:
+                return False
+            self.keep(key, value, timeout)
+            return True
 
-    def incr(self, key: Any, delta: int = 1, version: int | None = None) -> int:
-        with self._lock:
-            before = self._size(self.make_and_validate_key(key, version=version))
-        value = super().incr(key, delta, version)
-        with self._lock:
-            self._held[0] += self._size(self.make_and_validate_key(key, version=version)) - before
-        return value
+    def touch(
+        self, key: Any, timeout: Timeout = DEFAULT_TIMEOUT, version: int | None = None
+    ) -> bool:
+        key = self.make_and_validate_key(key, version=version)
+        with self.store.lock:
+            value = self.store.live(key)
+            if value is None:
+                return False
+            self.store.entries[key] = (value, self.get_backend_timeout(timeout))
+            return True
+
+    def has_key(self, key: Any, version: int | None = None) -> bool:
+        key = self.make_and_validate_key(key, version=version)
+        with self.store.lock:
+            return self.store.live(key) is not None
+
+    def delete(self, key: Any, version: int | None = None) -> bool:
+        key = self.make_and_validate_key(key, version=version)
+        with self.store.lock:
+            return self.store.drop(key)
 
     def clear(self) -> None:
-        with self._lock:
-            self._cache.clear()
-            self._expire_info.clear()
-            self._held[0] = 0
+        with self.store.lock:
+            self.store.entries.clear()
+            self.store.held = 0
+
+
+class _Store:
+    """One named cache's entries (pickled value and expiry time, least recently used first) and
+    the bytes they hold; its methods run under its ``lock``."""
+
+    def __init__(self) -> None:
+        self.entries: OrderedDict[str, tuple[bytes, float | None]] = OrderedDict()
+        self.held = 0
+        self.lock = threading.Lock()
+
+    def live(self, key: str) -> bytes | None:
+        """The value of ``key``, made the most recently used; None when absent or expired."""
+        found = self.entries.get(key)
+        if found is None:
+            return None
+        value, expires = found
+        if expires is not None and expires <= time.time():
+            self.drop(key)
+            return None
+        self.entries.move_to_end(key)
+        return value
+
+    def drop(self, key: str) -> bool:
+        found = self.entries.pop(key, None)
+        if found is not None:
+            self.held -= len(found[0])
+        return found is not None
+
+    def put(
+        self, key: str, value: bytes, expires: float | None, *, max_bytes: int, max_entries: int
+    ) -> None:
+        self.drop(key)
+        if len(value) > max_bytes:
+            return
+        self.entries[key] = (value, expires)
+        self.held += len(value)
+        while self.entries and (self.held > max_bytes or len(self.entries) > max_entries):
+            _, (dropped, _) = self.entries.popitem(last=False)  # the least recently used
+            self.held -= len(dropped)
+
+
+_stores: dict[str, _Store] = {}

@@ -1,6 +1,7 @@
 """Request hygiene that every view, the admin's included, relies on."""
 
 from collections.abc import Callable
+from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse, QueryDict
 
@@ -16,9 +17,11 @@ class DropNulFromQueryMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         query = request.META.get("QUERY_STRING", "")
         if "%00" in query or "\x00" in query:
-            cleaned = QueryDict(mutable=True)
-            for key, values in request.GET.lists():
-                cleaned.setlist(key.replace("\x00", ""), [v.replace("\x00", "") for v in values])
-            cleaned._mutable = False
-            request.GET = cleaned  # type: ignore[assignment]  # read-only now, as Django's own
+            pairs = [
+                (key.replace("\x00", ""), value.replace("\x00", ""))
+                for key, values in request.GET.lists()
+                for value in values
+            ]
+            # (read-only, as Django's own)
+            request.GET = QueryDict(urlencode(pairs))
         return self.get_response(request)

@@ -15,10 +15,9 @@ from django.conf import settings
 from django.core.cache import BaseCache
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.cache import patch_vary_headers
-from django.utils.regex_helper import _lazy_re_compile
 
 # Content worth compressing when stored.
-COMPRESSIBLE = _lazy_re_compile(r"^(text/|application/(json|xml|atom\+xml|rss\+xml|javascript))")
+COMPRESSIBLE = re.compile(r"^(text/|application/(json|xml|atom\+xml|rss\+xml|javascript))")
 ACCEPTS_GZIP = re.compile(r"\bgzip\b")
 # Headers not stored with a page: per response, or set by this middleware when serving it.
 UNSTORED_HEADERS = frozenset({"content-length", "content-encoding", "set-cookie", "etag", "date"})

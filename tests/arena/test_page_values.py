@@ -1,0 +1,68 @@
+"""Values the pages write: dates read back as written, the matrix's category links keeping the
+page's query, the head's dates as the ``date`` filter writes them."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from urllib.parse import parse_qsl
+from zoneinfo import ZoneInfo
+
+import pytest
+from django.template import Context, Template
+from django.utils.http import urlencode
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from stories.models import Cell
+from tests.factories import CellFactory
+from web.pages.links import MatrixLinks
+from web.params import links as query
+
+
+@pytest.mark.django_db
+def test_dates_read_back_are_the_dates_written():
+    days = [date(2026, 3, 1), date(2026, 3, 1), date(2025, 12, 31), None]
+    pks = [CellFactory(evidence_as_of=day).pk for day in days]
+    read = dict(Cell.objects.filter(pk__in=pks).values_list("pk", "evidence_as_of"))
+    assert [read[pk] for pk in pks] == days
+    assert all(isinstance(read[pk], date) for pk in pks[:3])
+
+
+_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
+
+
+@settings(deadline=None)  # (the first example loads the URL patterns)
+@given(st.dictionaries(st.text("abcdefghij", min_size=1, max_size=6), _TEXT, max_size=4), _TEXT)
+def test_a_category_link_keeps_the_page_s_query_and_adds_its_own(page_query, category):
+    url = MatrixLinks("arena", page_query).fold_url(category)
+    path, _, written = url.partition("?")
+    assert path.endswith("/arenas/arena/")
+    pairs = parse_qsl(written, keep_blank_values=True)
+    assert pairs == [*page_query.items(), ("fold", category)]
+    assert (
+        written
+        == f"{urlencode(page_query)}{'&' if page_query else ''}{urlencode({'fold': category})}"
+    )
+    assert query.param_prefix(page_query) + query.one_param("category", category) == (
+        "?" + "&".join(p for p in [urlencode(page_query), urlencode({"category": category})] if p)
+    )
+
+
+@settings(deadline=None)
+@given(
+    st.datetimes(
+        min_value=datetime(1000, 1, 1), timezones=st.sampled_from([UTC, ZoneInfo("Europe/Paris")])
+    )
+)
+def test_the_head_s_dates_read_as_the_date_filter_writes_them(moment):
+    """(The time zone's: a stored datetime is aware, shown in the current time zone.)"""
+    values = {"moment": moment, "day": moment.date()}
+    fast = Template(
+        "{% load arena_tags %}{{ day|iso_day }} {{ moment|iso_day }}|{{ moment|iso_minute }}|"
+        "{{ moment|iso_second }}|{{ none|iso_day }}"
+    )
+    django = Template(
+        '{{ day|date:"Y-m-d" }} {{ moment|date:"Y-m-d" }}|{{ moment|date:"Y-m-d H:i" }}|'
+        "{{ moment|date:'Y-m-d\\TH:i:sO' }}|{{ none|date:\"Y-m-d\" }}"
+    )
+    assert fast.render(Context(values)) == django.render(Context(values))
