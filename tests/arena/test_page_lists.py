@@ -12,7 +12,6 @@ from web.pages.arena_cards import adjacent_cards, persona_cards
 from web.pages.filters import category_options, persona_options, pick_list, verdict_options
 from web.pages.head_to_head import head_to_head_rounds
 from web.pages.leaderboard import leaderboard_rows, rank_options
-from web.pages.legend import legend
 
 EVIL = "<script>alert('x')</script> & \"Co\""
 EVIL_HTML = "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; &quot;Co&quot;"
@@ -117,9 +116,10 @@ def test_adjacent_cards_link_arenas_on_this_site():
     assert f'<a href="{reverse("home")}#arenas-h">see the arenas we have</a>' in html
 
 
-def test_legend_lists_verdicts_proofs_and_links_the_guide():
-    html = legend()
-    assert html.startswith('<section id="legend"') and "doesn't apply" in html
+def test_legend_lists_verdicts_proofs_and_links_the_guide(client, db):
+    html = client.get(reverse("methodology")).content.decode()
+    html = html[html.index('<section id="legend"') :]
+    assert "doesn't apply" in html and '<div><dt>8/10</dt><dd>quality of the cell' in html
     assert f'<a href="{reverse("methodology")}">full guide</a>' in html
     assert '<abbr class="proof" title="probed">' in html
 

@@ -79,9 +79,10 @@ for _tag in (
     links.page_url,
     links.disputes_url,
     disputes.open_disputes,
-    legend.legend,
 ):
     register.simple_tag(_tag)
+
+register.inclusion_tag("arena/_legend.html")(legend.legend)
 
 # ---- the arena page: leaderboard, weights, persona cards, matrix and its filters
 
@@ -105,7 +106,6 @@ for _tag in (
     filters.sort_options,
     filters.pick_list,
     legend.proof_levels,
-    legend.proof_key,
     matrix.matrix_table,
     compare.compare_url,
 ):
