@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from types import SimpleNamespace as NS
 
+import pytest
 from django.urls import reverse
 
 from arena.selectors import Leaderboard, RankOption
+from tests.factories import CellFactory, StoryFactory
 from web.pages.arena_cards import adjacent_cards, persona_cards
-from web.pages.filters import category_options, persona_options, pick_list, verdict_options
 from web.pages.head_to_head import head_to_head_rounds
 from web.pages.leaderboard import leaderboard_rows, rank_options
 
@@ -64,15 +65,28 @@ def test_options_escape_values_and_labels_and_select_the_chosen_one():
     html = rank_options(Leaderboard(EVIL, "", [], [], [], options))
     assert f'<optgroup label="{EVIL_HTML}"><option value="{EVIL_HTML}" selected>' in html
     assert '<option value="pa">PA Score</option>' in html and "<script>" not in html
-    results = [NS(persona=NS(slug=EVIL)), NS(persona=NS(slug="ops"))]
-    assert persona_options(results, "ops") == (
-        f'<option value="{EVIL_HTML}">{EVIL_HTML}</option><option value="ops" selected>ops</option>'
-    )
-    html = category_options([NS(slug="a-b", name=EVIL)], "a-b")
-    assert html == f'<option value="a-b" selected>{EVIL_HTML}</option>'
-    html = verdict_options("partial")
+
+
+@pytest.fixture
+def evil_arena(db):
+    """An arena whose category and first product carry a hostile name, one cell each."""
+    story = StoryFactory(category__name=EVIL)
+    CellFactory(story=story, product__name=EVIL, product__slug="evil")
+    CellFactory(story=story, product__name="Two", product__slug="two", partial=True)
+    return story.arena
+
+
+def test_matrix_filters_escape_names_and_select_the_chosen_ones(client, evil_arena):
+    url = reverse("arena-detail", args=[evil_arena.slug])
+    html = client.get(url, {"verdict": "partial", "sort": "two", "show": "two"}).content.decode()
+    assert "<script>alert" not in html
+    assert f'">{EVIL_HTML}</option>' in html
     assert '<option value="partial" selected>~ partial</option>' in html
     assert '<option value="n/a">n/a</option>' in html
+    assert '<option value="">Matrix order</option>' in html
+    assert '<option value="two" selected>Two’s verdicts</option>' in html
+    assert f'value="evil"> {EVIL_HTML}</label>' in html
+    assert 'value="two" checked> Two</label>' in html
 
 
 def test_persona_cards_link_winner_runner_up_and_stories():
@@ -97,13 +111,6 @@ def test_persona_cards_link_winner_runner_up_and_stories():
     assert persona_cards([], "arena") == '<li class="card">No persona results stored yet.</li>'
 
 
-def test_pick_list_checks_the_products_shown():
-    a, b = product(1), product(2, name="Two", slug="two")
-    html = pick_list([a, b], [b])
-    assert f'value="evil"> {EVIL_HTML}</label>' in html and "<script>" not in html
-    assert 'value="two" checked> Two' in html
-
-
 def test_adjacent_cards_link_arenas_on_this_site():
     here = NS(name=EVIL, slug="here", product_count=4, leader=EVIL, shares=EVIL)
     away = NS(name="Away", slug=None, product_count=2, leader="X", shares="")
@@ -119,7 +126,7 @@ def test_adjacent_cards_link_arenas_on_this_site():
 def test_legend_lists_verdicts_proofs_and_links_the_guide(client, db):
     html = client.get(reverse("methodology")).content.decode()
     html = html[html.index('<section id="legend"') :]
-    assert "doesn't apply" in html and '<div><dt>8/10</dt><dd>quality of the cell' in html
+    assert "doesn't apply" in html and "<div><dt>8/10</dt><dd>quality of the cell" in html
     assert f'<a href="{reverse("methodology")}">full guide</a>' in html
     assert '<abbr class="proof" title="probed">' in html
 
