@@ -6,13 +6,13 @@ from __future__ import annotations
 from types import SimpleNamespace as NS
 
 import pytest
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from arena.selectors import Leaderboard, RankOption
 from tests.factories import CellFactory, StoryFactory
 from web.pages.arena_cards import adjacent_cards, persona_cards
 from web.pages.head_to_head import head_to_head_rounds
-from web.pages.leaderboard import leaderboard_rows, rank_options
 
 EVIL = "<script>alert('x')</script> & \"Co\""
 EVIL_HTML = "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; &quot;Co&quot;"
@@ -34,7 +34,23 @@ def score_row(position, p, vs=None, **kw):
         integrity=90,
         confidence="B",
     )
-    return NS(position=position, product=p, vs=vs, tied=False, **{**fields, **kw})
+    return NS(position=position, product=p, product_id=p.pk, vs=vs, tied=False, **{**fields, **kw})
+
+
+def leaderboard_rows(board, arena):
+    """The rows as the arena page's leaderboard draws them."""
+    context = {"board": board, "arena": NS(slug=arena), "open_disputes": {}}
+    return render_to_string("arena/detail.html#leaderboard_rows", context)
+
+
+def leaderboard(board):
+    """The arena page's leaderboard region."""
+    context = {"board": board, "arena": NS(slug="arena", story_count=1), "open_disputes": {}}
+    return render_to_string("arena/detail.html#leaderboard", context)
+
+
+def rank_options(board):
+    return render_to_string("arena/detail.html#rank_options", {"board": board})
 
 
 def board(key="pa", rows=()):
@@ -48,7 +64,7 @@ def test_leaderboard_rows_show_each_figure_with_the_ranked_column_marked():
     assert "<script>" not in html and html.count(EVIL_HTML) == 3  # name, tier, the "vs" link's name
     assert f'href="{reverse("product-detail", args=["arena", "evil"])}"' in html
     assert f'href="{reverse("head-to-head", args=["arena", "evil", "other"])}"' in html
-    assert '<td class="num ranked">71/100</td><td class="num">60/100</td>' in html
+    assert '<td class="num ranked">71/100</td>\n<td class="num">60/100</td>' in html
     assert '<span title="GitHub stars">★ 143.4k</span>' in html and "pypi" not in html
     assert '3/5 verified</span> <span class="nw">· 2 disputed</span>' in html
     assert 'title="evidence confidence B">B</span>' in html
@@ -57,7 +73,35 @@ def test_leaderboard_rows_show_each_figure_with_the_ranked_column_marked():
 def test_leaderboard_rows_ranked_by_a_category_show_its_column():
     rows = [score_row(1, product(1), pa_score=None, persona_scores={})]
     html = leaderboard_rows(board(key=f"category:{EVIL}", rows=rows), "arena")
-    assert '<td class="num">—</td><td class="num">—</td><td class="num ranked">40/100</td>' in html
+    assert (
+        '<td class="num">—</td>\n<td class="num">—</td><td class="num ranked">40/100</td>' in html
+    )
+
+
+def test_persona_heads_mark_the_ranked_persona_only():
+    b = Leaderboard("persona:ops", "ops", [score_row(1, product(1))], ["dev", "ops"], [], [])
+    html = leaderboard(b)
+    assert html.count('aria-describedby="term-persona"') == 2
+    assert '<span class="col-kind">persona</span> dev</th>' in html
+    assert (
+        'aria-describedby="term-persona" aria-sort="descending"><span class="col-kind">'
+        "persona</span> ops</th>" in html
+    )
+    assert html.count('aria-sort="descending"') == 1
+
+
+def test_tie_notes_name_each_group_of_tied_rows():
+    def tied(position, name):
+        row = score_row(position, product(position, name=name), decided_by="verified share")
+        row.tied = True
+        return row
+
+    rows = [tied(2, "A"), tied(2, "B & co"), score_row(4, product(4))]
+    html = leaderboard(Leaderboard("pa", "PA <Score>", rows, [], [], []))
+    assert (
+        "<li>=2: A and B &amp; co tie on PA &lt;Score&gt;; listed by verified share.</li>" in html
+    )
+    assert html.count("<li>=") == 1
 
 
 def test_options_escape_values_and_labels_and_select_the_chosen_one():

@@ -78,21 +78,20 @@ for _tag in (
     links.clear_filters_url,
     links.page_url,
     links.disputes_url,
-    disputes.open_disputes,
 ):
     register.simple_tag(_tag)
 
 register.inclusion_tag("arena/_legend.html")(legend.legend)
+register.inclusion_tag("arena/_ranged.html", name="ranged")(ranges.ranged_context)
+register.inclusion_tag("arena/_ranged.html", name="score_with_range")(ranges.score_with_range)
+register.inclusion_tag("arena/_open_disputes.html")(disputes.open_disputes)
+register.inclusion_tag("arena/_evidence_share.html")(leaderboard.evidence_share)
+for _tag in (leaderboard.leaderboard_lines, leaderboard.range_group_whos, leaderboard.names_of):
+    register.simple_tag(_tag)
 
 # ---- the arena page: leaderboard, weights, persona cards, matrix and its filters
 
 for _tag in (
-    leaderboard.rank_options,
-    leaderboard.leaderboard_rows,
-    leaderboard.evidence_share,
-    leaderboard.range_group_notes,
-    leaderboard.persona_heads,
-    leaderboard.tie_notes,
     arena_cards.persona_cards,
     arena_cards.persona_names,
     arena_cards.adjacent_cards,
@@ -114,7 +113,6 @@ for _tag in (
     compare.compare_scores,
     compare.compare_call,
     compare.compare_rounds,
-    ranges.score_with_range,
     charts.bar_chart,
     matrix.product_rows,
     facts.product_facts,
