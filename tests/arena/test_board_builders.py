@@ -1,11 +1,17 @@
-"""The "Best by user type" section's list of user types: the same words, each name escaped."""
+"""The "Best by user type" section's list of user types, as the arena page's template writes
+it: the same words, each name escaped."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 from typing import Any
 
-from web.pages.arena_cards import persona_names
+from django.template.loader import render_to_string
+
+
+def persona_names(persona_results: list[Any]) -> str:
+    context = {"persona_results": persona_results}
+    return render_to_string("arena/detail.html#persona_names", context)
 
 
 def _result(slug: str, label: str) -> Any:

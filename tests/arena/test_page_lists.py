@@ -11,7 +11,6 @@ from django.urls import reverse
 
 from arena.selectors import Leaderboard, RankOption
 from tests.factories import CellFactory, StoryFactory
-from web.pages.arena_cards import adjacent_cards, persona_cards
 from web.pages.head_to_head import head_to_head_rounds
 
 EVIL = "<script>alert('x')</script> & \"Co\""
@@ -47,6 +46,15 @@ def leaderboard(board):
     """The arena page's leaderboard region."""
     context = {"board": board, "arena": NS(slug="arena", story_count=1), "open_disputes": {}}
     return render_to_string("arena/detail.html#leaderboard", context)
+
+
+def persona_cards(persona_results, arena, board=None):
+    context = {"persona_results": persona_results, "arena": NS(slug=arena), "board": board}
+    return render_to_string("arena/detail.html#persona_cards", context)
+
+
+def adjacent_cards(adjacent):
+    return render_to_string("arena/detail.html#adjacent_cards", {"adjacent": adjacent})
 
 
 def rank_options(board):
