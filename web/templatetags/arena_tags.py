@@ -5,7 +5,6 @@ use. A tag returns its HTML marked safe: each builder escapes every value it wri
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from django import template
 from django.conf import settings
@@ -53,15 +52,6 @@ register.filter("weight_groups", weights.weight_groups)  # the weights panel's m
 register.filter("weights_hx_vals", links.weights_hx_vals)  # what a weights link sends with htmx
 register.filter("first_leads", first_leads)  # an arena card's first product leads the second
 register.filter("search_url", front.search_url)  # the search page for a text
-register.filter("verdict_class", badges.verdict_class)  # a verdict's CSS class
-
-
-@register.filter
-def short_badge(cell: Any) -> SafeString:
-    """A cell's short badge, ``<i>✓</i> full T 9/10``, as the matrix shows it."""
-    return badges.matrix_badge(cell.verdict, cell.proof, cell.quality)
-
-
 register.filter("pairs", compare.pairs)  # the compared products' pairs
 register.filter("picked_first", compare.picked_first)  # the comparison's picker's order
 
@@ -104,8 +94,6 @@ for _tag in (
     arena_cards.persona_card_list,
     compare.compare_scores,
     compare.compare_rounds,
-    compare.compare_names,
-    links.url_prefix,
     leaderboard.leaderboard_lines,
     leaderboard.range_group_whos,
     leaderboard.names_of,
