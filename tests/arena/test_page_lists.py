@@ -215,7 +215,7 @@ def test_head_to_head_rounds_write_every_round_of_a_group_escaped():
 def test_head_to_head_tables_write_categories_sub_groups_and_tallies_escaped():
     from arena.scoring import CompareSummary
     from arena.selectors.matrix import CategoryBlock, SubGroupBlock
-    from web.pages.head_to_head import head_to_head_jump, head_to_head_tables
+    from web.pages.head_to_head import head_to_head_tables
 
     a, b = product(1), product(2, name="Two", slug="two")
 
@@ -249,5 +249,5 @@ def test_head_to_head_tables_write_categories_sub_groups_and_tallies_escaped():
     # unpublished cells: unfolded, each a quiet line with its flag control, no proof link
     assert '<details class="why quiet" open>' in html and "proof-link" not in html
     assert html.count('<div class="cell-line"') == 2 and html.count("Flag this verdict") == 2
-    jump = head_to_head_jump(cmp)
+    jump = render_to_string("arena/head_to_head.html#jump", {"cmp": cmp})
     assert jump == f'<li><a href="#cat-evil-cat">{EVIL_HTML} <span class="n">(1)</span></a></li>'

@@ -113,10 +113,8 @@ for _tag in (
 # ---- the head-to-head, the comparison and the product page
 
 for _tag in (
-    head_to_head.head_to_head_jump,
     head_to_head.head_to_head_tables,
     head_to_head.head_to_head_cards,
-    head_to_head.head_to_head_call,
     charts.bar_chart,
     matrix.product_rows,
     facts.product_facts,
