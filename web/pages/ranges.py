@@ -29,11 +29,6 @@ def ranged_context(value: int | None, rng: Range | None) -> dict[str, object]:
     }
 
 
-def range_bar(score: int, low: int, high: int) -> SafeString:
-    """A score's range drawn on a 0-100 track, a tick at the score (``arena/_ranged.html#bar``)."""
-    return render_to_string("arena/_ranged.html#bar", ranged_context(score, (low, high)))
-
-
 def ranged(value: int | None, rng: Range | None) -> SafeString:
     """A score with its range, ``57 (49–61)`` and its bar (``57/100, range 49–61`` read out);
     ``57/100`` with no range stored, ``—`` with no score."""
