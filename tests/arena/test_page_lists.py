@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from types import SimpleNamespace as NS
 
+import pytest
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from arena.selectors import Leaderboard, RankOption
-from web.pages.arena_cards import adjacent_cards, persona_cards
-from web.pages.filters import category_options, persona_options, pick_list, verdict_options
+from tests.factories import CellFactory, StoryFactory
 from web.pages.head_to_head import head_to_head_rounds
-from web.pages.leaderboard import leaderboard_rows, rank_options
-from web.pages.legend import legend
 
 EVIL = "<script>alert('x')</script> & \"Co\""
 EVIL_HTML = "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; &quot;Co&quot;"
@@ -34,7 +33,32 @@ def score_row(position, p, vs=None, **kw):
         integrity=90,
         confidence="B",
     )
-    return NS(position=position, product=p, vs=vs, tied=False, **{**fields, **kw})
+    return NS(position=position, product=p, product_id=p.pk, vs=vs, tied=False, **{**fields, **kw})
+
+
+def leaderboard_rows(board, arena):
+    """The rows as the arena page's leaderboard draws them."""
+    context = {"board": board, "arena": NS(slug=arena), "open_disputes": {}}
+    return render_to_string("arena/detail.html#leaderboard_rows", context)
+
+
+def leaderboard(board):
+    """The arena page's leaderboard region."""
+    context = {"board": board, "arena": NS(slug="arena", story_count=1), "open_disputes": {}}
+    return render_to_string("arena/detail.html#leaderboard", context)
+
+
+def persona_cards(persona_results, arena, board=None):
+    context = {"persona_results": persona_results, "arena": NS(slug=arena), "board": board}
+    return render_to_string("arena/detail.html#persona_cards", context)
+
+
+def adjacent_cards(adjacent):
+    return render_to_string("arena/detail.html#adjacent_cards", {"adjacent": adjacent})
+
+
+def rank_options(board):
+    return render_to_string("arena/detail.html#rank_options", {"board": board})
 
 
 def board(key="pa", rows=()):
@@ -48,7 +72,7 @@ def test_leaderboard_rows_show_each_figure_with_the_ranked_column_marked():
     assert "<script>" not in html and html.count(EVIL_HTML) == 3  # name, tier, the "vs" link's name
     assert f'href="{reverse("product-detail", args=["arena", "evil"])}"' in html
     assert f'href="{reverse("head-to-head", args=["arena", "evil", "other"])}"' in html
-    assert '<td class="num ranked">71/100</td><td class="num">60/100</td>' in html
+    assert '<td class="num ranked">71/100</td>\n<td class="num">60/100</td>' in html
     assert '<span title="GitHub stars">★ 143.4k</span>' in html and "pypi" not in html
     assert '3/5 verified</span> <span class="nw">· 2 disputed</span>' in html
     assert 'title="evidence confidence B">B</span>' in html
@@ -57,7 +81,35 @@ def test_leaderboard_rows_show_each_figure_with_the_ranked_column_marked():
 def test_leaderboard_rows_ranked_by_a_category_show_its_column():
     rows = [score_row(1, product(1), pa_score=None, persona_scores={})]
     html = leaderboard_rows(board(key=f"category:{EVIL}", rows=rows), "arena")
-    assert '<td class="num">—</td><td class="num">—</td><td class="num ranked">40/100</td>' in html
+    assert (
+        '<td class="num">—</td>\n<td class="num">—</td><td class="num ranked">40/100</td>' in html
+    )
+
+
+def test_persona_heads_mark_the_ranked_persona_only():
+    b = Leaderboard("persona:ops", "ops", [score_row(1, product(1))], ["dev", "ops"], [], [])
+    html = leaderboard(b)
+    assert html.count('aria-describedby="term-persona"') == 2
+    assert '<span class="col-kind">persona</span> dev</th>' in html
+    assert (
+        'aria-describedby="term-persona" aria-sort="descending"><span class="col-kind">'
+        "persona</span> ops</th>" in html
+    )
+    assert html.count('aria-sort="descending"') == 1
+
+
+def test_tie_notes_name_each_group_of_tied_rows():
+    def tied(position, name):
+        row = score_row(position, product(position, name=name), decided_by="verified share")
+        row.tied = True
+        return row
+
+    rows = [tied(2, "A"), tied(2, "B & co"), score_row(4, product(4))]
+    html = leaderboard(Leaderboard("pa", "PA <Score>", rows, [], [], []))
+    assert (
+        "<li>=2: A and B &amp; co tie on PA &lt;Score&gt;; listed by verified share.</li>" in html
+    )
+    assert html.count("<li>=") == 1
 
 
 def test_options_escape_values_and_labels_and_select_the_chosen_one():
@@ -65,15 +117,28 @@ def test_options_escape_values_and_labels_and_select_the_chosen_one():
     html = rank_options(Leaderboard(EVIL, "", [], [], [], options))
     assert f'<optgroup label="{EVIL_HTML}"><option value="{EVIL_HTML}" selected>' in html
     assert '<option value="pa">PA Score</option>' in html and "<script>" not in html
-    results = [NS(persona=NS(slug=EVIL)), NS(persona=NS(slug="ops"))]
-    assert persona_options(results, "ops") == (
-        f'<option value="{EVIL_HTML}">{EVIL_HTML}</option><option value="ops" selected>ops</option>'
-    )
-    html = category_options([NS(slug="a-b", name=EVIL)], "a-b")
-    assert html == f'<option value="a-b" selected>{EVIL_HTML}</option>'
-    html = verdict_options("partial")
+
+
+@pytest.fixture
+def evil_arena(db):
+    """An arena whose category and first product carry a hostile name, one cell each."""
+    story = StoryFactory(category__name=EVIL)
+    CellFactory(story=story, product__name=EVIL, product__slug="evil")
+    CellFactory(story=story, product__name="Two", product__slug="two", partial=True)
+    return story.arena
+
+
+def test_matrix_filters_escape_names_and_select_the_chosen_ones(client, evil_arena):
+    url = reverse("arena-detail", args=[evil_arena.slug])
+    html = client.get(url, {"verdict": "partial", "sort": "two", "show": "two"}).content.decode()
+    assert "<script>alert" not in html
+    assert f'">{EVIL_HTML}</option>' in html
     assert '<option value="partial" selected>~ partial</option>' in html
     assert '<option value="n/a">n/a</option>' in html
+    assert '<option value="">Matrix order</option>' in html
+    assert '<option value="two" selected>Two’s verdicts</option>' in html
+    assert f'value="evil"> {EVIL_HTML}</label>' in html
+    assert 'value="two" checked> Two</label>' in html
 
 
 def test_persona_cards_link_winner_runner_up_and_stories():
@@ -98,13 +163,6 @@ def test_persona_cards_link_winner_runner_up_and_stories():
     assert persona_cards([], "arena") == '<li class="card">No persona results stored yet.</li>'
 
 
-def test_pick_list_checks_the_products_shown():
-    a, b = product(1), product(2, name="Two", slug="two")
-    html = pick_list([a, b], [b])
-    assert f'value="evil"> {EVIL_HTML}</label>' in html and "<script>" not in html
-    assert 'value="two" checked> Two' in html
-
-
 def test_adjacent_cards_link_arenas_on_this_site():
     here = NS(name=EVIL, slug="here", product_count=4, leader=EVIL, shares=EVIL)
     away = NS(name="Away", slug=None, product_count=2, leader="X", shares="")
@@ -117,9 +175,10 @@ def test_adjacent_cards_link_arenas_on_this_site():
     assert f'<a href="{reverse("home")}#arenas-h">see the arenas we have</a>' in html
 
 
-def test_legend_lists_verdicts_proofs_and_links_the_guide():
-    html = legend()
-    assert html.startswith('<section id="legend"') and "doesn't apply" in html
+def test_legend_lists_verdicts_proofs_and_links_the_guide(client, db):
+    html = client.get(reverse("methodology")).content.decode()
+    html = html[html.index('<section id="legend"') :]
+    assert "doesn't apply" in html and "<div><dt>8/10</dt><dd>quality of the cell" in html
     assert f'<a href="{reverse("methodology")}">full guide</a>' in html
     assert '<abbr class="proof" title="probed">' in html
 
@@ -156,7 +215,7 @@ def test_head_to_head_rounds_write_every_round_of_a_group_escaped():
 def test_head_to_head_tables_write_categories_sub_groups_and_tallies_escaped():
     from arena.scoring import CompareSummary
     from arena.selectors.matrix import CategoryBlock, SubGroupBlock
-    from web.pages.head_to_head import head_to_head_jump, head_to_head_tables
+    from web.pages.head_to_head import head_to_head_tables
 
     a, b = product(1), product(2, name="Two", slug="two")
 
@@ -190,5 +249,5 @@ def test_head_to_head_tables_write_categories_sub_groups_and_tallies_escaped():
     # unpublished cells: unfolded, each a quiet line with its flag control, no proof link
     assert '<details class="why quiet" open>' in html and "proof-link" not in html
     assert html.count('<div class="cell-line"') == 2 and html.count("Flag this verdict") == 2
-    jump = head_to_head_jump(cmp)
+    jump = render_to_string("arena/head_to_head.html#jump", {"cmp": cmp})
     assert jump == f'<li><a href="#cat-evil-cat">{EVIL_HTML} <span class="n">(1)</span></a></li>'

@@ -1,12 +1,12 @@
-"""The comparison of two to six products: its score table and its rounds, a ``<tbody>`` per
-category (the story, its weight and each product's cell, the best marked), and its pickers."""
+"""The comparison of two to six products (``arena/compare.html`` draws it): its score table and
+its rounds under their categories (each product's cell, the best marked), and its pickers."""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
-from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from arena import scoring
@@ -16,8 +16,7 @@ from arena.selectors.matrix import CategoryBlock
 from products.models import Product
 from web.pages import links
 from web.pages.badges import matrix_badge, verdict_class
-from web.pages.markup import category_tally, esc, score_text
-from web.pages.ranges import ranged
+from web.pages.markup import category_tally, esc
 from web.pages.shapes import name_of, slug_of
 
 
@@ -35,85 +34,39 @@ def _top(values: Sequence[int | None]) -> int | None:
     return max(known)
 
 
-def _score_cells(values: Sequence[int | None], fmt: Callable[[int | None], str]) -> str:
-    """A row of the score table: each value (``fmt`` writes it), the highest marked in text."""
+def _marked(values: Sequence[int | None]) -> list[tuple[int | None, bool]]:
+    """A row of the score table: each value and whether it is the highest."""
     top = _top(values)
-    return "".join(
-        f'<td class="num top">{fmt(v)}<span class="visually-hidden"> (highest)</span>'
-        '<span class="top-mark" aria-hidden="true"> ▲</span></td>'
-        if v is not None and v == top
-        else f'<td class="num">{fmt(v)}</td>'
-        for v in values
-    )
+    return [(v, v is not None and v == top) for v in values]
 
 
-def _num(v: int | None) -> str:
-    return esc(score_text(v))
+@dataclass(frozen=True)
+class ScoreTable:
+    """The comparison's score table as the template draws it (rows of (value, highest))."""
+
+    pa: list[tuple[int | None, tuple[int, int] | None, bool]]  # score, range, whether it leads
+    weighted: list[tuple[int | None, bool]]
+    categories: list[tuple[str, list[tuple[int | None, bool]]]]
 
 
-def _pa_cells(cmp: ManyComparison) -> str:
-    """The PA Score row: each score with its range; "▲ leads" only on the product that leads
-    every other one by the one rule (``scoring.pair_call``), not on the highest score."""
-    out = []
+def compare_scores(cmp: ManyComparison) -> ScoreTable:
+    """The stored PA Score with its range ("▲ leads" only on the product that leads every other
+    one by the one rule, ``scoring.pair_call``, not on the highest score), the weights of the
+    rounds each is best in, then each category's stored score, the highest of a row marked."""
+    standings = list(cmp.standings.values())
+    pa = []
     for p, s in cmp.standings.items():
         r = s.ranged
-        rng = (
-            (r.low, r.high) if r is not None and r.low is not None and r.high is not None else None
-        )
-        text = ranged(s.pa_score, rng)
-        if cmp.leader is not None and p.pk == cmp.leader.pk:
-            out.append(f'<td class="num top">{text}<span class="lead-mark">▲ leads</span></td>')
-        else:
-            out.append(f'<td class="num">{text}</td>')
-    return "".join(out)
-
-
-def compare_call(cmp: ManyComparison) -> SafeString:
-    """Who leads among the products compared, by the one rule: the one whose lowest possible PA
-    Score is above every other's highest, or "too close to call"."""
-    how = f'<a href="{reverse("methodology")}#who-leads">who leads</a>'
-    if cmp.leader is not None:
-        others = [p for p in cmp.products if p.pk != cmp.leader.pk]
-        whom = esc(others[0].name) if len(others) == 1 else "every other product here"
-        return mark_safe(
-            f"<strong>{esc(cmp.leader.name)} leads</strong> {whom}: its lowest possible PA Score "
-            f"is above {'the other’s' if len(others) == 1 else 'each one’s'} highest ({how})."
-        )
-    return mark_safe(
-        "<strong>Too close to call</strong>: no product’s lowest possible PA Score is above every "
-        f"other’s highest, so how the unverified cells turn out could change who is first ({how})."
+        rng = (r.low, r.high) if r and r.low is not None and r.high is not None else None
+        pa.append((s.pa_score, rng, cmp.leader is not None and p == cmp.leader))
+    return ScoreTable(
+        pa=pa,
+        weighted=_marked([s.weighted for s in standings]),
+        categories=[
+            (name, _marked([s.category_scores.get(name) for s in standings]))
+            for name in cmp.categories
+        ],
     )
-
-
-def compare_scores(cmp: ManyComparison) -> SafeString:
-    """The comparison's score table's rows: the stored PA Score, the rounds each product is best in
-    (alone, shared) and their weights, then each category's stored score; the highest of each row
-    marked "▲" (and "highest" for screen readers), not by colour."""
-    standings = list(cmp.standings.values())
-    rows = [
-        '<tr class="pa"><th scope="row" class="sticky-col">PA Score'
-        ' <span class="col-kind">with its range</span></th>'
-        f"{_pa_cells(cmp)}</tr>",
-        '<tr><th scope="row" class="sticky-col">Rounds best'
-        ' <span class="col-kind">alone + shared</span></th>'
-        + "".join(
-            f'<td class="num">{int(s.best)}'
-            + (f' <span class="muted">+ {int(s.shared)} shared</span>' if s.shared else "")
-            + "</td>"
-            for s in standings
-        )
-        + "</tr>",
-        '<tr class="weighted-row"><th scope="row" class="sticky-col">Weighted'
-        ' <span class="col-kind">Σ weights of rounds best</span></th>'
-        f"{_score_cells([s.weighted for s in standings], str)}</tr>",
-    ]
-    rows.extend(
-        f'<tr><th scope="row" class="sticky-col"><span class="col-kind">category</span>'
-        f" {esc(name)}</th>"
-        f"{_score_cells([s.category_scores.get(name) for s in standings], _num)}</tr>"
-        for name in cmp.categories
-    )
-    return mark_safe("\n".join(rows))  # every interpolated value is escaped or an int
 
 
 def _many_tally(t: scoring.ManySummary, names: Mapping[scoring.ProductKey, str]) -> str:
@@ -192,7 +145,8 @@ def _category_head(
 def compare_rounds(cmp: ManyComparison, arena: str) -> SafeString:
     """Every category of a comparison (``cmp.blocks``, the rounds shown) as a ``<tbody>``: its
     heading with its tally, each sub-group's heading, then a row per round (``arena``: the slug,
-    for the stories' links)."""
+    for the stories' links). Written in Python: the same rows as template loops made the
+    comparison of four products on the 30 × 300 arena 2.5 times as slow (docs/architecture.md)."""
     names: dict[scoring.ProductKey, str] = {p.pk: esc(p.name) for p in cmp.products}
     ncols = len(cmp.products) + 2
     cells = links.cells_prefix()

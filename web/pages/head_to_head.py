@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from arena import scoring
@@ -215,45 +214,3 @@ def head_to_head_tables(
         out.append("</table></section>" if fold is None else "</table></details></section>")
     # every interpolated value is escaped or an int
     return mark_safe("".join(out))
-
-
-def head_to_head_jump(cmp: Comparison) -> SafeString:
-    """The jump menu: a link to each category shown, with its rounds shown."""
-    return mark_safe(
-        "".join(
-            f'<li><a href="#{_category_id(block)}">{esc(block.category.name)}'
-            f' <span class="n">({int(block.count)})</span></a></li>'
-            for block in cmp.blocks
-        )
-    )
-
-
-def _ranged_text(r: scoring.Ranged) -> str:
-    if r.score is None:
-        return "no PA Score"
-    if r.low is None or r.high is None:
-        return f"{int(r.score)}"
-    return f"{int(r.score)} ({int(r.low)}–{int(r.high)})"
-
-
-def call_html(call: scoring.Call, ranged: dict[str, scoring.Ranged], names: Names) -> str:
-    """Who leads by the one rule (``scoring.pair_call``), in words with both PA Scores and their
-    ranges: ``A leads`` only when A's lowest possible score is above B's highest."""
-    a, b = ranged["a"], ranged["b"]
-    scores = f"{names['a']} {_ranged_text(a)} vs {names['b']} {_ranged_text(b)}"
-    how = f'<a href="{reverse("methodology")}#who-leads">Who leads</a>'
-    if call.close:
-        return (
-            "<strong>Too close to call</strong>: PA Score ranges overlap"
-            f'<span class="call-more">, {scores}. {how}</span>'
-        )
-    side = "a" if call.leader == a.key else "b"
-    return (
-        f"<strong>{names[side]} leads</strong>: PA Score ranges apart"
-        f'<span class="call-more">, {scores}. {how}</span>'
-    )
-
-
-def head_to_head_call(cmp: Comparison) -> SafeString:
-    """The head-to-head's headline: who leads (``cmp.call``), not who wins more rounds."""
-    return mark_safe(call_html(cmp.call, cmp.ranged, _names(cmp)))

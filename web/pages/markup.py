@@ -1,10 +1,10 @@
-"""The small pieces every builder writes with: escaping, plurals, a score, a menu's options."""
+"""The small pieces every builder writes with: escaping, plurals, a score."""
 
 from __future__ import annotations
 
 import functools
 import html
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 
 
 # Django's ``escape`` (the same output) checks for lazy strings on each call and marks its result
@@ -42,12 +42,3 @@ def category_tally[T](
 def score_text(value: int | None) -> str:
     """A stored score out of 100, or an em dash when there is none."""
     return "—" if value is None else f"{value}/100"
-
-
-def options(choices: Iterable[tuple[object, object]], selected: str) -> str:
-    """``<option>`` elements of (value, label) pairs, ``selected`` the chosen value."""
-    return "".join(
-        f'<option value="{esc(str(value))}"{" selected" if value == selected else ""}>'
-        f"{esc(str(label))}</option>"
-        for value, label in choices
-    )

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from arena.selectors.calls import first_leads
 from arena.text import format_figure
 from stories import freshness as stale_rule
 from web.pages import (
@@ -23,6 +24,7 @@ from web.pages import (
     facts,
     filters,
     freshness,
+    front,
     head_to_head,
     leaderboard,
     legend,
@@ -48,6 +50,8 @@ for _filter in (freshness.iso_day, freshness.iso_minute, freshness.iso_second):
     register.filter(_filter.__name__, _filter, expects_localtime=True)
 register.filter("weight_groups", weights.weight_groups)  # the weights panel's menus
 register.filter("weights_hx_vals", links.weights_hx_vals)  # what a weights link sends with htmx
+register.filter("first_leads", first_leads)  # an arena card's first product leads the second
+register.filter("search_url", front.search_url)  # the search page for a text
 register.filter("pairs", compare.pairs)  # the compared products' pairs
 register.filter("picked_first", compare.picked_first)  # the comparison's picker's order
 
@@ -78,34 +82,29 @@ for _tag in (
     links.clear_filters_url,
     links.page_url,
     links.disputes_url,
-    disputes.open_disputes,
-    legend.legend,
+):
+    register.simple_tag(_tag)
+
+register.inclusion_tag("arena/_legend.html")(legend.legend)
+register.inclusion_tag("arena/_ranged.html", name="ranged")(ranges.ranged_context)
+register.inclusion_tag("arena/_ranged.html", name="score_with_range")(ranges.score_with_range)
+register.inclusion_tag("arena/_open_disputes.html")(disputes.open_disputes)
+register.inclusion_tag("arena/_evidence_share.html")(leaderboard.evidence_share)
+for _tag in (
+    arena_cards.persona_card_list,
+    compare.compare_scores,
+    compare.compare_rounds,
+    leaderboard.leaderboard_lines,
+    leaderboard.range_group_whos,
+    leaderboard.names_of,
 ):
     register.simple_tag(_tag)
 
 # ---- the arena page: leaderboard, weights, persona cards, matrix and its filters
 
 for _tag in (
-    leaderboard.rank_options,
-    leaderboard.leaderboard_rows,
-    leaderboard.evidence_share,
-    leaderboard.range_group_notes,
-    leaderboard.persona_heads,
-    leaderboard.tie_notes,
-    weights.weights_summary,
-    weights.weights_controls,
-    weights.weights_presets,
-    arena_cards.persona_cards,
-    arena_cards.persona_names,
-    arena_cards.adjacent_cards,
-    arena_cards.first_place,
-    filters.persona_options,
-    filters.category_options,
-    filters.verdict_options,
-    filters.sort_options,
-    filters.pick_list,
+    filters.verdict_choices,
     legend.proof_levels,
-    legend.proof_key,
     matrix.matrix_table,
     compare.compare_url,
 ):
@@ -114,14 +113,8 @@ for _tag in (
 # ---- the head-to-head, the comparison and the product page
 
 for _tag in (
-    head_to_head.head_to_head_jump,
     head_to_head.head_to_head_tables,
     head_to_head.head_to_head_cards,
-    head_to_head.head_to_head_call,
-    compare.compare_scores,
-    compare.compare_call,
-    compare.compare_rounds,
-    ranges.score_with_range,
     charts.bar_chart,
     matrix.product_rows,
     facts.product_facts,
