@@ -6,15 +6,15 @@ Environment:
                          above 0, so that nobody reaches the app around the proxy; else
                          ``0.0.0.0:$PORT``, gunicorn being the front)
   PORT                   port when BIND is not set (default 8000)
-  TRUSTED_PROXIES        read for the default BIND only (README "Settings")
+  TRUSTED_PROXIES        read for the default BIND only (docs/settings.md)
   WEB_CONCURRENCY        worker processes (default 3)
   GUNICORN_THREADS       threads per worker (default 1: the sync worker; more: gthread)
   GUNICORN_WORKER_CLASS  worker class (default ``sync`` for one thread, ``gthread`` for more)
   GUNICORN_KEEPALIVE     seconds an idle keep-alive connection stays open (gthread; default 5)
   GUNICORN_TIMEOUT       seconds before a silent worker is killed and replaced (default 30)
   GUNICORN_ACCESS_LOG    where to write gunicorn's own access log (``-`` for stdout; default: none;
-                         the site writes its own, logger ``arena.access``, README "Logs")
-  PROMETHEUS_MULTIPROC_DIR  a folder for the metrics of every worker process (README "Metrics"):
+                         the site writes its own, logger ``arena.access``, docs/operations.md "Logs")
+  PROMETHEUS_MULTIPROC_DIR  a folder for the metrics of every worker process (docs/operations.md "Metrics"):
                          /metrics adds them up; a worker that exits is marked dead here
 """
 

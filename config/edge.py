@@ -1,6 +1,6 @@
 """Settings for the HTTP cache in front of the site (Varnish or a CDN): where purges go.
 
-README.md ("Behind a cache") says how deploy/varnish/default.vcl uses them."""
+docs/operations.md ("Behind a cache") says how deploy/varnish/default.vcl uses them."""
 
 import os
 

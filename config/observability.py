@@ -1,4 +1,4 @@
-"""Settings for what an operator watches: structured logs, error reports, metrics (README "Logs",
+"""Settings for what an operator watches: structured logs, error reports, metrics (docs/operations.md "Logs",
 "Errors", "Metrics")."""
 
 import os

@@ -1,4 +1,4 @@
-"""Settings, read from the environment (see README.md and docs/contract.md).
+"""Settings, read from the environment (see docs/settings.md and docs/contract.md).
 
 Safe local defaults: SQLite in the project folder, DEBUG on, tasks in-process. ``DEBUG=0`` switches on
 production hardening.
@@ -184,7 +184,7 @@ else:
         },
     }
 
-# --- HTTP caching of public pages (web/http/pagecache/; README "Caching")
+# --- HTTP caching of public pages (web/http/pagecache/; docs/operations.md "Caching")
 PAGE_CACHE = env_bool("PAGE_CACHE", True)  # 0: render every page (headers and 304s still work)
 CACHE_MAX_AGE = int(os.environ.get("CACHE_MAX_AGE", "60"))  # browsers
 CACHE_S_MAXAGE = int(os.environ.get("CACHE_S_MAXAGE", "300"))  # CDNs and shared caches
@@ -234,7 +234,7 @@ CELERY_BEAT_SCHEDULE = {
     "erase-flag-emails": {"task": ERASE_TASK, "schedule": timedelta(hours=1)},
 }
 
-# --- mail (README "Mail"): SMTP (EMAIL_HOST, else the local mail server on port 25), except in
+# --- mail (docs/operations.md "Mail"): SMTP (EMAIL_HOST, else the local mail server on port 25), except in
 # development without EMAIL_HOST, where mail is printed on the console. Django 6.1's MAILERS, built
 # from the EMAIL_* variables (its EMAIL_* settings are deprecated).
 email_host = os.environ.get("EMAIL_HOST", "")  # lower case: not a (deprecated) setting
@@ -281,7 +281,7 @@ REST_FRAMEWORK = {
     + (["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     "DEFAULT_THROTTLE_CLASSES": [
         # DRF's throttles counting by web.http.clients.client_key (proxy-aware, IPv6 per /64). They keep
-        # their history in the cache: with Redis down they fail OPEN (README, "Outages").
+        # their history in the cache: with Redis down they fail OPEN (docs/operations.md, "Outages").
         "web.http.clients.AnonRateThrottle",
         "web.http.clients.UserRateThrottle",
     ],

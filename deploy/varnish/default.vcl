@@ -1,4 +1,4 @@
-# Varnish 7.1 in front of gunicorn (README.md, "Behind a cache").
+# Varnish 7.1 in front of gunicorn (docs/operations.md, "Behind a cache").
 #
 # What it keeps: GET/HEAD answers that name their content in a Surrogate-Key header (every public
 # page does: web/http/surrogate.py), for their Cache-Control s-maxage. Never: the admin, any POST

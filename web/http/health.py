@@ -7,7 +7,7 @@ Redis outage never gets a healthy process restarted.
 answers PING (``REDIS_URL``) and the Celery broker accepts a connection (``CELERY_BROKER_URL``), each
 with a short timeout. 200 ``{"status": "ok", "checks": {...}}``, or 503 with ``"status":
 "unavailable"`` and each failing part named (``"error: ConnectionError"``; details go to the log, not
-to the caller). The site itself degrades during a Redis outage (README, "Outages"); /readyz still says
+to the caller). The site itself degrades during a Redis outage (docs/operations.md, "Outages"); /readyz still says
 so, for monitoring.
 
 Some failures do not stop this instance from serving, yet lose or delay work: a broker whose Redis

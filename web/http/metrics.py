@@ -2,7 +2,7 @@
 middleware). Figures read at scrape time (queues, pending flags) are in ``web.views.metrics``.
 
 With several gunicorn workers each process counts for itself; prometheus_client's multiprocess mode
-(``PROMETHEUS_MULTIPROC_DIR``, README "Metrics") keeps every process's values in files of that
+(``PROMETHEUS_MULTIPROC_DIR``, docs/operations.md "Metrics") keeps every process's values in files of that
 folder, and /metrics adds them up. The variable must be set before prometheus_client is imported,
 so it is read from the environment, never from a setting.
 """

@@ -2,7 +2,7 @@
 category, a row per story, a cell per product linking to its proof.
 
 Written in Python rather than by template loops: the big arena's matrix is 300 rows of 30 cells,
-and this is several times faster than a template (``scripts/bench_builders.py`` measures it)."""
+and this is several times faster than a template (docs/architecture.md gives the figure)."""
 
 from __future__ import annotations
 
