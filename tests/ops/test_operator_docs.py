@@ -177,9 +177,9 @@ def walk_through_settings() -> dict[str, str]:
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the operator's commands are Linux's")
 def test_the_operator_commands_run_as_written(tmp_path):
-    env = {**os.environ, **walk_through_settings()}
-    for name in ("DJANGO_SETTINGS_MODULE", "PYTEST_XDIST_WORKER", "COVERAGE_PROCESS_START"):
-        env.pop(name, None)
+    # an operator's shell: none of the test run's own variables (pytest's, Playwright's async flag)
+    env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/root")}
+    env.update(walk_through_settings())
     # here, a scratch SQLite database stands for the walk-through's PostgreSQL
     env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'db.sqlite3'}"
     ran = []
