@@ -10,7 +10,7 @@ from html import unescape
 import pytest
 
 from arena import scoring
-from tests.test_pages import ARENA, get, squeeze, text_of
+from tests.web.pages.test_pages import ARENA, get, squeeze, text_of
 
 pytestmark = pytest.mark.django_db
 
