@@ -15,7 +15,7 @@ from flags.models import Reason, ReviewItem
 from flags.selectors import review_item_impact, review_item_impacts, review_item_proposal
 from stories.models import Cell, CellChange
 from stories.values import CellValue, Verdict
-from tests.arena import oracle
+from tests.arena.scoring import oracle
 from tests.factories import CellChangeFactory, FlagFactory, ReviewItemFactory
 
 PROPOSALS = [

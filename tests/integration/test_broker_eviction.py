@@ -27,11 +27,11 @@ from flags.services import flag_submit
 from stories.models import Cell
 from stories.services import cell_correct
 from stories.values import CellValue, Proof, Verdict
-from tests.arena.test_health import redis_cache_settings
 from tests.factories import ModeratorFactory
 from tests.infra.services import RedisServer, celery_worker, database_url, redis_server
 from tests.infra.smtp import smtp_server
 from tests.integration.test_durable_recompute import broker, converged, redis  # noqa: F401
+from tests.web.http.test_health import redis_cache_settings
 from web.http.clients import client_hash
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

@@ -21,6 +21,7 @@ from flags.models import Notice, Reason
 from flags.services import flag_submit, review_item_reject
 from flags.task_names import NOTICE_TASK
 from tests.factories import CellFactory, ModeratorFactory
+from tests.infra.listener import CountingListener
 from tests.infra.services import celery_worker, database_url
 from tests.infra.smtp import smtp_server
 from tests.integration.test_durable_recompute import broker, redis  # noqa: F401 - fixtures
@@ -55,13 +56,11 @@ def test_a_notice_fails_while_smtp_is_down_and_the_worker_sends_it_once_it_is_ba
         }
         smtp.stop()
         with celery_worker(env) as worker:
-            start = time.monotonic()
             flag = flag_submit(
                 cell=cell,
                 data=FlagInput(reason=Reason.OTHER, explanation=EXPLANATION, email=REPORTER),
                 client=client_hash("10.8.0.1"),
             )
-            assert time.monotonic() - start < 1  # the commit only sends the tasks to Redis
             received = Notice.objects.get(flag=flag, kind=Notice.Kind.RECEIVED)
             wait_until(
                 lambda: Notice.objects.get(pk=received.pk).attempts >= 2,
@@ -108,13 +107,14 @@ def test_a_broker_that_is_down_delays_no_flag_and_the_sweep_sends_its_mail(
     ModeratorFactory.create(username="mod", email="mod@example.com")
     cell = CellFactory.create(product__name="Temporal")
     broker.stop()
-    start = time.monotonic()
-    flag = flag_submit(
-        cell=cell,
-        data=FlagInput(reason=Reason.OTHER, explanation=EXPLANATION, email=REPORTER),
-        client=client_hash("10.8.0.2"),
-    )
-    assert time.monotonic() - start < 1.5  # one refused publish, not one per notice
+    with CountingListener(port=broker.port) as gone:  # where the broker was: drops connections
+        flag = flag_submit(
+            cell=cell,
+            data=FlagInput(reason=Reason.OTHER, explanation=EXPLANATION, email=REPORTER),
+            client=client_hash("10.8.0.2"),
+        )
+        tried = gone.settled_count()
+    assert tried == 1  # one refused publish, not one per notice, none retried
     notices = Notice.objects.filter(flag=flag)
     assert {(n.status, n.attempts) for n in notices} == {(Notice.State.PENDING, 0)}
     refused = [r for r in caplog.records if "not sent now; the sweep will" in r.getMessage()]

@@ -23,7 +23,7 @@ from tests.factories import CellFactory, ModeratorFactory
 from tests.infra.sentry import exception_types, sentry_recorder
 from tests.infra.services import celery_worker, database_url
 from tests.integration.test_durable_recompute import broker, redis  # noqa: F401 - fixtures
-from tests.test_observability import TOKEN, scrape
+from tests.web.http.test_observability import TOKEN, scrape
 from web.http import requestid
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -155,23 +154,16 @@ def test_an_uphold_purges_its_arena_at_varnish_and_leaves_the_other_cached(
     status, passed, _ = fetch(varnish.url, cell_url, Cookie="csrftoken=abc")
     assert status == 200 and passed["X-Cache"] == "MISS"
 
-    committed: list[float] = []
     with transaction.atomic():
-        transaction.on_commit(lambda: committed.append(time.monotonic()))  # (runs first)
         review_item_uphold(
             item=flag.item,
             moderator=moderator,
             decision=ModerationDecision(note="Not supported.", correction={"verdict": "none"}),
         )
-    while True:
-        status, headers, body = fetch(varnish.url, cell_url)
-        if "Not supported." in body:
-            delay = time.monotonic() - committed[0]
-            break
-        assert time.monotonic() - committed[0] < 1.0, "Varnish still serves the old verdict"
-        time.sleep(0.01)
-    print(f"\npurge delay (uphold's commit to the first fresh page through Varnish): {delay:.3f} s")
-    assert delay < 1.0
+    # the purge went at the commit (no broker: in this process): the very next request through
+    # Varnish gets the new verdict, never the banned page
+    status, headers, body = fetch(varnish.url, cell_url)
+    assert status == 200 and "Not supported." in body, "Varnish still serves the old verdict"
     assert headers["X-Cache"] == "MISS"
     status, arena_after, _ = fetch(varnish.url, arena_url)
     assert status == 200 and arena_after["X-Cache"] == "MISS"  # the arena's page went too

@@ -290,7 +290,7 @@ def test_the_arena_page_filters_to_stale_stories_in_place_and_plainly(
     assert 'id="f-stale" name="stale" value="1" checked' in whole.content.decode()
     shown = int(re.search(r"(\d+)/300 stories shown", text_of(whole)).group(1))
     assert 0 < shown < 300
-    with django_assert_max_num_queries(6):  # as "htmx matrix" in tests/test_pages.py
+    with django_assert_max_num_queries(6):  # as "htmx matrix" in tests/web/pages/test_pages.py
         fragment = client.get(
             "/arenas/big/?stale=1", HTTP_HX_REQUEST="true", HTTP_HX_TARGET="matrix"
         )

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from arena import scoring
 from arena.scoring import CellIn, StoryIn
 from stories.values import CellValue, Proof, Verdict
-from tests.arena import oracle
+from tests.arena.scoring import oracle
 
 DEFAULT_WEIGHT = 1
 

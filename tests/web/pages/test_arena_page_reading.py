@@ -10,7 +10,7 @@ from html import unescape
 import pytest
 
 from arena import scoring
-from tests.test_pages import ARENA, get, squeeze, text_of
+from tests.web.pages.test_pages import ARENA, get, squeeze, text_of
 
 pytestmark = pytest.mark.django_db
 
@@ -73,7 +73,6 @@ def test_persona_winners_resting_on_few_stories_are_flagged(client, seeded_arena
     assert "Only 2 stories decide this: a hint, not a verdict." in agent
     backend = text.split("Best for backend-developer", 1)[1].split("See these stories", 1)[0]
     assert "decide this" not in backend  # 13 stories
-    assert scoring.FEW_STORIES == 5
 
 
 def story_order(html: str) -> list[str]:

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 from django.apps import apps
+from django.conf import settings
 
 from products.models import Product
 from stories.models import Cell, Story
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(settings.BASE_DIR)
 
 
 def manage(db: Path, *args: str) -> None:

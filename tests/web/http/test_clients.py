@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.test import RequestFactory
 
 from web.http.clients import (
@@ -18,7 +19,7 @@ from web.http.clients import (
     parse_address,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(settings.BASE_DIR)
 PROXY1, PROXY2 = "10.0.0.1", "10.0.0.2"
 
 

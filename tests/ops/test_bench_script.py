@@ -11,8 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+SCRIPTS = Path(settings.BASE_DIR) / "scripts"
 sys.path.insert(0, str(SCRIPTS))  # the script imports servers.py, as when run from scripts/
 spec = importlib.util.spec_from_file_location("bench_script", SCRIPTS / "bench.py")
 assert spec is not None and spec.loader is not None

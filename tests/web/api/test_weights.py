@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from arena import scoring
 from arena.models import ProductScore
-from tests.arena.test_api import QUERY_BOUNDS
+from tests.web.api.test_arenas import QUERY_BOUNDS
 
 pytestmark = pytest.mark.django_db
 

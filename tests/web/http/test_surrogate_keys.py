@@ -30,7 +30,7 @@ from stories.models import Cell, Story
 from stories.values import Verdict
 from tests.factories import ArenaFactory
 from tests.infra.services import free_port
-from tests.test_caching import public_urls
+from tests.web.http.test_caching import public_urls
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ import pytest
 
 from arena import scoring
 from arena.models import PersonaResult, ProductScore
-from tests.test_pages import text_of as _text_of
+from tests.web.pages.test_pages import text_of as _text_of
 
 SEED = "durable-execution-engines"
 ARENA = f"/arenas/{SEED}/"

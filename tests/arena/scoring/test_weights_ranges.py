@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from arena import scoring
 from arena.scoring import CellIn, StoryIn, Weights
 from stories.values import CellValue, Proof, Verdict
-from tests.arena.test_scoring import arenas, seed_inputs
+from tests.arena.scoring.test_scoring import arenas, seed_inputs
 
 CATEGORIES = ["c1", "c2", "c3"]
 PERSONAS = ["p1", "p2"]

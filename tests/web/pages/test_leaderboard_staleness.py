@@ -16,7 +16,7 @@ from stories import freshness
 from stories.models import Cell
 from stories.services import cell_correct
 from stories.values import CellValue, Verdict
-from tests.test_pages import get, leaderboard_names
+from tests.web.pages.test_pages import get, leaderboard_names
 
 pytestmark = pytest.mark.django_db
 ARENA = "/arenas/durable-execution-engines/"

@@ -19,7 +19,7 @@ from products.models import Product
 from stories.models import Cell, Story
 from stories.services import cell_correct
 from stories.values import CellValue, Proof, Verdict
-from tests.test_pages import HX, get, squeeze, text_of
+from tests.web.pages.test_pages import HX, get, squeeze, text_of
 
 pytestmark = pytest.mark.django_db
 

@@ -17,7 +17,7 @@ from arena import selectors
 from arena.models import Arena
 from products.models import Product
 from stories.models import Cell, Story
-from tests.test_pages import ARENA, get, text_of
+from tests.web.pages.test_pages import ARENA, get, text_of
 from web.http.pagecache.keys import Query
 from web.params import MUST, NEED, PAGE_PARAMS, WEIGHTS, weights_parse
 from web.params.mustkeys import MUST_KEPT, MUST_MAX

@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.test import Client
 
 from flags.models import Flag
@@ -18,7 +19,7 @@ from tests.factories import CellFactory
 
 pytestmark = pytest.mark.django_db
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(settings.BASE_DIR)
 DIRECT = "198.51.100.7"  # a client on the internet, connected to gunicorn itself
 VARNISH = "127.0.0.1"  # our proxy, on loopback (TRUSTED_PROXY_IPS' default)
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."

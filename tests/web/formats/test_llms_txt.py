@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from arena.selectors.arenas import arena_documented_pairs
-from tests.test_markdown_views import MARKDOWN, links_of
+from tests.web.formats.test_markdown_views import MARKDOWN, links_of
 
 pytestmark = pytest.mark.django_db
 

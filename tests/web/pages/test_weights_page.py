@@ -12,7 +12,7 @@ import pytest
 
 from arena import scoring
 from arena.models import ProductScore
-from tests.test_pages import ARENA, HX, get, leaderboard_names, squeeze, text_of
+from tests.web.pages.test_pages import ARENA, HX, get, leaderboard_names, squeeze, text_of
 
 pytestmark = pytest.mark.django_db
 

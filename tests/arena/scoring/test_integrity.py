@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from arena import scoring
 from arena.scoring import CellIn, Corrections, Direction, StoryIn
 from stories.values import CellValue, Proof, Verdict
-from tests.arena.test_scoring import cell_values, corrected_arenas
+from tests.arena.scoring.test_scoring import cell_values, corrected_arenas
 
 FULL_8 = CellValue(Verdict.FULL, Proof.CLAIMED, 8)
 PARTIAL_4 = CellValue(Verdict.PARTIAL, Proof.CLAIMED, 4)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gzip
 import threading
-import time
 
 import pytest
 from django.core.cache import caches
@@ -287,7 +286,7 @@ def test_a_flag_shows_at_once_on_the_cell_and_its_arenas_disputes(client, seeded
         assert "This verdict looks wrong to me." not in after.content.decode()
 
 
-def test_a_miss_waits_for_the_render_another_process_started(client, seeded_arena):
+def test_a_miss_waits_for_the_render_another_process_started(client, seeded_arena, monkeypatch):
     """Stampede protection: while another renderer holds the page's lock, a request waits for its
     entry instead of rendering the same page again."""
     request = RequestFactory().get(ARENA)
@@ -302,8 +301,20 @@ def test_a_miss_waits_for_the_render_another_process_started(client, seeded_aren
         gzipped=None,
     )
 
+    missed = threading.Event()
+    cache_get = type(cache).get
+
+    def get(self, key, *args, **kwargs):  # this cache's lookups, told to the lock holder
+        found = cache_get(self, key, *args, **kwargs)
+        if key == page_id.key and found is None:
+            missed.set()
+        return found
+
+    monkeypatch.setattr(type(cache), "get", get)
+
     def holder():
-        time.sleep(0.2)
+        # the lock is held from the start: once the request has missed, it can only wait
+        assert missed.wait(timeout=30), "the request never looked for the page"
         cache.set(page_id.key, stored)
         cache.delete(f"{page_id.key}:lock")
 
@@ -311,7 +322,7 @@ def test_a_miss_waits_for_the_render_another_process_started(client, seeded_aren
     thread.start()
     response = client.get(ARENA)
     thread.join()
-    assert response.content == b"rendered by the lock holder"
+    assert missed.is_set() and response.content == b"rendered by the lock holder"
     assert response["ETag"] == page_id.etag
 
 
