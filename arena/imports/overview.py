@@ -6,16 +6,16 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from arena.importer.cursor import Cursor
-from arena.importer.limits import figure, fit, max_value, number, short, slug
-from arena.importer.records import (
+from arena.imports.cursor import Cursor
+from arena.imports.limits import figure, fit, max_value, number, short, slug
+from arena.imports.matrix import StoryMatrix
+from arena.imports.records import (
     AdjacentRecord,
     LeaderboardRow,
     MatrixStory,
     OverviewPage,
     PersonaWinner,
 )
-from arena.importer.story_matrix import StoryMatrix
 
 _DATE = r"([0-9]{4}-[0-9]{2}-[0-9]{2})"
 _COUNTS_RE = re.compile(

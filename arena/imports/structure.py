@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.db.models import F
 
-from arena.importing.run import (
+from arena.imports.run import (
     ImportRun,
     keep_added,
     keep_edited,

@@ -12,9 +12,9 @@ from datetime import date
 from django.db.models import Q
 from django.utils import timezone
 
-from arena.importer.records import CellDetail
-from arena.importer.records import Evidence as EvidenceRecord
-from arena.importing.run import ImportRun, day_text
+from arena.imports.records import CellDetail
+from arena.imports.records import Evidence as EvidenceRecord
+from arena.imports.run import ImportRun, day_text
 from arena.models import Arena
 from products.models import Product
 from stories.corrections import KEEP, Imported

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from arena.importer import ArenaRecord
+from arena.imports.records import ArenaRecord
 from arena.models import Arena
 from products.models import Product
 from stories.models import Story

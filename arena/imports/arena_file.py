@@ -8,7 +8,7 @@ column instead. The file is checked whole before anything is written: its size, 
 (``arena/schemas/``), then what a schema cannot say (control characters, one-line names, references
 between sections, a complete matrix, a verdict's proof and quality, names unique, no date after
 today). ``import_arena_json --check`` then runs the import itself, rolled back
-(``arena.importing.service.arena_import_check``).
+(``arena.imports.service.arena_import_check``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from arena.importer.json_file import (
+from arena.imports.json_doc import (
     FileErrors,
     date_at,
     load_document,
@@ -24,7 +24,7 @@ from arena.importer.json_file import (
     texts_check,
     unique,
 )
-from arena.importer.records import (
+from arena.imports.records import (
     AdjacentRecord,
     ArenaRecord,
     CategoryRecord,

@@ -8,13 +8,13 @@ from datetime import date
 
 from django.db import connection, transaction
 
-from arena.importer import ArenaRecord
-from arena.importer.limits import future_problem
-from arena.importing.cells import import_cells
-from arena.importing.checks import ImportRefused, import_arena_find
-from arena.importing.rows import import_products, import_stories
-from arena.importing.run import ImportReport, ImportRun, keep_edited, sync_row
-from arena.importing.structure import (
+from arena.imports.cells import import_cells
+from arena.imports.checks import ImportRefused, import_arena_find
+from arena.imports.limits import future_problem
+from arena.imports.records import ArenaRecord
+from arena.imports.rows import import_products, import_stories
+from arena.imports.run import ImportReport, ImportRun, keep_edited, sync_row
+from arena.imports.structure import (
     import_adjacent,
     import_categories,
     import_personas,

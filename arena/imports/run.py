@@ -11,8 +11,8 @@ from datetime import datetime
 from django.db.models import F, Model
 from django.utils import timezone
 
-from arena.importer import ArenaRecord
-from arena.importing.checks import ImportRefused
+from arena.imports.checks import ImportRefused
+from arena.imports.records import ArenaRecord
 from arena.models import AdjacentArena, Arena, Category, Persona, SubGroup, VersionedRecord
 from products.models import Product
 from stories.models import Story

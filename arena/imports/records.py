@@ -142,7 +142,7 @@ class ArenaRecord:
     weights: dict[str, int]  # story text → weight, for the stories some page weighs
     persona_labels: dict[str, str]  # persona slug → label used by the head-to-head pages
     details: dict[tuple[str, str], CellDetail]  # (story text, product name) → detail
-    # An arena file (arena.importer.arena_json) states more than the pages do: the arena's and
+    # An arena file (arena.imports.arena_file) states more than the pages do: the arena's and
     # products' slugs, the products' figures as numbers, and every cell in full (its detail, its
     # evidence's urls and dates): ``exact`` says the import writes those as they are.
     slug: str | None = None

@@ -14,8 +14,8 @@ from typing import Any
 from jsonschema import Draft202012Validator, ValidationError
 
 from arena import dataformat
-from arena.importer.cursor import PageError
-from arena.importer.limits import LimitError, future_problem, read_bytes
+from arena.imports.cursor import PageError
+from arena.imports.limits import LimitError, future_problem, read_bytes
 from arena.text import PRODUCT_SLUG_PATTERN, SLUG_PATTERN, slug_problem
 
 # At most this many schema errors are listed (the first ones in document order).

@@ -11,8 +11,8 @@ from django.conf import settings
 from django.db.models import F
 from django.utils import timezone
 
-from arena.importing.checks import ProductClashes
-from arena.importing.run import ImportRun, day_text, place, retire_gone, sync_row
+from arena.imports.checks import ProductClashes
+from arena.imports.run import ImportRun, day_text, place, retire_gone, sync_row
 from arena.text import arena_slugify, parse_figure
 from products.models import Product
 from stories.models import Story

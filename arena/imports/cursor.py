@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from arena.importer.limits import LimitError
+from arena.imports.limits import LimitError
 from stories.values import CellValueError
 
 
