@@ -7,8 +7,7 @@ from pathlib import Path
 
 from arena import scoring
 from arena.imports.compare import parse_compare
-from arena.imports.cursor import PageError
-from arena.imports.limits import LimitError, read_bytes
+from arena.imports.cursor import PageError, read_text
 from arena.imports.overview import is_overview, parse_overview
 from arena.imports.records import (
     ArenaRecord,
@@ -25,16 +24,7 @@ from stories.values import Verdict
 def read_lines(path: str | Path) -> list[str]:
     """The file's lines (split at \\n only, so line numbers are what an editor shows), each cleaned
     by ``arena.text.clean_text``: a CRLF line end, control characters and a byte order mark go."""
-    try:
-        raw = read_bytes(str(path))
-    except LimitError as exc:
-        raise PageError(str(path), 0, str(exc)) from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        at = exc.start + len(raw) - len(exc.object)  # the decoder's input lacks a byte order mark
-        line = raw.count(b"\n", 0, at) + 1
-        raise PageError(str(path), line, f"not UTF-8 text: {exc.reason} (byte {at})") from None
+    text = read_text(str(path))
     return [clean_text(ln).replace("\n", "") for ln in text.split("\n")]
 
 
@@ -42,10 +32,7 @@ def parse_files(paths: Sequence[str | Path]) -> tuple[OverviewPage, list[Compare
     """Parse one overview page and any number of head-to-head pages, in any order."""
     loaded = []
     for p in paths:
-        try:
-            lines = read_lines(p)
-        except OSError as exc:
-            raise PageError(str(p), 0, f"cannot read file: {exc}") from None
+        lines = read_lines(p)
         if not any(ln.strip() for ln in lines):
             raise PageError(str(p), 1, "file is empty")
         loaded.append((str(p), lines))

@@ -1,6 +1,4 @@
-"""One import's state (``ImportRun``), what it reports (``ImportReport``), and the row helpers
-every step of it uses: writing a row's changed fields, keeping an admin's edits over the pages',
-placing rows in page order, retiring what the pages no longer list."""
+"""One import's state (``ImportRun``), its report, and the row helpers every step uses."""
 
 from __future__ import annotations
 

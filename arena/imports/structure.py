@@ -1,5 +1,4 @@
-"""The import of an arena's structure: its categories and sub-groups, the personas its stories
-are for, and its adjacent arenas; the parts the pages dropped go once no story uses them."""
+"""The import of an arena's categories, sub-groups, personas, adjacent arenas and sources."""
 
 from __future__ import annotations
 
