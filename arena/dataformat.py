@@ -3,7 +3,7 @@
 What ``export_arena`` and ``/arenas/<arena>/export.json`` write and ``import_arena_json`` reads:
 its name and version, where its JSON Schema lives, and how a document is laid out as text. Plain
 Python, no Django: the exporter (``arena.selectors.export``) builds the document, the reader
-(``arena.importer.arena_json``) checks it.
+(``arena.imports.arena_file``) checks it.
 
 The layout is fixed so that the same arena always gives the same bytes (an export imported into an
 empty database exports again identically): the top-level keys in ``SECTIONS`` order, one record per

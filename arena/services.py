@@ -1,5 +1,5 @@
 """Writes of the arena app: the admin's edits of an arena's structure (its own fields, categories,
-sub-groups, personas, adjacent arenas). The import is ``arena.importing``; products' and stories'
+sub-groups, personas, adjacent arenas). The import is ``arena.imports``; products' and stories'
 edits are ``products.services`` and ``stories.story_services``.
 
 Every change that can move a score calls ``arena.recompute.arena_mark_stale`` inside its transaction;

@@ -98,7 +98,10 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
             ],
             # base.html's head: a block rendered once into a variable, and absolute URLs
-            "libraries": {"discovery": "web.formats.discovery"},
+            "libraries": {
+                "discovery": "web.formats.discovery",
+                "markdown": "web.formats.markdown.text",
+            },
         },
     },
 ]

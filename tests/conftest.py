@@ -44,7 +44,8 @@ from django_otp import DEVICE_ID_SESSION_KEY
 from pytest_django.fixtures import Settings
 
 from arena.generate import arena_generate
-from arena.importer import ArenaRecord, read_arena
+from arena.imports.pages import read_arena
+from arena.imports.records import ArenaRecord
 from arena.models import Arena
 from arena.selectors.freshness import stale_counts_forget
 from tests.factories import ModeratorFactory, totp_device

@@ -75,11 +75,11 @@ urlpatterns = [
         name="flag-unsubscribe",
     ),
     path("changes/", flags.recent_changes, name="recent-changes"),
-    path("changes/feed/", feeds.RecentChangesFeed(), name="recent-changes-feed"),
-    path("arenas/<slug:arena>/changes/feed/", feeds.ArenaChangesFeed(), name="arena-changes-feed"),
+    path("changes/feed/", feeds.ChangesFeed(), name="recent-changes-feed"),
+    path("arenas/<slug:arena>/changes/feed/", feeds.ChangesFeed(), name="arena-changes-feed"),
     path(
         "arenas/<slug:arena>/products/<slug:product>/changes/feed/",
-        feeds.ProductChangesFeed(),
+        feeds.ChangesFeed(),
         name="product-changes-feed",
     ),
 ]

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from django.core.management.base import CommandError
 from django.db import IntegrityError
 
-from arena.importer import ArenaRecord
-from arena.importing.checks import ImportRefused
-from arena.importing.run import ImportReport
-from arena.importing.service import arena_import, arena_import_check
+from arena.imports.checks import ImportRefused
+from arena.imports.records import ArenaRecord
+from arena.imports.run import ImportReport
+from arena.imports.service import arena_import, arena_import_check
 from stories.conflicts import EditConflict
 
 # How the report names what was read: page dumps or an arena file.

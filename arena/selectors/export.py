@@ -169,24 +169,25 @@ def _cells(arena: Arena, keys: dict[int, int], slugs: dict[int, str]) -> list[di
     ]
 
 
-# The CSV's columns (its header row), one row per cell in matrix order.
-CSV_COLUMNS = (
-    "story_id",
-    "story",
-    "category",
-    "subgroup",
-    "persona",
-    "weight",
-    "product",
-    "product_name",
-    "cell_id",
-    "verdict",
-    "proof",
-    "quality",
-    "rationale",
-    "evidence_count",
-    "evidence_as_of",
-)
+# The CSV's columns (its header row) and the value each reads, one row per cell in matrix order.
+CSV_FIELDS = {
+    "story_id": "story_id",
+    "story": "story__text",
+    "category": "story__category__name",
+    "subgroup": "story__subgroup__name",
+    "persona": "story__persona__slug",
+    "weight": "story__weight",
+    "product": "product__slug",
+    "product_name": "product__name",
+    "cell_id": "pk",
+    "verdict": "verdict",
+    "proof": "proof",
+    "quality": "quality",
+    "rationale": "shown_rationale",
+    "evidence_count": "evidence_count",
+    "evidence_as_of": "evidence_as_of",
+}
+CSV_COLUMNS = tuple(CSV_FIELDS)
 
 
 def arena_csv_rows(*, arena: Arena) -> Iterator[tuple]:
@@ -210,22 +211,6 @@ def arena_csv_rows(*, arena: Arena) -> Iterator[tuple]:
             ),
         )
         .order_by("story__position", "product__position")
-        .values_list(
-            "story_id",
-            "story__text",
-            "story__category__name",
-            "story__subgroup__name",
-            "story__persona__slug",
-            "story__weight",
-            "product__slug",
-            "product__name",
-            "pk",
-            "verdict",
-            "proof",
-            "quality",
-            "shown_rationale",
-            "evidence_count",
-            "evidence_as_of",
-        )
+        .values_list(*CSV_FIELDS.values())
     )
     yield from rows.iterator(chunk_size=2000)

@@ -19,11 +19,11 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from arena import dataformat
-from arena.importer.arena_json import read_arena_json
-from arena.importer.json_file import line_of, pointer
-from arena.importer.limits import max_length
-from arena.importing.checks import ImportRefused
-from arena.importing.service import arena_import
+from arena.imports.arena_file import read_arena_json
+from arena.imports.checks import ImportRefused
+from arena.imports.json_doc import line_of, pointer
+from arena.imports.limits import max_length
+from arena.imports.service import arena_import
 from arena.models import Arena
 from arena.selectors.export import arena_export_document
 from arena.text import arena_slugify

@@ -150,7 +150,7 @@ def test_pages_dated_in_the_future_are_refused_and_nothing_is_imported(seed_file
     Path(overview).write_text(text.replace("updated 2026-09-16", f"updated {tomorrow}", 1))
     with pytest.raises(CommandError) as exc:
         import_pages(copies)
-    assert f"{overview}: its updated date {tomorrow} is after today" in str(exc.value)
+    assert f"{overview}:3: its updated date {tomorrow} is after today" in str(exc.value)
     assert not Arena.objects.exists()
 
 

@@ -5,7 +5,9 @@ from pathlib import Path
 import pytest
 from django.apps import apps
 
-from arena.importer import PageError, PersonaWinner, read_arena
+from arena.imports.cursor import PageError
+from arena.imports.pages import read_arena
+from arena.imports.records import PersonaWinner
 from stories.values import CellValue, CellValueError, Proof, Verdict, parse_quality
 
 

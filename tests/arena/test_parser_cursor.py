@@ -2,8 +2,8 @@
 
 import pytest
 
-from arena.importer.cursor import Cursor, PageError
-from arena.importer.limits import LimitError
+from arena.imports.cursor import Cursor, PageError
+from arena.imports.limits import LimitError
 from stories.values import CellValue
 
 LINES = ["title", "", "", "body", "last"]

@@ -30,8 +30,8 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
-from arena.importer import read_arena
-from arena.importing.service import arena_import
+from arena.imports.pages import read_arena
+from arena.imports.service import arena_import
 from arena.models import AdjacentArena, Arena, Category, Persona
 from arena.services import adjacent_arena_save, category_save, persona_save
 from flags.inputs import FlagInput, ModerationDecision

@@ -1,7 +1,7 @@
 """The site for programs: ``/llms.txt`` and the markdown views of an arena, a head-to-head, a
-cell and the API. Each view reads through the same selectors as its HTML page and hands the
-result to a renderer of ``web.formats.markdown``; "not found" is a short markdown 404. Cached and
-validated like the pages (``web.http.pagecache.PAGE_VERSIONS``)."""
+cell and the API. Each view reads through the same selectors as its HTML page and renders a text
+template of templates/markdown/ (the API's summary: ``web.formats.markdown.api_page``); "not
+found" is a short markdown 404. Cached and validated like the pages."""
 
 from __future__ import annotations
 
@@ -9,36 +9,35 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
 from django.views.decorators.http import require_safe
 from drf_spectacular.generators import SchemaGenerator
 
-from arena import selectors
+from arena import scoring, selectors
 from arena.selectors.arenas import arena_documented_pairs, documented_pairs
+from arena.selectors.calls import call_words, first_leads, next_calls, persona_call
+from arena.text import source_ids
 from products.models import Product
-from web.formats.markdown import api_page, arena_page, cell_page, head_to_head_page, llms_page
-from web.formats.markdown.links import Licence, Links
-from web.formats.markdown.llms_page import Resource
-from web.formats.markdown.text import not_found_markdown
+from stories.freshness import updated_on
+from stories.values import Proof
+from web.formats.markdown import api_page
+from web.formats.markdown.text import inline, mark, not_found_markdown, render, score, url
 
 MARKDOWN = "text/markdown; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"
-SITE_NAME = "Arena"
 
 
-def _links(request: HttpRequest) -> Links:
-    return Links(request.build_absolute_uri("/").rstrip("/"))
+def _root(request: HttpRequest) -> str:
+    """``https://host``: the markdown documents link the host a request came to."""
+    return request.build_absolute_uri("/").rstrip("/")
 
 
-def _licence() -> Licence:
-    return Licence(settings.DATA_LICENSE_NAME, settings.DATA_LICENSE_URL)
-
-
-def _raw(links: Links) -> dict[str, str]:
-    """Resources that are not markdown, named (not linked) by llms.txt and the API summary."""
-    return {
-        "OpenAPI schema (YAML; JSON with ?format=json)": links.path("api-schema"),
-        "Interactive API docs (HTML)": links.path("api-docs"),
-    }
+def _licence_line(*, linked: bool = True) -> str:
+    """``Data licence: [CC BY 4.0](…)``; not ``linked``, its address as code (llms.txt links
+    markdown pages only)."""
+    name, href = inline(settings.DATA_LICENSE_NAME), url(settings.DATA_LICENSE_URL) or ""
+    shown = f"[{name}]({href})" if linked else f"{name} (`{href}`)"
+    return f"Data licence: {shown}; cite the arena page."
 
 
 def _markdown(text: str, status: int = 200) -> HttpResponse:
@@ -59,16 +58,52 @@ def arena_markdown(request: HttpRequest, arena: str) -> HttpResponse:
         arena=found, categories=[c.name for c in categories], stale=False
     )
     products = selectors.arena_product_list(arena=found)
-    text = arena_page.arena_markdown(
-        arena=found,
-        board=board,
-        persona_results=selectors.arena_persona_result_list(arena=found),
-        matrix=selectors.arena_matrix(arena=found, products=products),
-        pairs=arena_documented_pairs(arena=found),
-        links=_links(request),
-        licence=_licence(),
-    )
-    return _markdown(text)
+    matrix = selectors.arena_matrix(arena=found, products=products)
+    scores = {row.product_id: row for row in board.rows}
+    context = {
+        "arena": found,
+        "board": board,
+        "matrix": matrix,
+        "updated": updated_on(found.updated, found.last_change),
+        "leaders": [
+            {
+                "row": row,
+                "personas": [score((row.persona_scores or {}).get(s)) for s in board.personas],
+                "share": scoring.evidence_share(row.published_evidence, row.judged),
+                "could_rank": _could_rank(row),
+                "call": call_words(call),
+            }
+            # (no rows: next_calls still gives its one trailing None)
+            for row, call in zip(board.rows, next_calls(board.rows), strict=False)
+        ],
+        "personas": [
+            (r, call_words(persona_call(r, scores)))
+            for r in selectors.arena_persona_result_list(arena=found)
+        ],
+        "pairs": arena_documented_pairs(arena=found),
+        # the matrix's marks are joined here: 9,000 cells on the largest arena
+        "blocks": [
+            (block, [(group, _marked(group.rows, matrix.products)) for group in block.groups])
+            for block in matrix.blocks
+        ],
+    }
+    return _markdown(render("markdown/arena.md", _context(request, context)))
+
+
+def _could_rank(row: Any) -> str:
+    """The ranks the product could take (``1–4``; its own when settled, ``—`` not stored)."""
+    best, worst = getattr(row, "rank_best", None), getattr(row, "rank_worst", None)
+    if best is None or worst is None:
+        return "—"
+    return str(int(best)) if best == worst else f"{int(best)}–{int(worst)}"
+
+
+def _marked(rows: Any, products: Any) -> list[tuple[Any, str]]:
+    out = []
+    for row in rows:
+        by = {c.product_id: c for c in row.cells}
+        out.append((row, " | ".join(mark(by[p.pk].value) if p.pk in by else "—" for p in products)))
+    return out
 
 
 @require_safe
@@ -80,10 +115,27 @@ def head_to_head_markdown(request: HttpRequest, arena: str, a: str, b: str) -> H
     if a == b or a not in pair or b not in pair:
         return _not_found(f"head-to-head {a!r} vs {b!r} in {found.slug}")
     cmp = selectors.head_to_head_get(arena=found, a=pair[a], b=pair[b])
-    text = head_to_head_page.head_to_head_markdown(
-        arena=found, cmp=cmp, links=_links(request), licence=_licence()
-    )
-    return _markdown(text)
+    ra, rb = cmp.ranged.get("a"), cmp.ranged.get("b")
+    context = {
+        "arena": found,
+        "cmp": cmp,
+        "scores": f"PA Score {inline(cmp.a.name)} {_ranged(ra)} · {inline(cmp.b.name)} {_ranged(rb)}"
+        if ra is not None and rb is not None
+        else "no PA Scores",
+        "blocks": [
+            {"category": b.category, "groups": b.groups, "tally": cmp.tallies.get(b.category.pk)}
+            for b in cmp.blocks
+        ],
+    }
+    return _markdown(render("markdown/head_to_head.md", _context(request, context)))
+
+
+def _ranged(r: Any) -> str:
+    if r.score is None:
+        return "no PA Score"
+    if r.low is None or r.high is None:
+        return str(int(r.score))
+    return f"{int(r.score)} ({int(r.low)}–{int(r.high)})"
 
 
 @require_safe
@@ -91,56 +143,46 @@ def cell_markdown(request: HttpRequest, cell: int) -> HttpResponse:
     page = selectors.cell_page_get(pk=cell)
     if page is None:
         return _not_found(f"cell {cell}")
-    return _markdown(cell_page.cell_markdown(page=page, links=_links(request), licence=_licence()))
+    c = page.cell
+    cited = []
+    if c.detail_published:
+        for key in source_ids(" ".join([c.rationale, *(e.source for e in c.evidence.all())])):
+            s = page.sources.get(key)
+            cited.append((key, s, url(s.url) if s is not None else None))
+    context = {
+        "page": page,
+        "c": c,
+        "cited": cited,
+        "proof_meaning": Proof(c.proof).meaning if c.proof else "",
+    }
+    return _markdown(render("markdown/cell.md", _context(request, context)))
 
 
-def _optional(links: Links, arenas: list[Any]) -> list[Resource]:
-    """What ``/llms.txt`` links under ``## Optional``: the resources that are not markdown."""
-    out: list[Resource] = [
-        (name, href, notes)
-        for name, (href, notes) in {
-            "OpenAPI schema": (links.path("api-schema"), "YAML; JSON with ?format=json"),
-            "Interactive API docs": (links.path("api-docs"), "HTML"),
-            "Arena file format": (
-                links.path("arena-file-schema"),
-                "the JSON Schema of every arena's JSON export",
-            ),
-            "Disputes format": (
-                links.path("published-schema", "disputes-v1"),
-                "the JSON Schema of each arena's disputes.json",
-            ),
-            "Verification queue format": (
-                links.path("published-schema", "verify-v1"),
-                "the JSON Schema of each arena's verify.json",
-            ),
-        }.items()
-    ]
-    for a in arenas:  # the exports: one CSV row per cell; the arena file format, imports back
-        csv, json = links.path("arena-export-csv", a.slug), links.path("arena-export-json", a.slug)
-        out.append((f"{a.name} as CSV", csv, "one row per cell"))
-        out.append((f"{a.name} as JSON", json, "the arena file format, imports back"))
-    return out
+def _context(request: HttpRequest, context: dict[str, Any]) -> dict[str, Any]:
+    """What every markdown template is given: the site's root on the request's host, the licence."""
+    return {"root": _root(request), "licence": _licence_line(), **context}
 
 
 @require_safe
 def llms_txt(request: HttpRequest) -> HttpResponse:
     arenas = list(selectors.arena_list())
-    links = _links(request)
-    pairs: dict[int, list[tuple[Product, Product]]] = {}
+    by_arena: dict[int, list[tuple[Product, Product]]] = {}
     for arena, a, b in documented_pairs():  # (one query for every arena)
-        pairs.setdefault(arena.pk, []).append((a, b))
-    text = llms_page.llms_txt(
-        site=SITE_NAME,
-        arenas=arenas,
-        pairs=pairs,
-        links=links,
-        licence=_licence(),
-        optional=_optional(links, arenas),
-    )
-    return HttpResponse(text, content_type=TEXT)
+        by_arena.setdefault(arena.pk, []).append((a, b))
+    context = {
+        "arenas": [(a, first_leads(a)) for a in arenas],
+        "pairs": [(arena, a, b) for arena in arenas for a, b in by_arena.get(arena.pk, ())],
+        "licence_plain": _licence_line(linked=False),
+    }
+    return HttpResponse(render("markdown/llms.txt", _context(request, context)), content_type=TEXT)
 
 
 @require_safe
 def api_markdown(request: HttpRequest) -> HttpResponse:
     schema = SchemaGenerator().get_schema(request=None, public=True)
-    return _markdown(api_page.api_markdown(schema=schema, raw=_raw(_links(request))))
+    root = _root(request)
+    raw = {
+        "OpenAPI schema (YAML; JSON with ?format=json)": root + reverse("api-schema"),
+        "Interactive API docs (HTML)": root + reverse("api-docs"),
+    }
+    return _markdown(api_page.api_markdown(schema=schema, raw=raw))

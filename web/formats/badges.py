@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.http import Http404, HttpRequest, HttpResponse
-from django.utils.html import escape
+from django.template.loader import render_to_string
 from django.views.decorators.http import require_safe
 
 from arena import selectors
@@ -120,40 +120,16 @@ def _num(value: float) -> str:
 
 
 def badge_svg(badge: Badge) -> str:
-    """The badge as a standalone SVG document (every text escaped)."""
+    """The badge as a standalone SVG document (templates/badges/badge.svg)."""
     label_text, message_text = text_width(badge.label), text_width(badge.message)
-    left = label_text + 2 * PADDING
-    right = message_text + 2 * PADDING
-    width = left + right
-    label, message, title = escape(badge.label), escape(badge.message), escape(badge.title)
-    w, lw, rw = _num(width), _num(left), _num(right)
-
-    def text(x: float, length: float, content: str) -> str:
-        at, fit = _num(x), _num(length)
-        return (
-            f'<text aria-hidden="true" x="{at}" y="15" fill="#010101" fill-opacity=".3" '
-            f'textLength="{fit}">{content}</text>'
-            f'<text x="{at}" y="14" textLength="{fit}">{content}</text>'
-        )
-
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{HEIGHT}" '
-        f'viewBox="0 0 {w} {HEIGHT}" role="img" aria-label="{title}">'
-        f"<title>{title}</title>"
-        '<linearGradient id="arena-badge-sheen" x2="0" y2="100%">'
-        '<stop offset="0" stop-color="#bbb" stop-opacity=".1"/>'
-        '<stop offset="1" stop-opacity=".1"/></linearGradient>'
-        f'<clipPath id="arena-badge-round"><rect width="{w}" height="{HEIGHT}" rx="3" '
-        'fill="#fff"/></clipPath>'
-        '<g clip-path="url(#arena-badge-round)">'
-        f'<rect width="{lw}" height="{HEIGHT}" fill="{LABEL_COLOR}"/>'
-        f'<rect x="{lw}" width="{rw}" height="{HEIGHT}" fill="{badge.color}"/>'
-        f'<rect width="{w}" height="{HEIGHT}" fill="url(#arena-badge-sheen)"/></g>'
-        '<g fill="#fff" text-anchor="middle" font-size="11" '
-        'font-family="Verdana,Geneva,DejaVu Sans,sans-serif" text-rendering="geometricPrecision">'
-        f"{text(left / 2, label_text, label)}{text(left + right / 2, message_text, message)}"
-        "</g></svg>"
-    )
+    left, right = label_text + 2 * PADDING, message_text + 2 * PADDING
+    texts = [
+        (_num(left / 2), _num(label_text), badge.label),
+        (_num(left + right / 2), _num(message_text), badge.message),
+    ]
+    context = {"badge": badge, "texts": texts, "label_color": LABEL_COLOR, "h": HEIGHT}
+    context.update(w=_num(left + right), lw=_num(left), rw=_num(right))
+    return render_to_string("badges/badge.svg", context)
 
 
 def _score_of(product: Product, scores: Sequence[ProductScore]) -> ProductScore | None:

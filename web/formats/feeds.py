@@ -1,7 +1,5 @@
-"""Atom feeds of verdict changes: the whole site's, one arena's, one product's; and an arena's
-disputes. One base class
-writes the entries (title, description, link, dates, id), so an entry reads the same in every feed;
-what a feed follows (its scope: the site, an arena, a product) narrows the changes and names it."""
+"""Atom feeds (Django's syndication framework): verdict changes, the whole site's, one arena's or
+one product's; and an arena's disputes."""
 
 from __future__ import annotations
 
@@ -44,68 +42,23 @@ def _xml_text(text: object) -> str:
     return clean_text(str(text or ""))
 
 
-def _direction(change: CellChange) -> str:
-    """`` (against the product's claim)`` after an upheld flag's correction; "" otherwise."""
-    direction = change.direction
-    return "" if direction is None else f" ({direction.label})"
+def _site_url(request: HttpRequest) -> str:
+    return request.build_absolute_uri(reverse("home"))
 
 
 @dataclass(frozen=True)
-class SiteScope:
+class Scope:
     """What a feed follows, with the site's address as the request has it (the feed's author link:
     one feed instance serves every request, so nothing per request is kept on it)."""
 
     site_url: str
+    arena: Arena | None = None
+    product: Product | None = None
 
 
 @dataclass(frozen=True)
-class ArenaScope(SiteScope):
-    """One arena: the feed's title, subtitle, page and changes come from its scope."""
-
-    arena: Arena
-
-    def narrow(self, changes: QuerySet[CellChange]) -> QuerySet[CellChange]:
-        return changes.filter(cell__story__arena=self.arena)
-
-    @property
-    def subject(self) -> str:
-        """What the feed follows, as its title names it."""
-        return self.arena.name
-
-    @property
-    def corrected(self) -> str:
-        """What each change corrects, as the subtitle says it."""
-        return "a verdict, proof level or quality"
-
-    def page(self) -> str:
-        return self.arena.get_absolute_url()
-
-
-@dataclass(frozen=True)
-class ProductScope(ArenaScope):
-    """One product in its arena."""
-
-    product: Product
-
-    def narrow(self, changes: QuerySet[CellChange]) -> QuerySet[CellChange]:
-        return changes.filter(cell__product=self.product)
-
-    @property
-    def subject(self) -> str:
-        return f"{self.product.name} in {self.arena.name}"
-
-    @property
-    def corrected(self) -> str:
-        return f"{self.product.name}'s verdicts, proof levels or qualities"
-
-    def page(self) -> str:
-        return reverse("product-detail", args=[self.arena.slug, self.product.slug])
-
-
-@dataclass(frozen=True)
-class DisputeScope(SiteScope):
-    """An arena's disputes, as filtered."""
-
+class DisputeScope:
+    site_url: str
     arena: Arena
     filters: selectors.DisputeFilters
 
@@ -114,33 +67,65 @@ class BadFilter(Exception):
     """A feed's filter names nothing (a 400, with the message)."""
 
 
-class ChangesFeed[S: SiteScope](Feed):
-    """Verdict changes, newest first: the site's, or one arena's or product's (subclasses narrow
-    ``changes`` and name the feed)."""
+class ChangesFeed(Feed):
+    """Verdict changes, newest first: the site's (``/changes/feed/``), one arena's or one
+    product's; an entry reads the same in every feed."""
 
     feed_type = Atom1Feed
 
-    @staticmethod
-    def site_url(request: HttpRequest) -> str:
-        return request.build_absolute_uri(reverse("home"))
+    def get_object(
+        self, request: HttpRequest, arena: str | None = None, product: str | None = None
+    ) -> Scope:
+        found = selectors.arena_get(slug=arena) if arena else None
+        if arena and found is None:
+            raise Http404(f"No arena {arena!r}")
+        item = selectors.product_get(arena=found, slug=product) if found and product else None
+        if product and item is None:
+            raise Http404(f"No product {product!r}")
+        return Scope(site_url=_site_url(request), arena=found, product=item)
 
-    def changes(self, scope: S) -> QuerySet[CellChange]:
-        return recent_changes_queryset()
+    def items(self, scope: Scope) -> QuerySet[CellChange]:
+        changes = recent_changes_queryset()
+        if scope.product is not None:
+            changes = changes.filter(cell__product=scope.product)
+        elif scope.arena is not None:
+            changes = changes.filter(cell__story__arena=scope.arena)
+        return changes[:FEED_ITEMS]
 
-    def items(self, scope: S) -> QuerySet[CellChange]:
-        return self.changes(scope)[:FEED_ITEMS]
+    def title(self, scope: Scope) -> str:
+        if scope.arena is None:
+            return "Arena verdict changes"
+        subject = scope.arena.name
+        if scope.product is not None:
+            subject = f"{scope.product.name} in {subject}"
+        return _xml_text(f"{subject}: verdict changes")
 
-    # -- the feed
+    def subtitle(self, scope: Scope) -> str:
+        if scope.arena is None:
+            return "Every correction of a verdict, proof level or quality on the arena site."
+        corrected = "a verdict, proof level or quality"
+        if scope.product is not None:
+            corrected = f"{scope.product.name}'s verdicts, proof levels or qualities"
+        return _xml_text(
+            f"Every correction of {corrected} in the {scope.arena.name} arena, newest first."
+        )
+
+    def link(self, scope: Scope) -> str:
+        if scope.product is not None:
+            return reverse("product-detail", args=[scope.arena.slug, scope.product.slug])  # type: ignore[union-attr]
+        if scope.arena is not None:
+            return scope.arena.get_absolute_url()
+        return reverse("recent-changes")
+
     def author_name(self) -> str:
         return FEED_AUTHOR
 
-    def author_link(self, scope: S) -> str:
+    def author_link(self, scope: Scope) -> str:
         return scope.site_url
 
     def feed_copyright(self) -> str:
         return f"Data: {settings.DATA_LICENSE_NAME} ({settings.DATA_LICENSE_URL})"
 
-    # -- its entries, the same in every feed
     def item_title(self, change: CellChange) -> str:
         # the title names the verdicts only (short); the description names whole judgements
         return _xml_text(
@@ -151,10 +136,11 @@ class ChangesFeed[S: SiteScope](Feed):
     def item_description(self, change: CellChange) -> str:
         # Atom carries it as ``<summary type="html">``: the stored text is escaped as HTML too, so a
         # reader shows a note's "<b>" as written instead of reading it as markup
+        direction = f" ({change.direction.label})" if change.direction is not None else ""
         return escape(
             _xml_text(
                 f"{change.cell.story.arena.name}. {change.get_kind_display().capitalize()}: "
-                f"{change.old_value.label()} → {change.new_value.label()}{_direction(change)}. "
+                f"{change.old_value.label()} → {change.new_value.label()}{direction}. "
                 f"{change.note}"
             )
         )
@@ -170,63 +156,6 @@ class ChangesFeed[S: SiteScope](Feed):
         return change.changed_at
 
 
-class RecentChangesFeed(ChangesFeed[SiteScope]):
-    """Every change across arenas (``/changes/feed/``)."""
-
-    def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> SiteScope:
-        return SiteScope(site_url=self.site_url(request))
-
-    title = "Arena verdict changes"
-    subtitle = "Every correction of a verdict, proof level or quality on the arena site."
-
-    def link(self) -> str:
-        return reverse("recent-changes")
-
-
-def _arena_or_404(slug: str) -> Arena:
-    arena = selectors.arena_get(slug=slug)
-    if arena is None:
-        raise Http404(f"No arena {slug!r}")
-    return arena
-
-
-class ScopedChangesFeed[S: ArenaScope](ChangesFeed[S]):
-    """The changes of one arena or product: its scope narrows them and names the feed."""
-
-    def changes(self, scope: S) -> QuerySet[CellChange]:
-        return scope.narrow(super().changes(scope))
-
-    def title(self, scope: S) -> str:
-        return _xml_text(f"{scope.subject}: verdict changes")
-
-    def subtitle(self, scope: S) -> str:
-        return _xml_text(
-            f"Every correction of {scope.corrected} in the {scope.arena.name} arena, newest first."
-        )
-
-    def link(self, scope: S) -> str:
-        return scope.page()
-
-
-class ArenaChangesFeed(ScopedChangesFeed[ArenaScope]):
-    """One arena's changes (``/arenas/<arena>/changes/feed/``)."""
-
-    def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> ArenaScope:
-        return ArenaScope(site_url=self.site_url(request), arena=_arena_or_404(kwargs["arena"]))
-
-
-class ProductChangesFeed(ScopedChangesFeed[ProductScope]):
-    """One product's changes in its arena
-    (``/arenas/<arena>/products/<product>/changes/feed/``)."""
-
-    def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> ProductScope:
-        arena = _arena_or_404(kwargs["arena"])
-        product = selectors.product_get(arena=arena, slug=kwargs["product"])
-        if product is None:
-            raise Http404(f"No product {kwargs['product']!r}")
-        return ProductScope(site_url=self.site_url(request), arena=arena, product=product)
-
-
 class ArenaDisputesFeed(Feed):
     """One arena's disputes, the latest news first (``/arenas/<arena>/disputes/feed/``): an
     entry per dispute, updated when it is decided. Only what the disputes page shows
@@ -239,8 +168,7 @@ class ArenaDisputesFeed(Feed):
         read = disputes_read(request.GET, kwargs["arena"])
         if read.problems:
             raise BadFilter(" ".join(read.problems))
-        site_url = ChangesFeed.site_url(request)
-        return DisputeScope(site_url=site_url, arena=read.arena, filters=read.filters)
+        return DisputeScope(site_url=_site_url(request), arena=read.arena, filters=read.filters)
 
     def __call__(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         try:

@@ -3,8 +3,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
-from arena.importer import read_arena
-from arena.importing.service import arena_import
+from arena.imports.pages import read_arena
+from arena.imports.service import arena_import
 from arena.models import Arena
 
 

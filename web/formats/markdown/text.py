@@ -1,9 +1,7 @@
-"""Markdown text from the site's data, as every document of ``web.formats.markdown`` writes it:
-escaping, tables, the short forms of values (days, scores, judgements) and the document's end.
-
-Every piece of text from the data (names, stories, rationales, quotes, URLs) goes through
-``inline`` (or ``cell``, ``paragraphs``, ``url``) so it can never open a link, end a table cell,
-start a heading or break a row: markdown marks are backslash-escaped, line breaks folded."""
+"""Markdown text from the site's data, and the template filters of the markdown views
+(``{% load markdown %}``; templates/markdown/). Every text from the data goes through ``md`` (or
+``paragraphs``, ``url``) so it can never open a link, end a table cell, start a heading or break a
+row: markdown marks are backslash-escaped, line breaks folded."""
 
 from __future__ import annotations
 
@@ -13,7 +11,12 @@ from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 from urllib.parse import quote
 
+from django import template
+from django.template.loader import render_to_string
+
 from stories.values import CellValue, Proof, Verdict
+
+register = template.Library()
 
 # ---------------------------------------------------------------- escaping
 
@@ -25,6 +28,7 @@ _LEAD = re.compile(r"^([-+=]|\d{1,9}(?=[.)]))")
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 
 
+@register.filter("md")
 def inline(text: object) -> str:
     """``text`` on one line with every markdown mark escaped: safe as a table cell, link text,
     heading or list item. Runs of whitespace (line breaks among them) become one space."""
@@ -47,6 +51,7 @@ def trusted(text: object) -> str:
 cell = inline  # a table cell: ``|`` escaped and no line break, so the row keeps its columns
 
 
+@register.filter
 def paragraphs(text: object, prefix: str = "") -> str:
     """Text of one or more paragraphs (split on blank lines), each escaped as ``inline``, each
     line starting with ``prefix`` (``"> "`` for a quote)."""
@@ -55,14 +60,10 @@ def paragraphs(text: object, prefix: str = "") -> str:
     return f"\n{prefix.rstrip()}\n".join(prefix + line for line in lines if line)
 
 
-def link(text: object, href: str) -> str:
-    """``[text](href)``: the text escaped; ``href`` is a URL this site built (see ``url``)."""
-    return f"[{inline(text)}]({href})"
-
-
 _URL_SAFE = "/:?#@!$&'*+,;=%-._~"
 
 
+@register.filter
 def url(value: str) -> str | None:
     """A URL from the data, fit for a link's destination: http(s) only, every character that could
     end the destination (spaces, brackets, quotes) percent-encoded; ``None`` for anything else."""
@@ -91,6 +92,7 @@ def table(
 # ---------------------------------------------------------------- values
 
 
+@register.filter
 def day(value: date | datetime | None) -> str:
     if value is None:
         return "—"
@@ -99,6 +101,7 @@ def day(value: date | datetime | None) -> str:
     return f"{value:%Y-%m-%d}"
 
 
+@register.filter
 def score(value: int | None, rng: Sequence[int] | None = None) -> str:
     """``57 (49–61)``: a score out of 100 with its range; ``57`` without one; ``—`` none."""
     if value is None:
@@ -108,6 +111,7 @@ def score(value: int | None, rng: Sequence[int] | None = None) -> str:
     return str(int(value))
 
 
+@register.filter
 def mark(value: CellValue) -> str:
     """A judgement in short: ``full T9`` (verdict, proof letter and quality out of 10),
     ``none 0``, ``n/a``."""
@@ -123,6 +127,7 @@ def _mark(verdict: str, proof: str | None, quality: int | None) -> str:
     return f"{value.verdict} {value.proof_letter}{value.quality}"
 
 
+@register.simple_tag
 def key_text() -> str:
     """What ``mark`` writes, said once per document."""
     proofs = ", ".join(f"{p.letter} {p.value} ({p.meaning})" for p in Proof)
@@ -140,6 +145,11 @@ def key_text() -> str:
 def document(lines: Iterable[str]) -> str:
     """The lines of a document as its text: no trailing blank line, one final newline."""
     return "\n".join(lines).rstrip() + "\n"
+
+
+def render(name: str, context: dict[str, object]) -> str:
+    """A markdown template as a document: the blank lines its tags leave folded to one."""
+    return document([re.sub(r"\n{3,}", "\n\n", render_to_string(name, context))])
 
 
 def not_found_markdown(what: str) -> str:

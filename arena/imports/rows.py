@@ -1,5 +1,4 @@
-"""The import of an arena's products and stories: every row the pages list is active (an admin's
-edits since the last import kept), the others are retired, never deleted."""
+"""The import of an arena's products and stories: those listed are active, the others retired."""
 
 from __future__ import annotations
 
@@ -11,8 +10,8 @@ from django.conf import settings
 from django.db.models import F
 from django.utils import timezone
 
-from arena.importing.checks import ProductClashes
-from arena.importing.run import ImportRun, day_text, place, retire_gone, sync_row
+from arena.imports.checks import ProductClashes
+from arena.imports.run import ImportRun, day_text, place, retire_gone, sync_row
 from arena.text import arena_slugify, parse_figure
 from products.models import Product
 from stories.models import Story
@@ -110,7 +109,6 @@ def _listed_again(run: ImportRun, row: Story | Product, kind: str, label: str, n
 
 
 def import_products(run: ImportRun) -> None:
-    """Every product the pages list is active; the others are retired, never deleted."""
     ov, arena, report = run.record.overview, run.arena, run.report
     offset = run.offset
     values_of = _product_values(run)
@@ -177,7 +175,6 @@ def _product_values(run: ImportRun) -> dict[str, dict]:
 
 
 def import_stories(run: ImportRun) -> None:
-    """Every story the pages list is active; the others are retired, never deleted."""
     record, ov, arena, report = run.record, run.record.overview, run.arena, run.report
     offset = run.offset
     cats, subgroups, personas = run.categories, run.subgroups, run.personas

@@ -1,5 +1,4 @@
-"""What the parser returns: plain frozen records of the pages, no ORM (the import service writes
-them). A cell's judgement is a ``stories.values.CellValue``."""
+"""What the readers return and the service writes: plain frozen records, no ORM."""
 
 from __future__ import annotations
 
@@ -142,7 +141,7 @@ class ArenaRecord:
     weights: dict[str, int]  # story text → weight, for the stories some page weighs
     persona_labels: dict[str, str]  # persona slug → label used by the head-to-head pages
     details: dict[tuple[str, str], CellDetail]  # (story text, product name) → detail
-    # An arena file (arena.importer.arena_json) states more than the pages do: the arena's and
+    # An arena file states more than the pages do: the arena's and
     # products' slugs, the products' figures as numbers, and every cell in full (its detail, its
     # evidence's urls and dates): ``exact`` says the import writes those as they are.
     slug: str | None = None

@@ -1,14 +1,15 @@
-"""All pages of an arena as one ``ArenaRecord``: the head-to-head pages checked against the overview
-and against each other (the same story, persona label, weight and cell on every page, and rounds as
-``arena.scoring`` decides them)."""
+"""Page dumps read from files and checked against one another into one ``ArenaRecord``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from arena import scoring
-from arena.importer.cursor import PageError
-from arena.importer.records import (
+from arena.imports.compare import parse_compare
+from arena.imports.cursor import PageError, read_text
+from arena.imports.overview import is_overview, parse_overview
+from arena.imports.records import (
     ArenaRecord,
     CellDetail,
     ComparePage,
@@ -16,8 +17,46 @@ from arena.importer.records import (
     MatrixStory,
     OverviewPage,
 )
-from arena.text import persona_slug
+from arena.text import clean_text, persona_slug
 from stories.values import Verdict
+
+
+def read_lines(path: str | Path) -> list[str]:
+    """The file's lines (split at \\n only, so line numbers are what an editor shows), each cleaned
+    by ``arena.text.clean_text``: a CRLF line end, control characters and a byte order mark go."""
+    text = read_text(str(path))
+    return [clean_text(ln).replace("\n", "") for ln in text.split("\n")]
+
+
+def parse_files(paths: Sequence[str | Path]) -> tuple[OverviewPage, list[ComparePage]]:
+    """Parse one overview page and any number of head-to-head pages, in any order."""
+    loaded = []
+    for p in paths:
+        lines = read_lines(p)
+        if not any(ln.strip() for ln in lines):
+            raise PageError(str(p), 1, "file is empty")
+        loaded.append((str(p), lines))
+    overviews = [(p, ls) for p, ls in loaded if is_overview(ls)]
+    if not overviews:
+        raise PageError(
+            loaded[0][0] if loaded else "-", 1, "no arena overview page among the files"
+        )
+    if len(overviews) > 1:
+        raise PageError(
+            overviews[1][0], 1, f"a second arena overview page (first: {overviews[0][0]})"
+        )
+    overview = parse_overview(*overviews[0])
+    texts = [s.text for s in overview.stories]
+    compares = [
+        parse_compare(p, ls, texts, overview.products) for p, ls in loaded if not is_overview(ls)
+    ]
+    return overview, compares
+
+
+def read_arena(paths: Sequence[str | Path]) -> ArenaRecord:
+    """The arena the page dumps at ``paths`` publish, every page checked; else a ``PageError``."""
+    overview, compares = parse_files(paths)
+    return merge_pages(overview, compares)
 
 
 def label_matches(label: str, persona: str) -> bool:

@@ -1,22 +1,14 @@
-"""Reading an arena file (``arena.dataformat``, docs/arena-format.md) into the ``ArenaRecord`` the
-import service writes: the same service, so the same guarantees as the page importer (atomic,
-idempotent, moderation respected).
-
-Every problem is a ``PageError`` whose message is ``FILE: /json/pointer: reason`` (RFC 6901: the
-pointer names the value, ``/cells/12/quality``); a file that is not JSON at all names its line and
-column instead. The file is checked whole before anything is written: its size, its JSON Schema
-(``arena/schemas/``), then what a schema cannot say (control characters, one-line names, references
-between sections, a complete matrix, a verdict's proof and quality, names unique, no date after
-today). ``import_arena_json --check`` then runs the import itself, rolled back
-(``arena.importing.service.arena_import_check``).
-"""
+"""An arena file (docs/arena-format.md) read into an ``ArenaRecord``, checked whole before anything
+is written: its schema, then what a schema cannot say (references between sections, a complete
+matrix, a verdict's proof and quality, unique names, no date after today). Every problem is
+``FILE: /json/pointer (line N): reason``."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from arena.importer.json_file import (
+from arena.imports.json_doc import (
     FileErrors,
     date_at,
     load_document,
@@ -24,7 +16,7 @@ from arena.importer.json_file import (
     texts_check,
     unique,
 )
-from arena.importer.records import (
+from arena.imports.records import (
     AdjacentRecord,
     ArenaRecord,
     CategoryRecord,

@@ -1,11 +1,10 @@
-"""The import of an arena's structure: its categories and sub-groups, the personas its stories
-are for, and its adjacent arenas; the parts the pages dropped go once no story uses them."""
+"""The import of an arena's categories, sub-groups, personas, adjacent arenas and sources."""
 
 from __future__ import annotations
 
 from django.db.models import F
 
-from arena.importing.run import (
+from arena.imports.run import (
     ImportRun,
     keep_added,
     keep_edited,

@@ -1,11 +1,11 @@
-"""Where the parser is in a page: its lines, the line being read, and errors that name both."""
+"""A page's lines and the line being read, so that every error names file and line."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from arena.importer.limits import LimitError
+from arena.imports.limits import LimitError, read_bytes
 from stories.values import CellValueError
 
 
@@ -15,6 +15,22 @@ class PageError(ValueError):
     def __init__(self, path: str, line: int, reason: str):
         self.path, self.line, self.reason = path, line, reason
         super().__init__(f"{path}:{line}: {reason}")
+
+
+def read_text(path: str) -> str:
+    """A file's text: UTF-8 (a byte order mark dropped), at most ``ARENA_IMPORT_MAX_BYTES``."""
+    try:
+        raw = read_bytes(path)
+    except OSError as exc:
+        raise PageError(path, 0, f"cannot read file: {exc}") from None
+    except LimitError as exc:
+        raise PageError(path, 0, str(exc)) from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        at = exc.start + len(raw) - len(exc.object)  # the decoder's input lacks a byte order mark
+        line = raw.count(b"\n", 0, at) + 1
+        raise PageError(path, line, f"not UTF-8 text: {exc.reason} (byte {at})") from None
 
 
 class Cursor:

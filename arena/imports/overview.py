@@ -6,16 +6,16 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from arena.importer.cursor import Cursor
-from arena.importer.limits import figure, fit, max_value, number, short, slug
-from arena.importer.records import (
+from arena.imports.cursor import Cursor
+from arena.imports.limits import figure, fit, future_problem, max_value, number, short, slug
+from arena.imports.matrix import StoryMatrix
+from arena.imports.records import (
     AdjacentRecord,
     LeaderboardRow,
     MatrixStory,
     OverviewPage,
     PersonaWinner,
 )
-from arena.importer.story_matrix import StoryMatrix
 
 _DATE = r"([0-9]{4}-[0-9]{2}-[0-9]{2})"
 _COUNTS_RE = re.compile(
@@ -84,7 +84,8 @@ def _head(cur: Cursor, lines: list[str]) -> tuple[_Head, int]:
     with cur.checks():
         story_count = number(m.group(1), "story count")
         cell_count = number(m.group(2), "judged cell count")
-    updated, evidence_as_of = _date(cur, m.group(3)), _date(cur, m.group(4))
+    updated = _date(cur, m.group(3), "its updated date")
+    evidence_as_of = _date(cur, m.group(4), "its evidence date")
     return (name, description, story_count, cell_count, updated, evidence_as_of), cur.lineno
 
 
@@ -130,11 +131,14 @@ def _check_matrix(
         seen[s.text] = s.line
 
 
-def _date(cur: Cursor, text: str) -> date:
+def _date(cur: Cursor, text: str, what: str) -> date:
     try:
-        return date.fromisoformat(text)
+        day = date.fromisoformat(text)
     except ValueError:
         raise cur.error(f"bad date {text!r}") from None
+    if problem := future_problem(day):
+        raise cur.error(f"{what} {problem}")
+    return day
 
 
 # ---------------------------------------------------------------- leaderboard

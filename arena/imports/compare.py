@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from arena.importer.cursor import Cursor
-from arena.importer.limits import clip, fit, number
-from arena.importer.records import CellDetail, ComparePage, CompareStory, Evidence
+from arena.imports.cursor import Cursor
+from arena.imports.limits import clip, fit, number
+from arena.imports.records import CellDetail, ComparePage, CompareStory, Evidence
 from arena.scoring import DRAWN
 from arena.text import heading_name
 from stories.values import CellValue, Proof, Verdict, parse_quality

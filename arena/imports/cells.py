@@ -1,7 +1,5 @@
-"""The import of an arena's cells and their evidence. Every part of a cell is compared (judgement,
-rationale, each quote and its source, an arena file's dates); a changed cell is written through
-``stories.services.cell_correct``; a cell a moderator or an editor changed since an import last
-wrote it keeps all of it, and the report names the conflict."""
+"""The import of an arena's cells and their evidence: a changed cell is written through
+``stories.services.cell_correct``; a moderated one keeps every part, and the report says so."""
 
 from __future__ import annotations
 
@@ -12,9 +10,9 @@ from datetime import date
 from django.db.models import Q
 from django.utils import timezone
 
-from arena.importer.records import CellDetail
-from arena.importer.records import Evidence as EvidenceRecord
-from arena.importing.run import ImportRun, day_text
+from arena.imports.records import CellDetail
+from arena.imports.records import Evidence as EvidenceRecord
+from arena.imports.run import ImportRun, day_text
 from arena.models import Arena
 from products.models import Product
 from stories.corrections import KEEP, Imported
@@ -115,9 +113,6 @@ class _Gathered:
 
 
 def import_cells(run: ImportRun) -> None:
-    """Cells and their evidence. Every part of a cell is compared (judgement, rationale, each
-    quote and its source); a cell a moderator or an editor changed since an import last wrote it
-    keeps all of it (see ``arena_import``)."""
     record, ov = run.record, run.record.overview
     existing = {
         (c.story_id, c.product_id): c

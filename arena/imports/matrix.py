@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from arena.importer.cursor import Cursor
-from arena.importer.limits import fit, short, slug
-from arena.importer.records import CategoryRecord, MatrixStory
+from arena.imports.cursor import Cursor
+from arena.imports.limits import fit, short, slug
+from arena.imports.records import CategoryRecord, MatrixStory
 from arena.text import arena_slugify, heading_name
 from stories.values import CellValue
 

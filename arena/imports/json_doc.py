@@ -1,7 +1,6 @@
-"""An arena file as a checked JSON document: read (size, encoding, JSON with no key twice), checked
-against its schema (``arena/schemas/``) and for control characters, every problem an
-``ArenaFileError`` that names the value by its JSON pointer and line. What the sections say to one
-another is checked by ``arena_json``."""
+"""An arena file as a JSON document checked against its schema (``arena/schemas/``) and for
+control characters, every problem named by JSON pointer and line; ``arena_file`` checks what the
+sections say to one another."""
 
 from __future__ import annotations
 
@@ -14,8 +13,8 @@ from typing import Any
 from jsonschema import Draft202012Validator, ValidationError
 
 from arena import dataformat
-from arena.importer.cursor import PageError
-from arena.importer.limits import LimitError, future_problem, read_bytes
+from arena.imports.cursor import PageError, read_text
+from arena.imports.limits import future_problem
 from arena.text import PRODUCT_SLUG_PATTERN, SLUG_PATTERN, slug_problem
 
 # At most this many schema errors are listed (the first ones in document order).
@@ -98,18 +97,9 @@ class FileErrors:
 
 def load_document(path: str) -> tuple[Any, str]:
     try:
-        raw = read_bytes(path)
-    except OSError as exc:
-        raise ArenaFileError(path, f"cannot read file: {exc}") from None
-    except LimitError as exc:
-        raise ArenaFileError(path, str(exc)) from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise ArenaFileError(
-            path, f"not UTF-8 text: {exc.reason} (byte {exc.start})", line
-        ) from None
+        text = read_text(path)
+    except PageError as exc:
+        raise ArenaFileError(path, exc.reason, exc.line) from None
     if not text.strip():
         raise ArenaFileError(path, "file is empty")
     try:

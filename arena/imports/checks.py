@@ -1,17 +1,14 @@
-"""What an import would clash with in the database, found before it writes the row that would
-clash: a name or slug that another arena, product or story already holds (a retired one, or one an
-admin renamed, included). The parser (``arena.importer``) checks a record against itself; these
-check it against the rows, so that the import service refuses with ``FILE: reason`` where the
-database would otherwise answer an ``IntegrityError``. The service raises them inside its
-transaction, so nothing is imported.
-"""
+"""A record checked against the rows before they are written: a name or slug another arena,
+product or story holds (retired or renamed ones too) is refused with ``FILE: reason`` inside the
+import's transaction, never an ``IntegrityError``. (The readers check a record against itself.)"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
 
-from arena.importer import ArenaRecord
+from arena.imports.limits import short
+from arena.imports.records import ArenaRecord
 from arena.models import Arena
 from products.models import Product
 from stories.models import Story
@@ -19,10 +16,6 @@ from stories.models import Story
 
 class ImportRefused(Exception):
     """The pages clash with what the database holds; nothing was imported."""
-
-
-def _short(text: str, size: int = 60) -> str:
-    return repr(text if len(text) <= size else text[:size] + "…")
 
 
 def import_arena_find(record: ArenaRecord, *, slug: str) -> Arena | None:
@@ -63,14 +56,14 @@ def _story_clashes(record: ArenaRecord, arena: Arena) -> None:
         holder = by_text.get(ms.text)
         if holder is not None and holder.pk != found.get(ms.text):
             raise ImportRefused(
-                f"{path}: the story {_short(ms.text)} is the text of {_story(holder)}; "
+                f"{path}: the story {short(ms.text, 60)} is the text of {_story(holder)}; "
                 "reword one of them (nothing was imported)"
             )
 
 
 def _story(story: Story) -> str:
     what = "a retired story" if story.retired_at is not None else "another story"
-    return f"{what}, which the pages call {_short(story.page_text)}" if story.page_text else what
+    return f"{what}, which the pages call {short(story.page_text, 60)}" if story.page_text else what
 
 
 class ProductClashes:

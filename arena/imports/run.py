@@ -1,6 +1,4 @@
-"""One import's state (``ImportRun``), what it reports (``ImportReport``), and the row helpers
-every step of it uses: writing a row's changed fields, keeping an admin's edits over the pages',
-placing rows in page order, retiring what the pages no longer list."""
+"""One import's state (``ImportRun``), its report, and the row helpers every step uses."""
 
 from __future__ import annotations
 
@@ -11,8 +9,8 @@ from datetime import datetime
 from django.db.models import F, Model
 from django.utils import timezone
 
-from arena.importer import ArenaRecord
-from arena.importing.checks import ImportRefused
+from arena.imports.checks import ImportRefused
+from arena.imports.records import ArenaRecord
 from arena.models import AdjacentArena, Arena, Category, Persona, SubGroup, VersionedRecord
 from products.models import Product
 from stories.models import Story

@@ -1,9 +1,5 @@
-"""What the database can store, so that what the parser returns is what the import can write: every
-text fits its model field's ``max_length``, every number fits its column, every name gives a slug.
-
-The limits are read from the model fields themselves, when first asked for (importing this module
-needs no configured Django).
-"""
+"""What the database can store, read from the model fields when first asked for, so that what a
+reader returns is what the import can write."""
 
 from __future__ import annotations
 
