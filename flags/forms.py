@@ -1,9 +1,7 @@
-"""The visitor's flag form and the moderators' decision forms (the admin's review page and its bulk
-reject). They collect and translate; the rules live in flags.inputs and flags.services."""
+"""The visitor's flag form and the moderators' decision forms. They collect and translate: the
+rules are flags.inputs', reported per field by the services."""
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from django import forms
 from django.db import models
@@ -18,28 +16,14 @@ from flags.inputs import (
     FlagInput,
     ModerationDecision,
     explanation_error,
-    one_line_error,
 )
 from flags.models import Reason
 from flags.services import EVIDENCE_QUOTE_MAX, RATIONALE_MAX
 from stories.values import QUALITY_MAX, CellValue, Proof, Verdict
 
 
-def _checked(rule: Callable[[str], str | None], value: str) -> str:
-    """The value as sent, or the rule's message (the rules are ``flags.inputs``')."""
-    message = rule(value)
-    if message:
-        raise forms.ValidationError(message)
-    return value
-
-
-def _note_error(note: str) -> str | None:
-    return ModerationDecision(note=note).errors().get("note")
-
-
 class FlagForm(forms.Form):
-    """Collects a flag; the rules live in ``flags.inputs`` (those of one field reported here) and
-    ``flag_submit`` (errors come back per field)."""
+    """``flag_submit`` checks the flag and answers a message per field."""
 
     reason = forms.ChoiceField(label="Reason", choices=Reason.choices, widget=forms.RadioSelect)
     proposed_verdict = forms.ChoiceField(
@@ -53,8 +37,7 @@ class FlagForm(forms.Form):
         max_value=QUALITY_MAX,
         required=False,
     )
-    # bounds and cleaning are FlagInput's (counted after dropping control characters); the
-    # attributes only let a browser hint at them
+    # the bounds are FlagInput's (counted without control characters): these are a browser's hints
     explanation = forms.CharField(
         label="Explanation",
         widget=forms.Textarea(
@@ -96,10 +79,10 @@ class FlagForm(forms.Form):
         return ""
 
     def clean_explanation(self) -> str:
-        return _checked(explanation_error, self.cleaned_data["explanation"])
-
-    def clean_source_url(self) -> str:
-        return _checked(one_line_error, self.cleaned_data["source_url"])
+        # here too, so that the page names it beside the other fields' errors
+        if error := explanation_error(self.cleaned_data["explanation"]):
+            raise forms.ValidationError(error)
+        return self.cleaned_data["explanation"]
 
     def flag_input(self) -> FlagInput:
         return FlagInput.from_fields(self.cleaned_data)
@@ -170,9 +153,6 @@ class DecisionForm(forms.Form):
     # the flags on the page when the moderator opened it: the decision covers these only
     seen_flags = forms.CharField(widget=forms.HiddenInput, required=False, max_length=20_000)
 
-    def clean_note(self) -> str:
-        return _checked(_note_error, self.cleaned_data["note"])
-
     def clean_seen_flags(self) -> frozenset[int] | None:
         return parse_flag_ids(self.cleaned_data.get("seen_flags") or "")
 
@@ -239,4 +219,8 @@ class BulkRejectForm(forms.Form):
     )
 
     def clean_note(self) -> str:
-        return _checked(_note_error, self.cleaned_data["note"])
+        # (checked here: the bulk action skips the items a service refuses)
+        note = self.cleaned_data["note"]
+        if error := ModerationDecision(note=note).errors():
+            raise forms.ValidationError(error["note"])
+        return note
