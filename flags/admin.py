@@ -1,10 +1,5 @@
-"""The moderators' review queue: pending items oldest first, each with the current cell, the proposed
-correction, the number of reporters and the score impact of upholding. Decisions go through
-flags.services (resolved exactly once); the forms are in flags.forms, the filters in flags.filters.
-
-The admin object is shared by every request and thread, so it holds no state of its own: what one
-page computes once for all its rows (the impact of upholding) lives on that page's ChangeList.
-"""
+"""The moderators' review queue and review page; decisions go through flags.services. The admin
+object is shared by every request, so per-page figures (the impacts) live on the ChangeList."""
 
 from __future__ import annotations
 
@@ -56,7 +51,7 @@ FILTER_TEMPLATE = "admin/flags/reviewitem/filter.html"
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
-    """The text's start, cut at a word boundary (never mid-word), with an ellipsis when cut."""
+    """The text's start, cut at a word boundary, with an ellipsis when cut."""
     text = " ".join(text.split())
     if len(text) <= limit:
         return text
@@ -72,8 +67,7 @@ def age(when: datetime) -> str:
 
 
 def vendor_label(flags: list[Flag]) -> SafeString:
-    """A label on a queue row whose flags (some of them) were filed by people who declared they
-    work for or with the product's vendor; empty when none was."""
+    """Says when some of a row's flags were filed by the product's vendor."""
     declared = sum(f.affiliated for f in flags)
     if not declared:
         return SafeString("")
@@ -82,11 +76,8 @@ def vendor_label(flags: list[Flag]) -> SafeString:
 
 
 class ReviewChangeList(ChangeList):
-    """The queue's page: the impact of upholding each pending row, from the stored scores and the
-    one cell's change (a constant number of queries for the whole page, see
-    ``review_item_impacts``), set on the row as ``upholding_impact``. Sorted by impact
-    (``SortFilter``), every pending item of the filtered queue is ranked (``pending_by_impact``,
-    constant queries too; the rows show its impacts) and the database pages through the ranking."""
+    """Each row's impact of upholding (``upholding_impact``), for the whole page at once; sorted by
+    impact, every pending item of the filtered queue is ranked and the database pages through it."""
 
     ranked_impacts: dict[int, Impact] | None = None
 
@@ -254,12 +245,8 @@ class ReviewItemAdmin(admin.ModelAdmin):
         if not user_can_moderate(request.user):
             raise PermissionDenied
         item = self.get_object(request, unquote(object_id))
-        if item is None:  # no such item, or an id that is not a number
-            # (Django's own answer to a missing object: a message and the changelist)
-            redirect: HttpResponse = self._get_obj_does_not_exist_redirect(  # type: ignore[attr-defined]  # not in the stubs
-                request, self.opts, object_id
-            )
-            return redirect
+        if item is None:  # no such item, or an id that is not a number: Django's own answer
+            return super().change_view(request, object_id, form_url, extra_context)
         proposal = review_item_proposal(item)
         offered = proposal or CellValue.of(item.cell)
         flags = list(item.flags.all())
@@ -305,8 +292,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
     def _decide(
         self, request: HttpRequest, item: ReviewItem, form: DecisionForm
     ) -> HttpResponse | None:
-        """Apply the review page's decision: a redirect when it is made or refused as stale (the
-        page then shows the item as it is now); None with the form's errors set otherwise."""
+        """A redirect when the decision is made or refused as stale; None with the form's errors."""
         chosen = form.cleaned_data["decision"]
         decision = form.moderation_decision()
         try:

@@ -98,8 +98,7 @@ DECISION_MISSING = "Choose a decision: uphold, reject or mark duplicate. Nothing
 
 
 class DecisionForm(forms.Form):
-    """The decision on the admin's review page. No decision is preselected: resolving without
-    choosing one is an error, never an uphold."""
+    """The review page's. No decision is preselected: resolving without one is never an uphold."""
 
     decision = forms.ChoiceField(
         choices=Decision.choices,
@@ -157,8 +156,7 @@ class DecisionForm(forms.Form):
         return parse_flag_ids(self.cleaned_data.get("seen_flags") or "")
 
     def new_rationale(self) -> str | None:
-        """The rationale written with an uphold; None: keep (and mark) the old one, which the
-        field offers to edit (``initial``): sent back unchanged, or emptied, it is kept."""
+        """None: keep (and mark) the old one, offered to edit: sent back unchanged or emptied."""
         if self.cleaned_data["decision"] != Decision.UPHOLD:
             return None
         text = (self.cleaned_data.get("rationale") or "").strip()
@@ -168,8 +166,7 @@ class DecisionForm(forms.Form):
         return text
 
     def sources(self) -> dict:
-        """What upholding does with the flags' source URLs (``review_item_uphold``'s
-        ``accept_source`` and ``evidence_quote``)."""
+        """``review_item_uphold``'s ``accept_source`` and ``evidence_quote``."""
         if self.cleaned_data["decision"] != Decision.UPHOLD:
             return {}
         return {
@@ -178,8 +175,8 @@ class DecisionForm(forms.Form):
         }
 
     def moderation_decision(self) -> ModerationDecision:
-        """The decision as the services take it; upholding writes the proof and quality the page
-        shows (empty: none), and its verdict (empty: the one offered, completed by the decision)."""
+        """Upholding writes the proof and quality shown (empty: none) and the verdict (empty: the
+        one offered)."""
         data = self.cleaned_data
         if data["decision"] != Decision.UPHOLD:
             return ModerationDecision(

@@ -1,29 +1,6 @@
-"""Health checks for load balancers and orchestrators.
-
-``/healthz`` (liveness): 200 while the process serves requests; no I/O at all, so a slow database or a
-Redis outage never gets a healthy process restarted.
-
-``/readyz`` (readiness): the database answers a trivial query, and, where configured, the Redis cache
-answers PING (``REDIS_URL``) and the Celery broker accepts a connection (``CELERY_BROKER_URL``), each
-with a short timeout. 200 ``{"status": "ok", "checks": {...}}``, or 503 with ``"status":
-"unavailable"`` and each failing part named (``"error: ConnectionError"``; details go to the log, not
-to the caller). The site itself degrades during a Redis outage (docs/operations.md, "Outages"); /readyz still says
-so, for monitoring.
-
-Some failures do not stop this instance from serving, yet lose or delay work: a broker whose Redis
-can evict the queue (``broker_policy``), a stale sweep that has not run for three of its intervals
-(``beat``: the beat or every worker stopped; only with a broker) and an arena whose scores have
-waited for their recompute past ``RECOMPUTE_STALE_BUDGET_SECONDS`` (``arenas``). Each is a check
-like the others, whose value starts with ``warning:``, named in ``"warnings"``; the answer stays 200
-(every instance would say the same: a 503 would take the whole site out of a load balancer and
-mend nothing), logged as a warning. ``/readyz?strict=1`` counts warnings as failing (503), for a
-monitor that only reads the status code.
-
-Both answer GET and HEAD, send ``Cache-Control: no-store``, touch no session or cookie, and are plain
-Django views (no DRF throttle counts them). With ``DEBUG=0`` they are exempt from the HTTPS redirect
-(``SECURE_REDIRECT_EXEMPT``), since probes usually speak plain HTTP to the app; they still need a Host
-header from ``ALLOWED_HOSTS``.
-"""
+"""/healthz (liveness: no I/O) and /readyz (readiness: the database, and Redis and the broker where
+configured; what only warns is named in "warnings", 503 with ?strict=1). docs/contract.md has the
+bodies; a warning stays 200 because every instance would say the same and a 503 mends nothing."""
 
 from __future__ import annotations
 
@@ -60,7 +37,6 @@ def _no_store(response: HttpResponse) -> HttpResponse:
 
 @require_http_methods(["GET", "HEAD"])
 def healthz(request: HttpRequest) -> HttpResponse:
-    """Liveness: the process is up. No database, no cache, no session."""
     return _no_store(JsonResponse({"status": "ok"}))
 
 
@@ -114,7 +90,7 @@ def check_arenas() -> str | None:
 
 
 def configured_checks() -> dict[str, Callable[[], None]]:
-    """The checks /readyz runs, by the name its answer gives each: each fails by raising."""
+    """Each fails by raising."""
     checks = {"database": check_database}
     if isinstance(caches["default"], RedisCache):
         checks["redis"] = check_redis
@@ -124,7 +100,7 @@ def configured_checks() -> dict[str, Callable[[], None]]:
 
 
 def configured_warnings() -> dict[str, Callable[[], str | None]]:
-    """The checks that warn: each returns what is wrong, or None."""
+    """Each returns what is wrong, or None."""
     checks: dict[str, Callable[[], str | None]] = {}
     if settings.CELERY_BROKER_URL and broker.is_redis(settings.CELERY_BROKER_URL):
         checks["broker_policy"] = check_broker_policy
@@ -157,8 +133,6 @@ def run_checks() -> dict[str, str]:
 
 @require_http_methods(["GET", "HEAD"])
 def readyz(request: HttpRequest) -> HttpResponse:
-    """Readiness: the database, and where configured Redis and the broker, answer; what only
-    warns is named in ``warnings`` (failing too with ``?strict=1``)."""
     results = run_checks()
     warnings = sorted(k for k, v in results.items() if v.startswith(WARNING))
     strict = request.GET.get("strict", "") not in ("", "0")
