@@ -1,5 +1,6 @@
 """Settings from the environment (docs/settings.md): safe local defaults; DEBUG=0 hardens."""
 
+import ipaddress
 import os
 import re
 import tempfile
@@ -12,7 +13,7 @@ from django.utils.csp import CSP
 
 from arena.task_names import SWEEP_TASK
 from arena.text import parse_rate
-from config.env import env_bool, env_list
+from config.env import env_bool, env_list, env_trusted_proxies
 from flags.task_names import DIGEST_TASK, ERASE_TASK, NOTICES_DUE_TASK
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -73,7 +74,7 @@ MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",
-    "web.http.notfound.SiteNotFoundMiddleware",  # DEBUG_SITE_404 (config/front.py)
+    "web.http.notfound.SiteNotFoundMiddleware",  # DEBUG_SITE_404
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -326,6 +327,7 @@ if not DEBUG:
     SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 
 # --- the site's own knobs
+DEBUG_SITE_404 = env_bool("DEBUG_SITE_404", False)  # the site's 404 with DEBUG on
 ARENA_DEFAULT_STORY_WEIGHT = 1  # weight of a story no page gives (docs/importing.md says why)
 RECOMPUTE_DEBOUNCE_SECONDS = float(os.environ.get("RECOMPUTE_DEBOUNCE_SECONDS", "1"))
 RECOMPUTE_STALE_BUDGET_SECONDS = int(os.environ.get("RECOMPUTE_STALE_BUDGET_SECONDS", "600"))
@@ -350,8 +352,26 @@ except ValueError as exc:
     raise ImproperlyConfigured(f"PAGE_MISS_RATE: {exc}") from exc
 BUNDLED_ARENA_DIR = BASE_DIR / "arena" / "data" / "seeds"
 
-from config.edge import *  # noqa: E402,F403
-from config.front import *  # noqa: E402,F403
 from config.observability import *  # noqa: E402,F403
-from config.proxies import *  # noqa: E402,F403
 from config.security import *  # noqa: E402,F403
+
+# --- the HTTP cache in front (docs/operations.md "Behind a cache")
+HTTP_CACHE_PURGE_URLS = env_list("HTTP_CACHE_PURGE_URLS", "")
+HTTP_CACHE_PURGE_METHOD = os.environ.get("HTTP_CACHE_PURGE_METHOD", "PURGE").strip().upper()
+HTTP_CACHE_PURGE_TOKEN = os.environ.get("HTTP_CACHE_PURGE_TOKEN", "")
+HTTP_CACHE_PURGE_TIMEOUT = float(os.environ.get("HTTP_CACHE_PURGE_TIMEOUT", "3"))
+
+# --- our own reverse proxies, the only ones whose X-Forwarded-* headers are believed
+TRUSTED_PROXIES = env_trusted_proxies()
+if TRUSTED_PROXIES < 0:
+    raise ImproperlyConfigured("TRUSTED_PROXIES is a count of proxies: 0 or more")
+TRUSTED_PROXY_IPS = env_list("TRUSTED_PROXY_IPS", "127.0.0.1,::1")
+for entry in TRUSTED_PROXY_IPS:
+    try:
+        ipaddress.ip_network(entry, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"TRUSTED_PROXY_IPS: {entry!r} is no address or network"
+        ) from None
+# Django believes it from anyone: ForwardedHeadersMiddleware drops it unless our proxy sent it.
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -102,10 +102,7 @@ def _count_failure(sender: Any = None, **_: Any) -> None:
     if not settings.CELERY_BROKER_URL or sender is None:
         return  # (in-process tasks: the failure is the request's own error)
     try:
-        client = redis.Redis.from_url(
-            settings.CELERY_BROKER_URL, socket_connect_timeout=0.5, socket_timeout=0.5
-        )
-        with client:
+        with broker.client() as client:
             client.hincrby(FAILURES_KEY, sender.name, 1)
     except redis.RedisError as exc:  # the count is lost, the task's own retry/sweep is not
         log.warning("task failure not counted: %s", exc)

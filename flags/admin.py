@@ -3,7 +3,6 @@ object is shared by every request, so per-page figures (the impacts) live on the
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from django.contrib import admin, messages
@@ -61,11 +60,6 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     return head.rstrip(" ,.;:–—-") + "…"
 
 
-def age(when: datetime) -> str:
-    """How long ago, to the largest unit: "3 days", "5 hours", "under a minute"."""
-    return duration_text(timezone.now() - when)
-
-
 def vendor_label(flags: list[Flag]) -> SafeString:
     """Says when some of a row's flags were filed by the product's vendor."""
     declared = sum(f.affiliated for f in flags)
@@ -113,8 +107,18 @@ class ReviewChangeList(ChangeList):
         self.result_list = rows
 
 
+class ForModerators:
+    """Superusers and the Moderators group."""
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return user_can_moderate(request.user)
+
+    def has_view_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return user_can_moderate(request.user)
+
+
 @admin.register(ReviewItem)
-class ReviewItemAdmin(admin.ModelAdmin):
+class ReviewItemAdmin(ForModerators, admin.ModelAdmin):
     list_display = [
         "age",
         "cell_link",
@@ -142,13 +146,6 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     class Media:
         css = {"all": ["admin/flags/queue.css"]}
-
-    # --- permissions: superusers and the Moderators group
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return user_can_moderate(request.user)
-
-    def has_view_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return user_can_moderate(request.user)
 
     def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return user_can_moderate(request.user)
@@ -180,7 +177,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
             '<time datetime="{}" title="{}">{}</time>',
             item.created_at.isoformat(),
             item.created_at.strftime("%Y-%m-%d %H:%M"),
-            age(item.created_at),
+            duration_text(timezone.now() - item.created_at),
         )
 
     @admin.display(description="cell")
@@ -370,15 +367,9 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
 
 @admin.register(ModeratorAction)
-class ModeratorActionAdmin(ReadOnly, admin.ModelAdmin):
-    """The moderators' audit log: append-only, read by moderators."""
+class ModeratorActionAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
+    """The moderators' audit log: append-only."""
 
     list_display = ["created_at", "moderator", "action", "item", "note"]
     list_filter = ["action", "moderator"]
     search_fields = ["note"]
-
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return user_can_moderate(request.user)
-
-    def has_view_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return user_can_moderate(request.user)

@@ -118,28 +118,15 @@ class FlagInput:
         probe = self.proposal(CellValue(self.proposed_verdict or Verdict.PARTIAL))
         for name, message in (probe.errors() if probe else {}).items():
             errors[f"proposed_{name}"] = message
-        if self.source_url and (
-            wrong := _address_error(
-                self.source_url,
-                uri_encode(self.source_url),
-                "address",
-                SOURCE_URL_MAX,
-                validate_uri,
-                "Enter a full http(s) address, or leave it empty.",
-            )
-        ):
-            errors["source_url"] = wrong
-        if self.email and (
-            wrong := _address_error(
-                self.email,
-                self.email,
-                "email address",
-                EMAIL_MAX,
-                EmailValidator(),
-                "Enter a valid email address, or leave it empty.",
-            )
-        ):
-            errors["email"] = wrong
+        for name, stored, noun, limit, validate, invalid in (
+            ("source_url", uri_encode(self.source_url), "address", SOURCE_URL_MAX, validate_uri,
+             "Enter a full http(s) address, or leave it empty."),
+            ("email", self.email, "email address", EMAIL_MAX, EmailValidator(),
+             "Enter a valid email address, or leave it empty."),
+        ):  # fmt: skip
+            sent = getattr(self, name)
+            if sent and (wrong := _address_error(sent, stored, noun, limit, validate, invalid)):
+                errors[name] = wrong
         return errors
 
     def model_fields(self) -> dict[str, Any]:

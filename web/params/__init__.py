@@ -81,8 +81,13 @@ def _product_list(value: str) -> bool:
     )
 
 
+def number_in(value: str, low: int, high: int) -> int | None:
+    """``value``, digits only, as a number from ``low`` to ``high``; else None."""
+    return int(value) if value.isascii() and value.isdigit() and low <= int(value) <= high else None
+
+
 def _page_number(value: str) -> bool:
-    return value.isascii() and value.isdigit() and 1 <= int(value) <= PAGE_NUMBER_KEPT
+    return number_in(value, 1, PAGE_NUMBER_KEPT) is not None
 
 
 # The largest id a database row can have (a bigger number names no record, and is not looked up).
@@ -90,10 +95,7 @@ RECORD_ID_MAX = 2**63 - 1
 
 
 def record_id(value: str) -> int | None:
-    value = value.strip()
-    if value.isascii() and value.isdigit() and 0 < int(value) <= RECORD_ID_MAX:
-        return int(value)
-    return None
+    return number_in(value.strip(), 1, RECORD_ID_MAX)
 
 
 def _stale_canon(value: str) -> str:
@@ -178,10 +180,7 @@ def weights_text(query: QueryDict) -> str:
 
 
 def _level(value: str) -> int | None:
-    value = value.strip()
-    if value.isascii() and value.isdigit() and int(value) in scoring.WEIGHT_LEVELS:
-        return int(value)
-    return None
+    return number_in(value.strip(), min(scoring.WEIGHT_LEVELS), max(scoring.WEIGHT_LEVELS))
 
 
 def weights_parse(text: str) -> WeightsAsked:
@@ -265,8 +264,7 @@ class HeadToHeadAsked:
 
 
 def opened_round(query: QueryDict) -> int | None:
-    opened = text(query, OPEN)
-    return int(opened) if opened.isascii() and opened.isdigit() else None
+    return number_in(text(query, OPEN), 0, RECORD_ID_MAX)
 
 
 def diff_asked(query: QueryDict) -> bool:
