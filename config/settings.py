@@ -371,7 +371,7 @@ for entry in TRUSTED_PROXY_IPS:
         ipaddress.ip_network(entry, strict=False)
     except ValueError:
         raise ImproperlyConfigured(
-            f"TRUSTED_PROXY_IPS: {entry!r} is no address or network"
+            f"TRUSTED_PROXY_IPS: {entry!r} is not an address or network (10.0.0.0/8)"
         ) from None
 # Django believes it from anyone: ForwardedHeadersMiddleware drops it unless our proxy sent it.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
