@@ -16,7 +16,8 @@ from django.core.cache.backends.redis import RedisCache
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.cache import cache_control
+from django.views.decorators.http import require_safe
 
 from arena.models import Arena
 from web.http import broker
@@ -30,14 +31,10 @@ WARNING = "warning: "
 SWEEP = "recompute-stale-arenas"  # the stale sweep's entry in the beat's schedule
 
 
-def _no_store(response: HttpResponse) -> HttpResponse:
-    response["Cache-Control"] = "no-store"
-    return response
-
-
-@require_http_methods(["GET", "HEAD"])
+@require_safe
+@cache_control(no_store=True)
 def healthz(request: HttpRequest) -> HttpResponse:
-    return _no_store(JsonResponse({"status": "ok"}))
+    return JsonResponse({"status": "ok"})
 
 
 def check_database() -> None:
@@ -131,7 +128,8 @@ def run_checks() -> dict[str, str]:
     return results
 
 
-@require_http_methods(["GET", "HEAD"])
+@require_safe
+@cache_control(no_store=True)
 def readyz(request: HttpRequest) -> HttpResponse:
     results = run_checks()
     warnings = sorted(k for k, v in results.items() if v.startswith(WARNING))
@@ -144,4 +142,4 @@ def readyz(request: HttpRequest) -> HttpResponse:
         body["failing"] = failing
     if warnings:
         body["warnings"] = warnings
-    return _no_store(JsonResponse(body, status=503 if failing else 200))
+    return JsonResponse(body, status=503 if failing else 200)
