@@ -1,5 +1,4 @@
-"""The admin app, with the staff's admin site (config.admin_site) as ``admin.site``: every
-``@admin.register`` lands on it, and it asks for a second factor."""
+"""django.contrib.admin with the staff's site (second factor) as ``admin.site``."""
 
 from django.contrib.admin.apps import AdminConfig
 

@@ -1,12 +1,5 @@
-"""The admin site the staff use: a password and a second factor (django-otp, ``flags.staff``).
-
-Django's own login checks the password (django-axes counts the failures); a staff user signed in
-with it alone is not yet let in: the login page sends them on to the second step — the code from
-their authenticator app or a recovery code (``second-factor/``), or, with no device yet, to enrol
-one (``second-factor/enrol/``). Only a session verified by a device (``request.user.is_verified()``,
-set by the OTP middleware) has the admin's permission. Verified staff can add an authenticator and
-make a new set of recovery codes (``second-factor/recovery-codes/``).
-"""
+"""The staff's admin site: a password, then a second factor (config.second_factor); only a session
+verified by a device has the admin's permission."""
 
 from __future__ import annotations
 
@@ -20,6 +13,7 @@ from django.views.decorators.csrf import csrf_protect
 
 from config import second_factor
 from config.second_factor import awaits_second_factor, is_verified, next_url, with_next
+from flags.staff import staff_has_second_factor
 
 
 class StaffAdminSite(admin.AdminSite):
@@ -56,7 +50,7 @@ class StaffAdminSite(admin.AdminSite):
         user = request.user
         if not (user.is_authenticated and user.is_active and user.is_staff):
             return with_next("admin:login", request)
-        if not is_verified(user) and second_factor.has_device(user):
+        if not is_verified(user) and staff_has_second_factor(user):
             # a stolen password must not be enough to add a device of one's own
             return with_next("admin:second_factor", request)
         return second_factor.enrol(request, self.each_context(request), next_url(request))

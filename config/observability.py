@@ -1,5 +1,4 @@
-"""Settings for what an operator watches: structured logs, error reports, metrics (docs/operations.md "Logs",
-"Errors", "Metrics")."""
+"""Logs, error reports and metrics settings (docs/operations.md "Logs", "Errors", "Metrics")."""
 
 import os
 
@@ -17,12 +16,9 @@ __all__ = [
     "SENTRY_TRACES_SAMPLE_RATE",
 ]
 
-# --- logs: "text" (readable, for development) or "json" (one object a line, for a log pipeline);
-# every line carries the request id of the request or task that wrote it (web/http/requestid.py)
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "text").strip().lower()
 if LOG_FORMAT not in ("text", "json"):
     raise ImproperlyConfigured("LOG_FORMAT is text or json")
-# One line per request from logger "arena.access" (method, path, status, time, page cache hit/miss)
 ACCESS_LOG = env_bool("ACCESS_LOG", True)
 _LEVEL = os.environ.get("LOG_LEVEL", "WARNING").upper()
 
@@ -53,7 +49,6 @@ LOGGING = {
     },
 }
 
-# --- errors: reported to Sentry (or a compatible service) when SENTRY_DSN is set
 SENTRY_DSN = os.environ.get("SENTRY_DSN", "").strip()
 SENTRY_ENVIRONMENT = os.environ.get("SENTRY_ENVIRONMENT", "") or (
     "development" if env_bool("DEBUG", True) else "production"
@@ -77,10 +72,8 @@ if SENTRY_DSN:
         traces_sample_rate=SENTRY_TRACES_SAMPLE_RATE,
     )
 
-# --- metrics: /metrics answers only `Authorization: Bearer <METRICS_TOKEN>`; unset, it is a 404
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "").strip()
-# Read by prometheus_client itself from the environment (web/http/metrics.py says why); a folder
-# that is missing would fail the first request, so it fails at start-up instead
+# read by prometheus_client itself; a missing folder fails at start-up, not at the first request
 _MULTIPROC_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
 if _MULTIPROC_DIR and not os.path.isdir(_MULTIPROC_DIR):
     raise ImproperlyConfigured(f"PROMETHEUS_MULTIPROC_DIR: no folder {_MULTIPROC_DIR}")

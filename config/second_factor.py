@@ -1,5 +1,4 @@
-"""The second step of the staff's sign-in and the enrolment of a device (the pages
-``config.admin_site`` mounts under the admin). Every write is a ``flags.staff`` service."""
+"""The second step of the staff's sign-in and a device's enrolment; writes are ``flags.staff``'s."""
 
 from __future__ import annotations
 
@@ -54,13 +53,12 @@ class ConfirmForm(forms.Form):
 
 
 def is_verified(user: Any) -> bool:
-    """A session that passed a second factor (False where the OTP middleware did not run)."""
+    # (no is_verified where the OTP middleware did not run)
     check = getattr(user, "is_verified", None)
     return bool(check and check())
 
 
 def awaits_second_factor(request: HttpRequest) -> bool:
-    """Signed in with a password as active staff, not yet through the second step."""
     user = request.user
     return bool(user.is_authenticated and user.is_active and user.is_staff) and not is_verified(
         user
@@ -68,7 +66,7 @@ def awaits_second_factor(request: HttpRequest) -> bool:
 
 
 def next_url(request: HttpRequest) -> str:
-    """Where to go once through: the ``next`` the login was given, if it is ours, else the index."""
+    """The login's ``next``, if it is ours, else the admin's index."""
     target = request.POST.get(REDIRECT_FIELD_NAME) or request.GET.get(REDIRECT_FIELD_NAME, "")
     allowed = url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
@@ -82,12 +80,7 @@ def with_next(name: str, request: HttpRequest) -> HttpResponseRedirect:
     return HttpResponseRedirect(reverse(name) + query)
 
 
-def has_device(user: Any) -> bool:
-    return staff_has_second_factor(user)
-
-
 def _user(request: HttpRequest) -> User:
-    """The signed-in user (the admin site's checks let only staff get here)."""
     user = request.user
     if not isinstance(user, User):
         raise PermissionDenied
@@ -99,15 +92,13 @@ def _credentials(request: HttpRequest) -> dict[str, str]:
 
 
 def _failed(request: HttpRequest, form: forms.Form) -> None:
-    """A wrong code counts as a failed login with django-axes (the same lock-out as a wrong
-    password for this username and client address)."""
+    """A wrong code counts with django-axes as a wrong password does."""
     user_login_failed.send(sender=__name__, credentials=_credentials(request), request=request)
     form.add_error("token", "That code is not valid (or was already used). Try the next one.")
 
 
 def _locked_out(request: HttpRequest) -> HttpResponse | None:
-    """django-axes' answer when this username and client address are locked out (too many wrong
-    passwords or codes); the half-signed-in session ends with it."""
+    """django-axes' answer when locked out; the half-signed-in session ends with it."""
     credentials = _credentials(request)
     if not AxesProxyHandler.is_locked(request, credentials):
         return None
@@ -120,8 +111,8 @@ def _page(request: HttpRequest, template: str, context: dict[str, Any]) -> Templ
 
 
 def verify(request: HttpRequest, context: dict[str, Any], next_url: str) -> HttpResponse:
-    """Ask for the code (or a recovery code); a right one verifies the session."""
-    if not has_device(request.user):
+    """A right code, or a recovery code, verifies the session."""
+    if not staff_has_second_factor(_user(request)):
         return with_next("admin:second_factor_enrol", request)
     if request.method == "POST" and "cancel" in request.POST:
         logout(request)
@@ -143,8 +134,8 @@ def verify(request: HttpRequest, context: dict[str, Any], next_url: str) -> Http
 
 
 def enrol(request: HttpRequest, context: dict[str, Any], next_url: str) -> HttpResponse:
-    """Show a new authenticator's QR code and key once; a code from it confirms it (and verifies
-    this session). A first enrolment also gives the recovery codes, shown once."""
+    """A new authenticator's QR code and key, shown once; a code from it confirms it and verifies
+    the session. A first enrolment also gives the recovery codes, shown once."""
     user = _user(request)
     if request.method == "POST" and (locked := _locked_out(request)):
         return locked
@@ -153,7 +144,7 @@ def enrol(request: HttpRequest, context: dict[str, Any], next_url: str) -> HttpR
     if form.is_valid():
         device = staff_totp_confirm(user, form.cleaned_data["device"], form.cleaned_data["token"])
         if device is not None:
-            if not getattr(user, "is_verified", lambda: False)():
+            if not is_verified(user):
                 request.session.cycle_key()
                 otp_login(request, device)
             codes = [] if staff_has_recovery_codes(user) else staff_recovery_codes_renew(user)
@@ -175,7 +166,7 @@ def enrol(request: HttpRequest, context: dict[str, Any], next_url: str) -> HttpR
 
 
 def recovery_codes(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
-    """A new set of recovery codes on request (POST), shown once; the old set stops working."""
+    """On POST a new set, shown once; the old set stops working."""
     codes = staff_recovery_codes_renew(_user(request)) if request.method == "POST" else None
     page = {**context, "title": "Recovery codes", "codes": codes}
     return _page(request, "recovery_codes.html", page)

@@ -1,9 +1,6 @@
-"""Settings, read from the environment (see docs/settings.md and docs/contract.md).
+"""Settings from the environment (docs/settings.md): safe local defaults; DEBUG=0 hardens."""
 
-Safe local defaults: SQLite in the project folder, DEBUG on, tasks in-process. ``DEBUG=0`` switches on
-production hardening.
-"""
-
+import ipaddress
 import os
 import re
 import tempfile
@@ -16,7 +13,7 @@ from django.utils.csp import CSP
 
 from arena.task_names import SWEEP_TASK
 from arena.text import parse_rate
-from config.env import env_bool, env_list
+from config.env import env_bool, env_list, env_trusted_proxies
 from flags.task_names import DIGEST_TASK, ERASE_TASK, NOTICES_DUE_TASK
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -62,23 +59,22 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "web.http.middleware.DropNulFromQueryMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    # Pages are dense tables that compress ~10×; Django's GZip adds BREACH length randomisation and
-    # CSRF tokens are masked per response.
+    # (Django's GZip randomises lengths against BREACH; CSRF tokens are masked per response)
     "django.middleware.gzip.GZipMiddleware",
-    # Public pages: ETag/304, Cache-Control, HEAD, and the version-keyed page cache. Above sessions,
-    # CSRF and authentication so that a cached page skips them (web/http/pagecache/).
+    # above sessions, CSRF and authentication, so that a cached page skips them
     "web.http.pagecache.PageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "web.http.staff.StaffSessionMiddleware",  # the second factor (django-otp), staff sessions
+    "django_otp.middleware.OTPMiddleware",
+    "web.http.staff.StaffSessionMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",
-    "web.http.notfound.SiteNotFoundMiddleware",  # DEBUG_SITE_404 (config/front.py)
+    "web.http.notfound.SiteNotFoundMiddleware",  # DEBUG_SITE_404
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -109,15 +105,13 @@ TEMPLATES = [
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        # Persistent connections: a cached page still reads its content version, and opening a
-        # PostgreSQL connection per request would cost more than the whole page.
+        # a cached page still reads its content version: a new connection would cost more
         conn_max_age=int(os.environ.get("CONN_MAX_AGE", "60")),
         conn_health_checks=env_bool("CONN_HEALTH_CHECKS", True),
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Writers wait for each other instead of failing (the Celery worker writes scores meanwhile), and
-    # the test database is a file so that a worker process in the integration tests can open it.
+    # writers wait for each other; the test database is a file a test's worker process can open
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {"timeout": 20, "transaction_mode": "IMMEDIATE"}
     )
@@ -155,7 +149,7 @@ STORAGES = {
     },
 }
 
-# --- cache: Redis when REDIS_URL is set (throttles, pages: one for all processes), else in memory
+# --- cache: Redis when REDIS_URL is set, else in memory
 if os.environ.get("REDIS_URL"):
     CACHES = {
         "default": {
@@ -169,37 +163,30 @@ if os.environ.get("REDIS_URL"):
             },
         }
     }
-    # Rendered public pages, keyed by content version (web/http/pagecache/): shared by every process.
     CACHES["pages"] = {**CACHES["default"], "KEY_PREFIX": "pages"}
 else:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
-        # per process; pages are keyed by the content version read from the database, so several
-        # processes each keep their own copy and none serves an old one
+        # per process: keyed by the content version, none serves an old page
         "pages": {
             "BACKEND": "web.http.cache.BoundedLocMemCache",
             "LOCATION": "pages",
             "OPTIONS": {
                 "MAX_ENTRIES": int(os.environ.get("PAGE_CACHE_ENTRIES", "500")),
-                # and at most this many bytes (pickled pages), least recently used out first
                 "max_bytes": int(os.environ.get("PAGE_CACHE_MEMORY_BYTES", str(64 * 1024 * 1024))),
             },
         },
     }
 
-# --- HTTP caching of public pages (web/http/pagecache/; docs/operations.md "Caching")
-PAGE_CACHE = env_bool("PAGE_CACHE", True)  # 0: render every page (headers and 304s still work)
-CACHE_MAX_AGE = int(os.environ.get("CACHE_MAX_AGE", "60"))  # browsers
-CACHE_S_MAXAGE = int(os.environ.get("CACHE_S_MAXAGE", "300"))  # CDNs and shared caches
+# --- HTTP caching of public pages (docs/operations.md "Caching")
+PAGE_CACHE = env_bool("PAGE_CACHE", True)
+CACHE_MAX_AGE = int(os.environ.get("CACHE_MAX_AGE", "60"))
+CACHE_S_MAXAGE = int(os.environ.get("CACHE_S_MAXAGE", "300"))
 CACHE_STALE_WHILE_REVALIDATE = int(os.environ.get("CACHE_STALE_WHILE_REVALIDATE", "60"))
-# Bytes of the most recently served pages each process also keeps in its own memory (0: none)
 PAGE_CACHE_LOCAL_BYTES = int(os.environ.get("PAGE_CACHE_LOCAL_BYTES", str(32 * 1024 * 1024)))
-# Entries expire only to free memory: a change makes a new key, it never waits for a timeout.
+# entries expire only to free memory: a change makes a new key
 PAGE_CACHE_TIMEOUT = int(os.environ.get("PAGE_CACHE_TIMEOUT", str(24 * 3600)))
-# Pages rendered for one client per period (cache misses; a page served from the cache does not
-# count): 429 with Retry-After beyond it. Empty: no limit. The API counts with its throttles instead.
 PAGE_MISS_RATE = os.environ.get("PAGE_MISS_RATE", "300/minute")
-# Part of every page's key and ETag; by default a digest of the code and templates
 RELEASE = os.environ.get("RELEASE", "")
 
 # --- Celery: in-process unless a broker is configured
@@ -219,7 +206,6 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_connect_timeout": 0.5,
     "socket_timeout": 1,
-    # connecting to publish gives up at once: a dead Redis must not hold a web request
     "max_retries": 0,
     "visibility_timeout": 600,
 }
@@ -237,9 +223,8 @@ CELERY_BEAT_SCHEDULE = {
     "erase-flag-emails": {"task": ERASE_TASK, "schedule": timedelta(hours=1)},
 }
 
-# --- mail (docs/operations.md "Mail"): SMTP (EMAIL_HOST, else the local mail server on port 25), except in
-# development without EMAIL_HOST, where mail is printed on the console. Django 6.1's MAILERS, built
-# from the EMAIL_* variables (its EMAIL_* settings are deprecated).
+# --- mail (docs/operations.md "Mail"): Django 6.1's MAILERS from the EMAIL_* variables (its EMAIL_*
+# settings are deprecated); the console in development without EMAIL_HOST
 email_host = os.environ.get("EMAIL_HOST", "")  # lower case: not a (deprecated) setting
 MAILERS: dict[str, dict[str, object]] = {
     "default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}
@@ -257,14 +242,11 @@ MAILERS: dict[str, dict[str, object]] = {
     }
 }
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Arena <arena@localhost>")
-# Moderators hear of each new flag at once, or in one digest every MODERATOR_DIGEST_SECONDS
 MODERATOR_NOTICES = os.environ.get("MODERATOR_NOTICES", "immediate").strip().lower()
 MODERATOR_DIGEST_SECONDS = int(os.environ.get("MODERATOR_DIGEST_SECONDS", "3600"))
 DIGEST_EVERY = timedelta(seconds=MODERATOR_DIGEST_SECONDS)
-# At most NOTICE_MAX_ATTEMPTS attempts per mail, the n-th retry NOTICE_RETRY_BACKOFF × 2^(n-1) s later
 NOTICE_MAX_ATTEMPTS = int(os.environ.get("NOTICE_MAX_ATTEMPTS", "6"))
 NOTICE_RETRY_BACKOFF = float(os.environ.get("NOTICE_RETRY_BACKOFF", "30"))
-# Days a reporter's address is kept after the decision on the flag, then erased
 FLAG_EMAIL_RETENTION_DAYS = int(os.environ.get("FLAG_EMAIL_RETENTION_DAYS", "30"))
 if MODERATOR_NOTICES not in ("immediate", "digest"):
     raise ImproperlyConfigured("MODERATOR_NOTICES is immediate or digest")
@@ -279,12 +261,11 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
     "DEFAULT_PARSER_CLASSES": ["web.api.parsers.SafeJSONParser"],
-    "EXCEPTION_HANDLER": "web.api.errors.api_exception_handler",  # an oversize body: JSON 413
+    "EXCEPTION_HANDLER": "web.api.errors.api_exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"]
     + (["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     "DEFAULT_THROTTLE_CLASSES": [
-        # DRF's throttles counting by web.http.clients.client_key (proxy-aware, IPv6 per /64). They keep
-        # their history in the cache: with Redis down they fail OPEN (docs/operations.md, "Outages").
+        # by client_key; with Redis down they fail open (docs/operations.md, "Outages")
         "web.http.clients.AnonRateThrottle",
         "web.http.clients.UserRateThrottle",
     ],
@@ -300,7 +281,6 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # the schema and its docs are the same for everybody: no session read, no Vary: Cookie
     "SERVE_AUTHENTICATION": [],
-    # Swagger UI and ReDoc from our own static files (no CDN; CSP-compatible)
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
@@ -315,17 +295,15 @@ SPECTACULAR_SETTINGS = {
 # --- login throttling for the admin (django-axes)
 AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=15)
-# Lock out a (username, client address) pair: wrong passwords from one address cannot lock a
-# moderator out from another, and behind proxies the address is the real client's (not the proxy's),
-# IPv6 per /64 (web.http.clients.lockout_address).
+# by (username, client address): wrong passwords from one address cannot lock a moderator out
+# from another
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_CLIENT_IP_CALLABLE = "web.http.clients.lockout_address"
-# Attempts are counted in the database, not the cache: a Redis outage does not switch lock-outs off.
+# in the database, not the cache: a Redis outage does not switch lock-outs off
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
 AXES_ENABLED = env_bool("AXES_ENABLED", True)
 
-# --- Content Security Policy (Django's own); htmx is served from our static files. No inline style
-# or script: pages style by classes (static/css/site.css); an inline block needs the nonce (the admin)
+# --- Content Security Policy: no inline style or script but with the nonce (the admin's)
 SECURE_CSP = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF, CSP.NONCE],
@@ -348,31 +326,26 @@ if not DEBUG:
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
-    # Load balancers and orchestrators probe over plain HTTP: no redirect for the health checks.
+    # probes speak plain HTTP
     SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 
 # --- the site's own knobs
+DEBUG_SITE_404 = env_bool("DEBUG_SITE_404", False)  # the site's 404 with DEBUG on
 ARENA_DEFAULT_STORY_WEIGHT = 1  # weight of a story no page gives (docs/importing.md says why)
 RECOMPUTE_DEBOUNCE_SECONDS = float(os.environ.get("RECOMPUTE_DEBOUNCE_SECONDS", "1"))
 RECOMPUTE_STALE_BUDGET_SECONDS = int(os.environ.get("RECOMPUTE_STALE_BUDGET_SECONDS", "600"))
-# Flags accepted per client address per period (429 with Retry-After beyond it)
 FLAG_RATE = os.environ.get("FLAG_RATE", "10/hour")
-# Days after which a cell's newest evidence counts as stale (a "stale" badge, the matrix's stale
-# filter, each product's share of stale cells; stories/freshness.py)
 EVIDENCE_STALE_DAYS = int(os.environ.get("EVIDENCE_STALE_DAYS", "180"))
 ARENA_IMPORT_MAX_BYTES = int(os.environ.get("ARENA_IMPORT_MAX_BYTES", "20971520"))  # 20 MiB
-# The licence the published data (pages, exports, markdown views) is offered under
 DATA_LICENSE_NAME = "CC BY 4.0"
 DATA_LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
-# The site's public origin (``https://arena.example``): canonical links, og:url, the sitemap and
-# robots.txt name it instead of the request's host and scheme. Unset: the request's.
 SITE_URL = os.environ.get("SITE_URL", "").strip().rstrip("/")
 if SITE_URL and not re.fullmatch(r"https?://[^/?#\s]+", SITE_URL):
     raise ImproperlyConfigured("SITE_URL is an origin: https://host[:port], no path")
 if EVIDENCE_STALE_DAYS < 1:
     raise ImproperlyConfigured("EVIDENCE_STALE_DAYS must be at least 1")
 try:
-    parse_rate(FLAG_RATE)  # a bad value stops every process at start-up, not the first flag
+    parse_rate(FLAG_RATE)  # a bad value stops every process at start-up
 except ValueError as exc:
     raise ImproperlyConfigured(f"FLAG_RATE: {exc}") from exc
 try:
@@ -382,10 +355,26 @@ except ValueError as exc:
     raise ImproperlyConfigured(f"PAGE_MISS_RATE: {exc}") from exc
 BUNDLED_ARENA_DIR = BASE_DIR / "arena" / "data" / "seeds"
 
-# The operator's parts, each in a module of its own (this file stays the core's): the HTTP cache in
-# front, logs/errors/metrics, the staff's sign-in, and the proxies whose forwarded headers count.
-from config.edge import *  # noqa: E402,F403
-from config.front import *  # noqa: E402,F403
 from config.observability import *  # noqa: E402,F403
-from config.proxies import *  # noqa: E402,F403
 from config.security import *  # noqa: E402,F403
+
+# --- the HTTP cache in front (docs/operations.md "Behind a cache")
+HTTP_CACHE_PURGE_URLS = env_list("HTTP_CACHE_PURGE_URLS", "")
+HTTP_CACHE_PURGE_METHOD = os.environ.get("HTTP_CACHE_PURGE_METHOD", "PURGE").strip().upper()
+HTTP_CACHE_PURGE_TOKEN = os.environ.get("HTTP_CACHE_PURGE_TOKEN", "")
+HTTP_CACHE_PURGE_TIMEOUT = float(os.environ.get("HTTP_CACHE_PURGE_TIMEOUT", "3"))
+
+# --- our own reverse proxies, the only ones whose X-Forwarded-* headers are believed
+TRUSTED_PROXIES = env_trusted_proxies()
+if TRUSTED_PROXIES < 0:
+    raise ImproperlyConfigured("TRUSTED_PROXIES is a count of proxies: 0 or more")
+TRUSTED_PROXY_IPS = env_list("TRUSTED_PROXY_IPS", "127.0.0.1,::1")
+for entry in TRUSTED_PROXY_IPS:
+    try:
+        ipaddress.ip_network(entry, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"TRUSTED_PROXY_IPS: {entry!r} is not an address or network (10.0.0.0/8)"
+        ) from None
+# Django believes it from anyone: ForwardedHeadersMiddleware drops it unless our proxy sent it.
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -1,11 +1,6 @@
-"""The request id in Celery: a task queued while a request is served carries the request's id in its
-message headers, and the worker makes it the current id while the task runs, so the task's log lines
-name the request that caused it. The worker's log lines take the site's format (LOG_FORMAT), and a
-failed task is counted for /metrics (in the broker's Redis: every worker and host adds to one count).
-
-The worker and the beat check the broker's memory policy when they start (an evicting Redis loses
-queued tasks: web.http.broker), and the stale sweep records when it ran, for /readyz.
-"""
+"""Celery signals: the request id travels into tasks and their log lines, the worker logs in the
+site's format, failures are counted for /metrics, the broker's eviction policy is checked at start-up
+and the stale sweep leaves a heartbeat for /readyz."""
 
 from __future__ import annotations
 
@@ -61,8 +56,7 @@ def _record_sweep() -> None:
 @signals.worker_ready.connect
 @signals.beat_init.connect
 def _check_broker_policy(**_: Any) -> None:
-    """Say loudly, at start-up, when the broker's Redis can evict queued tasks. An error rather
-    than a refusal to start: a worker that refuses leaves the queue growing in a Redis that evicts."""
+    # an error, not a refusal to start: a worker that refuses leaves the queue growing
     url = settings.CELERY_BROKER_URL
     if not url or not broker.is_redis(url):
         return
@@ -108,18 +102,18 @@ def _count_failure(sender: Any = None, **_: Any) -> None:
     if not settings.CELERY_BROKER_URL or sender is None:
         return  # (in-process tasks: the failure is the request's own error)
     try:
-        client = redis.Redis.from_url(
-            settings.CELERY_BROKER_URL, socket_connect_timeout=0.5, socket_timeout=0.5
-        )
-        with client:
+        with broker.client() as client:
             client.hincrby(FAILURES_KEY, sender.name, 1)
     except redis.RedisError as exc:  # the count is lost, the task's own retry/sweep is not
         log.warning("task failure not counted: %s", exc)
 
 
-def _site_format(logger: logging.Logger) -> None:
-    """Celery's worker replaces the root logger's handlers with its own; they get the site's
-    formatter (text or JSON) and the request id filter."""
+@signals.after_setup_logger.connect
+@signals.after_setup_task_logger.connect
+def _site_format(logger: logging.Logger | None = None, **_: Any) -> None:
+    """Celery's worker replaces the root logger's handlers with its own: they get the site's."""
+    if logger is None:
+        return
     config: dict[str, Any] = settings.LOGGING
     formatter = logging.config.DictConfigurator(config).configure_formatter(
         dict(config["formatters"][settings.LOG_FORMAT])  # (it takes the "()" out of its dict)
@@ -127,15 +121,3 @@ def _site_format(logger: logging.Logger) -> None:
     for handler in logger.handlers:
         handler.setFormatter(formatter)
         handler.addFilter(requestid.RequestIdFilter())
-
-
-@signals.after_setup_logger.connect
-def _format_worker_log(logger: logging.Logger | None = None, **_: Any) -> None:
-    if logger is not None:
-        _site_format(logger)
-
-
-@signals.after_setup_task_logger.connect
-def _format_task_log(logger: logging.Logger | None = None, **_: Any) -> None:
-    if logger is not None:
-        _site_format(logger)

@@ -1,5 +1,4 @@
-"""The root URLs: the health checks, the admin (at ``ADMIN_URL``), the API (``web.api.urls``) and the public site
-(``web.urls``)."""
+"""The root URLs."""
 
 from django.conf import settings
 from django.contrib import admin

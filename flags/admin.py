@@ -1,14 +1,8 @@
-"""The moderators' review queue: pending items oldest first, each with the current cell, the proposed
-correction, the number of reporters and the score impact of upholding. Decisions go through
-flags.services (resolved exactly once); the forms are in flags.forms, the filters in flags.filters.
-
-The admin object is shared by every request and thread, so it holds no state of its own: what one
-page computes once for all its rows (the impact of upholding) lives on that page's ChangeList.
-"""
+"""The moderators' review queue and review page; decisions go through flags.services. The admin
+object is shared by every request, so per-page figures (the impacts) live on the ChangeList."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from django.contrib import admin, messages
@@ -56,7 +50,7 @@ FILTER_TEMPLATE = "admin/flags/reviewitem/filter.html"
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
-    """The text's start, cut at a word boundary (never mid-word), with an ellipsis when cut."""
+    """The text's start, cut at a word boundary, with an ellipsis when cut."""
     text = " ".join(text.split())
     if len(text) <= limit:
         return text
@@ -66,14 +60,8 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     return head.rstrip(" ,.;:–—-") + "…"
 
 
-def age(when: datetime) -> str:
-    """How long ago, to the largest unit: "3 days", "5 hours", "under a minute"."""
-    return duration_text(timezone.now() - when)
-
-
 def vendor_label(flags: list[Flag]) -> SafeString:
-    """A label on a queue row whose flags (some of them) were filed by people who declared they
-    work for or with the product's vendor; empty when none was."""
+    """Says when some of a row's flags were filed by the product's vendor."""
     declared = sum(f.affiliated for f in flags)
     if not declared:
         return SafeString("")
@@ -82,11 +70,8 @@ def vendor_label(flags: list[Flag]) -> SafeString:
 
 
 class ReviewChangeList(ChangeList):
-    """The queue's page: the impact of upholding each pending row, from the stored scores and the
-    one cell's change (a constant number of queries for the whole page, see
-    ``review_item_impacts``), set on the row as ``upholding_impact``. Sorted by impact
-    (``SortFilter``), every pending item of the filtered queue is ranked (``pending_by_impact``,
-    constant queries too; the rows show its impacts) and the database pages through the ranking."""
+    """Each row's impact of upholding (``upholding_impact``), for the whole page at once; sorted by
+    impact, every pending item of the filtered queue is ranked and the database pages through it."""
 
     ranked_impacts: dict[int, Impact] | None = None
 
@@ -122,8 +107,18 @@ class ReviewChangeList(ChangeList):
         self.result_list = rows
 
 
+class ForModerators:
+    """Superusers and the Moderators group."""
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return user_can_moderate(request.user)
+
+    def has_view_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return user_can_moderate(request.user)
+
+
 @admin.register(ReviewItem)
-class ReviewItemAdmin(admin.ModelAdmin):
+class ReviewItemAdmin(ForModerators, admin.ModelAdmin):
     list_display = [
         "age",
         "cell_link",
@@ -151,13 +146,6 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     class Media:
         css = {"all": ["admin/flags/queue.css"]}
-
-    # --- permissions: superusers and the Moderators group
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return user_can_moderate(request.user)
-
-    def has_view_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return user_can_moderate(request.user)
 
     def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return user_can_moderate(request.user)
@@ -189,7 +177,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
             '<time datetime="{}" title="{}">{}</time>',
             item.created_at.isoformat(),
             item.created_at.strftime("%Y-%m-%d %H:%M"),
-            age(item.created_at),
+            duration_text(timezone.now() - item.created_at),
         )
 
     @admin.display(description="cell")
@@ -254,12 +242,8 @@ class ReviewItemAdmin(admin.ModelAdmin):
         if not user_can_moderate(request.user):
             raise PermissionDenied
         item = self.get_object(request, unquote(object_id))
-        if item is None:  # no such item, or an id that is not a number
-            # (Django's own answer to a missing object: a message and the changelist)
-            redirect: HttpResponse = self._get_obj_does_not_exist_redirect(  # type: ignore[attr-defined]  # not in the stubs
-                request, self.opts, object_id
-            )
-            return redirect
+        if item is None:  # no such item, or an id that is not a number: Django's own answer
+            return super().change_view(request, object_id, form_url, extra_context)
         proposal = review_item_proposal(item)
         offered = proposal or CellValue.of(item.cell)
         flags = list(item.flags.all())
@@ -305,8 +289,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
     def _decide(
         self, request: HttpRequest, item: ReviewItem, form: DecisionForm
     ) -> HttpResponse | None:
-        """Apply the review page's decision: a redirect when it is made or refused as stale (the
-        page then shows the item as it is now); None with the form's errors set otherwise."""
+        """A redirect when the decision is made or refused as stale; None with the form's errors."""
         chosen = form.cleaned_data["decision"]
         decision = form.moderation_decision()
         try:
@@ -384,15 +367,9 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
 
 @admin.register(ModeratorAction)
-class ModeratorActionAdmin(ReadOnly, admin.ModelAdmin):
-    """The moderators' audit log: append-only, read by moderators."""
+class ModeratorActionAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
+    """The moderators' audit log: append-only."""
 
     list_display = ["created_at", "moderator", "action", "item", "note"]
     list_filter = ["action", "moderator"]
     search_fields = ["note"]
-
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return user_can_moderate(request.user)
-
-    def has_view_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return user_can_moderate(request.user)

@@ -1,6 +1,4 @@
-"""The review queue's list filters: status (pending by default), reason, age, the product and
-category filters, which list only the chosen arena's when an arena is chosen, and the queue's order
-(oldest first, or the largest impact of upholding first)."""
+"""The review queue's list filters and its order (oldest first, or largest impact first)."""
 
 from __future__ import annotations
 
@@ -24,8 +22,6 @@ if TYPE_CHECKING:
 
 
 class FilterChoice(TypedDict):
-    """One choice of a list filter, as the admin's filter template reads it."""
-
     selected: bool
     query_string: str
     display: StrOrPromise
@@ -35,8 +31,6 @@ ALL = "all"
 
 
 class ChoicesFilter(admin.SimpleListFilter):
-    """A filter among a fixed list of ``options`` (value, label)."""
-
     options: ClassVar[list[tuple[str, str]]] = []
 
     def lookups(
@@ -70,8 +64,7 @@ BY_IMPACT = "impact"
 
 
 class SortFilter(admin.SimpleListFilter):
-    """The queue's order: oldest first (the default), or the largest impact of upholding first
-    (``sort=impact``; the queue's ChangeList applies it). Filters nothing."""
+    """The queue's order (``ReviewChangeList`` applies it); filters nothing."""
 
     title = "sort order"
     parameter_name = "sort"
@@ -130,14 +123,13 @@ ARENA_PARAMETER = "cell__story__arena__id__exact"  # the arena filter's (a relat
 
 
 def chosen_arena(request: HttpRequest) -> int | None:
-    """The arena the queue is filtered to, if one (an id that is not a number: none)."""
     raw = request.GET.get(ARENA_PARAMETER, "")
     return int(raw) if raw.isdigit() and len(raw) < 19 else None
 
 
 class ArenaScopedFilter(admin.RelatedFieldListFilter):
-    """A related-field filter whose choices are the chosen arena's only; with no arena chosen,
-    every arena's, each named with its arena (two arenas may have a product of the same name)."""
+    """The chosen arena's choices only; with none chosen, each named with its arena (two arenas
+    may have a product of the same name)."""
 
     model: type[Product] | type[Category]
 
@@ -146,7 +138,7 @@ class ArenaScopedFilter(admin.RelatedFieldListFilter):
     ) -> list[tuple[Any, Any]]:
         # not the arena's stored close calls: a large JSON list, decoded once per row otherwise
         rows: QuerySet[Product] | QuerySet[Category] = (
-            self.model._default_manager.select_related("arena")
+            self.model.objects.select_related("arena")
             .defer("arena__close_calls")
             .order_by("arena__name", "position")
         )

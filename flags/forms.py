@@ -1,9 +1,7 @@
-"""The visitor's flag form and the moderators' decision forms (the admin's review page and its bulk
-reject). They collect and translate; the rules live in flags.inputs and flags.services."""
+"""The visitor's flag form and the moderators' decision forms. They collect and translate: the
+rules are flags.inputs', reported per field by the services."""
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from django import forms
 from django.db import models
@@ -18,28 +16,14 @@ from flags.inputs import (
     FlagInput,
     ModerationDecision,
     explanation_error,
-    one_line_error,
 )
 from flags.models import Reason
 from flags.services import EVIDENCE_QUOTE_MAX, RATIONALE_MAX
 from stories.values import QUALITY_MAX, CellValue, Proof, Verdict
 
 
-def _checked(rule: Callable[[str], str | None], value: str) -> str:
-    """The value as sent, or the rule's message (the rules are ``flags.inputs``')."""
-    message = rule(value)
-    if message:
-        raise forms.ValidationError(message)
-    return value
-
-
-def _note_error(note: str) -> str | None:
-    return ModerationDecision(note=note).errors().get("note")
-
-
 class FlagForm(forms.Form):
-    """Collects a flag; the rules live in ``flags.inputs`` (those of one field reported here) and
-    ``flag_submit`` (errors come back per field)."""
+    """``flag_submit`` checks the flag and answers a message per field."""
 
     reason = forms.ChoiceField(label="Reason", choices=Reason.choices, widget=forms.RadioSelect)
     proposed_verdict = forms.ChoiceField(
@@ -53,8 +37,7 @@ class FlagForm(forms.Form):
         max_value=QUALITY_MAX,
         required=False,
     )
-    # bounds and cleaning are FlagInput's (counted after dropping control characters); the
-    # attributes only let a browser hint at them
+    # the bounds are FlagInput's (counted without control characters): these are a browser's hints
     explanation = forms.CharField(
         label="Explanation",
         widget=forms.Textarea(
@@ -96,10 +79,10 @@ class FlagForm(forms.Form):
         return ""
 
     def clean_explanation(self) -> str:
-        return _checked(explanation_error, self.cleaned_data["explanation"])
-
-    def clean_source_url(self) -> str:
-        return _checked(one_line_error, self.cleaned_data["source_url"])
+        # here too, so that the page names it beside the other fields' errors
+        if error := explanation_error(self.cleaned_data["explanation"]):
+            raise forms.ValidationError(error)
+        return self.cleaned_data["explanation"]
 
     def flag_input(self) -> FlagInput:
         return FlagInput.from_fields(self.cleaned_data)
@@ -115,8 +98,7 @@ DECISION_MISSING = "Choose a decision: uphold, reject or mark duplicate. Nothing
 
 
 class DecisionForm(forms.Form):
-    """The decision on the admin's review page. No decision is preselected: resolving without
-    choosing one is an error, never an uphold."""
+    """The review page's. No decision is preselected: resolving without one is never an uphold."""
 
     decision = forms.ChoiceField(
         choices=Decision.choices,
@@ -170,15 +152,11 @@ class DecisionForm(forms.Form):
     # the flags on the page when the moderator opened it: the decision covers these only
     seen_flags = forms.CharField(widget=forms.HiddenInput, required=False, max_length=20_000)
 
-    def clean_note(self) -> str:
-        return _checked(_note_error, self.cleaned_data["note"])
-
     def clean_seen_flags(self) -> frozenset[int] | None:
         return parse_flag_ids(self.cleaned_data.get("seen_flags") or "")
 
     def new_rationale(self) -> str | None:
-        """The rationale written with an uphold; None: keep (and mark) the old one, which the
-        field offers to edit (``initial``): sent back unchanged, or emptied, it is kept."""
+        """None: keep (and mark) the old one, offered to edit: sent back unchanged or emptied."""
         if self.cleaned_data["decision"] != Decision.UPHOLD:
             return None
         text = (self.cleaned_data.get("rationale") or "").strip()
@@ -188,8 +166,7 @@ class DecisionForm(forms.Form):
         return text
 
     def sources(self) -> dict:
-        """What upholding does with the flags' source URLs (``review_item_uphold``'s
-        ``accept_source`` and ``evidence_quote``)."""
+        """``review_item_uphold``'s ``accept_source`` and ``evidence_quote``."""
         if self.cleaned_data["decision"] != Decision.UPHOLD:
             return {}
         return {
@@ -198,8 +175,8 @@ class DecisionForm(forms.Form):
         }
 
     def moderation_decision(self) -> ModerationDecision:
-        """The decision as the services take it; upholding writes the proof and quality the page
-        shows (empty: none), and its verdict (empty: the one offered, completed by the decision)."""
+        """Upholding writes the proof and quality shown (empty: none) and the verdict (empty: the
+        one offered)."""
         data = self.cleaned_data
         if data["decision"] != Decision.UPHOLD:
             return ModerationDecision(
@@ -239,4 +216,8 @@ class BulkRejectForm(forms.Form):
     )
 
     def clean_note(self) -> str:
-        return _checked(_note_error, self.cleaned_data["note"])
+        # (checked here: the bulk action skips the items a service refuses)
+        note = self.cleaned_data["note"]
+        if error := ModerationDecision(note=note).errors():
+            raise forms.ValidationError(error["note"])
+        return note

@@ -1,10 +1,6 @@
-"""What people send to the flags app, as two small values: a visitor's flag (``FlagInput``) and a
-moderator's decision on a review item (``ModerationDecision``).
-
-The HTML form, the API serializers, the admin and ``flags.services`` all pass these, so each field
-is named, bounded and checked in one place. The rules on a proposed verdict and quality are the
-cell rules of ``stories.values.CellValue``.
-"""
+"""What people send to the flags app: a visitor's flag and a moderator's decision. The form, the
+API, the admin and ``flags.services`` all pass these, so each rule is written once, here; the rules
+on a proposed verdict and quality are the cell's (``stories.values.CellValue``)."""
 
 from __future__ import annotations
 
@@ -29,26 +25,9 @@ ID_MAX = 2**63 - 1  # the largest id a key holds (BigAutoField)
 CONTROL_MESSAGE = "Remove the control characters from this field."
 
 
-def has_control_characters(text: str) -> bool:
-    """C0 and C1 control characters (tab and line breaks included): never part of an address or a
-    URL, so one-line fields refuse them rather than drop them."""
-    return clean_text(text) != text or "\t" in text or "\n" in text
-
-
-def one_line_error(text: str) -> str | None:
-    """The rule of a one-line field (an address, a URL): no control characters."""
-    return CONTROL_MESSAGE if has_control_characters(text) else None
-
-
-def explanation_text(text: str) -> str:
-    """An explanation as stored and shown: as written, less control characters (never meaningful
-    in a text) and surrounding blanks."""
-    return clean_text(text or "").strip()
-
-
 def explanation_error(text: str) -> str | None:
-    """The rule of an explanation: its length, as stored."""
-    length = len(explanation_text(text))
+    """Its length as stored: less control characters and surrounding blanks."""
+    length = len(clean_text(text or "").strip())
     if length < EXPLANATION_MIN:
         return (
             f"Explain what is wrong in at least {EXPLANATION_MIN} characters (you wrote {length})."
@@ -58,49 +37,25 @@ def explanation_error(text: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class _AddressRule:
-    """The rule on an address a flag may give (where to check the claim, the reporter's email):
-    one line, at most ``limit`` characters, and one the ``validator`` accepts."""
-
-    noun: str
-    limit: int
-    validator: Callable[[str], None]
-    invalid: str
-
-    def error(self, value: str) -> str | None:
-        if one_line_error(value):
-            return CONTROL_MESSAGE
-        if len(value) > self.limit:
-            return f"Keep the {self.noun} under {self.limit} characters."
-        try:
-            self.validator(value)
-        except ValidationError:
-            return self.invalid
-        return None
-
-
-SOURCE_URL_RULE = _AddressRule(
-    "address",
-    SOURCE_URL_MAX,
-    validate_uri,
-    "Enter a full http(s) address, or leave it empty.",
-)
-EMAIL_RULE = _AddressRule(
-    "email address",
-    EMAIL_MAX,
-    EmailValidator(),
-    "Enter a valid email address, or leave it empty.",
-)
+def _address_error(
+    sent: str, stored: str, noun: str, limit: int, validate: Callable[[str], None], invalid: str
+) -> str | None:
+    # one-line fields refuse control characters (tabs and line breaks too) rather than drop them
+    if clean_text(sent) != sent or "\t" in sent or "\n" in sent:
+        return CONTROL_MESSAGE
+    if len(stored) > limit:
+        return f"Keep the {noun} under {limit} characters."
+    try:
+        validate(stored)
+    except ValidationError:
+        return invalid
+    return None
 
 
 @dataclass(frozen=True)
 class FlagInput:
-    """A visitor's flag on a cell, as sent (the cell itself travels beside it).
-
-    ``proposed_verdict`` is ``""`` and ``proposed_quality`` None when the visitor proposes none;
-    ``affiliated``: the visitor declares working for or with the product's vendor.
-    """
+    """A visitor's flag on a cell (the cell travels beside it). ``source_url`` as sent: it is
+    stored percent-encoded (``model_fields``); ``affiliated``: filed by the product's vendor."""
 
     reason: str
     explanation: str
@@ -112,22 +67,20 @@ class FlagInput:
 
     @classmethod
     def from_fields(cls, data: Mapping[str, Any]) -> FlagInput:
-        """From a form's cleaned data or a serializer's validated data: optional fields may be
-        missing, empty or None."""
+        """From a form's cleaned data or a serializer's validated data (optional fields missing,
+        empty or None)."""
         return cls(
             reason=data["reason"],
             explanation=data["explanation"],
             proposed_verdict=data.get("proposed_verdict") or "",
             proposed_quality=data.get("proposed_quality"),
-            # stored as a URI: what it cannot hold (quotes, spaces, ...) percent-encoded
-            source_url=uri_encode(data.get("source_url") or ""),
+            source_url=(data.get("source_url") or "").strip(),
             email=data.get("email") or "",
             affiliated=bool(data.get("affiliated")),
         )
 
     @classmethod
     def of(cls, flag: Flag) -> FlagInput:
-        """What a stored flag was sent with."""
         return cls(
             reason=flag.reason,
             explanation=flag.explanation,
@@ -139,19 +92,13 @@ class FlagInput:
         )
 
     @property
-    def explanation_text(self) -> str:
-        return explanation_text(self.explanation)
-
-    @property
     def proposes(self) -> bool:
         return bool(self.proposed_verdict) or self.proposed_quality is not None
 
     def proposal(self, cell: CellValue) -> CellValue | None:
-        """What the flag proposes, the fields it leaves out completed from ``cell``; None when it
-        proposes nothing. Fields it gives are kept as given, so a contradiction is reported."""
-        given = set()
-        if self.proposed_verdict:
-            given.add("verdict")
+        """What the flag proposes, completed from ``cell``; the fields it gives are kept as given,
+        so a contradiction is reported rather than rewritten."""
+        given = {"verdict"} if self.proposed_verdict else set()
         if self.proposed_quality is not None:
             given.add("quality")
         if not given:
@@ -160,27 +107,25 @@ class FlagInput:
         return value.completed_from(cell, given=given)
 
     def errors(self) -> dict[str, str]:
-        """Every rule on the flag's own fields, as one message per field (the cell's are the
-        service's: it must exist and not be retired)."""
+        """One message per field of the flag's own (the cell's rules are the service's)."""
         errors: dict[str, str] = {}
         if self.reason not in Reason.values:
             errors["reason"] = f"Choose a reason: {', '.join(Reason.values)}."
-        explanation = explanation_error(self.explanation)
-        if explanation:
+        if explanation := explanation_error(self.explanation):
             errors["explanation"] = explanation
-        # A proposal is judged by the cell rules on its own: with the verdict it names, or, for a
-        # quality alone, with a verdict that takes any quality (it meets the cell's own verdict
-        # only when a moderator upholds it, who then decides).
+        # A quality alone is judged with a verdict that takes any quality: it meets the cell's own
+        # verdict only when a moderator upholds it, who then decides.
         probe = self.proposal(CellValue(self.proposed_verdict or Verdict.PARTIAL))
-        if probe is not None:
-            for name, message in probe.errors().items():
-                errors[f"proposed_{name}"] = message
-        for name, address, rule in (
-            ("source_url", self.source_url, SOURCE_URL_RULE),
-            ("email", self.email, EMAIL_RULE),
-        ):
-            wrong = rule.error(address) if address else None
-            if wrong:
+        for name, message in (probe.errors() if probe else {}).items():
+            errors[f"proposed_{name}"] = message
+        for name, stored, noun, limit, validate, invalid in (
+            ("source_url", uri_encode(self.source_url), "address", SOURCE_URL_MAX, validate_uri,
+             "Enter a full http(s) address, or leave it empty."),
+            ("email", self.email, "email address", EMAIL_MAX, EmailValidator(),
+             "Enter a valid email address, or leave it empty."),
+        ):  # fmt: skip
+            sent = getattr(self, name)
+            if sent and (wrong := _address_error(sent, stored, noun, limit, validate, invalid)):
                 errors[name] = wrong
         return errors
 
@@ -188,10 +133,10 @@ class FlagInput:
         """The fields of the ``Flag`` it makes."""
         return {
             "reason": self.reason,
-            "explanation": self.explanation_text,
+            "explanation": clean_text(self.explanation or "").strip(),
             "proposed_verdict": self.proposed_verdict,
             "proposed_quality": self.proposed_quality,
-            "source_url": self.source_url,
+            "source_url": uri_encode(self.source_url),
             "email": self.email,
             "affiliated": self.affiliated,
         }
@@ -199,15 +144,11 @@ class FlagInput:
 
 @dataclass(frozen=True)
 class ModerationDecision:
-    """A moderator's decision on a review item, as sent from the admin's review page or the API.
-
-    ``item_version``: the item's version as read (a decision on a changed item is refused);
-    ``seen_flags``: the flags the decision covers, those the moderator read (None: every flag the
-    item holds now). Upholding only: ``correction`` holds the values the moderator gave, of
-    ``verdict``, ``proof`` and ``quality`` (None is "no proof" / "no quality"; a field left out is
-    completed from the flags' proposal or the cell), and ``cell_version`` the cell's version as
-    read (an edit of the cell meanwhile is not undone).
-    """
+    """A moderator's decision on a review item. ``item_version``: the item as read (a changed one
+    is refused); ``seen_flags``: the flags the moderator read (None: all it holds now). Upholding
+    only: ``correction``, the ``verdict``, ``proof`` and ``quality`` the moderator gave (None is
+    "none"; a field left out is completed from the proposal or the cell), and ``cell_version``,
+    the cell as read (an edit meanwhile is not undone)."""
 
     note: str
     item_version: int | None = None
@@ -222,11 +163,10 @@ class ModerationDecision:
 
     @property
     def note_text(self) -> str:
-        """The public note as stored: less control characters and surrounding blanks."""
         return clean_text(self.note or "").strip()
 
     def errors(self) -> dict[str, str]:
-        """The rules on the note: the decision is public, so it says why."""
+        """The decision is public, so it says why."""
         note = self.note_text
         if not note:
             return {"note": NOTE_MISSING}
@@ -235,9 +175,8 @@ class ModerationDecision:
         return {}
 
     def corrected(self, start: CellValue) -> CellValue:
-        """What upholding writes: the moderator's values where given (kept as given, so a
-        contradiction is reported rather than rewritten), the rest completed from ``start`` (the
-        flags' proposal, or the cell)."""
+        """The moderator's values where given (kept as given, so a contradiction is reported), the
+        rest completed from ``start`` (the flags' proposal, or the cell)."""
         if not self.correction:
             return start
         value = CellValue(

@@ -1,5 +1,4 @@
-"""Reads for the flags app: who may moderate, what a review item's flags propose, and what upholding
-it would do to its product's scores."""
+"""Reads for the flags app: who may moderate, what flags propose, what upholding would change."""
 
 from __future__ import annotations
 
@@ -35,8 +34,8 @@ def user_can_moderate(user: AbstractBaseUser | AnonymousUser) -> bool:
 def review_item_proposal(
     item: ReviewItem, seen_flags: frozenset[int] | None = None
 ) -> CellValue | None:
-    """The newest flag's proposal (among ``seen_flags`` when given: a decision applies only what
-    the moderator read), completed from the cell; None when no flag proposes anything."""
+    """The newest flag's proposal, among ``seen_flags`` when given (a decision applies only what
+    the moderator read)."""
     proposing = [
         flag
         for flag in item.flags.all()
@@ -64,8 +63,7 @@ class Impact:
 
     @property
     def size(self) -> tuple[int, int, int]:
-        """How much upholding moves the product, to sort by: places in the ranking, then PA Score
-        points, then integrity points (a missing score counts as 0)."""
+        """To sort by: places in the ranking, then PA Score, then integrity points."""
         return (
             abs(self.rank_after - self.rank_before),
             abs((self.pa_after or 0) - (self.pa_before or 0)),
@@ -87,10 +85,8 @@ def impact_of_upholding(
     *,
     corrections: scoring.Corrections | None,
 ) -> Impact | None:
-    """What upholding would do to ``cell``'s product, from its arena's standings (the products'
-    tallies, in column order): PA Score, rank and integrity (which counts the net of the cell's
-    upheld corrections, ``corrections`` those before this one, only against the product's claim).
-    Pure: no queries (``cell`` with its story and product loaded); O(products). None when the product is not on the arena's leaderboard (retired)."""
+    """What upholding would do to ``cell``'s product, from its arena's standings; ``corrections``:
+    the cell's upheld corrections before this one. No queries; None for a retired product."""
     product = cell.product_id
     if not any(s.product == product for s in standings):
         return None
@@ -116,8 +112,7 @@ def impact_of_upholding(
 
 
 def _standings_stored(arena_ids: Collection[int]) -> dict[int, list[scoring.Standing]]:
-    """The stored tallies of the arenas whose stored scores are fresh and carry their sums (two
-    queries), by arena id; the others are missing from the answer."""
+    """The stored tallies of the arenas whose stored scores are fresh and carry their sums."""
     fresh = set(arena_ids) - set(
         Arena.objects.stale().filter(pk__in=arena_ids).values_list("pk", flat=True)
     )
@@ -152,7 +147,6 @@ def _standings_stored(arena_ids: Collection[int]) -> dict[int, list[scoring.Stan
 
 
 def _standings_computed(arena_id: int) -> list[scoring.Standing]:
-    """The arena's tallies computed from its cells (four queries and one pass over the cells)."""
     inputs = arena_scoring_inputs(arena_id=arena_id)
     return [
         scoring.Standing(r.product, r.name, tally)
@@ -162,19 +156,10 @@ def _standings_computed(arena_id: int) -> list[scoring.Standing]:
 
 
 def review_item_impacts(items: Iterable[ReviewItem]) -> dict[int, Impact]:
-    """The impact of upholding each pending item (its cell with story and product loaded), by item
-    id; a pending item missing from the answer has none to show (its product is retired).
-
-    From the stored scores: each product's ``ProductScore`` keeps its tally (the sums of its PA
-    Score and its evidence counts), so an item's impact is that tally minus the cell's part plus
-    the corrected cell's part, and its rank a re-ranking of the arena's stored tallies: O(1) per
-    item in the arena's cells. Queries do not grow with the items: three in all (which arenas are
-    fresh; their stored tallies; which of the cells had a flag upheld before).
-
-    When an arena's stored scores are stale (a change waits for its recomputation) or were never
-    computed, or were stored before the sums were kept, they are not what upholding starts from:
-    that arena's tallies are computed from its cells instead, once per call (four more queries),
-    so the impact is always the one a full recomputation would give."""
+    """The impact of upholding each pending item, by item id, from each product's stored tally (its
+    part of the cell swapped), in a constant number of queries. An arena whose stored scores are
+    stale or incomplete is computed from its cells instead: the impact is always the one a full
+    recomputation would give."""
     pending = [item for item in items if item.status == Status.PENDING]
     if not pending:
         return {}
@@ -197,17 +182,12 @@ def review_item_impacts(items: Iterable[ReviewItem]) -> dict[int, Impact]:
 
 
 def review_item_impact(item: ReviewItem) -> Impact | None:
-    """The impact of upholding one pending item (see ``review_item_impacts``); None when it is
-    resolved or has none to show."""
     return review_item_impacts([item]).get(item.pk)
 
 
 def pending_by_impact(items: QuerySet[ReviewItem]) -> tuple[list[int], dict[int, Impact]]:
-    """The ids of the pending items among ``items``, the largest impact of upholding first (see
-    ``Impact.size``; equal impacts, and items with none to show, oldest first), and the impacts
-    by id. Over every pending item, not a page of them: one query for the items with their cells,
-    one for their flags, and those of ``review_item_impacts``, however many items; O(items) in
-    Python."""
+    """The pending items' ids, largest impact first (ties oldest first), and the impacts: over
+    every pending item, not a page, in a constant number of queries."""
     rows = list(
         items.filter(status=Status.PENDING)
         .select_related("cell__story", "cell__product")
@@ -226,8 +206,7 @@ def pending_by_impact(items: QuerySet[ReviewItem]) -> tuple[list[int], dict[int,
 
 @dataclass(frozen=True)
 class ReporterRecord:
-    """A reporter's past flags as moderators decided them, matched by ``by`` (``"email"`` when the
-    flag carries one, else ``"client"``: the same salted client hash)."""
+    """A reporter's decided past flags, matched by ``"email"`` or else ``"client"`` (hash)."""
 
     by: str
     upheld: int
@@ -241,9 +220,7 @@ class ReporterRecord:
 
 
 def flag_reporter_records(flags: Sequence[Flag]) -> dict[int, ReporterRecord]:
-    """Each flag's reporter record (by flag id): their other flags that moderators upheld or
-    rejected (duplicates aside), by the same email when the flag has one, else by the same client
-    hash. One query for all the flags, however many."""
+    """Each flag's reporter record, by flag id, in one query."""
     if not flags:
         return {}
     emails = {f.email.lower() for f in flags if f.email}
@@ -286,7 +263,7 @@ DECISION_WINDOW = timedelta(days=30)
 
 
 def duration_text(delta: timedelta) -> str:
-    """A duration to its largest unit: "3 days", "5 hours", "under a minute"."""
+    """To its largest unit: "3 days", "under a minute"."""
     now = timezone.now()
     text = timesince(now - delta, now, depth=1)
     return "under a minute" if text.startswith("0\xa0minutes") else text.replace("\xa0", " ")
@@ -294,9 +271,7 @@ def duration_text(delta: timedelta) -> str:
 
 @dataclass(frozen=True)
 class QueueHealth:
-    """The moderators' queue at a glance: how many items wait, since when, and how long a decision
-    typically takes (the median time from filing to decision of the items decided in the last
-    ``DECISION_WINDOW``; None when none was)."""
+    """How many items wait, since when, and the median time to a decision over DECISION_WINDOW."""
 
     pending: int
     oldest: datetime | None
@@ -321,8 +296,6 @@ class QueueHealth:
 
 
 def _median_decision(since: datetime, decided: int) -> timedelta | None:
-    """The median of the ``decided`` decisions since ``since`` (one query reading one or two
-    rows; none when there are none): the middle one, or the mean of the middle two."""
     if not decided:
         return None
     took = ExpressionWrapper(F("resolved_at") - F("created_at"), output_field=DurationField())
@@ -337,8 +310,6 @@ def _median_decision(since: datetime, decided: int) -> timedelta | None:
 
 
 def queue_health() -> QueueHealth:
-    """The queue's figures (the admin's index and queue, the reporter's status page): two
-    queries, whatever the queue holds."""
     since = timezone.now() - DECISION_WINDOW
     pending = Q(status=Status.PENDING)
     figures = ReviewItem.objects.order_by().aggregate(
@@ -355,8 +326,7 @@ def queue_health() -> QueueHealth:
 
 
 def pending_reviews() -> tuple[int, datetime | None]:
-    """How many review items wait for a moderator, and since when the oldest (/metrics): one
-    query."""
+    """For /metrics."""
     figures = (
         ReviewItem.objects.filter(status=Status.PENDING)
         .order_by()
@@ -366,8 +336,7 @@ def pending_reviews() -> tuple[int, datetime | None]:
 
 
 def notice_counts() -> tuple[dict[str, int], int]:
-    """Mail by state, every state named (pending, sent, failed, skipped; 0 when none), and how
-    many of the pending have failed an attempt already (/metrics): one query."""
+    """Mail by state (each named), and how many pending ones failed an attempt (/metrics)."""
     counts = dict.fromkeys(Notice.State.values, 0)
     rows = (
         Notice.objects.order_by()
@@ -382,8 +351,7 @@ def notice_counts() -> tuple[dict[str, int], int]:
 
 
 def flag_value_when_filed(flag: Flag) -> CellValue:
-    """The flagged cell's value when the flag was filed (its cell loaded): what the first change
-    of the cell after the flag replaced, else the cell's value now. One query."""
+    """What the first change of the cell after the flag replaced, else the cell's value now."""
     later = (
         CellChange.objects.filter(cell_id=flag.cell_id, changed_at__gt=flag.created_at)
         .order_by("changed_at", "pk")

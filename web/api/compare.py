@@ -1,5 +1,4 @@
-"""The JSON of a comparison of two to six products (``GET /api/arenas/<arena>/compare/?products=…``):
-its serializers (which write the answer and describe it in the schema) and its query parameter."""
+"""GET /api/arenas/<arena>/compare/?products=…: its serializers and its query parameter."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""Every answer under /api/ is JSON, refusals included: ``{"detail": "<message>"}`` (a validation
-error: a message list per field), as DRF's own errors (docs/contract.md, "API errors").
-
-DRF answers what its views raise (``api_exception_handler``, REST_FRAMEWORK's EXCEPTION_HANDLER);
-what Django answers itself (an address no route matches, an oversize body read outside a view, a
-server error) goes through the root URLconf's handlers, which answer JSON for API addresses
-(``api_or``) and the site's pages elsewhere.
-"""
+"""Every answer under /api/ is JSON, refusals included (docs/contract.md, "API errors"): DRF's
+handler for its views, the root URLconf's handlers for what Django answers itself."""
 
 from __future__ import annotations
 
@@ -46,8 +40,7 @@ class PayloadTooLarge(APIException):
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """DRF's handler, and a body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` is a 413 with a message
-    (Django raises it as a suspicious operation, which DRF leaves to Django's HTML 400)."""
+    """An oversize body is a JSON 413 (Django raises it as a suspicious operation: an HTML 400)."""
     if isinstance(exc, RequestDataTooBig):
         exc = PayloadTooLarge(too_large_message())
     return exception_handler(exc, context)
@@ -65,10 +58,8 @@ def api_error(status_code: int, exception: BaseException | None = None) -> JsonR
 
 @csrf_exempt  # a 404 whatever the method: no form is processed
 def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
-    """Any other address under /api/ (an id or slug the routes do not accept, say): a JSON 404 like
-    the API's own, not the site's HTML page. An address that only lacks its trailing slash is
-    redirected to it, as Django's APPEND_SLASH would, but in JSON, and keeping the method (308)
-    for anything but a read."""
+    """A JSON 404; an address that only lacks its trailing slash is redirected to it, as
+    APPEND_SLASH would, in JSON (308, keeping the method, for anything but a read)."""
     path = request.path_info
     if not path.endswith("/"):
         try:
@@ -85,7 +76,6 @@ def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
 
 
 def api_or(status_code: int, site: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """The root URLconf's handler for ``status_code``: JSON under /api/, ``site`` elsewhere."""
 
     def handler(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if is_api(request):

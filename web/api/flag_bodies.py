@@ -1,8 +1,6 @@
-"""The flags API's request and response bodies: a visitor's flag, what a moderator reads and
-decides (``web.api.flags`` serves them). The rules on a flag and a decision are ``flags.inputs``';
-these state them in the schema and check what only the API receives."""
+"""The flags API's request and response bodies. They state the rules of ``flags.inputs`` in the
+schema; the services check them and answer a message per field."""
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from drf_spectacular.utils import extend_schema_field
@@ -19,7 +17,6 @@ from flags.inputs import (
     FlagInput,
     ModerationDecision,
     explanation_error,
-    one_line_error,
 )
 from flags.models import Flag, Reason
 from flags.services import EVIDENCE_QUOTE_MAX, RATIONALE_MAX
@@ -32,14 +29,6 @@ if TYPE_CHECKING:
 VERSION_MAX = 2**31 - 1  # a version is a PositiveIntegerField
 
 
-def _checked(rule: Callable[[str], str | None], value: str) -> str:
-    """The value as sent, or the rule's message (the rules are ``flags.inputs``')."""
-    message = rule(value)
-    if message:
-        raise serializers.ValidationError(message)
-    return value
-
-
 def quality_field() -> serializers.IntegerField:
     """A quality a flag proposes or a moderator gives: 0 to 10, or none."""
     return serializers.IntegerField(
@@ -49,18 +38,21 @@ def quality_field() -> serializers.IntegerField:
 
 @extend_schema_field({"type": "string", "minLength": EXPLANATION_MIN, "maxLength": EXPLANATION_MAX})
 class ExplanationField(serializers.CharField):
-    """A text whose bounds are ``flags.inputs``' rule (counted once control characters are
-    dropped): the schema states them, ``explanation_error`` checks them (a blank one too)."""
+    """Checked here too, so that a 400 names it beside the other fields' errors."""
 
     def __init__(self, **kwargs: Any) -> None:
         blank: dict[str, StrOrPromise] = {"blank": explanation_error("") or ""}
         super().__init__(error_messages=blank, **kwargs)
 
+    def to_internal_value(self, data: Any) -> str:
+        value = super().to_internal_value(data)
+        if error := explanation_error(value):
+            raise serializers.ValidationError(error)
+        return value
+
 
 @extend_schema_field({"type": "string", "minLength": 1, "maxLength": NOTE_MAX})
 class NoteField(serializers.CharField):
-    """A public note, checked by ``ModerationDecision`` (the schema states its bounds)."""
-
     def __init__(self, **kwargs: Any) -> None:
         missing: dict[str, StrOrPromise] = {
             "required": NOTE_MISSING,
@@ -108,15 +100,6 @@ class FlagCreateSerializer(serializers.Serializer):
         help_text="`true`: the reporter works for or with the product's vendor. Moderators see "
         "it, and the decision's public record says the flag was filed by the vendor.",
     )
-
-    def validate_explanation(self, value: str) -> str:
-        return _checked(explanation_error, value)
-
-    def validate_source_url(self, value: str) -> str:
-        return _checked(one_line_error, value)
-
-    def validate_email(self, value: str) -> str:
-        return _checked(one_line_error, value)
 
     def flag_input(self) -> FlagInput:
         return FlagInput.from_fields(self.validated_data)
@@ -196,9 +179,6 @@ class DecisionSerializer(serializers.Serializer):
         help_text="The ids of the item's flags the decision covers (those you read); flags filed "
         "since go to a new pending item. Default: every flag the item holds now.",
     )
-
-    def validate_note(self, value: str) -> str:
-        return _checked(lambda note: ModerationDecision(note=note).errors().get("note"), value)
 
     def moderation_decision(self) -> ModerationDecision:
         data = self.validated_data

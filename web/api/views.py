@@ -30,11 +30,10 @@ class ArenaViewSet(viewsets.ViewSet):
     """Arenas, their stored leaderboard, matrix and head-to-head comparisons (read-only, anonymous)."""
 
     permission_classes = [AllowAny]
-    # Nobody signs in to read: no session is looked at, so the answers set no cookie, do not vary
-    # on one, and are cached and shared like the pages (web/http/pagecache.py).
+    # no session read: the answers set no cookie, do not vary on one, and are cached like pages
     authentication_classes: list[type] = []
     lookup_field = "slug"
-    lookup_value_regex = SLUG_CHARS  # the slug rule's characters (arena.text)
+    lookup_value_regex = SLUG_CHARS
 
     @extend_schema(responses={200: s.ArenaListSerializer(many=True), **s.error_responses(429)})
     def list(self, request: Request) -> Response:

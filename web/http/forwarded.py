@@ -1,13 +1,5 @@
-"""Forwarded headers only from our own proxies.
-
-Django believes ``SECURE_PROXY_SSL_HEADER`` (X-Forwarded-Proto) from whoever sends it, and the
-request's scheme decides the https redirect, secure cookies and the absolute links of a page. So
-this middleware, early in MIDDLEWARE, drops every X-Forwarded-* header (and ``Forwarded``) from a
-request whose REMOTE_ADDR is not a trusted proxy (``TRUSTED_PROXIES`` above 0 and the address in
-``TRUSTED_PROXY_IPS``): what such a client claims about itself never reaches a view, a cached
-page or a log. From a trusted proxy they stay, and Django reads the scheme its proxy wrote.
-(gunicorn believes none of them itself: gunicorn.conf.py.)
-"""
+"""X-Forwarded-* and Forwarded only from our own proxies: Django believes SECURE_PROXY_SSL_HEADER
+from anyone, and the scheme decides the https redirect, secure cookies and absolute links."""
 
 from __future__ import annotations
 
@@ -30,7 +22,6 @@ FORWARDED_HEADERS = (
 
 
 def from_trusted_proxy(request: HttpRequest) -> bool:
-    """Whether ``request`` reached the app through one of our own proxies."""
     return is_trusted_proxy(parse_address(request.META.get("REMOTE_ADDR", "")))
 
 

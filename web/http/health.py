@@ -1,29 +1,6 @@
-"""Health checks for load balancers and orchestrators.
-
-``/healthz`` (liveness): 200 while the process serves requests; no I/O at all, so a slow database or a
-Redis outage never gets a healthy process restarted.
-
-``/readyz`` (readiness): the database answers a trivial query, and, where configured, the Redis cache
-answers PING (``REDIS_URL``) and the Celery broker accepts a connection (``CELERY_BROKER_URL``), each
-with a short timeout. 200 ``{"status": "ok", "checks": {...}}``, or 503 with ``"status":
-"unavailable"`` and each failing part named (``"error: ConnectionError"``; details go to the log, not
-to the caller). The site itself degrades during a Redis outage (docs/operations.md, "Outages"); /readyz still says
-so, for monitoring.
-
-Some failures do not stop this instance from serving, yet lose or delay work: a broker whose Redis
-can evict the queue (``broker_policy``), a stale sweep that has not run for three of its intervals
-(``beat``: the beat or every worker stopped; only with a broker) and an arena whose scores have
-waited for their recompute past ``RECOMPUTE_STALE_BUDGET_SECONDS`` (``arenas``). Each is a check
-like the others, whose value starts with ``warning:``, named in ``"warnings"``; the answer stays 200
-(every instance would say the same: a 503 would take the whole site out of a load balancer and
-mend nothing), logged as a warning. ``/readyz?strict=1`` counts warnings as failing (503), for a
-monitor that only reads the status code.
-
-Both answer GET and HEAD, send ``Cache-Control: no-store``, touch no session or cookie, and are plain
-Django views (no DRF throttle counts them). With ``DEBUG=0`` they are exempt from the HTTPS redirect
-(``SECURE_REDIRECT_EXEMPT``), since probes usually speak plain HTTP to the app; they still need a Host
-header from ``ALLOWED_HOSTS``.
-"""
+"""/healthz (liveness: no I/O) and /readyz (readiness: the database, and Redis and the broker where
+configured; what only warns is named in "warnings", 503 with ?strict=1). docs/contract.md has the
+bodies; a warning stays 200 because every instance would say the same and a 503 mends nothing."""
 
 from __future__ import annotations
 
@@ -39,7 +16,8 @@ from django.core.cache.backends.redis import RedisCache
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.cache import cache_control
+from django.views.decorators.http import require_safe
 
 from arena.models import Arena
 from web.http import broker
@@ -53,15 +31,10 @@ WARNING = "warning: "
 SWEEP = "recompute-stale-arenas"  # the stale sweep's entry in the beat's schedule
 
 
-def _no_store(response: HttpResponse) -> HttpResponse:
-    response["Cache-Control"] = "no-store"
-    return response
-
-
-@require_http_methods(["GET", "HEAD"])
+@require_safe
+@cache_control(no_store=True)
 def healthz(request: HttpRequest) -> HttpResponse:
-    """Liveness: the process is up. No database, no cache, no session."""
-    return _no_store(JsonResponse({"status": "ok"}))
+    return JsonResponse({"status": "ok"})
 
 
 def check_database() -> None:
@@ -114,7 +87,7 @@ def check_arenas() -> str | None:
 
 
 def configured_checks() -> dict[str, Callable[[], None]]:
-    """The checks /readyz runs, by the name its answer gives each: each fails by raising."""
+    """Each fails by raising."""
     checks = {"database": check_database}
     if isinstance(caches["default"], RedisCache):
         checks["redis"] = check_redis
@@ -124,7 +97,7 @@ def configured_checks() -> dict[str, Callable[[], None]]:
 
 
 def configured_warnings() -> dict[str, Callable[[], str | None]]:
-    """The checks that warn: each returns what is wrong, or None."""
+    """Each returns what is wrong, or None."""
     checks: dict[str, Callable[[], str | None]] = {}
     if settings.CELERY_BROKER_URL and broker.is_redis(settings.CELERY_BROKER_URL):
         checks["broker_policy"] = check_broker_policy
@@ -155,10 +128,9 @@ def run_checks() -> dict[str, str]:
     return results
 
 
-@require_http_methods(["GET", "HEAD"])
+@require_safe
+@cache_control(no_store=True)
 def readyz(request: HttpRequest) -> HttpResponse:
-    """Readiness: the database, and where configured Redis and the broker, answer; what only
-    warns is named in ``warnings`` (failing too with ``?strict=1``)."""
     results = run_checks()
     warnings = sorted(k for k, v in results.items() if v.startswith(WARNING))
     strict = request.GET.get("strict", "") not in ("", "0")
@@ -170,4 +142,4 @@ def readyz(request: HttpRequest) -> HttpResponse:
         body["failing"] = failing
     if warnings:
         body["warnings"] = warnings
-    return _no_store(JsonResponse(body, status=503 if failing else 200))
+    return JsonResponse(body, status=503 if failing else 200)

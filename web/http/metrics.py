@@ -1,11 +1,5 @@
-"""The process's own Prometheus metrics: what the requests did (counted by the observability
-middleware). Figures read at scrape time (queues, pending flags) are in ``web.views.metrics``.
-
-With several gunicorn workers each process counts for itself; prometheus_client's multiprocess mode
-(``PROMETHEUS_MULTIPROC_DIR``, docs/operations.md "Metrics") keeps every process's values in files of that
-folder, and /metrics adds them up. The variable must be set before prometheus_client is imported,
-so it is read from the environment, never from a setting.
-"""
+"""The requests' Prometheus metrics (figures read at scrape time: ``web.views.metrics``).
+Multiprocess mode reads PROMETHEUS_MULTIPROC_DIR from the environment before import, never a setting."""
 
 from __future__ import annotations
 

@@ -7,9 +7,7 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 
 
 class DropNulFromQueryMiddleware:
-    """A NUL character can reach no query: PostgreSQL refuses it in any text (a 500 from, e.g., an
-    admin list filter ``?status=%00``). It is meaningless in a query string, so it is dropped from
-    every parameter name and value before any view reads ``request.GET``."""
+    """PostgreSQL refuses a NUL in any text (a 500 from ``?status=%00`` in an admin filter)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response

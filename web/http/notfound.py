@@ -1,5 +1,4 @@
-"""The site's own 404 while DEBUG is on (``DEBUG_SITE_404``): Django answers a missing page with
-its technical 404 in DEBUG and calls ``handler404`` only with DEBUG off."""
+"""DEBUG_SITE_404: the site's own 404 while DEBUG is on (Django then shows its technical one)."""
 
 from collections.abc import Callable
 
@@ -20,9 +19,6 @@ def _enabled() -> bool:
 
 
 class SiteNotFoundMiddleware:
-    """With DEBUG and ``DEBUG_SITE_404`` on: an address no route matches, or a view's Http404,
-    gets the site's 404 page instead of Django's technical one. Otherwise it does nothing."""
-
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 

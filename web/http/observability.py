@@ -1,10 +1,5 @@
-"""What an operator sees of each request: its id (``X-Request-ID``), one access log line, the
-request counters of ``/metrics`` and the request id as a tag of any error report.
-
-The first middleware of all, so that its time and status cover every other one (a page served from
-the page cache included: the page cache marks ``request.META["arena.page_cache"]`` "hit" or
-"miss").
-"""
+"""Each request's id, access log line and /metrics counters. The first middleware, so that its
+time and status cover the others, a page cache hit included."""
 
 from __future__ import annotations
 
@@ -26,8 +21,7 @@ METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 
 
 def view_name(request: HttpRequest) -> str:
-    """The URL's name (``arena-detail``, ``admin:index``): a bounded label, unlike the path. A page
-    served from the page cache never reached the URL resolver, so it is resolved here."""
+    """A bounded label, unlike the path (a page cache hit never reached the resolver)."""
     match = request.resolver_match
     if match is None:
         try:

@@ -1,10 +1,5 @@
-"""The request id: one short token that names a request in every log line it causes, in the Celery
-tasks it queues, in its error report and in its response's ``X-Request-ID`` header.
-
-A context variable holds it: the request's thread (or the task's, in a worker) sets it and every
-log record picks it up through :class:`RequestIdFilter`, whatever logger wrote it. Plain Python:
-the logging configuration and Celery's signal handlers import it before Django is set up.
-"""
+"""The request id: names a request in its log lines, its Celery tasks, its error report and its
+X-Request-ID header. Plain Python: logging and Celery load it before Django is set up."""
 
 from __future__ import annotations
 
@@ -24,7 +19,6 @@ _current: ContextVar[str | None] = ContextVar("request_id", default=None)
 
 
 def sane(value: str | None) -> str | None:
-    """``value`` when it is a usable request id, else None."""
     if value and _SANE.fullmatch(value):
         return value
     return None
@@ -39,7 +33,6 @@ def current() -> str | None:
 
 
 def bind(value: str | None) -> Token[str | None]:
-    """Make ``value`` the current id; :func:`unbind` with the token restores the one before."""
     return _current.set(value)
 
 
@@ -48,8 +41,6 @@ def unbind(token: Token[str | None]) -> None:
 
 
 class RequestIdFilter(logging.Filter):
-    """Adds ``request_id`` to every record a handler writes (``-`` outside a request or task)."""
-
     def filter(self, record: logging.LogRecord) -> bool:
         if not hasattr(record, "request_id"):
             record.request_id = _current.get() or NONE

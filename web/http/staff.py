@@ -1,16 +1,5 @@
-"""The staff's sessions: who verified a second factor (django-otp's middleware, which this one
-is), how long a staff session lives, and what a half-signed-in session may open.
-
-- A staff session ends at browser close (its cookie has no expiry) and after
-  ``STAFF_SESSION_IDLE_HOURS`` without a request (the last request's time is kept in the session,
-  rewritten at most once a minute so that each admin page does not write the session).
-- A staff user signed in with a password but not yet through the second factor is someone else
-  until they are: outside the admin (whose sign-in pages take them through it) the request is
-  anonymous, so the moderators' API, say, does not open on a password alone.
-- The admin's pages are never indexed (``X-Robots-Tag``): robots.txt names the admin only at its
-  default address, never a secret one.
-Visitors' requests are not touched (a page served from the page cache does not even get here).
-"""
+"""Staff sessions: django-otp, an idle limit (STAFF_SESSION_IDLE_HOURS) and an end at browser
+close; outside the admin a staff user not yet through the second factor is anonymous."""
 
 from __future__ import annotations
 
@@ -22,21 +11,18 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.http import HttpRequest, HttpResponse
 from django.utils.functional import SimpleLazyObject
-from django_otp.middleware import OTPMiddleware
 
 LAST_SEEN = "staff_last_seen"
 LAST_SEEN_RESOLUTION = 60  # seconds
 
 
-class StaffSessionMiddleware(OTPMiddleware):
-    sync_capable = True
-    async_capable = False
+class StaffSessionMiddleware:
+    """After django-otp's middleware, which tells whether the session passed a second factor."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        super().__init__(get_response)
+        self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        self._install_lazy_accessors(request)
         in_admin = request.path_info.startswith("/" + settings.ADMIN_URL)
         otp_user = request.user
         # read when something reads the user, as Django's own: a page that does not touch the
@@ -49,8 +35,8 @@ class StaffSessionMiddleware(OTPMiddleware):
 
 
 def staff_session(request: HttpRequest, user: Any, in_admin: bool) -> Any:
-    """The request's user after the staff's rules: anonymous when their session was idle too long
-    (the session is then emptied) or, outside the admin, not yet through the second factor."""
+    """Anonymous after too long idle (the session emptied) or, outside the admin, before the
+    second factor."""
     if not (user.is_authenticated and user.is_staff):
         return user
     now = time.time()

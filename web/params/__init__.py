@@ -1,16 +1,6 @@
-"""The query parameters of the public pages and the API, each named once here (``Param``), with
-how it is read (cleaned, bounded, defaulted), which ones each page reads (``PAGE_PARAMS``, the page
-cache's allow-list) and, in ``web.params.links``, how it is written back (the pages' links, pushed
-addresses and redirects, the page cache's canonical query).
-
-The visitor's weights have a grammar of their own: ``?weights=privacy-posture:3,agenticness:0``
-(the shareable form) and the weights panel's fields ``w-<key>=<0-3>`` (its plain GET form). This
-module splits them into entries (``arena.selectors.WeightsAsked``); reading those against an
-arena's categories and personas, which are the stored scores', is ``arena.selectors.weights_read``.
-
-htmx's request headers say which fragment of a page is asked for (``fragment_asked``): the views
-answer with it and the page cache keys on it, so it is read here too.
-"""
+"""The query parameters of the pages and the API, each named once (``Param``): how each is read,
+and which ones each page reads (``PAGE_PARAMS``, the page cache's allow-list); ``web.params.links``
+writes them back."""
 
 from __future__ import annotations
 
@@ -32,18 +22,12 @@ from web.params.mustkeys import must_kept, needs_kept
 
 
 class HtmxHttpRequest(HttpRequest):
-    """A request as django-htmx's middleware leaves it (what the views are given)."""
-
     htmx: HtmxDetails
 
 
 def fragment_asked(htmx: HtmxDetails) -> bool:
-    """Whether to answer with a fragment: an htmx request that is not a boosted navigation or a
-    history restore (both of which need the whole page)."""
+    """An htmx request that is not a boosted navigation or a history restore (whole pages)."""
     return bool(htmx) and not htmx.boosted and not htmx.history_restore_request
-
-
-# -- what a parameter is
 
 
 def _never(value: str) -> bool:
@@ -56,12 +40,9 @@ def _same(value: str) -> str:
 
 @dataclass(frozen=True)
 class Param:
-    """A query parameter. For the page cache: ``kept``, whether a page asked with this value may be
-    stored (a value from a short, known list); a page asked with any other value is rendered for
-    the request and not kept, so made-up values cannot fill the cache. ``many``: every value is
-    read (``getlist``), in order; otherwise only the last one, as ``QueryDict.get`` reads it.
-    ``canon``: the one spelling of the values the page reads alike. ``blank``: whether an empty
-    value says something (else it is the same as no value, and dropped)."""
+    """``kept``: whether the page cache may keep a page asked with this value (only values from a
+    short, known list, so made-up ones cannot fill it); ``many``: read with ``getlist``;
+    ``canon``: the one spelling of values read alike; ``blank``: whether an empty value counts."""
 
     name: str
     kept: Callable[[str], bool] = _never
@@ -90,11 +71,8 @@ WEIGHTS_MAX_LENGTH = 4000
 
 
 def _product_list(value: str) -> bool:
-    """Two or three products, comma-separated, each once, in the form the site's links write: kept
-    when the page answers 200 (every one a product of the arena; a made-up one is a 400, which is
-    never kept), so the comparisons kept are the arena's ordered picks of two or three and nothing
-    else: P(n, 2) + P(n, 3), about 25,000 for 30 products. Larger picks (up to six) are rendered
-    for each request: their orderings (4·10⁸ for 30 products) would be no bound at all."""
+    """Two or three distinct slugs: a bounded number of orderings per arena (a made-up product is a
+    400, never kept); the orderings of larger picks would be no bound at all."""
     slugs = value.split(",")
     return (
         COMPARE_MIN <= len(slugs) <= min(COMPARE_MAX, COMPARE_KEPT)
@@ -103,27 +81,27 @@ def _product_list(value: str) -> bool:
     )
 
 
+def number_in(value: str, low: int, high: int) -> int | None:
+    """``value``, digits only, as a number from ``low`` to ``high``; else None."""
+    return int(value) if value.isascii() and value.isdigit() and low <= int(value) <= high else None
+
+
 def _page_number(value: str) -> bool:
-    return value.isascii() and value.isdigit() and 1 <= int(value) <= PAGE_NUMBER_KEPT
+    return number_in(value, 1, PAGE_NUMBER_KEPT) is not None
 
 
 # The largest id a database row can have (a bigger number names no record, and is not looked up).
 RECORD_ID_MAX = 2**63 - 1
 
 
-def _record_id(value: str) -> int | None:
-    value = value.strip()
-    if value.isascii() and value.isdigit() and 0 < int(value) <= RECORD_ID_MAX:
-        return int(value)
-    return None
+def record_id(value: str) -> int | None:
+    return number_in(value.strip(), 1, RECORD_ID_MAX)
 
 
 def _stale_canon(value: str) -> str:
     # every spelling of "on" filters alike, and the page's links write "1"
     return "1" if value.strip().lower() in STALE_ON else value
 
-
-# -- every parameter the site reads
 
 # the arena page: the matrix filters, the rank, the products shown, the folded categories
 PERSONA = Param("persona")
@@ -150,7 +128,7 @@ PRODUCTS = Param("products", _product_list, many=True)
 PAGE = Param("page", _page_number)
 # an arena's disputes: one product's (a slug), one story's (its number), one state's
 DISPUTE_PRODUCT = Param("product", lambda value: bool(SLUG.fullmatch(value)))
-DISPUTE_STORY = Param("story", lambda value: _record_id(value) is not None)
+DISPUTE_STORY = Param("story", lambda value: record_id(value) is not None)
 DISPUTE_STATE = Param("state", _one_of(*DISPUTE_STATES))
 # the must-have check: the stories (their ids) and the facts a visitor cannot do without
 MUST = Param("must", must_kept, many=True)
@@ -166,21 +144,17 @@ SENT = Param("sent")
 
 
 def format_param(formats: Iterable[str]) -> Param:
-    """The parameter that picks an API format (DRF's URL_FORMAT_OVERRIDE): the view's formats."""
+    """DRF's URL_FORMAT_OVERRIDE, kept for the view's own formats."""
     return Param("format", _one_of(*formats))
 
 
-# -- reading
-
-
 def text(query: QueryDict, param: Param) -> str:
-    """A query value as the pages read it: the last one given, control characters (a NUL among
-    them, which PostgreSQL refuses in a query) dropped, and at most PARAM_MAX_LENGTH long."""
+    """The last value given, less control characters (PostgreSQL refuses a NUL), bounded."""
     return clean_text(query.get(param.name) or "")[:PARAM_MAX_LENGTH]
 
 
-def _split(values: Iterable[str]) -> list[str]:
-    """The comma-separated items of the values, in order, each once, spaces around them dropped."""
+def split_items(values: Iterable[str]) -> list[str]:
+    """The comma-separated items of the values, in order, each once, stripped."""
     items: list[str] = []
     for value in values:
         for item in value.split(","):
@@ -190,35 +164,28 @@ def _split(values: Iterable[str]) -> list[str]:
 
 
 def slug_list(query: QueryDict, param: Param) -> list[str]:
-    """The slugs given in ``?<name>=a,b`` or ``?<name>=a&<name>=b``, in order, each once, at most
-    ``SHOW_MAX`` (anything that is not a slug left out)."""
+    """``?<name>=a,b`` or ``?<name>=a&<name>=b``: the slugs, each once, at most SHOW_MAX."""
     values = [clean_text(v)[: PARAM_MAX_LENGTH * 10] for v in query.getlist(param.name)[:SHOW_MAX]]
-    return [slug for slug in _split(values) if SLUG.fullmatch(slug)][:SHOW_MAX]
+    return [slug for slug in split_items(values) if SLUG.fullmatch(slug)][:SHOW_MAX]
 
 
 def api_products(query: QueryDict) -> list[str]:
-    """The products the API is asked to compare (``?products=``, comma-separated, repeated or
-    both), in order, each once, at most SHOW_MAX; any slug is passed on, so that an unknown one is
-    named in the API's 400."""
-    return _split(query.getlist(PRODUCTS.name)[:SHOW_MAX])[:SHOW_MAX]
+    """``?products=`` for the API: any text is passed on, so that the 400 names an unknown one."""
+    return split_items(query.getlist(PRODUCTS.name)[:SHOW_MAX])[:SHOW_MAX]
 
 
 def weights_text(query: QueryDict) -> str:
-    """``?weights=`` as sent (the last one), control characters dropped, not cut: the API refuses
-    one longer than WEIGHTS_MAX_LENGTH, the pages read that much of it."""
+    """Not cut: the API refuses one longer than WEIGHTS_MAX_LENGTH, the pages read that much."""
     return clean_text(query.get(WEIGHTS.name) or "")
 
 
 def _level(value: str) -> int | None:
-    value = value.strip()
-    if value.isascii() and value.isdigit() and int(value) in scoring.WEIGHT_LEVELS:
-        return int(value)
-    return None
+    return number_in(value.strip(), min(scoring.WEIGHT_LEVELS), max(scoring.WEIGHT_LEVELS))
 
 
 def weights_parse(text: str) -> WeightsAsked:
-    """The entries of a ``?weights=`` text: ``key:level`` separated by commas (an entry without a
-    ``:`` or a level other than 0-3 is kept, to be named as left out)."""
+    """``key:level,…``; an entry without ``:`` or with a level other than 0-3 is kept, to be named
+    as left out."""
     entries = []
     for entry in text.split(","):
         if entry := entry.strip():
@@ -228,8 +195,7 @@ def weights_parse(text: str) -> WeightsAsked:
 
 
 def weights_asked(query: QueryDict) -> WeightsAsked:
-    """The weights a page is asked for: the panel's ``w-<key>`` fields when its form sent them,
-    else ``?weights=`` (at most WEIGHTS_MAX_LENGTH of it)."""
+    """The panel's ``w-<key>`` fields when its form sent them, else ``?weights=``."""
     fields = {
         name.removeprefix(WEIGHT_FIELD): _level(
             clean_text(query.get(name, ""))[:WEIGHTS_MAX_LENGTH]
@@ -244,8 +210,6 @@ def weights_asked(query: QueryDict) -> WeightsAsked:
 
 @dataclass(frozen=True)
 class ArenaAsked:
-    """What the arena page is asked for by its query."""
-
     filters: MatrixFilters
     rank: str  # the rank asked for ("" for none: the published PA Score)
     show: list[str]  # the products picked for the matrix (the "Products shown" form)
@@ -279,9 +243,8 @@ class ArenaAsked:
 
 @dataclass(frozen=True)
 class HeadToHeadAsked:
-    """What a head-to-head is asked for: the pair picker's products (a plain GET form, ``?a=…&b=…``),
-    ``diff=1`` (only the rounds one side wins), ``open=all`` (every round's rationale unfolded) or
-    ``open=<story>`` (that round's rationale and evidence)."""
+    """``?a=…&b=…`` (the pair picker), ``diff=1`` (only rounds won), ``open=all`` or
+    ``open=<story>`` (rationales unfolded)."""
 
     a: str
     b: str
@@ -301,19 +264,15 @@ class HeadToHeadAsked:
 
 
 def opened_round(query: QueryDict) -> int | None:
-    """``open=<story>``: the round of that story opened (its rationale and evidence)."""
-    opened = text(query, OPEN)
-    return int(opened) if opened.isascii() and opened.isdigit() else None
+    return number_in(text(query, OPEN), 0, RECORD_ID_MAX)
 
 
 def diff_asked(query: QueryDict) -> bool:
-    """``diff=1``: only the rounds that are not drawn."""
     return text(query, DIFF) == "1"
 
 
-# Which instance of the flag form a request is for (``?form=…``: the dialog's counter, the cell
-# page's panel): its element ids carry it, so two forms open on one page never share an id and
-# each label focuses its own form's field. Anything else is the form page's own instance.
+# Which flag form a request is for (``?form=…``): its element ids carry it, so two forms open on
+# one page never share an id.
 FORM_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
 PAGE_FORM = "page"
 
@@ -325,9 +284,7 @@ def flag_form_id(query: QueryDict) -> str:
 
 @dataclass(frozen=True)
 class DisputesAsked:
-    """What an arena's disputes are asked for: ``?product=<slug>``, ``?story=<number>``,
-    ``?state=<open|decided|upheld|rejected|duplicate>`` and ``?page=<n>``; ``problems`` says what
-    of it cannot be read (a 400 with those messages; the rest still filters)."""
+    """``problems``: what cannot be read (a 400 with those messages; the rest still filters)."""
 
     product: str
     story: int | None
@@ -343,7 +300,7 @@ class DisputesAsked:
             problems.append(f"No product {product[:60]!r} in this arena.")
             product = ""
         story_text = text(query, DISPUTE_STORY).strip()
-        story = _record_id(story_text) if story_text else None
+        story = record_id(story_text) if story_text else None
         if story_text and story is None:
             problems.append("A story is given by its number (?story=12).")
         state = text(query, DISPUTE_STATE).strip()
@@ -353,11 +310,8 @@ class DisputesAsked:
         return cls(product, story, state, text(query, PAGE).strip(), tuple(problems))
 
 
-# -- what each page reads (the page cache's allow-list)
-
-# The parameters each page reads, by URL name, in their canonical order (the order of the site's own
-# forms and links). Nothing else reaches the view: the page cache drops any other parameter (a full
-# page is redirected to the address without it). A page not named here reads none.
+# The parameters each page reads, by URL name, in their canonical order; the page cache drops any
+# other (a full page is redirected to the address without it).
 PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
     "arena-detail": (PERSONA, CATEGORY, VERDICT, Q, STALE, SORT, RANK, SHOW, FOLD, WEIGHTS),
     "head-to-head": (A, B, DIFF, OPEN),
@@ -371,6 +325,5 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
     "api-arena-detail": (WEIGHTS,),
     "api-arena-compare-many": (PRODUCTS,),
 }
-# Parameters read by the start of their name (the weights panel's fields, which the arena page
-# turns into the shareable ``?weights=`` address): passed on, never kept.
+# Read by the start of their name (the weights panel's fields): passed on, never kept.
 PAGE_PARAM_PREFIXES: dict[str, tuple[str, ...]] = {"arena-detail": (WEIGHT_FIELD,)}

@@ -13,10 +13,11 @@ from web.params import (
     MUST,
     NEED,
     PARAM_MAX_LENGTH,
-    RECORD_ID_MAX,
     SHOW_MAX,
     WEIGHTS_MAX_LENGTH,
     Param,
+    record_id,
+    split_items,
     weights_parse,
     weights_text,
 )
@@ -25,12 +26,9 @@ from web.params.mustkeys import MUST_MAX
 
 @dataclass(frozen=True)
 class MustHaveAsked:
-    """What the must-have check is asked for: ``?must=<story id>,<story id>`` (at most
-    ``MUST_MAX``) and ``?need=<fact>,<fact>`` (``scoring.musthave.NEEDS``), each list also
-    accepted as repeated parameters (the plain GET form's checkboxes) and in any order; ``must``
-    in canonical order (ascending ids, each once), ``canonical``: whether the query already spells
-    them so (else a full page is redirected to that spelling, one address per choice);
-    ``problems``: what cannot be read (a 400 with those messages)."""
+    """``?must=<story id>,…`` (at most MUST_MAX) and ``?need=<fact>,…``, comma-separated or
+    repeated, in any order; ``canonical``: whether the query already spells them so (else a full
+    page is redirected to that spelling); ``problems``: what cannot be read (a 400)."""
 
     must: MustHaves
     canonical: bool
@@ -42,7 +40,7 @@ class MustHaveAsked:
         problems: list[str] = []
         ids: list[int] = []
         for item in _list_items(query, MUST):
-            story = _story_id(item)
+            story = record_id(item)
             if story is None:
                 problems.append(f"A must-have story is given by its number, not {item[:40]!r}.")
             elif story not in ids:
@@ -72,17 +70,5 @@ class MustHaveAsked:
 
 
 def _list_items(query: QueryDict, param: Param) -> list[str]:
-    """The comma-separated items of a list parameter (repeated or not), each once, bounded."""
-    items: list[str] = []
-    for value in query.getlist(param.name)[:SHOW_MAX]:
-        for item in clean_text(value)[:PARAM_MAX_LENGTH].split(","):
-            if (item := item.strip()) and item not in items:
-                items.append(item)
-    return items[:SHOW_MAX]
-
-
-def _story_id(value: str) -> int | None:
-    value = value.strip()
-    if value.isascii() and value.isdigit() and 0 < int(value) <= RECORD_ID_MAX:
-        return int(value)
-    return None
+    values = query.getlist(param.name)[:SHOW_MAX]
+    return split_items(clean_text(value)[:PARAM_MAX_LENGTH] for value in values)[:SHOW_MAX]

@@ -1,5 +1,4 @@
-"""The site search's query (``?q=``) and the home page's "X vs Y" picker (``?arena=&a=&b=``): how
-each is read, and what is wrong with it when it cannot be used (a message for a 400)."""
+"""The site search's ``?q=`` and the home page's "X vs Y" picker, with a 400's message when unusable."""
 
 from __future__ import annotations
 
@@ -18,8 +17,7 @@ SEARCH_MIN_CHARS = 2
 
 @dataclass(frozen=True)
 class SearchAsked:
-    """``?q=``: ``text`` is what to search for, "" with ``problem`` saying why not (``asked``: a
-    search was sent at all, even an empty one)."""
+    """``text``: what to search for, or "" with ``problem`` saying why (``asked``: even empty)."""
 
     text: str
     asked: bool
@@ -50,8 +48,8 @@ class SearchAsked:
 
 @dataclass(frozen=True)
 class PairPicked:
-    """The picker's arena and two products (slugs), or ``problem`` and its status (400: not two
-    different products; the 404, an unknown arena or product, is the view's to say)."""
+    """The picker's arena and two products, or a 400's ``problem`` (an unknown one is the view's
+    404)."""
 
     arena: str
     a: str

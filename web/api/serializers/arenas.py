@@ -1,5 +1,4 @@
-"""The read endpoints' JSON (docs/contract.md): these serializers write the answers and the
-OpenAPI schema describes them. No rules in here."""
+"""The read endpoints' JSON (docs/contract.md)."""
 
 from __future__ import annotations
 

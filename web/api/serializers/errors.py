@@ -1,4 +1,4 @@
-"""The error bodies of the API, for the schema: what each refusal carries and why it is sent."""
+"""The error bodies, for the schema."""
 
 from __future__ import annotations
 

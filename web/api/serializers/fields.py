@@ -1,5 +1,4 @@
-"""The API's own serializer fields, and the fields of a product's result (``scoring.ProductResult``)
-as a leaderboard row shows them, each field's serializer derived from the result's type."""
+"""The API's own fields, and a product's result's fields derived from ``scoring.ProductResult``."""
 
 from __future__ import annotations
 
@@ -15,8 +14,6 @@ from arena import scoring
 
 
 class ProductSlugsField(serializers.ListField):
-    """Products as the list of their slugs."""
-
     child = serializers.CharField()
 
     def to_representation(self, products: Iterable[Any]) -> list[str]:
@@ -24,15 +21,12 @@ class ProductSlugsField(serializers.ListField):
 
 
 class ByProductField(serializers.DictField):
-    """A mapping keyed by product, keyed by the product's slug."""
-
     def to_representation(self, mapping: Mapping[Any, Any]) -> dict[str, Any]:
         return {p.slug: self.child.to_representation(v) for p, v in mapping.items()}
 
 
 class WinnerField(serializers.CharField):
-    """A winner: its product's slug, or ``"drawn"`` when there is none (a drawn round, a level
-    comparison)."""
+    """The winner's slug, or ``"drawn"``."""
 
     def get_attribute(self, instance: Any) -> str:
         winner: Any = super().get_attribute(instance)
@@ -40,8 +34,7 @@ class WinnerField(serializers.CharField):
 
 
 class ScoreRangeField(serializers.ListField):
-    """A score's range ``[low, high]`` (``scoring.score_range``: every unverified cell one verdict
-    step worse / better), null with no score."""
+    """``[low, high]`` (``scoring.score_range``), null with no score."""
 
     child = serializers.IntegerField(min_value=0, max_value=100)
 
@@ -53,8 +46,7 @@ class ScoreRangeField(serializers.ListField):
 
 
 class RankRangeField(serializers.ListField):
-    """The ranks a product could take if its unverified cells turned out either way, ``[best,
-    worst]`` (``ProductScore.rank_best``/``rank_worst``), null when not stored."""
+    """``[best, worst]``, null when not stored."""
 
     child = serializers.IntegerField(min_value=1)
 
@@ -66,14 +58,11 @@ class RankRangeField(serializers.ListField):
 
 
 class Call(NamedTuple):
-    """Who leads: the leading product's slug, or null (``close`` when it is too close to call)."""
-
     leader: str | None
     close: bool
 
     @classmethod
     def of(cls, leader: Any) -> Call:
-        """The call of a comparison whose leader is ``leader`` (None: too close to call)."""
         return cls(leader.slug if leader is not None else None, leader is None)
 
 
@@ -87,8 +76,7 @@ class CallSerializer(serializers.Serializer):
 
 
 class _WithWeightsOnly(serializers.Field):
-    """A field that only the answers with ``?weights=`` have: left out of a row not ranked by a
-    caller's weights (one without ``personal_score``; a nullable field would be written as null)."""
+    """Left out of a row not ranked by a caller's weights (a nullable field would write null)."""
 
     def get_attribute(self, instance: Any) -> Any:
         if not hasattr(instance, "personal_score"):
@@ -121,8 +109,8 @@ _KINDS: dict[str, Callable[..., serializers.Field]] = {
 }
 _TYPES = {f.name: str(f.type) for f in dataclasses.fields(scoring.ProductResult)}
 
-# The fields of a product's result a leaderboard row leaves out: its product (the row names it),
-# the counts and sums behind its scores, and the persona ranges (the persona results show them).
+# A product's result's fields a leaderboard row leaves out: its product, the counts and sums behind
+# its scores, and the persona ranges (the persona results show them).
 _NOT_SHOWN = frozenset(
     {
         "product",
@@ -137,7 +125,6 @@ _NOT_SHOWN = frozenset(
         "persona_ranges",
     }
 )
-# The fields of a product's result that a leaderboard row shows, in the result's order.
 RESULT_FIELDS = tuple(name for name in _TYPES if name not in _NOT_SHOWN)
 _RESULT_HELP = {
     "pa_range": "The PA Score's range [low, high]; null with no score.",
@@ -147,8 +134,6 @@ _RESULT_HELP = {
 
 
 def result_fields(source: str) -> dict[str, serializers.Field]:
-    """The serializer fields of ``RESULT_FIELDS``, read from the attribute ``source`` of a row
-    (its ``scoring.ProductResult``)."""
     out = {}
     for name in RESULT_FIELDS:
         extra = {"help_text": _RESULT_HELP[name]} if name in _RESULT_HELP else {}
