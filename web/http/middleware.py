@@ -56,7 +56,8 @@ class DropNulFromQueryMiddleware:
 
 def _site_404(request: HttpRequest, exception: Exception) -> HttpResponse:
     # the root URLconf's handler404, looked up (the views are a layer above this one)
-    return get_resolver().resolve_error_handler(404)(request, exception)
+    handler: Callable[..., HttpResponse] = get_resolver().resolve_error_handler(404)
+    return handler(request, exception)
 
 
 def _site_404_enabled() -> bool:
