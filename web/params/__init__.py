@@ -30,14 +30,6 @@ def fragment_asked(htmx: HtmxDetails) -> bool:
     return bool(htmx) and not htmx.boosted and not htmx.history_restore_request
 
 
-def _never(value: str) -> bool:
-    return False
-
-
-def _same(value: str) -> str:
-    return value
-
-
 @dataclass(frozen=True)
 class Param:
     """``kept``: whether the page cache may keep a page asked with this value (only values from a
@@ -45,9 +37,9 @@ class Param:
     ``canon``: the one spelling of values read alike; ``blank``: whether an empty value counts."""
 
     name: str
-    kept: Callable[[str], bool] = _never
+    kept: Callable[[str], bool] = lambda value: False
     many: bool = False
-    canon: Callable[[str], str] = _same
+    canon: Callable[[str], str] = lambda value: value
     blank: bool = False
 
 
