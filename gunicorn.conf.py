@@ -27,7 +27,7 @@ _host = "127.0.0.1" if env_trusted_proxies() > 0 else "0.0.0.0"
 bind = os.environ.get("BIND") or f"{_host}:{os.environ.get('PORT', '8000')}"
 # gunicorn would take the scheme (X-Forwarded-Proto, -Ssl, -Protocol) and SCRIPT_NAME/PATH_INFO
 # headers from any loopback peer, a client's passed on by a proxy included: it believes none, and
-# the site reads the scheme from its trusted proxies only (web/http/forwarded.py).
+# the site reads the scheme from its trusted proxies only (web/http/middleware.py).
 forwarded_allow_ips = ""
 secure_scheme_headers: dict[str, str] = {}
 workers = int(os.environ.get("WEB_CONCURRENCY", "3"))

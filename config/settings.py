@@ -55,7 +55,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "web.http.observability.RequestObservabilityMiddleware",  # first: request id, access log, metrics
     # X-Forwarded-* only from our own proxies, before anything reads the scheme (the https redirect)
-    "web.http.forwarded.ForwardedHeadersMiddleware",
+    "web.http.middleware.ForwardedHeadersMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "web.http.middleware.DropNulFromQueryMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -74,7 +74,7 @@ MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",
-    "web.http.notfound.SiteNotFoundMiddleware",  # DEBUG_SITE_404
+    "web.http.middleware.SiteNotFoundMiddleware",  # DEBUG_SITE_404
 ]
 
 ROOT_URLCONF = "config.urls"

@@ -17,7 +17,6 @@ from django.conf import settings
 
 from arena.task_names import SWEEP_TASK
 from web.http import broker, requestid
-from web.http.metrics import FAILURES_KEY
 
 log = logging.getLogger("arena.tasks")
 
@@ -103,7 +102,7 @@ def _count_failure(sender: Any = None, **_: Any) -> None:
         return  # (in-process tasks: the failure is the request's own error)
     try:
         with broker.client() as client:
-            client.hincrby(FAILURES_KEY, sender.name, 1)
+            client.hincrby(broker.FAILURES_KEY, sender.name, 1)
     except redis.RedisError as exc:  # the count is lost, the task's own retry/sweep is not
         log.warning("task failure not counted: %s", exc)
 

@@ -86,8 +86,7 @@ class Cursor:
 
     @contextmanager
     def checks(self) -> Iterator[None]:
-        """Turns a refusal by the cell rules or the field limits into a ``PageError`` for the line
-        being read."""
+        """A refusal by the cell rules or the field limits as a ``PageError`` of the line read."""
         try:
             yield
         except (CellValueError, LimitError) as exc:

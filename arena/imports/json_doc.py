@@ -29,8 +29,7 @@ LONG_TEXTS = frozenset({"description", "rationale", "quote"})
 
 
 class ArenaFileError(PageError):
-    """A problem in an arena file: ``FILE: /json/pointer: reason``, or for text that is not JSON
-    ``FILE: line L, column C: reason``."""
+    """``FILE: /json/pointer: reason``, or for text not JSON ``FILE: line L, column C: …``."""
 
     def __init__(self, path: str, reason: str, line: int = 0, column: int = 0):
         super().__init__(path, line, reason)

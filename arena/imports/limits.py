@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 from datetime import date
+from typing import cast
 
 from django.apps import apps
 from django.conf import settings
@@ -19,18 +20,6 @@ class LimitError(ValueError):
     """A value the database would refuse; the message says which field and why."""
 
 
-# The model fields the import writes, by "Model.field".
-_MODELS = {
-    "Arena": "arena.Arena",
-    "Category": "arena.Category",
-    "SubGroup": "arena.SubGroup",
-    "Persona": "arena.Persona",
-    "AdjacentArena": "arena.AdjacentArena",
-    "Product": "products.Product",
-    "Story": "stories.Story",
-    "Evidence": "stories.Evidence",
-}
-
 # A count that is not stored still has to be an int we can convert and compare cheaply.
 ANY_COUNT_MAX = 2**31 - 1
 
@@ -40,8 +29,7 @@ TEXT_LIMITS = {"Arena.description": 5_000, "Cell.rationale": 20_000, "Evidence.q
 
 
 def read_bytes(path: str) -> bytes:
-    """The file's bytes, if it holds at most ``ARENA_IMPORT_MAX_BYTES``: a larger one is refused
-    before it is read whole (``OSError`` when it cannot be read)."""
+    """The file's bytes; one over ``ARENA_IMPORT_MAX_BYTES`` is refused before it is read whole."""
     limit = settings.ARENA_IMPORT_MAX_BYTES
     with open(path, "rb") as f:
         raw = f.read(limit + 1)
@@ -62,8 +50,10 @@ def future_problem(day: date | None) -> str | None:
 
 
 def _model_field(label: str) -> Field:
+    """The field of ``"Model.field"``: the model is one of the apps' (its name is unique)."""
     model, name = label.split(".")
-    return apps.get_model(_MODELS[model])._meta.get_field(name)
+    found = next(m for m in apps.get_models() if m.__name__ == model)._meta.get_field(name)
+    return cast(Field, found)
 
 
 @functools.cache

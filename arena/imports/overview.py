@@ -224,8 +224,7 @@ def _best_by_user_type(cur: Cursor) -> tuple[PersonaWinner, ...]:
 
 
 def _persona_winner(cur: Cursor, persona: str) -> PersonaWinner:
-    """A card: winner, ``N/100``, ``Runner-up: NAME (N/100)`` when there is one,
-    ``N <persona> stories scored``."""
+    """Winner, ``N/100``, maybe ``Runner-up: NAME (N/100)``, ``N <persona> stories scored``."""
     ends = f"page ends inside 'Best for {persona}'"
     winner = cur.take(ends).strip()
     sm = re.fullmatch(r"([0-9]+)/100", cur.take(ends).strip())

@@ -106,8 +106,7 @@ def merge_pages(overview: OverviewPage, compares: Sequence[ComparePage]) -> Aren
 def _differs[T](
     first: dict[str, tuple[T, str]], key: str, value: T, where: str
 ) -> tuple[T, str] | None:
-    """The first value read under ``key`` and where, when ``value`` (read at ``where``) is not it;
-    None when it is, or is the first."""
+    """The first value read under ``key`` and where, when ``value`` differs from it; else None."""
     seen, at = first.setdefault(key, (value, where))
     return None if seen == value else (seen, at)
 

@@ -162,8 +162,7 @@ def place(obj: Category | SubGroup | Product | Story, values: dict, pos: int, wa
 
 
 def place_after(rows: Iterable[Category | SubGroup | Story | Product], start: int) -> None:
-    """Give rows that the pages no longer list (retired, or kept for their history) the positions
-    after the listed ones, in their old order."""
+    """Rows the pages no longer list go after the listed ones, in their old order."""
     for pos, row in enumerate(sorted(rows, key=lambda r: r.position), start=start):
         sync_row(row, {"position": pos}, bump=False)
 
@@ -175,8 +174,7 @@ def day_text(at: datetime | None) -> str:
 def retire_gone(
     rows: Iterable[Story | Product], what: str, offset: int, listed: int, report: ImportReport
 ) -> None:
-    """Retire the rows the pages no longer list (never delete them) and place them after the
-    listed ones; ``offset`` mirrors the bulk shift of positions."""
+    """Retire (never delete) the rows the pages no longer list; ``offset``: the bulk shift."""
     rows = list(rows)
     now = timezone.now()
     for row in rows:

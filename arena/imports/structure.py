@@ -101,8 +101,7 @@ def import_personas(run: ImportRun) -> None:
 
 
 def prune_structure(run: ImportRun) -> None:
-    """Categories and sub-groups the pages no longer list go, unless a retired story
-    still uses them."""
+    """Categories and sub-groups the pages no longer list go, unless a retired story uses them."""
     arena, report = run.arena, run.report
     cats, gone_groups, removed_cats = run.categories, run.gone_groups, run.removed_categories
     used_cats = set(Story.all_objects.filter(arena=arena).values_list("category_id", flat=True))

@@ -14,8 +14,8 @@ from arena.selectors.arenas import CountedArena
 from arena.selectors.leaderboard import StoredRow
 from arena.text import SLUG_CHARS
 from web import params
-from web.api import compare as many
-from web.api import serializers as s
+from web.api.serializers import arenas as s
+from web.api.serializers import error_responses
 
 
 def _arena(slug: str | None) -> CountedArena:
@@ -35,7 +35,7 @@ class ArenaViewSet(viewsets.ViewSet):
     lookup_field = "slug"
     lookup_value_regex = SLUG_CHARS
 
-    @extend_schema(responses={200: s.ArenaListSerializer(many=True), **s.error_responses(429)})
+    @extend_schema(responses={200: s.ArenaListSerializer(many=True), **error_responses(429)})
     def list(self, request: Request) -> Response:
         return Response(s.ArenaListSerializer(selectors.arena_list(), many=True).data)
 
@@ -56,7 +56,7 @@ class ArenaViewSet(viewsets.ViewSet):
                 required=False,
             )
         ],
-        responses={200: s.ArenaDetailSerializer, **s.error_responses(400, 404, 429)},
+        responses={200: s.ArenaDetailSerializer, **error_responses(400, 404, 429)},
     )
     def retrieve(self, request: Request, slug: str | None = None) -> Response:
         arena = _arena(slug)
@@ -92,12 +92,12 @@ class ArenaViewSet(viewsets.ViewSet):
         }
         return Response(s.ArenaDetailSerializer(detail).data)
 
-    @extend_schema(responses={200: s.MatrixSerializer, **s.error_responses(404, 429)})
+    @extend_schema(responses={200: s.MatrixSerializer, **error_responses(404, 429)})
     @action(detail=True, methods=["get"])
     def matrix(self, request: Request, slug: str | None = None) -> Response:
         return Response(s.MatrixSerializer(selectors.arena_matrix(arena=_arena(slug))).data)
 
-    @extend_schema(responses={200: s.CompareSerializer, **s.error_responses(404, 429)})
+    @extend_schema(responses={200: s.CompareSerializer, **error_responses(404, 429)})
     @action(
         detail=True,
         methods=["get"],
@@ -122,14 +122,14 @@ class ArenaViewSet(viewsets.ViewSet):
         parameters=[
             OpenApiParameter(
                 params.PRODUCTS.name,
-                many.PRODUCTS_SCHEMA,
+                s.PRODUCTS_SCHEMA,
                 required=True,
                 style="form",
                 explode=False,
-                description=many.PRODUCTS_HELP,
+                description=s.PRODUCTS_HELP,
             )
         ],
-        responses={200: many.CompareManySerializer, **s.error_responses(400, 404, 429)},
+        responses={200: s.CompareManySerializer, **error_responses(400, 404, 429)},
     )
     @action(detail=True, methods=["get"], url_path="compare", url_name="compare-many")
     def compare_many(self, request: Request, slug: str | None = None) -> Response:
@@ -143,4 +143,4 @@ class ArenaViewSet(viewsets.ViewSet):
         if not pick.ok:
             raise ValidationError({params.PRODUCTS.name: [pick.error]})
         cmp = selectors.compare_many_get(arena=arena, products=pick.products)
-        return Response(many.CompareManySerializer(cmp).data)
+        return Response(s.CompareManySerializer(cmp).data)

@@ -131,11 +131,7 @@ def head_to_head_markdown(request: HttpRequest, arena: str, a: str, b: str) -> H
 
 
 def _ranged(r: Any) -> str:
-    if r.score is None:
-        return "no PA Score"
-    if r.low is None or r.high is None:
-        return str(int(r.score))
-    return f"{int(r.score)} ({int(r.low)}–{int(r.high)})"
+    return "no PA Score" if r.score is None else score(r.score, (r.low, r.high))
 
 
 @require_safe

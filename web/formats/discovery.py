@@ -1,11 +1,6 @@
 """What makes the site findable and linkable: ``/robots.txt``, ``/sitemap.xml``, ``/favicon.ico``,
-and the template library of ``base.html``'s head (canonical links, OpenGraph and Twitter meta).
-
-Absolute URLs name ``settings.SITE_URL`` when it is set, else the request's scheme and host (the
-page cache keys pages by both, so each host gets its own copy).
-
-The library is registered as ``discovery`` in ``TEMPLATES["OPTIONS"]["libraries"]`` (settings).
-"""
+and the ``discovery`` template library of ``base.html``'s head (canonical links, OpenGraph and
+Twitter meta). Absolute URLs name ``settings.SITE_URL`` when it is set, else the request's host."""
 
 from __future__ import annotations
 
@@ -41,11 +36,9 @@ def absolute_url(request: HttpRequest, path: str) -> str:
 
 @register.simple_block_tag
 def capture(content: str) -> SafeString:
-    """``{% capture as name %}…{% endcapture %}``: what the body renders, whitespace collapsed,
-    kept in ``name``. A page writes its title and description once, in its block, and the head
-    needs each three times (``<title>``/meta description, OpenGraph, Twitter); Django renders a
-    block once, where it stands, so base.html renders each block inside ``capture`` and uses the
-    variable. (The body was escaped as it rendered; collapsing spaces keeps it safe.)"""
+    """``{% capture as name %}…{% endcapture %}``: the body, whitespace collapsed, kept in
+    ``name``: the head writes a page's title and description three times, and Django renders a
+    block once. (The body was escaped as it rendered; collapsing spaces keeps it safe.)"""
     return mark_safe(" ".join(content.split()))
 
 
@@ -97,14 +90,8 @@ def sitemap_xml(request: HttpRequest) -> HttpResponse:
 
 
 # ----------------------------------------------------------------------------- favicon.ico
-#
-# static/favicon.svg is the icon browsers that read SVG icons show (``<link rel="icon"
-# type="image/svg+xml">``, linked after the ICO, whose ``sizes="32x32"`` keeps Chrome from
-# preferring it), with its own dark-mode colours. ``/favicon.ico`` is for the browsers that take no
-# SVG icon (older Safari) and the clients that fetch it without reading the page (feed readers,
-# bookmarks, link previews): a redirect to the SVG would leave those without an icon. It is the same
-# mark drawn once into static/favicon.ico (and static/apple-touch-icon.png, 180 px), committed files
-# served as they are: nothing is drawn at run time. WhiteNoise also serves them under STATIC_URL.
+# For the browsers that take no SVG icon and the clients that fetch it without reading the page
+# (feed readers, link previews): a redirect to static/favicon.svg would leave those without one.
 
 FAVICON_FILE = Path(settings.BASE_DIR) / "static" / "favicon.ico"
 # Browsers keep the icon a day (it changes only with a release); shared caches as long as any page.

@@ -1,14 +1,13 @@
-"""Open data: ``/arenas/<arena>/export.json`` (the whole arena in the arena file format, what
-``export_arena`` writes) and ``/arenas/<arena>/export.csv`` (one row per cell), both streamed as
-they are written and cached like the pages, by the arena's content version
-(``web.http.pagecache``); the arena file format's JSON Schema, and those of the disputes and
-verification queue JSON."""
+"""Open data: ``/arenas/<arena>/export.json`` (the arena file, what ``export_arena`` writes) and
+``/arenas/<arena>/export.csv`` (one row per cell), streamed and cached like the pages; the JSON
+Schemas of the arena file format and of the disputes and verification queue JSON."""
 
 from __future__ import annotations
 
 import csv
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date
+from functools import partial
 from pathlib import Path
 
 from django.conf import settings
@@ -33,45 +32,25 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 def _export(
     request: HttpRequest,
-    slug: str,
-    body: Callable[[Arena], Iterator[bytes]],
+    arena: str,
     *,
+    body: Callable[[Arena], Iterator[bytes]],
     content_type: str,
     extension: str,
     disposition: str,
 ) -> StreamingHttpResponse | HttpResponsePermanentRedirect:
     """``body(arena)`` streamed, named ``<arena>.<extension>``, with the licence the data is offered
-    under (RFC 8288 link). 404 for no such arena. An export takes no parameters: an address with a
-    query string is sent to the one without, so made-up parameters cannot make the page cache keep
-    many megabyte-sized copies."""
-    arena = arena_get(slug=slug)
-    if arena is None:
+    under (RFC 8288 link). A query string is redirected away, so made-up parameters cannot make the
+    page cache keep many megabyte-sized copies."""
+    found = arena_get(slug=arena)
+    if found is None:
         raise Http404("No such arena")
     if request.META.get("QUERY_STRING"):
         return HttpResponsePermanentRedirect(request.path)
-    response = StreamingHttpResponse(body(arena), content_type=content_type)
-    response["Content-Disposition"] = f'{disposition}; filename="{arena.slug}.{extension}"'
+    response = StreamingHttpResponse(body(found), content_type=content_type)
+    response["Content-Disposition"] = f'{disposition}; filename="{found.slug}.{extension}"'
     response["Link"] = f'<{settings.DATA_LICENSE_URL}>; rel="license"'
     return response
-
-
-def _json_body(arena: Arena) -> Iterator[bytes]:
-    return dataformat.document_chunks(arena_export_document(arena=arena))
-
-
-@require_safe
-def arena_export_json(
-    request: HttpRequest, arena: str
-) -> StreamingHttpResponse | HttpResponsePermanentRedirect:
-    """The arena file of the arena: the same bytes as ``manage.py export_arena <slug>``."""
-    return _export(
-        request,
-        arena,
-        _json_body,
-        content_type="application/json",
-        extension="json",
-        disposition="inline",
-    )
 
 
 class _Line:
@@ -82,8 +61,7 @@ class _Line:
 
 
 def _field(value: object) -> object:
-    """A value as the CSV writes it: nothing for None, a date as YYYY-MM-DD, a text that a
-    spreadsheet would run as a formula with a leading apostrophe."""
+    """A value as the CSV writes it (a formula-like text with a leading apostrophe)."""
     if value is None:
         return ""
     if isinstance(value, date):
@@ -101,29 +79,30 @@ def csv_lines(rows: Iterable[Sequence[object]]) -> Iterator[str]:
         yield writer.writerow([_field(value) for value in row])
 
 
-def _csv_body(arena: Arena) -> Iterator[bytes]:
-    return dataformat.chunked(csv_lines(arena_csv_rows(arena=arena)))
-
-
-@require_safe
-def arena_export_csv(
-    request: HttpRequest, arena: str
-) -> StreamingHttpResponse | HttpResponsePermanentRedirect:
-    """One row per cell of the arena's matrix (``arena.selectors.export.CSV_COLUMNS``)."""
-    return _export(
-        request,
-        arena,
-        _csv_body,
+# The same bytes as ``manage.py export_arena <slug>``.
+arena_export_json = require_safe(
+    partial(
+        _export,
+        body=lambda arena: dataformat.document_chunks(arena_export_document(arena=arena)),
+        content_type="application/json",
+        extension="json",
+        disposition="inline",
+    )
+)
+arena_export_csv = require_safe(
+    partial(
+        _export,
+        body=lambda arena: dataformat.chunked(csv_lines(arena_csv_rows(arena=arena))),
         content_type="text/csv; charset=utf-8; header=present",
         extension="csv",
         disposition="attachment",
     )
+)
 
 
 @require_safe
 def arena_file_schema(request: HttpRequest) -> HttpResponse:
-    """The arena file format's JSON Schema, as shipped (``arena/schemas/``), for editors and
-    validators to point at."""
+    """The arena file format's JSON Schema, as shipped (``arena/schemas/``)."""
     return HttpResponse(dataformat.SCHEMA_PATH.read_bytes(), content_type="application/schema+json")
 
 

@@ -24,7 +24,6 @@ from web.views.disputes import disputes_read
 
 # The newest changes a feed carries.
 FEED_ITEMS = 50
-# Who writes the feeds (Atom wants an author for the feed or for each entry).
 FEED_AUTHOR = "Arena"
 
 
@@ -67,11 +66,21 @@ class BadFilter(Exception):
     """A feed's filter names nothing (a 400, with the message)."""
 
 
-class ChangesFeed(Feed):
-    """Verdict changes, newest first: the site's (``/changes/feed/``), one arena's or one
-    product's; an entry reads the same in every feed."""
+class SiteFeed(Feed):
+    """An Atom feed written by the site (Atom wants an author: the site, at its address)."""
 
     feed_type = Atom1Feed
+
+    def author_name(self) -> str:
+        return FEED_AUTHOR
+
+    def author_link(self, scope: Scope | DisputeScope) -> str:
+        return scope.site_url
+
+
+class ChangesFeed(SiteFeed):
+    """Verdict changes, newest first: the site's (``/changes/feed/``), one arena's or one
+    product's; an entry reads the same in every feed."""
 
     def get_object(
         self, request: HttpRequest, arena: str | None = None, product: str | None = None
@@ -117,12 +126,6 @@ class ChangesFeed(Feed):
             return scope.arena.get_absolute_url()
         return reverse("recent-changes")
 
-    def author_name(self) -> str:
-        return FEED_AUTHOR
-
-    def author_link(self, scope: Scope) -> str:
-        return scope.site_url
-
     def feed_copyright(self) -> str:
         return f"Data: {settings.DATA_LICENSE_NAME} ({settings.DATA_LICENSE_URL})"
 
@@ -156,13 +159,11 @@ class ChangesFeed(Feed):
         return change.changed_at
 
 
-class ArenaDisputesFeed(Feed):
+class ArenaDisputesFeed(SiteFeed):
     """One arena's disputes, the latest news first (``/arenas/<arena>/disputes/feed/``): an
     entry per dispute, updated when it is decided. Only what the disputes page shows
     (``arena.selectors.disputes``); ``?product=``, ``?story=`` and ``?state=`` narrow it as they
     narrow the page (a filter naming nothing is a 400)."""
-
-    feed_type = Atom1Feed
 
     def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> DisputeScope:
         read = disputes_read(request.GET, kwargs["arena"])
@@ -194,12 +195,6 @@ class ArenaDisputesFeed(Feed):
 
     def link(self, scope: DisputeScope) -> str:
         return reverse("arena-disputes", args=[scope.arena.slug])
-
-    def author_name(self) -> str:
-        return FEED_AUTHOR
-
-    def author_link(self, scope: DisputeScope) -> str:
-        return scope.site_url
 
     def item_title(self, d: selectors.Dispute) -> str:
         cell = d.item.cell

@@ -1,15 +1,7 @@
 """The sitemap (``/sitemap.xml``, Django's sitemaps framework): the site-wide pages, every arena,
-its products and stories still on the pages (retired ones left out by their default managers), and
-the head-to-heads the leaderboards document (each product beside its rival).
-
-One query per section whatever the number of arenas, products or stories: each section reads plain
-rows across every arena at once (the per-arena selectors would cost a query per arena). The page is
-cached under the site's version (``_site`` in ``web/http/pagecache.py``), which moves with any
-arena's content version: a product or story added, renamed or retired bumps it.
-
-``lastmod`` is the day the arena's scores were last computed (every change that moves a score, a
-product or a story recomputes them), else the arena's ``updated`` date.
-"""
+its products and stories still on the pages, and the head-to-heads the leaderboards document. Each
+section reads plain rows across every arena in one query (the per-arena selectors would cost a query
+per arena); ``lastmod`` is the day the arena's scores were last computed, else its ``updated``."""
 
 from __future__ import annotations
 
@@ -44,8 +36,7 @@ def _lastmod(computed: datetime | None, updated: date | None) -> Lastmod:
 
 
 class SiteSitemap(Sitemap):
-    """A section whose URLs are on ``SITE_URL`` when it is set (else the request's host and
-    scheme, Django's own choice)."""
+    """A section whose URLs are on ``SITE_URL`` when it is set, else on the request's host."""
 
     def get_protocol(self, protocol: str | None = None) -> str:
         if settings.SITE_URL:
@@ -99,8 +90,7 @@ class ArenaSitemap(_RowSitemap[ArenaItem]):
 
 
 def _in_arena_rows(model: type[Product] | type[Story], key: str) -> list[tuple[str, Any, Lastmod]]:
-    """``(arena slug, key, lastmod)`` of every row of ``model`` still in its arena, in arena and
-    page order (one query)."""
+    """``(arena slug, key, lastmod)`` of every row of ``model`` still in its arena."""
     rows = model.objects.order_by("arena__name", "position").values_list(
         "arena__slug", key, "arena__scores_computed_at", "arena__updated"
     )
@@ -125,20 +115,14 @@ class StorySitemap(_RowSitemap[StoryItem]):
         return _in_arena_rows(Story, "pk")
 
 
-def documented_pair_rows() -> list[PairItem]:
-    """``(arena slug, product slug, rival slug, lastmod)`` of every arena's documented
-    head-to-heads (``arena.selectors.arenas.documented_pairs``: one query)."""
-    return [
-        (arena.slug, a.slug, b.slug, _lastmod(arena.scores_computed_at, arena.updated))
-        for arena, a, b in documented_pairs()
-    ]
-
-
 class HeadToHeadSitemap(_RowSitemap[PairItem]):
     url_name = "head-to-head"
 
     def items(self) -> list[PairItem]:
-        return documented_pair_rows()
+        return [
+            (arena.slug, a.slug, b.slug, _lastmod(arena.scores_computed_at, arena.updated))
+            for arena, a, b in documented_pairs()
+        ]
 
 
 SECTIONS: dict[str, type[Sitemap] | Sitemap] = {

@@ -3,7 +3,36 @@
 from collections.abc import Callable
 from urllib.parse import urlencode
 
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.conf import settings
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.urls import Resolver404, get_resolver, resolve
+
+from web.http.clients import is_trusted_proxy, parse_address
+
+FORWARDED_HEADERS = (
+    "HTTP_X_FORWARDED_FOR",
+    "HTTP_X_FORWARDED_PROTO",
+    "HTTP_X_FORWARDED_HOST",
+    "HTTP_X_FORWARDED_PORT",
+    "HTTP_X_FORWARDED_SSL",
+    "HTTP_X_FORWARDED_PROTOCOL",
+    "HTTP_FORWARDED",
+)
+
+
+class ForwardedHeadersMiddleware:
+    """X-Forwarded-* and Forwarded only from our own proxies: Django believes
+    SECURE_PROXY_SSL_HEADER from anyone, and the scheme decides the https redirect, secure cookies
+    and absolute links."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not is_trusted_proxy(parse_address(request.META.get("REMOTE_ADDR", ""))):
+            for name in FORWARDED_HEADERS:
+                request.META.pop(name, None)
+        return self.get_response(request)
 
 
 class DropNulFromQueryMiddleware:
@@ -23,3 +52,33 @@ class DropNulFromQueryMiddleware:
             # (read-only, as Django's own)
             request.GET = QueryDict(urlencode(pairs))
         return self.get_response(request)
+
+
+def _site_404(request: HttpRequest, exception: Exception) -> HttpResponse:
+    # the root URLconf's handler404, looked up (the views are a layer above this one)
+    handler: Callable[..., HttpResponse] = get_resolver().resolve_error_handler(404)
+    return handler(request, exception)
+
+
+def _site_404_enabled() -> bool:
+    return bool(settings.DEBUG and getattr(settings, "DEBUG_SITE_404", False))
+
+
+class SiteNotFoundMiddleware:
+    """DEBUG_SITE_404: the site's own 404 while DEBUG is on (Django then shows its technical one)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if _site_404_enabled():
+            try:
+                resolve(request.path_info)
+            except Resolver404 as missing:
+                return _site_404(request, missing)
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if isinstance(exception, Http404) and _site_404_enabled():
+            return _site_404(request, exception)
+        return None

@@ -12,13 +12,13 @@ from django.http import HttpRequest, QueryDict
 from django_htmx.middleware import HtmxDetails
 
 from arena import scoring
+from arena.scoring.musthave import NEEDS
 from arena.selectors.compare import COMPARE_MAX, COMPARE_MIN
 from arena.selectors.disputes import DISPUTE_STATES
 from arena.selectors.matrix import STALE_ON, MatrixFilters
 from arena.selectors.weights import WeightEntry, WeightsAsked
 from arena.text import SLUG_CHARS, clean_text
 from stories.values import Verdict
-from web.params.mustkeys import must_kept, needs_kept
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -30,14 +30,6 @@ def fragment_asked(htmx: HtmxDetails) -> bool:
     return bool(htmx) and not htmx.boosted and not htmx.history_restore_request
 
 
-def _never(value: str) -> bool:
-    return False
-
-
-def _same(value: str) -> str:
-    return value
-
-
 @dataclass(frozen=True)
 class Param:
     """``kept``: whether the page cache may keep a page asked with this value (only values from a
@@ -45,9 +37,9 @@ class Param:
     ``canon``: the one spelling of values read alike; ``blank``: whether an empty value counts."""
 
     name: str
-    kept: Callable[[str], bool] = _never
+    kept: Callable[[str], bool] = lambda value: False
     many: bool = False
-    canon: Callable[[str], str] = _same
+    canon: Callable[[str], str] = lambda value: value
     blank: bool = False
 
 
@@ -96,6 +88,26 @@ RECORD_ID_MAX = 2**63 - 1
 
 def record_id(value: str) -> int | None:
     return number_in(value.strip(), 1, RECORD_ID_MAX)
+
+
+# At most this many story must-haves (more is a 400 saying so).
+MUST_MAX = 10
+# The largest choice of must-have stories whose page the page cache keeps (a bounded number per arena).
+MUST_KEPT = 2
+
+
+def must_kept(value: str) -> bool:
+    """Ascending story ids, each once, digits only, at most MUST_KEPT."""
+    items = value.split(",")
+    if not all(i.isascii() and i.isdigit() and not i.startswith("0") for i in items):
+        return False
+    ids = [int(i) for i in items]
+    return ids == sorted(set(ids)) and len(ids) <= MUST_KEPT
+
+
+def needs_kept(value: str) -> bool:
+    items = value.split(",")
+    return items == [n for n in NEEDS if n in items]
 
 
 def _stale_canon(value: str) -> str:

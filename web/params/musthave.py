@@ -11,6 +11,7 @@ from arena.selectors.weights import WeightsAsked
 from arena.text import clean_text
 from web.params import (
     MUST,
+    MUST_MAX,
     NEED,
     PARAM_MAX_LENGTH,
     SHOW_MAX,
@@ -21,7 +22,6 @@ from web.params import (
     weights_parse,
     weights_text,
 )
-from web.params.mustkeys import MUST_MAX
 
 
 @dataclass(frozen=True)

@@ -30,20 +30,14 @@ class SearchAsked:
         raw = clean_text(query.get(SEARCH_Q.name) or "")
         text = " ".join(raw.split())
         if not text:
-            return cls("", asked=True, problem="Type a word or two to search for.")
-        if len(text) > SEARCH_MAX_LENGTH:
-            return cls(
-                "",
-                asked=True,
-                problem=f"A search is at most {SEARCH_MAX_LENGTH} characters; try fewer words.",
-            )
-        if sum(c.isalnum() for c in text) < SEARCH_MIN_CHARS:
-            return cls(
-                "",
-                asked=True,
-                problem=f"Search for a word of at least {SEARCH_MIN_CHARS} letters or digits.",
-            )
-        return cls(text, asked=True, problem="")
+            problem = "Type a word or two to search for."
+        elif len(text) > SEARCH_MAX_LENGTH:
+            problem = f"A search is at most {SEARCH_MAX_LENGTH} characters; try fewer words."
+        elif sum(c.isalnum() for c in text) < SEARCH_MIN_CHARS:
+            problem = f"Search for a word of at least {SEARCH_MIN_CHARS} letters or digits."
+        else:
+            problem = ""
+        return cls("" if problem else text, asked=True, problem=problem)
 
 
 @dataclass(frozen=True)

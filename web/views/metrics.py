@@ -4,7 +4,7 @@ Only with ``Authorization: Bearer <METRICS_TOKEN>``; without METRICS_TOKEN the a
 exist (404), so it is never exposed by accident; a missing or wrong token is a 401 with a message.
 Never cached (``no-store``), not in the sitemap, disallowed in robots.txt.
 
-Two kinds of figure: what the processes counted (requests, page cache; ``web.http.metrics``, added
+Two kinds of figure: what the processes counted (requests, page cache; ``web.http.observability``, added
 up over every gunicorn worker in multiprocess mode), and what is read at each scrape: the Celery
 queue's length and the task failures (from the broker's Redis), pending flags, failed mail and the
 recompute lag (from the database, a few small queries).
@@ -37,7 +37,7 @@ from prometheus_client.registry import Collector
 
 from arena.selectors.freshness import oldest_stale_scores
 from flags.selectors import notice_counts, pending_reviews
-from web.http.metrics import FAILURES_KEY
+from web.http.broker import FAILURES_KEY
 
 log = logging.getLogger(__name__)
 

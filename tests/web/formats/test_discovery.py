@@ -25,7 +25,7 @@ from products.models import Product
 from products.services import product_retire, product_update
 from stories.models import Cell, Story
 from stories.story_services import story_retire
-from web.formats.sitemaps import documented_pair_rows
+from web.formats.sitemaps import HeadToHeadSitemap
 
 pytestmark = pytest.mark.django_db
 
@@ -313,7 +313,7 @@ def test_documented_pairs_of_every_arena_are_each_arenas_own(seeded_arena, big_a
         for arena in Arena.objects.order_by("name")
         for a, b in arena_documented_pairs(arena=arena)
     ]
-    assert [row[:3] for row in documented_pair_rows()] == expected
+    assert [row[:3] for row in HeadToHeadSitemap().items()] == expected
     assert {row[0] for row in expected} == {"big", "durable-execution-engines"}
 
 

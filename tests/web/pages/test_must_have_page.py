@@ -19,8 +19,7 @@ from products.models import Product
 from stories.models import Cell, Story
 from tests.web.pages.test_pages import ARENA, get, text_of
 from web.http.pagecache.keys import Query
-from web.params import MUST, NEED, PAGE_PARAMS, WEIGHTS, weights_parse
-from web.params.mustkeys import MUST_KEPT, MUST_MAX
+from web.params import MUST, MUST_KEPT, MUST_MAX, NEED, PAGE_PARAMS, WEIGHTS, weights_parse
 
 pytestmark = pytest.mark.django_db
 
