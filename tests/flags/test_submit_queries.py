@@ -20,7 +20,7 @@ from web.http.clients import client_hash
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
 RETIRED = "retired from the arena and can no longer be flagged"
 # a savepoint and its release (the test's transaction; BEGIN and COMMIT in production), the
-# client's lock (PostgreSQL), the cell's pending item (locked, with the client's rate limit), the
+# client's lock (the upsert of its row), the cell's pending item (locked, with the client's rate limit), the
 # flag's INSERT, the UPDATE of the arena's content version (the pending dispute is public) and the
 # INSERT of its mail (flags.notices: the outbox, written in the same transaction)
 LATER_FLAG_MAX = 7
