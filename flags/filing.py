@@ -105,6 +105,7 @@ def _open_item(flag: Flag) -> ReviewItem:
     reached = list(
         Cell.objects.on_pages()
         .filter(pk=flag.cell_id)
+        .order_by()  # one row: the cells' default order would only join the arena to sort it
         .values_list(_limit_reached_at(flag.client_hash, flag.created_at), flat=True)
     )
     if not reached:
