@@ -14,13 +14,12 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import connection
 from django.db.models import Exists, OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from arena.recompute import cell_content_changed
 from arena.text import parse_rate
-from flags.models import Flag, ReviewItem, Status
+from flags.models import Flag, FlagClient, ReviewItem, Status
 from stories.models import Cell
 
 ALREADY_FLAGGED = "You have already flagged this verdict; your flag is pending review."
@@ -34,14 +33,24 @@ class FlagThrottled(Exception):
         super().__init__(f"Too many flags from this client; try again in {retry_after} seconds.")
 
 
-def client_lock(client: str) -> None:
+def client_lock(client: str, now: datetime) -> None:
     """Serialise one client's flag submissions until the transaction ends, so that the rate limit
-    is counted and the flag inserted as one step. PostgreSQL: an advisory lock on the client key
-    (a client has no row of its own to lock); SQLite: every transaction begins IMMEDIATE
-    (settings), which takes the database's write lock."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [client])
+    is counted and the flag inserted as one step: an upsert of the client's row, which holds the
+    row's lock until the commit (on SQLite every transaction already holds the write lock)."""
+    FlagClient.objects.bulk_create(
+        [FlagClient(client_hash=client, last_seen=now)],
+        update_conflicts=True,
+        unique_fields=["client_hash"],
+        update_fields=["last_seen"],
+    )
+
+
+def flag_clients_prune(now: datetime | None = None) -> int:
+    """Forget the clients with no flag within the rate window (their rows lock nothing the rate
+    limit still counts); how many were forgotten."""
+    window = parse_rate(settings.FLAG_RATE)[1]
+    cutoff = (now or timezone.now()) - timedelta(seconds=window)
+    return FlagClient.objects.filter(last_seen__lt=cutoff).delete()[0]
 
 
 def cell_flag_errors(cell_id: int | None) -> dict[str, str]:
@@ -96,6 +105,7 @@ def _open_item(flag: Flag) -> ReviewItem:
     reached = list(
         Cell.objects.on_pages()
         .filter(pk=flag.cell_id)
+        .order_by()  # one row: the cells' default order would only join the arena to sort it
         .values_list(_limit_reached_at(flag.client_hash, flag.created_at), flat=True)
     )
     if not reached:

@@ -247,8 +247,8 @@ def _claim(notice: Notice) -> bool:
 
 
 def notice_deliver(notice_id: int) -> Outcome:
-    """One attempt at sending one notice (the task's, the sweep's, or in-process after the
-    commit). Failures are recorded, never raised (but the database's own)."""
+    """One attempt at sending one notice (the task's, or the sweep's: the beat's or
+    ``send_notices``). Failures are recorded, never raised (but the database's own)."""
     related = [f"flag__{path}" for path in FLAG_RELATED]
     notice = (
         Notice.objects.select_related("flag", *related)

@@ -67,6 +67,18 @@ class ReviewItem(models.Model):
         return f"Review of cell {self.cell_id} ({self.status})"
 
 
+class FlagClient(models.Model):
+    """A client that has filed flags lately: the row its flags lock, one client at a time, while
+    the rate limit is counted (``flags.filing.client_lock``). Rows older than the rate window are
+    pruned (``flags.filing.flag_clients_prune``)."""
+
+    client_hash = models.CharField(max_length=64, primary_key=True)
+    last_seen = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"Flag client {self.client_hash[:12]}"
+
+
 class Flag(models.Model):
     """One visitor's report that a cell's verdict is wrong."""
 

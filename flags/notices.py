@@ -1,49 +1,42 @@
 """The writes of mail about flags: the outbox (``Notice``) written in the transaction of a flag or a
-decision, sent once that commits; a reporter's unsubscribe; the erasure of reporters' addresses.
+decision; a reporter's unsubscribe; the erasure of reporters' addresses.
 
 Nothing about mail can lose or delay a flag or a decision: the notice is a row of the same
-transaction, and sending starts only after the commit. With a broker the task is sent then (a
-broker that is down is logged; the periodic sweep sends the notice later); without one, one
-attempt is made in-process once the request's response has gone (outside a request, at once),
-whose failure is recorded and logged, never raised, and left to ``send_notices`` or the sweep.
+transaction, and no mail is sent inside a request. With a broker a task per notice is sent once
+the transaction commits (a broker that is down is logged; the periodic sweep sends the notice
+later); without one the notices are due at once and ``send_notices`` (cron) sends them.
 """
 
 from __future__ import annotations
 
 import logging
-from contextvars import ContextVar
 from datetime import datetime, timedelta
-from typing import Any
 
 from celery import current_app as celery_app
 from django.conf import settings
-from django.db import close_old_connections, transaction
+from django.db import transaction
 from django.utils import timezone
 
-from flags import mailing
 from flags.models import Flag, Notice, ReviewItem
 from flags.task_names import NOTICE_TASK
 
 log = logging.getLogger(__name__)
 
-# how long the sweep leaves a new notice to the task sent at the commit
+# how long the sweep leaves a new notice to the task sent at the commit (with a broker)
 FIRST_ATTEMPT_GRACE = timedelta(seconds=60)
 REPORTER_KINDS = (Notice.Kind.RECEIVED, Notice.Kind.DECIDED)
-# Without a broker, the notices committed during a request: sent when the request has finished (the
-# server has sent the response), so that no visitor waits for a mail server. None: no request.
-request_notices: ContextVar[list[int] | None] = ContextVar("request_notices", default=None)
 
 
 def _new(kind: Notice.Kind, flag_id: int, now: datetime) -> Notice:
-    return Notice(
-        kind=kind,
-        flag_id=flag_id,
-        created_at=now,
-        next_attempt_at=now + FIRST_ATTEMPT_GRACE,
-    )
+    grace = timedelta(0) if settings.CELERY_TASK_ALWAYS_EAGER else FIRST_ATTEMPT_GRACE
+    return Notice(kind=kind, flag_id=flag_id, created_at=now, next_attempt_at=now + grace)
 
 
 def _send_after_commit(notices: list[Notice]) -> None:
+    """With a broker, a task per notice once the transaction commits (the moderators' new flag
+    only when they are told at once); without one, nothing: ``send_notices`` sends them."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return
     immediate = settings.MODERATOR_NOTICES == "immediate"
     ids = [n.pk for n in notices if immediate or n.kind != Notice.Kind.NEW_FLAG]
     if ids:
@@ -71,45 +64,14 @@ def notices_item_decided(item: ReviewItem) -> None:
 
 
 def notices_enqueue(ids: list[int]) -> None:
-    """Start sending committed notices: a task each with a broker; else one attempt each here,
-    after the response when in a request. Raises nothing."""
-    held = request_notices.get()
-    if settings.CELERY_TASK_ALWAYS_EAGER and held is not None:
-        held.extend(ids)
-    else:
-        _send(ids)
-
-
-def _send(ids: list[int]) -> None:
-    """Stops at the first failure of the mail server or the broker (not once per notice); what is
-    left stays pending for the sweep. A notice of its own that fails (its mail cannot be written)
-    stops nothing."""
+    """Send a task for each committed notice; stops at the first the broker refuses (the sweep
+    sends what is left). Raises nothing."""
     for notice_id in ids:
         try:
-            if settings.CELERY_TASK_ALWAYS_EAGER:
-                ok = not mailing.notice_deliver(notice_id).server_failed
-            else:
-                celery_app.send_task(NOTICE_TASK, args=[notice_id])
-                ok = True
+            celery_app.send_task(NOTICE_TASK, args=[notice_id])
         except Exception:  # noqa: BLE001 - the flag or decision is committed; the sweep retries
-            log.warning("notice %s not sent now; the sweep will", notice_id, exc_info=True)
-            ok = False
-        if not ok:
+            log.warning("notice %s not queued; the sweep will send it", notice_id, exc_info=True)
             return
-
-
-def hold_for_request(**kwargs: Any) -> None:
-    """``request_started``: this request's notices wait for its end."""
-    request_notices.set([])
-
-
-def send_after_request(**kwargs: Any) -> None:
-    """``request_finished`` (the response is sent): the notices this request committed."""
-    held = request_notices.get()
-    request_notices.set(None)
-    if held:
-        _send(held)
-        close_old_connections()  # the connection the sending opened, as at the end of a request
 
 
 def flag_unsubscribe(flag_id: int) -> bool:

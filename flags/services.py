@@ -49,9 +49,10 @@ def flag_submit(*, cell: Cell | int | None, data: FlagInput, client: str) -> Fla
     slip past them. Raises ValidationError (a message per field) or FlagThrottled; writes nothing
     then.
 
-    A later flag on a cell is a few statements in a transaction: the client's lock (PostgreSQL),
-    the cell's pending item (locked, with the client's rate limit and whether it has a flag there),
-    the INSERT of the flag, the arena's content version and the flag's mail (the outbox).
+    A later flag on a cell is a few statements in a transaction: the client's lock (an upsert of
+    its row), the cell's pending item (locked, with the client's rate limit and whether it has a
+    flag there), the INSERT of the flag, the arena's content version and the flag's mail (the
+    outbox).
     """
     cell_id = cell.pk if isinstance(cell, Cell) else cell
     errors = data.errors()
@@ -62,7 +63,7 @@ def flag_submit(*, cell: Cell | int | None, data: FlagInput, client: str) -> Fla
         flag = Flag(cell_id=cell_id, client_hash=client, created_at=now, **data.model_fields())
         try:
             with transaction.atomic():
-                client_lock(client)
+                client_lock(client, now)
                 flag_file(flag)
                 notices_flag_filed(flag)
                 return flag

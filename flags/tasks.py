@@ -9,6 +9,7 @@ kept on the notice, so the last attempt marks it failed whoever makes it (this t
 from celery import Task, shared_task
 
 from flags import mailing, notices
+from flags.filing import flag_clients_prune
 from flags.task_names import DIGEST_TASK, ERASE_TASK, NOTICE_TASK, NOTICES_DUE_TASK
 
 # sending is bounded by EMAIL_TIMEOUT per step; these only stop a task that hangs anyway
@@ -34,7 +35,9 @@ def notice_send(self: Task, notice_id: int) -> str:
 
 @shared_task(name=NOTICES_DUE_TASK, soft_time_limit=SOFT_TIME_LIMIT, time_limit=TIME_LIMIT)
 def notices_send_due() -> dict[str, int]:
-    """The periodic sweep: the notices still due (their task lost, or the broker down)."""
+    """The periodic sweep: the notices still due (their task lost, or the broker down); and the
+    flag clients past the rate window forgotten."""
+    flag_clients_prune()
     return mailing.notices_send_due()
 
 

@@ -245,7 +245,7 @@ def run_flags(big, args) -> None:  # type: ignore[no-untyped-def]
     rows, phase = [], itertools.count(1)
     with redis_server() as redis:
         cache = {"REDIS_URL": f"{redis}/0"} if redis else {}
-        brokers = {"none (tasks run in the request)": {}}
+        brokers = {"none (mail: send_notices)": {}}
         if redis:
             brokers["Redis"] = {"CELERY_BROKER_URL": f"{redis}/1"}
         for broker, env in brokers.items():

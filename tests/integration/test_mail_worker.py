@@ -117,7 +117,7 @@ def test_a_broker_that_is_down_delays_no_flag_and_the_sweep_sends_its_mail(
     assert tried == 1  # one refused publish, not one per notice, none retried
     notices = Notice.objects.filter(flag=flag)
     assert {(n.status, n.attempts) for n in notices} == {(Notice.State.PENDING, 0)}
-    refused = [r for r in caplog.records if "not sent now; the sweep will" in r.getMessage()]
+    refused = [r for r in caplog.records if "not queued; the sweep will send it" in r.getMessage()]
     assert len(refused) == 1
     # the beat's sweep (here in this process) sends them once they are due
     with smtp_server() as smtp:

@@ -1,5 +1,7 @@
 """``python manage.py send_notices`` — send the mail still due now (what the beat's sweep does;
-without a broker, run it from cron), and the moderators' digest with ``--digest``.
+without a broker, run it from cron every minute: nothing else sends the mail then), and the
+moderators' digest with ``--digest``. Like the sweep, it forgets the flag clients past the rate
+window.
 
 It always goes through every notice due and prints what became of them ("2 sent, 1 retry, 1
 failed"). It exits 0 unless a notice was given up in this run (failed after its last attempt) or
@@ -11,6 +13,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from flags import mailing
+from flags.filing import flag_clients_prune
 
 PROBLEMS = ("failed", "error")
 
@@ -24,6 +27,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        flag_clients_prune()
         outcomes = mailing.notices_sweep()
         counts: dict[str, int] = {}
         for outcome in outcomes.values():
