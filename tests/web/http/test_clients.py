@@ -239,3 +239,31 @@ def test_trusted_proxy_ips_from_the_environment():
 def test_a_trusted_proxy_ips_entry_that_is_no_address_stops_the_start():
     with pytest.raises(AssertionError, match="TRUSTED_PROXY_IPS: 'varnish' is not an address"):
         settings_in_subprocess({"TRUSTED_PROXY_IPS": "127.0.0.1,varnish"})
+
+
+@pytest.mark.django_db
+def test_an_anonymous_api_client_is_counted_by_the_anonymous_throttle_only(
+    client, django_user_model
+):
+    """One count per request (each is a cache round trip or two): the user throttle counts only the
+    signed-in, whom the anonymous throttle leaves alone."""
+    from django.core.cache import cache
+
+    from web.http.clients import AnonRateThrottle, UserRateThrottle
+
+    def post():  # refused after the throttles have counted it; never served from a cache
+        return client.post("/api/flags/", "{}", content_type="application/json").status_code
+
+    cache.clear()
+    assert post() == 400
+    ident = client_key(RequestFactory().get("/", REMOTE_ADDR="127.0.0.1"))
+    assert cache.get(f"throttle_anon_{ident}") is not None
+    assert cache.get(f"throttle_user_{ident}") is None
+
+    user = django_user_model.objects.create_user("reader", password="a long pass phrase")
+    client.force_login(user)
+    cache.clear()
+    assert post() == 400
+    assert cache.get(f"throttle_user_{user.pk}") is not None
+    assert cache.get(f"throttle_anon_{ident}") is None
+    assert {AnonRateThrottle.scope, UserRateThrottle.scope} == {"anon", "user"}
