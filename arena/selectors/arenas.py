@@ -241,14 +241,7 @@ def arena_persona_result_list(*, arena: Arena) -> list[PersonaResult]:
 
 
 def arena_adjacent_list(*, arena: Arena) -> list[SluggedAdjacent]:
-    """Adjacent arenas, each with ``.slug`` set when that arena is on this site: two queries
-    (one without adjacent arenas)."""
-    adjacent = cast(
-        list[SluggedAdjacent],
-        list(AdjacentArena.objects.filter(arena=arena).order_by("position")),
-    )
-    names = sorted({a.name for a in adjacent})
-    here = dict(Arena.objects.filter(name__in=names).values_list("name", "slug")) if names else {}
-    for a in adjacent:
-        a.slug = here.get(a.name)
-    return adjacent
+    """Adjacent arenas, each with ``.slug`` set when that arena is on this site: one query."""
+    here = Arena.objects.filter(name=OuterRef("name")).values("slug")[:1]
+    adjacent = AdjacentArena.objects.filter(arena=arena).annotate(slug=Subquery(here))
+    return cast(list[SluggedAdjacent], list(adjacent.order_by("position")))
