@@ -36,19 +36,25 @@ def _version(row: tuple[int, int, str | None] | None) -> str | None:
     return None if row is None else _in_epoch(f"{row[0]}-{row[1]}", row[2])
 
 
+# Built once, as querysets are immutable: a lookup adds only its filter, and building the whole
+# query each time would cost a request served from the cache more than the rest of it.
+_ARENAS = Arena.objects.order_by().values_list("pk", "content_version", _epoch())
+# (no ordering: a cell's default one would join its product)
+_CELLS = Cell.objects.order_by().values_list(
+    "story__arena_id", "story__arena__content_version", _epoch()
+)
+
+
 def arena_version_get(*, slug: str) -> str | None:
     """The version of an arena's pages (None: no such arena)."""
-    arenas = Arena.objects.filter(slug=slug).order_by()
-    return _version(arenas.values_list("pk", "content_version", _epoch()).first())
+    return _version(_ARENAS.filter(slug=slug).first())
 
 
 def cell_version_get(*, pk: int) -> str | None:
     """The version of a cell's proof page: that of its arena (None: no such cell)."""
     if not 0 < pk <= BIGINT_MAX:  # the URL takes any digits; the database would refuse them
         return None
-    cells = Cell.objects.filter(pk=pk).order_by()  # (a cell's default order joins its product)
-    row = cells.values_list("story__arena_id", "story__arena__content_version", _epoch())
-    return _version(row.first())
+    return _version(_CELLS.filter(pk=pk).first())
 
 
 def site_version_get() -> str:

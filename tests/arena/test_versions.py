@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from arena import selectors
 from arena.models import Arena, CacheEpoch
 from arena.recompute import arena_content_changed
 from arena.selectors.versions import arena_version_get, cell_version_get, site_version_get
 from tests.factories import ArenaFactory, CellFactory
+
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
@@ -68,3 +71,26 @@ def test_without_an_epoch_row_the_versions_go_without_it(db):
     arena = cell.story.arena
     assert arena_version_get(slug=arena.slug) == f"{arena.pk}-{arena.content_version}"
     assert site_version_get().count(".") == 2
+
+
+def test_an_arenas_kept_reads_are_read_once_per_content_version(
+    seeded_arena, epoch, django_assert_num_queries
+):
+    reads = (
+        selectors.arena_score_list,
+        selectors.arena_persona_result_list,
+        selectors.arena_category_list,
+        selectors.arena_product_list,
+        selectors.arena_adjacent_list,
+    )
+    arena = selectors.arena_get(slug=seeded_arena.slug)
+    first = [[row.pk for row in read(arena=arena)] for read in reads]
+    with django_assert_num_queries(0):
+        assert [[row.pk for row in read(arena=arena)] for read in reads] == first
+    arena_content_changed(arena_id=arena.pk)
+    arena = selectors.arena_get(slug=seeded_arena.slug)
+    with django_assert_num_queries(len(reads)):  # a new version: each read anew
+        assert [[row.pk for row in read(arena=arena)] for read in reads] == first
+    plain = Arena.objects.get(pk=arena.pk)  # (read without its cache epoch: never kept)
+    with django_assert_num_queries(len(reads)):
+        assert [[row.pk for row in read(arena=plain)] for read in reads] == first
