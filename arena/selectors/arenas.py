@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from datetime import date, datetime
+from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
+from django.conf import settings
 from django.core.cache import caches
 from django.db.models import (
     Exists,
@@ -160,9 +164,39 @@ def arena_get(*, slug: str, close_calls: bool = False) -> CountedArena | None:
     return cast(CountedArena, arena)
 
 
+@cache
+def _shapes() -> str:
+    """What the kept reads look like: the release, else a digest of the models and selectors
+    that make them (a deploy that changes them must not unpickle the old shapes)."""
+    if settings.RELEASE:
+        return settings.RELEASE
+    digest = hashlib.blake2b(digest_size=6)
+    for app in ("arena", "products", "stories"):
+        for path in sorted(Path(settings.BASE_DIR, app).glob("**/*.py")):
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def arena_kept[T](arena: Arena, name: str, read: Callable[[], T]) -> T:
+    """``read()``, kept in the page cache under the arena's content version (the djangopackages
+    grid pattern): an arena's pages read it once per version, whatever their filters, even with
+    ``PAGE_CACHE`` off. Keyed as ``arena_get``'s counts (with the cache's epoch); an arena read
+    another way (no ``cache_epoch``) reads afresh. ``name`` says what is read and with what."""
+    epoch = getattr(arena, "cache_epoch", None)
+    if epoch is None:
+        return read()
+    key = f"arena-part:{_shapes()}:{arena.pk}-{arena.content_version}.{epoch}:{name}"
+    return cast(T, caches["pages"].get_or_set(key, read, COUNTS_TIMEOUT))
+
+
 def arena_product_list(*, arena: Arena) -> list[Product]:
-    """The products on the pages, in column order: one query."""
-    return list(Product.objects.filter(arena=arena).order_by("position"))
+    """The products on the pages, in column order: one query, none while kept
+    (``arena_kept``)."""
+    return arena_kept(
+        arena,
+        "products",
+        lambda: list(Product.objects.filter(arena=arena).order_by("position")),
+    )
 
 
 def arena_product_pair_get(
@@ -222,33 +256,33 @@ def arena_story_list(*, arena: Arena) -> QuerySet[Story]:
 
 def arena_category_list(*, arena: Arena) -> list[SluggedCategory]:
     """The categories that hold a story still on the pages, each with ``.slug`` (the matrix's
-    ``category`` filter value): one query."""
+    ``category`` filter value): one query (none while kept)."""
     held = Exists(Story.objects.filter(category=OuterRef("pk")))
-    categories = cast(
-        list[SluggedCategory],
-        list(Category.objects.filter(arena=arena).filter(held).order_by("position")),
-    )
-    for c in categories:
-        c.slug = arena_slugify(c.name)
-    return categories
+
+    def read() -> list[SluggedCategory]:
+        categories = cast(
+            list[SluggedCategory],
+            list(Category.objects.filter(arena=arena).filter(held).order_by("position")),
+        )
+        for c in categories:
+            c.slug = arena_slugify(c.name)
+        return categories
+
+    return arena_kept(arena, "categories", read)
 
 
 def arena_persona_result_list(*, arena: Arena) -> list[PersonaResult]:
     """The stored "best by user type" rows, in page order, with persona, winner and runner-up:
-    one query."""
+    one query (none while kept)."""
     results = PersonaResult.objects.filter(arena=arena)
-    return list(results.select_related("persona", "winner", "runner_up").order_by("position"))
+    rows = results.select_related("persona", "winner", "runner_up").order_by("position")
+    return arena_kept(arena, "persona-results", lambda: list(rows))
 
 
 def arena_adjacent_list(*, arena: Arena) -> list[SluggedAdjacent]:
-    """Adjacent arenas, each with ``.slug`` set when that arena is on this site: two queries
-    (one without adjacent arenas)."""
-    adjacent = cast(
-        list[SluggedAdjacent],
-        list(AdjacentArena.objects.filter(arena=arena).order_by("position")),
-    )
-    names = sorted({a.name for a in adjacent})
-    here = dict(Arena.objects.filter(name__in=names).values_list("name", "slug")) if names else {}
-    for a in adjacent:
-        a.slug = here.get(a.name)
-    return adjacent
+    """Adjacent arenas, each with ``.slug`` set when that arena is on this site: one query (none
+    while kept)."""
+    here = Arena.objects.filter(name=OuterRef("name")).values("slug")[:1]
+    adjacent = AdjacentArena.objects.filter(arena=arena).annotate(slug=Subquery(here))
+    rows = cast(list[SluggedAdjacent], adjacent.order_by("position"))
+    return arena_kept(arena, "adjacent", lambda: list(rows))

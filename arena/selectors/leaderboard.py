@@ -19,6 +19,7 @@ from arena.scoring import (
     rank_key,
     rank_key_split,
 )
+from arena.selectors.arenas import arena_kept
 from arena.selectors.freshness import arena_stale_counts
 from arena.selectors.weights import WeightsAsked, WeightsRead, weights_read
 from products.models import Product
@@ -68,7 +69,8 @@ def _stored_row(score: ProductScore, product: Product) -> StoredRow:
 def arena_score_list(*, arena: Arena) -> list[StoredRow]:
     """Stored leaderboard rows in rank order, with product, the row as the product's result
     (``result``), whether any of its verdicts has its rationale and evidence published
-    (``published``) and its stored head-to-head partner: one query."""
+    (``published``) and its stored head-to-head partner: one query, none while kept
+    (``arenas.arena_kept``)."""
     published = Exists(Cell.objects.filter(product=OuterRef("product_id"), detail_published=True))
     scores = (
         ProductScore.objects.filter(arena=arena)
@@ -76,7 +78,8 @@ def arena_score_list(*, arena: Arena) -> list[StoredRow]:
         .annotate(published=published)
         .order_by("rank")
     )
-    return [_stored_row(score, score.product) for score in scores]
+    # (each read of the kept rows is a copy of its own: the board sets its attributes on them)
+    return arena_kept(arena, "scores", lambda: [_stored_row(s, s.product) for s in scores])
 
 
 @dataclass(frozen=True)

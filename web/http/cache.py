@@ -162,6 +162,10 @@ class BoundedLocMemCache(BaseCache):
         return self.store.held
 
     def keep(self, key: str, value: Any, timeout: Timeout) -> None:
+        if (self.default_timeout if timeout is DEFAULT_TIMEOUT else timeout) == 0:
+            # Django's "do not cache": kept, it would only hold bytes until looked up
+            self.store.drop(key)
+            return
         pickled = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
         expires = self.get_backend_timeout(timeout)
         self.store.put(

@@ -338,3 +338,13 @@ def test_the_local_memory_cache_keeps_to_its_entries_and_answers_as_a_django_cac
     assert cache.touch("never") is False and cache.delete("never") is False
     other = BoundedLocMemCache("bounded-entries", {"OPTIONS": {"MAX_ENTRIES": 3}})
     assert other.get("k3") == 7  # one name, one store
+
+
+def test_a_timeout_of_0_stores_nothing():
+    cache = BoundedLocMemCache("bounded-zero", {"OPTIONS": {"max_bytes": 3000}})
+    cache.clear()
+    cache.set("kept", b"x" * 900)
+    cache.set("kept", b"x" * 900, timeout=0)  # replaced by nothing
+    cache.set("never", b"x" * 900, timeout=0)
+    assert cache.add("added", b"x" * 900, timeout=0)
+    assert cache.held_bytes == 0 and cache.get("kept") is None

@@ -166,10 +166,12 @@ class PageIdentity:
         *,
         dated: bool = True,
         match: ResolverMatch | None = None,
+        query: Query | None = None,
     ) -> PageIdentity:
         """``dated``: the page shows evidence ages, so it is a new page each day. The key names the
         route (URL name and arguments), the parameters the page reads (``PAGE_PARAMS``, canonical)
-        and the variant it serves (``page_variant``): no other part of the request makes a new key."""
+        and the variant it serves (``page_variant``): no other part of the request makes a new key.
+        ``match`` and ``query``: the request's, when the caller has them already."""
         if dated:  # (and the age after which evidence is stale, a setting)
             version = f"{version}.{freshness.today():%Y%m%d}.{freshness.stale_days()}"
         match = match or resolve(request.path_info)
@@ -185,7 +187,7 @@ class PageIdentity:
                 settings.SITE_URL,  # (canonical links name it when set)
                 url_name,
                 *(f"{k}={v}" for k, v in sorted(match.kwargs.items())),
-                Query.of(request, url_name, match).text,
+                (query or Query.of(request, url_name, match)).text,
                 page_variant(request, url_name, match),
             ]
         )

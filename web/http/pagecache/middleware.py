@@ -83,15 +83,19 @@ class PageCacheMiddleware:
             return self._finish(request, self.get_response(request))
         dated = versioner in DATED_VERSIONERS
         surrogate.remember(request, surrogate.page_keys(match.kwargs, version, arena_bound=dated))
-        page_id = PageIdentity.of(request, version, dated=dated, match=match)
+        page_id = PageIdentity.of(request, version, dated=dated, match=match, query=query)
         if _matches(request, page_id.etag):
             return self._not_modified(page_id)
         if not settings.PAGE_CACHE:
             response = self._render(request, page_id)
             return self._finish(request, response, etag=page_id.etag)
-        page = self.recent.get(page_id.key) or (self.cache.get(page_id.key) if query.kept else None)
-        request.META["arena.page_cache"] = "miss" if page is None else "hit"  # logs, metrics
+        page = self.recent.get(page_id.key)
+        request.META["arena.page_cache"] = "hit"  # logs, metrics
+        if page is not None:  # served last by this process: nothing else to do
+            return page.response(request, page_id.etag)
+        page = self.cache.get(page_id.key) if query.kept else None
         if page is None:
+            request.META["arena.page_cache"] = "miss"
             if not query.kept:  # a value the cache does not keep pages for (a search, weights...)
                 if limited := self._over_miss_limit(request):
                     return limited

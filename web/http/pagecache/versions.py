@@ -102,7 +102,8 @@ def release() -> str:
 def _code_digest() -> str:
     digest = hashlib.blake2b(digest_size=6)
     base = Path(settings.BASE_DIR)
-    for folder in ("arena", "products", "stories", "flags", "templates", "static"):
+    # every package whose code can change a page (the wiring and settings too), its templates
+    for folder in ("arena", "products", "stories", "flags", "web", "config", "templates", "static"):
         for path in sorted((base / folder).rglob("*")):
             if (
                 path.suffix in (".py", ".html", ".css", ".js", ".txt", ".md", ".svg", ".json")
