@@ -7,12 +7,15 @@ from __future__ import annotations
 import functools
 import hashlib
 import ipaddress
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.http import HttpRequest
 from rest_framework import throttling
 from rest_framework.request import Request
-from rest_framework.views import APIView
+
+if TYPE_CHECKING:  # DRF's views import its settings, which import these throttles
+    from rest_framework.views import APIView
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
