@@ -18,7 +18,7 @@ from stories import freshness
 from stories.values import Backing, Verdict
 from web.pages import links
 from web.pages.badges import BACKING_SYMBOLS, matrix_badge, matrix_words, verdict_class
-from web.pages.cards import flag_control, flag_label, story_name
+from web.pages.cards import story_name
 from web.pages.disputes import open_disputes_html
 from web.pages.freshness import NO_DATE, AsOf, freshness_now, stale_title
 from web.pages.markup import esc, plural
@@ -290,27 +290,3 @@ def matrix_table(
         " user story; each cell links to its proof.</caption>\n"
         f"<thead>{_col_head(matrix, arena, open_disputes)}</thead>\n{bodies}\n</table>"
     )
-
-
-def product_rows(rows: Iterable[MatrixRow], arena: str) -> SafeString:
-    """The rows of a product's page's verdict table (``arena_matrix`` rows of its one column): the
-    story with its persona, the verdict linking to its proof, and its flag control (``arena``: the
-    arena's slug, for the story links)."""
-    stories = links.url_prefix("story-detail", arena)
-    labels: dict[int, str] = {}
-    at = cells_at()
-    out = []
-    for row in rows:
-        story = row.story
-        persona = esc(persona_name(story.persona))
-        controls = "".join(
-            f'<div id="cell-{int(c.pk)}">{flag_control(int(c.pk), flag_label(c, story.text))}</div>'
-            for c in row.cells
-        )
-        out.append(
-            f'<tr><th scope="row" class="story-col"><a href="{stories}{int(story.pk)}/">'
-            f'{esc(story.text)}</a><span class="persona-inline">{persona}</span></th>'
-            f'<td class="persona">{persona}</td>{cells_html(row.cells, False, labels, at=at)}'
-            f'<td class="actions">{controls}</td></tr>'
-        )
-    return mark_safe("\n".join(out))  # every interpolated value is escaped or an int
