@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import functools
 
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
+
 from stories.values import Backing, CellValue, Proof, Verdict
 from web.pages.markup import esc
 from web.pages.shapes import Judged
@@ -40,10 +43,17 @@ def verdict_class(verdict: str) -> str:
     return "v-na" if verdict == Verdict.NA else f"v-{verdict}"
 
 
-def badge(cell: Judged, words: bool = False) -> dict[str, object]:
-    """What ``arena/_cell.html#badge`` draws, ``✓ full C 8/10``: with ``words`` the proof's
-    name, its meaning on hover."""
-    return {"v": CellValue(cell.verdict, cell.proof or None, cell.quality), "words": words}
+def verdict(cell: Judged, words: bool = False) -> SafeString:
+    """A cell's badge as ``arena/_cell.html#badge`` draws it, ``✓ full C 8/10``: with ``words``
+    the proof's name, its meaning on hover."""
+    return _badge(cell.verdict, cell.proof or None, cell.quality, words)
+
+
+@functools.lru_cache(maxsize=512)
+def _badge(verdict: str, proof: str | None, quality: int | None, words: bool) -> SafeString:
+    # the same few dozen badges make up a page of hundreds: each is rendered once
+    value = CellValue(verdict, proof, quality)
+    return render_to_string("arena/_cell.html#badge", {"v": value, "words": words})
 
 
 def label(value: CellValue) -> dict[str, object]:

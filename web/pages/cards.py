@@ -119,14 +119,11 @@ class Card:
     rationale: list[Ref]
     evidence: list[Evidence]
     flag_label: str  # ``Inngest on “Resume after a crash”, full``
+    url: str  # its proof page
 
     @property
     def backing_text(self) -> str:
         return self.backing.describe(self.quotes)
-
-    @property
-    def url(self) -> str:
-        return f"{links.cells_prefix()}{int(self.cell.pk)}/"
 
 
 def card(
@@ -153,6 +150,7 @@ def card(
         rationale=refs(cell.rationale, sources) if published else [],
         evidence=evidence(quotes, sources),
         flag_label=f"{cell.product.name}{on}, {cell.verdict}",
+        url=f"{links.cells_prefix()}{int(cell.pk)}/",
     )
 
 

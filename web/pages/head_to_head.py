@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from arena import scoring
 from arena.selectors.head_to_head import CompareRow, Comparison
 from arena.selectors.matrix import CategoryBlock
-from stories.values import CellValue
 from web.pages import links
 from web.pages.cards import Card, card
 from web.pages.freshness import freshness_now
@@ -17,8 +16,6 @@ from web.pages.freshness import freshness_now
 @dataclass(frozen=True)
 class Round:
     row: CompareRow
-    a: CellValue  # each side's judgement, which its badge draws
-    b: CellValue
     side: str  # "draw", "win-a" or "win-b"
     published: bool  # either side's rationale and evidence are published
     inline: bool  # its cards are in the page (else they load when it is opened, from ``url``)
@@ -41,8 +38,6 @@ def _round(row: CompareRow, open_all: bool, lazy: str | None, opened: int | None
     is_open = open_all or pk == opened
     return Round(
         row=row,
-        a=CellValue(row.cell_a.verdict, row.cell_a.proof or None, row.cell_a.quality),
-        b=CellValue(row.cell_b.verdict, row.cell_b.proof or None, row.cell_b.quality),
         side=side,
         published=row.cell_a.detail_published or row.cell_b.detail_published,
         inline=lazy is None or is_open,

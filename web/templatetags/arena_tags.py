@@ -69,6 +69,7 @@ _tag: Callable[..., object]
 
 for _tag in (
     stale_rule.stale_days,
+    badges.verdict,
     links.product_url,
     links.url_prefix,
     links.head_to_head_url,
@@ -81,7 +82,6 @@ for _tag in (
 ):
     register.simple_tag(_tag)
 
-register.inclusion_tag("arena/_cell.html#badge", name="verdict")(badges.badge)
 register.inclusion_tag("arena/_cell.html#label", name="verdict_label")(badges.label)
 register.inclusion_tag("arena/_cell.html#age", name="evidence_checked")(cards.evidence_age)
 register.inclusion_tag("arena/_cell.html#evidence", name="evidence_item")(cards.evidence_item)

@@ -12,9 +12,7 @@ from web.pages import badges, cards
 from web.pages.legend import legend
 from web.pages.matrix import matrix_cells
 
-
-def verdict(value, words=False):
-    return render_to_string("arena/_cell.html#badge", badges.badge(value, words))
+verdict = badges.verdict
 
 
 def verdict_label(value):
