@@ -107,7 +107,8 @@ for _tag in (
 for _tag in (
     filters.verdict_choices,
     legend.proof_levels,
-    matrix.matrix_table,
+    matrix.matrix_blocks,
+    matrix.matrix_rows,
     compare.compare_url,
 ):
     register.simple_tag(_tag)

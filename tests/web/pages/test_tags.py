@@ -162,14 +162,16 @@ def test_cell_card_of_unpublished_or_unevidenced_cell():
 
 def test_collapsed_category_links_to_its_rows_with_the_query_kept():
     from arena.selectors.matrix import CategoryBlock, Matrix, MatrixFilters, SubGroupBlock
-    from web.pages.matrix import matrix_table
+    from web.pages.matrix import matrix_blocks
 
     category = SimpleNamespace(pk=4, name="Ops & more", blurb="", slug="ops-more")
     story = SimpleNamespace(pk=1, text="s", persona=SimpleNamespace(pk=1, slug="dev"))
     rows = [SimpleNamespace(story=story, cells=[])] * 2
     matrix = Matrix(products=[], rows=[], total=2, filters=MatrixFilters(), collapsed={4})
     matrix.__dict__["blocks"] = [CategoryBlock(category, [SubGroupBlock(None, rows)], True)]
-    html = matrix_table(matrix, "big", {"q": "a b", "show": "x,y"})
+    blocks = matrix_blocks(matrix, "big", {"q": "a b", "show": "x,y"})
+    context = {"matrix": matrix, "blocks": blocks, "arena": SimpleNamespace(slug="big")}
+    html = render_to_string("arena/_matrix.html#table", context)
     assert (
         '<tbody id="mx-cat-4" class="collapsed"><tr class="cat-row"><th colspan="1"'
         ' scope="colgroup" id="cat-4"><div class="sticky-left"><span class="row-heading" role="heading" aria-level="3">Ops &amp; more</span>'
