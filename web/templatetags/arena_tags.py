@@ -95,7 +95,8 @@ register.inclusion_tag("arena/_evidence_share.html")(leaderboard.evidence_share)
 for _tag in (
     arena_cards.persona_card_list,
     compare.compare_scores,
-    compare.compare_rounds,
+    compare.compare_tally,
+    compare.compare_rows,
     leaderboard.leaderboard_lines,
     leaderboard.range_group_whos,
     leaderboard.names_of,
