@@ -1,8 +1,8 @@
-"""The arena page's story matrix (and the product page's one column of it): a ``<tbody>`` per
-category, a row per story, a cell per product linking to its proof.
+"""The arena page's story matrix (and the product page's one column of it): its categories as
+``arena/_matrix.html`` draws them, and its rows of cells, a cell per product linking to its proof.
 
-Written in Python rather than by template loops: the big arena's matrix is 300 rows of 30 cells,
-and this is several times faster than a template (docs/architecture.md gives the figure)."""
+The rows are written in Python rather than by template loops: the big arena's matrix is 300 rows
+of 30 cells, and a template is some 30 times slower (docs/architecture.md gives the figure)."""
 
 from __future__ import annotations
 
