@@ -9,8 +9,6 @@ from collections.abc import Callable, Mapping
 
 from django import template
 from django.conf import settings
-from django.utils.html import format_html
-from django.utils.safestring import SafeString
 
 from arena.selectors.calls import first_leads
 from arena.text import format_figure
@@ -127,8 +125,6 @@ for _tag in (
 
 
 @register.simple_tag
-def data_license() -> SafeString:
-    """The licence the published data is offered under, as a ``rel="license"`` link."""
-    return format_html(
-        '<a rel="license" href="{}">{}</a>', settings.DATA_LICENSE_URL, settings.DATA_LICENSE_NAME
-    )
+def data_license() -> dict[str, str]:
+    """The licence the published data is offered under: its address and name."""
+    return {"url": settings.DATA_LICENSE_URL, "name": settings.DATA_LICENSE_NAME}
