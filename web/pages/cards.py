@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from arena.models import Source
-from arena.text import split_source_ids
+from arena.text import SOURCE_ID_RE, split_source_ids
 from stories import freshness
 from stories.values import Backing, CellValue, backing_of
 from web.pages import links
@@ -65,22 +65,27 @@ def age(verdict: str, as_of: date | None, now: Now | None = None) -> Age:
 
 @dataclass(frozen=True)
 class Evidence:
-    source: list[Ref]
+    source: str
+    refs: list[Ref] | None  # the source in pieces when it cites a source id
     quote: str
     url: str  # visitors' sources, accepted from flags: ``rel="nofollow ugc noopener"``
-    checked_on: date | None
+    checked: str  # the day it was checked, ``2026-09-16``, "" for none
 
 
 def evidence(quotes: Iterable[Quote], sources: Mapping[str, Source] = NO_SOURCES) -> list[Evidence]:
-    return [
-        Evidence(
-            refs(e.source, sources),
-            e.quote,
-            getattr(e, "url", ""),
-            getattr(e, "checked_on", None),
+    out = []
+    for e in quotes:
+        checked = getattr(e, "checked_on", None)
+        out.append(
+            Evidence(
+                e.source,
+                refs(e.source, sources) if SOURCE_ID_RE.search(e.source) else None,
+                e.quote,
+                getattr(e, "url", ""),
+                f"{checked:%Y-%m-%d}" if checked is not None else "",
+            )
         )
-        for e in quotes
-    ]
+    return out
 
 
 def evidence_age(cell: Dated) -> dict[str, object]:

@@ -16,6 +16,7 @@ from web.pages.freshness import freshness_now
 @dataclass(frozen=True)
 class Round:
     row: CompareRow
+    pk: int  # its story's
     side: str  # "draw", "win-a" or "win-b"
     published: bool  # either side's rationale and evidence are published
     inline: bool  # its cards are in the page (else they load when it is opened, from ``url``)
@@ -38,6 +39,7 @@ def _round(row: CompareRow, open_all: bool, lazy: str | None, opened: int | None
     is_open = open_all or pk == opened
     return Round(
         row=row,
+        pk=pk,
         side=side,
         published=row.cell_a.detail_published or row.cell_b.detail_published,
         inline=lazy is None or is_open,

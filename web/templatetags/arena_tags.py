@@ -30,7 +30,6 @@ from web.pages import (
     links,
     matrix,
     ranges,
-    shapes,
     weights,
 )
 from web.pages.markup import score_text
@@ -42,8 +41,6 @@ register = template.Library()
 register.filter("figure", format_figure)  # 143400 → ``143.4k``, as the seed pages print figures
 register.filter("score", score_text)  # ``71/100``, or an em dash without a score
 register.filter("proof_mark", badges.proof_mark)  # ``T``: a proof level's mark on the pages
-register.filter("persona_name", shapes.persona_name)
-register.filter("story_name", cards.story_name)  # a long story cut short in a control's name
 register.filter("arena_updated", freshness.arena_updated)  # the pages' date or a later change
 for _filter in (freshness.iso_day, freshness.iso_minute, freshness.iso_second):
     register.filter(_filter.__name__, _filter, expects_localtime=True)
@@ -118,7 +115,7 @@ for _tag in (
     head_to_head.head_to_head_sections,
     head_to_head.round_cards,
     charts.bar_chart,
-    matrix.matrix_cells,
+    matrix.product_rows,
     facts.product_facts,
 ):
     register.simple_tag(_tag)

@@ -10,7 +10,7 @@ from stories.models import CellChange
 from stories.values import CellValue, Proof, Verdict
 from web.pages import badges, cards
 from web.pages.legend import legend
-from web.pages.matrix import matrix_cells
+from web.pages.matrix import cells_html
 
 verdict = badges.verdict
 
@@ -65,15 +65,15 @@ def test_matrix_cell_is_the_short_badge_linking_to_the_proof_page():
         product_id=3,  # as the matrix's CellLine has it
     )
     row = SimpleNamespace(cells=[cell])
-    assert matrix_cells(row) == (
+    assert cells_html(row.cells, False, {}) == (
         '<td class="v-disputed" data-p="A&amp;B"><a href="/cells/7/"><i aria-hidden="true">!</i>'
         ' disputed D 4/10<span class="visually-hidden">: A&amp;B, disputed, contradicted, 4/10'
         "</span></a></td>"
     )
-    assert 'aria-label="Flag A&amp;B"' in matrix_cells(row, flag_controls=True)
+    assert 'aria-label="Flag A&amp;B"' in cells_html(row.cells, True, {})
     # a product's name is escaped once and used for each of its cells
     twice = SimpleNamespace(cells=[cell, cell])
-    assert matrix_cells(twice, flag_controls=True).count('aria-label="Flag A&amp;B"') == 2
+    assert cells_html(twice.cells, True, {}).count('aria-label="Flag A&amp;B"') == 2
 
 
 def test_legend_marks_each_verdict_and_proof_as_the_badges_do():
