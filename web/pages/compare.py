@@ -128,9 +128,8 @@ def _round(row: ManyRow, products: Sequence[Product], stories: str, cells: str) 
 
 
 def compare_rows(rows: Iterable[ManyRow], cmp: ManyComparison, arena: str) -> SafeString:
-    """A sub-group's rounds (``arena``: the slug, for the stories' links). Written in Python: the
-    same rows as template loops made the comparison of four products on the 30 × 300 arena 2.5
-    times as slow (docs/architecture.md)."""
+    """A sub-group's rounds (``arena``: the slug, for the stories' links). Written in Python: as template loops they are many
+    times slower (docs/architecture.md)."""
     cells = links.cells_prefix()
     stories = links.url_prefix("story-detail", arena)
     return mark_safe("\n".join(_round(row, cmp.products, stories, cells) for row in rows))

@@ -1,8 +1,8 @@
 """The arena page's story matrix (and the product page's one column of it): its categories as
 ``arena/_matrix.html`` draws them, and its rows of cells, a cell per product linking to its proof.
 
-The rows are written in Python rather than by template loops: the big arena's matrix is 300 rows
-of 30 cells, and a template is some 30 times slower (docs/architecture.md gives the figure)."""
+The rows are written in Python rather than by template loops, which are many times slower on the
+big arena's 300 rows of 30 cells (docs/architecture.md gives the figures)."""
 
 from __future__ import annotations
 
@@ -192,8 +192,7 @@ def matrix_rows(group: MatrixGroup, arena: str) -> SafeString:
 def product_rows(rows: Iterable[MatrixRow], arena: str) -> SafeString:
     """The rows of a product's page's verdict table (``arena_matrix`` rows of its one column): the
     story with its persona, the verdict linking to its proof, and its flag control. Written in
-    Python as the matrix's rows are: as a template loop the product page took 2.7 times as long
-    (docs/architecture.md)."""
+    Python as the matrix's rows are, for the same reason (docs/architecture.md)."""
     stories = links.url_prefix("story-detail", arena)
     labels: dict[int, str] = {}
     at = cells_at()
