@@ -1,4 +1,4 @@
-"""The pages' HTML that template loops would make slow (the matrix, the leaderboard, the
-head-to-head and comparison tables, the cards), written in Python, one job per module.
-``web/templatetags/arena_tags.py`` registers them as the templates' tags and filters; the links
-with a query string they write are ``links``'s."""
+"""What the pages' templates draw, as data, one job per module; and the row loops a template
+would make many times slower, written in Python (``matrix.matrix_rows``, ``matrix.product_rows``,
+``compare.compare_rows``; docs/architecture.md). ``web/templatetags/arena_tags.py`` registers
+them for the templates."""

@@ -4,7 +4,7 @@ its rounds under their categories (each product's cell, the best marked), and it
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.utils.safestring import SafeString, mark_safe
@@ -12,12 +12,11 @@ from django.utils.safestring import SafeString, mark_safe
 from arena import scoring
 from arena.selectors.cells import CellLine
 from arena.selectors.compare import ManyComparison, ManyRow
-from arena.selectors.matrix import CategoryBlock
 from products.models import Product
 from web.pages import links
 from web.pages.badges import matrix_badge, verdict_class
-from web.pages.markup import category_tally, esc
-from web.pages.shapes import name_of, slug_of
+from web.pages.markup import esc
+from web.pages.shapes import slug_of
 
 
 def compare_url(arena: str, products: Iterable[object]) -> str:
@@ -69,13 +68,22 @@ def compare_scores(cmp: ManyComparison) -> ScoreTable:
     )
 
 
-def _many_tally(t: scoring.ManySummary, names: Mapping[scoring.ProductKey, str]) -> str:
-    """``Inngest best in 3 (+1 shared) · Hatchet 0 · 2 drawn`` for one category's rounds."""
-    parts = []
-    for key, standing in t.standings.items():
-        shared = f" (+{int(standing.shared)} shared)" if standing.shared else ""
-        parts.append(f"{names[key]} {int(standing.best)}{shared}")
-    return f"Best in: {' · '.join(parts)} · {int(t.drawn)} drawn"
+@dataclass(frozen=True)
+class Tally:
+    """One category's rounds: each product's name, the rounds it is best in and those it shares."""
+
+    parts: list[tuple[str, int, int]]
+    drawn: int
+
+
+def compare_tally(cmp: ManyComparison, category: int) -> Tally | None:
+    """``Best in: Inngest 3 (+1 shared) · Hatchet 0 · 2 drawn``, over all the category's rounds."""
+    t = cmp.tallies.get(category)
+    if t is None:
+        return None
+    names: dict[scoring.ProductKey, str] = {p.pk: p.name for p in cmp.products}
+    parts = [(names[k], int(s.best), int(s.shared)) for k, s in t.standings.items()]
+    return Tally(parts, int(t.drawn))
 
 
 def _many_cell(cell: CellLine | None, best: bool, shared: bool, cells: str) -> str:
@@ -119,50 +127,12 @@ def _round(row: ManyRow, products: Sequence[Product], stories: str, cells: str) 
     )
 
 
-def _row_heading(name: str, level: int) -> str:
-    """A heading row's name (``name`` escaped): a heading to assistive tech, a span to HTML, which
-    allows no ``h3``/``h4`` inside a ``th``."""
-    return f'<span class="row-heading" role="heading" aria-level="{level}">{name}</span>'
-
-
-def _category_head(
-    block: CategoryBlock, cmp: ManyComparison, names: Mapping[scoring.ProductKey, str]
-) -> str:
-    """A category's ``<tbody>`` and heading row, with its tally over all its rounds."""
-    cat = block.category
-    pk = int(cat.pk)
-    ncols = len(cmp.products) + 2
-    tally = category_tally(
-        cmp.tallies, pk, block.count, cmp.differences_only, lambda t: _many_tally(t, names)
-    )
-    return (
-        f'<tbody id="cmp-cat-{pk}"><tr class="cat-row"><th colspan="{ncols}" scope="colgroup">'
-        f'<div class="sticky-left">{_row_heading(esc(cat.name), 3)}'
-        f' <span class="cat-tally">{tally}</span></div></th></tr>'
-    )
-
-
-def compare_rounds(cmp: ManyComparison, arena: str) -> SafeString:
-    """Every category of a comparison (``cmp.blocks``, the rounds shown) as a ``<tbody>``: its
-    heading with its tally, each sub-group's heading, then a row per round (``arena``: the slug,
-    for the stories' links). Written in Python: the same rows as template loops made the
-    comparison of four products on the 30 × 300 arena 2.5 times as slow (docs/architecture.md)."""
-    names: dict[scoring.ProductKey, str] = {p.pk: esc(p.name) for p in cmp.products}
-    ncols = len(cmp.products) + 2
+def compare_rows(rows: Iterable[ManyRow], cmp: ManyComparison, arena: str) -> SafeString:
+    """A sub-group's rounds (``arena``: the slug, for the stories' links). Written in Python: as template loops they are many
+    times slower (docs/architecture.md)."""
     cells = links.cells_prefix()
     stories = links.url_prefix("story-detail", arena)
-    out = []
-    for block in cmp.blocks:
-        out.append(_category_head(block, cmp, names))
-        for group in block.groups:
-            if group.subgroup:
-                out.append(
-                    f'<tr class="sub-row"><th colspan="{ncols}" scope="colgroup">'
-                    f'<div class="sticky-left">{_row_heading(esc(name_of(group.subgroup)), 4)}</div></th></tr>'
-                )
-            out.extend(_round(row, cmp.products, stories, cells) for row in group.rows)
-        out.append("</tbody>")
-    return mark_safe("\n".join(out))  # every interpolated value is escaped or an int
+    return mark_safe("\n".join(_round(row, cmp.products, stories, cells) for row in rows))
 
 
 def picked_first(

@@ -7,9 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from django.template.loader import render_to_string
-from django.utils.safestring import SafeString
-
 from products.models import Product
 from web.pages import links
 
@@ -29,10 +26,3 @@ def open_disputes(
         "product": product,
         "none": none,
     }
-
-
-def open_disputes_html(
-    arena: str, product: Product, counts: Mapping[int, int] | None
-) -> SafeString:
-    """`` ⚑ 2`` linking to the product's open disputes; "" when it has none."""
-    return render_to_string("arena/_open_disputes.html", open_disputes(arena, product, counts))

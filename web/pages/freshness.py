@@ -1,5 +1,6 @@
 """How old a cell's evidence is, as the pages say it (``stories/freshness.py`` has the rule):
-``checked 75 days ago (2026-09-16)`` and the "stale" badge or mark."""
+the matrix's "stale" mark, and the dates of the pages' heads (``web/pages/cards.py`` says an
+evidence's age)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,7 @@ import enum
 from datetime import date, datetime
 from typing import Final, NamedTuple
 
-from django.utils.safestring import SafeString, mark_safe
-
 from stories import freshness
-from web.pages.shapes import Dated
 
 
 class _Absent(enum.Enum):
@@ -21,8 +19,6 @@ class _Absent(enum.Enum):
 NO_DATE: Final = _Absent.NO_DATE
 # A cell's newest evidence day as read: a day, None (no check date), or NO_DATE (not read).
 AsOf = date | None | _Absent
-
-_STALE_BADGE = '<span class="stale-badge" title="evidence older than {days} days">stale</span>'
 
 
 class Now(NamedTuple):
@@ -36,32 +32,11 @@ def freshness_now() -> Now:
     return Now(freshness.today(), freshness.stale_days())
 
 
-def checked_html(verdict: str, as_of: date | None, now: Now) -> str:
-    """``checked 75 days ago (<time>2026-09-16</time>)`` and, when the cell is stale, its
-    "stale" badge (text, not colour only); ``no check date`` without one."""
-    today, days = now
-    age = freshness.age_days(as_of, today=today)
-    if as_of is None:
-        text = freshness.age_text(None)
-    else:
-        text = (
-            f'{freshness.age_text(age)} (<time datetime="{as_of:%Y-%m-%d}">{as_of:%Y-%m-%d}</time>)'
-        )
-    stale = freshness.is_stale(verdict, as_of, today=today, days=days)
-    return f"{text}{' ' + _STALE_BADGE.format(days=int(days)) if stale else ''}"
-
-
 def stale_title(as_of: date | None, today: date) -> str:
     """A stale cell's mark's hover text in the matrix."""
     if as_of is None:
         return "stale: no check date"
     return f"stale: evidence {freshness.age_text(freshness.age_days(as_of, today=today))}, {as_of:%Y-%m-%d}"
-
-
-def evidence_checked(cell: Dated) -> SafeString:
-    """How old a cell's newest evidence is, ``checked 75 days ago (2026-09-16)``, with a "stale"
-    badge when it is older than ``EVIDENCE_STALE_DAYS`` (the cell page, cards)."""
-    return mark_safe(checked_html(cell.verdict, cell.evidence_as_of, freshness_now()))
 
 
 def arena_updated(arena: object) -> date | None:

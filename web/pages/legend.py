@@ -15,13 +15,7 @@ from web.pages.badges import (
 
 def legend() -> dict[str, object]:
     """The legend's columns of marks and meanings (its column of numbers is the template's)."""
-    return {
-        "columns": [
-            {"title": "Verdict", "rows": legend_verdicts()},
-            {"title": "Proof", "rows": legend_proofs()},
-            {"title": "Backing", "rows": legend_backings()},
-        ]
-    }
+    return {"verdicts": legend_verdicts(), "proofs": legend_proofs(), "backings": legend_backings()}
 
 
 def proof_levels() -> list[dict[str, str]]:

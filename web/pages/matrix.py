@@ -1,13 +1,14 @@
-"""The arena page's story matrix (and the product page's one column of it): a ``<tbody>`` per
-category, a row per story, a cell per product linking to its proof.
+"""The arena page's story matrix (and the product page's one column of it): its categories as
+``arena/_matrix.html`` draws them, and its rows of cells, a cell per product linking to its proof.
 
-Written in Python rather than by template loops: the big arena's matrix is 300 rows of 30 cells,
-and this is several times faster than a template (docs/architecture.md gives the figure)."""
+The rows are written in Python rather than by template loops, which are many times slower on the
+big arena's 300 rows of 30 cells (docs/architecture.md gives the figures)."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date
 
 from django.utils.safestring import SafeString, mark_safe
@@ -18,11 +19,10 @@ from stories import freshness
 from stories.values import Backing, Verdict
 from web.pages import links
 from web.pages.badges import BACKING_SYMBOLS, matrix_badge, matrix_words, verdict_class
-from web.pages.cards import flag_control, flag_label, story_name
-from web.pages.disputes import open_disputes_html
+from web.pages.cards import story_name
 from web.pages.freshness import NO_DATE, AsOf, freshness_now, stale_title
-from web.pages.markup import esc, plural
-from web.pages.shapes import name_of, persona_name
+from web.pages.markup import esc
+from web.pages.shapes import persona_name
 
 # What backs each cell, as a compact mark after its badge (the legend's "Backing" column gives
 # the marks' words; the cell link's accessible name says them).
@@ -30,9 +30,6 @@ BACKING_MARKS = {b: f" {BACKING_SYMBOLS[b]}" for b in Backing}
 # On a phone each category shows its first few stories' cards and a link to the rest (the page
 # with that category alone, which shows them all): a reader scrolls a few screens, not dozens.
 PHONE_STORIES = 2
-
-# A table's rows of some stories (the rows of one sub-group) as ``<tr>`` elements.
-RowsOf = Callable[[Sequence[MatrixRow]], list[str]]
 
 
 @functools.lru_cache(maxsize=1024)
@@ -115,187 +112,87 @@ def cells_html(
     return "".join(out)
 
 
-def matrix_cells(row: MatrixRow, flag_controls: bool = False) -> SafeString:
-    """The ``<td>`` of every cell of one matrix row (see ``cells_html``; ``site.js`` opens a flag
-    control's form in the flag dialog)."""
-    # every interpolated value is escaped or an int
-    return mark_safe(cells_html(row.cells, flag_controls, {}))
+@dataclass(frozen=True)
+class MatrixGroup:
+    """A sub-group's rows (``subgroup`` None: the category's own), ``shown`` the category's stories
+    before it, ``fold`` whether a phone leaves out those past ``PHONE_STORIES``."""
+
+    subgroup: object | None
+    rows: Sequence[MatrixRow]
+    shown: int
+    fold: bool
+
+    @property
+    def hidden(self) -> bool:
+        """Whether a phone leaves out its heading."""
+        return self.fold and self.shown >= PHONE_STORIES
 
 
-def _category_head(block: CategoryBlock, matrix_links: links.MatrixLinks) -> str:
-    """A category's heading with its story count and a "Hide" link that folds it; a collapsed
-    one's with the link that loads its rows (without JavaScript, the page with it unfolded)."""
-    category = block.category
-    pk = int(category.pk)
-    name = esc(category.name)
-    count = plural(block.count, "story", "stories")
-    extra = f' <span class="blurb">{esc(category.blurb)}</span>' if category.blurb else ""
-    if not block.collapsed:
-        fold = esc(matrix_links.fold_url(block.slug))
-        extra = (
-            f' <span class="cat-count">{count}</span>'
-            f' <a class="cat-fold" href="{fold}{links.MATRIX_SECTION}" hx-get="{fold}"'
-            f' hx-target="#mx-cat-{pk}" hx-select="#mx-cat-{pk}" hx-swap="outerHTML">'
-            f'Hide<span class="visually-hidden"> {name}</span></a>{extra}'
-        )
-    else:
-        url = esc(matrix_links.category_url(block.slug))
-        unfolded = matrix_links.unfold_url(block.slug)
-        href = esc(unfolded) if unfolded is not None else url
-        extra += (
-            f' <a class="cat-load" href="{href}{links.MATRIX_SECTION}" hx-get="{url}"'
-            f' hx-target="#mx-cat-{pk}" hx-swap="outerHTML">'
-            f"Show {count}"
-            f'<span class="visually-hidden"> of {name}</span></a>'
-        )
-    # (a heading to assistive tech; no h3 may sit in a th)
-    return f'<div class="sticky-left"><span class="row-heading" role="heading" aria-level="3">{name}</span>{extra}</div>'
+@dataclass(frozen=True)
+class MatrixBlock:
+    """One category as ``arena/_matrix.html#bodies`` draws it: its heading's links (a "Hide" that
+    folds it; a collapsed one's that load its rows, without JavaScript the page with it unfolded),
+    its groups and, past ``PHONE_STORIES``, a phone's link to the page with it alone."""
+
+    block: CategoryBlock
+    fold_url: str
+    load_url: str  # what htmx loads, and the page with the category alone
+    href: str  # a collapsed one's link without JavaScript
+    more: bool
+    groups: list[MatrixGroup]
 
 
-def _phone_more(block: CategoryBlock, ncols: int, links_: links.MatrixLinks) -> str:
-    """The row that ends a category on a phone past its first ``PHONE_STORIES`` stories: a link
-    to the page with the category alone (hidden on larger screens, which show every row)."""
-    url = esc(links_.category_url(block.slug))
-    name = esc(block.category.name)
-    return (
-        f'<tr class="mx-more-link"><td colspan="{ncols}"><a href="{url}{links.MATRIX_SECTION}">'
-        f"All {plural(block.count, 'story', 'stories')} of {name}</a></td></tr>"
+def _matrix_block(block: CategoryBlock, links_: links.MatrixLinks, fold: bool) -> MatrixBlock:
+    groups, shown = [], 0
+    more = fold and block.count > PHONE_STORIES and not block.collapsed
+    for group in [] if block.collapsed else block.groups:
+        groups.append(MatrixGroup(group.subgroup, group.rows, shown, more))
+        shown += len(group.rows)
+    url = links_.category_url(block.slug)
+    unfolded = links_.unfold_url(block.slug)
+    return MatrixBlock(
+        block=block,
+        fold_url=links_.fold_url(block.slug),
+        load_url=url,
+        href=url if unfolded is None else unfolded,
+        more=more,
+        groups=groups,
     )
 
 
-def _phone_fold(rows: list[str], shown: int) -> list[str]:
-    """``rows`` with those past the first ``PHONE_STORIES`` of their category (``shown`` the
-    category's stories before them) marked for a phone to leave out."""
-    return [
-        row.replace("<tr>", '<tr class="mx-more">', 1) if shown + i >= PHONE_STORIES else row
-        for i, row in enumerate(rows)
-    ]
+def matrix_blocks(
+    matrix: Matrix, arena: str, query: Mapping[str, str] | None = None
+) -> list[MatrixBlock]:
+    """The arena page's story matrix (``arena_matrix``'s) as ``arena/_matrix.html`` draws it: a
+    ``<tbody>`` per category. ``query``: what links that load a collapsed category carry besides
+    it (filters, ranking, products shown). A phone shows each category's first
+    ``PHONE_STORIES`` stories and a link to the rest, unless the page shows one category."""
+    links_ = links.MatrixLinks(arena, query or {})
+    return [_matrix_block(b, links_, not matrix.filters.category) for b in matrix.blocks]
 
 
-def _tbody(
-    block: CategoryBlock,
-    *,
-    ncols: int,
-    rows_of: RowsOf,
-    links_: links.MatrixLinks,
-    fold_phone: bool = True,
-) -> str:
-    """One category of the matrix as a ``<tbody id="mx-cat-<pk>">``: its heading, then each
-    sub-group's heading and rows; a collapsed one its heading alone. With ``fold_phone``, a
-    phone shows its first ``PHONE_STORIES`` stories and a link to the rest."""
-    pk = int(block.category.pk)
-    state = ' class="collapsed"' if block.collapsed else ""
-    out = [
-        f'<tbody id="mx-cat-{pk}"{state}>'
-        f'<tr class="cat-row"><th colspan="{ncols}" scope="colgroup" id="cat-{pk}">'
-        f"{_category_head(block, links_)}</th></tr>"
-    ]
-    if not block.collapsed:
-        shown = 0
-        fold = fold_phone and block.count > PHONE_STORIES
-        for group in block.groups:
-            if group.subgroup:
-                hide = " mx-more" if fold and shown >= PHONE_STORIES else ""
-                out.append(
-                    f'<tr class="sub-row{hide}"><th colspan="{ncols}" scope="colgroup">'
-                    f'<div class="sticky-left"><span class="row-heading" role="heading" aria-level="4">'
-                    f"{esc(name_of(group.subgroup))}</span></div></th></tr>"
-                )
-            rows = rows_of(group.rows)
-            out.extend(_phone_fold(rows, shown) if fold else rows)
-            shown += len(rows)
-        if fold:
-            out.append(_phone_more(block, ncols, links_))
-    out.append("</tbody>")
-    return "\n".join(out)
-
-
-def _col_head(matrix: Matrix, arena: str, open_disputes: Mapping[int, int] | None) -> str:
-    """The column heads: story (with its user type), each product shown in rank order (the one
-    sorting the stories marked), with its open disputes."""
-    products = links.url_prefix("product-detail", arena)
-    sort = matrix.filters.sort
-    return (
-        '<tr class="col-head"><th scope="col" class="story-col">Story <span class="sub">'
-        "(user type)</span></th>"
-        + "".join(
-            f'<th scope="col" class="sorted" aria-sort="descending"><a href="{products}{p.slug}/">'
-            f'{esc(p.name)}</a> <span aria-hidden="true">▼</span>'
-            f"{open_disputes_html(arena, p, open_disputes)}</th>"
-            if p.slug == sort
-            else f'<th scope="col"><a href="{products}{p.slug}/">{esc(p.name)}</a>'
-            f"{open_disputes_html(arena, p, open_disputes)}</th>"
-            for p in matrix.products
-        )
-        + "</tr>"
-    )
-
-
-def _story_rows(arena: str) -> RowsOf:
-    """What writes the matrix's rows: each story with its persona's name under it and its cells,
-    with flag controls (the personas' and products' escaped names kept for the whole table)."""
+def matrix_rows(group: MatrixGroup, arena: str) -> SafeString:
+    """A sub-group's rows: each story with its persona's name under it and its cells, with flag
+    controls; on a phone, those past the category's first ``PHONE_STORIES`` left out."""
     stories = links.url_prefix("story-detail", arena)
-    personas: dict[int, str] = {}
     labels: dict[int, str] = {}
     at = cells_at()
-
-    def rows_of(rows: Sequence[MatrixRow]) -> list[str]:
-        out = []
-        for row in rows:
-            story = row.story
-            persona = personas.get(story.persona.pk)
-            if persona is None:
-                persona = personas[story.persona.pk] = esc(persona_name(story.persona))
-            name = esc(story_name(story.text))
-            out.append(
-                f'<tr><th scope="row" class="story-col"><a href="{stories}{int(story.pk)}/">'
-                f'{esc(story.text)}</a> <span class="persona-inline">{persona}</span></th>'
-                f"{cells_html(row.cells, True, labels, name, at)}</tr>"
-            )
-        return out
-
-    return rows_of
-
-
-def matrix_table(
-    matrix: Matrix,
-    arena: str,
-    query: Mapping[str, str] | None = None,
-    bodies_only: bool = False,
-    open_disputes: Mapping[int, int] | None = None,
-) -> SafeString:
-    """The arena page's story matrix (``arena_matrix``'s) as one table: a ``<tbody>`` per category
-    (see ``_tbody``) under one row of column heads, each story's row with its persona and one cell per product shown, with flag
-    controls. ``arena``: the arena's slug; ``query``: what links that load a collapsed category
-    carry besides it (filters, ranking, products shown). ``bodies_only``: the ``<tbody>``
-    elements alone (what an htmx request for one category swaps in). ``open_disputes``: each
-    product's open disputes, counted in its column head."""
-    rows_of = _story_rows(arena)
-    matrix_links = links.MatrixLinks(arena, query or {})
-    ncols = len(matrix.products) + 1
-    bodies = "\n".join(
-        _tbody(
-            b,
-            ncols=ncols,
-            rows_of=rows_of,
-            links_=matrix_links,
-            fold_phone=not matrix.filters.category,
+    out = []
+    for i, row in enumerate(group.rows):
+        story = row.story
+        more = ' class="mx-more"' if group.fold and group.shown + i >= PHONE_STORIES else ""
+        out.append(
+            f'<tr{more}><th scope="row" class="story-col"><a href="{stories}{int(story.pk)}/">'
+            f'{esc(story.text)}</a> <span class="persona-inline">{esc(persona_name(story.persona))}</span></th>'
+            f"{cells_html(row.cells, True, labels, esc(story_name(story.text)), at)}</tr>"
         )
-        for b in matrix.blocks
-    )
-    if bodies_only:
-        return mark_safe(bodies)  # every interpolated value is escaped or an int
-    return mark_safe(
-        '<table class="matrix story-matrix"><caption class="visually-hidden">Verdict of each product on each'
-        " user story; each cell links to its proof.</caption>\n"
-        f"<thead>{_col_head(matrix, arena, open_disputes)}</thead>\n{bodies}\n</table>"
-    )
+    return mark_safe("\n".join(out))  # every interpolated value is escaped or an int
 
 
 def product_rows(rows: Iterable[MatrixRow], arena: str) -> SafeString:
     """The rows of a product's page's verdict table (``arena_matrix`` rows of its one column): the
-    story with its persona, the verdict linking to its proof, and its flag control (``arena``: the
-    arena's slug, for the story links)."""
+    story with its persona, the verdict linking to its proof, and its flag control. Written in
+    Python as the matrix's rows are, for the same reason (docs/architecture.md)."""
     stories = links.url_prefix("story-detail", arena)
     labels: dict[int, str] = {}
     at = cells_at()
@@ -304,7 +201,9 @@ def product_rows(rows: Iterable[MatrixRow], arena: str) -> SafeString:
         story = row.story
         persona = esc(persona_name(story.persona))
         controls = "".join(
-            f'<div id="cell-{int(c.pk)}">{flag_control(int(c.pk), flag_label(c, story.text))}</div>'
+            f'<div id="cell-{int(c.pk)}"><a class="flag-control" href="{at[0]}{int(c.pk)}/flag/"'
+            f' aria-label="Flag this verdict: {esc(c.product.name)} on “{esc(story_name(story.text))}”,'
+            f' {esc(c.verdict)}">⚑ flag</a></div>'
             for c in row.cells
         )
         out.append(

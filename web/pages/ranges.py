@@ -5,9 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.template.loader import render_to_string
-from django.utils.safestring import SafeString
-
 from arena.models import ProductScore
 
 # A stored range: (low, high), each out of 100.
@@ -27,12 +24,6 @@ def ranged_context(value: int | None, rng: Range | None) -> dict[str, object]:
         "width": max(high - low, 0),
         "tick": min(max(int(value) - 1, 0), 98),
     }
-
-
-def ranged(value: int | None, rng: Range | None) -> SafeString:
-    """A score with its range, ``57 (49–61)`` and its bar (``57/100, range 49–61`` read out);
-    ``57/100`` with no range stored, ``—`` with no score."""
-    return render_to_string("arena/_ranged.html", ranged_context(value, rng))
 
 
 def score_with_range(score: ProductScore) -> dict[str, object]:

@@ -1,4 +1,4 @@
-"""What the builders read of the things they are given: a model row (``Cell``, ``Product``), a
+"""What web/pages reads of the things it is given: a model row (``Cell``, ``Product``), a
 selector's line (``arena.selectors.cells.CellLine``) or, in the tests, a stand-in with those fields.
 Read-only, so that frozen dataclasses and models fit alike."""
 
@@ -21,11 +21,6 @@ class Sluggable(Named, Protocol):
     def slug(self) -> str: ...
 
 
-class Keyed(Sluggable, Protocol):
-    @property
-    def pk(self) -> int: ...
-
-
 class Judged(Protocol):
     """A judgement's three fields (``stories.values.CellValue`` writes them)."""
 
@@ -35,15 +30,6 @@ class Judged(Protocol):
     def proof(self) -> str | None: ...
     @property
     def quality(self) -> int | None: ...
-
-
-class ShownCell(Judged, Protocol):
-    """A cell as a table shows it: its badge, linking to its proof page, with its flag control."""
-
-    @property
-    def pk(self) -> int: ...
-    @property
-    def product(self) -> Named: ...
 
 
 class Quote(Protocol):
@@ -59,9 +45,13 @@ class Quotes(Protocol):
     def all(self) -> Iterable[Quote]: ...
 
 
-class CardCell(ShownCell, Protocol):
-    """A cell as a card shows it: also its rationale and evidence."""
+class CardCell(Judged, Protocol):
+    """A cell as a card shows it: its judgement, product, rationale and evidence."""
 
+    @property
+    def pk(self) -> int: ...
+    @property
+    def product(self) -> Named: ...
     @property
     def rationale(self) -> str: ...
     @property
@@ -81,11 +71,6 @@ class Dated(Protocol):
     def verdict(self) -> str: ...
     @property
     def evidence_as_of(self) -> date | None: ...
-
-
-def name_of(thing: object) -> str:
-    """The name of a thing the selectors type loosely (a block's sub-group, ``object``)."""
-    return cast(Named, thing).name
 
 
 def slug_of(thing: object) -> str:

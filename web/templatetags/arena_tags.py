@@ -1,6 +1,7 @@
 """The templates' library ``{% load arena_tags %}``: every tag and filter of the pages, each
 written in ``web/pages/`` (one module per job) and registered here under the name the templates
-use. A tag returns its HTML marked safe: each builder escapes every value it writes."""
+use. Most hand data to a template (an inclusion tag, or ``as`` a variable); the matrix's and the
+comparison's rows are HTML that builders write, every value escaped."""
 
 from __future__ import annotations
 
@@ -8,8 +9,6 @@ from collections.abc import Callable, Mapping
 
 from django import template
 from django.conf import settings
-from django.utils.html import format_html
-from django.utils.safestring import SafeString
 
 from arena.selectors.calls import first_leads
 from arena.text import format_figure
@@ -31,7 +30,6 @@ from web.pages import (
     links,
     matrix,
     ranges,
-    sources,
     weights,
 )
 from web.pages.markup import score_text
@@ -41,11 +39,9 @@ register = template.Library()
 # ---- filters
 
 register.filter("figure", format_figure)  # 143400 → ``143.4k``, as the seed pages print figures
-register.filter("score", score_text)
+register.filter("score", score_text)  # ``71/100``, or an em dash without a score
 register.filter("proof_mark", badges.proof_mark)  # ``T``: a proof level's mark on the pages
-register.filter(
-    "arena_updated", freshness.arena_updated
-)  # the pages' date or a later change  # ``71/100``, or an em dash without a score
+register.filter("arena_updated", freshness.arena_updated)  # the pages' date or a later change
 for _filter in (freshness.iso_day, freshness.iso_minute, freshness.iso_second):
     register.filter(_filter.__name__, _filter, expects_localtime=True)
 register.filter("weight_groups", weights.weight_groups)  # the weights panel's menus
@@ -67,14 +63,10 @@ def get(mapping: Mapping[str, object] | None, key: str) -> object:
 _tag: Callable[..., object]
 
 for _tag in (
-    badges.verdict,
-    badges.verdict_label,
-    freshness.evidence_checked,
     stale_rule.stale_days,
-    cards.evidence_item,
-    cards.cell_card,
-    sources.with_refs,
+    badges.verdict,
     links.product_url,
+    links.url_prefix,
     links.head_to_head_url,
     links.compare_picker_url,
     links.category_stories_url,
@@ -85,6 +77,11 @@ for _tag in (
 ):
     register.simple_tag(_tag)
 
+register.inclusion_tag("arena/_cell.html#label", name="verdict_label")(badges.label)
+register.inclusion_tag("arena/_cell.html#age", name="evidence_checked")(cards.evidence_age)
+register.inclusion_tag("arena/_cell.html#evidence", name="evidence_item")(cards.evidence_item)
+register.inclusion_tag("arena/_cell.html#refs", name="with_refs")(cards.with_refs)
+register.inclusion_tag("arena/_cell.html#card", name="cell_card")(cards.cell_card)
 register.inclusion_tag("arena/_legend.html")(legend.legend)
 register.inclusion_tag("arena/_ranged.html", name="ranged")(ranges.ranged_context)
 register.inclusion_tag("arena/_ranged.html", name="score_with_range")(ranges.score_with_range)
@@ -93,7 +90,8 @@ register.inclusion_tag("arena/_evidence_share.html")(leaderboard.evidence_share)
 for _tag in (
     arena_cards.persona_card_list,
     compare.compare_scores,
-    compare.compare_rounds,
+    compare.compare_tally,
+    compare.compare_rows,
     leaderboard.leaderboard_lines,
     leaderboard.range_group_whos,
     leaderboard.names_of,
@@ -105,7 +103,8 @@ for _tag in (
 for _tag in (
     filters.verdict_choices,
     legend.proof_levels,
-    matrix.matrix_table,
+    matrix.matrix_blocks,
+    matrix.matrix_rows,
     compare.compare_url,
 ):
     register.simple_tag(_tag)
@@ -113,8 +112,8 @@ for _tag in (
 # ---- the head-to-head, the comparison and the product page
 
 for _tag in (
-    head_to_head.head_to_head_tables,
-    head_to_head.head_to_head_cards,
+    head_to_head.head_to_head_sections,
+    head_to_head.round_cards,
     charts.bar_chart,
     matrix.product_rows,
     facts.product_facts,
@@ -123,8 +122,6 @@ for _tag in (
 
 
 @register.simple_tag
-def data_license() -> SafeString:
-    """The licence the published data is offered under, as a ``rel="license"`` link."""
-    return format_html(
-        '<a rel="license" href="{}">{}</a>', settings.DATA_LICENSE_URL, settings.DATA_LICENSE_NAME
-    )
+def data_license() -> dict[str, str]:
+    """The licence the published data is offered under: its address and name."""
+    return {"url": settings.DATA_LICENSE_URL, "name": settings.DATA_LICENSE_NAME}

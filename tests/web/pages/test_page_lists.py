@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from arena.selectors import Leaderboard, RankOption
 from tests.factories import CellFactory, StoryFactory
-from web.pages.head_to_head import head_to_head_rounds
+from web.pages.head_to_head import head_to_head_sections
 
 EVIL = "<script>alert('x')</script> & \"Co\""
 EVIL_HTML = "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; &quot;Co&quot;"
@@ -178,12 +178,23 @@ def test_adjacent_cards_link_arenas_on_this_site():
 def test_legend_lists_verdicts_proofs_and_links_the_guide(client, db):
     html = client.get(reverse("methodology")).content.decode()
     html = html[html.index('<section id="legend"') :]
-    assert "doesn't apply" in html and "<div><dt>8/10</dt><dd>quality of the cell" in html
+    assert "doesn&#x27;t apply" in html and "<div><dt>8/10</dt><dd>quality of the cell" in html
     assert f'<a href="{reverse("methodology")}">full guide</a>' in html
     assert '<abbr class="proof" title="probed">' in html
 
 
+def _sections(cmp, open_all=False):
+    """The head-to-head's tables as its template draws them."""
+    context = {"cmp": cmp, "arena": NS(slug="arena"), "stories": "/arenas/arena/stories/"}
+    return "".join(
+        render_to_string("arena/head_to_head.html#section", {**context, "section": section})
+        for section in head_to_head_sections(cmp, open_all)
+    )
+
+
 def test_head_to_head_rounds_write_every_round_of_a_group_escaped():
+    from arena.selectors.matrix import CategoryBlock, SubGroupBlock
+
     a, b = product(1), product(2, name="Two", slug="two")
 
     def cell(pk, p):
@@ -205,7 +216,9 @@ def test_head_to_head_rounds_write_every_round_of_a_group_escaped():
         NS(number=n, story=story, winner=w, cell_a=cell(10 + n, a), cell_b=cell(20 + n, b))
         for n, w in ((1, a), (2, None))
     ]
-    html = head_to_head_rounds(rows, NS(a=a, b=b), "arena")
+    category = NS(pk=3, name="C", slug="c")
+    block = CategoryBlock(category, [SubGroupBlock(None, rows)])
+    html = _sections(NS(a=a, b=b, blocks=[block], tallies={}, differences_only=False))
     assert "<script>" not in html and html.count('<tr id="story-7" class="round') == 2
     assert f'<span aria-hidden="true">◀</span> <span class="wname">{EVIL_HTML}</span>' in html
     assert '<span aria-hidden="true">=</span> draw' in html
@@ -215,7 +228,6 @@ def test_head_to_head_rounds_write_every_round_of_a_group_escaped():
 def test_head_to_head_tables_write_categories_sub_groups_and_tallies_escaped():
     from arena.scoring import CompareSummary
     from arena.selectors.matrix import CategoryBlock, SubGroupBlock
-    from web.pages.head_to_head import head_to_head_tables
 
     a, b = product(1), product(2, name="Two", slug="two")
 
@@ -239,7 +251,7 @@ def test_head_to_head_tables_write_categories_sub_groups_and_tallies_escaped():
     block = CategoryBlock(category, [SubGroupBlock(NS(name=EVIL), [row])])
     tally = CompareSummary(1, 2, won_a=0, won_b=1, drawn=3, weighted_a=0, weighted_b=2, rounds=())
     cmp = NS(a=a, b=b, blocks=[block], tallies={3: tally}, differences_only=False)
-    html = head_to_head_tables(cmp, "arena", True)
+    html = _sections(cmp, open_all=True)
     assert "<script>" not in html
     assert f'<h2 id="h2h-cat-3">{EVIL_HTML}</h2>' in html
     assert f'<th scope="rowgroup" colspan="5">{EVIL_HTML}</th>' in html

@@ -4,10 +4,23 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from django.template.loader import render_to_string
+
 from stories.models import CellChange
 from stories.values import CellValue, Proof, Verdict
-from web.pages.badges import legend_proofs, legend_verdicts, verdict, verdict_label
-from web.pages.matrix import matrix_cells
+from web.pages import badges, cards
+from web.pages.legend import legend
+from web.pages.matrix import cells_html
+
+verdict = badges.verdict
+
+
+def verdict_label(value):
+    return render_to_string("arena/_cell.html#label", badges.label(value))
+
+
+def cell_card(cell, name):
+    return render_to_string("arena/_cell.html#card", cards.cell_card(cell, name))
 
 
 def test_badge_reads_symbol_word_proof_letter_and_quality():
@@ -52,28 +65,27 @@ def test_matrix_cell_is_the_short_badge_linking_to_the_proof_page():
         product_id=3,  # as the matrix's CellLine has it
     )
     row = SimpleNamespace(cells=[cell])
-    assert matrix_cells(row) == (
+    assert cells_html(row.cells, False, {}) == (
         '<td class="v-disputed" data-p="A&amp;B"><a href="/cells/7/"><i aria-hidden="true">!</i>'
         ' disputed D 4/10<span class="visually-hidden">: A&amp;B, disputed, contradicted, 4/10'
         "</span></a></td>"
     )
-    assert 'aria-label="Flag A&amp;B"' in matrix_cells(row, flag_controls=True)
+    assert 'aria-label="Flag A&amp;B"' in cells_html(row.cells, True, {})
     # a product's name is escaped once and used for each of its cells
     twice = SimpleNamespace(cells=[cell, cell])
-    assert matrix_cells(twice, flag_controls=True).count('aria-label="Flag A&amp;B"') == 2
+    assert cells_html(twice.cells, True, {}).count('aria-label="Flag A&amp;B"') == 2
 
 
 def test_legend_marks_each_verdict_and_proof_as_the_badges_do():
-    verdicts = dict(legend_verdicts())
-    assert len(verdicts) == len(Verdict)
-    assert (
-        verdicts[verdict(CellValue(Verdict.NA))] == "question doesn't apply to this kind of product"
-    )
-    badge = verdict(CellValue(Verdict.FULL, Proof.CLAIMED, 8))
-    assert next(mark for mark in verdicts if "v-full" in mark) in badge
-    proofs = dict(legend_proofs())
-    assert proofs['<abbr class="proof" title="claimed">C</abbr> claimed'] == "vendor claim only"
-    assert '<abbr class="proof" title="claimed">C</abbr>' in badge
+    html = render_to_string("arena/_legend.html", legend())
+    assert html.count('<dt><span class="verdict v-') == len(Verdict)
+    assert "<dd>question doesn&#x27;t apply to this kind of product</dd>" in html
+    head = '<span class="verdict v-full"><span class="sym" aria-hidden="true">✓</span> full</span>'
+    assert f"<dt>{head}</dt>" in html
+    assert head in verdict(CellValue(Verdict.FULL, Proof.CLAIMED, 8))
+    claimed = '<abbr class="proof" title="claimed">C</abbr>'
+    assert f"<dt>{claimed} claimed</dt><dd>vendor claim only</dd>" in html
+    assert claimed in verdict(CellValue(Verdict.FULL, Proof.CLAIMED, 8))
 
 
 def test_url_tags_write_what_reverse_does():
@@ -111,7 +123,6 @@ def _card_cell(**fields):
 
 
 def test_cell_card_shows_rationale_quotes_proof_link_and_flag_control_escaped():
-    from web.pages.cards import cell_card
 
     html = cell_card(_card_cell(), "A&B")
     assert html.startswith('<article class="cell-card" id="cell-5" aria-label="A&amp;B: full">')
@@ -131,8 +142,6 @@ def test_cell_card_shows_rationale_quotes_proof_link_and_flag_control_escaped():
 def test_cell_card_says_how_the_rationale_stands_to_the_last_correction():
     from datetime import UTC, datetime
 
-    from web.pages.cards import cell_card
-
     day = datetime(2026, 11, 30, 12, tzinfo=UTC)
     assert "correction" not in cell_card(_card_cell(), "A")
     before = cell_card(_card_cell(rationale_predates=day), "A")
@@ -142,7 +151,6 @@ def test_cell_card_says_how_the_rationale_stands_to_the_last_correction():
 
 
 def test_cell_card_of_unpublished_or_unevidenced_cell():
-    from web.pages.cards import cell_card
 
     hidden = cell_card(_card_cell(detail_published=False), "A")
     assert hidden.startswith('<div class="cell-line" id="cell-5">')
@@ -154,14 +162,16 @@ def test_cell_card_of_unpublished_or_unevidenced_cell():
 
 def test_collapsed_category_links_to_its_rows_with_the_query_kept():
     from arena.selectors.matrix import CategoryBlock, Matrix, MatrixFilters, SubGroupBlock
-    from web.pages.matrix import matrix_table
+    from web.pages.matrix import matrix_blocks
 
     category = SimpleNamespace(pk=4, name="Ops & more", blurb="", slug="ops-more")
     story = SimpleNamespace(pk=1, text="s", persona=SimpleNamespace(pk=1, slug="dev"))
     rows = [SimpleNamespace(story=story, cells=[])] * 2
     matrix = Matrix(products=[], rows=[], total=2, filters=MatrixFilters(), collapsed={4})
     matrix.__dict__["blocks"] = [CategoryBlock(category, [SubGroupBlock(None, rows)], True)]
-    html = matrix_table(matrix, "big", {"q": "a b", "show": "x,y"})
+    blocks = matrix_blocks(matrix, "big", {"q": "a b", "show": "x,y"})
+    context = {"matrix": matrix, "blocks": blocks, "arena": SimpleNamespace(slug="big")}
+    html = render_to_string("arena/_matrix.html#table", context)
     assert (
         '<tbody id="mx-cat-4" class="collapsed"><tr class="cat-row"><th colspan="1"'
         ' scope="colgroup" id="cat-4"><div class="sticky-left"><span class="row-heading" role="heading" aria-level="3">Ops &amp; more</span>'
