@@ -32,10 +32,10 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
+from core.moderators import MODERATORS_GROUP
 from flags.mailtext import LOG_MAX, body_text, one_line
 from flags.models import Flag, Notice
 from flags.origin import mail_origin
-from flags.selectors import MODERATORS_GROUP
 
 log = logging.getLogger(__name__)
 

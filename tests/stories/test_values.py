@@ -6,7 +6,7 @@ from django.utils.timezone import now
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.generate import arena_generate
+from ops.generate import arena_generate
 from stories.models import Cell, CellChange
 from stories.values import CellValue, CellValueError, Proof, Verdict, parse_quality
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from arena.models import Source
-from arena.text import SOURCE_ID_RE
+from core.text import SOURCE_ID_RE
 from stories.values import Backing, CellValue, backing_of
 from web.pages import links
 from web.pages.badges import card_badge

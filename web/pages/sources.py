@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from django.utils.safestring import SafeString, mark_safe
 
 from arena.models import Source
-from arena.text import split_source_ids
+from core.text import split_source_ids
 from web.pages.markup import esc
 
 UNRESOLVED_TITLE = "Unresolved reference: this arena's source list does not publish this id"

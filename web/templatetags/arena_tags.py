@@ -12,7 +12,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from arena.selectors.calls import first_leads
-from arena.text import format_figure
+from core.text import format_figure
 from stories import freshness as stale_rule
 from web.pages import (
     arena_cards,
