@@ -286,8 +286,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
-        "VerdictEnum": "stories.models.Verdict",
-        "ProofEnum": "stories.models.Proof",
+        "VerdictEnum": "stories.values.Verdict.choices",
+        "ProofEnum": "stories.values.Proof.choices",
         "ReasonEnum": "flags.models.Reason",
         "FlagStatusEnum": "flags.models.Status",
     },

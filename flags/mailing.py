@@ -83,7 +83,7 @@ def backoff(attempts: int) -> float:
 
 def moderator_addresses() -> list[str]:
     """Every active moderator's address (superusers and the Moderators group, as
-    ``flags.selectors.user_can_moderate`` says), each once."""
+    ``core.moderators.user_can_moderate`` says), each once."""
     users = User.objects.filter(is_active=True).exclude(email="")
     users = users.filter(Q(is_superuser=True) | Q(groups__name=MODERATORS_GROUP))
     return sorted(set(users.values_list("email", flat=True)))
