@@ -163,7 +163,7 @@ test: system-deps install node-tools
 # the suite mostly waits on browsers, workers and databases. XDIST= runs them in one process.
 XDIST ?= -n auto --dist loadfile
 
-# Branch coverage of the four apps (pyproject.toml [tool.coverage]; pytest-cov combines what the
+# Branch coverage of the application (pyproject.toml [tool.coverage]; pytest-cov combines what the
 # workers measured; the data file .coverage is ignored by git). Its floor (fail_under) holds for the
 # whole suite only: a run narrowed with TESTS or PYTEST_ARGS still prints the report but is not
 # held to it. COVERAGE=0 runs the pass without coverage (branch tracing costs CPU time).

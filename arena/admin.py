@@ -42,9 +42,9 @@ from arena.services import (
     subgroup_delete,
     subgroup_save,
 )
-from stories.admin_base import ReadOnly, RefusesStaleSaves, edit_refused
-from stories.conflicts import EditConflict
-from stories.forms import VersionedForm, form_meta
+from core.admin_base import ReadOnly, RefusesStaleSaves, edit_refused
+from core.conflicts import EditConflict
+from core.forms import VersionedForm, form_meta
 
 
 class ArenaForm(VersionedForm):

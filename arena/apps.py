@@ -5,3 +5,11 @@ from django.apps import AppConfig
 
 class ArenaConfig(AppConfig):
     name = "arena"
+
+    def ready(self) -> None:
+        from arena import receivers
+        from core import signals
+
+        # stories and products announce their changes; the arena versions its pages and recomputes
+        signals.content_changed.connect(receivers.content_changed, dispatch_uid="arena-content")
+        signals.scores_changed.connect(receivers.scores_changed, dispatch_uid="arena-scores")

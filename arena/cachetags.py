@@ -1,6 +1,6 @@
 """The names an HTTP cache in front of the site (Varnish, a CDN) knows each public response by:
 the tags of its ``Surrogate-Key`` header (``web.http.surrogate``) and of the purges the writes send
-(``arena.purge``). One vocabulary in one place, so that what a page names and what a change purges
+(``ops.purge``). One vocabulary in one place, so that what a page names and what a change purges
 cannot drift apart.
 
 Tags are words of ``[A-Za-z0-9_-]``, separated by one space in the header (a purge's regex relies

@@ -1,6 +1,6 @@
 """The bottom layer every write stands on: mark an arena's stored scores stale, enqueue their
 recomputation, and recompute them; every move of an arena's content version also purges the HTTP
-cache in front (``arena.purge``) once it commits.
+cache in front (``ops.purge``) once it commits.
 
 Services call ``arena_mark_stale`` inside their transaction; the recomputation is sent once the
 transaction commits, by task name (this module must not import the tasks that wrap it). The task and
@@ -24,8 +24,8 @@ from django.utils import timezone
 
 from arena import scoring
 from arena.models import Arena, CacheEpoch, Persona, PersonaResult, ProductScore
-from arena.purge import purge_after_commit
 from arena.selectors.inputs import ArenaInputs, arena_scoring_inputs
+from arena.signals import purge_after_commit
 from arena.task_names import REFRESH_TASK
 from stories.models import Story
 

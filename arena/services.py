@@ -4,7 +4,7 @@ edits are ``products.services`` and ``stories.story_services``.
 
 Every change that can move a score calls ``arena.recompute.arena_mark_stale`` inside its transaction;
 every other change of what a page shows calls ``arena_content_changed``, for every arena whose pages
-show it. An edit carries the version the editor read (``stories.conflicts.versioned_update``): a stale
+show it. An edit carries the version the editor read (``core.conflicts.versioned_update``): a stale
 edit of a field that moved meanwhile is refused (``EditConflict``), one of other fields is merged.
 """
 
@@ -16,19 +16,12 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from arena.models import (
-    AdjacentArena,
-    Arena,
-    Category,
-    Persona,
-    PersonaResult,
-    SubGroup,
-    VersionedRecord,
-)
-from arena.purge import purge_after_commit
+from arena.models import AdjacentArena, Arena, Category, Persona, PersonaResult, SubGroup
 from arena.recompute import arena_content_changed, arena_mark_stale
-from arena.text import clean_text
-from stories.conflicts import EditConflict, versioned_update
+from arena.signals import purge_after_commit
+from core.conflicts import EditConflict, versioned_update
+from core.models import VersionedRecord
+from core.text import clean_text
 from stories.models import Story
 
 # ---------------------------------------------------------------- admin edits of the structure

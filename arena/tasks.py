@@ -1,6 +1,6 @@
-"""Celery's wrappers of the recompute layer (``arena.recompute``) and of the HTTP cache's purges
-(``arena.purge``): each task has the name of the function it runs, takes ids (or tags), and is
-safe to run twice; the rules live in that function.
+"""Celery's wrappers of the recompute layer (``arena.recompute``): each task has the name of the
+function it runs, takes ids, and is safe to run twice; the rules live in that function. The HTTP
+cache's purge task is in ``ops.tasks``.
 
 Both tasks run under time limits (enforced by the worker's default prefork pool; ``--pool=solo``
 ignores them). At the soft limit the task gives up: the recompute's transaction rolls back, the
@@ -15,8 +15,8 @@ import logging
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
-from arena import purge, recompute
-from arena.task_names import PURGE_TASK, REFRESH_TASK, SWEEP_TASK
+from arena import recompute
+from arena.task_names import REFRESH_TASK, SWEEP_TASK
 
 log = logging.getLogger(__name__)
 
@@ -64,21 +64,3 @@ def arena_refresh_stale() -> list[int]:
     except SoftTimeLimitExceeded:
         log.warning("the sweep hit its soft time limit; the next one sends the rest")
         return []
-
-
-# A purge retried while the cache is down: 1, 2, 4... seconds, at most a minute apart, for about
-# five minutes (beyond that the pages' s-maxage has run out anyway).
-PURGE_MAX_RETRIES = 9
-PURGE_BACKOFF_MAX = 60
-
-
-@shared_task(name=PURGE_TASK, bind=True, max_retries=PURGE_MAX_RETRIES)
-def http_cache_purge(self: Task, tags: list[str], urls: list[str] | None = None) -> list[str]:
-    """Purge ``tags`` at every endpoint of ``HTTP_CACHE_PURGE_URLS`` (or ``urls``); the endpoints
-    that failed are tried again, alone, with a growing delay. Returns the endpoints purged."""
-    targets = list(urls) if urls is not None else None
-    failed = purge.http_cache_purge(tags, targets)
-    if failed:
-        delay = min(PURGE_BACKOFF_MAX, 2**self.request.retries)
-        raise self.retry(kwargs={"tags": tags, "urls": failed}, countdown=delay)
-    return targets if targets is not None else purge.endpoints()

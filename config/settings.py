@@ -12,8 +12,8 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 from arena.task_names import SWEEP_TASK
-from arena.text import parse_rate
 from config.env import env_bool, env_list, env_trusted_proxies
+from core.text import parse_rate
 from flags.task_names import DIGEST_TASK, ERASE_TASK, NOTICES_DUE_TASK
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "products",
     "stories",
     "flags",
+    "ops",
 ]
 
 MIDDLEWARE = [
@@ -285,8 +286,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
-        "VerdictEnum": "stories.models.Verdict",
-        "ProofEnum": "stories.models.Proof",
+        "VerdictEnum": "stories.values.Verdict.choices",
+        "ProofEnum": "stories.values.Proof.choices",
         "ReasonEnum": "flags.models.Reason",
         "FlagStatusEnum": "flags.models.Status",
     },

@@ -18,6 +18,9 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from core.admin_base import ReadOnly
+from core.conflicts import EditConflict
+from core.moderators import user_can_moderate
 from flags.filters import (
     BY_IMPACT,
     AgeFilter,
@@ -38,11 +41,8 @@ from flags.selectors import (
     review_item_impact,
     review_item_impacts,
     review_item_proposal,
-    user_can_moderate,
 )
 from flags.services import AlreadyResolved, review_item_reject, review_item_uphold
-from stories.admin_base import ReadOnly
-from stories.conflicts import EditConflict
 from stories.values import JUDGEMENT_FIELDS, CellValue
 
 EXCERPT_CHARS = 140

@@ -18,7 +18,7 @@ from django.db.models import Exists, OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from arena.recompute import cell_content_changed
-from arena.text import parse_rate
+from core.text import parse_rate
 from flags.models import Flag, FlagClient, ReviewItem, Status
 from stories.models import Cell
 

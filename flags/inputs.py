@@ -11,8 +11,8 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.validators import EmailValidator
 
-from arena.text import clean_text
-from arena.uris import uri_encode, validate_uri
+from core.text import clean_text
+from core.uris import uri_encode, validate_uri
 from flags.models import Flag, Reason
 from stories.values import JUDGEMENT_FIELDS, CellValue, Verdict
 

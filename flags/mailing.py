@@ -32,10 +32,10 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
+from core.moderators import MODERATORS_GROUP
 from flags.mailtext import LOG_MAX, body_text, one_line
 from flags.models import Flag, Notice
 from flags.origin import mail_origin
-from flags.selectors import MODERATORS_GROUP
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ def backoff(attempts: int) -> float:
 
 def moderator_addresses() -> list[str]:
     """Every active moderator's address (superusers and the Moderators group, as
-    ``flags.selectors.user_can_moderate`` says), each once."""
+    ``core.moderators.user_can_moderate`` says), each once."""
     users = User.objects.filter(is_active=True).exclude(email="")
     users = users.filter(Q(is_superuser=True) | Q(groups__name=MODERATORS_GROUP))
     return sorted(set(users.values_list("email", flat=True)))

@@ -5,7 +5,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
-from arena.uris import URIField
+from core.uris import URIField
 from stories.values import QUALITY_MAX, CellValue, Verdict
 
 

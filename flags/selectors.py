@@ -1,4 +1,5 @@
-"""Reads for the flags app: who may moderate, what flags propose, what upholding would change."""
+"""Reads for the flags app: what flags propose, what upholding would change (who may moderate is
+``core.moderators``)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,6 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.contrib.auth.base_user import AbstractBaseUser
-from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, DurationField, ExpressionWrapper, F, Min, Q, QuerySet
 from django.db.models.functions import Lower
 from django.utils import timezone
@@ -20,15 +19,6 @@ from flags.inputs import FlagInput
 from flags.models import Flag, Notice, ReviewItem, Status
 from stories.models import Cell, CellChange
 from stories.values import CellValue
-
-MODERATORS_GROUP = "Moderators"
-
-
-def user_can_moderate(user: AbstractBaseUser | AnonymousUser) -> bool:
-    """Superusers and members of the Moderators group (active, signed in)."""
-    if not isinstance(user, User) or not user.is_active:
-        return False
-    return user.is_superuser or user.groups.filter(name=MODERATORS_GROUP).exists()
 
 
 def review_item_proposal(

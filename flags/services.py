@@ -20,12 +20,13 @@ from django.db.models import F
 from django.utils import timezone
 
 from arena.recompute import cell_content_changed
-from arena.text import clean_text
+from core.moderators import user_can_moderate
+from core.text import clean_text
 from flags.filing import cell_flag_errors, client_lock, flag_file
 from flags.inputs import FlagInput, ModerationDecision
 from flags.models import Flag, ModeratorAction, ReviewItem, Status
 from flags.notices import notices_flag_filed, notices_item_decided
-from flags.selectors import review_item_proposal, user_can_moderate
+from flags.selectors import review_item_proposal
 from stories.evidence import Quote
 from stories.models import Cell, CellChange
 from stories.services import cell_correct

@@ -11,12 +11,12 @@ from django.core.exceptions import ValidationError
 from django.db.models import Model
 from django.http import HttpRequest
 
+from core.admin_base import RefusesStaleSaves, RetireActions
+from core.conflicts import EditConflict
+from core.forms import VersionedForm
 from products.facts import licence_error
 from products.models import Product
 from products.services import product_add, product_retire, product_update
-from stories.admin_base import RefusesStaleSaves, RetireActions
-from stories.conflicts import EditConflict
-from stories.forms import VersionedForm
 
 
 class LanguagesField(forms.Field):

@@ -2,9 +2,9 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
-from arena.models import EditableRecord
-from arena.text import PRODUCT_SLUG_PATTERN, validate_one_line, validate_product_slug
-from arena.uris import URIField
+from core.models import EditableRecord
+from core.text import PRODUCT_SLUG_PATTERN, validate_one_line, validate_product_slug
+from core.uris import URIField
 
 
 class Hosting(models.TextChoices):
@@ -18,7 +18,7 @@ class Product(EditableRecord):
 
     arena = models.ForeignKey("arena.Arena", on_delete=models.PROTECT, related_name="products")
     name = models.CharField(max_length=120, validators=[validate_one_line])
-    # no word "vs" between hyphens: /vs/<a>-vs-<b>/ must name one pair (arena.text.slug_problem)
+    # no word "vs" between hyphens: /vs/<a>-vs-<b>/ must name one pair (core.text.slug_problem)
     slug = models.SlugField(max_length=120, validators=[validate_product_slug])
     tier = models.CharField(max_length=40, blank=True)
     position = models.PositiveIntegerField(help_text="Column order in the matrix")

@@ -1,17 +1,17 @@
-"""Writes of the products of an arena: adding, editing and retiring a product (its cells are the
-stories app's: ``stories.story_services.cells_fill``)."""
+"""Writes of the products of an arena: adding, editing and retiring a product. Its cells are the
+stories app's, which a product placed on its arena asks for through ``core.signals.placed``."""
 
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from arena.recompute import arena_mark_stale
-from arena.text import clean_text
+from core.conflicts import Fields
+from core.records import editable_update, retire_set
+from core.signals import arena_mark_stale, record_placed
+from core.text import clean_text
 from products.facts import licence_error
 from products.models import Product
-from stories.conflicts import Fields
-from stories.story_services import cells_fill, editable_update, retire_set
 
 
 @transaction.atomic
@@ -44,7 +44,7 @@ def product_add(*, product: Product) -> Product:
     product.name = clean_text(product.name).strip()
     _facts_check(product.licence)
     product.save()
-    cells_fill(arena_id=product.arena_id, product=product)
+    record_placed(product)  # its cells, one per story (the stories app)
     arena_mark_stale(arena_id=product.arena_id)
     return product
 

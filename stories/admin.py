@@ -17,11 +17,12 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from flags.selectors import user_can_moderate
+from core.admin_base import ReadOnly, RefusesStaleSaves, RetireActions, edit_refused
+from core.conflicts import EditConflict
+from core.forms import VersionedForm
+from core.moderators import user_can_moderate
 from stories import freshness
-from stories.admin_base import ReadOnly, RefusesStaleSaves, RetireActions, edit_refused
-from stories.conflicts import EditConflict
-from stories.forms import CellForm, StoryForm, VersionedForm
+from stories.forms import CellForm, StoryForm
 from stories.models import Cell, CellChange, CellQuerySet, Evidence, StaleCell, Story
 from stories.services import cell_edit, evidence_add, evidence_update
 from stories.story_services import story_add, story_retire, story_update

@@ -10,7 +10,7 @@ from datetime import date, datetime
 from enum import Enum
 from typing import Any, Literal
 
-from arena.text import clean_text
+from core.text import clean_text
 from stories import freshness
 from stories.evidence import Quote
 from stories.models import Cell, CellChange

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
-from arena.text import clean_text
+from core.text import clean_text
 from stories import freshness
 from stories.models import Cell, Evidence
 

@@ -5,12 +5,67 @@ from django.db import models
 from django.db.models import Case, Exists, OuterRef, Q, Value, When
 from django.urls import reverse
 
-from arena.models import EditableRecord
-from arena.scoring import Direction, correction_direction
-from arena.text import validate_one_line
-from arena.uris import URIField
-from stories.edits import edited_since_import
-from stories.values import Backing, CellValue, Proof, Verdict
+from core.edits import edited_since_import
+from core.models import EditableRecord
+from core.text import validate_one_line
+from core.uris import URIField
+from stories.values import (
+    EVIDENCED,
+    JUDGEMENT_FIELDS,
+    NO_PROOF,
+    QUALITY_MAX,
+    Backing,
+    CellValue,
+    Direction,
+    Proof,
+    Verdict,
+    correction_direction,
+)
+
+
+def judgement_constraints(prefix: str = "cell", fields: str = "") -> list[models.CheckConstraint]:
+    """The rules of ``CellValue.errors()`` as database constraints named ``{prefix}_…``, on the fields
+    ``{fields}verdict``, ``{fields}proof`` and ``{fields}quality`` (``Cell.Meta.constraints``;
+    the change record's ``old_`` and ``new_`` values)."""
+    verdict, proof, quality = (f"{fields}{name}" for name in JUDGEMENT_FIELDS)
+
+    def q(field: str, lookup: str, value: object) -> Q:
+        return Q(**{f"{field}{lookup}": value})
+
+    na, none = Verdict.NA.value, Verdict.NONE.value
+    no_proof = [v.value for v in Verdict if v in NO_PROOF]
+    evidenced = [v.value for v in Verdict if v in EVIDENCED]
+    return [
+        models.CheckConstraint(
+            condition=q(verdict, "__in", [v.value for v in Verdict]),
+            name=f"{prefix}_verdict_valid",
+        ),
+        models.CheckConstraint(
+            condition=q(proof, "__isnull", True) | q(proof, "__in", [p.value for p in Proof]),
+            name=f"{prefix}_proof_valid",
+        ),
+        models.CheckConstraint(
+            condition=q(quality, "__isnull", True)
+            | Q(**{f"{quality}__gte": 0, f"{quality}__lte": QUALITY_MAX}),
+            name=f"{prefix}_quality_0_10",
+        ),
+        # n/a has no quality; every other verdict has one
+        models.CheckConstraint(
+            condition=(q(verdict, "", na) & q(quality, "__isnull", True))
+            | (~q(verdict, "", na) & q(quality, "__isnull", False)),
+            name=f"{prefix}_quality_iff_applicable",
+        ),
+        # none and n/a have no proof; the evidenced verdicts have one
+        models.CheckConstraint(
+            condition=(q(verdict, "__in", no_proof) & q(proof, "__isnull", True))
+            | (q(verdict, "__in", evidenced) & q(proof, "__isnull", False)),
+            name=f"{prefix}_proof_iff_evidenced",
+        ),
+        models.CheckConstraint(
+            condition=~q(verdict, "", none) | q(quality, "", 0),
+            name=f"{prefix}_none_has_quality_0",
+        ),
+    ]
 
 
 class Story(EditableRecord):
@@ -91,7 +146,7 @@ class Cell(models.Model):
     )
     # Any part of the cell (its judgement, rationale or evidence) changed by a moderator or an
     # editor, and the last time an import wrote over the cell: a re-import keeps every part of a
-    # cell edited since (stories.edits.edited_since_import), whatever date the file claims.
+    # cell edited since (core.edits.edited_since_import), whatever date the file claims.
     edited_at = models.DateTimeField(
         null=True,
         blank=True,
@@ -130,7 +185,7 @@ class Cell(models.Model):
         ordering = ["story", "product__position"]
         constraints = [
             models.UniqueConstraint(fields=["story", "product"], name="cell_unique_product_story"),
-            *CellValue.db_constraints(),
+            *judgement_constraints(),
             # a rewritten rationale predates only a correction made after it was rewritten
             models.CheckConstraint(
                 condition=Q(rationale_predates__isnull=True)
@@ -221,8 +276,8 @@ class CellChange(models.Model):
         indexes = [models.Index(fields=["-changed_at"], name="cellchange_recent")]
         # both sides of a change are judgements a cell could hold
         constraints = [
-            *CellValue.db_constraints("cellchange_old", fields="old_"),
-            *CellValue.db_constraints("cellchange_new", fields="new_"),
+            *judgement_constraints("cellchange_old", fields="old_"),
+            *judgement_constraints("cellchange_new", fields="new_"),
         ]
 
     def __str__(self) -> str:

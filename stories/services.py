@@ -26,12 +26,12 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from arena.recompute import arena_content_changed, arena_mark_stale
-from arena.text import clean_text
+from core.conflicts import EditConflict
+from core.edits import merge_edit
+from core.signals import arena_content_changed, arena_mark_stale
+from core.text import clean_text
 from stories import freshness
-from stories.conflicts import EditConflict
 from stories.corrections import Imported, imported_writes, judgement_writes, rationale_writes
-from stories.edits import merge_edit
 from stories.evidence import (
     EVIDENCE_FIELDS,
     Quote,

@@ -1,5 +1,6 @@
 """Writes of the stories of an arena: adding, editing and retiring a story, and the cells every
-product × story pair holds (``cells_fill``), which products' writes (``products.services``) share.
+product × story pair holds (``cells_fill``; a product placed on its arena announces itself through
+``core.signals.placed``, which ``stories.apps`` connects here).
 
 Every change that can move a score schedules the arena's recomputation (``arena_mark_stale``); any
 other change of what its pages show moves its content version (``arena_content_changed``).
@@ -7,28 +8,35 @@ other change of what its pages show moves its content version (``arena_content_c
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F
-from django.utils import timezone
 
-from arena.models import Category, SubGroup
-from arena.recompute import arena_content_changed, arena_mark_stale
-from arena.text import clean_text
+from core.conflicts import Fields
+from core.records import editable_update, retire_set
+from core.signals import arena_mark_stale
+from core.text import clean_text
 from products.models import Product
-from stories.conflicts import Fields, versioned_update
 from stories.models import Cell, Story
 from stories.values import Verdict
+
+
+class Placed(Protocol):  # a category (of arena.models: the stories app does not import it)
+    pk: Any
+    arena_id: int
+
+
+class InCategory(Protocol):  # a sub-group
+    category_id: int
+
 
 # what can move a score when it changes
 STORY_SCORE_FIELDS = ("weight", "persona", "category", "subgroup")
 
 
 def story_placement_errors(
-    *, arena_id: int, category: Category | None, subgroup: SubGroup | None
+    *, arena_id: int, category: Placed | None, subgroup: InCategory | None
 ) -> dict[str, str]:
     """A story sits in a category of its own arena, and in a sub-group of that category."""
     if category is not None and category.arena_id != arena_id:
@@ -65,30 +73,6 @@ def story_update(
     )
 
 
-def editable_update(
-    row: Story | Product,
-    *,
-    what: str,
-    changes: dict[str, Any],
-    base_version: int | None,
-    base: dict[str, Any] | None,
-    score_fields: Iterable[str],
-) -> list[str]:
-    """An editor's change of a story or a product (``versioned_update``), marked as theirs: the
-    arena recomputes when a field that can move a score (``score_fields``) was written, its pages
-    change when any other was. Returns the fields written."""
-    written = versioned_update(
-        type(row), obj=row, what=what, changes=changes, base_version=base_version, base=base
-    )
-    if written:
-        type(row).all_objects.filter(pk=row.pk).update(edited_at=timezone.now())
-    if set(written) & set(score_fields):
-        arena_mark_stale(arena_id=row.arena_id)
-    elif written:
-        arena_content_changed(arena_id=row.arena_id)
-    return written
-
-
 @transaction.atomic
 def story_add(*, story: Story) -> Story:
     """Save a new story with an ``n/a`` cell for every product of its arena (to be judged), and
@@ -123,24 +107,12 @@ def cells_fill(
     )
 
 
-def retire_set(row: Story | Product, *, retired: bool) -> bool:
-    """Retire a story or a product (hidden from pages and scores; its cells, flags, decisions and
-    history stay), or bring it back; whether it changed. Back on the pages, every pair it makes has
-    a cell."""
-    model = type(row)
-    now = timezone.now()
-    done = model.all_objects.filter(pk=row.pk, retired_at__isnull=retired).update(
-        retired_at=now if retired else None, version=F("version") + 1, edited_at=now
-    )
-    if done:
-        arena_id = model.all_objects.filter(pk=row.pk).values_list("arena_id", flat=True).get()
-        if not retired:
-            if isinstance(row, Story):
-                cells_fill(arena_id=arena_id, story=row)
-            else:
-                cells_fill(arena_id=arena_id, product=row)
-        arena_mark_stale(arena_id=arena_id)
-    return bool(done)
+def cells_fill_placed(sender: Any, *, row: Story | Product, **kwargs: Any) -> None:
+    """``core.signals.placed``: a story or product added or brought back gets its cells."""
+    if isinstance(row, Story):
+        cells_fill(arena_id=row.arena_id, story=row)
+    else:
+        cells_fill(arena_id=row.arena_id, product=row)
 
 
 @transaction.atomic

@@ -3,8 +3,9 @@ about them, how the pages write them and how to read them back.
 
 This is the one place for those rules. The database constraints (``Cell.Meta``), admin forms, API
 serializers, moderation, the page parser, the generator, the scoring module and the templates all
-use ``Verdict``, ``Proof`` and ``CellValue`` from here. Plain Python: no queries, no models (only
-Django's choice enums and ``Q`` objects, so the constraints can be built from the same rules).
+use ``Verdict``, ``Proof`` and ``CellValue`` from here (the constraints are built from the same rules,
+``stories.models.judgement_constraints``). Plain Python, nothing of Django: the enums give Django's
+fields their ``choices`` in the shape Django reads.
 """
 
 from __future__ import annotations
@@ -12,18 +13,18 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Protocol
 
-from django.db import models
-from django.db.models import Q
+from core.choices import Choices
 
 
-class Verdict(models.TextChoices):
-    FULL = "full", "full"
-    PARTIAL = "partial", "partial"
-    DISPUTED = "disputed", "disputed"
-    NONE = "none", "none"
-    NA = "n/a", "n/a"
+class Verdict(Choices):
+    FULL = "full"
+    PARTIAL = "partial"
+    DISPUTED = "disputed"
+    NONE = "none"
+    NA = "n/a"
 
     @property
     def symbol(self) -> str:
@@ -44,12 +45,12 @@ class Verdict(models.TextChoices):
         return _BY_SYMBOL.get(symbol)
 
 
-class Proof(models.TextChoices):
-    PROBED = "probed", "probed"
-    COMMUNITY = "community", "community"
-    CLAIMED = "claimed", "claimed"
-    CONTRADICTED = "contradicted", "contradicted"
-    AUTH_GATED = "auth-gated", "auth-gated"
+class Proof(Choices):
+    PROBED = "probed"
+    COMMUNITY = "community"
+    CLAIMED = "claimed"
+    CONTRADICTED = "contradicted"
+    AUTH_GATED = "auth-gated"
 
     @property
     def letter(self) -> str:
@@ -236,51 +237,6 @@ class CellValue:
             raise CellValueError(" ".join(errors.values()))
         return self
 
-    @staticmethod
-    def db_constraints(prefix: str = "cell", fields: str = "") -> list[models.CheckConstraint]:
-        """The rules of ``errors()`` as database constraints named ``{prefix}_…``, on the fields
-        ``{fields}verdict``, ``{fields}proof`` and ``{fields}quality`` (``Cell.Meta.constraints``;
-        the change record's ``old_`` and ``new_`` values)."""
-        verdict, proof, quality = (f"{fields}{name}" for name in JUDGEMENT_FIELDS)
-
-        def q(field: str, lookup: str, value: object) -> Q:
-            return Q(**{f"{field}{lookup}": value})
-
-        na, none = Verdict.NA.value, Verdict.NONE.value
-        no_proof = [v.value for v in Verdict if v in NO_PROOF]
-        evidenced = [v.value for v in Verdict if v in EVIDENCED]
-        return [
-            models.CheckConstraint(
-                condition=q(verdict, "__in", [v.value for v in Verdict]),
-                name=f"{prefix}_verdict_valid",
-            ),
-            models.CheckConstraint(
-                condition=q(proof, "__isnull", True) | q(proof, "__in", [p.value for p in Proof]),
-                name=f"{prefix}_proof_valid",
-            ),
-            models.CheckConstraint(
-                condition=q(quality, "__isnull", True)
-                | Q(**{f"{quality}__gte": 0, f"{quality}__lte": QUALITY_MAX}),
-                name=f"{prefix}_quality_0_10",
-            ),
-            # n/a has no quality; every other verdict has one
-            models.CheckConstraint(
-                condition=(q(verdict, "", na) & q(quality, "__isnull", True))
-                | (~q(verdict, "", na) & q(quality, "__isnull", False)),
-                name=f"{prefix}_quality_iff_applicable",
-            ),
-            # none and n/a have no proof; the evidenced verdicts have one
-            models.CheckConstraint(
-                condition=(q(verdict, "__in", no_proof) & q(proof, "__isnull", True))
-                | (q(verdict, "__in", evidenced) & q(proof, "__isnull", False)),
-                name=f"{prefix}_proof_iff_evidenced",
-            ),
-            models.CheckConstraint(
-                condition=~q(verdict, "", none) | q(quality, "", 0),
-                name=f"{prefix}_none_has_quality_0",
-            ),
-        ]
-
     @property
     def applicable(self) -> bool:
         return self.verdict != Verdict.NA
@@ -342,14 +298,18 @@ class CellValue:
         return CellValue(verdict, proof, quality)
 
 
-class Backing(models.TextChoices):
+class Backing(Choices):
     """What backs a cell's verdict on the pages, in the words every surface uses: quotes (with
     their sources), a rationale only, or nothing published (the verdict alone, as the arena page
     gave it). A cell "has published evidence" unless it is ``NONE`` (docs/scoring.md)."""
 
-    QUOTES = "quotes", "quotes with sources"
-    RATIONALE = "rationale", "a rationale only"
-    NONE = "none", "no published evidence"
+    QUOTES = "quotes"
+    RATIONALE = "rationale"
+    NONE = "none"
+
+    @property
+    def label(self) -> str:
+        return _BACKING_LABELS[self]
 
     @property
     def published(self) -> bool:
@@ -359,7 +319,14 @@ class Backing(models.TextChoices):
         """``3 quotes with sources``, ``a rationale only``, ``no published evidence``."""
         if self is Backing.QUOTES:
             return f"{quotes} quote{'' if quotes == 1 else 's'} with sources"
-        return str(self.label)
+        return self.label
+
+
+_BACKING_LABELS = {
+    Backing.QUOTES: "quotes with sources",
+    Backing.RATIONALE: "a rationale only",
+    Backing.NONE: "no published evidence",
+}
 
 
 def backing_of(*, published: bool, rationale: str, quotes: int) -> Backing:
@@ -373,3 +340,47 @@ def backing_of(*, published: bool, rationale: str, quotes: int) -> Backing:
     if rationale.strip():
         return Backing.RATIONALE
     return Backing.NONE
+
+
+# The order of verdicts, the one every rule that compares two judgements reads: a head-to-head
+# round, a story's strength, the direction of a correction; n/a has no place in it.
+VERDICT_ORDER = {Verdict.FULL: 3, Verdict.PARTIAL: 2, Verdict.DISPUTED: 1, Verdict.NONE: 0}
+
+
+class Direction(StrEnum):
+    """Which way an upheld correction went: against the product's claim (the page had a verdict or
+    a quality the product's own material overstated, and the correction lowered it), in the
+    product's favour (the correction raised it), or neither (the judgement stayed, or the story's
+    applicability changed)."""
+
+    AGAINST = "against"  # lowered: the product's claim did not hold up
+    FAVOUR = "favour"  # raised: the page had understated the product
+    NEUTRAL = "neutral"  # same verdict and quality, or to or from n/a
+
+    @property
+    def label(self) -> str:
+        return _LABELS[self]
+
+
+_LABELS = {
+    Direction.AGAINST: "against the product's claim",
+    Direction.FAVOUR: "in the product's favour",
+    Direction.NEUTRAL: "verdict and quality unchanged",
+}
+
+
+def _strength(verdict: str, quality: int | None) -> tuple[int, int] | None:
+    rank = VERDICT_ORDER.get(Verdict(verdict))
+    return None if rank is None else (rank, quality or 0)
+
+
+def correction_direction(
+    old_verdict: str, old_quality: int | None, new_verdict: str, new_quality: int | None
+) -> Direction:
+    """The direction of a correction from one judgement to another, in the order rounds are won
+    by (full > partial > disputed > none, then quality). A change to or from n/a says the story
+    does not (or does) apply, not that a claim was over- or understated: neutral."""
+    old, new = _strength(old_verdict, old_quality), _strength(new_verdict, new_quality)
+    if old is None or new is None or old == new:
+        return Direction.NEUTRAL
+    return Direction.AGAINST if new < old else Direction.FAVOUR

@@ -43,11 +43,11 @@ from django.test.client import ClientMixin
 from django_otp import DEVICE_ID_SESSION_KEY
 from pytest_django.fixtures import Settings
 
-from arena.generate import arena_generate
 from arena.imports.pages import read_arena
 from arena.imports.records import ArenaRecord
 from arena.models import Arena
 from arena.selectors.freshness import stale_counts_forget
+from ops.generate import arena_generate
 from tests.factories import ModeratorFactory, totp_device
 from web.http.pagecache.store import recent_pages
 from web.http.staff import LAST_SEEN

@@ -27,8 +27,8 @@ from arena.imports.records import (
     ProductRecord,
     SourceRecord,
 )
-from arena.text import arena_slugify, slug_problem
-from arena.uris import uri_encode, uri_problem
+from core.text import arena_slugify, slug_problem
+from core.uris import uri_encode, uri_problem
 from products.facts import licence_problem
 from stories.values import CellValue
 
@@ -287,7 +287,7 @@ def _sources(sources: list[dict[str, Any]], errors: FileErrors) -> tuple[SourceR
 
 
 def _uri(value: str | None, where: list[str | int], errors: FileErrors) -> str:
-    """An address as the site stores it (``arena.uris``: unsafe characters percent-encoded, so a
+    """An address as the site stores it (``core.uris``: unsafe characters percent-encoded, so a
     re-import compares equal), or the reason it is no http(s) address."""
     encoded = uri_encode(value or "")
     if problem := uri_problem(encoded):

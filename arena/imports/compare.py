@@ -10,7 +10,7 @@ from arena.imports.cursor import Cursor
 from arena.imports.limits import clip, fit, number
 from arena.imports.records import CellDetail, ComparePage, CompareStory, Evidence
 from arena.scoring import DRAWN
-from arena.text import heading_name
+from core.text import heading_name
 from stories.values import CellValue, Proof, Verdict, parse_quality
 
 _STORY_RE = re.compile(r"([0-9]+)\. (.+)")

@@ -15,7 +15,7 @@ from jsonschema import Draft202012Validator, ValidationError
 from arena import dataformat
 from arena.imports.cursor import PageError, read_text
 from arena.imports.limits import future_problem
-from arena.text import PRODUCT_SLUG_PATTERN, SLUG_PATTERN, slug_problem
+from core.text import PRODUCT_SLUG_PATTERN, SLUG_PATTERN, slug_problem
 
 # At most this many schema errors are listed (the first ones in document order).
 MAX_ERRORS = 20
@@ -140,7 +140,7 @@ def schema_check(document: Any, errors: FileErrors) -> None:
         raise ArenaFileError(errors.path, f"\n{errors.path}: ".join(lines))
 
 
-# A slug pattern's error says the rule (arena.text) rather than quote the regular expression.
+# A slug pattern's error says the rule (core.text) rather than quote the regular expression.
 _SLUG_PATTERNS = {SLUG_PATTERN: False, PRODUCT_SLUG_PATTERN: True}
 
 

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db.backends.base.operations import BaseDatabaseOperations
 from django.db.models import Field
 
-from arena.text import arena_slugify, parse_figure, slug_problem
+from core.text import arena_slugify, parse_figure, slug_problem
 from stories import freshness
 
 

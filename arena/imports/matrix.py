@@ -9,7 +9,7 @@ import re
 from arena.imports.cursor import Cursor
 from arena.imports.limits import fit, short, slug
 from arena.imports.records import CategoryRecord, MatrixStory
-from arena.text import arena_slugify, heading_name
+from core.text import arena_slugify, heading_name
 from stories.values import CellValue
 
 

@@ -17,13 +17,13 @@ from arena.imports.records import (
     MatrixStory,
     OverviewPage,
 )
-from arena.text import clean_text, persona_slug
+from core.text import clean_text, persona_slug
 from stories.values import Verdict
 
 
 def read_lines(path: str | Path) -> list[str]:
     """The file's lines (split at \\n only, so line numbers are what an editor shows), each cleaned
-    by ``arena.text.clean_text``: a CRLF line end, control characters and a byte order mark go."""
+    by ``core.text.clean_text``: a CRLF line end, control characters and a byte order mark go."""
     text = read_text(str(path))
     return [clean_text(ln).replace("\n", "") for ln in text.split("\n")]
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from arena.imports.checks import ProductClashes
 from arena.imports.run import ImportRun, day_text, place, retire_gone, sync_row
-from arena.text import arena_slugify, parse_figure
+from core.text import arena_slugify, parse_figure
 from products.models import Product
 from stories.models import Story
 

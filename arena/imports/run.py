@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from arena.imports.checks import ImportRefused
 from arena.imports.records import ArenaRecord
-from arena.models import AdjacentArena, Arena, Category, Persona, SubGroup, VersionedRecord
+from arena.models import AdjacentArena, Arena, Category, Persona, SubGroup
+from core.models import VersionedRecord
 from products.models import Product
 from stories.models import Story
 

@@ -19,7 +19,7 @@ from arena.imports.structure import (
 )
 from arena.models import Arena, ProductScore
 from arena.recompute import arena_mark_stale
-from arena.text import arena_slugify
+from core.text import arena_slugify
 from stories.models import Story
 
 

@@ -12,7 +12,7 @@ from arena.imports.checks import ImportRefused
 from arena.imports.records import ArenaRecord
 from arena.imports.run import ImportReport
 from arena.imports.service import arena_import, arena_import_check
-from stories.conflicts import EditConflict
+from core.conflicts import EditConflict
 
 # How the report names what was read: page dumps or an arena file.
 WORDS = {

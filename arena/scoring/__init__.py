@@ -25,7 +25,7 @@ from arena.scoring.certainty import (
     settle_set,
     sides,
 )
-from arena.scoring.corrections import Corrections, Direction, correction_direction
+from arena.scoring.corrections import Corrections
 from arena.scoring.many import (
     COMPARE_MAX,
     COMPARE_MIN,
@@ -100,7 +100,6 @@ from arena.scoring.tally import (
     verdict_strength,
     verified_share,
 )
-from arena.scoring.verdicts import VERDICT_ORDER
 from arena.scoring.weights import (
     PUBLISHED,
     QUALITY_BANDS,
@@ -118,6 +117,7 @@ from arena.scoring.weights import (
     score_parts,
     score_range,
 )
+from stories.values import VERDICT_ORDER, Direction, correction_direction
 
 __all__ = [
     "Call",

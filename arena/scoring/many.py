@@ -8,8 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from arena.scoring.tally import CellIn, ProductKey, StoryIn, is_applicable
-from arena.scoring.verdicts import VERDICT_ORDER
-from stories.values import Verdict
+from stories.values import VERDICT_ORDER, Verdict
 
 # At most this many products side by side on one comparison (at least two).
 COMPARE_MIN = 2

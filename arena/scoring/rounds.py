@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.scoring.tally import CellIn, ProductKey, StoryIn, is_applicable
-from arena.scoring.verdicts import VERDICT_ORDER
-from stories.values import Verdict
+from stories.values import VERDICT_ORDER, Verdict
 
 DRAWN = "drawn"
 

@@ -10,9 +10,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from arena.scoring.corrections import Direction
-from arena.scoring.verdicts import VERDICT_ORDER
-from stories.values import EVIDENCED, QUALITY_MAX, CellValue, Proof, Verdict
+from stories.values import (
+    EVIDENCED,
+    QUALITY_MAX,
+    VERDICT_ORDER,
+    CellValue,
+    Direction,
+    Proof,
+    Verdict,
+)
 
 # a product is known by any stable key: its id in the database, its slug in the tests
 type ProductKey = int | str

@@ -27,7 +27,7 @@ from arena.models import (
     ProductScore,
 )
 from arena.selectors.counts import row_count
-from arena.text import arena_slugify
+from core.text import arena_slugify
 from products.models import Product
 from stories.models import Cell, CellChange, Story
 from stories.values import Verdict

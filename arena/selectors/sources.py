@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from arena.models import Arena, Source
-from arena.text import source_ids
+from core.text import source_ids
 
 
 def arena_source_list(*, arena: Arena) -> list[Source]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from arena.text import arena_slugify
+from core.text import arena_slugify
 from stories.models import Story
 
 

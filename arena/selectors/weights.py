@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from arena import scoring
-from arena.text import arena_slugify
+from core.text import arena_slugify
 
 CATEGORY, PERSONA = "category", "persona"
 # The level a persona preset ("Rank as a backend-developer would") gives its persona.

@@ -6,7 +6,8 @@ from typing import Any
 
 from django import template
 
-from flags.selectors import QueueHealth, queue_health, user_can_moderate
+from core.moderators import user_can_moderate
+from flags.selectors import QueueHealth, queue_health
 
 register = template.Library()
 

@@ -6,8 +6,9 @@ them, so the constraint can be added to a database that holds them."""
 
 import re
 
-import arena.text
 from django.db import migrations, models
+
+import core.text
 
 VALID = re.compile(r"^(?!vs(?:-|$))(?!.*-vs(?:-|$))[-a-zA-Z0-9_]+$(?!\n)")
 
@@ -27,20 +28,24 @@ def mend_slugs(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('products', '0005_edits_since_import'),
+        ("products", "0005_edits_since_import"),
     ]
 
     operations = [
         migrations.RunPython(mend_slugs, migrations.RunPython.noop),
         migrations.AlterField(
-            model_name='product',
-            name='slug',
-            field=models.SlugField(max_length=120, validators=[arena.text.validate_product_slug]),
+            model_name="product",
+            name="slug",
+            field=models.SlugField(max_length=120, validators=[core.text.validate_product_slug]),
         ),
         migrations.AddConstraint(
-            model_name='product',
-            constraint=models.CheckConstraint(condition=models.Q(('slug__regex', '^(?!vs(?:-|$))(?!.*-vs(?:-|$))[-a-zA-Z0-9_]+$(?!\\n)')), name='product_slug_valid'),
+            model_name="product",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("slug__regex", "^(?!vs(?:-|$))(?!.*-vs(?:-|$))[-a-zA-Z0-9_]+$(?!\\n)")
+                ),
+                name="product_slug_valid",
+            ),
         ),
     ]

@@ -1,20 +1,19 @@
-"""Names and titles are one line (arena.text.validate_one_line)."""
+"""Names and titles are one line (core.text.validate_one_line)."""
 
-
-import arena.text
 from django.db import migrations, models
+
+import core.text
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('products', '0007_evidence_and_ranking'),
+        ("products", "0007_evidence_and_ranking"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='product',
-            name='name',
-            field=models.CharField(max_length=120, validators=[arena.text.validate_one_line]),
+            model_name="product",
+            name="name",
+            field=models.CharField(max_length=120, validators=[core.text.validate_one_line]),
         ),
     ]

@@ -1,4 +1,4 @@
-"""Every stored web address becomes a URI (arena.uris): an evidence quote's, an arena source's, a
+"""Every stored web address becomes a URI (core.uris): an evidence quote's, an arena source's, a
 flag's and a product's. An address that is otherwise a valid http(s) address keeps its meaning with
 its unsafe characters (quotes, spaces, control characters, non-ASCII) percent-encoded and its host in
 IDNA form; one that is not (another scheme, no valid host) is emptied, which every one of these
@@ -6,7 +6,7 @@ fields allows (blank: no link). Addresses already valid are left as they are; re
 
 from django.db import migrations
 
-from arena.uris import uri_fixed
+from core.uris import uri_fixed
 
 FIELDS = [
     ("stories", "Evidence", "url"),

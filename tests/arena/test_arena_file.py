@@ -26,7 +26,7 @@ from arena.imports.limits import max_length
 from arena.imports.service import arena_import
 from arena.models import Arena
 from arena.selectors.export import arena_export_document
-from arena.text import arena_slugify
+from core.text import arena_slugify
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story
 from stories.services import cell_edit

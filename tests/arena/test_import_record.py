@@ -17,10 +17,10 @@ from django.test import Client
 
 from arena.models import AdjacentArena, Arena, Category, Persona
 from arena.services import adjacent_arena_save, arena_save, category_save, persona_save
+from core.conflicts import EditConflict
 from flags.inputs import FlagInput, ModerationDecision
 from flags.services import flag_submit, review_item_uphold
 from stories import freshness
-from stories.conflicts import EditConflict
 from stories.models import Cell, CellChange, Evidence, Story
 from stories.services import evidence_update
 from tests.arena.test_arena_file import export, import_file, write

@@ -1,4 +1,4 @@
-"""One slug rule (``arena.text.slug_problem``): Django's slug, matched against the whole value, and
+"""One slug rule (``core.text.slug_problem``): Django's slug, matched against the whole value, and
 for a product no word ``vs`` between hyphens, so that every pair of products has exactly one
 head-to-head address and it reads back as that pair. The arena file's schema, the models' validators
 and the database say the same."""
@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 
 from arena import dataformat
 from arena.models import Arena, Persona
-from arena.text import (
+from core.text import (
     PRODUCT_SLUG_PATTERN,
     SLUG_PATTERN,
     arena_slugify,
@@ -46,7 +46,7 @@ NEAR = st.one_of(
 
 
 def _oracle(value: str, *, product: bool) -> bool:
-    """The rule as the brief states it, written independently of ``arena.text``."""
+    """The rule as the brief states it, written independently of ``core.text``."""
     if not re.fullmatch(r"[-a-zA-Z0-9_]+", value) or "\n" in value:
         return False
     return not (product and "vs" in value.split("-"))

@@ -14,7 +14,7 @@ from django.db.migrations.loader import MigrationLoader
 from django.test import Client
 
 from arena.models import Source
-from arena.uris import uri_encode, uri_fixed
+from core.uris import uri_encode, uri_fixed
 from flags.models import Flag
 from products.models import Product
 from stories.evidence import Quote, evidence_new

@@ -12,7 +12,6 @@ from django.contrib.messages.storage.fallback import FallbackStorage
 from django.core.exceptions import PermissionDenied
 from django.test import Client, RequestFactory
 
-from arena.generate import arena_generate
 from arena.models import (
     AdjacentArena,
     Arena,
@@ -23,8 +22,9 @@ from arena.models import (
     SubGroup,
 )
 from arena.services import category_save
+from core.conflicts import EditConflict
+from ops.generate import arena_generate
 from products.models import Product
-from stories.conflicts import EditConflict
 from stories.models import Story
 from tests.forms import form_data, page_form
 

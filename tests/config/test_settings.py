@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.text import parse_rate
+from core.text import parse_rate
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from flags.selectors import user_can_moderate
+from core.moderators import user_can_moderate
 from stories.values import CellValue, CellValueError, Verdict
 from tests.factories import (
     CellChangeFactory,

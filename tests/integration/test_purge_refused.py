@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from arena import purge
+from ops import purge
 from tests.infra.services import free_port
 from tests.integration.test_varnish import TOKEN, VARNISHD, Varnish
 
@@ -32,7 +32,7 @@ def varnish():
 def test_a_wrong_token_is_logged_as_a_warning_with_the_reason(varnish, settings, caplog):
     settings.HTTP_CACHE_PURGE_URLS = [varnish.url + "/"]
     settings.HTTP_CACHE_PURGE_TOKEN = "not-the-token"
-    with caplog.at_level(logging.INFO, logger="arena.purge"):
+    with caplog.at_level(logging.INFO, logger="ops.purge"):
         assert purge.http_cache_purge(["site"]) == [varnish.url + "/"]
     [record] = caplog.records
     assert record.levelno == logging.WARNING
@@ -41,6 +41,6 @@ def test_a_wrong_token_is_logged_as_a_warning_with_the_reason(varnish, settings,
     assert message.endswith(": HTTP_CACHE_PURGE_TOKEN is missing or not the cache's purge token")
     caplog.clear()
     settings.HTTP_CACHE_PURGE_TOKEN = TOKEN
-    with caplog.at_level(logging.INFO, logger="arena.purge"):
+    with caplog.at_level(logging.INFO, logger="ops.purge"):
         assert purge.http_cache_purge(["site"]) == []
     assert not caplog.records

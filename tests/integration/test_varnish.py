@@ -16,10 +16,10 @@ import pytest
 from django.conf import settings
 from django.db import transaction
 
-from arena.generate import arena_generate
 from arena.models import Arena
 from flags.inputs import FlagInput, ModerationDecision
 from flags.services import flag_submit, review_item_uphold
+from ops.generate import arena_generate
 from stories.models import Cell
 from stories.values import Verdict
 from tests.infra.services import (

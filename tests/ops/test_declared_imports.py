@@ -17,10 +17,8 @@ from django.conf import settings
 
 BASE = Path(settings.BASE_DIR)
 # our packages, and the scripts' own modules (a script imports its siblings from scripts/)
-OURS = {"config", "web", "arena", "stories", "products", "flags", "tests", "scripts", "manage"} | {
-    p.stem for p in (BASE / "scripts").glob("*.py")
-}
-APP = ("config", "web", "arena", "stories", "products", "flags")
+APP = ("config", "web", "ops", "arena", "stories", "products", "flags", "core")
+OURS = {*APP, "tests", "scripts", "manage"} | {p.stem for p in (BASE / "scripts").glob("*.py")}
 
 
 def _name(requirement: str) -> str:

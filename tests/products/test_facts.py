@@ -10,7 +10,7 @@ import re
 import pytest
 
 from arena.models import Arena
-from arena.text import format_figure
+from core.text import format_figure
 from products.facts import licence_problem, open_source
 from products.models import Product
 from tests.forms import page_form

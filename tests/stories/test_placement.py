@@ -4,9 +4,9 @@ the rest, whoever calls them (admin, import, a script)."""
 import pytest
 from django.core.exceptions import ValidationError
 
-from arena.generate import arena_generate
 from arena.models import Category, SubGroup
 from arena.services import category_save
+from ops.generate import arena_generate
 from products.models import Product
 from products.services import product_update
 from stories.models import Cell, Story

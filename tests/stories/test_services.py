@@ -5,7 +5,7 @@ from django.core.exceptions import ValidationError
 
 from arena.models import ProductScore
 from arena.recompute import arena_recompute_scores
-from stories.conflicts import EditConflict
+from core.conflicts import EditConflict
 from stories.models import CellChange
 from stories.services import cell_correct
 from stories.values import CellValue, Proof, Verdict

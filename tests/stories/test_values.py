@@ -6,7 +6,7 @@ from django.utils.timezone import now
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.generate import arena_generate
+from ops.generate import arena_generate
 from stories.models import Cell, CellChange
 from stories.values import CellValue, CellValueError, Proof, Verdict, parse_quality
 
@@ -93,7 +93,7 @@ def test_an_omitted_correction_is_completed_to_a_valid_value():
 
 @pytest.mark.django_db
 def test_the_database_accepts_exactly_the_values_the_rule_accepts():
-    """The constraints are built from the same rule (``CellValue.db_constraints``): every
+    """The constraints are built from the same rule (``stories.models.judgement_constraints``): every
     combination the rule refuses the database refuses too, and the other way round."""
     arena_generate(slug="tiny", products=1, stories=1)
     cell = Cell.objects.get()

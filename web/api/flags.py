@@ -30,16 +30,16 @@ from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
+from core.conflicts import EditConflict
+from core.moderators import user_can_moderate
 from flags.filing import FlagThrottled
 from flags.models import Flag, Status
-from flags.selectors import user_can_moderate
 from flags.services import (
     AlreadyResolved,
     flag_submit,
     review_item_reject,
     review_item_uphold,
 )
-from stories.conflicts import EditConflict
 from web.api.flag_bodies import (
     DecisionSerializer,
     FlagCreateSerializer,

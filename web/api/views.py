@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from arena import selectors
 from arena.selectors.arenas import CountedArena
 from arena.selectors.leaderboard import StoredRow
-from arena.text import SLUG_CHARS
+from core.text import SLUG_CHARS
 from web import params
 from web.api.serializers import arenas as s
 from web.api.serializers import error_responses

@@ -16,7 +16,7 @@ from drf_spectacular.generators import SchemaGenerator
 from arena import scoring, selectors
 from arena.selectors.arenas import arena_documented_pairs, documented_pairs
 from arena.selectors.calls import call_words, first_leads, next_calls, persona_call
-from arena.text import source_ids
+from core.text import source_ids
 from products.models import Product
 from stories.freshness import updated_on
 from stories.values import Proof

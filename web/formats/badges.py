@@ -16,7 +16,7 @@ from django.views.decorators.http import require_safe
 from arena import selectors
 from arena.models import ProductScore
 from arena.selectors.calls import call_of
-from arena.text import clean_text
+from core.text import clean_text
 from products.models import Product
 
 # Advance widths of Verdana (the badge's first font, as shields.io's) in 1/2048 em, for the

@@ -17,7 +17,7 @@ from django.utils.html import escape
 
 from arena import selectors
 from arena.models import Arena
-from arena.text import clean_text
+from core.text import clean_text
 from products.models import Product
 from stories.models import CellChange
 from web.views.disputes import disputes_read

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
-from arena.text import format_figure
+from core.text import format_figure
 from products.facts import open_source
 from products.models import Hosting, Product
 

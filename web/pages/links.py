@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from django.urls import get_script_prefix, reverse
 
-from arena.text import arena_slugify
+from core.text import arena_slugify
 from web.params import CATEGORY, FOLD
 from web.params import links as query
 

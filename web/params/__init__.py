@@ -17,7 +17,7 @@ from arena.selectors.compare import COMPARE_MAX, COMPARE_MIN
 from arena.selectors.disputes import DISPUTE_STATES
 from arena.selectors.matrix import STALE_ON, MatrixFilters
 from arena.selectors.weights import WeightEntry, WeightsAsked
-from arena.text import SLUG_CHARS, clean_text
+from core.text import SLUG_CHARS, clean_text
 from stories.values import Verdict
 
 

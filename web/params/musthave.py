@@ -8,7 +8,7 @@ from django.http import QueryDict
 
 from arena.scoring.musthave import NEEDS, MustHaves
 from arena.selectors.weights import WeightsAsked
-from arena.text import clean_text
+from core.text import clean_text
 from web.params import (
     MUST,
     MUST_MAX,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from django.http import QueryDict
 
-from arena.text import clean_text
+from core.text import clean_text
 from web.params import PICK_ARENA, SEARCH_Q, SLUG, A, B
 
 # The longest search read: a few words; anything longer is refused, not cut.

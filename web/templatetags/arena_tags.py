@@ -11,7 +11,7 @@ from django import template
 from django.conf import settings
 
 from arena.selectors.calls import first_leads
-from arena.text import format_figure
+from core.text import format_figure
 from stories import freshness as stale_rule
 from web.pages import (
     arena_cards,

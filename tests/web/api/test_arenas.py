@@ -5,7 +5,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from arena import scoring
-from arena.text import arena_slugify
+from core.text import arena_slugify
 
 
 def slug(name: str) -> str:

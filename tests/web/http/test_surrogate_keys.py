@@ -1,5 +1,5 @@
 """Every public page names the content it shows in ``Surrogate-Key`` (web/http/surrogate.py), and
-every change purges exactly those names at the HTTP cache in front (arena/purge.py): after commit,
+every change purges exactly those names at the HTTP cache in front (ops/purge.py): after commit,
 once per transaction, nothing at all without ``HTTP_CACHE_PURGE_URLS``, retried while the cache is
 down."""
 
@@ -17,14 +17,14 @@ from celery.exceptions import Retry
 from django.db import transaction
 from django.test import TestCase
 
-from arena import purge, tasks
-from arena.generate import arena_generate
 from arena.models import Arena
 from arena.recompute import arena_content_changed
 from arena.services import arena_delete
 from arena.task_names import PURGE_TASK
 from flags.inputs import FlagInput, ModerationDecision
 from flags.services import flag_submit, review_item_uphold
+from ops import purge, tasks
+from ops.generate import arena_generate
 from products.models import Product
 from stories.models import Cell, Story
 from stories.values import Verdict

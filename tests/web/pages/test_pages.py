@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from arena.models import Arena
-from arena.text import arena_slugify
+from core.text import arena_slugify
 from products.models import Product
 from stories.models import Cell, Story
 from stories.services import cell_correct

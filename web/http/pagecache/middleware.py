@@ -24,7 +24,7 @@ from django.urls import Resolver404, resolve
 from django.utils.cache import patch_vary_headers
 from django.utils.http import parse_etags
 
-from arena.text import parse_rate
+from core.text import parse_rate
 from web.http import surrogate
 from web.http.clients import client_key
 from web.http.pagecache.keys import PageIdentity, Query

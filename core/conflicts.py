@@ -1,6 +1,6 @@
 """Stale edits: the refusal (``EditConflict``) and the version-checked write of a row with a
 ``version`` (a story, a product, a part of an arena) that every admin edit of such a row goes
-through. The merge rule itself is plain Python (``stories.edits.merge_edit``).
+through. The merge rule itself is plain Python (``core.edits.merge_edit``).
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Any
 
 from django.db.models import F, Model
 
-from arena.models import VersionedRecord
-from arena.text import clean_text
-from stories.edits import merge_edit
+from core.edits import merge_edit
+from core.models import VersionedRecord
+from core.text import clean_text
 
 STALE = "This {what} was changed by someone else since you opened it."
 

@@ -4,7 +4,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import DEFAULT_DB_ALIAS
 
-from arena.management import backups
+from ops import backups
 
 
 class Command(BaseCommand):

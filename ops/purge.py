@@ -5,7 +5,7 @@ one purge of exactly those tags (``arena.cachetags``) is sent, by task name, to 
 
 The tags of one transaction are gathered and sent once (a correction bumps the version several
 times); a transaction rolled back sends nothing. Without a broker the purge is sent in-process, once; with one, the task retries a cache
-that is down with a growing delay (``arena.tasks.http_cache_purge``). A purge that never arrives
+that is down with a growing delay (``ops.tasks.http_cache_purge``, queued as ``PURGE_TASK``). A purge that never arrives
 leaves pages stale only until their ``s-maxage`` runs out: the cache is an optimisation, never
 the record. ``manage.py restore`` bans everything, at once: ``http_cache_purge([cachetags.ALL])``.
 """
@@ -51,6 +51,11 @@ class _Open(threading.local):
 
 
 _open = _Open()
+
+
+def pages_changed(sender: Any, *, arenas: list[int], cells: list[int], **kwargs: Any) -> None:
+    """``arena.signals.pages_changed``: purge those pages once the change commits."""
+    purge_after_commit(arenas=arenas, cells=cells)
 
 
 def purge_after_commit(*, arenas: Iterable[int] = (), cells: Iterable[int] = ()) -> None:

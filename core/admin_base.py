@@ -13,7 +13,7 @@ from django.db import transaction
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
-from stories.conflicts import EditConflict
+from core.conflicts import EditConflict
 
 REFUSED = "_edit_refused"  # the request's mark: a save of its page was refused
 

@@ -2,8 +2,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from arena.generate import arena_generate
-from arena.text import slug_problem
+from core.text import slug_problem
+from ops.generate import arena_generate
 
 
 class Command(BaseCommand):

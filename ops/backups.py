@@ -27,8 +27,8 @@ from django.core.management.base import CommandError
 from django.db import DatabaseError, connections
 
 from arena import cachetags
-from arena.purge import endpoints, http_cache_purge
 from arena.recompute import content_restored, content_versions_served
+from ops.purge import endpoints, http_cache_purge
 
 PG_MAGIC = b"PGDMP"  # pg_dump's custom format begins with it
 SQLITE_MAGIC = b"SQLite format 3\x00"

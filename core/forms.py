@@ -1,0 +1,119 @@
+"""The admin's form for a versioned record (a story, a product, a cell): it remembers what the
+editor read, so a stale form never writes back old values (``core.conflicts``)."""
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+from django import forms
+from django.core.validators import MaxValueValidator
+from django.db.models import Model
+from django.http import QueryDict
+
+from core.conflicts import EditConflict
+from core.edits import merge_edit
+
+POSITION_MAX = 1_000_000
+
+
+def form_meta(model: type[Model], fields: Sequence[str]) -> type:
+    """A model form's ``Meta``: the model and the fields the form edits."""
+    return type("Meta", (), {"model": model, "fields": list(fields)})
+
+
+class VersionedForm(forms.ModelForm):
+    """An admin form that remembers what the editor read: the row's version (hidden) and, for each
+    editable field, the value as it was shown (Django's ``show_hidden_initial``), so that
+
+    - ``changes()`` holds only what the editor changed (a stale form never puts back old values);
+    - a form opened before someone else changed the same thing is refused with what changed
+      meanwhile, and re-displays with the current values (``clean``);
+    - the services get ``base_version`` and ``base()`` to check again under a row lock.
+    """
+
+    read_version = forms.IntegerField(widget=forms.HiddenInput, required=False)
+    edit_units: tuple[tuple[str, ...], ...] = ()
+    what = "row"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name in self.edit_fields():
+            self.fields[name].show_hidden_initial = True
+        position = self.fields.get("position")
+        if isinstance(
+            position, forms.IntegerField
+        ):  # the import shifts positions: far from the limit
+            position.max_value = POSITION_MAX
+            position.validators.append(MaxValueValidator(POSITION_MAX))
+            position.widget.attrs["max"] = POSITION_MAX
+        if self.instance.pk:
+            self.fields["read_version"].initial = self.instance.version
+
+    def edit_fields(self) -> list[str]:
+        model_fields = {f.name for f in self._meta.model._meta.get_fields()}
+        return [n for n in self._meta.fields or () if n in self.fields and n in model_fields]
+
+    @staticmethod
+    def normal(name: str, value: Any) -> Any:
+        return None if value == "" and name == "proof" else value
+
+    def _current(self) -> dict[str, Any]:
+        return {n: self.normal(n, getattr(self.instance, n, None)) for n in self.edit_fields()}
+
+    def base(self) -> dict[str, Any]:
+        """The values the editor read (the hidden initial inputs)."""
+        values: dict[str, Any] = {}
+        for name in self.edit_fields():
+            field = self.fields[name]
+            hidden = field.hidden_widget()
+            raw = hidden.value_from_datadict(self.data, self.files, self.add_initial_prefix(name))
+            try:
+                values[name] = self.normal(name, field.to_python(raw))
+            except forms.ValidationError:
+                values[name] = None
+        return values
+
+    def base_version(self) -> int | None:
+        if not hasattr(self, "cleaned_data"):
+            return None
+        version: int | None = self.cleaned_data.get("read_version")
+        return version
+
+    def changes(self) -> dict[str, Any]:
+        data: dict[str, Any] = getattr(self, "cleaned_data", {})
+        return {
+            n: self.normal(n, data.get(n)) for n in self.changed_data if n in self.edit_fields()
+        }
+
+    def clean(self) -> dict[str, Any]:
+        data: dict[str, Any] = super().clean() or {}
+        if not self.instance.pk or self.errors:
+            return data
+        read_version = data.get("read_version")
+        if read_version == self.instance.version:
+            return data
+        outcome = merge_edit(
+            base=self.base(), current=self._current(), changes=self.changes(), units=self.edit_units
+        )
+        if outcome.conflicts:
+            self.show_current(
+                EditConflict(self.what, outcome.conflicts, self.instance, self.conflict_detail())
+            )
+        return data
+
+    def conflict_detail(self) -> str:
+        return ""
+
+    def show_current(self, conflict: EditConflict) -> None:
+        """Refuse the edit with ``conflict``'s message and re-display the row as it is now, so the
+        editor can apply their change again on top of it."""
+        self.add_error(None, conflict.message())
+        data = cast(QueryDict, self.data).copy()
+        current: Any = conflict.current or self.instance
+        for name in self.edit_fields():
+            value = getattr(current, name)
+            value = value.pk if hasattr(value, "pk") else value
+            shown = "" if value is None else str(value)
+            data[self.add_prefix(name)] = shown
+            data[self.add_initial_prefix(name)] = shown
+        data[self.add_prefix("read_version")] = str(current.version)
+        self.data = data

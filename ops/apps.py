@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class OpsConfig(AppConfig):
+    name = "ops"
+
+    def ready(self) -> None:
+        from arena.signals import pages_changed
+        from ops import purge
+
+        # the arena's changed pages leave the HTTP cache in front once the change commits
+        pages_changed.connect(purge.pages_changed, dispatch_uid="ops-purge")
