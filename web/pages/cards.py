@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from arena.models import Source
-from arena.text import SOURCE_ID_RE, split_source_ids
+from core.text import SOURCE_ID_RE, split_source_ids
 from stories import freshness
 from stories.values import Backing, CellValue, backing_of
 from web.pages import links
