@@ -23,17 +23,6 @@ from arena.selectors.compare import (
     compare_many_get,
     compare_pick,
 )
-from arena.selectors.disputes import (
-    DISPUTE_STATES,
-    Dispute,
-    DisputeFilters,
-    DisputePage,
-    arena_dispute_list,
-    arena_dispute_page,
-    arena_open_dispute_counts,
-    cell_dispute_list,
-    dispute_filters_read,
-)
 from arena.selectors.freshness import arena_stale_counts
 from arena.selectors.head_to_head import (
     HEAD_TO_HEAD_INLINE,
@@ -89,15 +78,6 @@ __all__ = [
     "VerifyQueue",
     "pair_settle_get",
     "verify_queue_get",
-    "DISPUTE_STATES",
-    "Dispute",
-    "DisputeFilters",
-    "DisputePage",
-    "arena_dispute_list",
-    "arena_dispute_page",
-    "arena_open_dispute_counts",
-    "cell_dispute_list",
-    "dispute_filters_read",
     "CellLine",
     "COMPARE_MAX",
     "COMPARE_MIN",

@@ -12,7 +12,6 @@ from django.db.models import Prefetch
 
 from arena import scoring
 from arena.models import Source
-from arena.selectors.disputes import Dispute, cell_dispute_list
 from arena.selectors.sources import cited_source_map
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence
@@ -113,7 +112,6 @@ class CellPage:
     cell: Cell
     changes: list[CellChange]  # newest first
     head_to_heads: list[HeadToHeadLink]
-    disputes: list[Dispute] = field(default_factory=list)  # the latest news first
     # the arena's source list entries for the ids its published rationale and quotes cite
     sources: dict[str, Source] = field(default_factory=dict)
 
@@ -150,8 +148,8 @@ def winner_of(key: scoring.ProductKey, *products: Product) -> Product | None:
 def cell_page_get(*, pk: int) -> CellPage | None:
     """A cell (retired or not) with its evidence, its verdict history and the head-to-heads its
     story appears in: its product against each other product on the pages where neither cell is
-    n/a, and the disputes on it (``arena.selectors.disputes``). Seven queries (one: the sources its published detail cites; one fewer without a
-    dispute); ``None`` when there is no such cell."""
+    n/a, and the sources its published detail cites. Five queries (four for an n/a cell); ``None``
+    when there is no such cell. Its disputes are the flags app's (``flags.disputes``)."""
     cell = (
         Cell.objects.select_related(
             "story__arena", "story__category", "story__subgroup", "story__persona", "product"
@@ -187,4 +185,4 @@ def cell_page_get(*, pk: int) -> CellPage | None:
     texts = [cell.rationale, *(e.source for e in cell.evidence.all())]
     shown = texts if cell.detail_published else []
     sources = cited_source_map(arena_id=cell.story.arena_id, texts=shown)
-    return CellPage(cell, changes, links, cell_dispute_list(cell_id=cell.pk), sources)
+    return CellPage(cell, changes, links, sources)

@@ -17,6 +17,7 @@ from arena import scoring, selectors
 from arena.selectors.arenas import arena_documented_pairs, documented_pairs
 from arena.selectors.calls import call_words, first_leads, next_calls, persona_call
 from core.text import source_ids
+from flags.disputes import cell_dispute_list
 from products.models import Product
 from stories.freshness import updated_on
 from stories.values import Proof
@@ -147,6 +148,7 @@ def cell_markdown(request: HttpRequest, cell: int) -> HttpResponse:
             cited.append((key, s, url(s.url) if s is not None else None))
     context = {
         "page": page,
+        "disputes": cell_dispute_list(cell_id=c.pk),
         "c": c,
         "cited": cited,
         "proof_meaning": Proof(c.proof).meaning if c.proof else "",

@@ -18,6 +18,7 @@ from django.utils.html import escape
 from arena import selectors
 from arena.models import Arena
 from core.text import clean_text
+from flags.disputes import Dispute, DisputeFilters, arena_dispute_list
 from products.models import Product
 from stories.models import CellChange
 from web.views.disputes import disputes_read
@@ -59,7 +60,7 @@ class Scope:
 class DisputeScope:
     site_url: str
     arena: Arena
-    filters: selectors.DisputeFilters
+    filters: DisputeFilters
 
 
 class BadFilter(Exception):
@@ -162,7 +163,7 @@ class ChangesFeed(SiteFeed):
 class ArenaDisputesFeed(SiteFeed):
     """One arena's disputes, the latest news first (``/arenas/<arena>/disputes/feed/``): an
     entry per dispute, updated when it is decided. Only what the disputes page shows
-    (``arena.selectors.disputes``); ``?product=``, ``?story=`` and ``?state=`` narrow it as they
+    (``flags.disputes``); ``?product=``, ``?story=`` and ``?state=`` narrow it as they
     narrow the page (a filter naming nothing is a 400)."""
 
     def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> DisputeScope:
@@ -177,10 +178,8 @@ class ArenaDisputesFeed(SiteFeed):
         except BadFilter as exc:
             return HttpResponseBadRequest(str(exc), content_type="text/plain; charset=utf-8")
 
-    def items(self, scope: DisputeScope) -> list[selectors.Dispute]:
-        return selectors.arena_dispute_list(
-            arena=scope.arena, filters=scope.filters, limit=FEED_ITEMS
-        )
+    def items(self, scope: DisputeScope) -> list[Dispute]:
+        return arena_dispute_list(arena=scope.arena, filters=scope.filters, limit=FEED_ITEMS)
 
     def title(self, scope: DisputeScope) -> str:
         product = scope.filters.product
@@ -196,12 +195,12 @@ class ArenaDisputesFeed(SiteFeed):
     def link(self, scope: DisputeScope) -> str:
         return reverse("arena-disputes", args=[scope.arena.slug])
 
-    def item_title(self, d: selectors.Dispute) -> str:
+    def item_title(self, d: Dispute) -> str:
         cell = d.item.cell
         state = "Under review" if d.pending else d.decision.capitalize()
         return _xml_text(f"{state}: {cell.product.name} on “{cell.story.text[:80]}”")
 
-    def item_description(self, d: selectors.Dispute) -> str:
+    def item_description(self, d: Dispute) -> str:
         flags = f"{d.flag_count} flag{'' if d.flag_count == 1 else 's'}"
         parts = [f"{flags}: {'; '.join(d.reasons)}."]
         if d.proposals:
@@ -222,12 +221,12 @@ class ArenaDisputesFeed(SiteFeed):
             parts.append(f"Moderator's note: {d.note}")
         return escape(_xml_text(" ".join(parts)))
 
-    def item_link(self, d: selectors.Dispute) -> str:
+    def item_link(self, d: Dispute) -> str:
         # (also the entry's id: one dispute, one id, its entry updated when it is decided)
         return reverse("cell-detail", args=[d.item.cell_id]) + f"#dispute-{d.pk}"
 
-    def item_pubdate(self, d: selectors.Dispute) -> datetime:
+    def item_pubdate(self, d: Dispute) -> datetime:
         return d.opened_at
 
-    def item_updateddate(self, d: selectors.Dispute) -> datetime:
+    def item_updateddate(self, d: Dispute) -> datetime:
         return d.updated_at

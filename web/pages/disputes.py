@@ -1,7 +1,7 @@
 """The open disputes of a product where the arena's pages name it (the leaderboard's row, the
 matrix's column head, each side of a head-to-head): a count linking to the arena's disputes page
 narrowed to that product's open ones (``arena/_open_disputes.html``). The counts are read once
-per page (``arena.selectors.arena_open_dispute_counts``)."""
+per page (``flags.disputes.arena_open_dispute_counts``)."""
 
 from __future__ import annotations
 

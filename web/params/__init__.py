@@ -14,10 +14,10 @@ from django_htmx.middleware import HtmxDetails
 from arena import scoring
 from arena.scoring.musthave import NEEDS
 from arena.selectors.compare import COMPARE_MAX, COMPARE_MIN
-from arena.selectors.disputes import DISPUTE_STATES
 from arena.selectors.matrix import STALE_ON, MatrixFilters
 from arena.selectors.weights import WeightEntry, WeightsAsked
 from core.text import SLUG_CHARS, clean_text
+from flags.disputes import DISPUTE_STATES
 from stories.values import Verdict
 
 

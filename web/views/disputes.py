@@ -1,7 +1,7 @@
 """An arena's disputes in the open: the page (``/arenas/<arena>/disputes/``, filtered by product,
 story and state, newest news first, paginated; htmx swaps the list in place) and its JSON form
 (``/arenas/<arena>/disputes.json``, docs/contract.md). What is public of a dispute is
-``arena.selectors.disputes``'s rule; a filter that names nothing is a 400 with a message."""
+``flags.disputes``'s rule; a filter that names nothing is a 400 with a message."""
 
 from __future__ import annotations
 
@@ -17,6 +17,13 @@ from django_htmx.http import push_url
 
 from arena import selectors
 from arena.selectors.arenas import CountedArena
+from flags.disputes import (
+    DISPUTE_STATES,
+    Dispute,
+    DisputeFilters,
+    arena_dispute_page,
+    dispute_filters_read,
+)
 from products.models import Product
 from web import params
 from web.params import HtmxHttpRequest, fragment_asked, links
@@ -35,7 +42,7 @@ class DisputesRead:
     what was asked (each a message; the page is a 400 then) and the arena's products."""
 
     arena: CountedArena
-    filters: selectors.DisputeFilters
+    filters: DisputeFilters
     problems: list[str]
     asked: params.DisputesAsked
     products: list[Product]
@@ -60,7 +67,7 @@ def disputes_read(query: QueryDict, slug: str) -> DisputesRead:
     arena = arena_or_404(slug)
     asked = params.DisputesAsked.of(query)
     products = selectors.arena_product_list(arena=arena)
-    filters, problems = selectors.dispute_filters_read(
+    filters, problems = dispute_filters_read(
         arena=arena, products=products, product=asked.product, story=asked.story, state=asked.state
     )
     return DisputesRead(arena, filters, [*asked.problems, *problems], asked, products)
@@ -70,9 +77,7 @@ def disputes_read(query: QueryDict, slug: str) -> DisputesRead:
 @vary_on_headers("HX-Request", "HX-History-Restore-Request")
 def arena_disputes(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     read = disputes_read(request.GET, arena)
-    listed = selectors.arena_dispute_page(
-        arena=read.arena, filters=read.filters, number=read.asked.page or 1
-    )
+    listed = arena_dispute_page(arena=read.arena, filters=read.filters, number=read.asked.page or 1)
     page = listed.page
     page_url = read.url(page.number)
     ctx: dict[str, Any] = {
@@ -82,7 +87,7 @@ def arena_disputes(request: HtmxHttpRequest, arena: str) -> HttpResponse:
         "filters": read.filters,
         "problems": read.problems,
         "products": read.products,
-        "states": selectors.DISPUTE_STATES,
+        "states": DISPUTE_STATES,
         "page_url": page_url,
         "newer_url": read.url(page.previous_page_number()) if page.has_previous() else "",
         "older_url": read.url(page.next_page_number()) if page.has_next() else "",
@@ -98,7 +103,7 @@ def arena_disputes(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     return render(request, "arena/disputes.html", ctx, status=read.status)
 
 
-def dispute_data(d: selectors.Dispute) -> dict[str, Any]:
+def dispute_data(d: Dispute) -> dict[str, Any]:
     """One dispute in the JSON form (docs/contract.md): only what the page shows."""
     cell = d.item.cell
     change, direction = d.change, d.direction
@@ -134,9 +139,7 @@ def arena_disputes_json(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     read = disputes_read(request.GET, arena)
     if read.problems:
         return JsonResponse({"detail": " ".join(read.problems)}, status=400)
-    listed = selectors.arena_dispute_page(
-        arena=read.arena, filters=read.filters, number=read.asked.page or 1
-    )
+    listed = arena_dispute_page(arena=read.arena, filters=read.filters, number=read.asked.page or 1)
     page, f = listed.page, read.filters
     return JsonResponse(
         {

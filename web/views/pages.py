@@ -17,6 +17,7 @@ from django_htmx.http import push_url
 from arena import scoring, selectors
 from arena.selectors.arenas import CountedArena
 from arena.selectors.search import arena_product_choices
+from flags.disputes import arena_open_dispute_counts, cell_dispute_list
 from products.models import Product
 from web import params
 from web.pages import links as page_links
@@ -78,7 +79,7 @@ def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
         "arena_url": found.get_absolute_url(),
         "urls": page_links.arena_page_urls(found.slug),  # the other addresses the page links
         # each product's open disputes (the leaderboard's rows, the matrix's heads): one query
-        "open_disputes": selectors.arena_open_dispute_counts(arena=found),
+        "open_disputes": arena_open_dispute_counts(arena=found),
         "filters": asked.filters,
         # the rank asked for, which the filter form carries along unless it is the default
         "rank": "" if rank == selectors.RANK_PA else rank,
@@ -258,7 +259,7 @@ def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpRe
         if row is None:
             raise Http404(f"No round of story {opened} in {pa.slug} vs {pb.slug}")
         return render(request, "arena/head_to_head.html#round_cards", {"row": row, "cmp": cmp})
-    open_disputes = selectors.arena_open_dispute_counts(arena=found)
+    open_disputes = arena_open_dispute_counts(arena=found)
     ctx = {
         "arena": found,
         "cmp": cmp,
@@ -323,7 +324,8 @@ def arena_sources(request: HtmxHttpRequest, arena: str) -> HttpResponse:
 @require_safe
 def cell_detail(request: HtmxHttpRequest, cell: int) -> HttpResponse:
     page = _or_404(selectors.cell_page_get(pk=cell), f"cell {cell}")
-    ctx = {"page": page, "cell": page.cell, "arena": page.cell.story.arena}
+    disputes = cell_dispute_list(cell_id=page.cell.pk)  # the flags app's, the latest news first
+    ctx = {"page": page, "cell": page.cell, "arena": page.cell.story.arena, "disputes": disputes}
     return render(request, "stories/cell.html", ctx)
 
 

@@ -1,4 +1,5 @@
-"""Disputes as a reader sees them: each review item of a cell (a batch of flags, decided together)
+"""Disputes as a reader sees them (the arena's disputes page, JSON and feed, the open counts on
+its pages, a cell's page): each review item of a cell (a batch of flags, decided together)
 with only what is public of it. A pending dispute shows when it was opened, its reasons and the
 verdicts proposed; a decided one also its decision, its date, the moderator's public note and, when
 upheld, the correction (before → after, and which way it went). Never a flag's free text (its
