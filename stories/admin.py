@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from core.admin_base import ReadOnly, RefusesStaleSaves, RetireActions, edit_refused
+from core.admin_base import ReadOnly, RecordAdmin, RefusesStaleSaves, edit_refused
 from core.conflicts import EditConflict
 from core.forms import VersionedForm
 from core.moderators import user_can_moderate
@@ -273,9 +273,9 @@ class CellInline(admin.TabularInline):
 
 
 @admin.register(Story)
-class StoryAdmin(RetireActions, RefusesStaleSaves):
+class StoryAdmin(RecordAdmin):
     form = StoryForm
-    retire_service = story_retire
+    add_service, update_service, retire_service = story_add, story_update, story_retire
     list_display = [
         "position",
         "text",
@@ -293,23 +293,6 @@ class StoryAdmin(RetireActions, RefusesStaleSaves):
     list_select_related = ["arena", "category", "subgroup", "persona"]
     ordering = ["arena", "position"]
     inlines = [CellInline]
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> list[str]:
-        return ["arena", "retired_at"] if obj else ["retired_at"]
-
-    def save_model(self, request: HttpRequest, obj: Story, form: Any, change: bool) -> None:
-        try:
-            if not change:
-                story_add(story=obj)
-                return
-            story_update(
-                story=Story.all_objects.get(pk=obj.pk),
-                changes=form.changes(),
-                base_version=form.base_version(),
-                base=form.base(),
-            )
-        except (EditConflict, ValidationError) as exc:
-            self.refuse(request, exc)
 
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
         if formset.model is not Cell:
