@@ -197,8 +197,8 @@ class StaleEvidenceAdmin(ReadOnly, admin.ModelAdmin):
     list_display = [
         "cell_link",
         "story_text",
-        "arena",
-        "weight",
+        "story__arena",
+        "story__weight",
         "verdict_label",
         "checked",
     ]
@@ -238,14 +238,6 @@ class StaleEvidenceAdmin(ReadOnly, admin.ModelAdmin):
     @admin.display(description="story", ordering="story__position")
     def story_text(self, obj: StaleCell) -> str:
         return obj.story.text[:100]
-
-    @admin.display(description="arena", ordering="story__arena__name")
-    def arena(self, obj: StaleCell) -> str:
-        return obj.story.arena.name
-
-    @admin.display(description="weight", ordering="-story__weight")
-    def weight(self, obj: StaleCell) -> int:
-        return obj.story.weight
 
     @admin.display(description="verdict")
     def verdict_label(self, obj: StaleCell) -> str:
