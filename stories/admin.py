@@ -55,23 +55,20 @@ class EvidenceInline(admin.TabularInline):
         return False
 
 
-CHANGE_COLUMNS = (
-    "changed_at",
-    "kind",
-    "old_verdict",
-    "old_quality",
-    "new_verdict",
-    "new_quality",
-    "changed_by",
-    "note",
-)
-
-
 class CellChangeInline(admin.TabularInline):
     model = CellChange
     extra = 0
     can_delete = False
-    fields = readonly_fields = CHANGE_COLUMNS
+    fields = readonly_fields = (
+        "changed_at",
+        "kind",
+        "old_verdict",
+        "old_quality",
+        "new_verdict",
+        "new_quality",
+        "changed_by",
+        "note",
+    )
 
     def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
