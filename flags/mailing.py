@@ -294,20 +294,6 @@ def notices_send_due(now: datetime | None = None) -> dict[str, int]:
     return dict(Counter(outcome.status for outcome in notices_sweep(now).values()))
 
 
-def _writable_alone(notices: list[Notice], origin: str) -> list[Notice]:
-    """The digest's notices whose flag can be written in a mail; each other one fails its
-    attempt on its own, so one flag never holds back the digest of the others."""
-    writable = []
-    for notice in notices:
-        try:
-            _moderator_mails([notice.flag], origin)
-        except Exception as exc:  # noqa: BLE001 - this notice's failed attempt
-            _failed([notice], _reason(exc, _addresses([notice])))
-        else:
-            writable.append(notice)
-    return writable
-
-
 def moderator_digest_send(now: datetime | None = None) -> Outcome:
     """One mail to each moderator naming every new flag not told yet ("3 new flags to review"),
     with each flag's review page: the digest, every MODERATOR_DIGEST_SECONDS. Constant queries
@@ -333,7 +319,15 @@ def moderator_digest_send(now: datetime | None = None) -> Outcome:
     try:
         messages = _moderator_mails([n.flag for n in notices], origin)
     except Exception:  # noqa: BLE001 - find the flags that cannot be written; the rest go
-        notices = _writable_alone(notices, origin)
+        writable = []
+        for notice in notices:  # each other one fails its attempt alone, holding no one back
+            try:
+                _moderator_mails([notice.flag], origin)
+            except Exception as exc:  # noqa: BLE001 - this notice's failed attempt
+                _failed([notice], _reason(exc, _addresses([notice])))
+            else:
+                writable.append(notice)
+        notices = writable
         if not notices:
             return Outcome("retry", retry_in=wait)
         return _attempt(notices, lambda: _moderator_mails([n.flag for n in notices], origin))
