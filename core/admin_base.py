@@ -1,6 +1,6 @@
 """What the admins of stories, products and an arena's structure share: a save refused as stale
 sends the editor back to the form (``RefusesStaleSaves``), stories and products are retired, never
-deleted (``RetireActions``), and rows nobody adds, edits or deletes by hand (``ReadOnly``)."""
+deleted (``RecordAdmin``), and rows nobody adds, edits or deletes by hand (``ReadOnly``)."""
 
 from __future__ import annotations
 
@@ -46,15 +46,36 @@ class RefusesStaleSaves(admin.ModelAdmin):
         return super().log_change(request, obj, message)
 
 
-class RetireActions(admin.ModelAdmin):
-    """Stories and products are retired, never deleted: their cells carry flags, decisions and the
-    public record. Retired rows are hidden from the pages and the scores."""
+class RecordAdmin(RefusesStaleSaves):
+    """A story's or a product's admin: added and edited through its app's services, and retired,
+    never deleted (its cells carry flags, decisions and the public record); it stays in its arena,
+    whose stories its cells belong to. Retired rows are hidden from the pages and the scores."""
 
+    add_service: ClassVar[Callable[..., Any]]
+    update_service: ClassVar[Callable[..., Any]]
     retire_service: ClassVar[Callable[..., bool]]
     actions = ["retire_selected", "restore_selected"]
 
     def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> list[str]:
+        return ["arena", "retired_at"] if obj else ["retired_at"]
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        name = str(self.opts.model_name)  # the services' keyword: story=, product=
+        try:
+            if not change:
+                type(self).add_service(**{name: obj})
+                return
+            type(self).update_service(
+                **{name: type(obj).all_objects.get(pk=obj.pk)},
+                changes=form.changes(),
+                base_version=form.base_version(),
+                base=form.base(),
+            )
+        except (EditConflict, ValidationError) as exc:
+            self.refuse(request, exc)
 
     def _retire(self, request: HttpRequest, queryset: QuerySet[Any], retired: bool) -> None:
         done = sum(

@@ -298,8 +298,7 @@ class ReviewItemAdmin(ForModerators, admin.ModelAdmin):
                     item=item,
                     moderator=request.user,
                     decision=decision,
-                    rationale=form.new_rationale(),
-                    **form.sources(),
+                    **form.uphold_texts(),
                 )
             else:
                 review_item_reject(
@@ -323,12 +322,10 @@ class ReviewItemAdmin(ForModerators, admin.ModelAdmin):
         return HttpResponseRedirect(reverse("admin:flags_reviewitem_changelist"))
 
     # --- bulk reject with a note
-    @admin.action(description="Reject selected flags (with a public note)")
+    @admin.action(description="Reject selected flags (with a public note)", permissions=["change"])
     def bulk_reject(
         self, request: HttpRequest, queryset: QuerySet[ReviewItem]
     ) -> HttpResponse | None:
-        if not user_can_moderate(request.user):
-            raise PermissionDenied
         if "apply" in request.POST:
             form = BulkRejectForm(request.POST)
             if form.is_valid():

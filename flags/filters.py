@@ -63,16 +63,12 @@ class StatusFilter(ChoicesFilter):
 BY_IMPACT = "impact"
 
 
-class SortFilter(admin.SimpleListFilter):
+class SortFilter(ChoicesFilter):
     """The queue's order (``ReviewChangeList`` applies it); filters nothing."""
 
     title = "sort order"
     parameter_name = "sort"
-
-    def lookups(
-        self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]
-    ) -> list[tuple[str, str]]:
-        return [(BY_IMPACT, "Largest impact of upholding first")]
+    options = [(BY_IMPACT, "Largest impact of upholding first")]
 
     def choices(self, changelist: ChangeList) -> Iterator[FilterChoice]:
         by_impact = self.value() == BY_IMPACT
@@ -99,13 +95,12 @@ class AgeFilter(ChoicesFilter):
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         now = timezone.now()
         day, week = now - timedelta(days=1), now - timedelta(days=7)
-        if self.value() == "1":
-            return queryset.filter(created_at__gte=day)
-        if self.value() == "7":
-            return queryset.filter(created_at__lt=day, created_at__gte=week)
-        if self.value() == "old":
-            return queryset.filter(created_at__lt=week)
-        return queryset
+        ranges = {
+            "1": {"created_at__gte": day},
+            "7": {"created_at__lt": day, "created_at__gte": week},
+            "old": {"created_at__lt": week},
+        }
+        return queryset.filter(**ranges.get(self.value() or "", {}))
 
 
 class ReasonFilter(ChoicesFilter):

@@ -3,6 +3,8 @@ rules are flags.inputs', reported per field by the services."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.db import models
 
@@ -155,23 +157,16 @@ class DecisionForm(forms.Form):
     def clean_seen_flags(self) -> frozenset[int] | None:
         return parse_flag_ids(self.cleaned_data.get("seen_flags") or "")
 
-    def new_rationale(self) -> str | None:
-        """None: keep (and mark) the old one, offered to edit: sent back unchanged or emptied."""
-        if self.cleaned_data["decision"] != Decision.UPHOLD:
-            return None
-        text = (self.cleaned_data.get("rationale") or "").strip()
-        offered = self.initial.get("rationale") or ""
-        if not text or " ".join(text.split()) == " ".join(offered.split()):
-            return None
-        return text
-
-    def sources(self) -> dict:
-        """``review_item_uphold``'s ``accept_source`` and ``evidence_quote``."""
-        if self.cleaned_data["decision"] != Decision.UPHOLD:
-            return {}
+    def uphold_texts(self) -> dict[str, Any]:
+        """``review_item_uphold``'s ``rationale`` (None: keep, and mark, the old one, offered to
+        edit: sent back unchanged or emptied), ``accept_source`` and ``evidence_quote``."""
+        data = self.cleaned_data
+        text = (data.get("rationale") or "").strip()
+        kept = " ".join(text.split()) == " ".join((self.initial.get("rationale") or "").split())
         return {
-            "accept_source": bool(self.cleaned_data.get("accept_source")),
-            "evidence_quote": self.cleaned_data.get("evidence_quote") or None,
+            "rationale": None if not text or kept else text,
+            "accept_source": bool(data.get("accept_source")),
+            "evidence_quote": data.get("evidence_quote") or None,
         }
 
     def moderation_decision(self) -> ModerationDecision:

@@ -4,7 +4,7 @@ on a proposed verdict and quality are the cell's (``stories.values.CellValue``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,21 +34,6 @@ def explanation_error(text: str) -> str | None:
         )
     if length > EXPLANATION_MAX:
         return f"Keep the explanation under {EXPLANATION_MAX} characters (you wrote {length})."
-    return None
-
-
-def _address_error(
-    sent: str, stored: str, noun: str, limit: int, validate: Callable[[str], None], invalid: str
-) -> str | None:
-    # one-line fields refuse control characters (tabs and line breaks too) rather than drop them
-    if clean_text(sent) != sent or "\t" in sent or "\n" in sent:
-        return CONTROL_MESSAGE
-    if len(stored) > limit:
-        return f"Keep the {noun} under {limit} characters."
-    try:
-        validate(stored)
-    except ValidationError:
-        return invalid
     return None
 
 
@@ -125,8 +110,16 @@ class FlagInput:
              "Enter a valid email address, or leave it empty."),
         ):  # fmt: skip
             sent = getattr(self, name)
-            if sent and (wrong := _address_error(sent, stored, noun, limit, validate, invalid)):
-                errors[name] = wrong
+            # one-line fields refuse control characters (tabs and line breaks too), never drop them
+            if sent and (clean_text(sent) != sent or "\t" in sent or "\n" in sent):
+                errors[name] = CONTROL_MESSAGE
+            elif len(stored) > limit:
+                errors[name] = f"Keep the {noun} under {limit} characters."
+            elif sent:
+                try:
+                    validate(stored)
+                except ValidationError:
+                    errors[name] = invalid
         return errors
 
     def model_fields(self) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import smtplib
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -60,11 +61,6 @@ class Outcome:
     retry_in: float | None = None
     reason: str = ""
     server_failed: bool = False
-
-
-def unsubscribe_token(flag_id: int) -> str:
-    """The signed token of a flag's one-click unsubscribe link (never expires)."""
-    return signing.Signer(salt=UNSUBSCRIBE_SALT).sign(str(flag_id))
 
 
 def unsubscribe_flag_id(token: str) -> int | None:
@@ -115,7 +111,8 @@ def _reporter_mails(notice: Notice) -> list[EmailMessage]:
     if not flag.email:
         return []
     origin = mail_origin()
-    unsubscribe = origin + reverse("flag-unsubscribe", args=[unsubscribe_token(flag.pk)])
+    token = signing.Signer(salt=UNSUBSCRIBE_SALT).sign(str(flag.pk))  # never expires
+    unsubscribe = origin + reverse("flag-unsubscribe", args=[token])
     product = one_line(flag.cell.product.name)
     if notice.kind == Notice.Kind.RECEIVED:
         subject, template = f"Your flag on {product}: received", "received.txt"
@@ -157,12 +154,6 @@ def _moderator_mails(flags: list[Flag], origin: str) -> list[EmailMessage]:
     ]
     body = _render("moderators.txt", {"rows": rows, "count": len(flags)})
     return [_message(subject, body, [address]) for address in addresses]
-
-
-def _send(messages: list[EmailMessage]) -> None:
-    """Send over one connection (EMAIL_TIMEOUT bounds each step); SEND_ERRORS when it fails."""
-    with mailers.default as connection:
-        connection.send_messages(messages)
 
 
 def _addresses(notices: list[Notice]) -> set[str]:
@@ -220,7 +211,8 @@ def _attempt(notices: list[Notice], compose: Callable[[], list[EmailMessage]]) -
         Notice.objects.filter(pk__in=ids).update(status=Notice.State.SKIPPED, last_error="")
         return Outcome("skipped")
     try:
-        _send(messages)
+        with mailers.default as connection:  # one connection; EMAIL_TIMEOUT bounds each step
+            connection.send_messages(messages)
     except Exception as exc:  # noqa: BLE001 - whatever stops the send, the attempt counts
         reason = _reason(exc, (address for m in messages for address in m.to))
         return _failed(notices, reason, server_failed=isinstance(exc, SEND_ERRORS))
@@ -299,24 +291,7 @@ def notices_sweep(now: datetime | None = None) -> dict[int, Outcome]:
 
 def notices_send_due(now: datetime | None = None) -> dict[str, int]:
     """``notices_sweep``, counted: how many notices ended each way (``sent``, ``retry``...)."""
-    counts: dict[str, int] = {}
-    for outcome in notices_sweep(now).values():
-        counts[outcome.status] = counts.get(outcome.status, 0) + 1
-    return counts
-
-
-def _writable_alone(notices: list[Notice], origin: str) -> list[Notice]:
-    """The digest's notices whose flag can be written in a mail; each other one fails its
-    attempt on its own, so one flag never holds back the digest of the others."""
-    writable = []
-    for notice in notices:
-        try:
-            _moderator_mails([notice.flag], origin)
-        except Exception as exc:  # noqa: BLE001 - this notice's failed attempt
-            _failed([notice], _reason(exc, _addresses([notice])))
-        else:
-            writable.append(notice)
-    return writable
+    return dict(Counter(outcome.status for outcome in notices_sweep(now).values()))
 
 
 def moderator_digest_send(now: datetime | None = None) -> Outcome:
@@ -344,7 +319,15 @@ def moderator_digest_send(now: datetime | None = None) -> Outcome:
     try:
         messages = _moderator_mails([n.flag for n in notices], origin)
     except Exception:  # noqa: BLE001 - find the flags that cannot be written; the rest go
-        notices = _writable_alone(notices, origin)
+        writable = []
+        for notice in notices:  # each other one fails its attempt alone, holding no one back
+            try:
+                _moderator_mails([notice.flag], origin)
+            except Exception as exc:  # noqa: BLE001 - this notice's failed attempt
+                _failed([notice], _reason(exc, _addresses([notice])))
+            else:
+                writable.append(notice)
+        notices = writable
         if not notices:
             return Outcome("retry", retry_in=wait)
         return _attempt(notices, lambda: _moderator_mails([n.flag for n in notices], origin))

@@ -149,22 +149,10 @@ def _flags_detail(decision: ModerationDecision) -> dict[str, list[int]]:
 RATIONALE_MAX = 5000  # a new rationale given with an uphold (the review page's field, the API's)
 
 
-def _rationale_errors(rationale: str | None) -> dict[str, str]:
-    if rationale is not None and len(clean_text(rationale).strip()) > RATIONALE_MAX:
-        return {"rationale": f"Keep the rationale under {RATIONALE_MAX} characters."}
-    return {}
-
-
 # The source tag of a flag's source accepted as evidence (the evidence's ``source``)
 ACCEPTED_SOURCE = "community"
 EVIDENCE_QUOTE_MAX = 2000
 NO_SOURCE = "No flag in this decision gives a source URL to accept as evidence."
-
-
-def _quote_errors(quote: str | None) -> dict[str, str]:
-    if quote is not None and len(quote) > EVIDENCE_QUOTE_MAX:
-        return {"evidence_quote": f"Keep the quote under {EVIDENCE_QUOTE_MAX} characters."}
-    return {}
 
 
 def _accepted_quotes(
@@ -187,56 +175,6 @@ def _accepted_quotes(
     ]
 
 
-def _uphold_texts(
-    rationale: str | None, evidence_quote: str | None
-) -> tuple[str | None, str | None]:
-    """The new rationale and the accepted evidence's quote as stored (None: none given), or
-    ValidationError per field."""
-    rationale = clean_text(rationale or "").strip() or None
-    evidence_quote = clean_text(evidence_quote or "").strip() or None
-    errors = {**_rationale_errors(rationale), **_quote_errors(evidence_quote)}
-    if errors:
-        raise ValidationError(errors)
-    return rationale, evidence_quote
-
-
-def _pending_locked(item: ReviewItem) -> ReviewItem:
-    """The item, locked, with its cell; AlreadyResolved unless it is pending. The item first, then
-    the cell: the order flag_submit takes them in (no deadlock)."""
-    item = ReviewItem.objects.select_for_update(of=("self",)).select_related("cell").get(pk=item.pk)
-    if item.status != Status.PENDING:
-        raise AlreadyResolved("This flag was already resolved; nothing was changed.")
-    return item
-
-
-def _uphold_detail(
-    change: CellChange,
-    decision: ModerationDecision,
-    rationale: dict[str, str] | None,
-    quotes: list[Quote],
-) -> dict[str, Any]:
-    """The audit log's account of an uphold (the public record has no text)."""
-    return {
-        "old": [change.old_verdict, change.old_proof, change.old_quality],
-        "new": [change.new_verdict, change.new_proof, change.new_quality],
-        "rationale": rationale if rationale is not None else "kept",
-        **_flags_detail(decision),
-        **({"accepted_sources": [q.url for q in quotes]} if quotes else {}),
-    }
-
-
-def _upheld_value(item: ReviewItem, decision: ModerationDecision) -> CellValue:
-    """What upholding writes: the moderator's values, the rest completed from the flags' proposal
-    or the cell; ValidationError per field when they do not make a valid cell (checked before the
-    sources: a wrong value is the first thing to fix)."""
-    start = review_item_proposal(item, decision.seen_flags) or CellValue.of(item.cell)
-    value = decision.corrected(start)
-    errors = value.errors()
-    if errors:
-        raise ValidationError(errors)
-    return value
-
-
 def _log(
     item: ReviewItem,
     moderator: User,
@@ -255,6 +193,22 @@ def _log(
     )
 
 
+def _pending_locked(item: ReviewItem, decision: ModerationDecision) -> tuple[ReviewItem, CellValue]:
+    """The item, locked, with its cell (the item first, then the cell: the order flag_submit takes
+    them in), and what upholding writes: the moderator's values, the rest from the flags' proposal
+    or the cell. AlreadyResolved unless it is pending; ValidationError per field when the values
+    make no valid cell (checked before the sources: a wrong value is the first thing to fix)."""
+    item = ReviewItem.objects.select_for_update(of=("self",)).select_related("cell").get(pk=item.pk)
+    if item.status != Status.PENDING:
+        raise AlreadyResolved("This flag was already resolved; nothing was changed.")
+    _check_seen(item, decision.seen_flags)
+    start = review_item_proposal(item, decision.seen_flags) or CellValue.of(item.cell)
+    value = decision.corrected(start)
+    if errors := value.errors():
+        raise ValidationError(errors)
+    return item, value
+
+
 def review_item_uphold(
     *,
     item: ReviewItem,
@@ -264,26 +218,25 @@ def review_item_uphold(
     accept_source: bool = False,
     evidence_quote: str | None = None,
 ) -> ReviewItem:
-    """Uphold a review item: correct the cell (the moderator's values, else the flags' proposal)
-    through ``cell_correct``, recorded publicly with the note, resolve the item once, and schedule
-    the recomputation. Values left out are completed; values given must make a valid cell together
-    (ValidationError per field otherwise). A decision on an item resolved or changed since it was
-    read raises AlreadyResolved; on a cell edited since, EditConflict.
+    """Uphold a review item: correct the cell through ``cell_correct`` (recorded publicly with the
+    note), resolve the item once, schedule the recomputation. A decision on an item resolved or
+    changed since it was read raises AlreadyResolved; on a cell edited since, EditConflict.
 
-    ``rationale``: the cell's new rationale, written with the correction (marked rewritten with
-    it). Without one (None or blank) the old rationale stays, marked as written before the
-    correction when the correction changed the verdict or the quality.
-
-    ``accept_source``: the source URLs of the flags decided on become new evidence of the cell
-    (source ``community``, quote ``evidence_quote`` or else the flag's explanation, checked on
-    the day of the decision; see ``_accepted_quotes``). The decision itself checks the cell that
-    day (its ``evidence_as_of``, stories/freshness.py)."""
+    ``rationale``: the cell's new rationale (marked rewritten with the correction); without one the
+    old stays, marked as written before a correction that changed the verdict or the quality.
+    ``accept_source``: the flags' source URLs become new evidence (``_accepted_quotes``)."""
     moderator = _check_decision(moderator, decision)
-    rationale, evidence_quote = _uphold_texts(rationale, evidence_quote)
+    rationale = clean_text(rationale or "").strip() or None
+    evidence_quote = clean_text(evidence_quote or "").strip() or None
+    errors: dict[str, str] = {}
+    if rationale is not None and len(rationale) > RATIONALE_MAX:
+        errors["rationale"] = f"Keep the rationale under {RATIONALE_MAX} characters."
+    if evidence_quote is not None and len(evidence_quote) > EVIDENCE_QUOTE_MAX:
+        errors["evidence_quote"] = f"Keep the quote under {EVIDENCE_QUOTE_MAX} characters."
+    if errors:
+        raise ValidationError(errors)
     with transaction.atomic():
-        item = _pending_locked(item)
-        _check_seen(item, decision.seen_flags)
-        value = _upheld_value(item, decision)
+        item, value = _pending_locked(item, decision)
         quotes = _accepted_quotes(item, decision, evidence_quote) if accept_source else []
         replaced = item.cell.rationale  # kept in the audit log: the public record has no text
         # recorded even when the values stay: the public record lists every upheld flag (integrity
@@ -299,11 +252,16 @@ def review_item_uphold(
             quotes=quotes,
             record_unchanged=True,
         )
-        if change is None:  # record_unchanged promises a record; never upheld without one
-            raise RuntimeError("cell_correct recorded no change for an upheld flag")
+        assert change is not None  # record_unchanged promises a record
         _resolve(item, status=Status.UPHELD, moderator=moderator, decision=decision, change=change)
         rewritten = None if rationale is None else {"old": replaced, "new": item.cell.rationale}
-        detail = _uphold_detail(change, decision, rewritten, quotes)
+        detail = {  # the audit log's account (the public record has no text)
+            "old": [change.old_verdict, change.old_proof, change.old_quality],
+            "new": [change.new_verdict, change.new_proof, change.new_quality],
+            "rationale": rewritten or "kept",
+            **_flags_detail(decision),
+            **({"accepted_sources": [q.url for q in quotes]} if quotes else {}),
+        }
         _log(item, moderator, ModeratorAction.Action.UPHOLD, decision, detail)
         notices_item_decided(item)
     item.refresh_from_db()

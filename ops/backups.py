@@ -23,12 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import CommandError
 from django.db import DatabaseError, connections
 
 from arena import cachetags
 from arena.recompute import content_restored, content_versions_served
-from ops.purge import endpoints, http_cache_purge
+from ops.purge import http_cache_purge
 
 PG_MAGIC = b"PGDMP"  # pg_dump's custom format begins with it
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -114,11 +115,6 @@ def check_file(source: Path, vendor: str) -> None:
         raise CommandError(f"{source}: not a backup of this database ({wanted} expected).")
 
 
-def table_count(alias: str) -> int:
-    with connections[alias].cursor() as cursor:
-        return len(connections[alias].introspection.table_names(cursor))
-
-
 @dataclass(frozen=True)
 class Caches:
     """What a restore did to the caches: the content versions moved past ``past``, the page cache's
@@ -148,7 +144,8 @@ def restore(alias: str, source: Path, *, force: bool) -> Caches:
     drops what is there."""
     vendor = engine(alias)
     check_file(source, vendor)
-    tables = table_count(alias)
+    with connections[alias].cursor() as cursor:
+        tables = len(connections[alias].introspection.table_names(cursor))
     if tables and not force:
         raise CommandError(
             f"The database is not empty ({tables} tables): restoring replaces them. "
@@ -163,7 +160,7 @@ def restore(alias: str, source: Path, *, force: bool) -> Caches:
             f"Restored the database from {source}, but could not move the page cache past the "
             f"pages served before ({exc}): run the restore again."
         ) from exc
-    urls = endpoints()
+    urls = list(settings.HTTP_CACHE_PURGE_URLS)
     return Caches(past, epoch, urls, http_cache_purge([cachetags.ALL], urls) if urls else [])
 
 

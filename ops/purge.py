@@ -110,10 +110,6 @@ def purge_tags(*, arenas: Iterable[int] = (), cells: Iterable[int] = ()) -> list
     return [*dict.fromkeys(tags), cachetags.SITE]
 
 
-def endpoints() -> list[str]:
-    return list(settings.HTTP_CACHE_PURGE_URLS)
-
-
 def http_cache_purge(tags: list[str], urls: Iterable[str] | None = None) -> list[str]:
     """Send one purge of ``tags`` to each endpoint (``urls``, by default every one of
     ``HTTP_CACHE_PURGE_URLS``); returns the endpoints that failed (unreachable, or not a 2xx)."""

@@ -2,6 +2,7 @@
 (``PURGE_TASK``: a queued task keeps its name across deploys)."""
 
 from celery import Task, shared_task
+from django.conf import settings
 
 from arena.task_names import PURGE_TASK
 from ops import purge
@@ -16,9 +17,9 @@ PURGE_BACKOFF_MAX = 60
 def http_cache_purge(self: Task, tags: list[str], urls: list[str] | None = None) -> list[str]:
     """Purge ``tags`` at every endpoint of ``HTTP_CACHE_PURGE_URLS`` (or ``urls``); the endpoints
     that failed are tried again, alone, with a growing delay. Returns the endpoints purged."""
-    targets = list(urls) if urls is not None else None
+    targets = list(settings.HTTP_CACHE_PURGE_URLS if urls is None else urls)
     failed = purge.http_cache_purge(tags, targets)
     if failed:
         delay = min(PURGE_BACKOFF_MAX, 2**self.request.retries)
         raise self.retry(kwargs={"tags": tags, "urls": failed}, countdown=delay)
-    return targets if targets is not None else purge.endpoints()
+    return targets

@@ -11,8 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Model
 from django.http import HttpRequest
 
-from core.admin_base import RefusesStaleSaves, RetireActions
-from core.conflicts import EditConflict
+from core.admin_base import RecordAdmin
 from core.forms import VersionedForm
 from products.facts import licence_error
 from products.models import Product
@@ -74,9 +73,10 @@ class ProductForm(VersionedForm):
 
 
 @admin.register(Product)
-class ProductAdmin(RetireActions, RefusesStaleSaves):
+class ProductAdmin(RecordAdmin):
     form = ProductForm
-    retire_service = product_retire
+    # a renamed product recomputes (ties are broken by name); see product_update
+    add_service, update_service, retire_service = product_add, product_update, product_retire
     list_display = [
         "name",
         "arena",
@@ -94,26 +94,7 @@ class ProductAdmin(RetireActions, RefusesStaleSaves):
     prepopulated_fields = {"slug": ["name"]}
     list_select_related = ["arena"]
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> list[str]:
-        # a product stays in its arena: its cells belong to that arena's stories
-        return ["arena", "retired_at"] if obj else ["retired_at"]
-
     def get_prepopulated_fields(
         self, request: HttpRequest, obj: Model | None = None
     ) -> dict[str, Any]:
         return {} if obj else self.prepopulated_fields
-
-    def save_model(self, request: HttpRequest, obj: Product, form: Any, change: bool) -> None:
-        try:
-            if change:
-                # a renamed product recomputes (ties are broken by name); see product_update
-                product_update(
-                    product=Product.all_objects.get(pk=obj.pk),
-                    changes=form.changes(),
-                    base_version=form.base_version(),
-                    base=form.base(),
-                )
-            else:
-                product_add(product=obj)
-        except (EditConflict, ValidationError) as exc:
-            self.refuse(request, exc)

@@ -14,43 +14,13 @@ import re
 
 # SPDX licence identifiers (https://spdx.org/licenses/), the ones products here use.
 SPDX_LICENCES = frozenset(
-    {
-        "0BSD",
-        "AGPL-3.0-only",
-        "AGPL-3.0-or-later",
-        "Apache-2.0",
-        "Artistic-2.0",
-        "BSD-2-Clause",
-        "BSD-3-Clause",
-        "BSL-1.0",
-        "BUSL-1.1",
-        "CC0-1.0",
-        "CDDL-1.0",
-        "ECL-2.0",
-        "Elastic-2.0",
-        "EPL-1.0",
-        "EPL-2.0",
-        "EUPL-1.2",
-        "GPL-2.0-only",
-        "GPL-2.0-or-later",
-        "GPL-3.0-only",
-        "GPL-3.0-or-later",
-        "ISC",
-        "LGPL-2.1-only",
-        "LGPL-2.1-or-later",
-        "LGPL-3.0-only",
-        "LGPL-3.0-or-later",
-        "MIT",
-        "MIT-0",
-        "MPL-2.0",
-        "OSL-3.0",
-        "PostgreSQL",
-        "Python-2.0",
-        "SSPL-1.0",
-        "Unlicense",
-        "UPL-1.0",
-        "Zlib",
-    }
+    """
+    0BSD AGPL-3.0-only AGPL-3.0-or-later Apache-2.0 Artistic-2.0 BSD-2-Clause BSD-3-Clause
+    BSL-1.0 BUSL-1.1 CC0-1.0 CDDL-1.0 ECL-2.0 Elastic-2.0 EPL-1.0 EPL-2.0 EUPL-1.2
+    GPL-2.0-only GPL-2.0-or-later GPL-3.0-only GPL-3.0-or-later ISC LGPL-2.1-only
+    LGPL-2.1-or-later LGPL-3.0-only LGPL-3.0-or-later MIT MIT-0 MPL-2.0 OSL-3.0 PostgreSQL
+    Python-2.0 SSPL-1.0 Unlicense UPL-1.0 Zlib
+    """.split()
 )
 # SPDX exceptions that follow WITH.
 SPDX_EXCEPTIONS = frozenset(

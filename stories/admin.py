@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from core.admin_base import ReadOnly, RefusesStaleSaves, RetireActions, edit_refused
+from core.admin_base import ReadOnly, RecordAdmin, RefusesStaleSaves, edit_refused
 from core.conflicts import EditConflict
 from core.forms import VersionedForm
 from core.moderators import user_can_moderate
@@ -55,23 +55,20 @@ class EvidenceInline(admin.TabularInline):
         return False
 
 
-CHANGE_COLUMNS = (
-    "changed_at",
-    "kind",
-    "old_verdict",
-    "old_quality",
-    "new_verdict",
-    "new_quality",
-    "changed_by",
-    "note",
-)
-
-
 class CellChangeInline(admin.TabularInline):
     model = CellChange
     extra = 0
     can_delete = False
-    fields = readonly_fields = CHANGE_COLUMNS
+    fields = readonly_fields = (
+        "changed_at",
+        "kind",
+        "old_verdict",
+        "old_quality",
+        "new_verdict",
+        "new_quality",
+        "changed_by",
+        "note",
+    )
 
     def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
@@ -197,8 +194,8 @@ class StaleEvidenceAdmin(ReadOnly, admin.ModelAdmin):
     list_display = [
         "cell_link",
         "story_text",
-        "arena",
-        "weight",
+        "story__arena",
+        "story__weight",
         "verdict_label",
         "checked",
     ]
@@ -239,14 +236,6 @@ class StaleEvidenceAdmin(ReadOnly, admin.ModelAdmin):
     def story_text(self, obj: StaleCell) -> str:
         return obj.story.text[:100]
 
-    @admin.display(description="arena", ordering="story__arena__name")
-    def arena(self, obj: StaleCell) -> str:
-        return obj.story.arena.name
-
-    @admin.display(description="weight", ordering="-story__weight")
-    def weight(self, obj: StaleCell) -> int:
-        return obj.story.weight
-
     @admin.display(description="verdict")
     def verdict_label(self, obj: StaleCell) -> str:
         return obj.value.label()
@@ -273,9 +262,9 @@ class CellInline(admin.TabularInline):
 
 
 @admin.register(Story)
-class StoryAdmin(RetireActions, RefusesStaleSaves):
+class StoryAdmin(RecordAdmin):
     form = StoryForm
-    retire_service = story_retire
+    add_service, update_service, retire_service = story_add, story_update, story_retire
     list_display = [
         "position",
         "text",
@@ -293,23 +282,6 @@ class StoryAdmin(RetireActions, RefusesStaleSaves):
     list_select_related = ["arena", "category", "subgroup", "persona"]
     ordering = ["arena", "position"]
     inlines = [CellInline]
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> list[str]:
-        return ["arena", "retired_at"] if obj else ["retired_at"]
-
-    def save_model(self, request: HttpRequest, obj: Story, form: Any, change: bool) -> None:
-        try:
-            if not change:
-                story_add(story=obj)
-                return
-            story_update(
-                story=Story.all_objects.get(pk=obj.pk),
-                changes=form.changes(),
-                base_version=form.base_version(),
-                base=form.base(),
-            )
-        except (EditConflict, ValidationError) as exc:
-            self.refuse(request, exc)
 
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
         if formset.model is not Cell:

@@ -68,14 +68,10 @@ def evidence_rows(cell: Cell, quotes: Iterable[Quote], *, start: int = 0) -> lis
     ]
 
 
-def evidence_next_position(cell_id: int) -> int:
+def evidence_insert(cell_id: int, rows: list[Evidence]) -> list[Evidence]:
+    """Store the quotes as the cell's, after its others."""
     last = Evidence.objects.filter(cell_id=cell_id).order_by("-position").first()
-    return 0 if last is None else last.position + 1
-
-
-def evidence_insert(cell_id: int, rows: list[Evidence], *, start: int) -> list[Evidence]:
-    """Store the quotes as the cell's, from position ``start`` on."""
-    for position, row in enumerate(rows, start=start):
+    for position, row in enumerate(rows, start=0 if last is None else last.position + 1):
         row.cell_id, row.position = cell_id, position
     if len(rows) == 1:  # (a single row saved as the admin saves it: its pk set on every database)
         rows[0].save()

@@ -39,7 +39,6 @@ from stories.evidence import (
     evidence_errors,
     evidence_insert,
     evidence_new,
-    evidence_next_position,
     evidence_rows,
 )
 from stories.models import Cell, CellChange, Evidence, Story
@@ -177,7 +176,7 @@ def _quotes_store(cell: Cell, imported: Imported | None, added: list[Evidence]) 
         Evidence.objects.filter(cell_id=cell.pk).delete()
         return Evidence.objects.bulk_create(evidence_rows(cell, imported.quotes))
     if added:
-        return evidence_insert(cell.pk, added, start=evidence_next_position(cell.pk))
+        return evidence_insert(cell.pk, added)
     return []
 
 

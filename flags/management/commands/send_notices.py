@@ -8,6 +8,7 @@ failed"). It exits 0 unless a notice was given up in this run (failed after its 
 its attempt broke off: then each is named with its reason on stderr and it exits 1, so cron or a
 timer shows that mail was lost; a retry to come is not an error."""
 
+from collections import Counter
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -29,9 +30,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         flag_clients_prune()
         outcomes = mailing.notices_sweep()
-        counts: dict[str, int] = {}
-        for outcome in outcomes.values():
-            counts[outcome.status] = counts.get(outcome.status, 0) + 1
+        counts = Counter(outcome.status for outcome in outcomes.values())
         if options["digest"]:
             status = mailing.moderator_digest_send().status
             counts[f"digest {status}"] = 1
