@@ -27,7 +27,6 @@ from arena.models import (
     ProductScore,
 )
 from arena.selectors.counts import row_count
-from core.text import arena_slugify
 from products.models import Product
 from stories.models import Cell, CellChange, Story
 from stories.values import Verdict
@@ -57,18 +56,13 @@ class ArenaCounts(TypedDict):
     second_name: str | None
 
 
-class Slugged(TypedDict):
-    slug: str
-
-
 class MaybeSlugged(TypedDict):
     slug: str | None  # None: not an arena of this site
 
 
 # An arena as ``arena_list`` and ``arena_get`` read it: with its counts and its leader.
 type CountedArena = WithAnnotations[Arena, ArenaCounts]
-# A category with its ``category`` filter value; an adjacent arena with its slug here, if any.
-type SluggedCategory = WithAnnotations[Category, Slugged]
+# An adjacent arena with its slug here, if any.
 type SluggedAdjacent = WithAnnotations[AdjacentArena, MaybeSlugged]
 
 
@@ -254,21 +248,11 @@ def arena_story_list(*, arena: Arena) -> QuerySet[Story]:
     )
 
 
-def arena_category_list(*, arena: Arena) -> list[SluggedCategory]:
-    """The categories that hold a story still on the pages, each with ``.slug`` (the matrix's
-    ``category`` filter value): one query (none while kept)."""
+def arena_category_list(*, arena: Arena) -> list[Category]:
+    """The categories that hold a story still on the pages: one query (none while kept)."""
     held = Exists(Story.objects.filter(category=OuterRef("pk")))
-
-    def read() -> list[SluggedCategory]:
-        categories = cast(
-            list[SluggedCategory],
-            list(Category.objects.filter(arena=arena).filter(held).order_by("position")),
-        )
-        for c in categories:
-            c.slug = arena_slugify(c.name)
-        return categories
-
-    return arena_kept(arena, "categories", read)
+    categories = Category.objects.filter(arena=arena).filter(held).order_by("position")
+    return arena_kept(arena, "categories", lambda: list(categories))
 
 
 def arena_persona_result_list(*, arena: Arena) -> list[PersonaResult]:

@@ -11,8 +11,8 @@ from arena.selectors.calls import ranged_of
 from arena.selectors.cells import CellLine, cell_in
 from arena.selectors.leaderboard import StoredRow, arena_score_list
 from arena.selectors.matrix import CategoryBlock, arena_matrix, matrix_block_list
-from arena.selectors.story_lines import StoryLine
 from products.models import Product
+from stories.models import Story
 
 COMPARE_MIN = scoring.COMPARE_MIN
 COMPARE_MAX = scoring.COMPARE_MAX
@@ -62,7 +62,7 @@ class ManyRow(scoring.BestOf):
     """One round: its story, each chosen product's cell on it (column order; a product without a
     cell has no entry) and the products with the best cell (none: drawn)."""
 
-    story: StoryLine
+    story: Story
     cells: list[CellLine]
     best: list[Product]
 

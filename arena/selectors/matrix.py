@@ -15,7 +15,6 @@ from arena import scoring
 from arena.models import Arena
 from arena.selectors.arenas import CountedArena, arena_product_list, arena_story_list
 from arena.selectors.cells import CELL_LINE_FIELDS, CellLine
-from arena.selectors.story_lines import STORY_LINE_FIELDS, StoryLine, story_lines_of
 from products.models import Product
 from stories import freshness
 from stories.models import Cell, Story
@@ -24,7 +23,7 @@ from stories.values import Verdict
 
 @dataclass
 class MatrixRow:
-    story: StoryLine
+    story: Story
     cells: list[CellLine]  # in column order; a product without a cell here has no entry
 
     @property
@@ -45,7 +44,7 @@ class SubGroupBlock:
 
 @dataclass
 class CategoryBlock:
-    category: Any  # a ``CategoryLine`` (or a ``Category``)
+    category: Any  # a ``Category``
     groups: list[SubGroupBlock] = field(default_factory=list)
     # Rows listed without their cells: the page shows the heading and the story count, and loads
     # the rows on demand (``arena_matrix``'s ``collapse_above``).
@@ -250,7 +249,7 @@ def arena_matrix(
 
 
 def _cell_rows(
-    arena: Arena, columns: Mapping[int, Product], stories: list[StoryLine] | None
+    arena: Arena, columns: Mapping[int, Product], stories: list[Story] | None
 ) -> Sequence[Sequence[Any]]:
     """The cells of the ``columns`` products on ``stories``, or on every story of the arena
     (None), as ``CELL_LINE_FIELDS`` and ``backing``: one query, none without a column or a
@@ -266,16 +265,14 @@ def _cell_rows(
     return list(cells.with_backing().order_by().values_list(*CELL_LINE_FIELDS, "backing"))
 
 
-def _filtered_stories(
-    arena: Arena, filters: MatrixFilters, products: list[Product]
-) -> list[StoryLine]:
+def _filtered_stories(arena: Arena, filters: MatrixFilters, products: list[Product]) -> list[Story]:
     """The stories of ``arena`` that ``filters`` keep, in matrix order: one query."""
     stories = _matrix_stories(arena, persona=filters.persona, verdict=filters.verdict)
     if filters.q:
         stories = stories.filter(text__icontains=filters.q)
     if filters.stale:
         stories = _with_stale_cells(stories, [p.pk for p in products])
-    story_list = story_lines_of(stories.values_list(*STORY_LINE_FIELDS))
+    story_list = list(stories)
     if filters.category:  # by slug, which is the name's: picked here rather than in the database
         story_list = [s for s in story_list if s.category.slug == filters.category]
     return story_list
