@@ -204,39 +204,27 @@ def arena_product_pair_get(
     return {p.slug: p for p in products if p.slug in (a, b)}
 
 
-def _documented(scores: QuerySet[ProductScore]) -> list[ProductScore]:
-    """The stored scores whose rival (``vs``) makes a documented head-to-head: both products on the
-    pages, each pair once whichever side links it, in the queryset's order."""
-    seen: set[tuple[int, frozenset[int | None]]] = set()
-    kept = []
-    for row in scores.filter(vs__isnull=False, product__retired_at__isnull=True).filter(
-        vs__retired_at__isnull=True
-    ):
-        key = (row.arena_id, frozenset((row.product_id, row.vs_id)))
-        if len(key[1]) == 2 and key not in seen:
-            seen.add(key)
-            kept.append(row)
-    return kept
-
-
-def documented_pairs() -> list[tuple[Arena, Product, Product]]:
-    """The head-to-heads the leaderboards link (each product beside its stored rival), as
-    ``(arena, product, rival)``, arenas by name, then in ranking order: the pairs the site
-    documents (sitemap, llms.txt). One query for every arena."""
-    scores = ProductScore.objects.select_related("arena", "product", "vs").order_by(
-        "arena__name", "rank", "product__position"
-    )
-    return [(row.arena, row.product, row.vs) for row in _documented(scores) if row.vs is not None]
-
-
-def arena_documented_pairs(*, arena: Arena) -> list[tuple[Product, Product]]:
-    """``documented_pairs`` of one arena, as ``(product, rival)`` in ranking order. One query."""
+def documented_pairs(*, arena: Arena | None = None) -> list[tuple[Arena, Product, Product]]:
+    """The head-to-heads the leaderboards link (each product beside its stored rival, both on the
+    pages, each pair once whichever side links it), as ``(arena, product, rival)``, arenas by
+    name, then in ranking order; of one ``arena`` when given. The pairs the site documents
+    (sitemap, llms.txt, Markdown). One query."""
     scores = (
-        ProductScore.objects.filter(arena=arena)
-        .select_related("product", "vs")
-        .order_by("rank", "product__position")
+        ProductScore.objects.filter(product__retired_at__isnull=True, vs__retired_at__isnull=True)
+        .select_related("arena", "product", "vs")
+        .defer("arena__close_calls")
+        .order_by("arena__name", "rank", "product__position")
     )
-    return [(row.product, row.vs) for row in _documented(scores) if row.vs is not None]
+    if arena is not None:
+        scores = scores.filter(arena=arena)
+    seen: set[tuple[int, frozenset[int | None]]] = set()
+    pairs = []
+    for row in scores:
+        key = (row.arena_id, frozenset((row.product_id, row.vs_id)))
+        if row.vs is not None and len(key[1]) == 2 and key not in seen:
+            seen.add(key)
+            pairs.append((row.arena, row.product, row.vs))
+    return pairs
 
 
 def arena_story_list(*, arena: Arena) -> QuerySet[Story]:
