@@ -158,13 +158,6 @@ class DerivedAdmin(ReadOnly, admin.ModelAdmin):
     hand; the pages would show numbers no cell supports until the next recompute put them back."""
 
 
-class DerivedInline(ReadOnly, admin.TabularInline):
-    """Stored scores shown on their arena's page, read-only (see ``DerivedAdmin``)."""
-
-    extra = 0
-    can_delete = False
-
-
 class CategoryInline(admin.TabularInline):
     model = Category
     form = CategoryForm
@@ -180,22 +173,23 @@ class AdjacentInline(admin.TabularInline):
     fields = ["position", "name", "product_count", "leader", "shares", "read_version"]
 
 
-SCORE_COLUMNS = (
-    "rank",
-    "product",
-    "pa_score",
-    "verified",
-    "with_evidence",
-    "disputed",
-    "integrity",
-    "confidence",
-)
+class ProductScoreInline(ReadOnly, admin.TabularInline):
+    """Stored scores shown on their arena's page, read-only (see ``DerivedAdmin``)."""
 
-
-class ProductScoreInline(DerivedInline):
     model = ProductScore
     fk_name = "arena"
-    fields = readonly_fields = SCORE_COLUMNS
+    extra = 0
+    can_delete = False
+    fields = readonly_fields = (
+        "rank",
+        "product",
+        "pa_score",
+        "verified",
+        "with_evidence",
+        "disputed",
+        "integrity",
+        "confidence",
+    )
     ordering = ["rank"]
 
 

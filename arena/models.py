@@ -5,7 +5,7 @@ from django.db.models import F, Q
 from django.urls import reverse
 
 from core.models import VersionedRecord
-from core.text import SLUG_PATTERN, validate_one_line
+from core.text import SLUG_PATTERN, arena_slugify, validate_one_line
 from core.uris import URIField
 
 
@@ -100,6 +100,11 @@ class Category(VersionedRecord):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def slug(self) -> str:
+        """The matrix's ``category`` filter value."""
+        return arena_slugify(self.name)
 
 
 class SubGroup(VersionedRecord):

@@ -46,7 +46,6 @@ from pytest_django.fixtures import Settings
 from arena.imports.pages import read_arena
 from arena.imports.records import ArenaRecord
 from arena.models import Arena
-from arena.selectors.freshness import stale_counts_forget
 from ops.generate import arena_generate
 from tests.factories import ModeratorFactory, totp_device
 from web.http.pagecache.store import recent_pages
@@ -232,7 +231,6 @@ def _fresh_page_cache() -> None:
     the bumps), so a page cached by an earlier test under the same version must not be served."""
     caches["pages"].clear()
     recent_pages().clear()
-    stale_counts_forget()
 
 
 @pytest.fixture(autouse=True)

@@ -61,7 +61,6 @@ from arena.selectors.settle import (
 )
 from arena.selectors.sources import arena_source_list, cited_source_map
 from arena.selectors.stories import story_cell_list, story_cited_sources, story_get
-from arena.selectors.story_lines import StoryLine, story_line_list
 from arena.selectors.weights import (
     PERSONA,
     WEIGHT_CRITICAL,
@@ -101,7 +100,6 @@ __all__ = [
     "ProductPage",
     "RankOption",
     "StaleShare",
-    "StoryLine",
     "SubGroupBlock",
     "PERSONA",
     "WEIGHT_CRITICAL",
@@ -133,6 +131,5 @@ __all__ = [
     "product_page_get",
     "story_cell_list",
     "story_get",
-    "story_line_list",
     "weights_read",
 ]

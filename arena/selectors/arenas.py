@@ -27,7 +27,6 @@ from arena.models import (
     ProductScore,
 )
 from arena.selectors.counts import row_count
-from core.text import arena_slugify
 from products.models import Product
 from stories.models import Cell, CellChange, Story
 from stories.values import Verdict
@@ -57,18 +56,13 @@ class ArenaCounts(TypedDict):
     second_name: str | None
 
 
-class Slugged(TypedDict):
-    slug: str
-
-
 class MaybeSlugged(TypedDict):
     slug: str | None  # None: not an arena of this site
 
 
 # An arena as ``arena_list`` and ``arena_get`` read it: with its counts and its leader.
 type CountedArena = WithAnnotations[Arena, ArenaCounts]
-# A category with its ``category`` filter value; an adjacent arena with its slug here, if any.
-type SluggedCategory = WithAnnotations[Category, Slugged]
+# An adjacent arena with its slug here, if any.
 type SluggedAdjacent = WithAnnotations[AdjacentArena, MaybeSlugged]
 
 
@@ -210,39 +204,27 @@ def arena_product_pair_get(
     return {p.slug: p for p in products if p.slug in (a, b)}
 
 
-def _documented(scores: QuerySet[ProductScore]) -> list[ProductScore]:
-    """The stored scores whose rival (``vs``) makes a documented head-to-head: both products on the
-    pages, each pair once whichever side links it, in the queryset's order."""
-    seen: set[tuple[int, frozenset[int | None]]] = set()
-    kept = []
-    for row in scores.filter(vs__isnull=False, product__retired_at__isnull=True).filter(
-        vs__retired_at__isnull=True
-    ):
-        key = (row.arena_id, frozenset((row.product_id, row.vs_id)))
-        if len(key[1]) == 2 and key not in seen:
-            seen.add(key)
-            kept.append(row)
-    return kept
-
-
-def documented_pairs() -> list[tuple[Arena, Product, Product]]:
-    """The head-to-heads the leaderboards link (each product beside its stored rival), as
-    ``(arena, product, rival)``, arenas by name, then in ranking order: the pairs the site
-    documents (sitemap, llms.txt). One query for every arena."""
-    scores = ProductScore.objects.select_related("arena", "product", "vs").order_by(
-        "arena__name", "rank", "product__position"
-    )
-    return [(row.arena, row.product, row.vs) for row in _documented(scores) if row.vs is not None]
-
-
-def arena_documented_pairs(*, arena: Arena) -> list[tuple[Product, Product]]:
-    """``documented_pairs`` of one arena, as ``(product, rival)`` in ranking order. One query."""
+def documented_pairs(*, arena: Arena | None = None) -> list[tuple[Arena, Product, Product]]:
+    """The head-to-heads the leaderboards link (each product beside its stored rival, both on the
+    pages, each pair once whichever side links it), as ``(arena, product, rival)``, arenas by
+    name, then in ranking order; of one ``arena`` when given. The pairs the site documents
+    (sitemap, llms.txt, Markdown). One query."""
     scores = (
-        ProductScore.objects.filter(arena=arena)
-        .select_related("product", "vs")
-        .order_by("rank", "product__position")
+        ProductScore.objects.filter(product__retired_at__isnull=True, vs__retired_at__isnull=True)
+        .select_related("arena", "product", "vs")
+        .defer("arena__close_calls")
+        .order_by("arena__name", "rank", "product__position")
     )
-    return [(row.product, row.vs) for row in _documented(scores) if row.vs is not None]
+    if arena is not None:
+        scores = scores.filter(arena=arena)
+    seen: set[tuple[int, frozenset[int | None]]] = set()
+    pairs = []
+    for row in scores:
+        key = (row.arena_id, frozenset((row.product_id, row.vs_id)))
+        if row.vs is not None and len(key[1]) == 2 and key not in seen:
+            seen.add(key)
+            pairs.append((row.arena, row.product, row.vs))
+    return pairs
 
 
 def arena_story_list(*, arena: Arena) -> QuerySet[Story]:
@@ -254,21 +236,11 @@ def arena_story_list(*, arena: Arena) -> QuerySet[Story]:
     )
 
 
-def arena_category_list(*, arena: Arena) -> list[SluggedCategory]:
-    """The categories that hold a story still on the pages, each with ``.slug`` (the matrix's
-    ``category`` filter value): one query (none while kept)."""
+def arena_category_list(*, arena: Arena) -> list[Category]:
+    """The categories that hold a story still on the pages: one query (none while kept)."""
     held = Exists(Story.objects.filter(category=OuterRef("pk")))
-
-    def read() -> list[SluggedCategory]:
-        categories = cast(
-            list[SluggedCategory],
-            list(Category.objects.filter(arena=arena).filter(held).order_by("position")),
-        )
-        for c in categories:
-            c.slug = arena_slugify(c.name)
-        return categories
-
-    return arena_kept(arena, "categories", read)
+    categories = Category.objects.filter(arena=arena).filter(held).order_by("position")
+    return arena_kept(arena, "categories", lambda: list(categories))
 
 
 def arena_persona_result_list(*, arena: Arena) -> list[PersonaResult]:

@@ -11,9 +11,6 @@ from typing import Any
 from arena import scoring
 from arena.models import Arena, ProductScore
 
-# The stored fields a call reads: the product and its PA Score with its range.
-CALL_FIELDS = ("product_id", "pa_score", "pa_low", "pa_high")
-
 
 def ranged_of(score: Any, key: scoring.ProductKey | None = None) -> scoring.Ranged:
     """A stored score row's (``ProductScore`` or anything with its PA fields) PA Score with its
@@ -59,7 +56,7 @@ def next_calls(rows: Iterable[Any]) -> list[scoring.Call | None]:
 def pair_scores_get(*, arena: Arena, keys: Iterable[int]) -> Mapping[int, ProductScore]:
     """The stored PA Scores and ranges of some products of ``arena``, by product: one query."""
     rows = ProductScore.objects.filter(arena=arena, product_id__in=list(keys)).only(
-        *CALL_FIELDS, "arena_id"
+        "product_id", "pa_score", "pa_low", "pa_high", "arena_id"
     )
     return {r.product_id: r for r in rows}
 

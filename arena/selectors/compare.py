@@ -9,10 +9,10 @@ from arena import scoring
 from arena.selectors.arenas import CountedArena
 from arena.selectors.calls import ranged_of
 from arena.selectors.cells import CellLine, cell_in
-from arena.selectors.leaderboard import StoredRow, arena_score_list
+from arena.selectors.leaderboard import arena_score_list
 from arena.selectors.matrix import CategoryBlock, arena_matrix, matrix_block_list
-from arena.selectors.story_lines import StoryLine
 from products.models import Product
+from stories.models import Story
 
 COMPARE_MIN = scoring.COMPARE_MIN
 COMPARE_MAX = scoring.COMPARE_MAX
@@ -62,7 +62,7 @@ class ManyRow(scoring.BestOf):
     """One round: its story, each chosen product's cell on it (column order; a product without a
     cell has no entry) and the products with the best cell (none: drawn)."""
 
-    story: StoryLine
+    story: Story
     cells: list[CellLine]
     best: list[Product]
 
@@ -113,11 +113,6 @@ class ManyComparison:
         return len(self.rows)
 
 
-def _stored(scores: list[StoredRow], products: list[Product]) -> dict[int, StoredRow]:
-    chosen = {p.pk for p in products}
-    return {s.product_id: s for s in scores if s.product_id in chosen}
-
-
 def leads_all(standings: dict[Product, Standing]) -> Product | None:
     """The product that leads each of the others (``scoring.pair_call``), if one does."""
     ranged = {p: s.ranged or ranged_of(None, p.pk) for p, s in standings.items()}
@@ -151,7 +146,7 @@ def compare_many_get(
         ManyRow(row_of[r.story_id].story, row_of[r.story_id].cells, [by_pk[k] for k in r.best])
         for r in summary.rounds
     ]
-    stored = _stored(arena_score_list(arena=arena), products)
+    stored = {s.product_id: s for s in arena_score_list(arena=arena)}
     categories = list(dict.fromkeys(r.story.category.name for r in matrix.rows))
     standings = {}
     for p in products:

@@ -3,52 +3,24 @@ the rule)."""
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from datetime import date, datetime
 
-from django.db import router
 from django.db.models import Count, Min, Q
 
 from arena.models import Arena
+from arena.selectors.arenas import arena_kept
 from stories import freshness
 from stories.models import Cell
 from stories.values import Verdict
-
-# The counts of the last arenas asked for, by arena, content version, day and stale age: every
-# change to a cell or its evidence bumps the arena's content version (as for the page cache), so a
-# kept count is never out of date; pages rendered anew (another ``?weights=``, a new filter) then
-# skip the aggregate. At most ``_KEPT_MAX`` entries, the oldest dropped first.
-_kept: OrderedDict[tuple, dict[int, tuple[int, int]]] = OrderedDict()
-_KEPT_MAX = 64
-_lock = threading.Lock()
 
 
 def arena_stale_counts(
     *, arena: Arena, today: date, days: int | None = None
 ) -> dict[int, tuple[int, int]]:
     """``{product id: (stale cells, judged cells)}`` over the cells on the arena's pages, stale on
-    ``today`` after ``days`` (default ``settings.EVIDENCE_STALE_DAYS``). One aggregate query, or
-    none when this process counted the same content version of the arena on the same day."""
+    ``today`` after ``days`` (default ``settings.EVIDENCE_STALE_DAYS``). One aggregate query, none
+    while kept (``arena_kept``: every change to a cell bumps the arena's content version)."""
     days = freshness.stale_days() if days is None else days
-    key = (router.db_for_read(Cell), arena.pk, arena.content_version, today, days)
-    counts = _kept.get(key)
-    if counts is None:
-        counts = _stale_counts(arena, today, days)
-        with _lock:  # gunicorn's threads share it
-            _kept[key] = counts
-            while len(_kept) > _KEPT_MAX:
-                _kept.popitem(last=False)
-    return dict(counts)
-
-
-def stale_counts_forget() -> None:
-    """Forget the kept counts (the tests: each test's database starts its content versions anew)."""
-    with _lock:
-        _kept.clear()
-
-
-def _stale_counts(arena: Arena, today: date, days: int) -> dict[int, tuple[int, int]]:
     rows = (
         Cell.objects.on_pages()
         .filter(story__arena=arena)
@@ -60,7 +32,7 @@ def _stale_counts(arena: Arena, today: date, days: int) -> dict[int, tuple[int, 
         )
         .values_list("product_id", "stale", "cells")
     )
-    return {pid: (stale, cells) for pid, stale, cells in rows}
+    return arena_kept(arena, f"stale:{today}:{days}", lambda: {pid: (s, c) for pid, s, c in rows})
 
 
 def oldest_stale_scores() -> datetime | None:

@@ -24,14 +24,13 @@ from arena.selectors.cells import (
 )
 from arena.selectors.matrix import CategoryBlock, matrix_block_list
 from arena.selectors.sources import cited_source_map
-from arena.selectors.story_lines import STORY_LINE_FIELDS, StoryLine, story_lines_of
 from products.models import Product
-from stories.models import Cell, Evidence
+from stories.models import Cell, Evidence, Story
 
 
 @dataclass
 class CompareRow:
-    story: StoryLine
+    story: Story
     winner: Product | None  # the round's winner; None: drawn
     cell_a: CellLine
     cell_b: CellLine
@@ -73,11 +72,8 @@ class Comparison:
     @property
     def call_leader(self) -> Product | None:
         """The product that leads by the one rule (None: too close to call)."""
-        return _side(self.call.leader, self)
-
-    @property
-    def call_trailer(self) -> Product | None:
-        return _side(self.call.trailer, self)
+        by: dict[scoring.ProductKey | None, Product] = {self.a.pk: self.a, self.b.pk: self.b}
+        return by.get(self.call.leader)
 
     @property
     def hidden(self) -> int:
@@ -98,11 +94,6 @@ class Comparison:
     @property
     def weighted(self) -> dict[Product, int]:
         return {self.a: self.summary.weighted_a, self.b: self.summary.weighted_b}
-
-
-def _side(key: scoring.ProductKey | None, cmp: Comparison) -> Product | None:
-    by: dict[scoring.ProductKey, Product] = {cmp.a.pk: cmp.a, cmp.b.pk: cmp.b}
-    return by.get(key) if key is not None else None
 
 
 def _pair_cells(arena: Arena, products: list[int]) -> QuerySet[Cell]:
@@ -142,7 +133,7 @@ def head_to_head_get(
     records (no model instance: the big arena's pair has 600 cells and a thousand quotes); a fourth for the pair's stored PA Scores, who leads (``call``), and a fifth for
     the sources its published detail cites. With ``differences_only`` the blocks hold only the
     rounds that are not drawn (one side wins); the tallies always count every round."""
-    stories = story_lines_of(arena_story_list(arena=arena).values_list(*STORY_LINE_FIELDS))
+    stories = list(arena_story_list(arena=arena))
     by = _pair_cell_lines(arena, a, b)
     story_in = [scoring.StoryIn(s.pk, s.weight, s.category.name, s.persona.slug) for s in stories]
     cells_a = {sid: cell_in(c) for (sid, pid), c in by.items() if pid == a.pk}

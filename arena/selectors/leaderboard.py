@@ -3,7 +3,7 @@ published rules (``scoring.order_by``) is not scoring them: nothing is computed 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypedDict, cast
 
 from django.db.models import Exists, OuterRef
@@ -106,9 +106,6 @@ class Leaderboard:
     # The weights as read (``selectors.weights``): the panel's controls, the canonical
     # ``?weights=`` value, the summary above the table and the entries that were left out.
     reading: WeightsRead | None = None
-    # product ids in the published order (PA Score): where the matrix takes its columns from
-    # while the board is ranked by a visitor's weights
-    published_order: list[scoring.ProductKey] = field(default_factory=list)
 
     @property
     def weighted(self) -> bool:
@@ -237,10 +234,7 @@ def arena_leaderboard(
     label = f"{group}: {labels[key]}" if group else labels[key]
     if weights is not None:
         label = "Your weights"
-    published_order = [r.product for r in published]
-    return Leaderboard(
-        key, label, ordered, personas, categories, options, weights, reading, published_order
-    )
+    return Leaderboard(key, label, ordered, personas, categories, options, weights, reading)
 
 
 def _ranked(

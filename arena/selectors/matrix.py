@@ -7,15 +7,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, Protocol
+from typing import Any
 
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef
 
 from arena import scoring
 from arena.models import Arena
 from arena.selectors.arenas import CountedArena, arena_product_list, arena_story_list
 from arena.selectors.cells import CELL_LINE_FIELDS, CellLine
-from arena.selectors.story_lines import STORY_LINE_FIELDS, StoryLine, story_lines_of
 from products.models import Product
 from stories import freshness
 from stories.models import Cell, Story
@@ -24,17 +23,12 @@ from stories.values import Verdict
 
 @dataclass
 class MatrixRow:
-    story: StoryLine
+    story: Story
     cells: list[CellLine]  # in column order; a product without a cell here has no entry
 
     @property
     def by_product(self) -> dict[Product, CellLine]:
         return {c.product: c for c in self.cells}
-
-
-class StoryRow(Protocol):
-    @property
-    def story(self) -> Any: ...
 
 
 @dataclass
@@ -45,7 +39,7 @@ class SubGroupBlock:
 
 @dataclass
 class CategoryBlock:
-    category: Any  # a ``CategoryLine`` (or a ``Category``)
+    category: Any  # a ``Category``
     groups: list[SubGroupBlock] = field(default_factory=list)
     # Rows listed without their cells: the page shows the heading and the story count, and loads
     # the rows on demand (``arena_matrix``'s ``collapse_above``).
@@ -61,8 +55,8 @@ class CategoryBlock:
         return self.category.slug
 
 
-def matrix_block_list(*, rows: Iterable[StoryRow]) -> list[CategoryBlock]:
-    """Rows under their category heading, split into sub-groups: consecutive rows of one category
+def matrix_block_list(*, rows: Iterable[Any]) -> list[CategoryBlock]:
+    """Rows (each with a ``story``) under their category heading, split into sub-groups: consecutive rows of one category
     and sub-group form one table, as on the published pages."""
     blocks: list[CategoryBlock] = []
     for row in rows:
@@ -160,25 +154,6 @@ class Matrix:
         return blocks
 
 
-def _matrix_stories(arena: Arena, persona: str = "", verdict: str = "") -> QuerySet[Story]:
-    stories = arena_story_list(arena=arena)
-    if persona:
-        stories = stories.filter(persona__slug=persona)
-    if verdict:
-        stories = stories.filter(
-            Exists(Cell.objects.on_pages().filter(story=OuterRef("pk"), verdict=verdict))
-        )
-    return stories
-
-
-def _with_stale_cells(stories: QuerySet[Story], products: list[int]) -> QuerySet[Story]:
-    """The stories where at least one of ``products`` has a stale cell today."""
-    rule = freshness.stale_q(today=freshness.today(), days=freshness.stale_days())
-    return stories.filter(
-        Exists(Cell.objects.filter(rule, story=OuterRef("pk"), product_id__in=products).order_by())
-    )
-
-
 def _sorted_by(rows: list[MatrixRow], product: int) -> list[MatrixRow]:
     """The rows with each sub-group's stories ordered by ``product``'s verdicts, strongest first
     (``scoring.verdict_strength``; equal ones keep matrix order); categories and sub-groups stay
@@ -250,7 +225,7 @@ def arena_matrix(
 
 
 def _cell_rows(
-    arena: Arena, columns: Mapping[int, Product], stories: list[StoryLine] | None
+    arena: Arena, columns: Mapping[int, Product], stories: list[Story] | None
 ) -> Sequence[Sequence[Any]]:
     """The cells of the ``columns`` products on ``stories``, or on every story of the arena
     (None), as ``CELL_LINE_FIELDS`` and ``backing``: one query, none without a column or a
@@ -266,16 +241,22 @@ def _cell_rows(
     return list(cells.with_backing().order_by().values_list(*CELL_LINE_FIELDS, "backing"))
 
 
-def _filtered_stories(
-    arena: Arena, filters: MatrixFilters, products: list[Product]
-) -> list[StoryLine]:
+def _filtered_stories(arena: Arena, filters: MatrixFilters, products: list[Product]) -> list[Story]:
     """The stories of ``arena`` that ``filters`` keep, in matrix order: one query."""
-    stories = _matrix_stories(arena, persona=filters.persona, verdict=filters.verdict)
+    stories = arena_story_list(arena=arena)
+    cells = Cell.objects.filter(story=OuterRef("pk")).order_by()
+    if filters.persona:
+        stories = stories.filter(persona__slug=filters.persona)
+    if filters.verdict:
+        stories = stories.filter(Exists(cells.on_pages().filter(verdict=filters.verdict)))
     if filters.q:
         stories = stories.filter(text__icontains=filters.q)
-    if filters.stale:
-        stories = _with_stale_cells(stories, [p.pk for p in products])
-    story_list = story_lines_of(stories.values_list(*STORY_LINE_FIELDS))
+    if filters.stale:  # where at least one of the products shown has a stale cell today
+        rule = freshness.stale_q(today=freshness.today(), days=freshness.stale_days())
+        stories = stories.filter(
+            Exists(cells.filter(rule, product_id__in=[p.pk for p in products]))
+        )
+    story_list = list(stories)
     if filters.category:  # by slug, which is the name's: picked here rather than in the database
         story_list = [s for s in story_list if s.category.slug == filters.category]
     return story_list

@@ -20,10 +20,9 @@ from arena.scoring.musthave import (
 from arena.scoring.tally import CellIn, ProductKey, is_verified
 from arena.selectors.arenas import arena_product_list, arena_story_list
 from arena.selectors.leaderboard import Leaderboard, arena_leaderboard
-from arena.selectors.story_lines import StoryLine, story_line_list
 from arena.selectors.weights import WeightsAsked
 from products.models import Product
-from stories.models import Cell
+from stories.models import Cell, Story
 
 
 @dataclass(frozen=True)
@@ -32,7 +31,7 @@ class MustFail:
     is ``cell``)."""
 
     cell: int
-    story: StoryLine
+    story: Story
     verdict: str
     proof: str | None
     verified: bool
@@ -48,7 +47,7 @@ class MustRow:
     answer: MustAnswer
     score: int | None
     failing: tuple[MustFail, ...]
-    unjudged: tuple[StoryLine, ...]
+    unjudged: tuple[Story, ...]
     lacking: tuple[str, ...]
     unknown: tuple[str, ...]
 
@@ -60,8 +59,8 @@ class MustRow:
 
 @dataclass(frozen=True)
 class MustCheck:
-    stories: list[StoryLine]  # every story on the pages, in matrix order (the form's choices)
-    chosen: list[StoryLine]  # the stories asked for, in matrix order
+    stories: list[Story]  # every story on the pages, in matrix order (the form's choices)
+    chosen: list[Story]  # the stories asked for, in matrix order
     # every product on the pages: those that meet every must-have first, then the unknown, then
     # the failures, each in the leaderboard's order
     rows: list[MustRow]
@@ -76,7 +75,7 @@ def must_check_get(*, arena: Arena, must: MustHaves, weights: WeightsAsked) -> M
     """Every product's answer to ``must`` (story ids not in the arena are ignored: the view has
     refused them), those that meet every must-have first, each kind ordered as the leaderboard
     ranks them with ``weights``."""
-    stories = story_line_list(stories=arena_story_list(arena=arena))
+    stories = list(arena_story_list(arena=arena))
     known = {s.pk for s in stories}
     chosen_ids = tuple(s for s in must.stories if s in known)
     chosen = [s for s in stories if s.pk in chosen_ids]

@@ -28,14 +28,6 @@ def product_get(
     return next((p for p in products if p.slug == slug), None)
 
 
-def _score_get(product: Product) -> ProductScore | None:
-    """The product's stored scores with their head-to-head partner: one query."""
-    score = ProductScore.objects.filter(product=product).select_related("vs").first()
-    if score is not None:
-        score.product = product
-    return score
-
-
 @dataclass
 class ProductPage:
     product: Product
@@ -62,7 +54,10 @@ class StaleShare:
 
 def product_page_get(*, arena: CountedArena, product: Product) -> ProductPage:
     """A product's stored scores and its cells in matrix order: five queries."""
-    score = _score_get(product)
+    # its stored scores with their head-to-head partner
+    score = ProductScore.objects.filter(product=product).select_related("vs").first()
+    if score is not None:
+        score.product = product
     categories = arena_category_list(arena=arena)
     persona_results = arena_persona_result_list(arena=arena)
     matrix = arena_matrix(arena=arena, products=[product])

@@ -22,36 +22,21 @@ SEARCH_LIMIT = 20
 
 
 @dataclass(frozen=True)
-class SearchHit:
-    kind: str  # "arena", "product" or "story"
-    title: str
-    arena_slug: str
-    arena_name: str
-    slug: str = ""  # a product's slug
-    pk: int = 0  # a story's number
-    text: str = ""  # an arena's description
-
-
-@dataclass(frozen=True)
 class SearchResults:
-    arenas: list[SearchHit]
-    products: list[SearchHit]
-    stories: list[SearchHit]
+    arenas: list[Arena]
+    products: list[Product]  # each with its arena
+    stories: list[Story]  # each with its arena
 
     @property
     def count(self) -> int:
         return len(self.arenas) + len(self.products) + len(self.stories)
 
 
-def _postgres() -> bool:
-    return connection.vendor == "postgresql"
-
-
 def _matching[M: (Arena, Product, Story)](
     queryset: QuerySet[M], words: list[str], fields: tuple[str, ...], text: str
 ) -> QuerySet[M]:
     """The rows matching every word: full-text on PostgreSQL (ranked), else ``icontains``."""
-    if _postgres():
+    if connection.vendor == "postgresql":
         query = SearchQuery(text, search_type="websearch", config="english")
         vector = SearchVector(*fields, config="english")
         return (
@@ -71,24 +56,13 @@ def site_search(text: str) -> SearchResults:
     """The arenas, products and stories a search text finds (at most SEARCH_LIMIT each): three
     queries whatever the site's size."""
     words = text.split()
-    arenas = _matching(Arena.objects.all(), words, ("name", "slug", "description"), text)
-    products = _matching(
-        Product.objects.select_related("arena"), words, ("name", "slug", "tier"), text
-    )
-    stories = _matching(Story.objects.select_related("arena"), words, ("text",), text)
+    arenas = Arena.objects.defer("close_calls")
+    products = Product.objects.select_related("arena").defer("arena__close_calls")
+    stories = Story.objects.select_related("arena").defer("arena__close_calls")
     return SearchResults(
-        arenas=[
-            SearchHit("arena", a.name, a.slug, a.name, text=a.description)
-            for a in arenas[:SEARCH_LIMIT]
-        ],
-        products=[
-            SearchHit("product", p.name, p.arena.slug, p.arena.name, slug=p.slug)
-            for p in products[:SEARCH_LIMIT]
-        ],
-        stories=[
-            SearchHit("story", s.text, s.arena.slug, s.arena.name, pk=s.pk)
-            for s in stories[:SEARCH_LIMIT]
-        ],
+        arenas=list(_matching(arenas, words, ("name", "slug", "description"), text)[:SEARCH_LIMIT]),
+        products=list(_matching(products, words, ("name", "slug", "tier"), text)[:SEARCH_LIMIT]),
+        stories=list(_matching(stories, words, ("text",), text)[:SEARCH_LIMIT]),
     )
 
 

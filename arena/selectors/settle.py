@@ -29,11 +29,6 @@ class ClosePair:
     settle: tuple[int, ...]
     exact: bool
 
-    @property
-    def settleable(self) -> bool:
-        """Some verification would separate them (not when their published scores are equal)."""
-        return bool(self.settle)
-
 
 def _close_pairs(arena: Arena, products: Sequence[Product]) -> list[ClosePair]:
     by_id = {p.pk: p for p in products}
@@ -105,15 +100,6 @@ class VerifyQueue:
     def settling(self) -> list[QueueItem]:
         """The cells that help settle at least one close call."""
         return [i for i in self.items if i.count]
-
-    @property
-    def others(self) -> list[QueueItem]:
-        return [i for i in self.items if not i.count]
-
-    @property
-    def unsettleable(self) -> list[ClosePair]:
-        """Close calls no verification can settle (equal published scores)."""
-        return [p for p in self.close if not p.settleable]
 
 
 def queue_order(item: QueueItem) -> tuple[Any, ...]:

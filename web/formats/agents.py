@@ -14,7 +14,7 @@ from django.views.decorators.http import require_safe
 from drf_spectacular.generators import SchemaGenerator
 
 from arena import scoring, selectors
-from arena.selectors.arenas import arena_documented_pairs, documented_pairs
+from arena.selectors.arenas import documented_pairs
 from arena.selectors.calls import call_words, first_leads, next_calls, persona_call
 from core.text import source_ids
 from flags.disputes import cell_dispute_list
@@ -81,7 +81,7 @@ def arena_markdown(request: HttpRequest, arena: str) -> HttpResponse:
             (r, call_words(persona_call(r, scores)))
             for r in selectors.arena_persona_result_list(arena=found)
         ],
-        "pairs": arena_documented_pairs(arena=found),
+        "pairs": [(a, b) for _, a, b in documented_pairs(arena=found)],
         # the matrix's marks are joined here: 9,000 cells on the largest arena
         "blocks": [
             (block, [(group, _marked(group.rows, matrix.products)) for group in block.groups])
