@@ -91,6 +91,7 @@ def environment(scratch: Path, broker: str, cache: str) -> dict[str, str]:
         "PORT": str(free_port()),
         "WEB_CONCURRENCY": "2",
         "STATE_DIR": str(scratch / "state"),
+        "STATIC_ROOT": str(scratch / "static"),  # not the tree's: tests serve from it meanwhile
         "RECOMPUTE_DEBOUNCE_SECONDS": "0",
         "STALE_SWEEP_SECONDS": "2",
         "PYTHONUNBUFFERED": "1",
