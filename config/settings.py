@@ -84,7 +84,6 @@ WSGI_APPLICATION = "config.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "NAME": "django",
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
@@ -133,22 +132,10 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
-USE_I18N = True
-USE_TZ = True
-
 STATIC_URL = "/static/"
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {
-        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
-        if DEBUG
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
-    },
-}
 
 # --- cache: Redis when REDIS_URL is set, else in memory
 if os.environ.get("REDIS_URL"):
@@ -197,9 +184,6 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_SERIALIZER = "json"
-CELERY_ACCEPT_CONTENT = ["json"]
-CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 # A dead broker must not hang a web request: fail fast, the periodic sweep catches up later.
 CELERY_BROKER_CONNECTION_TIMEOUT = 0.5
@@ -245,14 +229,16 @@ MAILERS: dict[str, dict[str, object]] = {
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Arena <arena@localhost>")
 MODERATOR_NOTICES = os.environ.get("MODERATOR_NOTICES", "immediate").strip().lower()
 MODERATOR_DIGEST_SECONDS = int(os.environ.get("MODERATOR_DIGEST_SECONDS", "3600"))
-DIGEST_EVERY = timedelta(seconds=MODERATOR_DIGEST_SECONDS)
 NOTICE_MAX_ATTEMPTS = int(os.environ.get("NOTICE_MAX_ATTEMPTS", "6"))
 NOTICE_RETRY_BACKOFF = float(os.environ.get("NOTICE_RETRY_BACKOFF", "30"))
 FLAG_EMAIL_RETENTION_DAYS = int(os.environ.get("FLAG_EMAIL_RETENTION_DAYS", "30"))
 if MODERATOR_NOTICES not in ("immediate", "digest"):
     raise ImproperlyConfigured("MODERATOR_NOTICES is immediate or digest")
 if MODERATOR_NOTICES == "digest":
-    CELERY_BEAT_SCHEDULE["moderator-digest"] = {"task": DIGEST_TASK, "schedule": DIGEST_EVERY}
+    CELERY_BEAT_SCHEDULE["moderator-digest"] = {
+        "task": DIGEST_TASK,
+        "schedule": timedelta(seconds=MODERATOR_DIGEST_SECONDS),
+    }
 if min(NOTICE_MAX_ATTEMPTS, MODERATOR_DIGEST_SECONDS, FLAG_EMAIL_RETENTION_DAYS + 1) < 1:
     raise ImproperlyConfigured("NOTICE_MAX_ATTEMPTS, MODERATOR_DIGEST_SECONDS: 1 or more")
 
@@ -316,11 +302,12 @@ SECURE_CSP = {
     "base-uri": [CSP.SELF],
     "object-src": [CSP.NONE],
 }
-X_FRAME_OPTIONS = "DENY"
-SECURE_CONTENT_TYPE_NOSNIFF = True
-SECURE_REFERRER_POLICY = "same-origin"
 
 if not DEBUG:
+    STORAGES = {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    }
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
@@ -345,15 +332,11 @@ if SITE_URL and not re.fullmatch(r"https?://[^/?#\s]+", SITE_URL):
     raise ImproperlyConfigured("SITE_URL is an origin: https://host[:port], no path")
 if EVIDENCE_STALE_DAYS < 1:
     raise ImproperlyConfigured("EVIDENCE_STALE_DAYS must be at least 1")
-try:
-    parse_rate(FLAG_RATE)  # a bad value stops every process at start-up
-except ValueError as exc:
-    raise ImproperlyConfigured(f"FLAG_RATE: {exc}") from exc
-try:
-    if PAGE_MISS_RATE:
-        parse_rate(PAGE_MISS_RATE)
-except ValueError as exc:
-    raise ImproperlyConfigured(f"PAGE_MISS_RATE: {exc}") from exc
+for name, rate in (("FLAG_RATE", FLAG_RATE), ("PAGE_MISS_RATE", PAGE_MISS_RATE or "1/day")):
+    try:
+        parse_rate(rate)  # a bad value stops every process at start-up
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name}: {exc}") from exc
 BUNDLED_ARENA_DIR = BASE_DIR / "arena" / "data" / "seeds"
 
 from config.observability import *  # noqa: E402,F403

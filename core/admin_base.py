@@ -1,6 +1,5 @@
-"""What the admins of stories, products and an arena's structure share: a save refused as stale
-sends the editor back to the form (``RefusesStaleSaves``), stories and products are retired, never
-deleted (``RecordAdmin``), and rows nobody adds, edits or deletes by hand (``ReadOnly``)."""
+"""What the admins of versioned rows share: a save refused as stale sends the editor back to the
+form, stories and products are retired (never deleted), and rows nobody edits by hand."""
 
 from __future__ import annotations
 
@@ -19,13 +18,12 @@ REFUSED = "_edit_refused"  # the request's mark: a save of its page was refused
 
 
 def edit_refused(request: HttpRequest) -> bool:
-    """Whether a save of the request's page was refused (nothing of the page is kept)."""
     return bool(getattr(request, REFUSED, False))
 
 
 class RefusesStaleSaves(admin.ModelAdmin):
-    """A save that a concurrent edit made stale between the form's check and the write (the
-    services check again under a row lock) is reported, and the editor goes back to the form."""
+    """A save made stale after the form's check (the services check again under a lock) is
+    reported, and the editor goes back to the form."""
 
     def refuse(self, request: HttpRequest, exc: EditConflict | ValidationError) -> None:
         message = exc.message() if isinstance(exc, EditConflict) else "; ".join(exc.messages)
@@ -34,6 +32,23 @@ class RefusesStaleSaves(admin.ModelAdmin):
         # the admin saves the row and its inlines in one transaction: nothing of it is kept
         if transaction.get_connection().in_atomic_block:
             transaction.set_rollback(True)
+
+    def save_forms(self, request: HttpRequest, formset: Any, save: Callable[[Any], None]) -> None:
+        """Save each changed form of ``formset`` through ``save``, all or none."""
+        changed = [] if edit_refused(request) else [f for f in formset.forms if f.has_changed()]
+        new = [f for f in changed if not f.instance.pk]
+        try:
+            with transaction.atomic():
+                for f in changed:
+                    save(f)
+        except (EditConflict, ValidationError) as exc:
+            self.refuse(request, exc)
+            changed = new = []
+        # what the admin's change message reads (formset.save() is not called)
+        formset.new_objects = [f.instance for f in new]
+        formset.changed_objects = [(f.instance, f.changed_data) for f in changed if f not in new]
+        formset.deleted_objects = []
+        formset.save_m2m = lambda: None
 
     def response_change(self, request: HttpRequest, obj: Model) -> HttpResponse:
         if edit_refused(request):
@@ -47,9 +62,8 @@ class RefusesStaleSaves(admin.ModelAdmin):
 
 
 class RecordAdmin(RefusesStaleSaves):
-    """A story's or a product's admin: added and edited through its app's services, and retired,
-    never deleted (its cells carry flags, decisions and the public record); it stays in its arena,
-    whose stories its cells belong to. Retired rows are hidden from the pages and the scores."""
+    """A story's or a product's admin: through its app's services; retired, never deleted, and it
+    stays in its arena."""
 
     add_service: ClassVar[Callable[..., Any]]
     update_service: ClassVar[Callable[..., Any]]
@@ -95,8 +109,6 @@ class RecordAdmin(RefusesStaleSaves):
 
 
 class ReadOnly:
-    """An admin or an inline of rows nobody adds, edits or deletes by hand."""
-
     def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 

@@ -1,7 +1,4 @@
-"""Stale edits: the refusal (``EditConflict``) and the version-checked write of a row with a
-``version`` (a story, a product, a part of an arena) that every admin edit of such a row goes
-through. The merge rule itself is plain Python (``core.edits.merge_edit``).
-"""
+"""Stale edits: the refusal (``EditConflict``) and the version-checked write of a row."""
 
 from __future__ import annotations
 
@@ -15,21 +12,14 @@ from core.text import clean_text
 
 STALE = "This {what} was changed by someone else since you opened it."
 
-# a row's fields by name: what an editor changed, or read
 Fields = dict[str, Any]
-# field → (what the editor read, what it is now, what the editor wanted)
-Conflicts = dict[str, tuple[Any, Any, Any]]
 
 
 class EditConflict(Exception):
-    """A stale write: someone else changed what the editor changed, meanwhile. Nothing was written.
-
-    ``conflicts``: field → (what the editor read, what it is now, what the editor wanted);
-    ``current``: the row as it is now (a form re-displays it).
-    """
+    """A stale write, refused: ``conflicts`` field → (read, now, wanted); ``current`` the row now."""
 
     def __init__(
-        self, what: str, conflicts: Conflicts, current: Model | None = None, detail: str = ""
+        self, what: str, conflicts: dict, current: Model | None = None, detail: str = ""
     ) -> None:
         self.what, self.conflicts, self.current, self.detail = what, conflicts, current, detail
         super().__init__(self.message())
@@ -63,9 +53,8 @@ def versioned_update(
     base_version: int | None,
     base: dict[str, Any] | None,
 ) -> list[str]:
-    """Write only the fields the editor changed on a row with a ``version`` (a story, a product, a
-    part of an arena), in the caller's transaction; refuse a stale edit of a field that moved
-    meanwhile (EditConflict). Returns the fields written; the version moves on when any was."""
+    """Write the fields the editor changed, refusing a stale edit of one that moved
+    (EditConflict); the fields written."""
     manager = model._default_manager  # every row, retired ones too
     current = manager.select_for_update().get(pk=obj.pk)
     now = {f: getattr(current, f) for f in changes}

@@ -1,5 +1,4 @@
-"""Merging a possibly stale edit: which fields an editor may write, and which conflict with a change
-made since they opened the form. Plain Python (the services apply the outcome under a row lock)."""
+"""Merging a possibly stale edit, in plain Python (the services apply it under a row lock)."""
 
 from __future__ import annotations
 
@@ -10,9 +9,7 @@ from datetime import datetime
 
 @dataclass(frozen=True)
 class EditOutcome:
-    """What a possibly stale edit may write: ``write`` (field → new value), or ``conflicts`` (field →
-    (what the editor read, what it is now, what the editor wants)) when someone else changed the same
-    thing meanwhile."""
+    """``write``: field → new value; or ``conflicts``: field → (read, now, wanted)."""
 
     write: dict
     conflicts: dict
@@ -25,11 +22,8 @@ def merge_edit(
     changes: dict,
     units: Iterable[Iterable[str]] = (),
 ) -> EditOutcome:
-    """Merge a stale edit into ``current``. ``base`` holds the values the editor read (None when
-    unknown: then anything may have moved); ``changes`` the fields the editor changed. A field the
-    editor changed conflicts when it also moved meanwhile; the fields of one of ``units`` conflict
-    together (a cell's verdict, proof and quality are one judgement). Fields the editor did not
-    change are never written, so nobody's work is silently put back."""
+    """A field the editor changed conflicts when it also moved since ``base`` (None: anything may
+    have), the fields of one of ``units`` together; fields not changed are never written."""
     changes = {f: v for f, v in changes.items() if current.get(f) != v}
     if base is None:
         moved = set(current)
@@ -49,7 +43,5 @@ def merge_edit(
 
 
 def edited_since_import(edited_at: datetime | None, imported_at: datetime | None) -> bool:
-    """Whether a row carries an editor's or a moderator's work that no import has taken up yet: it
-    was edited after an import last wrote it (both are the server's own times, never a date a file
-    claims for itself). A re-import keeps such a row as it is and reports it."""
+    """Edited after an import last wrote it (server times): a re-import keeps it and reports it."""
     return edited_at is not None and (imported_at is None or edited_at > imported_at)

@@ -1,5 +1,5 @@
-"""The admin's form for a versioned record (a story, a product, a cell): it remembers what the
-editor read, so a stale form never writes back old values (``core.conflicts``)."""
+"""The admin's form for a versioned row: it remembers what the editor read, so a stale form never
+writes back old values."""
 
 from collections.abc import Sequence
 from typing import Any, cast
@@ -16,19 +16,13 @@ POSITION_MAX = 1_000_000
 
 
 def form_meta(model: type[Model], fields: Sequence[str]) -> type:
-    """A model form's ``Meta``: the model and the fields the form edits."""
     return type("Meta", (), {"model": model, "fields": list(fields)})
 
 
 class VersionedForm(forms.ModelForm):
-    """An admin form that remembers what the editor read: the row's version (hidden) and, for each
-    editable field, the value as it was shown (Django's ``show_hidden_initial``), so that
-
-    - ``changes()`` holds only what the editor changed (a stale form never puts back old values);
-    - a form opened before someone else changed the same thing is refused with what changed
-      meanwhile, and re-displays with the current values (``clean``);
-    - the services get ``base_version`` and ``base()`` to check again under a row lock.
-    """
+    """Remembers the version and each value the editor read (``show_hidden_initial``):
+    ``changes()`` holds only what they changed; a form whose fields someone else changed meanwhile
+    is refused and re-displays the current values; the services get ``base_version``/``base()``."""
 
     read_version = forms.IntegerField(widget=forms.HiddenInput, required=False)
     edit_units: tuple[tuple[str, ...], ...] = ()
@@ -38,10 +32,8 @@ class VersionedForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         for name in self.edit_fields():
             self.fields[name].show_hidden_initial = True
-        position = self.fields.get("position")
-        if isinstance(
-            position, forms.IntegerField
-        ):  # the import shifts positions: far from the limit
+        # the import shifts positions: far from the limit
+        if isinstance(position := self.fields.get("position"), forms.IntegerField):
             position.max_value = POSITION_MAX
             position.validators.append(MaxValueValidator(POSITION_MAX))
             position.widget.attrs["max"] = POSITION_MAX
@@ -60,7 +52,6 @@ class VersionedForm(forms.ModelForm):
         return {n: self.normal(n, getattr(self.instance, n, None)) for n in self.edit_fields()}
 
     def base(self) -> dict[str, Any]:
-        """The values the editor read (the hidden initial inputs)."""
         values: dict[str, Any] = {}
         for name in self.edit_fields():
             field = self.fields[name]
@@ -104,8 +95,7 @@ class VersionedForm(forms.ModelForm):
         return ""
 
     def show_current(self, conflict: EditConflict) -> None:
-        """Refuse the edit with ``conflict``'s message and re-display the row as it is now, so the
-        editor can apply their change again on top of it."""
+        """Refuse the edit and re-display the row as it is now."""
         self.add_error(None, conflict.message())
         data = cast(QueryDict, self.data).copy()
         current: Any = conflict.current or self.instance

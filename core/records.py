@@ -1,6 +1,4 @@
-"""Writes every editable record shares (a story, a product): an editor's versioned change and
-retiring. What they mean for the arena is announced (``core.signals``): the arena recomputes or
-moves its pages' version; a record back on its arena gets its cells from the stories app."""
+"""Writes a story and a product share: an editor's versioned change, and retiring."""
 
 from __future__ import annotations
 
@@ -24,9 +22,8 @@ def editable_update(
     base: dict[str, Any] | None,
     score_fields: Iterable[str],
 ) -> list[str]:
-    """An editor's change of a story or a product (``versioned_update``), marked as theirs: the
-    arena recomputes when a field that can move a score (``score_fields``) was written, its pages
-    change when any other was. Returns the fields written."""
+    """``versioned_update`` marked as an editor's; the arena recomputes when one of
+    ``score_fields`` was written, else only its pages change."""
     written = versioned_update(
         type(row), obj=row, what=what, changes=changes, base_version=base_version, base=base
     )
@@ -40,9 +37,7 @@ def editable_update(
 
 
 def retire_set(row: EditableRecord, *, retired: bool) -> bool:
-    """Retire a story or a product (hidden from pages and scores; its cells, flags, decisions and
-    history stay), or bring it back; whether it changed. Back on the pages, every pair it makes has
-    a cell."""
+    """Retire a story or a product (hidden, kept on record), or bring it back; whether it changed."""
     model = type(row)
     now = timezone.now()
     done = model.all_objects.filter(pk=row.pk, retired_at__isnull=retired).update(

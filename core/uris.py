@@ -1,9 +1,5 @@
-"""Stored web addresses are URIs (RFC 3986): what the API publishes as ``format: uri``.
-
-An http(s) address that is otherwise valid is stored with its unsafe characters (spaces, quotes,
-control characters, non-ASCII) percent-encoded and its host in IDNA form; anything else (another
-scheme, no host, a host Django's ``URLValidator`` refuses) is refused where it is written.
-"""
+"""Stored web addresses are http(s) URIs (RFC 3986): unsafe characters percent-encoded, the host
+in IDNA form; anything else is refused where it is written."""
 
 from __future__ import annotations
 
@@ -26,8 +22,7 @@ MESSAGE = "Enter a valid http(s) address."
 
 
 def uri_encode(value: str) -> str:
-    """The address with what a URI cannot hold percent-encoded (idempotent); an address that cannot
-    be split is returned as it is, for ``uri_errors`` to refuse."""
+    """What a URI cannot hold percent-encoded (idempotent); an unsplittable address as it is."""
     value = (value or "").strip()
     if not value:
         return value
@@ -69,8 +64,7 @@ def uri_problem(value: str) -> str | None:
 
 
 def uri_fixed(value: str) -> str:
-    """The stored address made a URI: encoded when it is otherwise a valid http(s) address, empty
-    when it is not (what the data migration does to addresses stored before the rule)."""
+    """The address encoded, or empty when it is no http(s) address (a data migration's)."""
     encoded = uri_encode(value)
     return "" if uri_problem(encoded) else encoded
 
@@ -82,9 +76,7 @@ def validate_uri(value: str) -> None:
 
 
 class URIField(models.URLField):
-    """A ``URLField`` that stores an http(s) URI: cleaning encodes what a URI cannot hold and then
-    refuses anything but a valid http(s) address; every save encodes too (bulk writes included,
-    which do not clean). It is a ``URLField`` to the database and the migrations."""
+    """A ``URLField`` (to the migrations too) that encodes on clean and on every save."""
 
     default_validators = [validate_uri]
 

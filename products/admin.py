@@ -1,5 +1,4 @@
-"""The admin of products: added, edited (versioned: a stale form is refused or merged) and retired
-through ``products.services``; never deleted."""
+"""The admin of products: through ``products.services`` (versioned), retired, never deleted."""
 
 from __future__ import annotations
 
@@ -8,8 +7,6 @@ from typing import Any
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
-from django.db.models import Model
-from django.http import HttpRequest
 
 from core.admin_base import RecordAdmin
 from core.forms import VersionedForm
@@ -19,7 +16,7 @@ from products.services import product_add, product_retire, product_update
 
 
 class LanguagesField(forms.Field):
-    """Languages and SDKs as one line, comma-separated (stored as a list; empty: not stated)."""
+    """Languages and SDKs as one line, comma-separated (stored as a list)."""
 
     widget = forms.TextInput
 
@@ -75,7 +72,6 @@ class ProductForm(VersionedForm):
 @admin.register(Product)
 class ProductAdmin(RecordAdmin):
     form = ProductForm
-    # a renamed product recomputes (ties are broken by name); see product_update
     add_service, update_service, retire_service = product_add, product_update, product_retire
     list_display = [
         "name",
@@ -93,8 +89,3 @@ class ProductAdmin(RecordAdmin):
     ordering = ["arena", "position"]
     prepopulated_fields = {"slug": ["name"]}
     list_select_related = ["arena"]
-
-    def get_prepopulated_fields(
-        self, request: HttpRequest, obj: Model | None = None
-    ) -> dict[str, Any]:
-        return {} if obj else self.prepopulated_fields

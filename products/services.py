@@ -1,5 +1,4 @@
-"""Writes of the products of an arena: adding, editing and retiring a product. Its cells are the
-stories app's, which a product placed on its arena asks for through ``core.signals.placed``."""
+"""Writes of an arena's products; their cells come from the stories app (``core.signals.placed``)."""
 
 from __future__ import annotations
 
@@ -22,8 +21,7 @@ def product_update(
     base_version: int | None = None,
     base: Fields | None = None,
 ) -> list[str]:
-    """Change a product's name, slug, tier, popularity figures or facts (what it is). Returns the
-    fields written; raises EditConflict on a stale edit of a field that moved."""
+    """An editor's change of a product (``editable_update``); the fields written."""
     if "arena" in changes and changes["arena"].pk != product.arena_id:
         raise ValidationError({"arena": "A product stays in its arena; add it to the other one."})
     _facts_check(changes.get("licence", ""))
@@ -39,8 +37,7 @@ def product_update(
 
 @transaction.atomic
 def product_add(*, product: Product) -> Product:
-    """Save a new product with an ``n/a`` cell for every story of its arena (to be judged), and
-    schedule the recomputation."""
+    """Save a new product with an ``n/a`` cell for every story of its arena."""
     product.name = clean_text(product.name).strip()
     _facts_check(product.licence)
     product.save()
@@ -51,11 +48,9 @@ def product_add(*, product: Product) -> Product:
 
 @transaction.atomic
 def product_retire(*, product: Product, retired: bool = True) -> bool:
-    """Retire a product, or bring it back; products are never deleted."""
     return retire_set(product, retired=retired)
 
 
 def _facts_check(licence: str) -> None:
-    """A licence is an SPDX expression this site knows (``products.facts``), or blank."""
     if problem := licence_error(licence):
         raise ValidationError({"licence": problem})

@@ -1,6 +1,5 @@
-"""The admin of stories and their cells: a cell's judgement, rationale and evidence edited through
-the services (versioned: a stale form is refused or merged), the public record of cell changes, and
-the moderators' "stale evidence" view."""
+"""The admin of stories and cells: edits go through the services (a stale form is refused or
+merged), the public record of cell changes, and the moderators' "stale evidence" view."""
 
 from __future__ import annotations
 
@@ -10,14 +9,13 @@ from django.contrib import admin
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.db.models import F, Model, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from core.admin_base import ReadOnly, RecordAdmin, RefusesStaleSaves, edit_refused
+from core.admin_base import ReadOnly, RecordAdmin, RefusesStaleSaves
 from core.conflicts import EditConflict
 from core.forms import VersionedForm
 from core.moderators import user_can_moderate
@@ -28,10 +26,9 @@ from stories.services import cell_edit, evidence_add, evidence_update
 from stories.story_services import story_add, story_retire, story_update
 
 
-def save_cell_form(form: VersionedForm, user: AbstractBaseUser | AnonymousUser) -> list[str]:
-    """Route an admin edit of a cell through the services: only the fields the editor changed,
-    checked against the version they read (validation, record, recomputation)."""
-    return cell_edit(
+def save_cell_form(form: VersionedForm, user: AbstractBaseUser | AnonymousUser) -> None:
+    """Only the fields the editor changed, checked against the version they read."""
+    cell_edit(
         cell=form.instance,
         changes=form.changes(),
         base_version=form.base_version(),
@@ -41,24 +38,42 @@ def save_cell_form(form: VersionedForm, user: AbstractBaseUser | AnonymousUser) 
     )
 
 
+def save_quote_form(form: Any, cell: Cell) -> None:
+    """A quote added or edited: checked on the day of the edit, never typed in."""
+    data = form.cleaned_data
+    if form.instance.pk:
+        evidence_update(evidence=form.instance, changes={n: data.get(n) for n in form.changed_data})
+    else:
+        form.instance = evidence_add(
+            cell=cell, source=data["source"], quote=data["quote"], url=data.get("url") or ""
+        )
+
+
+def evidence_age_html(cell: Cell) -> SafeString:
+    """A cell's evidence date and age, with "stale" when it is."""
+    today, as_of = freshness.today(), cell.evidence_as_of
+    stale = freshness.is_stale(cell.verdict, as_of, today=today, days=freshness.stale_days())
+    return format_html(
+        "{}{} <span>({})</span>",
+        "" if as_of is None else f"{as_of:%Y-%m-%d} ",
+        "· stale" if stale else "",
+        freshness.age_text(freshness.age_days(as_of, today=today)),
+    )
+
+
 class EvidenceInline(admin.TabularInline):
-    """A cell's evidence quotes: added or edited here, each is checked on the day of the edit
-    (``checked_on``, set by ``evidence_add`` / ``evidence_update``, never typed in), and the
-    cell's ``evidence_as_of`` follows. Quotes are not deleted: a re-import replaces them."""
+    """Quotes are not deleted: a re-import replaces them."""
 
     model = Evidence
     extra = 0
+    can_delete = False
     fields = ["position", "source", "quote", "url", "checked_on"]
     readonly_fields = ["position", "checked_on"]
 
-    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
 
-
-class CellChangeInline(admin.TabularInline):
+class CellChangeInline(ReadOnly, admin.TabularInline):
     model = CellChange
     extra = 0
-    can_delete = False
     fields = readonly_fields = (
         "changed_at",
         "kind",
@@ -69,9 +84,6 @@ class CellChangeInline(admin.TabularInline):
         "changed_by",
         "note",
     )
-
-    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
 
 
 @admin.register(Cell)
@@ -125,7 +137,7 @@ class CellAdmin(RefusesStaleSaves):
         return obj.story.text[:80]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # cells exist for every product × story; they are created with them
+        return False  # cells are created with their story or product
 
     def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
@@ -141,55 +153,13 @@ class CellAdmin(RefusesStaleSaves):
             self.refuse(request, exc)
 
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
-        if formset.model is not Evidence:
-            return super().save_formset(request, form, formset, change)
-        added = [f for f in formset.forms if not f.instance.pk and f.has_changed()]
-        edited = [f for f in formset.forms if f.instance.pk and f.has_changed()]
-        if edit_refused(request):
-            added, edited = [], []
-        try:
-            with transaction.atomic():
-                for f in added:
-                    data = f.cleaned_data
-                    f.instance = evidence_add(
-                        cell=form.instance,
-                        source=data["source"],
-                        quote=data["quote"],
-                        url=data.get("url") or "",
-                    )
-                for f in edited:
-                    evidence_update(
-                        evidence=f.instance,
-                        changes={n: f.cleaned_data.get(n) for n in f.changed_data},
-                    )
-        except ValidationError as exc:
-            self.refuse(request, exc)
-            added, edited = [], []
-        formset.new_objects = [f.instance for f in added]
-        formset.changed_objects = [(f.instance, f.changed_data) for f in edited]
-        formset.deleted_objects = []
-        formset.save_m2m = lambda: None
-
-
-def evidence_age_html(cell: Cell) -> SafeString:
-    """A cell's evidence date and age, with "stale" when it is (stories/freshness.py)."""
-    today = freshness.today()
-    as_of = cell.evidence_as_of
-    text = freshness.age_text(freshness.age_days(as_of, today=today))
-    stale = freshness.is_stale(cell.verdict, as_of, today=today, days=freshness.stale_days())
-    return format_html(
-        "{}{} <span>({})</span>",
-        "" if as_of is None else f"{as_of:%Y-%m-%d} ",
-        "· stale" if stale else "",
-        text,
-    )
+        self.save_forms(request, formset, lambda f: save_quote_form(f, form.instance))
 
 
 @admin.register(StaleCell)
 class StaleEvidenceAdmin(ReadOnly, admin.ModelAdmin):
-    """The moderators' "stale evidence" view: the judged cells on the pages whose evidence is older
-    than ``EVIDENCE_STALE_DAYS``, the heaviest stories first (they move scores most), then the
-    oldest evidence. Each row links to the cell's edit page (add a quote, re-judge it)."""
+    """Judged cells on the pages whose evidence is older than ``EVIDENCE_STALE_DAYS``, the
+    heaviest stories first, then the oldest evidence; each links to the cell's edit page."""
 
     list_display = [
         "cell_link",
@@ -199,7 +169,7 @@ class StaleEvidenceAdmin(ReadOnly, admin.ModelAdmin):
         "verdict_label",
         "checked",
     ]
-    list_display_links = None  # the cell column links to the cell's edit page
+    list_display_links = None
     list_filter = ["story__arena", "story__category", "verdict"]
     search_fields = ["story__text", "product__name"]
     list_select_related = ["story__arena", "product"]
@@ -211,12 +181,9 @@ class StaleEvidenceAdmin(ReadOnly, admin.ModelAdmin):
     ]
     list_per_page = 100
 
-    # (never changed here: edited on the cell's own page)
-
     def get_queryset(self, request: HttpRequest) -> QuerySet[StaleCell]:
         rule = freshness.stale_q(today=freshness.today(), days=freshness.stale_days())
-        cells = cast(CellQuerySet, super().get_queryset(request))  # (the model's own queryset)
-        return cells.on_pages().filter(rule)
+        return cast(CellQuerySet, super().get_queryset(request)).on_pages().filter(rule)
 
     def has_module_permission(self, request: HttpRequest) -> bool:
         return user_can_moderate(request.user) or super().has_module_permission(request)
@@ -284,27 +251,12 @@ class StoryAdmin(RecordAdmin):
     inlines = [CellInline]
 
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
-        if formset.model is not Cell:
-            return super().save_formset(request, form, formset, change)
-        changed = [f for f in formset.forms if f.instance.pk and f.has_changed()]
-        if edit_refused(request):
-            changed = []
-        try:
-            with transaction.atomic():
-                for cell_form in changed:
-                    save_cell_form(cell_form, request.user)
-        except (EditConflict, ValidationError) as exc:
-            self.refuse(request, exc)
-            changed = []
-        # what the admin's change message reads (formset.save() is not called)
-        formset.new_objects, formset.deleted_objects = [], []
-        formset.changed_objects = [(f.instance, f.changed_data) for f in changed]
-        formset.save_m2m = lambda: None
+        self.save_forms(request, formset, lambda f: save_cell_form(f, request.user))
 
 
 @admin.register(CellChange)
 class CellChangeAdmin(ReadOnly, admin.ModelAdmin):
-    """The public record of cell changes: append-only, never added, changed or deleted here."""
+    """The public record of cell changes: append-only."""
 
     list_display = [
         "changed_at",

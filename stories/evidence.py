@@ -1,6 +1,4 @@
-"""The evidence quotes of a cell as stored: how a moderator's or an editor's quote is checked and
-stored, how an import's is, and what a checked quote does to its cell (``stories.services`` writes
-them under the cell's lock)."""
+"""A cell's evidence quotes as stored (``stories.services`` writes them under the cell's lock)."""
 
 from __future__ import annotations
 
@@ -18,12 +16,10 @@ from stories.models import Cell, Evidence
 
 @dataclass(frozen=True)
 class Quote:
-    """A quote of evidence a correction brings to a cell."""
-
     source: str
     quote: str
     url: str = ""
-    checked_on: date | None = None  # None: today, the day of the edit or decision
+    checked_on: date | None = None  # None: today
 
 
 EVIDENCE_FIELDS = ("source", "quote", "url")
@@ -38,8 +34,7 @@ def evidence_errors(evidence: Evidence) -> dict[str, list[str]]:
 
 
 def evidence_new(quote: Quote) -> Evidence:
-    """A moderator's or an editor's quote as stored (its text as stored text), checked on the day
-    of the edit unless told; ValidationError per field."""
+    """A moderator's or an editor's quote as stored; ValidationError per field."""
     evidence = Evidence(
         source=clean_text(quote.source).strip(),
         quote=clean_text(quote.quote).strip(),
@@ -53,8 +48,7 @@ def evidence_new(quote: Quote) -> Evidence:
 
 
 def evidence_rows(cell: Cell, quotes: Iterable[Quote], *, start: int = 0) -> list[Evidence]:
-    """The quotes as rows of the cell from position ``start`` on, as they are stated (an import's
-    or a generator's: their sources checked them), not yet stored."""
+    """An import's or the generator's quotes as rows of the cell, not yet stored."""
     return [
         Evidence(
             cell=cell,
@@ -69,7 +63,6 @@ def evidence_rows(cell: Cell, quotes: Iterable[Quote], *, start: int = 0) -> lis
 
 
 def evidence_insert(cell_id: int, rows: list[Evidence]) -> list[Evidence]:
-    """Store the quotes as the cell's, after its others."""
     last = Evidence.objects.filter(cell_id=cell_id).order_by("-position").first()
     for position, row in enumerate(rows, start=0 if last is None else last.position + 1):
         row.cell_id, row.position = cell_id, position
@@ -82,9 +75,7 @@ def evidence_insert(cell_id: int, rows: list[Evidence]) -> list[Evidence]:
 def evidence_checked_writes(
     as_of: date | None, days: Sequence[date | None], at: datetime
 ) -> dict[str, Any]:
-    """Quotes checked on ``days``: the cell's ``evidence_as_of`` moves up to the newest (never
-    back) and its detail is published (the quotes show on its proof page); only moderators and
-    editors add or change a quote."""
+    """Quotes checked on ``days``: the cell's date moves up and its detail is published."""
     return {
         "evidence_as_of": freshness.newest(as_of, *days),
         "detail_published": True,

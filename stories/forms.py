@@ -8,8 +8,7 @@ from stories.values import JUDGEMENT_FIELDS, CellValue
 
 
 class CellForm(VersionedForm):
-    """Admin form for a cell: the cell invariants as one message per field, before any write; a
-    stale form is refused or merged (``VersionedForm``)."""
+    """The cell's rules as one message per field, before any write."""
 
     edit_units = (JUDGEMENT_FIELDS,)
     what = "cell"

@@ -1,16 +1,5 @@
-"""Writes of a cell: its judgement, its rationale and its evidence.
-
-``cell_correct`` is the one way a cell's judgement (verdict, proof, quality) changes: a moderator's
-upheld flag (``flags.services``, also behind the flags API), an editor's admin edit (``cell_edit``)
-and an import (``arena.importing``) all pass through it. Under one lock of the cell it writes the
-judgement with the rationale and the evidence the correction brings, as one new version of the
-cell, with one public record (``CellChange``) when the judgement is corrected, and marks the arena
-once: its scores stale (``arena.recompute``), or only its pages changed.
-
-Every write carries the version the caller read: a stale write is refused with what changed
-meanwhile (``EditConflict``), or, from an editor's form, writes only the fields the editor changed
-when nothing else touched them (``cell_edit``).
-"""
+"""Writes of a cell. ``cell_correct`` is the one way its judgement changes (an upheld flag, an
+editor's edit, an import): under the cell's lock, as one new version, with a public record."""
 
 from __future__ import annotations
 
@@ -45,20 +34,10 @@ from stories.models import Cell, CellChange, Evidence, Story
 from stories.selectors import cell_last_change_note
 from stories.values import JUDGEMENT_FIELDS, CellValue
 
-__all__ = [
-    "cell_correct",
-    "cell_edit",
-    "cell_update_detail",
-    "evidence_add",
-    "evidence_update",
-]
-
 Actor = AbstractBaseUser | AnonymousUser  # who makes a change (anonymous, or an import: no one)
 
 
 class Correction(TypedDict, total=False):
-    """What a correction brings beside the cell and its judgement (see ``cell_correct``)."""
-
     by: Actor | None  # who corrects it (None: an import)
     note: str  # the public record's note
     kind: str  # a CellChange.Kind: an editor's (default), an upheld flag, an import
@@ -80,33 +59,20 @@ class _Outcome:
 def cell_correct(
     *, cell: Cell, value: CellValue, **correction: Unpack[Correction]
 ) -> CellChange | None:
-    """Correct a cell: its judgement ``value``, with the new ``rationale`` and the evidence
-    ``quotes`` that come with the correction (an import: what ``imported`` states), under one lock
-    of the cell and as one new version of it. A corrected judgement is recorded publicly (returned)
-    and schedules the arena's recomputation; the rest only changes its pages. Returns None when the
-    judgement stays, unless ``record_unchanged`` (an upheld flag that keeps the values still counts
-    against the product, so it is recorded).
-
-    ``expected_version`` is the version the caller read: if the cell changed since, EditConflict is
-    raised and nothing is written (a conditional UPDATE, so it holds on SQLite too). A rationale
-    written with an upheld flag is marked rewritten with it; an upheld flag that keeps the
-    rationale but changes the verdict or quality marks it as written before. ``mark_arena=False``:
-    the caller marks the arena once (an import). ValidationError per field of the value or a quote.
-    """
+    """Correct a cell's judgement to ``value`` (with a rationale, quotes or what an import states);
+    the record made, or None when the judgement stays (unless ``record_unchanged``). EditConflict
+    when the cell moved past ``expected_version``; ValidationError per field."""
     return _correct(cell=cell, value=value, **correction).change
 
 
 def cell_update_detail(*, cell: Cell, rationale: str, expected_version: int | None = None) -> bool:
-    """An editor's new rationale of a cell (its judgement stays): not recorded and no
-    recomputation, as it moves no score; the cell's version moves on. A rationale written anew no
-    longer predates any correction. Whether it changed."""
+    """An editor's new rationale (no record, no recomputation); whether it changed."""
     return _correct(
         cell=cell, value=None, expected_version=expected_version, rationale=rationale
     ).wrote
 
 
 def _correct(*, cell: Cell, value: CellValue | None, **correction: Unpack[Correction]) -> _Outcome:
-    """``cell_correct``; ``value`` None keeps the judgement as it is under the lock."""
     by, note = correction.get("by"), correction.get("note", "")
     kind = correction.get("kind", CellChange.Kind.ADMIN)
     expected_version, rationale = correction.get("expected_version"), correction.get("rationale")
@@ -163,7 +129,6 @@ def _writes(
     at: datetime,
     rationale: str | None,
 ) -> dict[str, Any]:
-    """The judgement (when corrected) and the rationale with its marks, as written."""
     write = judgement_writes(current, new, kind=kind, at=at) if recorded else {}
     corrected = recorded and kind == CellChange.Kind.FLAG
     write.update(rationale_writes(current, rationale, old, new, at=at, corrected=corrected))
@@ -171,7 +136,6 @@ def _writes(
 
 
 def _quotes_store(cell: Cell, imported: Imported | None, added: list[Evidence]) -> list[Evidence]:
-    """An import's quotes in place of the cell's, or a moderator's or an editor's after them."""
     if imported is not None and imported.quotes is not None:
         Evidence.objects.filter(cell_id=cell.pk).delete()
         return Evidence.objects.bulk_create(evidence_rows(cell, imported.quotes))
@@ -190,7 +154,6 @@ def _record(
     note: str,
     at: datetime,
 ) -> CellChange:
-    """The public record of a corrected judgement (append-only)."""
     return CellChange.objects.create(
         cell_id=cell_id,
         kind=kind,
@@ -206,25 +169,18 @@ def _arena_of(cell: Cell) -> int:
     return Story.all_objects.filter(pk=cell.story_id).values_list("arena_id", flat=True).get()
 
 
-# ---------------------------------------------------------------- evidence
-
-
 @transaction.atomic
 def evidence_add(
     *, cell: Cell, source: str, quote: str, url: str = "", checked_on: date | None = None
 ) -> Evidence:
-    """Add an evidence quote to a cell (after its others), checked on ``checked_on`` (default:
-    today, the date of the edit or decision that adds it). The cell's ``evidence_as_of`` follows
-    (stories/freshness.py) and its detail is published. ValidationError per field."""
+    """Add a quote after the cell's others, checked on ``checked_on`` (default: today)."""
     quotes = [Quote(source=source, quote=quote, url=url, checked_on=checked_on)]
     return _correct(cell=cell, value=None, quotes=quotes).evidence[0]
 
 
 @transaction.atomic
 def evidence_update(*, evidence: Evidence, changes: Mapping[str, Any]) -> list[str]:
-    """Change an evidence quote's source, quote or url (only those in ``changes``): it is checked
-    anew on the day of the edit (``checked_on``), and its cell's ``evidence_as_of`` follows.
-    Returns the fields written."""
+    """Change a quote's source, quote or url (checked anew today); the fields written."""
     current = Evidence.objects.select_for_update().get(pk=evidence.pk)
     write = {}
     for name in EVIDENCE_FIELDS:
@@ -252,9 +208,6 @@ def evidence_update(*, evidence: Evidence, changes: Mapping[str, Any]) -> list[s
     return sorted(write)
 
 
-# ---------------------------------------------------------------- an editor's form
-
-
 def cell_edit(
     *,
     cell: Cell,
@@ -264,10 +217,8 @@ def cell_edit(
     by: Actor | None = None,
     note: str = "",
 ) -> list[str]:
-    """An editor's change of a cell (``changes``: the fields they changed, among verdict, proof,
-    quality and rationale), made on the cell as it was at ``base_version`` (``base``: the values they
-    read). When the cell moved meanwhile, only fields nobody else touched are written; a change of
-    the same thing (the judgement counts as one) raises EditConflict. Returns the fields written."""
+    """An editor's change of the cell they read at ``base_version`` (``base``); when it moved,
+    only fields nobody else touched are written, else EditConflict. The fields written."""
     with transaction.atomic():
         current = Cell.objects.select_for_update().get(pk=cell.pk)
         now = {f: getattr(current, f) for f in (*JUDGEMENT_FIELDS, "rationale")}

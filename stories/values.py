@@ -1,12 +1,5 @@
-"""A cell's judgement as one value: the verdict, its proof level and its quality, with every rule
-about them, how the pages write them and how to read them back.
-
-This is the one place for those rules. The database constraints (``Cell.Meta``), admin forms, API
-serializers, moderation, the page parser, the generator, the scoring module and the templates all
-use ``Verdict``, ``Proof`` and ``CellValue`` from here (the constraints are built from the same rules,
-``stories.models.judgement_constraints``). Plain Python, nothing of Django: the enums give Django's
-fields their ``choices`` in the shape Django reads.
-"""
+"""A cell's judgement (verdict, proof, quality) and every rule about it, in plain Python: the
+constraints, forms, serializers, parser, scores and templates all read it from here."""
 
 from __future__ import annotations
 
@@ -28,12 +21,10 @@ class Verdict(Choices):
 
     @property
     def symbol(self) -> str:
-        """``✓ ~ ! —`` as the pages mark a verdict; ``n/a`` has none."""
         return _SYMBOLS[self]
 
     @property
     def evidenced(self) -> bool:
-        """full, partial and disputed rest on evidence and carry a proof level."""
         return self in EVIDENCED
 
     @property
@@ -54,17 +45,11 @@ class Proof(Choices):
 
     @property
     def letter(self) -> str:
-        """The one-letter mark the matrix uses (``T X C D ⚿``)."""
         return _LETTERS[self]
 
     @property
     def meaning(self) -> str:
-        """What the level means, in the words the pages' legend uses."""
         return _MEANINGS[self]
-
-    @classmethod
-    def from_letter(cls, letter: str) -> Proof | None:
-        return _BY_LETTER.get(letter)
 
 
 _SYMBOLS = {
@@ -98,13 +83,12 @@ EVIDENCED = frozenset({Verdict.FULL, Verdict.PARTIAL, Verdict.DISPUTED})
 NO_PROOF = frozenset({Verdict.NONE, Verdict.NA})
 QUALITY_MAX = 10
 
-# The fields that together make a cell's judgement: a stale edit of any of them conflicts with a
-# change of any of them (a quality only means something with its verdict).
+# one judgement: a stale edit of any of them conflicts with a change of any of them
 JUDGEMENT_FIELDS = ("verdict", "proof", "quality")
 
 
 class CellValueError(ValueError):
-    """Text that is not a cell value; the message says what is wrong, for the reader of a page."""
+    """Text that is not a cell value."""
 
 
 class _HasJudgement(Protocol):
@@ -118,7 +102,7 @@ _MARK_RE = re.compile(r"([a-z/]+)(\S?)\s+(\S+)")
 
 
 def parse_quality(text: str) -> int:
-    """``7/10`` → 7 (leading zeros allowed, nothing above 10)."""
+    """``7/10`` → 7."""
     m = _QUALITY_RE.fullmatch(text.strip())
     if not m:
         raise CellValueError(f"quality {text.strip()[:20]!r} is not of the form N/10")
@@ -131,17 +115,14 @@ def parse_quality(text: str) -> int:
 
 @dataclass(frozen=True)
 class CellValue:
-    """One judgement. Building one checks nothing (a form may hold a broken one to report it):
-    ``errors()`` names every broken rule, ``parse_mark`` reads only valid ones."""
+    """One judgement; building one checks nothing (``errors()`` names every broken rule)."""
 
     verdict: str
     proof: str | None = None
     quality: int | None = None
 
     def __post_init__(self) -> None:
-        # known words become the enum members (equal to their strings); unknown ones stay as given,
-        # for errors() to name
-        # (dict look-ups: the matrix builds one value per cell, 9,000 on a big arena)
+        # known words become the enum members; unknown ones stay as given, for errors() to name
         verdict = _VERDICT_OF.get(self.verdict)
         if verdict is not None:
             object.__setattr__(self, "verdict", verdict)
@@ -149,16 +130,12 @@ class CellValue:
         if proof is not None:
             object.__setattr__(self, "proof", proof)
 
-    # ------------------------------------------------------------ making one
-
     @classmethod
     def of(cls, obj: _HasJudgement) -> CellValue:
-        """The judgement of a cell (or anything with ``verdict``, ``proof`` and ``quality``)."""
         return cls(obj.verdict, obj.proof or None, obj.quality)
 
     @classmethod
     def from_fields(cls, data: Mapping[str, Any], prefix: str = "") -> CellValue:
-        """From ``{prefix}verdict`` … keys: a form's cleaned data, a record's ``old_``/``new_``."""
         return cls(
             data[f"{prefix}verdict"],
             data.get(f"{prefix}proof") or None,
@@ -166,16 +143,11 @@ class CellValue:
         )
 
     def fields(self, prefix: str = "") -> dict[str, Any]:
-        """``{prefix}verdict`` … as a row stores them (``from_fields`` reads them back)."""
-        return {
-            f"{prefix}verdict": self.verdict,
-            f"{prefix}proof": self.proof,
-            f"{prefix}quality": self.quality,
-        }
+        return {f"{prefix}{n}": getattr(self, n) for n in JUDGEMENT_FIELDS}
 
     @classmethod
     def parse_mark(cls, text: str) -> CellValue:
-        """The matrix's short form: ``fullX 9/10``, ``partial⚿ 6/10``, ``none 0/10``, ``n/a``."""
+        """The matrix's short form: ``fullX 9/10``, ``none 0/10``, ``n/a``."""
         raw = text.strip()
         if raw == Verdict.NA:
             return cls(Verdict.NA)
@@ -193,17 +165,13 @@ class CellValue:
         if verdict.evidenced:
             if not letter:
                 raise CellValueError(f"cell {raw[:60]!r} has no proof letter")
-            proof = Proof.from_letter(letter)
+            proof = _BY_LETTER.get(letter)
             if proof is None:
                 raise CellValueError(f"unknown proof letter {letter!r} in cell {raw[:60]!r}")
-        value = cls(verdict, proof, quality)
-        value.check()
-        return value
-
-    # ------------------------------------------------------------ rules
+        return cls(verdict, proof, quality).check()
 
     def errors(self) -> dict[str, str]:
-        """Every broken rule, as one message per field (empty when the values make a valid cell)."""
+        """Every broken rule, one message per field."""
         errors: dict[str, str] = {}
         verdict, proof, quality = self.verdict, self.proof, self.quality
         if verdict not in _VERDICT_OF:
@@ -231,7 +199,6 @@ class CellValue:
         return errors
 
     def check(self) -> CellValue:
-        """The value itself when valid; else ``CellValueError`` with every broken rule."""
         errors = self.errors()
         if errors:
             raise CellValueError(" ".join(errors.values()))
@@ -245,8 +212,6 @@ class CellValue:
     def evidenced(self) -> bool:
         return self.verdict in EVIDENCED
 
-    # ------------------------------------------------------------ display
-
     @property
     def symbol(self) -> str:
         return _SYMBOLS.get(self.verdict, "")  # type: ignore[call-overload]
@@ -257,16 +222,15 @@ class CellValue:
 
     @property
     def quality_text(self) -> str:
-        """``7/10``, or ``—`` when the cell has no quality (n/a)."""
         return "—" if self.quality is None else f"{self.quality}/10"
 
     def label(self) -> str:
-        """``partial claimed 5/10``: how the queue, the record and messages name a judgement."""
+        """``partial claimed 5/10``."""
         quality = "" if self.quality is None else f"{self.quality}/10"
         return " ".join(part for part in (self.verdict, self.proof or "", quality) if part)
 
     def mark(self) -> str:
-        """The matrix's short form, read back by ``parse_mark``: ``fullX 9/10``, ``n/a``."""
+        """What ``parse_mark`` reads back."""
         if self.verdict == Verdict.NA:
             return Verdict.NA.value
         return f"{self.verdict}{self.proof_letter} {self.quality}/10"
@@ -274,13 +238,9 @@ class CellValue:
     def __str__(self) -> str:
         return self.label()
 
-    # ------------------------------------------------------------ corrections
-
     def completed_from(self, cell: CellValue, *, given: set[str]) -> CellValue:
-        """Fill the fields a caller did not give (not in ``given``) so the result can be valid:
-        ``n/a`` and ``none`` take no proof (and ``none`` quality 0, ``n/a`` no quality); an evidenced
-        verdict keeps the cell's proof (``claimed`` when it had none) and quality (0 when none).
-        Given fields are kept as they are, so a contradiction is reported, never rewritten."""
+        """Fill the fields not in ``given`` from ``cell`` so the result can be valid; given ones are
+        kept, so a contradiction is reported, never rewritten."""
         verdict = self.verdict if "verdict" in given else cell.verdict
         proof, quality = self.proof, self.quality
         if "proof" not in given:
@@ -299,9 +259,7 @@ class CellValue:
 
 
 class Backing(Choices):
-    """What backs a cell's verdict on the pages, in the words every surface uses: quotes (with
-    their sources), a rationale only, or nothing published (the verdict alone, as the arena page
-    gave it). A cell "has published evidence" unless it is ``NONE`` (docs/scoring.md)."""
+    """What backs a cell's verdict on the pages (docs/scoring.md)."""
 
     QUOTES = "quotes"
     RATIONALE = "rationale"
@@ -316,7 +274,6 @@ class Backing(Choices):
         return self is not Backing.NONE
 
     def describe(self, quotes: int = 0) -> str:
-        """``3 quotes with sources``, ``a rationale only``, ``no published evidence``."""
         if self is Backing.QUOTES:
             return f"{quotes} quote{'' if quotes == 1 else 's'} with sources"
         return self.label
@@ -330,9 +287,7 @@ _BACKING_LABELS = {
 
 
 def backing_of(*, published: bool, rationale: str, quotes: int) -> Backing:
-    """The one rule of what backs a cell: nothing unless a page published its detail
-    (``Cell.detail_published``); then its quotes when it has any, else its rationale when it is
-    not blank. ``CellQuerySet.with_backing`` is the same rule in the database."""
+    """What backs a cell (``CellQuerySet.with_backing`` is the same rule in the database)."""
     if not published:
         return Backing.NONE
     if quotes:
@@ -342,20 +297,16 @@ def backing_of(*, published: bool, rationale: str, quotes: int) -> Backing:
     return Backing.NONE
 
 
-# The order of verdicts, the one every rule that compares two judgements reads: a head-to-head
-# round, a story's strength, the direction of a correction; n/a has no place in it.
+# the order every rule that compares two judgements reads; n/a has no place in it
 VERDICT_ORDER = {Verdict.FULL: 3, Verdict.PARTIAL: 2, Verdict.DISPUTED: 1, Verdict.NONE: 0}
 
 
 class Direction(StrEnum):
-    """Which way an upheld correction went: against the product's claim (the page had a verdict or
-    a quality the product's own material overstated, and the correction lowered it), in the
-    product's favour (the correction raised it), or neither (the judgement stayed, or the story's
-    applicability changed)."""
+    """Which way an upheld correction went: lowered, raised, or neither (or to or from n/a)."""
 
-    AGAINST = "against"  # lowered: the product's claim did not hold up
-    FAVOUR = "favour"  # raised: the page had understated the product
-    NEUTRAL = "neutral"  # same verdict and quality, or to or from n/a
+    AGAINST = "against"
+    FAVOUR = "favour"
+    NEUTRAL = "neutral"
 
     @property
     def label(self) -> str:
@@ -377,9 +328,7 @@ def _strength(verdict: str, quality: int | None) -> tuple[int, int] | None:
 def correction_direction(
     old_verdict: str, old_quality: int | None, new_verdict: str, new_quality: int | None
 ) -> Direction:
-    """The direction of a correction from one judgement to another, in the order rounds are won
-    by (full > partial > disputed > none, then quality). A change to or from n/a says the story
-    does not (or does) apply, not that a claim was over- or understated: neutral."""
+    """By ``VERDICT_ORDER``, then quality; to or from n/a is neutral."""
     old, new = _strength(old_verdict, old_quality), _strength(new_verdict, new_quality)
     if old is None or new is None or old == new:
         return Direction.NEUTRAL
