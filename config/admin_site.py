@@ -1,6 +1,5 @@
-"""The staff's admin site: a password, then a second factor (django-otp), whose pages and enrolment
-live here (writes are ``flags.staff``'s); only a session verified by a device has the admin's
-permission."""
+"""The staff's admin site: a password, then a second factor (django-otp); only a session verified
+by a device has the admin's permission (writes are ``flags.staff``'s)."""
 
 from __future__ import annotations
 
@@ -71,7 +70,6 @@ def awaits_second_factor(request: HttpRequest) -> bool:
 
 
 def next_url(request: HttpRequest) -> str:
-    """The login's ``next``, if it is ours, else the admin's index."""
     target = request.POST.get(REDIRECT_FIELD_NAME) or request.GET.get(REDIRECT_FIELD_NAME, "")
     allowed = url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
@@ -97,13 +95,13 @@ def _credentials(request: HttpRequest) -> dict[str, str]:
 
 
 def _failed(request: HttpRequest, form: forms.Form) -> None:
-    """A wrong code counts with django-axes as a wrong password does."""
+    # a wrong code counts with django-axes as a wrong password does
     user_login_failed.send(sender=__name__, credentials=_credentials(request), request=request)
     form.add_error("token", "That code is not valid (or was already used). Try the next one.")
 
 
 def _locked_out(request: HttpRequest) -> HttpResponse | None:
-    """django-axes' answer when locked out; the half-signed-in session ends with it."""
+    # django-axes' answer when locked out; the half-signed-in session ends with it
     credentials = _credentials(request)
     if not AxesProxyHandler.is_locked(request, credentials):
         return None
@@ -141,7 +139,6 @@ class StaffAdminSite(admin.AdminSite):
         return TemplateResponse(request, f"admin/second_factor/{template}", context)
 
     def second_factor(self, request: HttpRequest) -> HttpResponse:
-        """A right code, or a recovery code, verifies the session."""
         if not awaits_second_factor(request):
             return with_next("admin:login", request)
         if not staff_has_second_factor(_user(request)):
@@ -162,8 +159,7 @@ class StaffAdminSite(admin.AdminSite):
         return self._page(request, "verify.html", title="Second step: your code", form=form)
 
     def enrol(self, request: HttpRequest) -> HttpResponse:
-        """A new authenticator's QR code and key, shown once; a code from it confirms it and
-        verifies the session. A first enrolment also gives the recovery codes, shown once."""
+        """A new authenticator, confirmed by a code from it; a first one also gets recovery codes."""
         user = request.user
         if not (user.is_authenticated and user.is_active and user.is_staff):
             return with_next("admin:login", request)
@@ -197,6 +193,5 @@ class StaffAdminSite(admin.AdminSite):
         )
 
     def recovery_codes(self, request: HttpRequest) -> HttpResponse:
-        """On POST a new set, shown once; the old set stops working."""
         codes = staff_recovery_codes_renew(_user(request)) if request.method == "POST" else None
         return self._page(request, "recovery_codes.html", title="Recovery codes", codes=codes)

@@ -6,16 +6,6 @@ from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_bool
 
-__all__ = [
-    "ACCESS_LOG",
-    "LOGGING",
-    "LOG_FORMAT",
-    "METRICS_TOKEN",
-    "SENTRY_DSN",
-    "SENTRY_ENVIRONMENT",
-    "SENTRY_TRACES_SAMPLE_RATE",
-]
-
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "text").strip().lower()
 if LOG_FORMAT not in ("text", "json"):
     raise ImproperlyConfigured("LOG_FORMAT is text or json")
@@ -45,7 +35,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": _LEVEL},
     "loggers": {
         # its own level: the access log is on at the default WARNING of everything else
-        "arena.access": {"level": "INFO" if ACCESS_LOG else "WARNING"},
+        "arena.access": {"level": "INFO" if ACCESS_LOG else "WARNING"}
     },
 }
 

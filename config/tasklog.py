@@ -1,6 +1,5 @@
-"""Celery signals: the request id travels into tasks and their log lines, the worker logs in the
-site's format, failures are counted for /metrics, the broker's eviction policy is checked at start-up
-and the stale sweep leaves a heartbeat for /readyz."""
+"""Celery signals: the request id into tasks and their logs, the site's log format, failures
+counted for /metrics, the broker's eviction policy checked, the sweep's heartbeat for /readyz."""
 
 from __future__ import annotations
 
@@ -110,7 +109,7 @@ def _count_failure(sender: Any = None, **_: Any) -> None:
 @signals.after_setup_logger.connect
 @signals.after_setup_task_logger.connect
 def _site_format(logger: logging.Logger | None = None, **_: Any) -> None:
-    """Celery's worker replaces the root logger's handlers with its own: they get the site's."""
+    # Celery's worker replaces the root logger's handlers with its own: they get the site's
     if logger is None:
         return
     config: dict[str, Any] = settings.LOGGING

@@ -13,7 +13,7 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", metrics.metrics, name="metrics"),
-    path(settings.ADMIN_URL, admin.site.urls),  # ADMIN_URL (config/security.py)
+    path(settings.ADMIN_URL, admin.site.urls),  # ADMIN_URL (config/settings.py)
     path(api_errors.API_PATH, include("web.api.urls")),
     path("", include("web.urls")),
 ]

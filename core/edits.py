@@ -16,11 +16,7 @@ class EditOutcome:
 
 
 def merge_edit(
-    *,
-    base: dict | None,
-    current: dict,
-    changes: dict,
-    units: Iterable[Iterable[str]] = (),
+    *, base: dict | None, current: dict, changes: dict, units: Iterable[Iterable[str]] = ()
 ) -> EditOutcome:
     """A field the editor changed conflicts when it also moved since ``base`` (None: anything may
     have), the fields of one of ``units`` together; fields not changed are never written."""

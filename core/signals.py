@@ -1,10 +1,5 @@
-"""How a lower app announces a change that a higher one acts on, without importing it.
-
-Stories and products change what an arena's pages show or what its scores rest on; the arena app
-(``arena.apps``) connects its recompute to these signals. A story or product placed on an arena
-(added, or brought back) needs a cell for every pair it makes; the stories app connects that.
-The receivers run at once, inside the sender's transaction, as the direct calls did.
-"""
+"""How a lower app announces a change a higher one acts on (``arena.apps`` and ``stories.apps``
+connect them); receivers run at once, inside the sender's transaction."""
 
 from __future__ import annotations
 

@@ -1,17 +1,6 @@
-"""What ``manage.py backup`` and ``manage.py restore`` do: one file holding the whole database.
-
-PostgreSQL: ``pg_dump -Fc`` (the custom format: compressed, restored table by table) and
-``pg_restore --clean --if-exists --no-owner`` into the database of ``settings.DATABASES``, in one
-transaction. The client programs are found on PATH or in ``/usr/lib/postgresql/*/bin`` (the newest,
-so it can read a dump of any older server). SQLite: the sqlite3 module's online backup API, both ways
-(a plain file copy of a live database in WAL mode can miss what the -wal file holds).
-
-After a restore the caches must not serve the timeline it discarded: the restored database repeats
-its content versions (and, for what is made next, its ids), which every cached page is keyed by.
-So ``restore`` moves the versions past the highest the replaced database had and gives the page
-cache a new epoch (``arena.recompute.content_restored``: no key or ETag of before can match), then
-bans everything at each HTTP cache of ``HTTP_CACHE_PURGE_URLS``, and reports both (``Caches``).
-"""
+"""``manage.py backup`` and ``restore``: one file holding the whole database (``pg_dump -Fc`` on
+PostgreSQL, the sqlite3 backup API on SQLite). A restore then moves the page cache past the pages
+the replaced database served and bans every HTTP cache (docs/operations.md, "Backups")."""
 
 from __future__ import annotations
 
@@ -41,8 +30,7 @@ def engine(alias: str) -> str:
     if connection.vendor not in ("postgresql", "sqlite"):
         raise CommandError(f"Backups cover PostgreSQL and SQLite, not {connection.vendor}.")
     if connection.in_atomic_block:
-        # SQLite's backup API waits forever on a database its own connection holds locked, and a
-        # dump taken beside an open transaction would miss what it has not committed
+        # SQLite's backup API waits forever on its own lock; a dump misses what is uncommitted
         raise CommandError("A backup or restore runs outside a transaction.")
     return str(connection.vendor)
 
@@ -64,8 +52,7 @@ def pg_program(name: str) -> str:
 
 
 def pg_connection(alias: str) -> tuple[list[str], dict[str, str]]:
-    """libpq's options and environment for the database of ``alias`` (the password in PGPASSWORD,
-    never on a command line other users can read)."""
+    """libpq's options and environment (the password in PGPASSWORD, never on a command line)."""
     db: dict[str, Any] = connections[alias].settings_dict
     options = ["--dbname", str(db["NAME"])]
     for flag, key in (("--host", "HOST"), ("--port", "PORT"), ("--username", "USER")):
@@ -84,8 +71,7 @@ def run(command: list[str], env: dict[str, str]) -> None:
 
 
 def backup(alias: str, target: Path) -> None:
-    """Write the database to ``target`` (through a temporary file beside it, renamed at the end:
-    a failed backup never leaves a half file under the name)."""
+    """Write the database to ``target``, through a temporary file renamed at the end."""
     if not target.parent.is_dir():
         raise CommandError(f"{target.parent}: no such folder.")
     partial = target.with_name(f".{target.name}.partial")
@@ -117,9 +103,7 @@ def check_file(source: Path, vendor: str) -> None:
 
 @dataclass(frozen=True)
 class Caches:
-    """What a restore did to the caches: the content versions moved past ``past``, the page cache's
-    new ``epoch`` (None: the backup predates it; ``migrate`` makes one), the HTTP caches banned and
-    those that ``failed``."""
+    """What a restore did to the caches (``epoch`` None: the backup predates it)."""
 
     past: int
     epoch: str | None
@@ -139,9 +123,8 @@ class Caches:
 
 
 def restore(alias: str, source: Path, *, force: bool) -> Caches:
-    """Replace the database's contents with the backup ``source``, then move the caches past what
-    it replaced (``Caches``). A database that has tables is refused unless ``force``: a restore
-    drops what is there."""
+    """Replace the database with ``source`` (one that has tables only with ``force``), then move
+    the caches past what it replaced."""
     vendor = engine(alias)
     check_file(source, vendor)
     with connections[alias].cursor() as cursor:
@@ -165,7 +148,6 @@ def restore(alias: str, source: Path, *, force: bool) -> Caches:
 
 
 def replace(alias: str, vendor: str, source: Path) -> None:
-    """Put the backup in the database's place, whole or not at all."""
     if vendor == "postgresql":
         options, env = pg_connection(alias)
         command = [pg_program("pg_restore"), "--clean", "--if-exists", "--no-owner"]

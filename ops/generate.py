@@ -31,8 +31,7 @@ CATEGORIES = (
 )
 EVIDENCED_ORDER = [Verdict.FULL, Verdict.PARTIAL, Verdict.DISPUTED]
 SOURCES = ("claimed-docs", "github", "community", "probe")
-# How many days before the arena's "Evidence as of" each cell was checked, and how often: most
-# recently, some long ago (past the default 180 days of EVIDENCE_STALE_DAYS), so staleness shows.
+# (days before "Evidence as of" a cell was checked, from, to, how often): some past 180, stale
 CHECK_AGES = ((0, 60, 6), (61, 179, 3), (181, 400, 1))
 
 
@@ -43,8 +42,7 @@ def _checked_on(rng: random.Random, as_of: date) -> date:
 
 @transaction.atomic
 def arena_generate(*, slug: str, products: int, stories: int, seed: int = 0) -> Arena:
-    """A synthetic arena with ``products`` × ``stories`` cells. An arena is never deleted (its
-    record is kept), so the slug must be free."""
+    """A synthetic arena of ``products`` × ``stories`` cells under a free slug."""
     if products < 1 or stories < 1:
         raise ValueError("an arena needs at least one product and one story")
     if Arena.objects.filter(slug=slug).exists():
@@ -69,7 +67,6 @@ def arena_generate(*, slug: str, products: int, stories: int, seed: int = 0) -> 
         for product in prods
     ]
     Cell.objects.bulk_create(cells, batch_size=2000)
-    # the newest quote was checked on the cell's date, the other a little before
     Evidence.objects.bulk_create(
         (row for c in cells if c.value.evidenced for row in evidence_rows(c, _quotes(c, rng))),
         batch_size=2000,
@@ -79,7 +76,6 @@ def arena_generate(*, slug: str, products: int, stories: int, seed: int = 0) -> 
 
 
 def _categories(arena: Arena) -> tuple[list[Category], list[SubGroup]]:
-    """The arena's categories, two sub-groups each."""
     cats = Category.objects.bulk_create(
         Category(
             arena=arena,
@@ -115,14 +111,9 @@ def _products(arena: Arena, count: int, rng: random.Random) -> list[Product]:
 
 
 def _stories(
-    arena: Arena,
-    count: int,
-    cats: list[Category],
-    groups: list[SubGroup],
-    rng: random.Random,
+    arena: Arena, count: int, cats: list[Category], groups: list[SubGroup], rng: random.Random
 ) -> list[Story]:
-    """The stories, spread over the categories (a third of them in no sub-group), the shared
-    personas taken in turn; grouped by category and sub-group so the matrix reads in order."""
+    """Spread over the categories (a third in no sub-group), in the matrix's order."""
     personas = [
         Persona.objects.get_or_create(slug=pslug, defaults={"label": label})[0]
         for pslug, label in PERSONAS
@@ -152,7 +143,6 @@ def _stories(
 
 
 def _value(rng: random.Random) -> CellValue:
-    """A plausible judgement: mostly evidenced, some none, a few n/a."""
     roll = rng.random()
     if roll < 0.05:
         return CellValue(Verdict.NA)
@@ -160,10 +150,9 @@ def _value(rng: random.Random) -> CellValue:
         return CellValue(Verdict.NONE, quality=0)
     verdict = rng.choices(EVIDENCED_ORDER, [5, 6, 1])[0]
     proof = rng.choices(list(Proof), [2, 3, 6, 1, 1])[0]
-    quality = {
-        Verdict.FULL: rng.randint(7, 10),
-        Verdict.PARTIAL: rng.randint(2, 7),
-    }.get(verdict, rng.randint(1, 5))
+    quality = {Verdict.FULL: rng.randint(7, 10), Verdict.PARTIAL: rng.randint(2, 7)}.get(
+        verdict, rng.randint(1, 5)
+    )
     return CellValue(verdict, proof, quality)
 
 
@@ -181,8 +170,7 @@ def _cell(
 
 
 def _quotes(cell: Cell, rng: random.Random) -> list[Quote]:
-    """Two quotes of an evidenced cell: the newest checked on the cell's date, the other a month
-    before."""
+    """Two quotes: the newest checked on the cell's date, the other a month before."""
     url = f"https://example.com/evidence/{cell.story.position + 1}/{cell.product.slug}"
     as_of = cell.evidence_as_of
     if as_of is None:  # (every generated cell is dated)

@@ -1,14 +1,5 @@
-"""Purges of the HTTP cache in front of the site (Varnish, a CDN): every change that moves a content
-version (``arena.recompute``) names the content it touched here, and once the transaction commits
-one purge of exactly those tags (``arena.cachetags``) is sent, by task name, to every endpoint of
-``HTTP_CACHE_PURGE_URLS`` (nothing at all when it is empty).
-
-The tags of one transaction are gathered and sent once (a correction bumps the version several
-times); a transaction rolled back sends nothing. Without a broker the purge is sent in-process, once; with one, the task retries a cache
-that is down with a growing delay (``ops.tasks.http_cache_purge``, queued as ``PURGE_TASK``). A purge that never arrives
-leaves pages stale only until their ``s-maxage`` runs out: the cache is an optimisation, never
-the record. ``manage.py restore`` bans everything, at once: ``http_cache_purge([cachetags.ALL])``.
-"""
+"""Purges of the HTTP cache in front (``HTTP_CACHE_PURGE_URLS``): the tags a transaction touched
+(``arena.cachetags``) are purged once when it commits, by task when a broker is configured."""
 
 from __future__ import annotations
 
@@ -34,8 +25,6 @@ TOKEN_HEADER = "X-Purge-Token"
 
 
 class _Batch:
-    """The names one transaction has touched, purged once when it commits."""
-
     def __init__(self) -> None:
         self.arenas: set[int] = set()
         self.cells: set[int] = set()
@@ -54,14 +43,11 @@ _open = _Open()
 
 
 def pages_changed(sender: Any, *, arenas: list[int], cells: list[int], **kwargs: Any) -> None:
-    """``arena.signals.pages_changed``: purge those pages once the change commits."""
     purge_after_commit(arenas=arenas, cells=cells)
 
 
 def purge_after_commit(*, arenas: Iterable[int] = (), cells: Iterable[int] = ()) -> None:
-    """Purge the pages of these arenas (every page of theirs, and the site-wide ones) and cells
-    (their page, their story's and product's, their arena's) once the surrounding transaction
-    commits (at once outside one); one purge per transaction, however many changes it makes."""
+    """Purge these arenas' and cells' pages once the transaction commits, once per transaction."""
     if not settings.HTTP_CACHE_PURGE_URLS:
         return
     connection = transaction.get_connection()
@@ -94,8 +80,7 @@ def _send(tags: list[str]) -> None:
 
 
 def purge_tags(*, arenas: Iterable[int] = (), cells: Iterable[int] = ()) -> list[str]:
-    """The tags to purge for a change of these arenas and cells: each arena's tag and ``site``
-    (the site-wide pages show every arena), and each cell's, story's and product's (one query)."""
+    """Each arena's tag, each cell's, story's and product's, and ``site``."""
     tags = [cachetags.arena_tag(a) for a in sorted(arenas)]
     rows = Cell.objects.filter(pk__in=cells).values_list(
         "pk", "story_id", "story__arena_id", "product__slug"
@@ -111,8 +96,7 @@ def purge_tags(*, arenas: Iterable[int] = (), cells: Iterable[int] = ()) -> list
 
 
 def http_cache_purge(tags: list[str], urls: Iterable[str] | None = None) -> list[str]:
-    """Send one purge of ``tags`` to each endpoint (``urls``, by default every one of
-    ``HTTP_CACHE_PURGE_URLS``); returns the endpoints that failed (unreachable, or not a 2xx)."""
+    """One purge of ``tags`` to each endpoint (default: all); the endpoints that failed."""
     value = cachetags.header_value(tags)
     headers = {HEADER: value}
     if settings.HTTP_CACHE_PURGE_TOKEN:

@@ -1,18 +1,10 @@
-"""What a product is, as the pages, an arena file or an editor state it: the rules every writer
-checks (the arena file's reader, the admin's form, the API's schema). Plain Python, no Django.
-
-A licence is an SPDX licence expression of the identifiers below (``MIT``, ``Apache-2.0 OR MIT``,
-``GPL-2.0-only WITH Classpath-exception-2.0``) or a ``LicenseRef-`` of the product's own (a
-licence SPDX does not list, e.g. ``LicenseRef-Proprietary``). The list is the SPDX licence list's
-identifiers that software products in these arenas use, not the whole list: a project that needs
-another adds it here (one line), so an identifier is never a typo that nobody catches.
-"""
+"""What a product is: the licence rule every writer checks, in plain Python. A licence is an SPDX
+expression of the identifiers below (add one when a product needs it) or a ``LicenseRef-``."""
 
 from __future__ import annotations
 
 import re
 
-# SPDX licence identifiers (https://spdx.org/licenses/), the ones products here use.
 SPDX_LICENCES = frozenset(
     """
     0BSD AGPL-3.0-only AGPL-3.0-or-later Apache-2.0 Artistic-2.0 BSD-2-Clause BSD-3-Clause
@@ -26,8 +18,7 @@ SPDX_LICENCES = frozenset(
 SPDX_EXCEPTIONS = frozenset(
     {"Classpath-exception-2.0", "LLVM-exception", "GCC-exception-3.1", "Qt-GPL-exception-1.0"}
 )
-# The licences the Open Source Initiative approves, of the list above (a must-have "open-source
-# licence" reads this; SSPL, BUSL and the Elastic licence are source-available, not open source).
+# approved by the OSI (SSPL, BUSL and the Elastic licence are source-available)
 OSI_APPROVED = SPDX_LICENCES - {"BUSL-1.1", "CC0-1.0", "Elastic-2.0", "SSPL-1.0"}
 
 _REF = re.compile(r"LicenseRef-[A-Za-z0-9.-]+")
@@ -40,8 +31,7 @@ def _known(word: str) -> bool:
 
 
 def licence_problem(text: str) -> str | None:
-    """Why ``text`` is not an SPDX licence expression this site knows, or None (empty: unknown,
-    allowed). Operators are ``AND``, ``OR`` and ``WITH`` (an exception), with parentheses."""
+    """Why ``text`` is not an SPDX expression this site knows, or None (empty is allowed)."""
     if not text:
         return None
     if len(text) > MAX_LICENCE:
@@ -74,7 +64,6 @@ def licence_problem(text: str) -> str | None:
 
 
 def licence_error(text: str) -> str | None:
-    """``licence_problem`` as a sentence of its own (a form's or a service's message)."""
     problem = licence_problem(text)
     if problem is None or problem.startswith("'"):
         return problem
@@ -82,7 +71,6 @@ def licence_error(text: str) -> str | None:
 
 
 def licence_ids(text: str) -> set[str]:
-    """The licence identifiers an expression names (exceptions and operators left out)."""
     words = _TOKEN.findall(text)
     return {
         w.removesuffix("+")
@@ -92,8 +80,7 @@ def licence_ids(text: str) -> set[str]:
 
 
 def open_source(text: str) -> bool | None:
-    """Whether the licence is open source, by the OSI's list: with ``OR`` one approved choice is
-    enough, otherwise every licence named must be approved. None when no licence is stated."""
+    """By the OSI's list: with ``OR`` one approved choice is enough; None when none is stated."""
     if not text:
         return None
     ids = licence_ids(text)
@@ -102,5 +89,4 @@ def open_source(text: str) -> bool | None:
     return bool(ids) and all(i in OSI_APPROVED for i in ids)
 
 
-# Hosting, as products.models.Hosting stores it (the file's schema and the API say the same).
 HOSTING = ("self-hosted", "managed", "both")

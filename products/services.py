@@ -5,8 +5,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from core.conflicts import Fields
-from core.records import editable_update, retire_set
+from core.conflicts import Fields, editable_update, retire_set
 from core.signals import arena_mark_stale, record_placed
 from core.text import clean_text
 from products.facts import licence_error

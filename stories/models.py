@@ -24,9 +24,7 @@ from stories.values import (
 
 
 def judgement_constraints(prefix: str = "cell", fields: str = "") -> list[models.CheckConstraint]:
-    """The rules of ``CellValue.errors()`` as database constraints named ``{prefix}_…``, on the fields
-    ``{fields}verdict``, ``{fields}proof`` and ``{fields}quality`` (``Cell.Meta.constraints``;
-    the change record's ``old_`` and ``new_`` values)."""
+    """``CellValue.errors()``'s rules as constraints ``{prefix}_…`` on ``{fields}verdict`` …"""
     verdict, proof, quality = (f"{fields}{name}" for name in JUDGEMENT_FIELDS)
 
     def q(field: str, lookup: str, value: object) -> Q:
@@ -37,8 +35,7 @@ def judgement_constraints(prefix: str = "cell", fields: str = "") -> list[models
     evidenced = [v.value for v in Verdict if v in EVIDENCED]
     return [
         models.CheckConstraint(
-            condition=q(verdict, "__in", [v.value for v in Verdict]),
-            name=f"{prefix}_verdict_valid",
+            condition=q(verdict, "__in", [v.value for v in Verdict]), name=f"{prefix}_verdict_valid"
         ),
         models.CheckConstraint(
             condition=q(proof, "__isnull", True) | q(proof, "__in", [p.value for p in Proof]),
@@ -62,8 +59,7 @@ def judgement_constraints(prefix: str = "cell", fields: str = "") -> list[models
             name=f"{prefix}_proof_iff_evidenced",
         ),
         models.CheckConstraint(
-            condition=~q(verdict, "", none) | q(quality, "", 0),
-            name=f"{prefix}_none_has_quality_0",
+            condition=~q(verdict, "", none) | q(quality, "", 0), name=f"{prefix}_none_has_quality_0"
         ),
     ]
 
@@ -111,8 +107,7 @@ class CellQuerySet(models.QuerySet):
         return self.filter(story__retired_at__isnull=True, product__retired_at__isnull=True)
 
     def with_backing(self) -> CellQuerySet:
-        """Each cell with ``backing``, what backs it (``stories.values.backing_of``, the same rule
-        computed in the query: no cell is loaded for it)."""
+        """Each cell with ``backing`` (``stories.values.backing_of``'s rule, in the query)."""
         quoted = Exists(Evidence.objects.filter(cell_id=OuterRef("pk")))
         return self.annotate(
             backing=Case(
@@ -144,9 +139,7 @@ class Cell(models.Model):
         blank=True,
         help_text="Last edit of the rationale in the admin (a re-import keeps it)",
     )
-    # Any part of the cell (its judgement, rationale or evidence) changed by a moderator or an
-    # editor, and the last time an import wrote over the cell: a re-import keeps every part of a
-    # cell edited since (core.edits.edited_since_import), whatever date the file claims.
+    # a re-import keeps a cell edited since it last wrote over it (core.edits.edited_since_import)
     edited_at = models.DateTimeField(
         null=True,
         blank=True,
@@ -155,23 +148,16 @@ class Cell(models.Model):
     imported_at = models.DateTimeField(
         null=True, blank=True, help_text="When an import last wrote the cell's content"
     )
-    # Whether the rationale still argues for the judgement the cell shows: an upheld correction
-    # that changed the verdict or quality without a new rationale marks it (the earliest such
-    # correction's time, kept until the rationale is written again); a correction that rewrote
-    # the rationale leaves its time in rationale_rewritten_at.
+    # whether the rationale still argues for the judgement shown (stories.corrections)
     rationale_predates = models.DateTimeField(
         null=True,
         blank=True,
         help_text="The rationale was written before the upheld correction of this date",
     )
     rationale_rewritten_at = models.DateTimeField(
-        null=True,
-        blank=True,
-        help_text="When an upheld correction rewrote the rationale",
+        null=True, blank=True, help_text="When an upheld correction rewrote the rationale"
     )
-    # The newest of its evidence's checked_on dates and of the dates its verdict was judged (an
-    # import: the pages' "Evidence as of"; an upheld flag or an admin edit: the decision's date).
-    # Kept by the services; the rule is stories/freshness.py's.
+    # the rule is stories/freshness.py's, kept by the services
     evidence_as_of = models.DateField(
         null=True,
         blank=True,
@@ -229,7 +215,7 @@ class Evidence(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["cell", "position"], name="evidence_unique_position_per_cell"
-            ),
+            )
         ]
 
     def __str__(self) -> str:
@@ -237,8 +223,7 @@ class Evidence(models.Model):
 
 
 class StaleCell(Cell):
-    """The moderators' "stale evidence" view of cells (the admin's changelist): cells whose
-    evidence is older than ``EVIDENCE_STALE_DAYS``."""
+    """The moderators' "stale evidence" view of cells (an admin changelist)."""
 
     class Meta:
         proxy = True
@@ -293,8 +278,7 @@ class CellChange(models.Model):
 
     @property
     def direction(self) -> Direction | None:
-        """Which way an upheld flag's correction went (the public record labels it); None for
-        the other kinds of change."""
+        """Which way an upheld flag's correction went; None for other kinds of change."""
         if self.kind != self.Kind.FLAG:
             return None
         return correction_direction(

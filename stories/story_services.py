@@ -7,8 +7,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from core.conflicts import Fields
-from core.records import editable_update, retire_set
+from core.conflicts import Fields, editable_update, retire_set
 from core.signals import arena_mark_stale
 from core.text import clean_text
 from products.models import Product

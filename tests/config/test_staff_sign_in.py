@@ -21,7 +21,7 @@ from django_otp.plugins.otp_static.models import StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 import config.urls
-from config import security
+from config.settings import admin_url
 from tests.factories import ModeratorFactory, totp_code, totp_device
 from web.http.staff import LAST_SEEN
 
@@ -220,13 +220,13 @@ def test_robots_txt_names_the_admin_at_its_default_address(client):
     "value, path", [("admin", "admin/"), ("/backstage-7f3/", "backstage-7f3/"), ("a/b/", "a/b/")]
 )
 def test_admin_url_is_a_path_under_the_root(value, path):
-    assert security._admin_url(value) == path
+    assert admin_url(value) == path
 
 
 @pytest.mark.parametrize("value", ["", "/", "../x/", "a b/", "a//b/", "http://x/"])
 def test_admin_url_refuses_the_root_and_odd_paths(value):
     with pytest.raises(ImproperlyConfigured):
-        security._admin_url(value)
+        admin_url(value)
 
 
 @pytest.mark.parametrize("path", [STEP, ENROL, "/admin/second-factor/recovery-codes/"])
