@@ -62,11 +62,12 @@ def is_verified(user: Any) -> bool:
     return bool(check and check())
 
 
+def is_staff(user: Any) -> bool:
+    return bool(user.is_authenticated and user.is_active and user.is_staff)
+
+
 def awaits_second_factor(request: HttpRequest) -> bool:
-    user = request.user
-    return bool(user.is_authenticated and user.is_active and user.is_staff) and not is_verified(
-        user
-    )
+    return is_staff(request.user) and not is_verified(request.user)
 
 
 def next_url(request: HttpRequest) -> str:
@@ -90,19 +91,16 @@ def _user(request: HttpRequest) -> User:
     return user
 
 
-def _credentials(request: HttpRequest) -> dict[str, str]:
-    return {"username": request.user.get_username()}
-
-
 def _failed(request: HttpRequest, form: forms.Form) -> None:
     # a wrong code counts with django-axes as a wrong password does
-    user_login_failed.send(sender=__name__, credentials=_credentials(request), request=request)
+    credentials = {"username": request.user.get_username()}
+    user_login_failed.send(sender=__name__, credentials=credentials, request=request)
     form.add_error("token", "That code is not valid (or was already used). Try the next one.")
 
 
 def _locked_out(request: HttpRequest) -> HttpResponse | None:
     # django-axes' answer when locked out; the half-signed-in session ends with it
-    credentials = _credentials(request)
+    credentials = {"username": request.user.get_username()}
     if not AxesProxyHandler.is_locked(request, credentials):
         return None
     logout(request)
@@ -160,10 +158,9 @@ class StaffAdminSite(admin.AdminSite):
 
     def enrol(self, request: HttpRequest) -> HttpResponse:
         """A new authenticator, confirmed by a code from it; a first one also gets recovery codes."""
-        user = request.user
-        if not (user.is_authenticated and user.is_active and user.is_staff):
+        if not is_staff(request.user):
             return with_next("admin:login", request)
-        if not is_verified(user) and staff_has_second_factor(user):
+        if not is_verified(request.user) and staff_has_second_factor(request.user):
             # a stolen password must not be enough to add a device of one's own
             return with_next("admin:second_factor", request)
         user = _user(request)

@@ -41,14 +41,10 @@ def _take_request_id(task: Any = None, **_: Any) -> None:
     task.request.arena_started = time.perf_counter()
     log.info("task %s started", task.name, extra={"task": task.name})
     if task.name == SWEEP_TASK and settings.CELERY_BROKER_URL:
-        _record_sweep()
-
-
-def _record_sweep() -> None:
-    try:
-        broker.record_sweep()
-    except redis.RedisError as exc:  # /readyz will call the beat late; the sweep itself runs on
-        log.warning("the sweep's heartbeat was not recorded: %s", exc)
+        try:
+            broker.record_sweep()
+        except redis.RedisError as exc:  # /readyz will call the beat late; the sweep runs on
+            log.warning("the sweep's heartbeat was not recorded: %s", exc)
 
 
 @signals.worker_ready.connect

@@ -42,7 +42,7 @@ class VersionedForm(forms.ModelForm):
 
     def edit_fields(self) -> list[str]:
         model_fields = {f.name for f in self._meta.model._meta.get_fields()}
-        return [n for n in self._meta.fields or () if n in self.fields and n in model_fields]
+        return [n for n in self.fields if n in model_fields]
 
     @staticmethod
     def normal(name: str, value: Any) -> Any:

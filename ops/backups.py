@@ -4,11 +4,11 @@ the replaced database served and bans every HTTP cache (docs/operations.md, "Bac
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 import sqlite3
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,18 +37,11 @@ def engine(alias: str) -> str:
 
 def pg_program(name: str) -> str:
     """The client program ``name``: on PATH, else the newest in /usr/lib/postgresql/*/bin."""
-    found = shutil.which(name)
-    if found:
-        return found
-    versions = sorted(
-        Path("/").glob(PG_BIN_GLOB.lstrip("/")), key=lambda p: int(p.parent.name), reverse=True
-    )
-    for folder in versions:
-        if (folder / name).is_file():
-            return str(folder / name)
-    raise CommandError(
-        f"{name} not found on PATH nor in {PG_BIN_GLOB}: install PostgreSQL's client."
-    )
+    folders = sorted(glob.glob(PG_BIN_GLOB), key=lambda p: int(Path(p).parent.name))
+    found = shutil.which(name) or shutil.which(name, path=os.pathsep.join(reversed(folders)))
+    if found is None:
+        raise CommandError(f"{name} not found on PATH nor in {PG_BIN_GLOB}: install its client.")
+    return found
 
 
 def pg_connection(alias: str) -> tuple[list[str], dict[str, str]]:
@@ -101,30 +94,9 @@ def check_file(source: Path, vendor: str) -> None:
         raise CommandError(f"{source}: not a backup of this database ({wanted} expected).")
 
 
-@dataclass(frozen=True)
-class Caches:
-    """What a restore did to the caches (``epoch`` None: the backup predates it)."""
-
-    past: int
-    epoch: str | None
-    endpoints: list[str]
-    failed: list[str]
-
-    def report(self) -> str:
-        epoch = f"new cache epoch {self.epoch}" if self.epoch else "cache epoch made by migrate"
-        text = f"page cache: versions moved past {self.past} ({epoch}); "
-        if not self.endpoints:
-            return text + "HTTP caches: none configured (HTTP_CACHE_PURGE_URLS)"
-        banned = len(self.endpoints) - len(self.failed)
-        text += f"HTTP caches banned: {banned} of {len(self.endpoints)}"
-        if self.failed:
-            text += f"; not banned: {', '.join(self.failed)} (ban them by hand: varnishadm ban obj.status != 0)"
-        return text
-
-
-def restore(alias: str, source: Path, *, force: bool) -> Caches:
+def restore(alias: str, source: Path, *, force: bool) -> tuple[str, list[str]]:
     """Replace the database with ``source`` (one that has tables only with ``force``), then move
-    the caches past what it replaced."""
+    the caches past what it replaced: what was done to them, and the HTTP caches not banned."""
     vendor = engine(alias)
     check_file(source, vendor)
     with connections[alias].cursor() as cursor:
@@ -144,7 +116,17 @@ def restore(alias: str, source: Path, *, force: bool) -> Caches:
             f"pages served before ({exc}): run the restore again."
         ) from exc
     urls = list(settings.HTTP_CACHE_PURGE_URLS)
-    return Caches(past, epoch, urls, http_cache_purge([cachetags.ALL], urls) if urls else [])
+    made = f"new cache epoch {epoch}" if epoch else "cache epoch made by migrate"
+    report = f"page cache: versions moved past {past} ({made}); "
+    if not urls:
+        return report + "HTTP caches: none configured (HTTP_CACHE_PURGE_URLS)", []
+    failed = http_cache_purge([cachetags.ALL], urls)
+    report += f"HTTP caches banned: {len(urls) - len(failed)} of {len(urls)}"
+    if failed:
+        report += (
+            f"; not banned: {', '.join(failed)} (ban them by hand: varnishadm ban obj.status != 0)"
+        )
+    return report, failed
 
 
 def replace(alias: str, vendor: str, source: Path) -> None:

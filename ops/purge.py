@@ -28,10 +28,8 @@ class _Batch:
     def __init__(self) -> None:
         self.arenas: set[int] = set()
         self.cells: set[int] = set()
-        self.done = False
 
     def flush(self) -> None:
-        self.done = True
         _send(purge_tags(arenas=self.arenas, cells=self.cells))
 
 
@@ -50,21 +48,16 @@ def purge_after_commit(*, arenas: Iterable[int] = (), cells: Iterable[int] = ())
     """Purge these arenas' and cells' pages once the transaction commits, once per transaction."""
     if not settings.HTTP_CACHE_PURGE_URLS:
         return
-    connection = transaction.get_connection()
     batch = _open.batch
-    # a batch whose transaction committed (done) or rolled back (its callback dropped) is over
-    if batch is None or batch.done or not _waiting(connection.run_on_commit, batch):
+    # a batch whose transaction committed or rolled back no longer waits on it
+    hooks = transaction.get_connection().run_on_commit
+    waiting = batch is not None and any(hook == batch.flush for _, hook, _ in hooks)
+    if batch is None or not waiting:
         batch = _open.batch = _Batch()
-        batch.arenas.update(arenas)
-        batch.cells.update(cells)
-        transaction.on_commit(batch.flush)  # (at once in autocommit)
-        return
     batch.arenas.update(arenas)
     batch.cells.update(cells)
-
-
-def _waiting(callbacks: list[tuple[Any, Any, Any]], batch: _Batch) -> bool:
-    return any(callback == batch.flush for _, callback, _ in callbacks)
+    if not waiting:
+        transaction.on_commit(batch.flush)  # (at once in autocommit)
 
 
 def _send(tags: list[str]) -> None:

@@ -6,11 +6,9 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
-from django.core.exceptions import ValidationError
 
 from core.admin_base import RecordAdmin
 from core.forms import VersionedForm
-from products.facts import licence_error
 from products.models import Product
 from products.services import product_add, product_retire, product_update
 
@@ -37,36 +35,9 @@ class ProductForm(VersionedForm):
         help_text="Languages and SDKs, comma-separated; empty when nobody stated them",
     )
 
-    def clean_licence(self) -> str:
-        licence: str = self.cleaned_data.get("licence", "").strip()
-        if problem := licence_error(licence):
-            raise ValidationError(problem)
-        return licence
-
     class Meta:
         model = Product
-        fields = [
-            "arena",
-            "name",
-            "slug",
-            "tier",
-            "position",
-            "stars",
-            "stars_growth",
-            "npm_weekly",
-            "pypi_weekly",
-            "popularity_as_of",
-            "website",
-            "repository",
-            "documentation",
-            "licence",
-            "languages",
-            "hosting",
-            "pricing",
-            "first_release",
-            "latest_release",
-            "latest_version",
-        ]
+        exclude = ["version", "edited_at", "imported_at", "retired_at", "page_name"]
 
 
 @admin.register(Product)

@@ -1,3 +1,4 @@
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
@@ -5,6 +6,7 @@ from django.urls import reverse
 from core.models import EditableRecord
 from core.text import PRODUCT_SLUG_PATTERN, validate_one_line, validate_product_slug
 from core.uris import URIField
+from products.facts import licence_error
 
 
 class Hosting(models.TextChoices):
@@ -62,6 +64,10 @@ class Product(EditableRecord):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        if problem := licence_error(self.licence):
+            raise ValidationError({"licence": problem})
 
     def get_absolute_url(self) -> str:
         return reverse("product-detail", args=[self.arena.slug, self.slug])

@@ -8,7 +8,6 @@ from django.db import transaction
 from core.conflicts import Fields, editable_update, retire_set
 from core.signals import arena_mark_stale, record_placed
 from core.text import clean_text
-from products.facts import licence_error
 from products.models import Product
 
 
@@ -23,7 +22,6 @@ def product_update(
     """An editor's change of a product (``editable_update``); the fields written."""
     if "arena" in changes and changes["arena"].pk != product.arena_id:
         raise ValidationError({"arena": "A product stays in its arena; add it to the other one."})
-    _facts_check(changes.get("licence", ""))
     return editable_update(
         product,
         what="product",
@@ -38,7 +36,7 @@ def product_update(
 def product_add(*, product: Product) -> Product:
     """Save a new product with an ``n/a`` cell for every story of its arena."""
     product.name = clean_text(product.name).strip()
-    _facts_check(product.licence)
+    product.clean()
     product.save()
     record_placed(product)  # its cells, one per story (the stories app)
     arena_mark_stale(arena_id=product.arena_id)
@@ -48,8 +46,3 @@ def product_add(*, product: Product) -> Product:
 @transaction.atomic
 def product_retire(*, product: Product, retired: bool = True) -> bool:
     return retire_set(product, retired=retired)
-
-
-def _facts_check(licence: str) -> None:
-    if problem := licence_error(licence):
-        raise ValidationError({"licence": problem})

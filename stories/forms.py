@@ -3,7 +3,6 @@ from typing import Any
 from core.forms import VersionedForm
 from stories.models import Cell, Story
 from stories.selectors import cell_last_change_note
-from stories.story_services import story_placement_errors
 from stories.values import JUDGEMENT_FIELDS, CellValue
 
 
@@ -37,15 +36,3 @@ class StoryForm(VersionedForm):
     class Meta:
         model = Story
         fields = ["arena", "category", "subgroup", "persona", "text", "weight", "position"]
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean()
-        arena = data.get("arena") or (self.instance.arena if self.instance.arena_id else None)
-        if arena is not None:
-            errors = story_placement_errors(
-                arena_id=arena.pk, category=data.get("category"), subgroup=data.get("subgroup")
-            )
-            for name, message in errors.items():
-                if name not in self.errors:
-                    self.add_error(name, message)
-        return data

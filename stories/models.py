@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Case, Exists, OuterRef, Q, Value, When
 from django.urls import reverse
@@ -96,6 +97,13 @@ class Story(EditableRecord):
 
     def __str__(self) -> str:
         return self.text
+
+    def clean(self) -> None:
+        """A story sits in a category of its own arena, and in a sub-group of that category."""
+        if self.category_id and self.arena_id and self.category.arena_id != self.arena_id:
+            raise ValidationError({"category": "Choose a category of this story's arena."})
+        if self.subgroup_id and self.category_id and self.subgroup.category_id != self.category_id:
+            raise ValidationError({"subgroup": "Choose a sub-group of the story's category."})
 
     def get_absolute_url(self) -> str:
         return reverse("story-detail", args=[self.arena.slug, self.pk])

@@ -65,13 +65,6 @@ def cell_correct(
     return _correct(cell=cell, value=value, **correction).change
 
 
-def cell_update_detail(*, cell: Cell, rationale: str, expected_version: int | None = None) -> bool:
-    """An editor's new rationale (no record, no recomputation); whether it changed."""
-    return _correct(
-        cell=cell, value=None, expected_version=expected_version, rationale=rationale
-    ).wrote
-
-
 def _correct(*, cell: Cell, value: CellValue | None, **correction: Unpack[Correction]) -> _Outcome:
     by, note = correction.get("by"), correction.get("note", "")
     kind = correction.get("kind", CellChange.Kind.ADMIN)
@@ -182,27 +175,21 @@ def evidence_add(
 def evidence_update(*, evidence: Evidence, changes: Mapping[str, Any]) -> list[str]:
     """Change a quote's source, quote or url (checked anew today); the fields written."""
     current = Evidence.objects.select_for_update().get(pk=evidence.pk)
-    write = {}
-    for name in EVIDENCE_FIELDS:
-        if name in changes:
-            value = clean_text(changes[name] or "").strip()
-            if value != getattr(current, name):
-                write[name] = value
+    cleaned = {n: clean_text(changes[n] or "").strip() for n in EVIDENCE_FIELDS if n in changes}
+    write = {n: v for n, v in cleaned.items() if v != getattr(current, n)}
     if not write:
         return []
-    for name, value in write.items():
+    for name, value in {**write, "checked_on": freshness.today()}.items():
         setattr(current, name, value)
-    errors = evidence_errors(current)
-    if errors:
+    if errors := evidence_errors(current):
         raise ValidationError(errors)
-    day = current.checked_on = freshness.today()
     current.save(update_fields=[*write, "checked_on"])
     for name in (*write, "checked_on"):
         setattr(evidence, name, getattr(current, name))
     cell = Cell.objects.select_for_update().get(pk=current.cell_id)
     Cell.objects.filter(pk=cell.pk).update(
         version=F("version") + 1,
-        **evidence_checked_writes(cell.evidence_as_of, [day], timezone.now()),
+        **evidence_checked_writes(cell.evidence_as_of, [current.checked_on], timezone.now()),
     )
     arena_content_changed(arena_id=_arena_of(cell))
     return sorted(write)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from core.conflicts import Fields, editable_update, retire_set
@@ -15,28 +14,11 @@ from stories.models import Cell, Story
 from stories.values import Verdict
 
 
-def story_placement_errors(*, arena_id: int, category: Any, subgroup: Any) -> dict[str, str]:
-    """A story sits in a category of its own arena, and in a sub-group of that category."""
-    if category is not None and category.arena_id != arena_id:
-        return {"category": "Choose a category of this story's arena."}
-    if subgroup is not None and category is not None and subgroup.category_id != category.pk:
-        return {"subgroup": "Choose a sub-group of the story's category."}
-    return {}
-
-
 @transaction.atomic
 def story_update(
     *, story: Story, changes: Fields, base_version: int | None = None, base: Fields | None = None
 ) -> list[str]:
     """An editor's change of a story (``editable_update``); the fields written."""
-    if {"category", "subgroup"} & set(changes):
-        errors = story_placement_errors(
-            arena_id=story.arena_id,
-            category=changes.get("category", story.category),
-            subgroup=changes.get("subgroup", story.subgroup),
-        )
-        if errors:
-            raise ValidationError(errors)
     if "weight" in changes:
         changes = {**changes, "weight_published": True}
     return editable_update(
@@ -54,11 +36,6 @@ def story_add(*, story: Story) -> Story:
     """Save a new story with an ``n/a`` cell for every product of its arena."""
     story.text = clean_text(story.text).strip()
     story.full_clean(validate_constraints=False)
-    errors = story_placement_errors(
-        arena_id=story.arena_id, category=story.category, subgroup=story.subgroup
-    )
-    if errors:
-        raise ValidationError(errors)
     story.save()
     cells_fill(arena_id=story.arena_id, story=story)
     arena_mark_stale(arena_id=story.arena_id)

@@ -13,7 +13,7 @@ from arena.models import Arena
 from flags.inputs import ModerationDecision
 from flags.services import review_item_reject, review_item_uphold
 from stories.models import Cell
-from stories.services import cell_edit, cell_update_detail
+from stories.services import cell_edit
 from stories.values import Proof, Verdict
 from tests.factories import CellFactory, FlagFactory
 from tests.forms import page_form
@@ -158,7 +158,7 @@ def test_the_database_refuses_a_mark_older_than_the_rewrite(flagged):
 def test_an_unchanged_rationale_write_keeps_the_mark(flagged, moderator):
     uphold(flagged.item, moderator)
     cell = Cell.objects.get(pk=flagged.cell_id)
-    assert not cell_update_detail(cell=cell, rationale=OLD)
+    assert not cell_edit(cell=cell, changes={"rationale": OLD}, base_version=cell.version)
     assert Cell.objects.get(pk=cell.pk).rationale_predates is not None
 
 

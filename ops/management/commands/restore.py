@@ -22,7 +22,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, file: Path, database: str, force: bool, **options: Any) -> None:
-        caches = backups.restore(database, file, force=force)
+        report, failed = backups.restore(database, file, force=force)
         self.stdout.write(f"Restored the database from {file}.")
         # an HTTP cache not banned serves the discarded pages until their s-maxage: said loudly
-        (self.stderr if caches.failed else self.stdout).write(caches.report())
+        (self.stderr if failed else self.stdout).write(report)

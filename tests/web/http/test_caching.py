@@ -20,7 +20,7 @@ from arena.services import arena_save, category_save, persona_save
 from products.models import Product
 from products.services import product_update
 from stories.models import Cell, Story
-from stories.services import cell_correct, cell_update_detail
+from stories.services import cell_correct, cell_edit
 from stories.story_services import story_retire, story_update
 from stories.values import CellValue, Proof, Verdict
 from web.http.pagecache import keys, store, versions
@@ -179,7 +179,11 @@ def _change_verdict(arena):
 def _change_rationale(arena):
     cell = Cell.objects.filter(story__arena=arena).exclude(rationale="").order_by("pk").first()
     text = "A rationale written after the page was cached."
-    return f"/cells/{cell.pk}/", text, lambda: cell_update_detail(cell=cell, rationale=text)
+    return (
+        f"/cells/{cell.pk}/",
+        text,
+        lambda: cell_edit(cell=cell, changes={"rationale": text}, base_version=cell.version),
+    )
 
 
 def _change_story_text(arena):
