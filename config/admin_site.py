@@ -160,10 +160,10 @@ class StaffAdminSite(admin.AdminSite):
         """A new authenticator, confirmed by a code from it; a first one also gets recovery codes."""
         if not is_staff(request.user):
             return with_next("admin:login", request)
-        if not is_verified(request.user) and staff_has_second_factor(request.user):
+        user = _user(request)
+        if not is_verified(user) and staff_has_second_factor(user):
             # a stolen password must not be enough to add a device of one's own
             return with_next("admin:second_factor", request)
-        user = _user(request)
         if request.method == "POST" and (locked := _locked_out(request)):
             return locked
         form = ConfirmForm(request.POST if request.method == "POST" else None)

@@ -102,7 +102,7 @@ class Story(EditableRecord):
         """A story sits in a category of its own arena, and in a sub-group of that category."""
         if self.category_id and self.arena_id and self.category.arena_id != self.arena_id:
             raise ValidationError({"category": "Choose a category of this story's arena."})
-        if self.subgroup_id and self.category_id and self.subgroup.category_id != self.category_id:
+        if self.subgroup and self.category_id and self.subgroup.category_id != self.category_id:
             raise ValidationError({"subgroup": "Choose a sub-group of the story's category."})
 
     def get_absolute_url(self) -> str:
