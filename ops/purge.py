@@ -28,8 +28,10 @@ class _Batch:
     def __init__(self) -> None:
         self.arenas: set[int] = set()
         self.cells: set[int] = set()
+        self.done = False
 
     def flush(self) -> None:
+        self.done = True
         _send(purge_tags(arenas=self.arenas, cells=self.cells))
 
 
@@ -49,9 +51,9 @@ def purge_after_commit(*, arenas: Iterable[int] = (), cells: Iterable[int] = ())
     if not settings.HTTP_CACHE_PURGE_URLS:
         return
     batch = _open.batch
-    # a batch whose transaction committed or rolled back no longer waits on it
+    # a batch whose transaction committed (done) or rolled back (its hook dropped) is over
     hooks = transaction.get_connection().run_on_commit
-    waiting = batch is not None and any(hook == batch.flush for _, hook, _ in hooks)
+    waiting = batch is not None and not batch.done and any(h == batch.flush for _, h, _ in hooks)
     if batch is None or not waiting:
         batch = _open.batch = _Batch()
     batch.arenas.update(arenas)

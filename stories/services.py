@@ -4,8 +4,7 @@ editor's edit, an import): under the cell's lock, as one new version, with a pub
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 from typing import Any, TypedDict, Unpack
 
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -49,23 +48,18 @@ class Correction(TypedDict, total=False):
     mark_arena: bool  # False: the caller marks the arena once (an import)
 
 
-@dataclass
-class _Outcome:
-    change: CellChange | None = None
-    wrote: bool = False
-    evidence: list[Evidence] = field(default_factory=list)
-
-
 def cell_correct(
     *, cell: Cell, value: CellValue, **correction: Unpack[Correction]
 ) -> CellChange | None:
     """Correct a cell's judgement to ``value`` (with a rationale, quotes or what an import states);
     the record made, or None when the judgement stays (unless ``record_unchanged``). EditConflict
     when the cell moved past ``expected_version``; ValidationError per field."""
-    return _correct(cell=cell, value=value, **correction).change
+    return _correct(cell=cell, value=value, **correction)[0]
 
 
-def _correct(*, cell: Cell, value: CellValue | None, **correction: Unpack[Correction]) -> _Outcome:
+def _correct(
+    *, cell: Cell, value: CellValue | None, **correction: Unpack[Correction]
+) -> tuple[CellChange | None, list[Evidence]]:
     by, note = correction.get("by"), correction.get("note", "")
     kind = correction.get("kind", CellChange.Kind.ADMIN)
     expected_version, rationale = correction.get("expected_version"), correction.get("rationale")
@@ -83,23 +77,33 @@ def _correct(*, cell: Cell, value: CellValue | None, **correction: Unpack[Correc
         old = CellValue.of(current)
         new = old if value is None else value
         recorded = new != old or record_unchanged
-        write = _writes(current, old, new, recorded=recorded, kind=kind, at=at, rationale=rationale)
+        write = judgement_writes(current, new, kind=kind, at=at) if recorded else {}
+        corrected = recorded and kind == CellChange.Kind.FLAG
+        write.update(rationale_writes(current, rationale, old, new, at=at, corrected=corrected))
         if imported is not None:
             write.update(imported_writes(current, imported, moved=new != old, kind=kind, at=at))
         if added:
             as_of = write.get("evidence_as_of", current.evidence_as_of)
             write.update(evidence_checked_writes(as_of, [e.checked_on for e in added], at))
         if not write and imported is None:
-            return _Outcome()
+            return None, []
         updated = Cell.objects.filter(pk=cell.pk, version=current.version).update(
             version=F("version") + 1, **write
         )
         if not updated:
             raise EditConflict("cell", {}, current)
-        outcome = _Outcome(wrote=True)
+        change = None
         if recorded:
-            outcome.change = _record(current.pk, old, new, kind=kind, by=by, note=note, at=at)
-        outcome.evidence = _quotes_store(cell, imported, added)
+            change = CellChange.objects.create(
+                cell_id=current.pk,
+                kind=kind,
+                **old.fields("old_"),
+                **new.fields("new_"),
+                changed_by=by if isinstance(by, User) else None,
+                changed_at=at,
+                note=clean_text(note).strip(),
+            )
+        evidence = _quotes_store(cell, imported, added)
         for name, written in write.items():
             setattr(cell, name, written)
         cell.version = current.version + 1
@@ -109,23 +113,7 @@ def _correct(*, cell: Cell, value: CellValue | None, **correction: Unpack[Correc
                 arena_mark_stale(arena_id=arena_id)
             else:
                 arena_content_changed(arena_id=arena_id)
-    return outcome
-
-
-def _writes(
-    current: Cell,
-    old: CellValue,
-    new: CellValue,
-    *,
-    recorded: bool,
-    kind: str,
-    at: datetime,
-    rationale: str | None,
-) -> dict[str, Any]:
-    write = judgement_writes(current, new, kind=kind, at=at) if recorded else {}
-    corrected = recorded and kind == CellChange.Kind.FLAG
-    write.update(rationale_writes(current, rationale, old, new, at=at, corrected=corrected))
-    return write
+    return change, evidence
 
 
 def _quotes_store(cell: Cell, imported: Imported | None, added: list[Evidence]) -> list[Evidence]:
@@ -135,27 +123,6 @@ def _quotes_store(cell: Cell, imported: Imported | None, added: list[Evidence]) 
     if added:
         return evidence_insert(cell.pk, added)
     return []
-
-
-def _record(
-    cell_id: int,
-    old: CellValue,
-    new: CellValue,
-    *,
-    kind: str,
-    by: Actor | None,
-    note: str,
-    at: datetime,
-) -> CellChange:
-    return CellChange.objects.create(
-        cell_id=cell_id,
-        kind=kind,
-        **old.fields("old_"),
-        **new.fields("new_"),
-        changed_by=by if isinstance(by, User) else None,
-        changed_at=at,
-        note=clean_text(note).strip(),
-    )
 
 
 def _arena_of(cell: Cell) -> int:
@@ -168,7 +135,7 @@ def evidence_add(
 ) -> Evidence:
     """Add a quote after the cell's others, checked on ``checked_on`` (default: today)."""
     quotes = [Quote(source=source, quote=quote, url=url, checked_on=checked_on)]
-    return _correct(cell=cell, value=None, quotes=quotes).evidence[0]
+    return _correct(cell=cell, value=None, quotes=quotes)[1][0]
 
 
 @transaction.atomic

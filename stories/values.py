@@ -267,7 +267,11 @@ class Backing(Choices):
 
     @property
     def label(self) -> str:
-        return _BACKING_LABELS[self]
+        return {
+            Backing.QUOTES: "quotes with sources",
+            Backing.RATIONALE: "a rationale only",
+            Backing.NONE: "no published evidence",
+        }[self]
 
     @property
     def published(self) -> bool:
@@ -277,13 +281,6 @@ class Backing(Choices):
         if self is Backing.QUOTES:
             return f"{quotes} quote{'' if quotes == 1 else 's'} with sources"
         return self.label
-
-
-_BACKING_LABELS = {
-    Backing.QUOTES: "quotes with sources",
-    Backing.RATIONALE: "a rationale only",
-    Backing.NONE: "no published evidence",
-}
 
 
 def backing_of(*, published: bool, rationale: str, quotes: int) -> Backing:
@@ -310,14 +307,11 @@ class Direction(StrEnum):
 
     @property
     def label(self) -> str:
-        return _LABELS[self]
-
-
-_LABELS = {
-    Direction.AGAINST: "against the product's claim",
-    Direction.FAVOUR: "in the product's favour",
-    Direction.NEUTRAL: "verdict and quality unchanged",
-}
+        return {
+            Direction.AGAINST: "against the product's claim",
+            Direction.FAVOUR: "in the product's favour",
+            Direction.NEUTRAL: "verdict and quality unchanged",
+        }[self]
 
 
 def _strength(verdict: str, quality: int | None) -> tuple[int, int] | None:
