@@ -1,12 +1,13 @@
-"""Which cached page a request asks for: the query parameters its page reads (``Query``), the
-variant it serves (htmx's fragments, the API's formats: ``page_variant``), and from those and the
-version its ETag and key (``PageIdentity``)."""
+"""Which cached page a request asks for: the content version its page follows (``PAGE_VERSIONS``), the
+query parameters it reads (``Query``), the variant it serves (``page_variant``) and from those its
+ETag and key (``PageIdentity``); docs/operations.md ("Caching") says how they are used."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from types import SimpleNamespace
 from typing import cast
 
@@ -20,25 +21,96 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 
+from arena.selectors.versions import arena_version_get, cell_version_get, site_version_get
 from stories import freshness
 from web import params
-from web.http.pagecache.versions import release
 from web.params import links
 
-# Request headers a page's content depends on besides its URL (htmx asks for fragments; the API
-# negotiates its format). Responses carry them in ``Vary``; the cache keys on them.
+# Request headers a page depends on besides its URL: responses name them in ``Vary``, keys read them.
 HTMX_HEADERS = ("HX-Request", "HX-Target", "HX-Boosted", "HX-History-Restore-Request")
 API_HEADERS = ("Accept",)
 
 
+def arena_version(arena: str = "", slug: str = "", **_: object) -> str | None:
+    return arena_version_get(slug=arena or slug)
+
+
+def cell_version(cell: int, **_: object) -> str | None:
+    return cell_version_get(pk=cell)
+
+
+def site_version(**_: object) -> str:
+    return site_version_get()
+
+
+def static_version(**_: object) -> str:
+    # changes only with the release (and the stale age the methodology states)
+    return f"static.{freshness.stale_days()}"
+
+
+# Which version each cacheable page follows, by URL name (called with the URL's kwargs). An
+# arena's pages include its disputes (a flag filed or decided bumps it) and its verification queue
+# (read from what a recompute stores); the search's results span every arena.
+SITE_PAGES = """home search recent-changes recent-changes-feed api-arena-list llms-txt sitemap-xml
+""".split()
+ARENA_PAGES = """arena-detail head-to-head product-detail story-detail arena-sources arena-compare
+    arena-must-have arena-disputes arena-disputes-json arena-disputes-feed arena-verify
+    arena-verify-json arena-export-json arena-export-csv api-arena-detail api-arena-matrix
+    api-arena-compare api-arena-compare-many arena-markdown head-to-head-markdown
+    arena-changes-feed product-changes-feed product-badge""".split()
+CELL_PAGES = ["cell-detail", "cell-markdown"]
+# the code's own: they change only with the release
+STATIC_PAGES = """methodology arena-file-schema published-schema api-markdown robots-txt
+    favicon-ico api-schema""".split()
+PAGE_VERSIONS: dict[str, Callable[..., str | None]] = {
+    **dict.fromkeys(SITE_PAGES, site_version),
+    **dict.fromkeys(ARENA_PAGES, arena_version),
+    **dict.fromkeys(CELL_PAGES, cell_version),
+    **dict.fromkeys(STATIC_PAGES, static_version),
+}
+# Pages that show how old evidence is (a cell turns stale at midnight with no write): their keys
+# and ETags carry today's date too, so each day renders them anew.
+DATED_VERSIONS = frozenset({arena_version, cell_version})
+# Pages for one person only (a reporter's flag status, reached through a secret link).
+PRIVATE_PAGES = frozenset({"flag-status"})
+
+_release: str | None = None
+
+
+def release() -> str:
+    """The deployed code and templates (or ``RELEASE``): in every key and ETag, so a deploy never
+    serves pages rendered by the old code."""
+    global _release
+    if _release is None:
+        _release = settings.RELEASE or _code_digest()
+    return _release
+
+
+def _code_digest() -> str:
+    digest = hashlib.blake2b(digest_size=6)
+    base = Path(settings.BASE_DIR)
+    for folder in ("arena", "products", "stories", "flags", "web", "config", "templates", "static"):
+        for path in sorted((base / folder).rglob("*")):
+            suffixes = (".py", ".html", ".css", ".js", ".txt", ".md", ".svg", ".json")
+            if path.suffix in suffixes and path.is_file():
+                digest.update(str(path.relative_to(base)).encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def cache_control() -> str:
+    """A public page's ``Cache-Control`` (``CACHE_MAX_AGE``, ``CACHE_S_MAXAGE``, …)."""
+    return (
+        f"public, max-age={settings.CACHE_MAX_AGE}, s-maxage={settings.CACHE_S_MAXAGE}, "
+        f"stale-while-revalidate={settings.CACHE_STALE_WHILE_REVALIDATE}"
+    )
+
+
 @dataclass(frozen=True)
 class Query:
-    """What a request's query string is to the page cache: the parameters the page reads
-    (``web.params.PAGE_PARAMS``) in their canonical order and spelling (the last value of a
-    parameter read once, every value of a list), whether a page asked so may be kept, and whether
-    the request sent parameters the page does not read (``unknown``: a full page is then redirected
-    to the address without them; the same parameters in another order or spelling are answered
-    with the canonical page)."""
+    """A query string as the page cache reads it: the parameters the page reads
+    (``params.PAGE_PARAMS``) in canonical order and spelling, whether a page so asked may be kept
+    (values from short known lists only), and whether other parameters were sent (``unknown``)."""
 
     pairs: tuple[tuple[str, str], ...]
     kept: bool
@@ -56,14 +128,11 @@ class Query:
         query = request.GET
         pairs: list[tuple[str, str]] = []
         kept = True
-        for param in read:
-            if param.name not in query:
-                continue
+        for param in (p for p in read if p.name in query):
             values = query.getlist(param.name)
             values = [param.canon(v) for v in (values if param.many else values[-1:])]
             values = [v for v in values if v or param.blank]
-            if len(values) > 1:  # (a list in the repeated spelling: read, not kept)
-                kept = False
+            kept = kept and len(values) < 2  # (a list in the repeated spelling: read, not kept)
             for value in values:
                 pairs.append((param.name, value))
                 kept = kept and (value == "" or param.kept(value))
@@ -78,32 +147,23 @@ class Query:
 
     def apply(self, request: HttpRequest) -> None:
         """Let the view see only this query (so whatever it renders is the page of this key)."""
-        text = self.text
-        if text != request.META.get("QUERY_STRING", ""):
+        if (text := self.text) != request.META.get("QUERY_STRING", ""):
             request.META["QUERY_STRING"] = text
             request.GET = QueryDict(text)
 
 
 def _renderers(match: ResolverMatch) -> list[BaseRenderer]:
-    """The renderers a DRF view offers (none for a plain Django view)."""
-    view_class = getattr(match.func, "cls", None)
-    classes = getattr(view_class, "renderer_classes", None)
+    classes = getattr(getattr(match.func, "cls", None), "renderer_classes", None)
     return [r() for r in classes] if classes else []
 
 
-_negotiation = DefaultContentNegotiation()
-
-
 def _api_variant(request: HttpRequest, match: ResolverMatch) -> str:
-    """The format DRF will answer in, from ``Accept`` and ``?format=``: one of the few the view
-    offers (with JSON's indent, the one media-type parameter that changes the body), or ``none``
-    when it will refuse (a 404 or 406, never kept)."""
-    renderers = _renderers(match)
+    """The format DRF will answer in (with JSON's indent), or ``none`` when it will refuse."""
     # (what DRF's negotiation reads of its Request: the view has not made one yet)
     probe = SimpleNamespace(query_params=request.GET, META=request.META, headers=request.headers)
     try:
-        renderer, media_type = _negotiation.select_renderer(
-            cast(Request, probe), renderers, match.kwargs.get("format")
+        renderer, media_type = DefaultContentNegotiation().select_renderer(
+            cast(Request, probe), _renderers(match), match.kwargs.get("format")
         )
     except APIException:
         return "none"
@@ -124,15 +184,14 @@ def _head_to_head_variant(request: HttpRequest, htmx: HtmxDetails) -> str:
     opened = params.opened_round(request.GET)
     if bool(htmx) and opened is not None and htmx.target == f"why-{opened}":
         return "why"  # one round's cards
-    return "part" if params.fragment_asked(htmx) else "full"
+    return _fragment_variant(request, htmx)
 
 
 def _fragment_variant(request: HttpRequest, htmx: HtmxDetails) -> str:
     return "part" if params.fragment_asked(htmx) else "full"
 
 
-# The pages whose answer depends on htmx's headers, and the few variants each serves (every other
-# value of those headers is one of these).
+# The pages whose answer depends on htmx's headers, and the few variants each serves.
 HTMX_VARIANTS: dict[str, Callable[[HttpRequest, HtmxDetails], str]] = {
     "arena-detail": _arena_variant,
     "head-to-head": _head_to_head_variant,
@@ -142,7 +201,6 @@ HTMX_VARIANTS: dict[str, Callable[[HttpRequest, HtmxDetails], str]] = {
 
 
 def page_variant(request: HttpRequest, url_name: str, match: ResolverMatch) -> str:
-    """Which of the page's variants the request asks for (after ``Query.apply``)."""
     if request.path_info.startswith("/api/"):
         return _api_variant(request, match)
     variant = HTMX_VARIANTS.get(url_name)
@@ -151,9 +209,6 @@ def page_variant(request: HttpRequest, url_name: str, match: ResolverMatch) -> s
 
 @dataclass(frozen=True)
 class PageIdentity:
-    """Which cached page a request asks for: its ETag, its key in the ``pages`` cache, and the
-    request headers it varies on."""
-
     etag: str
     key: str
     vary: tuple[str, ...]
@@ -168,23 +223,19 @@ class PageIdentity:
         match: ResolverMatch | None = None,
         query: Query | None = None,
     ) -> PageIdentity:
-        """``dated``: the page shows evidence ages, so it is a new page each day. The key names the
-        route (URL name and arguments), the parameters the page reads (``PAGE_PARAMS``, canonical)
-        and the variant it serves (``page_variant``): no other part of the request makes a new key.
-        ``match`` and ``query``: the request's, when the caller has them already."""
+        """Named by the route, the parameters the page reads and the variant it serves, nothing
+        else of the request; ``dated``: the page shows evidence ages, a new page each day."""
         if dated:  # (and the age after which evidence is stale, a setting)
             version = f"{version}.{freshness.today():%Y%m%d}.{freshness.stale_days()}"
         match = match or resolve(request.path_info)
         url_name = match.url_name or ""
-        vary = API_HEADERS if request.path_info.startswith("/api/") else HTMX_HEADERS
-        # the host and scheme too: feeds and canonical links are absolute URLs (a host is one
-        # whatever its case or trailing dot; ALLOWED_HOSTS bounds how many there are)
+        # the host and scheme too: feeds and canonical links are absolute URLs
         host, port = split_domain_port(request.get_host())
         variant = "\n".join(
             [
                 request.scheme or "",
                 f"{host}:{port}",
-                settings.SITE_URL,  # (canonical links name it when set)
+                settings.SITE_URL,
                 url_name,
                 *(f"{k}={v}" for k, v in sorted(match.kwargs.items())),
                 (query or Query.of(request, url_name, match)).text,
@@ -195,5 +246,5 @@ class PageIdentity:
         return cls(
             etag=f'W/"{release()}.{version}.{digest}"',
             key=f"page:{release()}:{version}:{digest}",
-            vary=vary,
+            vary=API_HEADERS if request.path_info.startswith("/api/") else HTMX_HEADERS,
         )
