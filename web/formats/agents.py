@@ -1,7 +1,5 @@
-"""The site for programs: ``/llms.txt`` and the markdown views of an arena, a head-to-head, a
-cell and the API. Each view reads through the same selectors as its HTML page and renders a text
-template of templates/markdown/ (the API's summary: ``web.formats.markdown.api_page``); "not
-found" is a short markdown 404. Cached and validated like the pages."""
+"""The site for programs: ``/llms.txt`` and the markdown views of an arena, a head-to-head, a cell
+and the API, read through the HTML pages' selectors into templates/markdown/."""
 
 from __future__ import annotations
 
@@ -29,13 +27,11 @@ TEXT = "text/plain; charset=utf-8"
 
 
 def _root(request: HttpRequest) -> str:
-    """``https://host``: the markdown documents link the host a request came to."""
     return request.build_absolute_uri("/").rstrip("/")
 
 
 def _licence_line(*, linked: bool = True) -> str:
-    """``Data licence: [CC BY 4.0](…)``; not ``linked``, its address as code (llms.txt links
-    markdown pages only)."""
+    """Not ``linked``: the address as code (llms.txt links markdown pages only)."""
     name, href = inline(settings.DATA_LICENSE_NAME), url(settings.DATA_LICENSE_URL) or ""
     shown = f"[{name}]({href})" if linked else f"{name} (`{href}`)"
     return f"Data licence: {shown}; cite the arena page."
@@ -92,7 +88,6 @@ def arena_markdown(request: HttpRequest, arena: str) -> HttpResponse:
 
 
 def _could_rank(row: Any) -> str:
-    """The ranks the product could take (``1–4``; its own when settled, ``—`` not stored)."""
     best, worst = getattr(row, "rank_best", None), getattr(row, "rank_worst", None)
     if best is None or worst is None:
         return "—"
@@ -157,7 +152,6 @@ def cell_markdown(request: HttpRequest, cell: int) -> HttpResponse:
 
 
 def _context(request: HttpRequest, context: dict[str, Any]) -> dict[str, Any]:
-    """What every markdown template is given: the site's root on the request's host, the licence."""
     return {"root": _root(request), "licence": _licence_line(), **context}
 
 

@@ -1,7 +1,6 @@
-"""The sitemap (``/sitemap.xml``, Django's sitemaps framework): the site-wide pages, every arena,
-its products and stories still on the pages, and the head-to-heads the leaderboards document. Each
-section reads plain rows across every arena in one query (the per-arena selectors would cost a query
-per arena); ``lastmod`` is the day the arena's scores were last computed, else its ``updated``."""
+"""The sitemap's sections: the site-wide pages, every arena, its products, stories and documented
+head-to-heads, each in one query across every arena; ``lastmod`` is the day of the scores, else
+the arena's ``updated``."""
 
 from __future__ import annotations
 
@@ -36,8 +35,6 @@ def _lastmod(computed: datetime | None, updated: date | None) -> Lastmod:
 
 
 class SiteSitemap(Sitemap):
-    """A section whose URLs are on ``SITE_URL`` when it is set, else on the request's host."""
-
     def get_protocol(self, protocol: str | None = None) -> str:
         if settings.SITE_URL:
             return urlsplit(settings.SITE_URL).scheme
@@ -50,8 +47,6 @@ class SiteSitemap(Sitemap):
 
 
 class PagesSitemap(SiteSitemap):
-    """The pages spanning every arena."""
-
     def items(self) -> list[str]:
         return ["home", "methodology", "recent-changes"]
 
@@ -60,8 +55,7 @@ class PagesSitemap(SiteSitemap):
 
 
 class _RowSitemap[Item: tuple[Any, ...]](SiteSitemap):
-    """A section of plain rows: the URL named ``url_name`` takes a row's values but the last one,
-    which is its ``lastmod``."""
+    """Rows of the URL's arguments, then their ``lastmod``."""
 
     url_name: str
 
@@ -73,8 +67,6 @@ class _RowSitemap[Item: tuple[Any, ...]](SiteSitemap):
 
 
 class ArenaSitemap(_RowSitemap[ArenaItem]):
-    """Every arena's page, each followed by its disputes page (from the same query)."""
-
     url_name = "arena-detail"
 
     def items(self) -> list[ArenaItem]:
@@ -90,7 +82,6 @@ class ArenaSitemap(_RowSitemap[ArenaItem]):
 
 
 def _in_arena_rows(model: type[Product] | type[Story], key: str) -> list[tuple[str, Any, Lastmod]]:
-    """``(arena slug, key, lastmod)`` of every row of ``model`` still in its arena."""
     rows = model.objects.order_by("arena__name", "position").values_list(
         "arena__slug", key, "arena__scores_computed_at", "arena__updated"
     )
@@ -98,8 +89,6 @@ def _in_arena_rows(model: type[Product] | type[Story], key: str) -> list[tuple[s
 
 
 class ProductSitemap(_RowSitemap[ProductItem]):
-    """Every product still in its arena."""
-
     url_name = "product-detail"
 
     def items(self) -> list[ProductItem]:
@@ -107,8 +96,6 @@ class ProductSitemap(_RowSitemap[ProductItem]):
 
 
 class StorySitemap(_RowSitemap[StoryItem]):
-    """Every story still in its arena."""
-
     url_name = "story-detail"
 
     def items(self) -> list[StoryItem]:
