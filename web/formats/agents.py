@@ -37,12 +37,15 @@ def _licence_line(*, linked: bool = True) -> str:
     return f"Data licence: {shown}; cite the arena page."
 
 
-def _markdown(text: str, status: int = 200) -> HttpResponse:
-    return HttpResponse(text, content_type=MARKDOWN, status=status)
+def _markdown(
+    request: HttpRequest, template: str, context: dict[str, Any], content_type: str = MARKDOWN
+) -> HttpResponse:
+    context = {"root": _root(request), "licence": _licence_line(), **context}
+    return HttpResponse(render(template, context), content_type=content_type)
 
 
 def _not_found(what: str) -> HttpResponse:
-    return _markdown(not_found_markdown(what), status=404)
+    return HttpResponse(not_found_markdown(what), content_type=MARKDOWN, status=404)
 
 
 @require_safe
@@ -84,7 +87,7 @@ def arena_markdown(request: HttpRequest, arena: str) -> HttpResponse:
             for block in matrix.blocks
         ],
     }
-    return _markdown(render("markdown/arena.md", _context(request, context)))
+    return _markdown(request, "markdown/arena.md", context)
 
 
 def _could_rank(row: Any) -> str:
@@ -123,7 +126,7 @@ def head_to_head_markdown(request: HttpRequest, arena: str, a: str, b: str) -> H
             for b in cmp.blocks
         ],
     }
-    return _markdown(render("markdown/head_to_head.md", _context(request, context)))
+    return _markdown(request, "markdown/head_to_head.md", context)
 
 
 def _ranged(r: Any) -> str:
@@ -148,11 +151,7 @@ def cell_markdown(request: HttpRequest, cell: int) -> HttpResponse:
         "cited": cited,
         "proof_meaning": Proof(c.proof).meaning if c.proof else "",
     }
-    return _markdown(render("markdown/cell.md", _context(request, context)))
-
-
-def _context(request: HttpRequest, context: dict[str, Any]) -> dict[str, Any]:
-    return {"root": _root(request), "licence": _licence_line(), **context}
+    return _markdown(request, "markdown/cell.md", context)
 
 
 @require_safe
@@ -166,7 +165,7 @@ def llms_txt(request: HttpRequest) -> HttpResponse:
         "pairs": [(arena, a, b) for arena in arenas for a, b in by_arena.get(arena.pk, ())],
         "licence_plain": _licence_line(linked=False),
     }
-    return HttpResponse(render("markdown/llms.txt", _context(request, context)), content_type=TEXT)
+    return _markdown(request, "markdown/llms.txt", context, content_type=TEXT)
 
 
 @require_safe
@@ -177,4 +176,4 @@ def api_markdown(request: HttpRequest) -> HttpResponse:
         "OpenAPI schema (YAML; JSON with ?format=json)": root + reverse("api-schema"),
         "Interactive API docs (HTML)": root + reverse("api-docs"),
     }
-    return _markdown(api_page.api_markdown(schema=schema, raw=raw))
+    return HttpResponse(api_page.api_markdown(schema=schema, raw=raw), content_type=MARKDOWN)

@@ -22,10 +22,6 @@ if TYPE_CHECKING:  # (the sites framework is not installed: the request's host i
     from django.contrib.sites.requests import RequestSite
 
 Lastmod = date | None
-ArenaItem = tuple[str, str, Lastmod]  # arena slug, URL name (its page or its disputes)
-ProductItem = tuple[str, str, Lastmod]  # arena slug, product slug
-StoryItem = tuple[str, int, Lastmod]  # arena slug, story id
-PairItem = tuple[str, str, str, Lastmod]  # arena slug, the two products' slugs
 
 
 def _lastmod(computed: datetime | None, updated: date | None) -> Lastmod:
@@ -54,22 +50,22 @@ class PagesSitemap(SiteSitemap):
         return reverse(item)
 
 
-class _RowSitemap[Item: tuple[Any, ...]](SiteSitemap):
+class _RowSitemap(SiteSitemap):
     """Rows of the URL's arguments, then their ``lastmod``."""
 
     url_name: str
 
-    def location(self, item: Item) -> str:
+    def location(self, item: tuple[Any, ...]) -> str:
         return reverse(self.url_name, args=item[:-1])
 
-    def lastmod(self, item: Item) -> Lastmod:
+    def lastmod(self, item: tuple[Any, ...]) -> Lastmod:
         return item[-1]
 
 
-class ArenaSitemap(_RowSitemap[ArenaItem]):
+class ArenaSitemap(_RowSitemap):
     url_name = "arena-detail"
 
-    def items(self) -> list[ArenaItem]:
+    def items(self) -> list[tuple[Any, ...]]:
         rows = Arena.objects.order_by("name").values_list("slug", "scores_computed_at", "updated")
         return [
             (slug, page, _lastmod(computed, updated))
@@ -77,7 +73,7 @@ class ArenaSitemap(_RowSitemap[ArenaItem]):
             for page in (self.url_name, "arena-disputes")
         ]
 
-    def location(self, item: ArenaItem) -> str:
+    def location(self, item: tuple[Any, ...]) -> str:
         return reverse(item[1], args=[item[0]])
 
 
@@ -88,24 +84,24 @@ def _in_arena_rows(model: type[Product] | type[Story], key: str) -> list[tuple[s
     return [(arena, value, _lastmod(c, u)) for arena, value, c, u in rows]
 
 
-class ProductSitemap(_RowSitemap[ProductItem]):
+class ProductSitemap(_RowSitemap):
     url_name = "product-detail"
 
-    def items(self) -> list[ProductItem]:
+    def items(self) -> list[tuple[Any, ...]]:
         return _in_arena_rows(Product, "slug")
 
 
-class StorySitemap(_RowSitemap[StoryItem]):
+class StorySitemap(_RowSitemap):
     url_name = "story-detail"
 
-    def items(self) -> list[StoryItem]:
+    def items(self) -> list[tuple[Any, ...]]:
         return _in_arena_rows(Story, "pk")
 
 
-class HeadToHeadSitemap(_RowSitemap[PairItem]):
+class HeadToHeadSitemap(_RowSitemap):
     url_name = "head-to-head"
 
-    def items(self) -> list[PairItem]:
+    def items(self) -> list[tuple[Any, ...]]:
         return [
             (arena.slug, a.slug, b.slug, _lastmod(arena.scores_computed_at, arena.updated))
             for arena, a, b in documented_pairs()

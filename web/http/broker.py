@@ -28,8 +28,7 @@ def client() -> redis.Redis:
 
 
 def eviction_problem() -> tuple[int, str] | None:
-    """None under ``noeviction``; else a log level and what is wrong (WARNING when a managed Redis
-    refuses CONFIG)."""
+    """None under ``noeviction``; else a log level and what is wrong."""
     with client() as conn:
         try:
             found = conn.config_get("maxmemory-policy")

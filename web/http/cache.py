@@ -8,7 +8,7 @@ import pickle
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT, BaseCache
@@ -20,6 +20,20 @@ log = logging.getLogger(__name__)
 # An unreachable or unhealthy Redis; any other error (a value that does not pickle) is the caller's bug.
 OUTAGE_ERRORS = (RedisError, OSError)
 Timeout = float | None
+
+
+def _or_miss(name: str, miss: Any) -> Any:
+    """Django's Redis cache's ``name``, answering ``miss`` (or ``miss(*args)``) while Redis fails."""
+
+    def method(self: ResilientRedisCache, *args: Any, **kwargs: Any) -> Any:
+        answer = (lambda: miss(*args, **kwargs)) if callable(miss) else (lambda: miss)
+        return self._call(name, answer, *args, **kwargs)
+
+    return method
+
+
+def _missing(key: Any, *args: Any, **kwargs: Any) -> int:
+    raise ValueError(f"Key '{key}' not found.")
 
 
 class ResilientRedisCache(RedisCache):
@@ -60,50 +74,19 @@ class ResilientRedisCache(RedisCache):
             log.warning("Redis cache is back")
         return result
 
-    # (BaseCache's get_or_set, decr, the a* variants and the rest are built on these)
-    def get(self, key: Any, default: Any | None = None, version: int | None = None) -> Any:
-        return self._call("get", lambda: default, key, default, version=version)
-
-    def get_many(self, keys: Iterable[Any], version: int | None = None) -> dict[Any, Any]:
-        return self._call("get_many", dict, keys, version=version)
-
-    def has_key(self, key: Any, version: int | None = None) -> bool:
-        return self._call("has_key", lambda: False, key, version=version)
-
-    def add(
-        self, key: Any, value: Any, timeout: Timeout = DEFAULT_TIMEOUT, version: int | None = None
-    ) -> bool:
-        return self._call("add", lambda: False, key, value, timeout, version=version)
-
-    def set(
-        self, key: Any, value: Any, timeout: Timeout = DEFAULT_TIMEOUT, version: int | None = None
-    ) -> None:
-        return self._call("set", lambda: None, key, value, timeout, version=version)
-
-    def set_many(
-        self, data: dict[Any, Any], timeout: Timeout = DEFAULT_TIMEOUT, version: int | None = None
-    ) -> list[Any]:
-        return self._call("set_many", lambda: list(data), data, timeout, version=version)
-
-    def touch(
-        self, key: Any, timeout: Timeout = DEFAULT_TIMEOUT, version: int | None = None
-    ) -> bool:
-        return self._call("touch", lambda: False, key, timeout, version=version)
-
-    def delete(self, key: Any, version: int | None = None) -> bool:
-        return self._call("delete", lambda: False, key, version=version)
-
-    def delete_many(self, keys: Iterable[Any], version: int | None = None) -> None:
-        return self._call("delete_many", lambda: None, keys, version=version)
-
-    def incr(self, key: Any, delta: int = 1, version: int | None = None) -> int:
-        def missing() -> int:
-            raise ValueError(f"Key '{key}' not found.")
-
-        return self._call("incr", missing, key, delta, version=version)
-
-    def clear(self) -> bool:  # type: ignore[override]  # Django's answers a bool; stubs say None
-        return self._call("clear", lambda: False)
+    # What each call answers while Redis fails: what a miss would (BaseCache's get_or_set, decr,
+    # the a* variants and the rest are built on these).
+    get = _or_miss("get", lambda key, default=None, version=None: default)
+    get_many = _or_miss("get_many", lambda *args, **kwargs: {})
+    set_many = _or_miss("set_many", lambda data, *args, **kwargs: list(data))
+    incr = _or_miss("incr", _missing)
+    has_key = _or_miss("has_key", False)
+    add = _or_miss("add", False)
+    touch = _or_miss("touch", False)
+    delete = _or_miss("delete", False)
+    clear = _or_miss("clear", False)
+    set = _or_miss("set", None)
+    delete_many = _or_miss("delete_many", None)
 
     def ping(self) -> None:
         """For /readyz: a read now, past the back-off; raises while Redis fails."""
@@ -189,7 +172,7 @@ class BoundedLocMemCache(BaseCache):
         self, key: Any, value: Any, timeout: Timeout = DEFAULT_TIMEOUT, version: int | None = None
     ) -> bool:
         with self.store.lock:
-            if self.has_key(key, version):
+            if self.store.get(self.make_and_validate_key(key, version=version)) is not None:
                 return False
             self.set(key, value, timeout, version)
             return True
@@ -203,9 +186,6 @@ class BoundedLocMemCache(BaseCache):
             if value is not None:
                 self.store.put(key, value, len(value), self.get_backend_timeout(timeout))
             return value is not None
-
-    def has_key(self, key: Any, version: int | None = None) -> bool:
-        return self.store.get(self.make_and_validate_key(key, version=version)) is not None
 
     def delete(self, key: Any, version: int | None = None) -> bool:
         return self.store.drop(self.make_and_validate_key(key, version=version))

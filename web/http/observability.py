@@ -1,5 +1,5 @@
-"""Each request's id, access log line and /metrics counters. The first middleware, so that its
-time and status cover the others, a page cache hit included."""
+"""Each request's id, access log line and /metrics counters (the first middleware: its time and
+status cover the others, a page cache hit included)."""
 
 from __future__ import annotations
 
@@ -21,8 +21,7 @@ PAGE_CACHE_MARK = "arena.page_cache"
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
-# The requests' Prometheus metrics (figures read at scrape time: ``web.views.metrics``).
-# Multiprocess mode reads PROMETHEUS_MULTIPROC_DIR from the environment before import.
+# (multiprocess mode reads PROMETHEUS_MULTIPROC_DIR from the environment before import)
 REQUESTS = Counter(
     "arena_http_requests",
     "HTTP requests answered, by view (URL name), method and status",

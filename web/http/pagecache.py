@@ -29,7 +29,6 @@ from django.urls import Resolver404, resolve
 from django.utils.cache import get_conditional_response, patch_vary_headers
 
 from core.text import parse_rate
-from web.http import surrogate
 from web.http.cache import LRU
 from web.http.clients import client_key
 from web.http.pagekeys import (
@@ -179,7 +178,6 @@ class PageCacheMiddleware:
                 return limited
             return _finish(request, self.get_response(request))
         dated = versioner in DATED_VERSIONS
-        surrogate.remember(request, surrogate.page_keys(match.kwargs, version, arena_bound=dated))
         page_id = PageIdentity.of(request, version, dated=dated, match=match, query=query)
         if (not_modified := _not_modified(request, page_id.etag)) is not None:
             not_modified["ETag"] = page_id.etag
@@ -207,7 +205,8 @@ class PageCacheMiddleware:
         response = self.get_response(request)
         page_rendered.send(PageCacheMiddleware, key=page_id.key, path=request.path)
         patch_vary_headers(response, page_id.vary)
-        surrogate.tag(request, response)  # (kept with the page: its hits carry it too)
+        if response.status_code == 200 and not response.cookies:
+            response["Surrogate-Key"] = page_id.tags  # (kept with the page: its hits carry it too)
         if storable(response, streamed=response.streaming):
             response.headers.setdefault("Cache-Control", cache_control())
         return response

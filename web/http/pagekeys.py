@@ -21,6 +21,7 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 
+from arena import cachetags
 from arena.selectors.versions import arena_version_get, cell_version_get, site_version_get
 from stories import freshness
 from web import params
@@ -48,9 +49,8 @@ def static_version(**_: object) -> str:
     return f"static.{freshness.stale_days()}"
 
 
-# Which version each cacheable page follows, by URL name (called with the URL's kwargs). An
-# arena's pages include its disputes (a flag filed or decided bumps it) and its verification queue
-# (read from what a recompute stores); the search's results span every arena.
+# Which version each cacheable page follows, by URL name (called with the URL's kwargs); a flag
+# filed or decided and a recompute bump the arena's; the search's results span every arena.
 SITE_PAGES = """home search recent-changes recent-changes-feed api-arena-list llms-txt sitemap-xml
 """.split()
 ARENA_PAGES = """arena-detail head-to-head product-detail story-detail arena-sources arena-compare
@@ -68,8 +68,7 @@ PAGE_VERSIONS: dict[str, Callable[..., str | None]] = {
     **dict.fromkeys(CELL_PAGES, cell_version),
     **dict.fromkeys(STATIC_PAGES, static_version),
 }
-# Pages that show how old evidence is (a cell turns stale at midnight with no write): their keys
-# and ETags carry today's date too, so each day renders them anew.
+# Pages that show how old evidence is (stale at midnight with no write): keys name the day too.
 DATED_VERSIONS = frozenset({arena_version, cell_version})
 # Pages for one person only (a reporter's flag status, reached through a secret link).
 PRIVATE_PAGES = frozenset({"flag-status"})
@@ -104,6 +103,23 @@ def cache_control() -> str:
         f"public, max-age={settings.CACHE_MAX_AGE}, s-maxage={settings.CACHE_S_MAXAGE}, "
         f"stale-while-revalidate={settings.CACHE_STALE_WHILE_REVALIDATE}"
     )
+
+
+def surrogate_keys(kwargs: dict[str, object], version: str, *, arena_bound: bool) -> str:
+    """The ``Surrogate-Key`` of a page: its content tags, so that the HTTP cache in front drops
+    exactly the pages a change touches; ``arena_bound``: an arena's or a cell's version."""
+    if not arena_bound:
+        return cachetags.STATIC if version.startswith("static.") else cachetags.SITE
+    arena_id = version.split("-", 1)[0]  # (``<arena id>-<version>``)
+    tags = [cachetags.arena_tag(arena_id)]
+    if "story" in kwargs:
+        tags.append(cachetags.story_tag(str(kwargs["story"])))
+    if "cell" in kwargs:
+        tags.append(cachetags.cell_tag(str(kwargs["cell"])))
+    for name in ("product", "a", "b"):  # a product's pages; the two of a head-to-head
+        if name in kwargs:
+            tags.append(cachetags.product_tag(arena_id, str(kwargs[name])))
+    return cachetags.header_value(tags)
 
 
 @dataclass(frozen=True)
@@ -212,6 +228,7 @@ class PageIdentity:
     etag: str
     key: str
     vary: tuple[str, ...]
+    tags: str  # its Surrogate-Key
 
     @classmethod
     def of(
@@ -225,9 +242,10 @@ class PageIdentity:
     ) -> PageIdentity:
         """Named by the route, the parameters the page reads and the variant it serves, nothing
         else of the request; ``dated``: the page shows evidence ages, a new page each day."""
+        match = match or resolve(request.path_info)
+        tags = surrogate_keys(match.kwargs, version, arena_bound=dated)
         if dated:  # (and the age after which evidence is stale, a setting)
             version = f"{version}.{freshness.today():%Y%m%d}.{freshness.stale_days()}"
-        match = match or resolve(request.path_info)
         url_name = match.url_name or ""
         # the host and scheme too: feeds and canonical links are absolute URLs
         host, port = split_domain_port(request.get_host())
@@ -247,4 +265,5 @@ class PageIdentity:
             etag=f'W/"{release()}.{version}.{digest}"',
             key=f"page:{release()}:{version}:{digest}",
             vary=API_HEADERS if request.path_info.startswith("/api/") else HTMX_HEADERS,
+            tags=tags,
         )

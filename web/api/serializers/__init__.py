@@ -14,8 +14,6 @@ class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
 
 
-# A validation error: a message list per field (``non_field_errors`` for the body as a whole), or a
-# ``detail`` message when the body could not be read at all (malformed JSON).
 VALIDATION_ERROR_SCHEMA = {
     "type": "object",
     "description": "A message (list) per field; `detail` when the body could not be read.",
@@ -38,7 +36,6 @@ ERROR_DESCRIPTIONS = {
 
 
 def error_responses(*codes: int) -> dict[int, Any]:
-    """The documented error responses of an operation, for ``extend_schema(responses=…)``."""
     return {
         code: OpenApiResponse(
             response=VALIDATION_ERROR_SCHEMA if code == 400 else ErrorSerializer,
