@@ -1,8 +1,6 @@
 """Every answer under /api/ is JSON, refusals included (docs/contract.md, "API errors"): DRF's
 handler for its views, the root URLconf's handlers for what Django answers itself."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from typing import Any
 

@@ -1,8 +1,6 @@
 """The site for programs: ``/llms.txt`` and the markdown views of an arena, a head-to-head, a cell
 and the API, read through the HTML pages' selectors into templates/markdown/."""
 
-from __future__ import annotations
-
 from typing import Any
 
 from django.conf import settings

@@ -1,8 +1,6 @@
 """A product's embeddable badge (``…/badge.svg``) in the look of shields.io's "flat" badges: the
 arena on the left, the product with its rank and PA Score on the right."""
 
-from __future__ import annotations
-
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass

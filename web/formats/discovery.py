@@ -1,8 +1,6 @@
 """``/robots.txt``, ``/sitemap.xml``, ``/favicon.ico``, and the ``discovery`` template tags of
 ``base.html``'s head. Absolute URLs name ``SITE_URL`` when it is set, else the request's host."""
 
-from __future__ import annotations
-
 import html
 from functools import cache
 from pathlib import Path

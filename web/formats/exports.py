@@ -1,8 +1,6 @@
 """Open data: an arena's file (what ``export_arena`` writes) and CSV (a row per cell), streamed,
 and the JSON Schemas of the arena file and of the disputes and verification queue JSON."""
 
-from __future__ import annotations
-
 import csv
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date

@@ -1,7 +1,5 @@
 """Atom feeds: verdict changes (the site's, an arena's or a product's) and an arena's disputes."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any

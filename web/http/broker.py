@@ -1,8 +1,6 @@
 """The broker's Redis beside the queue: whether its memory policy can evict queued tasks (it must be
 noeviction) and the stale sweep's heartbeat (kept there, not in the evicting cache)."""
 
-from __future__ import annotations
-
 import logging
 import time
 from urllib.parse import urlsplit

@@ -1,8 +1,6 @@
 """/healthz (liveness: no I/O) and /readyz (the database, and Redis and the broker where configured;
 a warning is a 503 only with ?strict=1: every instance would say the same and a 503 mends nothing)."""
 
-from __future__ import annotations
-
 import logging
 from collections.abc import Callable
 from datetime import timedelta

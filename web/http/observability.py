@@ -1,8 +1,6 @@
 """Each request's id, access log line and /metrics counters (the first middleware: its time and
 status cover the others, a page cache hit included)."""
 
-from __future__ import annotations
-
 import logging
 import time
 from collections.abc import Callable

@@ -1,8 +1,6 @@
 """The request id of log lines, Celery tasks, error reports and X-Request-ID (plain Python:
 logging and Celery load it before Django is set up)."""
 
-from __future__ import annotations
-
 import logging
 import re
 import uuid

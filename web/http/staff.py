@@ -1,8 +1,6 @@
 """Staff sessions: an idle limit (STAFF_SESSION_IDLE_HOURS), an end at browser close, and outside
 the admin a staff user not yet through django-otp's second factor is anonymous."""
 
-from __future__ import annotations
-
 import time
 from collections.abc import Callable
 from typing import Any

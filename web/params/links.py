@@ -1,7 +1,5 @@
 """The query strings the pages write, and the page cache's canonical query."""
 
-from __future__ import annotations
-
 import functools
 import json
 from collections.abc import Iterable, Mapping, Sequence

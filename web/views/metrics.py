@@ -2,8 +2,6 @@
 the setting): what the processes counted (``web.http.observability``) and what is read at each
 scrape from the database and the broker's Redis."""
 
-from __future__ import annotations
-
 import hmac
 import logging
 import os

@@ -1,7 +1,5 @@
 """Serializers translate selector output to the JSON of docs/contract.md; the error bodies, for the schema."""
 
-from __future__ import annotations
-
 from typing import Any
 
 from drf_spectacular.utils import OpenApiResponse

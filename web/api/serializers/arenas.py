@@ -1,7 +1,5 @@
 """The read endpoints' JSON (docs/contract.md)."""
 
-from __future__ import annotations
-
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field

@@ -1,8 +1,6 @@
 """``/api.md``: the OpenAPI schema in short: each path and method with its summary, parameters
 and responses, then each schema's fields."""
 
-from __future__ import annotations
-
 import re
 from typing import Any
 

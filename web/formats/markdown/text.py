@@ -2,8 +2,6 @@
 through ``md`` (or ``paragraphs``, ``url``), so it can never open a link, end a table cell, start
 a heading or break a row."""
 
-from __future__ import annotations
-
 import functools
 import re
 from collections.abc import Iterable, Sequence
