@@ -3,6 +3,7 @@ status cover the others, a page cache hit included)."""
 
 import logging
 import time
+import uuid
 from collections.abc import Callable
 
 import sentry_sdk
@@ -56,7 +57,7 @@ class RequestObservabilityMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         started = time.perf_counter()
-        rid = requestid.sane(request.headers.get(requestid.HEADER)) or requestid.new_id()
+        rid = requestid.sane(request.headers.get(requestid.HEADER)) or uuid.uuid4().hex
         token = requestid.bind(rid)
         try:
             sentry_sdk.set_tag("request_id", rid)  # (a no-op without SENTRY_DSN)

@@ -3,7 +3,6 @@ logging and Celery load it before Django is set up)."""
 
 import logging
 import re
-import uuid
 from contextvars import ContextVar, Token
 
 HEADER = "X-Request-ID"
@@ -19,10 +18,6 @@ def sane(value: str | None) -> str | None:
     if value and _SANE.fullmatch(value):
         return value
     return None
-
-
-def new_id() -> str:
-    return uuid.uuid4().hex
 
 
 def current() -> str | None:
