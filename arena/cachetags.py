@@ -1,5 +1,5 @@
 """The names an HTTP cache in front of the site (Varnish, a CDN) knows each public response by:
-the tags of its ``Surrogate-Key`` header (``web.http.surrogate``) and of the purges the writes send
+the tags of its ``Surrogate-Key`` header (``web.http.pagekeys``) and of the purges the writes send
 (``ops.purge``). One vocabulary in one place, so that what a page names and what a change purges
 cannot drift apart.
 

@@ -48,7 +48,7 @@ from arena.imports.records import ArenaRecord
 from arena.models import Arena
 from ops.generate import arena_generate
 from tests.factories import ModeratorFactory, totp_device
-from web.http.pagecache.store import recent_pages
+from web.http.pagecache import recent_pages
 from web.http.staff import LAST_SEEN
 
 SEED_SLUG = "durable-execution-engines"

@@ -8,9 +8,9 @@ from django.core import checks
 SITE_URL_MISSING = "arena.W040"
 
 
+@checks.register(checks.Tags.security, deploy=True)
 def site_url_check(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """``check --deploy``: in production the mails' links and canonical links should name the
-    site's public origin, not the first of ALLOWED_HOSTS or a request's host."""
+    """In production the mails' and canonical links should name the site's public origin."""
     if settings.DEBUG or settings.SITE_URL:
         return []
     return [
@@ -27,6 +27,3 @@ def site_url_check(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckM
 class WebConfig(AppConfig):
     name = "web"
     verbose_name = "Public site"
-
-    def ready(self) -> None:
-        checks.register(site_url_check, checks.Tags.security, deploy=True)

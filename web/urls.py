@@ -36,7 +36,6 @@ urlpatterns = [
     # what would settle the close calls: the arena's unverified cells, most useful first
     path("arenas/<slug:arena>/verify/", verify.arena_verify, name="arena-verify"),
     path("arenas/<slug:arena>/verify.json", verify.arena_verify_json, name="arena-verify-json"),
-    # open data
     path("arenas/<slug:arena>/export.json", exports.arena_export_json, name="arena-export-json"),
     path("arenas/<slug:arena>/export.csv", exports.arena_export_csv, name="arena-export-csv"),
     path(
@@ -44,7 +43,6 @@ urlpatterns = [
         exports.arena_file_schema,
         name="arena-file-schema",
     ),
-    # the JSON Schemas of disputes.json and verify.json
     path("schemas/<str:name>.schema.json", exports.published_schema, name="published-schema"),
     # the site for programs (llms.txt and markdown views, web/formats/agents.py)
     path("llms.txt", agents.llms_txt, name="llms-txt"),
@@ -56,11 +54,9 @@ urlpatterns = [
         name="head-to-head-markdown",
     ),
     path("cells/<int:cell>.md", agents.cell_markdown, name="cell-markdown"),
-    # discoverable: robots.txt, the sitemap, the favicon
     path("robots.txt", discovery.robots_txt, name="robots-txt"),
     path("sitemap.xml", discovery.sitemap_xml, name="sitemap-xml"),
     path("favicon.ico", discovery.favicon, name="favicon-ico"),
-    # a product's embeddable badge
     path(
         "arenas/<slug:arena>/products/<slug:product>/badge.svg",
         badges.product_badge_svg,

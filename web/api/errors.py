@@ -1,8 +1,6 @@
 """Every answer under /api/ is JSON, refusals included (docs/contract.md, "API errors"): DRF's
 handler for its views, the root URLconf's handlers for what Django answers itself."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from typing import Any
 
@@ -40,14 +38,10 @@ class PayloadTooLarge(APIException):
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """An oversize body is a JSON 413 (Django raises it as a suspicious operation: an HTML 400)."""
+    """An oversize body is a JSON 413 (Django raises it as an HTML 400)."""
     if isinstance(exc, RequestDataTooBig):
         exc = PayloadTooLarge(too_large_message())
     return exception_handler(exc, context)
-
-
-def is_api(request: HttpRequest) -> bool:
-    return request.path_info.startswith("/" + API_PATH)
 
 
 def api_error(status_code: int, exception: BaseException | None = None) -> JsonResponse:
@@ -58,8 +52,7 @@ def api_error(status_code: int, exception: BaseException | None = None) -> JsonR
 
 @csrf_exempt  # a 404 whatever the method: no form is processed
 def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
-    """A JSON 404; an address that only lacks its trailing slash is redirected to it, as
-    APPEND_SLASH would, in JSON (308, keeping the method, for anything but a read)."""
+    """A JSON 404; an address lacking only its trailing slash is redirected (308 but for reads)."""
     path = request.path_info
     if not path.endswith("/"):
         try:
@@ -78,7 +71,7 @@ def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
 def api_or(status_code: int, site: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
 
     def handler(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if is_api(request):
+        if request.path_info.startswith("/" + API_PATH):
             return api_error(status_code, kwargs.get("exception", args[0] if args else None))
         return site(request, *args, **kwargs)
 

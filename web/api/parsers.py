@@ -12,9 +12,8 @@ from arena.dataformat import DuplicateKey, unique_object
 
 
 class SafeJSONParser(JSONParser):
-    """DRF's JSON parser, except that a body nested deeper than Python's recursion limit (e.g.
-    5,000 ``[``) is a 400 like any other malformed JSON, not a RecursionError and a 500, and that
-    an object with a key twice is refused (a 400 naming the key), as the arena importer does."""
+    """DRF's JSON parser, refusing with a 400 a body nested too deeply (not a 500) and an object
+    with a key twice, as the arena importer does."""
 
     def parse(
         self,
@@ -22,8 +21,7 @@ class SafeJSONParser(JSONParser):
         media_type: str | None = None,
         parser_context: Mapping[str, Any] | None = None,
     ) -> Any:
-        # (DRF's: the request's charset, refusing codecs that would expand the body; newer than
-        # its type stubs)
+        # (DRF's: the request's charset; newer than its type stubs)
         encoding = get_encoding(parser_context or {})
         try:
             return json.loads(

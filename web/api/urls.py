@@ -30,9 +30,7 @@ router.register("flags", FlagViewSet, basename="api-flag")
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", ApiDocsView.as_view(url_name="api-schema"), name="api-docs"),
-    # ReDoc styles itself with <style> elements it writes at run time (styled-components), which a
-    # policy without 'unsafe-inline' refuses: this one page relaxes style-src (REDOC_CSP), its
-    # scripts stay ours
+    # ReDoc writes <style> elements at run time: this one page relaxes style-src (REDOC_CSP)
     path(
         "redoc/",
         csp_override(REDOC_CSP)(SpectacularRedocView.as_view(url_name="api-schema")),

@@ -1,9 +1,5 @@
-"""The site for programs: ``/llms.txt`` and the markdown views of an arena, a head-to-head, a
-cell and the API. Each view reads through the same selectors as its HTML page and renders a text
-template of templates/markdown/ (the API's summary: ``web.formats.markdown.api_page``); "not
-found" is a short markdown 404. Cached and validated like the pages."""
-
-from __future__ import annotations
+"""The site for programs: ``/llms.txt`` and the markdown views of an arena, a head-to-head, a cell
+and the API, read through the HTML pages' selectors into templates/markdown/."""
 
 from typing import Any
 
@@ -29,24 +25,25 @@ TEXT = "text/plain; charset=utf-8"
 
 
 def _root(request: HttpRequest) -> str:
-    """``https://host``: the markdown documents link the host a request came to."""
     return request.build_absolute_uri("/").rstrip("/")
 
 
 def _licence_line(*, linked: bool = True) -> str:
-    """``Data licence: [CC BY 4.0](…)``; not ``linked``, its address as code (llms.txt links
-    markdown pages only)."""
+    """Not ``linked``: the address as code (llms.txt links markdown pages only)."""
     name, href = inline(settings.DATA_LICENSE_NAME), url(settings.DATA_LICENSE_URL) or ""
     shown = f"[{name}]({href})" if linked else f"{name} (`{href}`)"
     return f"Data licence: {shown}; cite the arena page."
 
 
-def _markdown(text: str, status: int = 200) -> HttpResponse:
-    return HttpResponse(text, content_type=MARKDOWN, status=status)
+def _markdown(
+    request: HttpRequest, template: str, context: dict[str, Any], content_type: str = MARKDOWN
+) -> HttpResponse:
+    context = {"root": _root(request), "licence": _licence_line(), **context}
+    return HttpResponse(render(template, context), content_type=content_type)
 
 
 def _not_found(what: str) -> HttpResponse:
-    return _markdown(not_found_markdown(what), status=404)
+    return HttpResponse(not_found_markdown(what), content_type=MARKDOWN, status=404)
 
 
 @require_safe
@@ -88,11 +85,10 @@ def arena_markdown(request: HttpRequest, arena: str) -> HttpResponse:
             for block in matrix.blocks
         ],
     }
-    return _markdown(render("markdown/arena.md", _context(request, context)))
+    return _markdown(request, "markdown/arena.md", context)
 
 
 def _could_rank(row: Any) -> str:
-    """The ranks the product could take (``1–4``; its own when settled, ``—`` not stored)."""
     best, worst = getattr(row, "rank_best", None), getattr(row, "rank_worst", None)
     if best is None or worst is None:
         return "—"
@@ -128,7 +124,7 @@ def head_to_head_markdown(request: HttpRequest, arena: str, a: str, b: str) -> H
             for b in cmp.blocks
         ],
     }
-    return _markdown(render("markdown/head_to_head.md", _context(request, context)))
+    return _markdown(request, "markdown/head_to_head.md", context)
 
 
 def _ranged(r: Any) -> str:
@@ -153,12 +149,7 @@ def cell_markdown(request: HttpRequest, cell: int) -> HttpResponse:
         "cited": cited,
         "proof_meaning": Proof(c.proof).meaning if c.proof else "",
     }
-    return _markdown(render("markdown/cell.md", _context(request, context)))
-
-
-def _context(request: HttpRequest, context: dict[str, Any]) -> dict[str, Any]:
-    """What every markdown template is given: the site's root on the request's host, the licence."""
-    return {"root": _root(request), "licence": _licence_line(), **context}
+    return _markdown(request, "markdown/cell.md", context)
 
 
 @require_safe
@@ -172,7 +163,7 @@ def llms_txt(request: HttpRequest) -> HttpResponse:
         "pairs": [(arena, a, b) for arena in arenas for a, b in by_arena.get(arena.pk, ())],
         "licence_plain": _licence_line(linked=False),
     }
-    return HttpResponse(render("markdown/llms.txt", _context(request, context)), content_type=TEXT)
+    return _markdown(request, "markdown/llms.txt", context, content_type=TEXT)
 
 
 @require_safe
@@ -183,4 +174,4 @@ def api_markdown(request: HttpRequest) -> HttpResponse:
         "OpenAPI schema (YAML; JSON with ?format=json)": root + reverse("api-schema"),
         "Interactive API docs (HTML)": root + reverse("api-docs"),
     }
-    return _markdown(api_page.api_markdown(schema=schema, raw=raw))
+    return HttpResponse(api_page.api_markdown(schema=schema, raw=raw), content_type=MARKDOWN)

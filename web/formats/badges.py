@@ -1,9 +1,5 @@
-"""An embeddable badge of a product's standing in its arena (``…/products/<product>/badge.svg``),
-in the look of shields.io's "flat" badges: the arena on the left, the product with its rank and PA
-Score on the right. The drawing is a pure function of its texts; the view reads the stored scores
-(the leaderboard's read) and is cached by the arena's content version like the pages."""
-
-from __future__ import annotations
+"""A product's embeddable badge (``…/badge.svg``) in the look of shields.io's "flat" badges: the
+arena on the left, the product with its rank and PA Score on the right."""
 
 import unicodedata
 from collections.abc import Sequence
@@ -52,7 +48,6 @@ UNSCORED_COLOR = "#5f6b76"  # white text 5.5:1 (4.8:1)
 
 
 def text_width(text: str) -> float:
-    """The estimated width of ``text`` in px at the badge's font size (Verdana 11px)."""
     units = 0
     for char in text:
         width = _WIDTHS.get(char)
@@ -70,8 +65,7 @@ def _short(name: str) -> str:
 
 @dataclass(frozen=True)
 class Badge:
-    """What a badge says: ``label`` on the left, ``message`` on ``color`` on the right, and
-    ``title``, the whole of it in words (its accessible name and tooltip)."""
+    """``title``: the whole badge in words (its accessible name and tooltip)."""
 
     label: str
     message: str
@@ -87,10 +81,8 @@ def product_badge(
     products: int,
     close_to: str | None = None,
 ) -> Badge:
-    """The badge of a product with its stored score (``None``: not scored yet) among
-    ``products`` products: its rank, with the ranks it could take when stored and more than one
-    (``#2 (1–4)``); ``close_to``: the name of a neighbour in the ranking it is too close to call
-    with (``scoring.pair_call``), which the title says."""
+    """Its rank, with the ranks it could take when more than one (``#2 (1–4)``); ``close_to``: a
+    neighbour in the ranking it is too close to call with, which the title says."""
     arena_name, product_name = _short(arena_name), _short(product_name)
     if score is None or score.pa_score is None:
         return Badge(
@@ -120,7 +112,6 @@ def _num(value: float) -> str:
 
 
 def badge_svg(badge: Badge) -> str:
-    """The badge as a standalone SVG document (templates/badges/badge.svg)."""
     label_text, message_text = text_width(badge.label), text_width(badge.message)
     left, right = label_text + 2 * PADDING, message_text + 2 * PADDING
     texts = [
@@ -137,8 +128,7 @@ def _score_of(product: Product, scores: Sequence[ProductScore]) -> ProductScore 
 
 
 def _close_to(product: Product, scores: Sequence[ProductScore]) -> str | None:
-    """The neighbours in the published ranking (above, then below) the product is too close to
-    call with, by name (``scoring.pair_call``); None when it is clear of both."""
+    """The neighbours in the ranking (above, then below) it is too close to call with."""
     at = next((i for i, s in enumerate(scores) if s.product_id == product.pk), None)
     if at is None:
         return None
@@ -153,7 +143,6 @@ def _close_to(product: Product, scores: Sequence[ProductScore]) -> str | None:
 
 @require_safe
 def product_badge_svg(request: HttpRequest, arena: str, product: str) -> HttpResponse:
-    """A product's badge: three queries (the arena, its products, their stored scores)."""
     found = selectors.arena_get(slug=arena)
     if found is None:
         raise Http404(f"No arena {arena!r}")

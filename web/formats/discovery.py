@@ -1,8 +1,5 @@
-"""What makes the site findable and linkable: ``/robots.txt``, ``/sitemap.xml``, ``/favicon.ico``,
-and the ``discovery`` template library of ``base.html``'s head (canonical links, OpenGraph and
-Twitter meta). Absolute URLs name ``settings.SITE_URL`` when it is set, else the request's host."""
-
-from __future__ import annotations
+"""``/robots.txt``, ``/sitemap.xml``, ``/favicon.ico``, and the ``discovery`` template tags of
+``base.html``'s head. Absolute URLs name ``SITE_URL`` when it is set, else the request's host."""
 
 import html
 from functools import cache
@@ -25,38 +22,29 @@ register = template.Library()
 
 
 def absolute_url(request: HttpRequest, path: str) -> str:
-    """``path`` (``/arenas/x/``) as an absolute URL on ``SITE_URL``, else on the request's host."""
     if settings.SITE_URL:
         return f"{settings.SITE_URL}{iri_to_uri(path)}"
     return request.build_absolute_uri(iri_to_uri(path))
 
 
-# ----------------------------------------------------------------------------- the head's tags
-
-
 @register.simple_block_tag
 def capture(content: str) -> SafeString:
-    """``{% capture as name %}…{% endcapture %}``: the body, whitespace collapsed, kept in
-    ``name``: the head writes a page's title and description three times, and Django renders a
-    block once. (The body was escaped as it rendered; collapsing spaces keeps it safe.)"""
+    """``{% capture as name %}…{% endcapture %}``: the body (escaped as it rendered), whitespace
+    collapsed: the head writes a page's title and description three times."""
     return mark_safe(" ".join(content.split()))
 
 
 @register.simple_tag(takes_context=True, name="absolute_url")
 def absolute_url_tag(context: template.Context, path: str) -> str:
-    """``{% absolute_url path as url %}``: ``path`` (as a template rendered it, entities and all)
-    as an absolute URL; the template escapes it again where it writes it."""
+    """``{% absolute_url path as url %}``: ``path`` as rendered (entities and all), absolute."""
     return absolute_url(context["request"], html.unescape(str(path)))
 
 
 @register.simple_tag
 def site_url(name: str) -> str:
-    """``{% site_url "home" %}``: ``{% url %}`` of a view that takes no argument, reversed once per
-    script prefix (``links.site_url``): every page's header and footer link the same few."""
+    """``{% url %}`` of a view without arguments, reversed once per script prefix."""
     return links.site_url(name)
 
-
-# ----------------------------------------------------------------------------- robots.txt
 
 # Crawlers may read every public page, the flag forms too (one per cell: each names its cell's proof
 # page as canonical, which folds it into that page); not the admin, the reporters' secret status
@@ -81,18 +69,12 @@ def robots_txt(request: HttpRequest) -> HttpResponse:
     return HttpResponse(body, content_type="text/plain; charset=utf-8")
 
 
-# ----------------------------------------------------------------------------- sitemap.xml
-
-
 @require_safe
 def sitemap_xml(request: HttpRequest) -> HttpResponse:
     return sitemaps_views.sitemap(request, sitemaps=SECTIONS)
 
 
-# ----------------------------------------------------------------------------- favicon.ico
-# For the browsers that take no SVG icon and the clients that fetch it without reading the page
-# (feed readers, link previews): a redirect to static/favicon.svg would leave those without one.
-
+# For the clients that take no SVG icon or fetch it without reading the page (feed readers).
 FAVICON_FILE = Path(settings.BASE_DIR) / "static" / "favicon.ico"
 # Browsers keep the icon a day (it changes only with a release); shared caches as long as any page.
 FAVICON_MAX_AGE = 86400

@@ -1,8 +1,5 @@
-"""Open data: ``/arenas/<arena>/export.json`` (the arena file, what ``export_arena`` writes) and
-``/arenas/<arena>/export.csv`` (one row per cell), streamed and cached like the pages; the JSON
-Schemas of the arena file format and of the disputes and verification queue JSON."""
-
-from __future__ import annotations
+"""Open data: an arena's file (what ``export_arena`` writes) and CSV (a row per cell), streamed,
+and the JSON Schemas of the arena file and of the disputes and verification queue JSON."""
 
 import csv
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -39,9 +36,8 @@ def _export(
     extension: str,
     disposition: str,
 ) -> StreamingHttpResponse | HttpResponsePermanentRedirect:
-    """``body(arena)`` streamed, named ``<arena>.<extension>``, with the licence the data is offered
-    under (RFC 8288 link). A query string is redirected away, so made-up parameters cannot make the
-    page cache keep many megabyte-sized copies."""
+    """``body(arena)`` streamed with its licence (an RFC 8288 link). A query string is redirected
+    away: made-up parameters cannot make the page cache keep many megabyte-sized copies."""
     found = arena_get(slug=arena)
     if found is None:
         raise Http404("No such arena")
@@ -54,14 +50,13 @@ def _export(
 
 
 class _Line:
-    """A file-like object whose ``write`` returns what it was given (csv writes one row)."""
+    """A file whose ``write`` returns what it was given: one CSV row."""
 
     def write(self, value: str) -> str:
         return value
 
 
 def _field(value: object) -> object:
-    """A value as the CSV writes it (a formula-like text with a leading apostrophe)."""
     if value is None:
         return ""
     if isinstance(value, date):
@@ -72,7 +67,6 @@ def _field(value: object) -> object:
 
 
 def csv_lines(rows: Iterable[Sequence[object]]) -> Iterator[str]:
-    """The CSV file's lines: the header (``CSV_COLUMNS``), then one line per row."""
     writer = csv.writer(_Line(), lineterminator="\r\n")
     yield writer.writerow(CSV_COLUMNS)
     for row in rows:
@@ -102,7 +96,6 @@ arena_export_csv = require_safe(
 
 @require_safe
 def arena_file_schema(request: HttpRequest) -> HttpResponse:
-    """The arena file format's JSON Schema, as shipped (``arena/schemas/``)."""
     return HttpResponse(dataformat.SCHEMA_PATH.read_bytes(), content_type="application/schema+json")
 
 
@@ -114,7 +107,6 @@ PUBLISHED = ("disputes-v1", "verify-v1")
 
 @require_safe
 def published_schema(request: HttpRequest, name: str) -> HttpResponse:
-    """One of ``PUBLISHED``'s JSON Schemas, as shipped."""
     if name not in PUBLISHED:
         raise Http404("No such schema")
     return HttpResponse(

@@ -1,7 +1,4 @@
-"""Atom feeds (Django's syndication framework): verdict changes, the whole site's, one arena's or
-one product's; and an arena's disputes."""
-
-from __future__ import annotations
+"""Atom feeds: verdict changes (the site's, an arena's or a product's) and an arena's disputes."""
 
 from dataclasses import dataclass
 from datetime import datetime
@@ -29,16 +26,15 @@ FEED_AUTHOR = "Arena"
 
 
 def recent_changes_queryset() -> QuerySet[CellChange]:
-    """Every verdict change with what its entry names (cell, story, arena, product), newest first:
-    the feeds and the recent changes page read it (one query)."""
+    """Every verdict change with what its entry names, newest first (one query)."""
     return CellChange.objects.select_related(
         "cell__story__arena", "cell__product", "changed_by"
     ).order_by("-changed_at", "-pk")
 
 
 def _xml_text(text: object) -> str:
-    """Stored text as a feed may carry it: XML 1.0 cannot hold most control characters, and Django's
-    feed generator raises on them, so one stray character in a note would break the whole feed."""
+    # XML 1.0 cannot hold most control characters: one in a note would break the whole feed
+
     return clean_text(str(text or ""))
 
 
@@ -48,8 +44,7 @@ def _site_url(request: HttpRequest) -> str:
 
 @dataclass(frozen=True)
 class Scope:
-    """What a feed follows, with the site's address as the request has it (the feed's author link:
-    one feed instance serves every request, so nothing per request is kept on it)."""
+    """What a feed follows, with the site's address (one feed instance serves every request)."""
 
     site_url: str
     arena: Arena | None = None
@@ -64,24 +59,19 @@ class DisputeScope:
 
 
 class BadFilter(Exception):
-    """A feed's filter names nothing (a 400, with the message)."""
+    pass
 
 
 class SiteFeed(Feed):
-    """An Atom feed written by the site (Atom wants an author: the site, at its address)."""
-
     feed_type = Atom1Feed
-
-    def author_name(self) -> str:
-        return FEED_AUTHOR
+    author_name = FEED_AUTHOR  # (Atom wants an author: the site, at its address)
 
     def author_link(self, scope: Scope | DisputeScope) -> str:
         return scope.site_url
 
 
 class ChangesFeed(SiteFeed):
-    """Verdict changes, newest first: the site's (``/changes/feed/``), one arena's or one
-    product's; an entry reads the same in every feed."""
+    """Verdict changes, newest first; an entry reads the same in every feed."""
 
     def get_object(
         self, request: HttpRequest, arena: str | None = None, product: str | None = None
@@ -161,10 +151,8 @@ class ChangesFeed(SiteFeed):
 
 
 class ArenaDisputesFeed(SiteFeed):
-    """One arena's disputes, the latest news first (``/arenas/<arena>/disputes/feed/``): an
-    entry per dispute, updated when it is decided. Only what the disputes page shows
-    (``flags.disputes``); ``?product=``, ``?story=`` and ``?state=`` narrow it as they
-    narrow the page (a filter naming nothing is a 400)."""
+    """An arena's disputes as its page shows them, one entry each, updated when decided; its
+    filters narrow it as they narrow the page (one naming nothing is a 400)."""
 
     def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> DisputeScope:
         read = disputes_read(request.GET, kwargs["arena"])

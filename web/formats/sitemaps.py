@@ -1,7 +1,6 @@
-"""The sitemap (``/sitemap.xml``, Django's sitemaps framework): the site-wide pages, every arena,
-its products and stories still on the pages, and the head-to-heads the leaderboards document. Each
-section reads plain rows across every arena in one query (the per-arena selectors would cost a query
-per arena); ``lastmod`` is the day the arena's scores were last computed, else its ``updated``."""
+"""The sitemap's sections: the site-wide pages, every arena, its products, stories and documented
+head-to-heads, each in one query across every arena; ``lastmod`` is the day of the scores, else
+the arena's ``updated``."""
 
 from __future__ import annotations
 
@@ -23,10 +22,6 @@ if TYPE_CHECKING:  # (the sites framework is not installed: the request's host i
     from django.contrib.sites.requests import RequestSite
 
 Lastmod = date | None
-ArenaItem = tuple[str, str, Lastmod]  # arena slug, URL name (its page or its disputes)
-ProductItem = tuple[str, str, Lastmod]  # arena slug, product slug
-StoryItem = tuple[str, int, Lastmod]  # arena slug, story id
-PairItem = tuple[str, str, str, Lastmod]  # arena slug, the two products' slugs
 
 
 def _lastmod(computed: datetime | None, updated: date | None) -> Lastmod:
@@ -36,8 +31,6 @@ def _lastmod(computed: datetime | None, updated: date | None) -> Lastmod:
 
 
 class SiteSitemap(Sitemap):
-    """A section whose URLs are on ``SITE_URL`` when it is set, else on the request's host."""
-
     def get_protocol(self, protocol: str | None = None) -> str:
         if settings.SITE_URL:
             return urlsplit(settings.SITE_URL).scheme
@@ -50,8 +43,6 @@ class SiteSitemap(Sitemap):
 
 
 class PagesSitemap(SiteSitemap):
-    """The pages spanning every arena."""
-
     def items(self) -> list[str]:
         return ["home", "methodology", "recent-changes"]
 
@@ -59,25 +50,22 @@ class PagesSitemap(SiteSitemap):
         return reverse(item)
 
 
-class _RowSitemap[Item: tuple[Any, ...]](SiteSitemap):
-    """A section of plain rows: the URL named ``url_name`` takes a row's values but the last one,
-    which is its ``lastmod``."""
+class _RowSitemap(SiteSitemap):
+    """Rows of the URL's arguments, then their ``lastmod``."""
 
     url_name: str
 
-    def location(self, item: Item) -> str:
+    def location(self, item: tuple[Any, ...]) -> str:
         return reverse(self.url_name, args=item[:-1])
 
-    def lastmod(self, item: Item) -> Lastmod:
+    def lastmod(self, item: tuple[Any, ...]) -> Lastmod:
         return item[-1]
 
 
-class ArenaSitemap(_RowSitemap[ArenaItem]):
-    """Every arena's page, each followed by its disputes page (from the same query)."""
-
+class ArenaSitemap(_RowSitemap):
     url_name = "arena-detail"
 
-    def items(self) -> list[ArenaItem]:
+    def items(self) -> list[tuple[Any, ...]]:
         rows = Arena.objects.order_by("name").values_list("slug", "scores_computed_at", "updated")
         return [
             (slug, page, _lastmod(computed, updated))
@@ -85,40 +73,35 @@ class ArenaSitemap(_RowSitemap[ArenaItem]):
             for page in (self.url_name, "arena-disputes")
         ]
 
-    def location(self, item: ArenaItem) -> str:
+    def location(self, item: tuple[Any, ...]) -> str:
         return reverse(item[1], args=[item[0]])
 
 
 def _in_arena_rows(model: type[Product] | type[Story], key: str) -> list[tuple[str, Any, Lastmod]]:
-    """``(arena slug, key, lastmod)`` of every row of ``model`` still in its arena."""
     rows = model.objects.order_by("arena__name", "position").values_list(
         "arena__slug", key, "arena__scores_computed_at", "arena__updated"
     )
     return [(arena, value, _lastmod(c, u)) for arena, value, c, u in rows]
 
 
-class ProductSitemap(_RowSitemap[ProductItem]):
-    """Every product still in its arena."""
-
+class ProductSitemap(_RowSitemap):
     url_name = "product-detail"
 
-    def items(self) -> list[ProductItem]:
+    def items(self) -> list[tuple[Any, ...]]:
         return _in_arena_rows(Product, "slug")
 
 
-class StorySitemap(_RowSitemap[StoryItem]):
-    """Every story still in its arena."""
-
+class StorySitemap(_RowSitemap):
     url_name = "story-detail"
 
-    def items(self) -> list[StoryItem]:
+    def items(self) -> list[tuple[Any, ...]]:
         return _in_arena_rows(Story, "pk")
 
 
-class HeadToHeadSitemap(_RowSitemap[PairItem]):
+class HeadToHeadSitemap(_RowSitemap):
     url_name = "head-to-head"
 
-    def items(self) -> list[PairItem]:
+    def items(self) -> list[tuple[Any, ...]]:
         return [
             (arena.slug, a.slug, b.slug, _lastmod(arena.scores_computed_at, arena.updated))
             for arena, a, b in documented_pairs()

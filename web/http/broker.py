@@ -1,8 +1,6 @@
 """The broker's Redis beside the queue: whether its memory policy can evict queued tasks (it must be
 noeviction) and the stale sweep's heartbeat (kept there, not in the evicting cache)."""
 
-from __future__ import annotations
-
 import logging
 import time
 from urllib.parse import urlsplit
@@ -28,8 +26,7 @@ def client() -> redis.Redis:
 
 
 def eviction_problem() -> tuple[int, str] | None:
-    """None under ``noeviction``; else a log level and what is wrong (WARNING when a managed Redis
-    refuses CONFIG)."""
+    """None under ``noeviction``; else a log level and what is wrong."""
     with client() as conn:
         try:
             found = conn.config_get("maxmemory-policy")

@@ -1,6 +1,5 @@
-"""Who is asking: the client address behind our trusted proxies (docs/operations.md, "Client
-addresses behind proxies") and the salted key rate limits and flags count by. IPv6 clients count
-per /64, which one client holds; addresses are never stored, only ``client_key``."""
+"""Who is asking: the client address behind our trusted proxies (docs/operations.md) and the salted
+key rate limits and flags count by (addresses are never stored, only ``client_key``)."""
 
 from __future__ import annotations
 
@@ -77,19 +76,16 @@ def client_address(request: HttpRequest) -> str:
     return str(address) if address is not None else UNKNOWN
 
 
-def _ipv6_client(address: ipaddress.IPv6Address) -> ipaddress.IPv6Network:
-    return ipaddress.IPv6Network((address, IPV6_CLIENT_PREFIX), strict=False)
-
-
-def client_network(address: IPAddress) -> str:
+def _client_of(address: IPAddress) -> IPAddress | ipaddress.IPv6Network:
+    """An IPv6 client by its /64, which one client holds."""
     if isinstance(address, ipaddress.IPv6Address):
-        return str(_ipv6_client(address))
-    return str(address)
+        return ipaddress.IPv6Network((address, IPV6_CLIENT_PREFIX), strict=False)
+    return address
 
 
 def client_hash(address: str) -> str:
     parsed = parse_address(address)
-    group = client_network(parsed) if parsed is not None else address
+    group = str(_client_of(parsed)) if parsed is not None else address
     return hashlib.sha256(f"{settings.SECRET_KEY}:flag-client:{group}".encode()).hexdigest()
 
 
@@ -98,14 +94,12 @@ def client_key(request: HttpRequest) -> str:
 
 
 def lockout_address(request: HttpRequest) -> str | None:
-    """AXES_CLIENT_IP_CALLABLE: an IPv6 client by its /64's first address; None when unknown (the
-    column is an inet on PostgreSQL)."""
+    """AXES_CLIENT_IP_CALLABLE: an IPv6 client by its /64's first address; None when unknown."""
     address = client_ip(request)
     if address is None:
         return None
-    if isinstance(address, ipaddress.IPv6Address):
-        return str(_ipv6_client(address).network_address)
-    return str(address)
+    client = _client_of(address)
+    return str(client.network_address if isinstance(client, ipaddress.IPv6Network) else client)
 
 
 class ByClientKey:
@@ -120,8 +114,7 @@ class AnonRateThrottle(ByClientKey, throttling.AnonRateThrottle):
 
 
 class UserRateThrottle(ByClientKey, throttling.UserRateThrottle):
-    """Signed-in users only: DRF's would count an anonymous client a second time (two more cache
-    round trips per request) under a limit that the anonymous one already undercuts."""
+    """Signed-in users only: DRF's would count an anonymous client a second time."""
 
     def get_cache_key(self, request: Request, view: APIView) -> str | None:
         if not (request.user and request.user.is_authenticated):

@@ -1,8 +1,5 @@
-"""/healthz (liveness: no I/O) and /readyz (readiness: the database, and Redis and the broker where
-configured; what only warns is named in "warnings", 503 with ?strict=1). docs/contract.md has the
-bodies; a warning stays 200 because every instance would say the same and a 503 mends nothing."""
-
-from __future__ import annotations
+"""/healthz (liveness: no I/O) and /readyz (the database, and Redis and the broker where configured;
+a warning is a 503 only with ?strict=1: every instance would say the same and a 503 mends nothing)."""
 
 import logging
 from collections.abc import Callable
@@ -40,14 +37,13 @@ def healthz(request: HttpRequest) -> HttpResponse:
 def check_database() -> None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
-        cursor.fetchone()
 
 
 def check_redis() -> None:
     cache = caches["default"]
     if isinstance(cache, ResilientRedisCache):  # PING past its outage back-off
         cache.ping()
-    elif isinstance(cache, RedisCache):  # (a read raises while Redis is down)
+    else:  # (a read raises while Redis is down)
         cache.has_key("readyz")
 
 
@@ -68,48 +64,35 @@ def check_beat() -> str | None:
     limit = round(BEAT_MISSED_SWEEPS * interval)
     if since is None:
         return "no stale sweep recorded yet (beat or worker not running?)"
-    if since > limit:
-        return f"the stale sweep last ran {since:.0f}s ago, more than {limit}s"
-    return None
+    return (
+        f"the stale sweep last ran {since:.0f}s ago, more than {limit}s" if since > limit else None
+    )
 
 
 def check_arenas() -> str | None:
     budget = settings.RECOMPUTE_STALE_BUDGET_SECONDS
     cutoff = timezone.now() - timedelta(seconds=budget)
-    late = list(
-        Arena.objects.filter(scores_stale_since__lt=cutoff)
-        .order_by("slug")
-        .values_list("slug", flat=True)[:6]
-    )
-    if not late:
+    late = Arena.objects.filter(scores_stale_since__lt=cutoff).order_by("slug")
+    slugs = list(late.values_list("slug", flat=True)[:6])
+    if not slugs:
         return None
-    return f"stale for more than {budget}s: {', '.join(late[:5])}" + (" …" if late[5:] else "")
+    return f"stale for more than {budget}s: {', '.join(slugs[:5])}" + (" …" if slugs[5:] else "")
 
 
-def configured_checks() -> dict[str, Callable[[], None]]:
-    """Each fails by raising."""
-    checks = {"database": check_database}
+def run_checks() -> dict[str, str]:
+    """Every check's value: ``ok``, ``error: <exception class>`` (a check that raises) or
+    ``warning: <what>`` (a warning that returns what is wrong)."""
+    checks: dict[str, Callable[[], None]] = {"database": check_database}
     if isinstance(caches["default"], RedisCache):
         checks["redis"] = check_redis
     if settings.CELERY_BROKER_URL:
         checks["broker"] = check_broker
-    return checks
-
-
-def configured_warnings() -> dict[str, Callable[[], str | None]]:
-    """Each returns what is wrong, or None."""
-    checks: dict[str, Callable[[], str | None]] = {}
+    warnings: dict[str, Callable[[], str | None]] = {}
     if settings.CELERY_BROKER_URL and broker.is_redis(settings.CELERY_BROKER_URL):
-        checks["broker_policy"] = check_broker_policy
-        checks["beat"] = check_beat
-    checks["arenas"] = check_arenas
-    return checks
-
-
-def run_checks() -> dict[str, str]:
-    """Every check's value: ``ok``, ``error: <exception class>`` or ``warning: <what>``."""
+        warnings |= {"broker_policy": check_broker_policy, "beat": check_beat}
+    warnings["arenas"] = check_arenas
     results: dict[str, str] = {}
-    for name, check in configured_checks().items():
+    for name, check in checks.items():
         try:
             check()
         except Exception as exc:  # noqa: BLE001 - any failure means "not ready"
@@ -117,7 +100,7 @@ def run_checks() -> dict[str, str]:
             results[name] = f"error: {type(exc).__name__}"
         else:
             results[name] = "ok"
-    for name, warn in configured_warnings().items():
+    for name, warn in warnings.items():
         try:
             problem = warn()
         except Exception as exc:  # noqa: BLE001 - could not tell: said, never a failure

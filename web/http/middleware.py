@@ -22,8 +22,7 @@ FORWARDED_HEADERS = (
 
 class ForwardedHeadersMiddleware:
     """X-Forwarded-* and Forwarded only from our own proxies: Django believes
-    SECURE_PROXY_SSL_HEADER from anyone, and the scheme decides the https redirect, secure cookies
-    and absolute links."""
+    SECURE_PROXY_SSL_HEADER from anyone."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -49,7 +48,6 @@ class DropNulFromQueryMiddleware:
                 for key, values in request.GET.lists()
                 for value in values
             ]
-            # (read-only, as Django's own)
             request.GET = QueryDict(urlencode(pairs))
         return self.get_response(request)
 

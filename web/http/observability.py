@@ -1,10 +1,9 @@
-"""Each request's id, access log line and /metrics counters. The first middleware, so that its
-time and status cover the others, a page cache hit included."""
-
-from __future__ import annotations
+"""Each request's id, access log line and /metrics counters (the first middleware: its time and
+status cover the others, a page cache hit included)."""
 
 import logging
 import time
+import uuid
 from collections.abc import Callable
 
 import sentry_sdk
@@ -21,8 +20,7 @@ PAGE_CACHE_MARK = "arena.page_cache"
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
-# The requests' Prometheus metrics (figures read at scrape time: ``web.views.metrics``).
-# Multiprocess mode reads PROMETHEUS_MULTIPROC_DIR from the environment before import.
+# (multiprocess mode reads PROMETHEUS_MULTIPROC_DIR from the environment before import)
 REQUESTS = Counter(
     "arena_http_requests",
     "HTTP requests answered, by view (URL name), method and status",
@@ -59,7 +57,7 @@ class RequestObservabilityMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         started = time.perf_counter()
-        rid = requestid.sane(request.headers.get(requestid.HEADER)) or requestid.new_id()
+        rid = requestid.sane(request.headers.get(requestid.HEADER)) or uuid.uuid4().hex
         token = requestid.bind(rid)
         try:
             sentry_sdk.set_tag("request_id", rid)  # (a no-op without SENTRY_DSN)

@@ -1,16 +1,12 @@
-"""The request id: names a request in its log lines, its Celery tasks, its error report and its
-X-Request-ID header. Plain Python: logging and Celery load it before Django is set up."""
-
-from __future__ import annotations
+"""The request id of log lines, Celery tasks, error reports and X-Request-ID (plain Python:
+logging and Celery load it before Django is set up)."""
 
 import logging
 import re
-import uuid
 from contextvars import ContextVar, Token
 
 HEADER = "X-Request-ID"
-# An incoming id is kept only when it is short and plain (a proxy's or load balancer's id), so a
-# client cannot write newlines, markup or megabytes into the logs; anything else gets a new one.
+# An incoming id is kept only when short and plain: a client cannot write newlines into the logs.
 MAX_LENGTH = 64
 _SANE = re.compile(rf"[A-Za-z0-9._-]{{1,{MAX_LENGTH}}}")
 NONE = "-"  # what a log line outside any request or task says
@@ -22,10 +18,6 @@ def sane(value: str | None) -> str | None:
     if value and _SANE.fullmatch(value):
         return value
     return None
-
-
-def new_id() -> str:
-    return uuid.uuid4().hex
 
 
 def current() -> str | None:

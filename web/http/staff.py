@@ -1,7 +1,5 @@
-"""Staff sessions: django-otp, an idle limit (STAFF_SESSION_IDLE_HOURS) and an end at browser
-close; outside the admin a staff user not yet through the second factor is anonymous."""
-
-from __future__ import annotations
+"""Staff sessions: an idle limit (STAFF_SESSION_IDLE_HOURS), an end at browser close, and outside
+the admin a staff user not yet through django-otp's second factor is anonymous."""
 
 import time
 from collections.abc import Callable
@@ -35,8 +33,6 @@ class StaffSessionMiddleware:
 
 
 def staff_session(request: HttpRequest, user: Any, in_admin: bool) -> Any:
-    """Anonymous after too long idle (the session emptied) or, outside the admin, before the
-    second factor."""
     if not (user.is_authenticated and user.is_staff):
         return user
     now = time.time()

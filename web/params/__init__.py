@@ -1,6 +1,5 @@
-"""The query parameters of the pages and the API, each named once (``Param``): how each is read,
-and which ones each page reads (``PAGE_PARAMS``, the page cache's allow-list); ``web.params.links``
-writes them back."""
+"""The query parameters of the pages and the API, each named once (``Param``), and which ones each
+page reads (``PAGE_PARAMS``, the page cache's allow-list); ``links`` writes them back."""
 
 from __future__ import annotations
 
@@ -26,15 +25,14 @@ class HtmxHttpRequest(HttpRequest):
 
 
 def fragment_asked(htmx: HtmxDetails) -> bool:
-    """An htmx request that is not a boosted navigation or a history restore (whole pages)."""
     return bool(htmx) and not htmx.boosted and not htmx.history_restore_request
 
 
 @dataclass(frozen=True)
 class Param:
-    """``kept``: whether the page cache may keep a page asked with this value (only values from a
-    short, known list, so made-up ones cannot fill it); ``many``: read with ``getlist``;
-    ``canon``: the one spelling of values read alike; ``blank``: whether an empty value counts."""
+    """``kept``: whether the page cache may keep a page asked with this value (values from short
+    known lists only); ``many``: a list; ``canon``: the one spelling of values read alike;
+    ``blank``: whether an empty value counts."""
 
     name: str
     kept: Callable[[str], bool] = lambda value: False
@@ -48,23 +46,19 @@ def _one_of(*values: str) -> Callable[[str], bool]:
     return lambda value: value in allowed
 
 
-# What the URL patterns accept as a slug (``<slug:…>``): a picked product must be one to be linked to.
-SLUG = re.compile(SLUG_CHARS)
-# The longest query value a page reads; longer values are cut (no filter or key is that long).
-PARAM_MAX_LENGTH = 200
-# At most this many slugs in a list (``?show=``, ``?fold=``, ``?products=``).
-SHOW_MAX = 100
-# The largest comparison kept in the page cache (see ``_product_list``).
-COMPARE_KEPT = 3
-# A list's pages beyond this one are rendered, not kept (the last page answers for any higher one).
-PAGE_NUMBER_KEPT = 50
-# The longest ``?weights=`` read: every key of a big arena at 3 fits well within it.
-WEIGHTS_MAX_LENGTH = 4000
+SLUG = re.compile(SLUG_CHARS)  # what the URL patterns accept as a slug
+PARAM_MAX_LENGTH = 200  # longer values are cut (no filter or key is that long)
+SHOW_MAX = 100  # slugs in a list (``?show=``, ``?fold=``, ``?products=``)
+COMPARE_KEPT = 3  # the largest comparison kept in the page cache
+PAGE_NUMBER_KEPT = 50  # pages of a list beyond this one are rendered, not kept
+WEIGHTS_MAX_LENGTH = 4000  # every key of a big arena at 3 fits well within it
+RECORD_ID_MAX = 2**63 - 1  # the largest id a database row can have
+MUST_MAX = 10  # story must-haves (more is a 400 saying so)
+MUST_KEPT = 2  # the largest choice of must-have stories whose page is kept
 
 
 def _product_list(value: str) -> bool:
-    """Two or three distinct slugs: a bounded number of orderings per arena (a made-up product is a
-    400, never kept); the orderings of larger picks would be no bound at all."""
+    """Two or three distinct slugs: a bounded number of orderings per arena."""
     slugs = value.split(",")
     return (
         COMPARE_MIN <= len(slugs) <= min(COMPARE_MAX, COMPARE_KEPT)
@@ -74,30 +68,14 @@ def _product_list(value: str) -> bool:
 
 
 def number_in(value: str, low: int, high: int) -> int | None:
-    """``value``, digits only, as a number from ``low`` to ``high``; else None."""
     return int(value) if value.isascii() and value.isdigit() and low <= int(value) <= high else None
-
-
-def _page_number(value: str) -> bool:
-    return number_in(value, 1, PAGE_NUMBER_KEPT) is not None
-
-
-# The largest id a database row can have (a bigger number names no record, and is not looked up).
-RECORD_ID_MAX = 2**63 - 1
 
 
 def record_id(value: str) -> int | None:
     return number_in(value.strip(), 1, RECORD_ID_MAX)
 
 
-# At most this many story must-haves (more is a 400 saying so).
-MUST_MAX = 10
-# The largest choice of must-have stories whose page the page cache keeps (a bounded number per arena).
-MUST_KEPT = 2
-
-
 def must_kept(value: str) -> bool:
-    """Ascending story ids, each once, digits only, at most MUST_KEPT."""
     items = value.split(",")
     if not all(i.isascii() and i.isdigit() and not i.startswith("0") for i in items):
         return False
@@ -125,8 +103,7 @@ SORT = Param("sort")
 RANK = Param("rank", _one_of(scoring.RANK_PA, scoring.RANK_VERIFIED, scoring.RANK_INTEGRITY))
 SHOW = Param("show", many=True)
 FOLD = Param("fold", many=True)
-# the visitor's weights (an empty ``weights=``, the panel's reset, is not the same as none), and
-# the start of the panel's fields' names (``w-<key>``)
+# the visitor's weights (an empty one, the panel's reset, is not none); the panel's ``w-<key>``
 WEIGHTS = Param("weights", blank=True)
 WEIGHT_FIELD = "w-"
 # a head-to-head: the pair picker's products, differences only, which rationale is unfolded
@@ -137,7 +114,7 @@ OPEN = Param("open", _one_of("all"))
 # a comparison of two to six products
 PRODUCTS = Param("products", _product_list, many=True)
 # the recent changes' page number
-PAGE = Param("page", _page_number)
+PAGE = Param("page", lambda value: number_in(value, 1, PAGE_NUMBER_KEPT) is not None)
 # an arena's disputes: one product's (a slug), one story's (its number), one state's
 DISPUTE_PRODUCT = Param("product", lambda value: bool(SLUG.fullmatch(value)))
 DISPUTE_STORY = Param("story", lambda value: record_id(value) is not None)
@@ -145,8 +122,7 @@ DISPUTE_STATE = Param("state", _one_of(*DISPUTE_STATES))
 # the must-have check: the stories (their ids) and the facts a visitor cannot do without
 MUST = Param("must", must_kept, many=True)
 NEED = Param("need", needs_kept, many=True)
-# the site search's text (the same name as the matrix's filter, on another page; web.params.search);
-# an empty one is a search of nothing (a 400 saying what to type), not the same as none
+# the site search's text (an empty one is a search of nothing: a 400 saying what to type)
 SEARCH_Q = Param("q", blank=True)
 # the home page's "X vs Y" picker: the arena whose products it pairs (and ``a``, ``b``)
 PICK_ARENA = Param("arena")
@@ -156,7 +132,6 @@ SENT = Param("sent")
 
 
 def format_param(formats: Iterable[str]) -> Param:
-    """DRF's URL_FORMAT_OVERRIDE, kept for the view's own formats."""
     return Param("format", _one_of(*formats))
 
 
@@ -176,13 +151,13 @@ def split_items(values: Iterable[str]) -> list[str]:
 
 
 def slug_list(query: QueryDict, param: Param) -> list[str]:
-    """``?<name>=a,b`` or ``?<name>=a&<name>=b``: the slugs, each once, at most SHOW_MAX."""
+    """``?<name>=a,b`` or ``?<name>=a&<name>=b``: the slugs, each once."""
     values = [clean_text(v)[: PARAM_MAX_LENGTH * 10] for v in query.getlist(param.name)[:SHOW_MAX]]
     return [slug for slug in split_items(values) if SLUG.fullmatch(slug)][:SHOW_MAX]
 
 
 def api_products(query: QueryDict) -> list[str]:
-    """``?products=`` for the API: any text is passed on, so that the 400 names an unknown one."""
+    """Any text is passed on, so that the 400 names an unknown one."""
     return split_items(query.getlist(PRODUCTS.name)[:SHOW_MAX])[:SHOW_MAX]
 
 
@@ -196,8 +171,7 @@ def _level(value: str) -> int | None:
 
 
 def weights_parse(text: str) -> WeightsAsked:
-    """``key:level,…``; an entry without ``:`` or with a level other than 0-3 is kept, to be named
-    as left out."""
+    """``key:level,…``; an entry that does not read is kept, to be named as left out."""
     entries = []
     for entry in text.split(","):
         if entry := entry.strip():
@@ -226,8 +200,7 @@ class ArenaAsked:
     rank: str  # the rank asked for ("" for none: the published PA Score)
     show: list[str]  # the products picked for the matrix (the "Products shown" form)
     fold: list[str]  # the categories folded in the matrix (their "Hide" links)
-    # The weights: a visitor's weights replace the rank while they are set; a rank picked in the
-    # "Rank by" menu (whose form carries the weights along) replaces the weights.
+    # a visitor's weights replace the rank; a rank picked in the "Rank by" menu replaces them
     weights: WeightsAsked
     weights_sent: bool  # the request says something of weights (``?weights=`` even empty)
     weights_carried: str  # the ``?weights=`` a fragment's links carry along, as it was sent
@@ -255,9 +228,6 @@ class ArenaAsked:
 
 @dataclass(frozen=True)
 class HeadToHeadAsked:
-    """``?a=…&b=…`` (the pair picker), ``diff=1`` (only rounds won), ``open=all`` or
-    ``open=<story>`` (rationales unfolded)."""
-
     a: str
     b: str
     diff: bool
@@ -283,8 +253,7 @@ def diff_asked(query: QueryDict) -> bool:
     return text(query, DIFF) == "1"
 
 
-# Which flag form a request is for (``?form=…``): its element ids carry it, so two forms open on
-# one page never share an id.
+# Which flag form a request is for: its element ids carry it, so two on one page never share one.
 FORM_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
 PAGE_FORM = "page"
 
@@ -296,7 +265,7 @@ def flag_form_id(query: QueryDict) -> str:
 
 @dataclass(frozen=True)
 class DisputesAsked:
-    """``problems``: what cannot be read (a 400 with those messages; the rest still filters)."""
+    """``problems``: what cannot be read (a 400; the rest still filters)."""
 
     product: str
     story: int | None
@@ -322,8 +291,7 @@ class DisputesAsked:
         return cls(product, story, state, text(query, PAGE).strip(), tuple(problems))
 
 
-# The parameters each page reads, by URL name, in their canonical order; the page cache drops any
-# other (a full page is redirected to the address without it).
+# The parameters each page reads, in their canonical order; the page cache drops any other.
 PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
     "arena-detail": (PERSONA, CATEGORY, VERDICT, Q, STALE, SORT, RANK, SHOW, FOLD, WEIGHTS),
     "head-to-head": (A, B, DIFF, OPEN),

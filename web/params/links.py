@@ -1,7 +1,5 @@
 """The query strings the pages write, and the page cache's canonical query."""
 
-from __future__ import annotations
-
 import functools
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -80,8 +78,7 @@ def arena_query(
 def matrix_category_params(
     filters: MatrixFilters, *, rank: str, picked: str, fold: Iterable[str], weights: str
 ) -> dict[str, str]:
-    """What a collapsed category's link carries besides the category (the folds only when no
-    category is shown)."""
+    """A collapsed category's link's query but the category (folds only when none is shown)."""
     written = {k: v for k, v in filters.as_params().items() if k != CATEGORY.name}
     if rank:
         written[RANK.name] = rank
@@ -102,14 +99,13 @@ def head_to_head_query(*, diff: bool, open_all: bool) -> str:
 
 
 def compare_query(products: Iterable[str], *, diff: bool) -> str:
-    """Slugs need no escaping."""
     return f"?{PRODUCTS.name}={','.join(products)}{f'&{DIFF.name}=1' if diff else ''}"
 
 
 def must_have_query(
     *, stories: Iterable[int] = (), needs: Iterable[str] = (), weights: str = ""
 ) -> str:
-    """The canonical spelling: stories ascending, facts in the order given (``NEEDS``')."""
+    """Stories ascending, facts in ``NEEDS``' order."""
     pairs = [
         (MUST.name, ",".join(str(int(s)) for s in sorted(set(stories)))),
         (NEED.name, ",".join(needs)),
@@ -175,8 +171,7 @@ def weights_hx_vals(weights: str) -> str:
 
 
 def param_prefix(query: Mapping[str, str]) -> str:
-    """``?a=1&`` (``?`` for none), for ``one_param`` to follow: a table encodes its query once and
-    adds a parameter per link (the last ``fold`` wins)."""
+    """``?a=1&`` (``?`` for none): a table encodes its query once, then ``one_param`` per link."""
     kept = urlencode(query)
     return f"?{kept}&" if kept else "?"
 
@@ -187,7 +182,6 @@ def one_param(param: str, value: str) -> str:
 
 
 def fold_param_removed(query: Mapping[str, str], category: str) -> str | None:
-    """``query`` with ``category`` unfolded; None when it is not folded."""
     folded = [f for f in query.get(FOLD.name, "").split(",") if f]
     if category not in folded:
         return None

@@ -26,9 +26,8 @@ from web.params import (
 
 @dataclass(frozen=True)
 class MustHaveAsked:
-    """``?must=<story id>,…`` (at most MUST_MAX) and ``?need=<fact>,…``, comma-separated or
-    repeated, in any order; ``canonical``: whether the query already spells them so (else a full
-    page is redirected to that spelling); ``problems``: what cannot be read (a 400)."""
+    """``?must=<story id>,…`` and ``?need=<fact>,…``; ``canonical``: whether the query spells them
+    so (else a full page is redirected); ``problems``: what cannot be read (a 400)."""
 
     must: MustHaves
     canonical: bool

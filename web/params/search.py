@@ -9,15 +9,13 @@ from django.http import QueryDict
 from core.text import clean_text
 from web.params import PICK_ARENA, SEARCH_Q, SLUG, A, B
 
-# The longest search read: a few words; anything longer is refused, not cut.
-SEARCH_MAX_LENGTH = 100
-# A search needs this many letters or digits (one letter finds everything).
-SEARCH_MIN_CHARS = 2
+SEARCH_MAX_LENGTH = 100  # longer is refused, not cut
+SEARCH_MIN_CHARS = 2  # letters or digits (one letter finds everything)
 
 
 @dataclass(frozen=True)
 class SearchAsked:
-    """``text``: what to search for, or "" with ``problem`` saying why (``asked``: even empty)."""
+    """``text``, or "" with ``problem`` saying why."""
 
     text: str
     asked: bool
@@ -42,8 +40,7 @@ class SearchAsked:
 
 @dataclass(frozen=True)
 class PairPicked:
-    """The picker's arena and two products, or a 400's ``problem`` (an unknown one is the view's
-    404)."""
+    """The picker's arena and two products, or a 400's ``problem``."""
 
     arena: str
     a: str

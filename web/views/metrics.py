@@ -1,16 +1,6 @@
-"""``/metrics``: the site's figures in the Prometheus text format, for the operator's scraper.
-
-Only with ``Authorization: Bearer <METRICS_TOKEN>``; without METRICS_TOKEN the address does not
-exist (404), so it is never exposed by accident; a missing or wrong token is a 401 with a message.
-Never cached (``no-store``), not in the sitemap, disallowed in robots.txt.
-
-Two kinds of figure: what the processes counted (requests, page cache; ``web.http.observability``, added
-up over every gunicorn worker in multiprocess mode), and what is read at each scrape: the Celery
-queue's length and the task failures (from the broker's Redis), pending flags, failed mail and the
-recompute lag (from the database, a few small queries).
-"""
-
-from __future__ import annotations
+"""``/metrics`` (Prometheus), only with ``Authorization: Bearer <METRICS_TOKEN>`` (a 404 without
+the setting): what the processes counted (``web.http.observability``) and what is read at each
+scrape from the database and the broker's Redis."""
 
 import hmac
 import logging
@@ -37,7 +27,7 @@ from prometheus_client.registry import Collector
 
 from arena.selectors.freshness import oldest_stale_scores
 from flags.selectors import notice_counts, pending_reviews
-from web.http.broker import FAILURES_KEY
+from web.http import broker
 
 log = logging.getLogger(__name__)
 
@@ -103,10 +93,7 @@ class ScrapeCollector(Collector):
     def _broker(self) -> Iterator[Metric]:
         up = GaugeMetricFamily("arena_celery_broker_up", "1 when the broker's Redis answered")
         try:
-            client = redis.Redis.from_url(
-                settings.CELERY_BROKER_URL, socket_connect_timeout=0.5, socket_timeout=0.5
-            )
-            with client:
+            with broker.client() as client:
                 depth = GaugeMetricFamily(
                     "arena_celery_queue_length", "Tasks waiting in a Celery queue", labels=["queue"]
                 )
@@ -118,7 +105,7 @@ class ScrapeCollector(Collector):
                     "Celery tasks that failed (raised), by task, over every worker",
                     labels=["task"],
                 )
-                for task, n in sorted(client.hgetall(FAILURES_KEY).items()):
+                for task, n in sorted(client.hgetall(broker.FAILURES_KEY).items()):
                     name = task.decode() if isinstance(task, bytes) else task
                     failures.add_metric([name], int(n))
         except redis.RedisError as exc:
@@ -131,8 +118,8 @@ class ScrapeCollector(Collector):
 
 
 def exposition() -> bytes:
-    """Every metric in the text format: the processes' counters (all of gunicorn's workers with
-    PROMETHEUS_MULTIPROC_DIR, else this process's) and the figures read now."""
+    """The processes' counters (every gunicorn worker's with PROMETHEUS_MULTIPROC_DIR) and the
+    figures read now."""
     scraped = CollectorRegistry()
     scraped.register(ScrapeCollector())
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):

@@ -18,7 +18,7 @@ from flags.services import flag_submit
 from stories.models import Cell
 from stories.services import cell_edit
 from web.http.clients import client_hash
-from web.http.pagecache.store import recent_pages
+from web.http.pagecache import recent_pages
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""The page cache cannot be flooded (web/http/pagecache/): a page's key is its route, the parameters
+"""The page cache cannot be flooded (web/http/pagecache.py): a page's key is its route, the parameters
 it reads (canonical) and the variant it serves, so made-up parameters and header values make no
 new entries; a full page asked with another spelling is redirected to its canonical address;
 pages rendered for one client are limited (429); the API schema is cached; concurrent first
@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from products.models import Product
 from stories.values import Verdict
 from tests.infra.services import redis_server
+from web.http import pagecache, pagekeys
 from web.http.cache import BoundedLocMemCache
-from web.http.pagecache import keys, store, versions
 
 pytestmark = pytest.mark.django_db
 
@@ -42,7 +42,7 @@ def redis_pages(redis, settings):
     settings.CACHES = {"default": default, "pages": {**default, "KEY_PREFIX": "pages"}}
     raw = redis.client()
     raw.flushall()
-    store.recent_pages().clear()
+    pagecache.recent_pages().clear()
     yield raw
     raw.flushall()
 
@@ -196,8 +196,8 @@ def test_a_value_the_page_refuses_keeps_its_answer(client, seeded_arena):
 def test_pages_asked_with_values_from_no_short_list_are_served_but_not_kept(client, seeded_arena):
     def stored(url: str):
         request = RequestFactory().get(url)
-        version = versions._arena(arena=seeded_arena.slug)
-        return caches["pages"].get(keys.PageIdentity.of(request, version).key)
+        version = pagekeys.arena_version(arena=seeded_arena.slug)
+        return caches["pages"].get(pagekeys.PageIdentity.of(request, version).key)
 
     searched = client.get(f"{ARENA}?q=retry")
     assert searched.status_code == 200
@@ -247,8 +247,8 @@ def test_a_search_counts_as_a_miss_each_time(seeded_arena, settings):
 def test_the_api_schema_is_served_from_the_cache(client, db):
     first = client.get("/api/schema/")
     assert first.status_code == 200
-    identity = keys.PageIdentity.of(
-        RequestFactory().get("/api/schema/"), versions._static(), dated=False
+    identity = pagekeys.PageIdentity.of(
+        RequestFactory().get("/api/schema/"), pagekeys.static_version(), dated=False
     )
     stored = caches["pages"].get(identity.key)
     assert stored is not None and stored.body == first.content

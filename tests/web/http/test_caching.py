@@ -1,4 +1,4 @@
-"""Public pages are cacheable and revalidatable (web/http/pagecache/): an ETag from the arena's
+"""Public pages are cacheable and revalidatable (web/http/pagecache.py): an ETag from the arena's
 content version, ``Cache-Control`` for browsers and shared caches, 304 on revalidation, ``HEAD``,
 no cookie; the server keeps rendered pages under that version and any change shows at once."""
 
@@ -23,7 +23,8 @@ from stories.models import Cell, Story
 from stories.services import cell_correct, cell_edit
 from stories.story_services import story_retire, story_update
 from stories.values import CellValue, Proof, Verdict
-from web.http.pagecache import keys, store, versions
+from web.http import pagecache, pagekeys
+from web.http.cache import LRU
 
 pytestmark = pytest.mark.django_db
 
@@ -295,10 +296,10 @@ def test_a_miss_waits_for_the_render_another_process_started(client, seeded_aren
     entry instead of rendering the same page again."""
     request = RequestFactory().get(ARENA)
     version = f"{seeded_arena.pk}-{Arena.objects.get(pk=seeded_arena.pk).content_version}"
-    page_id = keys.PageIdentity.of(request, version)
+    page_id = pagekeys.PageIdentity.of(request, version)
     cache = caches["pages"]
     assert cache.add(f"{page_id.key}:lock", 1, timeout=10)
-    stored = store.Page(
+    stored = pagecache.Page(
         status=200,
         headers=(("Content-Type", "text/html; charset=utf-8"),),
         body=b"rendered by the lock holder",
@@ -334,13 +335,13 @@ def test_without_the_page_cache_pages_still_revalidate(client, seeded_arena, set
     settings.PAGE_CACHE = False
     first = client.get(ARENA)
     assert client.get(ARENA, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
-    assert not caches["pages"].get(keys.PageIdentity.of(RequestFactory().get(ARENA), "0").key)
+    assert not caches["pages"].get(pagekeys.PageIdentity.of(RequestFactory().get(ARENA), "0").key)
     assert "public" in first["Cache-Control"]
 
 
 def test_a_new_release_changes_every_etag(client, seeded_arena, monkeypatch):
     before = client.get(ARENA)["ETag"]
-    monkeypatch.setattr(versions, "_release", "next-release")
+    monkeypatch.setattr(pagekeys, "_release", "next-release")
     response = client.get(ARENA, HTTP_IF_NONE_MATCH=before)
     assert response.status_code == 200
     assert "next-release" in response["ETag"]
@@ -352,17 +353,14 @@ def test_odd_cell_ids_are_a_404_not_a_database_error(client, db):
 
 
 def test_recent_pages_keep_to_their_byte_budget_dropping_the_least_recently_used():
-    def page(size: int) -> store.Page:
-        return store.Page(status=200, headers=(), body=b"x" * size, gzipped=None)
-
-    recent = store.RecentPages(budget=250)
-    recent.put("a", page(100))
-    recent.put("b", page(100))
+    recent = LRU(max_bytes=250)
+    recent.put("a", "page a", 100)
+    recent.put("b", "page b", 100)
     assert recent.get("a") is not None  # a is now the most recently used
-    recent.put("c", page(100))  # over budget: b goes
+    recent.put("c", "page c", 100)  # over budget: b goes
     assert recent.get("b") is None
     assert recent.get("a") is not None and recent.get("c") is not None
-    recent.put("huge", page(300))  # larger than the whole budget: not kept
+    recent.put("huge", "page", 300)  # larger than the whole budget: not kept
     assert recent.get("huge") is None and recent.size == 200
 
 

@@ -1,5 +1,5 @@
 """The first requests for a page after a content change are served by one render, not one per
-waiting client (web/http/pagecache/middleware.py): the first takes the page's lock (SET NX with a
+waiting client (web/http/pagecache.py): the first takes the page's lock (SET NX with a
 TTL in Redis, an atomic add in this process's memory), the others wait for the page it stores;
 a lock whose holder never stores anything (a crashed renderer) delays them at most
 ``LOCK_SECONDS``, after which each renders for itself."""
@@ -16,7 +16,7 @@ from django.test import Client, RequestFactory
 
 from arena.models import Arena
 from tests.infra.services import redis_server
-from web.http.pagecache import keys, middleware, store
+from web.http import pagecache, pagekeys
 
 pytestmark = pytest.mark.django_db
 
@@ -40,10 +40,10 @@ def pages_cache(request, settings) -> Iterator[str]:
         default = {"BACKEND": "web.http.cache.ResilientRedisCache", "LOCATION": server.url}
         settings.CACHES = {"default": default, "pages": {**default, "KEY_PREFIX": "pages"}}
     caches["pages"].clear()
-    store.recent_pages().clear()
+    pagecache.recent_pages().clear()
     yield request.param
     caches["pages"].clear()
-    store.recent_pages().clear()
+    pagecache.recent_pages().clear()
 
 
 @pytest.fixture
@@ -56,9 +56,9 @@ def renders() -> Iterator[list[str]]:
         with lock:
             seen.append(path)
 
-    middleware.page_rendered.connect(rendered)
+    pagecache.page_rendered.connect(rendered)
     yield seen
-    middleware.page_rendered.disconnect(rendered)
+    pagecache.page_rendered.disconnect(rendered)
 
 
 def _all_at_once(path: str, clients: int = CLIENTS) -> list[tuple[int, bytes, str]]:
@@ -96,7 +96,7 @@ def test_simultaneous_first_requests_for_the_arena_page_render_it_once(
     assert _all_at_once(ARENA, clients=3)[0][1] == answers[0][1] and renders == [ARENA]
     # after a purge, the next crowd gets one new render too
     caches["pages"].clear()
-    store.recent_pages().clear()
+    pagecache.recent_pages().clear()
     again = _all_at_once(ARENA)
     assert {status for status, _, _ in again} == {200}
     assert len({body for _, body, _ in again}) == 1
@@ -117,10 +117,10 @@ def test_a_lock_nobody_releases_delays_a_request_a_bounded_time(
     """A renderer that took the lock and died: the request waits at most LOCK_SECONDS (short
     here), then renders the page itself and stores it for the next; the dead holder's lock is
     left to its own expiry."""
-    monkeypatch.setattr(middleware, "LOCK_SECONDS", 0.5)
+    monkeypatch.setattr(pagecache, "LOCK_SECONDS", 0.5)
     request = RequestFactory().get(ARENA)
     version = f"{seeded_arena.pk}-{Arena.objects.get(pk=seeded_arena.pk).content_version}"
-    page_id = keys.PageIdentity.of(request, version)
+    page_id = pagekeys.PageIdentity.of(request, version)
     lock = f"{page_id.key}:lock"
     assert caches["pages"].add(lock, 1, timeout=30)
     answers: list = []

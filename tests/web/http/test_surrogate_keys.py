@@ -1,4 +1,4 @@
-"""Every public page names the content it shows in ``Surrogate-Key`` (web/http/surrogate.py), and
+"""Every public page names the content it shows in ``Surrogate-Key`` (web/http/pagekeys.py), and
 every change purges exactly those names at the HTTP cache in front (ops/purge.py): after commit,
 once per transaction, nothing at all without ``HTTP_CACHE_PURGE_URLS``, retried while the cache is
 down."""

@@ -18,7 +18,7 @@ from arena.models import Arena
 from products.models import Product
 from stories.models import Cell, Story
 from tests.web.pages.test_pages import ARENA, get, text_of
-from web.http.pagecache.keys import Query
+from web.http.pagekeys import Query
 from web.params import MUST, MUST_KEPT, MUST_MAX, NEED, PAGE_PARAMS, WEIGHTS, weights_parse
 
 pytestmark = pytest.mark.django_db

@@ -1,7 +1,5 @@
 """Serializers translate selector output to the JSON of docs/contract.md; the error bodies, for the schema."""
 
-from __future__ import annotations
-
 from typing import Any
 
 from drf_spectacular.utils import OpenApiResponse
@@ -14,8 +12,6 @@ class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
 
 
-# A validation error: a message list per field (``non_field_errors`` for the body as a whole), or a
-# ``detail`` message when the body could not be read at all (malformed JSON).
 VALIDATION_ERROR_SCHEMA = {
     "type": "object",
     "description": "A message (list) per field; `detail` when the body could not be read.",
@@ -38,7 +34,6 @@ ERROR_DESCRIPTIONS = {
 
 
 def error_responses(*codes: int) -> dict[int, Any]:
-    """The documented error responses of an operation, for ``extend_schema(responses=…)``."""
     return {
         code: OpenApiResponse(
             response=VALIDATION_ERROR_SCHEMA if code == 400 else ErrorSerializer,

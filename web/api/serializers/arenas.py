@@ -1,7 +1,5 @@
 """The read endpoints' JSON (docs/contract.md)."""
 
-from __future__ import annotations
-
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
@@ -16,7 +14,6 @@ from web.api.serializers.fields import (
     Call,
     CallSerializer,
     ProductSlugsField,
-    RankRangeField,
     ScoreRangeField,
     WeightedIntegerField,
     WeightedRangeField,
@@ -31,7 +28,7 @@ class ProductRefSerializer(serializers.Serializer):
 
 
 class _StatedMixin:
-    """A fact stored blank is one nobody stated: null in the JSON (as the open-data export writes)."""
+    """A fact stored blank is one nobody stated: null, as the open-data export writes."""
 
     def to_representation(self, value: Any) -> Any:
         return super().to_representation(value) if value else None  # type: ignore[misc]
@@ -56,7 +53,7 @@ class ProductSerializer(ProductRefSerializer):
     npm_weekly = serializers.IntegerField(allow_null=True)
     pypi_weekly = serializers.IntegerField(allow_null=True)
     popularity_as_of = serializers.DateField(allow_null=True)
-    # What the product is (null, or an empty list: nobody stated it; shown as unknown)
+    # (null, or an empty list: nobody stated it)
     website = StatedURLField(allow_null=True)
     repository = StatedURLField(allow_null=True)
     documentation = StatedURLField(allow_null=True)
@@ -84,7 +81,7 @@ class ArenaListSerializer(serializers.Serializer):
     )
     updated = serializers.DateField(allow_null=True)
     scores_computed_at = serializers.DateTimeField(allow_null=True)
-    url = serializers.SerializerMethodField()
+    url = serializers.CharField(source="get_absolute_url")
 
     @extend_schema_field(ProductRefSerializer(allow_null=True))
     def get_leader(self, arena: Any) -> Any:
@@ -99,13 +96,10 @@ class ArenaListSerializer(serializers.Serializer):
         leader = arena.leader_slug if leads else None
         return CallSerializer(Call(leader, bool(arena.leader_slug) and not leads)).data
 
-    def get_url(self, arena: Any) -> str:
-        return arena.get_absolute_url()
-
 
 class LeaderboardSerializer(serializers.ListSerializer):
-    """Rows ranked by a caller's weights come in that order, and a row's ``rank`` is its place in
-    it (the stored ``rank`` is then its ``published_rank``)."""
+    """Rows ranked by a caller's weights: ``rank`` is the place in them (the stored one is then
+    ``published_rank``)."""
 
     def to_representation(self, data: Any) -> Any:
         rows = super().to_representation(data)
@@ -121,7 +115,7 @@ class LeaderboardRowSerializer(serializers.Serializer):
     )
     product = ProductRefSerializer()
     vs = serializers.SerializerMethodField()
-    # (here: the fields of the row's product result, ``fields.RESULT_FIELDS``)
+    # (here: the product result's ``fields.RESULT_FIELDS``)
     rank_range = serializers.SerializerMethodField(
         help_text="The published ranks the product could take if its unverified cells turned out "
         "either way, `[best, worst]` (null: not computed yet)."
@@ -146,7 +140,6 @@ class LeaderboardRowSerializer(serializers.Serializer):
         list_serializer_class = LeaderboardSerializer
 
     def get_fields(self) -> dict[str, serializers.Field]:
-        """The declared fields, with the product's result's after ``vs``."""
         fields = dict(super().get_fields())
         place = {name: fields.pop(name) for name in ("rank", "product", "vs")}
         return {**place, **result_fields("result"), **fields}
@@ -156,7 +149,7 @@ class LeaderboardRowSerializer(serializers.Serializer):
         vs = getattr(row, "published_vs", row.vs)
         return vs.slug if vs is not None else None
 
-    @extend_schema_field(RankRangeField())
+    @extend_schema_field(ScoreRangeField(low=1, high=None))
     def get_rank_range(self, row: Any) -> list[int] | None:
         best, worst = getattr(row, "rank_best", None), getattr(row, "rank_worst", None)
         return None if best is None or worst is None else [int(best), int(worst)]
@@ -195,10 +188,8 @@ class PersonaResultSerializer(serializers.Serializer):
         return self._scored(obj, obj.runner_up, obj.runner_up_score)
 
 
-# An arena (``arena_get``) with its products, leaderboard rows (stored, or ranked by the caller's
-# weights) and persona results, as a mapping: ``arena``, ``products``, ``leaderboard``,
-# ``personas``, and with weights ``weights`` and ``persona_weights``. (A comment, not a docstring:
-# that would become the schema's description.)
+# A mapping: ``arena``, ``products``, ``leaderboard``, ``personas``, and with weights ``weights`` and
+# ``persona_weights``. (A comment: a docstring would become the schema's description.)
 class ArenaDetailSerializer(serializers.Serializer):
     slug = serializers.CharField(source="arena.slug")
     name = serializers.CharField(source="arena.name")
@@ -320,13 +311,12 @@ class CompareSerializer(serializers.Serializer):
         return CallSerializer(Call.of(cmp.call_leader)).data
 
 
-# GET /api/arenas/<arena>/compare/?products=…: how the products are asked for: the query parameter's description in the schema.
+# GET /api/arenas/<arena>/compare/?products=…: the parameter's description and schema.
 PRODUCTS_HELP = (
     "Two to six product slugs, comma-separated (`a,b,c`) or repeated (`products=a&products=b`);"
     " the products are shown in that order."
 )
 
-# ...and its schema: comma-separated slugs (``style: form, explode: false``), two to six.
 PRODUCTS_SCHEMA = {
     "type": "array",
     "items": {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"},

@@ -1,4 +1,4 @@
-"""The API's own fields, and a product's result's fields derived from ``scoring.ProductResult``."""
+"""The API's own fields, and a product's result's fields from ``scoring.ProductResult``."""
 
 from __future__ import annotations
 
@@ -34,27 +34,14 @@ class WinnerField(serializers.CharField):
 
 
 class ScoreRangeField(serializers.ListField):
-    """``[low, high]`` (``scoring.score_range``), null with no score."""
+    """``[low, high]`` of a score (or ``[best, worst]`` of a rank: ``low=1, high=None``), or null."""
 
-    child = serializers.IntegerField(min_value=0, max_value=100)
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(min_length=2, max_length=2, allow_null=True, **kwargs)
+    def __init__(self, low: int = 0, high: int | None = 100, **kwargs: Any) -> None:
+        child = serializers.IntegerField(min_value=low, max_value=high)
+        super().__init__(child=child, min_length=2, max_length=2, allow_null=True, **kwargs)
 
     def to_representation(self, data: Any) -> list[int]:
         return [int(v) for v in data]  # (DRF writes a null without asking its field)
-
-
-class RankRangeField(serializers.ListField):
-    """``[best, worst]``, null when not stored."""
-
-    child = serializers.IntegerField(min_value=1)
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(min_length=2, max_length=2, allow_null=True, **kwargs)
-
-    def to_representation(self, data: Any) -> list[int]:
-        return [int(v) for v in data]
 
 
 class Call(NamedTuple):
@@ -76,7 +63,7 @@ class CallSerializer(serializers.Serializer):
 
 
 class _WithWeightsOnly(serializers.Field):
-    """Left out of a row not ranked by a caller's weights (a nullable field would write null)."""
+    """Left out of a row not ranked by a caller's weights (not written as null)."""
 
     def get_attribute(self, instance: Any) -> Any:
         if not hasattr(instance, "personal_score"):
@@ -92,14 +79,11 @@ class WeightedRangeField(_WithWeightsOnly, ScoreRangeField):
     pass
 
 
-# ---------------------------------------------------------------- a product's result
-
-
 def _scores_field(**kwargs: Any) -> serializers.Field:
     return serializers.DictField(child=serializers.IntegerField(allow_null=True), **kwargs)
 
 
-# The serializer field of each type annotation of a field in ``scoring.ProductResult``
+# The serializer field of each type annotation in ``scoring.ProductResult``
 _KINDS: dict[str, Callable[..., serializers.Field]] = {
     "int": serializers.IntegerField,
     "int | None": partial(serializers.IntegerField, allow_null=True),
@@ -109,8 +93,7 @@ _KINDS: dict[str, Callable[..., serializers.Field]] = {
 }
 _TYPES = {f.name: str(f.type) for f in dataclasses.fields(scoring.ProductResult)}
 
-# A product's result's fields a leaderboard row leaves out: its product, the counts and sums behind
-# its scores, and the persona ranges (the persona results show them).
+# What a leaderboard row leaves out: the product, the sums behind its scores, the persona ranges.
 _NOT_SHOWN = frozenset(
     {
         "product",

@@ -1,22 +1,18 @@
-"""The API's summary as markdown (``/api.md``), from its OpenAPI schema (drf-spectacular's): each
-path and method with its summary, parameters and responses, then each schema's fields."""
-
-from __future__ import annotations
+"""``/api.md``: the OpenAPI schema in short: each path and method with its summary, parameters
+and responses, then each schema's fields."""
 
 import re
 from typing import Any
 
-from web.formats.markdown.text import cell, document, inline, table, trusted
+from web.formats.markdown.text import document, inline, table, trusted
 
-# An OpenAPI schema, as drf-spectacular generates it: nested JSON objects.
 Schema = dict[str, Any]
 
 METHODS = ("get", "post", "put", "patch", "delete", "head")
 
 
 def api_markdown(*, schema: Schema, raw: dict[str, str]) -> str:
-    """The OpenAPI ``schema`` in short: each path and method with its summary, parameters and
-    responses, then each schema's fields. ``raw``: the full document's addresses, by name."""
+    """``raw``: the full document's addresses, by name."""
     info = schema.get("info", {})
     out = [
         f"# {trusted(info.get('title', 'API'))} {trusted(info.get('version', ''))}".rstrip(),
@@ -42,7 +38,6 @@ def api_markdown(*, schema: Schema, raw: dict[str, str]) -> str:
 
 
 def _operation(path: str, method: str, op: Schema) -> list[str]:
-    """One method of a path: its summary, parameters, request body and responses."""
     out = [f"### {method.upper()} `{path}`", ""]
     summary = op.get("summary") or op.get("description") or ""
     if summary:
@@ -52,7 +47,7 @@ def _operation(path: str, method: str, op: Schema) -> list[str]:
         rows = [
             [
                 f"`{p.get('name', '')}`",
-                cell(p.get("in", "")),
+                inline(p.get("in", "")),
                 "yes" if p.get("required") else "no",
                 trusted(_type(p.get("schema", {}))),
                 trusted(p.get("description", "")),
@@ -73,12 +68,10 @@ def _operation(path: str, method: str, op: Schema) -> list[str]:
 
 
 def _content_types(content: Schema) -> list[str]:
-    """The types of a body's media types' schemas, each once, sorted."""
     return sorted({_type(c.get("schema", {})) for c in content.values()})
 
 
 def _component(name: str, component: Schema) -> list[str]:
-    """A schema of ``components``: its fields as a table, else its type."""
     out = [f"### {inline(name)}", ""]
     props = component.get("properties")
     if not props:

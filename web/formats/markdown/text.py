@@ -1,9 +1,6 @@
-"""Markdown text from the site's data, and the template filters of the markdown views
-(``{% load markdown %}``; templates/markdown/). Every text from the data goes through ``md`` (or
-``paragraphs``, ``url``) so it can never open a link, end a table cell, start a heading or break a
-row: markdown marks are backslash-escaped, line breaks folded."""
-
-from __future__ import annotations
+"""The markdown views' template filters (``{% load markdown %}``): every text from the data goes
+through ``md`` (or ``paragraphs``, ``url``), so it can never open a link, end a table cell, start
+a heading or break a row."""
 
 import functools
 import re
@@ -18,8 +15,6 @@ from stories.values import CellValue, Proof, Verdict
 
 register = template.Library()
 
-# ---------------------------------------------------------------- escaping
-
 # Characters that mean something inline in CommonMark / GFM: escaped wherever they are.
 _INLINE = re.compile(r"([\\`*_\[\]<>|&~#])")
 # What makes a line a list item, a heading underline or an ordered item when it starts it.
@@ -30,8 +25,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 
 @register.filter("md")
 def inline(text: object) -> str:
-    """``text`` on one line with every markdown mark escaped: safe as a table cell, link text,
-    heading or list item. Runs of whitespace (line breaks among them) become one space."""
+    """``text`` on one line with every markdown mark escaped."""
     words = _CONTROL.sub("", str(text)).split()
     out = _INLINE.sub(r"\\\1", " ".join(words))
     m = _LEAD.match(out)
@@ -43,18 +37,13 @@ def inline(text: object) -> str:
 
 
 def trusted(text: object) -> str:
-    """The site's own prose (the API schema's descriptions, written in markdown): kept as it is,
-    on one line, with only ``|`` escaped so it can sit in a table cell."""
+    """The site's own markdown (the API schema's), on one line, ``|`` escaped for a table cell."""
     return " ".join(_CONTROL.sub("", str(text)).split()).replace("|", "\\|")
-
-
-cell = inline  # a table cell: ``|`` escaped and no line break, so the row keeps its columns
 
 
 @register.filter
 def paragraphs(text: object, prefix: str = "") -> str:
-    """Text of one or more paragraphs (split on blank lines), each escaped as ``inline``, each
-    line starting with ``prefix`` (``"> "`` for a quote)."""
+    """Paragraphs, each escaped as ``inline``, each line after ``prefix`` (``"> "``: a quote)."""
     parts = re.split(r"\n[ \t]*\n", _CONTROL.sub("", str(text)).replace("\r", "\n"))
     lines = [inline(p) for p in parts]
     return f"\n{prefix.rstrip()}\n".join(prefix + line for line in lines if line)
@@ -65,8 +54,7 @@ _URL_SAFE = "/:?#@!$&'*+,;=%-._~"
 
 @register.filter
 def url(value: str) -> str | None:
-    """A URL from the data, fit for a link's destination: http(s) only, every character that could
-    end the destination (spaces, brackets, quotes) percent-encoded; ``None`` for anything else."""
+    """An http(s) URL fit for a link's destination (what could end it percent-encoded), else None."""
     value = _CONTROL.sub("", value or "").strip()
     if not re.match(r"https?://[^\s/]", value, re.IGNORECASE):
         return None
@@ -78,8 +66,7 @@ def url(value: str) -> str | None:
 def table(
     head: Sequence[str], rows: Iterable[Sequence[str]], *, numeric: Iterable[int] = ()
 ) -> str:
-    """A GFM table. ``head`` and ``rows`` hold text already escaped (``cell``); the columns in
-    ``numeric`` are right-aligned."""
+    """A GFM table of escaped text (``inline``); the columns in ``numeric`` right-aligned."""
     right = set(numeric)
     lines = [
         "| " + " | ".join(head) + " |",
@@ -87,9 +74,6 @@ def table(
     ]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
-
-
-# ---------------------------------------------------------------- values
 
 
 @register.filter
@@ -113,8 +97,7 @@ def score(value: int | None, rng: Sequence[int] | None = None) -> str:
 
 @register.filter
 def mark(value: CellValue) -> str:
-    """A judgement in short: ``full T9`` (verdict, proof letter and quality out of 10),
-    ``none 0``, ``n/a``."""
+    """``full T9``: verdict, proof letter and quality out of 10."""
     return _mark(value.verdict, value.proof, value.quality)
 
 
@@ -139,16 +122,12 @@ def key_text() -> str:
     )
 
 
-# ---------------------------------------------------------------- documents
-
-
 def document(lines: Iterable[str]) -> str:
-    """The lines of a document as its text: no trailing blank line, one final newline."""
     return "\n".join(lines).rstrip() + "\n"
 
 
 def render(name: str, context: dict[str, object]) -> str:
-    """A markdown template as a document: the blank lines its tags leave folded to one."""
+    """A markdown template, the blank lines its tags leave folded to one."""
     return document([re.sub(r"\n{3,}", "\n\n", render_to_string(name, context))])
 
 

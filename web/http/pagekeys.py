@@ -1,0 +1,269 @@
+"""Which cached page a request asks for: the content version its page follows (``PAGE_VERSIONS``), the
+query parameters it reads (``Query``), the variant it serves (``page_variant``) and from those its
+ETag and key (``PageIdentity``); docs/operations.md ("Caching") says how they are used."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
+
+from django.conf import settings
+from django.http import HttpRequest, QueryDict
+from django.http.request import split_domain_port
+from django.urls import ResolverMatch, resolve
+from django_htmx.middleware import HtmxDetails
+from rest_framework.exceptions import APIException
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.renderers import BaseRenderer
+from rest_framework.request import Request
+
+from arena import cachetags
+from arena.selectors.versions import arena_version_get, cell_version_get, site_version_get
+from stories import freshness
+from web import params
+from web.params import links
+
+# Request headers a page depends on besides its URL: responses name them in ``Vary``, keys read them.
+HTMX_HEADERS = ("HX-Request", "HX-Target", "HX-Boosted", "HX-History-Restore-Request")
+API_HEADERS = ("Accept",)
+
+
+def arena_version(arena: str = "", slug: str = "", **_: object) -> str | None:
+    return arena_version_get(slug=arena or slug)
+
+
+def cell_version(cell: int, **_: object) -> str | None:
+    return cell_version_get(pk=cell)
+
+
+def site_version(**_: object) -> str:
+    return site_version_get()
+
+
+def static_version(**_: object) -> str:
+    # changes only with the release (and the stale age the methodology states)
+    return f"static.{freshness.stale_days()}"
+
+
+# Which version each cacheable page follows, by URL name (called with the URL's kwargs); a flag
+# filed or decided and a recompute bump the arena's; the search's results span every arena.
+SITE_PAGES = """home search recent-changes recent-changes-feed api-arena-list llms-txt sitemap-xml
+""".split()
+ARENA_PAGES = """arena-detail head-to-head product-detail story-detail arena-sources arena-compare
+    arena-must-have arena-disputes arena-disputes-json arena-disputes-feed arena-verify
+    arena-verify-json arena-export-json arena-export-csv api-arena-detail api-arena-matrix
+    api-arena-compare api-arena-compare-many arena-markdown head-to-head-markdown
+    arena-changes-feed product-changes-feed product-badge""".split()
+CELL_PAGES = ["cell-detail", "cell-markdown"]
+# the code's own: they change only with the release
+STATIC_PAGES = """methodology arena-file-schema published-schema api-markdown robots-txt
+    favicon-ico api-schema""".split()
+PAGE_VERSIONS: dict[str, Callable[..., str | None]] = {
+    **dict.fromkeys(SITE_PAGES, site_version),
+    **dict.fromkeys(ARENA_PAGES, arena_version),
+    **dict.fromkeys(CELL_PAGES, cell_version),
+    **dict.fromkeys(STATIC_PAGES, static_version),
+}
+# Pages that show how old evidence is (stale at midnight with no write): keys name the day too.
+DATED_VERSIONS = frozenset({arena_version, cell_version})
+# Pages for one person only (a reporter's flag status, reached through a secret link).
+PRIVATE_PAGES = frozenset({"flag-status"})
+
+_release: str | None = None
+
+
+def release() -> str:
+    """The deployed code and templates (or ``RELEASE``): in every key and ETag, so a deploy never
+    serves pages rendered by the old code."""
+    global _release
+    if _release is None:
+        _release = settings.RELEASE or _code_digest()
+    return _release
+
+
+def _code_digest() -> str:
+    digest = hashlib.blake2b(digest_size=6)
+    base = Path(settings.BASE_DIR)
+    for folder in ("arena", "products", "stories", "flags", "web", "config", "templates", "static"):
+        for path in sorted((base / folder).rglob("*")):
+            suffixes = (".py", ".html", ".css", ".js", ".txt", ".md", ".svg", ".json")
+            if path.suffix in suffixes and path.is_file():
+                digest.update(str(path.relative_to(base)).encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def cache_control() -> str:
+    """A public page's ``Cache-Control`` (``CACHE_MAX_AGE``, ``CACHE_S_MAXAGE``, …)."""
+    return (
+        f"public, max-age={settings.CACHE_MAX_AGE}, s-maxage={settings.CACHE_S_MAXAGE}, "
+        f"stale-while-revalidate={settings.CACHE_STALE_WHILE_REVALIDATE}"
+    )
+
+
+def surrogate_keys(kwargs: dict[str, object], version: str, *, arena_bound: bool) -> str:
+    """The ``Surrogate-Key`` of a page: its content tags, so that the HTTP cache in front drops
+    exactly the pages a change touches; ``arena_bound``: an arena's or a cell's version."""
+    if not arena_bound:
+        return cachetags.STATIC if version.startswith("static.") else cachetags.SITE
+    arena_id = version.split("-", 1)[0]  # (``<arena id>-<version>``)
+    tags = [cachetags.arena_tag(arena_id)]
+    if "story" in kwargs:
+        tags.append(cachetags.story_tag(str(kwargs["story"])))
+    if "cell" in kwargs:
+        tags.append(cachetags.cell_tag(str(kwargs["cell"])))
+    for name in ("product", "a", "b"):  # a product's pages; the two of a head-to-head
+        if name in kwargs:
+            tags.append(cachetags.product_tag(arena_id, str(kwargs[name])))
+    return cachetags.header_value(tags)
+
+
+@dataclass(frozen=True)
+class Query:
+    """A query string as the page cache reads it: the parameters the page reads
+    (``params.PAGE_PARAMS``) in canonical order and spelling, whether a page so asked may be kept
+    (values from short known lists only), and whether other parameters were sent (``unknown``)."""
+
+    pairs: tuple[tuple[str, str], ...]
+    kept: bool
+    unknown: bool
+
+    @property
+    def text(self) -> str:
+        return links.query_string(self.pairs).removeprefix("?")
+
+    @classmethod
+    def of(cls, request: HttpRequest, url_name: str, match: ResolverMatch) -> Query:
+        read = params.PAGE_PARAMS.get(url_name, ())
+        if renderers := _renderers(match):
+            read = (*read, params.format_param(r.format for r in renderers if r.format))
+        query = request.GET
+        pairs: list[tuple[str, str]] = []
+        kept = True
+        for param in (p for p in read if p.name in query):
+            values = query.getlist(param.name)
+            values = [param.canon(v) for v in (values if param.many else values[-1:])]
+            values = [v for v in values if v or param.blank]
+            kept = kept and len(values) < 2  # (a list in the repeated spelling: read, not kept)
+            for value in values:
+                pairs.append((param.name, value))
+                kept = kept and (value == "" or param.kept(value))
+        prefixes = params.PAGE_PARAM_PREFIXES.get(url_name, ())
+        if prefixes:
+            for name in sorted(k for k in query if k.startswith(prefixes)):
+                pairs.append((name, query.getlist(name)[-1]))
+                kept = False
+        names = {p.name for p in read}
+        unknown = any(k not in names and not (prefixes and k.startswith(prefixes)) for k in query)
+        return cls(pairs=tuple(pairs), kept=kept, unknown=unknown)
+
+    def apply(self, request: HttpRequest) -> None:
+        """Let the view see only this query (so whatever it renders is the page of this key)."""
+        if (text := self.text) != request.META.get("QUERY_STRING", ""):
+            request.META["QUERY_STRING"] = text
+            request.GET = QueryDict(text)
+
+
+def _renderers(match: ResolverMatch) -> list[BaseRenderer]:
+    classes = getattr(getattr(match.func, "cls", None), "renderer_classes", None)
+    return [r() for r in classes] if classes else []
+
+
+def _api_variant(request: HttpRequest, match: ResolverMatch) -> str:
+    """The format DRF will answer in (with JSON's indent), or ``none`` when it will refuse."""
+    # (what DRF's negotiation reads of its Request: the view has not made one yet)
+    probe = SimpleNamespace(query_params=request.GET, META=request.META, headers=request.headers)
+    try:
+        renderer, media_type = DefaultContentNegotiation().select_renderer(
+            cast(Request, probe), _renderers(match), match.kwargs.get("format")
+        )
+    except APIException:
+        return "none"
+    indent = renderer.get_indent(media_type, {}) if hasattr(renderer, "get_indent") else None
+    return f"{renderer.format}:{renderer.media_type}:{indent or ''}"
+
+
+def _arena_variant(request: HttpRequest, htmx: HtmxDetails) -> str:
+    if not params.fragment_asked(htmx):
+        return "full"
+    target = htmx.target or ""
+    if target.startswith("mx-cat-"):  # any collapsed category's link: the same rows answer
+        return "mx-cat"
+    return target if target in ("leaderboard", "matrix") else "other"
+
+
+def _head_to_head_variant(request: HttpRequest, htmx: HtmxDetails) -> str:
+    opened = params.opened_round(request.GET)
+    if bool(htmx) and opened is not None and htmx.target == f"why-{opened}":
+        return "why"  # one round's cards
+    return _fragment_variant(request, htmx)
+
+
+def _fragment_variant(request: HttpRequest, htmx: HtmxDetails) -> str:
+    return "part" if params.fragment_asked(htmx) else "full"
+
+
+# The pages whose answer depends on htmx's headers, and the few variants each serves.
+HTMX_VARIANTS: dict[str, Callable[[HttpRequest, HtmxDetails], str]] = {
+    "arena-detail": _arena_variant,
+    "head-to-head": _head_to_head_variant,
+    "arena-compare": _fragment_variant,
+    "arena-disputes": _fragment_variant,
+}
+
+
+def page_variant(request: HttpRequest, url_name: str, match: ResolverMatch) -> str:
+    if request.path_info.startswith("/api/"):
+        return _api_variant(request, match)
+    variant = HTMX_VARIANTS.get(url_name)
+    return variant(request, HtmxDetails(request)) if variant else ""
+
+
+@dataclass(frozen=True)
+class PageIdentity:
+    etag: str
+    key: str
+    vary: tuple[str, ...]
+    tags: str  # its Surrogate-Key
+
+    @classmethod
+    def of(
+        cls,
+        request: HttpRequest,
+        version: str,
+        *,
+        dated: bool = True,
+        match: ResolverMatch | None = None,
+        query: Query | None = None,
+    ) -> PageIdentity:
+        """Named by the route, the parameters the page reads and the variant it serves, nothing
+        else of the request; ``dated``: the page shows evidence ages, a new page each day."""
+        match = match or resolve(request.path_info)
+        tags = surrogate_keys(match.kwargs, version, arena_bound=dated)
+        if dated:  # (and the age after which evidence is stale, a setting)
+            version = f"{version}.{freshness.today():%Y%m%d}.{freshness.stale_days()}"
+        url_name = match.url_name or ""
+        # the host and scheme too: feeds and canonical links are absolute URLs
+        host, port = split_domain_port(request.get_host())
+        variant = "\n".join(
+            [
+                request.scheme or "",
+                f"{host}:{port}",
+                settings.SITE_URL,
+                url_name,
+                *(f"{k}={v}" for k, v in sorted(match.kwargs.items())),
+                (query or Query.of(request, url_name, match)).text,
+                page_variant(request, url_name, match),
+            ]
+        )
+        digest = hashlib.blake2b(variant.encode(), digest_size=8).hexdigest()
+        return cls(
+            etag=f'W/"{release()}.{version}.{digest}"',
+            key=f"page:{release()}:{version}:{digest}",
+            vary=API_HEADERS if request.path_info.startswith("/api/") else HTMX_HEADERS,
+            tags=tags,
+        )
