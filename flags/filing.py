@@ -1,11 +1,6 @@
-"""How a flag is filed, inside ``flags.services.flag_submit``'s transaction: the per-client lock,
-the rate limit, the cell's pending review item (locked), the flag.
-
-The rules hold under concurrency: the client's lock serialises one client's submissions (the rate
-limit), the item's row lock orders a flag and a moderator's decision on it, and the unique
-constraints (one pending item per cell, one flag per client per item) turn any race left into an
-``IntegrityError``, on which ``flag_submit`` starts the transaction again.
-"""
+"""Filing a flag inside ``flag_submit``'s transaction: the client's lock serialises its flags (the
+rate limit), the item's row lock orders a flag and a decision, and the unique constraints turn any
+race left into an IntegrityError, on which ``flag_submit`` starts again."""
 
 from __future__ import annotations
 
@@ -34,9 +29,8 @@ class FlagThrottled(Exception):
 
 
 def client_lock(client: str, now: datetime) -> None:
-    """Serialise one client's flag submissions until the transaction ends, so that the rate limit
-    is counted and the flag inserted as one step: an upsert of the client's row, which holds the
-    row's lock until the commit (on SQLite every transaction already holds the write lock)."""
+    """Lock the client's row (an upsert) until the commit: its rate limit is counted and its flag
+    inserted as one step."""
     FlagClient.objects.bulk_create(
         [FlagClient(client_hash=client, last_seen=now)],
         update_conflicts=True,
@@ -46,15 +40,14 @@ def client_lock(client: str, now: datetime) -> None:
 
 
 def flag_clients_prune(now: datetime | None = None) -> int:
-    """Forget the clients with no flag within the rate window (their rows lock nothing the rate
-    limit still counts); how many were forgotten."""
+    """Forget the clients with no flag within the rate window; how many."""
     window = parse_rate(settings.FLAG_RATE)[1]
     cutoff = (now or timezone.now()) - timedelta(seconds=window)
     return FlagClient.objects.filter(last_seen__lt=cutoff).delete()[0]
 
 
 def cell_flag_errors(cell_id: int | None) -> dict[str, str]:
-    """Why a cell cannot be flagged: it does not exist, or it is retired from the pages."""
+    """Why a cell cannot be flagged."""
     if cell_id is None or not Cell.objects.filter(pk=cell_id).exists():
         return {"cell": "No such cell."}
     if not Cell.objects.on_pages().filter(pk=cell_id).exists():
@@ -63,8 +56,7 @@ def cell_flag_errors(cell_id: int | None) -> dict[str, str]:
 
 
 def _limit_reached_at(client: str, now: datetime) -> Subquery:
-    """When the client filed the oldest of its last FLAG_RATE flags in the window: NULL while it
-    is under the limit (read on the index (client_hash, created_at), at most `limit` entries)."""
+    """When the client filed the oldest of its last FLAG_RATE flags in the window; NULL under it."""
     limit, window = parse_rate(settings.FLAG_RATE)
     recent = Flag.objects.filter(
         client_hash=client, created_at__gte=now - timedelta(seconds=window)
@@ -80,10 +72,8 @@ def _check_throttle(reached_at: datetime | None) -> None:
 
 
 def _pending_item(flag: Flag) -> ReviewItem | None:
-    """The cell's pending item, locked until the flag is in, so that a moderator resolving it
-    waits for the flag (and sees it) or, resolving first, leaves no pending item to join; with
-    whether this client has a flag in it and its rate limit. None: no item, or the cell is off
-    the pages."""
+    """The cell's pending item, locked until the flag is in (a moderator resolving it waits for the
+    flag), with whether this client has a flag in it and its rate limit."""
     items: QuerySet[ReviewItem] = ReviewItem.objects.select_for_update().filter(
         cell_id=flag.cell_id,
         status=Status.PENDING,
@@ -100,12 +90,11 @@ def _pending_item(flag: Flag) -> ReviewItem | None:
 
 
 def _open_item(flag: Flag) -> ReviewItem:
-    """A new pending item for the cell, or ValidationError (the cell) or FlagThrottled. Another
-    client opening one at the same time makes this INSERT fail (the one pending item per cell)."""
+    """A new pending item for the cell (a race with another client fails the INSERT)."""
     reached = list(
         Cell.objects.on_pages()
         .filter(pk=flag.cell_id)
-        .order_by()  # one row: the cells' default order would only join the arena to sort it
+        .order_by()
         .values_list(_limit_reached_at(flag.client_hash, flag.created_at), flat=True)
     )
     if not reached:
@@ -115,9 +104,7 @@ def _open_item(flag: Flag) -> ReviewItem:
 
 
 def flag_file(flag: Flag) -> None:
-    """File the flag (unsaved) into its cell's pending item, opening one when there is none, or
-    raise why not: ValidationError (the cell; already flagged) or FlagThrottled. Runs inside the
-    caller's transaction, after ``client_lock``."""
+    """Save the flag into its cell's pending item, opening one; ValidationError or FlagThrottled."""
     item = _pending_item(flag)
     if item is None:
         item = _open_item(flag)
@@ -127,5 +114,5 @@ def flag_file(flag: Flag) -> None:
             raise ValidationError({"cell": ALREADY_FLAGGED})
     flag.item = item
     flag.save(force_insert=True)
-    # the pending dispute is public (the cell's page, the arena's disputes)
+    # the pending dispute is public
     cell_content_changed(cell_id=flag.cell_id)

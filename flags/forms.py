@@ -1,5 +1,4 @@
-"""The visitor's flag form and the moderators' decision forms. They collect and translate: the
-rules are flags.inputs', reported per field by the services."""
+"""The visitor's flag form and the moderators' decision forms; the rules are ``flags.inputs``'."""
 
 from __future__ import annotations
 
@@ -25,8 +24,6 @@ from stories.values import QUALITY_MAX, CellValue, Proof, Verdict
 
 
 class FlagForm(forms.Form):
-    """``flag_submit`` checks the flag and answers a message per field."""
-
     reason = forms.ChoiceField(label="Reason", choices=Reason.choices, widget=forms.RadioSelect)
     proposed_verdict = forms.ChoiceField(
         label="Proposed verdict (optional)",
@@ -39,7 +36,7 @@ class FlagForm(forms.Form):
         max_value=QUALITY_MAX,
         required=False,
     )
-    # the bounds are FlagInput's (counted without control characters): these are a browser's hints
+    # the bounds are FlagInput's: these are a browser's hints
     explanation = forms.CharField(
         label="Explanation",
         widget=forms.Textarea(
@@ -100,7 +97,7 @@ DECISION_MISSING = "Choose a decision: uphold, reject or mark duplicate. Nothing
 
 
 class DecisionForm(forms.Form):
-    """The review page's. No decision is preselected: resolving without one is never an uphold."""
+    """No decision is preselected: resolving without one is never an uphold."""
 
     decision = forms.ChoiceField(
         choices=Decision.choices,
@@ -158,8 +155,7 @@ class DecisionForm(forms.Form):
         return parse_flag_ids(self.cleaned_data.get("seen_flags") or "")
 
     def uphold_texts(self) -> dict[str, Any]:
-        """``review_item_uphold``'s ``rationale`` (None: keep, and mark, the old one, offered to
-        edit: sent back unchanged or emptied), ``accept_source`` and ``evidence_quote``."""
+        """``review_item_uphold``'s texts; the rationale offered, sent back unchanged, is kept."""
         data = self.cleaned_data
         text = (data.get("rationale") or "").strip()
         kept = " ".join(text.split()) == " ".join((self.initial.get("rationale") or "").split())
@@ -170,13 +166,9 @@ class DecisionForm(forms.Form):
         }
 
     def moderation_decision(self) -> ModerationDecision:
-        """Upholding writes the proof and quality shown (empty: none) and the verdict (empty: the
-        one offered)."""
+        """Upholding writes the proof and quality shown (empty: none), the verdict (empty: offered)."""
         data = self.cleaned_data
-        if data["decision"] != Decision.UPHOLD:
-            return ModerationDecision(
-                note=data["note"], item_version=data["version"], seen_flags=data["seen_flags"]
-            )
+        upholding = data["decision"] == Decision.UPHOLD
         shown = CellValue.from_fields(data)
         correction = {"proof": shown.proof, "quality": shown.quality}
         if shown.verdict:
@@ -185,8 +177,8 @@ class DecisionForm(forms.Form):
             note=data["note"],
             item_version=data["version"],
             seen_flags=data["seen_flags"],
-            correction=correction,
-            cell_version=data["cell_version"],
+            correction=correction if upholding else {},
+            cell_version=data["cell_version"] if upholding else None,
         )
 
 
@@ -211,7 +203,6 @@ class BulkRejectForm(forms.Form):
     )
 
     def clean_note(self) -> str:
-        # (checked here: the bulk action skips the items a service refuses)
         note = self.cleaned_data["note"]
         if error := ModerationDecision(note=note).errors():
             raise forms.ValidationError(error["note"])

@@ -31,8 +31,7 @@ def _cell(pk: int) -> Cell:
 @require_http_methods(["GET", "HEAD", "POST"])
 @vary_on_headers("HX-Request")
 def flag_create(request: HtmxHttpRequest, cell: int) -> HttpResponse:
-    """The flag form: a page of its own without JavaScript, swapped in place with htmx (into the
-    flag dialog or the cell page's panel)."""
+    """The flag form: a page of its own without JavaScript, swapped in place with htmx."""
     flagged = _cell(cell)
     template = "flags/flag_form.html"
     partial = f"{template}#flag-form" if request.htmx else template
@@ -64,10 +63,8 @@ def _flag_post(
                 form.add_error(field if field in form.fields else None, messages)
             status = 400
         except FlagThrottled as exc:
-            form.add_error(
-                None,
-                f"You have sent many flags in a short time. Please try again in {exc.retry_after} seconds.",
-            )
+            wait = f"Please try again in {exc.retry_after} seconds."
+            form.add_error(None, f"You have sent many flags in a short time. {wait}")
             status, retry_after = 429, exc.retry_after
         else:
             if request.htmx:
@@ -81,20 +78,18 @@ def _flag_post(
     if retry_after:
         response["Retry-After"] = str(retry_after)
     if request.htmx and status != 200:
-        # htmx does not swap 4xx responses by default; tell it to, so the messages show in place
+        # htmx swaps no 4xx by default: the messages show in place
         response["HX-Reswap"] = "outerHTML"
     return response
 
 
-# What ``flags.models.new_token`` makes (URL-safe base64); anything else is no token of ours, and is
-# not looked up (a NUL in it would fail the query on PostgreSQL).
+# What ``flags.models.new_token`` makes; anything else is not looked up (a NUL fails PostgreSQL)
 TOKEN = re.compile(r"[-A-Za-z0-9_]{1,64}")
 
 
 @require_safe
 def flag_status(request: HtmxHttpRequest, token: str) -> HttpResponse:
-    """The reporter's private status page (the token is the only way to it): what was flagged, as
-    the cell stood then, the state, the typical decision time and the decision. Four queries (three with no decision yet)."""
+    """The reporter's private status page: the cell as it stood then, the state, the decision."""
     if not TOKEN.fullmatch(token):
         raise Http404("No such flag.")
     flag = get_object_or_404(
