@@ -299,29 +299,22 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
     def bulk_reject(
         self, request: HttpRequest, queryset: QuerySet[ReviewItem]
     ) -> HttpResponse | None:
-        if "apply" in request.POST:
-            form = BulkRejectForm(request.POST)
-            if form.is_valid():
-                done = skipped = 0
-                for item in queryset:
-                    try:
-                        seen = parse_flag_ids(request.POST.get(f"seen-{item.pk}", ""))
-                        review_item_reject(
-                            item=item,
-                            moderator=request.user,
-                            decision=ModerationDecision(
-                                note=form.cleaned_data["note"], seen_flags=seen
-                            ),
-                        )
-                        done += 1
-                    except (AlreadyResolved, ValidationError):
-                        skipped += 1
-                self.message_user(
-                    request, f"Rejected {done} item(s); {skipped} were already resolved."
-                )
-                return None
-        else:
-            form = BulkRejectForm()
+        form = BulkRejectForm(request.POST if "apply" in request.POST else None)
+        if form.is_valid():
+            done = 0
+            for item in queryset:
+                seen = request.POST.get(f"seen-{item.pk}", "")
+                try:
+                    decision = ModerationDecision(
+                        form.cleaned_data["note"], seen_flags=parse_flag_ids(seen)
+                    )
+                    review_item_reject(item=item, moderator=request.user, decision=decision)
+                    done += 1
+                except (AlreadyResolved, ValidationError):
+                    pass
+            skipped = len(queryset) - done
+            self.message_user(request, f"Rejected {done} item(s); {skipped} were already resolved.")
+            return None
         return TemplateResponse(
             request,
             "admin/flags/reviewitem/bulk_reject.html",

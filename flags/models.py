@@ -116,7 +116,7 @@ class Flag(models.Model):
         ]
         indexes = [
             # the rate limit counts a client's latest flags: a range scan of this index
-            models.Index(fields=["client_hash", "created_at"], name="flag_client_recent"),
+            models.Index(fields=["client_hash", "created_at"], name="flag_client_recent")
         ]
 
     def __str__(self) -> str:
@@ -191,7 +191,7 @@ class Notice(models.Model):
         ordering = ["created_at", "pk"]
         indexes = [
             # the sweep reads the pending notices that are due
-            models.Index(fields=["status", "next_attempt_at"], name="notice_due"),
+            models.Index(fields=["status", "next_attempt_at"], name="notice_due")
         ]
 
     def __str__(self) -> str:

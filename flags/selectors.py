@@ -164,9 +164,7 @@ def pending_by_impact(items: QuerySet[ReviewItem]) -> tuple[list[int], dict[int,
     impacts = review_item_impacts(rows)
     none = (-1, -1, -1)  # below any impact, even one that moves nothing
     ranked = sorted(  # stable, reversed too: equal impacts stay oldest first
-        rows,
-        key=lambda row: impacts[row.pk].size if row.pk in impacts else none,
-        reverse=True,
+        rows, key=lambda row: impacts[row.pk].size if row.pk in impacts else none, reverse=True
     )
     return [row.pk for row in ranked], impacts
 

@@ -4,7 +4,7 @@ is claimed before it is sent, and counts its attempts whoever makes them)."""
 from celery import Task, shared_task
 
 from flags import mailing, notices
-from flags.filing import flag_clients_prune
+from flags.services import flag_clients_prune
 from flags.task_names import DIGEST_TASK, ERASE_TASK, NOTICE_TASK, NOTICES_DUE_TASK
 
 # sending is bounded by EMAIL_TIMEOUT per step; these only stop a task that hangs anyway

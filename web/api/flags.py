@@ -11,11 +11,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Count, QuerySet
 from django.utils.http import parse_header_parameters
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import (
-    OpenApiParameter,
-    extend_schema,
-    extend_schema_view,
-)
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, Throttled, UnsupportedMediaType
@@ -27,10 +23,10 @@ from rest_framework.views import APIView
 
 from core.conflicts import EditConflict
 from core.moderators import user_can_moderate
-from flags.filing import FlagThrottled
 from flags.models import Flag, Status
 from flags.services import (
     AlreadyResolved,
+    FlagThrottled,
     flag_submit,
     review_item_reject,
     review_item_uphold,

@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from flags import mailing
-from flags.filing import flag_clients_prune
+from flags.services import flag_clients_prune
 
 PROBLEMS = ("failed", "error")
 
