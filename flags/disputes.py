@@ -103,26 +103,6 @@ class DisputeFilters:
     state: str = ""  # one of DISPUTE_STATES, "" for every state
 
 
-def dispute_filters_read(
-    *,
-    arena: Arena,
-    products: Sequence[Product],
-    product: str = "",
-    story: int | None = None,
-    state: str = "",
-) -> tuple[DisputeFilters, list[str]]:
-    """The filters asked for, read against the arena, with a message for each that names nothing
-    of it (left out)."""
-    problems = []
-    found = next((p for p in products if p.slug == product), None) if product else None
-    if product and found is None:
-        problems.append(f"No product {product!r} in this arena.")
-    shown = Story.objects.filter(arena=arena, pk=story).first() if story else None
-    if story and shown is None:
-        problems.append(f"No story {story} in this arena.")
-    return DisputeFilters(found, shown, state if state in DISPUTE_STATES else ""), problems
-
-
 def _items() -> QuerySet[ReviewItem]:
     """The latest news first (a decision, else the opening)."""
     return (

@@ -93,10 +93,25 @@ class Decision(models.TextChoices):
     DUPLICATE = "duplicate", "Mark duplicate"
 
 
+class BulkRejectForm(forms.Form):
+    note = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3, "required": True, "maxlength": NOTE_MAX}),
+        required=False,
+        label="Public note",
+        help_text="Shown on the cell's history and to the reporters.",
+    )
+
+    def clean_note(self) -> str:
+        note = self.cleaned_data["note"]
+        if error := ModerationDecision(note=note).errors():
+            raise forms.ValidationError(error["note"])
+        return note
+
+
 DECISION_MISSING = "Choose a decision: uphold, reject or mark duplicate. Nothing was changed."
 
 
-class DecisionForm(forms.Form):
+class DecisionForm(BulkRejectForm):
     """No decision is preselected: resolving without one is never an uphold."""
 
     decision = forms.ChoiceField(
@@ -136,12 +151,6 @@ class DecisionForm(forms.Form):
         max_length=EVIDENCE_QUOTE_MAX,
         label="Evidence quote (optional)",
         help_text="What the accepted source says; left empty, the flag's explanation is quoted.",
-    )
-    note = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3, "required": True, "maxlength": NOTE_MAX}),
-        required=False,
-        label="Public note",
-        help_text="Shown on the cell's history and to the reporters.",
     )
     version = forms.IntegerField(widget=forms.HiddenInput)
     # the cell as the moderator read it: an edit of the cell meanwhile is not silently undone
@@ -193,17 +202,3 @@ def parse_flag_ids(raw: str) -> frozenset[int] | None:
     if not ids or not all(0 < i <= ID_MAX for i in ids):
         raise forms.ValidationError("The list of flags on the page is damaged; reload.")
     return ids
-
-
-class BulkRejectForm(forms.Form):
-    note = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3, "required": True, "maxlength": NOTE_MAX}),
-        required=False,
-        label="Public note",
-    )
-
-    def clean_note(self) -> str:
-        note = self.cleaned_data["note"]
-        if error := ModerationDecision(note=note).errors():
-            raise forms.ValidationError(error["note"])
-        return note

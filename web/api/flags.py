@@ -7,6 +7,7 @@ from another site (``Origin``, ``Sec-Fetch-Site``)."""
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Count, QuerySet
 from django.utils.http import parse_header_parameters
@@ -18,7 +19,6 @@ from rest_framework.exceptions import PermissionDenied, Throttled, UnsupportedMe
 from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
 from core.conflicts import EditConflict
@@ -66,6 +66,12 @@ def require_json(request: Request) -> None:
         raise UnsupportedMediaType(media_type or "(none)", detail=JSON_MESSAGE)
 
 
+def field_errors(exc: DjangoValidationError) -> dict[str, Any]:
+    """A service's errors as DRF's 400 body (``non_field_errors`` for the body as a whole)."""
+    errors = serializers.as_serializer_error(exc)
+    return {"non_field_errors" if k == NON_FIELD_ERRORS else k: v for k, v in errors.items()}
+
+
 DECIDED = {200: ModeratorFlagSerializer, **error_responses(400, 403, 404, 409, 413, 415, 429)}
 
 
@@ -98,7 +104,7 @@ class FlagViewSet(
     mixins.RetrieveModelMixin,
     viewsets.GenericViewSet,
 ):
-    serializer_class = FlagSerializer
+    serializer_class = ModeratorFlagSerializer  # the create answers a FlagSerializer
     parser_classes = [SafeJSONParser]
 
     def get_permissions(self) -> list[BasePermission]:
@@ -127,9 +133,6 @@ class FlagViewSet(
             qs = qs.filter(item__status=wanted)
         return qs
 
-    def get_serializer_class(self) -> type[BaseSerializer[Flag]]:
-        return ModeratorFlagSerializer if self.action in ("list", "retrieve") else FlagSerializer
-
     @extend_schema(
         request=FlagCreateSerializer,
         responses={201: FlagSerializer, **error_responses(400, 403, 413, 415, 429)},
@@ -144,7 +147,7 @@ class FlagViewSet(
                 client=client_key(request),
             )
         except DjangoValidationError as exc:
-            raise serializers.ValidationError(serializers.as_serializer_error(exc)) from None
+            raise serializers.ValidationError(field_errors(exc)) from None
         except FlagThrottled as exc:
             raise Throttled(wait=exc.retry_after) from None
         body = FlagSerializer(flag, context={"request": request}).data
@@ -176,7 +179,7 @@ class FlagViewSet(
         except (AlreadyResolved, EditConflict) as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         except DjangoValidationError as exc:
-            raise serializers.ValidationError(serializers.as_serializer_error(exc)) from None
+            raise serializers.ValidationError(field_errors(exc)) from None
         flag = self.get_queryset().get(pk=flag.pk)
         return Response(ModeratorFlagSerializer(flag, context={"request": request}).data)
 

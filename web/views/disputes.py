@@ -20,9 +20,9 @@ from flags.disputes import (
     Dispute,
     DisputeFilters,
     arena_dispute_page,
-    dispute_filters_read,
 )
 from products.models import Product
+from stories.models import Story
 from web import params
 from web.params import HtmxHttpRequest, fragment_asked, links
 
@@ -60,13 +60,19 @@ class DisputesRead:
 
 
 def disputes_read(query: QueryDict, slug: str) -> DisputesRead:
+    """The filters asked for, read against the arena; each naming nothing of it is a problem."""
     arena = arena_or_404(slug)
     asked = params.DisputesAsked.of(query)
     products = selectors.arena_product_list(arena=arena)
-    filters, problems = dispute_filters_read(
-        arena=arena, products=products, product=asked.product, story=asked.story, state=asked.state
-    )
-    return DisputesRead(arena, filters, [*asked.problems, *problems], asked, products)
+    problems = list(asked.problems)
+    product = next((p for p in products if p.slug == asked.product), None)
+    if asked.product and product is None:
+        problems.append(f"No product {asked.product!r} in this arena.")
+    story = Story.objects.filter(arena=arena, pk=asked.story).first() if asked.story else None
+    if asked.story and story is None:
+        problems.append(f"No story {asked.story} in this arena.")
+    state = asked.state if asked.state in DISPUTE_STATES else ""
+    return DisputesRead(arena, DisputeFilters(product, story, state), problems, asked, products)
 
 
 @require_safe
