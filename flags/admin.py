@@ -1,5 +1,4 @@
-"""The moderators' review queue and review page; decisions go through flags.services. The admin
-object is shared by every request, so per-page figures (the impacts) live on the ChangeList."""
+"""The moderators' review queue and review page; decisions go through ``flags.services``."""
 
 from __future__ import annotations
 
@@ -61,7 +60,6 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
 
 
 def vendor_label(flags: list[Flag]) -> SafeString:
-    """Says when some of a row's flags were filed by the product's vendor."""
     declared = sum(f.affiliated for f in flags)
     if not declared:
         return SafeString("")
@@ -70,8 +68,8 @@ def vendor_label(flags: list[Flag]) -> SafeString:
 
 
 class ReviewChangeList(ChangeList):
-    """Each row's impact of upholding (``upholding_impact``), for the whole page at once; sorted by
-    impact, every pending item of the filtered queue is ranked and the database pages through it."""
+    """Each row's impact of upholding, for the page at once (the admin object is shared by every
+    request); sorted by impact, the whole filtered queue is ranked and the database pages it."""
 
     ranked_impacts: dict[int, Impact] | None = None
 
@@ -108,8 +106,6 @@ class ReviewChangeList(ChangeList):
 
 
 class ForModerators:
-    """Superusers and the Moderators group."""
-
     def has_module_permission(self, request: HttpRequest) -> bool:
         return user_can_moderate(request.user)
 
@@ -118,7 +114,7 @@ class ForModerators:
 
 
 @admin.register(ReviewItem)
-class ReviewItemAdmin(ForModerators, admin.ModelAdmin):
+class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
     list_display = [
         "age",
         "cell_link",
@@ -150,12 +146,6 @@ class ReviewItemAdmin(ForModerators, admin.ModelAdmin):
     def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return user_can_moderate(request.user)
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
-
     def get_queryset(self, request: HttpRequest) -> QuerySet[ReviewItem]:
         return (
             super()
@@ -170,7 +160,6 @@ class ReviewItemAdmin(ForModerators, admin.ModelAdmin):
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
         return ReviewChangeList
 
-    # --- columns
     @admin.display(description="age", ordering="created_at")
     def age(self, item: ReviewItem) -> SafeString:
         return format_html(
@@ -231,7 +220,6 @@ class ReviewItemAdmin(ForModerators, admin.ModelAdmin):
         impact = getattr(item, "upholding_impact", None)
         return "—" if impact is None else str(impact)
 
-    # --- the review page
     def change_view(
         self,
         request: HttpRequest,
@@ -291,22 +279,11 @@ class ReviewItemAdmin(ForModerators, admin.ModelAdmin):
     ) -> HttpResponse | None:
         """A redirect when the decision is made or refused as stale; None with the form's errors."""
         chosen = form.cleaned_data["decision"]
-        decision = form.moderation_decision()
+        upholding = chosen == Decision.UPHOLD
+        resolve = review_item_uphold if upholding else review_item_reject
+        more = form.uphold_texts() if upholding else {"duplicate": chosen == Decision.DUPLICATE}
         try:
-            if chosen == Decision.UPHOLD:
-                review_item_uphold(
-                    item=item,
-                    moderator=request.user,
-                    decision=decision,
-                    **form.uphold_texts(),
-                )
-            else:
-                review_item_reject(
-                    item=item,
-                    moderator=request.user,
-                    decision=decision,
-                    duplicate=chosen == Decision.DUPLICATE,
-                )
+            resolve(item=item, moderator=request.user, decision=form.moderation_decision(), **more)
         except (AlreadyResolved, EditConflict) as exc:
             self.message_user(request, str(exc), messages.ERROR)
             return HttpResponseRedirect(reverse("admin:flags_reviewitem_change", args=[item.pk]))
@@ -314,41 +291,30 @@ class ReviewItemAdmin(ForModerators, admin.ModelAdmin):
             for field, errors in exc.message_dict.items():
                 form.add_error(field if field in form.fields else None, errors)
             return None
-        self.message_user(
-            request,
-            f"Review of {item.cell.product.name}'s cell resolved: {chosen}.",
-            messages.SUCCESS,
-        )
+        done = f"Review of {item.cell.product.name}'s cell resolved: {chosen}."
+        self.message_user(request, done, messages.SUCCESS)
         return HttpResponseRedirect(reverse("admin:flags_reviewitem_changelist"))
 
-    # --- bulk reject with a note
     @admin.action(description="Reject selected flags (with a public note)", permissions=["change"])
     def bulk_reject(
         self, request: HttpRequest, queryset: QuerySet[ReviewItem]
     ) -> HttpResponse | None:
-        if "apply" in request.POST:
-            form = BulkRejectForm(request.POST)
-            if form.is_valid():
-                done = skipped = 0
-                for item in queryset:
-                    try:
-                        seen = parse_flag_ids(request.POST.get(f"seen-{item.pk}", ""))
-                        review_item_reject(
-                            item=item,
-                            moderator=request.user,
-                            decision=ModerationDecision(
-                                note=form.cleaned_data["note"], seen_flags=seen
-                            ),
-                        )
-                        done += 1
-                    except (AlreadyResolved, ValidationError):
-                        skipped += 1
-                self.message_user(
-                    request, f"Rejected {done} item(s); {skipped} were already resolved."
-                )
-                return None
-        else:
-            form = BulkRejectForm()
+        form = BulkRejectForm(request.POST if "apply" in request.POST else None)
+        if form.is_valid():
+            done = 0
+            for item in queryset:
+                seen = request.POST.get(f"seen-{item.pk}", "")
+                try:
+                    decision = ModerationDecision(
+                        form.cleaned_data["note"], seen_flags=parse_flag_ids(seen)
+                    )
+                    review_item_reject(item=item, moderator=request.user, decision=decision)
+                    done += 1
+                except (AlreadyResolved, ValidationError):
+                    pass
+            skipped = len(queryset) - done
+            self.message_user(request, f"Rejected {done} item(s); {skipped} were already resolved.")
+            return None
         return TemplateResponse(
             request,
             "admin/flags/reviewitem/bulk_reject.html",

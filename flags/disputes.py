@@ -1,18 +1,13 @@
-"""Disputes as a reader sees them (the arena's disputes page, JSON and feed, the open counts on
-its pages, a cell's page): each review item of a cell (a batch of flags, decided together)
-with only what is public of it. A pending dispute shows when it was opened, its reasons and the
-verdicts proposed; a decided one also its decision, its date, the moderator's public note and, when
-upheld, the correction (before → after, and which way it went). Never a flag's free text (its
-explanation, its source URL), its e-mail, token or client hash: those columns are not even read.
-
-A few queries whatever the number of disputes: the items with their cell and correction, then the
-flags' public columns for the items shown; the open counts per product are one aggregate."""
+"""Disputes as a reader sees them (the arena's disputes page, JSON and feed, the open counts, a
+cell's page): each review item with only what is public of it. Never a flag's free text, e-mail,
+token or client hash: those columns are not even read. A few queries whatever the number."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import NamedTuple
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, QuerySet
@@ -24,33 +19,18 @@ from flags.models import Flag, Reason, ReviewItem, Status
 from products.models import Product
 from stories.models import CellChange, Story
 
-# A dispute's state as the disputes page filters it: open (pending), decided (any decision), or one
-# decision.
-OPEN = "open"
-DECIDED = "decided"
+OPEN, DECIDED = "open", "decided"
 DISPUTE_STATES = (OPEN, DECIDED, Status.UPHELD.value, Status.REJECTED.value, Status.DUPLICATE.value)
-# Disputes on one page of the arena's list (and the newest in its feed and JSON).
 DISPUTES_PER_PAGE = 25
-
-# Only these columns of a flag are read for the public (see the module's docstring).
-_PUBLIC_FLAG_FIELDS = ("item_id", "reason", "proposed_verdict", "proposed_quality", "affiliated")
-
-
-@dataclass(frozen=True)
-class FlagShown:
-    """What is public of one flag: why it was filed and what it proposed (never its text)."""
-
-    reason: str  # its code (``flags.models.Reason``)
-    proposal: str  # ``partial 5/10``, ``verdict unchanged, 5/10``; "" when it proposes nothing
-    affiliated: bool  # the reporter declared working for or with the product's vendor
 
 
 @dataclass
 class Dispute:
-    """One review item as the public pages show it."""
+    """One review item as the public pages show it; ``flags``: each flag's reason code, proposal
+    ("" for none) and whether it was filed by the vendor."""
 
     item: ReviewItem  # with its cell (story, product) and its correction (``change``) read
-    flags: list[FlagShown] = field(default_factory=list)
+    flags: list[tuple[str, str, bool]] = field(default_factory=list)
 
     @property
     def pk(self) -> int:
@@ -73,6 +53,10 @@ class Dispute:
         return self.item.resolved_at
 
     @property
+    def updated_at(self) -> datetime:
+        return self.item.resolved_at or self.item.created_at
+
+    @property
     def decision(self) -> str:
         """``upheld``, ``rejected``, ``marked duplicate``; "" while pending."""
         if self.pending:
@@ -81,87 +65,46 @@ class Dispute:
 
     @property
     def note(self) -> str:
-        """The moderator's public note (nothing before a decision)."""
         return "" if self.pending else self.item.public_note
 
     @property
     def change(self) -> CellChange | None:
-        """The correction an upheld dispute made."""
         return self.item.change if self.status == Status.UPHELD else None
 
     @property
     def direction(self) -> scoring.Direction | None:
-        change = self.change
-        return None if change is None else change.direction
+        return None if self.change is None else self.change.direction
 
     @property
     def reason_codes(self) -> list[str]:
-        return _once(f.reason for f in self.flags)
+        return list(dict.fromkeys(reason for reason, _, _ in self.flags))
 
     @property
     def reasons(self) -> list[str]:
-        """The flags' reasons in words, each once."""
         return [str(Reason(code).label) for code in self.reason_codes]
 
     @property
     def proposals(self) -> list[str]:
-        return _once(f.proposal for f in self.flags if f.proposal)
+        return list(dict.fromkeys(proposal for _, proposal, _ in self.flags if proposal))
 
     @property
     def affiliated(self) -> bool:
-        """Some flag in it was filed by someone who declared an affiliation with the vendor."""
-        return any(f.affiliated for f in self.flags)
+        return any(affiliated for _, _, affiliated in self.flags)
 
     @property
     def flag_count(self) -> int:
         return len(self.flags)
 
-    @property
-    def updated_at(self) -> datetime:
-        return self.item.resolved_at or self.item.created_at
-
-
-def _once(values: Iterable[str]) -> list[str]:
-    out: list[str] = []
-    for value in values:
-        if value not in out:
-            out.append(value)
-    return out
-
 
 @dataclass(frozen=True)
 class DisputeFilters:
-    """What the arena's disputes are narrowed to: a product, a story, a state (``DISPUTE_STATES``,
-    "" for every state)."""
-
     product: Product | None = None
     story: Story | None = None
-    state: str = ""
-
-
-def dispute_filters_read(
-    *,
-    arena: Arena,
-    products: Sequence[Product],
-    product: str = "",
-    story: int | None = None,
-    state: str = "",
-) -> tuple[DisputeFilters, list[str]]:
-    """The filters asked for (``web.params.DisputesAsked``) read against the arena: its
-    ``products`` (the pages' list) and its stories (one query when a story is asked for), with a
-    message for each that names nothing of it (left out of the filters)."""
-    problems = []
-    found = next((p for p in products if p.slug == product), None) if product else None
-    if product and found is None:
-        problems.append(f"No product {product!r} in this arena.")
-    shown = Story.objects.filter(arena=arena, pk=story).first() if story else None
-    if story and shown is None:
-        problems.append(f"No story {story} in this arena.")
-    return DisputeFilters(found, shown, state if state in DISPUTE_STATES else ""), problems
+    state: str = ""  # one of DISPUTE_STATES, "" for every state
 
 
 def _items() -> QuerySet[ReviewItem]:
-    """Review items, the latest news first (a decision, else the opening), with what they show."""
+    """The latest news first (a decision, else the opening)."""
     return (
         ReviewItem.objects.select_related("change", "cell__story", "cell__product")
         .annotate(activity=Coalesce("resolved_at", "created_at"))
@@ -176,17 +119,15 @@ def _with_flags(items: Sequence[ReviewItem]) -> list[Dispute]:
         rows = (
             Flag.objects.filter(item_id__in=list(disputes))
             .order_by("created_at", "pk")
-            .values_list(*_PUBLIC_FLAG_FIELDS)
+            .values_list("item_id", "reason", "proposed_verdict", "proposed_quality", "affiliated")
         )
         for item_id, reason, verdict, quality, affiliated in rows:
             proposal = Flag(proposed_verdict=verdict, proposed_quality=quality).proposal_label
-            shown = FlagShown(reason, proposal, affiliated)
-            disputes[item_id].flags.append(shown)
+            disputes[item_id].flags.append((reason, proposal, affiliated))
     return list(disputes.values())
 
 
 def cell_dispute_list(*, cell_id: int) -> list[Dispute]:
-    """Every dispute on one cell, the latest news first: two queries (one with none)."""
     return _with_flags(list(_items().filter(cell_id=cell_id)))
 
 
@@ -205,26 +146,17 @@ def _filtered(arena: Arena, filters: DisputeFilters) -> QuerySet[ReviewItem]:
     return items
 
 
-@dataclass
-class DisputePage:
-    """One page of an arena's disputes, as filtered."""
-
+class DisputePage(NamedTuple):
     page: Page[ReviewItem]
     disputes: list[Dispute]
-    filters: DisputeFilters
 
 
 def arena_dispute_page(
-    *,
-    arena: Arena,
-    filters: DisputeFilters,
-    number: int | str = 1,
-    per_page: int = DISPUTES_PER_PAGE,
+    *, arena: Arena, filters: DisputeFilters, number: int | str = 1
 ) -> DisputePage:
-    """A page of the arena's disputes (``number``: as asked, any value; a page out of range is the
-    last one), the latest news first: three queries (the count, the page, its flags)."""
-    page = Paginator(_filtered(arena, filters), per_page).get_page(number)
-    return DisputePage(page, _with_flags(list(page.object_list)), filters)
+    """A page of the arena's disputes (out of range: the last one): three queries."""
+    page = Paginator(_filtered(arena, filters), DISPUTES_PER_PAGE).get_page(number)
+    return DisputePage(page, _with_flags(list(page.object_list)))
 
 
 def arena_dispute_list(
@@ -235,8 +167,7 @@ def arena_dispute_list(
 
 
 def arena_open_dispute_counts(*, arena: Arena) -> dict[int, int]:
-    """How many disputes are open on each product of the arena, by product id (products without
-    one left out): one aggregate query."""
+    """Open disputes by product id (products without one left out): one query."""
     counts = (
         ReviewItem.objects.filter(status=Status.PENDING, cell__story__arena=arena)
         .order_by()

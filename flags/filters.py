@@ -17,8 +17,7 @@ from flags.models import Reason, Status
 from products.models import Product
 
 if TYPE_CHECKING:
-    # django-stubs' helper types: a dev dependency, not installed in production
-    from django_stubs_ext import StrOrPromise
+    from django_stubs_ext import StrOrPromise  # a dev dependency
 
 
 class FilterChoice(TypedDict):
@@ -28,60 +27,49 @@ class FilterChoice(TypedDict):
 
 
 ALL = "all"
+BY_IMPACT = "impact"
 
 
 class ChoicesFilter(admin.SimpleListFilter):
     options: ClassVar[list[tuple[str, str]]] = []
+    default: ClassVar[str] = ""  # set: no "All" choice, and this one is chosen when none is
 
     def lookups(
         self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]
     ) -> list[tuple[str, str]]:
         return self.options
 
-
-class StatusFilter(ChoicesFilter):
-    """The queue opens on pending items."""
-
-    title = "status"
-    parameter_name = "status"
-    options = [*Status.choices, (ALL, "All")]
-
     def choices(self, changelist: ChangeList) -> Iterator[FilterChoice]:
-        value = self.value() or Status.PENDING
+        if not self.default:
+            yield from super().choices(changelist)
+            return
+        value = self.value() or self.default
         for lookup, title in self.lookup_choices:
             yield {
                 "selected": value == lookup,
-                "query_string": changelist.get_query_string({self.parameter_name: lookup}),
+                "query_string": changelist.get_query_string({str(self.parameter_name): lookup}),
                 "display": title,
             }
+
+
+class StatusFilter(ChoicesFilter):
+    title = "status"
+    parameter_name = "status"
+    options = [*Status.choices, (ALL, "All")]
+    default = Status.PENDING
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         value = self.value() or Status.PENDING
         return queryset if value == ALL else queryset.filter(status=value)
 
 
-BY_IMPACT = "impact"
-
-
 class SortFilter(ChoicesFilter):
-    """The queue's order (``ReviewChangeList`` applies it); filters nothing."""
+    """The queue's order (``ReviewChangeList`` applies it)."""
 
     title = "sort order"
     parameter_name = "sort"
-    options = [(BY_IMPACT, "Largest impact of upholding first")]
-
-    def choices(self, changelist: ChangeList) -> Iterator[FilterChoice]:
-        by_impact = self.value() == BY_IMPACT
-        yield {
-            "selected": not by_impact,
-            "query_string": changelist.get_query_string(remove=[self.parameter_name]),
-            "display": "Oldest first",
-        }
-        yield {
-            "selected": by_impact,
-            "query_string": changelist.get_query_string({self.parameter_name: BY_IMPACT}),
-            "display": "Largest impact of upholding first",
-        }
+    options = [("oldest", "Oldest first"), (BY_IMPACT, "Largest impact of upholding first")]
+    default = "oldest"
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         return queryset

@@ -1,5 +1,4 @@
-"""The visitor's flag form and the moderators' decision forms. They collect and translate: the
-rules are flags.inputs', reported per field by the services."""
+"""The visitor's flag form and the moderators' decision forms; the rules are ``flags.inputs``'."""
 
 from __future__ import annotations
 
@@ -25,8 +24,6 @@ from stories.values import QUALITY_MAX, CellValue, Proof, Verdict
 
 
 class FlagForm(forms.Form):
-    """``flag_submit`` checks the flag and answers a message per field."""
-
     reason = forms.ChoiceField(label="Reason", choices=Reason.choices, widget=forms.RadioSelect)
     proposed_verdict = forms.ChoiceField(
         label="Proposed verdict (optional)",
@@ -39,7 +36,7 @@ class FlagForm(forms.Form):
         max_value=QUALITY_MAX,
         required=False,
     )
-    # the bounds are FlagInput's (counted without control characters): these are a browser's hints
+    # the bounds are FlagInput's: these are a browser's hints
     explanation = forms.CharField(
         label="Explanation",
         widget=forms.Textarea(
@@ -96,11 +93,26 @@ class Decision(models.TextChoices):
     DUPLICATE = "duplicate", "Mark duplicate"
 
 
+class BulkRejectForm(forms.Form):
+    note = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3, "required": True, "maxlength": NOTE_MAX}),
+        required=False,
+        label="Public note",
+        help_text="Shown on the cell's history and to the reporters.",
+    )
+
+    def clean_note(self) -> str:
+        note = self.cleaned_data["note"]
+        if error := ModerationDecision(note=note).errors():
+            raise forms.ValidationError(error["note"])
+        return note
+
+
 DECISION_MISSING = "Choose a decision: uphold, reject or mark duplicate. Nothing was changed."
 
 
-class DecisionForm(forms.Form):
-    """The review page's. No decision is preselected: resolving without one is never an uphold."""
+class DecisionForm(BulkRejectForm):
+    """No decision is preselected: resolving without one is never an uphold."""
 
     decision = forms.ChoiceField(
         choices=Decision.choices,
@@ -140,12 +152,6 @@ class DecisionForm(forms.Form):
         label="Evidence quote (optional)",
         help_text="What the accepted source says; left empty, the flag's explanation is quoted.",
     )
-    note = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3, "required": True, "maxlength": NOTE_MAX}),
-        required=False,
-        label="Public note",
-        help_text="Shown on the cell's history and to the reporters.",
-    )
     version = forms.IntegerField(widget=forms.HiddenInput)
     # the cell as the moderator read it: an edit of the cell meanwhile is not silently undone
     cell_version = forms.IntegerField(
@@ -158,8 +164,7 @@ class DecisionForm(forms.Form):
         return parse_flag_ids(self.cleaned_data.get("seen_flags") or "")
 
     def uphold_texts(self) -> dict[str, Any]:
-        """``review_item_uphold``'s ``rationale`` (None: keep, and mark, the old one, offered to
-        edit: sent back unchanged or emptied), ``accept_source`` and ``evidence_quote``."""
+        """``review_item_uphold``'s texts; the rationale offered, sent back unchanged, is kept."""
         data = self.cleaned_data
         text = (data.get("rationale") or "").strip()
         kept = " ".join(text.split()) == " ".join((self.initial.get("rationale") or "").split())
@@ -170,13 +175,9 @@ class DecisionForm(forms.Form):
         }
 
     def moderation_decision(self) -> ModerationDecision:
-        """Upholding writes the proof and quality shown (empty: none) and the verdict (empty: the
-        one offered)."""
+        """Upholding writes the proof and quality shown (empty: none), the verdict (empty: offered)."""
         data = self.cleaned_data
-        if data["decision"] != Decision.UPHOLD:
-            return ModerationDecision(
-                note=data["note"], item_version=data["version"], seen_flags=data["seen_flags"]
-            )
+        upholding = data["decision"] == Decision.UPHOLD
         shown = CellValue.from_fields(data)
         correction = {"proof": shown.proof, "quality": shown.quality}
         if shown.verdict:
@@ -185,8 +186,8 @@ class DecisionForm(forms.Form):
             note=data["note"],
             item_version=data["version"],
             seen_flags=data["seen_flags"],
-            correction=correction,
-            cell_version=data["cell_version"],
+            correction=correction if upholding else {},
+            cell_version=data["cell_version"] if upholding else None,
         )
 
 
@@ -201,18 +202,3 @@ def parse_flag_ids(raw: str) -> frozenset[int] | None:
     if not ids or not all(0 < i <= ID_MAX for i in ids):
         raise forms.ValidationError("The list of flags on the page is damaged; reload.")
     return ids
-
-
-class BulkRejectForm(forms.Form):
-    note = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3, "required": True, "maxlength": NOTE_MAX}),
-        required=False,
-        label="Public note",
-    )
-
-    def clean_note(self) -> str:
-        # (checked here: the bulk action skips the items a service refuses)
-        note = self.cleaned_data["note"]
-        if error := ModerationDecision(note=note).errors():
-            raise forms.ValidationError(error["note"])
-        return note

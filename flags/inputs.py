@@ -1,11 +1,10 @@
-"""What people send to the flags app: a visitor's flag and a moderator's decision. The form, the
-API, the admin and ``flags.services`` all pass these, so each rule is written once, here; the rules
-on a proposed verdict and quality are the cell's (``stories.values.CellValue``)."""
+"""What people send to the flags app, with its rules written once: a visitor's flag and a
+moderator's decision. The form, the API and the admin build these; ``flags.services`` takes them."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -23,6 +22,11 @@ NOTE_MAX = 2000
 NOTE_MISSING = "Write a public note: it is shown with the decision."
 ID_MAX = 2**63 - 1  # the largest id a key holds (BigAutoField)
 CONTROL_MESSAGE = "Remove the control characters from this field."
+# a one-line field's name, its noun in a message, its validator and what an invalid one is told
+ONE_LINE_FIELDS = (
+    ("source_url", "address", validate_uri, "Enter a full http(s) address, or leave it empty."),
+    ("email", "email address", EmailValidator(), "Enter a valid email address, or leave it empty."),
+)
 
 
 def explanation_error(text: str) -> str | None:
@@ -39,8 +43,7 @@ def explanation_error(text: str) -> str | None:
 
 @dataclass(frozen=True)
 class FlagInput:
-    """A visitor's flag on a cell (the cell travels beside it). ``source_url`` as sent: it is
-    stored percent-encoded (``model_fields``); ``affiliated``: filed by the product's vendor."""
+    """A visitor's flag on a cell; ``affiliated``: filed by the product's vendor."""
 
     reason: str
     explanation: str
@@ -52,8 +55,7 @@ class FlagInput:
 
     @classmethod
     def from_fields(cls, data: Mapping[str, Any]) -> FlagInput:
-        """From a form's cleaned data or a serializer's validated data (optional fields missing,
-        empty or None)."""
+        """From a form's or a serializer's data (optional fields missing, empty or None)."""
         return cls(
             reason=data["reason"],
             explanation=data["explanation"],
@@ -66,23 +68,14 @@ class FlagInput:
 
     @classmethod
     def of(cls, flag: Flag) -> FlagInput:
-        return cls(
-            reason=flag.reason,
-            explanation=flag.explanation,
-            proposed_verdict=flag.proposed_verdict,
-            proposed_quality=flag.proposed_quality,
-            source_url=flag.source_url,
-            email=flag.email,
-            affiliated=flag.affiliated,
-        )
+        return cls(**{f.name: getattr(flag, f.name) for f in fields(cls)})
 
     @property
     def proposes(self) -> bool:
         return bool(self.proposed_verdict) or self.proposed_quality is not None
 
     def proposal(self, cell: CellValue) -> CellValue | None:
-        """What the flag proposes, completed from ``cell``; the fields it gives are kept as given,
-        so a contradiction is reported rather than rewritten."""
+        """What the flag proposes, completed from ``cell`` (a contradiction is kept, to report)."""
         given = {"verdict"} if self.proposed_verdict else set()
         if self.proposed_quality is not None:
             given.add("quality")
@@ -98,18 +91,14 @@ class FlagInput:
             errors["reason"] = f"Choose a reason: {', '.join(Reason.values)}."
         if explanation := explanation_error(self.explanation):
             errors["explanation"] = explanation
-        # A quality alone is judged with a verdict that takes any quality: it meets the cell's own
-        # verdict only when a moderator upholds it, who then decides.
+        # a quality alone is judged with a verdict that takes any quality; the moderator decides
         probe = self.proposal(CellValue(self.proposed_verdict or Verdict.PARTIAL))
         for name, message in (probe.errors() if probe else {}).items():
             errors[f"proposed_{name}"] = message
-        for name, stored, noun, limit, validate, invalid in (
-            ("source_url", uri_encode(self.source_url), "address", SOURCE_URL_MAX, validate_uri,
-             "Enter a full http(s) address, or leave it empty."),
-            ("email", self.email, "email address", EMAIL_MAX, EmailValidator(),
-             "Enter a valid email address, or leave it empty."),
-        ):  # fmt: skip
+        for name, noun, validate, invalid in ONE_LINE_FIELDS:
             sent = getattr(self, name)
+            stored = uri_encode(sent) if name == "source_url" else sent
+            limit = SOURCE_URL_MAX if name == "source_url" else EMAIL_MAX
             # one-line fields refuse control characters (tabs and line breaks too), never drop them
             if sent and (clean_text(sent) != sent or "\t" in sent or "\n" in sent):
                 errors[name] = CONTROL_MESSAGE
@@ -125,23 +114,17 @@ class FlagInput:
     def model_fields(self) -> dict[str, Any]:
         """The fields of the ``Flag`` it makes."""
         return {
-            "reason": self.reason,
+            **{f.name: getattr(self, f.name) for f in fields(self)},
             "explanation": clean_text(self.explanation or "").strip(),
-            "proposed_verdict": self.proposed_verdict,
-            "proposed_quality": self.proposed_quality,
             "source_url": uri_encode(self.source_url),
-            "email": self.email,
-            "affiliated": self.affiliated,
         }
 
 
 @dataclass(frozen=True)
 class ModerationDecision:
-    """A moderator's decision on a review item. ``item_version``: the item as read (a changed one
-    is refused); ``seen_flags``: the flags the moderator read (None: all it holds now). Upholding
-    only: ``correction``, the ``verdict``, ``proof`` and ``quality`` the moderator gave (None is
-    "none"; a field left out is completed from the proposal or the cell), and ``cell_version``,
-    the cell as read (an edit meanwhile is not undone)."""
+    """A moderator's decision: the item's version as read, the flags read (None: all), and when
+    upholding the values given (a field left out comes from the proposal or the cell) and the
+    cell's version as read."""
 
     note: str
     item_version: int | None = None
@@ -150,8 +133,7 @@ class ModerationDecision:
     cell_version: int | None = None
 
     def __post_init__(self) -> None:
-        unknown = set(self.correction) - set(JUDGEMENT_FIELDS)
-        if unknown:
+        if unknown := set(self.correction) - set(JUDGEMENT_FIELDS):
             raise TypeError(f"A correction has only {', '.join(JUDGEMENT_FIELDS)}: {unknown}")
 
     @property
@@ -159,7 +141,6 @@ class ModerationDecision:
         return clean_text(self.note or "").strip()
 
     def errors(self) -> dict[str, str]:
-        """The decision is public, so it says why."""
         note = self.note_text
         if not note:
             return {"note": NOTE_MISSING}
@@ -168,8 +149,7 @@ class ModerationDecision:
         return {}
 
     def corrected(self, start: CellValue) -> CellValue:
-        """The moderator's values where given (kept as given, so a contradiction is reported), the
-        rest completed from ``start`` (the flags' proposal, or the cell)."""
+        """The moderator's values (a contradiction kept, to report), the rest from ``start``."""
         if not self.correction:
             return start
         value = CellValue(

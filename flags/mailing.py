@@ -1,22 +1,17 @@
-"""Sending the outbox (``flags.models.Notice``): what each mail says, to whom, and one attempt at
-a time, recorded on the notice.
+"""Sending the outbox (``Notice``): what each mail says, to whom, one attempt at a time.
 
-A notice is claimed before it is sent (a conditional UPDATE of its attempt count, never past
-``NOTICE_MAX_ATTEMPTS``), so a task, its retry and the periodic sweep never send it twice at once.
-Any failure of an attempt, a mail server that refuses or cannot be reached as much as a mail that
-cannot be written, leaves the notice pending with the error, due again after an exponential
-backoff; after its last attempt it is kept as failed and logged as an error. The sweep goes on
-past a notice whatever happens to it. Every mail is built by ``_message``, which cleans what the
-database gives it (``flags.mailtext``) and writes it out before any is sent.
-The reporter's address is read from the flag at each attempt (none kept here), so an unsubscribe
-or an erasure stops the mail: the notice is skipped then.
+A notice is claimed before it is sent (a conditional UPDATE of its attempt count), so a task, its
+retry and the sweep never send it twice at once. A failed attempt leaves it pending with the error,
+due again after an exponential backoff; after the last it is failed and logged as an error. The
+reporter's address is read from the flag at each attempt, so an unsubscribe or an erasure stops it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import smtplib
+import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -34,37 +29,62 @@ from django.urls import reverse
 from django.utils import timezone
 
 from core.moderators import MODERATORS_GROUP
-from flags.mailtext import LOG_MAX, body_text, one_line
 from flags.models import Flag, Notice
-from flags.origin import mail_origin
 
 log = logging.getLogger(__name__)
 
-# the mail server refused, or could not be reached in EMAIL_TIMEOUT: the next notices would fail too
-SEND_ERRORS = (smtplib.SMTPException, OSError)
 SUBJECT_MAX = 200
+HEADER_MAX = 120  # characters of a name kept in a subject; the body names it in full
+LOG_MAX = 1000
 BACKOFF_MAX = 3600  # seconds: the longest wait between two attempts
 SWEEP_BATCH = 200  # notices one sweep sends at most; the next sweep sends the rest
 UNSUBSCRIBE_SALT = "flags.unsubscribe"
-# what a mail says of its flag: its cell, product, story and arena, its item and the decision
-FLAG_RELATED = ("item__change", "cell__product", "cell__story__arena")
+LOCAL_ORIGIN = "http://localhost:8000"  # with neither SITE_URL nor a usable host, as `make run`
+RELATED = ("flag__item__change", "flag__cell__product", "flag__cell__story__arena")
+# control, format, surrogate, private, unassigned, line/paragraph separators: never in a mail
+_UNSAFE = frozenset(("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))
+
+
+def mail_origin() -> str:
+    """``SITE_URL``, else the first of ALLOWED_HOSTS: never a request's Host, which whoever files
+    a flag would choose."""
+    if settings.SITE_URL:
+        return str(settings.SITE_URL)
+    for host in settings.ALLOWED_HOSTS:
+        host = host.lstrip(".")  # ".example.org" is example.org and its subdomains
+        if host and "*" not in host:
+            return f"{'http' if settings.DEBUG else 'https'}://{host}"
+    return LOCAL_ORIGIN
+
+
+def one_line(text: object, limit: int | None = HEADER_MAX) -> str:
+    """``text`` as one line for a header or a log line (whatever the database holds), cut to
+    ``limit`` characters with an ellipsis."""
+    value = "".join(" " if unicodedata.category(c) in _UNSAFE else c for c in str(text))
+    value = re.sub(r"\s+", " ", value).strip()
+    return value if limit is None or len(value) <= limit else value[: limit - 1].rstrip() + "…"
+
+
+def body_text(text: str) -> str:
+    """``text`` for a mail's body: line breaks (as LF) and tabs kept, other unsafe characters a space."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return "\n".join(
+        "".join(" " if unicodedata.category(c) in _UNSAFE and c != "\t" else c for c in line)
+        for line in lines
+    )
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one attempt did: ``sent``, ``skipped`` (nobody to send to), ``retry`` (failed, due
-    again in ``retry_in`` seconds), ``failed`` (given up), ``busy`` (another sender has it) or
-    ``done`` (not pending any more); on a failure, ``reason`` (one line, no address) and whether
-    the mail server failed (``server_failed``: the next notices would fail the same way)."""
+    """What one attempt did: ``sent``, ``skipped``, ``retry`` (in ``retry_in`` seconds),
+    ``failed``, ``busy`` (another sender has it), ``done`` (not pending) or ``error``."""
 
     status: str
     retry_in: float | None = None
     reason: str = ""
-    server_failed: bool = False
 
 
 def unsubscribe_flag_id(token: str) -> int | None:
-    """The flag a token was signed for; None when it is not a token of ours."""
     try:
         value = signing.Signer(salt=UNSUBSCRIBE_SALT).unsign(token)
     except signing.BadSignature:
@@ -78,28 +98,22 @@ def backoff(attempts: int) -> float:
 
 
 def moderator_addresses() -> list[str]:
-    """Every active moderator's address (superusers and the Moderators group, as
-    ``core.moderators.user_can_moderate`` says), each once."""
     users = User.objects.filter(is_active=True).exclude(email="")
     users = users.filter(Q(is_superuser=True) | Q(groups__name=MODERATORS_GROUP))
     return sorted(set(users.values_list("email", flat=True)))
 
 
-def _render(template: str, context: dict[str, Any]) -> str:
-    return render_to_string(f"flags/email/{template}", context).strip() + "\n"
-
-
 def _message(
-    subject: str, body: str, to: list[str], headers: dict[str, str] | None = None
+    subject: str, template: str, context: dict[str, Any], to: list[str], headers: dict[str, str]
 ) -> EmailMessage:
-    """Every mail is built here: its subject one line, its headers too, its body sendable. It is
-    written out once now, so a mail that cannot be (an address the database holds broken) fails
-    its notice before any mail of the attempt is sent."""
+    """Every mail is built here, and written out once, so a mail that cannot be (an address held
+    broken) fails its notice before any mail of the attempt is sent."""
+    body = render_to_string(f"flags/email/{template}", context).strip() + "\n"
     message = EmailMessage(
         one_line(subject, SUBJECT_MAX),
         body_text(body),
         to=to,
-        headers={name: one_line(value, None) for name, value in (headers or {}).items()},
+        headers={name: one_line(value, None) for name, value in headers.items()},
     )
     message.message()
     return message
@@ -113,100 +127,88 @@ def _reporter_mails(notice: Notice) -> list[EmailMessage]:
     origin = mail_origin()
     token = signing.Signer(salt=UNSUBSCRIBE_SALT).sign(str(flag.pk))  # never expires
     unsubscribe = origin + reverse("flag-unsubscribe", args=[token])
-    product = one_line(flag.cell.product.name)
-    if notice.kind == Notice.Kind.RECEIVED:
-        subject, template = f"Your flag on {product}: received", "received.txt"
-    else:
-        subject, template = (
-            f"Your flag on {product}: {flag.item.get_status_display()}",
-            "decided.txt",
-        )
-    body = _render(
-        template,
-        {
-            "flag": flag,
-            "cell": flag.cell,
-            "item": flag.item,
-            "status_url": origin + flag.get_absolute_url(),
-            "unsubscribe_url": unsubscribe,
-            "retention_days": settings.FLAG_EMAIL_RETENTION_DAYS,
-        },
-    )
+    received = notice.kind == Notice.Kind.RECEIVED
+    state = "received" if received else flag.item.get_status_display()
+    context = {
+        "flag": flag,
+        "cell": flag.cell,
+        "item": flag.item,
+        "status_url": origin + flag.get_absolute_url(),
+        "unsubscribe_url": unsubscribe,
+        "retention_days": settings.FLAG_EMAIL_RETENTION_DAYS,
+    }
     headers = {
         "List-Unsubscribe": f"<{unsubscribe}>",
         "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
     }
-    return [_message(subject, body, [flag.email], headers)]
+    subject = f"Your flag on {one_line(flag.cell.product.name)}: {state}"
+    template = "received.txt" if received else "decided.txt"
+    return [_message(subject, template, context, [flag.email], headers)]
 
 
-def _moderator_mails(flags: list[Flag], origin: str) -> list[EmailMessage]:
+def _moderator_mails(flags: list[Flag], addresses: list[str]) -> list[EmailMessage]:
     """One mail per moderator naming the new flags, each with its review page in the admin."""
-    addresses = moderator_addresses()
     if not addresses or not flags:
         return []
     if len(flags) == 1:
         subject = f"New flag on {one_line(flags[0].cell.product.name)}"
     else:
         subject = f"{len(flags)} new flags to review"
+    origin = mail_origin()
     rows = [
         (flag, origin + reverse("admin:flags_reviewitem_change", args=[flag.item_id]))
         for flag in flags
     ]
-    body = _render("moderators.txt", {"rows": rows, "count": len(flags)})
-    return [_message(subject, body, [address]) for address in addresses]
+    context = {"rows": rows, "count": len(flags)}
+    return [_message(subject, "moderators.txt", context, [to], {}) for to in addresses]
 
 
-def _addresses(notices: list[Notice]) -> set[str]:
-    """Whom the notices' mail is for (kept out of their errors)."""
-    found = {n.flag.email for n in notices}
-    if any(n.kind == Notice.Kind.NEW_FLAG for n in notices):
-        found.update(moderator_addresses())
-    return found - {""}
-
-
-def _reason(exc: BaseException, addresses: Iterable[str]) -> str:
-    """The error as kept on the notice and logged: one line, with no recipient's address in it."""
+def _reason(exc: BaseException, notices: Iterable[Notice], addresses: Iterable[str]) -> str:
+    """The error as kept and logged: one line, with no recipient's address in it."""
     text = f"{type(exc).__name__}: {exc}"
-    for address in addresses:
+    for address in {*addresses, *(n.flag.email for n in notices)} - {""}:
         text = text.replace(address, "<recipient>")
     return one_line(text, LOG_MAX)
 
 
-def _failed(notices: list[Notice], reason: str, server_failed: bool = False) -> Outcome:
+def _failed(notices: list[Notice], reason: str) -> Outcome:
     """Record a failed attempt: retried later, or given up after the last one (logged loudly)."""
-    final = [n.pk for n in notices if n.attempts >= settings.NOTICE_MAX_ATTEMPTS]
-    again = [n.pk for n in notices if n.pk not in final]
+    final = [n for n in notices if n.attempts >= settings.NOTICE_MAX_ATTEMPTS]
+    again = [n for n in notices if n not in final]
     with transaction.atomic():
-        Notice.objects.filter(pk__in=again).update(last_error=reason)
-        Notice.objects.filter(pk__in=final).update(status=Notice.State.FAILED, last_error=reason)
-    for notice in notices:
-        if notice.pk in final:
-            log.error(
-                "notice %s (%s) failed after %s attempts, given up: %s",
-                notice.pk,
-                notice.kind,
-                notice.attempts,
-                reason,
-            )
+        Notice.objects.filter(pk__in=[n.pk for n in again]).update(last_error=reason)
+        Notice.objects.filter(pk__in=[n.pk for n in final]).update(
+            status=Notice.State.FAILED, last_error=reason
+        )
+    for n in final:
+        log.error(
+            "notice %s (%s) failed after %s attempts, given up: %s",
+            n.pk,
+            n.kind,
+            n.attempts,
+            reason,
+        )
     if not again:
-        return Outcome("failed", reason=reason, server_failed=server_failed)
-    attempts = max(n.attempts for n in notices if n.pk in again)
+        return Outcome("failed", reason=reason)
+    attempts = max(n.attempts for n in again)
     wait = backoff(attempts)
+    ids = [n.pk for n in again]
     log.warning(
-        "notices %s not sent (attempt %s), due again in %ss: %s", again, attempts, wait, reason
+        "notices %s not sent (attempt %s), due again in %ss: %s", ids, attempts, wait, reason
     )
-    return Outcome("retry", retry_in=wait, reason=reason, server_failed=server_failed)
+    return Outcome("retry", retry_in=wait, reason=reason)
 
 
-def _attempt(notices: list[Notice], compose: Callable[[], list[EmailMessage]]) -> Outcome:
-    """Compose (``compose()``: the messages) and send the claimed notices' mail, once. Whatever
-    fails, the attempt is counted and recorded; nothing is raised but a database error."""
+def _attempt(
+    notices: list[Notice], compose: Callable[[], list[EmailMessage]], addresses: list[str]
+) -> Outcome:
+    """Compose and send the claimed notices' mail, once; whatever fails is recorded, not raised."""
     ids = [n.pk for n in notices]
     try:
         messages = compose()
     except Exception as exc:  # noqa: BLE001 - a mail we cannot write is a failed attempt too
         log.debug("notices %s: the mail could not be written", ids, exc_info=True)
-        return _failed(notices, _reason(exc, _addresses(notices)))
+        return _failed(notices, _reason(exc, notices, addresses))
     if not messages:
         Notice.objects.filter(pk__in=ids).update(status=Notice.State.SKIPPED, last_error="")
         return Outcome("skipped")
@@ -214,72 +216,58 @@ def _attempt(notices: list[Notice], compose: Callable[[], list[EmailMessage]]) -
         with mailers.default as connection:  # one connection; EMAIL_TIMEOUT bounds each step
             connection.send_messages(messages)
     except Exception as exc:  # noqa: BLE001 - whatever stops the send, the attempt counts
-        reason = _reason(exc, (address for m in messages for address in m.to))
-        return _failed(notices, reason, server_failed=isinstance(exc, SEND_ERRORS))
+        return _failed(notices, _reason(exc, notices, (a for m in messages for a in m.to)))
     Notice.objects.filter(pk__in=ids).update(
         status=Notice.State.SENT, sent_at=timezone.now(), last_error=""
     )
     return Outcome("sent")
 
 
-def _claim(notice: Notice) -> bool:
-    """Take the next attempt of a pending notice (False: another sender took it, it is done, or
-    it has had its last attempt). Its next attempt is due after the backoff, which is also how
-    long this one may take."""
-    attempts = notice.attempts + 1
-    due = timezone.now() + timedelta(seconds=backoff(attempts))
-    claimed = Notice.objects.filter(
-        pk=notice.pk,
-        status=Notice.State.PENDING,
-        attempts=notice.attempts,
-        attempts__lt=settings.NOTICE_MAX_ATTEMPTS,
-    ).update(attempts=attempts, next_attempt_at=due)
-    notice.attempts = attempts
-    return bool(claimed)
-
-
 def notice_deliver(notice_id: int) -> Outcome:
-    """One attempt at sending one notice (the task's, or the sweep's: the beat's or
-    ``send_notices``). Failures are recorded, never raised (but the database's own)."""
-    related = [f"flag__{path}" for path in FLAG_RELATED]
+    """One attempt at one notice (its task's, or the sweep's)."""
     notice = (
-        Notice.objects.select_related("flag", *related)
+        Notice.objects.select_related("flag", *RELATED)
         .filter(pk=notice_id, status=Notice.State.PENDING)
         .first()
     )
     if notice is None:
         return Outcome("done")
     if notice.attempts >= settings.NOTICE_MAX_ATTEMPTS:
-        # still pending after its last attempt (the limit lowered, or an attempt that broke off)
+        # still pending after its last attempt (the limit lowered, or an attempt broke off)
         return _failed([notice], notice.last_error or "no attempt left")
-    if not _claim(notice):
+    # claimed: its next attempt is due after the backoff, which is also how long this one may take
+    attempts = notice.attempts + 1
+    claimed = Notice.objects.filter(
+        pk=notice.pk, status=Notice.State.PENDING, attempts=notice.attempts
+    ).update(
+        attempts=attempts, next_attempt_at=timezone.now() + timedelta(seconds=backoff(attempts))
+    )
+    notice.attempts = attempts
+    if not claimed:
         return Outcome("busy")
     if notice.kind == Notice.Kind.NEW_FLAG:
-        return _attempt([notice], lambda: _moderator_mails([notice.flag], mail_origin()))
-    return _attempt([notice], lambda: _reporter_mails(notice))
+        addresses = moderator_addresses()
+        return _attempt([notice], lambda: _moderator_mails([notice.flag], addresses), addresses)
+    return _attempt([notice], lambda: _reporter_mails(notice), [])
 
 
 def _deliver_apart(notice_id: int) -> Outcome:
-    """``notice_deliver`` whatever it raises (the database, on this notice's rows): logged as an
-    error and returned as ``error``, so one notice never stops the sweep."""
-    # A savepoint when the sweep runs inside a transaction. Outside one, none is held while the
-    # mail server talks: SQLite's IMMEDIATE transactions would lock every writer out meanwhile
-    # (each write of an attempt is atomic on its own).
+    """``notice_deliver``, whatever it raises logged, so one notice never stops the sweep."""
+    # a savepoint inside a transaction; outside one, none is held while the mail server talks
+    # (SQLite's IMMEDIATE transactions would lock every writer out meanwhile)
     in_transaction = transaction.get_connection().in_atomic_block
     try:
         with transaction.atomic() if in_transaction else contextlib.nullcontext():
             return notice_deliver(notice_id)
     except Exception as exc:  # noqa: BLE001 - the next notices still go
-        reason = _reason(exc, ())
+        reason = one_line(f"{type(exc).__name__}: {exc}", LOG_MAX)
         log.error("notice %s: its attempt broke off, left to the next sweep: %s", notice_id, reason)
         return Outcome("error", reason=reason)
 
 
 def notices_sweep(now: datetime | None = None) -> dict[int, Outcome]:
-    """Send what is still due (the periodic sweep, ``send_notices``): pending notices whose next
-    attempt has come, oldest first; the moderators' notices only when they are not sent as a
-    digest; and any still pending past its last attempt, marked failed. Each notice on its own:
-    the sweep always finishes. Returns each notice's outcome."""
+    """Each notice still due, oldest first (the moderators' only when not sent as a digest), and
+    any pending past its last attempt, marked failed."""
     pending = Notice.objects.filter(status=Notice.State.PENDING)
     due = pending.filter(next_attempt_at__lte=now or timezone.now())
     if settings.MODERATOR_NOTICES == "digest":
@@ -290,14 +278,13 @@ def notices_sweep(now: datetime | None = None) -> dict[int, Outcome]:
 
 
 def notices_send_due(now: datetime | None = None) -> dict[str, int]:
-    """``notices_sweep``, counted: how many notices ended each way (``sent``, ``retry``...)."""
+    """How many notices of the sweep ended each way."""
     return dict(Counter(outcome.status for outcome in notices_sweep(now).values()))
 
 
 def moderator_digest_send(now: datetime | None = None) -> Outcome:
-    """One mail to each moderator naming every new flag not told yet ("3 new flags to review"),
-    with each flag's review page: the digest, every MODERATOR_DIGEST_SECONDS. Constant queries
-    whatever the number of flags."""
+    """One mail to each moderator naming every new flag not told yet, with its review page, in
+    constant queries (MODERATOR_NOTICES=digest)."""
     now = now or timezone.now()
     pending = Notice.objects.filter(
         status=Notice.State.PENDING,
@@ -310,25 +297,21 @@ def moderator_digest_send(now: datetime | None = None) -> Outcome:
         return Outcome("done")
     claimed = pending.filter(pk__in=ids)
     claimed.update(attempts=F("attempts") + 1)
-    notices = list(claimed.select_related("flag", *(f"flag__{p}" for p in FLAG_RELATED)))
+    notices = list(claimed.select_related("flag", *RELATED))
     if not notices:
         return Outcome("busy")
     wait = backoff(max(n.attempts for n in notices))
     claimed.update(next_attempt_at=timezone.now() + timedelta(seconds=wait))
-    origin = mail_origin()
-    try:
-        messages = _moderator_mails([n.flag for n in notices], origin)
-    except Exception:  # noqa: BLE001 - find the flags that cannot be written; the rest go
-        writable = []
-        for notice in notices:  # each other one fails its attempt alone, holding no one back
-            try:
-                _moderator_mails([notice.flag], origin)
-            except Exception as exc:  # noqa: BLE001 - this notice's failed attempt
-                _failed([notice], _reason(exc, _addresses([notice])))
-            else:
-                writable.append(notice)
-        notices = writable
-        if not notices:
-            return Outcome("retry", retry_in=wait)
-        return _attempt(notices, lambda: _moderator_mails([n.flag for n in notices], origin))
-    return _attempt(notices, lambda: messages)
+    addresses = moderator_addresses()
+    writable = []
+    for notice in notices:  # a flag whose mail cannot be written fails alone, holding none back
+        try:
+            _moderator_mails([notice.flag], addresses)
+        except Exception as exc:  # noqa: BLE001 - this notice's failed attempt
+            _failed([notice], _reason(exc, [notice], addresses))
+        else:
+            writable.append(notice)
+    if not writable:
+        return Outcome("retry", retry_in=wait)
+    flags = [n.flag for n in writable]
+    return _attempt(writable, lambda: _moderator_mails(flags, addresses), addresses)

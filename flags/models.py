@@ -68,9 +68,7 @@ class ReviewItem(models.Model):
 
 
 class FlagClient(models.Model):
-    """A client that has filed flags lately: the row its flags lock, one client at a time, while
-    the rate limit is counted (``flags.filing.client_lock``). Rows older than the rate window are
-    pruned (``flags.filing.flag_clients_prune``)."""
+    """A client that filed flags lately: the row locked while its rate limit is counted."""
 
     client_hash = models.CharField(max_length=64, primary_key=True)
     last_seen = models.DateTimeField(db_index=True)
@@ -90,8 +88,7 @@ class Flag(models.Model):
     explanation = models.TextField()
     source_url = URIField(max_length=500, blank=True)
     email = models.EmailField(blank=True, help_text="Never shown publicly")
-    # the reporter declared working for or with the product's vendor: labelled in the queue and
-    # on the public record ("filed by the vendor")
+    # the reporter works for or with the product's vendor: "filed by the vendor" in public
     affiliated = models.BooleanField(default=False)
     client_hash = models.CharField(max_length=64, help_text="Salted hash of the client address")
     token = models.CharField(max_length=64, unique=True, default=new_token, editable=False)
@@ -119,7 +116,7 @@ class Flag(models.Model):
         ]
         indexes = [
             # the rate limit counts a client's latest flags: a range scan of this index
-            models.Index(fields=["client_hash", "created_at"], name="flag_client_recent"),
+            models.Index(fields=["client_hash", "created_at"], name="flag_client_recent")
         ]
 
     def __str__(self) -> str:
@@ -130,9 +127,7 @@ class Flag(models.Model):
 
     @property
     def proposal_label(self) -> str:
-        """What the flag proposes, as the record names a judgement: ``partial 5/10``, ``full`` (a
-        verdict alone), ``verdict unchanged, 5/10`` (a quality alone); "" when it proposes nothing.
-        As sent, not completed from the cell: the cell may have changed since."""
+        """``partial 5/10``, ``full``, ``verdict unchanged, 5/10`` or "": as sent, not completed."""
         if self.proposed_verdict:
             return CellValue(self.proposed_verdict, None, self.proposed_quality).label()
         if self.proposed_quality is None:
@@ -167,10 +162,8 @@ class ModeratorAction(models.Model):
 
 
 class Notice(models.Model):
-    """One mail to send (the outbox): written in the transaction of the flag or the decision it
-    tells of, sent after that commits, retried until sent or given up. It keeps no address: the
-    reporter's is read from the flag when sending (so an unsubscribe or an erasure stops it), the
-    moderators' from their accounts."""
+    """One mail to send (the outbox), written with the flag or decision it tells of. It keeps no
+    address: an unsubscribe or an erasure stops it."""
 
     class Kind(models.TextChoices):
         RECEIVED = "received", "flag received (to the reporter)"
@@ -188,7 +181,7 @@ class Notice(models.Model):
     flag = models.ForeignKey(Flag, on_delete=models.CASCADE, related_name="notices")
     status = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
     created_at = models.DateTimeField()
-    # not tried before this: the first attempt's task has it to itself, then each retry's backoff
+    # not tried before this by the sweep: the first attempt's task's, then each retry's backoff
     next_attempt_at = models.DateTimeField()
     attempts = models.PositiveSmallIntegerField(default=0)
     last_error = models.TextField(blank=True)
@@ -198,7 +191,7 @@ class Notice(models.Model):
         ordering = ["created_at", "pk"]
         indexes = [
             # the sweep reads the pending notices that are due
-            models.Index(fields=["status", "next_attempt_at"], name="notice_due"),
+            models.Index(fields=["status", "next_attempt_at"], name="notice_due")
         ]
 
     def __str__(self) -> str:

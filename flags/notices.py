@@ -1,11 +1,6 @@
-"""The writes of mail about flags: the outbox (``Notice``) written in the transaction of a flag or a
-decision; a reporter's unsubscribe; the erasure of reporters' addresses.
-
-Nothing about mail can lose or delay a flag or a decision: the notice is a row of the same
-transaction, and no mail is sent inside a request. With a broker a task per notice is sent once
-the transaction commits (a broker that is down is logged; the periodic sweep sends the notice
-later); without one the notices are due at once and ``send_notices`` (cron) sends them.
-"""
+"""The writes of mail about flags: the outbox (``Notice``) in the flag's or decision's transaction,
+a reporter's unsubscribe, the erasure of reporters' addresses. No mail is sent inside a request:
+with a broker a task per notice goes once the transaction commits; without one, ``send_notices``."""
 
 from __future__ import annotations
 
@@ -27,45 +22,36 @@ FIRST_ATTEMPT_GRACE = timedelta(seconds=60)
 REPORTER_KINDS = (Notice.Kind.RECEIVED, Notice.Kind.DECIDED)
 
 
-def _new(kind: Notice.Kind, flag_id: int, now: datetime) -> Notice:
-    grace = timedelta(0) if settings.CELERY_TASK_ALWAYS_EAGER else FIRST_ATTEMPT_GRACE
-    return Notice(kind=kind, flag_id=flag_id, created_at=now, next_attempt_at=now + grace)
-
-
-def _send_after_commit(notices: list[Notice]) -> None:
-    """With a broker, a task per notice once the transaction commits (the moderators' new flag
-    only when they are told at once); without one, nothing: ``send_notices`` sends them."""
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        return
+def _write(wanted: list[tuple[Notice.Kind, int]]) -> None:
+    """The notices (kind, flag id) in one INSERT, and with a broker a task for each after the
+    commit (the moderators' new flag only when they are told at once)."""
+    now = timezone.now()
+    eager = settings.CELERY_TASK_ALWAYS_EAGER
+    due = now if eager else now + FIRST_ATTEMPT_GRACE
+    notices = Notice.objects.bulk_create(
+        Notice(kind=kind, flag_id=pk, created_at=now, next_attempt_at=due) for kind, pk in wanted
+    )
     immediate = settings.MODERATOR_NOTICES == "immediate"
     ids = [n.pk for n in notices if immediate or n.kind != Notice.Kind.NEW_FLAG]
-    if ids:
+    if ids and not eager:
         transaction.on_commit(lambda: notices_enqueue(ids))
 
 
 def notices_flag_filed(flag: Flag) -> None:
-    """In the filing transaction: "received" for the reporter (when they left an address) and a
-    new flag for the moderators (at once, or in the next digest). One INSERT."""
-    now = timezone.now()
-    notices = [_new(Notice.Kind.NEW_FLAG, flag.pk, now)]
-    if flag.email:
-        notices.insert(0, _new(Notice.Kind.RECEIVED, flag.pk, now))
-    _send_after_commit(Notice.objects.bulk_create(notices))
+    """ "Received" for a reporter who left an address, and a new flag for the moderators."""
+    received = [(Notice.Kind.RECEIVED, flag.pk)] if flag.email else []
+    _write([*received, (Notice.Kind.NEW_FLAG, flag.pk)])
 
 
 def notices_item_decided(item: ReviewItem) -> None:
-    """In the decision's transaction, after the item is resolved: "decided" for each reporter of
-    the item's flags (those the decision covers) who left an address."""
-    now = timezone.now()
-    flag_ids = Flag.objects.filter(item_id=item.pk).exclude(email="").values_list("pk", flat=True)
-    notices = [_new(Notice.Kind.DECIDED, flag_id, now) for flag_id in flag_ids]
-    if notices:
-        _send_after_commit(Notice.objects.bulk_create(notices))
+    """ "Decided" for each reporter of the item's flags who left an address."""
+    flags = Flag.objects.filter(item_id=item.pk).exclude(email="").values_list("pk", flat=True)
+    if wanted := [(Notice.Kind.DECIDED, pk) for pk in flags]:
+        _write(wanted)
 
 
 def notices_enqueue(ids: list[int]) -> None:
-    """Send a task for each committed notice; stops at the first the broker refuses (the sweep
-    sends what is left). Raises nothing."""
+    """A task per committed notice; stops at the first the broker refuses (the sweep sends the rest)."""
     for notice_id in ids:
         try:
             celery_app.send_task(NOTICE_TASK, args=[notice_id])
@@ -75,8 +61,7 @@ def notices_enqueue(ids: list[int]) -> None:
 
 
 def flag_unsubscribe(flag_id: int) -> bool:
-    """The reporter wants no more mail about this flag: its address is erased and its pending
-    mail skipped. False when there is no such flag."""
+    """Erase the flag's address and skip its pending mail; False when there is no such flag."""
     with transaction.atomic():
         found = Flag.objects.filter(pk=flag_id).update(email="")
         Notice.objects.filter(
@@ -86,9 +71,8 @@ def flag_unsubscribe(flag_id: int) -> bool:
 
 
 def flag_emails_erase(now: datetime | None = None) -> int:
-    """Erase reporters' addresses FLAG_EMAIL_RETENTION_DAYS after the decision on their flag
-    (the flag's address; its mail still pending is skipped and its errors, which may name the
-    address, cleared). Returns how many addresses were erased."""
+    """Erase reporters' addresses FLAG_EMAIL_RETENTION_DAYS after the decision (their pending mail
+    skipped, their errors, which may name the address, cleared); how many."""
     cutoff = (now or timezone.now()) - timedelta(days=settings.FLAG_EMAIL_RETENTION_DAYS)
     expired = Flag.objects.filter(item__resolved_at__lte=cutoff).exclude(email="")
     with transaction.atomic():

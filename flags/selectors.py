@@ -1,8 +1,9 @@
-"""Reads for the flags app: what flags propose, what upholding would change (who may moderate is
-``core.moderators``)."""
+"""Reads for the moderators: what flags propose, what upholding would change, who reported, and the
+queue's health (who may moderate is ``core.moderators``)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -17,8 +18,22 @@ from arena.models import Arena, ProductScore
 from arena.selectors.inputs import arena_scoring_inputs, cell_corrections
 from flags.inputs import FlagInput
 from flags.models import Flag, Notice, ReviewItem, Status
-from stories.models import Cell, CellChange
+from stories.models import CellChange
 from stories.values import CellValue
+
+DECISION_WINDOW = timedelta(days=30)
+TALLY_COLUMNS = (
+    "weighted_quality",
+    "weighted_max",
+    "verified",
+    "with_evidence",
+    "disputed",
+    "contradicted",
+    "upheld",
+    "upheld_in_favour",
+    "favour_credit",
+    "upheld_unevidenced",
+)
 
 
 def review_item_proposal(
@@ -68,62 +83,16 @@ class Impact:
         )
 
 
-def impact_of_upholding(
-    standings: Sequence[scoring.Standing],
-    cell: Cell,
-    correction: CellValue,
-    *,
-    corrections: scoring.Corrections | None,
-) -> Impact | None:
-    """What upholding would do to ``cell``'s product, from its arena's standings; ``corrections``:
-    the cell's upheld corrections before this one. No queries; None for a retired product."""
-    product = cell.product_id
-    if not any(s.product == product for s in standings):
-        return None
-    effect = scoring.uphold_effect(
-        standings,
-        product,
-        weight=cell.story.weight,
-        old=CellValue.of(cell),
-        new=correction,
-        was_upheld=corrections is not None,
-        corrections=corrections,
-        counted=cell.story.retired_at is None and cell.product.retired_at is None,
-    )
-    return Impact(
-        product=next(s.name for s in standings if s.product == product),
-        pa_before=effect.before.coverage,
-        pa_after=effect.after.coverage,
-        rank_before=effect.rank_before,
-        rank_after=effect.rank_after,
-        integrity_before=effect.before.integrity,
-        integrity_after=effect.after.integrity,
-    )
-
-
-def _standings_stored(arena_ids: Collection[int]) -> dict[int, list[scoring.Standing]]:
-    """The stored tallies of the arenas whose stored scores are fresh and carry their sums."""
+def _standings(arena_ids: Collection[int]) -> dict[int, list[scoring.Standing]]:
+    """Each arena's standings: its stored tallies when fresh and complete, else computed from its
+    cells (the impact is always the one a full recomputation would give)."""
     fresh = set(arena_ids) - set(
         Arena.objects.stale().filter(pk__in=arena_ids).values_list("pk", flat=True)
     )
     rows = (
         ProductScore.objects.filter(arena_id__in=fresh)
         .order_by("arena_id", "product__position")
-        .values_list(
-            "arena_id",
-            "product_id",
-            "product__name",
-            "weighted_quality",
-            "weighted_max",
-            "verified",
-            "with_evidence",
-            "disputed",
-            "contradicted",
-            "upheld",
-            "upheld_in_favour",
-            "favour_credit",
-            "upheld_unevidenced",
-        )
+        .values_list("arena_id", "product_id", "product__name", *TALLY_COLUMNS)
     )
     standings: dict[int, list[scoring.Standing]] = {}
     incomplete = set()
@@ -133,41 +102,49 @@ def _standings_stored(arena_ids: Collection[int]) -> dict[int, list[scoring.Stan
             continue
         tally = scoring.Tally(wq, wm, *counts)
         standings.setdefault(arena_id, []).append(scoring.Standing(product, name, tally))
-    return {a: rows for a, rows in standings.items() if a not in incomplete}
-
-
-def _standings_computed(arena_id: int) -> list[scoring.Standing]:
-    inputs = arena_scoring_inputs(arena_id=arena_id)
-    return [
-        scoring.Standing(r.product, r.name, tally)
-        for r in scoring.product_results(inputs.products, inputs.stories, inputs.cells)
-        if (tally := r.tally) is not None
-    ]
+    standings = {a: rows for a, rows in standings.items() if a not in incomplete}
+    for arena_id in sorted(set(arena_ids) - standings.keys()):
+        inputs = arena_scoring_inputs(arena_id=arena_id)
+        results = scoring.product_results(inputs.products, inputs.stories, inputs.cells)
+        standings[arena_id] = [
+            scoring.Standing(r.product, r.name, r.tally) for r in results if r.tally is not None
+        ]
+    return standings
 
 
 def review_item_impacts(items: Iterable[ReviewItem]) -> dict[int, Impact]:
-    """The impact of upholding each pending item, by item id, from each product's stored tally (its
-    part of the cell swapped), in a constant number of queries. An arena whose stored scores are
-    stale or incomplete is computed from its cells instead: the impact is always the one a full
-    recomputation would give."""
+    """The impact of upholding each pending item, by item id (none for a retired product), from
+    each product's tally with its part of the cell swapped, in a constant number of queries."""
     pending = [item for item in items if item.status == Status.PENDING]
     if not pending:
         return {}
-    arena_ids = {item.cell.story.arena_id for item in pending}
-    standings = _standings_stored(arena_ids)
-    for arena_id in sorted(arena_ids - standings.keys()):
-        standings[arena_id] = _standings_computed(arena_id)
+    standings = _standings({item.cell.story.arena_id for item in pending})
     nets = cell_corrections(cell_ids={item.cell_id for item in pending})
     impacts = {}
     for item in pending:
-        impact = impact_of_upholding(
-            standings[item.cell.story.arena_id],
-            item.cell,
-            review_item_proposal(item) or CellValue.of(item.cell),
+        cell, shown = item.cell, standings[item.cell.story.arena_id]
+        names = {s.product: s.name for s in shown}
+        if cell.product_id not in names:
+            continue
+        effect = scoring.uphold_effect(
+            shown,
+            cell.product_id,
+            weight=cell.story.weight,
+            old=CellValue.of(cell),
+            new=review_item_proposal(item) or CellValue.of(cell),
+            was_upheld=nets.get(item.cell_id) is not None,
             corrections=nets.get(item.cell_id),
+            counted=cell.story.retired_at is None and cell.product.retired_at is None,
         )
-        if impact is not None:
-            impacts[item.pk] = impact
+        impacts[item.pk] = Impact(
+            names[cell.product_id],
+            effect.before.coverage,
+            effect.after.coverage,
+            effect.rank_before,
+            effect.rank_after,
+            effect.before.integrity,
+            effect.after.integrity,
+        )
     return impacts
 
 
@@ -176,8 +153,8 @@ def review_item_impact(item: ReviewItem) -> Impact | None:
 
 
 def pending_by_impact(items: QuerySet[ReviewItem]) -> tuple[list[int], dict[int, Impact]]:
-    """The pending items' ids, largest impact first (ties oldest first), and the impacts: over
-    every pending item, not a page, in a constant number of queries."""
+    """Every pending item's id (not a page's), largest impact first, ties oldest first; and the
+    impacts."""
     rows = list(
         items.filter(status=Status.PENDING)
         .select_related("cell__story", "cell__product")
@@ -187,9 +164,7 @@ def pending_by_impact(items: QuerySet[ReviewItem]) -> tuple[list[int], dict[int,
     impacts = review_item_impacts(rows)
     none = (-1, -1, -1)  # below any impact, even one that moves nothing
     ranked = sorted(  # stable, reversed too: equal impacts stay oldest first
-        rows,
-        key=lambda row: impacts[row.pk].size if row.pk in impacts else none,
-        reverse=True,
+        rows, key=lambda row: impacts[row.pk].size if row.pk in impacts else none, reverse=True
     )
     return [row.pk for row in ranked], impacts
 
@@ -215,41 +190,28 @@ def flag_reporter_records(flags: Sequence[Flag]) -> dict[int, ReporterRecord]:
         return {}
     emails = {f.email.lower() for f in flags if f.email}
     hashes = {f.client_hash for f in flags if not f.email}
-    decided = [Status.UPHELD, Status.REJECTED]
     rows = (
         Flag.objects.alias(email_lower=Lower("email"))
-        .filter(Q(email_lower__in=emails) | Q(client_hash__in=hashes), item__status__in=decided)
+        .filter(
+            Q(email_lower__in=emails) | Q(client_hash__in=hashes),
+            item__status__in=[Status.UPHELD, Status.REJECTED],
+        )
         .exclude(pk__in=[f.pk for f in flags])
-        .values("email", "client_hash", "item__status")
+        .values_list("email", "client_hash", "item__status")
         .order_by()
         .annotate(n=Count("pk"))
     )
-    by_email: dict[tuple[str, str], int] = {}
-    by_client: dict[tuple[str, str], int] = {}
-    for row in rows:
-        status, n = row["item__status"], row["n"]
-        if row["email"]:
-            email_key = (row["email"].lower(), status)
-            by_email[email_key] = by_email.get(email_key, 0) + n
-        client_key = (row["client_hash"], status)
-        by_client[client_key] = by_client.get(client_key, 0) + n
+    counts: Counter[tuple[str, str, str]] = Counter()
+    for email, client, status, n in rows:
+        if email:
+            counts["email", email.lower(), status] += n
+        counts["client", client, status] += n
     records = {}
     for flag in flags:
-        if flag.email:
-            counts, who, by = by_email, flag.email.lower(), "email"
-        else:
-            counts, who, by = by_client, flag.client_hash, "client"
-        records[flag.pk] = ReporterRecord(
-            by=by,
-            upheld=counts.get((who, Status.UPHELD.value), 0),
-            rejected=counts.get((who, Status.REJECTED.value), 0),
-        )
+        by, who = ("email", flag.email.lower()) if flag.email else ("client", flag.client_hash)
+        upheld, rejected = (counts[by, who, s] for s in (Status.UPHELD, Status.REJECTED))
+        records[flag.pk] = ReporterRecord(by, upheld, rejected)
     return records
-
-
-# ---------------------------------------------------------------- the queue's health
-
-DECISION_WINDOW = timedelta(days=30)
 
 
 def duration_text(delta: timedelta) -> str:
@@ -267,6 +229,7 @@ class QueueHealth:
     oldest: datetime | None
     decided: int
     median_decision: timedelta | None
+    window_days = DECISION_WINDOW.days
 
     @property
     def oldest_age(self) -> str:
@@ -274,29 +237,8 @@ class QueueHealth:
 
     @property
     def median_text(self) -> str:
-        return (
-            "no decisions yet"
-            if self.median_decision is None
-            else duration_text(self.median_decision)
-        )
-
-    @property
-    def window_days(self) -> int:
-        return DECISION_WINDOW.days
-
-
-def _median_decision(since: datetime, decided: int) -> timedelta | None:
-    if not decided:
-        return None
-    took = ExpressionWrapper(F("resolved_at") - F("created_at"), output_field=DurationField())
-    middle = list(
-        ReviewItem.objects.filter(resolved_at__gte=since)
-        .annotate(took=took)
-        .order_by("took", "pk")
-        .values_list("took", flat=True)[(decided - 1) // 2 : decided // 2 + 1]
-    )
-    # (a decision made between the two queries may shift the middle by one row; none is lost)
-    return sum(middle, timedelta()) / len(middle) if middle else None
+        median = self.median_decision
+        return "no decisions yet" if median is None else duration_text(median)
 
 
 def queue_health() -> QueueHealth:
@@ -307,12 +249,14 @@ def queue_health() -> QueueHealth:
         oldest=Min("created_at", filter=pending),
         decided=Count("pk", filter=Q(resolved_at__gte=since)),
     )
-    return QueueHealth(
-        pending=figures["pending"],
-        oldest=figures["oldest"],
-        decided=figures["decided"],
-        median_decision=_median_decision(since, figures["decided"]),
-    )
+    decided = figures["decided"]
+    took = ExpressionWrapper(F("resolved_at") - F("created_at"), output_field=DurationField())
+    # (a decision made between the two queries may shift the middle by one row; none is lost)
+    decisions = ReviewItem.objects.filter(resolved_at__gte=since).annotate(took=took)
+    ordered = decisions.order_by("took", "pk").values_list("took", flat=True)
+    middle = list(ordered[(decided - 1) // 2 : decided // 2 + 1]) if decided else []
+    median = sum(middle, timedelta()) / len(middle) if middle else None
+    return QueueHealth(figures["pending"], figures["oldest"], decided, median)
 
 
 def pending_reviews() -> tuple[int, datetime | None]:

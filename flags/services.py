@@ -1,30 +1,29 @@
-"""Writes of the flags app: submitting a flag and resolving a review item, exactly once.
+"""Writes of the flags app: filing a flag and resolving a review item, exactly once.
 
-Each takes one input value from ``flags.inputs`` (``FlagInput`` for a visitor's flag,
-``ModerationDecision`` for a moderator's decision), which the form, the API serializers and the
-admin build; the rules on those values are theirs, the rules that need the database are here.
-Flags on one cell are grouped into one pending ReviewItem. Resolving uses a version check (a
-conditional UPDATE), so two moderators at once, or a second attempt, change nothing (SQLite ignores
-``select_for_update``).
-"""
+Filing holds under concurrency: the client's row lock serialises its flags (the rate limit), the
+item's row lock orders a flag and a decision, and the unique constraints turn any race left into an
+IntegrityError, on which ``flag_submit`` starts again. Resolving is a conditional UPDATE on the
+item's version, so two moderators at once, or a retry, change nothing."""
 
 from __future__ import annotations
 
+import math
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, OperationalError, transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from arena.recompute import cell_content_changed
 from core.moderators import user_can_moderate
-from core.text import clean_text
-from flags.filing import cell_flag_errors, client_lock, flag_file
+from core.text import clean_text, parse_rate
 from flags.inputs import FlagInput, ModerationDecision
-from flags.models import Flag, ModeratorAction, ReviewItem, Status
+from flags.models import Flag, FlagClient, ModeratorAction, ReviewItem, Status
 from flags.notices import notices_flag_filed, notices_item_decided
 from flags.selectors import review_item_proposal
 from stories.evidence import Quote
@@ -32,29 +31,120 @@ from stories.models import Cell, CellChange
 from stories.services import cell_correct
 from stories.values import CellValue
 
-# who asks to resolve an item: a request's user (only a moderator may)
-Someone = AbstractBaseUser | AnonymousUser
+RATIONALE_MAX = 5000
+EVIDENCE_QUOTE_MAX = 2000
+ACCEPTED_SOURCE = "community"  # the evidence source of a flag's URL accepted by a moderator
+NO_SOURCE = "No flag in this decision gives a source URL to accept as evidence."
 
 
 class AlreadyResolved(Exception):
     """The review item was resolved by someone else (or by an earlier attempt)."""
 
 
+ALREADY_FLAGGED = "You have already flagged this verdict; your flag is pending review."
+
+
+class FlagThrottled(Exception):
+    """Too many flags from one client; ``retry_after`` seconds until the next is accepted."""
+
+    def __init__(self, retry_after: int):
+        self.retry_after = retry_after
+        super().__init__(f"Too many flags from this client; try again in {retry_after} seconds.")
+
+
+def client_lock(client: str, now: datetime) -> None:
+    """Lock the client's row (an upsert) until the commit: its rate limit is counted and its flag
+    inserted as one step."""
+    FlagClient.objects.bulk_create(
+        [FlagClient(client_hash=client, last_seen=now)],
+        update_conflicts=True,
+        unique_fields=["client_hash"],
+        update_fields=["last_seen"],
+    )
+
+
+def flag_clients_prune(now: datetime | None = None) -> int:
+    """Forget the clients with no flag within the rate window; how many."""
+    window = parse_rate(settings.FLAG_RATE)[1]
+    cutoff = (now or timezone.now()) - timedelta(seconds=window)
+    return FlagClient.objects.filter(last_seen__lt=cutoff).delete()[0]
+
+
+def cell_flag_errors(cell_id: int | None) -> dict[str, str]:
+    """Why a cell cannot be flagged."""
+    if cell_id is None or not Cell.objects.filter(pk=cell_id).exists():
+        return {"cell": "No such cell."}
+    if not Cell.objects.on_pages().filter(pk=cell_id).exists():
+        return {"cell": "This verdict is retired from the arena and can no longer be flagged."}
+    return {}
+
+
+def _limit_reached_at(client: str, now: datetime) -> Subquery:
+    """When the client filed the oldest of its last FLAG_RATE flags in the window; NULL under it."""
+    limit, window = parse_rate(settings.FLAG_RATE)
+    recent = Flag.objects.filter(
+        client_hash=client, created_at__gte=now - timedelta(seconds=window)
+    )
+    return Subquery(recent.order_by("-created_at").values("created_at")[limit - 1 : limit])
+
+
+def _check_throttle(reached_at: datetime | None) -> None:
+    if reached_at is not None:
+        window = parse_rate(settings.FLAG_RATE)[1]
+        wait = (reached_at + timedelta(seconds=window) - timezone.now()).total_seconds()
+        raise FlagThrottled(max(1, math.ceil(wait)))
+
+
+def _pending_item(flag: Flag) -> ReviewItem | None:
+    """The cell's pending item, locked until the flag is in (a moderator resolving it waits for the
+    flag), with whether this client has a flag in it and its rate limit."""
+    items: QuerySet[ReviewItem] = ReviewItem.objects.select_for_update().filter(
+        cell_id=flag.cell_id, status=Status.PENDING, cell__in=Cell.objects.on_pages().values("pk")
+    )
+    mine = Flag.objects.filter(item=OuterRef("pk"), client_hash=flag.client_hash)
+    return (
+        items.annotate(
+            mine=Exists(mine), limit_reached_at=_limit_reached_at(flag.client_hash, flag.created_at)
+        )
+        .order_by()
+        .first()
+    )
+
+
+def _open_item(flag: Flag) -> ReviewItem:
+    """A new pending item for the cell (a race with another client fails the INSERT)."""
+    reached = list(
+        Cell.objects.on_pages()
+        .filter(pk=flag.cell_id)
+        .order_by()
+        .values_list(_limit_reached_at(flag.client_hash, flag.created_at), flat=True)
+    )
+    if not reached:
+        raise ValidationError(cell_flag_errors(flag.cell_id))
+    _check_throttle(reached[0])
+    return ReviewItem.objects.create(cell_id=flag.cell_id, created_at=flag.created_at)
+
+
+def flag_file(flag: Flag) -> None:
+    """Save the flag into its cell's pending item, opening one; ValidationError or FlagThrottled."""
+    item = _pending_item(flag)
+    if item is None:
+        item = _open_item(flag)
+    else:
+        _check_throttle(item.limit_reached_at)  # type: ignore[attr-defined]
+        if item.mine:  # type: ignore[attr-defined]
+            raise ValidationError({"cell": ALREADY_FLAGGED})
+    flag.item = item
+    flag.save(force_insert=True)
+    # the pending dispute is public
+    cell_content_changed(cell_id=flag.cell_id)
+
+
 def flag_submit(*, cell: Cell | int | None, data: FlagInput, client: str) -> Flag:
-    """File a flag on a cell (a Cell or its id): validate, throttle, and group it into the cell's
-    pending review item.
+    """File a flag into its cell's pending review item; ValidationError per field or FlagThrottled.
 
-    ``client`` is the client's key (``web.http.clients.client_key``). The rate limit and the "one
-    pending flag per client per cell" rule are checked inside the insert's transaction, under a
-    per-client lock (and the latter by a unique constraint too), so simultaneous requests cannot
-    slip past them. Raises ValidationError (a message per field) or FlagThrottled; writes nothing
-    then.
-
-    A later flag on a cell is a few statements in a transaction: the client's lock (an upsert of
-    its row), the cell's pending item (locked, with the client's rate limit and whether it has a
-    flag there), the INSERT of the flag, the arena's content version and the flag's mail (the
-    outbox).
-    """
+    The rate limit and "one pending flag per client per cell" are checked in the insert's
+    transaction under a per-client lock, so simultaneous requests cannot slip past them."""
     cell_id = cell.pk if isinstance(cell, Cell) else cell
     errors = data.errors()
     if errors or cell_id is None:
@@ -69,30 +159,23 @@ def flag_submit(*, cell: Cell | int | None, data: FlagInput, client: str) -> Fla
                 notices_flag_filed(flag)
                 return flag
         except (IntegrityError, OperationalError):
-            # another client opened the cell's item, a token clash, or the database chose this
-            # request as a deadlock victim: the next attempt starts afresh
+            # another client opened the cell's item, a token clash, or a deadlock victim: afresh
             continue
     raise ValidationError({"cell": "Could not file the flag right now; please try again."})
 
 
-# ---------------------------------------------------------------- moderation
-
-
-def _check_decision(moderator: Someone, decision: ModerationDecision) -> User:
-    """The moderator, signed in and allowed to decide; the decision's own rules."""
-    if not isinstance(moderator, User) or not user_can_moderate(moderator):
+def _moderator(someone: AbstractBaseUser | AnonymousUser, decision: ModerationDecision) -> User:
+    if not isinstance(someone, User) or not user_can_moderate(someone):
         raise PermissionDenied(
             "Only superusers and members of the Moderators group may resolve flags."
         )
-    errors = decision.errors()
-    if errors:
+    if errors := decision.errors():
         raise ValidationError(errors)
-    return moderator
+    return someone
 
 
 def _check_seen(item: ReviewItem, seen_flags: frozenset[int] | None) -> None:
-    """A decision covers flags of this item: a list naming none of them, or another item's, is a
-    mistake (or a forgery) that would record a decision nobody made."""
+    """A list naming another item's flags would record a decision nobody made."""
     if seen_flags is None:
         return
     own = set(Flag.objects.filter(item_id=item.pk).values_list("pk", flat=True))
@@ -104,15 +187,14 @@ def _check_seen(item: ReviewItem, seen_flags: frozenset[int] | None) -> None:
 
 def _resolve(
     item: ReviewItem,
-    *,
     status: Status,
     moderator: User,
     decision: ModerationDecision,
+    detail: dict[str, Any],
     change: CellChange | None = None,
 ) -> None:
-    """Resolve the item once (a conditional UPDATE on its version). The decision covers the flags
-    the moderator saw (``seen_flags``; all of them when None): flags filed after the moderator
-    opened the item move to a new pending item, to be decided on their own."""
+    """Resolve the item once, log it, and move the flags the moderator did not see (filed since)
+    to a new pending item."""
     version = item.version if decision.item_version is None else decision.item_version
     done = ReviewItem.objects.filter(pk=item.pk, status=Status.PENDING, version=version).update(
         status=status,
@@ -126,41 +208,30 @@ def _resolve(
         raise AlreadyResolved(
             "This flag was already resolved (or changed) by another moderator; nothing was changed."
         )
-    # the dispute is public (the cell's page, the arena's disputes): a decision, and the split of
-    # the flags it did not cover, show at once
-    cell_content_changed(cell_id=item.cell_id)
-    if decision.seen_flags is None:
-        return
-    unseen = (
-        Flag.objects.filter(item=item)
-        .exclude(pk__in=decision.seen_flags)
-        .order_by("created_at", "pk")
+    cell_content_changed(cell_id=item.cell_id)  # the dispute is public
+    if decision.seen_flags is not None:
+        detail["flags"] = sorted(decision.seen_flags)
+        unseen = Flag.objects.filter(item=item).exclude(pk__in=decision.seen_flags)
+        if first := unseen.order_by("created_at", "pk").first():
+            unseen.update(
+                item=ReviewItem.objects.create(cell_id=item.cell_id, created_at=first.created_at)
+            )
+    action = {Status.UPHELD: "uphold", Status.REJECTED: "reject"}.get(status, "duplicate")
+    ModeratorAction.objects.create(
+        item=item,
+        moderator=moderator,
+        action=action,
+        note=decision.note_text,
+        detail=detail,
+        created_at=timezone.now(),
     )
-    first = unseen.first()
-    if first is not None:
-        fresh = ReviewItem.objects.create(cell_id=item.cell_id, created_at=first.created_at)
-        unseen.update(item=fresh)
-
-
-def _flags_detail(decision: ModerationDecision) -> dict[str, list[int]]:
-    return {} if decision.seen_flags is None else {"flags": sorted(decision.seen_flags)}
-
-
-RATIONALE_MAX = 5000  # a new rationale given with an uphold (the review page's field, the API's)
-
-
-# The source tag of a flag's source accepted as evidence (the evidence's ``source``)
-ACCEPTED_SOURCE = "community"
-EVIDENCE_QUOTE_MAX = 2000
-NO_SOURCE = "No flag in this decision gives a source URL to accept as evidence."
+    notices_item_decided(item)
 
 
 def _accepted_quotes(
     item: ReviewItem, decision: ModerationDecision, quote: str | None
 ) -> list[Quote]:
-    """The flags' source URLs (of the flags the decision covers), each once, as new evidence of
-    the cell: source ``community``, the moderator's ``quote`` or else the flag's explanation,
-    checked on the day of the decision. ValidationError when none of the flags gives one."""
+    """Each source URL of the flags decided on, once, as new evidence of the cell."""
     flags = Flag.objects.filter(item_id=item.pk).exclude(source_url="").order_by("created_at", "pk")
     if decision.seen_flags is not None:
         flags = flags.filter(pk__in=decision.seen_flags)
@@ -175,76 +246,50 @@ def _accepted_quotes(
     ]
 
 
-def _log(
-    item: ReviewItem,
-    moderator: User,
-    action: str,
-    decision: ModerationDecision,
-    detail: dict[str, Any],
-) -> None:
-    """The moderators' audit log of a decision (append-only)."""
-    ModeratorAction.objects.create(
-        item=item,
-        moderator=moderator,
-        action=action,
-        note=decision.note_text,
-        detail=detail,
-        created_at=timezone.now(),
-    )
-
-
-def _pending_locked(item: ReviewItem, decision: ModerationDecision) -> tuple[ReviewItem, CellValue]:
-    """The item, locked, with its cell (the item first, then the cell: the order flag_submit takes
-    them in), and what upholding writes: the moderator's values, the rest from the flags' proposal
-    or the cell. AlreadyResolved unless it is pending; ValidationError per field when the values
-    make no valid cell (checked before the sources: a wrong value is the first thing to fix)."""
-    item = ReviewItem.objects.select_for_update(of=("self",)).select_related("cell").get(pk=item.pk)
-    if item.status != Status.PENDING:
-        raise AlreadyResolved("This flag was already resolved; nothing was changed.")
-    _check_seen(item, decision.seen_flags)
-    start = review_item_proposal(item, decision.seen_flags) or CellValue.of(item.cell)
-    value = decision.corrected(start)
-    if errors := value.errors():
-        raise ValidationError(errors)
-    return item, value
+def _text(name: str, text: str | None, limit: int) -> str | None:
+    text = clean_text(text or "").strip() or None
+    if text is not None and len(text) > limit:
+        noun = name.replace("evidence_", "")
+        raise ValidationError({name: f"Keep the {noun} under {limit} characters."})
+    return text
 
 
 def review_item_uphold(
     *,
     item: ReviewItem,
-    moderator: Someone,
+    moderator: AbstractBaseUser | AnonymousUser,
     decision: ModerationDecision,
     rationale: str | None = None,
     accept_source: bool = False,
     evidence_quote: str | None = None,
 ) -> ReviewItem:
-    """Uphold a review item: correct the cell through ``cell_correct`` (recorded publicly with the
-    note), resolve the item once, schedule the recomputation. A decision on an item resolved or
-    changed since it was read raises AlreadyResolved; on a cell edited since, EditConflict.
-
-    ``rationale``: the cell's new rationale (marked rewritten with the correction); without one the
-    old stays, marked as written before a correction that changed the verdict or the quality.
-    ``accept_source``: the flags' source URLs become new evidence (``_accepted_quotes``)."""
-    moderator = _check_decision(moderator, decision)
-    rationale = clean_text(rationale or "").strip() or None
-    evidence_quote = clean_text(evidence_quote or "").strip() or None
-    errors: dict[str, str] = {}
-    if rationale is not None and len(rationale) > RATIONALE_MAX:
-        errors["rationale"] = f"Keep the rationale under {RATIONALE_MAX} characters."
-    if evidence_quote is not None and len(evidence_quote) > EVIDENCE_QUOTE_MAX:
-        errors["evidence_quote"] = f"Keep the quote under {EVIDENCE_QUOTE_MAX} characters."
-    if errors:
-        raise ValidationError(errors)
+    """Correct the cell (``cell_correct``, public with the note) and resolve the item: a stale item
+    raises AlreadyResolved, a cell edited since EditConflict. Without a ``rationale`` the old one
+    stays; ``accept_source`` makes the flags' source URLs new evidence."""
+    user = _moderator(moderator, decision)
+    rationale = _text("rationale", rationale, RATIONALE_MAX)
+    evidence_quote = _text("evidence_quote", evidence_quote, EVIDENCE_QUOTE_MAX)
     with transaction.atomic():
-        item, value = _pending_locked(item, decision)
+        # the item first, then the cell: the order flag_submit takes them in
+        item = (
+            ReviewItem.objects.select_for_update(of=("self",))
+            .select_related("cell")
+            .get(pk=item.pk)
+        )
+        if item.status != Status.PENDING:
+            raise AlreadyResolved("This flag was already resolved; nothing was changed.")
+        _check_seen(item, decision.seen_flags)
+        start = review_item_proposal(item, decision.seen_flags) or CellValue.of(item.cell)
+        value = decision.corrected(start)
+        if errors := value.errors():
+            raise ValidationError(errors)
         quotes = _accepted_quotes(item, decision, evidence_quote) if accept_source else []
-        replaced = item.cell.rationale  # kept in the audit log: the public record has no text
-        # recorded even when the values stay: the public record lists every upheld flag (integrity
-        # counts only the net of a cell's upheld corrections against the product's claim)
+        replaced = item.cell.rationale
+        # recorded even when the values stay: the public record lists every upheld flag
         change = cell_correct(
             cell=item.cell,
             value=value,
-            by=moderator,
+            by=user,
             note=decision.note_text,
             kind=CellChange.Kind.FLAG,
             expected_version=decision.cell_version,
@@ -253,17 +298,15 @@ def review_item_uphold(
             record_unchanged=True,
         )
         assert change is not None  # record_unchanged promises a record
-        _resolve(item, status=Status.UPHELD, moderator=moderator, decision=decision, change=change)
-        rewritten = None if rationale is None else {"old": replaced, "new": item.cell.rationale}
         detail = {  # the audit log's account (the public record has no text)
             "old": [change.old_verdict, change.old_proof, change.old_quality],
             "new": [change.new_verdict, change.new_proof, change.new_quality],
-            "rationale": rewritten or "kept",
-            **_flags_detail(decision),
+            "rationale": "kept"
+            if rationale is None
+            else {"old": replaced, "new": item.cell.rationale},
             **({"accepted_sources": [q.url for q in quotes]} if quotes else {}),
         }
-        _log(item, moderator, ModeratorAction.Action.UPHOLD, decision, detail)
-        notices_item_decided(item)
+        _resolve(item, Status.UPHELD, user, decision, detail, change=change)
     item.refresh_from_db()
     return item
 
@@ -271,23 +314,14 @@ def review_item_uphold(
 def review_item_reject(
     *,
     item: ReviewItem,
-    moderator: Someone,
+    moderator: AbstractBaseUser | AnonymousUser,
     decision: ModerationDecision,
     duplicate: bool = False,
 ) -> ReviewItem:
-    """Reject (or mark duplicate): the cell stays as it is (a ``correction`` is not read); the
-    note is public."""
-    moderator = _check_decision(moderator, decision)
+    """Reject (or mark duplicate): the cell stays as it is; the note is public."""
+    user = _moderator(moderator, decision)
     with transaction.atomic():
         _check_seen(item, decision.seen_flags)
-        _resolve(
-            item,
-            status=Status.DUPLICATE if duplicate else Status.REJECTED,
-            moderator=moderator,
-            decision=decision,
-        )
-        action = ModeratorAction.Action.DUPLICATE if duplicate else ModeratorAction.Action.REJECT
-        _log(item, moderator, action, decision, _flags_detail(decision))
-        notices_item_decided(item)
+        _resolve(item, Status.DUPLICATE if duplicate else Status.REJECTED, user, decision, {})
     item.refresh_from_db()
     return item

@@ -1,11 +1,6 @@
-"""The staff's second factor (django-otp): every write to a staff user's devices — an authenticator
-app (TOTP) and a set of single-use recovery codes — and the checks the admin's sign-in makes.
-
-A TOTP device is made unconfirmed, with a fresh key shown once (a QR code and an otpauth:// URL);
-it counts as a second factor only once a token from it was accepted (``staff_totp_confirm``), so an
-enrolment abandoned half-way leaves no way in. Recovery codes are a static device of their own:
-each code verifies once and is then used up; a new set replaces the old one.
-"""
+"""The staff's second factor (django-otp): an authenticator app (TOTP), counted only once a token
+from it was accepted (an enrolment abandoned half-way leaves no way in), and single-use recovery
+codes (a static device; a new set replaces the old)."""
 
 from __future__ import annotations
 
@@ -17,10 +12,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django_otp import devices_for_user, user_has_device
-from django_otp.plugins.otp_static.models import (
-    StaticDevice,
-    StaticToken,
-)
+from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 AUTHENTICATOR = "authenticator app"
@@ -29,8 +21,7 @@ RECOVERY = "recovery codes"
 
 @dataclass(frozen=True)
 class Enrolment:
-    """What a new authenticator shows once: the otpauth:// URL an app reads (as a QR code, or
-    typed in as the key)."""
+    """What a new authenticator shows once: the otpauth:// URL (as a QR code) and its key."""
 
     device_id: int
     url: str
@@ -48,17 +39,14 @@ class Enrolment:
 
 
 def staff_has_second_factor(user: AbstractBaseUser) -> bool:
-    """Whether the user has a confirmed device (an authenticator or recovery codes)."""
     return bool(user_has_device(user, confirmed=True))
 
 
 def staff_totp_start(
     user: AbstractBaseUser, *, confirmed: bool = False, replace: bool = False
 ) -> Enrolment:
-    """A new authenticator with a fresh key, unconfirmed until a token from it is accepted unless
-    ``confirmed`` (the enrolment command: whoever runs it on the server is trusted). Earlier
-    unconfirmed ones are dropped, so the key of an abandoned enrolment is never valid; ``replace``
-    drops the confirmed ones too (a lost phone)."""
+    """A new authenticator, unconfirmed unless ``confirmed`` (the server's shell is trusted); earlier
+    unconfirmed ones go, and with ``replace`` the confirmed ones too (a lost phone)."""
     with transaction.atomic():
         old = TOTPDevice.objects.filter(user=user)
         (old if replace else old.filter(confirmed=False)).delete()
@@ -73,8 +61,7 @@ def _enrolment(device: TOTPDevice) -> Enrolment:
 
 
 def staff_totp_confirm(user: AbstractBaseUser, device_id: int, token: str) -> TOTPDevice | None:
-    """Confirm the user's unconfirmed authenticator with a token it shows; None when the token is
-    wrong (or the device is not this user's, or already confirmed)."""
+    """Confirm the user's unconfirmed authenticator with a token it shows; None when wrong."""
     with transaction.atomic():
         device = (
             TOTPDevice.objects.select_for_update()
@@ -89,7 +76,7 @@ def staff_totp_confirm(user: AbstractBaseUser, device_id: int, token: str) -> TO
 
 
 def staff_recovery_codes_renew(user: AbstractBaseUser, count: int | None = None) -> list[str]:
-    """A new set of single-use recovery codes (replacing any earlier set), to show once."""
+    """A new set of single-use recovery codes, to show once."""
     count = settings.OTP_RECOVERY_CODES if count is None else count
     with transaction.atomic():
         device, _ = StaticDevice.objects.get_or_create(
@@ -102,8 +89,7 @@ def staff_recovery_codes_renew(user: AbstractBaseUser, count: int | None = None)
 
 
 def staff_token_verify(user: AbstractBaseUser, token: str) -> object | None:
-    """The confirmed device that accepts the token (an authenticator's current code, or a recovery
-    code, which is then used up); None when none does. Each device's own throttling applies."""
+    """The confirmed device that accepts the token (a recovery code is then used up), or None."""
     token = "".join(token.split()).lower()  # recovery codes are lower case, however typed
     if not token:
         return None
@@ -115,12 +101,10 @@ def staff_token_verify(user: AbstractBaseUser, token: str) -> object | None:
 
 
 def staff_has_recovery_codes(user: AbstractBaseUser) -> bool:
-    """Whether the user has recovery codes left."""
     return StaticToken.objects.filter(device__user=user, device__confirmed=True).exists()
 
 
 def staff_totp_pending(user: AbstractBaseUser, device_id: int) -> Enrolment | None:
-    """The user's unconfirmed authenticator again (a mistyped code: the same key stays on screen),
-    None when there is no such device."""
+    """The user's unconfirmed authenticator again, after a mistyped code."""
     device = TOTPDevice.objects.filter(user=user, pk=device_id, confirmed=False).first()
     return None if device is None else _enrolment(device)

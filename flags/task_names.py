@@ -1,6 +1,5 @@
-"""The names of the flags app's Celery tasks, in one place: ``flags.tasks`` registers its tasks
-under them, the notices layer sends by them (it must not import the tasks it sends), and the beat
-schedule in the settings runs the periodic ones by name."""
+"""The flags' Celery task names: the notices send by them (without importing the tasks), the
+beat schedule runs them."""
 
 NOTICE_TASK = "flags.tasks.notice_send"
 NOTICES_DUE_TASK = "flags.tasks.notices_send_due"

@@ -14,10 +14,9 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from flags import tasks
-from flags.filing import FlagThrottled, client_lock, flag_clients_prune
 from flags.inputs import FlagInput
 from flags.models import FlagClient, Reason
-from flags.services import flag_submit
+from flags.services import FlagThrottled, client_lock, flag_clients_prune, flag_submit
 from tests.factories import CellFactory
 
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."

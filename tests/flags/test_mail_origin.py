@@ -12,7 +12,7 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from flags.origin import LOCAL_ORIGIN, mail_origin
+from flags.mailing import LOCAL_ORIGIN, mail_origin
 from tests.factories import CellFactory, ModeratorFactory
 from tests.infra.smtp import smtp_server
 

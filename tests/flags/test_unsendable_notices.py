@@ -18,7 +18,7 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flags import mailing, mailtext
+from flags import mailing
 from flags.inputs import FlagInput
 from flags.models import Flag, Notice, Reason
 from flags.services import flag_submit
@@ -217,8 +217,8 @@ def test_any_name_in_the_database_never_jams_the_mail(smtp, name, story, arena):
 )
 def test_any_text_cleaned_for_a_mail_can_be_written_in_one(text):
     """Lone surrogates and NUL too, which no database here stores but a mail must survive."""
-    subject, body = mailtext.one_line(text), mailtext.body_text(text)
-    assert len(subject.splitlines()) <= 1 and len(subject) <= mailtext.HEADER_MAX
+    subject, body = mailing.one_line(text), mailing.body_text(text)
+    assert len(subject.splitlines()) <= 1 and len(subject) <= mailing.HEADER_MAX
     assert subject == subject.strip() and "  " not in subject
     message = EmailMessage(subject, body, "a@example.com", ["b@example.com"]).message()
     assert message.as_bytes()

@@ -1,5 +1,4 @@
-"""The flags API's request and response bodies. They state the rules of ``flags.inputs`` in the
-schema; the services check them and answer a message per field."""
+"""The flags API's request and response bodies: ``flags.inputs``' rules, stated in the schema."""
 
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +29,6 @@ VERSION_MAX = 2**31 - 1  # a version is a PositiveIntegerField
 
 
 def quality_field() -> serializers.IntegerField:
-    """A quality a flag proposes or a moderator gives: 0 to 10, or none."""
     return serializers.IntegerField(
         required=False, allow_null=True, min_value=0, max_value=QUALITY_MAX
     )
@@ -63,8 +61,7 @@ class NoteField(serializers.CharField):
 
 
 class StrictBooleanField(serializers.BooleanField):
-    """A JSON ``true`` or ``false``, as the schema says: not ``1``, ``"yes"`` or ``"true"``, which
-    DRF's BooleanField takes too."""
+    """A JSON ``true`` or ``false``, not the ``1`` or ``"yes"`` DRF's BooleanField takes too."""
 
     default_error_messages = {"invalid": "Send true or false."}
 
@@ -75,9 +72,8 @@ class StrictBooleanField(serializers.BooleanField):
 
 
 class FlagCreateSerializer(serializers.Serializer):
-    """A flag on a cell's verdict. What the schema cannot say (the cell exists and is not retired, a
-    proposal is a valid cell: `none` has quality 0, `n/a` none; one pending flag per client and
-    cell) is checked on submission, with a message per field."""
+    """A flag on a cell's verdict. The rest (the cell is on the pages, a proposal makes a valid
+    cell, one pending flag per client and cell) is checked on submission, a message per field."""
 
     cell = serializers.IntegerField(min_value=1, max_value=ID_MAX)
     reason = serializers.ChoiceField(choices=Reason.choices)

@@ -1,13 +1,9 @@
-"""POST /api/flags/ for anyone; listing and resolving for moderators (session login).
+"""POST /api/flags/ for anyone; listing and resolving for moderators (session login, DRF's CSRF).
 
-The anonymous POST carries no CSRF token (scripts use it), so it guards itself against cross-site
-use by a browser: it reads only JSON bodies (a cross-site HTML form cannot send one without a CORS
-preflight, which this site never grants) and refuses requests a browser marks as coming from another
-site (``Origin``, ``Sec-Fetch-Site``). The moderators' endpoints go by the session, with DRF's CSRF
-check.
-"""
+The anonymous POST has no CSRF token (scripts use it), so it reads only JSON (a cross-site form
+cannot send it without a CORS preflight, never granted) and refuses what a browser marks as coming
+from another site (``Origin``, ``Sec-Fetch-Site``)."""
 
-from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -16,26 +12,21 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Count, QuerySet
 from django.utils.http import parse_header_parameters
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import (
-    OpenApiParameter,
-    extend_schema,
-    extend_schema_view,
-)
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, Throttled, UnsupportedMediaType
 from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
 from core.conflicts import EditConflict
 from core.moderators import user_can_moderate
-from flags.filing import FlagThrottled
 from flags.models import Flag, Status
 from flags.services import (
     AlreadyResolved,
+    FlagThrottled,
     flag_submit,
     review_item_reject,
     review_item_uphold,
@@ -57,9 +48,7 @@ CROSS_SITE_MESSAGE = "Flags are sent from this site or by scripts, not from anot
 
 
 def refuse_cross_site(request: Request) -> None:
-    """Raise PermissionDenied for a request a browser says comes from another site: an ``Origin``
-    that is not this site's (``null`` included) or ``Sec-Fetch-Site: cross-site``. Scripts send
-    neither header and pass."""
+    """A foreign ``Origin`` (``null`` too) or ``Sec-Fetch-Site: cross-site``: scripts send neither."""
     if request.headers.get("Sec-Fetch-Site", "").strip().lower() == "cross-site":
         raise PermissionDenied(CROSS_SITE_MESSAGE)
     origin = request.headers.get("Origin")
@@ -72,20 +61,18 @@ def refuse_cross_site(request: Request) -> None:
 
 
 def require_json(request: Request) -> None:
-    """Raise UnsupportedMediaType (415) unless the body is declared as JSON."""
     media_type, _ = parse_header_parameters(request.content_type or "")
     if media_type.lower() != "application/json":
         raise UnsupportedMediaType(media_type or "(none)", detail=JSON_MESSAGE)
 
 
-def field_errors(exc: DjangoValidationError) -> dict[str, list[str]]:
-    """A service's ValidationError as DRF's 400 body: a message list per field."""
-    if not hasattr(exc, "error_dict"):
-        return {"non_field_errors": exc.messages}
-    return {
-        ("non_field_errors" if field == NON_FIELD_ERRORS else field): messages
-        for field, messages in exc.message_dict.items()
-    }
+def field_errors(exc: DjangoValidationError) -> dict[str, Any]:
+    """A service's errors as DRF's 400 body (``non_field_errors`` for the body as a whole)."""
+    errors = serializers.as_serializer_error(exc)
+    return {"non_field_errors" if k == NON_FIELD_ERRORS else k: v for k, v in errors.items()}
+
+
+DECIDED = {200: ModeratorFlagSerializer, **error_responses(400, 403, 404, 409, 413, 415, 429)}
 
 
 class IsModerator(BasePermission):
@@ -117,7 +104,7 @@ class FlagViewSet(
     mixins.RetrieveModelMixin,
     viewsets.GenericViewSet,
 ):
-    serializer_class = FlagSerializer
+    serializer_class = ModeratorFlagSerializer  # the create answers a FlagSerializer
     parser_classes = [SafeJSONParser]
 
     def get_permissions(self) -> list[BasePermission]:
@@ -146,9 +133,6 @@ class FlagViewSet(
             qs = qs.filter(item__status=wanted)
         return qs
 
-    def get_serializer_class(self) -> type[BaseSerializer[Flag]]:
-        return ModeratorFlagSerializer if self.action in ("list", "retrieve") else FlagSerializer
-
     @extend_schema(
         request=FlagCreateSerializer,
         responses={201: FlagSerializer, **error_responses(400, 403, 413, 415, 429)},
@@ -169,19 +153,29 @@ class FlagViewSet(
         body = FlagSerializer(flag, context={"request": request}).data
         return Response(body, status=status.HTTP_201_CREATED)
 
-    def _resolve(
-        self,
-        request: Request,
-        body_serializer: type[DecisionSerializer],
-        decide: Callable[[Flag, Any], object],
-    ) -> Response:
-        """Validate the body, then apply ``decide(flag, body)`` once: 404 for no such flag, 400 with
-        a message per field, 409 when the item was resolved or changed since it was read."""
+    def _resolve(self, request: Request, body: DecisionSerializer) -> Response:
+        """Apply the decision once: 404 for no such flag, 400 per field, 409 when the item was
+        resolved or changed since it was read."""
         flag = self.get_object()
-        body = body_serializer(data=request.data)
         body.is_valid(raise_exception=True)
+        data = body.validated_data
         try:
-            decide(flag, body)
+            if isinstance(body, UpholdSerializer):
+                review_item_uphold(
+                    item=flag.item,
+                    moderator=request.user,
+                    decision=body.moderation_decision(),
+                    rationale=data.get("rationale") or None,
+                    accept_source=data["accept_source"],
+                    evidence_quote=data.get("evidence_quote") or None,
+                )
+            else:
+                review_item_reject(
+                    item=flag.item,
+                    moderator=request.user,
+                    decision=body.moderation_decision(),
+                    duplicate=data["duplicate"],
+                )
         except (AlreadyResolved, EditConflict) as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         except DjangoValidationError as exc:
@@ -189,44 +183,12 @@ class FlagViewSet(
         flag = self.get_queryset().get(pk=flag.pk)
         return Response(ModeratorFlagSerializer(flag, context={"request": request}).data)
 
-    @extend_schema(
-        request=UpholdSerializer,
-        responses={
-            200: ModeratorFlagSerializer,
-            **error_responses(400, 403, 404, 409, 413, 415, 429),
-        },
-    )
+    @extend_schema(request=UpholdSerializer, responses=DECIDED)
     @action(detail=True, methods=["post"])
     def uphold(self, request: Request, pk: str | None = None) -> Response:
-        return self._resolve(
-            request,
-            UpholdSerializer,
-            lambda flag, body: review_item_uphold(
-                item=flag.item,
-                moderator=request.user,
-                decision=body.moderation_decision(),
-                rationale=body.validated_data.get("rationale") or None,
-                accept_source=body.validated_data["accept_source"],
-                evidence_quote=body.validated_data.get("evidence_quote") or None,
-            ),
-        )
+        return self._resolve(request, UpholdSerializer(data=request.data))
 
-    @extend_schema(
-        request=RejectSerializer,
-        responses={
-            200: ModeratorFlagSerializer,
-            **error_responses(400, 403, 404, 409, 413, 415, 429),
-        },
-    )
+    @extend_schema(request=RejectSerializer, responses=DECIDED)
     @action(detail=True, methods=["post"])
     def reject(self, request: Request, pk: str | None = None) -> Response:
-        return self._resolve(
-            request,
-            RejectSerializer,
-            lambda flag, body: review_item_reject(
-                item=flag.item,
-                moderator=request.user,
-                decision=body.moderation_decision(),
-                duplicate=body.validated_data["duplicate"],
-            ),
-        )
+        return self._resolve(request, RejectSerializer(data=request.data))

@@ -1,7 +1,5 @@
-"""An arena's disputes in the open: the page (``/arenas/<arena>/disputes/``, filtered by product,
-story and state, newest news first, paginated; htmx swaps the list in place) and its JSON form
-(``/arenas/<arena>/disputes.json``, docs/contract.md). What is public of a dispute is
-``flags.disputes``'s rule; a filter that names nothing is a 400 with a message."""
+"""An arena's disputes in the open: the page (htmx swaps the list in place) and its JSON form
+(docs/contract.md); a filter that names nothing is a 400 with a message."""
 
 from __future__ import annotations
 
@@ -22,9 +20,9 @@ from flags.disputes import (
     Dispute,
     DisputeFilters,
     arena_dispute_page,
-    dispute_filters_read,
 )
 from products.models import Product
+from stories.models import Story
 from web import params
 from web.params import HtmxHttpRequest, fragment_asked, links
 
@@ -38,8 +36,7 @@ def arena_or_404(slug: str, *, close_calls: bool = False) -> CountedArena:
 
 @dataclass(frozen=True)
 class DisputesRead:
-    """An arena's disputes as a request asks for them: the filters found, the problems with
-    what was asked (each a message; the page is a 400 then) and the arena's products."""
+    """An arena's disputes as a request asks for them; any problem makes the page a 400."""
 
     arena: CountedArena
     filters: DisputeFilters
@@ -52,7 +49,6 @@ class DisputesRead:
         return 400 if self.problems else 200
 
     def url(self, page: int = 1) -> str:
-        """This list's address on another page (the filters kept)."""
         f = self.filters
         query = links.disputes_query(
             product=f.product.slug if f.product else "",
@@ -64,13 +60,19 @@ class DisputesRead:
 
 
 def disputes_read(query: QueryDict, slug: str) -> DisputesRead:
+    """The filters asked for, read against the arena; each naming nothing of it is a problem."""
     arena = arena_or_404(slug)
     asked = params.DisputesAsked.of(query)
     products = selectors.arena_product_list(arena=arena)
-    filters, problems = dispute_filters_read(
-        arena=arena, products=products, product=asked.product, story=asked.story, state=asked.state
-    )
-    return DisputesRead(arena, filters, [*asked.problems, *problems], asked, products)
+    problems = list(asked.problems)
+    product = next((p for p in products if p.slug == asked.product), None)
+    if asked.product and product is None:
+        problems.append(f"No product {asked.product!r} in this arena.")
+    story = Story.objects.filter(arena=arena, pk=asked.story).first() if asked.story else None
+    if asked.story and story is None:
+        problems.append(f"No story {asked.story} in this arena.")
+    state = asked.state if asked.state in DISPUTE_STATES else ""
+    return DisputesRead(arena, DisputeFilters(product, story, state), problems, asked, products)
 
 
 @require_safe
@@ -97,14 +99,13 @@ def arena_disputes(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     if ctx["fragment"]:
         response = render(request, "arena/disputes.html#dispute-list", ctx, status=read.status)
         if read.status != 200:
-            # htmx does not swap 4xx responses by default; tell it to, so the message shows in place
+            # htmx swaps no 4xx by default: the message shows in place
             response["HX-Reswap"] = "innerHTML"
         return push_url(response, page_url)
     return render(request, "arena/disputes.html", ctx, status=read.status)
 
 
 def dispute_data(d: Dispute) -> dict[str, Any]:
-    """One dispute in the JSON form (docs/contract.md): only what the page shows."""
     cell = d.item.cell
     change, direction = d.change, d.direction
     correction = None

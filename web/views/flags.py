@@ -9,11 +9,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from flags.filing import FlagThrottled
 from flags.forms import FlagForm
 from flags.models import Flag
 from flags.selectors import flag_value_when_filed, queue_health
-from flags.services import flag_submit
+from flags.services import FlagThrottled, flag_submit
 from stories.models import Cell
 from stories.values import CellValue
 from web import params
@@ -22,79 +21,53 @@ from web.http.clients import client_key
 from web.params import HtmxHttpRequest, links
 
 
-def _cell(pk: int) -> Cell:
-    return get_object_or_404(
-        Cell.objects.select_related("story__arena", "story__persona", "product"), pk=pk
-    )
-
-
 @require_http_methods(["GET", "HEAD", "POST"])
 @vary_on_headers("HX-Request")
 def flag_create(request: HtmxHttpRequest, cell: int) -> HttpResponse:
-    """The flag form: a page of its own without JavaScript, swapped in place with htmx (into the
-    flag dialog or the cell page's panel)."""
-    flagged = _cell(cell)
+    """The flag form: a page of its own without JavaScript, swapped in place with htmx."""
+    flagged = get_object_or_404(
+        Cell.objects.select_related("story__arena", "story__persona", "product"), pk=cell
+    )
     template = "flags/flag_form.html"
     partial = f"{template}#flag-form" if request.htmx else template
     form_id = params.flag_form_id(request.GET)
-    url = reverse("flag-create", args=[flagged.pk])
-    context = {
-        "cell": flagged,
-        "form_id": form_id,
-        "post_url": url + links.flag_form_query(form_id),
-    }
-    auto_id = f"flag-{form_id}-%s"
-    if request.method in ("GET", "HEAD"):
-        return render(request, partial, {**context, "form": FlagForm(auto_id=auto_id)})
-    return _flag_post(request, context, FlagForm(request.POST, auto_id=auto_id), partial)
-
-
-def _flag_post(
-    request: HtmxHttpRequest, context: dict[str, Any], form: FlagForm, partial: str
-) -> HttpResponse:
-    cell: Cell = context["cell"]
-    template = partial.partition("#")[0]
-    status = 200
-    retry_after = None
+    url = reverse("flag-create", args=[flagged.pk]) + links.flag_form_query(form_id)
+    context: dict[str, Any] = {"cell": flagged, "form_id": form_id, "post_url": url}
+    posted = request.method == "POST"
+    form = FlagForm(request.POST if posted else None, auto_id=f"flag-{form_id}-%s")
+    if not posted:
+        return render(request, partial, {**context, "form": form})
+    status, retry_after = 400, None
     if form.is_valid():
         try:
-            flag = flag_submit(cell=cell, data=form.flag_input(), client=client_key(request))
+            flag = flag_submit(cell=flagged, data=form.flag_input(), client=client_key(request))
         except ValidationError as exc:
             for field, messages in exc.message_dict.items():
                 form.add_error(field if field in form.fields else None, messages)
-            status = 400
         except FlagThrottled as exc:
-            form.add_error(
-                None,
-                f"You have sent many flags in a short time. Please try again in {exc.retry_after} seconds.",
-            )
+            wait = f"Please try again in {exc.retry_after} seconds."
+            form.add_error(None, f"You have sent many flags in a short time. {wait}")
             status, retry_after = 429, exc.retry_after
         else:
             if request.htmx:
-                return render(
-                    request, f"{template}#flag-done", {**context, "flag": flag}, status=201
-                )
+                done = {**context, "flag": flag}
+                return render(request, f"{template}#flag-done", done, status=201)
             return redirect(reverse("flag-status", args=[flag.token]) + links.flag_sent_query())
-    else:
-        status = 400
     response = render(request, partial, {**context, "form": form}, status=status)
     if retry_after:
         response["Retry-After"] = str(retry_after)
-    if request.htmx and status != 200:
-        # htmx does not swap 4xx responses by default; tell it to, so the messages show in place
+    if request.htmx:  # htmx swaps no 4xx by default: the messages show in place
         response["HX-Reswap"] = "outerHTML"
     return response
 
 
-# What ``flags.models.new_token`` makes (URL-safe base64); anything else is no token of ours, and is
-# not looked up (a NUL in it would fail the query on PostgreSQL).
+# What ``flags.models.new_token`` makes; anything else is not looked up (a NUL fails PostgreSQL)
 TOKEN = re.compile(r"[-A-Za-z0-9_]{1,64}")
 
 
 @require_safe
 def flag_status(request: HtmxHttpRequest, token: str) -> HttpResponse:
-    """The reporter's private status page (the token is the only way to it): what was flagged, as
-    the cell stood then, the state, the typical decision time and the decision. Four queries (three with no decision yet)."""
+    """The reporter's private status page: the cell as it stood then, the state, the decision."""
     if not TOKEN.fullmatch(token):
         raise Http404("No such flag.")
     flag = get_object_or_404(

@@ -1,6 +1,5 @@
-"""The one-click unsubscribe of the flags' mail (RFC 8058): GET shows a page with one button,
-POST stops all further mail about the flag and erases its address. The POST is CSRF-exempt: mail
-clients send it with no cookie and no token; the signed token in the URL is the proof."""
+"""The one-click unsubscribe of the flags' mail (RFC 8058), CSRF-exempt: mail clients send no
+cookie; the signed token in the URL is the proof."""
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render

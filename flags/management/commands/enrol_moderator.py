@@ -1,7 +1,5 @@
-"""``python manage.py enrol_moderator <username>`` — give a staff user their second factor from the
-server's shell (the first moderator, or one who lost their phone: ``--replace``): prints the
-authenticator's otpauth:// URL, its key and a QR code as text to scan, then a new set of recovery
-codes. Everything is shown once; nothing printed here is stored in a readable form elsewhere."""
+"""``python manage.py enrol_moderator <username> [--replace]`` — a staff user's second factor from
+the server's shell: prints an authenticator (URL, key, QR) and new recovery codes, once."""
 
 import io
 from typing import Any
@@ -47,7 +45,7 @@ class Command(BaseCommand):
 
 
 def qr_text(data: str) -> str:
-    """The QR code in terminal characters (dark on light, as scanners expect)."""
+    """Dark on light, as scanners expect."""
     import qrcode
 
     code = qrcode.QRCode(border=2)

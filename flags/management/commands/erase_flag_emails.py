@@ -1,5 +1,4 @@
-"""``python manage.py erase_flag_emails`` — erase the reporters' addresses of flags decided more
-than FLAG_EMAIL_RETENTION_DAYS ago (what the beat does every hour)."""
+"""``python manage.py erase_flag_emails`` — what the beat does every hour."""
 
 from typing import Any
 

@@ -1,12 +1,5 @@
-"""``python manage.py send_notices`` — send the mail still due now (what the beat's sweep does;
-without a broker, run it from cron every minute: nothing else sends the mail then), and the
-moderators' digest with ``--digest``. Like the sweep, it forgets the flag clients past the rate
-window.
-
-It always goes through every notice due and prints what became of them ("2 sent, 1 retry, 1
-failed"). It exits 0 unless a notice was given up in this run (failed after its last attempt) or
-its attempt broke off: then each is named with its reason on stderr and it exits 1, so cron or a
-timer shows that mail was lost; a retry to come is not an error."""
+"""``python manage.py send_notices [--digest]`` — the beat's sweep (without a broker, cron runs it
+every minute). Exits 1, naming each on stderr, when a notice was given up or broke off."""
 
 from collections import Counter
 from typing import Any
@@ -14,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from flags import mailing
-from flags.filing import flag_clients_prune
+from flags.services import flag_clients_prune
 
 PROBLEMS = ("failed", "error")
 
