@@ -18,11 +18,19 @@ from arena.selectors.matrix import CategoryBlock, Matrix, MatrixRow
 from stories import freshness
 from stories.values import Backing, Verdict
 from web.pages import links
-from web.pages.badges import BACKING_SYMBOLS, matrix_badge, matrix_words, verdict_class
-from web.pages.cards import story_name
-from web.pages.freshness import NO_DATE, AsOf, freshness_now, stale_title
-from web.pages.markup import esc
-from web.pages.shapes import persona_name
+from web.pages.cells import (
+    BACKING_SYMBOLS,
+    NO_DATE,
+    AsOf,
+    esc,
+    freshness_now,
+    matrix_badge,
+    matrix_words,
+    persona_name,
+    stale_title,
+    story_name,
+    verdict_class,
+)
 
 # What backs each cell, as a compact mark after its badge (the legend's "Backing" column gives
 # the marks' words; the cell link's accessible name says them).
