@@ -49,16 +49,6 @@ def _words(path: str) -> list[str]:
     return words[:WORDS_MAX]
 
 
-def _arena_in(path: str, known: Known) -> str:
-    """The arena the path names, when it is one of the site's (``/arenas/<slug>/…``)."""
-    parts = path.strip("/").split("/")
-    if len(parts) >= 2 and parts[0] == "arenas":
-        slug = parts[1].removesuffix(".md")
-        if any(slug == s for s, _ in known.arenas):
-            return slug
-    return ""
-
-
 def arena_named(path: str) -> str:
     """The slug of ``/arenas/<slug>/…`` as the path writes it ("" elsewhere), to read its stories."""
     parts = path.strip("/").split("/")
@@ -68,7 +58,9 @@ def arena_named(path: str) -> str:
 def suggestions(path: str, known: Known) -> list[Suggestion]:
     """The site's pages whose slugs or names are nearest to the parts of ``path`` (difflib): the
     arena it names first, then the products (of that arena first) and stories that are alike."""
-    arena = _arena_in(path, known)
+    arena = arena_named(path).removesuffix(".md")
+    if not any(arena == s for s, _ in known.arenas):
+        arena = ""  # not one of the site's
     candidates: dict[str, Suggestion] = {}
 
     def add(key: str, suggestion: Suggestion) -> None:

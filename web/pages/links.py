@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from django.urls import get_script_prefix, reverse
 
@@ -128,32 +127,13 @@ def arena_page_urls(arena: str) -> Mapping[str, str]:
     return _arena_page_urls(get_script_prefix(), arena)
 
 
-@dataclass(frozen=True)
-class MatrixLinks:
-    """The links of the matrix's categories, each keeping the page's ``query`` (filters, ranking,
-    products shown, folded categories) besides what it sets."""
-
-    arena: str
-    query: Mapping[str, str]
-
-    @functools.cached_property
-    def _page(self) -> str:
-        return f"{arenas_prefix()}{self.arena}/"
-
-    @functools.cached_property
-    def _kept(self) -> str:
-        # the page with its query, ready for one more parameter (encoded once per table)
-        return f"{self._page}{query.param_prefix(self.query)}"
-
-    def fold_url(self, category: str) -> str:
-        return f"{self._kept}{query.one_param(FOLD.name, category)}"
-
-    def category_url(self, category: str) -> str:
-        """The page with ``category``'s rows (what htmx loads)."""
-        return f"{self._kept}{query.one_param(CATEGORY.name, category)}"
-
-    def unfold_url(self, category: str) -> str | None:
-        """Without JavaScript, the page with folded ``category`` open again; None when it is not
-        folded (its link shows it alone)."""
-        kept = query.fold_param_removed(self.query, category)
-        return None if kept is None else f"{self._page}{kept}"
+def matrix_category_urls(arena: str, kept: Mapping[str, str], category: str) -> tuple[str, ...]:
+    """A matrix category's links, each keeping the page's query (``kept``): the page with it
+    folded, with its rows alone (what htmx loads) and, without JavaScript, a folded one's page
+    with it open again (else its rows' link)."""
+    page = f"{arenas_prefix()}{arena}/"
+    prefix = f"{page}{query.param_prefix(kept)}"
+    rows = f"{prefix}{query.one_param(CATEGORY.name, category)}"
+    unfolded = query.fold_param_removed(kept, category)
+    opened = rows if unfolded is None else f"{page}{unfolded}"
+    return f"{prefix}{query.one_param(FOLD.name, category)}", rows, opened

@@ -47,8 +47,6 @@ def arena_must_have(request: HtmxHttpRequest, arena: str) -> HttpResponse:
         "page_url": page_url,
         "weights_query": weights,
         "arena_link": f"{found.get_absolute_url()}{links.arena_query(selectors.MatrixFilters(), weights=weights)}",
-        "view_url": page_url
-        + links.must_have_query(stories=must.stories, needs=must.needs, weights=weights),
         "clear_url": page_url + links.must_have_query(weights=weights),
         "published_url": page_url + links.must_have_query(stories=must.stories, needs=must.needs),
         "needs": [(n, NEED_LABELS[n], n in must.needs) for n in NEEDS],

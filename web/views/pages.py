@@ -334,7 +334,6 @@ def arena_compare(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     )
     page_url = reverse("arena-compare", args=[found.slug])
     chosen = [p.slug for p in pick.products]
-    view_url = page_url + links.compare_query(chosen, diff=diff)
     ctx = {
         "arena": found,
         "cmp": cmp,
@@ -347,14 +346,18 @@ def arena_compare(request: HtmxHttpRequest, arena: str) -> HttpResponse:
         # the links that switch "differences only" and keep the products
         "all_url": page_url + links.compare_query(chosen, diff=False),
         "diff_url": page_url + links.compare_query(chosen, diff=True),
-        "view_url": view_url,
         "fragment": fragment_asked(request.htmx),
         "compare_min": selectors.COMPARE_MIN,
         "compare_max": selectors.COMPARE_MAX,
     }
     if ctx["fragment"]:
         response = render(request, "arena/compare.html#compare", ctx, status=status)
-        return _swapped(response, request.get_full_path() if cmp is None else view_url)
+        view_url = (
+            request.get_full_path()
+            if cmp is None
+            else page_url + links.compare_query(chosen, diff=diff)
+        )
+        return _swapped(response, view_url)
     return render(request, "arena/compare.html", ctx, status=status)
 
 
