@@ -6,7 +6,7 @@ from __future__ import annotations
 import enum
 import functools
 import html
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Final, NamedTuple
@@ -16,7 +16,7 @@ from django.utils.safestring import SafeString
 
 from arena.models import Persona, Source
 from arena.selectors.cells import CellLine, Quote
-from core.text import SOURCE_ID_RE, split_source_ids
+from core.text import split_source_ids
 from stories import freshness
 from stories.models import Cell
 from stories.models import Evidence as EvidenceRow
@@ -221,33 +221,6 @@ def age(verdict: str, as_of: date | None, now: Now | None = None) -> Age:
     return Age(text, as_of, stale, int(days))
 
 
-@dataclass(frozen=True)
-class Evidence:
-    source: str
-    refs: list[Ref] | None  # the source in pieces when it cites a source id
-    quote: str
-    url: str  # visitors' sources, accepted from flags: ``rel="nofollow ugc noopener"``
-    checked: str  # the day it was checked, ``2026-09-16``, "" for none
-
-
-def evidence(
-    quotes: Iterable[Quote | EvidenceRow], sources: Mapping[str, Source] = NO_SOURCES
-) -> list[Evidence]:
-    out = []
-    for e in quotes:
-        checked = getattr(e, "checked_on", None)
-        out.append(
-            Evidence(
-                e.source,
-                refs(e.source, sources) if SOURCE_ID_RE.search(e.source) else None,
-                e.quote,
-                getattr(e, "url", ""),
-                f"{checked:%Y-%m-%d}" if checked is not None else "",
-            )
-        )
-    return out
-
-
 def story_name(text: str) -> str:
     """A story's text as a control's accessible name quotes it: whole when short, else cut at a
     word before ``STORY_NAME_MAX`` characters, with an ellipsis."""
@@ -266,7 +239,7 @@ class Card:
     backing: Backing
     quotes: int
     rationale: list[Ref]
-    evidence: list[Evidence]
+    evidence: list[tuple[Quote | EvidenceRow, list[Ref]]]  # each quote, its source in pieces
     flag_label: str  # ``Inngest on “Resume after a crash”, full``
     url: str  # its proof page
 
@@ -297,7 +270,7 @@ def card(
         backing=backing_of(published=published, rationale=cell.rationale, quotes=len(quotes)),
         quotes=len(quotes),
         rationale=refs(cell.rationale, sources) if published else [],
-        evidence=evidence(quotes, sources),
+        evidence=[(e, refs(e.source, sources)) for e in quotes],
         flag_label=f"{cell.product.name}{on}, {cell.verdict}",
         url=f"{links.cells_prefix()}{int(cell.pk)}/",
     )

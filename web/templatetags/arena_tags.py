@@ -96,7 +96,7 @@ def evidence_checked(cell: CardCell) -> dict[str, object]:
 def evidence_item(
     e: Quote | Evidence, sources: Mapping[str, Source] = NO_SOURCES
 ) -> dict[str, object]:
-    return {"e": cells.evidence([e], sources)[0]}
+    return {"e": e, "refs": cells.refs(e.source, sources)}
 
 
 @register.inclusion_tag("arena/_cell.html#refs")
