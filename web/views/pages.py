@@ -14,13 +14,13 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
 from arena import scoring, selectors
-from arena.selectors.arenas import CountedArena
 from arena.selectors.search import arena_product_choices
 from flags.disputes import arena_open_dispute_counts, cell_dispute_list
 from products.models import Product
 from web import params
 from web.pages import links as page_links
 from web.params import HtmxHttpRequest, fragment_asked, links
+from web.views.disputes import arena_or_404
 
 # The regions of the arena page that htmx swaps in place (the ids of their elements).
 ARENA_PARTIALS = ("leaderboard", "matrix")
@@ -32,11 +32,6 @@ def _or_404[T](found: T | None, what: str) -> T:
     if found is None:
         raise Http404(f"No {what}")
     return found
-
-
-def _arena_or_404(slug: str, *, close_calls: bool = False) -> CountedArena:
-    found = selectors.arena_get(slug=slug, close_calls=close_calls)
-    return _or_404(found, f"arena {slug!r}")
 
 
 @require_safe
@@ -55,7 +50,7 @@ def methodology(request: HtmxHttpRequest) -> HttpResponse:
 def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     """An arena's leaderboard and story matrix, as ``web.params.ArenaAsked`` reads the query; htmx
     asks for the leaderboard, the matrix or a collapsed category's rows."""
-    found = _arena_or_404(arena)
+    found = arena_or_404(arena)
     asked = params.ArenaAsked.of(request.GET)
     partial = _arena_partial(request, asked.filters)
     if partial is None and asked.weights.from_form:
@@ -222,7 +217,7 @@ def _view_links(*, diff: bool, open_all: bool) -> dict[str, str]:
 @require_safe
 @vary_on_headers("HX-Request", "HX-History-Restore-Request")
 def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpResponse:
-    found = _arena_or_404(arena, close_calls=True)  # (what would settle a close pair)
+    found = arena_or_404(arena, close_calls=True)  # (what would settle a close pair)
     error, status = "", 200
     asked = params.HeadToHeadAsked.of(request.GET)
     diff, open_all, opened = asked.diff, asked.open_all, asked.opened
@@ -277,7 +272,7 @@ def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpRe
 
 @require_safe
 def product_detail(request: HtmxHttpRequest, arena: str, product: str) -> HttpResponse:
-    found = _arena_or_404(arena)
+    found = arena_or_404(arena)
     products = selectors.arena_product_list(arena=found)  # (its head-to-head links list them)
     shown = _or_404(
         selectors.product_get(arena=found, slug=product, products=products),
@@ -293,7 +288,7 @@ def product_detail(request: HtmxHttpRequest, arena: str, product: str) -> HttpRe
 
 @require_safe
 def story_detail(request: HtmxHttpRequest, arena: str, story: int) -> HttpResponse:
-    found = _arena_or_404(arena)
+    found = arena_or_404(arena)
     shown = _or_404(selectors.story_get(arena=found, pk=story), f"story {story}")
     cells = selectors.story_cell_list(story=shown)
     sources = selectors.story_cited_sources(story=shown, cells=cells)
@@ -303,7 +298,7 @@ def story_detail(request: HtmxHttpRequest, arena: str, story: int) -> HttpRespon
 
 @require_safe
 def arena_sources(request: HtmxHttpRequest, arena: str) -> HttpResponse:
-    found = _arena_or_404(arena)
+    found = arena_or_404(arena)
     ctx = {"arena": found, "sources": selectors.arena_source_list(arena=found)}
     return render(request, "arena/sources.html", ctx)
 
@@ -321,7 +316,7 @@ def cell_detail(request: HtmxHttpRequest, cell: int) -> HttpResponse:
 def arena_compare(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     """Two to six products side by side (``?products=a,b,c``; ``diff=1``: no drawn rounds). A pick
     that cannot be compared shows the picker with what is wrong, as a 400."""
-    found = _arena_or_404(arena)
+    found = arena_or_404(arena)
     products = selectors.arena_product_list(arena=found)
     slugs = params.slug_list(request.GET, params.PRODUCTS)
     diff = params.diff_asked(request.GET)
