@@ -27,17 +27,10 @@ def compare_url(arena: str, products: Iterable[Any]) -> str:
     return links.compare_url(arena, (getattr(p, "product", p).slug for p in products))
 
 
-def _top(values: Sequence[int | None]) -> int | None:
-    """The highest of some scores (None when there is none, or when they are all equal)."""
-    known = [v for v in values if v is not None]
-    if len(set(known)) < 2:
-        return None
-    return max(known)
-
-
 def _marked(values: Sequence[int | None]) -> list[tuple[int | None, bool]]:
-    """A row of the score table: each value and whether it is the highest."""
-    top = _top(values)
+    """A row of the score table: each value and whether it is the highest (none when all equal)."""
+    known = {v for v in values if v is not None}
+    top = max(known) if len(known) > 1 else None
     return [(v, v is not None and v == top) for v in values]
 
 
