@@ -73,25 +73,14 @@
     dialog.id = "flag-dialog";
     dialog.className = "flag-dialog";
     dialog.setAttribute("aria-labelledby", "flag-dialog-title");
-    var inner = document.createElement("div");
-    inner.className = "flag-dialog-inner";
-    var head = document.createElement("div");
-    head.className = "flag-dialog-head";
-    var title = document.createElement("h2");
-    title.id = "flag-dialog-title";
-    title.tabIndex = -1;
-    title.textContent = "Flag a verdict";
-    var close = document.createElement("button");
-    close.type = "button";
-    close.className = "flag-dialog-close";
-    close.textContent = "Close";
-    close.addEventListener("click", function () { dialog.close(); });
-    var body = document.createElement("div");
-    body.id = "flag-dialog-body";
-    body.className = "flag-dialog-body";
-    head.append(title, close);
-    inner.append(head, body);
-    dialog.append(inner);
+    // (a fixed string, no visitor's text: the form itself comes from the server)
+    dialog.innerHTML = '<div class="flag-dialog-inner"><div class="flag-dialog-head">' +
+      '<h2 id="flag-dialog-title" tabindex="-1">Flag a verdict</h2>' +
+      '<button type="button" class="flag-dialog-close">Close</button></div>' +
+      '<div id="flag-dialog-body" class="flag-dialog-body"></div></div>';
+    dialog.querySelector(".flag-dialog-close").addEventListener("click", function () {
+      dialog.close();
+    });
     // a click on the backdrop (outside the inner box) closes it too
     dialog.addEventListener("click", function (event) {
       if (event.target === dialog) { dialog.close(); }
@@ -180,35 +169,4 @@
     var field = (place && place.querySelector(FIELDS)) || firstField(region);
     if (field) { field.focus(); }
   });
-
-  // Long descriptions show three lines and a "Show more" toggle (the full text is in the page).
-  function clampDescriptions(root) {
-    root.querySelectorAll("[data-clamp]:not(.clamp-ready)").forEach(function (el, i) {
-      el.classList.add("clamp-ready", "clamped");
-      if (el.scrollHeight <= el.clientHeight + 2) {
-        el.classList.remove("clamped");
-        return;
-      }
-      if (!el.id) {
-        el.id = "clamp-" + i;
-      }
-      var button = document.createElement("button");
-      button.type = "button";
-      button.className = "clamp-toggle";
-      button.setAttribute("aria-controls", el.id);
-      button.setAttribute("aria-expanded", "false");
-      button.textContent = "Show full description";
-      button.addEventListener("click", function () {
-        var open = el.classList.toggle("clamped") === false;
-        button.setAttribute("aria-expanded", String(open));
-        button.textContent = open ? "Show less" : "Show full description";
-      });
-      el.insertAdjacentElement("afterend", button);
-    });
-  }
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", function () { clampDescriptions(document); });
-  } else {
-    clampDescriptions(document);
-  }
 })();

@@ -13,7 +13,7 @@ from flags.models import Flag, ModeratorAction, ReviewItem, Status
 from flags.services import review_item_uphold
 from stories.models import Cell, CellChange
 from stories.values import Proof, Verdict
-from web.pages.badges import verdict_class
+from web.pages.cells import verdict_class
 
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
 

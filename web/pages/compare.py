@@ -1,41 +1,36 @@
-"""The comparison of two to six products (``arena/compare.html`` draws it): its score table and
-its rounds under their categories (each product's cell, the best marked), and its pickers."""
+"""The comparison of two to six products (``arena/compare.html``: its score table, its rounds with
+the best marked, its pickers) and the head-to-head's sections and rounds (``arena/head_to_head.html``)."""
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.utils.safestring import SafeString, mark_safe
 
 from arena import scoring
 from arena.selectors.cells import CellLine
 from arena.selectors.compare import ManyComparison, ManyRow
+from arena.selectors.head_to_head import CompareRow, Comparison
+from arena.selectors.matrix import CategoryBlock
 from products.models import Product
 from web.pages import links
-from web.pages.badges import matrix_badge, verdict_class
-from web.pages.markup import esc
-from web.pages.shapes import slug_of
+from web.pages.cells import Card, card, esc, freshness_now, matrix_badge, verdict_class
+from web.params import links as query
 
 
-def compare_url(arena: str, products: Iterable[object]) -> str:
+def compare_url(arena: str, products: Iterable[Any]) -> str:
     """The comparison of ``products`` (products, or leaderboard rows with ``.product``) in that
     order (see ``links.compare_url``)."""
-    return links.compare_url(arena, (slug_of(getattr(p, "product", p)) for p in products))
-
-
-def _top(values: Sequence[int | None]) -> int | None:
-    """The highest of some scores (None when there is none, or when they are all equal)."""
-    known = [v for v in values if v is not None]
-    if len(set(known)) < 2:
-        return None
-    return max(known)
+    return links.compare_url(arena, (getattr(p, "product", p).slug for p in products))
 
 
 def _marked(values: Sequence[int | None]) -> list[tuple[int | None, bool]]:
-    """A row of the score table: each value and whether it is the highest."""
-    top = _top(values)
+    """A row of the score table: each value and whether it is the highest (none when all equal)."""
+    known = {v for v in values if v is not None}
+    top = max(known) if len(known) > 1 else None
     return [(v, v is not None and v == top) for v in values]
 
 
@@ -104,7 +99,7 @@ def _many_cell(cell: CellLine | None, best: bool, shared: bool, cells: str) -> s
     )
 
 
-def _round(row: ManyRow, products: Sequence[Product], stories: str, cells: str) -> str:
+def _many_round(row: ManyRow, products: Sequence[Product], stories: str, cells: str) -> str:
     """One round: the story with its persona, its weight and each product's cell in column
     order, the best marked "best" or "shared best", a drawn round "= drawn"."""
     story = row.story
@@ -132,7 +127,7 @@ def compare_rows(rows: Iterable[ManyRow], cmp: ManyComparison, arena: str) -> Sa
     times slower (docs/architecture.md)."""
     cells = links.cells_prefix()
     stories = links.url_prefix("story-detail", arena)
-    return mark_safe("\n".join(_round(row, cmp.products, stories, cells) for row in rows))
+    return mark_safe("\n".join(_many_round(row, cmp.products, stories, cells) for row in rows))
 
 
 def picked_first(
@@ -147,3 +142,83 @@ def picked_first(
 def pairs(products: Sequence[Product]) -> list[tuple[Product, Product]]:
     """Every pair of the compared products, in column order (their head-to-heads' links)."""
     return list(itertools.combinations(products, 2))
+
+
+@dataclass(frozen=True)
+class Round:
+    row: CompareRow
+    pk: int  # its story's
+    side: str  # "draw", "win-a" or "win-b"
+    published: bool  # either side's rationale and evidence are published
+    inline: bool  # its cards are in the page (else they load when it is opened, from ``url``)
+    opened: bool
+    url: str
+
+
+@dataclass(frozen=True)
+class Section:
+    block: CategoryBlock
+    fold: str | None  # None: not folded; "": folded; " open": a fold that is open
+    tally: scoring.CompareSummary | None  # over all its rounds, not only those shown
+    groups: list[tuple[object, list[Round]]]  # each sub-group (or None) and its rounds
+
+
+def _round(row: CompareRow, open_all: bool, lazy: str | None, opened: int | None) -> Round:
+    pk = int(row.story.pk)
+    winner = row.winner
+    side = "draw" if winner is None else "win-a" if winner.pk == row.cell_a.product.pk else "win-b"
+    is_open = open_all or pk == opened
+    return Round(
+        row=row,
+        pk=pk,
+        side=side,
+        published=row.cell_a.detail_published or row.cell_b.detail_published,
+        inline=lazy is None or is_open,
+        opened=is_open,
+        url=f"{lazy}{query.round_open_query(pk)}" if lazy else "",
+    )
+
+
+def _fold(index: int, block: CategoryBlock, lazy: str | None, opened: int | None) -> str | None:
+    """A long head-to-head (``lazy``) shows its first category's rounds and the one holding the
+    round ``opened``; the others fold under their heading and tally (in the page, but neither
+    styled nor laid out until opened, which keeps a phone's main thread free)."""
+    if lazy is None:
+        return None
+    rows = (row for group in block.groups for row in group.rows)
+    shown = index == 0 or any(int(row.story.pk) == opened for row in rows)
+    return " open" if shown else ""
+
+
+def head_to_head_sections(
+    cmp: Comparison,
+    open_all: bool = False,
+    lazy: str | None = None,
+    opened: int | None = None,
+) -> list[Section]:
+    """Every category of a head-to-head (``cmp.blocks``, the rounds shown). ``open_all``: every
+    round unfolded; ``lazy``: the head-to-head's address when the rounds' cards are not in the page
+    but load as a round is opened (``?open=<story>``), except the round ``opened``."""
+    return [
+        Section(
+            block=block,
+            fold=_fold(index, block, lazy, opened),
+            tally=cmp.tallies.get(block.category.pk),
+            groups=[
+                (group.subgroup, [_round(row, open_all, lazy, opened) for row in group.rows])
+                for group in block.groups
+            ],
+        )
+        for index, block in enumerate(cmp.blocks)
+    ]
+
+
+def round_cards(row: CompareRow, cmp: Comparison) -> list[Card]:
+    """One round's two cards, ``a``'s first."""
+    now = freshness_now()
+    sources = getattr(cmp, "sources", {})
+    story = row.story.text
+    return [
+        card(row.cell_a, cmp.a.name, sources, story, now),
+        card(row.cell_b, cmp.b.name, sources, story, now),
+    ]

@@ -61,43 +61,25 @@ def _figure(value: int | None, unit: str, as_of: date | None) -> Fact:
     return Fact(f"{format_figure(value)}{unit}", note=f"as of {_day(as_of)}" if as_of else "")
 
 
-def _one(p: Product) -> dict[str, Fact]:
+def _one(p: Product) -> list[tuple[str, str, Fact]]:
+    """Each row's (key, label, fact), in order."""
     as_of = p.popularity_as_of
-    return {
-        "website": _link(p.website),
-        "repository": _link(p.repository),
-        "documentation": _link(p.documentation),
-        "licence": _licence(p),
-        "languages": Fact(", ".join(p.languages)) if p.languages else Fact(UNKNOWN),
-        "hosting": Fact(Hosting(p.hosting).label) if p.hosting else Fact(UNKNOWN),
-        "pricing": Fact(p.pricing or UNKNOWN),
-        "free-tier": Fact("yes") if p.tier == "free-tier" else Fact(UNKNOWN),
-        "first-release": Fact(_day(p.first_release) or UNKNOWN),
-        "latest-release": _release(p),
-        "stars": _figure(p.stars, "", as_of),
-        "stars-growth": _figure(p.stars_growth, "/yr", as_of),
-        "npm": _figure(p.npm_weekly, "/wk", as_of),
-        "pypi": _figure(p.pypi_weekly, "/wk", as_of),
-    }
-
-
-# The rows, in order: (key, label).
-ROWS = (
-    ("website", "Website"),
-    ("repository", "Repository"),
-    ("documentation", "Documentation"),
-    ("licence", "Licence (SPDX)"),
-    ("languages", "Languages and SDKs"),
-    ("hosting", "Hosting"),
-    ("pricing", "Pricing"),
-    ("free-tier", "Free tier"),
-    ("first-release", "First release"),
-    ("latest-release", "Latest release"),
-    ("stars", "GitHub stars"),
-    ("stars-growth", "Stars gained"),
-    ("npm", "npm downloads"),
-    ("pypi", "PyPI downloads"),
-)
+    return [
+        ("website", "Website", _link(p.website)),
+        ("repository", "Repository", _link(p.repository)),
+        ("documentation", "Documentation", _link(p.documentation)),
+        ("licence", "Licence (SPDX)", _licence(p)),
+        ("languages", "Languages and SDKs", Fact(", ".join(p.languages) or UNKNOWN)),
+        ("hosting", "Hosting", Fact(Hosting(p.hosting).label if p.hosting else UNKNOWN)),
+        ("pricing", "Pricing", Fact(p.pricing or UNKNOWN)),
+        ("free-tier", "Free tier", Fact("yes" if p.tier == "free-tier" else UNKNOWN)),
+        ("first-release", "First release", Fact(_day(p.first_release) or UNKNOWN)),
+        ("latest-release", "Latest release", _release(p)),
+        ("stars", "GitHub stars", _figure(p.stars, "", as_of)),
+        ("stars-growth", "Stars gained", _figure(p.stars_growth, "/yr", as_of)),
+        ("npm", "npm downloads", _figure(p.npm_weekly, "/wk", as_of)),
+        ("pypi", "PyPI downloads", _figure(p.pypi_weekly, "/wk", as_of)),
+    ]
 
 
 def product_facts(*shown: Product | Iterable[Product] | str) -> list[FactRow]:
@@ -109,5 +91,8 @@ def product_facts(*shown: Product | Iterable[Product] | str) -> list[FactRow]:
             products.append(item)
         elif item and not isinstance(item, str):
             products.extend(item)
-    facts = [_one(p) for p in products]
-    return [FactRow(label, key, tuple(f[key] for f in facts)) for key, label in ROWS]
+    columns = [_one(p) for p in products]
+    return [
+        FactRow(label, key, tuple(column[i][2] for column in columns))
+        for i, (key, label, _) in enumerate(columns[0] if columns else [])
+    ]

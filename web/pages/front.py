@@ -1,10 +1,12 @@
-"""The front door's builders: the links a missing page's address suggests (the 404), and the
-adjacent arenas' cards' way on when an arena has no page here (the search)."""
+"""The front door: the links a missing page's address suggests (the 404), the search page's
+address, and the API reference as the site's own HTML, from the OpenAPI schema."""
 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from arena.selectors.search import Known
 from web.pages import links
@@ -47,16 +49,6 @@ def _words(path: str) -> list[str]:
     return words[:WORDS_MAX]
 
 
-def _arena_in(path: str, known: Known) -> str:
-    """The arena the path names, when it is one of the site's (``/arenas/<slug>/…``)."""
-    parts = path.strip("/").split("/")
-    if len(parts) >= 2 and parts[0] == "arenas":
-        slug = parts[1].removesuffix(".md")
-        if any(slug == s for s, _ in known.arenas):
-            return slug
-    return ""
-
-
 def arena_named(path: str) -> str:
     """The slug of ``/arenas/<slug>/…`` as the path writes it ("" elsewhere), to read its stories."""
     parts = path.strip("/").split("/")
@@ -66,7 +58,9 @@ def arena_named(path: str) -> str:
 def suggestions(path: str, known: Known) -> list[Suggestion]:
     """The site's pages whose slugs or names are nearest to the parts of ``path`` (difflib): the
     arena it names first, then the products (of that arena first) and stories that are alike."""
-    arena = _arena_in(path, known)
+    arena = arena_named(path).removesuffix(".md")
+    if not any(arena == s for s, _ in known.arenas):
+        arena = ""  # not one of the site's
     candidates: dict[str, Suggestion] = {}
 
     def add(key: str, suggestion: Suggestion) -> None:
@@ -103,3 +97,37 @@ def suggestions(path: str, known: Known) -> list[Suggestion]:
                 if s not in found:
                     found.append(s)
     return found[:SUGGESTIONS_MAX]
+
+
+def _schema_name(content: Mapping[str, Any] | None) -> str:
+    """``ArenaDetail`` of ``{"application/json": {"schema": {"$ref": ".../ArenaDetail"}}}``."""
+    for media in (content or {}).values():
+        schema = media.get("schema") or {}
+        ref = schema.get("$ref") or (schema.get("items") or {}).get("$ref") or ""
+        if ref:
+            name = ref.rsplit("/", 1)[-1]
+            return f"list of {name}" if schema.get("type") == "array" else name
+        if schema.get("type"):
+            return str(schema["type"])
+    return ""
+
+
+def api_endpoints(schema: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every operation of an OpenAPI document as ``api/docs.html`` draws it, in its order."""
+    return [
+        {
+            "method": method.upper(),
+            "path": path,
+            "anchor": op.get("operationId") or f"{method}-{path}",
+            "description": op.get("summary") or op.get("description") or "",
+            "parameters": op.get("parameters", []),  # each with its name, in, required, description
+            "answers": [
+                (str(code), r.get("description", ""), _schema_name(r.get("content")))
+                for code, r in sorted(op.get("responses", {}).items())
+            ],
+            "body": _schema_name((op.get("requestBody") or {}).get("content")),
+        }
+        for path, ops in schema.get("paths", {}).items()
+        for method, op in ops.items()
+        if method in ("get", "post", "put", "patch", "delete")
+    ]

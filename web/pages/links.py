@@ -1,12 +1,10 @@
-"""Every link the builders write: the pages' addresses, reversed once per script prefix, not per
-link (a matrix has thousands), with the query strings of ``web.params.links``, the one place that
-writes a page's parameters."""
+"""The links the pages write: addresses reversed once per script prefix, not per link (a matrix
+has thousands), with the query strings of ``web.params.links``."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from django.urls import get_script_prefix, reverse
 
@@ -20,13 +18,12 @@ MATRIX_SECTION = "#matrix-section"
 
 @functools.lru_cache(maxsize=256)
 def _url_prefix(script_prefix: str, name: str, *args: str) -> str:
-    """The URL of ``name`` with ``args`` and one last argument still to append (``/cells/``,
-    ``/arenas/<slug>/stories/``): reversed once per script prefix and arguments."""
     return reverse(name, args=[*args, "0"])[: -len("0/")]
 
 
 def url_prefix(name: str, *args: str) -> str:
-    """See ``_url_prefix``: ``url_prefix("cell-detail")`` is ``/cells/``."""
+    """The URL of ``name`` with ``args`` and one last argument still to append:
+    ``url_prefix("cell-detail")`` is ``/cells/``."""
     return _url_prefix(get_script_prefix(), name, *args)
 
 
@@ -36,8 +33,7 @@ def _site_url(script_prefix: str, name: str) -> str:
 
 
 def site_url(name: str) -> str:
-    """The address of the view ``name`` that takes no argument (``/``, ``/search/``): reversed
-    once per script prefix, not on every render."""
+    """The address of the view ``name`` that takes no argument (``/``, ``/search/``)."""
     return _site_url(get_script_prefix(), name)
 
 
@@ -47,7 +43,6 @@ def cells_prefix() -> str:
 
 
 def arenas_prefix() -> str:
-    """``/arenas/``: an arena's page is ``<prefix><slug>/``."""
     return url_prefix("arena-detail")
 
 
@@ -58,13 +53,12 @@ def head_to_head_prefix(arena: str) -> str:
 
 
 def product_url(arena: str, product: str) -> str:
-    """``{% url 'product-detail' arena product %}`` (two slugs), without a reverse per link."""
+    """``{% url 'product-detail' arena product %}``, without a reverse per link."""
     return f"{url_prefix('product-detail', arena)}{product}/"
 
 
 def head_to_head_url(arena: str, a: str, b: str, diff: bool = False) -> str:
-    """``{% url 'head-to-head' arena a b %}`` (three slugs), without a reverse per link; with
-    ``diff``, only the rounds that differ (``?diff=1``)."""
+    """``{% url 'head-to-head' arena a b %}``; with ``diff``, only the rounds that differ."""
     return f"{head_to_head_prefix(arena)}{a}-vs-{b}/{query.head_to_head_query(diff=diff, open_all=False)}"
 
 
@@ -75,8 +69,7 @@ def disputes_url(arena: str, product: str = "", story: int | None = None, state:
 
 
 def compare_url(arena: str, slugs: Iterable[str]) -> str:
-    """The comparison of the products of ``slugs`` in that order:
-    ``/arenas/<arena>/compare/?products=a,b,c``."""
+    """``/arenas/<arena>/compare/?products=a,b,c``."""
     return f"{arenas_prefix()}{arena}/compare/{query.compare_query(slugs, diff=False)}"
 
 
@@ -102,22 +95,10 @@ def clear_filters_url(arena_url: str, rank: str, show: str) -> str:
     return f"{arena_url}{query.filters_cleared_query(rank=rank, show=show)}{MATRIX_SECTION}"
 
 
-def page_url(number: int) -> str:
-    """Another page of a paginated list, on the same address."""
-    return query.page_query(number)
-
-
 def persona_stories_url(arena: str, persona: str) -> str:
     """The arena page's matrix showing one persona's stories."""
     return f"{arenas_prefix()}{arena}/{query.persona_query(persona)}{MATRIX_SECTION}"
 
-
-def round_open_url(page: str, story: int) -> str:
-    """A head-to-head with one round's rationale and evidence open."""
-    return f"{page}{query.round_open_query(story)}"
-
-
-weights_hx_vals = query.weights_hx_vals
 
 # The arena page's own links ({% url %} costs a reverse each, some 25 µs, on every render): the
 # names of the views that take the arena's slug, and of those that take nothing.
@@ -142,40 +123,17 @@ def _arena_page_urls(script_prefix: str, arena: str) -> Mapping[str, str]:
 
 
 def arena_page_urls(arena: str) -> Mapping[str, str]:
-    """The addresses the arena page links (its disputes, exports, feed, the methodology...), by
-    view name with ``_`` for ``-`` (``arena_disputes``): reversed once per script prefix and
-    arena, not on every render."""
+    """The addresses the arena page links, by view name with ``_`` for ``-`` (``arena_disputes``)."""
     return _arena_page_urls(get_script_prefix(), arena)
 
 
-@dataclass(frozen=True)
-class MatrixLinks:
-    """The links of the matrix's categories, each keeping the page's ``query`` (filters, ranking,
-    products shown, folded categories) besides what it sets."""
-
-    arena: str
-    query: Mapping[str, str]
-
-    @functools.cached_property
-    def _page(self) -> str:
-        return f"{arenas_prefix()}{self.arena}/"
-
-    @functools.cached_property
-    def _kept(self) -> str:
-        """The page with its query, ready for one more parameter (encoded once per table, not
-        twice per category)."""
-        return f"{self._page}{query.param_prefix(self.query)}"
-
-    def fold_url(self, category: str) -> str:
-        """The page with ``category`` folded (``&fold=<slug>``)."""
-        return f"{self._kept}{query.one_param(FOLD.name, category)}"
-
-    def category_url(self, category: str) -> str:
-        """The page with ``category``'s rows (``&category=<slug>``: what htmx loads)."""
-        return f"{self._kept}{query.one_param(CATEGORY.name, category)}"
-
-    def unfold_url(self, category: str) -> str | None:
-        """Without JavaScript, the page with folded ``category`` open again; None when it is not
-        folded (its link shows it alone)."""
-        kept = query.fold_param_removed(self.query, category)
-        return None if kept is None else f"{self._page}{kept}"
+def matrix_category_urls(arena: str, kept: Mapping[str, str], category: str) -> tuple[str, ...]:
+    """A matrix category's links, each keeping the page's query (``kept``): the page with it
+    folded, with its rows alone (what htmx loads) and, without JavaScript, a folded one's page
+    with it open again (else its rows' link)."""
+    page = f"{arenas_prefix()}{arena}/"
+    prefix = f"{page}{query.param_prefix(kept)}"
+    rows = f"{prefix}{query.one_param(CATEGORY.name, category)}"
+    unfolded = query.fold_param_removed(kept, category)
+    opened = rows if unfolded is None else f"{page}{unfolded}"
+    return f"{prefix}{query.one_param(FOLD.name, category)}", rows, opened

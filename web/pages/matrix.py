@@ -1,8 +1,6 @@
-"""The arena page's story matrix (and the product page's one column of it): its categories as
-``arena/_matrix.html`` draws them, and its rows of cells, a cell per product linking to its proof.
-
-The rows are written in Python rather than by template loops, which are many times slower on the
-big arena's 300 rows of 30 cells (docs/architecture.md gives the figures)."""
+"""The story matrix (and the product page's one column of it): its categories as
+``arena/_matrix.html`` draws them, and its rows of cells, written in Python because template loops
+are many times slower on the big arena's 300 rows of 30 cells (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -18,11 +16,19 @@ from arena.selectors.matrix import CategoryBlock, Matrix, MatrixRow
 from stories import freshness
 from stories.values import Backing, Verdict
 from web.pages import links
-from web.pages.badges import BACKING_SYMBOLS, matrix_badge, matrix_words, verdict_class
-from web.pages.cards import story_name
-from web.pages.freshness import NO_DATE, AsOf, freshness_now, stale_title
-from web.pages.markup import esc
-from web.pages.shapes import persona_name
+from web.pages.cells import (
+    BACKING_SYMBOLS,
+    NO_DATE,
+    AsOf,
+    esc,
+    freshness_now,
+    matrix_badge,
+    matrix_words,
+    persona_name,
+    stale_title,
+    story_name,
+    verdict_class,
+)
 
 # What backs each cell, as a compact mark after its badge (the legend's "Backing" column gives
 # the marks' words; the cell link's accessible name says them).
@@ -142,33 +148,23 @@ class MatrixBlock:
     groups: list[MatrixGroup]
 
 
-def _matrix_block(block: CategoryBlock, links_: links.MatrixLinks, fold: bool) -> MatrixBlock:
-    groups, shown = [], 0
-    more = fold and block.count > PHONE_STORIES and not block.collapsed
-    for group in [] if block.collapsed else block.groups:
-        groups.append(MatrixGroup(group.subgroup, group.rows, shown, more))
-        shown += len(group.rows)
-    url = links_.category_url(block.slug)
-    unfolded = links_.unfold_url(block.slug)
-    return MatrixBlock(
-        block=block,
-        fold_url=links_.fold_url(block.slug),
-        load_url=url,
-        href=url if unfolded is None else unfolded,
-        more=more,
-        groups=groups,
-    )
-
-
 def matrix_blocks(
     matrix: Matrix, arena: str, query: Mapping[str, str] | None = None
 ) -> list[MatrixBlock]:
-    """The arena page's story matrix (``arena_matrix``'s) as ``arena/_matrix.html`` draws it: a
-    ``<tbody>`` per category. ``query``: what links that load a collapsed category carry besides
-    it (filters, ranking, products shown). A phone shows each category's first
-    ``PHONE_STORIES`` stories and a link to the rest, unless the page shows one category."""
-    links_ = links.MatrixLinks(arena, query or {})
-    return [_matrix_block(b, links_, not matrix.filters.category) for b in matrix.blocks]
+    """The story matrix as ``arena/_matrix.html`` draws it, a ``<tbody>`` per category. ``query``:
+    what its links carry besides the category (filters, ranking, products shown). A phone shows
+    each category's first ``PHONE_STORIES`` stories and a link to the rest, unless the page shows
+    one category."""
+    out = []
+    for block in matrix.blocks:
+        groups, shown = [], 0
+        more = not matrix.filters.category and block.count > PHONE_STORIES and not block.collapsed
+        for group in [] if block.collapsed else block.groups:
+            groups.append(MatrixGroup(group.subgroup, group.rows, shown, more))
+            shown += len(group.rows)
+        fold, rows, opened = links.matrix_category_urls(arena, query or {}, block.slug)
+        out.append(MatrixBlock(block, fold, rows, opened, more, groups))
+    return out
 
 
 def matrix_rows(group: MatrixGroup, arena: str) -> SafeString:

@@ -1,7 +1,5 @@
-"""The templates' library ``{% load arena_tags %}``: every tag and filter of the pages, each
-written in ``web/pages/`` (one module per job) and registered here under the name the templates
-use. Most hand data to a template (an inclusion tag, or ``as`` a variable); the matrix's and the
-comparison's rows are HTML that builders write, every value escaped."""
+"""The templates' library ``{% load arena_tags %}``: the tags and filters of the pages, written in
+``web/pages/`` and registered here under the names the templates use."""
 
 from __future__ import annotations
 
@@ -10,46 +8,32 @@ from collections.abc import Callable, Mapping
 from django import template
 from django.conf import settings
 
+from arena.models import Source
 from arena.selectors.calls import first_leads
+from arena.selectors.cells import Quote
 from core.text import format_figure
-from stories import freshness as stale_rule
-from web.pages import (
-    arena_cards,
-    badges,
-    cards,
-    charts,
-    compare,
-    disputes,
-    facts,
-    filters,
-    freshness,
-    front,
-    head_to_head,
-    leaderboard,
-    legend,
-    links,
-    matrix,
-    ranges,
-    weights,
-)
-from web.pages.markup import score_text
+from stories import freshness
+from stories.models import Evidence
+from stories.values import CellValue
+from web.pages import arena, cells, compare, facts, front, links, matrix
+from web.pages.cells import NO_SOURCES, CardCell
+from web.params import links as query
 
 register = template.Library()
 
-# ---- filters
-
 register.filter("figure", format_figure)  # 143400 → ``143.4k``, as the seed pages print figures
-register.filter("score", score_text)  # ``71/100``, or an em dash without a score
-register.filter("proof_mark", badges.proof_mark)  # ``T``: a proof level's mark on the pages
-register.filter("arena_updated", freshness.arena_updated)  # the pages' date or a later change
-for _filter in (freshness.iso_day, freshness.iso_minute, freshness.iso_second):
+register.filter("score", cells.score_text)
+register.filter("proof_mark", cells.proof_mark)
+register.filter("arena_updated", cells.arena_updated)
+for _filter in (cells.iso_day, cells.iso_minute, cells.iso_second):
     register.filter(_filter.__name__, _filter, expects_localtime=True)
-register.filter("weight_groups", weights.weight_groups)  # the weights panel's menus
-register.filter("weights_hx_vals", links.weights_hx_vals)  # what a weights link sends with htmx
+register.filter("weight_groups", arena.weight_groups)
+register.filter("weights_hx_vals", query.weights_hx_vals)
 register.filter("first_leads", first_leads)  # an arena card's first product leads the second
-register.filter("search_url", front.search_url)  # the search page for a text
-register.filter("pairs", compare.pairs)  # the compared products' pairs
-register.filter("picked_first", compare.picked_first)  # the comparison's picker's order
+register.filter("search_url", front.search_url)
+register.filter("pairs", compare.pairs)
+register.filter("picked_first", compare.picked_first)
+register.simple_tag(query.page_query, name="page_url")
 
 
 @register.filter
@@ -58,13 +42,12 @@ def get(mapping: Mapping[str, object] | None, key: str) -> object:
     return (mapping or {}).get(key)
 
 
-# ---- a judgement, a cell, its evidence (every page)
-
 _tag: Callable[..., object]
-
 for _tag in (
-    stale_rule.stale_days,
-    badges.verdict,
+    freshness.stale_days,
+    cells.verdict,
+    cells.verdict_choices,
+    cells.proof_levels,
     links.product_url,
     links.url_prefix,
     links.head_to_head_url,
@@ -72,53 +55,61 @@ for _tag in (
     links.category_stories_url,
     links.stale_stories_url,
     links.clear_filters_url,
-    links.page_url,
     links.disputes_url,
-):
-    register.simple_tag(_tag)
-
-register.inclusion_tag("arena/_cell.html#label", name="verdict_label")(badges.label)
-register.inclusion_tag("arena/_cell.html#age", name="evidence_checked")(cards.evidence_age)
-register.inclusion_tag("arena/_cell.html#evidence", name="evidence_item")(cards.evidence_item)
-register.inclusion_tag("arena/_cell.html#refs", name="with_refs")(cards.with_refs)
-register.inclusion_tag("arena/_cell.html#card", name="cell_card")(cards.cell_card)
-register.inclusion_tag("arena/_legend.html")(legend.legend)
-register.inclusion_tag("arena/_ranged.html", name="ranged")(ranges.ranged_context)
-register.inclusion_tag("arena/_ranged.html", name="score_with_range")(ranges.score_with_range)
-register.inclusion_tag("arena/_open_disputes.html")(disputes.open_disputes)
-register.inclusion_tag("arena/_evidence_share.html")(leaderboard.evidence_share)
-for _tag in (
-    arena_cards.persona_card_list,
+    arena.persona_card_list,
+    arena.leaderboard_lines,
+    arena.range_group_whos,
+    arena.names_of,
     compare.compare_scores,
     compare.compare_tally,
     compare.compare_rows,
-    leaderboard.leaderboard_lines,
-    leaderboard.range_group_whos,
-    leaderboard.names_of,
-):
-    register.simple_tag(_tag)
-
-# ---- the arena page: leaderboard, weights, persona cards, matrix and its filters
-
-for _tag in (
-    filters.verdict_choices,
-    legend.proof_levels,
+    compare.compare_url,
+    compare.head_to_head_sections,
+    compare.round_cards,
     matrix.matrix_blocks,
     matrix.matrix_rows,
-    compare.compare_url,
-):
-    register.simple_tag(_tag)
-
-# ---- the head-to-head, the comparison and the product page
-
-for _tag in (
-    head_to_head.head_to_head_sections,
-    head_to_head.round_cards,
-    charts.bar_chart,
     matrix.product_rows,
     facts.product_facts,
 ):
     register.simple_tag(_tag)
+
+register.inclusion_tag("arena/_legend.html")(cells.legend)
+register.inclusion_tag("arena/_ranged.html", name="ranged")(arena.ranged)
+register.inclusion_tag("arena/_ranged.html", name="score_with_range")(arena.score_with_range)
+register.inclusion_tag("arena/_open_disputes.html")(arena.open_disputes)
+register.inclusion_tag("arena/_evidence_share.html")(arena.evidence_share)
+
+
+@register.inclusion_tag("arena/_cell.html#label")
+def verdict_label(value: CellValue) -> dict[str, object]:
+    """A judgement in words, ``partial claimed 5/10``."""
+    return {"v": value}
+
+
+@register.inclusion_tag("arena/_cell.html#age")
+def evidence_checked(cell: CardCell) -> dict[str, object]:
+    """``checked 75 days ago (2026-09-16)``, "stale" past ``EVIDENCE_STALE_DAYS``."""
+    return {"age": cells.age(cell.verdict, cell.evidence_as_of)}
+
+
+@register.inclusion_tag("arena/_cell.html#evidence")
+def evidence_item(
+    e: Quote | Evidence, sources: Mapping[str, Source] = NO_SOURCES
+) -> dict[str, object]:
+    return {"e": e, "refs": cells.refs(e.source, sources)}
+
+
+@register.inclusion_tag("arena/_cell.html#refs")
+def with_refs(text: str, sources: Mapping[str, Source] = NO_SOURCES) -> dict[str, object]:
+    """``text`` with its source ids linked."""
+    return {"refs": cells.refs(text, sources)}
+
+
+@register.inclusion_tag("arena/_cell.html#card")
+def cell_card(
+    cell: CardCell, name: str, sources: Mapping[str, Source] = NO_SOURCES, story: str = ""
+) -> dict[str, object]:
+    return {"card": cells.card(cell, name, sources, story)}
 
 
 @register.simple_tag

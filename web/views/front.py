@@ -20,7 +20,6 @@ from arena import selectors
 from arena.selectors.search import SEARCH_LIMIT, known_pages, site_search
 from web import params
 from web.pages import front
-from web.pages.api_reference import api_endpoints
 from web.params import SEARCH_Q, HtmxHttpRequest
 from web.params.search import SEARCH_MAX_LENGTH, PairPicked, SearchAsked
 
@@ -95,5 +94,5 @@ class ApiDocsView(SpectacularSwaggerSplitView):
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         response: Response = super().get(request, *args, **kwargs)
         if isinstance(response.data, dict) and "script_url" in response.data:
-            response.data["endpoints"] = api_endpoints(_api_schema())
+            response.data["endpoints"] = front.api_endpoints(_api_schema())
         return response

@@ -4,7 +4,7 @@ fail and on what, and how sure each answer is (``arena.scoring.musthave``)."""
 
 from __future__ import annotations
 
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
@@ -14,6 +14,7 @@ from arena.scoring.musthave import NEED_LABELS, NEEDS, MustHaves
 from arena.selectors.musthave import must_check_get
 from web.params import HtmxHttpRequest, links
 from web.params.musthave import MustHaveAsked
+from web.views.disputes import arena_or_404
 
 
 @require_safe
@@ -22,9 +23,7 @@ def arena_must_have(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     is chosen, every product's answer. A choice spelled otherwise than the canonical address
     (the form's repeated parameters, another order) is redirected to it; what cannot be read (not
     a number, an unknown fact or story, too many) is a 400 with the form and what is wrong."""
-    found = selectors.arena_get(slug=arena)
-    if found is None:
-        raise Http404(f"No arena {arena!r}")
+    found = arena_or_404(arena)
     asked = MustHaveAsked.of(request.GET)
     check = must_check_get(arena=found, must=asked.must, weights=asked.weights)
     problems = list(asked.problems)
@@ -47,8 +46,6 @@ def arena_must_have(request: HtmxHttpRequest, arena: str) -> HttpResponse:
         "page_url": page_url,
         "weights_query": weights,
         "arena_link": f"{found.get_absolute_url()}{links.arena_query(selectors.MatrixFilters(), weights=weights)}",
-        "view_url": page_url
-        + links.must_have_query(stories=must.stories, needs=must.needs, weights=weights),
         "clear_url": page_url + links.must_have_query(weights=weights),
         "published_url": page_url + links.must_have_query(stories=must.stories, needs=must.needs),
         "needs": [(n, NEED_LABELS[n], n in must.needs) for n in NEEDS],

@@ -1,6 +1,5 @@
-"""The public pages. Each view reads the request (its query through ``web.params``), loads through
-``arena.selectors`` (a fixed number of queries), turns "not found" into a 404 and renders one
-template; htmx requests get one named partial of the same template."""
+"""The public pages: each reads the request (``web.params``), loads through ``arena.selectors``,
+turns "not found" into a 404 and renders one template, or one partial of it for htmx."""
 
 from __future__ import annotations
 
@@ -15,13 +14,13 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
 from arena import scoring, selectors
-from arena.selectors.arenas import CountedArena
 from arena.selectors.search import arena_product_choices
 from flags.disputes import arena_open_dispute_counts, cell_dispute_list
 from products.models import Product
 from web import params
 from web.pages import links as page_links
 from web.params import HtmxHttpRequest, fragment_asked, links
+from web.views.disputes import arena_or_404
 
 # The regions of the arena page that htmx swaps in place (the ids of their elements).
 ARENA_PARTIALS = ("leaderboard", "matrix")
@@ -30,22 +29,13 @@ CATEGORY_TARGET = "mx-cat-"
 
 
 def _or_404[T](found: T | None, what: str) -> T:
-    """What a selector found, or the 404 page when it found nothing."""
     if found is None:
         raise Http404(f"No {what}")
     return found
 
 
-def _arena_or_404(slug: str, *, close_calls: bool = False) -> CountedArena:
-    found = selectors.arena_get(slug=slug, close_calls=close_calls)
-    return _or_404(found, f"arena {slug!r}")
-
-
 @require_safe
 def home(request: HtmxHttpRequest) -> HttpResponse:
-    """What the site is and whom it serves, how verdicts are made and challenged, and the arenas
-    with their first product, freshness and an "X vs Y" picker each: two queries (the arenas,
-    every arena's products)."""
     ctx = {"arenas": selectors.arena_list(), "pick_choices": arena_product_choices()}
     return render(request, "arena/home.html", ctx)
 
@@ -58,12 +48,9 @@ def methodology(request: HtmxHttpRequest) -> HttpResponse:
 @require_safe
 @vary_on_headers("HX-Request", "HX-Target", "HX-History-Restore-Request")
 def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
-    """An arena: its leaderboard, ranked by ``"rank"`` or by the visitor's ``"weights"``, and its
-    story matrix, filtered by ``"persona"``, ``"category"``, ``"verdict"``, ``"q"`` and
-    ``"stale"``, ordered by ``"sort"``, with the products of ``"show"`` and the categories of
-    ``"fold"`` folded (``web.params.ArenaAsked``). htmx asks for the leaderboard, the matrix or a
-    collapsed category's rows."""
-    found = _arena_or_404(arena)
+    """An arena's leaderboard and story matrix, as ``web.params.ArenaAsked`` reads the query; htmx
+    asks for the leaderboard, the matrix or a collapsed category's rows."""
+    found = arena_or_404(arena)
     asked = params.ArenaAsked.of(request.GET)
     partial = _arena_partial(request, asked.filters)
     if partial is None and asked.weights.from_form:
@@ -139,8 +126,8 @@ def _leaderboard_fragment(
 def _arena_board(
     ctx: dict[str, Any], asked: params.ArenaAsked, *, rank: str
 ) -> tuple[list[Product], Sequence[scoring.ProductKey]]:
-    """The whole page's leaderboard and what surrounds it; the products and the ranking the
-    matrix's columns follow (the board's order: the rank asked for, or the visitor's weights)."""
+    """The whole page's leaderboard and what surrounds it; the products and the ranking (the
+    board's order) the matrix's columns follow."""
     arena = ctx["arena"]
     categories = selectors.arena_category_list(arena=arena)
     ctx["board"] = board = selectors.arena_leaderboard(
@@ -194,9 +181,7 @@ def _matrix_context(
 def _weights_context(
     ctx: dict[str, Any], board: selectors.Leaderboard, asked: params.ArenaAsked
 ) -> None:
-    """What the weights panel and the leaderboard's weights line need: the canonical weights, the
-    rank replaced while they are set, the presets' and the reset's addresses (the other settings
-    kept)."""
+    """The weights panel's: the canonical weights, the presets' and the reset's addresses."""
     ctx["weights_query"] = board.weights_query
     if board.weighted:
         ctx["rank"] = ""
@@ -232,7 +217,7 @@ def _view_links(*, diff: bool, open_all: bool) -> dict[str, str]:
 @require_safe
 @vary_on_headers("HX-Request", "HX-History-Restore-Request")
 def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpResponse:
-    found = _arena_or_404(arena, close_calls=True)  # (what would settle a close pair)
+    found = arena_or_404(arena, close_calls=True)  # (what would settle a close pair)
     error, status = "", 200
     asked = params.HeadToHeadAsked.of(request.GET)
     diff, open_all, opened = asked.diff, asked.open_all, asked.opened
@@ -281,16 +266,13 @@ def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpRe
     }
     if ctx["fragment"]:
         response = render(request, "arena/head_to_head.html#comparison", ctx, status=status)
-        if status != 200:
-            # htmx does not swap 4xx responses by default; tell it to, so the message shows in place
-            response["HX-Reswap"] = "innerHTML"
-        return push_url(response, pair_url + view)
+        return _swapped(response, pair_url + view)
     return render(request, "arena/head_to_head.html", ctx, status=status)
 
 
 @require_safe
 def product_detail(request: HtmxHttpRequest, arena: str, product: str) -> HttpResponse:
-    found = _arena_or_404(arena)
+    found = arena_or_404(arena)
     products = selectors.arena_product_list(arena=found)  # (its head-to-head links list them)
     shown = _or_404(
         selectors.product_get(arena=found, slug=product, products=products),
@@ -306,7 +288,7 @@ def product_detail(request: HtmxHttpRequest, arena: str, product: str) -> HttpRe
 
 @require_safe
 def story_detail(request: HtmxHttpRequest, arena: str, story: int) -> HttpResponse:
-    found = _arena_or_404(arena)
+    found = arena_or_404(arena)
     shown = _or_404(selectors.story_get(arena=found, pk=story), f"story {story}")
     cells = selectors.story_cell_list(story=shown)
     sources = selectors.story_cited_sources(story=shown, cells=cells)
@@ -316,7 +298,7 @@ def story_detail(request: HtmxHttpRequest, arena: str, story: int) -> HttpRespon
 
 @require_safe
 def arena_sources(request: HtmxHttpRequest, arena: str) -> HttpResponse:
-    found = _arena_or_404(arena)
+    found = arena_or_404(arena)
     ctx = {"arena": found, "sources": selectors.arena_source_list(arena=found)}
     return render(request, "arena/sources.html", ctx)
 
@@ -332,11 +314,9 @@ def cell_detail(request: HtmxHttpRequest, cell: int) -> HttpResponse:
 @require_safe
 @vary_on_headers("HX-Request", "HX-History-Restore-Request")
 def arena_compare(request: HtmxHttpRequest, arena: str) -> HttpResponse:
-    """Two to six products side by side (``?products=a,b,c`` or ``?products=a&products=b``, in
-    that order; ``diff=1``: only the rounds that are not drawn). A pick that cannot be compared
-    (unknown products, fewer than two, more than six) shows the picker with what is wrong, as a
-    400; no pick at all shows the picker alone."""
-    found = _arena_or_404(arena)
+    """Two to six products side by side (``?products=a,b,c``; ``diff=1``: no drawn rounds). A pick
+    that cannot be compared shows the picker with what is wrong, as a 400."""
+    found = arena_or_404(arena)
     products = selectors.arena_product_list(arena=found)
     slugs = params.slug_list(request.GET, params.PRODUCTS)
     diff = params.diff_asked(request.GET)
@@ -349,7 +329,6 @@ def arena_compare(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     )
     page_url = reverse("arena-compare", args=[found.slug])
     chosen = [p.slug for p in pick.products]
-    view_url = page_url + links.compare_query(chosen, diff=diff)
     ctx = {
         "arena": found,
         "cmp": cmp,
@@ -362,16 +341,24 @@ def arena_compare(request: HtmxHttpRequest, arena: str) -> HttpResponse:
         # the links that switch "differences only" and keep the products
         "all_url": page_url + links.compare_query(chosen, diff=False),
         "diff_url": page_url + links.compare_query(chosen, diff=True),
-        "view_url": view_url,
         "fragment": fragment_asked(request.htmx),
         "compare_min": selectors.COMPARE_MIN,
         "compare_max": selectors.COMPARE_MAX,
     }
     if ctx["fragment"]:
         response = render(request, "arena/compare.html#compare", ctx, status=status)
-        if status != 200:
-            # htmx does not swap 4xx responses by default; tell it to, so the message shows in place
-            response["HX-Reswap"] = "innerHTML"
-        # the address of what is shown, the products in the comma form
-        return push_url(response, request.get_full_path() if cmp is None else view_url)
+        view_url = (
+            request.get_full_path()
+            if cmp is None
+            else page_url + links.compare_query(chosen, diff=diff)
+        )
+        return _swapped(response, view_url)
     return render(request, "arena/compare.html", ctx, status=status)
+
+
+def _swapped(response: HttpResponse, url: str) -> HttpResponse:
+    """An htmx fragment that pushes ``url``; a 4xx one swapped too (htmx does not by default), so
+    the message shows in place."""
+    if response.status_code != 200:
+        response["HX-Reswap"] = "innerHTML"
+    return push_url(response, url)

@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_safe
 
 from arena import selectors
+from arena.selectors.arenas import CountedArena
 from web.views.disputes import arena_or_404
 
 
@@ -24,7 +25,7 @@ def _pair(pair: selectors.ClosePair) -> dict[str, Any]:
     }
 
 
-def _item(arena_slug: str, item: selectors.QueueItem) -> dict[str, Any]:
+def _item(item: selectors.QueueItem) -> dict[str, Any]:
     cell = item.cell
     return {
         "cell": cell.pk,
@@ -40,25 +41,27 @@ def _item(arena_slug: str, item: selectors.QueueItem) -> dict[str, Any]:
     }
 
 
-@require_safe
-def arena_verify(request: HttpRequest, arena: str) -> HttpResponse:
+def _queue(arena: str) -> tuple[CountedArena, selectors.VerifyQueue]:
     found = arena_or_404(arena, close_calls=True)
     products = selectors.arena_product_list(arena=found)
-    queue = selectors.verify_queue_get(arena=found, products=products)
+    return found, selectors.verify_queue_get(arena=found, products=products)
+
+
+@require_safe
+def arena_verify(request: HttpRequest, arena: str) -> HttpResponse:
+    found, queue = _queue(arena)
     return render(request, "arena/verify.html", {"arena": found, "queue": queue})
 
 
 @require_safe
 def arena_verify_json(request: HttpRequest, arena: str) -> HttpResponse:
-    found = arena_or_404(arena, close_calls=True)
-    products = selectors.arena_product_list(arena=found)
-    queue = selectors.verify_queue_get(arena=found, products=products)
+    found, queue = _queue(arena)
     return JsonResponse(
         {
             "arena": found.slug,
             "close_calls": [_pair(p) for p in queue.close],
             "count": len(queue.items),
-            "cells": [_item(found.slug, i) for i in queue.items],
+            "cells": [_item(i) for i in queue.items],
         },
         json_dumps_params={"ensure_ascii": False},
     )

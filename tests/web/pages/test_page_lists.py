@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from arena.selectors import Leaderboard, RankOption
 from tests.factories import CellFactory, StoryFactory
-from web.pages.head_to_head import head_to_head_sections
+from web.pages.compare import head_to_head_sections
 
 EVIL = "<script>alert('x')</script> & \"Co\""
 EVIL_HTML = "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; &quot;Co&quot;"

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from stories.models import Cell
 from tests.factories import CellFactory
-from web.pages.links import MatrixLinks
+from web.pages.links import matrix_category_urls
 from web.params import links as query
 
 
@@ -34,7 +34,7 @@ _TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_siz
 @settings(deadline=None)  # (the first example loads the URL patterns)
 @given(st.dictionaries(st.text("abcdefghij", min_size=1, max_size=6), _TEXT, max_size=4), _TEXT)
 def test_a_category_link_keeps_the_page_s_query_and_adds_its_own(page_query, category):
-    url = MatrixLinks("arena", page_query).fold_url(category)
+    url = matrix_category_urls("arena", page_query, category)[0]
     path, _, written = url.partition("?")
     assert path.endswith("/arenas/arena/")
     pairs = parse_qsl(written, keep_blank_values=True)

@@ -8,19 +8,18 @@ from django.template.loader import render_to_string
 
 from stories.models import CellChange
 from stories.values import CellValue, Proof, Verdict
-from web.pages import badges, cards
-from web.pages.legend import legend
+from web.pages import cells
 from web.pages.matrix import cells_html
 
-verdict = badges.verdict
+verdict = cells.verdict
 
 
 def verdict_label(value):
-    return render_to_string("arena/_cell.html#label", badges.label(value))
+    return render_to_string("arena/_cell.html#label", {"v": value})
 
 
 def cell_card(cell, name):
-    return render_to_string("arena/_cell.html#card", cards.cell_card(cell, name))
+    return render_to_string("arena/_cell.html#card", {"card": cells.card(cell, name)})
 
 
 def test_badge_reads_symbol_word_proof_letter_and_quality():
@@ -77,7 +76,7 @@ def test_matrix_cell_is_the_short_badge_linking_to_the_proof_page():
 
 
 def test_legend_marks_each_verdict_and_proof_as_the_badges_do():
-    html = render_to_string("arena/_legend.html", legend())
+    html = render_to_string("arena/_legend.html", cells.legend())
     assert html.count('<dt><span class="verdict v-') == len(Verdict)
     assert "<dd>question doesn&#x27;t apply to this kind of product</dd>" in html
     head = '<span class="verdict v-full"><span class="sym" aria-hidden="true">✓</span> full</span>'

@@ -1,0 +1,236 @@
+"""The arena page's parts beyond the stored rows (``arena/detail.html`` draws them): the
+leaderboard's lines and notes, the weights panel, "Best by user type", scores with their ranges
+and the products' open disputes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from arena import scoring
+from arena.models import PersonaResult, ProductScore
+from arena.selectors import Leaderboard
+from arena.selectors.calls import next_calls, persona_call
+from arena.selectors.leaderboard import BoardRow
+from products.models import Product
+from web.pages import links
+from web.params import links as query
+
+# A range group of more products than this is given by its places and its ends, not every name.
+GROUP_NAMES_MAX = 6
+_TIE_BREAKS = {"PA Score": "a higher PA Score", "name": "name (alphabetical)"}
+_WEIGHT_LEGENDS = {"category": "Categories", "persona": "User types"}
+
+
+def ranged(value: int | None, rng: Sequence[int] | None) -> dict[str, object]:
+    """What ``arena/_ranged.html`` draws: a score, its range and where the bar's pieces go."""
+    if value is None or not rng:
+        return {"value": value, "low_high": False}
+    low, high = int(rng[0]), int(rng[1])
+    return {
+        "value": int(value),
+        "low_high": True,
+        "low": low,
+        "high": high,
+        "width": max(high - low, 0),
+        "tick": min(max(int(value) - 1, 0), 98),
+    }
+
+
+def score_with_range(score: ProductScore) -> dict[str, object]:
+    """A stored score row's PA Score with its range and bar (the product page)."""
+    low, high = getattr(score, "pa_low", None), getattr(score, "pa_high", None)
+    return ranged(score.pa_score, (low, high) if low is not None and high is not None else None)
+
+
+def open_disputes(
+    arena: str, product: Product, counts: Mapping[int, int] | None, none: str = ""
+) -> dict[str, object]:
+    """What ``arena/_open_disputes.html`` draws: the product's open disputes, linked to the
+    disputes page narrowed to them; ``none`` when it has none."""
+    n = int((counts or {}).get(product.pk, 0))
+    return {
+        "count": n,
+        "words": f"{n} open dispute{'' if n == 1 else 's'}",
+        "url": links.disputes_url(arena, product=product.slug, state="open") if n else "",
+        "product": product,
+        "none": none,
+    }
+
+
+def evidence_share(published: int, judged: int) -> dict[str, object]:
+    """Beside a verified count: ``· 5/51 with published evidence (10%)``."""
+    share = scoring.evidence_share(published, judged)
+    return {"published": published, "judged": judged, "share": share}
+
+
+class Moved(NamedTuple):
+    """How far a row moved from its published rank: ``▲2``, "up", its words."""
+
+    mark: str
+    cls: str
+    words: str
+
+
+class WeightField(NamedTuple):
+    field: str  # ``w-<key>``
+    label: str
+    levels: list[tuple[int, str, bool]]  # 0-3, its word, whether it is the one in effect
+
+
+@dataclass(frozen=True)
+class Line:
+    """One row of the leaderboard as the template draws it."""
+
+    row: BoardRow
+    url: str  # the product's page
+    vs_url: str  # its head-to-head with ``row.vs``, "" when none
+    could_be: tuple[int, int] | None  # the ranks it could take, on the published order
+    close_next: str  # the next product's name when their order is too close to call
+    moved: Moved | None  # with a visitor's weights
+    personas: list[tuple[int | None, bool]]  # each persona's score, whether it ranks the board
+    category: int | None  # the ranked category's score
+    group: str | None  # the places its range group spans ("2–4"), "" alone, None: no groups
+    stale: int  # its stale cells' share of its judged cells, 0 for none
+
+
+def _moved(row: BoardRow) -> Moved:
+    moved, published = int(row.moved), int(row.published_position)
+    if moved > 0:
+        return Moved(f"▲{moved}", "up", f"up {moved} from published rank {published}")
+    if moved < 0:
+        return Moved(f"▼{-moved}", "down", f"down {-moved} from published rank {published}")
+    return Moved("=", "same", f"same as published rank {published}")
+
+
+def _group_spans(board: Leaderboard) -> dict[int, str]:
+    """Each row's range group as the places it spans (``"2–4"``), for groups of two or more."""
+    spans: dict[int, tuple[int, int]] = {}
+    for i, row in enumerate(board.rows):
+        group = getattr(row, "range_group", None)
+        if group is not None:
+            first, _ = spans.get(group, (i + 1, i + 1))
+            spans[group] = (first, i + 1)
+    return {g: f"{a}–{b}" for g, (a, b) in spans.items() if b > a}
+
+
+def leaderboard_lines(board: Leaderboard, arena: str) -> list[Line]:
+    """The leaderboard's rows with what each shows beside its stored figures."""
+    products = links.url_prefix("product-detail", arena)
+    pairs = links.head_to_head_prefix(arena)
+    groups = _group_spans(board) if getattr(board, "range_groups", None) else None
+    weighted = getattr(board, "weighted", False)
+    # who leads whom is said on the published order only (the PA Score's ranges)
+    published = board.by_pa and not weighted
+    rows = list(board.rows)
+    calls = next_calls(rows) if published else [None] * len(rows)
+    lines = []
+    for i, row in enumerate(rows):
+        p, call = row.product, calls[i]
+        after = rows[i + 1] if i + 1 < len(rows) else None
+        scores = row.persona_scores or {}
+        group = None
+        if groups is not None:
+            group = groups.get(row.range_group, "") if row.range_group is not None else ""
+        best, worst = getattr(row, "rank_best", None), getattr(row, "rank_worst", None)
+        could_be = None
+        if published and best is not None and worst is not None and best != worst:
+            could_be = int(best), int(worst)
+        stale, cells = getattr(row, "stale_cells", 0), getattr(row, "cells", 0)
+        lines.append(
+            Line(
+                row=row,
+                url=f"{products}{p.slug}/",
+                vs_url=f"{pairs}{p.slug}-vs-{row.vs.slug}/" if row.vs else "",
+                could_be=could_be,
+                close_next=after.product.name if call and call.close and after else "",
+                moved=_moved(row) if weighted else None,
+                personas=[(scores.get(s), s == board.persona) for s in board.personas],
+                category=(row.category_scores or {}).get(board.category)
+                if board.category
+                else None,
+                group=group,
+                stale=scoring.round_half_up(100 * stale / cells) if stale and cells else 0,
+            )
+        )
+    return lines
+
+
+def range_group_whos(board: Leaderboard) -> list[str]:
+    """Under the leaderboard, each range group's products (``A, B and C``), or its places when
+    it holds more than ``GROUP_NAMES_MAX``."""
+    out = []
+    for rows in board.range_groups:
+        first = board.rows.index(rows[0]) + 1
+        if len(rows) <= GROUP_NAMES_MAX:
+            out.append(names_of(rows))
+        else:
+            out.append(f"Places {first}–{first + len(rows) - 1}")
+    return out
+
+
+def names_of(rows: Sequence[BoardRow]) -> str:
+    """``A, B and C``."""
+    names = [r.product.name for r in rows]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def weight_groups(board: Leaderboard) -> list[tuple[str, list[WeightField]]]:
+    """The weights panel's menus: (legend, fields) per category, then per user type."""
+    if board.reading is None:
+        return []
+    groups: dict[str, list[WeightField]] = {"category": [], "persona": []}
+    for control in board.reading.controls:
+        levels = [(lv, word, lv == control.value) for lv, word in scoring.WEIGHT_LEVELS.items()]
+        field = query.weight_field(control.key.key)
+        groups[control.key.kind].append(WeightField(field, control.key.label, levels))
+    return [(_WEIGHT_LEGENDS[kind], fields) for kind, fields in groups.items() if fields]
+
+
+@dataclass(frozen=True)
+class PersonaCard:
+    """One "Best by user type" card."""
+
+    result: PersonaResult
+    winner_url: str
+    runner_up_url: str
+    tie_break: str  # what put the winner ahead of a runner-up of the same score, "" when not tied
+    call: str  # "close", "leads", or "" with no runner-up to call
+    spread: dict[str, Any] | None  # the winner's range over this persona's stories, for its bar
+    stories_url: str
+    few: bool  # fewer than ``scoring.FEW_STORIES`` stories decide it
+
+
+def persona_card_list(
+    persona_results: Iterable[PersonaResult], arena: str, board: Leaderboard | None = None
+) -> list[PersonaCard]:
+    """Each persona's card: what decided a tie (``board``'s PA Scores, which a tie falls to),
+    whether the winner leads by ``scoring.pair_call``, its range and the link to its stories."""
+    products = links.url_prefix("product-detail", arena)
+    scores = {row.product_id: row for row in (board.rows if board is not None else [])}
+    cards = []
+    for r in persona_results:
+        winner, runner_up = r.winner, r.runner_up
+        tie_break, call = "", ""
+        if winner and runner_up:
+            pa = [getattr(scores.get(p.pk), "pa_score", None) for p in (winner, runner_up)]
+            decided_by = scoring.persona_decided_by(r.winner_score, r.runner_up_score, *pa)
+            tie_break = _TIE_BREAKS[decided_by] if decided_by else ""
+            called = persona_call(r, scores)
+            call = "" if called is None else "close" if called.close else "leads"
+        ranges = getattr(scores.get(winner.pk), "persona_ranges", None) if winner else None
+        rng = (ranges or {}).get(r.persona.slug)
+        cards.append(
+            PersonaCard(
+                result=r,
+                winner_url=f"{products}{winner.slug}/" if winner else "",
+                runner_up_url=f"{products}{runner_up.slug}/" if runner_up else "",
+                tie_break=tie_break,
+                call=call,
+                spread=ranged(r.winner_score, rng) if rng and r.winner_score is not None else None,
+                stories_url=links.persona_stories_url(arena, r.persona.slug),
+                few=int(r.story_count) < scoring.FEW_STORIES,
+            )
+        )
+    return cards

@@ -1,0 +1,276 @@
+"""A judgement, a cell and its evidence as the pages write them (``arena/_cell.html`` draws them
+from ``stories.values.CellValue``): badges, the legend, evidence ages and cards."""
+
+from __future__ import annotations
+
+import enum
+import functools
+import html
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Final, NamedTuple
+
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
+
+from arena.models import Persona, Source
+from arena.selectors.cells import CellLine, Quote
+from core.text import split_source_ids
+from stories import freshness
+from stories.models import Cell
+from stories.models import Evidence as EvidenceRow
+from stories.values import Backing, CellValue, Proof, Verdict, backing_of
+from web.pages import links
+
+type CardCell = CellLine | Cell
+
+# The mark each proof level shows on the pages: plain capitals every font has, none that reads as
+# a verdict (the arena files' own letters, ``Proof.letter``, use "X" for community, which reads as
+# "fails"), and the word each comes from, for the key above the matrix.
+PROOF_MARKS = {
+    Proof.PROBED: ("T", "tested"),
+    Proof.COMMUNITY: ("U", "users"),
+    Proof.CLAIMED: ("C", "claimed"),
+    Proof.CONTRADICTED: ("D", "disproved"),
+    Proof.AUTH_GATED: ("G", "gated"),
+}
+# What the legend says of each verdict, and of a proof level where it says more than its meaning.
+_LEGEND_VERDICTS = {
+    Verdict.FULL: "clear evidence",
+    Verdict.PARTIAL: "with caveats",
+    Verdict.DISPUTED: "evidence conflicts",
+    Verdict.NONE: "no evidence found (quality 0)",
+    Verdict.NA: "question doesn't apply to this kind of product",
+}
+_LEGEND_PROOFS = {
+    Proof.AUTH_GATED: "probe hit a live sign-in wall — verified reachable, untestable keylessly",
+}
+# The matrix's compact mark of what backs a cell.
+BACKING_SYMBOLS = {Backing.QUOTES: "❝", Backing.RATIONALE: "¶", Backing.NONE: "∅"}
+NO_SOURCES: Mapping[str, Source] = {}
+# The longest story text a control's accessible name quotes whole.
+STORY_NAME_MAX = 60
+
+
+# Django's ``escape`` checks for lazy strings and marks its result safe on each call; the builders
+# escape the same few hundred texts per render, some dozens of times, and mark the whole safe once.
+@functools.lru_cache(maxsize=8192)
+def esc(text: str) -> str:
+    return html.escape(text)
+
+
+def score_text(value: int | None) -> str:
+    """A stored score out of 100, or an em dash when there is none."""
+    return "—" if value is None else f"{value}/100"
+
+
+def persona_name(persona: Persona) -> str:
+    """A persona's label, as every page names it; its slug only when it has no label."""
+    return persona.label or persona.slug
+
+
+def proof_mark(proof: str | None) -> str:
+    return PROOF_MARKS[Proof(proof)][0] if proof else ""
+
+
+def verdict_class(verdict: str) -> str:
+    return "v-na" if verdict == Verdict.NA else f"v-{verdict}"
+
+
+def verdict(cell: CellValue | CardCell, words: bool = False) -> SafeString:
+    """A cell's badge, ``✓ full C 8/10``; with ``words`` the proof's name, its meaning on hover."""
+    return _badge(cell.verdict, cell.proof or None, cell.quality, words)
+
+
+@functools.lru_cache(maxsize=512)
+def _badge(verdict: str, proof: str | None, quality: int | None, words: bool) -> SafeString:
+    # the same few dozen badges make up a page of hundreds: each is rendered once
+    value = CellValue(verdict, proof, quality)
+    return render_to_string("arena/_cell.html#badge", {"v": value, "words": words})
+
+
+@functools.lru_cache(maxsize=512)
+def matrix_badge(verdict: str, proof: str | None, quality: int | None) -> str:
+    """A matrix cell's short badge, ``<i>✓</i> full X 9/10`` (its ``<td>`` carries the class)."""
+    value = CellValue(verdict, proof, quality)
+    if not value.applicable:
+        return esc(value.verdict)
+    letter = f" {proof_mark(value.proof)}" if value.proof else ""
+    return f'<i aria-hidden="true">{value.symbol}</i> {esc(value.verdict)}{letter} {value.quality_text}'
+
+
+@functools.lru_cache(maxsize=512)
+def matrix_words(verdict: str, proof: str | None, quality: int | None) -> str:
+    """A matrix cell's judgement for screen readers: ``full, probed, 9/10``, ``not applicable``."""
+    if verdict == Verdict.NA:
+        return "not applicable"
+    value = CellValue(verdict, proof or None, quality)
+    return ", ".join(
+        part for part in (value.verdict, value.proof or "", value.quality_text) if part
+    )
+
+
+def legend() -> dict[str, object]:
+    """The legend's columns of marks and meanings (its column of numbers is the template's)."""
+    return {
+        "verdicts": [(CellValue(v), _LEGEND_VERDICTS[v]) for v in Verdict],
+        "proofs": [(p, _LEGEND_PROOFS.get(p, p.meaning)) for p in Proof],
+        "backings": [(BACKING_SYMBOLS[b], str(b.label)) for b in Backing],
+    }
+
+
+def proof_levels() -> list[dict[str, str]]:
+    """The key above the matrix: each proof level's mark, its name and the word of its letter."""
+    return [{"mark": PROOF_MARKS[p][0], "name": p.value, "word": PROOF_MARKS[p][1]} for p in Proof]
+
+
+def verdict_choices() -> list[tuple[str, str]]:
+    """The matrix filter's verdict menu, ``✓ full`` … ``n/a``."""
+    return [(v.value, f"{v.symbol} {v.label}" if v.symbol else v.label) for v in Verdict]
+
+
+class _Absent(enum.Enum):
+    NO_DATE = "no date"
+
+
+# What a stand-in for a cell that does not read its date gives (it shows no date at all).
+NO_DATE: Final = _Absent.NO_DATE
+type AsOf = date | None | _Absent
+
+
+class Now(NamedTuple):
+    """Today and the stale age, read once per page part (a page shows hundreds of cells)."""
+
+    today: date
+    days: int
+
+
+def freshness_now() -> Now:
+    return Now(freshness.today(), freshness.stale_days())
+
+
+def stale_title(as_of: date | None, today: date) -> str:
+    """A stale cell's mark's hover text in the matrix."""
+    if as_of is None:
+        return "stale: no check date"
+    return f"stale: evidence {freshness.age_text(freshness.age_days(as_of, today=today))}, {as_of:%Y-%m-%d}"
+
+
+def arena_updated(arena: object) -> date | None:
+    """The published pages' date, or the day of a later change of a verdict (``last_change``)."""
+    return freshness.updated_on(
+        getattr(arena, "updated", None), getattr(arena, "last_change", None)
+    )
+
+
+# Dates in three fixed forms: ``strftime`` takes a fraction of the time of the ``date`` filter
+# (registered as filters that expect local time, as ``date`` does).
+def iso_day(value: date | None) -> str:
+    return value.strftime("%Y-%m-%d") if value else ""
+
+
+def iso_minute(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M") if value else ""
+
+
+def iso_second(value: datetime | None) -> str:
+    """``2026-09-16T08:30:05+0000``, an HTML ``datetime``."""
+    return value.strftime("%Y-%m-%dT%H:%M:%S%z") if value else ""
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A piece of text; a source id (``is_id``) links to its source when the list has one."""
+
+    text: str
+    is_id: bool = False
+    url: str = ""
+    about: str = ""  # the source's title and the day it was read
+
+
+def refs(text: str, sources: Mapping[str, Source] = NO_SOURCES) -> list[Ref]:
+    """``text`` in pieces, each source id in it resolved against the arena's source list."""
+    out = []
+    for piece, is_id in split_source_ids(text):
+        source = sources.get(piece) if is_id else None
+        if source is None or not source.url:
+            out.append(Ref(piece, is_id))
+            continue
+        about = source.title or source.url
+        if source.accessed is not None:
+            about += f", accessed {source.accessed:%Y-%m-%d}"
+        out.append(Ref(piece, True, source.url, about))
+    return out
+
+
+@dataclass(frozen=True)
+class Age:
+    """How old a cell's newest evidence is: ``checked 75 days ago``, its day, whether stale."""
+
+    text: str
+    as_of: date | None
+    stale: bool
+    days: int  # the stale age
+
+
+def age(verdict: str, as_of: date | None, now: Now | None = None) -> Age:
+    today, days = now or freshness_now()
+    text = freshness.age_text(freshness.age_days(as_of, today=today))
+    stale = freshness.is_stale(verdict, as_of, today=today, days=days)
+    return Age(text, as_of, stale, int(days))
+
+
+def story_name(text: str) -> str:
+    """A story's text as a control's accessible name quotes it: whole when short, else cut at a
+    word before ``STORY_NAME_MAX`` characters, with an ellipsis."""
+    if len(text) <= STORY_NAME_MAX:
+        return text
+    cut = text[:STORY_NAME_MAX].rsplit(" ", 1)[0].rstrip(",;:")
+    return f"{cut}…"
+
+
+@dataclass(frozen=True)
+class Card:
+    cell: CardCell
+    value: CellValue
+    name: str  # its heading, the product's name
+    age: Age | None  # None for n/a, or a stand-in that does not read its date
+    backing: Backing
+    quotes: int
+    rationale: list[Ref]
+    evidence: list[tuple[Quote | EvidenceRow, list[Ref]]]  # each quote, its source in pieces
+    flag_label: str  # ``Inngest on “Resume after a crash”, full``
+    url: str  # its proof page
+
+    @property
+    def backing_text(self) -> str:
+        return self.backing.describe(self.quotes)
+
+
+def card(
+    cell: CardCell,
+    name: str,
+    sources: Mapping[str, Source] = NO_SOURCES,
+    story: str = "",
+    now: Now | None = None,
+) -> Card:
+    """One judged cell as a card: ``name`` its heading; its quotes (``cell.evidence.all()``,
+    loaded beforehand); its flag control named for the product and ``story``, the story's text."""
+    value = CellValue(cell.verdict, cell.proof or None, cell.quality)
+    as_of: AsOf = getattr(cell, "evidence_as_of", NO_DATE)
+    published = cell.detail_published
+    quotes: list[Quote | EvidenceRow] = list(cell.evidence.all()) if published else []
+    on = f" on “{story_name(story)}”" if story else ""
+    return Card(
+        cell=cell,
+        value=value,
+        name=name,
+        age=None if as_of is NO_DATE or not value.applicable else age(cell.verdict, as_of, now),
+        backing=backing_of(published=published, rationale=cell.rationale, quotes=len(quotes)),
+        quotes=len(quotes),
+        rationale=refs(cell.rationale, sources) if published else [],
+        evidence=[(e, refs(e.source, sources)) for e in quotes],
+        flag_label=f"{cell.product.name}{on}, {cell.verdict}",
+        url=f"{links.cells_prefix()}{int(cell.pk)}/",
+    )
