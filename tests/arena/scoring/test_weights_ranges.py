@@ -157,7 +157,7 @@ def test_order_by_weights_with_published_weights_is_the_leaderboard(seed_record)
     stories, cells = seed_inputs(seed_record)
     products = [(p, p) for p in seed_record.overview.products]
     results = scoring.product_results(products, stories, cells)
-    assert scoring.order_by_weights(results, scoring.PUBLISHED) == scoring.order_by(results)
+    assert scoring.order_by(results, weights=scoring.PUBLISHED) == scoring.order_by(results)
 
 
 @settings(max_examples=200, deadline=None)
