@@ -6,7 +6,7 @@ arena whose pages show the row. The stored scores are the recompute's: viewable,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from django.contrib import admin, messages
@@ -25,23 +25,7 @@ from arena.models import (
     SubGroup,
 )
 from arena.recompute import arena_mark_stale
-from arena.services import (
-    ADJACENT_EDITABLE_FIELDS,
-    ARENA_EDITABLE_FIELDS,
-    CATEGORY_EDITABLE_FIELDS,
-    PERSONA_EDITABLE_FIELDS,
-    SUBGROUP_EDITABLE_FIELDS,
-    adjacent_arena_delete,
-    adjacent_arena_save,
-    arena_delete,
-    arena_save,
-    category_delete,
-    category_save,
-    persona_delete,
-    persona_save,
-    subgroup_delete,
-    subgroup_save,
-)
+from arena.services import EDITABLE, structure_delete, structure_save
 from core.admin_base import ReadOnly, RefusesStaleSaves, edit_refused
 from core.conflicts import EditConflict
 from core.forms import VersionedForm, form_meta
@@ -49,60 +33,45 @@ from core.forms import VersionedForm, form_meta
 
 class ArenaForm(VersionedForm):
     what = "arena"
-    Meta = form_meta(Arena, ARENA_EDITABLE_FIELDS)
+    Meta = form_meta(Arena, EDITABLE[Arena])
 
 
 class CategoryForm(VersionedForm):
     what = "category"
-    Meta = form_meta(Category, ["arena", *CATEGORY_EDITABLE_FIELDS])
+    Meta = form_meta(Category, ["arena", *EDITABLE[Category]])
 
 
 class SubGroupForm(VersionedForm):
     what = "sub-group"
-    Meta = form_meta(SubGroup, ["category", *SUBGROUP_EDITABLE_FIELDS])
+    Meta = form_meta(SubGroup, ["category", *EDITABLE[SubGroup]])
 
 
 class PersonaForm(VersionedForm):
     what = "persona"
-    Meta = form_meta(Persona, PERSONA_EDITABLE_FIELDS)
+    Meta = form_meta(Persona, EDITABLE[Persona])
 
 
 class AdjacentArenaForm(VersionedForm):
     what = "adjacent arena"
-    Meta = form_meta(AdjacentArena, ADJACENT_EDITABLE_FIELDS)
+    Meta = form_meta(AdjacentArena, EDITABLE[AdjacentArena])
 
 
-# model → (the services' keyword for the row, save service, delete service)
-SERVICES: dict[type[Model], tuple[str, Callable[..., object], Callable[..., object]]] = {
-    Arena: ("arena", arena_save, arena_delete),
-    Category: ("category", category_save, category_delete),
-    SubGroup: ("subgroup", subgroup_save, subgroup_delete),
-    Persona: ("persona", persona_save, persona_delete),
-    AdjacentArena: ("adjacent", adjacent_arena_save, adjacent_arena_delete),
-}
-
-
-def _save(form: VersionedForm, obj: Model) -> None:
-    kw, save, _ = SERVICES[type(obj)]
-    save(
-        **{kw: obj},
-        changed=form.changed_data,
-        base_version=form.base_version(),
-        base=form.base(),
-    )
-
-
-def _delete(obj: Model, form: VersionedForm | None = None) -> None:
-    kw, _, delete = SERVICES[type(obj)]
+def _delete(obj: Any, form: VersionedForm | None = None) -> None:
     try:
-        delete(
-            **{kw: obj},
+        structure_delete(
+            obj,
             base_version=None if form is None else form.base_version(),
             base=None if form is None else form.base(),
         )
     except ProtectedError as exc:  # a story took it since the form was checked
         used = len(exc.protected_objects)
         raise ValidationError(f"{obj} is still in use, by {used} row(s).") from exc
+
+
+def _save(form: VersionedForm, obj: Any) -> None:
+    structure_save(
+        obj, changed=form.changed_data, base_version=form.base_version(), base=form.base()
+    )
 
 
 class StructureAdmin(RefusesStaleSaves):
@@ -134,7 +103,7 @@ class StructureAdmin(RefusesStaleSaves):
             raise PermissionDenied(f"Nothing was deleted: {text}") from exc
 
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
-        if formset.model not in SERVICES:
+        if formset.model not in EDITABLE:
             return super().save_formset(request, form, formset, change)
         saved = formset.save(commit=False)  # sets the fk of new rows, and what changed
         forms = {id(f.instance): f for f in formset.forms}
