@@ -1,8 +1,5 @@
-"""The admin of an arena's structure: the arena's own fields, its categories and sub-groups, the
-personas, the adjacent arenas. Every edit is versioned like a cell's (``VersionedForm``): a form
-opened before someone else changed the same field is refused with what changed, an edit of other
-fields is merged. The writes go through ``arena.services``, which move the content version of every
-arena whose pages show the row. The stored scores are the recompute's: viewable, never edited."""
+"""The admin of an arena's structure, versioned like a cell's (``VersionedForm``) and written
+through ``arena.services``; the stored scores are the recompute's: viewable, never edited."""
 
 from __future__ import annotations
 
@@ -12,7 +9,7 @@ from typing import Any
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import Model, ProtectedError, QuerySet
+from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
 from arena.models import (
@@ -56,18 +53,6 @@ class AdjacentArenaForm(VersionedForm):
     Meta = form_meta(AdjacentArena, EDITABLE[AdjacentArena])
 
 
-def _delete(obj: Any, form: VersionedForm | None = None) -> None:
-    try:
-        structure_delete(
-            obj,
-            base_version=None if form is None else form.base_version(),
-            base=None if form is None else form.base(),
-        )
-    except ProtectedError as exc:  # a story took it since the form was checked
-        used = len(exc.protected_objects)
-        raise ValidationError(f"{obj} is still in use, by {used} row(s).") from exc
-
-
 def _save(form: VersionedForm, obj: Any) -> None:
     structure_save(
         obj, changed=form.changed_data, base_version=form.base_version(), base=form.base()
@@ -75,8 +60,8 @@ def _save(form: VersionedForm, obj: Any) -> None:
 
 
 class StructureAdmin(RefusesStaleSaves):
-    """Saves and deletes a versioned row of the structure, and its versioned inlines, through the
-    services; a save that a concurrent edit made stale is refused (nothing of the page is kept)."""
+    """Saves and deletes a row and its versioned inlines through the services; a stale save is
+    refused (nothing of the page is kept)."""
 
     def save_model(self, request: HttpRequest, obj: Model, form: Any, change: bool) -> None:
         try:
@@ -90,13 +75,13 @@ class StructureAdmin(RefusesStaleSaves):
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
         self._delete_all(request, queryset)
 
-    def _delete_all(self, request: HttpRequest, rows: Iterable[Model]) -> None:
+    def _delete_all(self, request: HttpRequest, rows: Iterable[Any]) -> None:
         """All or nothing; a row a story took meanwhile is refused with a message (a 403, since
         the admin's delete page has no form to show it on), never a 500."""
         try:
             with transaction.atomic():
                 for obj in rows:
-                    _delete(obj)
+                    structure_delete(obj)
         except (EditConflict, ValidationError) as exc:
             text = " ".join(getattr(exc, "messages", None) or [str(exc)])
             self.message_user(request, f"Nothing was deleted: {text}", messages.ERROR)
@@ -113,7 +98,8 @@ class StructureAdmin(RefusesStaleSaves):
             with transaction.atomic():
                 # deletes first, as Django's formsets do: a new row may take a deleted one's place
                 for obj in formset.deleted_objects:
-                    _delete(obj, forms.get(id(obj)))
+                    f = forms[id(obj)]
+                    structure_delete(obj, base_version=f.base_version(), base=f.base())
                 for obj in saved:
                     _save(forms[id(obj)], obj)
         except (EditConflict, ValidationError) as exc:
@@ -123,8 +109,7 @@ class StructureAdmin(RefusesStaleSaves):
 
 
 class DerivedAdmin(ReadOnly, admin.ModelAdmin):
-    """Rows only the recompute writes (stored scores): viewable, never added, edited or deleted by
-    hand; the pages would show numbers no cell supports until the next recompute put them back."""
+    """Rows only the recompute writes: a hand edit would show numbers no cell supports."""
 
 
 class CategoryInline(admin.TabularInline):
@@ -143,8 +128,6 @@ class AdjacentInline(admin.TabularInline):
 
 
 class ProductScoreInline(ReadOnly, admin.TabularInline):
-    """Stored scores shown on their arena's page, read-only (see ``DerivedAdmin``)."""
-
     model = ProductScore
     fk_name = "arena"
     extra = 0

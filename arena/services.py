@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import ProtectedError
 from django.utils import timezone
 
 from arena.models import AdjacentArena, Arena, Category, Persona, PersonaResult, SubGroup
@@ -96,8 +97,8 @@ def structure_save[R: VersionedRecord](
 def structure_delete(
     row: VersionedRecord, *, base_version: int | None = None, base: dict | None = None
 ) -> None:
-    """Delete a row unless it changed since the editor read it (EditConflict names what moved);
-    PROTECT refuses a row that stories still use (ProtectedError)."""
+    """Delete a row unless it changed since the editor read it (EditConflict names what moved) or
+    stories still use it (ValidationError)."""
     model = type(row)
     current = model._default_manager.select_for_update().filter(pk=row.pk).first()
     if current is None:
@@ -110,5 +111,9 @@ def structure_delete(
         }
         raise EditConflict(what(model), moved, current)
     arenas = _arenas(current)  # read first: a persona's results go with it
-    current.delete()
+    try:
+        current.delete()
+    except ProtectedError as exc:
+        used = len(exc.protected_objects)
+        raise ValidationError(f"{current} is still in use, by {used} row(s).") from exc
     _changed(arenas, model in SCORED)
