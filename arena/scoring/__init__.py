@@ -5,12 +5,9 @@ from arena.scoring.certainty import (
     TOO_CLOSE,
     Call,
     Ranged,
-    Side,
     close_calls,
     pair_call,
-    ranged,
     rank_ranges,
-    settle_set,
 )
 from arena.scoring.ranking import (
     FEW_STORIES,
@@ -20,7 +17,6 @@ from arena.scoring.ranking import (
     RANK_PERSONA,
     RANK_VERIFIED,
     PersonaBest,
-    RankedResult,
     Standing,
     best_by_persona,
     leaderboard,
@@ -33,8 +29,6 @@ from arena.scoring.ranking import (
     uphold_effect,
 )
 from arena.scoring.results import (
-    PUBLISHED,
-    UNVERIFIED_PROOF,
     WEIGHT_LEVELS,
     WEIGHT_NORMAL,
     Part,
@@ -42,9 +36,7 @@ from arena.scoring.results import (
     Weights,
     is_unverified,
     personal_score,
-    product_result,
     product_results,
-    quality_bounds,
     range_groups,
     score_range,
 )
@@ -55,7 +47,6 @@ from arena.scoring.rounds import (
     BestOf,
     CompareSummary,
     ManyRound,
-    ManyStanding,
     ManySummary,
     Round,
     compare,
@@ -70,12 +61,9 @@ from arena.scoring.tally import (
     ProductKey,
     StoryIn,
     Tally,
-    confidence,
     evidence_share,
-    has_evidence,
     integrity,
-    is_verified,
     round_half_up,
     verdict_strength,
 )
-from stories.values import Direction, correction_direction
+from stories.values import Direction

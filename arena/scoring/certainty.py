@@ -129,12 +129,6 @@ def sides(
     }
 
 
-def _settles(leader: Side, trailer: Side, up: int, down: int) -> bool:
-    low = coverage_of(leader.low_sum + up, leader.maximum)
-    high = coverage_of(trailer.high_sum - down, trailer.maximum)
-    return low is not None and high is not None and low > high
-
-
 def _prefix(gains: Sequence[tuple[int, CellKey]]) -> list[int]:
     sums = [0]
     for g, _ in gains:
@@ -146,8 +140,6 @@ def _exact(leader: Side, trailer: Side) -> tuple[int, int] | None:
     """The fewest cells as (how many of the leader's largest gains, of the trailer's): for each i
     the fewest j that settles, which only falls as i grows; on equal sizes the fewest of the
     leader's. None when even verifying all does not settle it."""
-    if not leader.maximum or not trailer.maximum:
-        return None  # (a side with no applicable cell has no range to settle)
     lows, highs = leader.lows, trailer.highs
     best: tuple[int, int] | None = None
     j = len(highs) - 1
@@ -162,16 +154,13 @@ def _exact(leader: Side, trailer: Side) -> tuple[int, int] | None:
 def _greedy(leader: Side, trailer: Side) -> tuple[int, int] | None:
     """Past the size limit: the largest gain in score points next, from either side, until the
     pair is settled (a set that settles it, not always the smallest)."""
-    i = j = up = down = 0
-    while not _settles(leader, trailer, up, down):
+    i = j = 0
+    while not leader.lows[i] > trailer.highs[j]:
         a = leader.raise_low[i][0] / leader.maximum if i < len(leader.raise_low) else -1.0
         b = trailer.cut_high[j][0] / trailer.maximum if j < len(trailer.cut_high) else -1.0
         if a < 0 and b < 0:
             return None
-        if a >= b:
-            up, i = up + leader.raise_low[i][0], i + 1
-        else:
-            down, j = down + trailer.cut_high[j][0], j + 1
+        i, j = (i + 1, j) if a >= b else (i, j + 1)
     return i, j
 
 
@@ -190,7 +179,9 @@ def settle_set(leader: Side, trailer: Side) -> tuple[tuple[CellKey, ...], bool]:
     """The fewest unverified cells whose verification makes ``leader``'s rounded low beat
     ``trailer``'s rounded high, and whether that set is exact; ``()`` when none does."""
     exact = len(leader.raise_low) * len(trailer.cut_high) <= SETTLE_EXACT_LIMIT
-    found = _exact(leader, trailer) if exact else _greedy(leader, trailer)
+    found = None
+    if leader.maximum and trailer.maximum:  # (a side with no applicable cell has no range)
+        found = _exact(leader, trailer) if exact else _greedy(leader, trailer)
     if found is None or found == (0, 0):
         return (), exact
     i, j = found

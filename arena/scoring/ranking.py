@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from itertools import groupby
+from operator import itemgetter
 
 from arena.scoring.results import ProductResult, Weights, personal_score
 from arena.scoring.tally import CellIn, Corrections, ProductKey, StoryIn, Tally, cell_tally
@@ -100,25 +102,21 @@ def places(
     results: Sequence[ProductResult], key: str = RANK_PA, weights: Weights | None = None
 ) -> list[Place]:
     """The places of ``results``, given in the order ``order_by(results, key, weights)`` returns."""
-    values = _values(results, key, weights)
     out: list[Place] = []
-    start = 0
-    while start < len(results):
-        end = start
-        while end + 1 < len(results) and values[end + 1] == values[start]:
-            end += 1
-        group = results[start : end + 1]
+    for _, same in groupby(
+        zip(_values(results, key, weights), results, strict=True), itemgetter(0)
+    ):
+        group = [r for _, r in same]
+        shares = {r.verified_share for r in group}
         decided_by = ""
         if len(group) > 1:
-            shares = [r.verified_share for r in group]
-            if len(set(shares)) == 1:
+            if len(shares) == 1:
                 decided_by = "name"
-            elif len(set(shares)) == len(shares):
+            elif len(shares) == len(group):
                 decided_by = "verified share"
             else:
                 decided_by = "verified share, then name"
-        out.extend(Place(start + 1, len(group) > 1, decided_by) for _ in group)
-        start = end + 1
+        out += [Place(len(out) + 1, len(group) > 1, decided_by)] * len(group)
     return out
 
 

@@ -277,9 +277,3 @@ def product_results(
         )
         for key, name in products
     ]
-
-
-def product_result(
-    product: ProductKey, name: str, stories: Sequence[StoryIn], cells: Sequence[CellIn]
-) -> ProductResult:
-    return product_results([(product, name)], stories, cells)[0]
