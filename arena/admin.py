@@ -22,7 +22,7 @@ from arena.models import (
     SubGroup,
 )
 from arena.recompute import arena_mark_stale
-from arena.services import EDITABLE, structure_delete, structure_save
+from arena.services import EDITABLE, STAYS_IN, structure_delete, structure_save
 from core.admin_base import ReadOnly, RefusesStaleSaves, edit_refused
 from core.conflicts import EditConflict
 from core.forms import VersionedForm, form_meta
@@ -62,6 +62,13 @@ def _save(form: VersionedForm, obj: Any) -> None:
 class StructureAdmin(RefusesStaleSaves):
     """Saves and deletes a row and its versioned inlines through the services; a stale save is
     refused (nothing of the page is kept)."""
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> list[str]:
+        """Shown, never typed in: all but what the editor may change (the arena a category is in
+        only when it is added: its stories belong there)."""
+        editable = EDITABLE[self.model] + (() if obj else (STAYS_IN.get(self.model, ""),))
+        fields = self.model._meta.concrete_fields
+        return [f.name for f in fields if not f.primary_key and f.name not in editable]
 
     def save_model(self, request: HttpRequest, obj: Model, form: Any, change: bool) -> None:
         try:
@@ -158,17 +165,6 @@ class ArenaAdmin(StructureAdmin):
     ]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
-    readonly_fields = [
-        "edited_at",
-        "scores_computed_at",
-        "scores_stale_since",
-        "recompute_enqueued_at",
-        "change_seq",
-        "computed_seq",
-        "content_version",
-        # stored by the recompute (scoring's close calls), never typed in
-        "close_calls",
-    ]
     inlines = [CategoryInline, AdjacentInline, ProductScoreInline]
     actions = ["recompute"]
 
@@ -195,17 +191,12 @@ class CategoryAdmin(StructureAdmin):
     ordering = ["arena", "position"]
     inlines = [SubGroupInline]
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> list[str]:
-        # a category stays in its arena: its stories belong to that arena
-        return ["arena", "edited_at"] if obj else []
-
 
 @admin.register(Persona)
 class PersonaAdmin(StructureAdmin):
     form = PersonaForm
     list_display = ["slug", "label"]
     search_fields = ["slug", "label"]
-    readonly_fields = ["edited_at"]
 
 
 @admin.register(AdjacentArena)
@@ -214,7 +205,6 @@ class AdjacentArenaAdmin(StructureAdmin):
     list_display = ["name", "arena", "product_count", "leader", "shares", "position"]
     list_filter = ["arena"]
     list_select_related = ["arena"]
-    readonly_fields = ["edited_at"]
 
 
 @admin.register(PersonaResult)

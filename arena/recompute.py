@@ -7,7 +7,6 @@ from __future__ import annotations
 import logging
 import secrets
 from datetime import timedelta
-from typing import Any
 
 from celery import current_app as celery_app
 from django.conf import settings
@@ -124,11 +123,15 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
             for row in board
         )
         _store_persona_results(arena_id, scoring.best_by_persona(inputs.stories, results))
+        ids = inputs.cell_ids
         calls = scoring.close_calls([row.result for row in board], inputs.stories, inputs.cells)
         Arena.objects.filter(pk=arena_id).update(
             scores_computed_at=now,
             computed_seq=arena.change_seq,
-            close_calls=[_stored_call(call, inputs.cell_ids) for call in calls],
+            close_calls=[
+                {"a": c.a, "b": c.b, "settle": [ids[k] for k in c.settle], "exact": c.exact}
+                for c in calls
+            ],
             content_version=F("content_version") + 1,
         )
         purge_after_commit(arenas=[arena_id])
@@ -137,12 +140,6 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
             scores_stale_since=None
         )
     return True
-
-
-def _stored_call(call: Any, cell_ids: dict[tuple[int, int | str], int]) -> dict[str, Any]:
-    """A close call as ``Arena.close_calls`` stores it, its settle set by cell id."""
-    settle = [cell_ids[key] for key in call.settle]
-    return {"a": call.a, "b": call.b, "settle": settle, "exact": call.exact}
 
 
 def _store_persona_results(arena_id: int, best: list[scoring.PersonaBest]) -> None:

@@ -82,10 +82,6 @@ def need_met(need: str, facts: Facts) -> bool | None:
     return (facts.hosting in _HOSTING_OFFERS[need]) if facts.hosting else None
 
 
-def story_met(cell: CellIn) -> bool:
-    return cell.verdict == Verdict.FULL
-
-
 def must_answer(
     product: ProductKey, must: MustHaves, cells: Iterable[CellIn], facts: Facts
 ) -> MustAnswer:
@@ -93,7 +89,7 @@ def must_answer(
     a failure, one verified failing cell or a stated fact suffices), else likely."""
     by_story = {c.story_id: c for c in cells if c.story_id in must.stories}
     asked = [by_story[s] for s in must.stories if s in by_story]
-    failing = tuple(c for c in asked if not story_met(c))
+    failing = tuple(c for c in asked if c.verdict != Verdict.FULL)
     unjudged = tuple(s for s in must.stories if s not in by_story)
     met = {need: need_met(need, facts) for need in must.needs}
     lacking = tuple(n for n in must.needs if met[n] is False)

@@ -224,28 +224,22 @@ def _result(
     categories: Sequence[str],
     personas: Sequence[str],
 ) -> ProductResult:
-    by_category: dict[str, list[Tally]] = {cat: [] for cat in categories}
-    by_persona: dict[str, list[Tally]] = {p: [] for p in personas}
-    tallies = []
-    for story, cell in cells:
-        tallies.append(part := cell_tally(cell, story.weight))
-        by_category[story.category].append(part)
-        by_persona[story.persona].append(part)
-    total = Tally.total(tallies)
+    total = Tally.total(cell_tally(cell, story.weight) for story, cell in cells)
     parts = score_parts(cells)
+    of_persona = {p: [part for part in parts if part.persona == p] for p in personas}
     return ProductResult(
         product=product,
         name=name,
-        pa_score=personal_score(parts, PUBLISHED),
-        category_scores={cat: Tally.total(t).coverage for cat, t in by_category.items()},
-        persona_scores={p: Tally.total(t).coverage for p, t in by_persona.items()},
+        pa_score=personal_score(parts),
+        category_scores={
+            c: personal_score([p for p in parts if p.category == c]) for c in categories
+        },
+        persona_scores={p: personal_score(mine) for p, mine in of_persona.items()},
         integrity=total.integrity,
         confidence=total.confidence,
         parts=parts,
         pa_range=score_range(parts),
-        persona_ranges={
-            p: score_range([part for part in parts if part.persona == p]) for p in personas
-        },
+        persona_ranges={p: score_range(mine) for p, mine in of_persona.items()},
         **total._asdict(),  # the sums and the counts, under the result's names
     )
 
