@@ -4,12 +4,13 @@ through ``arena.services``; the stored scores are the recompute's: viewable, nev
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Model, QuerySet
+from django.forms import modelform_factory
 from django.http import HttpRequest
 
 from arena.models import (
@@ -22,35 +23,25 @@ from arena.models import (
     SubGroup,
 )
 from arena.recompute import arena_mark_stale
-from arena.services import EDITABLE, STAYS_IN, structure_delete, structure_save
+from arena.services import EDITABLE, STAYS_IN, structure_delete, structure_save, what
 from core.admin_base import ReadOnly, RefusesStaleSaves, edit_refused
 from core.conflicts import EditConflict
-from core.forms import VersionedForm, form_meta
+from core.forms import VersionedForm
 
 
-class ArenaForm(VersionedForm):
-    what = "arena"
-    Meta = form_meta(Arena, EDITABLE[Arena])
+def _form(model: type[Any], *fixed: str) -> type[VersionedForm]:
+    """The versioned form of a row of the structure: where it stays, and what an editor changes."""
+    fields = [*fixed, *EDITABLE[model]]
+    form = cast(type[VersionedForm], modelform_factory(model, form=VersionedForm, fields=fields))
+    form.what = what(model)
+    return form
 
 
-class CategoryForm(VersionedForm):
-    what = "category"
-    Meta = form_meta(Category, ["arena", *EDITABLE[Category]])
-
-
-class SubGroupForm(VersionedForm):
-    what = "sub-group"
-    Meta = form_meta(SubGroup, ["category", *EDITABLE[SubGroup]])
-
-
-class PersonaForm(VersionedForm):
-    what = "persona"
-    Meta = form_meta(Persona, EDITABLE[Persona])
-
-
-class AdjacentArenaForm(VersionedForm):
-    what = "adjacent arena"
-    Meta = form_meta(AdjacentArena, EDITABLE[AdjacentArena])
+ArenaForm = _form(Arena)
+CategoryForm = _form(Category, "arena")
+SubGroupForm = _form(SubGroup, "category")
+PersonaForm = _form(Persona)
+AdjacentArenaForm = _form(AdjacentArena)
 
 
 def _save(form: VersionedForm, obj: Any) -> None:

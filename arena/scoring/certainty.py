@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import accumulate
 
 from arena.scoring.results import ProductResult, is_unverified, quality_bounds
 from arena.scoring.tally import CellIn, ProductKey, StoryIn, coverage_of, is_applicable
@@ -89,11 +90,17 @@ class Side:
     @cached_property
     def lows(self) -> list[int]:
         """The rounded low with the 0, 1, 2... largest ``raise_low`` gains verified."""
-        return [coverage_of(self.low_sum + g, self.maximum) or 0 for g in _prefix(self.raise_low)]
+        return [
+            coverage_of(self.low_sum + g, self.maximum) or 0
+            for g in accumulate((g for g, _ in self.raise_low), initial=0)
+        ]
 
     @cached_property
     def highs(self) -> list[int]:
-        return [coverage_of(self.high_sum - g, self.maximum) or 0 for g in _prefix(self.cut_high)]
+        return [
+            coverage_of(self.high_sum - g, self.maximum) or 0
+            for g in accumulate((g for g, _ in self.cut_high), initial=0)
+        ]
 
 
 def _ordered(gains: Iterable[tuple[int, CellKey]]) -> tuple[tuple[int, CellKey], ...]:
@@ -127,13 +134,6 @@ def sides(
     return {
         p: Side(p, s[0], s[1], s[2], _ordered(ups[p]), _ordered(downs[p])) for p, s in acc.items()
     }
-
-
-def _prefix(gains: Sequence[tuple[int, CellKey]]) -> list[int]:
-    sums = [0]
-    for g, _ in gains:
-        sums.append(sums[-1] + g)
-    return sums
 
 
 def _exact(leader: Side, trailer: Side) -> tuple[int, int] | None:

@@ -225,10 +225,12 @@ def uphold_effect(
         if corrections is None and was_upheld:
             corrections = Corrections(old, old)
         earlier = corrections.direction if corrections is not None else None
-        now = (corrections or Corrections(old, old)).then(new).direction
-        old_part = CellIn.of(old, story_id=0, product=product, correction=earlier)
-        new_part = CellIn.of(new, story_id=0, product=product, correction=now)
-        after = before.minus(cell_tally(old_part, weight)).plus(cell_tally(new_part, weight))
+        now = Corrections(corrections.first if corrections else old, new).direction
+        old_part = cell_tally(
+            CellIn.of(old, story_id=0, product=product, correction=earlier), weight
+        )
+        new_part = cell_tally(CellIn.of(new, story_id=0, product=product, correction=now), weight)
+        after = Tally(*(b - o + n for b, o, n in zip(before, old_part, new_part, strict=True)))
     changed = [*standings[:i], replace(standings[i], tally=after), *standings[i + 1 :]]
     return UpholdEffect(
         before, after, leaderboard_ranks(standings)[product], leaderboard_ranks(changed)[product]

@@ -217,33 +217,6 @@ class ProductResult:
         )
 
 
-def _result(
-    product: ProductKey,
-    name: str,
-    cells: Sequence[tuple[StoryIn, CellIn]],
-    categories: Sequence[str],
-    personas: Sequence[str],
-) -> ProductResult:
-    total = Tally.total(cell_tally(cell, story.weight) for story, cell in cells)
-    parts = score_parts(cells)
-    of_persona = {p: [part for part in parts if part.persona == p] for p in personas}
-    return ProductResult(
-        product=product,
-        name=name,
-        pa_score=personal_score(parts),
-        category_scores={
-            c: personal_score([p for p in parts if p.category == c]) for c in categories
-        },
-        persona_scores={p: personal_score(mine) for p, mine in of_persona.items()},
-        integrity=total.integrity,
-        confidence=total.confidence,
-        parts=parts,
-        pa_range=score_range(parts),
-        persona_ranges={p: score_range(mine) for p, mine in of_persona.items()},
-        **total._asdict(),  # the sums and the counts, under the result's names
-    )
-
-
 def product_results(
     products: Sequence[tuple[ProductKey, str]],
     stories: Sequence[StoryIn],
@@ -254,20 +227,31 @@ def product_results(
     story_of = {s.id: s for s in stories}
     categories = list(dict.fromkeys(s.category for s in stories))
     personas = list(dict.fromkeys(s.persona for s in stories))
-    parts: dict[ProductKey, dict[int, tuple[StoryIn, CellIn]]] = {key: {} for key, _ in products}
+    by_product: dict[ProductKey, dict[int, CellIn]] = {key: {} for key, _ in products}
     for c in cells:
-        story = story_of.get(c.story_id)
-        mine = parts.get(c.product)
-        if story is not None and mine is not None:
-            mine[c.story_id] = (story, c)
-    # each product's cells in the stories' order, so that its parts come in matrix order
-    return [
-        _result(
-            key,
-            name,
-            [parts[key][s.id] for s in stories if s.id in parts[key]],
-            categories,
-            personas,
+        if c.story_id in story_of and c.product in by_product:
+            by_product[c.product][c.story_id] = c
+    out = []
+    for key, name in products:
+        # in the stories' order, so that the parts come in matrix order
+        mine = [(s, by_product[key][s.id]) for s in stories if s.id in by_product[key]]
+        total = Tally.total(cell_tally(cell, story.weight) for story, cell in mine)
+        parts = score_parts(mine)
+        of_persona = {p: [part for part in parts if part.persona == p] for p in personas}
+        of_category = {c: [part for part in parts if part.category == c] for c in categories}
+        out.append(
+            ProductResult(
+                product=key,
+                name=name,
+                pa_score=personal_score(parts),
+                category_scores={c: personal_score(ps) for c, ps in of_category.items()},
+                persona_scores={p: personal_score(ps) for p, ps in of_persona.items()},
+                integrity=total.integrity,
+                confidence=total.confidence,
+                parts=parts,
+                pa_range=score_range(parts),
+                persona_ranges={p: score_range(ps) for p, ps in of_persona.items()},
+                **total._asdict(),  # the sums and the counts, under the result's names
+            )
         )
-        for key, name in products
-    ]
+    return out

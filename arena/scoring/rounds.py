@@ -15,13 +15,9 @@ COMPARE_MIN = 2
 COMPARE_MAX = 6
 
 
-def _strength(cell: CellIn) -> tuple[int, int]:
-    return verdict_strength(cell.verdict, cell.quality)
-
-
 def round_winner(a: CellIn, b: CellIn) -> ProductKey:
     """``a.product``, ``b.product`` or ``"drawn"``."""
-    sa, sb = _strength(a), _strength(b)
+    sa, sb = verdict_strength(a.verdict, a.quality), verdict_strength(b.verdict, b.quality)
     if sa == sb:
         return DRAWN
     return a.product if sa > sb else b.product
@@ -156,8 +152,11 @@ def compare_many(
         competing = [p for p in products if p in cells_of and is_applicable(cells_of[p])]
         if len(competing) < COMPARE_MIN:
             continue
-        top = max(_strength(cells_of[p]) for p in competing)
-        best = tuple(p for p in competing if _strength(cells_of[p]) == top)
+        strength = {
+            p: verdict_strength(cells_of[p].verdict, cells_of[p].quality) for p in competing
+        }
+        top = max(strength.values())
+        best = tuple(p for p in competing if strength[p] == top)
         drawn = len(best) == len(competing)
         rounds.append(ManyRound(s.id, s.weight, tuple(competing), () if drawn else best))
     return tally_many_rounds(rounds, products)

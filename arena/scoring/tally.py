@@ -85,15 +85,12 @@ class Corrections:
             self.first.verdict, self.first.quality, self.last.verdict, self.last.quality
         )
 
-    def then(self, new: CellValue) -> Corrections:
-        return Corrections(self.first, new)
-
     @classmethod
     def of(cls, changes: Iterable[tuple[CellValue, CellValue]]) -> Corrections | None:
         """The net of ``(old, new)`` changes, the earliest first; None when there is none."""
         net = None
         for old, new in changes:
-            net = cls(old, new) if net is None else net.then(new)
+            net = cls(old if net is None else net.first, new)
         return net
 
 
@@ -161,12 +158,6 @@ class Tally(NamedTuple):
     @classmethod
     def total(cls, tallies: Iterable[Tally]) -> Tally:
         return cls(*map(sum, zip(*tallies, strict=False)))  # no tally: all zero
-
-    def plus(self, other: Tally) -> Tally:
-        return Tally(*(a + b for a, b in zip(self, other, strict=True)))
-
-    def minus(self, other: Tally) -> Tally:
-        return Tally(*(a - b for a, b in zip(self, other, strict=True)))
 
     @property
     def coverage(self) -> int | None:
