@@ -26,8 +26,7 @@ log = logging.getLogger(__name__)
 
 
 def arena_content_changed(*, arena_id: int) -> None:
-    """Bump the version the page cache and the ETags are keyed by: call it in the transaction
-    that changes what the arena's pages show."""
+    """Bump the version the page cache and ETags are keyed by, in the change's transaction."""
     Arena.objects.filter(pk=arena_id).update(content_version=F("content_version") + 1)
     purge_after_commit(arenas=[arena_id])
 
@@ -65,8 +64,7 @@ def content_restored(*, past: int, using: str) -> str | None:
 
 
 def arena_mark_stale(*, arena_id: int) -> None:
-    """Mark the arena's scores stale (and its content changed), and enqueue their recomputation
-    once the transaction commits."""
+    """Mark the arena's scores stale; their recomputation is enqueued once the change commits."""
     Arena.objects.filter(pk=arena_id).update(
         change_seq=F("change_seq") + 1,
         scores_stale_since=Coalesce(F("scores_stale_since"), timezone.now()),
@@ -162,8 +160,7 @@ def _store_persona_results(arena_id: int, best: list[scoring.PersonaBest]) -> No
 
 
 def arena_refresh_scores(*, arena_id: int) -> str:
-    """Recompute unless a recomputation covered every change: ``gone``, ``fresh`` or
-    ``recomputed``."""
+    """Recompute unless fresh: ``gone``, ``fresh`` or ``recomputed``."""
     # changes from now on enqueue a new task
     Arena.objects.filter(pk=arena_id).update(recompute_enqueued_at=None)
     if not Arena.objects.filter(pk=arena_id).exists():

@@ -97,8 +97,7 @@ def structure_save[R: VersionedRecord](
 def structure_delete(
     row: VersionedRecord, *, base_version: int | None = None, base: dict | None = None
 ) -> None:
-    """Delete a row unless it changed since the editor read it (EditConflict names what moved) or
-    stories still use it (ValidationError)."""
+    """Delete a row unless it changed since the editor read it or stories use it."""
     model = type(row)
     current = model._default_manager.select_for_update().filter(pk=row.pk).first()
     if current is None:

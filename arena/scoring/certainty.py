@@ -44,8 +44,7 @@ TOO_CLOSE = Call(None, None)
 
 
 def pair_call(a: Ranged, b: Ranged) -> Call:
-    """The one rule of every surface: A leads when its low is above B's high, B the other way
-    round, else too close to call (overlapping ranges, or a side with no score)."""
+    """A leads when its low is above B's high, B the other way round, else too close to call."""
     if a.low is None or a.high is None or b.low is None or b.high is None:
         return TOO_CLOSE
     if a.low > b.high:
@@ -63,8 +62,7 @@ def ranged(result: ProductResult) -> Ranged:
 def rank_ranges(
     ranges: Sequence[tuple[ProductKey, tuple[int, int] | None]],
 ) -> dict[ProductKey, tuple[int, int] | None]:
-    """The ranks each product could take among those with a range: best = 1 + those whose low
-    beats its high, worst = their number − those whose high is below its low; None with no score."""
+    """The best and worst rank each product's range allows among the ranged ones."""
     known = [r for _, r in ranges if r is not None]
     return {
         key: None
@@ -76,9 +74,7 @@ def rank_ranges(
 
 @dataclass(frozen=True)
 class Side:
-    """One side of a pair as verification moves it: its range's sums (``Σ w·q_low``,
-    ``Σ w·q_high``), ``Σ 10·w``, and, by cell, the largest first, how far verifying each
-    unverified cell raises its low (``raise_low``) and cuts its high (``cut_high``)."""
+    """A product's range sums and, largest first, what verifying each unverified cell moves."""
 
     key: ProductKey
     low_sum: int
@@ -137,9 +133,7 @@ def sides(
 
 
 def _exact(leader: Side, trailer: Side) -> tuple[int, int] | None:
-    """The fewest cells as (how many of the leader's largest gains, of the trailer's): for each i
-    the fewest j that settles, which only falls as i grows; on equal sizes the fewest of the
-    leader's. None when even verifying all does not settle it."""
+    """The fewest (leader's, trailer's) largest gains that settle the pair: i up, j down."""
     lows, highs = leader.lows, trailer.highs
     best: tuple[int, int] | None = None
     j = len(highs) - 1
@@ -152,8 +146,7 @@ def _exact(leader: Side, trailer: Side) -> tuple[int, int] | None:
 
 
 def _greedy(leader: Side, trailer: Side) -> tuple[int, int] | None:
-    """Past the size limit: the largest gain in score points next, from either side, until the
-    pair is settled (a set that settles it, not always the smallest)."""
+    """Past the size limit: the largest gain in score points next, until settled."""
     i = j = 0
     while not leader.lows[i] > trailer.highs[j]:
         a = leader.raise_low[i][0] / leader.maximum if i < len(leader.raise_low) else -1.0
@@ -166,8 +159,7 @@ def _greedy(leader: Side, trailer: Side) -> tuple[int, int] | None:
 
 @dataclass(frozen=True)
 class CloseCall:
-    """A pair too close to call: ``a`` the published leader, ``b`` the other, ``settle`` the
-    fewest cells whose verification would make ``a`` lead (``exact`` False: the greedy bound)."""
+    """A pair too close to call; ``settle``: the cells whose verification makes ``a`` lead."""
 
     a: ProductKey
     b: ProductKey
@@ -176,8 +168,7 @@ class CloseCall:
 
 
 def settle_set(leader: Side, trailer: Side) -> tuple[tuple[CellKey, ...], bool]:
-    """The fewest unverified cells whose verification makes ``leader``'s rounded low beat
-    ``trailer``'s rounded high, and whether that set is exact; ``()`` when none does."""
+    """The fewest unverified cells that make ``leader``'s low beat ``trailer``'s high; exact?"""
     exact = len(leader.raise_low) * len(trailer.cut_high) <= SETTLE_EXACT_LIMIT
     found = None
     if leader.maximum and trailer.maximum:  # (a side with no applicable cell has no range)
@@ -191,8 +182,7 @@ def settle_set(leader: Side, trailer: Side) -> tuple[tuple[CellKey, ...], bool]:
 def close_calls(
     results: Sequence[ProductResult], stories: Sequence[StoryIn], cells: Iterable[CellIn]
 ) -> list[CloseCall]:
-    """Every pair too close to call among ``results`` (in leaderboard order), with what would
-    settle it; pairs where a side has no score are not compared."""
+    """Every pair too close to call among ``results`` in leaderboard order, with its settle set."""
     by_side = sides([r.product for r in results], stories, cells)
     scored = [r for r in results if r.pa_range is not None and r.pa_score is not None]
     out = []
@@ -200,11 +190,7 @@ def close_calls(
         for second in scored[i + 1 :]:
             if not pair_call(ranged(first), ranged(second)).close:
                 continue
-            lead, trail = (
-                (second, first)
-                if (second.pa_score or 0) > (first.pa_score or 0)
-                else (first, second)
-            )
+            lead, trail = sorted((first, second), key=lambda r: -(r.pa_score or 0))  # stable
             settle, exact = settle_set(by_side[lead.product], by_side[trail.product])
             out.append(CloseCall(lead.product, trail.product, settle, exact))
     return out

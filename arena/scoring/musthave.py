@@ -61,8 +61,7 @@ class MustHaves:
 
 @dataclass(frozen=True)
 class MustAnswer:
-    """``failing``: cells not ``full``; ``unjudged``: stories with no cell; ``lacking``: facts
-    stated, not met; ``unknown``: facts nobody stated; ``unverified``: deciding cells unverified."""
+    """``failing``: cells not ``full``; ``lacking``: stated facts not met; ``unknown``: unstated."""
 
     product: ProductKey
     outcome: Outcome
@@ -85,8 +84,7 @@ def need_met(need: str, facts: Facts) -> bool | None:
 def must_answer(
     product: ProductKey, must: MustHaves, cells: Iterable[CellIn], facts: Facts
 ) -> MustAnswer:
-    """The answer for one product from its cells. Certain when the deciding cells are verified (for
-    a failure, one verified failing cell or a stated fact suffices), else likely."""
+    """Certain when the deciding cells are verified (one verified failure suffices), else likely."""
     by_story = {c.story_id: c for c in cells if c.story_id in must.stories}
     asked = [by_story[s] for s in must.stories if s in by_story]
     failing = tuple(c for c in asked if c.verdict != Verdict.FULL)

@@ -47,8 +47,7 @@ def _metric(key: str) -> Callable[[ProductResult], float | None]:
 
 
 def order_key(value: float | None, share: float, name: str) -> tuple[bool, float, float, str]:
-    """The one ordering rule of every ranking: by a metric, high to low (no score last); ties by
-    V/E, then by name."""
+    """By a metric, high to low (no score last); ties by V/E, then by name."""
     return (value is None, -(value or 0), -share, name.lower())
 
 
@@ -79,8 +78,7 @@ class RankedResult:
 
 
 def leaderboard(results: Sequence[ProductResult]) -> list[RankedResult]:
-    """Default order (PA Score) with each row's head-to-head partner: the leader against the
-    runner-up, every other row against the leader."""
+    """By PA Score; the leader against the runner-up, every other row against the leader."""
     ordered = order_by(results, RANK_PA)
     return [
         RankedResult(i + 1, ordered[0 if i else 1].product if len(ordered) > 1 else None, r)
@@ -90,8 +88,7 @@ def leaderboard(results: Sequence[ProductResult]) -> list[RankedResult]:
 
 @dataclass(frozen=True)
 class Place:
-    """A row's place as the pages show it: equal values share the first one's rank (1 2 2 4);
-    ``decided_by`` says what put tied rows in the order shown, "" when not tied."""
+    """Equal values share the first one's rank (1 2 2 4); ``decided_by`` says what ordered them."""
 
     rank: int
     tied: bool
@@ -123,8 +120,7 @@ def places(
 def rivals(
     order: Sequence[ProductKey], published: Iterable[ProductKey]
 ) -> dict[ProductKey, ProductKey | None]:
-    """Each product's head-to-head partner: the nearest other product in ``order`` whose detail is
-    published, the one above on equal distance; failing that the nearest; None when alone."""
+    """The nearest other product in ``order``, with published detail when any has it."""
     shown = set(published)
     out: dict[ProductKey, ProductKey | None] = {}
     for i, product in enumerate(order):
@@ -171,8 +167,7 @@ def persona_decided_by(
     winner_pa: int | None,
     runner_up_pa: int | None,
 ) -> str:
-    """What broke a tie of persona scores (``best_by_persona``): "PA Score" or "name"; "" when
-    not tied."""
+    """What broke a tie of persona scores: "PA Score" or "name"; "" when not tied."""
     if winner_score is None or winner_score != runner_up_score:
         return ""
     return "PA Score" if (winner_pa or 0) != (runner_up_pa or 0) else "name"
@@ -180,8 +175,7 @@ def persona_decided_by(
 
 @dataclass(frozen=True)
 class Standing:
-    """A product's tally over all its cells (stored with its scores): enough to rank it by PA
-    Score and to preview one cell's change."""
+    """A product's stored tally: enough to rank it and to preview one cell's change."""
 
     product: ProductKey
     name: str

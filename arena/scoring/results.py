@@ -28,8 +28,7 @@ WEIGHT_NORMAL = 1
 
 @dataclass(frozen=True)
 class Weights:
-    """A multiplier 0-3 per category (by name) and per persona (by slug), 1 when not named: a story
-    weighs ``w × category weight × persona weight``."""
+    """A multiplier 0-3 per category name and persona slug (1 when not named)."""
 
     categories: Mapping[str, int] = field(default_factory=dict)
     personas: Mapping[str, int] = field(default_factory=dict)
@@ -63,9 +62,7 @@ def is_unverified(cell: CellIn) -> bool:
 
 
 def quality_bounds(cell: CellIn) -> tuple[int, int]:
-    """An unverified cell's quality one verdict step worse (``min(q − 1, top of the band below)``,
-    at least 0) and better (``max(q + 1, bottom of the band above)``, at most 10; ``full`` stays);
-    any other cell's is ``(q, q)``."""
+    """An unverified cell's quality one verdict step worse and better; any other's ``(q, q)``."""
     q = cell.quality or 0
     if not is_unverified(cell):
         return q, q
@@ -78,9 +75,7 @@ def quality_bounds(cell: CellIn) -> tuple[int, int]:
 
 
 class Part(NamedTuple):
-    """A product's sums over the applicable cells of one category × persona: ``Σ w·q``,
-    ``Σ 10·w``, and ``Σ w·q`` with every unverified cell one step worse and better. Stored with
-    the scores, so a visitor's ranking reads no cell."""
+    """The sums of one category × persona (``Σ w·q``, ``Σ 10·w``, low, high), stored."""
 
     category: str
     persona: str
@@ -117,8 +112,7 @@ def _weighted(parts: Iterable[Part], weights: Weights) -> tuple[int, int, int, i
 
 
 def personal_score(parts: Iterable[Part], weights: Weights = PUBLISHED) -> int | None:
-    """THE score formula: ``100 × Σ k·w·q / Σ 10·k·w``, ``k`` the visitor's multiplier of the
-    story's category and persona (1: the PA Score); None when nothing weighs."""
+    """THE score formula: ``100 × Σ k·w·q / Σ 10·k·w`` (k = 1: the PA Score)."""
     quality, maximum, _, _ = _weighted(parts, weights)
     return coverage_of(quality, maximum)
 
@@ -132,9 +126,7 @@ def score_range(parts: Iterable[Part], weights: Weights = PUBLISHED) -> tuple[in
 
 
 def range_groups(ranges: Sequence[tuple[int, int] | None]) -> list[int]:
-    """Group numbers (from 1) of a ranking's rows, best first: a row joins the group above when its
-    range overlaps every range in it (its high reaches the group's highest low); a row with no
-    range is a group of its own."""
+    """Group numbers of a ranking's rows: a row joins the group whose ranges all overlap its own."""
     groups: list[int] = []
     floor: int | None = None  # the highest low of the current group
     for i, r in enumerate(ranges):
@@ -222,8 +214,7 @@ def product_results(
     stories: Sequence[StoryIn],
     cells: Iterable[CellIn],
 ) -> list[ProductResult]:
-    """Every product's result (``(key, name)`` pairs) from the arena's cells, in one pass; cells of
-    other stories or products are ignored."""
+    """Every product's result from the arena's cells, in one pass."""
     story_of = {s.id: s for s in stories}
     categories = list(dict.fromkeys(s.category for s in stories))
     personas = list(dict.fromkeys(s.persona for s in stories))

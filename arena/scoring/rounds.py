@@ -82,8 +82,7 @@ def tally_rounds(rounds: Sequence[Round], a: ProductKey, b: ProductKey) -> Compa
 
 
 class BestOf:
-    """A round of several products read by those with the best cell on it (``best``; none when
-    every competing cell ties): the rules' ``ManyRound`` and the pages' rows of it."""
+    """A round read by the products with the best cell on it (none: drawn)."""
 
     best: Sequence[object]
 
@@ -139,9 +138,7 @@ def tally_many_rounds(rounds: Sequence[ManyRound], products: Sequence[ProductKey
 def compare_many(
     stories: Sequence[StoryIn], cells: Iterable[CellIn], products: Sequence[ProductKey]
 ) -> ManySummary:
-    """``compare`` for two to six products (in the order to show them): a round per story where at
-    least two of their cells apply, the products with the best cell sharing it; drawn when all
-    tie. For two products exactly ``compare``'s rounds."""
+    """``compare`` for two to six products: the best cells share a round; all equal: drawn."""
     by_story: dict[int, dict[ProductKey, CellIn]] = {}
     for c in cells:
         if c.product in products:

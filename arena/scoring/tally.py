@@ -27,8 +27,7 @@ VERIFIED_PROOF = frozenset({Proof.PROBED, Proof.COMMUNITY})
 
 
 def verdict_strength(verdict: str | None, quality: int | None) -> tuple[int, int]:
-    """The order rounds are won by (full > partial > disputed > none, then quality); n/a and no
-    cell last."""
+    """Full > partial > disputed > none, then quality; n/a and no cell last."""
     if verdict is None:
         return (-2, 0)
     return (VERDICT_ORDER.get(Verdict(verdict), -1), quality or 0)
@@ -48,8 +47,7 @@ class StoryIn:
 
 @dataclass(frozen=True)
 class CellIn:
-    """A cell's judgement as the rules read it; ``correction`` is the net direction of the flags
-    upheld on it (``Corrections``), ``published`` whether the pages publish what backs it."""
+    """A cell's judgement, the net direction of its upheld corrections, whether it is backed."""
 
     story_id: int
     product: ProductKey
@@ -73,8 +71,7 @@ class CellIn:
 
 @dataclass(frozen=True)
 class Corrections:
-    """A cell's upheld corrections, net: the judgement before the earliest against the one after
-    the latest, so a correction a later one reversed does not stick to the product."""
+    """A cell's upheld corrections, net: before the earliest against after the latest."""
 
     first: CellValue
     last: CellValue
@@ -139,8 +136,7 @@ def integrity(
 
 
 class Tally(NamedTuple):
-    """A set of one product's cells added up; tallies add and subtract, so one cell's change is
-    previewed without reading the others (``uphold_effect``)."""
+    """A set of one product's cells added up."""
 
     weighted_quality: int = 0  # Σ w·q over the applicable cells
     weighted_max: int = 0  # Σ 10·w over the applicable cells
