@@ -51,12 +51,10 @@ def _save(form: VersionedForm, obj: Any) -> None:
 
 
 class StructureAdmin(RefusesStaleSaves):
-    """Saves and deletes a row and its versioned inlines through the services; a stale save is
-    refused (nothing of the page is kept)."""
+    """Saves and deletes through the services; a stale save is refused, nothing of it kept."""
 
     def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> list[str]:
-        """Shown, never typed in: all but what the editor may change (the arena a category is in
-        only when it is added: its stories belong there)."""
+        """All but the editable fields (and, when added, where the row stays)."""
         editable = EDITABLE[self.model] + (() if obj else (STAYS_IN.get(self.model, ""),))
         fields = self.model._meta.concrete_fields
         return [f.name for f in fields if not f.primary_key and f.name not in editable]
@@ -74,8 +72,7 @@ class StructureAdmin(RefusesStaleSaves):
         self._delete_all(request, queryset)
 
     def _delete_all(self, request: HttpRequest, rows: Iterable[Any]) -> None:
-        """All or nothing; a row a story took meanwhile is refused with a message (a 403, since
-        the admin's delete page has no form to show it on), never a 500."""
+        """All or nothing; a row in use is refused with a message and a 403, never a 500."""
         try:
             with transaction.atomic():
                 for obj in rows:

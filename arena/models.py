@@ -271,8 +271,7 @@ class PersonaResult(models.Model):
 
 
 class Source(models.Model):
-    """What an evidence id such as ``inngest-docs-7`` refers to; an id with no entry is shown as
-    an unresolved reference, never as a link."""
+    """What an evidence id such as ``inngest-docs-7`` refers to (none: shown unresolved)."""
 
     arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="sources")
     key = models.CharField(max_length=80, help_text="The id the evidence cites, e.g. docs-21")
@@ -291,8 +290,7 @@ class Source(models.Model):
 
 
 class CacheEpoch(models.Model):
-    """The one row (pk 1) naming the page cache's namespace, carried by every page key and ETag;
-    ``manage.py restore`` gives it a new value, so nothing cached before is served again."""
+    """The page cache's namespace (pk 1), renewed by a restore so nothing older is served."""
 
     value = models.CharField(max_length=32)
 

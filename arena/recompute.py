@@ -75,9 +75,7 @@ def arena_mark_stale(*, arena_id: int) -> None:
 
 
 def _enqueue(arena_id: int) -> None:
-    """Send the recompute task (without a broker: recompute now). Debounced: while a task waits
-    (``recompute_enqueued_at``) nothing more is sent. A broker that is down is logged: the arena
-    stays stale and the periodic sweep sends it later."""
+    """Send the recompute task once per wait (debounced); a broker down leaves it to the sweep."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
         arena_refresh_scores(arena_id=arena_id)
         return
@@ -172,8 +170,7 @@ def arena_refresh_scores(*, arena_id: int) -> str:
 
 
 def arena_refresh_stale() -> list[int]:
-    """The periodic sweep: one refresh task per stale arena (queued or not: a duplicate finds it
-    fresh), run here without a broker. Returns the ids sent; a broker failure ends the round."""
+    """The periodic sweep: a refresh task per stale arena (run here without a broker)."""
     sent = []
     for arena_id in Arena.objects.stale().order_by("pk").values_list("pk", flat=True):
         if settings.CELERY_TASK_ALWAYS_EAGER:
