@@ -1,18 +1,16 @@
-"""The admin of an arena's structure: the arena's own fields, its categories and sub-groups, the
-personas, the adjacent arenas. Every edit is versioned like a cell's (``VersionedForm``): a form
-opened before someone else changed the same field is refused with what changed, an edit of other
-fields is merged. The writes go through ``arena.services``, which move the content version of every
-arena whose pages show the row. The stored scores are the recompute's: viewable, never edited."""
+"""The admin of an arena's structure, versioned like a cell's (``VersionedForm``) and written
+through ``arena.services``; the stored scores are the recompute's: viewable, never edited."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, cast
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import Model, ProtectedError, QuerySet
+from django.db.models import Model, QuerySet
+from django.forms import modelform_factory
 from django.http import HttpRequest
 
 from arena.models import (
@@ -25,89 +23,41 @@ from arena.models import (
     SubGroup,
 )
 from arena.recompute import arena_mark_stale
-from arena.services import (
-    ADJACENT_EDITABLE_FIELDS,
-    ARENA_EDITABLE_FIELDS,
-    CATEGORY_EDITABLE_FIELDS,
-    PERSONA_EDITABLE_FIELDS,
-    SUBGROUP_EDITABLE_FIELDS,
-    adjacent_arena_delete,
-    adjacent_arena_save,
-    arena_delete,
-    arena_save,
-    category_delete,
-    category_save,
-    persona_delete,
-    persona_save,
-    subgroup_delete,
-    subgroup_save,
-)
+from arena.services import EDITABLE, STAYS_IN, structure_delete, structure_save, what
 from core.admin_base import ReadOnly, RefusesStaleSaves, edit_refused
 from core.conflicts import EditConflict
-from core.forms import VersionedForm, form_meta
+from core.forms import VersionedForm
 
 
-class ArenaForm(VersionedForm):
-    what = "arena"
-    Meta = form_meta(Arena, ARENA_EDITABLE_FIELDS)
+def _form(model: type[Any], *fixed: str) -> type[VersionedForm]:
+    """The versioned form of a row of the structure: where it stays, and what an editor changes."""
+    fields = [*fixed, *EDITABLE[model]]
+    form = cast(type[VersionedForm], modelform_factory(model, form=VersionedForm, fields=fields))
+    form.what = what(model)
+    return form
 
 
-class CategoryForm(VersionedForm):
-    what = "category"
-    Meta = form_meta(Category, ["arena", *CATEGORY_EDITABLE_FIELDS])
+ArenaForm = _form(Arena)
+CategoryForm = _form(Category, "arena")
+SubGroupForm = _form(SubGroup, "category")
+PersonaForm = _form(Persona)
+AdjacentArenaForm = _form(AdjacentArena)
 
 
-class SubGroupForm(VersionedForm):
-    what = "sub-group"
-    Meta = form_meta(SubGroup, ["category", *SUBGROUP_EDITABLE_FIELDS])
-
-
-class PersonaForm(VersionedForm):
-    what = "persona"
-    Meta = form_meta(Persona, PERSONA_EDITABLE_FIELDS)
-
-
-class AdjacentArenaForm(VersionedForm):
-    what = "adjacent arena"
-    Meta = form_meta(AdjacentArena, ADJACENT_EDITABLE_FIELDS)
-
-
-# model → (the services' keyword for the row, save service, delete service)
-SERVICES: dict[type[Model], tuple[str, Callable[..., object], Callable[..., object]]] = {
-    Arena: ("arena", arena_save, arena_delete),
-    Category: ("category", category_save, category_delete),
-    SubGroup: ("subgroup", subgroup_save, subgroup_delete),
-    Persona: ("persona", persona_save, persona_delete),
-    AdjacentArena: ("adjacent", adjacent_arena_save, adjacent_arena_delete),
-}
-
-
-def _save(form: VersionedForm, obj: Model) -> None:
-    kw, save, _ = SERVICES[type(obj)]
-    save(
-        **{kw: obj},
-        changed=form.changed_data,
-        base_version=form.base_version(),
-        base=form.base(),
+def _save(form: VersionedForm, obj: Any) -> None:
+    structure_save(
+        obj, changed=form.changed_data, base_version=form.base_version(), base=form.base()
     )
 
 
-def _delete(obj: Model, form: VersionedForm | None = None) -> None:
-    kw, _, delete = SERVICES[type(obj)]
-    try:
-        delete(
-            **{kw: obj},
-            base_version=None if form is None else form.base_version(),
-            base=None if form is None else form.base(),
-        )
-    except ProtectedError as exc:  # a story took it since the form was checked
-        used = len(exc.protected_objects)
-        raise ValidationError(f"{obj} is still in use, by {used} row(s).") from exc
-
-
 class StructureAdmin(RefusesStaleSaves):
-    """Saves and deletes a versioned row of the structure, and its versioned inlines, through the
-    services; a save that a concurrent edit made stale is refused (nothing of the page is kept)."""
+    """Saves and deletes through the services; a stale save is refused, nothing of it kept."""
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> list[str]:
+        """All but the editable fields (and, when added, where the row stays)."""
+        editable = EDITABLE[self.model] + (() if obj else (STAYS_IN.get(self.model, ""),))
+        fields = self.model._meta.concrete_fields
+        return [f.name for f in fields if not f.primary_key and f.name not in editable]
 
     def save_model(self, request: HttpRequest, obj: Model, form: Any, change: bool) -> None:
         try:
@@ -121,20 +71,19 @@ class StructureAdmin(RefusesStaleSaves):
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
         self._delete_all(request, queryset)
 
-    def _delete_all(self, request: HttpRequest, rows: Iterable[Model]) -> None:
-        """All or nothing; a row a story took meanwhile is refused with a message (a 403, since
-        the admin's delete page has no form to show it on), never a 500."""
+    def _delete_all(self, request: HttpRequest, rows: Iterable[Any]) -> None:
+        """All or nothing; a row in use is refused with a message and a 403, never a 500."""
         try:
             with transaction.atomic():
                 for obj in rows:
-                    _delete(obj)
+                    structure_delete(obj)
         except (EditConflict, ValidationError) as exc:
             text = " ".join(getattr(exc, "messages", None) or [str(exc)])
             self.message_user(request, f"Nothing was deleted: {text}", messages.ERROR)
             raise PermissionDenied(f"Nothing was deleted: {text}") from exc
 
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
-        if formset.model not in SERVICES:
+        if formset.model not in EDITABLE:
             return super().save_formset(request, form, formset, change)
         saved = formset.save(commit=False)  # sets the fk of new rows, and what changed
         forms = {id(f.instance): f for f in formset.forms}
@@ -144,7 +93,8 @@ class StructureAdmin(RefusesStaleSaves):
             with transaction.atomic():
                 # deletes first, as Django's formsets do: a new row may take a deleted one's place
                 for obj in formset.deleted_objects:
-                    _delete(obj, forms.get(id(obj)))
+                    f = forms[id(obj)]
+                    structure_delete(obj, base_version=f.base_version(), base=f.base())
                 for obj in saved:
                     _save(forms[id(obj)], obj)
         except (EditConflict, ValidationError) as exc:
@@ -154,8 +104,7 @@ class StructureAdmin(RefusesStaleSaves):
 
 
 class DerivedAdmin(ReadOnly, admin.ModelAdmin):
-    """Rows only the recompute writes (stored scores): viewable, never added, edited or deleted by
-    hand; the pages would show numbers no cell supports until the next recompute put them back."""
+    """Rows only the recompute writes: a hand edit would show numbers no cell supports."""
 
 
 class CategoryInline(admin.TabularInline):
@@ -174,8 +123,6 @@ class AdjacentInline(admin.TabularInline):
 
 
 class ProductScoreInline(ReadOnly, admin.TabularInline):
-    """Stored scores shown on their arena's page, read-only (see ``DerivedAdmin``)."""
-
     model = ProductScore
     fk_name = "arena"
     extra = 0
@@ -206,17 +153,6 @@ class ArenaAdmin(StructureAdmin):
     ]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
-    readonly_fields = [
-        "edited_at",
-        "scores_computed_at",
-        "scores_stale_since",
-        "recompute_enqueued_at",
-        "change_seq",
-        "computed_seq",
-        "content_version",
-        # stored by the recompute (scoring's close calls), never typed in
-        "close_calls",
-    ]
     inlines = [CategoryInline, AdjacentInline, ProductScoreInline]
     actions = ["recompute"]
 
@@ -243,17 +179,12 @@ class CategoryAdmin(StructureAdmin):
     ordering = ["arena", "position"]
     inlines = [SubGroupInline]
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> list[str]:
-        # a category stays in its arena: its stories belong to that arena
-        return ["arena", "edited_at"] if obj else []
-
 
 @admin.register(Persona)
 class PersonaAdmin(StructureAdmin):
     form = PersonaForm
     list_display = ["slug", "label"]
     search_fields = ["slug", "label"]
-    readonly_fields = ["edited_at"]
 
 
 @admin.register(AdjacentArena)
@@ -262,7 +193,6 @@ class AdjacentArenaAdmin(StructureAdmin):
     list_display = ["name", "arena", "product_count", "leader", "shares", "position"]
     list_filter = ["arena"]
     list_select_related = ["arena"]
-    readonly_fields = ["edited_at"]
 
 
 @admin.register(PersonaResult)

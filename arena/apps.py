@@ -1,5 +1,3 @@
-from __future__ import annotations
-
 from django.apps import AppConfig
 
 
@@ -10,6 +8,5 @@ class ArenaConfig(AppConfig):
         from arena import receivers
         from core import signals
 
-        # stories and products announce their changes; the arena versions its pages and recomputes
         signals.content_changed.connect(receivers.content_changed, dispatch_uid="arena-content")
         signals.scores_changed.connect(receivers.scores_changed, dispatch_uid="arena-scores")

@@ -1,15 +1,6 @@
-"""The names an HTTP cache in front of the site (Varnish, a CDN) knows each public response by:
-the tags of its ``Surrogate-Key`` header (``web.http.pagekeys``) and of the purges the writes send
-(``ops.purge``). One vocabulary in one place, so that what a page names and what a change purges
-cannot drift apart.
-
-Tags are words of ``[A-Za-z0-9_-]``, separated by one space in the header (a purge's regex relies
-on it: deploy/varnish/default.vcl). Arenas, stories and cells are named by id, which never changes
-and is never reused (a renamed arena's pages, kept under the old address, still carry its tag);
-a product by its arena and slug, which is what its pages' addresses know.
-"""
-
-from __future__ import annotations
+"""The tags an HTTP cache in front knows each response by (``Surrogate-Key``, ``web.http.pagekeys``) and
+the purges name (``ops.purge``), in one place. Words of ``[A-Za-z0-9_-]`` separated by one space
+(deploy/varnish/default.vcl relies on it); arenas, stories and cells by id, a product by slug."""
 
 import re
 
@@ -41,8 +32,7 @@ def product_tag(arena_id: int | str, slug: str) -> str:
 
 
 def header_value(tags: list[str] | tuple[str, ...]) -> str:
-    """The tags as one header value: each once, in the order given, valid ones only (or ``ALL``
-    alone)."""
+    """The tags as one header value: each once, in order, valid ones only (or ``ALL`` alone)."""
     if list(tags) == [ALL]:
         return ALL
     return " ".join(dict.fromkeys(t for t in tags if TAG.fullmatch(t)))

@@ -11,9 +11,7 @@ from core.uris import URIField
 
 class ArenaQuerySet(models.QuerySet):
     def stale(self) -> ArenaQuerySet:
-        """The freshness rule: an arena's stored scores are stale when they were never computed,
-        when they miss a change (``computed_seq`` behind ``change_seq``), or while a change's stale
-        mark is still set."""
+        """The freshness rule: never computed, behind a change, or still marked stale."""
         return self.filter(
             Q(scores_computed_at__isnull=True)
             | Q(computed_seq__lt=F("change_seq"))
@@ -31,8 +29,6 @@ class Arena(VersionedRecord):
         null=True, blank=True, help_text="When the arena's verdicts were last updated"
     )
     evidence_as_of = models.DateField(null=True, blank=True)
-    # Stored-score bookkeeping: a change that can move a score bumps ``scores_stale_since`` in the same
-    # transaction; the recompute clears it (only if nothing newer came in meanwhile).
     scores_computed_at = models.DateTimeField(null=True, blank=True)
     scores_stale_since = models.DateTimeField(null=True, blank=True)
     change_seq = models.PositiveBigIntegerField(
@@ -44,22 +40,16 @@ class Arena(VersionedRecord):
     recompute_enqueued_at = models.DateTimeField(
         null=True, blank=True, help_text="A recompute task waits in the queue (debounce)"
     )
-    # The version of everything the arena's pages and API show: bumped (arena.recompute
-    # ``arena_content_changed``) in the same transaction as any change to cells, evidence, stories,
-    # products, categories, personas or scores. Pages are cached and revalidated by it.
     content_version = models.PositiveBigIntegerField(
         default=0, help_text="Bumped by every change to what the arena's pages show"
     )
-    # The pairs of products too close to call and the fewest unverified cells whose verification
-    # would settle each, stored by the recompute (``scoring`` close calls):
-    # [{"a": product id, "b": product id, "settle": [cell id, …], "exact": bool}, …]
+    # the recompute's close calls: [{"a": product, "b": product, "settle": [cell, …], "exact": bool}]
     close_calls = models.JSONField(default=list, blank=True)
 
     objects = ArenaQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]
-        # the slug rule (core.text), so that no row can break reverse() on the pages listing arenas
         constraints = [
             models.CheckConstraint(condition=Q(slug__regex=SLUG_PATTERN), name="arena_slug_valid")
         ]
@@ -199,35 +189,23 @@ class ProductScore(models.Model):
     with_evidence = models.PositiveIntegerField()
     disputed = models.PositiveIntegerField()
     contradicted = models.PositiveIntegerField()
-    # cells whose upheld corrections went, net, against the product's claim (they lower integrity)
-    # and in its favour (they never do): docs/scoring.md, "Integrity"
+    # the counts of ``scoring.Tally`` (docs/scoring.md, "Integrity")
     upheld = models.PositiveIntegerField()
     upheld_in_favour = models.PositiveIntegerField(default=0)
-    # what those in favour add to integrity, and the cells corrected against the product's claim
-    # that have no evidence left (integrity counts them): ``scoring.integrity``
     favour_credit = models.PositiveIntegerField(default=0)
     upheld_unevidenced = models.PositiveIntegerField(default=0)
     integrity = models.PositiveSmallIntegerField(null=True)
     confidence = models.CharField(max_length=1)
-    # The two sums of the PA Score (Σ w·q and Σ 10·w over the applicable cells): with the counts
-    # above they are the product's ``scoring.Tally``, from which the review queue previews an
-    # uphold without recomputing the arena. Null in rows stored before they were kept.
+    # Σ w·q and Σ 10·w: with the counts, the tally the review queue previews an uphold from
     weighted_quality = models.PositiveIntegerField(null=True)
     weighted_max = models.PositiveIntegerField(null=True)
-    # The sums per category × persona (``scoring.Part``: [category, persona, Σ w·q, Σ 10·w, low,
-    # high]): a visitor's own weighting of the categories and personas, and its range, are computed
-    # from them without reading a cell. Empty in rows stored before they were kept.
+    # [``scoring.Part``, …]: a visitor's weighting and its range, computed without reading a cell
     parts = models.JSONField(default=list)
-    # The PA Score's range (``scoring.score_range``): the score with every unverified cell one
-    # verdict step worse / better. Null with no score (or before ranges were kept).
+    # the PA Score's range (``scoring.score_range``) and the ranks it allows (``rank_ranges``)
     pa_low = models.PositiveSmallIntegerField(null=True)
     pa_high = models.PositiveSmallIntegerField(null=True)
-    # The ranks the product could take if its unverified cells turned out either way
-    # (``scoring`` rank range: best = 1 + products whose low beats its high; worst likewise).
     rank_best = models.PositiveIntegerField(null=True)
     rank_worst = models.PositiveIntegerField(null=True)
-    # Cells on the pages that publish what backs them (a rationale or a quote), of its judged
-    # (applicable) cells: the evidence share beside "V/E verified".
     published_evidence = models.PositiveIntegerField(default=0)
     judged = models.PositiveIntegerField(default=0)
     persona_ranges = models.JSONField(default=dict)  # {persona slug: [low, high] or null}
@@ -293,9 +271,7 @@ class PersonaResult(models.Model):
 
 
 class Source(models.Model):
-    """One entry of an arena's source list: what an evidence id such as ``inngest-docs-7`` (in a
-    rationale or a quote's source) refers to, where the pages or an arena file provide it. An id
-    with no entry is shown as an unresolved reference, never as a link."""
+    """What an evidence id such as ``inngest-docs-7`` refers to (none: shown unresolved)."""
 
     arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="sources")
     key = models.CharField(max_length=80, help_text="The id the evidence cites, e.g. docs-21")
@@ -314,10 +290,7 @@ class Source(models.Model):
 
 
 class CacheEpoch(models.Model):
-    """The one row (pk 1) naming the page cache's current namespace: every page version, key and
-    ETag carries ``value`` (``arena.selectors.versions``). ``manage.py restore`` gives it a new
-    random value, so no page kept or revalidated before can be served again (the restored content
-    versions and ids repeat those of the discarded timeline)."""
+    """The page cache's namespace (pk 1), renewed by a restore so nothing older is served."""
 
     value = models.CharField(max_length=32)
 

@@ -1,7 +1,4 @@
-"""The arena's answers to what stories and products announce (``core.signals``), connected in
-``arena.apps``: their changes version the arena's pages or make its scores stale."""
-
-from __future__ import annotations
+"""The arena's answers to what stories and products announce (``core.signals``)."""
 
 from typing import Any
 

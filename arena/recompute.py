@@ -1,19 +1,12 @@
-"""The bottom layer every write stands on: mark an arena's stored scores stale, enqueue their
-recomputation, and recompute them; every move of an arena's content version also purges the HTTP
-cache in front (``ops.purge``) once it commits.
-
-Services call ``arena_mark_stale`` inside their transaction; the recomputation is sent once the
-transaction commits, by task name (this module must not import the tasks that wrap it). The task and
-the periodic sweep are thin wrappers of ``arena_refresh_scores`` and ``arena_refresh_stale``, which
-hold the freshness rule; the sweep sends one refresh task per stale arena. Depends only on models and the pure scoring module.
-"""
+"""Mark an arena's stored scores stale, enqueue their recomputation once the change commits (by
+task name: this module must not import the tasks), and recompute them; every move of an arena's
+content version also purges the HTTP cache in front once it commits."""
 
 from __future__ import annotations
 
 import logging
 import secrets
-from datetime import datetime, timedelta
-from typing import Any
+from datetime import timedelta
 
 from celery import current_app as celery_app
 from django.conf import settings
@@ -24,7 +17,7 @@ from django.utils import timezone
 
 from arena import scoring
 from arena.models import Arena, CacheEpoch, Persona, PersonaResult, ProductScore
-from arena.selectors.inputs import ArenaInputs, arena_scoring_inputs
+from arena.selectors.inputs import arena_scoring_inputs
 from arena.signals import purge_after_commit
 from arena.task_names import REFRESH_TASK
 from stories.models import Story
@@ -33,17 +26,13 @@ log = logging.getLogger(__name__)
 
 
 def arena_content_changed(*, arena_id: int) -> None:
-    """Record that something the arena's pages show has changed (a rationale, a product's name, a
-    score...): bumps its ``content_version``, which the page cache and the pages' ETags are keyed by.
-    Call it inside the transaction that makes the change, so that no reader sees the change under
-    the old version. The HTTP cache in front drops the arena's pages once it commits."""
+    """Bump the version the page cache and ETags are keyed by, in the change's transaction."""
     Arena.objects.filter(pk=arena_id).update(content_version=F("content_version") + 1)
     purge_after_commit(arenas=[arena_id])
 
 
 def cell_content_changed(*, cell_id: int) -> None:
-    """``arena_content_changed`` for the arena of a cell, known only by its id (a flag filed on
-    it, a dispute decided): one UPDATE, the arena found by a subquery."""
+    """``arena_content_changed`` for a cell's arena, in one UPDATE."""
     arena = Story.objects.filter(cells__pk=cell_id).values("arena_id")[:1]
     Arena.objects.filter(pk__in=arena).update(content_version=F("content_version") + 1)
     purge_after_commit(cells=[cell_id])
@@ -55,21 +44,16 @@ def _has_table(model: type[models.Model], using: str) -> bool:
 
 
 def content_versions_served(*, using: str) -> int:
-    """The highest content version of the database (0 when it has no arenas, or no arena table):
-    read before a restore replaces it, as the value the restored versions must move past."""
+    """The highest content version of the database (0 with no arena): read before a restore."""
     if not _has_table(Arena, using):
         return 0
-    found = Arena.objects.using(using).aggregate(top=Max("content_version"))["top"]
-    return found or 0
+    return Arena.objects.using(using).aggregate(top=Max("content_version"))["top"] or 0
 
 
 def content_restored(*, past: int, using: str) -> str | None:
-    """After a restore: in one transaction, move every arena's content version above ``past``, and give the page cache a new epoch;
-    returns the epoch (None: a backup older than the epoch's table, whose ``migrate`` makes one
-    anew). The versions then never repeat one the replaced database served (its highest
-    was above any served before it, by the same rule), for what keeps them in memory (the stale
-    counts); the epoch covers what the versions cannot: an arena or cell made after the restore
-    takes an id of the discarded timeline again, with versions from 0."""
+    """After a restore: move every content version above ``past`` (so none repeats one served
+    before) and give the page cache a new epoch (ids of the discarded timeline come back); returns
+    the epoch, None for a backup older than its table (its ``migrate`` makes one)."""
     epoch = secrets.token_hex(8) if _has_table(CacheEpoch, using) else None
     with transaction.atomic(using=using):
         if _has_table(Arena, using):  # (a backup of an older schema, before its migrate)
@@ -80,111 +64,78 @@ def content_restored(*, past: int, using: str) -> str | None:
 
 
 def arena_mark_stale(*, arena_id: int) -> None:
-    """Record that the arena's stored scores are out of date, and schedule their recomputation once
-    the surrounding transaction commits (immediately, in-process, when no broker is configured).
-    A score-moving change is a content change too: the version is bumped in the same statement."""
+    """Mark the arena's scores stale; their recomputation is enqueued once the change commits."""
     Arena.objects.filter(pk=arena_id).update(
         change_seq=F("change_seq") + 1,
         scores_stale_since=Coalesce(F("scores_stale_since"), timezone.now()),
         content_version=F("content_version") + 1,
     )
     purge_after_commit(arenas=[arena_id])
-    transaction.on_commit(lambda: arena_enqueue_recompute(arena_id=arena_id))
+    transaction.on_commit(lambda: _enqueue(arena_id))
 
 
-def arena_enqueue_recompute(*, arena_id: int) -> bool:
-    """Send the recompute task; a broker that is down is logged, not raised: the arena stays marked
-    stale in the database and the periodic sweep recomputes it once the broker is back.
-
-    Debounced through the database: while a task for this arena waits in the queue
-    (``recompute_enqueued_at`` set), further changes enqueue nothing; the task clears the mark when
-    it starts, so a change after that enqueues a new one.
-    """
-    if settings.CELERY_TASK_ALWAYS_EAGER:  # no broker: recompute in-process, at once
+def _enqueue(arena_id: int) -> None:
+    """Send the recompute task once per wait (debounced); a broker down leaves it to the sweep."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
         arena_refresh_scores(arena_id=arena_id)
-        return True
+        return
     now = timezone.now()
     expired = now - timedelta(seconds=settings.RECOMPUTE_DEBOUNCE_SECONDS + 120)
-    claimed = (
-        Arena.objects.filter(pk=arena_id)
-        .filter(Q(recompute_enqueued_at__isnull=True) | Q(recompute_enqueued_at__lt=expired))
-        .update(recompute_enqueued_at=now)
-    )
-    if not claimed:
-        return True
+    waiting = Q(recompute_enqueued_at__isnull=True) | Q(recompute_enqueued_at__lt=expired)
+    if not Arena.objects.filter(waiting, pk=arena_id).update(recompute_enqueued_at=now):
+        return
     try:
-        celery_app.send_task(
-            REFRESH_TASK, args=[arena_id], countdown=settings.RECOMPUTE_DEBOUNCE_SECONDS
-        )
+        countdown = settings.RECOMPUTE_DEBOUNCE_SECONDS
+        celery_app.send_task(REFRESH_TASK, args=[arena_id], countdown=countdown)
     except Exception:  # noqa: BLE001 - any broker failure; the sweep catches up
         Arena.objects.filter(pk=arena_id, recompute_enqueued_at=now).update(
             recompute_enqueued_at=None
         )
-        log.warning(
-            "could not enqueue the recomputation of arena %s; the sweep will",
-            arena_id,
-            exc_info=True,
-        )
-        return False
-    return True
+        log.warning("could not enqueue the recomputation of arena %s", arena_id, exc_info=True)
 
 
 def arena_recompute_scores(*, arena_id: int) -> bool:
-    """Recompute and store every score of the arena. Idempotent: the same inputs store the same
-    scores. Returns False when the arena no longer exists."""
+    """Recompute and store every score of the arena (idempotent); False when it is gone."""
     with transaction.atomic():
         arena = Arena.objects.select_for_update().filter(pk=arena_id).first()
         if arena is None:
             return False
-        seq = arena.change_seq
         inputs = arena_scoring_inputs(arena_id=arena_id)
         results = scoring.product_results(inputs.products, inputs.stories, inputs.cells)
-        now = timezone.now()
         board = scoring.leaderboard(results)
-        _store_scores(arena_id, board, now)
+        now = timezone.now()
+        spans = scoring.rank_ranges([(row.result.product, row.result.pa_range) for row in board])
+        ProductScore.objects.filter(arena_id=arena_id).delete()
+        ProductScore.objects.bulk_create(
+            ProductScore(
+                arena_id=arena_id,
+                rank=row.rank,
+                vs_id=row.vs,
+                computed_at=now,
+                rank_best=span[0] if (span := spans[row.result.product]) else None,
+                rank_worst=span[1] if span else None,
+                **row.result.stored(),
+            )
+            for row in board
+        )
         _store_persona_results(arena_id, scoring.best_by_persona(inputs.stories, results))
+        ids = inputs.cell_ids
+        calls = scoring.close_calls([row.result for row in board], inputs.stories, inputs.cells)
         Arena.objects.filter(pk=arena_id).update(
             scores_computed_at=now,
-            computed_seq=seq,
-            close_calls=_close_calls(inputs, [row.result for row in board]),
+            computed_seq=arena.change_seq,
+            close_calls=[
+                {"a": c.a, "b": c.b, "settle": [ids[k] for k in c.settle], "exact": c.exact}
+                for c in calls
+            ],
             content_version=F("content_version") + 1,
         )
         purge_after_commit(arenas=[arena_id])
         # Only a recompute that saw the newest change clears the stale mark.
-        Arena.objects.filter(pk=arena_id, change_seq=seq).update(scores_stale_since=None)
-    return True
-
-
-def _store_scores(arena_id: int, board: list[scoring.RankedResult], now: datetime) -> None:
-    """Replace the arena's leaderboard rows by ``board`` (``scoring.leaderboard``), each with the
-    ranks it could take (``scoring.rank_ranges``)."""
-    spans = scoring.rank_ranges([(row.result.product, row.result.pa_range) for row in board])
-    ProductScore.objects.filter(arena_id=arena_id).delete()
-    ProductScore.objects.bulk_create(
-        ProductScore(
-            arena_id=arena_id,
-            rank=row.rank,
-            vs_id=row.vs,
-            computed_at=now,
-            rank_best=span[0] if (span := spans[row.result.product]) else None,
-            rank_worst=span[1] if span else None,
-            **row.result.stored(),
+        Arena.objects.filter(pk=arena_id, change_seq=arena.change_seq).update(
+            scores_stale_since=None
         )
-        for row in board
-    )
-
-
-def _close_calls(inputs: ArenaInputs, board: list[scoring.ProductResult]) -> list[dict[str, Any]]:
-    """The arena's close calls as ``Arena.close_calls`` stores them, each settle set by cell id."""
-    return [
-        {
-            "a": call.a,
-            "b": call.b,
-            "settle": [inputs.cell_ids[key] for key in call.settle],
-            "exact": call.exact,
-        }
-        for call in scoring.close_calls(board, inputs.stories, inputs.cells)
-    ]
+    return True
 
 
 def _store_persona_results(arena_id: int, best: list[scoring.PersonaBest]) -> None:
@@ -207,8 +158,7 @@ def _store_persona_results(arena_id: int, best: list[scoring.PersonaBest]) -> No
 
 
 def arena_refresh_scores(*, arena_id: int) -> str:
-    """Recompute one arena's stored scores unless a recomputation already covered every change
-    (the freshness rule). Safe to run twice; returns ``gone``, ``fresh`` or ``recomputed``."""
+    """Recompute unless fresh: ``gone``, ``fresh`` or ``recomputed``."""
     # changes from now on enqueue a new task
     Arena.objects.filter(pk=arena_id).update(recompute_enqueued_at=None)
     if not Arena.objects.filter(pk=arena_id).exists():
@@ -220,28 +170,16 @@ def arena_refresh_scores(*, arena_id: int) -> str:
 
 
 def arena_refresh_stale() -> list[int]:
-    """The periodic sweep: one refresh task per arena still marked stale (changed while the broker
-    was down, or whose task was lost with a killed worker), sent by name, so that the workers share
-    them, a slow arena holds up no other, and each runs under the refresh task's time limits. Sent
-    whether or not a task is already queued for the arena (that one may be lost): a duplicate finds
-    the arena fresh and does nothing. Without a broker they run here, one after another.
-    Returns the ids it sent (refreshed, without a broker); a broker that fails is logged and
-    stops the round, the next sweep tries again."""
-    stale = list(Arena.objects.stale().order_by("pk").values_list("pk", flat=True))
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        for arena_id in stale:
-            arena_refresh_scores(arena_id=arena_id)
-        return stale
+    """The periodic sweep: a refresh task per stale arena (run here without a broker)."""
     sent = []
-    for arena_id in stale:
-        try:
-            celery_app.send_task(REFRESH_TASK, args=[arena_id])
-        except Exception:  # noqa: BLE001 - any broker failure; the next sweep retries
-            log.warning(
-                "the sweep could not send the recomputation of arena %s; the next sweep will",
-                arena_id,
-                exc_info=True,
-            )
-            break
+    for arena_id in Arena.objects.stale().order_by("pk").values_list("pk", flat=True):
+        if settings.CELERY_TASK_ALWAYS_EAGER:
+            arena_refresh_scores(arena_id=arena_id)
+        else:
+            try:
+                celery_app.send_task(REFRESH_TASK, args=[arena_id])
+            except Exception:  # noqa: BLE001 - any broker failure; the next sweep retries
+                log.warning("the sweep could not send the recomputation of arena %s", arena_id)
+                break
         sent.append(arena_id)
     return sent

@@ -1,6 +1,5 @@
-"""The names of the Celery tasks, in one place: ``arena.tasks`` registers its tasks under them, the
-recompute layer sends by them (it must not import the tasks it sends), and the beat schedule in
-the settings runs the sweep by name."""
+"""The Celery tasks' names: registered by the tasks, sent by name (the recompute must not import
+the tasks) and run by the beat schedule; a queued task keeps its name across deploys."""
 
 REFRESH_TASK = "arena.tasks.arena_refresh_scores"
 SWEEP_TASK = "arena.tasks.arena_refresh_stale"

@@ -1,23 +1,15 @@
-"""How sure a ranking is: the ranks each product could take (``rank_ranges``), the pairs too close
-to call (``pair_call``) and, for each, the fewest unverified cells whose verification would settle
-it (``settle_set``; docs/scoring.md, "What would settle it").
-
-Verifying a cell keeps its published verdict and quality and stops it moving the range: its low and
-high both become its quality. So each verified cell of the published leader raises the leader's low
-by ``w × (q − q_low)`` (over ``Σ 10·w``), and each of the trailer's lowers the trailer's high by
-``w × (q_high − q)``. A pair is settled when the leader's rounded low beats the trailer's rounded
-high, the very integers ``pair_call`` reads once the scores are stored."""
+"""Who leads and how sure a ranking is (docs/scoring.md, "Who leads", "What would settle it"): a
+product leads another only when its lowest possible score beats the other's highest."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import accumulate
 
-from arena.scoring.calls import Ranged, pair_call
-from arena.scoring.results import ProductResult
+from arena.scoring.results import ProductResult, is_unverified, quality_bounds
 from arena.scoring.tally import CellIn, ProductKey, StoryIn, coverage_of, is_applicable
-from arena.scoring.weights import is_unverified, quality_bounds
 
 # A cell as the settle sets name it: (story id, product); the recompute maps it to the cell's id.
 type CellKey = tuple[int, ProductKey]
@@ -26,8 +18,43 @@ type CellKey = tuple[int, ProductKey]
 SETTLE_EXACT_LIMIT = 250_000
 
 
+@dataclass(frozen=True)
+class Ranged:
+    """A product's score and its range (``score_range``), as stored; None when it has no score."""
+
+    key: ProductKey
+    score: int | None
+    low: int | None
+    high: int | None
+
+
+@dataclass(frozen=True)
+class Call:
+    """``leader`` and ``trailer`` when one leads, both None when it is too close to call."""
+
+    leader: ProductKey | None
+    trailer: ProductKey | None
+
+    @property
+    def close(self) -> bool:
+        return self.leader is None
+
+
+TOO_CLOSE = Call(None, None)
+
+
+def pair_call(a: Ranged, b: Ranged) -> Call:
+    """A leads when its low is above B's high, B the other way round, else too close to call."""
+    if a.low is None or a.high is None or b.low is None or b.high is None:
+        return TOO_CLOSE
+    if a.low > b.high:
+        return Call(a.key, b.key)
+    if b.low > a.high:
+        return Call(b.key, a.key)
+    return TOO_CLOSE
+
+
 def ranged(result: ProductResult) -> Ranged:
-    """A result as ``pair_call`` reads it: its PA Score and that score's range."""
     low, high = result.pa_range if result.pa_range else (None, None)
     return Ranged(result.product, result.pa_score, low, high)
 
@@ -35,27 +62,19 @@ def ranged(result: ProductResult) -> Ranged:
 def rank_ranges(
     ranges: Sequence[tuple[ProductKey, tuple[int, int] | None]],
 ) -> dict[ProductKey, tuple[int, int] | None]:
-    """The ranks each product could take, among the products with a range: best = 1 + the number
-    whose low beats its high, worst = their number − the number whose high is below its low. They
-    always contain its published rank (a product ranked above it has at least its score). None for
-    a product with no score."""
+    """The best and worst rank each product's range allows among the ranged ones."""
     known = [r for _, r in ranges if r is not None]
-    out: dict[ProductKey, tuple[int, int] | None] = {}
-    for key, r in ranges:
-        if r is None:
-            out[key] = None
-            continue
-        above = sum(1 for o in known if o[0] > r[1])
-        below = sum(1 for o in known if o[1] < r[0])
-        out[key] = (1 + above, len(known) - below)
-    return out
+    return {
+        key: None
+        if r is None
+        else (1 + sum(o[0] > r[1] for o in known), len(known) - sum(o[1] < r[0] for o in known))
+        for key, r in ranges
+    }
 
 
 @dataclass(frozen=True)
 class Side:
-    """One side of a pair as verification moves it: its range's two sums (``Σ w·q_low``,
-    ``Σ w·q_high``), ``Σ 10·w``, and what verifying each unverified cell would move: its low up
-    (``raise_low``) and its high down (``cut_high``), by cell, the largest first."""
+    """A product's range sums and, largest first, what verifying each unverified cell moves."""
 
     key: ProductKey
     low_sum: int
@@ -64,22 +83,24 @@ class Side:
     raise_low: tuple[tuple[int, CellKey], ...]
     cut_high: tuple[tuple[int, CellKey], ...]
 
-    # What ``_exact`` walks, worked out once per product rather than once per pair.
     @cached_property
     def lows(self) -> list[int]:
-        """The rounded low with the 0, 1, 2... largest ``raise_low`` gains verified (0s when it
-        has no maximum: ``_exact`` does not walk such a side)."""
-        return [coverage_of(self.low_sum + g, self.maximum) or 0 for g in _prefix(self.raise_low)]
+        """The rounded low with the 0, 1, 2... largest ``raise_low`` gains verified."""
+        return [
+            coverage_of(self.low_sum + g, self.maximum) or 0
+            for g in accumulate((g for g, _ in self.raise_low), initial=0)
+        ]
 
     @cached_property
     def highs(self) -> list[int]:
-        """The rounded high with the 0, 1, 2... largest ``cut_high`` gains verified."""
-        return [coverage_of(self.high_sum - g, self.maximum) or 0 for g in _prefix(self.cut_high)]
+        return [
+            coverage_of(self.high_sum - g, self.maximum) or 0
+            for g in accumulate((g for g, _ in self.cut_high), initial=0)
+        ]
 
 
 def _ordered(gains: Iterable[tuple[int, CellKey]]) -> tuple[tuple[int, CellKey], ...]:
-    # the largest gain first; equal gains in a stable order (by story, then product), so that the
-    # stored sets do not change from one recompute to the next
+    # equal gains in a stable order, so that the stored sets do not change between recomputes
     return tuple(
         sorted((g for g in gains if g[0] > 0), key=lambda g: (-g[0], g[1][0], str(g[1][1])))
     )
@@ -88,8 +109,7 @@ def _ordered(gains: Iterable[tuple[int, CellKey]]) -> tuple[tuple[int, CellKey],
 def sides(
     products: Iterable[ProductKey], stories: Sequence[StoryIn], cells: Iterable[CellIn]
 ) -> dict[ProductKey, Side]:
-    """Each product's ``Side``, from the arena's cells (those of other stories or products are
-    ignored): its range's sums are ``score_range``'s."""
+    """Each product's ``Side`` from the arena's cells (others are ignored)."""
     weight = {s.id: s.weight for s in stories}
     acc: dict[ProductKey, list[int]] = {p: [0, 0, 0] for p in products}
     ups: dict[ProductKey, list[tuple[int, CellKey]]] = {p: [] for p in acc}
@@ -112,27 +132,8 @@ def sides(
     }
 
 
-def _settles(leader: Side, trailer: Side, up: int, down: int) -> bool:
-    low = coverage_of(leader.low_sum + up, leader.maximum)
-    high = coverage_of(trailer.high_sum - down, trailer.maximum)
-    return low is not None and high is not None and low > high
-
-
-def _prefix(gains: Sequence[tuple[int, CellKey]]) -> list[int]:
-    sums = [0]
-    for g, _ in gains:
-        sums.append(sums[-1] + g)
-    return sums
-
-
 def _exact(leader: Side, trailer: Side) -> tuple[int, int] | None:
-    """The fewest cells, as (how many of the leader's largest gains, of the trailer's): for a
-    given count on each side the largest gains are best (rounding is monotone), so the smallest
-    set is among the splits (i, fewest j that settles with i). That j only falls as i grows, so
-    one walk over both sides finds it: i up, j down. On equal sizes the fewest of the leader's.
-    None when even verifying all does not settle it."""
-    if not leader.maximum or not trailer.maximum:
-        return None  # (a side with no applicable cell has no range to settle)
+    """The fewest (leader's, trailer's) largest gains that settle the pair: i up, j down."""
     lows, highs = leader.lows, trailer.highs
     best: tuple[int, int] | None = None
     j = len(highs) - 1
@@ -145,27 +146,20 @@ def _exact(leader: Side, trailer: Side) -> tuple[int, int] | None:
 
 
 def _greedy(leader: Side, trailer: Side) -> tuple[int, int] | None:
-    """The bound past the size limit: the largest gain in score points next, from either side,
-    until the pair is settled. A set that settles it, not always the smallest (rounding)."""
-    i = j = up = down = 0
-    while not _settles(leader, trailer, up, down):
+    """Past the size limit: the largest gain in score points next, until settled."""
+    i = j = 0
+    while not leader.lows[i] > trailer.highs[j]:
         a = leader.raise_low[i][0] / leader.maximum if i < len(leader.raise_low) else -1.0
         b = trailer.cut_high[j][0] / trailer.maximum if j < len(trailer.cut_high) else -1.0
         if a < 0 and b < 0:
             return None
-        if a >= b:
-            up, i = up + leader.raise_low[i][0], i + 1
-        else:
-            down, j = down + trailer.cut_high[j][0], j + 1
+        i, j = (i + 1, j) if a >= b else (i, j + 1)
     return i, j
 
 
 @dataclass(frozen=True)
 class CloseCall:
-    """A pair too close to call: ``a`` the published leader (the higher PA Score; on equal
-    scores the one the leaderboard shows first), ``b`` the other; ``settle`` the fewest unverified
-    cells whose verification would make ``a`` lead (empty when no verification can: equal
-    scores); ``exact`` False when the set is the greedy bound past ``SETTLE_EXACT_LIMIT``."""
+    """A pair too close to call; ``settle``: the cells whose verification makes ``a`` lead."""
 
     a: ProductKey
     b: ProductKey
@@ -174,25 +168,21 @@ class CloseCall:
 
 
 def settle_set(leader: Side, trailer: Side) -> tuple[tuple[CellKey, ...], bool]:
-    """The fewest unverified cells (the leader's and the trailer's) whose verification makes
-    ``leader``'s rounded low beat ``trailer``'s rounded high, and whether that set is exact; ``()``
-    when none does (the leader's published score is not above the trailer's)."""
+    """The fewest unverified cells that make ``leader``'s low beat ``trailer``'s high; exact?"""
     exact = len(leader.raise_low) * len(trailer.cut_high) <= SETTLE_EXACT_LIMIT
-    found = _exact(leader, trailer) if exact else _greedy(leader, trailer)
+    found = None
+    if leader.maximum and trailer.maximum:  # (a side with no applicable cell has no range)
+        found = _exact(leader, trailer) if exact else _greedy(leader, trailer)
     if found is None or found == (0, 0):
         return (), exact
     i, j = found
-    return tuple(k for _, k in leader.raise_low[:i]) + tuple(
-        k for _, k in trailer.cut_high[:j]
-    ), exact
+    return tuple(k for _, k in (*leader.raise_low[:i], *trailer.cut_high[:j])), exact
 
 
 def close_calls(
     results: Sequence[ProductResult], stories: Sequence[StoryIn], cells: Iterable[CellIn]
 ) -> list[CloseCall]:
-    """Every pair too close to call (``pair_call``) among ``results`` given in leaderboard order,
-    each with what would settle it, in that order (by the leader's place, then the other's).
-    Pairs where a side has no score are not compared."""
+    """Every pair too close to call among ``results`` in leaderboard order, with its settle set."""
     by_side = sides([r.product for r in results], stories, cells)
     scored = [r for r in results if r.pa_range is not None and r.pa_score is not None]
     out = []
@@ -200,14 +190,7 @@ def close_calls(
         for second in scored[i + 1 :]:
             if not pair_call(ranged(first), ranged(second)).close:
                 continue
-            lead, trail = (
-                (second, first)
-                if (second.pa_score or 0) > (first.pa_score or 0)
-                else (
-                    first,
-                    second,
-                )
-            )
+            lead, trail = sorted((first, second), key=lambda r: -(r.pa_score or 0))  # stable
             settle, exact = settle_set(by_side[lead.product], by_side[trail.product])
             out.append(CloseCall(lead.product, trail.product, settle, exact))
     return out

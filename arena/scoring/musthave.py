@@ -1,12 +1,5 @@
-"""The must-have check (docs/scoring.md, "Must-haves"): which products meet every story and fact
-a visitor cannot do without, which fail and on what, and how sure each answer is.
-
-A story must-have is met by a ``full`` verdict only (``partial`` leaves part of the story undone,
-``n/a`` says the story does not apply, so neither can be counted on). A fact must-have is met only
-when the product's stated facts say so; a fact nobody stated leaves the answer unknown, never a
-pass. An answer is ``certain`` when the cells that decide it are verified (``is_verified``): for a
-product that meets every must-have, all of its deciding cells; for one that fails, one verified
-failing cell (or a stated fact that fails) is enough. Otherwise the answer is ``likely``."""
+"""The must-have check (docs/scoring.md, "Must-haves"): which products meet every story (a ``full``
+verdict only) and fact a visitor cannot do without, and how sure each answer is."""
 
 from __future__ import annotations
 
@@ -49,7 +42,7 @@ class Certainty(StrEnum):
 
 @dataclass(frozen=True)
 class Facts:
-    """A product's stated facts as the rule reads them ("" when nobody stated one)."""
+    """A product's stated facts ("" when nobody stated one)."""
 
     hosting: str = ""
     licence: str = ""
@@ -68,9 +61,7 @@ class MustHaves:
 
 @dataclass(frozen=True)
 class MustAnswer:
-    """One product's answer: the outcome, how sure it is, the cells that fail (their verdict is
-    not ``full``), the stories it has no cell for, the facts it lacks (stated, not met) and the
-    facts nobody stated; ``unverified``: how many of its deciding cells are not verified."""
+    """``failing``: cells not ``full``; ``lacking``: stated facts not met; ``unknown``: unstated."""
 
     product: ProductKey
     outcome: Outcome
@@ -90,17 +81,13 @@ def need_met(need: str, facts: Facts) -> bool | None:
     return (facts.hosting in _HOSTING_OFFERS[need]) if facts.hosting else None
 
 
-def story_met(cell: CellIn) -> bool:
-    return cell.verdict == Verdict.FULL
-
-
 def must_answer(
     product: ProductKey, must: MustHaves, cells: Iterable[CellIn], facts: Facts
 ) -> MustAnswer:
-    """The answer for one product, from its cells (any; those of other stories are ignored)."""
+    """Certain when the deciding cells are verified (one verified failure suffices), else likely."""
     by_story = {c.story_id: c for c in cells if c.story_id in must.stories}
     asked = [by_story[s] for s in must.stories if s in by_story]
-    failing = tuple(c for c in asked if not story_met(c))
+    failing = tuple(c for c in asked if c.verdict != Verdict.FULL)
     unjudged = tuple(s for s in must.stories if s not in by_story)
     met = {need: need_met(need, facts) for need in must.needs}
     lacking = tuple(n for n in must.needs if met[n] is False)

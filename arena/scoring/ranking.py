@@ -1,14 +1,16 @@
-"""Rankings: the rank keys a visitor picks, the one ordering rule of every ranking, the places
-(shared ranks and what broke the tie) and each row's head-to-head partner."""
+"""Rankings: the rank keys, the one ordering rule, the places, the head-to-head partners, best by
+user type and what upholding one flag would do to a product's rank."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import groupby
+from operator import itemgetter
 
-from arena.scoring.results import ProductResult, RankedResult
-from arena.scoring.tally import ProductKey
-from arena.scoring.weights import Weights, personal_score
+from arena.scoring.results import ProductResult, Weights, personal_score
+from arena.scoring.tally import CellIn, Corrections, ProductKey, StoryIn, Tally, cell_tally
+from stories.values import CellValue
 
 # The rank keys (the pages' ``?rank=``): three plain ones, and one per category
 # (``category:<name>``) and per persona (``persona:<slug>``).
@@ -20,7 +22,6 @@ RANK_PERSONA = "persona"
 
 
 def rank_key(kind: str, name: str) -> str:
-    """The rank key of one category or persona: ``rank_key(RANK_PERSONA, "ops")``."""
     return f"{kind}:{name}"
 
 
@@ -46,50 +47,48 @@ def _metric(key: str) -> Callable[[ProductResult], float | None]:
 
 
 def order_key(value: float | None, share: float, name: str) -> tuple[bool, float, float, str]:
-    """The one ordering rule of every ranking: by a metric, high to low (no score last); ties by
-    V/E, then by name."""
+    """By a metric, high to low (no score last); ties by V/E, then by name."""
     return (value is None, -(value or 0), -share, name.lower())
 
 
-def order_by(results: Sequence[ProductResult], key: str = RANK_PA) -> list[ProductResult]:
-    """Order by one metric, high to low (no score last); ties by V/E, then by name."""
-    metric = _metric(key)
-    return sorted(results, key=lambda r: order_key(metric(r), r.verified_share, r.name))
+def _values(
+    results: Sequence[ProductResult], key: str, weights: Weights | None
+) -> list[float | None]:
+    """Each result's value on the rank key, or its personal score under ``weights``."""
+    if weights is not None:
+        return [personal_score(r.parts, weights) for r in results]
+    return list(map(_metric(key), results))
 
 
-def personal_scores(
-    results: Sequence[ProductResult], weights: Weights
-) -> dict[ProductKey, int | None]:
-    """Each product's score under a visitor's weights (``personal_score`` of its stored parts)."""
-    return {r.product: personal_score(r.parts, weights) for r in results}
+def order_by(
+    results: Sequence[ProductResult], key: str = RANK_PA, weights: Weights | None = None
+) -> list[ProductResult]:
+    """Ranked by ``order_key`` on the rank key (or on the personal score under ``weights``)."""
+    keyed = zip(_values(results, key, weights), results, strict=True)
+    return [
+        r for _, r in sorted(keyed, key=lambda v: order_key(v[0], v[1].verified_share, v[1].name))
+    ]
 
 
-def order_by_weights(results: Sequence[ProductResult], weights: Weights) -> list[ProductResult]:
-    """The leaderboard under a visitor's weights: by personal score, then the ordering rule of every
-    ranking (``order_key``). With ``PUBLISHED`` weights it is ``order_by(results, RANK_PA)``."""
-    scores = personal_scores(results, weights)
-    return sorted(results, key=lambda r: order_key(scores[r.product], r.verified_share, r.name))
+@dataclass(frozen=True)
+class RankedResult:
+    rank: int
+    vs: ProductKey | None
+    result: ProductResult
 
 
 def leaderboard(results: Sequence[ProductResult]) -> list[RankedResult]:
-    """Default order (PA Score) with each row's head-to-head partner: the leader against the
-    runner-up, every other row against the leader."""
+    """By PA Score; the leader against the runner-up, every other row against the leader."""
     ordered = order_by(results, RANK_PA)
-    ranked = []
-    for i, r in enumerate(ordered):
-        if i == 0:
-            vs = ordered[1].product if len(ordered) > 1 else None
-        else:
-            vs = ordered[0].product
-        ranked.append(RankedResult(rank=i + 1, vs=vs, result=r))
-    return ranked
+    return [
+        RankedResult(i + 1, ordered[0 if i else 1].product if len(ordered) > 1 else None, r)
+        for i, r in enumerate(ordered)
+    ]
 
 
 @dataclass(frozen=True)
 class Place:
-    """A row's place in a ranking as the pages show it. Products with the same value of the metric
-    share the first one's rank (``=2``: standard competition ranking, 1 2 2 4); ``decided_by``
-    says what put them in the order shown ("verified share", "name" or both), "" when not tied."""
+    """Equal values share the first one's rank (1 2 2 4); ``decided_by`` says what ordered them."""
 
     rank: int
     tied: bool
@@ -99,47 +98,134 @@ class Place:
 def places(
     results: Sequence[ProductResult], key: str = RANK_PA, weights: Weights | None = None
 ) -> list[Place]:
-    """The places of ``results``, given in the order ``order_by(results, key)`` returns them (or
-    ``order_by_weights(results, weights)`` when ``weights`` are given: ranked by personal score)."""
-    if weights is not None:
-        scores = personal_scores(results, weights)
-        values: list[float | None] = [scores[r.product] for r in results]
-    else:
-        metric = _metric(key)
-        values = [metric(r) for r in results]
+    """The places of ``results``, given in the order ``order_by(results, key, weights)`` returns."""
     out: list[Place] = []
-    start = 0
-    while start < len(results):
-        end = start
-        while end + 1 < len(results) and values[end + 1] == values[start]:
-            end += 1
-        group = results[start : end + 1]
+    for _, same in groupby(
+        zip(_values(results, key, weights), results, strict=True), itemgetter(0)
+    ):
+        group = [r for _, r in same]
+        shares = {r.verified_share for r in group}
         decided_by = ""
         if len(group) > 1:
-            shares = [r.verified_share for r in group]
-            if len(set(shares)) == 1:
+            if len(shares) == 1:
                 decided_by = "name"
-            elif len(set(shares)) == len(shares):
+            elif len(shares) == len(group):
                 decided_by = "verified share"
             else:
                 decided_by = "verified share, then name"
-        out.extend(Place(start + 1, len(group) > 1, decided_by) for _ in group)
-        start = end + 1
+        out += [Place(len(out) + 1, len(group) > 1, decided_by)] * len(group)
     return out
 
 
 def rivals(
     order: Sequence[ProductKey], published: Iterable[ProductKey]
 ) -> dict[ProductKey, ProductKey | None]:
-    """Each product's head-to-head partner on a leaderboard shown in ``order``: the nearest other
-    product in that order whose verdicts' rationale and evidence are published (``published``),
-    the one ranked above on equal distance; when no other product has published detail, simply
-    the nearest one. None for a product alone on the board."""
+    """The nearest other product in ``order``, with published detail when any has it."""
     shown = set(published)
     out: dict[ProductKey, ProductKey | None] = {}
     for i, product in enumerate(order):
         others = sorted((j for j in range(len(order)) if j != i), key=lambda j: (abs(j - i), j > i))
-        with_detail = [j for j in others if order[j] in shown]
-        picks = with_detail or others
+        picks = [j for j in others if order[j] in shown] or others
         out[product] = order[picks[0]] if picks else None
     return out
+
+
+@dataclass(frozen=True)
+class PersonaBest:
+    persona: str
+    story_count: int
+    winner: ProductKey | None
+    winner_score: int | None
+    runner_up: ProductKey | None
+    runner_up_score: int | None
+
+
+def best_by_persona(
+    stories: Sequence[StoryIn], results: Sequence[ProductResult]
+) -> list[PersonaBest]:
+    """Per persona: highest persona score, then runner-up. Ties: higher PA Score, then name."""
+    out = []
+    for persona in dict.fromkeys(s.persona for s in stories):
+        scored = [r for r in results if r.persona_scores.get(persona) is not None]
+        scored.sort(
+            key=lambda r: (-(r.persona_scores[persona] or 0), -(r.pa_score or 0), r.name.lower())
+        )
+        top: list[tuple[ProductKey | None, int | None]] = [(None, None), (None, None)]
+        top[: len(scored[:2])] = [(r.product, r.persona_scores[persona]) for r in scored[:2]]
+        count = sum(1 for s in stories if s.persona == persona)
+        out.append(PersonaBest(persona, count, *top[0], *top[1]))
+    return out
+
+
+# A persona winner decided by fewer stories than this is flagged as resting on little evidence.
+FEW_STORIES = 5
+
+
+def persona_decided_by(
+    winner_score: int | None,
+    runner_up_score: int | None,
+    winner_pa: int | None,
+    runner_up_pa: int | None,
+) -> str:
+    """What broke a tie of persona scores: "PA Score" or "name"; "" when not tied."""
+    if winner_score is None or winner_score != runner_up_score:
+        return ""
+    return "PA Score" if (winner_pa or 0) != (runner_up_pa or 0) else "name"
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A product's stored tally: enough to rank it and to preview one cell's change."""
+
+    product: ProductKey
+    name: str
+    tally: Tally
+
+
+def leaderboard_ranks(standings: Sequence[Standing]) -> dict[ProductKey, int]:
+    """Each product's rank by PA Score (equal keys keep the order given)."""
+    ordered = sorted(
+        standings, key=lambda s: order_key(s.tally.coverage, s.tally.verified_share, s.name)
+    )
+    return {s.product: rank for rank, s in enumerate(ordered, start=1)}
+
+
+@dataclass(frozen=True)
+class UpholdEffect:
+    before: Tally
+    after: Tally
+    rank_before: int
+    rank_after: int
+
+
+def uphold_effect(
+    standings: Sequence[Standing],
+    product: ProductKey,
+    *,
+    weight: int,
+    old: CellValue,
+    new: CellValue,
+    was_upheld: bool = False,
+    corrections: Corrections | None = None,
+    counted: bool = True,
+) -> UpholdEffect:
+    """What upholding a flag that turns one cell of ``product`` (its story weighing ``weight``)
+    from ``old`` into ``new`` does to the product's tally and rank. ``corrections``: the flags
+    upheld on it before (without them, ``was_upheld`` says some were, taken as net neither way);
+    ``counted``: False when its story or product is retired (nothing changes)."""
+    i = next(i for i, s in enumerate(standings) if s.product == product)
+    before = after = standings[i].tally
+    if counted:
+        if corrections is None and was_upheld:
+            corrections = Corrections(old, old)
+        earlier = corrections.direction if corrections is not None else None
+        now = Corrections(corrections.first if corrections else old, new).direction
+        old_part = cell_tally(
+            CellIn.of(old, story_id=0, product=product, correction=earlier), weight
+        )
+        new_part = cell_tally(CellIn.of(new, story_id=0, product=product, correction=now), weight)
+        after = Tally(*(b - o + n for b, o, n in zip(before, old_part, new_part, strict=True)))
+    changed = [*standings[:i], replace(standings[i], tally=after), *standings[i + 1 :]]
+    return UpholdEffect(
+        before, after, leaderboard_ranks(standings)[product], leaderboard_ranks(changed)[product]
+    )

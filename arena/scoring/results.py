@@ -1,12 +1,11 @@
-"""A product's result: every score of one product, the one definition of them. The recompute
-stores it (``ProductResult.stored``), the leaderboard reads it back (``ProductResult.from_stored``)
-and the API shows its fields; ``product_results`` computes it from the cells."""
+"""A product's result, the one definition of its scores, and a visitor's weights: the sums per
+category × persona (``Part``) that any weighting and its range are computed from."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple
 
 from arena.scoring.tally import (
     CellIn,
@@ -14,63 +13,134 @@ from arena.scoring.tally import (
     StoryIn,
     Tally,
     cell_tally,
+    coverage_of,
     evidence_share,
+    has_evidence,
+    is_applicable,
     verified_share,
 )
-from arena.scoring.weights import (
-    PUBLISHED,
-    Part,
-    persona_parts,
-    personal_score,
-    score_parts,
-    score_range,
-)
+from stories.values import QUALITY_MAX, Proof, Verdict
 
-# The fields a stored row keeps under the result's own names and in the result's own shape.
-STORED_AS_IS = (
-    "pa_score",
-    "category_scores",
-    "persona_scores",
-    "verified",
-    "with_evidence",
-    "disputed",
-    "contradicted",
-    "upheld",
-    "upheld_in_favour",
-    "favour_credit",
-    "upheld_unevidenced",
-    "integrity",
-    "confidence",
-    "weighted_quality",
-    "weighted_max",
-    "published_evidence",
-    "judged",
-)
+# A visitor's weight for a category or a persona multiplies the weights of its stories.
+WEIGHT_LEVELS = {0: "ignore", 1: "normal", 2: "important", 3: "critical"}
+WEIGHT_NORMAL = 1
 
 
-class StoredResult(Protocol):
-    """A result as it is stored (``arena.models.ProductScore``): the fields of ``STORED_AS_IS``,
-    the product as ``product_id``, the PA Score's range as ``pa_low`` and ``pa_high``, the parts
-    and the persona ranges as JSON lists."""
+@dataclass(frozen=True)
+class Weights:
+    """A multiplier 0-3 per category name and persona slug (1 when not named)."""
+
+    categories: Mapping[str, int] = field(default_factory=dict)
+    personas: Mapping[str, int] = field(default_factory=dict)
+
+    def of(self, category: str, persona: str) -> int:
+        return self.categories.get(category, WEIGHT_NORMAL) * self.personas.get(
+            persona, WEIGHT_NORMAL
+        )
 
     @property
-    def product_id(self) -> ProductKey: ...
-
-    @property
-    def parts(self) -> Any: ...  # [[category, persona, Σ w·q, Σ 10·w, low, high], ...]
-
-    @property
-    def pa_low(self) -> int | None: ...
-
-    @property
-    def pa_high(self) -> int | None: ...
-
-    @property
-    def persona_ranges(self) -> Any: ...  # {persona slug: [low, high] or null}
+    def published(self) -> bool:
+        return all(v == WEIGHT_NORMAL for v in (*self.categories.values(), *self.personas.values()))
 
 
-def _pair(low: int | None, high: int | None) -> tuple[int, int] | None:
-    return (low, high) if low is not None and high is not None else None
+PUBLISHED = Weights()
+
+# An unverified cell could turn out one verdict step worse or better once checked; each verdict's
+# usual quality band bounds the quality it would then have.
+UNVERIFIED_PROOF = frozenset({Proof.CLAIMED, Proof.AUTH_GATED})
+VERDICT_STEPS = (Verdict.NONE, Verdict.DISPUTED, Verdict.PARTIAL, Verdict.FULL)
+QUALITY_BANDS = {
+    Verdict.NONE: (0, 0),
+    Verdict.DISPUTED: (1, 4),
+    Verdict.PARTIAL: (3, 6),
+    Verdict.FULL: (7, 10),
+}
+
+
+def is_unverified(cell: CellIn) -> bool:
+    return has_evidence(cell) and cell.proof in UNVERIFIED_PROOF
+
+
+def quality_bounds(cell: CellIn) -> tuple[int, int]:
+    """An unverified cell's quality one verdict step worse and better; any other's ``(q, q)``."""
+    q = cell.quality or 0
+    if not is_unverified(cell):
+        return q, q
+    step = VERDICT_STEPS.index(Verdict(cell.verdict))
+    low = max(0, min(q - 1, QUALITY_BANDS[VERDICT_STEPS[step - 1]][1]))
+    high = q
+    if step + 1 < len(VERDICT_STEPS):
+        high = min(QUALITY_MAX, max(q + 1, QUALITY_BANDS[VERDICT_STEPS[step + 1]][0]))
+    return low, high
+
+
+class Part(NamedTuple):
+    """The sums of one category × persona (``Σ w·q``, ``Σ 10·w``, low, high), stored."""
+
+    category: str
+    persona: str
+    weighted_quality: int
+    weighted_max: int
+    low: int
+    high: int
+
+
+def score_parts(cells: Iterable[tuple[StoryIn, CellIn]]) -> tuple[Part, ...]:
+    """One product's parts from its cells (each with its story), in order of first appearance."""
+    sums: dict[tuple[str, str], list[int]] = {}
+    for story, cell in cells:
+        if not is_applicable(cell):
+            continue
+        low, high = quality_bounds(cell)
+        part = sums.setdefault((story.category, story.persona), [0, 0, 0, 0])
+        part[0] += story.weight * (cell.quality or 0)
+        part[1] += story.weight * QUALITY_MAX
+        part[2] += story.weight * low
+        part[3] += story.weight * high
+    return tuple(Part(c, p, *v) for (c, p), v in sums.items())
+
+
+def _weighted(parts: Iterable[Part], weights: Weights) -> tuple[int, int, int, int]:
+    quality = maximum = low = high = 0
+    for part in parts:
+        k = weights.of(part.category, part.persona)
+        quality += k * part.weighted_quality
+        maximum += k * part.weighted_max
+        low += k * part.low
+        high += k * part.high
+    return quality, maximum, low, high
+
+
+def personal_score(parts: Iterable[Part], weights: Weights = PUBLISHED) -> int | None:
+    """THE score formula: ``100 × Σ k·w·q / Σ 10·k·w`` (k = 1: the PA Score)."""
+    quality, maximum, _, _ = _weighted(parts, weights)
+    return coverage_of(quality, maximum)
+
+
+def score_range(parts: Iterable[Part], weights: Weights = PUBLISHED) -> tuple[int, int] | None:
+    """The same formula with every unverified cell one verdict step worse (low) and better (high)."""
+    _, maximum, low, high = _weighted(parts, weights)
+    if maximum == 0:
+        return None
+    return coverage_of(low, maximum) or 0, coverage_of(high, maximum) or 0
+
+
+def range_groups(ranges: Sequence[tuple[int, int] | None]) -> list[int]:
+    """Group numbers of a ranking's rows: a row joins the group whose ranges all overlap its own."""
+    groups: list[int] = []
+    floor: int | None = None  # the highest low of the current group
+    for i, r in enumerate(ranges):
+        if i and r is not None and floor is not None and r[1] >= floor:
+            groups.append(groups[-1])
+            floor = max(floor, r[0])
+        else:
+            groups.append(groups[-1] + 1 if groups else 1)
+            floor = r[0] if r is not None else None
+    return groups
+
+
+# The fields a stored row (``arena.models.ProductScore``) keeps under the result's own names.
+STORED_AS_IS = ("pa_score", "category_scores", "persona_scores", "integrity", "confidence")
 
 
 @dataclass(frozen=True)
@@ -84,23 +154,17 @@ class ProductResult:
     with_evidence: int
     disputed: int
     contradicted: int
-    upheld: int  # cells whose upheld corrections went, net, against the product's claim
+    upheld: int
     integrity: int | None
     confidence: str
-    # cells whose upheld corrections went, net, in the product's favour: they never lower integrity
     upheld_in_favour: int = 0
-    # what those add to integrity, and the cells corrected against it left without evidence
-    # (``scoring.integrity``)
     favour_credit: int = 0
     upheld_unevidenced: int = 0
-    # the two sums of the PA Score (None: a stored row from before they were stored)
-    weighted_quality: int | None = None
+    weighted_quality: int | None = None  # None: a row stored before the sums were
     weighted_max: int | None = None
-    # the sums every weighting and range is computed from (empty: a stored row from before)
     parts: tuple[Part, ...] = ()
     pa_range: tuple[int, int] | None = None
     persona_ranges: dict[str, tuple[int, int] | None] = field(default_factory=dict)
-    # judged (applicable) cells whose backing the pages publish, and all judged cells
     published_evidence: int = 0
     judged: int = 0
 
@@ -120,10 +184,10 @@ class ProductResult:
         return Tally(*(getattr(self, f) for f in Tally._fields))
 
     def stored(self) -> dict[str, Any]:
-        """The fields of the result's stored row (``StoredResult``)."""
+        """The fields of the result's stored row."""
         return {
             "product_id": self.product,
-            **{f: getattr(self, f) for f in STORED_AS_IS},
+            **{f: getattr(self, f) for f in (*STORED_AS_IS, *Tally._fields)},
             "parts": [list(part) for part in self.parts],
             "pa_low": self.pa_range[0] if self.pa_range else None,
             "pa_high": self.pa_range[1] if self.pa_range else None,
@@ -131,55 +195,18 @@ class ProductResult:
         }
 
     @classmethod
-    def from_stored(cls, row: StoredResult, *, name: str) -> ProductResult:
+    def from_stored(cls, row: Any, *, name: str) -> ProductResult:
         """A stored row (``stored``) read back, its product called ``name``."""
         ranges: Mapping[str, Sequence[int] | None] = row.persona_ranges or {}
+        low, high = row.pa_low, row.pa_high
         return cls(
             product=row.product_id,
             name=name,
             parts=tuple(map(Part._make, row.parts)),
-            pa_range=_pair(row.pa_low, row.pa_high),
+            pa_range=(low, high) if low is not None and high is not None else None,
             persona_ranges={p: (r[0], r[1]) if r else None for p, r in ranges.items()},
-            **{f: getattr(row, f) for f in STORED_AS_IS},
+            **{f: getattr(row, f) for f in (*STORED_AS_IS, *Tally._fields)},
         )
-
-
-@dataclass(frozen=True)
-class RankedResult:
-    rank: int
-    vs: ProductKey | None
-    result: ProductResult
-
-
-def _result(
-    product: ProductKey,
-    name: str,
-    cells: Sequence[tuple[StoryIn, CellIn]],
-    categories: Sequence[str],
-    personas: Sequence[str],
-) -> ProductResult:
-    by_category: dict[str, list[Tally]] = {cat: [] for cat in categories}
-    by_persona: dict[str, list[Tally]] = {p: [] for p in personas}
-    tallies = []
-    for story, cell in cells:
-        tallies.append(part := cell_tally(cell, story.weight))
-        by_category[story.category].append(part)
-        by_persona[story.persona].append(part)
-    total = Tally.total(tallies)
-    parts = score_parts(cells)
-    return ProductResult(
-        product=product,
-        name=name,
-        pa_score=personal_score(parts, PUBLISHED),
-        category_scores={cat: Tally.total(t).coverage for cat, t in by_category.items()},
-        persona_scores={p: Tally.total(t).coverage for p, t in by_persona.items()},
-        integrity=total.integrity,
-        confidence=total.confidence,
-        parts=parts,
-        pa_range=score_range(parts),
-        persona_ranges={p: score_range(persona_parts(parts, p)) for p in personas},
-        **total._asdict(),  # the sums and the counts, under the result's names
-    )
 
 
 def product_results(
@@ -187,33 +214,35 @@ def product_results(
     stories: Sequence[StoryIn],
     cells: Iterable[CellIn],
 ) -> list[ProductResult]:
-    """All scores of every product (``(key, name)`` pairs) from the arena's cells (one per story
-    and product): one pass over the cells. Cells of other stories or products are ignored."""
+    """Every product's result from the arena's cells, in one pass."""
     story_of = {s.id: s for s in stories}
     categories = list(dict.fromkeys(s.category for s in stories))
     personas = list(dict.fromkeys(s.persona for s in stories))
-    parts: dict[ProductKey, dict[int, tuple[StoryIn, CellIn]]] = {key: {} for key, _ in products}
+    by_product: dict[ProductKey, dict[int, CellIn]] = {key: {} for key, _ in products}
     for c in cells:
-        story = story_of.get(c.story_id)
-        mine = parts.get(c.product)
-        if story is not None and mine is not None:
-            mine[c.story_id] = (story, c)
-    # each product's cells in the stories' order (the cells may come in any order): its parts, and
-    # so the categories they name, then come in matrix order
-    return [
-        _result(
-            key,
-            name,
-            [parts[key][s.id] for s in stories if s.id in parts[key]],
-            categories,
-            personas,
+        if c.story_id in story_of and c.product in by_product:
+            by_product[c.product][c.story_id] = c
+    out = []
+    for key, name in products:
+        # in the stories' order, so that the parts come in matrix order
+        mine = [(s, by_product[key][s.id]) for s in stories if s.id in by_product[key]]
+        total = Tally.total(cell_tally(cell, story.weight) for story, cell in mine)
+        parts = score_parts(mine)
+        of_persona = {p: [part for part in parts if part.persona == p] for p in personas}
+        of_category = {c: [part for part in parts if part.category == c] for c in categories}
+        out.append(
+            ProductResult(
+                product=key,
+                name=name,
+                pa_score=personal_score(parts),
+                category_scores={c: personal_score(ps) for c, ps in of_category.items()},
+                persona_scores={p: personal_score(ps) for p, ps in of_persona.items()},
+                integrity=total.integrity,
+                confidence=total.confidence,
+                parts=parts,
+                pa_range=score_range(parts),
+                persona_ranges={p: score_range(ps) for p, ps in of_persona.items()},
+                **total._asdict(),  # the sums and the counts, under the result's names
+            )
         )
-        for key, name in products
-    ]
-
-
-def product_result(
-    product: ProductKey, name: str, stories: Sequence[StoryIn], cells: Sequence[CellIn]
-) -> ProductResult:
-    """All scores of one product from its cells (one per story)."""
-    return product_results([(product, name)], stories, cells)[0]
+    return out

@@ -1,27 +1,26 @@
-"""Head-to-head: two products' cells story by story, a round each where neither is n/a, won by
-the better verdict, then the higher quality."""
+"""Head-to-head and comparisons of several products: a round per story where at least two cells
+apply, won by the better verdict, then the higher quality."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from arena.scoring.tally import CellIn, ProductKey, StoryIn, is_applicable
-from stories.values import VERDICT_ORDER, Verdict
+from arena.scoring.tally import CellIn, ProductKey, StoryIn, is_applicable, verdict_strength
 
 DRAWN = "drawn"
 
+# How many products a comparison shows side by side.
+COMPARE_MIN = 2
+COMPARE_MAX = 6
+
 
 def round_winner(a: CellIn, b: CellIn) -> ProductKey:
-    """``a.product``, ``b.product`` or ``"drawn"``: the better verdict wins
-    (full > partial > disputed > none); equal verdicts go to the higher quality."""
-    va, vb = VERDICT_ORDER[Verdict(a.verdict)], VERDICT_ORDER[Verdict(b.verdict)]
-    if va != vb:
-        return a.product if va > vb else b.product
-    qa, qb = a.quality or 0, b.quality or 0
-    if qa != qb:
-        return a.product if qa > qb else b.product
-    return DRAWN
+    """``a.product``, ``b.product`` or ``"drawn"``."""
+    sa, sb = verdict_strength(a.verdict, a.quality), verdict_strength(b.verdict, b.quality)
+    if sa == sb:
+        return DRAWN
+    return a.product if sa > sb else b.product
 
 
 @dataclass(frozen=True)
@@ -62,19 +61,17 @@ def compare(
     rounds = []
     for s in stories:
         ca, cb = cells_a.get(s.id), cells_b.get(s.id)
-        if ca is None or cb is None or not is_applicable(ca) or not is_applicable(cb):
-            continue
-        rounds.append(Round(s.id, s.weight, round_winner(ca, cb)))
+        if ca is not None and cb is not None and is_applicable(ca) and is_applicable(cb):
+            rounds.append(Round(s.id, s.weight, round_winner(ca, cb)))
     return tally_rounds(rounds, a, b)
 
 
 def tally_rounds(rounds: Sequence[Round], a: ProductKey, b: ProductKey) -> CompareSummary:
-    """The tally of some of a comparison's rounds (a category's, say), counted as ``compare``
-    counts all of them: rounds won by each side, drawn, and the weights of the rounds won."""
+    """Some rounds (a category's, say) counted as ``compare`` counts them all."""
     rounds = tuple(rounds)
     return CompareSummary(
-        a=a,
-        b=b,
+        a,
+        b,
         won_a=sum(1 for r in rounds if r.winner == a),
         won_b=sum(1 for r in rounds if r.winner == b),
         drawn=sum(1 for r in rounds if r.winner == DRAWN),
@@ -82,3 +79,81 @@ def tally_rounds(rounds: Sequence[Round], a: ProductKey, b: ProductKey) -> Compa
         weighted_b=sum(r.weight for r in rounds if r.winner == b),
         rounds=rounds,
     )
+
+
+class BestOf:
+    """A round read by the products with the best cell on it (none: drawn)."""
+
+    best: Sequence[object]
+
+    @property
+    def drawn(self) -> bool:
+        return not self.best
+
+    @property
+    def shared(self) -> bool:
+        """Several products, not all of the competing ones, tie for the best cell."""
+        return len(self.best) > 1
+
+
+@dataclass(frozen=True)
+class ManyRound(BestOf):
+    story_id: int
+    weight: int
+    competing: tuple[ProductKey, ...]  # the products whose cells apply, in the order given
+    best: tuple[ProductKey, ...]  # the products with the best cell, in that order; () drawn
+
+
+@dataclass(frozen=True)
+class ManyStanding:
+    product: ProductKey
+    best: int  # rounds in which it alone has the best cell
+    shared: int  # rounds in which it ties with others for the best cell (not all of them)
+    weighted: int  # Σ weights of the rounds it is best in, alone or shared
+
+
+@dataclass(frozen=True)
+class ManySummary:
+    products: tuple[ProductKey, ...]
+    rounds: tuple[ManyRound, ...]
+    standings: dict[ProductKey, ManyStanding]  # by product, in the order given
+    drawn: int  # rounds in which every competing cell ties
+
+
+def tally_many_rounds(rounds: Sequence[ManyRound], products: Sequence[ProductKey]) -> ManySummary:
+    """Some rounds of a comparison (a category's, say) counted as ``compare_many`` counts them."""
+    rounds = tuple(rounds)
+    standings = {
+        p: ManyStanding(
+            product=p,
+            best=sum(1 for r in rounds if r.best == (p,)),
+            shared=sum(1 for r in rounds if r.shared and p in r.best),
+            weighted=sum(r.weight for r in rounds if p in r.best),
+        )
+        for p in products
+    }
+    return ManySummary(tuple(products), rounds, standings, sum(1 for r in rounds if r.drawn))
+
+
+def compare_many(
+    stories: Sequence[StoryIn], cells: Iterable[CellIn], products: Sequence[ProductKey]
+) -> ManySummary:
+    """``compare`` for two to six products: the best cells share a round; all equal: drawn."""
+    by_story: dict[int, dict[ProductKey, CellIn]] = {}
+    for c in cells:
+        if c.product in products:
+            by_story.setdefault(c.story_id, {})[c.product] = c
+    rounds = []
+    for s in stories:
+        cells_of = by_story.get(s.id, {})
+        competing = [p for p in products if p in cells_of and is_applicable(cells_of[p])]
+        if len(competing) < COMPARE_MIN:
+            continue
+        strength = {
+            p: verdict_strength(cells_of[p].verdict, cells_of[p].quality) for p in competing
+        }
+        top = max(strength.values())
+        best = tuple(p for p in competing if strength[p] == top)
+        drawn = len(best) == len(competing)
+        rounds.append(ManyRound(s.id, s.weight, tuple(competing), () if drawn else best))
+    return tally_many_rounds(rounds, products)

@@ -250,10 +250,7 @@ def _ranked(
     for r, place in zip(published, scoring.places(published, RANK_PA), strict=True):
         by_id[r.product].published_position = place.rank
     results = [s.result for s in scores]
-    if weights is not None:
-        mine = scoring.order_by_weights(results, weights)
-    else:
-        mine = scoring.order_by(results, key)
+    mine = scoring.order_by(results, key, weights)
     ordered = [by_id[r.product] for r in mine]
     for row in ordered:
         row.pa_range = row.result.pa_range

@@ -16,7 +16,7 @@ from django.core.management.base import CommandError
 from django.test import Client
 
 from arena.models import AdjacentArena, Arena, Category, Persona
-from arena.services import adjacent_arena_save, arena_save, category_save, persona_save
+from arena.services import structure_save
 from core.conflicts import EditConflict
 from flags.inputs import FlagInput, ModerationDecision
 from flags.services import flag_submit, review_item_uphold
@@ -215,17 +215,17 @@ def test_the_report_counts_each_kind(seeded_arena, tmp_path):
 def test_a_reimport_keeps_admin_edits_of_structure_and_reports_them(seeded_arena, seed_files):
     category = Category.objects.filter(arena=seeded_arena).order_by("position").first()
     category.blurb = "Reworded by an editor."
-    category_save(category=category, changed=["blurb"])
+    structure_save(category, changed=["blurb"])
     persona = Persona.objects.get(slug="backend-developer")
     persona.label = "Backend engineer"
-    persona_save(persona=persona, changed=["label"])
+    structure_save(persona, changed=["label"])
     arena = Arena.objects.get(pk=seeded_arena.pk)
     arena.description = "Edited in the admin."
-    arena_save(arena=arena, changed=["description"])
+    structure_save(arena, changed=["description"])
     added = AdjacentArena(
         arena=arena, name="Queues", product_count=4, leader="Kafka", shares="", position=99
     )
-    adjacent_arena_save(adjacent=added, changed=[])
+    structure_save(added, changed=[])
     out = import_pages(seed_files)
     assert f"kept edited blurb 'Reworded by an editor.' of the category {category.name!r}" in out
     assert "kept edited label 'Backend engineer' of the persona 'backend-developer'" in out
@@ -262,9 +262,7 @@ def test_an_import_that_changes_a_structure_row_makes_an_open_admin_form_stale(
     assert "  category: 1 changed" in import_file(path)
     category.blurb = "An editor's words, typed into a form opened before the import."
     with pytest.raises(EditConflict) as exc:
-        category_save(
-            category=category, changed=["blurb"], base_version=read, base={"blurb": "old"}
-        )
+        structure_save(category, changed=["blurb"], base_version=read, base={"blurb": "old"})
     assert "What the new research round says." in exc.value.message()
 
 
@@ -273,7 +271,7 @@ def test_the_report_after_a_moderator_changed_evidence_and_an_editor_a_category(
 ):
     category = Category.objects.filter(arena=seeded_arena).order_by("position").first()
     category.blurb = "Reworded by an editor."
-    category_save(category=category, changed=["blurb"])
+    structure_save(category, changed=["blurb"])
     out = import_pages(seed_files)
     print(out)  # (the closing note quotes it: pytest -s shows it)
     lines = out.splitlines()
@@ -293,11 +291,11 @@ def test_a_category_and_an_adjacent_arena_renamed_in_the_admin_stay_renamed(
     category = Category.objects.filter(arena=seeded_arena).order_by("position").first()
     old_name, stories = category.name, category.stories.count()
     category.name = "Renamed by an editor"
-    category_save(category=category, changed=["name"])
+    structure_save(category, changed=["name"])
     adjacent = AdjacentArena.objects.filter(arena=seeded_arena).first()
     old_adjacent = adjacent.name
     adjacent.name = "Neighbours, renamed"
-    adjacent_arena_save(adjacent=adjacent, changed=["name"])
+    structure_save(adjacent, changed=["name"])
     counts = (Category.objects.count(), AdjacentArena.objects.count())
     out = import_pages(seed_files)
     assert f"kept edited name 'Renamed by an editor' of the category {old_name!r}" in out
@@ -316,7 +314,7 @@ def test_a_persona_whose_slug_an_admin_changed_is_found_and_keeps_it(seeded_aren
     persona = Persona.objects.get(slug="backend-developer")
     stories = Story.objects.filter(persona=persona).count()
     persona.slug = "backend-engineer"
-    persona_save(persona=persona, changed=["slug"])
+    structure_save(persona, changed=["slug"])
     count = Persona.objects.count()
     out = import_pages(seed_files)
     assert "kept edited slug 'backend-engineer' of the persona 'backend-developer'" in out

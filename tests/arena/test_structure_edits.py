@@ -21,7 +21,7 @@ from arena.models import (
     ProductScore,
     SubGroup,
 )
-from arena.services import category_save
+from arena.services import structure_save
 from core.conflicts import EditConflict
 from ops.generate import arena_generate
 from products.models import Product
@@ -400,14 +400,14 @@ def test_a_save_made_stale_after_the_form_check_is_refused_by_the_service(catego
     """Between the form's check and the write another save may land: the service checks the
     version again under a row lock."""
     read = {"name": category.name, "blurb": category.blurb, "position": category.position}
-    category_save(category=Category.objects.get(pk=category.pk), changed=[])  # nothing: no bump
+    structure_save(Category.objects.get(pk=category.pk), changed=[])  # nothing: no bump
     other = Category.objects.get(pk=category.pk)
     other.name = "Renamed meanwhile"
-    category_save(category=other, changed=["name"])
+    structure_save(other, changed=["name"])
     mine = Category.objects.get(pk=category.pk)
     mine.name = "My name"
     with pytest.raises(EditConflict, match="name is now Renamed meanwhile"):
-        category_save(category=mine, changed=["name"], base_version=1, base=read)
+        structure_save(mine, changed=["name"], base_version=1, base=read)
     assert Category.objects.get(pk=category.pk).name == "Renamed meanwhile"
 
 

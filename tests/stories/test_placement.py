@@ -5,7 +5,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from arena.models import Category, SubGroup
-from arena.services import category_save
+from arena.services import structure_save
 from ops.generate import arena_generate
 from products.models import Product
 from products.services import product_update
@@ -64,7 +64,7 @@ def test_a_category_stays_in_its_arena(two_arenas):
     category = one.categories.first()
     category.arena = two
     with pytest.raises(ValidationError, match="stays in its arena"):
-        category_save(category=category, changed=["arena"])
+        structure_save(category, changed=["arena"])
     assert Category.objects.get(pk=category.pk).arena_id == one.pk
 
 

@@ -33,7 +33,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 from arena.imports.pages import read_arena
 from arena.imports.service import arena_import
 from arena.models import AdjacentArena, Arena, Category, Persona
-from arena.services import adjacent_arena_save, category_save, persona_save
+from arena.services import structure_save
 from flags.inputs import FlagInput, ModerationDecision
 from flags.models import Status
 from flags.services import flag_submit, review_item_reject, review_item_uphold
@@ -183,14 +183,14 @@ class RecordMachine(RuleBasedStateMachine):
         categories = list(Category.objects.filter(arena=self.arena).order_by("position"))
         category = categories[i % len(categories)]
         category.blurb = f"Editor: {words}"
-        category_save(category=category, changed=["blurb"])
+        structure_save(category, changed=["blurb"])
         self.structure[(Category, category.pk, "blurb")] = category.blurb
 
     @rule(words=st.text(alphabet="abc xyz", min_size=1, max_size=20))
     def edit_a_persona(self, words):
         persona = Persona.objects.get(slug="backend-developer")
         persona.label = f"Backend {words}"
-        persona_save(persona=persona, changed=["label"])
+        structure_save(persona, changed=["label"])
         self.structure[(Persona, persona.pk, "label")] = persona.label
 
     @rule(n=st.integers(min_value=1, max_value=1000))
@@ -201,7 +201,7 @@ class RecordMachine(RuleBasedStateMachine):
         adjacent = AdjacentArena(
             arena=self.arena, name=name, product_count=n, leader="X", shares="", position=900 + n
         )
-        adjacent_arena_save(adjacent=adjacent, changed=[])
+        structure_save(adjacent, changed=[])
         self.structure[(AdjacentArena, adjacent.pk, "name")] = name
 
     @rule()

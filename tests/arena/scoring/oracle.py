@@ -10,7 +10,9 @@ from dataclasses import dataclass, replace
 
 from arena import scoring
 from arena.scoring import CellIn, Corrections, Direction, ProductKey, StoryIn
-from stories.values import QUALITY_MAX, CellValue, Proof, Verdict
+from arena.scoring.ranking import RankedResult
+from arena.scoring.tally import confidence, has_evidence, is_verified
+from stories.values import QUALITY_MAX, CellValue, Proof, Verdict, correction_direction
 
 
 def coverage(cells: Sequence[CellIn], weights: dict[int, int]) -> int | None:
@@ -32,22 +34,20 @@ def product_result(
     mine = [by_story[s.id] for s in stories if s.id in by_story]
     cat_of = {s.id: s.category for s in stories}
     per_of = {s.id: s.persona for s in stories}
-    verified = sum(1 for c in mine if scoring.is_verified(c))
-    evidenced = sum(1 for c in mine if scoring.has_evidence(c))
-    contradicted = sum(1 for c in mine if scoring.has_evidence(c) and c.proof == Proof.CONTRADICTED)
+    verified = sum(1 for c in mine if is_verified(c))
+    evidenced = sum(1 for c in mine if has_evidence(c))
+    contradicted = sum(1 for c in mine if has_evidence(c) and c.proof == Proof.CONTRADICTED)
     upheld = sum(1 for c in mine if c.correction == Direction.AGAINST)
     # integrity as docs/scoring.md words it: cells holding up (verified, or corrected in the
     # product's favour), minus contradicted ones not corrected in its favour, minus those against
-    favour = [c for c in mine if scoring.has_evidence(c) and c.correction == Direction.FAVOUR]
-    holding = sum(1 for c in mine if scoring.is_verified(c) or c in favour)
+    favour = [c for c in mine if has_evidence(c) and c.correction == Direction.FAVOUR]
+    holding = sum(1 for c in mine if is_verified(c) or c in favour)
     still_contradicted = sum(
-        1
-        for c in mine
-        if scoring.has_evidence(c) and c.proof == Proof.CONTRADICTED and c not in favour
+        1 for c in mine if has_evidence(c) and c.proof == Proof.CONTRADICTED and c not in favour
     )
     honest = holding - still_contradicted - upheld
     # corrected against the claim: counted even when the correction took its evidence away
-    judged = sum(1 for c in mine if scoring.has_evidence(c) or c.correction == Direction.AGAINST)
+    judged = sum(1 for c in mine if has_evidence(c) or c.correction == Direction.AGAINST)
     integrity = (
         None if not judged else max(0, min(100, scoring.round_half_up(100 * honest / judged)))
     )
@@ -69,7 +69,7 @@ def product_result(
         contradicted=contradicted,
         upheld=upheld,
         integrity=integrity,
-        confidence=scoring.confidence(verified, evidenced),
+        confidence=confidence(verified, evidenced),
         upheld_in_favour=sum(1 for c in mine if c.correction == Direction.FAVOUR),
         favour_credit=(holding - verified) + (contradicted - still_contradicted),
         upheld_unevidenced=judged - evidenced,
@@ -84,7 +84,7 @@ def board(
     products: Sequence[tuple[ProductKey, str]],
     stories: Sequence[StoryIn],
     cells: Sequence[CellIn],
-) -> dict[ProductKey, scoring.RankedResult]:
+) -> dict[ProductKey, RankedResult]:
     results = [product_result(pid, name, stories, cells) for pid, name in products]
     return {row.result.product: row for row in scoring.leaderboard(results)}
 
@@ -117,7 +117,7 @@ def impact_of_upholding(
     cell = next(c for c in cells if (c.story_id, c.product) == (story_id, product))
     first = (corrections or {}).get((story_id, product))
     start = first.first if first is not None else CellValue(cell.verdict, cell.proof, cell.quality)
-    direction = scoring.correction_direction(
+    direction = correction_direction(
         start.verdict, start.quality, correction.verdict, correction.quality
     )
     after = board(

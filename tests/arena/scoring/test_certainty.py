@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from arena import scoring
 from arena.scoring import CellIn, StoryIn
 from arena.scoring import certainty as certainty_module
+from arena.scoring.certainty import Side, ranged, settle_set
 from stories.values import CellValue, Proof, Verdict
 
 from .test_scoring import cell_values
@@ -53,7 +54,7 @@ def _verified(cells, keys):
 
 def _call_after(stories, products, cells, keys, a, b):
     by = {r.product: r for r in _board(stories, products, _verified(cells, keys))}
-    return scoring.pair_call(scoring.ranged(by[a]), scoring.ranged(by[b]))
+    return scoring.pair_call(ranged(by[a]), ranged(by[b]))
 
 
 @settings(max_examples=150, deadline=None)
@@ -69,7 +70,7 @@ def test_settle_sets_are_the_smallest_that_separate_by_brute_force(arena):
         frozenset((x.product, y.product))
         for i, x in enumerate(scored)
         for y in scored[i + 1 :]
-        if scoring.pair_call(scoring.ranged(x), scoring.ranged(y)).close
+        if scoring.pair_call(ranged(x), ranged(y)).close
     }
     assert {frozenset((c.a, c.b)) for c in calls} == close
     for call in calls:
@@ -198,9 +199,9 @@ def test_greedy_by_largest_gain_is_not_exact_under_rounding(monkeypatch):
     of the trailer's (−8/110), so greedy takes it first: 40/90 (44) against 48/110 (44) after two
     cells is not settled (unrounded, 44.4 > 43.6 would be), and it needs a third. The trailer's
     two cells alone do it: 37 against 40/110 (36)."""
-    leader = scoring.Side("a", 33, 90, 90, ((7, (1, "a")),), ())
-    trailer = scoring.Side("b", 0, 56, 110, (), ((8, (1, "b")), (8, (2, "b"))))
-    assert scoring.settle_set(leader, trailer) == (((1, "b"), (2, "b")), True)
+    leader = Side("a", 33, 90, 90, ((7, (1, "a")),), ())
+    trailer = Side("b", 0, 56, 110, (), ((8, (1, "b")), (8, (2, "b"))))
+    assert settle_set(leader, trailer) == (((1, "b"), (2, "b")), True)
     monkeypatch.setattr(certainty_module, "SETTLE_EXACT_LIMIT", -1)
-    settle, exact = scoring.settle_set(leader, trailer)
+    settle, exact = settle_set(leader, trailer)
     assert (len(settle), exact) == (3, False)

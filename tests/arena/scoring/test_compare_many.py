@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from arena import scoring
 from arena.scoring import CellIn, StoryIn
+from arena.scoring.rounds import ManyStanding
 
 VERDICTS = ["full", "partial", "disputed", "none", "n/a"]
 
@@ -74,9 +75,9 @@ def test_the_summary_counts_best_shared_weighted_and_drawn_in_the_order_given():
     s = scoring.compare_many(stories, cells, ["c", "a", "b"])
     assert s.products == ("c", "a", "b") and list(s.standings) == ["c", "a", "b"]
     assert [r.story_id for r in s.rounds] == [1, 2, 3]
-    assert s.standings["a"] == scoring.ManyStanding("a", best=1, shared=1, weighted=5)
-    assert s.standings["b"] == scoring.ManyStanding("b", best=0, shared=1, weighted=2)
-    assert s.standings["c"] == scoring.ManyStanding("c", best=0, shared=0, weighted=0)
+    assert s.standings["a"] == ManyStanding("a", best=1, shared=1, weighted=5)
+    assert s.standings["b"] == ManyStanding("b", best=0, shared=1, weighted=2)
+    assert s.standings["c"] == ManyStanding("c", best=0, shared=0, weighted=0)
     assert s.drawn == 1
     # a category's rounds are tallied the same way
     part = scoring.tally_many_rounds(s.rounds[:1], s.products)

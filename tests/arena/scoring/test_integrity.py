@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from arena import scoring
 from arena.scoring import CellIn, Corrections, Direction, StoryIn
-from stories.values import CellValue, Proof, Verdict
+from stories.values import CellValue, Proof, Verdict, correction_direction
 from tests.arena.scoring.test_scoring import cell_values, corrected_arenas
 
 FULL_8 = CellValue(Verdict.FULL, Proof.CLAIMED, 8)
@@ -25,7 +25,7 @@ def _integrity(*corrected: CellIn) -> tuple[int | None, int, int]:
     cells |= {i: CellIn.of(FULL_8, story_id=i, product="x") for i in range(8, 11)}
     cells[11] = CellIn.of(NONE, story_id=11, product="x")
     cells |= {c.story_id: c for c in corrected}
-    r = scoring.product_result("x", "X", stories, list(cells.values()))
+    (r,) = scoring.product_results([("x", "X")], stories, list(cells.values()))
     return r.integrity, r.upheld, r.upheld_in_favour
 
 
@@ -71,7 +71,7 @@ def test_a_cells_net_correction_is_its_first_old_against_its_last_new(changes):
     net = Corrections.of(changes)
     assert net is not None and (net.first, net.last) == (changes[0][0], changes[-1][1])
     first, last = changes[0][0], changes[-1][1]
-    assert net.direction == scoring.correction_direction(
+    assert net.direction == correction_direction(
         first.verdict, first.quality, last.verdict, last.quality
     )
 
@@ -89,8 +89,7 @@ def _corrections(cell, direction, *, keep_proof):
     return [
         v
         for v in values
-        if scoring.correction_direction(cell.verdict, cell.quality, v.verdict, v.quality)
-        == direction
+        if correction_direction(cell.verdict, cell.quality, v.verdict, v.quality) == direction
     ]
 
 

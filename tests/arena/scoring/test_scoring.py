@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from arena import scoring
 from arena.scoring import CellIn, StoryIn
+from arena.scoring.tally import confidence
 from stories.values import CellValue, Proof, Verdict
 from tests.arena.scoring import oracle
 
@@ -39,7 +40,8 @@ def _without_sums(result):
 @pytest.fixture(scope="module")
 def results(seed_record):
     stories, cells = seed_inputs(seed_record)
-    return {p: scoring.product_result(p, p, stories, cells) for p in seed_record.overview.products}
+    products = [(p, p) for p in seed_record.overview.products]
+    return {r.product: r for r in scoring.product_results(products, stories, cells)}
 
 
 def test_verified_and_disputed_counts_match_the_seed_leaderboard(seed_record, results):
@@ -103,7 +105,7 @@ def test_coverage_and_rounding():
         CellIn(2, "x", "none", None, 0),
         CellIn(3, "x", "n/a", None, None),
     ]
-    r = scoring.product_result("x", "X", stories, cells)
+    (r,) = scoring.product_results([("x", "X")], stories, cells)
     assert r.pa_score == 60  # 100 × (3·8 + 1·0) / (30 + 10); n/a excluded
     assert r.category_scores == {"c": 60, "d": None}
     assert r.persona_scores == {"p": 60, "q": None}
@@ -115,7 +117,7 @@ def test_integrity_is_clipped_and_confidence_grades():
     assert scoring.integrity(1, 2, 1, 4) == 0
     assert scoring.integrity(4, 0, 0, 4) == 100
     assert scoring.integrity(0, 0, 0, 0) is None
-    assert [scoring.confidence(v, 10) for v in (6, 4, 2, 1)] == ["A", "B", "C", "D"]
+    assert [confidence(v, 10) for v in (6, 4, 2, 1)] == ["A", "B", "C", "D"]
 
 
 def test_leaderboard_order_and_vs():

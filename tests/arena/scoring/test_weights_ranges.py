@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from arena import scoring
 from arena.scoring import CellIn, StoryIn, Weights
+from arena.scoring.results import PUBLISHED, quality_bounds
 from stories.values import CellValue, Proof, Verdict
 from tests.arena.scoring.test_scoring import arenas, seed_inputs
 
@@ -93,9 +94,7 @@ def test_an_unverified_cell_only_widens_the_range(arena, data):
 
 def test_quality_bounds_step_one_verdict():
     def bounds(verdict, proof, q):
-        return scoring.quality_bounds(
-            CellIn.of(CellValue(verdict, proof, q), story_id=1, product=1)
-        )
+        return quality_bounds(CellIn.of(CellValue(verdict, proof, q), story_id=1, product=1))
 
     assert bounds(Verdict.FULL, Proof.CLAIMED, 8) == (6, 8)  # partial at most 6; full stays
     assert bounds(Verdict.PARTIAL, Proof.CLAIMED, 5) == (4, 7)  # disputed ≤ 4 / full ≥ 7
@@ -157,7 +156,7 @@ def test_order_by_weights_with_published_weights_is_the_leaderboard(seed_record)
     stories, cells = seed_inputs(seed_record)
     products = [(p, p) for p in seed_record.overview.products]
     results = scoring.product_results(products, stories, cells)
-    assert scoring.order_by_weights(results, scoring.PUBLISHED) == scoring.order_by(results)
+    assert scoring.order_by(results, weights=PUBLISHED) == scoring.order_by(results)
 
 
 @settings(max_examples=200, deadline=None)

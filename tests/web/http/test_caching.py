@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from arena.models import Arena, Category, Persona
 from arena.recompute import arena_recompute_scores
-from arena.services import arena_save, category_save, persona_save
+from arena.services import structure_save
 from products.models import Product
 from products.services import product_update
 from stories.models import Cell, Story
@@ -209,14 +209,14 @@ def _change_category_blurb(arena):
     return (
         arena.get_absolute_url(),
         category.blurb,
-        lambda: category_save(category=category, changed=["blurb"]),
+        lambda: structure_save(category, changed=["blurb"]),
     )
 
 
 def _change_persona_label(arena):
     persona = Persona.objects.get(slug="backend-developer")
     persona.label = "Backend people (edited)"
-    return arena.get_absolute_url(), None, lambda: persona_save(persona=persona, changed=["label"])
+    return arena.get_absolute_url(), None, lambda: structure_save(persona, changed=["label"])
 
 
 def _change_arena_description(arena):
@@ -224,7 +224,7 @@ def _change_arena_description(arena):
     return (
         arena.get_absolute_url(),
         arena.description,
-        lambda: arena_save(arena=arena, changed=["description"]),
+        lambda: structure_save(arena, changed=["description"]),
     )
 
 
@@ -368,12 +368,12 @@ def test_another_arena_under_a_freed_slug_does_not_meet_the_old_ones_pages(clien
     first = client.get(ARENA)
     old = Arena.objects.get(pk=seeded_arena.pk)
     old.slug = "renamed"
-    arena_save(arena=old, changed=["slug"])
+    structure_save(old, changed=["slug"])
     # a new arena takes the slug, its version counter where the old one's was
     other = Arena.objects.create(
         slug=seeded_arena.slug, name="Another arena", content_version=old.content_version - 1
     )
-    arena_save(arena=other, changed=[])  # (one bump: now at the old arena's version)
+    structure_save(other, changed=[])  # (one bump: now at the old arena's version)
     page = client.get(ARENA, HTTP_IF_NONE_MATCH=first["ETag"])
     assert page.status_code == 200 and "Another arena" in page.content.decode()
 

@@ -19,7 +19,7 @@ from django.test import TestCase
 
 from arena.models import Arena
 from arena.recompute import arena_content_changed
-from arena.services import arena_delete
+from arena.services import structure_delete
 from arena.task_names import PURGE_TASK
 from flags.inputs import FlagInput, ModerationDecision
 from flags.services import flag_submit, review_item_uphold
@@ -255,7 +255,7 @@ def test_a_deleted_arena_purges_its_pages_and_the_site(cache):
     arena = ArenaFactory.create()
     arena_id = arena.pk
     with TestCase.captureOnCommitCallbacks(execute=True):
-        arena_delete(arena=arena)
+        structure_delete(arena)
     assert cache.seen == [("PURGE", "/", f"arena-{arena_id} site")]
 
 
