@@ -41,8 +41,7 @@ def read_arena_json(path: str | Path) -> ArenaRecord:
 
 
 def _record(doc: dict[str, Any], path: str, errors: FileErrors) -> ArenaRecord:
-    """The record of a checked document: what its sections say to one another is checked here,
-    in the order of the sections (the first problem is the one reported)."""
+    """The record of a checked document."""
     arena = doc["arena"]
     slug = _slug(arena, errors)
     categories = doc["categories"]
@@ -281,8 +280,7 @@ def _sources(sources: list[dict[str, Any]], errors: FileErrors) -> tuple[dict[st
 
 
 def _uri(value: str | None, where: list[str | int], errors: FileErrors) -> str:
-    """An address as the site stores it (``core.uris``: unsafe characters percent-encoded, so a
-    re-import compares equal), or the reason it is no http(s) address."""
+    """An address as the site stores it (``core.uris``), or why it is no http(s) address."""
     encoded = uri_encode(value or "")
     if problem := uri_problem(encoded):
         raise errors.at(where, f"{value!r}: {problem}")

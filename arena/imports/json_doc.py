@@ -48,8 +48,7 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 
 
 def line_of(text: str, where: Sequence[str | int]) -> int | None:
-    """The line of ``text`` (a valid JSON document) where the value at ``where`` starts: the
-    values beside the path are skipped by the C decoder, so this is quick on a large file."""
+    """The line of ``text`` (a valid JSON document) where the value at ``where`` starts."""
     at = _SPACE.match(text, 0).end()  # type: ignore[union-attr]
     for step in where:
         if at >= len(text) or text[at] not in "{[":

@@ -221,8 +221,7 @@ def _persona_winner(cur: Cursor, persona: str) -> PersonaWinner:
 
 
 def _adjacent_arenas(cur: Cursor) -> tuple[AdjacentRecord, ...]:
-    """Everything after the matrix: the legend, which is skipped, and the adjacent arenas
-    (``<Name> arena<Name>``, ``N products · leader: NAME``, optionally ``shares: CATEGORY``)."""
+    """Everything after the matrix."""
     adjacent: list[AdjacentRecord] = []
     first_lines: dict[str, int] = {}
     while not cur.done:

@@ -78,20 +78,7 @@ def merge_pages(overview: OverviewPage, compares: Sequence[ComparePage]) -> Aren
     details: dict[tuple[str, str], tuple[CellDetail, str]] = {}
     for page in compares:
         for cs in page.stories:
-            story = _matrix_story(page, cs, stories)
-            where = f"{page.path}:{cs.line}"
-            if other := _differs(labels, story.persona, cs.persona_label, where):
-                raise PageError(
-                    page.path,
-                    cs.line,
-                    f"persona label {cs.persona_label!r} differs from {other[0]!r} at {other[1]}",
-                )
-            if first := _differs(weights, cs.text, cs.weight, where):
-                raise PageError(
-                    page.path,
-                    cs.line,
-                    f"weight {cs.weight} differs from weight {first[0]} at {first[1]}",
-                )
+            story = _check_story(page, cs, stories, labels, weights)
             _check_cells(page, cs, story, overview, details)
             _check_round(page, cs)
     return ArenaRecord(
@@ -111,26 +98,29 @@ def _differs[T](
     return None if seen == value else (seen, at)
 
 
-def _matrix_story(
-    page: ComparePage, cs: CompareStory, stories: dict[str, MatrixStory]
+def _check_story(
+    page: ComparePage,
+    cs: CompareStory,
+    stories: dict[str, MatrixStory],
+    labels: dict[str, tuple[str, str]],
+    weights: dict[str, tuple[int, str]],
 ) -> MatrixStory:
-    """The matrix's story that a round is about, under the same group and persona."""
-    story = stories.get(cs.text)
+    """The matrix's story that a round is about, under the same group and persona, with the
+    persona label and weight every other page gives."""
+    story, where = stories.get(cs.text), f"{page.path}:{cs.line}"
     if story is None:
-        raise PageError(page.path, cs.line, f"story {cs.text[:70]!r} is not in the arena's matrix")
-    if cs.group != story.group and story.group is not None:
-        raise PageError(
-            page.path,
-            cs.line,
-            f"story is listed under {cs.group!r}, the matrix has {story.group!r}",
-        )
-    if not label_matches(cs.persona_label, story.persona):
-        raise PageError(
-            page.path,
-            cs.line,
-            f"persona {cs.persona_label!r} does not match the matrix's {story.persona!r}",
-        )
-    return story
+        problem = f"story {cs.text[:70]!r} is not in the arena's matrix"
+    elif cs.group != story.group and story.group is not None:
+        problem = f"story is listed under {cs.group!r}, the matrix has {story.group!r}"
+    elif not label_matches(cs.persona_label, story.persona):
+        problem = f"persona {cs.persona_label!r} does not match the matrix's {story.persona!r}"
+    elif other := _differs(labels, story.persona, cs.persona_label, where):
+        problem = f"persona label {cs.persona_label!r} differs from {other[0]!r} at {other[1]}"
+    elif first := _differs(weights, cs.text, cs.weight, where):
+        problem = f"weight {cs.weight} differs from weight {first[0]} at {first[1]}"
+    else:
+        return story
+    raise PageError(page.path, cs.line, problem)
 
 
 def _check_cells(
@@ -250,9 +240,7 @@ def _story(
         cur.skip_blank()
         cur.take(f"story {story_number} is truncated: no cell for {product}")
         cells.append(_cell(cur, product))
-    return CompareStory(
-        story_number, group, label.strip(), text, int(digits), won, (cells[0], cells[1]), start
-    )
+    return CompareStory(group, label.strip(), text, int(digits), won, (cells[0], cells[1]), start)
 
 
 def _cell(cur: Cursor, product: str) -> CellDetail:

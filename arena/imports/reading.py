@@ -59,8 +59,7 @@ def read_text(path: str) -> str:
 
 
 class Cursor:
-    """A page's lines, read one at a time; ``lineno`` is the line last taken (as an editor numbers
-    it), and an error is about that line (the last line once the page has ended)."""
+    """A page's lines, read one at a time; ``lineno`` is the line last taken, which errors name."""
 
     def __init__(self, path: str, lines: Sequence[str], lineno: int = 0):
         self.path, self.lines, self.lineno = path, lines, lineno

@@ -3,12 +3,10 @@ products and stories (those listed are active, the others retired), adjacent are
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
 from django.db.models import F
-from django.utils import timezone
 
 from arena.imports.run import (
     ImportRun,
@@ -27,96 +25,28 @@ from core.text import arena_slugify, parse_figure
 from products.models import Product
 from stories.models import Story
 
-# what an admin edit of a story or a product changes, and a re-import keeps when the edit came
-# after the import that last wrote the row
-STORY_EDIT_FIELDS = ("text", "category", "subgroup", "persona", "weight")
-
-
-PRODUCT_EDIT_FIELDS = (
-    "name",
-    "slug",
-    "tier",
-    "stars",
-    "stars_growth",
-    "npm_weekly",
-    "pypi_weekly",
-    "popularity_as_of",
-    # what the product is: only an arena file states these (the pages leave them alone)
-    "website",
-    "repository",
-    "documentation",
-    "licence",
-    "languages",
-    "hosting",
-    "pricing",
-    "first_release",
-    "latest_release",
-    "latest_version",
-)
-
-
-def _keep_edits(
-    run: ImportRun, row: Story | Product, values: dict[str, Any], fields: Iterable[str], label: str
-) -> bool:
-    """A row an admin edited since the import that last wrote it keeps the edited values over the
-    page's (in ``values``), or, told to overwrite, the page's win (and the row counts as imported
-    again); one report line each. Whether any differed."""
-    if not row.edited_since_import:
-        return False
-    differed = False
-    for name in fields:
-        if name not in values:  # a fact the pages do not state is not written
-            continue
-        current = getattr(row, name)
-        if current != values[name]:
-            differed = True
-            line = (
-                f"edited {name} {current} of {label} ({day_text(row.edited_at)}; "
-                f"page says {values[name]})"
-            )
-            if run.overwrite:
-                run.report.overwritten.append(f"overwrote {line}")
-            else:
-                run.report.kept.append(f"kept {line}")
-                values[name] = current
-    if run.overwrite:
-        values["imported_at"] = timezone.now()
-    return differed
-
 
 def _relisted(
-    run: ImportRun,
-    row: Story | Product,
-    values: dict[str, Any],
-    fields: Iterable[str],
-    label: str,
-    name: str,
+    run: ImportRun, row: Story | Product, values: dict[str, Any], label: str, name: str
 ) -> int:
-    """A row the pages list that the arena holds: shifted out of the way with the others (returns
-    where it stood), an admin's edits kept over the page's, back on the pages if retired."""
+    """A listed row the arena holds: shifted out of the way (returns where it stood), an admin's
+    edits kept, back if retired (unless an admin retired it since the last import)."""
     kind = "story" if isinstance(row, Story) else "product"
     was = row.position
     row.position += run.offset
-    if _keep_edits(run, row, values, fields, label):
-        run.report.count(kind, "changed" if run.overwrite else "kept")
-    _listed_again(run, row, kind, label, name)
-    return was
-
-
-def _listed_again(run: ImportRun, row: Story | Product, kind: str, label: str, name: str) -> None:
-    """A retired row the pages list again comes back, unless an admin retired it since the last
-    import (it stays retired, unless the import is told to overwrite)."""
+    keep_edited(run, row, values, kind, label, plain=True)
     if row.retired_at is None:
-        return
+        return was
     if row.edited_since_import and not run.overwrite:
         run.report.kept.append(
             f"kept {label} retired ({day_text(row.edited_at)}; the pages list it)"
         )
         run.report.count(kind, "kept")
-        return
-    sync_row(row, {"retired_at": None})
-    run.report.restored.append(f"{kind} {name!r}")
-    run.report.count(kind, "restored")
+    else:
+        sync_row(row, {"retired_at": None})
+        run.report.restored.append(f"{kind} {name!r}")
+        run.report.count(kind, "restored")
+    return was
 
 
 def import_products(run: ImportRun) -> None:
@@ -145,7 +75,7 @@ def import_products(run: ImportRun) -> None:
             report.count("product", "added")
             products[name] = product
             continue
-        was = _relisted(run, product, values, PRODUCT_EDIT_FIELDS, f"the product {name!r}", name)
+        was = _relisted(run, product, values, f"the product {name!r}", name)
         clashes.check(product, values)
         if place(product, values, pos, was):
             report.count("product", "changed")
@@ -154,8 +84,7 @@ def import_products(run: ImportRun) -> None:
 
 
 def _product_values(run: ImportRun) -> dict[str, dict]:
-    """Each product's stored values but its position, by name: as an arena file states them, or
-    from the pages' leaderboard (figures as shown, popularity as of the evidence date)."""
+    """Each product's stored values but its position, by name."""
     ov, stated = run.record.overview, run.record.products
     if stated is not None:
         return {name: {"name": name, "page_name": name, **stated[name]} for name in ov.products}
@@ -208,7 +137,7 @@ def import_stories(run: ImportRun) -> None:
             report.count("story", "added")
             stories[ms.text] = story
             continue
-        was = _relisted(run, story, values, STORY_EDIT_FIELDS, f"the story “{ms.text}”", ms.text)
+        was = _relisted(run, story, values, f"the story “{ms.text}”", ms.text)
         if story.edited_since_import and values["weight"] == story.weight:
             values["weight_published"] = story.weight_published
         if place(story, values, pos, was):
@@ -218,8 +147,7 @@ def import_stories(run: ImportRun) -> None:
 
 
 def import_categories(run: ImportRun) -> None:
-    """Categories and sub-groups in page order; the ones the pages dropped wait for
-    ``prune_structure`` (a retired story may still use them)."""
+    """Categories and sub-groups in page order."""
     ov, arena, offset, report = run.record.overview, run.arena, run.offset, run.report
     rows = list(Category.objects.filter(arena=arena))
     existing_cats = named_rows(rows, [c.name for c in ov.categories], ov.path, "category")
@@ -361,8 +289,7 @@ def import_adjacent(run: ImportRun) -> None:
 
 
 def import_sources(run: ImportRun) -> None:
-    """The arena's source list as a file states it: entries added, changed and removed to match
-    (a reference list, kept by no one else: no history). Pages state none and leave it alone."""
+    """The arena's source list as a file states it."""
     stated, arena, report = run.record.sources, run.arena, run.report
     if stated is None:
         return

@@ -37,6 +37,8 @@ IMPORT_KINDS = (
 WRITING_ACTIONS = ("added", "changed", "re-dated", "restored", "retired", "removed")
 
 REPORT_ACTIONS = (*WRITING_ACTIONS, "kept")
+# what a row's values hold beside what an admin can edit (and a re-import keeps)
+NOT_EDITS = ("page_name", "page_text", "weight_published")
 
 
 class ImportRefused(Exception):
@@ -44,11 +46,8 @@ class ImportRefused(Exception):
 
 
 def import_arena_find(record: ArenaRecord, *, slug: str) -> Arena | None:
-    """The arena the record updates: by slug; for page dumps, which state no slug, else by name
-    (an admin may have changed the slug); None for a new one. Refuses a record whose slug names
-    one arena and whose name another (an arena file states its slug: a new slug with the name of
-    another arena is a new arena that cannot have that name), and a story whose text another story
-    of the arena holds."""
+    """The arena the record updates: by slug, for pages (no slug) else by name; None for a new
+    one. A name another arena holds, or a story text another story holds, is refused."""
     ov = record.overview
     arena = Arena.objects.filter(slug=slug).first()
     other = Arena.objects.filter(name=ov.name).exclude(slug=slug).first()
@@ -70,9 +69,7 @@ def import_arena_find(record: ArenaRecord, *, slug: str) -> Arena | None:
 
 
 def _story_clashes(record: ArenaRecord, arena: Arena) -> None:
-    """A story is found by the text the pages gave it (``page_text``, else its text): a listed text
-    that is the current text of another story (one an admin reworded, or a retired one) would be
-    a second story with that text."""
+    """A listed text that is the current text of another story (reworded or retired) is refused."""
     rows = list(Story.all_objects.filter(arena=arena).only("pk", "text", "page_text", "retired_at"))
     found = {(s.page_text or s.text): s.pk for s in rows}
     by_text = {s.text: s for s in rows}
@@ -92,9 +89,8 @@ def _story(story: Story) -> str:
 
 
 class ProductClashes:
-    """The names and slugs the arena's products hold before the import: ``check`` refuses values
-    that another product holds (a retired one included) or that an earlier listed product takes.
-    Writing in any order then never meets the unique constraints."""
+    """The names and slugs the arena's products hold: ``check`` refuses one another product holds
+    or an earlier listed one takes, so writing in any order never meets the unique constraints."""
 
     FIELDS = ("name", "slug")
 
@@ -193,8 +189,8 @@ class ImportRun:
 
 
 def sync_row(obj: Model, values: dict, *, bump: bool = True) -> bool:
-    """Save the values that differ; whether any did. A versioned row moves to its next version, so
-    an admin form opened before is stale (``bump=False``: a position put back is no edit)."""
+    """Save the values that differ; whether any did. A versioned row moves to its next version
+    (``bump=False``: a position put back is no edit)."""
     changed = [k for k, v in values.items() if getattr(obj, k) != v]
     for k in changed:
         setattr(obj, k, values[k])
@@ -206,28 +202,36 @@ def sync_row(obj: Model, values: dict, *, bump: bool = True) -> bool:
     return bool(changed)
 
 
-def keep_edited(run: ImportRun, row: VersionedRecord, values: dict, kind: str, what: str) -> None:
-    """A structure row an admin edited since the import that last wrote it keeps the edited
-    values over the page's (removed from ``values``), one report line each; told to overwrite,
-    the page's win and the row counts as imported again."""
+def keep_edited(
+    run: ImportRun,
+    row: VersionedRecord,
+    values: dict[str, Any],
+    kind: str,
+    what: str,
+    *,
+    plain: bool = False,
+) -> bool:
+    """What an admin edited on ``row`` since the import that last wrote it is kept over ``values``,
+    one report line each; told to overwrite, ``values`` win and the row counts as imported again.
+    Whether any differed. ``plain``: a story or product (its values shown unquoted)."""
     if not row.edited_since_import:
-        return
-    report = run.report
-    differing = [k for k, v in values.items() if getattr(row, k) != v]
+        return False
+    differing = [k for k in values if k not in NOT_EDITS and getattr(row, k) != values[k]]
     for name in differing:
-        line = (
-            f"edited {name} {getattr(row, name)!r} of {what} ({day_text(row.edited_at)}; "
-            f"{run.says} {values[name]!r})"
-        )
+        held, says = getattr(row, name), values[name]
+        if not plain:
+            held, says = repr(held), repr(says)
+        line = f"edited {name} {held} of {what} ({day_text(row.edited_at)}; {run.says} {says})"
         if run.overwrite:
-            report.overwritten.append(f"overwrote {line}")
+            run.report.overwritten.append(f"overwrote {line}")
         else:
-            report.kept.append(f"kept {line}")
-            del values[name]
-    if differing and run.overwrite:
+            run.report.kept.append(f"kept {line}")
+            values[name] = getattr(row, name)
+    if run.overwrite and (differing or plain):
         values["imported_at"] = timezone.now()
-    elif differing:
-        report.count(kind, "kept")
+    if differing and (plain or not run.overwrite):
+        run.report.count(kind, "changed" if run.overwrite else "kept")
+    return bool(differing)
 
 
 def keep_added(run: ImportRun, row: VersionedRecord, kind: str, what: str) -> bool:
@@ -244,8 +248,7 @@ def keep_added(run: ImportRun, row: VersionedRecord, kind: str, what: str) -> bo
 
 
 def place(obj: Category | SubGroup | Product | Story, values: dict, pos: int, was: int) -> bool:
-    """Write a listed row's values and its position (``was``: where it stood before the bulk shift
-    out of the way); whether what the pages show of it changed."""
+    """Write a listed row's values and its position; whether what the pages show of it changed."""
     changed = sync_row(obj, values)
     sync_row(obj, {"position": pos}, bump=pos != was and not changed)
     return changed or pos != was
@@ -279,9 +282,8 @@ def retire_gone(
 def named_rows[Named: (Category, SubGroup, AdjacentArena)](
     rows: Iterable[Named], names: Iterable[str], path: str, what: str
 ) -> dict[str, Named]:
-    """The rows the pages name, by the name the pages gave them (``page_name``: an admin may have
-    renamed one since), else by their name (a file exported after the rename). A name the pages
-    give that an admin gave another row meanwhile is refused (nothing is imported)."""
+    """The rows the pages name, by ``page_name`` (an admin may have renamed one since), else by
+    name; a name an admin gave another row meanwhile is refused."""
     rows = list(rows)
     by_key = {(r.page_name or r.name): r for r in rows}
     by_name = {r.name: r for r in rows}

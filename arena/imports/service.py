@@ -37,9 +37,8 @@ STEPS = (
 
 @transaction.atomic
 def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> ImportReport:
-    """Build or update an arena; twice = once. What a moderator or an editor changed after the
-    import that last wrote it is kept and reported (``overwrite_moderated``: written over, recorded
-    publicly); what the pages no longer list is retired, never deleted."""
+    """Build or update an arena; twice = once. Moderated or edited values are kept and reported
+    (``overwrite_moderated``: written over, recorded publicly); rows no longer listed retire."""
     ov = record.overview
     slug = record.slug or arena_slugify(ov.name)
     found = import_arena_find(record, slug=slug)

@@ -24,8 +24,7 @@ def import_record(
     record: ArenaRecord, *, overwrite_moderated: bool, check: bool = False
 ) -> ImportReport:
     """``arena_import``, its refusals as the command's error (nothing was imported); ``check``:
-    rolled back after the deferred constraints are checked, so it applies every rule the import
-    does, with the same messages."""
+    rolled back after the deferred constraints are checked, the same rules and messages."""
     try:
         with transaction.atomic():
             report = arena_import(record=record, overwrite_moderated=overwrite_moderated)
