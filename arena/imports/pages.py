@@ -240,7 +240,9 @@ def _story(
         cur.skip_blank()
         cur.take(f"story {story_number} is truncated: no cell for {product}")
         cells.append(_cell(cur, product))
-    return CompareStory(group, label.strip(), text, int(digits), won, (cells[0], cells[1]), start)
+    return CompareStory(
+        story_number, group, label.strip(), text, int(digits), won, (cells[0], cells[1]), start
+    )
 
 
 def _cell(cur: Cursor, product: str) -> CellDetail:

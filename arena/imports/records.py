@@ -109,6 +109,7 @@ class CellDetail:
 
 @dataclass(frozen=True)
 class CompareStory:
+    number: int
     group: str | None
     persona_label: str
     text: str
