@@ -1,15 +1,6 @@
-"""The arena file format: a whole arena as one JSON document (docs/arena-format.md).
-
-What ``export_arena`` and ``/arenas/<arena>/export.json`` write and ``import_arena_json`` reads:
-its name and version, where its JSON Schema lives, and how a document is laid out as text. Plain
-Python, no Django: the exporter (``arena.selectors.export``) builds the document, the reader
-(``arena.imports.arena_file``) checks it.
-
-The layout is fixed so that the same arena always gives the same bytes (an export imported into an
-empty database exports again identically): the top-level keys in ``SECTIONS`` order, one record per
-line in each list (an editor's line numbers, and a diff, name one record), keys in the order the
-exporter gives, UTF-8 without escaping non-ASCII text, a final newline.
-"""
+"""The arena file format (docs/arena-format.md): its name, version, JSON Schema and text layout,
+fixed so that the same arena always gives the same bytes: ``SECTIONS`` in order, one record per
+line (an editor's line numbers and a diff name one record), UTF-8 unescaped, a final newline."""
 
 from __future__ import annotations
 
@@ -44,8 +35,7 @@ def _compact(value: Any) -> str:
 
 
 def document_lines(document: Mapping[str, Any]) -> Iterator[str]:
-    """The document as text, line by line (each with its newline): ``SECTIONS`` in order, a list's
-    records one per line."""
+    """The document as text, line by line (each with its newline)."""
     yield "{\n"
     last = len(SECTIONS) - 1
     for i, key in enumerate(SECTIONS):
@@ -98,9 +88,8 @@ class DuplicateKey(ValueError):
 
 
 def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``json.loads``'s ``object_pairs_hook``: an object, refusing a key that appears twice (which
-    JSON leaves undefined and Python would settle silently by keeping the last). The arena files
-    and the API's bodies both read JSON through it."""
+    """``json.loads``'s ``object_pairs_hook``: refuses a key that appears twice (JSON leaves it
+    undefined; Python would keep the last). The arena files and the API's bodies read JSON so."""
     seen: dict[str, Any] = {}
     for key, value in pairs:
         if key in seen:

@@ -1,7 +1,6 @@
 """An arena file (docs/arena-format.md) read into an ``ArenaRecord``, checked whole before anything
-is written: its schema, then what a schema cannot say (references between sections, a complete
-matrix, a verdict's proof and quality, unique names, no date after today). Every problem is
-``FILE: /json/pointer (line N): reason``."""
+is written: the document (``json_doc``), then what a schema cannot say (references between
+sections, a complete matrix, unique names). Every problem is ``FILE: /json/pointer (line N): …``."""
 
 from __future__ import annotations
 
@@ -24,8 +23,6 @@ from arena.imports.records import (
     Evidence,
     MatrixStory,
     OverviewPage,
-    ProductRecord,
-    SourceRecord,
 )
 from core.text import arena_slugify, slug_problem
 from core.uris import uri_encode, uri_problem
@@ -44,8 +41,7 @@ def read_arena_json(path: str | Path) -> ArenaRecord:
 
 
 def _record(doc: dict[str, Any], path: str, errors: FileErrors) -> ArenaRecord:
-    """The record of a checked document: what its sections say to one another is checked here,
-    in the order of the sections (the first problem is the one reported)."""
+    """The record of a checked document."""
     arena = doc["arena"]
     slug = _slug(arena, errors)
     categories = doc["categories"]
@@ -246,49 +242,45 @@ def _overview(
     )
 
 
-def _product(p: dict[str, Any], where: list[str | int], errors: FileErrors) -> ProductRecord:
-    licence = p.get("licence") or ""
-    if problem := licence_problem(licence):
+def _product(p: dict[str, Any], where: list[str | int], errors: FileErrors) -> dict[str, Any]:
+    """A product's values as the file states them (a fact left out or null: stored blank)."""
+    if problem := licence_problem(p.get("licence") or ""):
         raise errors.at([*where, "licence"], problem)
-    return ProductRecord(
-        slug=p["slug"],
-        tier=p.get("tier", ""),
-        stars=p.get("stars"),
-        stars_growth=p.get("stars_growth"),
-        npm_weekly=p.get("npm_weekly"),
-        pypi_weekly=p.get("pypi_weekly"),
-        popularity_as_of=date_at(p.get("popularity_as_of"), [*where, "popularity_as_of"], errors),
-        # a fact left out or null is not stated: stored blank, shown as unknown
-        website=_uri(p.get("website"), [*where, "website"], errors),
-        repository=_uri(p.get("repository"), [*where, "repository"], errors),
-        documentation=_uri(p.get("documentation"), [*where, "documentation"], errors),
-        licence=licence,
-        languages=tuple(p.get("languages", [])),
-        hosting=p.get("hosting") or "",
-        pricing=p.get("pricing") or "",
-        first_release=date_at(p.get("first_release"), [*where, "first_release"], errors),
-        latest_release=date_at(p.get("latest_release"), [*where, "latest_release"], errors),
-        latest_version=p.get("latest_version") or "",
-    )
+    values = {k: p.get(k) for k in ("slug", "stars", "stars_growth", "npm_weekly", "pypi_weekly")}
+    for key in ("tier", "licence", "hosting", "pricing", "latest_version"):
+        values[key] = p.get(key) or ""
+    for key in _PRODUCT_CHECKED:
+        check = date_at if key.endswith(("_of", "_release")) else _uri
+        values[key] = check(p.get(key), [*where, key], errors)
+    return values | {"languages": list(p.get("languages", []))}
 
 
-def _sources(sources: list[dict[str, Any]], errors: FileErrors) -> tuple[SourceRecord, ...]:
-    """The arena's source list, one entry per key."""
+# in the order they are checked
+_PRODUCT_CHECKED = (
+    "popularity_as_of",
+    "website",
+    "repository",
+    "documentation",
+    "first_release",
+    "latest_release",
+)
+
+
+def _sources(sources: list[dict[str, Any]], errors: FileErrors) -> tuple[dict[str, Any], ...]:
     unique(sources, "key", "sources", errors)
     return tuple(
-        SourceRecord(
-            key=s["key"],
-            title=s.get("title") or "",
-            url=_uri(s.get("url"), ["sources", i, "url"], errors),
-            accessed=date_at(s.get("accessed"), ["sources", i, "accessed"], errors),
-        )
+        {
+            "key": s["key"],
+            "title": s.get("title") or "",
+            "url": _uri(s.get("url"), ["sources", i, "url"], errors),
+            "accessed": date_at(s.get("accessed"), ["sources", i, "accessed"], errors),
+        }
         for i, s in enumerate(sources)
     )
 
 
 def _uri(value: str | None, where: list[str | int], errors: FileErrors) -> str:
-    """An address as the site stores it (``core.uris``: unsafe characters percent-encoded, so a
-    re-import compares equal), or the reason it is no http(s) address."""
+    """An address as the site stores it (``core.uris``), or why it is no http(s) address."""
     encoded = uri_encode(value or "")
     if problem := uri_problem(encoded):
         raise errors.at(where, f"{value!r}: {problem}")

@@ -37,8 +37,7 @@ def _moderated_changes(arena: Arena) -> dict[int, CellChange]:
 
 
 def _quotes(items: Iterable, exact: bool) -> tuple:
-    """Evidence items as the import compares them: source and quote, with an arena file their url
-    and date too."""
+    """Evidence items as the import compares them."""
     if exact:
         return tuple((e.source, e.quote, e.url or "", e.checked_on) for e in items)
     return tuple((e.source, e.quote) for e in items)
@@ -87,9 +86,7 @@ class _CellParts:
 
 
 def _differing(now: _CellParts, file: _CellParts, *, detailed: bool, exact: bool) -> list[str]:
-    """The parts of a cell the file would change: ``value``, ``rationale``, ``evidence`` (its
-    quotes), ``date`` (when its evidence was checked: an arena file states it). A file or pages
-    that do not detail a cell whose detail is published speak for its value only."""
+    """The parts of a cell the file would change."""
     parts = ["value"] if now.value != file.value else []
     if detailed:
         if (now.rationale, now.published) != (file.rationale, file.published):
@@ -105,8 +102,7 @@ def _differing(now: _CellParts, file: _CellParts, *, detailed: bool, exact: bool
 class _Gathered:
     """What the cells step gathers for its statements over many cells."""
 
-    new_cells: list[Cell] = field(default_factory=list)
-    new_evidence: list[tuple[Cell, tuple[EvidenceRecord, ...]]] = field(default_factory=list)
+    new: list[tuple[Cell, tuple[EvidenceRecord, ...]]] = field(default_factory=list)
     kept: list[int] = field(default_factory=list)  # kept as moderated: their dates stay
     # cells whose quotes the pages state again, as they are (the pages' date checks them)
     evidence_kept: list[int] = field(default_factory=list)
@@ -129,10 +125,8 @@ def import_cells(run: ImportRun) -> None:
             detail = record.details.get((ms.text, pname))
             cell = existing.get((story.pk, product.pk))
             if cell is None:
-                gathered.new_cells.append(_new_cell(run, story, product, mark, detail))
-                gathered.new_evidence.append(
-                    (gathered.new_cells[-1], detail.evidence if detail else ())
-                )
+                new = _new_cell(run, story, product, mark, detail)
+                gathered.new.append((new, detail.evidence if detail else ()))
                 continue
             where = f"{pname} on “{ms.text}”"
             _import_cell(run, gathered, cell, mark, detail, where, moderated.get(cell.pk))
@@ -145,11 +139,10 @@ def import_cells(run: ImportRun) -> None:
 def _new_cell(
     run: ImportRun, story: Story, product: Product, mark: CellValue, detail: CellDetail | None
 ) -> Cell:
-    """A cell the arena did not hold (a new product or story, or one back beside retired rows):
-    checked as of the pages' "Evidence as of" date (stories/freshness.py), or the date an arena
-    file states."""
+    """A cell the arena did not hold (a new product or story, or one back beside retired rows)."""
     exact = run.record.exact
     return Cell(
+        imported_at=timezone.now(),
         story=story,
         product=product,
         **mark.fields(),
@@ -163,14 +156,12 @@ def _new_cell(
 
 def _store_new(run: ImportRun, gathered: _Gathered) -> None:
     """The new cells and their quotes, in two statements."""
-    for cell in gathered.new_cells:
-        cell.imported_at = timezone.now()
-    Cell.objects.bulk_create(gathered.new_cells)
-    run.report.count("cell", "added", len(gathered.new_cells))
-    run.report.count("evidence", "added", sum(1 for _cell, ev in gathered.new_evidence if ev))
+    Cell.objects.bulk_create(cell for cell, _ in gathered.new)
+    run.report.count("cell", "added", len(gathered.new))
+    run.report.count("evidence", "added", sum(1 for _, evidence in gathered.new if evidence))
     Evidence.objects.bulk_create(
         row
-        for cell, evidence in gathered.new_evidence
+        for cell, evidence in gathered.new
         for row in evidence_rows(cell, _stated_quotes(run, evidence))
     )
 
@@ -193,9 +184,7 @@ def _import_cell(
     where: str,
     last: CellChange | None,
 ) -> None:
-    """One cell the arena holds: written through ``cell_correct`` with every part the pages
-    change (one version of the cell; recorded publicly when its judgement changes), unless it is
-    moderated (then kept, or told to, overwritten and recorded as such)."""
+    """One cell the arena holds."""
     exact, path, report = run.record.exact, run.record.overview.path, run.report
     evidence = detail.evidence if detail else ()
     file = _CellParts.stated(mark, detail, exact=exact)
@@ -243,8 +232,7 @@ def _imported(
     *,
     detailed: bool,
 ) -> Imported:
-    """What the import writes of a cell beside its judgement: the parts that differ (quotes
-    checked as of the pages' "Evidence as of" date, or the dates an arena file states)."""
+    """What the import writes of a cell beside its judgement."""
     return Imported(
         rationale=file.rationale if detailed else None,
         published=file.published,
@@ -262,10 +250,7 @@ def _moderated_cell(
     where: str,
     last: CellChange | None,
 ) -> str | None:
-    """A cell a moderator or an editor changed since an import last wrote it: kept (None), its
-    conflicts reported, one line per part that differs (a decision checks the cell on its day: a
-    date that differs alone is kept without a line); told to overwrite, the public note of the
-    import over it."""
+    """A moderated cell's differing parts reported: kept (None), or told to, the override's note."""
     report = run.report
     day = day_text(cell.edited_at)
     lines = []
@@ -299,9 +284,7 @@ def _moderated_cell(
 
 
 def _date_cells(run: ImportRun, day: date, kept: list[int], evidence_kept: list[int]) -> int:
-    """The pages state every verdict (and the quotes they detail) as of ``day``: the cells on
-    them, but those kept as moderated, are checked then unless checked later (a date never moves
-    back). Two statements; how many cells' dates moved (what the pages show changed)."""
+    """Cells (but kept ones) and detailed quotes checked as of ``day``, never back; how many moved."""
     older = Q(evidence_as_of__isnull=True) | Q(evidence_as_of__lt=day)
     cells = (
         Cell.objects.filter(

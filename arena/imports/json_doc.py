@@ -1,9 +1,9 @@
-"""An arena file as a JSON document checked against its schema (``arena/schemas/``) and for
-control characters, every problem named by JSON pointer and line; ``arena_file`` checks what the
-sections say to one another."""
+"""An arena file as a JSON document: read, checked against its schema (``arena/schemas/``) and for
+control characters, every problem named by JSON pointer and line."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -13,8 +13,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, ValidationError
 
 from arena import dataformat
-from arena.imports.cursor import PageError, read_text
-from arena.imports.limits import future_problem
+from arena.imports.reading import PageError, future_problem, read_text
 from core.text import PRODUCT_SLUG_PATTERN, SLUG_PATTERN, slug_problem
 
 # At most this many schema errors are listed (the first ones in document order).
@@ -49,8 +48,7 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 
 
 def line_of(text: str, where: Sequence[str | int]) -> int | None:
-    """The line of ``text`` (a valid JSON document) where the value at ``where`` starts: the
-    values beside the path are skipped by the C decoder, so this is quick on a large file."""
+    """The line of ``text`` (a valid JSON document) where the value at ``where`` starts."""
     at = _SPACE.match(text, 0).end()  # type: ignore[union-attr]
     for step in where:
         if at >= len(text) or text[at] not in "{[":
@@ -79,14 +77,11 @@ def line_of(text: str, where: Sequence[str | int]) -> int | None:
 
 
 class FileErrors:
-    """Makes the errors of one file: each names its value by pointer and line."""
-
     def __init__(self, path: str, text: str = ""):
         self.path = path
         self.text = text
 
     def where(self, path: Sequence[str | int]) -> str:
-        """``/json/pointer (line N)``: the value's pointer and the line it starts on."""
         line = line_of(self.text, path) if self.text else None
         return pointer(path) + (f" (line {line})" if line else "")
 
@@ -111,15 +106,13 @@ def load_document(path: str) -> tuple[Any, str]:
         raise ArenaFileError(path, "nested too deeply to be an arena file") from None
 
 
-_validator: Draft202012Validator | None = None
+@functools.cache
+def _validator() -> Draft202012Validator:
+    schema = dataformat.schema()
+    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 def schema_check(document: Any, errors: FileErrors) -> None:
-    global _validator
-    if _validator is None:
-        _validator = Draft202012Validator(
-            dataformat.schema(), format_checker=Draft202012Validator.FORMAT_CHECKER
-        )
     if isinstance(document, dict) and document.get("format") == dataformat.FORMAT:
         version = document.get("version")
         if isinstance(version, int) and version > dataformat.VERSION:
@@ -129,7 +122,7 @@ def schema_check(document: Any, errors: FileErrors) -> None:
                 f"({dataformat.VERSION}); export the arena again with this site's version",
             )
     found = sorted(
-        _validator.iter_errors(document),
+        _validator().iter_errors(document),
         key=lambda e: [(0, p, "") if isinstance(p, int) else (1, 0, p) for p in e.absolute_path],
     )
     if found:
@@ -197,22 +190,18 @@ def date_at(value: str | None, where: list[str | int], errors: FileErrors) -> da
     return day
 
 
-def _same(value: Any) -> Any:
-    return value
-
-
 def unique(
     items: Sequence[Any],
     key: str,
     section: str,
     errors: FileErrors,
     *,
-    made: Callable[[Any], Any] = _same,
+    made: Callable[[Any], Any] | None = None,
 ) -> None:
     """No two ``items`` of ``section`` alike in ``key`` (compared as ``made`` makes them)."""
     seen: dict[Any, int] = {}
     for i, item in enumerate(items):
-        value = made(item[key])
+        value = made(item[key]) if made else item[key]
         if value in seen:
             raise errors.at(
                 [section, i, key], f"{item[key]!r} is already used by /{section}/{seen[value]}"

@@ -1,21 +1,32 @@
-"""The arena overview page: title line ``<Name> arena<Name>``, the "N user stories · M judged cells"
-line, leaderboard, best by user type, story matrix, legend, adjacent arenas."""
+"""The arena overview page: ``<Name> arena<Name>``, the "N user stories · M judged cells" line,
+leaderboard, best by user type, story matrix (categories, sub-groups, a row per story), legend,
+adjacent arenas; every name checked against what the database stores."""
 
 from __future__ import annotations
 
 import re
 from datetime import date
 
-from arena.imports.cursor import Cursor
-from arena.imports.limits import figure, fit, future_problem, max_value, number, short, slug
-from arena.imports.matrix import StoryMatrix
+from arena.imports.reading import (
+    Cursor,
+    figure,
+    fit,
+    future_problem,
+    max_value,
+    number,
+    short,
+    slug,
+)
 from arena.imports.records import (
     AdjacentRecord,
+    CategoryRecord,
     LeaderboardRow,
     MatrixStory,
     OverviewPage,
     PersonaWinner,
 )
+from core.text import arena_slugify, heading_name
+from stories.values import CellValue
 
 _DATE = r"([0-9]{4}-[0-9]{2}-[0-9]{2})"
 _COUNTS_RE = re.compile(
@@ -42,10 +53,24 @@ def parse_overview(path: str, lines: list[str]) -> OverviewPage:
     personas = _best_by_user_type(cur)
     products, categories, stories = StoryMatrix(cur).read()
     adjacent = _adjacent_arenas(cur)
-    # the leaderboard names products, which the matrix lists
+    # the leaderboard names products, which the matrix lists; the matrix has what the counts say
     leaderboard = tuple(_leader_row(cur.at(line), products) for line in leader_lines)
-    _check_leaderboard(cur, leaderboard)
-    _check_matrix(cur, head, counts_line, stories, products)
+    ranked: dict[str, int] = {}
+    for row in leaderboard:
+        twice = f"product {short(row.product)} appears twice in the leaderboard"
+        cur.once(ranked, row.product, twice, row.line)
+    _, _, story_count, cell_count, _, _ = head
+    if len(stories) != story_count:
+        says = f"the page says {story_count} user stories but its matrix has {len(stories)}"
+        raise cur.error(says, counts_line)
+    if (cells := len(stories) * len(products)) != cell_count:
+        says = f"the page says {cell_count} judged cells but its matrix has {cells}"
+        raise cur.error(says, counts_line)
+    seen: dict[str, int] = {}
+    for s in stories:
+        if s.text in seen:
+            raise cur.error(f"story {s.text[:60]!r} already appears on line {seen[s.text]}", s.line)
+        seen[s.text] = s.line
     return OverviewPage(
         path,
         *head,
@@ -58,13 +83,11 @@ def parse_overview(path: str, lines: list[str]) -> OverviewPage:
     )
 
 
-# What the page's first lines say, the first fields of its ``OverviewPage`` after the path: its
-# name, description, story and cell counts, and the dates of its update and of its evidence.
+# The first fields of an ``OverviewPage`` after the path, as the page's first lines say them.
 type _Head = tuple[str, str, int, int, date, date]
 
 
 def _head(cur: Cursor, lines: list[str]) -> tuple[_Head, int]:
-    """The page's head, and the line of its counts."""
     m = _TITLE_RE.fullmatch(cur.take())
     if not m:
         raise cur.error("first line should be '<Name> arena<Name>'")
@@ -72,7 +95,7 @@ def _head(cur: Cursor, lines: list[str]) -> tuple[_Head, int]:
         name = fit("Arena.name", "arena name", m.group(1))
         slug("Arena.slug", "arena name", name)
     if len(lines) < 4:
-        raise cur.error_at(len(lines), "page ends before the story count line")
+        raise cur.error("page ends before the story count line", len(lines))
     description = cur.take().strip()
     with cur.checks():
         fit("Arena.description", "arena description", description)
@@ -89,48 +112,6 @@ def _head(cur: Cursor, lines: list[str]) -> tuple[_Head, int]:
     return (name, description, story_count, cell_count, updated, evidence_as_of), cur.lineno
 
 
-def _check_leaderboard(cur: Cursor, leaderboard: tuple[LeaderboardRow, ...]) -> None:
-    """No product ranked twice."""
-    ranked: dict[str, int] = {}
-    for row in leaderboard:
-        if row.product in ranked:
-            raise cur.error_at(
-                row.line,
-                f"product {short(row.product)} appears twice in the leaderboard "
-                f"(first on line {ranked[row.product]})",
-            )
-        ranked[row.product] = row.line
-
-
-def _check_matrix(
-    cur: Cursor,
-    head: _Head,
-    counts_line: int,
-    stories: tuple[MatrixStory, ...],
-    products: tuple[str, ...],
-) -> None:
-    """The matrix has the stories and cells the counts line says, no story twice."""
-    _, _, story_count, cell_count, _, _ = head
-    if len(stories) != story_count:
-        raise cur.error_at(
-            counts_line,
-            f"the page says {story_count} user stories but its matrix has {len(stories)}",
-        )
-    if len(stories) * len(products) != cell_count:
-        raise cur.error_at(
-            counts_line,
-            f"the page says {cell_count} judged cells but its matrix has "
-            f"{len(stories) * len(products)}",
-        )
-    seen: dict[str, int] = {}
-    for s in stories:
-        if s.text in seen:
-            raise cur.error_at(
-                s.line, f"story {s.text[:60]!r} already appears on line {seen[s.text]}"
-            )
-        seen[s.text] = s.line
-
-
 def _date(cur: Cursor, text: str, what: str) -> date:
     try:
         day = date.fromisoformat(text)
@@ -139,9 +120,6 @@ def _date(cur: Cursor, text: str, what: str) -> date:
     if problem := future_problem(day):
         raise cur.error(f"{what} {problem}")
     return day
-
-
-# ---------------------------------------------------------------- leaderboard
 
 
 def _leaderboard_lines(cur: Cursor) -> list[int]:
@@ -156,7 +134,6 @@ def _leaderboard_lines(cur: Cursor) -> list[int]:
 
 
 def _leader_row(cur: Cursor, products: tuple[str, ...]) -> LeaderboardRow:
-    """The row on the line ``cur`` has just read."""
     cols = [c.strip() for c in cur.line.strip().split(" | ")]
     cols[0] = cols[0].lstrip("| ").strip()
     if not re.fullmatch(r"[0-9]+", cols[0]):
@@ -209,9 +186,6 @@ def _leader_row(cur: Cursor, products: tuple[str, ...]) -> LeaderboardRow:
         )
 
 
-# ---------------------------------------------------------------- best by user type
-
-
 def _best_by_user_type(cur: Cursor) -> tuple[PersonaWinner, ...]:
     """The "Best for <persona>" cards, up to the story matrix's heading (taken)."""
     personas = []
@@ -246,12 +220,8 @@ def _persona_winner(cur: Cursor, persona: str) -> PersonaWinner:
     return PersonaWinner(persona, winner, score, runner_up, runner_up_score, story_count)
 
 
-# ---------------------------------------------------------------- legend and adjacent arenas
-
-
 def _adjacent_arenas(cur: Cursor) -> tuple[AdjacentRecord, ...]:
-    """Everything after the matrix: the legend, which is skipped, and the adjacent arenas
-    (``<Name> arena<Name>``, ``N products · leader: NAME``, optionally ``shares: CATEGORY``)."""
+    """Everything after the matrix."""
     adjacent: list[AdjacentRecord] = []
     first_lines: dict[str, int] = {}
     while not cur.done:
@@ -260,11 +230,7 @@ def _adjacent_arenas(cur: Cursor) -> tuple[AdjacentRecord, ...]:
             continue
         with cur.checks():
             name = fit("AdjacentArena.name", "adjacent arena name", am.group(1))
-        if name in first_lines:
-            raise cur.error(
-                f"adjacent arena {short(name)} appears twice (first on line {first_lines[name]})"
-            )
-        first_lines[name] = cur.lineno
+        cur.once(first_lines, name, f"adjacent arena {short(name)} appears twice")
         pm = re.fullmatch(r"([0-9]+) products · leader: (.+)", cur.take().strip())
         if not pm:
             raise cur.error("expected 'N products · leader: NAME' under an adjacent arena")
@@ -283,3 +249,148 @@ def _adjacent_arenas(cur: Cursor) -> tuple[AdjacentRecord, ...]:
                 fit("AdjacentArena.shares", "shared category", shares)
         adjacent.append(AdjacentRecord(name, count, leader, shares))
     return tuple(adjacent)
+
+
+class StoryMatrix:
+    """Category headings (``<Name> — <blurb><Name>``), sub-group headings, and tables whose
+    columns are the products, up to the legend (``Verdict…``)."""
+
+    def __init__(self, cur: Cursor):
+        self.cur = cur
+        self.products: tuple[str, ...] | None = None
+        self.categories: list[CategoryRecord] = []
+        self.stories: list[MatrixStory] = []
+        self.category: str | None = None
+        self.blurb = ""
+        self.category_lines: dict[str, int] = {}
+        self.category_slugs: dict[str, str] = {}  # category slug → name
+        self.groups: list[str | None] = []  # of the current category
+        self.group_lines: dict[str, int] = {}
+        self.group: str | None = None
+        self.in_table = False
+
+    def read(
+        self,
+    ) -> tuple[tuple[str, ...], tuple[CategoryRecord, ...], tuple[MatrixStory, ...]]:
+        cur = self.cur
+        while (line := cur.peek()) is not None and not line.startswith("Verdict"):
+            cur.take()
+            if line.startswith("| Story | Persona |"):
+                self._table_header(line)
+            elif line.startswith("|---") or re.fullmatch(
+                r"[0-9]+/[0-9]+ stories shown.*", line.strip()
+            ):
+                pass
+            elif line.startswith("| "):
+                self._row(line)
+            elif line.strip():
+                self._heading(line)
+                self.in_table = False
+        self._close_category()
+        if self.products is None:
+            raise cur.error("the story matrix has no table")
+        return self.products, tuple(self.categories), tuple(self.stories)
+
+    def _close_category(self) -> None:
+        if self.category is not None:
+            self.categories.append(CategoryRecord(self.category, self.blurb, tuple(self.groups)))
+
+    def _table_header(self, line: str) -> None:
+        cur = self.cur
+        cols = [c.strip() for c in line.strip().strip("|").split("|")]
+        these = tuple(cols[2:])
+        if self.products is None:
+            self.products = self._check_products(these)
+        elif these != self.products:
+            raise cur.error(f"matrix columns {these} differ from the first table's {self.products}")
+        if self.category is None:
+            raise cur.error("a matrix table before any category heading")
+        if self.group not in self.groups:
+            self.groups.append(self.group)
+        self.in_table = True
+
+    def _check_products(self, names: tuple[str, ...]) -> tuple[str, ...]:
+        """The matrix's columns: names and slugs that fit, no two alike."""
+        by_slug: dict[str, str] = {}
+        for name in names:
+            with self.cur.checks():
+                fit("Product.name", "product name", name)
+                made = slug("Product.slug", "product name", name)
+            if made in by_slug:
+                other = by_slug[made]
+                raise self.cur.error(
+                    f"product {short(name)} appears twice in the matrix columns"
+                    if other == name
+                    else f"products {short(other)} and {short(name)} have the same slug {made!r}"
+                )
+            by_slug[made] = name
+        return names
+
+    def _row(self, line: str) -> None:
+        cur, products = self.cur, self.products
+        if not self.in_table or products is None or self.category is None:
+            raise cur.error("a matrix row outside a table")
+        cols = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        if len(cols) != 2 + len(products):
+            raise cur.error(
+                f"matrix row has {len(cols) - 2} cells for {len(products)} products "
+                f"({', '.join(products)}): a cell for a product the arena lacks, or one missing"
+            )
+        story_col, persona = cols[0], cols[1]
+        if not story_col.startswith(self.blurb):
+            raise cur.error(f"story row does not start with its category's blurb {self.blurb!r}")
+        text = story_col[len(self.blurb) :].strip()
+        if not text:
+            raise cur.error("story row has no story text")
+        if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", persona):
+            raise cur.error(f"bad persona {persona!r}")
+        with cur.checks():
+            fit("Story.text", "story text", text)
+            fit("Persona.slug", "persona", persona)
+            cells = tuple(
+                (product, CellValue.parse_mark(raw))
+                for product, raw in zip(products, cols[2:], strict=True)
+            )
+        self.stories.append(
+            MatrixStory(text, persona, self.category, self.group, cells, cur.lineno)
+        )
+
+    def _heading(self, line: str) -> None:
+        """A category heading, else a sub-group heading."""
+        cur = self.cur
+        header = _split_category_heading(line)
+        if header:
+            self._close_category()
+            self.category, self.blurb = header
+            twice = f"category {short(self.category)} appears twice"
+            cur.once(self.category_lines, self.category, twice)
+            made = arena_slugify(self.category)
+            if made in self.category_slugs:
+                # the category's slug is its key in ?weights= and the matrix's filter
+                raise cur.error(
+                    f"categories {short(self.category_slugs[made])} and {short(self.category)} "
+                    f"have the same slug {made!r}"
+                )
+            self.category_slugs[made] = self.category
+            with cur.checks():
+                fit("Category.name", "category name", self.category)
+                fit("Category.blurb", "category blurb", self.blurb)
+            self.groups, self.group_lines, self.group = [], {}, None
+            return
+        if self.category is None:
+            raise cur.error(f"unexpected line {line[:60]!r} before the first category")
+        group = self.group = heading_name(line.strip())
+        twice = f"sub-group {short(group)} appears twice in category {short(self.category)}"
+        cur.once(self.group_lines, group, twice)
+        with cur.checks():
+            fit("SubGroup.name", "sub-group name", group)
+
+
+def _split_category_heading(line: str) -> tuple[str, str] | None:
+    """``<Name> — <blurb><Name>`` → (name, blurb); None if the line is not such a heading."""
+    if " — " not in line:
+        return None
+    name = line.split(" — ", 1)[0]
+    if name and line.endswith(name) and len(line) > 2 * len(name) + 3:
+        return name, line[: -len(name)]
+    return None

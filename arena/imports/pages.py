@@ -1,38 +1,45 @@
-"""Page dumps read from files and checked against one another into one ``ArenaRecord``."""
+"""Page dumps read from files (the overview page in ``overview``, head-to-head pages here) and
+checked against one another into one ``ArenaRecord``."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from arena import scoring
-from arena.imports.compare import parse_compare
-from arena.imports.cursor import PageError, read_text
 from arena.imports.overview import is_overview, parse_overview
+from arena.imports.reading import Cursor, PageError, fit, number, read_text
 from arena.imports.records import (
     ArenaRecord,
     CellDetail,
     ComparePage,
     CompareStory,
+    Evidence,
     MatrixStory,
     OverviewPage,
 )
-from core.text import clean_text, persona_slug
-from stories.values import Verdict
+from core.text import clean_text, heading_name, persona_slug
+from stories.values import CellValue, Proof, Verdict, parse_quality
+
+_STORY_RE = re.compile(r"([0-9]+)\. (.+)")
+_WEIGHT_RE = re.compile(r"weight ([0-9]+) · (?:round to (.+)|round (drawn))")
+# after the product's name: ``✓fullcommunity9/10``, ``—none0/10``
+_JUDGEMENT_RE = re.compile(
+    rf"(\S)([a-z/]+?)({'|'.join(re.escape(p) for p in Proof.values)})?([0-9]+/10)?"
+)
+_EVIDENCE_RE = re.compile(r"• \[([a-z0-9-]+)\] “(.*)”")
+_CELL_END = ("proof ↗⚑ flag", "⚑ flag")
 
 
-def read_lines(path: str | Path) -> list[str]:
-    """The file's lines (split at \\n only, so line numbers are what an editor shows), each cleaned
-    by ``core.text.clean_text``: a CRLF line end, control characters and a byte order mark go."""
-    text = read_text(str(path))
-    return [clean_text(ln).replace("\n", "") for ln in text.split("\n")]
-
-
-def parse_files(paths: Sequence[str | Path]) -> tuple[OverviewPage, list[ComparePage]]:
-    """Parse one overview page and any number of head-to-head pages, in any order."""
+def read_arena(paths: Sequence[str | Path]) -> ArenaRecord:
+    """The arena the page dumps at ``paths`` publish (one overview page and any number of
+    head-to-head pages, in any order), every page checked; else a ``PageError``."""
     loaded = []
     for p in paths:
-        lines = read_lines(p)
+        # split at \n only, so line numbers are what an editor shows; a CRLF line end, control
+        # characters and a byte order mark go
+        lines = [clean_text(ln).replace("\n", "") for ln in read_text(str(p)).split("\n")]
         if not any(ln.strip() for ln in lines):
             raise PageError(str(p), 1, "file is empty")
         loaded.append((str(p), lines))
@@ -50,12 +57,6 @@ def parse_files(paths: Sequence[str | Path]) -> tuple[OverviewPage, list[Compare
     compares = [
         parse_compare(p, ls, texts, overview.products) for p, ls in loaded if not is_overview(ls)
     ]
-    return overview, compares
-
-
-def read_arena(paths: Sequence[str | Path]) -> ArenaRecord:
-    """The arena the page dumps at ``paths`` publish, every page checked; else a ``PageError``."""
-    overview, compares = parse_files(paths)
     return merge_pages(overview, compares)
 
 
@@ -76,22 +77,8 @@ def merge_pages(overview: OverviewPage, compares: Sequence[ComparePage]) -> Aren
     labels: dict[str, tuple[str, str]] = {}
     details: dict[tuple[str, str], tuple[CellDetail, str]] = {}
     for page in compares:
-        _check_pair(page, overview)
         for cs in page.stories:
-            story = _matrix_story(page, cs, stories)
-            where = f"{page.path}:{cs.line}"
-            if other := _differs(labels, story.persona, cs.persona_label, where):
-                raise PageError(
-                    page.path,
-                    cs.line,
-                    f"persona label {cs.persona_label!r} differs from {other[0]!r} at {other[1]}",
-                )
-            if first := _differs(weights, cs.text, cs.weight, where):
-                raise PageError(
-                    page.path,
-                    cs.line,
-                    f"weight {cs.weight} differs from weight {first[0]} at {first[1]}",
-                )
+            story = _check_story(page, cs, stories, labels, weights)
             _check_cells(page, cs, story, overview, details)
             _check_round(page, cs)
     return ArenaRecord(
@@ -111,40 +98,29 @@ def _differs[T](
     return None if seen == value else (seen, at)
 
 
-def _check_pair(page: ComparePage, overview: OverviewPage) -> None:
-    """Two products of the arena, not one twice."""
-    for product in (page.a, page.b):
-        if product not in overview.products:
-            raise PageError(
-                page.path,
-                1,
-                f"{product!r} is not a product of the arena {overview.name!r} "
-                f"({', '.join(overview.products)})",
-            )
-    if page.a == page.b:
-        raise PageError(page.path, 1, "a head-to-head page compares a product with itself")
-
-
-def _matrix_story(
-    page: ComparePage, cs: CompareStory, stories: dict[str, MatrixStory]
+def _check_story(
+    page: ComparePage,
+    cs: CompareStory,
+    stories: dict[str, MatrixStory],
+    labels: dict[str, tuple[str, str]],
+    weights: dict[str, tuple[int, str]],
 ) -> MatrixStory:
-    """The matrix's story that a round is about, under the same group and persona."""
-    story = stories.get(cs.text)
+    """The matrix's story that a round is about, under the same group and persona, with the
+    persona label and weight every other page gives."""
+    story, where = stories.get(cs.text), f"{page.path}:{cs.line}"
     if story is None:
-        raise PageError(page.path, cs.line, f"story {cs.text[:70]!r} is not in the arena's matrix")
-    if cs.group != story.group and story.group is not None:
-        raise PageError(
-            page.path,
-            cs.line,
-            f"story is listed under {cs.group!r}, the matrix has {story.group!r}",
-        )
-    if not label_matches(cs.persona_label, story.persona):
-        raise PageError(
-            page.path,
-            cs.line,
-            f"persona {cs.persona_label!r} does not match the matrix's {story.persona!r}",
-        )
-    return story
+        problem = f"story {cs.text[:70]!r} is not in the arena's matrix"
+    elif cs.group != story.group and story.group is not None:
+        problem = f"story is listed under {cs.group!r}, the matrix has {story.group!r}"
+    elif not label_matches(cs.persona_label, story.persona):
+        problem = f"persona {cs.persona_label!r} does not match the matrix's {story.persona!r}"
+    elif other := _differs(labels, story.persona, cs.persona_label, where):
+        problem = f"persona label {cs.persona_label!r} differs from {other[0]!r} at {other[1]}"
+    elif first := _differs(weights, cs.text, cs.weight, where):
+        problem = f"weight {cs.weight} differs from weight {first[0]} at {first[1]}"
+    else:
+        return story
+    raise PageError(page.path, cs.line, problem)
 
 
 def _check_cells(
@@ -184,3 +160,150 @@ def _check_round(page: ComparePage, cs: CompareStory) -> None:
         raise PageError(
             page.path, cs.line, f"the page says round {said}, the rules give round {rule}"
         )
+
+
+def parse_compare(
+    path: str, lines: list[str], story_texts: Sequence[str], products: Sequence[str]
+) -> ComparePage:
+    """A head-to-head page (``A vs B``, sub-group headings, numbered stories with weight, round and
+    both cells in detail). The overview's story texts split "<persona label><story text>" lines; a
+    story the overview lacks is split at its first capital letter (and refused when merged)."""
+    cur = Cursor(path, lines)
+    m = re.fullmatch(r"(.+) vs (.+)", cur.take().strip())
+    if not m:
+        raise cur.error("first line should be 'A vs B'")
+    a, b = m.group(1), m.group(2)
+    for product in (a, b):
+        if product not in products:
+            raise cur.error(f"{product!r} is not a product of the arena ({', '.join(products)})")
+    if a == b:
+        raise cur.error("a head-to-head page compares a product with itself")
+    texts = sorted(story_texts, key=len, reverse=True)
+    stories: list[CompareStory] = []
+    group: str | None = None
+    while True:
+        cur.skip_blank()
+        if cur.done:
+            return ComparePage(path, a, b, tuple(stories))
+        line = cur.take()
+        sm = _STORY_RE.fullmatch(line)
+        if sm:
+            stories.append(_story(cur, sm, group, texts, (a, b)))
+        elif line.startswith(" "):
+            raise cur.error(f"unexpected indented line {line.strip()[:60]!r} outside a story")
+        else:
+            group = heading_name(line.strip())
+
+
+def _story(
+    cur: Cursor,
+    sm: re.Match[str],
+    group: str | None,
+    texts: list[str],
+    pair: tuple[str, str],
+) -> CompareStory:
+    """The story whose ``N. <persona label><text>`` line ``cur`` has just read."""
+    start = cur.lineno
+    with cur.checks():
+        story_number = number(sm.group(1), "story number")
+    rest = sm.group(2)
+    text = next((t for t in texts if rest.endswith(t) and len(rest) > len(t)), None)
+    if text is None:
+        cm = re.match(r"([a-z][a-z -]*?)([A-Z].*)", rest)
+        if not cm:
+            raise cur.error(f"cannot split persona and story text in {rest[:60]!r}")
+        label, text = cm.group(1), cm.group(2)
+    else:
+        label = rest[: -len(text)]
+    with cur.checks():
+        fit("Persona.label", "persona label", label.strip())
+
+    cur.skip_blank()
+    line = cur.take(f"story {story_number} is truncated: no 'weight N · round …' line")
+    wm = _WEIGHT_RE.fullmatch(line.strip())
+    if not wm:
+        raise cur.error(
+            f"story {story_number}: expected 'weight N · round to X' or 'weight N · round drawn'"
+        )
+    digits = wm.group(1).lstrip("0") or "0"
+    if digits not in ("1", "2", "3"):
+        shown = digits if len(digits) <= 20 else digits[:20] + "…"
+        raise cur.error(f"story {story_number}: weight {shown} is outside 1–3")
+    won = scoring.DRAWN if wm.group(3) else wm.group(2).strip()
+    if won not in (scoring.DRAWN, *pair):
+        raise cur.error(
+            f"story {story_number}: round to {won!r}, which is neither {pair[0]!r} nor {pair[1]!r}"
+        )
+
+    cells = []
+    for product in pair:
+        cur.skip_blank()
+        cur.take(f"story {story_number} is truncated: no cell for {product}")
+        cells.append(_cell(cur, product))
+    return CompareStory(
+        story_number, group, label.strip(), text, int(digits), won, (cells[0], cells[1]), start
+    )
+
+
+def _cell(cur: Cursor, product: str) -> CellDetail:
+    """The cell whose first line (``<product><symbol><verdict><proof><N>/10``) ``cur`` has just read:
+    its judgement, rationale and evidence, up to its ``proof ↗⚑ flag`` line."""
+    head = cur.line.strip()
+    if not head.startswith(product):
+        raise cur.error(f"expected {product}'s cell, got {head[:60]!r}")
+    start = cur.lineno
+    value = _judgement(cur, product, head)
+
+    cur.skip_blank()
+    rationale = ""
+    line = cur.peek()
+    if (
+        line is not None
+        and line.startswith("   ")
+        and not line.startswith("   •")
+        and line.strip() not in _CELL_END
+    ):
+        rationale = cur.take().strip()
+        with cur.checks():
+            fit("Cell.rationale", "rationale", rationale)
+    evidence = []
+    while True:
+        cur.skip_blank()
+        s = cur.take(f"{product}'s cell is truncated: no 'proof ↗⚑ flag' / '⚑ flag' line").strip()
+        if s in _CELL_END:
+            break
+        if not s.startswith("• "):
+            raise cur.error(f"unexpected line in {product}'s cell: {s[:60]!r}")
+        em = _EVIDENCE_RE.fullmatch(s)
+        if not em:
+            raise cur.error(f"cannot read evidence line {s[:60]!r}")
+        with cur.checks():
+            fit("Evidence.source", "evidence source", em.group(1))
+            fit("Evidence.quote", "quote", em.group(2))
+        evidence.append(Evidence(em.group(1), em.group(2)))
+    if not rationale:
+        raise cur.error(f"{product}'s cell has no rationale", start)
+    return CellDetail(
+        product, value.verdict, value.proof, value.quality, rationale, tuple(evidence), start
+    )
+
+
+def _judgement(cur: Cursor, product: str, head: str) -> CellValue:
+    m = _JUDGEMENT_RE.fullmatch(head[len(product) :])
+    if not m:
+        raise cur.error(f"cannot read {product}'s verdict line {head[:60]!r}")
+    symbol, word, proof, quality_text = m.groups()
+    if word not in Verdict.values:
+        raise cur.error(f"unknown verdict {word!r} for {product}")
+    verdict = Verdict(word)
+    if verdict.applicable and Verdict.from_symbol(symbol) is not verdict:
+        raise cur.error(f"symbol {symbol!r} does not match verdict {word!r}")
+    if verdict.applicable and quality_text is None:
+        raise cur.error(f"{product}'s cell has no quality")
+    with cur.checks():
+        quality = parse_quality(quality_text) if quality_text else None
+    value = CellValue(verdict, Proof(proof) if proof else None, quality)
+    errors = value.errors()
+    if errors:
+        raise cur.error(f"{product}'s cell: {' '.join(errors.values())}")
+    return value

@@ -1,13 +1,12 @@
-"""What the readers return and the service writes: plain frozen records, no ORM."""
+"""What both readers return and the service writes: plain frozen records, no ORM."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from stories.values import CellValue
-
-# ---------------------------------------------------------------- the overview page
 
 
 @dataclass(frozen=True)
@@ -80,9 +79,6 @@ class OverviewPage:
     adjacent: tuple[AdjacentRecord, ...]
 
 
-# ---------------------------------------------------------------- a head-to-head page
-
-
 @dataclass(frozen=True)
 class Evidence:
     source: str
@@ -131,9 +127,6 @@ class ComparePage:
     stories: tuple[CompareStory, ...]
 
 
-# ---------------------------------------------------------------- all pages, checked together
-
-
 @dataclass(frozen=True)
 class ArenaRecord:
     overview: OverviewPage
@@ -141,43 +134,10 @@ class ArenaRecord:
     weights: dict[str, int]  # story text → weight, for the stories some page weighs
     persona_labels: dict[str, str]  # persona slug → label used by the head-to-head pages
     details: dict[tuple[str, str], CellDetail]  # (story text, product name) → detail
-    # An arena file states more than the pages do: the arena's and
-    # products' slugs, the products' figures as numbers, and every cell in full (its detail, its
-    # evidence's urls and dates): ``exact`` says the import writes those as they are.
+    # An arena file states more than the pages: slugs, figures as numbers, every cell in full
+    # (``exact``: the import writes those as they are) and the source list (None: left alone).
     slug: str | None = None
-    products: dict[str, ProductRecord] | None = None  # by product name
+    # by product name: the model fields' values
+    products: dict[str, dict[str, Any]] | None = None
     exact: bool = False
-    # The arena's source list, where a file states one (None: left as it is; the pages give none)
-    sources: tuple[SourceRecord, ...] | None = None
-
-
-@dataclass(frozen=True)
-class ProductRecord:
-    slug: str
-    tier: str
-    stars: int | None
-    stars_growth: int | None
-    npm_weekly: int | None
-    pypi_weekly: int | None
-    popularity_as_of: date | None
-    # What the product is (products.facts): blank or None where nothing is stated
-    website: str = ""
-    repository: str = ""
-    documentation: str = ""
-    licence: str = ""
-    languages: tuple[str, ...] = ()
-    hosting: str = ""
-    pricing: str = ""
-    first_release: date | None = None
-    latest_release: date | None = None
-    latest_version: str = ""
-
-
-@dataclass(frozen=True)
-class SourceRecord:
-    """One entry of an arena's source list (arena.models.Source)."""
-
-    key: str
-    title: str
-    url: str
-    accessed: date | None
+    sources: tuple[dict[str, Any], ...] | None = None  # the Source rows' values

@@ -1,22 +1,26 @@
-"""One import's state (``ImportRun``), its report, and the row helpers every step uses."""
+"""One import's state (``ImportRun``), its report, the row helpers every step uses, and the checks
+against the rows: a name or slug another arena, product or story holds (retired or renamed ones
+too) is refused as ``FILE: reason`` (``ImportRefused``), never an ``IntegrityError``."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from django.db.models import F, Model
 from django.utils import timezone
 
-from arena.imports.checks import ImportRefused
+from arena.imports.reading import short
 from arena.imports.records import ArenaRecord
 from arena.models import AdjacentArena, Arena, Category, Persona, SubGroup
 from core.models import VersionedRecord
 from products.models import Product
 from stories.models import Story
 
-# What an import reports, per kind of row, in this order.
+# What an import reports, per kind of row and action, in this order (the writing actions first:
+# an import with none of them wrote nothing).
 IMPORT_KINDS = (
     "arena",
     "category",
@@ -30,12 +34,96 @@ IMPORT_KINDS = (
     "source",
 )
 
-
-# The actions that change what the site holds: an import with none of them wrote nothing.
 WRITING_ACTIONS = ("added", "changed", "re-dated", "restored", "retired", "removed")
 
-
 REPORT_ACTIONS = (*WRITING_ACTIONS, "kept")
+# what a row's values hold beside what an admin can edit (and a re-import keeps)
+NOT_EDITS = ("page_name", "page_text", "weight_published")
+
+
+class ImportRefused(Exception):
+    """The pages clash with what the database holds; nothing was imported."""
+
+
+def import_arena_find(record: ArenaRecord, *, slug: str) -> Arena | None:
+    """The arena the record updates: by slug, for pages (no slug) else by name; None for a new
+    one. A name another arena holds, or a story text another story holds, is refused."""
+    ov = record.overview
+    arena = Arena.objects.filter(slug=slug).first()
+    other = Arena.objects.filter(name=ov.name).exclude(slug=slug).first()
+    if arena is None and record.slug is None:
+        arena, other = other, None
+    if other is not None:
+        belongs = (
+            f"and the slug {slug!r} belongs to the arena {arena.name!r}"
+            if arena is not None
+            else f"and this file's slug is {slug!r}"
+        )
+        raise ImportRefused(
+            f"{ov.path}: the arena name {ov.name!r} already belongs to the arena {other.slug!r}, "
+            f"{belongs}; give the arena its own slug and name (nothing was imported)"
+        )
+    if arena is not None:
+        _story_clashes(record, arena)
+    return arena
+
+
+def _story_clashes(record: ArenaRecord, arena: Arena) -> None:
+    """A listed text that is the current text of another story (reworded or retired) is refused."""
+    rows = list(Story.all_objects.filter(arena=arena).only("pk", "text", "page_text", "retired_at"))
+    found = {(s.page_text or s.text): s.pk for s in rows}
+    by_text = {s.text: s for s in rows}
+    path = record.overview.path
+    for ms in record.overview.stories:
+        holder = by_text.get(ms.text)
+        if holder is not None and holder.pk != found.get(ms.text):
+            raise ImportRefused(
+                f"{path}: the story {short(ms.text, 60)} is the text of {_story(holder)}; "
+                "reword one of them (nothing was imported)"
+            )
+
+
+def _story(story: Story) -> str:
+    what = "a retired story" if story.retired_at is not None else "another story"
+    return f"{what}, which the pages call {short(story.page_text, 60)}" if story.page_text else what
+
+
+class ProductClashes:
+    """The names and slugs the arena's products hold: ``check`` refuses one another product holds
+    or an earlier listed one takes, so writing in any order never meets the unique constraints."""
+
+    FIELDS = ("name", "slug")
+
+    def __init__(self, path: str, rows: Iterable[Product]):
+        self.path = path
+        rows = list(rows)
+        self.held = {f: {getattr(p, f): p for p in rows} for f in self.FIELDS}
+        self.taken: dict[str, dict[Any, str]] = {f: {} for f in self.FIELDS}
+
+    def check(self, row: Product | None, values: dict[str, Any]) -> None:
+        """Before ``row`` (None: a new product) is written with ``values``."""
+        name = values["name"]
+        for key in self.FIELDS:
+            value = values[key]
+            holder = self.held[key].get(value)
+            if holder is not None and (row is None or holder.pk != row.pk):
+                raise ImportRefused(
+                    f"{self.path}: product {name!r} would take the {key} {value!r} of "
+                    f"{_product(holder)}; rename one of them (nothing was imported)"
+                )
+            earlier = self.taken[key].setdefault(value, name)
+            if earlier != name:
+                raise ImportRefused(
+                    f"{self.path}: products {earlier!r} and {name!r} would both have the "
+                    f"{key} {value!r}; rename one of them (nothing was imported)"
+                )
+
+
+def _product(product: Product) -> str:
+    what = "the retired product" if product.retired_at is not None else "the product"
+    called = product.page_name
+    also = f", which the pages call {called!r}" if called and called != product.name else ""
+    return f"{what} {product.name!r}{also}"
 
 
 @dataclass
@@ -66,7 +154,7 @@ class ImportReport:
         return any(counts.get(a) for counts in self.tally.values() for a in WRITING_ACTIONS)
 
     def tally_lines(self) -> list[str]:
-        """``cell: 2 changed, 1 kept`` for each kind the import added to, changed, retired or kept."""
+        """``cell: 2 changed, 1 kept`` for each kind the import touched."""
         lines = []
         for kind in IMPORT_KINDS:
             counts = self.tally.get(kind, {})
@@ -78,8 +166,6 @@ class ImportReport:
 
 @dataclass
 class ImportRun:
-    """One import's state, passed from step to step."""
-
     record: ArenaRecord
     arena: Arena
     report: ImportReport
@@ -103,9 +189,8 @@ class ImportRun:
 
 
 def sync_row(obj: Model, values: dict, *, bump: bool = True) -> bool:
-    """Set changed fields on obj and save them; return whether anything changed. A versioned row
-    (``version``) moves to its next version, so an admin form opened before the import is stale
-    (``bump=False``: a position put back after the shift out of the way is no edit)."""
+    """Save the values that differ; whether any did. A versioned row moves to its next version
+    (``bump=False``: a position put back is no edit)."""
     changed = [k for k, v in values.items() if getattr(obj, k) != v]
     for k in changed:
         setattr(obj, k, values[k])
@@ -117,28 +202,36 @@ def sync_row(obj: Model, values: dict, *, bump: bool = True) -> bool:
     return bool(changed)
 
 
-def keep_edited(run: ImportRun, row: VersionedRecord, values: dict, kind: str, what: str) -> None:
-    """A structure row an admin edited since the import that last wrote it keeps the edited
-    values over the page's (removed from ``values``), one report line each; told to overwrite,
-    the page's win and the row counts as imported again."""
+def keep_edited(
+    run: ImportRun,
+    row: VersionedRecord,
+    values: dict[str, Any],
+    kind: str,
+    what: str,
+    *,
+    plain: bool = False,
+) -> bool:
+    """What an admin edited on ``row`` since the import that last wrote it is kept over ``values``,
+    one report line each; told to overwrite, ``values`` win and the row counts as imported again.
+    Whether any differed. ``plain``: a story or product (its values shown unquoted)."""
     if not row.edited_since_import:
-        return
-    report = run.report
-    differing = [k for k, v in values.items() if getattr(row, k) != v]
+        return False
+    differing = [k for k in values if k not in NOT_EDITS and getattr(row, k) != values[k]]
     for name in differing:
-        line = (
-            f"edited {name} {getattr(row, name)!r} of {what} ({day_text(row.edited_at)}; "
-            f"{run.says} {values[name]!r})"
-        )
+        held, says = getattr(row, name), values[name]
+        if not plain:
+            held, says = repr(held), repr(says)
+        line = f"edited {name} {held} of {what} ({day_text(row.edited_at)}; {run.says} {says})"
         if run.overwrite:
-            report.overwritten.append(f"overwrote {line}")
+            run.report.overwritten.append(f"overwrote {line}")
         else:
-            report.kept.append(f"kept {line}")
-            del values[name]
-    if differing and run.overwrite:
+            run.report.kept.append(f"kept {line}")
+            values[name] = getattr(row, name)
+    if run.overwrite and (differing or plain):
         values["imported_at"] = timezone.now()
-    elif differing:
-        report.count(kind, "kept")
+    if differing and (plain or not run.overwrite):
+        run.report.count(kind, "changed" if run.overwrite else "kept")
+    return bool(differing)
 
 
 def keep_added(run: ImportRun, row: VersionedRecord, kind: str, what: str) -> bool:
@@ -155,8 +248,7 @@ def keep_added(run: ImportRun, row: VersionedRecord, kind: str, what: str) -> bo
 
 
 def place(obj: Category | SubGroup | Product | Story, values: dict, pos: int, was: int) -> bool:
-    """Write a listed row's values and its position (``was``: where it stood before the bulk shift
-    out of the way); whether what the pages show of it changed."""
+    """Write a listed row's values and its position; whether what the pages show of it changed."""
     changed = sync_row(obj, values)
     sync_row(obj, {"position": pos}, bump=pos != was and not changed)
     return changed or pos != was
@@ -190,9 +282,8 @@ def retire_gone(
 def named_rows[Named: (Category, SubGroup, AdjacentArena)](
     rows: Iterable[Named], names: Iterable[str], path: str, what: str
 ) -> dict[str, Named]:
-    """The rows the pages name, by the name the pages gave them (``page_name``: an admin may have
-    renamed one since), else by their name (a file exported after the rename). A name the pages
-    give that an admin gave another row meanwhile is refused (nothing is imported)."""
+    """The rows the pages name, by ``page_name`` (an admin may have renamed one since), else by
+    name; a name an admin gave another row meanwhile is refused."""
     rows = list(rows)
     by_key = {(r.page_name or r.name): r for r in rows}
     by_name = {r.name: r for r in rows}

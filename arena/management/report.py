@@ -6,12 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from django.core.management.base import CommandError
-from django.db import IntegrityError
+from django.db import IntegrityError, connection, transaction
 
-from arena.imports.checks import ImportRefused
 from arena.imports.records import ArenaRecord
-from arena.imports.run import ImportReport
-from arena.imports.service import arena_import, arena_import_check
+from arena.imports.run import ImportRefused, ImportReport
+from arena.imports.service import arena_import
 from core.conflicts import EditConflict
 
 # How the report names what was read: page dumps or an arena file.
@@ -24,11 +23,15 @@ WORDS = {
 def import_record(
     record: ArenaRecord, *, overwrite_moderated: bool, check: bool = False
 ) -> ImportReport:
-    """``arena_import`` (``check``: done and rolled back, ``arena_import_check``), its refusals as
-    the command's error (nothing was imported)."""
-    run = arena_import_check if check else arena_import
+    """``arena_import``, its refusals as the command's error (nothing was imported); ``check``:
+    rolled back after the deferred constraints are checked, the same rules and messages."""
     try:
-        return run(record=record, overwrite_moderated=overwrite_moderated)
+        with transaction.atomic():
+            report = arena_import(record=record, overwrite_moderated=overwrite_moderated)
+            if check:
+                connection.check_constraints()
+                transaction.set_rollback(True)
+        return report
     except ImportRefused as exc:
         raise CommandError(str(exc)) from None
     except EditConflict as exc:
@@ -46,7 +49,6 @@ def import_summary(report: ImportReport) -> str:
     """``Created arena 'Name' (slug): 53 stories, 318 cells`` (or Updated, or Unchanged:)."""
     verb = "Created" if report.created else ("Updated" if report.changed else "Unchanged:")
     arena = report.arena
-    assert arena is not None
     return f"{verb} arena {arena.name!r} ({arena.slug}): {report.stories} stories, {report.cells} cells"
 
 

@@ -1,10 +1,5 @@
-"""Open data: a whole arena as a document in the arena file format (``arena.dataformat``) and as
-one CSV row per cell. Reads only; a fixed number of queries whatever the arena's size.
-
-What is exported is what the public pages show: the products and stories on the pages (retired
-ones are kept on record only), every cell between them with its rationale and evidence. No flags,
-no verdict history, nothing about who flagged or moderated.
-"""
+"""Open data: what the public pages show of an arena (no retired rows, flags or history) as an
+arena file (``arena.dataformat``) and as one CSV row per cell, in a fixed number of queries."""
 
 from __future__ import annotations
 
@@ -191,9 +186,7 @@ CSV_COLUMNS = tuple(CSV_FIELDS)
 
 
 def arena_csv_rows(*, arena: Arena) -> Iterator[tuple]:
-    """One row per cell of the pages' stories and products (``CSV_COLUMNS``; ``evidence_as_of``
-    the newest evidence date, as in the API; the rationale where the pages publish it), in matrix
-    order: one query, read in chunks."""
+    """One row per cell of the pages' stories and products (``CSV_COLUMNS``), in matrix order."""
     evidence_count = row_count(Evidence.objects.filter(cell=OuterRef("pk")), per="cell")
     rows = (
         Cell.objects.filter(

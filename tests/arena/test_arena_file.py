@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 from arena import dataformat
 from arena.imports.arena_file import read_arena_json
-from arena.imports.checks import ImportRefused
 from arena.imports.json_doc import line_of, pointer
-from arena.imports.limits import max_length
+from arena.imports.reading import max_length
+from arena.imports.run import ImportRefused
 from arena.imports.service import arena_import
 from arena.models import Arena
 from arena.selectors.export import arena_export_document

@@ -19,7 +19,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from arena import dataformat
-from arena.imports.limits import TEXT_LIMITS
+from arena.imports.reading import TEXT_LIMITS
 from arena.models import Arena
 from products.models import Product
 from products.services import product_update

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 from django.apps import apps
 
-from arena.imports.cursor import PageError
 from arena.imports.pages import read_arena
+from arena.imports.reading import PageError
 from arena.imports.records import PersonaWinner
 from stories.values import CellValue, CellValueError, Proof, Verdict, parse_quality
 

@@ -2,8 +2,7 @@
 
 import pytest
 
-from arena.imports.cursor import Cursor, PageError
-from arena.imports.limits import LimitError
+from arena.imports.reading import Cursor, LimitError, PageError
 from stories.values import CellValue
 
 LINES = ["title", "", "", "body", "last"]
@@ -16,7 +15,8 @@ def test_take_reads_the_next_line_and_numbers_it():
 
 def test_peek_does_not_move():
     cur = Cursor("page.txt", LINES)
-    assert (cur.peek(), cur.peek(3), cur.peek(5), cur.lineno) == ("title", "body", None, 0)
+    assert (cur.peek(), cur.lineno) == ("title", 0)
+    assert Cursor("page.txt", LINES, lineno=5).peek() is None
 
 
 def test_skip_blank_stops_before_the_next_text():
@@ -35,6 +35,7 @@ def test_an_error_names_file_and_line_being_read():
     cur = Cursor("page.txt", LINES, lineno=3)
     error = cur.error("bad line")
     assert (error.path, error.line, str(error)) == ("page.txt", 3, "page.txt:3: bad line")
+    assert str(cur.error("too far", 99)) == "page.txt:5: too far"
 
 
 def test_taking_past_the_end_is_an_error_on_the_last_line():

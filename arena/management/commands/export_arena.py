@@ -29,21 +29,17 @@ class Command(BaseCommand):
             raise CommandError(f"no arena has the slug {slug!r}")
         started = time.perf_counter()
         document = arena_export_document(arena=arena)
-        size = 0
-        if output:
-            try:
-                with open(output, "wb") as out:
-                    for chunk in dataformat.document_chunks(document):
-                        out.write(chunk)
-                        size += len(chunk)
-            except OSError as exc:
-                raise CommandError(f"cannot write {output}: {exc}") from None
-            self.stderr.write(
-                f"Exported {arena.name!r} to {output}: {len(document['products'])} products, "
-                f"{len(document['stories'])} stories, {len(document['cells'])} cells, "
-                f"{size} bytes in {time.perf_counter() - started:.2f} s."
-            )
-        else:
-            for chunk in dataformat.document_chunks(document):
-                sys.stdout.buffer.write(chunk)
+        if not output:
+            sys.stdout.buffer.writelines(dataformat.document_chunks(document))
             sys.stdout.buffer.flush()
+            return
+        try:
+            with open(output, "wb") as out:
+                size = sum(out.write(chunk) for chunk in dataformat.document_chunks(document))
+        except OSError as exc:
+            raise CommandError(f"cannot write {output}: {exc}") from None
+        self.stderr.write(
+            f"Exported {arena.name!r} to {output}: {len(document['products'])} products, "
+            f"{len(document['stories'])} stories, {len(document['cells'])} cells, "
+            f"{size} bytes in {time.perf_counter() - started:.2f} s."
+        )

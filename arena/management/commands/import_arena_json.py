@@ -3,7 +3,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena.imports.arena_file import read_arena_json
-from arena.imports.cursor import PageError
+from arena.imports.reading import PageError
 from arena.management.report import import_record, import_report_lines, import_summary
 
 

@@ -2,8 +2,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from arena.imports.cursor import PageError
 from arena.imports.pages import read_arena
+from arena.imports.reading import PageError
 from arena.management.report import import_record, import_report_lines, import_summary
 
 

@@ -1,0 +1,198 @@
+"""What both readers share: a page's lines read one at a time (every error names file and line),
+and the limits of what the database stores, read from the model fields."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import date
+from typing import cast
+
+from django.apps import apps
+from django.conf import settings
+from django.db.backends.base.operations import BaseDatabaseOperations
+from django.db.models import Field
+
+from core.text import arena_slugify, parse_figure, slug_problem
+from stories import freshness
+from stories.values import CellValueError
+
+# A count that is not stored still has to be an int we can convert and compare cheaply.
+ANY_COUNT_MAX = 2**31 - 1
+# The longest texts the database would store unbounded (text columns): a rationale is a few
+# paragraphs, a quote one passage. The schema's maxLength states the same (a test compares them).
+TEXT_LIMITS = {"Arena.description": 5_000, "Cell.rationale": 20_000, "Evidence.quote": 5_000}
+
+
+class PageError(ValueError):
+    """A problem in a page dump, located by file and line."""
+
+    def __init__(self, path: str, line: int, reason: str):
+        self.path, self.line, self.reason = path, line, reason
+        super().__init__(f"{path}:{line}: {reason}")
+
+
+class LimitError(ValueError):
+    """A value the database would refuse; the message says which field and why."""
+
+
+def read_text(path: str) -> str:
+    """A file's text: UTF-8 (a byte order mark dropped), at most ``ARENA_IMPORT_MAX_BYTES``."""
+    limit = settings.ARENA_IMPORT_MAX_BYTES
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(limit + 1)  # a larger file is refused before it is read whole
+    except OSError as exc:
+        raise PageError(path, 0, f"cannot read file: {exc}") from None
+    if len(raw) > limit:
+        reason = (
+            f"file is larger than {limit} bytes (ARENA_IMPORT_MAX_BYTES); nothing of it is read"
+        )
+        raise PageError(path, 0, reason)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        at = exc.start + len(raw) - len(exc.object)  # the decoder's input lacks a byte order mark
+        line = raw.count(b"\n", 0, at) + 1
+        raise PageError(path, line, f"not UTF-8 text: {exc.reason} (byte {at})") from None
+
+
+class Cursor:
+    """A page's lines, read one at a time; ``lineno`` is the line last taken, which errors name."""
+
+    def __init__(self, path: str, lines: Sequence[str], lineno: int = 0):
+        self.path, self.lines, self.lineno = path, lines, lineno
+
+    @property
+    def line(self) -> str:
+        return self.lines[self.lineno - 1]
+
+    @property
+    def done(self) -> bool:
+        return self.lineno >= len(self.lines)
+
+    def peek(self) -> str | None:
+        """The next line, not taken; None past the end."""
+        return None if self.done else self.lines[self.lineno]
+
+    def take(self, reason: str = "the page ends too early") -> str:
+        """The next line, which becomes the line being read; ``reason`` when there is none."""
+        if self.done:
+            raise self.error(reason)
+        self.lineno += 1
+        return self.line
+
+    def skip_until(self, found: Callable[[str], bool]) -> bool:
+        """Skip lines until the next one is ``found``; False when the page ends first."""
+        while not self.done and not found(self.lines[self.lineno]):
+            self.lineno += 1
+        return not self.done
+
+    def skip_blank(self) -> None:
+        self.skip_until(lambda line: bool(line.strip()))
+
+    def at(self, lineno: int) -> Cursor:
+        return Cursor(self.path, self.lines, lineno)
+
+    def error(self, reason: str, lineno: int | None = None) -> PageError:
+        """A ``PageError`` for the line being read (or ``lineno``)."""
+        line = self.lineno if lineno is None else lineno
+        return PageError(self.path, max(1, min(line, len(self.lines))), reason)
+
+    def once(self, seen: dict[str, int], key: str, what: str, lineno: int | None = None) -> None:
+        """Refuse ``key`` a second time: ``<what> (first on line N)``."""
+        if key in seen:
+            raise self.error(f"{what} (first on line {seen[key]})", lineno)
+        seen[key] = self.lineno if lineno is None else lineno
+
+    @contextmanager
+    def checks(self) -> Iterator[None]:
+        """A refusal by the cell rules or the field limits as a ``PageError`` of the line read."""
+        try:
+            yield
+        except (CellValueError, LimitError) as exc:
+            raise self.error(str(exc)) from None
+
+
+def future_problem(day: date | None) -> str | None:
+    """Why ``day`` cannot be claimed (after the server's today, it would outrank a moderator's
+    decision made today); None for a day up to today."""
+    today = freshness.today()
+    if day is None or day <= today:
+        return None
+    return f"{day:%Y-%m-%d} is after today ({today:%Y-%m-%d}); a file cannot be dated in the future"
+
+
+def _model_field(label: str) -> Field:
+    model, name = label.split(".")
+    found = next(m for m in apps.get_models() if m.__name__ == model)._meta.get_field(name)
+    return cast(Field, found)
+
+
+@functools.cache
+def max_length(label: str) -> int:
+    """``max_length("Product.name")`` → the model field's max_length."""
+    length = _model_field(label).max_length
+    if length is None:
+        raise LookupError(f"{label} has no max_length")
+    return length
+
+
+@functools.cache
+def max_value(label: str) -> int:
+    """The largest value an integer model field holds on every database Django supports."""
+    return BaseDatabaseOperations.integer_field_ranges[_model_field(label).get_internal_type()][1]
+
+
+def short(text: str, size: int = 40) -> str:
+    """``text`` quoted for a message, cut after ``size`` characters."""
+    return repr(text if len(text) <= size else text[:size] + "…")
+
+
+def fit(label: str, what: str, text: str) -> str:
+    """``text`` if it fits the model field ``label`` (or the ``TEXT_LIMITS`` of a text column)."""
+    limit = TEXT_LIMITS.get(label) or max_length(label)
+    if len(text) > limit:
+        raise LimitError(
+            f"{what} {short(text)} is {len(text)} characters long; at most {limit} fit ({label})"
+        )
+    return text
+
+
+def number(digits: str, what: str, maximum: int = ANY_COUNT_MAX) -> int:
+    """ASCII digits as an int no larger than ``maximum`` (a huge digit run is refused before
+    int(), which refuses more than 4300 digits)."""
+    significant = digits.lstrip("0") or "0"
+    if len(significant) > len(str(maximum)) or int(significant) > maximum:
+        raise LimitError(f"{what} {short(digits, 20)} is larger than {maximum}")
+    return int(significant)
+
+
+def slug(label: str, what: str, name: str) -> str:
+    """The site's slug of ``name``, which must not be empty and must fit ``label``."""
+    made = arena_slugify(name)
+    if not made:
+        raise LimitError(f"{what} {short(name)} has no letters or digits to make a URL slug of")
+    # (a made slug always passes: the guard keeps the importer on the one rule if slugify changes)
+    if problem := slug_problem(made, product=True):
+        raise LimitError(f"{what} {short(name)} gives a slug that is refused: {problem}")
+    if len(made) > (limit := max_length(label)):
+        raise LimitError(
+            f"{what} {short(name)} gives a slug of {len(made)} characters; "
+            f"at most {limit} fit ({label})"
+        )
+    return made
+
+
+def figure(label: str, shown: str) -> int:
+    """A popularity figure as shown (``★ 23k``), as ``parse_figure`` will store it in ``label``."""
+    try:
+        value = parse_figure(shown.split(" ", 1)[1])
+    except ValueError as exc:
+        raise LimitError(f"popularity figure {short(shown)}: {exc}") from None
+    if value is None:
+        raise LimitError(f"popularity figure {short(shown)} has no number")
+    if value > (limit := max_value(label)):
+        raise LimitError(f"popularity figure {short(shown)} is larger than {limit} ({label})")
+    return value
