@@ -11,7 +11,6 @@ from arena.selectors.arenas import (
     arena_persona_result_list,
     arena_product_list,
     arena_product_pair_get,
-    arena_story_list,
 )
 from arena.selectors.cells import (
     arena_source_list,

@@ -158,14 +158,12 @@ def documented_pairs(*, arena: Arena | None = None) -> list[tuple[Arena, Product
     )
     if arena is not None:
         scores = scores.filter(arena=arena)
-    seen: set[tuple[int, frozenset[int | None]]] = set()
-    pairs = []
+    pairs: dict[tuple[int, frozenset[int]], tuple[Arena, Product, Product]] = {}
     for row in scores:
-        key = (row.arena_id, frozenset((row.product_id, row.vs_id)))
-        if row.vs is not None and len(key[1]) == 2 and key not in seen:
-            seen.add(key)
-            pairs.append((row.arena, row.product, row.vs))
-    return pairs
+        if row.vs is not None and row.vs_id != row.product_id:
+            key = (row.arena_id, frozenset((row.product_id, row.vs.pk)))
+            pairs.setdefault(key, (row.arena, row.product, row.vs))
+    return list(pairs.values())
 
 
 def arena_story_list(*, arena: Arena) -> QuerySet[Story]:

@@ -64,15 +64,7 @@ def arena_scoring_inputs(*, arena_id: int) -> ArenaInputs:
         .values_list("pk", "story_id", "product_id", "verdict", "proof", "quality", "backing")
     )
     cells = [
-        scoring.CellIn(
-            story_id=sid,
-            product=pid,
-            verdict=v,
-            proof=p,
-            quality=q,
-            correction=corrected.get(pk),
-            published=backing != Backing.NONE,
-        )
+        scoring.CellIn(sid, pid, v, p, q, corrected.get(pk), published=backing != Backing.NONE)
         for pk, sid, pid, v, p, q, backing in rows
     ]
     products = list(
