@@ -8,11 +8,10 @@ from dataclasses import dataclass, field
 from arena import scoring
 from arena.selectors.arenas import CountedArena
 from arena.selectors.calls import ranged_of
-from arena.selectors.cells import CellLine, cell_in
+from arena.selectors.cells import cell_in
 from arena.selectors.leaderboard import arena_score_list
-from arena.selectors.matrix import CategoryBlock, arena_matrix, matrix_block_list
+from arena.selectors.matrix import CategoryBlock, MatrixRow, arena_matrix, matrix_block_list
 from products.models import Product
-from stories.models import Story
 
 COMPARE_MIN = scoring.COMPARE_MIN
 COMPARE_MAX = scoring.COMPARE_MAX
@@ -49,14 +48,8 @@ def compare_pick(*, products: list[Product], slugs: list[str]) -> ComparePick:
 
 
 @dataclass
-class ManyRow(scoring.BestOf):
-    story: Story
-    cells: list[CellLine]  # each product's cell, in column order (none: no entry)
+class ManyRow(MatrixRow, scoring.BestOf):
     best: list[Product]  # the products with the best cell (none: drawn)
-
-    @property
-    def by_product(self) -> dict[Product, CellLine]:
-        return {c.product: c for c in self.cells}
 
 
 @dataclass

@@ -170,8 +170,9 @@ def arena_leaderboard(
     counts = arena_stale_counts(arena=arena, today=freshness.today()) if stale else {}
     for score in scores:
         score.stale_cells, score.cells = counts.get(score.product_id, (0, 0))
-    if categories is None:
-        categories = _category_order(scores)
+    if categories is None:  # in the order of their stories (the parts keep it), then by name
+        seen = dict.fromkeys(part[0] for s in scores for part in s.parts)
+        categories = [*seen, *sorted({n for s in scores for n in s.category_scores} - seen.keys())]
     personas: list[str] = sorted({slug for s in scores for slug in s.persona_scores})
     options = [
         ("Overall", [RankOption(RANK_PA, "PA Score")]),
@@ -238,16 +239,6 @@ def _ranked(
         rival = rivals[row.product_id]
         row.vs = by_id[rival].product if rival is not None else None
     return ordered
-
-
-def _category_order(scores: list[BoardRow]) -> list[str]:
-    """The categories in the order of their stories (the parts keep it), then the rest by name."""
-    seen: dict[str, None] = {}
-    for s in scores:
-        for part in s.parts:
-            seen.setdefault(part[0], None)
-    rest = sorted({name for s in scores for name in s.category_scores} - seen.keys())
-    return [*seen, *rest]
 
 
 def arena_product_ranking(
