@@ -1,9 +1,9 @@
-"""Cells as the pages read them: ``CellLine``, the one light stand-in for a cell that the matrix,
-the head-to-head and the comparison of several products show, and one cell's proof page (its
-evidence, its public record and the head-to-heads it is part of)."""
+"""Cells as the pages read them: ``CellLine``, the light stand-in the matrix, the head-to-head and
+the comparison show; a story's cells; one cell's proof page; the sources their evidence cites."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import NamedTuple
@@ -11,10 +11,10 @@ from typing import NamedTuple
 from django.db.models import Prefetch
 
 from arena import scoring
-from arena.models import Source
-from arena.selectors.sources import cited_source_map
+from arena.models import Arena, Source
+from core.text import source_ids
 from products.models import Product
-from stories.models import Cell, CellChange, Evidence
+from stories.models import Cell, CellChange, Evidence, Story
 from stories.values import Backing, CellValue, backing_of
 
 
@@ -26,7 +26,7 @@ class Quote(NamedTuple):
 
 
 class Quotes(tuple[Quote, ...]):
-    """A cell's evidence quotes in page order; ``all()`` as a prefetched ``cell.evidence`` has it."""
+    """A cell's evidence quotes in page order, with ``all()`` as a prefetched ``evidence``."""
 
     __slots__ = ()
 
@@ -34,19 +34,13 @@ class Quotes(tuple[Quote, ...]):
         return self
 
 
-NO_QUOTES = Quotes()
-
-
 # ``Backing`` by value: a dict lookup, not the enum's call, once per matrix cell
 _BACKINGS: dict[str, Backing] = {b.value: b for b in Backing}
 
 
-@dataclass(slots=True)  # (not frozen: a frozen dataclass costs 3× as much to build, 9,000 times)
+@dataclass(slots=True)  # (not frozen: a frozen dataclass is slower to build, 9,000 times a page)
 class CellLine:
-    """What a page shows of a cell: a lighter stand-in for ``stories.Cell`` (the big arena's matrix
-    has 9,000 of them) with its product, which is loaded once for the whole read. The matrix reads
-    its judgement only; the head-to-head its rationale and evidence (``evidence.all()``) too.
-    Read-only by convention."""
+    """What a page shows of a cell: a light stand-in for ``stories.Cell`` with its product."""
 
     pk: int
     story_id: int
@@ -54,16 +48,13 @@ class CellLine:
     verdict: str
     proof: str | None
     quality: int | None
-    evidence_as_of: date | None = None  # when its evidence was last checked (stories/freshness)
+    evidence_as_of: date | None = None
     rationale: str = ""
     detail_published: bool = False
-    # how the rationale stands to the last upheld correction (see ``stories.Cell``)
     rationale_predates: datetime | None = None
     rationale_rewritten_at: datetime | None = None
-    evidence: Quotes = NO_QUOTES
-    # what backs it as the query computed it (``Cell.objects.with_backing``; the matrix reads no
-    # detail); None: from the detail read with it
-    backing_read: str | None = None
+    evidence: Quotes = Quotes()
+    backing_read: str | None = None  # ``Cell.objects.with_backing``'s; None: from the detail
 
     @property
     def product_id(self) -> int:
@@ -71,7 +62,6 @@ class CellLine:
 
     @property
     def backing(self) -> Backing:
-        """What backs it (``stories.values.backing_of``)."""
         if self.backing_read is not None:
             return _BACKINGS[self.backing_read]
         quotes = len(self.evidence) if self.detail_published else 0
@@ -82,8 +72,7 @@ class CellLine:
         return CellValue.of(self)
 
 
-# What a ``CellLine`` is read from (``values_list``), in the order of its fields: its judgement and
-# date, then what the head-to-head shows besides (its evidence is read apart: ``QUOTE_FIELDS``).
+# What a ``CellLine`` is read from (``values_list``), in the order of its fields, and a quote
 CELL_LINE_FIELDS = ("id", "story_id", "product_id", "verdict", "proof", "quality", "evidence_as_of")
 CELL_DETAIL_FIELDS = (
     "rationale",
@@ -91,20 +80,67 @@ CELL_DETAIL_FIELDS = (
     "rationale_predates",
     "rationale_rewritten_at",
 )
-# An evidence quote, by its cell (``Quote`` after the cell's id).
 QUOTE_FIELDS = ("cell_id", "source", "quote", "url", "checked_on")
 
 
-def evidence_prefetch() -> Prefetch:
-    """A cell's evidence in page order, for ``prefetch_related``."""
+def cell_in(c: Cell | CellLine) -> scoring.CellIn:
+    """A cell as the scoring module's record, its product keyed by primary key."""
+    return scoring.CellIn.of(c.value, story_id=c.story_id, product=c.product_id)
+
+
+def winner_of(key: scoring.ProductKey, *products: Product) -> Product | None:
+    """The product a scoring result names, or ``None`` for ``scoring.DRAWN``."""
+    return None if key == scoring.DRAWN else {p.pk: p for p in products}[int(key)]
+
+
+def arena_source_list(*, arena: Arena) -> list[Source]:
+    """The arena's source list by id."""
+    return list(Source.objects.filter(arena=arena).order_by("key"))
+
+
+def cited_sources(arena_id: int, cells: Iterable[Cell | CellLine]) -> dict[str, Source]:
+    """The source list entries the cells' published detail cites, by id: always one query."""
+    texts = [
+        text
+        for c in cells
+        if c.detail_published
+        for text in (c.rationale, *(e.source for e in c.evidence.all()))
+    ]
+    keys = sorted({key for text in texts for key in source_ids(text)})
+    found = Source.objects.filter(arena_id=arena_id, key__in=keys or [""])  # (no id is empty)
+    return {s.key: s for s in found}
+
+
+def _with_evidence() -> Prefetch:
     return Prefetch("evidence", queryset=Evidence.objects.order_by("position"))
+
+
+def story_get(*, arena: Arena, pk: int) -> Story | None:
+    """A story of ``arena`` on the pages, or ``None``."""
+    stories = Story.objects.select_related("category", "subgroup", "persona")
+    return stories.filter(arena=arena, pk=pk).first()
+
+
+def story_cell_list(*, story: Story) -> list[Cell]:
+    """Every product's cell for one story in column order, with evidence: two queries."""
+    return list(
+        Cell.objects.on_pages()
+        .filter(story=story)
+        .select_related("product")
+        .prefetch_related(_with_evidence())
+        .order_by("product__position")
+    )
+
+
+def story_cited_sources(*, story: Story, cells: list[Cell]) -> dict[str, Source]:
+    return cited_sources(story.arena_id, cells)
 
 
 @dataclass
 class HeadToHeadLink:
     other: Product
     other_cell: Cell
-    winner: Product | None  # the round's winner, this cell's product or ``other``; None: drawn
+    winner: Product | None  # the round's winner; None: drawn
 
 
 @dataclass
@@ -112,49 +148,31 @@ class CellPage:
     cell: Cell
     changes: list[CellChange]  # newest first
     head_to_heads: list[HeadToHeadLink]
-    # the arena's source list entries for the ids its published rationale and quotes cite
-    sources: dict[str, Source] = field(default_factory=dict)
+    sources: dict[str, Source] = field(default_factory=dict)  # what its published detail cites
 
     @property
-    def quote_count(self) -> int:
+    def quotes(self) -> int:
         return len(self.cell.evidence.all()) if self.cell.detail_published else 0
 
     @property
     def backing(self) -> Backing:
-        """What backs the verdict (``stories.values.backing_of``)."""
         cell = self.cell
         return backing_of(
-            published=cell.detail_published, rationale=cell.rationale, quotes=self.quote_count
+            published=cell.detail_published, rationale=cell.rationale, quotes=self.quotes
         )
 
     @property
     def backing_text(self) -> str:
-        return self.backing.describe(self.quote_count)
-
-
-def cell_in(c: Cell | CellLine) -> scoring.CellIn:
-    """A cell as the scoring module's plain record; the pages key products by primary key."""
-    return scoring.CellIn.of(c.value, story_id=c.story_id, product=c.product_id)
-
-
-def winner_of(key: scoring.ProductKey, *products: Product) -> Product | None:
-    """The product among ``products`` that a scoring result names (by primary key, as
-    ``cell_in`` keys them), or ``None`` for ``scoring.DRAWN``."""
-    if key == scoring.DRAWN:
-        return None
-    return {p.pk: p for p in products}[int(key)]
+        return self.backing.describe(self.quotes)
 
 
 def cell_page_get(*, pk: int) -> CellPage | None:
-    """A cell (retired or not) with its evidence, its verdict history and the head-to-heads its
-    story appears in: its product against each other product on the pages where neither cell is
-    n/a, and the sources its published detail cites. Five queries (four for an n/a cell); ``None``
-    when there is no such cell. Its disputes are the flags app's (``flags.disputes``)."""
+    """A cell (retired or not) with its evidence, history, head-to-heads and cited sources."""
     cell = (
         Cell.objects.select_related(
             "story__arena", "story__category", "story__subgroup", "story__persona", "product"
         )
-        .prefetch_related(evidence_prefetch())
+        .prefetch_related(_with_evidence())
         .filter(pk=pk)
         .first()
     )
@@ -181,8 +199,4 @@ def cell_page_get(*, pk: int) -> CellPage | None:
             for other in others
             if other.value.applicable
         ]
-    # (one query, always; nothing is shown of an unpublished detail)
-    texts = [cell.rationale, *(e.source for e in cell.evidence.all())]
-    shown = texts if cell.detail_published else []
-    sources = cited_source_map(arena_id=cell.story.arena_id, texts=shown)
-    return CellPage(cell, changes, links, sources)
+    return CellPage(cell, changes, links, cited_sources(cell.story.arena_id, [cell]))

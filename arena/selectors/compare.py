@@ -1,5 +1,5 @@
-"""Two to six products side by side: their stored scores and a round per story, the rounds decided
-by ``arena.scoring.compare_many`` from the matrix's cells (the one thing scored on this read)."""
+"""Two to six products side by side: their stored scores and a round per story, decided from the
+matrix's cells by ``arena.scoring.compare_many`` (the one scoring on this read)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ from dataclasses import dataclass, field
 from arena import scoring
 from arena.selectors.arenas import CountedArena
 from arena.selectors.calls import ranged_of
-from arena.selectors.cells import CellLine, cell_in
+from arena.selectors.cells import cell_in
 from arena.selectors.leaderboard import arena_score_list
-from arena.selectors.matrix import CategoryBlock, arena_matrix, matrix_block_list
+from arena.selectors.matrix import CategoryBlock, MatrixRow, arena_matrix, matrix_block_list
 from products.models import Product
-from stories.models import Story
 
 COMPARE_MIN = scoring.COMPARE_MIN
 COMPARE_MAX = scoring.COMPARE_MAX
@@ -20,13 +19,9 @@ COMPARE_MAX = scoring.COMPARE_MAX
 
 @dataclass(frozen=True)
 class ComparePick:
-    """What a visitor asked to compare, checked against the arena's products: the products found
-    (in the order asked), the slugs that name none, and what is wrong with the pick ("" when it
-    can be compared)."""
-
-    products: list[Product]
-    unknown: list[str]
-    error: str
+    products: list[Product]  # those found, in the order asked
+    unknown: list[str]  # the slugs that name none
+    error: str  # "" when they can be compared
 
     @property
     def ok(self) -> bool:
@@ -34,16 +29,11 @@ class ComparePick:
 
 
 def compare_pick(*, products: list[Product], slugs: list[str]) -> ComparePick:
-    """The arena's ``products`` named by ``slugs`` (each once, in the order given) and what keeps
-    them from being compared: unknown slugs, fewer than two or more than six products."""
+    """The ``products`` ``slugs`` name, in order, and what keeps them from being compared."""
     by_slug = {p.slug: p for p in products}
-    found: list[Product] = []
-    unknown: list[str] = []
-    for slug in dict.fromkeys(slugs):
-        if slug in by_slug:
-            found.append(by_slug[slug])
-        else:
-            unknown.append(slug)
+    slugs = list(dict.fromkeys(slugs))
+    found = [by_slug[s] for s in slugs if s in by_slug]
+    unknown = [s for s in slugs if s not in by_slug]
     error = ""
     if unknown:
         names = ", ".join(repr(s[:40]) for s in unknown[:3]) + (" …" if len(unknown) > 3 else "")
@@ -58,17 +48,8 @@ def compare_pick(*, products: list[Product], slugs: list[str]) -> ComparePick:
 
 
 @dataclass
-class ManyRow(scoring.BestOf):
-    """One round: its story, each chosen product's cell on it (column order; a product without a
-    cell has no entry) and the products with the best cell (none: drawn)."""
-
-    story: Story
-    cells: list[CellLine]
-    best: list[Product]
-
-    @property
-    def by_product(self) -> dict[Product, CellLine]:
-        return {c.product: c for c in self.cells}
+class ManyRow(MatrixRow, scoring.BestOf):
+    best: list[Product]  # the products with the best cell (none: drawn)
 
 
 @dataclass
@@ -81,7 +62,7 @@ class Standing:
     best: int  # rounds it alone is best in
     shared: int  # rounds it shares the best in
     weighted: int  # Σ weights of the rounds it is best in, alone or shared
-    ranged: scoring.Ranged | None = None  # its PA Score with its range, for who leads
+    ranged: scoring.Ranged | None = None  # its PA Score with its range
 
 
 @dataclass
@@ -89,16 +70,13 @@ class ManyComparison:
     products: list[Product]  # the columns, in the order asked
     summary: scoring.ManySummary
     standings: dict[Product, Standing]  # in column order
-    categories: list[str]  # the categories' names in matrix order (the score table's rows)
+    categories: list[str]  # the categories' names in matrix order
     rows: list[ManyRow]  # every round, in matrix order
-    blocks: list[CategoryBlock]  # the rounds shown under their category and sub-group headings
-    # each category's tally over all its rounds (shown or not), by the category's pk
-    tallies: dict[int, scoring.ManySummary] = field(default_factory=dict)
+    blocks: list[CategoryBlock]  # the rounds shown, under their headings
+    tallies: dict[int, scoring.ManySummary] = field(default_factory=dict)  # by category pk
     differences_only: bool = False  # drawn rounds are not shown
     shown: int = 0
-    # the product that leads every other one here by the one rule (``scoring.pair_call`` on the
-    # PA Score ranges); None: no product does, too close to call
-    leader: Product | None = None
+    leader: Product | None = None  # the product that leads every other by the one rule
 
     @property
     def drawn(self) -> int:
@@ -113,33 +91,18 @@ class ManyComparison:
         return len(self.rows)
 
 
-def leads_all(standings: dict[Product, Standing]) -> Product | None:
-    """The product that leads each of the others (``scoring.pair_call``), if one does."""
-    ranged = {p: s.ranged or ranged_of(None, p.pk) for p, s in standings.items()}
-    for p, mine in ranged.items():
-        calls = (scoring.pair_call(mine, other) for q, other in ranged.items() if q != p)
-        if all(c.leader == p.pk for c in calls):
-            return p
-    return None
-
-
 def compare_many_get(
     *, arena: CountedArena, products: list[Product], differences_only: bool = False
 ) -> ManyComparison:
-    """``products`` (two to six of ``arena``'s, as ``compare_pick`` found them) side by side: their
-    stored PA and category scores, and a round per story where at least two of their cells apply,
-    in matrix order, with its best products (``scoring.compare_many``). Three queries
-    (stories, the products' cells, the stored scores), whatever the arena's size. With
-    ``differences_only`` the blocks leave out the drawn rounds; the tallies count every round."""
+    """``products`` side by side: stored scores, and a round per story two of their cells judge."""
     matrix = arena_matrix(arena=arena, products=products)
     keys = [p.pk for p in products]
     stories = [
         scoring.StoryIn(r.story.pk, r.story.weight, r.story.category.name, r.story.persona.slug)
         for r in matrix.rows
     ]
-    summary = scoring.compare_many(
-        stories, (cell_in(c) for r in matrix.rows for c in r.cells), keys
-    )
+    cells = (cell_in(c) for r in matrix.rows for c in r.cells)
+    summary = scoring.compare_many(stories, cells, keys)
     by_pk: dict[scoring.ProductKey, Product] = {p.pk: p for p in products}
     row_of = {r.story.pk: r for r in matrix.rows}
     rows = [
@@ -147,11 +110,9 @@ def compare_many_get(
         for r in summary.rounds
     ]
     stored = {s.product_id: s for s in arena_score_list(arena=arena)}
-    categories = list(dict.fromkeys(r.story.category.name for r in matrix.rows))
     standings = {}
     for p in products:
-        score = stored.get(p.pk)
-        mine = summary.standings[p.pk]
+        score, mine = stored.get(p.pk), summary.standings[p.pk]
         standings[p] = Standing(
             product=p,
             pa_score=score.pa_score if score else None,
@@ -164,17 +125,25 @@ def compare_many_get(
     by_category: dict[int, list[scoring.ManyRound]] = {}
     for r in summary.rounds:
         by_category.setdefault(row_of[r.story_id].story.category_id, []).append(r)
-    tallies = {pk: scoring.tally_many_rounds(rs, keys) for pk, rs in by_category.items()}
     shown = [r for r in rows if not r.drawn] if differences_only else rows
+    ranged = {p: s.ranged or ranged_of(None, p.pk) for p, s in standings.items()}
+    leader = next(
+        (
+            p
+            for p, mine in ranged.items()
+            if all(scoring.pair_call(mine, o).leader == p.pk for q, o in ranged.items() if q != p)
+        ),
+        None,
+    )
     return ManyComparison(
         products=list(products),
         summary=summary,
         standings=standings,
-        categories=categories,
+        categories=list(dict.fromkeys(r.story.category.name for r in matrix.rows)),
         rows=rows,
         blocks=matrix_block_list(rows=shown),
-        tallies=tallies,
+        tallies={pk: scoring.tally_many_rounds(rs, keys) for pk, rs in by_category.items()},
         differences_only=differences_only,
         shown=len(shown),
-        leader=leads_all(standings),
+        leader=leader,
     )

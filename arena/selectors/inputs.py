@@ -1,5 +1,5 @@
-"""What the scoring module reads of an arena: plain records loaded in four queries. The recompute
-stores what scoring makes of them; the review queue previews an upheld flag's effect on them."""
+"""What the scoring module reads of an arena, as plain records: the recompute stores what it makes
+of them; the review queue previews an upheld flag's effect on them."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ class ArenaInputs:
     stories: list[scoring.StoryIn]
     cells: list[scoring.CellIn]
     products: list[tuple[int, str]]  # (id, name) in column order
-    # each cell's id by (story id, product id): the close calls' settle sets name cells so
+    # each cell's id by (story id, product id), as the close calls' settle sets name them
     cell_ids: dict[tuple[int, int | str], int] = field(default_factory=dict)
 
 
@@ -27,9 +27,7 @@ _JUDGEMENTS = ("verdict", "proof", "quality")
 def cell_corrections(
     *, arena_id: int | None = None, cell_ids: Collection[int] | None = None
 ) -> dict[int, scoring.Corrections]:
-    """The net of each cell's upheld corrections (``scoring.Corrections``: the judgement before
-    the earliest, the one after the latest), by cell id, for the cells of an arena or the cells
-    given; cells no flag was upheld on are missing. One query, however many cells and changes."""
+    """The net of each corrected cell's upheld corrections, by cell id: one query."""
     changes = CellChange.objects.filter(kind=CellChange.Kind.FLAG)
     if arena_id is not None:
         changes = changes.filter(cell__story__arena_id=arena_id)
@@ -48,9 +46,7 @@ def cell_corrections(
 
 
 def arena_scoring_inputs(*, arena_id: int) -> ArenaInputs:
-    """Load the plain records the scoring module needs (four queries; the cells unordered, and
-    the net direction of their upheld corrections from one list of the arena's upheld changes
-    rather than a subquery per cell)."""
+    """The plain records the scoring module reads: four queries."""
     stories = [
         scoring.StoryIn(id=sid, weight=w, category=cat, persona=per)
         for sid, w, cat, per in Story.objects.filter(arena_id=arena_id)
@@ -68,15 +64,7 @@ def arena_scoring_inputs(*, arena_id: int) -> ArenaInputs:
         .values_list("pk", "story_id", "product_id", "verdict", "proof", "quality", "backing")
     )
     cells = [
-        scoring.CellIn(
-            story_id=sid,
-            product=pid,
-            verdict=v,
-            proof=p,
-            quality=q,
-            correction=corrected.get(pk),
-            published=backing != Backing.NONE,
-        )
+        scoring.CellIn(sid, pid, v, p, q, corrected.get(pk), published=backing != Backing.NONE)
         for pk, sid, pid, v, p, q, backing in rows
     ]
     products = list(

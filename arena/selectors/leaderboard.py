@@ -1,12 +1,13 @@
-"""The stored leaderboard, ordered by the rank key a visitor picks. Ordering stored rows by the
-published rules (``scoring.order_by``) is not scoring them: nothing is computed here."""
+"""The stored leaderboard in the order a visitor picks (``scoring.order_by`` orders stored rows,
+it computes no score), and each product's count of stale cells."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date, datetime
 from typing import TYPE_CHECKING, TypedDict, cast
 
-from django.db.models import Exists, OuterRef
+from django.db.models import Count, Exists, Min, OuterRef, Q
 
 from arena import scoring
 from arena.models import Arena, ProductScore
@@ -20,11 +21,11 @@ from arena.scoring import (
     rank_key_split,
 )
 from arena.selectors.arenas import arena_kept
-from arena.selectors.freshness import arena_stale_counts
 from arena.selectors.weights import WeightsAsked, WeightsRead, weights_read
 from products.models import Product
 from stories import freshness
 from stories.models import Cell
+from stories.values import Verdict
 
 if TYPE_CHECKING:
     # django-stubs' helper types: a dev dependency, not installed in production
@@ -37,8 +38,6 @@ class StoredExtras(TypedDict):
 
 
 class BoardExtras(StoredExtras):
-    """What ``arena_leaderboard`` adds to a stored row (see ``Leaderboard.rows``)."""
-
     stale_cells: int
     cells: int
     pa_range: tuple[int, int] | None
@@ -53,13 +52,11 @@ class BoardExtras(StoredExtras):
     published_vs: Product | None
 
 
-# A stored leaderboard row as ``arena_score_list`` reads it, and as ``arena_leaderboard`` ranks it.
 type StoredRow = WithAnnotations[ProductScore, StoredExtras]
 type BoardRow = WithAnnotations[ProductScore, BoardExtras]
 
 
 def _stored_row(score: ProductScore, product: Product) -> StoredRow:
-    """``score`` with its product and its ``result``."""
     row = cast(StoredRow, score)
     row.product = product
     row.result = scoring.ProductResult.from_stored(score, name=product.name)
@@ -67,10 +64,7 @@ def _stored_row(score: ProductScore, product: Product) -> StoredRow:
 
 
 def arena_score_list(*, arena: Arena) -> list[StoredRow]:
-    """Stored leaderboard rows in rank order, with product, the row as the product's result
-    (``result``), whether any of its verdicts has its rationale and evidence published
-    (``published``) and its stored head-to-head partner: one query, none while kept
-    (``arenas.arena_kept``)."""
+    """Stored rows in rank order with product, stored rival, ``result`` and ``published``."""
     published = Exists(Cell.objects.filter(product=OuterRef("product_id"), detail_published=True))
     scores = (
         ProductScore.objects.filter(arena=arena)
@@ -78,7 +72,6 @@ def arena_score_list(*, arena: Arena) -> list[StoredRow]:
         .annotate(published=published)
         .order_by("rank")
     )
-    # (each read of the kept rows is a copy of its own: the board sets its attributes on them)
     return arena_kept(arena, "scores", lambda: [_stored_row(s, s.product) for s in scores])
 
 
@@ -92,20 +85,13 @@ class RankOption:
 class Leaderboard:
     key: str  # the rank key in effect (RANK_PA when the asked one is unknown)
     label: str
-    # stored rows in the asked order; ``row.position`` is the shown rank (shared by ties:
-    # ``row.tied``, ``row.decided_by``), ``row.vs`` the product its head-to-head link pairs it with
-    rows: list[BoardRow]
+    rows: list[BoardRow]  # in the asked order, each with its shown rank (``position``)
     personas: list[str]  # persona slugs, the persona score columns
     categories: list[str]  # category names, for the rank options
     options: list[tuple[str, list[RankOption]]]
-    # A visitor's weights (``?weights=``), None when the published weighting is shown. With them
-    # the rows are ranked by ``row.personal_score`` (its range ``row.personal_range``), and
-    # ``row.published_position`` / ``row.moved`` say where the published ranking has the row and
-    # how many places it went up (negative: down).
+    # a visitor's weights (None: the published weighting): rows ranked by ``personal_score``
     weights: scoring.Weights | None = None
-    # The weights as read (``selectors.weights``): the panel's controls, the canonical
-    # ``?weights=`` value, the summary above the table and the entries that were left out.
-    reading: WeightsRead | None = None
+    reading: WeightsRead | None = None  # the weights as read
 
     @property
     def weighted(self) -> bool:
@@ -113,7 +99,6 @@ class Leaderboard:
 
     @property
     def weights_query(self) -> str:
-        """The canonical ``?weights=`` value of the board's weights, ``""`` when published."""
         return self.reading.query if self.reading is not None and self.weighted else ""
 
     @property
@@ -122,9 +107,8 @@ class Leaderboard:
 
     @property
     def range_groups(self) -> list[list[BoardRow]]:
-        """Runs of rows whose score ranges overlap (``scoring.range_groups``) when the board is
-        ranked by a score with a range (PA Score or the visitor's weights): their order is not
-        settled by the evidence. Only groups of two or more."""
+        """Runs of two or more rows whose score ranges overlap: an order the evidence does not
+        settle."""
         groups: dict[int, list[BoardRow]] = {}
         for row in self.rows:
             group = getattr(row, "range_group", None)  # (absent: rows ranked before ranges)
@@ -145,7 +129,6 @@ class Leaderboard:
                 groups.setdefault(row.position, []).append(row)
         return [(rank, rows, rows[0].decided_by) for rank, rows in groups.items()]
 
-    # What the table marks as the column ranked by.
     @property
     def by_pa(self) -> bool:
         return self.key == RANK_PA and not self.weighted
@@ -160,33 +143,17 @@ class Leaderboard:
 
     @property
     def category(self) -> str | None:
-        """The category ranked by, shown as an extra column."""
         kind, name = rank_key_split(self.key)
         return name if kind == RANK_CATEGORY else None
 
     @property
     def persona(self) -> str | None:
-        """The persona ranked by."""
         kind, name = rank_key_split(self.key)
         return name if kind == RANK_PERSONA else None
 
 
 _GROUPS = {RANK_CATEGORY: "Category", RANK_PERSONA: "User type"}
-
-
-def _rank_options(categories: list[str], personas: list[str]) -> list[tuple[str, list[RankOption]]]:
-    return [
-        ("Overall", [RankOption(RANK_PA, "PA Score")]),
-        (_GROUPS[RANK_CATEGORY], [RankOption(rank_key(RANK_CATEGORY, c), c) for c in categories]),
-        (_GROUPS[RANK_PERSONA], [RankOption(rank_key(RANK_PERSONA, p), p) for p in personas]),
-        (
-            "Evidence",
-            [
-                RankOption(RANK_VERIFIED, "Verified share"),
-                RankOption(RANK_INTEGRITY, "Integrity"),
-            ],
-        ),
-    ]
+_EVIDENCE = [RankOption(RANK_VERIFIED, "Verified share"), RankOption(RANK_INTEGRITY, "Integrity")]
 
 
 def arena_leaderboard(
@@ -198,25 +165,21 @@ def arena_leaderboard(
     asked: WeightsAsked | None = None,
     stale: bool = True,
 ) -> Leaderboard:
-    """The stored leaderboard ordered by one rank key (``pa``, ``category:<name>``,
-    ``persona:<slug>``, ``verified``, ``integrity``; an unknown key means ``pa``), or by a
-    visitor's ``weights`` (they override the key unless they are all 1), given as
-    ``scoring.Weights`` or as ``asked`` (``?weights=`` or the panel's fields, read here against the
-    stored scores' categories and personas): two queries, the scores and each product's count of
-    stale cells (``row.stale_cells`` of ``row.cells``; not counted with ``stale=False``). Whenever
-    weights are given, even all 1, each row has its ``personal_score`` and ``personal_range``.
-    ``categories`` gives the category names in matrix order (else: the order of their stories, as
-    the scores' parts have them)."""
+    """The stored rows ordered by a rank key (unknown: ``pa``) or by a visitor's weights."""
     scores = cast(list[BoardRow], arena_score_list(arena=arena))
-    # each product's stale cells today (one aggregate query; ``stale=False``: not counted), shown
-    # beside its verified share
     counts = arena_stale_counts(arena=arena, today=freshness.today()) if stale else {}
     for score in scores:
         score.stale_cells, score.cells = counts.get(score.product_id, (0, 0))
-    if categories is None:
-        categories = _category_order(scores)
+    if categories is None:  # in the order of their stories (the parts keep it), then by name
+        seen = dict.fromkeys(part[0] for s in scores for part in s.parts)
+        categories = [*seen, *sorted({n for s in scores for n in s.category_scores} - seen.keys())]
     personas: list[str] = sorted({slug for s in scores for slug in s.persona_scores})
-    options = _rank_options(categories, personas)
+    options = [
+        ("Overall", [RankOption(RANK_PA, "PA Score")]),
+        (_GROUPS[RANK_CATEGORY], [RankOption(rank_key(RANK_CATEGORY, c), c) for c in categories]),
+        (_GROUPS[RANK_PERSONA], [RankOption(rank_key(RANK_PERSONA, p), p) for p in personas]),
+        ("Evidence", _EVIDENCE),
+    ]
     labels = {o.key: o.label for _, group in options for o in group}
     reading = weights_read(asked=asked or WeightsAsked(), categories=categories, personas=personas)
     if weights is None and asked is not None and asked.given:
@@ -244,8 +207,7 @@ def _ranked(
     weights: scoring.Weights | None,
     personal: scoring.Weights | None,
 ) -> list[BoardRow]:
-    """The rows in the order of ``key`` (of ``weights`` when given), each with its place there
-    and in the ``published`` order, its range group and the rival its head-to-head links to."""
+    """The rows in the order of ``key`` (or ``weights``), with their places and range groups."""
     by_id: dict[scoring.ProductKey, BoardRow] = {s.product_id: s for s in scores}
     for r, place in zip(published, scoring.places(published, RANK_PA), strict=True):
         by_id[r.product].published_position = place.rank
@@ -269,46 +231,51 @@ def _ranked(
         row.position, row.tied, row.decided_by = place.rank, place.tied, place.decided_by
         row.moved = row.published_position - place.rank
         row.range_group = group
-        # the head-to-head the row links to: its nearest rival in this order with published detail
-        # (the stored partner, which the API gives, kept as ``published_vs``)
+        # its head-to-head: the nearest rival here with published detail (the API's: the stored)
         row.published_vs = row.vs
         rival = rivals[row.product_id]
         row.vs = by_id[rival].product if rival is not None else None
     return ordered
 
 
-def _category_order(scores: list[BoardRow]) -> list[str]:
-    """The categories of the stored scores in the order of their stories (the parts keep it),
-    then any other (a category whose every cell is n/a) by name."""
-    seen: dict[str, None] = {}
-    for s in scores:
-        for part in s.parts:
-            seen.setdefault(part[0], None)
-    rest = sorted({name for s in scores for name in s.category_scores} - seen.keys())
-    return [*seen, *rest]
-
-
-def _known_key(key: str, scores: list[StoredRow]) -> str:
-    """``key`` when the leaderboard can rank by it, else ``RANK_PA`` (as ``arena_leaderboard``)."""
-    kind, name = rank_key_split(key)
-    if name is None and kind in (RANK_PA, RANK_VERIFIED, RANK_INTEGRITY):
-        return key
-    if kind == RANK_CATEGORY and any(name in s.category_scores for s in scores):
-        return key
-    if kind == RANK_PERSONA and any(name in s.persona_scores for s in scores):
-        return key
-    return RANK_PA
-
-
 def arena_product_ranking(
     *, arena: Arena, key: str = RANK_PA
 ) -> tuple[list[Product], list[scoring.ProductKey]]:
-    """The products on the pages in column order, and the keys of those with stored scores in the
-    order of the rank key (as ``arena_leaderboard`` orders them): one query."""
-    products = list(
-        Product.objects.filter(arena=arena).select_related("score").order_by("position")
-    )
+    """The products in column order, and those with stored scores in ``key``'s order (as
+    ``arena_leaderboard``, an unknown key meaning ``pa``): one query."""
+    products = Product.objects.filter(arena=arena).select_related("score").order_by("position")
     # (a product without stored scores has no ``score``: the reverse one-to-one raises)
     scores = [_stored_row(p.score, p) for p in products if hasattr(p, "score")]
-    ordered = scoring.order_by([s.result for s in scores], _known_key(key, scores))
-    return products, [r.product for r in ordered]
+    kind, name = rank_key_split(key)
+    if kind == RANK_CATEGORY:
+        known = any(name in s.category_scores for s in scores)
+    elif kind == RANK_PERSONA:
+        known = any(name in s.persona_scores for s in scores)
+    else:
+        known = name is None and kind in (RANK_PA, RANK_VERIFIED, RANK_INTEGRITY)
+    ordered = scoring.order_by([s.result for s in scores], key if known else RANK_PA)
+    return list(products), [r.product for r in ordered]
+
+
+def arena_stale_counts(
+    *, arena: Arena, today: date, days: int | None = None
+) -> dict[int, tuple[int, int]]:
+    """``{product id: (stale cells, judged cells)}`` on ``today`` (kept)."""
+    days = freshness.stale_days() if days is None else days
+    rows = (
+        Cell.objects.on_pages()
+        .filter(story__arena=arena)
+        .order_by()
+        .values("product_id")
+        .annotate(
+            cells=Count("pk", filter=~Q(verdict=Verdict.NA)),  # (an n/a cell is never stale)
+            stale=Count("pk", filter=freshness.stale_q(today=today, days=days)),
+        )
+        .values_list("product_id", "stale", "cells")
+    )
+    return arena_kept(arena, f"stale:{today}:{days}", lambda: {pid: (s, c) for pid, s, c in rows})
+
+
+def oldest_stale_scores() -> datetime | None:
+    """Since when the longest-waiting arena's stored scores miss a change (/metrics)."""
+    return Arena.objects.aggregate(oldest=Min("scores_stale_since"))["oldest"]

@@ -1,7 +1,5 @@
-"""The must-have check's reads: the arena's stories to choose from, and each product's answer
-(``arena.scoring.musthave``) over the stored cells of the stories chosen, the products in the
-leaderboard's order (the visitor's weights when given). A constant number of queries: the
-stories, the scores with their products, the products without a score, the chosen cells."""
+"""The must-have check: each product's answer (``arena.scoring.musthave``) over its cells on the
+stories chosen, in the leaderboard's order (the visitor's weights when given)."""
 
 from __future__ import annotations
 
@@ -27,10 +25,7 @@ from stories.models import Cell, Story
 
 @dataclass(frozen=True)
 class MustFail:
-    """A chosen story a product's cell does not meet, as the page lists it (the cell's proof page
-    is ``cell``)."""
-
-    cell: int
+    cell: int  # the cell's pk: its proof page
     story: Story
     verdict: str
     proof: str | None
@@ -39,21 +34,16 @@ class MustFail:
 
 @dataclass(frozen=True)
 class MustRow:
-    """A product's answer with what the page shows: the product, its score (the visitor's when
-    weighted, else the PA Score), the cells that fail, the stories it has no cell for, and the
-    facts it lacks or nobody stated (their labels)."""
-
     product: Product
     answer: MustAnswer
-    score: int | None
+    score: int | None  # the visitor's when weighted, else the PA Score
     failing: tuple[MustFail, ...]
-    unjudged: tuple[Story, ...]
-    lacking: tuple[str, ...]
-    unknown: tuple[str, ...]
+    unjudged: tuple[Story, ...]  # the stories it has no cell for
+    lacking: tuple[str, ...]  # the labels of the facts it lacks
+    unknown: tuple[str, ...]  # and of those nobody stated
 
     @property
     def misses(self) -> int:
-        """How many must-haves it fails: its failing cells and the facts it lacks."""
         return len(self.failing) + len(self.lacking)
 
 
@@ -61,9 +51,7 @@ class MustRow:
 class MustCheck:
     stories: list[Story]  # every story on the pages, in matrix order (the form's choices)
     chosen: list[Story]  # the stories asked for, in matrix order
-    # every product on the pages: those that meet every must-have first, then the unknown, then
-    # the failures, each in the leaderboard's order
-    rows: list[MustRow]
+    rows: list[MustRow]  # every product, those that meet every must-have first
     board: Leaderboard
 
     @property
@@ -72,25 +60,20 @@ class MustCheck:
 
 
 def must_check_get(*, arena: Arena, must: MustHaves, weights: WeightsAsked) -> MustCheck:
-    """Every product's answer to ``must`` (story ids not in the arena are ignored: the view has
-    refused them), those that meet every must-have first, each kind ordered as the leaderboard
-    ranks them with ``weights``."""
+    """Every product's answer to ``must``, those that meet it first: four queries."""
     stories = list(arena_story_list(arena=arena))
     known = {s.pk for s in stories}
     chosen_ids = tuple(s for s in must.stories if s in known)
     chosen = [s for s in stories if s.pk in chosen_ids]
     board = arena_leaderboard(arena=arena, asked=weights, stale=False)
-    products = _ranked(board, arena_product_list(arena=arena))
-    found = (
-        Cell.objects.on_pages()
-        .filter(story_id__in=chosen_ids, product__arena=arena)
-        .values_list("id", "story_id", "product_id", "verdict", "proof", "quality")
-        if chosen_ids
-        else []
-    )
+    place = {r.product_id: i for i, r in enumerate(board.rows)}
+    # (those without a stored score after the others, in column order)
+    products = sorted(arena_product_list(arena=arena), key=lambda p: place.get(p.pk, len(place)))
+    found = Cell.objects.on_pages().filter(story_id__in=chosen_ids, product__arena=arena)
     ids: dict[tuple[int, int], int] = {}
     cells = []
-    for pk, story_id, product_id, verdict, proof, quality in found:
+    fields = ("id", "story_id", "product_id", "verdict", "proof", "quality")
+    for pk, story_id, product_id, verdict, proof, quality in found.values_list(*fields):
         ids[story_id, product_id] = pk
         cells.append(CellIn(story_id, product_id, verdict, proof, quality))
     facts: dict[ProductKey, Facts] = {
@@ -125,9 +108,8 @@ def must_check_get(*, arena: Arena, must: MustHaves, weights: WeightsAsked) -> M
     return MustCheck(stories=stories, chosen=chosen, rows=rows, board=board)
 
 
-# Which answers come first: those that meet every must-have (the surest first), then the unknown,
-# then the failures (the likely ones, which verifying could still turn, before the certain);
-# within each, the leaderboard's order (``sorted`` keeps it).
+# The surest meeting first, then the unknown, then the failures (the likely, which verifying
+# could turn, before the certain); each in the leaderboard's order (``sorted`` keeps it).
 _SHOWN_FIRST = {
     (Outcome.MEETS, Certainty.CERTAIN): 0,
     (Outcome.MEETS, Certainty.LIKELY): 1,
@@ -135,10 +117,3 @@ _SHOWN_FIRST = {
     (Outcome.FAILS, Certainty.LIKELY): 3,
     (Outcome.FAILS, Certainty.CERTAIN): 4,
 }
-
-
-def _ranked(board: Leaderboard, products: list[Product]) -> list[Product]:
-    """The products in the board's order, those without a stored score after them (column
-    order)."""
-    place = {r.product_id: i for i, r in enumerate(board.rows)}
-    return sorted(products, key=lambda p: (place.get(p.pk, len(place)), p.position))

@@ -25,7 +25,7 @@ from prometheus_client import (
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from arena.selectors.freshness import oldest_stale_scores
+from arena.selectors.leaderboard import oldest_stale_scores
 from flags.selectors import notice_counts, pending_reviews
 from web.http import broker
 
