@@ -13,6 +13,7 @@ from django.views.decorators.http import require_safe
 
 from arena import selectors
 from arena.selectors.arenas import CountedArena
+from arena.selectors.settle import VerifyQueue
 from web.views.disputes import arena_or_404
 
 
@@ -41,7 +42,7 @@ def _item(item: selectors.QueueItem) -> dict[str, Any]:
     }
 
 
-def _queue(arena: str) -> tuple[CountedArena, selectors.VerifyQueue]:
+def _queue(arena: str) -> tuple[CountedArena, VerifyQueue]:
     found = arena_or_404(arena, close_calls=True)
     products = selectors.arena_product_list(arena=found)
     return found, selectors.verify_queue_get(arena=found, products=products)
