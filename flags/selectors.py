@@ -16,7 +16,6 @@ from django.utils.timesince import timesince
 from arena import scoring
 from arena.models import Arena, ProductScore
 from arena.selectors.inputs import arena_scoring_inputs, cell_corrections
-from flags.inputs import FlagInput
 from flags.models import Flag, Notice, ReviewItem, Status
 from stories.models import CellChange
 from stories.values import CellValue
@@ -41,15 +40,13 @@ def review_item_proposal(
 ) -> CellValue | None:
     """The newest flag's proposal, among ``seen_flags`` when given (a decision applies only what
     the moderator read)."""
-    proposing = [
-        flag
+    cell = CellValue.of(item.cell)
+    proposals = [
+        (flag.created_at, flag.pk, proposal)
         for flag in item.flags.all()
-        if FlagInput.of(flag).proposes and (seen_flags is None or flag.pk in seen_flags)
+        if (seen_flags is None or flag.pk in seen_flags) and (proposal := flag.proposal(cell))
     ]
-    if not proposing:
-        return None
-    newest = max(proposing, key=lambda flag: (flag.created_at, flag.pk))
-    return FlagInput.of(newest).proposal(CellValue.of(item.cell))
+    return max(proposals, key=lambda row: row[:2])[2] if proposals else None
 
 
 def _number(value: int | None) -> str:
