@@ -10,7 +10,6 @@ from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.admin.utils import unquote
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import models
 from django.db.models import Case, Count, IntegerField, Model, QuerySet, Value, When
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -47,21 +46,15 @@ from stories.values import JUDGEMENT_FIELDS, CellValue
 
 EXCERPT_CHARS = 140
 DECISION_MISSING = "Choose a decision: uphold, reject or mark duplicate. Nothing was changed."
-
-
-class Decision(models.TextChoices):
-    UPHOLD = "uphold", "Uphold: correct the cell"
-    REJECT = "reject", "Reject"
-    DUPLICATE = "duplicate", "Mark duplicate"
+DECISIONS = [("uphold", "Uphold: correct the cell"), ("reject", "Reject")]
+DECISIONS += [("duplicate", "Mark duplicate")]
 
 
 class ReviewForm(DecisionForm):
     """No decision is preselected: resolving without one is never an uphold."""
 
     decision = forms.ChoiceField(
-        choices=Decision.choices,
-        widget=forms.RadioSelect,
-        error_messages={"required": DECISION_MISSING},
+        choices=DECISIONS, widget=forms.RadioSelect, error_messages={"required": DECISION_MISSING}
     )
 
 
@@ -300,10 +293,10 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
         """A redirect when the decision is made or refused as stale; None with the form's errors."""
         chosen = form.cleaned_data["decision"]
         try:
-            if chosen == Decision.UPHOLD:
+            if chosen == "uphold":
                 review_item_uphold(item=item, moderator=request.user, form=form)
             else:
-                duplicate = chosen == Decision.DUPLICATE
+                duplicate = chosen == "duplicate"
                 review_item_reject(
                     item=item, moderator=request.user, form=form, duplicate=duplicate
                 )

@@ -109,6 +109,7 @@ class FlagForm(forms.Form):
     source_url = forms.CharField(
         label="Source URL (optional)",
         required=False,
+        max_length=SOURCE_URL_MAX,
         widget=forms.URLInput,
         help_text="An http(s) address where a moderator can check the claim; a moderator who "
         "upholds the flag may accept it as new evidence of the cell.",
@@ -116,6 +117,7 @@ class FlagForm(forms.Form):
     email = forms.CharField(
         label="Email (optional, never shown)",
         required=False,
+        max_length=EMAIL_MAX,
         widget=forms.EmailInput,
         help_text="Only if you want to be reachable by a moderator.",
     )

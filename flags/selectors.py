@@ -256,16 +256,6 @@ def queue_health() -> QueueHealth:
     return QueueHealth(figures["pending"], figures["oldest"], decided, median)
 
 
-def pending_reviews() -> tuple[int, datetime | None]:
-    """For /metrics."""
-    figures = (
-        ReviewItem.objects.filter(status=Status.PENDING)
-        .order_by()
-        .aggregate(pending=Count("pk"), oldest=Min("created_at"))
-    )
-    return figures["pending"], figures["oldest"]
-
-
 def notice_counts() -> tuple[dict[str, int], int]:
     """Mail by state (each named), and how many pending ones failed an attempt (/metrics)."""
     counts = dict.fromkeys(Notice.State.values, 0)

@@ -36,7 +36,7 @@ mod, _ = get_user_model().objects.get_or_create(
     username="smoke-mod", defaults={{"is_staff": True, "is_superuser": True}}
 )
 item = ReviewItem.objects.get(cell_id={cell}, status="pending")
-review_item_uphold(item=item, moderator=mod, form=DecisionForm({"note": "Smoke test."}))
+review_item_uphold(item=item, moderator=mod, form=DecisionForm({{"note": "Smoke test."}}))
 print("UPHELD", item.pk, timezone.now().isoformat())
 """
 
