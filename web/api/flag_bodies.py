@@ -64,7 +64,21 @@ class FlagSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Flag
-        exclude = ["email", "client_hash", "token"]  # never shown, even to moderators
+        fields = [
+            "id",
+            "status",
+            "item",
+            "cell",
+            "reason",
+            "proposed_verdict",
+            "proposed_quality",
+            "explanation",
+            "source_url",
+            "created_at",
+            "status_url",
+            "public_note",
+            "affiliated",
+        ]
 
     def get_status_url(self, flag: Flag) -> str:
         request = self.context.get("request")
@@ -87,3 +101,14 @@ class ModeratorFlagSerializer(FlagSerializer):
         read_only=True,
         help_text="The review item's version: send it back with a decision (409 if it changed).",
     )
+
+    class Meta(FlagSerializer.Meta):
+        fields = [
+            *FlagSerializer.Meta.fields,
+            "reporters",
+            "cell_verdict",
+            "cell_version",
+            "product",
+            "story",
+            "version",
+        ]
