@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.admin.utils import unquote
@@ -29,8 +30,7 @@ from flags.filters import (
     SortFilter,
     StatusFilter,
 )
-from flags.forms import BulkRejectForm, Decision, DecisionForm, parse_flag_ids
-from flags.inputs import ModerationDecision
+from flags.forms import DecisionForm, NoteForm
 from flags.models import Flag, ModeratorAction, Reason, ReviewItem, Status
 from flags.selectors import (
     Impact,
@@ -45,6 +45,19 @@ from flags.services import AlreadyResolved, review_item_reject, review_item_upho
 from stories.values import JUDGEMENT_FIELDS, CellValue
 
 EXCERPT_CHARS = 140
+DECISION_MISSING = "Choose a decision: uphold, reject or mark duplicate. Nothing was changed."
+DECISIONS = [("uphold", "Uphold: correct the cell"), ("reject", "Reject")]
+DECISIONS += [("duplicate", "Mark duplicate")]
+
+
+class ReviewForm(DecisionForm):
+    """No decision is preselected: resolving without one is never an uphold."""
+
+    decision = forms.ChoiceField(
+        choices=DECISIONS, widget=forms.RadioSelect, error_messages={"required": DECISION_MISSING}
+    )
+
+
 FILTER_TEMPLATE = "admin/flags/reviewitem/filter.html"
 
 
@@ -238,14 +251,14 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
         records = flag_reporter_records(flags)
         for f in flags:
             f.reporter_record = records.get(f.pk)
-        form = DecisionForm(
+        form = ReviewForm(
             request.POST or None,
             initial={
                 **{name: getattr(offered, name) for name in JUDGEMENT_FIELDS},
                 "rationale": item.cell.rationale,
                 "version": item.version,
                 "cell_version": item.cell.version,
-                "seen_flags": ",".join(str(f.pk) for f in flags),
+                "flags": ",".join(str(f.pk) for f in flags),
             },
         )
         if not any(f.source_url for f in flags):  # nothing to accept as evidence
@@ -275,15 +288,18 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
         return TemplateResponse(request, self.change_form_template, context)
 
     def _decide(
-        self, request: HttpRequest, item: ReviewItem, form: DecisionForm
+        self, request: HttpRequest, item: ReviewItem, form: ReviewForm
     ) -> HttpResponse | None:
         """A redirect when the decision is made or refused as stale; None with the form's errors."""
         chosen = form.cleaned_data["decision"]
-        upholding = chosen == Decision.UPHOLD
-        resolve = review_item_uphold if upholding else review_item_reject
-        more = form.uphold_texts() if upholding else {"duplicate": chosen == Decision.DUPLICATE}
         try:
-            resolve(item=item, moderator=request.user, decision=form.moderation_decision(), **more)
+            if chosen == "uphold":
+                review_item_uphold(item=item, moderator=request.user, form=form)
+            else:
+                duplicate = chosen == "duplicate"
+                review_item_reject(
+                    item=item, moderator=request.user, form=form, duplicate=duplicate
+                )
         except (AlreadyResolved, EditConflict) as exc:
             self.message_user(request, str(exc), messages.ERROR)
             return HttpResponseRedirect(reverse("admin:flags_reviewitem_change", args=[item.pk]))
@@ -299,16 +315,14 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
     def bulk_reject(
         self, request: HttpRequest, queryset: QuerySet[ReviewItem]
     ) -> HttpResponse | None:
-        form = BulkRejectForm(request.POST if "apply" in request.POST else None)
+        form = NoteForm(request.POST if "apply" in request.POST else None)
         if form.is_valid():
             done = 0
             for item in queryset:
                 seen = request.POST.get(f"seen-{item.pk}", "")
+                decision = DecisionForm({"note": form.cleaned_data["note"], "flags": seen})
                 try:
-                    decision = ModerationDecision(
-                        form.cleaned_data["note"], seen_flags=parse_flag_ids(seen)
-                    )
-                    review_item_reject(item=item, moderator=request.user, decision=decision)
+                    review_item_reject(item=item, moderator=request.user, form=decision)
                     done += 1
                 except (AlreadyResolved, ValidationError):
                     pass

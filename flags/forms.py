@@ -1,30 +1,88 @@
-"""The visitor's flag form and the moderators' decision forms; the rules are ``flags.inputs``'."""
+"""What people send to the flags app, each with its rules once: a visitor's flag and a moderator's
+decision. The HTML view, the admin and the API bind these forms; ``flags.services`` takes them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
-from django.db import models
+from django.core.exceptions import ValidationError
+from django.core.validators import EmailValidator, ProhibitNullCharactersValidator
 
-from flags.inputs import (
-    EMAIL_MAX,
-    EXPLANATION_MAX,
-    EXPLANATION_MIN,
-    ID_MAX,
-    NOTE_MAX,
-    SOURCE_URL_MAX,
-    FlagInput,
-    ModerationDecision,
-    explanation_error,
+from core.text import clean_text
+from core.uris import uri_encode, validate_uri
+from flags.models import Flag, Reason
+from stories.values import JUDGEMENT_FIELDS, QUALITY_MAX, CellValue, Proof, Verdict
+
+EXPLANATION_MIN, EXPLANATION_MAX = 20, 2000
+EMAIL_MAX: int = Flag._meta.get_field("email").max_length  # type: ignore[assignment]
+SOURCE_URL_MAX: int = Flag._meta.get_field("source_url").max_length  # type: ignore[assignment]
+NOTE_MAX, RATIONALE_MAX, EVIDENCE_QUOTE_MAX = 2000, 5000, 2000
+ID_MAX = 2**63 - 1  # the largest id a key holds (BigAutoField)
+VERSION_MAX = 2**31 - 1  # a version is a PositiveIntegerField
+NOTE_MISSING = "Write a public note: it is shown with the decision."
+CONTROL_MESSAGE = "Remove the control characters from this field."
+SHORT = "Explain what is wrong in at least %(limit_value)d characters (you wrote %(show_value)d)."
+LONG = "Keep the explanation under %(limit_value)d characters (you wrote %(show_value)d)."
+# what Flag stores of a form's fields
+FLAG_FIELDS = (
+    *("reason", "proposed_verdict", "proposed_quality", "explanation"),
+    *("source_url", "email", "affiliated"),
 )
-from flags.models import Reason
-from flags.services import EVIDENCE_QUOTE_MAX, RATIONALE_MAX
-from stories.values import QUALITY_MAX, CellValue, Proof, Verdict
+
+
+class CleanTextField(forms.CharField):
+    """Text as stored (``clean_text``, stripped): its length bounds count what is kept."""
+
+    def to_python(self, value: Any) -> str:
+        value = super().to_python(value)
+        ProhibitNullCharactersValidator()(value)  # refused, as every other field does
+        return clean_text(value).strip()
+
+
+class FlagIdsField(forms.Field):
+    """Flag ids: a JSON list or ``"3,5,8"``; empty: None (every flag)."""
+
+    def to_python(self, value: Any) -> frozenset[int] | None:
+        if value is None or value == "":
+            return None
+        parts = value if isinstance(value, list) else str(value).split(",")
+        try:
+            ids = frozenset(int(part) for part in parts if str(part).strip())
+        except (TypeError, ValueError):
+            ids = frozenset()
+        if not ids or not all(0 < i <= ID_MAX for i in ids) or len(ids) > 10_000:
+            raise ValidationError("The list of flags on the page is damaged; reload.")
+        return ids
+
+
+def one_line(
+    sent: str, stored: str, limit: int, noun: str, validate: Callable[[str], None], invalid: str
+) -> str:
+    """A one-line field as stored; control characters (tabs, line breaks too) refused, not dropped."""
+    if sent and (clean_text(sent) != sent or "\t" in sent or "\n" in sent):
+        raise ValidationError(CONTROL_MESSAGE)
+    if len(stored) > limit:
+        raise ValidationError(f"Keep the {noun} under {limit} characters.")
+    if stored:
+        try:
+            validate(stored)
+        except ValidationError:
+            raise ValidationError(invalid) from None
+    return stored
 
 
 class FlagForm(forms.Form):
-    reason = forms.ChoiceField(label="Reason", choices=Reason.choices, widget=forms.RadioSelect)
+    """A visitor's flag on a cell (the cell's own rules are ``flag_submit``'s)."""
+
+    cell = forms.IntegerField(required=False, min_value=1, max_value=ID_MAX)  # the API's
+    reason = forms.ChoiceField(
+        label="Reason",
+        choices=Reason.choices,
+        widget=forms.RadioSelect,
+        error_messages={"required": f"Choose a reason: {', '.join(Reason.values)}."},
+    )
     proposed_verdict = forms.ChoiceField(
         label="Proposed verdict (optional)",
         choices=[("", "— keep as is —"), *Verdict.choices],
@@ -36,30 +94,31 @@ class FlagForm(forms.Form):
         max_value=QUALITY_MAX,
         required=False,
     )
-    # the bounds are FlagInput's: these are a browser's hints
-    explanation = forms.CharField(
+    explanation = CleanTextField(
         label="Explanation",
-        widget=forms.Textarea(
-            attrs={
-                "rows": 4,
-                "required": True,
-                "minlength": EXPLANATION_MIN,
-                "maxlength": EXPLANATION_MAX,
-            }
-        ),
+        widget=forms.Textarea(attrs={"rows": 4}),
+        min_length=EXPLANATION_MIN,
+        max_length=EXPLANATION_MAX,
+        error_messages={
+            "required": SHORT % {"limit_value": EXPLANATION_MIN, "show_value": 0},
+            "min_length": SHORT,
+            "max_length": LONG,
+        },
         help_text=f"What is wrong, and how you know ({EXPLANATION_MIN}–{EXPLANATION_MAX} characters).",
-        required=False,
     )
-    source_url = forms.URLField(
+    source_url = forms.CharField(
         label="Source URL (optional)",
         required=False,
         max_length=SOURCE_URL_MAX,
-        assume_scheme="https",
+        widget=forms.URLInput,
+        help_text="An http(s) address where a moderator can check the claim; a moderator who "
+        "upholds the flag may accept it as new evidence of the cell.",
     )
-    email = forms.EmailField(
+    email = forms.CharField(
         label="Email (optional, never shown)",
         required=False,
         max_length=EMAIL_MAX,
+        widget=forms.EmailInput,
         help_text="Only if you want to be reachable by a moderator.",
     )
     # the template names the product in the label (the form does not know the cell)
@@ -74,63 +133,78 @@ class FlagForm(forms.Form):
 
     def clean_website(self) -> str:
         if self.cleaned_data.get("website"):
-            raise forms.ValidationError("This field must be left empty.")
+            raise ValidationError("This field must be left empty.")
         return ""
 
-    def clean_explanation(self) -> str:
-        # here too, so that the page names it beside the other fields' errors
-        if error := explanation_error(self.cleaned_data["explanation"]):
-            raise forms.ValidationError(error)
-        return self.cleaned_data["explanation"]
+    def clean_source_url(self) -> str:
+        address = "Enter a valid URL."
+        value = self.cleaned_data["source_url"]
+        if value and "://" not in value:
+            value = f"https://{value}"  # what a person types into the form
+        return one_line(value, uri_encode(value), SOURCE_URL_MAX, "address", validate_uri, address)
 
-    def flag_input(self) -> FlagInput:
-        return FlagInput.from_fields(self.cleaned_data)
+    def clean_email(self) -> str:
+        invalid = "Enter a valid email address."
+        email = self.cleaned_data["email"]
+        return one_line(email, email, EMAIL_MAX, "email address", EmailValidator(), invalid)
+
+    def clean(self) -> dict[str, Any]:
+        # a quality alone is judged with a verdict that takes any quality; the moderator decides
+        data = self.cleaned_data
+        flag = Flag(
+            proposed_verdict=data.get("proposed_verdict") or "",
+            proposed_quality=data.get("proposed_quality"),
+        )
+        probe = flag.proposal(CellValue(flag.proposed_verdict or Verdict.PARTIAL))
+        for name, message in (probe.errors() if probe else {}).items():
+            self.add_error(f"proposed_{name}", message)
+        return data
 
 
-class Decision(models.TextChoices):
-    UPHOLD = "uphold", "Uphold: correct the cell"
-    REJECT = "reject", "Reject"
-    DUPLICATE = "duplicate", "Mark duplicate"
-
-
-class BulkRejectForm(forms.Form):
-    note = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3, "required": True, "maxlength": NOTE_MAX}),
+def text_field(label: str, limit: int, rows: int, **kwargs: Any) -> CleanTextField:
+    return CleanTextField(
+        label=label,
         required=False,
+        max_length=limit,
+        widget=forms.Textarea(attrs={"rows": rows}),
+        error_messages={
+            "max_length": f"Keep the {label.split()[0].lower()} under {limit} characters."
+        },
+        **kwargs,
+    )
+
+
+class NoteForm(forms.Form):
+    note = CleanTextField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        max_length=NOTE_MAX,
         label="Public note",
         help_text="Shown on the cell's history and to the reporters.",
+        error_messages={
+            "required": NOTE_MISSING,
+            "max_length": "Keep the note under %(limit_value)d characters.",
+        },
     )
 
-    def clean_note(self) -> str:
-        note = self.cleaned_data["note"]
-        if error := ModerationDecision(note=note).errors():
-            raise forms.ValidationError(error["note"])
-        return note
 
+class DecisionForm(NoteForm):
+    """A moderator's decision. Upholding writes the values sent (proof or quality empty: none;
+    left out, or the verdict empty: the proposal's, else the cell's) and checks the versions read."""
 
-DECISION_MISSING = "Choose a decision: uphold, reject or mark duplicate. Nothing was changed."
-
-
-class DecisionForm(BulkRejectForm):
-    """No decision is preselected: resolving without one is never an uphold."""
-
-    decision = forms.ChoiceField(
-        choices=Decision.choices,
-        widget=forms.RadioSelect,
-        error_messages={"required": DECISION_MISSING},
-    )
     verdict = forms.ChoiceField(choices=Verdict.choices, required=False, label="Verdict")
-    proof = forms.ChoiceField(
-        choices=[("", "— none —"), *Proof.choices], required=False, label="Proof"
+    proof = forms.TypedChoiceField(
+        choices=[("", "— none —"), *Proof.choices],
+        required=False,
+        empty_value=None,
+        label="Proof",
     )
     quality = forms.IntegerField(
         min_value=0, max_value=QUALITY_MAX, required=False, label="Quality"
     )
-    rationale = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 8, "maxlength": RATIONALE_MAX}),
-        required=False,
-        max_length=RATIONALE_MAX,
-        label="Rationale (edit to rewrite it with the correction)",
+    rationale = text_field(
+        "Rationale (edit to rewrite it with the correction)",
+        RATIONALE_MAX,
+        8,
         help_text=(
             "Upholding only. Edited, it replaces the cell's rationale, marked as rewritten with "
             "this correction. Left as it is (or emptied), the old rationale stays and is marked "
@@ -145,60 +219,30 @@ class DecisionForm(BulkRejectForm):
             "cell (source “community”, checked today), shown on its proof page with its link."
         ),
     )
-    evidence_quote = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 2, "maxlength": EVIDENCE_QUOTE_MAX}),
-        required=False,
-        max_length=EVIDENCE_QUOTE_MAX,
-        label="Evidence quote (optional)",
+    evidence_quote = text_field(
+        "Evidence quote (optional)",
+        EVIDENCE_QUOTE_MAX,
+        2,
         help_text="What the accepted source says; left empty, the flag's explanation is quoted.",
     )
-    version = forms.IntegerField(widget=forms.HiddenInput)
-    # the cell as the moderator read it: an edit of the cell meanwhile is not silently undone
+    # the item and the cell as the moderator read them: a change meanwhile is not silently undone
+    version = forms.IntegerField(
+        widget=forms.HiddenInput, required=False, min_value=1, max_value=VERSION_MAX
+    )
     cell_version = forms.IntegerField(
-        widget=forms.HiddenInput, required=False, min_value=1, max_value=2**31 - 1
+        widget=forms.HiddenInput, required=False, min_value=1, max_value=VERSION_MAX
     )
     # the flags on the page when the moderator opened it: the decision covers these only
-    seen_flags = forms.CharField(widget=forms.HiddenInput, required=False, max_length=20_000)
+    flags = FlagIdsField(widget=forms.HiddenInput, required=False)
 
-    def clean_seen_flags(self) -> frozenset[int] | None:
-        return parse_flag_ids(self.cleaned_data.get("seen_flags") or "")
-
-    def uphold_texts(self) -> dict[str, Any]:
-        """``review_item_uphold``'s texts; the rationale offered, sent back unchanged, is kept."""
-        data = self.cleaned_data
-        text = (data.get("rationale") or "").strip()
+    def clean_rationale(self) -> str | None:
+        """The rationale offered, sent back unchanged (or empty), keeps the old one: None."""
+        text = self.cleaned_data["rationale"]
         kept = " ".join(text.split()) == " ".join((self.initial.get("rationale") or "").split())
-        return {
-            "rationale": None if not text or kept else text,
-            "accept_source": bool(data.get("accept_source")),
-            "evidence_quote": data.get("evidence_quote") or None,
-        }
+        return None if kept else text
 
-    def moderation_decision(self) -> ModerationDecision:
-        """Upholding writes the proof and quality shown (empty: none), the verdict (empty: offered)."""
+    def clean(self) -> dict[str, Any]:
         data = self.cleaned_data
-        upholding = data["decision"] == Decision.UPHOLD
-        shown = CellValue.from_fields(data)
-        correction = {"proof": shown.proof, "quality": shown.quality}
-        if shown.verdict:
-            correction["verdict"] = shown.verdict
-        return ModerationDecision(
-            note=data["note"],
-            item_version=data["version"],
-            seen_flags=data["seen_flags"],
-            correction=correction if upholding else {},
-            cell_version=data["cell_version"] if upholding else None,
-        )
-
-
-def parse_flag_ids(raw: str) -> frozenset[int] | None:
-    """``"3,5,8"`` → {3, 5, 8}; empty → None (every flag); anything else is a form error."""
-    if not raw.strip():
-        return None
-    try:
-        ids = frozenset(int(part) for part in raw.split(",") if part.strip())
-    except ValueError:
-        ids = frozenset()
-    if not ids or not all(0 < i <= ID_MAX for i in ids):
-        raise forms.ValidationError("The list of flags on the page is damaged; reload.")
-    return ids
+        given = [name for name in JUDGEMENT_FIELDS if name in self.data and name in data]
+        data["correction"] = {n: data[n] for n in given if n != "verdict" or data[n]}
+        return data

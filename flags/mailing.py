@@ -1,10 +1,6 @@
-"""Sending the outbox (``Notice``): what each mail says, to whom, one attempt at a time.
-
-A notice is claimed before it is sent (a conditional UPDATE of its attempt count), so a task, its
-retry and the sweep never send it twice at once. A failed attempt leaves it pending with the error,
-due again after an exponential backoff; after the last it is failed and logged as an error. The
-reporter's address is read from the flag at each attempt, so an unsubscribe or an erasure stops it.
-"""
+"""Sending the outbox (``Notice``), one attempt at a time: a notice is claimed (a conditional
+UPDATE of its attempt count) before it is sent, so it never goes twice at once; a failed attempt
+is due again after a backoff, the last one fails it. The address is read at each attempt."""
 
 from __future__ import annotations
 

@@ -125,6 +125,16 @@ class Flag(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("flag-status", args=[self.token])
 
+    def proposal(self, cell: CellValue) -> CellValue | None:
+        """What the flag proposes, completed from ``cell`` (a contradiction is kept, to report)."""
+        given = {"verdict"} if self.proposed_verdict else set()
+        if self.proposed_quality is not None:
+            given.add("quality")
+        if not given:
+            return None
+        value = CellValue(self.proposed_verdict or cell.verdict, None, self.proposed_quality)
+        return value.completed_from(cell, given=given)
+
     @property
     def proposal_label(self) -> str:
         """``partial 5/10``, ``full``, ``verdict unchanged, 5/10`` or "": as sent, not completed."""

@@ -16,7 +16,6 @@ from django.utils.timesince import timesince
 from arena import scoring
 from arena.models import Arena, ProductScore
 from arena.selectors.inputs import arena_scoring_inputs, cell_corrections
-from flags.inputs import FlagInput
 from flags.models import Flag, Notice, ReviewItem, Status
 from stories.models import CellChange
 from stories.values import CellValue
@@ -41,15 +40,13 @@ def review_item_proposal(
 ) -> CellValue | None:
     """The newest flag's proposal, among ``seen_flags`` when given (a decision applies only what
     the moderator read)."""
-    proposing = [
-        flag
+    cell = CellValue.of(item.cell)
+    proposals = [
+        (flag.created_at, flag.pk, proposal)
         for flag in item.flags.all()
-        if FlagInput.of(flag).proposes and (seen_flags is None or flag.pk in seen_flags)
+        if (seen_flags is None or flag.pk in seen_flags) and (proposal := flag.proposal(cell))
     ]
-    if not proposing:
-        return None
-    newest = max(proposing, key=lambda flag: (flag.created_at, flag.pk))
-    return FlagInput.of(newest).proposal(CellValue.of(item.cell))
+    return max(proposals, key=lambda row: row[:2])[2] if proposals else None
 
 
 def _number(value: int | None) -> str:
@@ -257,16 +254,6 @@ def queue_health() -> QueueHealth:
     middle = list(ordered[(decided - 1) // 2 : decided // 2 + 1]) if decided else []
     median = sum(middle, timedelta()) / len(middle) if middle else None
     return QueueHealth(figures["pending"], figures["oldest"], decided, median)
-
-
-def pending_reviews() -> tuple[int, datetime | None]:
-    """For /metrics."""
-    figures = (
-        ReviewItem.objects.filter(status=Status.PENDING)
-        .order_by()
-        .aggregate(pending=Count("pk"), oldest=Min("created_at"))
-    )
-    return figures["pending"], figures["oldest"]
 
 
 def notice_counts() -> tuple[dict[str, int], int]:

@@ -21,8 +21,8 @@ from django.utils import timezone
 
 from arena.recompute import cell_content_changed
 from core.moderators import user_can_moderate
-from core.text import clean_text, parse_rate
-from flags.inputs import FlagInput, ModerationDecision
+from core.text import parse_rate
+from flags.forms import FLAG_FIELDS, DecisionForm, FlagForm
 from flags.models import Flag, FlagClient, ModeratorAction, ReviewItem, Status
 from flags.notices import notices_flag_filed, notices_item_decided
 from flags.selectors import review_item_proposal
@@ -31,8 +31,6 @@ from stories.models import Cell, CellChange
 from stories.services import cell_correct
 from stories.values import CellValue
 
-RATIONALE_MAX = 5000
-EVIDENCE_QUOTE_MAX = 2000
 ACCEPTED_SOURCE = "community"  # the evidence source of a flag's URL accepted by a moderator
 NO_SOURCE = "No flag in this decision gives a source URL to accept as evidence."
 
@@ -140,18 +138,21 @@ def flag_file(flag: Flag) -> None:
     cell_content_changed(cell_id=flag.cell_id)
 
 
-def flag_submit(*, cell: Cell | int | None, data: FlagInput, client: str) -> Flag:
-    """File a flag into its cell's pending review item; ValidationError per field or FlagThrottled.
+def flag_submit(*, form: FlagForm, client: str, cell: Cell | int | None = None) -> Flag:
+    """File a flag (on ``cell``, else the form's) into its cell's pending review item;
+    ValidationError per field or FlagThrottled.
 
     The rate limit and "one pending flag per client per cell" are checked in the insert's
     transaction under a per-client lock, so simultaneous requests cannot slip past them."""
-    cell_id = cell.pk if isinstance(cell, Cell) else cell
-    errors = data.errors()
-    if errors or cell_id is None:
-        raise ValidationError({**cell_flag_errors(cell_id), **errors})
+    valid = form.is_valid()
+    cell_id = cell.pk if isinstance(cell, Cell) else cell or form.cleaned_data.get("cell")
+    if not valid or cell_id is None:
+        errors = cell_flag_errors(cell_id) if valid or cell_id is not None else {}
+        raise ValidationError({**errors, **form.errors.as_data()})
+    fields = {name: form.cleaned_data[name] for name in FLAG_FIELDS}
     now = timezone.now()
     for _attempt in range(3):
-        flag = Flag(cell_id=cell_id, client_hash=client, created_at=now, **data.model_fields())
+        flag = Flag(cell_id=cell_id, client_hash=client, created_at=now, **fields)
         try:
             with transaction.atomic():
                 client_lock(client, now)
@@ -164,14 +165,15 @@ def flag_submit(*, cell: Cell | int | None, data: FlagInput, client: str) -> Fla
     raise ValidationError({"cell": "Could not file the flag right now; please try again."})
 
 
-def _moderator(someone: AbstractBaseUser | AnonymousUser, decision: ModerationDecision) -> User:
+def _decision(someone: AbstractBaseUser | AnonymousUser, form: DecisionForm) -> dict[str, Any]:
+    """The form's data, for a moderator."""
     if not isinstance(someone, User) or not user_can_moderate(someone):
         raise PermissionDenied(
             "Only superusers and members of the Moderators group may resolve flags."
         )
-    if errors := decision.errors():
-        raise ValidationError(errors)
-    return someone
+    if not form.is_valid():
+        raise ValidationError(form.errors.as_data())
+    return {**form.cleaned_data, "moderator": someone}
 
 
 def _check_seen(item: ReviewItem, seen_flags: frozenset[int] | None) -> None:
@@ -188,19 +190,18 @@ def _check_seen(item: ReviewItem, seen_flags: frozenset[int] | None) -> None:
 def _resolve(
     item: ReviewItem,
     status: Status,
-    moderator: User,
-    decision: ModerationDecision,
+    data: dict[str, Any],
     detail: dict[str, Any],
     change: CellChange | None = None,
 ) -> None:
     """Resolve the item once, log it, and move the flags the moderator did not see (filed since)
     to a new pending item."""
-    version = item.version if decision.item_version is None else decision.item_version
+    version = data["version"] or item.version
     done = ReviewItem.objects.filter(pk=item.pk, status=Status.PENDING, version=version).update(
         status=status,
         resolved_at=timezone.now(),
-        resolved_by=moderator,
-        public_note=decision.note_text,
+        resolved_by=data["moderator"],
+        public_note=data["note"],
         change=change,
         version=F("version") + 1,
     )
@@ -209,9 +210,9 @@ def _resolve(
             "This flag was already resolved (or changed) by another moderator; nothing was changed."
         )
     cell_content_changed(cell_id=item.cell_id)  # the dispute is public
-    if decision.seen_flags is not None:
-        detail["flags"] = sorted(decision.seen_flags)
-        unseen = Flag.objects.filter(item=item).exclude(pk__in=decision.seen_flags)
+    if (seen := data["flags"]) is not None:
+        detail["flags"] = sorted(seen)
+        unseen = Flag.objects.filter(item=item).exclude(pk__in=seen)
         if first := unseen.order_by("created_at", "pk").first():
             unseen.update(
                 item=ReviewItem.objects.create(cell_id=item.cell_id, created_at=first.created_at)
@@ -219,56 +220,49 @@ def _resolve(
     action = {Status.UPHELD: "uphold", Status.REJECTED: "reject"}.get(status, "duplicate")
     ModeratorAction.objects.create(
         item=item,
-        moderator=moderator,
+        moderator=data["moderator"],
         action=action,
-        note=decision.note_text,
+        note=data["note"],
         detail=detail,
         created_at=timezone.now(),
     )
     notices_item_decided(item)
 
 
-def _accepted_quotes(
-    item: ReviewItem, decision: ModerationDecision, quote: str | None
-) -> list[Quote]:
+def _accepted_quotes(item: ReviewItem, data: dict[str, Any]) -> list[Quote]:
     """Each source URL of the flags decided on, once, as new evidence of the cell."""
     flags = Flag.objects.filter(item_id=item.pk).exclude(source_url="").order_by("created_at", "pk")
-    if decision.seen_flags is not None:
-        flags = flags.filter(pk__in=decision.seen_flags)
+    if data["flags"] is not None:
+        flags = flags.filter(pk__in=data["flags"])
     accepted: dict[str, Flag] = {}
     for flag in flags:
         accepted.setdefault(flag.source_url, flag)
     if not accepted:
         raise ValidationError({"accept_source": NO_SOURCE})
+    quote = data.get("evidence_quote")
     return [
         Quote(source=ACCEPTED_SOURCE, quote=quote or flag.explanation, url=url)
         for url, flag in accepted.items()
     ]
 
 
-def _text(name: str, text: str | None, limit: int) -> str | None:
-    text = clean_text(text or "").strip() or None
-    if text is not None and len(text) > limit:
-        noun = name.replace("evidence_", "")
-        raise ValidationError({name: f"Keep the {noun} under {limit} characters."})
-    return text
+def _corrected(start: CellValue, correction: dict[str, Any]) -> CellValue:
+    """The moderator's values (a contradiction kept, to report), the rest from ``start``."""
+    if not correction:
+        return start
+    value = CellValue(
+        correction.get("verdict", start.verdict), correction.get("proof"), correction.get("quality")
+    )
+    return value.completed_from(start, given=set(correction))
 
 
 def review_item_uphold(
-    *,
-    item: ReviewItem,
-    moderator: AbstractBaseUser | AnonymousUser,
-    decision: ModerationDecision,
-    rationale: str | None = None,
-    accept_source: bool = False,
-    evidence_quote: str | None = None,
+    *, item: ReviewItem, moderator: AbstractBaseUser | AnonymousUser, form: DecisionForm
 ) -> ReviewItem:
     """Correct the cell (``cell_correct``, public with the note) and resolve the item: a stale item
-    raises AlreadyResolved, a cell edited since EditConflict. Without a ``rationale`` the old one
+    raises AlreadyResolved, a cell edited since EditConflict. Without a rationale the old one
     stays; ``accept_source`` makes the flags' source URLs new evidence."""
-    user = _moderator(moderator, decision)
-    rationale = _text("rationale", rationale, RATIONALE_MAX)
-    evidence_quote = _text("evidence_quote", evidence_quote, EVIDENCE_QUOTE_MAX)
+    data = _decision(moderator, form)
     with transaction.atomic():
         # the item first, then the cell: the order flag_submit takes them in
         item = (
@@ -278,22 +272,22 @@ def review_item_uphold(
         )
         if item.status != Status.PENDING:
             raise AlreadyResolved("This flag was already resolved; nothing was changed.")
-        _check_seen(item, decision.seen_flags)
-        start = review_item_proposal(item, decision.seen_flags) or CellValue.of(item.cell)
-        value = decision.corrected(start)
+        _check_seen(item, data["flags"])
+        start = review_item_proposal(item, data["flags"]) or CellValue.of(item.cell)
+        value = _corrected(start, data["correction"])
         if errors := value.errors():
             raise ValidationError(errors)
-        quotes = _accepted_quotes(item, decision, evidence_quote) if accept_source else []
+        quotes = _accepted_quotes(item, data) if data.get("accept_source") else []
         replaced = item.cell.rationale
         # recorded even when the values stay: the public record lists every upheld flag
         change = cell_correct(
             cell=item.cell,
             value=value,
-            by=user,
-            note=decision.note_text,
+            by=data["moderator"],
+            note=data["note"],
             kind=CellChange.Kind.FLAG,
-            expected_version=decision.cell_version,
-            rationale=rationale,
+            expected_version=data["cell_version"],
+            rationale=data["rationale"],
             quotes=quotes,
             record_unchanged=True,
         )
@@ -302,11 +296,11 @@ def review_item_uphold(
             "old": [change.old_verdict, change.old_proof, change.old_quality],
             "new": [change.new_verdict, change.new_proof, change.new_quality],
             "rationale": "kept"
-            if rationale is None
+            if data["rationale"] is None
             else {"old": replaced, "new": item.cell.rationale},
             **({"accepted_sources": [q.url for q in quotes]} if quotes else {}),
         }
-        _resolve(item, Status.UPHELD, user, decision, detail, change=change)
+        _resolve(item, Status.UPHELD, data, detail, change=change)
     item.refresh_from_db()
     return item
 
@@ -315,13 +309,13 @@ def review_item_reject(
     *,
     item: ReviewItem,
     moderator: AbstractBaseUser | AnonymousUser,
-    decision: ModerationDecision,
+    form: DecisionForm,
     duplicate: bool = False,
 ) -> ReviewItem:
     """Reject (or mark duplicate): the cell stays as it is; the note is public."""
-    user = _moderator(moderator, decision)
+    data = _decision(moderator, form)
     with transaction.atomic():
-        _check_seen(item, decision.seen_flags)
-        _resolve(item, Status.DUPLICATE if duplicate else Status.REJECTED, user, decision, {})
+        _check_seen(item, data["flags"])
+        _resolve(item, Status.DUPLICATE if duplicate else Status.REJECTED, data, {})
     item.refresh_from_db()
     return item

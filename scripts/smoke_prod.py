@@ -29,14 +29,14 @@ print("CELL", Cell.objects.filter(story__arena__slug="{arena}", verdict="full").
 """
 UPHOLD = """from django.contrib.auth import get_user_model
 from django.utils import timezone
-from flags.inputs import ModerationDecision
+from flags.forms import DecisionForm
 from flags.models import ReviewItem
 from flags.services import review_item_uphold
 mod, _ = get_user_model().objects.get_or_create(
     username="smoke-mod", defaults={{"is_staff": True, "is_superuser": True}}
 )
 item = ReviewItem.objects.get(cell_id={cell}, status="pending")
-review_item_uphold(item=item, moderator=mod, decision=ModerationDecision(note="Smoke test."))
+review_item_uphold(item=item, moderator=mod, form=DecisionForm({{"note": "Smoke test."}}))
 print("UPHELD", item.pk, timezone.now().isoformat())
 """
 

@@ -13,7 +13,7 @@ from django.db.models import ProtectedError
 from django.test import Client
 
 from arena.models import Arena, Category, Persona, ProductScore
-from flags.inputs import FlagInput, ModerationDecision
+from flags.forms import DecisionForm, FlagForm
 from flags.models import Flag, ModeratorAction, ReviewItem
 from flags.services import flag_submit, review_item_uphold
 from products.models import Product
@@ -34,11 +34,13 @@ def upheld(seeded_arena, moderator, django_capture_on_commit_callbacks):
     cell = Cell.objects.get(story__text__startswith=APPROVAL, product__slug="hatchet")
     flag = flag_submit(
         cell=cell,
-        data=FlagInput(
-            reason="wrong_verdict",
-            explanation=EXPLANATION,
-            proposed_verdict="full",
-            proposed_quality=8,
+        form=FlagForm(
+            {
+                "reason": "wrong_verdict",
+                "explanation": EXPLANATION,
+                "proposed_verdict": "full",
+                "proposed_quality": 8,
+            }
         ),
         client=client_hash("10.9.9.9"),
     )
@@ -46,7 +48,7 @@ def upheld(seeded_arena, moderator, django_capture_on_commit_callbacks):
         review_item_uphold(
             item=flag.item,
             moderator=moderator,
-            decision=ModerationDecision(note="Confirmed in the docs."),
+            form=DecisionForm({"note": "Confirmed in the docs."}),
         )
     return flag
 

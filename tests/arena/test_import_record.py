@@ -18,7 +18,7 @@ from django.test import Client
 from arena.models import AdjacentArena, Arena, Category, Persona
 from arena.services import structure_save
 from core.conflicts import EditConflict
-from flags.inputs import FlagInput, ModerationDecision
+from flags.forms import DecisionForm, FlagForm
 from flags.services import flag_submit, review_item_uphold
 from stories import freshness
 from stories.models import Cell, CellChange, Evidence, Story
@@ -57,10 +57,12 @@ def accepted(seeded_arena, moderator, django_capture_on_commit_callbacks):
     assert cell.detail_published and quotes(cell)
     flag = flag_submit(
         cell=cell,
-        data=FlagInput(
-            reason="missing_evidence",
-            explanation="The changelog says so, with an example.",
-            source_url=SOURCE,
+        form=FlagForm(
+            {
+                "reason": "missing_evidence",
+                "explanation": "The changelog says so, with an example.",
+                "source_url": SOURCE,
+            }
         ),
         client=client_hash("10.9.9.9"),
     )
@@ -68,9 +70,13 @@ def accepted(seeded_arena, moderator, django_capture_on_commit_callbacks):
         review_item_uphold(
             item=flag.item,
             moderator=moderator,
-            decision=ModerationDecision(note="The changelog confirms it."),
-            accept_source=True,
-            evidence_quote=QUOTE,
+            form=DecisionForm(
+                {
+                    "note": "The changelog confirms it.",
+                    "accept_source": True,
+                    "evidence_quote": QUOTE,
+                }
+            ),
         )
     cell.refresh_from_db()
     assert ("community", QUOTE) in quotes(cell)

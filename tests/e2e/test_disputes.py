@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from flags.inputs import FlagInput
+from flags.forms import FlagForm
 from flags.services import flag_submit
 from stories.models import Cell
 from web.http.clients import client_hash
@@ -25,8 +25,8 @@ def disputed(seeded_arena) -> dict[str, Cell]:
     cells = {}
     for n, slug in enumerate(("inngest", "temporal")):
         cell = Cell.objects.on_pages().filter(product__slug=slug).order_by("pk").first()
-        data = FlagInput(reason="wrong_verdict", explanation=EXPLANATION)
-        flag_submit(cell=cell, data=data, client=client_hash(f"10.8.0.{n + 1}"))
+        data = FlagForm({"reason": "wrong_verdict", "explanation": EXPLANATION})
+        flag_submit(cell=cell, form=data, client=client_hash(f"10.8.0.{n + 1}"))
         cells[slug] = cell
     return cells
 

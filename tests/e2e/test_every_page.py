@@ -18,7 +18,7 @@ REFUSED = ("search_refused", "pick_refused", "not_found")
 
 
 def public_pages() -> dict[str, str]:
-    from flags.inputs import FlagInput
+    from flags.forms import FlagForm
     from flags.services import flag_submit
     from stories.models import Cell, Story
     from web.http.clients import client_hash
@@ -27,8 +27,8 @@ def public_pages() -> dict[str, str]:
     cell = Cell.objects.get(story=story, product__slug="inngest")
     flag = flag_submit(
         cell=cell,
-        data=FlagInput(
-            reason="wrong_quality", explanation="The docs say a plug-in is needed here."
+        form=FlagForm(
+            {"reason": "wrong_quality", "explanation": "The docs say a plug-in is needed here."}
         ),
         client=client_hash("10.7.7.7"),
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from flags.inputs import FlagInput, ModerationDecision
+from flags.forms import DecisionForm, FlagForm
 from flags.models import Reason
 from flags.services import flag_submit, review_item_reject
 from stories.models import Cell
@@ -40,23 +40,25 @@ def flagged(seeded_arena, moderator):
         .order_by("pk")
     )
     earlier, cell = cells[0], cells[1]
-    data = FlagInput(reason=Reason.WRONG_VERDICT, explanation=EXPLANATION)
-    past = flag_submit(cell=earlier, data=data, client=client_hash(REPORTER))
+    data = FlagForm({"reason": Reason.WRONG_VERDICT, "explanation": EXPLANATION})
+    past = flag_submit(cell=earlier, form=data, client=client_hash(REPORTER))
     review_item_reject(
-        item=past.item, moderator=moderator, decision=ModerationDecision(note="Docs disagree.")
+        item=past.item, moderator=moderator, form=DecisionForm({"note": "Docs disagree."})
     )
-    proposing = FlagInput(
-        reason=Reason.WRONG_VERDICT,
-        explanation=EXPLANATION,
-        proposed_verdict=Verdict.FULL,
-        proposed_quality=8,
+    proposing = FlagForm(
+        {
+            "reason": Reason.WRONG_VERDICT,
+            "explanation": EXPLANATION,
+            "proposed_verdict": Verdict.FULL,
+            "proposed_quality": 8,
+        }
     )
-    flag_submit(cell=cell, data=proposing, client=client_hash(REPORTER))
+    flag_submit(cell=cell, form=proposing, client=client_hash(REPORTER))
     for i, (other, reason) in enumerate(
         [(cells[2], Reason.WRONG_QUALITY), (cells[3], Reason.OUTDATED_EVIDENCE)]
     ):
-        data = FlagInput(reason=reason, explanation=EXPLANATION[::-1].capitalize())
-        flag_submit(cell=other, data=data, client=client_hash(f"10.5.5.{i}"))
+        data = FlagForm({"reason": reason, "explanation": EXPLANATION[::-1].capitalize()})
+        flag_submit(cell=other, form=data, client=client_hash(f"10.5.5.{i}"))
     return cell
 
 

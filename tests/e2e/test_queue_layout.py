@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from flags.inputs import FlagInput
+from flags.forms import FlagForm
 from flags.models import Reason
 from flags.services import flag_submit
 from stories.models import Cell
@@ -44,13 +44,15 @@ def queue(seeded_arena):
     for i, cell in enumerate(
         c for c in cells if not (c.product_id in seen or seen.add(c.product_id))
     ):
-        data = FlagInput(
-            reason=Reason.WRONG_VERDICT,
-            explanation=EXPLANATION,
-            proposed_verdict=Verdict.FULL,
-            proposed_quality=8,
+        data = FlagForm(
+            {
+                "reason": Reason.WRONG_VERDICT,
+                "explanation": EXPLANATION,
+                "proposed_verdict": Verdict.FULL,
+                "proposed_quality": 8,
+            }
         )
-        flag_submit(cell=cell, data=data, client=client_hash(f"10.6.6.{i}"))
+        flag_submit(cell=cell, form=data, client=client_hash(f"10.6.6.{i}"))
     other = ArenaFactory(name="Workflow engines with a long arena name")
     for i in range(40):
         ProductFactory(arena=other, name=f"Orchestrator number {i} with a longish name")

@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth.models import Group
 from playwright.sync_api import expect
 
-from flags.inputs import FlagInput, ModerationDecision
+from flags.forms import DecisionForm, FlagForm
 from flags.models import Reason
 from flags.services import flag_submit, review_item_uphold
 from stories.models import Cell
@@ -41,18 +41,18 @@ def test_stale_cell_form_shows_the_conflict_and_the_current_values(
     # meanwhile a moderator upholds a flag on the same cell
     flag = flag_submit(
         cell=cell,
-        data=FlagInput(
-            reason=Reason.WRONG_VERDICT,
-            explanation="The docs describe a durable approval step with a resume hook.",
-            proposed_verdict=Verdict.FULL,
-            proposed_quality=8,
+        form=FlagForm(
+            {
+                "reason": Reason.WRONG_VERDICT,
+                "explanation": "The docs describe a durable approval step with a resume hook.",
+                "proposed_verdict": Verdict.FULL,
+                "proposed_quality": 8,
+            }
         ),
         client=client_hash("10.7.7.7"),
     )
     review_item_uphold(
-        item=flag.item,
-        moderator=moderator,
-        decision=ModerationDecision(note="Confirmed in the docs."),
+        item=flag.item, moderator=moderator, form=DecisionForm({"note": "Confirmed in the docs."})
     )
 
     page.get_by_role("button", name="Save", exact=True).click()

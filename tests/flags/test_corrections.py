@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.models import Arena
-from flags.inputs import ModerationDecision
+from flags.forms import DecisionForm
 from flags.services import review_item_reject, review_item_uphold
 from stories.models import Cell
 from stories.services import cell_edit
@@ -30,8 +30,7 @@ def uphold(item, moderator, rationale=None, **correction):
     return review_item_uphold(
         item=item,
         moderator=moderator,
-        decision=ModerationDecision(note="Checked the docs.", correction=correction),
-        rationale=rationale,
+        form=DecisionForm({"note": "Checked the docs.", "rationale": rationale, **correction}),
     )
 
 
@@ -90,7 +89,7 @@ def test_an_uphold_that_keeps_the_judgement_does_not_mark_the_rationale(moderato
 @pytest.mark.django_db
 def test_a_rejected_flag_marks_nothing(flagged, moderator):
     review_item_reject(
-        item=flagged.item, moderator=moderator, decision=ModerationDecision(note="Docs agree.")
+        item=flagged.item, moderator=moderator, form=DecisionForm({"note": "Docs agree."})
     )
     cell = Cell.objects.get(pk=flagged.cell_id)
     assert (cell.rationale, cell.rationale_predates, cell.rationale_rewritten_at) == (
@@ -293,7 +292,7 @@ def test_the_marks_follow_any_sequence_of_writes(moderator, writes):
         else:
             flag = FlagFactory(item__cell=before)
             review_item_reject(
-                item=flag.item, moderator=moderator, decision=ModerationDecision(note="No.")
+                item=flag.item, moderator=moderator, form=DecisionForm({"note": "No."})
             )
         after = Cell.objects.get(pk=cell.pk)
         assert (after.rationale_predates, after.rationale_rewritten_at) == (predates, rewritten), (

@@ -11,7 +11,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from flags.inputs import FlagInput, ModerationDecision
+from flags.forms import DecisionForm, FlagForm
 from flags.models import Flag, ReviewItem, Status
 from flags.services import flag_submit, review_item_reject, review_item_uphold
 from products.models import Product
@@ -44,7 +44,7 @@ def file(cell: Cell, ip: str, **fields) -> Flag:
         "proposed_quality": 4,
         **fields,
     }
-    return flag_submit(cell=cell, data=FlagInput(**data), client=client_hash(ip))
+    return flag_submit(cell=cell, form=FlagForm(data), client=client_hash(ip))
 
 
 def page(client: Client, url: str, status: int = 200) -> str:
@@ -91,8 +91,8 @@ def test_a_pending_dispute_shows_its_date_reasons_and_proposals_and_nothing_priv
             assert secret not in body, (url, secret)
 
 
-def _decision(item: ReviewItem, note: str, **correction) -> ModerationDecision:
-    return ModerationDecision(note=note, item_version=item.version, correction=correction)
+def _decision(item: ReviewItem, note: str, **correction) -> DecisionForm:
+    return DecisionForm({"note": note, "version": item.version, **correction})
 
 
 def test_a_rejected_dispute_shows_the_decision_its_date_and_the_note(
@@ -100,9 +100,7 @@ def test_a_rejected_dispute_shows_the_decision_its_date_and_the_note(
 ):
     cell = _cell(seeded_arena)
     flag = file(cell, "10.9.1.1")
-    review_item_reject(
-        item=flag.item, moderator=moderator, decision=_decision(flag.item, REJECT_NOTE)
-    )
+    review_item_reject(item=flag.item, moderator=moderator, form=_decision(flag.item, REJECT_NOTE))
     html = page(client, f"/cells/{cell.pk}/")
     section = html.split('id="disputes"', 1)[1].split("</section>", 1)[0]
     assert "Rejected" in section and REJECT_NOTE in section
@@ -118,7 +116,7 @@ def test_an_upheld_dispute_shows_the_correction_and_its_direction_everywhere(
     # (the form's affiliation checkbox is another piece of work: the stored field is what counts)
     Flag.objects.filter(pk=flag.pk).update(affiliated=True)
     with django_capture_on_commit_callbacks(execute=True):
-        review_item_uphold(item=flag.item, moderator=moderator, decision=_decision(flag.item, NOTE))
+        review_item_uphold(item=flag.item, moderator=moderator, form=_decision(flag.item, NOTE))
     html = page(client, f"/cells/{cell.pk}/")
     section = html.split('id="disputes"', 1)[1].split("</section>", 1)[0]
     assert "Upheld" in section and NOTE in section and "filed by the vendor" in section
@@ -143,7 +141,7 @@ def test_disputes_are_listed_newest_first_with_a_constant_number_of_queries(
     base = seeded_arena.get_absolute_url()
     urls = [f"{base}disputes/", f"{base}disputes.json", f"{base}disputes/feed/"]
     first = file(_cell(seeded_arena, 0), "10.9.3.1")
-    review_item_reject(item=first.item, moderator=moderator, decision=_decision(first.item, "No."))
+    review_item_reject(item=first.item, moderator=moderator, form=_decision(first.item, "No."))
     for url in urls:
         client.get(url)  # (each count after a change: the arena's counts read anew, once)
     counts: dict[str, list[int]] = {url: [] for url in urls}
@@ -165,9 +163,7 @@ def test_the_cell_page_reads_its_disputes_in_constant_queries(client, seeded_are
     counts = []
     for n in range(3):
         flag = file(cell, f"10.9.4.{n + 1}")
-        review_item_reject(
-            item=flag.item, moderator=moderator, decision=_decision(flag.item, "No.")
-        )
+        review_item_reject(item=flag.item, moderator=moderator, form=_decision(flag.item, "No."))
         with CaptureQueriesContext(connection) as ctx:
             assert client.get(f"/cells/{cell.pk}/").status_code == 200
         counts.append(len(ctx.captured_queries))
@@ -186,7 +182,7 @@ def test_the_disputes_page_filters_by_product_story_and_state(client, seeded_are
     assert b is not None
     fa = file(a, "10.9.5.1")
     file(b, "10.9.5.2")
-    review_item_reject(item=fa.item, moderator=moderator, decision=_decision(fa.item, "No."))
+    review_item_reject(item=fa.item, moderator=moderator, form=_decision(fa.item, "No."))
     base = f"{seeded_arena.get_absolute_url()}disputes/"
     by_product = page(client, f"{base}?product={a.product.slug}")
     assert f"/cells/{a.pk}/#disputes" in by_product and f"/cells/{b.pk}/#" not in by_product
@@ -246,7 +242,7 @@ def test_the_arena_page_and_head_to_heads_count_open_disputes_per_product(
         file(cell, f"10.9.7.{n + 1}")
     rejected = Flag.objects.filter(cell=cells[2]).get()
     review_item_reject(
-        item=rejected.item, moderator=moderator, decision=_decision(rejected.item, "No.")
+        item=rejected.item, moderator=moderator, form=_decision(rejected.item, "No.")
     )
     link = f"{seeded_arena.get_absolute_url()}disputes/?product={a.slug}&amp;state=open"
     html = page(client, seeded_arena.get_absolute_url())
@@ -292,9 +288,7 @@ def test_a_cached_page_shows_a_filing_and_a_rejection_at_once(
         after = client.get(url, HTTP_IF_NONE_MATCH=before[url]["ETag"])
         assert after.status_code == 200 and "Under review" in after.content.decode(), url
     filed = {url: client.get(url) for url in urls}
-    review_item_reject(
-        item=flag.item, moderator=moderator, decision=_decision(flag.item, REJECT_NOTE)
-    )
+    review_item_reject(item=flag.item, moderator=moderator, form=_decision(flag.item, REJECT_NOTE))
     for url in urls:
         after = client.get(url, HTTP_IF_NONE_MATCH=filed[url]["ETag"])
         assert after.status_code == 200 and REJECT_NOTE in after.content.decode(), url
@@ -308,10 +302,10 @@ def test_a_split_decision_shows_the_unseen_flags_as_a_new_open_dispute(
     file(cell, "10.9.10.2", reason="missing_evidence")
     url = f"/cells/{cell.pk}/"
     before = client.get(url)
-    decision = ModerationDecision(
-        note=REJECT_NOTE, item_version=seen.item.version, seen_flags=frozenset({seen.pk})
+    decision = DecisionForm(
+        {"note": REJECT_NOTE, "version": seen.item.version, "flags": list({seen.pk})}
     )
-    review_item_reject(item=seen.item, moderator=moderator, decision=decision)
+    review_item_reject(item=seen.item, moderator=moderator, form=decision)
     assert ReviewItem.objects.filter(cell=cell, status=Status.PENDING).count() == 1
     html = client.get(url, HTTP_IF_NONE_MATCH=before["ETag"]).content.decode()
     section = html.split('id="disputes"', 1)[1].split("</section>", 1)[0]
@@ -330,7 +324,7 @@ def test_a_cached_page_shows_an_uphold_at_once(
     urls = [f"/cells/{cell.pk}/", f"{seeded_arena.get_absolute_url()}disputes/?state=upheld"]
     before = {url: client.get(url) for url in urls}
     with django_capture_on_commit_callbacks(execute=True):
-        review_item_uphold(item=flag.item, moderator=moderator, decision=_decision(flag.item, NOTE))
+        review_item_uphold(item=flag.item, moderator=moderator, form=_decision(flag.item, NOTE))
     for url in urls:
         after = client.get(url, HTTP_IF_NONE_MATCH=before[url]["ETag"])
         assert after.status_code == 200 and NOTE in after.content.decode(), url
@@ -342,7 +336,7 @@ def test_a_duplicate_is_named_so_and_a_vendors_pending_flag_is_labelled(
     cell, other = _cell(seeded_arena, 0), _cell(seeded_arena, 1)
     dup = file(cell, "10.9.12.1")
     decision = _decision(dup.item, "Same as the flag decided last week.")
-    review_item_reject(item=dup.item, moderator=moderator, decision=decision, duplicate=True)
+    review_item_reject(item=dup.item, moderator=moderator, form=decision, duplicate=True)
     vendor = file(other, "10.9.12.2")
     Flag.objects.filter(pk=vendor.pk).update(affiliated=True)
     html = page(client, f"{seeded_arena.get_absolute_url()}disputes/")

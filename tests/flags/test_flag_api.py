@@ -6,13 +6,13 @@ import json
 import pytest
 from django.test import Client
 
-from flags.inputs import (
+from flags.forms import (
     EXPLANATION_MAX,
     EXPLANATION_MIN,
     ID_MAX,
     NOTE_MAX,
     NOTE_MISSING,
-    explanation_error,
+    SHORT,
 )
 from flags.models import Flag, ReviewItem, Status
 from stories.models import Cell, CellChange
@@ -407,7 +407,7 @@ def test_an_api_note_missing_gets_the_decisions_message(flag, mod):
 @pytest.mark.django_db
 def test_an_api_explanation_too_short_gets_the_flags_message(cell):
     response = post_json(Client(), "/api/flags/", body(cell, explanation="Too short."))
-    assert response.json() == {"explanation": [explanation_error("Too short.")]}
+    assert response.json() == {"explanation": [SHORT % {"limit_value": 20, "show_value": 10}]}
 
 
 @pytest.mark.django_db
@@ -440,4 +440,4 @@ def test_the_schema_states_the_bounds_of_an_explanation_and_a_note():
 @pytest.mark.parametrize("explanation", ["", "   "])
 def test_an_api_explanation_left_blank_gets_the_flags_message(cell, explanation):
     response = post_json(Client(), "/api/flags/", body(cell, explanation=explanation))
-    assert response.json() == {"explanation": [explanation_error(explanation)]}
+    assert response.json() == {"explanation": [SHORT % {"limit_value": 20, "show_value": 0}]}

@@ -14,7 +14,7 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from flags import tasks
-from flags.inputs import FlagInput
+from flags.forms import FlagForm
 from flags.models import FlagClient, Reason
 from flags.services import FlagThrottled, client_lock, flag_clients_prune, flag_submit
 from tests.factories import CellFactory
@@ -23,8 +23,8 @@ EXPLANATION = "The docs now describe a built-in approval step with a webhook res
 
 
 def file(client: str) -> None:
-    data = FlagInput(reason=Reason.OTHER, explanation=EXPLANATION)
-    flag_submit(cell=CellFactory.create(), data=data, client=client)
+    data = FlagForm({"reason": Reason.OTHER, "explanation": EXPLANATION})
+    flag_submit(cell=CellFactory.create(), form=data, client=client)
 
 
 @pytest.mark.django_db

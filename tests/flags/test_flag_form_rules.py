@@ -1,10 +1,10 @@
-"""The HTML flag form reports the rules of ``flags.inputs`` that the service checks, per field."""
+"""The HTML flag form reports the rules of ``flags.forms`` that the service checks, per field."""
 
 import pytest
 from django.test import Client
 from django.urls import reverse
 
-from flags.inputs import CONTROL_MESSAGE
+from flags.forms import CONTROL_MESSAGE
 from flags.models import Flag
 from stories.models import Cell
 

@@ -8,7 +8,7 @@ from django.contrib import admin as django_admin
 from django.test import Client
 
 from arena.models import ProductScore
-from flags.inputs import NOTE_MISSING, ModerationDecision
+from flags.forms import NOTE_MISSING, DecisionForm
 from flags.models import Flag, ModeratorAction, ReviewItem, Status
 from flags.services import review_item_uphold
 from stories.models import Cell, CellChange
@@ -559,7 +559,7 @@ def uphold_unchanged(moderator, capture):
         review_item_uphold(
             item=ReviewItem.objects.get(),
             moderator=moderator,
-            decision=ModerationDecision(note="Evidence links refreshed."),
+            form=DecisionForm({"note": "Evidence links refreshed."}),
         )
 
 

@@ -13,7 +13,7 @@ from arena import scoring
 from arena.models import ProductScore
 from arena.scoring import Direction
 from arena.selectors.inputs import arena_scoring_inputs, cell_corrections
-from flags.inputs import ModerationDecision
+from flags.forms import DecisionForm
 from flags.services import review_item_uphold
 from stories.models import Cell
 from stories.values import Proof, Verdict
@@ -42,7 +42,7 @@ def _uphold(cell: Cell, moderator, capture, **correction: object) -> None:
         review_item_uphold(
             item=flag.item,
             moderator=moderator,
-            decision=ModerationDecision(note="Checked the docs.", correction=correction),
+            form=DecisionForm({"note": "Checked the docs.", **correction}),
         )
 
 

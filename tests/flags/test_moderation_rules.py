@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.test import Client
 
-from flags.inputs import FlagInput, ModerationDecision
+from flags.forms import DecisionForm, FlagForm
 from flags.models import Flag, Reason, ReviewItem, Status
 from flags.services import flag_submit, review_item_reject, review_item_uphold
 from stories.models import Cell, CellChange
@@ -30,8 +30,8 @@ def cell(seeded_arena):
 
 
 def flag(cell, who="10.0.0.1", **proposal) -> Flag:
-    data = FlagInput(reason=Reason.WRONG_VERDICT, explanation=EXPLANATION, **proposal)
-    return flag_submit(cell=cell, data=data, client=client_hash(who))
+    data = FlagForm({"reason": Reason.WRONG_VERDICT, "explanation": EXPLANATION, **proposal})
+    return flag_submit(cell=cell, form=data, client=client_hash(who))
 
 
 @pytest.mark.django_db
@@ -48,9 +48,7 @@ def test_contradictory_values_are_reported_not_rewritten(cell, moderator, values
     f = flag(cell)
     with pytest.raises(ValidationError) as exc:
         review_item_uphold(
-            item=f.item,
-            moderator=moderator,
-            decision=ModerationDecision(note="Checked.", correction=values),
+            item=f.item, moderator=moderator, form=DecisionForm({"note": "Checked.", **values})
         )
     assert field in exc.value.message_dict
     f.item.refresh_from_db()
@@ -68,7 +66,7 @@ DECIDE = [review_item_uphold, review_item_reject]
 def test_a_decision_needs_a_public_note(cell, moderator, decide, note):
     f = flag(cell)
     with pytest.raises(ValidationError) as exc:
-        decide(item=f.item, moderator=moderator, decision=ModerationDecision(note=note))
+        decide(item=f.item, moderator=moderator, form=DecisionForm({"note": note}))
     assert "note" in exc.value.message_dict
     f.item.refresh_from_db()
     assert f.item.status == Status.PENDING
@@ -76,8 +74,8 @@ def test_a_decision_needs_a_public_note(cell, moderator, decide, note):
 
 @pytest.fixture
 def upheld_with_control_characters(cell, moderator):
-    decision = ModerationDecision(note="Fixed\x00 in\x1b the docs\x7f.")
-    review_item_uphold(item=flag(cell).item, moderator=moderator, decision=decision)
+    decision = DecisionForm({"note": "Fixed\x0b in\x1b the docs\x7f."})
+    review_item_uphold(item=flag(cell).item, moderator=moderator, form=decision)
 
 
 @pytest.mark.django_db
@@ -257,7 +255,7 @@ DAMAGED = ["99999999999999999999999", "1,x", "-4"]
 def test_a_damaged_flag_list_is_a_form_error(cell, mod, seen):
     f = flag(cell)
     url = review_url(f.item_id)
-    data = page_form(mod, url, "review-form", decision="reject", note="No.", seen_flags=seen)
+    data = page_form(mod, url, "review-form", decision="reject", note="No.", flags=seen)
     response = mod.post(url, data)
     assert response.status_code == 200 and "damaged" in response.content.decode()
     f.item.refresh_from_db()
@@ -269,7 +267,7 @@ def test_a_flag_list_with_stray_commas_is_still_a_list(cell, mod):
     f = flag(cell)
     url = review_url(f.item_id)
     seen = f"{f.pk},{f.pk},,"
-    data = page_form(mod, url, "review-form", decision="reject", note="No.", seen_flags=seen)
+    data = page_form(mod, url, "review-form", decision="reject", note="No.", flags=seen)
     assert mod.post(url, data).status_code == 302
 
 
@@ -295,9 +293,7 @@ def test_bulk_reject_skips_an_item_with_a_damaged_flag_list(cell, mod, seen):
 @pytest.mark.django_db
 def test_who_changed_the_record_cannot_be_deleted(cell, moderator, django_user_model):
     f = flag(cell)
-    review_item_uphold(
-        item=f.item, moderator=moderator, decision=ModerationDecision(note="Confirmed.")
-    )
+    review_item_uphold(item=f.item, moderator=moderator, form=DecisionForm({"note": "Confirmed."}))
     root = Client()
     root.force_login(django_user_model.objects.create_superuser("root", "r@example.com", "pw"))
     page = root.post(f"/admin/auth/user/{moderator.pk}/delete/", {"post": "yes"})
@@ -323,8 +319,8 @@ def _decide_while_flags_arrive(target: Cell, n: int, moderator) -> Flag:
     def decide():  # upholding locks the cell too: both orders of locking are tried
         item = ReviewItem.objects.get(pk=first.item_id)
         decide = review_item_uphold if n % 2 else review_item_reject
-        decision = ModerationDecision(note="Decided.", seen_flags=frozenset({first.pk}))
-        decide(item=item, moderator=moderator, decision=decision)
+        decision = DecisionForm({"note": "Decided.", "flags": list({first.pk})})
+        decide(item=item, moderator=moderator, form=decision)
 
     works = [decide] + [lambda k=k: flag(target, f"10.20.{n}.{k + 2}") for k in range(3)]
     threads = [threading.Thread(target=run, args=(w,)) for w in works]
@@ -361,9 +357,9 @@ def test_a_decision_must_name_flags_of_its_own_item(seeded_arena, moderator, dec
     mine = flag(Cell.objects.filter(story__arena=seeded_arena).first(), "10.0.0.1")
     other = flag(Cell.objects.filter(story__arena=seeded_arena).last(), "10.0.0.2")
     flags = {"other": {other.pk}, "none": set(), "mine and other": {mine.pk, other.pk}}[seen]
-    decision = ModerationDecision(note="Decided.", seen_flags=frozenset(flags))
+    decision = DecisionForm({"note": "Decided.", "flags": list(flags)})
     with pytest.raises(ValidationError) as exc:
-        decide(item=mine.item, moderator=moderator, decision=decision)
+        decide(item=mine.item, moderator=moderator, form=decision)
     assert "flags" in exc.value.message_dict
     mine.item.refresh_from_db()
     assert mine.item.status == Status.PENDING and not CellChange.objects.exists()

@@ -5,7 +5,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from flags.inputs import FlagInput, ModerationDecision
+from flags.forms import DecisionForm, FlagForm
 from flags.models import Flag, Reason, ReviewItem, Status
 from flags.services import flag_submit, review_item_uphold
 from stories.models import Cell
@@ -30,14 +30,14 @@ def count(client, url) -> int:
 
 
 def file_flag(cell, who: str, reason=Reason.OTHER) -> Flag:
-    data = FlagInput(reason=reason, explanation=EXPLANATION)
-    return flag_submit(cell=cell, data=data, client=client_hash(who))
+    data = FlagForm({"reason": reason, "explanation": EXPLANATION})
+    return flag_submit(cell=cell, form=data, client=client_hash(who))
 
 
 def flag_twice_and_uphold(cell, i, moderator) -> None:
     file_flag(cell, f"ip{i}")
     item = file_flag(cell, f"ip{i}b").item
-    review_item_uphold(item=item, moderator=moderator, decision=ModerationDecision(note="ok"))
+    review_item_uphold(item=item, moderator=moderator, form=DecisionForm({"note": "ok"}))
 
 
 @pytest.fixture
@@ -119,7 +119,7 @@ def test_item_page_queries_do_not_grow_with_its_flags_and_their_reporters_record
         past = FlagFactory(item=ReviewItemFactory(cell=cell), email=email)
         with django_capture_on_commit_callbacks(execute=True):
             review_item_uphold(
-                item=past.item, moderator=moderator, decision=ModerationDecision(note="ok")
+                item=past.item, moderator=moderator, form=DecisionForm({"note": "ok"})
             )
         FlagFactory(item=item, email=email, client_hash=past.client_hash)
     page = moderator_client.get(url).content.decode()

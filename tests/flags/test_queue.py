@@ -8,7 +8,7 @@ from django.test import Client
 from django.utils import timezone
 
 from flags.admin import excerpt
-from flags.inputs import ModerationDecision
+from flags.forms import DecisionForm
 from flags.models import Reason, Status
 from flags.services import review_item_reject, review_item_uphold
 from tests.factories import (
@@ -113,11 +113,11 @@ def test_the_review_page_shows_the_correction_note_when_the_rationale_predates_o
 def decided(cell, moderator, status, **flag):
     """A flag of an earlier item on ``cell``, decided as ``status``."""
     f = FlagFactory(item__cell=cell, **flag)
-    decision = ModerationDecision(note="Decided.")
+    decision = DecisionForm({"note": "Decided."})
     if status == Status.UPHELD:
-        review_item_uphold(item=f.item, moderator=moderator, decision=decision)
+        review_item_uphold(item=f.item, moderator=moderator, form=decision)
     else:
-        review_item_reject(item=f.item, moderator=moderator, decision=decision)
+        review_item_reject(item=f.item, moderator=moderator, form=decision)
     return f
 
 

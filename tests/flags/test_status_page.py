@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from flags.inputs import ModerationDecision
+from flags.forms import DecisionForm
 from flags.models import Status
 from flags.selectors import queue_health
 from flags.services import review_item_uphold
@@ -44,7 +44,7 @@ def test_the_page_shows_the_value_when_filed_and_the_value_now_after_a_correctio
     review_item_uphold(
         item=flag.item,
         moderator=moderator,
-        decision=ModerationDecision(note="Only some workflows.", correction=correction),
+        form=DecisionForm({"note": "Only some workflows.", **correction}),
     )
     page = status_page(flag)
     assert (

@@ -10,7 +10,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from flags.inputs import FlagInput
+from flags.forms import FlagForm
 from flags.models import Flag, ReviewItem, Status
 from flags.services import flag_submit
 from products.models import Product
@@ -128,10 +128,10 @@ def test_a_flag_on_no_cell_is_told_so(cells):
 @pytest.mark.parametrize("given", ["cell", "id"])
 def test_bad_fields_on_a_retired_cell_get_every_message(cells, given):
     Product.objects.filter(cells=cells[0]).update(retired_at=timezone.now())
-    data = FlagInput(reason="other", explanation="short")
+    data = FlagForm({"reason": "other", "explanation": "short"})
     cell = cells[0] if given == "cell" else cells[0].pk
     with pytest.raises(ValidationError) as refused:
-        flag_submit(cell=cell, data=data, client=client_hash("10.4.6.1"))
+        flag_submit(cell=cell, form=data, client=client_hash("10.4.6.1"))
     assert set(refused.value.message_dict) == {"cell", "explanation"}
     assert RETIRED in refused.value.message_dict["cell"][0]
     assert not ReviewItem.objects.exists()

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flags import mailing
-from flags.inputs import FlagInput
+from flags.forms import FlagForm
 from flags.models import Flag, Notice, Reason
 from flags.services import flag_submit
 from tests.factories import CellFactory, ModeratorFactory
@@ -47,8 +47,8 @@ def flag_on(product: str, address: str, email: str = REPORTER) -> Flag:
     """A flag filed on a new cell of ``product`` (its notices pending: without a broker nothing is
     sent at the commit)."""
     cell = CellFactory.create(product__name=product)
-    data = FlagInput(reason=Reason.OTHER, explanation=EXPLANATION, email=email)
-    return flag_submit(cell=cell, data=data, client=f"test:{address}")
+    data = FlagForm({"reason": Reason.OTHER, "explanation": EXPLANATION, "email": email})
+    return flag_submit(cell=cell, form=data, client=f"test:{address}")
 
 
 @pytest.mark.django_db
@@ -198,8 +198,8 @@ def test_any_name_in_the_database_never_jams_the_mail(smtp, name, story, arena):
     smtp.messages.clear()
     unique = f"{arena} {Flag.objects.count()}"  # arena names are unique
     cell = CellFactory.create(product__name=name, story__text=story, story__arena__name=unique)
-    data = FlagInput(reason=Reason.OTHER, explanation=EXPLANATION, email=REPORTER)
-    flag_submit(cell=cell, data=data, client=f"test:{Flag.objects.count()}")
+    data = FlagForm({"reason": Reason.OTHER, "explanation": EXPLANATION, "email": REPORTER})
+    flag_submit(cell=cell, form=data, client=f"test:{Flag.objects.count()}")
     flag_on("Airflow", f"plain-{Flag.objects.count()}")
     for _ in range(3):  # the sweep always finishes; at the end each notice is sent or failed
         mailing.notices_send_due(now=later())

@@ -8,7 +8,7 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 
 from arena.models import Arena
-from flags.inputs import FlagInput, ModerationDecision
+from flags.forms import DecisionForm, FlagForm
 from flags.models import Flag, ModeratorAction, ReviewItem
 from flags.services import flag_submit, review_item_uphold
 from stories.models import Cell, CellChange
@@ -25,18 +25,20 @@ def corrected_cell() -> None:
     cell = CellFactory.create()
     flag = flag_submit(
         cell=cell,
-        data=FlagInput(
-            reason="wrong_verdict",
-            explanation=EXPLANATION,
-            proposed_verdict="partial",
-            proposed_quality=4,
+        form=FlagForm(
+            {
+                "reason": "wrong_verdict",
+                "explanation": EXPLANATION,
+                "proposed_verdict": "partial",
+                "proposed_quality": 4,
+            }
         ),
         client=client_hash("10.9.9.9"),
     )
     review_item_uphold(
         item=flag.item,
         moderator=ModeratorFactory.create(),
-        decision=ModerationDecision(note="Confirmed in the docs."),
+        form=DecisionForm({"note": "Confirmed in the docs."}),
     )
     assert CellChange.objects.count() == 1 and ModeratorAction.objects.count() == 1
 

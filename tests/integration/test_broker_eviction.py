@@ -21,7 +21,7 @@ import pytest
 from django.core.cache import caches
 
 from arena.models import Arena
-from flags.inputs import FlagInput
+from flags.forms import FlagForm
 from flags.models import Notice, Reason
 from flags.services import flag_submit
 from stories.models import Cell
@@ -97,10 +97,12 @@ def queue_work(arena: Arena) -> None:
     for i, cell in enumerate(cells):
         flag_submit(
             cell=cell,
-            data=FlagInput(
-                reason=Reason.OTHER,
-                explanation="The documentation changed since this was judged.",
-                email=f"reporter{i}@example.com",
+            form=FlagForm(
+                {
+                    "reason": Reason.OTHER,
+                    "explanation": "The documentation changed since this was judged.",
+                    "email": f"reporter{i}@example.com",
+                }
             ),
             client=client_hash(f"10.9.0.{i + 1}"),
         )

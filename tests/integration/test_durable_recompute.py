@@ -20,7 +20,7 @@ from arena.models import Arena, ProductScore
 from arena.recompute import arena_recompute_scores
 from arena.task_names import REFRESH_TASK, SWEEP_TASK
 from config.celery import app as celery_app
-from flags.inputs import FlagInput
+from flags.forms import FlagForm
 from flags.models import Reason, ReviewItem
 from flags.services import flag_submit
 from stories.models import Cell
@@ -207,11 +207,13 @@ def test_redis_down_moderator_still_resolves_then_scores_converge(
     cell = hatchet_approval_cell()
     flag_submit(
         cell=cell,
-        data=FlagInput(
-            reason=Reason.WRONG_VERDICT,
-            explanation=EXPLANATION,
-            proposed_verdict=Verdict.FULL,
-            proposed_quality=8,
+        form=FlagForm(
+            {
+                "reason": Reason.WRONG_VERDICT,
+                "explanation": EXPLANATION,
+                "proposed_verdict": Verdict.FULL,
+                "proposed_quality": 8,
+            }
         ),
         client=client_hash("10.1.1.1"),
     )

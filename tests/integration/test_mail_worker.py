@@ -16,7 +16,7 @@ import pytest
 from django.utils import timezone
 
 from flags import mailing
-from flags.inputs import FlagInput, ModerationDecision
+from flags.forms import DecisionForm, FlagForm
 from flags.models import Notice, Reason
 from flags.services import flag_submit, review_item_reject
 from flags.task_names import NOTICE_TASK
@@ -58,7 +58,9 @@ def test_a_notice_fails_while_smtp_is_down_and_the_worker_sends_it_once_it_is_ba
         with celery_worker(env) as worker:
             flag = flag_submit(
                 cell=cell,
-                data=FlagInput(reason=Reason.OTHER, explanation=EXPLANATION, email=REPORTER),
+                form=FlagForm(
+                    {"reason": Reason.OTHER, "explanation": EXPLANATION, "email": REPORTER}
+                ),
                 client=client_hash("10.8.0.1"),
             )
             received = Notice.objects.get(flag=flag, kind=Notice.Kind.RECEIVED)
@@ -86,7 +88,7 @@ def test_a_notice_fails_while_smtp_is_down_and_the_worker_sends_it_once_it_is_ba
             review_item_reject(
                 item=flag.item,
                 moderator=moderator,
-                decision=ModerationDecision(note="The docs say otherwise."),
+                form=DecisionForm({"note": "The docs say otherwise."}),
             )
             decided = smtp.wait_for(3, timeout=30)[2]
             assert decided.subject == "Your flag on Temporal: rejected"
@@ -110,7 +112,7 @@ def test_a_broker_that_is_down_delays_no_flag_and_the_sweep_sends_its_mail(
     with CountingListener(port=broker.port) as gone:  # where the broker was: drops connections
         flag = flag_submit(
             cell=cell,
-            data=FlagInput(reason=Reason.OTHER, explanation=EXPLANATION, email=REPORTER),
+            form=FlagForm({"reason": Reason.OTHER, "explanation": EXPLANATION, "email": REPORTER}),
             client=client_hash("10.8.0.2"),
         )
         tried = gone.settled_count()

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.test import Client
 
 from arena.models import ProductScore
-from flags.inputs import FlagInput
+from flags.forms import FlagForm
 from flags.services import flag_submit
 from stories.models import Cell
 from stories.values import Verdict
@@ -104,7 +104,9 @@ def test_an_uphold_on_one_process_shows_on_both_at_once(two_servers, seeded_aren
 
     flag = flag_submit(
         cell=cell,
-        data=FlagInput(reason="wrong_verdict", explanation="The docs say this is not supported."),
+        form=FlagForm(
+            {"reason": "wrong_verdict", "explanation": "The docs say this is not supported."}
+        ),
         client="page-cache-test",
     )
     assert uphold(a, moderator, flag.pk, {"verdict": "none", "note": "Not supported."}) == 200

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.management import call_command
 
 from arena.models import Arena
-from flags.inputs import FlagInput, ModerationDecision
+from flags.forms import DecisionForm, FlagForm
 from flags.services import flag_submit, review_item_uphold
 from stories.models import Cell
 from stories.values import Verdict
@@ -65,8 +65,10 @@ def verdict_seen(base: str, cell: Cell) -> tuple[str, bool]:
 
 
 def file_flag(cell: Cell, client: str):
-    data = FlagInput(reason="wrong_verdict", explanation="The docs say this is not supported.")
-    return flag_submit(cell=cell, data=data, client=client)
+    data = FlagForm(
+        {"reason": "wrong_verdict", "explanation": "The docs say this is not supported."}
+    )
+    return flag_submit(cell=cell, form=data, client=client)
 
 
 def test_a_restore_serves_the_older_verdict_through_the_app_and_varnish(
@@ -85,7 +87,7 @@ def test_a_restore_serves_the_older_verdict_through_the_app_and_varnish(
     review_item_uphold(
         item=flag.item,
         moderator=moderator,
-        decision=ModerationDecision(note=NOTE, correction={"verdict": "none"}),
+        form=DecisionForm({"note": NOTE, **{"verdict": "none"}}),
     )
     discarded = Arena.objects.get(pk=seeded_arena.pk).content_version
     for base in (server.url, varnish.url):  # the newer verdict, now kept by both

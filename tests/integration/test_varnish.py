@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import transaction
 
 from arena.models import Arena
-from flags.inputs import FlagInput, ModerationDecision
+from flags.forms import DecisionForm, FlagForm
 from flags.services import flag_submit, review_item_uphold
 from ops.generate import arena_generate
 from stories.models import Cell
@@ -135,9 +135,11 @@ def test_an_uphold_purges_its_arena_at_varnish_and_leaves_the_other_cached(
         .order_by("pk")
         .first()
     )
-    flag = flag_submit(  # (bumps the arena's version: purged like any change)
+    flag = flag_submit(
         cell=cell,
-        data=FlagInput(reason="wrong_verdict", explanation="The docs say this is not supported."),
+        form=FlagForm(
+            {"reason": "wrong_verdict", "explanation": "The docs say this is not supported."}
+        ),
         client="varnish-test",
     )
     arena_url, cell_url = seeded_arena.get_absolute_url(), f"/cells/{cell.pk}/"
@@ -158,7 +160,7 @@ def test_an_uphold_purges_its_arena_at_varnish_and_leaves_the_other_cached(
         review_item_uphold(
             item=flag.item,
             moderator=moderator,
-            decision=ModerationDecision(note="Not supported.", correction={"verdict": "none"}),
+            form=DecisionForm({"note": "Not supported.", **{"verdict": "none"}}),
         )
     # the purge went at the commit (no broker: in this process): the very next request through
     # Varnish gets the new verdict, never the banned page

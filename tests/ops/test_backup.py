@@ -21,7 +21,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from arena.models import Arena, CacheEpoch
-from flags.inputs import FlagInput, ModerationDecision
+from flags.forms import DecisionForm, FlagForm
 from flags.services import flag_submit, review_item_uphold
 from stories.models import Cell, Story
 from web.http.clients import client_hash
@@ -92,13 +92,15 @@ def _moderate(moderator) -> Cell:
     cell = Cell.objects.get(story=story, product__slug="inngest")
     flag = flag_submit(
         cell=cell,
-        data=FlagInput(reason="wrong_quality", explanation="The docs say a plug-in is needed."),
+        form=FlagForm(
+            {"reason": "wrong_quality", "explanation": "The docs say a plug-in is needed."}
+        ),
         client=client_hash("10.9.9.9"),
     )
     review_item_uphold(
         item=flag.item,
         moderator=moderator,
-        decision=ModerationDecision(note="Checked the docs.", correction={"quality": 3}),
+        form=DecisionForm({"note": "Checked the docs.", **{"quality": 3}}),
     )
     cell.refresh_from_db()
     assert cell.quality == 3
@@ -236,8 +238,8 @@ def test_a_restore_answers_the_discarded_pages_etags_with_the_restored_pages(
     others = Cell.objects.filter(story__arena=seeded_arena).exclude(pk=cell.pk).order_by("pk")
     for n, other in enumerate([None, *others[:12]]):
         if other is not None:  # one more change: a flag
-            data = FlagInput(reason="other", explanation="This verdict looks wrong to me.")
-            flag_submit(cell=other, data=data, client=client_hash(f"10.8.8.{n}"))
+            data = FlagForm({"reason": "other", "explanation": "This verdict looks wrong to me."})
+            flag_submit(cell=other, form=data, client=client_hash(f"10.8.8.{n}"))
         for url in urls:
             again = client.get(url, HTTP_IF_NONE_MATCH=newer[url]["ETag"])
             assert again.status_code == 200 and again["ETag"] != newer[url]["ETag"], url

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from flags.inputs import FlagInput
+from flags.forms import FlagForm
 from flags.models import Flag, Reason
 from flags.services import flag_submit
 from stories.models import Cell, Story
@@ -46,6 +46,8 @@ def site(seeded_arena: Any, settings: Any) -> Site:
     cell = Cell.objects.filter(story__arena=seeded_arena).order_by("pk").first()
     story = Story.objects.filter(arena=seeded_arena).order_by("pk").first()
     flag: Flag = flag_submit(
-        cell=cell, data=FlagInput(reason=Reason.OTHER, explanation=EXPLANATION), client="standards"
+        cell=cell,
+        form=FlagForm({"reason": Reason.OTHER, "explanation": EXPLANATION}),
+        client="standards",
     )
     return {"arena": seeded_arena, "cell": cell, "story": story, "flag": flag}

@@ -13,7 +13,7 @@ from django.apps import apps
 from django.core.management import call_command
 
 from arena.models import Arena
-from flags.inputs import FlagInput, ModerationDecision
+from flags.forms import DecisionForm, FlagForm
 from flags.services import flag_submit, review_item_uphold
 from stories import freshness
 from stories.models import Cell, Evidence
@@ -64,17 +64,19 @@ def test_newer_pages_check_every_cell_again_but_one_kept_as_moderated(
     cell = Cell.objects.get(story__text__startswith=APPROVAL, product__slug="hatchet")
     flag = flag_submit(
         cell=cell,
-        data=FlagInput(
-            reason="wrong_verdict",
-            explanation="The docs now describe a built-in approval step with a webhook resume.",
-            proposed_verdict="full",
-            proposed_quality=8,
+        form=FlagForm(
+            {
+                "reason": "wrong_verdict",
+                "explanation": "The docs now describe a built-in approval step with a webhook resume.",
+                "proposed_verdict": "full",
+                "proposed_quality": 8,
+            }
         ),
         client=client_hash("10.9.9.9"),
     )
     with django_capture_on_commit_callbacks(execute=True):
         review_item_uphold(
-            item=flag.item, moderator=moderator, decision=ModerationDecision(note="Confirmed.")
+            item=flag.item, moderator=moderator, form=DecisionForm({"note": "Confirmed."})
         )
     assert Cell.objects.get(pk=cell.pk).evidence_as_of == date(2026, 11, 30)
     # pages as new as before (updated 2026-09-16) but with evidence checked on 2026-10-01

@@ -34,7 +34,7 @@ from arena.imports.pages import read_arena
 from arena.imports.service import arena_import
 from arena.models import AdjacentArena, Arena, Category, Persona
 from arena.services import structure_save
-from flags.inputs import FlagInput, ModerationDecision
+from flags.forms import DecisionForm, FlagForm
 from flags.models import Status
 from flags.services import flag_submit, review_item_reject, review_item_uphold
 from products.models import Product
@@ -136,11 +136,13 @@ class RecordMachine(RuleBasedStateMachine):
         verdict, _, quality = self.values[v % len(self.values)]
         flag = flag_submit(
             cell=cell,
-            data=FlagInput(
-                reason="wrong_verdict",
-                explanation="The docs say otherwise, with an example.",
-                source_url="https://example.com/docs" if accept else "",
-                proposed_verdict="" if verdict == "n/a" else verdict,
+            form=FlagForm(
+                {
+                    "reason": "wrong_verdict",
+                    "explanation": "The docs say otherwise, with an example.",
+                    "source_url": "https://example.com/docs" if accept else "",
+                    "proposed_verdict": "" if verdict == "n/a" else verdict,
+                }
             ),
             client=client_hash(f"10.7.{next(clients) % 250}.{next(clients) % 250}"),
         )
@@ -149,8 +151,7 @@ class RecordMachine(RuleBasedStateMachine):
         review_item_uphold(
             item=flag.item,
             moderator=self.moderator,
-            decision=ModerationDecision(note="Confirmed."),
-            accept_source=accept,
+            form=DecisionForm({"note": "Confirmed.", "accept_source": accept}),
         )
         self._moderated(cell)
 
@@ -159,11 +160,11 @@ class RecordMachine(RuleBasedStateMachine):
         cell = Cell.objects.get(pk=self.cells[i].pk)
         flag = flag_submit(
             cell=cell,
-            data=FlagInput(reason="other", explanation="I think this is wrong somehow."),
+            form=FlagForm({"reason": "other", "explanation": "I think this is wrong somehow."}),
             client=client_hash(f"10.8.{next(clients) % 250}.{next(clients) % 250}"),
         )
         review_item_reject(
-            item=flag.item, moderator=self.moderator, decision=ModerationDecision(note="No source.")
+            item=flag.item, moderator=self.moderator, form=DecisionForm({"note": "No source."})
         )
 
     @rule(i=st.integers(min_value=0, max_value=52), weight=st.integers(min_value=1, max_value=3))

@@ -4,7 +4,7 @@ back. It writes only what its editor changed, or it is refused with what changed
 import pytest
 from django.test import Client
 
-from flags.inputs import FlagInput, ModerationDecision
+from flags.forms import DecisionForm, FlagForm
 from flags.models import Flag, Reason
 from flags.services import flag_submit, review_item_uphold
 from products.models import Product
@@ -55,18 +55,18 @@ def uphold_flag(cell, moderator) -> Flag:
     """A visitor flags the cell as full 8/10 and a moderator upholds it."""
     flag = flag_submit(
         cell=cell,
-        data=FlagInput(
-            reason=Reason.WRONG_VERDICT,
-            explanation=EXPLANATION,
-            proposed_verdict=Verdict.FULL,
-            proposed_quality=8,
+        form=FlagForm(
+            {
+                "reason": Reason.WRONG_VERDICT,
+                "explanation": EXPLANATION,
+                "proposed_verdict": Verdict.FULL,
+                "proposed_quality": 8,
+            }
         ),
         client=client_hash("10.9.9.9"),
     )
     review_item_uphold(
-        item=flag.item,
-        moderator=moderator,
-        decision=ModerationDecision(note="Confirmed in the docs."),
+        item=flag.item, moderator=moderator, form=DecisionForm({"note": "Confirmed in the docs."})
     )
     return flag
 

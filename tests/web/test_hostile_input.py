@@ -15,7 +15,7 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flags.inputs import FlagInput
+from flags.forms import FlagForm
 from flags.models import Flag, Reason
 from flags.services import flag_submit
 from stories.models import Cell, CellChange, Story
@@ -70,7 +70,9 @@ def site(seeded_arena, settings):
     cell = Cell.objects.filter(story__arena=seeded_arena).order_by("pk").first()
     story = Story.objects.filter(arena=seeded_arena).order_by("pk").first()
     flag = flag_submit(
-        cell=cell, data=FlagInput(reason=Reason.OTHER, explanation=EXPLANATION), client="hostile"
+        cell=cell,
+        form=FlagForm({"reason": Reason.OTHER, "explanation": EXPLANATION}),
+        client="hostile",
     )
     return {"cell": cell, "story": story, "flag": flag}
 

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Count, QuerySet
+from django.forms import BooleanField, Form
 from django.utils.http import parse_header_parameters
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
@@ -23,6 +24,7 @@ from rest_framework.views import APIView
 
 from core.conflicts import EditConflict
 from core.moderators import user_can_moderate
+from flags.forms import DecisionForm, FlagForm
 from flags.models import Flag, Status
 from flags.services import (
     AlreadyResolved,
@@ -32,7 +34,6 @@ from flags.services import (
     review_item_uphold,
 )
 from web.api.flag_bodies import (
-    DecisionSerializer,
     FlagCreateSerializer,
     FlagSerializer,
     ModeratorFlagSerializer,
@@ -44,6 +45,7 @@ from web.api.serializers import error_responses
 from web.http.clients import client_key
 
 JSON_MESSAGE = "Send the flag as JSON, with Content-Type: application/json."
+NOT_BOOLEAN = "Send true or false."
 CROSS_SITE_MESSAGE = "Flags are sent from this site or by scripts, not from another site's pages."
 
 
@@ -64,6 +66,17 @@ def require_json(request: Request) -> None:
     media_type, _ = parse_header_parameters(request.content_type or "")
     if media_type.lower() != "application/json":
         raise UnsupportedMediaType(media_type or "(none)", detail=JSON_MESSAGE)
+
+
+def json_object(request: Request, form: type[Form]) -> dict[str, Any]:
+    """The body, a JSON object whose booleans are ``true`` or ``false`` (not ``1`` or ``"yes"``)."""
+    data = request.data
+    if not isinstance(data, dict):
+        raise serializers.ValidationError({"non_field_errors": ["Send a JSON object."]})
+    flags = [n for n, f in form.base_fields.items() if isinstance(f, BooleanField)]
+    if wrong := {n: [NOT_BOOLEAN] for n in flags if n in data and not isinstance(data[n], bool)}:
+        raise serializers.ValidationError(wrong)
+    return data
 
 
 def field_errors(exc: DjangoValidationError) -> dict[str, Any]:
@@ -138,14 +151,9 @@ class FlagViewSet(
         responses={201: FlagSerializer, **error_responses(400, 403, 413, 415, 429)},
     )
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        incoming = FlagCreateSerializer(data=request.data)
-        incoming.is_valid(raise_exception=True)
         try:
-            flag = flag_submit(
-                cell=incoming.validated_data["cell"],
-                data=incoming.flag_input(),
-                client=client_key(request),
-            )
+            form = FlagForm(json_object(request, FlagForm))
+            flag = flag_submit(form=form, client=client_key(request))
         except DjangoValidationError as exc:
             raise serializers.ValidationError(field_errors(exc)) from None
         except FlagThrottled as exc:
@@ -153,28 +161,19 @@ class FlagViewSet(
         body = FlagSerializer(flag, context={"request": request}).data
         return Response(body, status=status.HTTP_201_CREATED)
 
-    def _resolve(self, request: Request, body: DecisionSerializer) -> Response:
+    def _resolve(self, request: Request, *, uphold: bool) -> Response:
         """Apply the decision once: 404 for no such flag, 400 per field, 409 when the item was
         resolved or changed since it was read."""
         flag = self.get_object()
-        body.is_valid(raise_exception=True)
-        data = body.validated_data
+        data = json_object(request, DecisionForm)
+        form = DecisionForm(data)
         try:
-            if isinstance(body, UpholdSerializer):
-                review_item_uphold(
-                    item=flag.item,
-                    moderator=request.user,
-                    decision=body.moderation_decision(),
-                    rationale=data.get("rationale") or None,
-                    accept_source=data["accept_source"],
-                    evidence_quote=data.get("evidence_quote") or None,
-                )
+            if uphold:
+                review_item_uphold(item=flag.item, moderator=request.user, form=form)
             else:
+                duplicate = data.get("duplicate") is True
                 review_item_reject(
-                    item=flag.item,
-                    moderator=request.user,
-                    decision=body.moderation_decision(),
-                    duplicate=data["duplicate"],
+                    item=flag.item, moderator=request.user, form=form, duplicate=duplicate
                 )
         except (AlreadyResolved, EditConflict) as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
@@ -186,9 +185,9 @@ class FlagViewSet(
     @extend_schema(request=UpholdSerializer, responses=DECIDED)
     @action(detail=True, methods=["post"])
     def uphold(self, request: Request, pk: str | None = None) -> Response:
-        return self._resolve(request, UpholdSerializer(data=request.data))
+        return self._resolve(request, uphold=True)
 
     @extend_schema(request=RejectSerializer, responses=DECIDED)
     @action(detail=True, methods=["post"])
     def reject(self, request: Request, pk: str | None = None) -> Response:
-        return self._resolve(request, RejectSerializer(data=request.data))
+        return self._resolve(request, uphold=False)

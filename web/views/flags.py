@@ -40,7 +40,7 @@ def flag_create(request: HtmxHttpRequest, cell: int) -> HttpResponse:
     status, retry_after = 400, None
     if form.is_valid():
         try:
-            flag = flag_submit(cell=flagged, data=form.flag_input(), client=client_key(request))
+            flag = flag_submit(cell=flagged, form=form, client=client_key(request))
         except ValidationError as exc:
             for field, messages in exc.message_dict.items():
                 form.add_error(field if field in form.fields else None, messages)

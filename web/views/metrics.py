@@ -26,7 +26,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from arena.selectors.leaderboard import oldest_stale_scores
-from flags.selectors import notice_counts, pending_reviews
+from flags.selectors import notice_counts, queue_health
 from web.http import broker
 
 log = logging.getLogger(__name__)
@@ -63,7 +63,8 @@ class ScrapeCollector(Collector):
             yield from self._broker()
 
     def _database(self) -> Iterator[Metric]:
-        pending, oldest = pending_reviews()
+        health = queue_health()
+        pending, oldest = health.pending, health.oldest
         yield GaugeMetricFamily(
             "arena_flags_pending", "Review items waiting for a moderator", pending
         )

@@ -23,7 +23,7 @@ from django.db import close_old_connections
 from django.test import Client, override_settings
 from hypothesis import HealthCheck, settings
 
-from flags.inputs import FlagInput
+from flags.forms import FlagForm
 from flags.models import Reason
 from flags.services import flag_submit
 from stories.models import Cell
@@ -115,11 +115,13 @@ def site(seeded_arena, settings, wsgi_in_test_transaction):
     flags = [
         flag_submit(
             cell=cell,
-            data=FlagInput(
-                reason=Reason.WRONG_VERDICT,
-                explanation=EXPLANATION,
-                proposed_verdict=Verdict.PARTIAL,
-                proposed_quality=5,
+            form=FlagForm(
+                {
+                    "reason": Reason.WRONG_VERDICT,
+                    "explanation": EXPLANATION,
+                    "proposed_verdict": Verdict.PARTIAL,
+                    "proposed_quality": 5,
+                }
             ),
             client=f"schemathesis-{i}",
         )

@@ -15,7 +15,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from arena.models import ProductScore
-from flags.inputs import ModerationDecision
+from flags.forms import DecisionForm
 from flags.services import review_item_uphold
 from products.models import Product
 from products.services import product_add, product_retire
@@ -225,9 +225,8 @@ def test_a_verdict_change_moves_the_badge_once_the_scores_are_recomputed(
         review_item_uphold(
             item=flag.item,
             moderator=moderator,
-            decision=ModerationDecision(
-                note="Not any more.",
-                correction={"verdict": Verdict.NONE, "proof": None, "quality": 0},
+            form=DecisionForm(
+                {"note": "Not any more.", **{"verdict": Verdict.NONE, "proof": None, "quality": 0}}
             ),
         )
         # the change is public at once; the stored scores are not recomputed yet

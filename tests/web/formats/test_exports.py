@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from arena import dataformat
 from arena.selectors.export import CSV_COLUMNS
-from flags.inputs import FlagInput
+from flags.forms import FlagForm
 from flags.services import flag_submit
 from stories.models import Cell
 from stories.services import cell_edit
@@ -103,10 +103,12 @@ def test_no_flag_and_no_personal_data_is_exported(client, seeded_arena):
     cell = Cell.objects.filter(story__arena=seeded_arena).first()
     flag_submit(
         cell=cell,
-        data=FlagInput(
-            reason="other",
-            explanation="PRIVATE-EXPLANATION of the reporter",
-            email="reporter@example.com",
+        form=FlagForm(
+            {
+                "reason": "other",
+                "explanation": "PRIVATE-EXPLANATION of the reporter",
+                "email": "reporter@example.com",
+            }
         ),
         client=client_hash("10.1.2.3"),
     )

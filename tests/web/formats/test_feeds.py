@@ -14,7 +14,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from flags.inputs import ModerationDecision
+from flags.forms import DecisionForm
 from flags.services import review_item_uphold
 from products.models import Product
 from products.services import product_retire
@@ -58,9 +58,7 @@ def uphold(cell: Cell, moderator, note: str = "Checked the docs.", **correction)
     """A flag on ``cell`` upheld by a moderator, as in the admin (the service it calls)."""
     flag = FlagFactory(item__cell=cell)
     return review_item_uphold(
-        item=flag.item,
-        moderator=moderator,
-        decision=ModerationDecision(note=note, correction=correction),
+        item=flag.item, moderator=moderator, form=DecisionForm({"note": note, **correction})
     )
 
 

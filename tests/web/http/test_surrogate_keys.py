@@ -21,7 +21,7 @@ from arena.models import Arena
 from arena.recompute import arena_content_changed
 from arena.services import structure_delete
 from arena.task_names import PURGE_TASK
-from flags.inputs import FlagInput, ModerationDecision
+from flags.forms import DecisionForm, FlagForm
 from flags.services import flag_submit, review_item_uphold
 from ops import purge, tasks
 from ops.generate import arena_generate
@@ -169,8 +169,8 @@ def test_an_upheld_flag_purges_the_cell_its_story_product_and_arena_only(
     with TestCase.captureOnCommitCallbacks(execute=True):
         flag = flag_submit(
             cell=cell,
-            data=FlagInput(
-                reason="wrong_verdict", explanation="The docs say this is not supported."
+            form=FlagForm(
+                {"reason": "wrong_verdict", "explanation": "The docs say this is not supported."}
             ),
             client="surrogate-test",
         )
@@ -179,7 +179,7 @@ def test_an_upheld_flag_purges_the_cell_its_story_product_and_arena_only(
         review_item_uphold(
             item=flag.item,
             moderator=moderator,
-            decision=ModerationDecision(note="Not supported.", correction={"verdict": "none"}),
+            form=DecisionForm({"note": "Not supported.", **{"verdict": "none"}}),
         )
     sent = [set(tags.split()) for _, _, tags in cache.seen]
     arena = seeded_arena.pk

@@ -163,7 +163,7 @@ def test_odd_fold_values_are_ignored_or_applied_never_an_error(client, seeded_ar
 def test_the_head_to_head_says_how_a_rationale_stands_to_its_correction(
     client, seeded_arena, moderator, django_capture_on_commit_callbacks, rewrite
 ):
-    from flags.inputs import FlagInput, ModerationDecision
+    from flags.forms import DecisionForm, FlagForm
     from flags.services import flag_submit, review_item_uphold
     from stories.models import Cell
     from web.http.clients import client_hash
@@ -174,11 +174,13 @@ def test_the_head_to_head_says_how_a_rationale_stands_to_its_correction(
     assert cell.detail_published and cell.rationale
     flag = flag_submit(
         cell=cell,
-        data=FlagInput(
-            reason="wrong_quality",
-            explanation="The docs show it needs a plug-in for tool calls, so less than this.",
-            proposed_verdict="partial",
-            proposed_quality=4,
+        form=FlagForm(
+            {
+                "reason": "wrong_quality",
+                "explanation": "The docs show it needs a plug-in for tool calls, so less than this.",
+                "proposed_verdict": "partial",
+                "proposed_quality": 4,
+            }
         ),
         client=client_hash("10.1.2.3"),
     )
@@ -186,8 +188,12 @@ def test_the_head_to_head_says_how_a_rationale_stands_to_its_correction(
         review_item_uphold(
             item=flag.item,
             moderator=moderator,
-            decision=ModerationDecision(note="Checked the docs."),
-            rationale="Partial: tool calls need a plug-in." if rewrite else None,
+            form=DecisionForm(
+                {
+                    "note": "Checked the docs.",
+                    "rationale": "Partial: tool calls need a plug-in." if rewrite else "",
+                }
+            ),
         )
     url = f"{ARENA}vs/inngest-vs-hatchet/?open=all"
     text = text_of(get(client, url))

@@ -1,30 +1,34 @@
 """The two inputs of the flags app on their own (no database): a visitor's flag and a moderator's
-decision, their rules and what they complete; the forms report those rules."""
+decision, their rules and what a flag proposes."""
 
 import pytest
 
-from flags.forms import BulkRejectForm, DecisionForm
-from flags.inputs import (
+from flags.forms import (
     CONTROL_MESSAGE,
     EXPLANATION_MAX,
     NOTE_MAX,
     NOTE_MISSING,
-    FlagInput,
-    ModerationDecision,
+    DecisionForm,
+    FlagForm,
+    NoteForm,
 )
-from flags.models import Reason
+from flags.models import Flag, Reason
 from stories.values import CellValue, Proof, Verdict
 
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
 PARTIAL = CellValue(Verdict.PARTIAL, Proof.COMMUNITY, 6)
 
 
-def flag_input(**fields) -> FlagInput:
-    return FlagInput(**{"reason": Reason.WRONG_VERDICT, "explanation": EXPLANATION, **fields})
+def flag_form(**fields) -> FlagForm:
+    return FlagForm({"reason": Reason.WRONG_VERDICT, "explanation": EXPLANATION, **fields})
+
+
+def proposing(**fields) -> Flag:
+    return Flag(**{"proposed_verdict": "", "proposed_quality": None, **fields})
 
 
 def test_a_plain_flag_has_no_errors():
-    assert flag_input().errors() == {}
+    assert flag_form().errors == {}
 
 
 @pytest.mark.parametrize(
@@ -47,7 +51,7 @@ def test_a_plain_flag_has_no_errors():
     ],
 )
 def test_each_broken_rule_names_its_field(fields, field):
-    assert set(flag_input(**fields).errors()) == {field}
+    assert set(flag_form(**fields).errors) == {field}
 
 
 @pytest.mark.parametrize(
@@ -61,79 +65,64 @@ def test_each_broken_rule_names_its_field(fields, field):
     ],
 )
 def test_a_proposal_that_can_make_a_cell_is_accepted(fields):
-    assert flag_input(**fields).errors() == {}
+    assert flag_form(**fields).errors == {}
 
 
 def test_a_flag_without_a_proposal_proposes_nothing():
-    assert flag_input().proposal(PARTIAL) is None
+    assert proposing().proposal(PARTIAL) is None
 
 
 def test_a_proposed_verdict_is_completed_from_the_cell():
-    proposal = flag_input(proposed_verdict=Verdict.FULL).proposal(PARTIAL)
+    proposal = proposing(proposed_verdict=Verdict.FULL).proposal(PARTIAL)
     assert proposal == CellValue(Verdict.FULL, Proof.COMMUNITY, 6)
 
 
 def test_a_proposed_quality_keeps_the_cells_verdict():
-    assert flag_input(proposed_quality=2).proposal(PARTIAL) == CellValue(
+    assert proposing(proposed_quality=2).proposal(PARTIAL) == CellValue(
         Verdict.PARTIAL, Proof.COMMUNITY, 2
     )
 
 
 def test_a_proposed_none_takes_no_proof_and_quality_0():
-    proposal = flag_input(proposed_verdict=Verdict.NONE).proposal(PARTIAL)
+    proposal = proposing(proposed_verdict=Verdict.NONE).proposal(PARTIAL)
     assert proposal == CellValue(Verdict.NONE, None, 0)
 
 
 def test_the_stored_explanation_is_cleaned():
-    data = flag_input(explanation=f"  \x1b{EXPLANATION}\r\n ")
-    assert data.model_fields()["explanation"] == EXPLANATION
+    form = flag_form(explanation=f"  \x1b{EXPLANATION}\r\n ")
+    assert form.is_valid() and form.cleaned_data["explanation"] == EXPLANATION
 
 
 def test_optional_fields_may_be_missing_or_none():
-    data = FlagInput.from_fields(
-        {"reason": Reason.OTHER, "explanation": EXPLANATION, "proposed_verdict": None}
-    )
-    assert (data.proposed_verdict, data.proposed_quality, data.source_url, data.email) == (
+    form = FlagForm({"reason": Reason.OTHER, "explanation": EXPLANATION, "proposed_verdict": None})
+    assert form.is_valid()
+    data = form.cleaned_data
+    assert (data["proposed_verdict"], data["proposed_quality"], data["source_url"]) == (
         "",
         None,
-        "",
         "",
     )
 
 
 @pytest.mark.parametrize("note", ["", "  ", "\x00\x0b", "x" * (NOTE_MAX + 1)])
 def test_a_decision_needs_a_short_public_note(note):
-    assert set(ModerationDecision(note=note).errors()) == {"note"}
+    assert set(DecisionForm({"note": note}).errors) == {"note"}
 
 
-def test_a_decision_without_values_writes_the_start():
-    assert ModerationDecision(note="Yes.").corrected(PARTIAL) == PARTIAL
-
-
-def test_a_moderators_verdict_is_completed_from_the_start():
-    decision = ModerationDecision(note="Yes.", correction={"verdict": Verdict.FULL})
-    assert decision.corrected(PARTIAL) == CellValue(Verdict.FULL, Proof.COMMUNITY, 6)
-
-
-def test_a_moderators_contradiction_is_kept_to_be_reported():
-    decision = ModerationDecision(note="Yes.", correction={"verdict": Verdict.NONE, "quality": 5})
-    assert set(decision.corrected(PARTIAL).errors()) == {"quality"}
-
-
-def test_a_correction_holds_only_judgement_fields():
-    with pytest.raises(TypeError):
-        ModerationDecision(note="Yes.", correction={"rationale": "x"})
+def test_a_decision_corrects_only_the_values_sent():
+    form = DecisionForm({"note": "Yes.", "verdict": Verdict.NONE, "proof": None})
+    assert form.is_valid() and form.cleaned_data["correction"] == {"verdict": "none", "proof": None}
 
 
 @pytest.mark.parametrize("field", ["email", "source_url"])
 def test_a_one_line_field_with_control_characters_says_so(field):
     value = {"email": "a\x1bb@example.com", "source_url": "https://example.com/\x1b"}[field]
-    assert flag_input(**{field: value}).errors() == {field: CONTROL_MESSAGE}
+    assert flag_form(**{field: value}).errors == {field: [CONTROL_MESSAGE]}
 
 
 def test_the_review_pages_blank_verdict_is_left_to_the_decision():
     """The page sends every value it shows; a blank verdict is the one offered (the flags'
-    proposal, else the cell's), completed by ``ModerationDecision.corrected``."""
+    proposal, else the cell's)."""
     form = DecisionForm(
         {
             "decision": "uphold",
@@ -145,11 +134,9 @@ def test_the_review_pages_blank_verdict_is_left_to_the_decision():
         }
     )
     assert form.is_valid(), form.errors
-    decision = form.moderation_decision()
-    assert decision.correction == {"proof": None, "quality": None}
-    assert decision.corrected(CellValue(Verdict.NA)) == CellValue(Verdict.NA)
+    assert form.cleaned_data["correction"] == {"proof": None, "quality": None}
 
 
 def test_a_moderators_empty_note_gets_the_decisions_message():
-    form = BulkRejectForm({"note": " \x1b "})
+    form = NoteForm({"note": " \x1b "})
     assert not form.is_valid() and form.errors["note"] == [NOTE_MISSING]
