@@ -15,7 +15,6 @@ from arena.selectors.calls import next_calls, persona_call
 from arena.selectors.leaderboard import BoardRow
 from products.models import Product
 from web.pages import links
-from web.params import links as query
 
 # A range group of more products than this is given by its places and its ends, not every name.
 GROUP_NAMES_MAX = 6
@@ -183,7 +182,7 @@ def weight_groups(board: Leaderboard) -> list[tuple[str, list[WeightField]]]:
     groups: dict[str, list[WeightField]] = {"category": [], "persona": []}
     for control in board.reading.controls:
         levels = [(lv, word, lv == control.value) for lv, word in scoring.WEIGHT_LEVELS.items()]
-        field = query.weight_field(control.key.key)
+        field = f"w-{control.key.key}"
         groups[control.key.kind].append(WeightField(field, control.key.label, levels))
     return [(_WEIGHT_LEGENDS[kind], fields) for kind, fields in groups.items() if fields]
 

@@ -18,7 +18,6 @@ from arena.selectors.matrix import CategoryBlock
 from products.models import Product
 from web.pages import links
 from web.pages.cells import Card, card, esc, freshness_now, matrix_badge, verdict_class
-from web.params import links as query
 
 
 def compare_url(arena: str, products: Iterable[Any]) -> str:
@@ -175,7 +174,7 @@ def _round(row: CompareRow, open_all: bool, lazy: str | None, opened: int | None
         published=row.cell_a.detail_published or row.cell_b.detail_published,
         inline=lazy is None or is_open,
         opened=is_open,
-        url=f"{lazy}{query.round_open_query(pk)}" if lazy else "",
+        url=f"{lazy}?open={pk}" if lazy else "",
     )
 
 

@@ -10,8 +10,7 @@ from typing import Any
 
 from arena.selectors.search import Known
 from web.pages import links
-from web.params import SEARCH_Q
-from web.params import links as query
+from web.params import SEARCH_Q, query_string
 
 # At most this many suggestions on a 404.
 SUGGESTIONS_MAX = 6
@@ -34,7 +33,7 @@ class Suggestion:
 
 def search_url(text: str) -> str:
     """The search page for ``text`` (``/search/?q=…``)."""
-    return links.site_url("search") + query.query_string([(SEARCH_Q.name, text)])
+    return links.site_url("search") + query_string([(SEARCH_Q.name, text)])
 
 
 def _words(path: str) -> list[str]:

@@ -1,11 +1,12 @@
 """The query parameters of the pages and the API, each named once (``Param``), and which ones each
-page reads (``PAGE_PARAMS``, the page cache's allow-list); ``links`` writes them back."""
+page reads (``PAGE_PARAMS``, the page cache's allow-list)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from django.http import HttpRequest, QueryDict
 from django_htmx.middleware import HtmxDetails
@@ -129,6 +130,12 @@ PICK_ARENA = Param("arena")
 # the flag form's instance, and the status page's "just sent" notice
 FORM = Param("form")
 SENT = Param("sent")
+
+
+def query_string(pairs: Mapping[str, str] | Sequence[tuple[str, str]]) -> str:
+    """``?a=1&b=2`` or ``""``; ``:`` and ``,`` unescaped, so ``?weights=a:3,b:0`` reads as written."""
+    written = urlencode(pairs, safe=":,")
+    return f"?{written}" if written else ""
 
 
 def format_param(formats: Iterable[str]) -> Param:

@@ -24,7 +24,8 @@ from flags.disputes import (
 from products.models import Product
 from stories.models import Story
 from web import params
-from web.params import HtmxHttpRequest, fragment_asked, links
+from web.pages import links
+from web.params import HtmxHttpRequest, fragment_asked
 
 
 def arena_or_404(slug: str, *, close_calls: bool = False) -> CountedArena:

@@ -12,7 +12,8 @@ from django.views.decorators.http import require_safe
 from arena import selectors
 from arena.scoring.musthave import NEED_LABELS, NEEDS, MustHaves
 from arena.selectors.musthave import must_check_get
-from web.params import HtmxHttpRequest, links
+from web.pages import links
+from web.params import HtmxHttpRequest
 from web.params.musthave import MustHaveAsked
 from web.views.disputes import arena_or_404
 

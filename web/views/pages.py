@@ -18,8 +18,8 @@ from arena.selectors.search import arena_product_choices
 from flags.disputes import arena_open_dispute_counts, cell_dispute_list
 from products.models import Product
 from web import params
-from web.pages import links as page_links
-from web.params import HtmxHttpRequest, fragment_asked, links
+from web.pages import links
+from web.params import HtmxHttpRequest, fragment_asked
 from web.views.disputes import arena_or_404
 
 # The regions of the arena page that htmx swaps in place (the ids of their elements).
@@ -64,7 +64,7 @@ def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     ctx: dict[str, Any] = {
         "arena": found,
         "arena_url": found.get_absolute_url(),
-        "urls": page_links.arena_page_urls(found.slug),  # the other addresses the page links
+        "urls": links.arena_page_urls(found.slug),  # the other addresses the page links
         # each product's open disputes (the leaderboard's rows, the matrix's heads): one query
         "open_disputes": arena_open_dispute_counts(arena=found),
         "filters": asked.filters,
@@ -169,13 +169,16 @@ def _matrix_context(
     ctx["default_show"] = ",".join(p.slug for p in default)
     ctx["pick_columns"] = len(products) > selectors.MATRIX_COLUMNS
     ctx["column_limit"] = selectors.MATRIX_COLUMNS
-    ctx["matrix_query"] = links.matrix_category_params(
-        asked.filters,
-        rank=ctx["rank"],
-        picked=picked,
-        fold=asked.fold,
-        weights=ctx["weights_query"],
-    )
+    # what a collapsed category's links carry besides it (the folds only when none is shown)
+    kept = {
+        **asked.filters.as_params(),
+        "category": "",
+        "rank": ctx["rank"],
+        "show": picked,
+        "fold": "" if asked.filters.category else ",".join(asked.fold),
+        "weights": ctx["weights_query"],
+    }
+    ctx["matrix_query"] = {k: v for k, v in kept.items() if v}
 
 
 def _weights_context(
@@ -193,7 +196,7 @@ def _weights_context(
 
     ctx["weights_reset_url"] = url("")
     presets = [
-        (key.label, links.weights_write([(key.key, selectors.WEIGHT_CRITICAL)]))
+        (key.label, f"{key.key}:{selectors.WEIGHT_CRITICAL}")
         for key in (board.reading.keys if board.reading else ())
         if key.kind == selectors.PERSONA
     ]
