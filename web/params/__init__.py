@@ -270,34 +270,6 @@ def flag_form_id(query: QueryDict) -> str:
     return value if FORM_ID.fullmatch(value) else PAGE_FORM
 
 
-@dataclass(frozen=True)
-class DisputesAsked:
-    """``problems``: what cannot be read (a 400; the rest still filters)."""
-
-    product: str
-    story: int | None
-    state: str
-    page: str
-    problems: tuple[str, ...]
-
-    @classmethod
-    def of(cls, query: QueryDict) -> DisputesAsked:
-        problems = []
-        product = text(query, DISPUTE_PRODUCT).strip()
-        if product and not SLUG.fullmatch(product):
-            problems.append(f"No product {product[:60]!r} in this arena.")
-            product = ""
-        story_text = text(query, DISPUTE_STORY).strip()
-        story = record_id(story_text) if story_text else None
-        if story_text and story is None:
-            problems.append("A story is given by its number (?story=12).")
-        state = text(query, DISPUTE_STATE).strip()
-        if state and state not in DISPUTE_STATES:
-            problems.append(f"A state is one of: {', '.join(DISPUTE_STATES)}.")
-            state = ""
-        return cls(product, story, state, text(query, PAGE).strip(), tuple(problems))
-
-
 # The parameters each page reads, in their canonical order; the page cache drops any other.
 PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
     "arena-detail": (PERSONA, CATEGORY, VERDICT, Q, STALE, SORT, RANK, SHOW, FOLD, WEIGHTS),
