@@ -53,17 +53,22 @@ def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     found = arena_or_404(arena)
     asked = params.ArenaAsked.of(request.GET)
     partial = _arena_partial(request, asked.filters)
+    arena_url = found.get_absolute_url()
+
+    def address(weights: str, rank: str = "") -> str:
+        query = links.arena_query(
+            asked.filters, show=asked.show, fold=asked.fold, weights=weights, rank=rank
+        )
+        return arena_url + query
+
     if partial is None and asked.weights.from_form:
         # the weights panel without JavaScript: its fields become the shareable ?weights= address
         board = selectors.arena_leaderboard(arena=found, asked=asked.weights)
-        query = links.arena_query(
-            asked.filters, show=asked.show, fold=asked.fold, weights=board.weights_query
-        )
-        return redirect(f"{found.get_absolute_url()}{query}#leaderboard-section")
+        return redirect(address(board.weights_query) + "#leaderboard-section")
     rank = asked.rank or selectors.RANK_PA
     ctx: dict[str, Any] = {
         "arena": found,
-        "arena_url": found.get_absolute_url(),
+        "arena_url": arena_url,
         "urls": links.arena_page_urls(found.slug),  # the other addresses the page links
         # each product's open disputes (the leaderboard's rows, the matrix's heads): one query
         "open_disputes": arena_open_dispute_counts(arena=found),
@@ -71,14 +76,41 @@ def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
         # the rank asked for, which the filter form carries along unless it is the default
         "rank": "" if rank == selectors.RANK_PA else rank,
         "fragment": partial is not None,
+        "weights_query": asked.weights_carried,
     }
+    if partial in (None, "leaderboard"):
+        if partial is None:
+            ctx["categories"] = selectors.arena_category_list(arena=found)
+        names = [c.name for c in ctx["categories"]] if partial is None else None
+        ctx["board"] = board = selectors.arena_leaderboard(
+            arena=found, key=rank, categories=names, asked=asked.weights
+        )
+        ctx["weights_query"] = board.weights_query
+        ctx["rank"] = "" if board.weighted else ctx["rank"]
+        ctx["weights_reset_url"] = address("")
+        # the weights panel's presets: rank as one user type would
+        ctx["weights_presets"] = [
+            (f"Rank as {'an' if k.label[:1] in 'aeiou' else 'a'} {k.label} would", w, address(w))
+            for k in (board.reading.keys if board.reading else ())
+            if k.kind == selectors.PERSONA
+            for w in [f"{k.key}:{selectors.WEIGHT_CRITICAL}"]
+        ]
+        ctx["weights_hidden"] = links.arena_params(asked.filters, show=asked.show, fold=asked.fold)
     if partial == "leaderboard":
-        return _leaderboard_fragment(request, ctx, asked, rank=rank)
+        ctx["weights_sent"] = asked.weights_sent
+        response = render(request, "arena/detail.html#leaderboard", ctx)
+        # the address says the weights in their canonical form (and without them once the rank
+        # or "Reset" replaced them)
+        sent = asked.weights_sent
+        return push_url(response, address(board.weights_query, ctx["rank"])) if sent else response
+    ranking: Sequence[scoring.ProductKey]
     if partial is None:
-        products, ranking = _arena_board(ctx, asked, rank=rank)
+        products = selectors.arena_product_list(arena=found)
+        ranking = [r.product_id for r in board.rows]  # the visitor's weights' order when set
+        ctx["persona_results"] = selectors.arena_persona_result_list(arena=found)
+        ctx["adjacent"] = selectors.arena_adjacent_list(arena=found)
     else:
         products, ranking = selectors.arena_product_ranking(arena=found, key=rank)
-        ctx["weights_query"] = asked.weights_carried
         if asked.weights_carried:  # the columns follow the visitor's weights, as the board does
             board = selectors.arena_leaderboard(arena=found, key=rank, asked=asked.weights)
             ranking = [r.product_id for r in board.rows]
@@ -99,47 +131,6 @@ def _arena_partial(request: HtmxHttpRequest, filters: selectors.MatrixFilters) -
     if partial not in ARENA_PARTIALS:
         return "matrix" if filters.active else "leaderboard"
     return partial
-
-
-def _leaderboard_fragment(
-    request: HtmxHttpRequest, ctx: dict[str, Any], asked: params.ArenaAsked, *, rank: str
-) -> HttpResponse:
-    board = selectors.arena_leaderboard(arena=ctx["arena"], key=rank, asked=asked.weights)
-    ctx["board"] = board
-    _weights_context(ctx, board, asked)
-    ctx["weights_sent"] = asked.weights_sent
-    response = render(request, "arena/detail.html#leaderboard", ctx)
-    if not asked.weights_sent:
-        return response
-    # the address says the weights in their canonical form (and without them once the rank or
-    # "Reset" replaced them)
-    query = links.arena_query(
-        asked.filters,
-        show=asked.show,
-        fold=asked.fold,
-        weights=board.weights_query,
-        rank=ctx["rank"],
-    )
-    return push_url(response, f"{ctx['arena_url']}{query}")
-
-
-def _arena_board(
-    ctx: dict[str, Any], asked: params.ArenaAsked, *, rank: str
-) -> tuple[list[Product], Sequence[scoring.ProductKey]]:
-    """The whole page's leaderboard and what surrounds it; the products and the ranking (the
-    board's order) the matrix's columns follow."""
-    arena = ctx["arena"]
-    categories = selectors.arena_category_list(arena=arena)
-    ctx["board"] = board = selectors.arena_leaderboard(
-        arena=arena, key=rank, categories=[c.name for c in categories], asked=asked.weights
-    )
-    _weights_context(ctx, board, asked)
-    products = selectors.arena_product_list(arena=arena)
-    ranking = [r.product_id for r in board.rows]  # the visitor's weights' order when set
-    ctx["categories"] = categories
-    ctx["persona_results"] = selectors.arena_persona_result_list(arena=arena)
-    ctx["adjacent"] = selectors.arena_adjacent_list(arena=arena)
-    return products, ranking
 
 
 def _matrix_context(
@@ -179,32 +170,6 @@ def _matrix_context(
         "weights": ctx["weights_query"],
     }
     ctx["matrix_query"] = {k: v for k, v in kept.items() if v}
-
-
-def _weights_context(
-    ctx: dict[str, Any], board: selectors.Leaderboard, asked: params.ArenaAsked
-) -> None:
-    """The weights panel's: the canonical weights, the presets' and the reset's addresses."""
-    ctx["weights_query"] = board.weights_query
-    if board.weighted:
-        ctx["rank"] = ""
-    base = ctx["arena_url"]
-
-    def url(weights: str) -> str:
-        query = links.arena_query(asked.filters, show=asked.show, fold=asked.fold, weights=weights)
-        return f"{base}{query}"
-
-    ctx["weights_reset_url"] = url("")
-    presets = [
-        (key.label, f"{key.key}:{selectors.WEIGHT_CRITICAL}")
-        for key in (board.reading.keys if board.reading else ())
-        if key.kind == selectors.PERSONA
-    ]
-    ctx["weights_presets"] = [
-        (f"Rank as {'an' if label[:1] in 'aeiou' else 'a'} {label} would", weights, url(weights))
-        for label, weights in presets
-    ]
-    ctx["weights_hidden"] = links.arena_params(asked.filters, show=asked.show, fold=asked.fold)
 
 
 def _view_links(*, diff: bool, open_all: bool) -> dict[str, str]:
