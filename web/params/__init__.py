@@ -59,7 +59,7 @@ MUST_KEPT = 2  # the largest choice of must-have stories whose page is kept
 
 
 def _product_list(value: str) -> bool:
-    """Two or three distinct slugs: a bounded number of orderings per arena."""
+    """Two or three distinct slugs."""
     slugs = value.split(",")
     return (
         COMPARE_MIN <= len(slugs) <= min(COMPARE_MAX, COMPARE_KEPT)
@@ -143,12 +143,11 @@ def format_param(formats: Iterable[str]) -> Param:
 
 
 def text(query: QueryDict, param: Param) -> str:
-    """The last value given, less control characters (PostgreSQL refuses a NUL), bounded."""
+    """The last value given, bounded, less control characters (PostgreSQL refuses a NUL)."""
     return clean_text(query.get(param.name) or "")[:PARAM_MAX_LENGTH]
 
 
 def split_items(values: Iterable[str]) -> list[str]:
-    """The comma-separated items of the values, in order, each once, stripped."""
     items: list[str] = []
     for value in values:
         for item in value.split(","):
@@ -158,7 +157,7 @@ def split_items(values: Iterable[str]) -> list[str]:
 
 
 def slug_list(query: QueryDict, param: Param) -> list[str]:
-    """``?<name>=a,b`` or ``?<name>=a&<name>=b``: the slugs, each once."""
+    """``?<name>=a,b`` or ``?<name>=a&<name>=b``."""
     values = [clean_text(v)[: PARAM_MAX_LENGTH * 10] for v in query.getlist(param.name)[:SHOW_MAX]]
     return [slug for slug in split_items(values) if SLUG.fullmatch(slug)][:SHOW_MAX]
 
@@ -233,31 +232,8 @@ class ArenaAsked:
         )
 
 
-@dataclass(frozen=True)
-class HeadToHeadAsked:
-    a: str
-    b: str
-    diff: bool
-    open_all: bool
-    opened: int | None
-
-    @classmethod
-    def of(cls, query: QueryDict) -> HeadToHeadAsked:
-        return cls(
-            a=text(query, A).strip(),
-            b=text(query, B).strip(),
-            diff=diff_asked(query),
-            open_all=text(query, OPEN) == "all",
-            opened=opened_round(query),
-        )
-
-
 def opened_round(query: QueryDict) -> int | None:
     return number_in(text(query, OPEN), 0, RECORD_ID_MAX)
-
-
-def diff_asked(query: QueryDict) -> bool:
-    return text(query, DIFF) == "1"
 
 
 # Which flag form a request is for: its element ids carry it, so two on one page never share one.

@@ -187,17 +187,19 @@ def _view_links(*, diff: bool, open_all: bool) -> dict[str, str]:
 def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpResponse:
     found = arena_or_404(arena, close_calls=True)  # (what would settle a close pair)
     error, status = "", 200
-    asked = params.HeadToHeadAsked.of(request.GET)
-    diff, open_all, opened = asked.diff, asked.open_all, asked.opened
+    query = request.GET
+    diff = params.text(query, params.DIFF) == "1"
+    open_all, opened = params.text(query, params.OPEN) == "all", params.opened_round(query)
     view = links.head_to_head_query(diff=diff, open_all=open_all)
-    if asked.a and asked.b and (asked.a, asked.b) != (a, b):
-        if not (params.SLUG.fullmatch(asked.a) and params.SLUG.fullmatch(asked.b)):
+    new_a, new_b = params.text(query, params.A).strip(), params.text(query, params.B).strip()
+    if new_a and new_b and (new_a, new_b) != (a, b):
+        if not (params.SLUG.fullmatch(new_a) and params.SLUG.fullmatch(new_b)):
             # not a product of any arena (a hand-edited address): say so, keep the current pair
             error, status = "Pick two products from the list.", 400
-        elif asked.a == asked.b:
+        elif new_a == new_b:
             error = "Pick two different products."
         else:
-            a, b = asked.a, asked.b
+            a, b = new_a, new_b
             if not fragment_asked(request.htmx):
                 return redirect(reverse("head-to-head", args=[found.slug, a, b]) + view)
     products = selectors.arena_product_list(arena=found)  # (the pair picker lists them too)
@@ -287,7 +289,7 @@ def arena_compare(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     found = arena_or_404(arena)
     products = selectors.arena_product_list(arena=found)
     slugs = params.slug_list(request.GET, params.PRODUCTS)
-    diff = params.diff_asked(request.GET)
+    diff = params.text(request.GET, params.DIFF) == "1"
     pick = selectors.compare_pick(products=products, slugs=slugs)
     status = 200 if pick.ok or not slugs else 400
     cmp = (
