@@ -81,8 +81,8 @@ def product_badge(
     products: int,
     close_to: str | None = None,
 ) -> Badge:
-    """Its rank, with the ranks it could take when more than one (``#2 (1–4)``); ``close_to``: a
-    neighbour in the ranking it is too close to call with, which the title says."""
+    """Its rank, with the ranks it could take (``#2 (1–4)``); ``close_to``: a neighbour too close
+    to call."""
     arena_name, product_name = _short(arena_name), _short(product_name)
     if score is None or score.pa_score is None:
         return Badge(
@@ -128,7 +128,6 @@ def _score_of(product: Product, scores: Sequence[ProductScore]) -> ProductScore 
 
 
 def _close_to(product: Product, scores: Sequence[ProductScore]) -> str | None:
-    """The neighbours in the ranking (above, then below) it is too close to call with."""
     at = next((i for i, s in enumerate(scores) if s.product_id == product.pk), None)
     if at is None:
         return None

@@ -1,5 +1,4 @@
-"""An arena's disputes in the open: the page (htmx swaps the list in place) and its JSON form
-(docs/contract.md); a filter that names nothing is a 400 with a message."""
+"""An arena's disputes in the open, page and JSON; a filter that names nothing is a 400."""
 
 from __future__ import annotations
 

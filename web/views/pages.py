@@ -3,7 +3,7 @@ turns "not found" into a 404 and renders one template, or one partial of it for 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.http import Http404, HttpResponse
@@ -48,8 +48,7 @@ def methodology(request: HtmxHttpRequest) -> HttpResponse:
 @require_safe
 @vary_on_headers("HX-Request", "HX-Target", "HX-History-Restore-Request")
 def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
-    """An arena's leaderboard and story matrix, as ``web.params.ArenaAsked`` reads the query; htmx
-    asks for the leaderboard, the matrix or a collapsed category's rows."""
+    """An arena's leaderboard and matrix; htmx asks for either or a collapsed category's rows."""
     found = arena_or_404(arena)
     asked = params.ArenaAsked.of(request.GET)
     partial = _arena_partial(request, asked.filters)
@@ -70,7 +69,6 @@ def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
         "arena": found,
         "arena_url": arena_url,
         "urls": links.arena_page_urls(found.slug),  # the other addresses the page links
-        # each product's open disputes (the leaderboard's rows, the matrix's heads): one query
         "open_disputes": arena_open_dispute_counts(arena=found),
         "filters": asked.filters,
         # the rank asked for, which the filter form carries along unless it is the default
@@ -85,38 +83,46 @@ def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
         ctx["board"] = board = selectors.arena_leaderboard(
             arena=found, key=rank, categories=names, asked=asked.weights
         )
-        ctx["weights_query"] = board.weights_query
         ctx["rank"] = "" if board.weighted else ctx["rank"]
-        ctx["weights_reset_url"] = address("")
-        # the weights panel's presets: rank as one user type would
-        ctx["weights_presets"] = [
-            (f"Rank as {'an' if k.label[:1] in 'aeiou' else 'a'} {k.label} would", w, address(w))
-            for k in (board.reading.keys if board.reading else ())
-            if k.kind == selectors.PERSONA
-            for w in [f"{k.key}:{selectors.WEIGHT_CRITICAL}"]
-        ]
-        ctx["weights_hidden"] = links.arena_params(asked.filters, show=asked.show, fold=asked.fold)
+        ctx.update(_weights_panel(board, asked, address))
     if partial == "leaderboard":
         ctx["weights_sent"] = asked.weights_sent
         response = render(request, "arena/detail.html#leaderboard", ctx)
-        # the address says the weights in their canonical form (and without them once the rank
-        # or "Reset" replaced them)
-        sent = asked.weights_sent
-        return push_url(response, address(board.weights_query, ctx["rank"])) if sent else response
-    ranking: Sequence[scoring.ProductKey]
-    if partial is None:
-        products = selectors.arena_product_list(arena=found)
-        ranking = [r.product_id for r in board.rows]  # the visitor's weights' order when set
-        ctx["persona_results"] = selectors.arena_persona_result_list(arena=found)
-        ctx["adjacent"] = selectors.arena_adjacent_list(arena=found)
-    else:
+        if not asked.weights_sent:
+            return response
+        # the weights as canonically written (none once the rank or "Reset" replaced them)
+        return push_url(response, address(board.weights_query, ctx["rank"]))
+    if partial is not None:
         products, ranking = selectors.arena_product_ranking(arena=found, key=rank)
         if asked.weights_carried:  # the columns follow the visitor's weights, as the board does
             board = selectors.arena_leaderboard(arena=found, key=rank, asked=asked.weights)
             ranking = [r.product_id for r in board.rows]
+    else:
+        products = selectors.arena_product_list(arena=found)
+        ranking = [r.product_id for r in board.rows]  # the visitor's weights' order when set
+        ctx["persona_results"] = selectors.arena_persona_result_list(arena=found)
+        ctx["adjacent"] = selectors.arena_adjacent_list(arena=found)
     _matrix_context(ctx, asked, products=products, ranking=ranking)
     template = "arena/detail.html" + (f"#{partial}" if partial else "")
     return render(request, template, ctx)
+
+
+def _weights_panel(
+    board: selectors.Leaderboard, asked: params.ArenaAsked, address: Callable[[str], str]
+) -> dict[str, Any]:
+    """The canonical weights, the presets' (rank as a user type would) and the reset's addresses."""
+    presets = [
+        (f"Rank as {'an' if k.label[:1] in 'aeiou' else 'a'} {k.label} would", w, address(w))
+        for k in (board.reading.keys if board.reading else ())
+        if k.kind == selectors.PERSONA
+        for w in [f"{k.key}:{selectors.WEIGHT_CRITICAL}"]
+    ]
+    return {
+        "weights_query": board.weights_query,
+        "weights_reset_url": address(""),
+        "weights_presets": presets,
+        "weights_hidden": links.arena_params(asked.filters, show=asked.show, fold=asked.fold),
+    }
 
 
 def _arena_partial(request: HtmxHttpRequest, filters: selectors.MatrixFilters) -> str | None:
