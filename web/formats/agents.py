@@ -29,7 +29,6 @@ def _root(request: HttpRequest) -> str:
 
 
 def _licence_line(*, linked: bool = True) -> str:
-    """Not ``linked``: the address as code (llms.txt links markdown pages only)."""
     name, href = inline(settings.DATA_LICENSE_NAME), url(settings.DATA_LICENSE_URL) or ""
     shown = f"[{name}]({href})" if linked else f"{name} (`{href}`)"
     return f"Data licence: {shown}; cite the arena page."

@@ -14,6 +14,7 @@ from arena.models import ProductScore
 from arena.selectors.calls import call_of
 from core.text import clean_text
 from products.models import Product
+from web.views.disputes import arena_or_404
 
 # Advance widths of Verdana (the badge's first font, as shields.io's) in 1/2048 em, for the
 # characters badges mostly carry; others count as WIDTH_DEFAULT, wide East Asian ones as a whole em.
@@ -81,8 +82,8 @@ def product_badge(
     products: int,
     close_to: str | None = None,
 ) -> Badge:
-    """Its rank, with the ranks it could take when more than one (``#2 (1–4)``); ``close_to``: a
-    neighbour in the ranking it is too close to call with, which the title says."""
+    """Its rank, with the ranks it could take (``#2 (1–4)``); ``close_to``: a neighbour too close
+    to call."""
     arena_name, product_name = _short(arena_name), _short(product_name)
     if score is None or score.pa_score is None:
         return Badge(
@@ -123,12 +124,7 @@ def badge_svg(badge: Badge) -> str:
     return render_to_string("badges/badge.svg", context)
 
 
-def _score_of(product: Product, scores: Sequence[ProductScore]) -> ProductScore | None:
-    return next((s for s in scores if s.product_id == product.pk), None)
-
-
 def _close_to(product: Product, scores: Sequence[ProductScore]) -> str | None:
-    """The neighbours in the ranking (above, then below) it is too close to call with."""
     at = next((i for i, s in enumerate(scores) if s.product_id == product.pk), None)
     if at is None:
         return None
@@ -143,9 +139,7 @@ def _close_to(product: Product, scores: Sequence[ProductScore]) -> str | None:
 
 @require_safe
 def product_badge_svg(request: HttpRequest, arena: str, product: str) -> HttpResponse:
-    found = selectors.arena_get(slug=arena)
-    if found is None:
-        raise Http404(f"No arena {arena!r}")
+    found = arena_or_404(arena)
     products = selectors.arena_product_list(arena=found)
     subject = selectors.product_get(arena=found, slug=product, products=products)
     if subject is None:  # unknown or retired
@@ -154,7 +148,7 @@ def product_badge_svg(request: HttpRequest, arena: str, product: str) -> HttpRes
     badge = product_badge(
         arena_name=found.name,
         product_name=subject.name,
-        score=_score_of(subject, scores),
+        score=next((s for s in scores if s.product_id == subject.pk), None),
         products=len(products),
         close_to=_close_to(subject, scores),
     )

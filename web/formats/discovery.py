@@ -29,8 +29,7 @@ def absolute_url(request: HttpRequest, path: str) -> str:
 
 @register.simple_block_tag
 def capture(content: str) -> SafeString:
-    """``{% capture as name %}…{% endcapture %}``: the body (escaped as it rendered), whitespace
-    collapsed: the head writes a page's title and description three times."""
+    """``{% capture as name %}…{% endcapture %}``: the body, whitespace collapsed."""
     return mark_safe(" ".join(content.split()))
 
 
@@ -42,7 +41,6 @@ def absolute_url_tag(context: template.Context, path: str) -> str:
 
 @register.simple_tag
 def site_url(name: str) -> str:
-    """``{% url %}`` of a view without arguments, reversed once per script prefix."""
     return links.site_url(name)
 
 

@@ -36,8 +36,8 @@ def _export(
     extension: str,
     disposition: str,
 ) -> StreamingHttpResponse | HttpResponsePermanentRedirect:
-    """``body(arena)`` streamed with its licence (an RFC 8288 link). A query string is redirected
-    away: made-up parameters cannot make the page cache keep many megabyte-sized copies."""
+    """``body(arena)`` streamed with its licence (RFC 8288). A query string is redirected away, so
+    the page cache never keeps megabyte-sized copies under made-up parameters."""
     found = arena_get(slug=arena)
     if found is None:
         raise Http404("No such arena")
@@ -50,8 +50,6 @@ def _export(
 
 
 class _Line:
-    """A file whose ``write`` returns what it was given: one CSV row."""
-
     def write(self, value: str) -> str:
         return value
 

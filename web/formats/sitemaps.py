@@ -1,6 +1,5 @@
-"""The sitemap's sections: the site-wide pages, every arena, its products, stories and documented
-head-to-heads, each in one query across every arena; ``lastmod`` is the day of the scores, else
-the arena's ``updated``."""
+"""The sitemap's sections, each one query across every arena; ``lastmod`` is the day of the
+scores, else the arena's ``updated``."""
 
 from __future__ import annotations
 
@@ -25,8 +24,7 @@ Lastmod = date | None
 
 
 def _lastmod(computed: datetime | None, updated: date | None) -> Lastmod:
-    # a date either way (the sitemap prints the day; Django compares the items' lastmods, and a
-    # datetime cannot be compared with a date)
+    # a date either way: Django compares the items' lastmods, and a datetime is no date
     return computed.date() if computed else updated
 
 

@@ -25,7 +25,6 @@ from arena import cachetags
 from arena.selectors.versions import arena_version_get, cell_version_get, site_version_get
 from stories import freshness
 from web import params
-from web.params import links
 
 # Request headers a page depends on besides its URL: responses name them in ``Vary``, keys read them.
 HTMX_HEADERS = ("HX-Request", "HX-Target", "HX-Boosted", "HX-History-Restore-Request")
@@ -134,7 +133,7 @@ class Query:
 
     @property
     def text(self) -> str:
-        return links.query_string(self.pairs).removeprefix("?")
+        return params.query_string(self.pairs).removeprefix("?")
 
     @classmethod
     def of(cls, request: HttpRequest, url_name: str, match: ResolverMatch) -> Query:

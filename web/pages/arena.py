@@ -1,6 +1,5 @@
-"""The arena page's parts beyond the stored rows (``arena/detail.html`` draws them): the
-leaderboard's lines and notes, the weights panel, "Best by user type", scores with their ranges
-and the products' open disputes."""
+"""The arena page's parts beyond the stored rows: the leaderboard's lines, the weights panel,
+"Best by user type", scores with their ranges and the products' open disputes."""
 
 from __future__ import annotations
 
@@ -15,7 +14,6 @@ from arena.selectors.calls import next_calls, persona_call
 from arena.selectors.leaderboard import BoardRow
 from products.models import Product
 from web.pages import links
-from web.params import links as query
 
 # A range group of more products than this is given by its places and its ends, not every name.
 GROUP_NAMES_MAX = 6
@@ -39,7 +37,6 @@ def ranged(value: int | None, rng: Sequence[int] | None) -> dict[str, object]:
 
 
 def score_with_range(score: ProductScore) -> dict[str, object]:
-    """A stored score row's PA Score with its range and bar (the product page)."""
     low, high = getattr(score, "pa_low", None), getattr(score, "pa_high", None)
     return ranged(score.pa_score, (low, high) if low is not None and high is not None else None)
 
@@ -47,8 +44,7 @@ def score_with_range(score: ProductScore) -> dict[str, object]:
 def open_disputes(
     arena: str, product: Product, counts: Mapping[int, int] | None, none: str = ""
 ) -> dict[str, object]:
-    """What ``arena/_open_disputes.html`` draws: the product's open disputes, linked to the
-    disputes page narrowed to them; ``none`` when it has none."""
+    """A product's open disputes, linked to the disputes page narrowed to them."""
     n = int((counts or {}).get(product.pk, 0))
     return {
         "count": n,
@@ -81,8 +77,6 @@ class WeightField(NamedTuple):
 
 @dataclass(frozen=True)
 class Line:
-    """One row of the leaderboard as the template draws it."""
-
     row: BoardRow
     url: str  # the product's page
     vs_url: str  # its head-to-head with ``row.vs``, "" when none
@@ -116,7 +110,6 @@ def _group_spans(board: Leaderboard) -> dict[int, str]:
 
 
 def leaderboard_lines(board: Leaderboard, arena: str) -> list[Line]:
-    """The leaderboard's rows with what each shows beside its stored figures."""
     products = links.url_prefix("product-detail", arena)
     pairs = links.head_to_head_prefix(arena)
     groups = _group_spans(board) if getattr(board, "range_groups", None) else None
@@ -158,8 +151,7 @@ def leaderboard_lines(board: Leaderboard, arena: str) -> list[Line]:
 
 
 def range_group_whos(board: Leaderboard) -> list[str]:
-    """Under the leaderboard, each range group's products (``A, B and C``), or its places when
-    it holds more than ``GROUP_NAMES_MAX``."""
+    """Each range group's products (``A, B and C``), or its places when there are many."""
     out = []
     for rows in board.range_groups:
         first = board.rows.index(rows[0]) + 1
@@ -177,21 +169,18 @@ def names_of(rows: Sequence[BoardRow]) -> str:
 
 
 def weight_groups(board: Leaderboard) -> list[tuple[str, list[WeightField]]]:
-    """The weights panel's menus: (legend, fields) per category, then per user type."""
     if board.reading is None:
         return []
     groups: dict[str, list[WeightField]] = {"category": [], "persona": []}
     for control in board.reading.controls:
         levels = [(lv, word, lv == control.value) for lv, word in scoring.WEIGHT_LEVELS.items()]
-        field = query.weight_field(control.key.key)
+        field = f"w-{control.key.key}"
         groups[control.key.kind].append(WeightField(field, control.key.label, levels))
     return [(_WEIGHT_LEGENDS[kind], fields) for kind, fields in groups.items() if fields]
 
 
 @dataclass(frozen=True)
 class PersonaCard:
-    """One "Best by user type" card."""
-
     result: PersonaResult
     winner_url: str
     runner_up_url: str
@@ -205,8 +194,7 @@ class PersonaCard:
 def persona_card_list(
     persona_results: Iterable[PersonaResult], arena: str, board: Leaderboard | None = None
 ) -> list[PersonaCard]:
-    """Each persona's card: what decided a tie (``board``'s PA Scores, which a tie falls to),
-    whether the winner leads by ``scoring.pair_call``, its range and the link to its stories."""
+    """Each persona's card; a tie falls to ``board``'s PA Scores."""
     products = links.url_prefix("product-detail", arena)
     scores = {row.product_id: row for row in (board.rows if board is not None else [])}
     cards = []

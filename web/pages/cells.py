@@ -25,9 +25,8 @@ from web.pages import links
 
 type CardCell = CellLine | Cell
 
-# The mark each proof level shows on the pages: plain capitals every font has, none that reads as
-# a verdict (the arena files' own letters, ``Proof.letter``, use "X" for community, which reads as
-# "fails"), and the word each comes from, for the key above the matrix.
+# The mark each proof level shows on the pages and its word (the arena files' own letters,
+# ``Proof.letter``, use "X" for community, which reads as "fails").
 PROOF_MARKS = {
     Proof.PROBED: ("T", "tested"),
     Proof.COMMUNITY: ("U", "users"),
@@ -53,20 +52,17 @@ NO_SOURCES: Mapping[str, Source] = {}
 STORY_NAME_MAX = 60
 
 
-# Django's ``escape`` checks for lazy strings and marks its result safe on each call; the builders
-# escape the same few hundred texts per render, some dozens of times, and mark the whole safe once.
+# The builders escape the same few hundred texts per render, dozens of times each.
 @functools.lru_cache(maxsize=8192)
 def esc(text: str) -> str:
     return html.escape(text)
 
 
 def score_text(value: int | None) -> str:
-    """A stored score out of 100, or an em dash when there is none."""
     return "—" if value is None else f"{value}/100"
 
 
 def persona_name(persona: Persona) -> str:
-    """A persona's label, as every page names it; its slug only when it has no label."""
     return persona.label or persona.slug
 
 
@@ -112,7 +108,6 @@ def matrix_words(verdict: str, proof: str | None, quality: int | None) -> str:
 
 
 def legend() -> dict[str, object]:
-    """The legend's columns of marks and meanings (its column of numbers is the template's)."""
     return {
         "verdicts": [(CellValue(v), _LEGEND_VERDICTS[v]) for v in Verdict],
         "proofs": [(p, _LEGEND_PROOFS.get(p, p.meaning)) for p in Proof],
@@ -121,7 +116,7 @@ def legend() -> dict[str, object]:
 
 
 def proof_levels() -> list[dict[str, str]]:
-    """The key above the matrix: each proof level's mark, its name and the word of its letter."""
+    """The key above the matrix."""
     return [{"mark": PROOF_MARKS[p][0], "name": p.value, "word": PROOF_MARKS[p][1]} for p in Proof]
 
 
@@ -151,7 +146,6 @@ def freshness_now() -> Now:
 
 
 def stale_title(as_of: date | None, today: date) -> str:
-    """A stale cell's mark's hover text in the matrix."""
     if as_of is None:
         return "stale: no check date"
     return f"stale: evidence {freshness.age_text(freshness.age_days(as_of, today=today))}, {as_of:%Y-%m-%d}"
@@ -164,8 +158,7 @@ def arena_updated(arena: object) -> date | None:
     )
 
 
-# Dates in three fixed forms: ``strftime`` takes a fraction of the time of the ``date`` filter
-# (registered as filters that expect local time, as ``date`` does).
+# Dates in three fixed forms: ``strftime`` takes a fraction of the time of the ``date`` filter.
 def iso_day(value: date | None) -> str:
     return value.strftime("%Y-%m-%d") if value else ""
 
@@ -175,7 +168,6 @@ def iso_minute(value: datetime | None) -> str:
 
 
 def iso_second(value: datetime | None) -> str:
-    """``2026-09-16T08:30:05+0000``, an HTML ``datetime``."""
     return value.strftime("%Y-%m-%dT%H:%M:%S%z") if value else ""
 
 
@@ -190,7 +182,6 @@ class Ref:
 
 
 def refs(text: str, sources: Mapping[str, Source] = NO_SOURCES) -> list[Ref]:
-    """``text`` in pieces, each source id in it resolved against the arena's source list."""
     out = []
     for piece, is_id in split_source_ids(text):
         source = sources.get(piece) if is_id else None
@@ -222,8 +213,7 @@ def age(verdict: str, as_of: date | None, now: Now | None = None) -> Age:
 
 
 def story_name(text: str) -> str:
-    """A story's text as a control's accessible name quotes it: whole when short, else cut at a
-    word before ``STORY_NAME_MAX`` characters, with an ellipsis."""
+    """A story's text as a control's accessible name quotes it, cut at a word when long."""
     if len(text) <= STORY_NAME_MAX:
         return text
     cut = text[:STORY_NAME_MAX].rsplit(" ", 1)[0].rstrip(",;:")
@@ -255,8 +245,7 @@ def card(
     story: str = "",
     now: Now | None = None,
 ) -> Card:
-    """One judged cell as a card: ``name`` its heading; its quotes (``cell.evidence.all()``,
-    loaded beforehand); its flag control named for the product and ``story``, the story's text."""
+    """One judged cell as a card under ``name``; ``cell.evidence`` loaded beforehand."""
     value = CellValue(cell.verdict, cell.proof or None, cell.quality)
     as_of: AsOf = getattr(cell, "evidence_as_of", NO_DATE)
     published = cell.detail_published

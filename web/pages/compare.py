@@ -1,5 +1,5 @@
-"""The comparison of two to six products (``arena/compare.html``: its score table, its rounds with
-the best marked, its pickers) and the head-to-head's sections and rounds (``arena/head_to_head.html``)."""
+"""The comparison of two to six products (``arena/compare.html``) and the head-to-head's sections
+and rounds (``arena/head_to_head.html``)."""
 
 from __future__ import annotations
 
@@ -18,12 +18,10 @@ from arena.selectors.matrix import CategoryBlock
 from products.models import Product
 from web.pages import links
 from web.pages.cells import Card, card, esc, freshness_now, matrix_badge, verdict_class
-from web.params import links as query
 
 
 def compare_url(arena: str, products: Iterable[Any]) -> str:
-    """The comparison of ``products`` (products, or leaderboard rows with ``.product``) in that
-    order (see ``links.compare_url``)."""
+    """``products``: products, or leaderboard rows with ``.product``."""
     return links.compare_url(arena, (getattr(p, "product", p).slug for p in products))
 
 
@@ -44,9 +42,8 @@ class ScoreTable:
 
 
 def compare_scores(cmp: ManyComparison) -> ScoreTable:
-    """The stored PA Score with its range ("▲ leads" only on the product that leads every other
-    one by the one rule, ``scoring.pair_call``, not on the highest score), the weights of the
-    rounds each is best in, then each category's stored score, the highest of a row marked."""
+    """The PA Score with its range ("▲ leads": ``cmp.leader``, not the highest score), the weights
+    of the rounds each is best in, each category's score; the highest of a row marked."""
     standings = list(cmp.standings.values())
     pa = []
     for p, s in cmp.standings.items():
@@ -82,8 +79,7 @@ def compare_tally(cmp: ManyComparison, category: int) -> Tally | None:
 
 
 def _many_cell(cell: CellLine | None, best: bool, shared: bool, cells: str) -> str:
-    """One product's cell of a round: its badge linking to its proof page, and "best" or "shared
-    best" when it is (in words; the colour of the cell's edge only repeats it)."""
+    """One product's cell of a round, its badge linking to its proof, "best" said in words."""
     if cell is None:
         return '<td class="c"><span class="muted">no verdict</span></td>'
     # the matrix's short badge, ``✓ full C 8/10``, its colours on the cell
@@ -100,8 +96,7 @@ def _many_cell(cell: CellLine | None, best: bool, shared: bool, cells: str) -> s
 
 
 def _many_round(row: ManyRow, products: Sequence[Product], stories: str, cells: str) -> str:
-    """One round: the story with its persona, its weight and each product's cell in column
-    order, the best marked "best" or "shared best", a drawn round "= drawn"."""
+    """One round: the story with its persona, its weight and each product's cell."""
     story = row.story
     by = {c.product_id: c for c in row.cells}
     best = {p.pk for p in row.best}
@@ -123,8 +118,7 @@ def _many_round(row: ManyRow, products: Sequence[Product], stories: str, cells: 
 
 
 def compare_rows(rows: Iterable[ManyRow], cmp: ManyComparison, arena: str) -> SafeString:
-    """A sub-group's rounds (``arena``: the slug, for the stories' links). Written in Python: as template loops they are many
-    times slower (docs/architecture.md)."""
+    """A sub-group's rounds, in Python as template loops are many times slower."""
     cells = links.cells_prefix()
     stories = links.url_prefix("story-detail", arena)
     return mark_safe("\n".join(_many_round(row, cmp.products, stories, cells) for row in rows))
@@ -133,14 +127,13 @@ def compare_rows(rows: Iterable[ManyRow], cmp: ManyComparison, arena: str) -> Sa
 def picked_first(
     products: Iterable[Product], picked: Sequence[Product]
 ) -> list[tuple[Product, bool]]:
-    """The comparison's product picker's order: the ``picked`` products (in their order, ticked)
-    first, then the others, so that the form sends them in the order they are shown."""
+    """The picker's order: the ``picked`` (ticked) first, so the form sends them in that order."""
     chosen = {p.pk for p in picked}
     return [(p, True) for p in picked] + [(p, False) for p in products if p.pk not in chosen]
 
 
 def pairs(products: Sequence[Product]) -> list[tuple[Product, Product]]:
-    """Every pair of the compared products, in column order (their head-to-heads' links)."""
+    """Every pair of the compared products, in column order."""
     return list(itertools.combinations(products, 2))
 
 
@@ -175,14 +168,12 @@ def _round(row: CompareRow, open_all: bool, lazy: str | None, opened: int | None
         published=row.cell_a.detail_published or row.cell_b.detail_published,
         inline=lazy is None or is_open,
         opened=is_open,
-        url=f"{lazy}{query.round_open_query(pk)}" if lazy else "",
+        url=f"{lazy}?open={pk}" if lazy else "",
     )
 
 
 def _fold(index: int, block: CategoryBlock, lazy: str | None, opened: int | None) -> str | None:
-    """A long head-to-head (``lazy``) shows its first category's rounds and the one holding the
-    round ``opened``; the others fold under their heading and tally (in the page, but neither
-    styled nor laid out until opened, which keeps a phone's main thread free)."""
+    """A long head-to-head (``lazy``) unfolds its first category and the one holding ``opened``."""
     if lazy is None:
         return None
     rows = (row for group in block.groups for row in group.rows)
@@ -196,9 +187,8 @@ def head_to_head_sections(
     lazy: str | None = None,
     opened: int | None = None,
 ) -> list[Section]:
-    """Every category of a head-to-head (``cmp.blocks``, the rounds shown). ``open_all``: every
-    round unfolded; ``lazy``: the head-to-head's address when the rounds' cards are not in the page
-    but load as a round is opened (``?open=<story>``), except the round ``opened``."""
+    """Every category of a head-to-head. ``lazy``: its address when the rounds' cards load as a
+    round is opened (``?open=<story>``), except the round ``opened``."""
     return [
         Section(
             block=block,

@@ -1,6 +1,5 @@
-"""What a product is, as rows of facts: the product page's list and the head-to-head's and the
-comparison's table (one column per product). A fact nobody stated reads "unknown": never a guess
-(a product without the pages' "free-tier" mark may still have one, so that too is unknown)."""
+"""What a product is, as rows of facts (a column per product). A fact nobody stated reads
+"unknown": never a guess (a product without the "free-tier" mark may still have one)."""
 
 from __future__ import annotations
 
@@ -62,7 +61,6 @@ def _figure(value: int | None, unit: str, as_of: date | None) -> Fact:
 
 
 def _one(p: Product) -> list[tuple[str, str, Fact]]:
-    """Each row's (key, label, fact), in order."""
     as_of = p.popularity_as_of
     return [
         ("website", "Website", _link(p.website)),
@@ -83,8 +81,7 @@ def _one(p: Product) -> list[tuple[str, str, Fact]]:
 
 
 def product_facts(*shown: Product | Iterable[Product] | str) -> list[FactRow]:
-    """The fact rows of the products given (each a product or a list of them; an empty value,
-    a template's missing variable, is skipped), a value per product in that order."""
+    """Each argument a product or a list of them; an empty one (a missing variable) skipped."""
     products: list[Product] = []
     for item in shown:
         if isinstance(item, Product):

@@ -1,5 +1,4 @@
-"""The front door: the links a missing page's address suggests (the 404), the search page's
-address, and the API reference as the site's own HTML, from the OpenAPI schema."""
+"""The front door: the 404's suggestions, the search page's address, the API reference's rows."""
 
 from __future__ import annotations
 
@@ -10,8 +9,7 @@ from typing import Any
 
 from arena.selectors.search import Known
 from web.pages import links
-from web.params import SEARCH_Q
-from web.params import links as query
+from web.params import SEARCH_Q, query_string
 
 # At most this many suggestions on a 404.
 SUGGESTIONS_MAX = 6
@@ -33,8 +31,7 @@ class Suggestion:
 
 
 def search_url(text: str) -> str:
-    """The search page for ``text`` (``/search/?q=…``)."""
-    return links.site_url("search") + query.query_string([(SEARCH_Q.name, text)])
+    return links.site_url("search") + query_string([(SEARCH_Q.name, text)])
 
 
 def _words(path: str) -> list[str]:
@@ -50,14 +47,13 @@ def _words(path: str) -> list[str]:
 
 
 def arena_named(path: str) -> str:
-    """The slug of ``/arenas/<slug>/…`` as the path writes it ("" elsewhere), to read its stories."""
+    """The slug of ``/arenas/<slug>/…`` ("" elsewhere)."""
     parts = path.strip("/").split("/")
     return parts[1] if len(parts) >= 2 and parts[0] == "arenas" else ""
 
 
 def suggestions(path: str, known: Known) -> list[Suggestion]:
-    """The site's pages whose slugs or names are nearest to the parts of ``path`` (difflib): the
-    arena it names first, then the products (of that arena first) and stories that are alike."""
+    """The pages whose names are nearest to the parts of ``path``: the arena it names first."""
     arena = arena_named(path).removesuffix(".md")
     if not any(arena == s for s, _ in known.arenas):
         arena = ""  # not one of the site's
@@ -113,7 +109,6 @@ def _schema_name(content: Mapping[str, Any] | None) -> str:
 
 
 def api_endpoints(schema: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Every operation of an OpenAPI document as ``api/docs.html`` draws it, in its order."""
     return [
         {
             "method": method.upper(),

@@ -1,16 +1,19 @@
 """The links the pages write: addresses reversed once per script prefix, not per link (a matrix
-has thousands), with the query strings of ``web.params.links``."""
+has thousands), and their query strings."""
 
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Iterable, Mapping
+from urllib.parse import quote, quote_plus
 
 from django.urls import get_script_prefix, reverse
+from django.utils.http import urlencode
 
+from arena.selectors.matrix import MatrixFilters
 from core.text import arena_slugify
-from web.params import CATEGORY, FOLD
-from web.params import links as query
+from web.params import query_string
 
 # Where the matrix is on the arena page: the links that change its settings land there.
 MATRIX_SECTION = "#matrix-section"
@@ -52,6 +55,74 @@ def head_to_head_prefix(arena: str) -> str:
     return url_prefix("head-to-head", arena, "0")[: -len("0-vs-")]
 
 
+def arena_params(
+    filters: MatrixFilters, *, show: Iterable[str] = (), fold: Iterable[str] = ()
+) -> dict[str, str]:
+    written = filters.as_params()
+    if show := ",".join(show):
+        written["show"] = show
+    if fold := ",".join(fold):
+        written["fold"] = fold
+    return written
+
+
+def arena_query(
+    filters: MatrixFilters,
+    *,
+    show: Iterable[str] = (),
+    fold: Iterable[str] = (),
+    weights: str = "",
+    rank: str = "",
+) -> str:
+    written = arena_params(filters, show=show, fold=fold)
+    if weights:
+        written["weights"] = weights
+    query = query_string(written)
+    if rank:  # (written as the rank menu's form sends it)
+        query += f"{'&' if query else '?'}{urlencode({'rank': rank})}"
+    return query
+
+
+def head_to_head_query(*, diff: bool, open_all: bool) -> str:
+    written = {"diff": "1"} if diff else {}
+    if open_all:
+        written["open"] = "all"
+    return query_string(written)
+
+
+def compare_query(products: Iterable[str], *, diff: bool) -> str:
+    return f"?products={','.join(products)}{'&diff=1' if diff else ''}"
+
+
+def must_have_query(
+    *, stories: Iterable[int] = (), needs: Iterable[str] = (), weights: str = ""
+) -> str:
+    """Stories ascending, facts in ``NEEDS``' order."""
+    pairs = [
+        ("must", ",".join(str(int(s)) for s in sorted(set(stories)))),
+        ("need", ",".join(needs)),
+        ("weights", weights),
+    ]
+    return query_string([(name, value) for name, value in pairs if value])
+
+
+def disputes_query(
+    *, product: str = "", story: int | None = None, state: str = "", page: int = 1
+) -> str:
+    pairs = [
+        ("product", product),
+        ("story", str(int(story)) if story else ""),
+        ("state", state),
+        ("page", str(int(page)) if page > 1 else ""),
+    ]
+    return query_string([(name, value) for name, value in pairs if value])
+
+
+def weights_hx_vals(weights: str) -> str:
+    # the reset sends an empty list, ``,``: an empty value would be left out of the request
+    return json.dumps({"weights": weights or ","})
+
+
 def product_url(arena: str, product: str) -> str:
     """``{% url 'product-detail' arena product %}``, without a reverse per link."""
     return f"{url_prefix('product-detail', arena)}{product}/"
@@ -59,18 +130,17 @@ def product_url(arena: str, product: str) -> str:
 
 def head_to_head_url(arena: str, a: str, b: str, diff: bool = False) -> str:
     """``{% url 'head-to-head' arena a b %}``; with ``diff``, only the rounds that differ."""
-    return f"{head_to_head_prefix(arena)}{a}-vs-{b}/{query.head_to_head_query(diff=diff, open_all=False)}"
+    return f"{head_to_head_prefix(arena)}{a}-vs-{b}/{'?diff=1' if diff else ''}"
 
 
 def disputes_url(arena: str, product: str = "", story: int | None = None, state: str = "") -> str:
     """An arena's disputes page, narrowed to a product, a story or a state."""
-    page = f"{arenas_prefix()}{arena}/disputes/"
-    return f"{page}{query.disputes_query(product=product, story=story, state=state)}"
+    query = disputes_query(product=product, story=story, state=state)
+    return f"{arenas_prefix()}{arena}/disputes/{query}"
 
 
 def compare_url(arena: str, slugs: Iterable[str]) -> str:
-    """``/arenas/<arena>/compare/?products=a,b,c``."""
-    return f"{arenas_prefix()}{arena}/compare/{query.compare_query(slugs, diff=False)}"
+    return f"{arenas_prefix()}{arena}/compare/{compare_query(slugs, diff=False)}"
 
 
 def compare_picker_url(arena: str, a: str, b: str) -> str:
@@ -78,26 +148,28 @@ def compare_picker_url(arena: str, a: str, b: str) -> str:
     return f"{compare_url(arena, (a, b))}#compare-picker"
 
 
+def _matrix_url(arena: str, query: str) -> str:
+    return f"{arenas_prefix()}{arena}/{query}{MATRIX_SECTION}"
+
+
 def category_stories_url(arena: str, category: str) -> str:
     """The arena page's matrix showing one category's stories (``category``: its name)."""
-    return (
-        f"{arenas_prefix()}{arena}/{query.category_query(arena_slugify(category))}{MATRIX_SECTION}"
-    )
+    return _matrix_url(arena, f"?category={arena_slugify(category)}")
 
 
 def stale_stories_url(arena: str, product: str) -> str:
-    """The arena page's matrix showing a product's stale cells."""
-    return f"{arenas_prefix()}{arena}/{query.stale_query(product)}{MATRIX_SECTION}"
+    return _matrix_url(arena, f"?stale=1&show={quote(product, safe='/')}")
+
+
+def persona_stories_url(arena: str, persona: str) -> str:
+    return _matrix_url(arena, f"?persona={quote(persona, safe='/')}")
 
 
 def clear_filters_url(arena_url: str, rank: str, show: str) -> str:
     """The arena page's matrix without its filters, the ranking and the products shown kept."""
-    return f"{arena_url}{query.filters_cleared_query(rank=rank, show=show)}{MATRIX_SECTION}"
-
-
-def persona_stories_url(arena: str, persona: str) -> str:
-    """The arena page's matrix showing one persona's stories."""
-    return f"{arenas_prefix()}{arena}/{query.persona_query(persona)}{MATRIX_SECTION}"
+    kept = {"rank": rank, "show": show}
+    query = "&".join(f"{name}={quote(value, safe='/')}" for name, value in kept.items() if value)
+    return f"{arena_url}{'?' if query else ''}{query}{MATRIX_SECTION}"
 
 
 # The arena page's own links ({% url %} costs a reverse each, some 25 µs, on every render): the
@@ -127,13 +199,22 @@ def arena_page_urls(arena: str) -> Mapping[str, str]:
     return _arena_page_urls(get_script_prefix(), arena)
 
 
+@functools.lru_cache(maxsize=1024)
+def _one_param(param: str, value: str) -> str:
+    return f"{quote_plus(param)}={quote_plus(value)}"
+
+
 def matrix_category_urls(arena: str, kept: Mapping[str, str], category: str) -> tuple[str, ...]:
     """A matrix category's links, each keeping the page's query (``kept``): the page with it
     folded, with its rows alone (what htmx loads) and, without JavaScript, a folded one's page
     with it open again (else its rows' link)."""
     page = f"{arenas_prefix()}{arena}/"
-    prefix = f"{page}{query.param_prefix(kept)}"
-    rows = f"{prefix}{query.one_param(CATEGORY.name, category)}"
-    unfolded = query.fold_param_removed(kept, category)
-    opened = rows if unfolded is None else f"{page}{unfolded}"
-    return f"{prefix}{query.one_param(FOLD.name, category)}", rows, opened
+    prefix = f"{page}?{urlencode(kept)}&" if kept else f"{page}?"
+    rows = f"{prefix}{_one_param('category', category)}"
+    folded = [f for f in kept.get("fold", "").split(",") if f]
+    opened = rows
+    if category in folded:
+        rest = {**kept, "fold": ",".join(f for f in folded if f != category)}
+        unfolded = urlencode({k: v for k, v in rest.items() if v})
+        opened = f"{page}{'?' if unfolded else ''}{unfolded}"
+    return f"{prefix}{_one_param('fold', category)}", rows, opened

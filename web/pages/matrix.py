@@ -1,6 +1,5 @@
-"""The story matrix (and the product page's one column of it): its categories as
-``arena/_matrix.html`` draws them, and its rows of cells, written in Python because template loops
-are many times slower on the big arena's 300 rows of 30 cells (docs/architecture.md)."""
+"""The story matrix and the product page's column of it: its rows of cells written in Python, as
+template loops are many times slower on the big arena's 300 rows of 30 cells (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -42,10 +41,8 @@ PHONE_STORIES = 2
 def _cell_parts(
     verdict: str, proof: str | None, quality: int | None, backing: str | None
 ) -> tuple[str, str, str]:
-    """What a matrix cell writes of its judgement, the same few dozen strings for a whole table:
-    its ``<td`` up to its product's name, its badge and backing mark, and its judgement in words
-    after the name (``, full, probed, 9/10, a quote``). ``backing``: a ``Backing`` or its value
-    (hashed as plain text: an enum member's hash is a Python call)."""
+    """A cell's ``<td`` up to its product's name, its badge and backing mark, its judgement in
+    words (``, full, probed, 9/10, a quote``): the same few dozen strings for a whole table."""
     backed_by = Backing(backing) if backing is not None else None
     mark = BACKING_MARKS[backed_by] if backed_by is not None else ""
     backed = f", {esc(backed_by.label)}" if backed_by is not None else ""
@@ -62,7 +59,6 @@ type CellsAt = tuple[str, date, date]
 
 
 def cells_at() -> CellsAt:
-    """See ``CellsAt``."""
     today, days = freshness_now()
     return links.cells_prefix(), today, freshness.stale_before(today=today, days=days)
 
@@ -74,12 +70,9 @@ def cells_html(
     story: str = "",
     at: CellsAt | None = None,
 ) -> str:
-    """The ``<td>`` of each cell, linking to its proof page (its marks, then for screen readers
-    the product and the judgement in words) and, with ``flag_controls``, with a small flag control named for the
-    product and ``story`` (the story's escaped short name). ``labels``: products' escaped names
-    by key, filled as they come; each ``<td>`` carries its product's name (``data-p``), which
-    a phone's story card shows beside the verdict. A cell whose evidence is stale carries a
-    small "stale" mark, its age on hover. ``at``: ``cells_at()`` when the caller writes many rows."""
+    """Each cell's ``<td>`` (``data-p``: its product's name, for a phone's card), linking to its
+    proof page, with a "stale" mark and, with ``flag_controls``, a flag control named for the
+    product and ``story``. ``labels``: products' escaped names, filled as they come."""
     prefix, today, cutoff = at or cells_at()
     on = f" on &ldquo;{story}&rdquo;" if story else ""
     out: list[str] = []
@@ -120,8 +113,7 @@ def cells_html(
 
 @dataclass(frozen=True)
 class MatrixGroup:
-    """A sub-group's rows (``subgroup`` None: the category's own), ``shown`` the category's stories
-    before it, ``fold`` whether a phone leaves out those past ``PHONE_STORIES``."""
+    """A sub-group's rows; ``shown``: the category's stories before it."""
 
     subgroup: object | None
     rows: Sequence[MatrixRow]
@@ -129,16 +121,13 @@ class MatrixGroup:
     fold: bool
 
     @property
-    def hidden(self) -> bool:
-        """Whether a phone leaves out its heading."""
+    def hidden(self) -> bool:  # whether a phone leaves out its heading
         return self.fold and self.shown >= PHONE_STORIES
 
 
 @dataclass(frozen=True)
 class MatrixBlock:
-    """One category as ``arena/_matrix.html#bodies`` draws it: its heading's links (a "Hide" that
-    folds it; a collapsed one's that load its rows, without JavaScript the page with it unfolded),
-    its groups and, past ``PHONE_STORIES``, a phone's link to the page with it alone."""
+    """One category's ``<tbody>``: its heading's links (``matrix_category_urls``) and groups."""
 
     block: CategoryBlock
     fold_url: str
@@ -151,10 +140,7 @@ class MatrixBlock:
 def matrix_blocks(
     matrix: Matrix, arena: str, query: Mapping[str, str] | None = None
 ) -> list[MatrixBlock]:
-    """The story matrix as ``arena/_matrix.html`` draws it, a ``<tbody>`` per category. ``query``:
-    what its links carry besides the category (filters, ranking, products shown). A phone shows
-    each category's first ``PHONE_STORIES`` stories and a link to the rest, unless the page shows
-    one category."""
+    """A ``<tbody>`` per category; ``query``: what its links carry besides the category."""
     out = []
     for block in matrix.blocks:
         groups, shown = [], 0
@@ -168,8 +154,7 @@ def matrix_blocks(
 
 
 def matrix_rows(group: MatrixGroup, arena: str) -> SafeString:
-    """A sub-group's rows: each story with its persona's name under it and its cells, with flag
-    controls; on a phone, those past the category's first ``PHONE_STORIES`` left out."""
+    """A sub-group's rows: each story with its persona's name and its cells."""
     stories = links.url_prefix("story-detail", arena)
     labels: dict[int, str] = {}
     at = cells_at()
@@ -186,9 +171,7 @@ def matrix_rows(group: MatrixGroup, arena: str) -> SafeString:
 
 
 def product_rows(rows: Iterable[MatrixRow], arena: str) -> SafeString:
-    """The rows of a product's page's verdict table (``arena_matrix`` rows of its one column): the
-    story with its persona, the verdict linking to its proof, and its flag control. Written in
-    Python as the matrix's rows are, for the same reason (docs/architecture.md)."""
+    """The product page's verdict table: each story, its persona, its cell and flag control."""
     stories = links.url_prefix("story-detail", arena)
     labels: dict[int, str] = {}
     at = cells_at()

@@ -1,11 +1,12 @@
 """The query parameters of the pages and the API, each named once (``Param``), and which ones each
-page reads (``PAGE_PARAMS``, the page cache's allow-list); ``links`` writes them back."""
+page reads (``PAGE_PARAMS``, the page cache's allow-list)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from django.http import HttpRequest, QueryDict
 from django_htmx.middleware import HtmxDetails
@@ -58,7 +59,7 @@ MUST_KEPT = 2  # the largest choice of must-have stories whose page is kept
 
 
 def _product_list(value: str) -> bool:
-    """Two or three distinct slugs: a bounded number of orderings per arena."""
+    """Two or three distinct slugs."""
     slugs = value.split(",")
     return (
         COMPARE_MIN <= len(slugs) <= min(COMPARE_MAX, COMPARE_KEPT)
@@ -131,17 +132,22 @@ FORM = Param("form")
 SENT = Param("sent")
 
 
+def query_string(pairs: Mapping[str, str] | Sequence[tuple[str, str]]) -> str:
+    """``?a=1&b=2`` or ``""``; ``:`` and ``,`` unescaped, so ``?weights=a:3,b:0`` reads as written."""
+    written = urlencode(pairs, safe=":,")
+    return f"?{written}" if written else ""
+
+
 def format_param(formats: Iterable[str]) -> Param:
     return Param("format", _one_of(*formats))
 
 
 def text(query: QueryDict, param: Param) -> str:
-    """The last value given, less control characters (PostgreSQL refuses a NUL), bounded."""
+    """The last value given, bounded, less control characters (PostgreSQL refuses a NUL)."""
     return clean_text(query.get(param.name) or "")[:PARAM_MAX_LENGTH]
 
 
 def split_items(values: Iterable[str]) -> list[str]:
-    """The comma-separated items of the values, in order, each once, stripped."""
     items: list[str] = []
     for value in values:
         for item in value.split(","):
@@ -151,7 +157,7 @@ def split_items(values: Iterable[str]) -> list[str]:
 
 
 def slug_list(query: QueryDict, param: Param) -> list[str]:
-    """``?<name>=a,b`` or ``?<name>=a&<name>=b``: the slugs, each once."""
+    """``?<name>=a,b`` or ``?<name>=a&<name>=b``."""
     values = [clean_text(v)[: PARAM_MAX_LENGTH * 10] for v in query.getlist(param.name)[:SHOW_MAX]]
     return [slug for slug in split_items(values) if SLUG.fullmatch(slug)][:SHOW_MAX]
 
@@ -226,31 +232,8 @@ class ArenaAsked:
         )
 
 
-@dataclass(frozen=True)
-class HeadToHeadAsked:
-    a: str
-    b: str
-    diff: bool
-    open_all: bool
-    opened: int | None
-
-    @classmethod
-    def of(cls, query: QueryDict) -> HeadToHeadAsked:
-        return cls(
-            a=text(query, A).strip(),
-            b=text(query, B).strip(),
-            diff=diff_asked(query),
-            open_all=text(query, OPEN) == "all",
-            opened=opened_round(query),
-        )
-
-
 def opened_round(query: QueryDict) -> int | None:
     return number_in(text(query, OPEN), 0, RECORD_ID_MAX)
-
-
-def diff_asked(query: QueryDict) -> bool:
-    return text(query, DIFF) == "1"
 
 
 # Which flag form a request is for: its element ids carry it, so two on one page never share one.
@@ -261,34 +244,6 @@ PAGE_FORM = "page"
 def flag_form_id(query: QueryDict) -> str:
     value = query.get(FORM.name, "")
     return value if FORM_ID.fullmatch(value) else PAGE_FORM
-
-
-@dataclass(frozen=True)
-class DisputesAsked:
-    """``problems``: what cannot be read (a 400; the rest still filters)."""
-
-    product: str
-    story: int | None
-    state: str
-    page: str
-    problems: tuple[str, ...]
-
-    @classmethod
-    def of(cls, query: QueryDict) -> DisputesAsked:
-        problems = []
-        product = text(query, DISPUTE_PRODUCT).strip()
-        if product and not SLUG.fullmatch(product):
-            problems.append(f"No product {product[:60]!r} in this arena.")
-            product = ""
-        story_text = text(query, DISPUTE_STORY).strip()
-        story = record_id(story_text) if story_text else None
-        if story_text and story is None:
-            problems.append("A story is given by its number (?story=12).")
-        state = text(query, DISPUTE_STATE).strip()
-        if state and state not in DISPUTE_STATES:
-            problems.append(f"A state is one of: {', '.join(DISPUTE_STATES)}.")
-            state = ""
-        return cls(product, story, state, text(query, PAGE).strip(), tuple(problems))
 
 
 # The parameters each page reads, in their canonical order; the page cache drops any other.

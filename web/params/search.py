@@ -1,4 +1,4 @@
-"""The site search's ``?q=`` and the home page's "X vs Y" picker, with a 400's message when unusable."""
+"""The site search's ``?q=``, with a 400's message when unusable."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.http import QueryDict
 
 from core.text import clean_text
-from web.params import PICK_ARENA, SEARCH_Q, SLUG, A, B
+from web.params import SEARCH_Q
 
 SEARCH_MAX_LENGTH = 100  # longer is refused, not cut
 SEARCH_MIN_CHARS = 2  # letters or digits (one letter finds everything)
@@ -36,26 +36,3 @@ class SearchAsked:
         else:
             problem = ""
         return cls("" if problem else text, asked=True, problem=problem)
-
-
-@dataclass(frozen=True)
-class PairPicked:
-    """The picker's arena and two products, or a 400's ``problem``."""
-
-    arena: str
-    a: str
-    b: str
-    problem: str = ""
-
-    @classmethod
-    def of(cls, query: QueryDict) -> PairPicked:
-        arena, a, b = (
-            clean_text(query.get(p.name) or "").strip()[:120] for p in (PICK_ARENA, A, B)
-        )
-        if not (arena and a and b):
-            return cls(arena, a, b, "Pick an arena and two of its products.")
-        if not all(SLUG.fullmatch(s) for s in (arena, a, b)):
-            return cls(arena, a, b, "Pick the arena and the products from the lists.")
-        if a == b:
-            return cls(arena, a, b, "Pick two different products to compare.")
-        return cls(arena, a, b)

@@ -17,7 +17,6 @@ from stories.models import Evidence
 from stories.values import CellValue
 from web.pages import arena, cells, compare, facts, front, links, matrix
 from web.pages.cells import NO_SOURCES, CardCell
-from web.params import links as query
 
 register = template.Library()
 
@@ -28,12 +27,12 @@ register.filter("arena_updated", cells.arena_updated)
 for _filter in (cells.iso_day, cells.iso_minute, cells.iso_second):
     register.filter(_filter.__name__, _filter, expects_localtime=True)
 register.filter("weight_groups", arena.weight_groups)
-register.filter("weights_hx_vals", query.weights_hx_vals)
+register.filter("weights_hx_vals", links.weights_hx_vals)
 register.filter("first_leads", first_leads)  # an arena card's first product leads the second
 register.filter("search_url", front.search_url)
 register.filter("pairs", compare.pairs)
 register.filter("picked_first", compare.picked_first)
-register.simple_tag(query.page_query, name="page_url")
+register.simple_tag(lambda number: f"?page={int(number)}", name="page_url")
 
 
 @register.filter

@@ -1,5 +1,4 @@
-"""An arena's disputes in the open: the page (htmx swaps the list in place) and its JSON form
-(docs/contract.md); a filter that names nothing is a 400 with a message."""
+"""An arena's disputes in the open, page and JSON; a filter that names nothing is a 400."""
 
 from __future__ import annotations
 
@@ -24,7 +23,8 @@ from flags.disputes import (
 from products.models import Product
 from stories.models import Story
 from web import params
-from web.params import HtmxHttpRequest, fragment_asked, links
+from web.pages import links
+from web.params import HtmxHttpRequest, fragment_asked
 
 
 def arena_or_404(slug: str, *, close_calls: bool = False) -> CountedArena:
@@ -41,12 +41,8 @@ class DisputesRead:
     arena: CountedArena
     filters: DisputeFilters
     problems: list[str]
-    asked: params.DisputesAsked
+    page: str
     products: list[Product]
-
-    @property
-    def status(self) -> int:
-        return 400 if self.problems else 200
 
     def url(self, page: int = 1) -> str:
         f = self.filters
@@ -62,24 +58,33 @@ class DisputesRead:
 def disputes_read(query: QueryDict, slug: str) -> DisputesRead:
     """The filters asked for, read against the arena; each naming nothing of it is a problem."""
     arena = arena_or_404(slug)
-    asked = params.DisputesAsked.of(query)
     products = selectors.arena_product_list(arena=arena)
-    problems = list(asked.problems)
-    product = next((p for p in products if p.slug == asked.product), None)
-    if asked.product and product is None:
-        problems.append(f"No product {asked.product!r} in this arena.")
-    story = Story.objects.filter(arena=arena, pk=asked.story).first() if asked.story else None
-    if asked.story and story is None:
-        problems.append(f"No story {asked.story} in this arena.")
-    state = asked.state if asked.state in DISPUTE_STATES else ""
-    return DisputesRead(arena, DisputeFilters(product, story, state), problems, asked, products)
+    problems = []
+    asked = params.text(query, params.DISPUTE_PRODUCT).strip()
+    product = next((p for p in products if p.slug == asked), None)
+    if asked and product is None:
+        problems.append(f"No product {asked[:60]!r} in this arena.")
+    asked = params.text(query, params.DISPUTE_STORY).strip()
+    number = params.record_id(asked) if asked else None
+    story = Story.objects.filter(arena=arena, pk=number).first() if number else None
+    if asked and number is None:
+        problems.append("A story is given by its number (?story=12).")
+    elif number and story is None:
+        problems.append(f"No story {number} in this arena.")
+    state = params.text(query, params.DISPUTE_STATE).strip()
+    if state and state not in DISPUTE_STATES:
+        problems.append(f"A state is one of: {', '.join(DISPUTE_STATES)}.")
+        state = ""
+    page = params.text(query, params.PAGE).strip()
+    return DisputesRead(arena, DisputeFilters(product, story, state), problems, page, products)
 
 
 @require_safe
 @vary_on_headers("HX-Request", "HX-History-Restore-Request")
 def arena_disputes(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     read = disputes_read(request.GET, arena)
-    listed = arena_dispute_page(arena=read.arena, filters=read.filters, number=read.asked.page or 1)
+    status = 400 if read.problems else 200
+    listed = arena_dispute_page(arena=read.arena, filters=read.filters, number=read.page or 1)
     page = listed.page
     page_url = read.url(page.number)
     ctx: dict[str, Any] = {
@@ -97,12 +102,12 @@ def arena_disputes(request: HtmxHttpRequest, arena: str) -> HttpResponse:
         "fragment": fragment_asked(request.htmx),
     }
     if ctx["fragment"]:
-        response = render(request, "arena/disputes.html#dispute-list", ctx, status=read.status)
-        if read.status != 200:
+        response = render(request, "arena/disputes.html#dispute-list", ctx, status=status)
+        if read.problems:
             # htmx swaps no 4xx by default: the message shows in place
             response["HX-Reswap"] = "innerHTML"
         return push_url(response, page_url)
-    return render(request, "arena/disputes.html", ctx, status=read.status)
+    return render(request, "arena/disputes.html", ctx, status=status)
 
 
 def dispute_data(d: Dispute) -> dict[str, Any]:
@@ -140,7 +145,7 @@ def arena_disputes_json(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     read = disputes_read(request.GET, arena)
     if read.problems:
         return JsonResponse({"detail": " ".join(read.problems)}, status=400)
-    listed = arena_dispute_page(arena=read.arena, filters=read.filters, number=read.asked.page or 1)
+    listed = arena_dispute_page(arena=read.arena, filters=read.filters, number=read.page or 1)
     page, f = listed.page, read.filters
     return JsonResponse(
         {

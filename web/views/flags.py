@@ -18,7 +18,7 @@ from stories.values import CellValue
 from web import params
 from web.formats.feeds import recent_changes_queryset
 from web.http.clients import client_key
-from web.params import HtmxHttpRequest, links
+from web.params import HtmxHttpRequest
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -31,7 +31,9 @@ def flag_create(request: HtmxHttpRequest, cell: int) -> HttpResponse:
     template = "flags/flag_form.html"
     partial = f"{template}#flag-form" if request.htmx else template
     form_id = params.flag_form_id(request.GET)
-    url = reverse("flag-create", args=[flagged.pk]) + links.flag_form_query(form_id)
+    url = reverse("flag-create", args=[flagged.pk]) + (
+        "" if form_id == params.PAGE_FORM else f"?form={form_id}"
+    )
     context: dict[str, Any] = {"cell": flagged, "form_id": form_id, "post_url": url}
     posted = request.method == "POST"
     form = FlagForm(request.POST if posted else None, auto_id=f"flag-{form_id}-%s")
@@ -52,7 +54,7 @@ def flag_create(request: HtmxHttpRequest, cell: int) -> HttpResponse:
             if request.htmx:
                 done = {**context, "flag": flag}
                 return render(request, f"{template}#flag-done", done, status=201)
-            return redirect(reverse("flag-status", args=[flag.token]) + links.flag_sent_query())
+            return redirect(reverse("flag-status", args=[flag.token]) + "?sent=1")
     response = render(request, partial, {**context, "form": form}, status=status)
     if retry_after:
         response["Retry-After"] = str(retry_after)

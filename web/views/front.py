@@ -1,5 +1,4 @@
-"""The front door's views: the site search, the home page's "X vs Y" picker (its redirect without
-JavaScript), the 404 that suggests a way on, and the API reference inside the site's pages."""
+"""The front door: the search, the "X vs Y" picker without JavaScript, the 404, the API reference."""
 
 from __future__ import annotations
 
@@ -18,16 +17,16 @@ from rest_framework.response import Response
 
 from arena import selectors
 from arena.selectors.search import SEARCH_LIMIT, known_pages, site_search
+from core.text import clean_text
 from web import params
 from web.pages import front
-from web.params import SEARCH_Q, HtmxHttpRequest
-from web.params.search import SEARCH_MAX_LENGTH, PairPicked, SearchAsked
+from web.params import PICK_ARENA, SEARCH_Q, A, B, HtmxHttpRequest
+from web.params.search import SEARCH_MAX_LENGTH, SearchAsked
 
 
 @require_safe
 def search(request: HtmxHttpRequest) -> HttpResponse:
-    """``/search/?q=…``: the arenas, products and stories the words find, grouped by kind; an
-    empty, too long or wordless search is a 400 saying what to type instead."""
+    """The arenas, products and stories the words find; an unusable search is a 400 saying why."""
     asked = SearchAsked.of(request.GET)
     results = site_search(asked.text) if asked.text else None
     ctx = {
@@ -42,21 +41,22 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
 
 @require_safe
 def pick_pair(request: HtmxHttpRequest) -> HttpResponse:
-    """The "X vs Y" picker's form without JavaScript: its arena and two products, redirected to
-    their head-to-head; the same product twice is a 400, an unknown arena or product a 404, each
-    with a message and the way back."""
-    picked = PairPicked.of(request.GET)
-    if picked.problem:
-        return _pick_problem(request, picked.problem, 400)
-    arena = selectors.arena_get(slug=picked.arena)
+    """Redirects to the pair's head-to-head; a bad pick is a 400, an unknown one a 404."""
+    query = request.GET
+    slug, a, b = (clean_text(query.get(p.name) or "").strip()[:120] for p in (PICK_ARENA, A, B))
+    if not (slug and a and b):
+        return _pick_problem(request, "Pick an arena and two of its products.", 400)
+    if not all(params.SLUG.fullmatch(s) for s in (slug, a, b)):
+        return _pick_problem(request, "Pick the arena and the products from the lists.", 400)
+    if a == b:
+        return _pick_problem(request, "Pick two different products to compare.", 400)
+    arena = selectors.arena_get(slug=slug)
     if arena is None:
-        return _pick_problem(request, f"There is no arena {picked.arena!r}.", 404)
-    pair = selectors.arena_product_pair_get(arena=arena, a=picked.a, b=picked.b)
-    missing = [s for s in (picked.a, picked.b) if s not in pair]
-    if missing:
-        message = f"{arena.name} has no product {missing[0]!r}."
-        return _pick_problem(request, message, 404)
-    return redirect(reverse("head-to-head", args=[arena.slug, picked.a, picked.b]))
+        return _pick_problem(request, f"There is no arena {slug!r}.", 404)
+    pair = selectors.arena_product_pair_get(arena=arena, a=a, b=b)
+    if missing := [s for s in (a, b) if s not in pair]:
+        return _pick_problem(request, f"{arena.name} has no product {missing[0]!r}.", 404)
+    return redirect(reverse("head-to-head", args=[arena.slug, a, b]))
 
 
 def _pick_problem(request: HttpRequest, message: str, status: int) -> HttpResponse:
@@ -65,8 +65,7 @@ def _pick_problem(request: HttpRequest, message: str, status: int) -> HttpRespon
 
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    """The site's 404 (``handler404``, and with ``DEBUG_SITE_404`` in DEBUG too): the arenas,
-    products and stories nearest to the missing address, and the search form."""
+    """``handler404``: the pages nearest to the missing address, and the search form."""
     known = known_pages(arena=front.arena_named(request.path))
     ctx: dict[str, Any] = {
         "request_path": request.path,
@@ -83,10 +82,8 @@ def _api_schema() -> dict[str, Any]:
 
 
 class ApiDocsView(SpectacularSwaggerSplitView):
-    """The API reference inside the site's header, navigation and footer: every endpoint written
-    out from the OpenAPI schema (no JavaScript needed), and the interactive Swagger UI from our
-    static files below it, whose set-up script is the split view's own (``?script``), so no
-    inline script is needed."""
+    """The API reference in the site's pages: every endpoint written out from the schema, then
+    Swagger UI, set up by the split view's own script (``?script``), no inline script."""
 
     template_name = "api/docs.html"
 

@@ -1,6 +1,5 @@
-"""``/metrics`` (Prometheus), only with ``Authorization: Bearer <METRICS_TOKEN>`` (a 404 without
-the setting): what the processes counted (``web.http.observability``) and what is read at each
-scrape from the database and the broker's Redis."""
+"""``/metrics`` (Prometheus), only with ``Authorization: Bearer <METRICS_TOKEN>``: the processes'
+counters (``web.http.observability``) and what each scrape reads from the database and the broker."""
 
 import hmac
 import logging
@@ -47,8 +46,6 @@ def _queue_names() -> list[str]:
 
 
 class ScrapeCollector(Collector):
-    """The figures read at each scrape."""
-
     def collect(self) -> Iterator[Metric]:
         up = GaugeMetricFamily("arena_database_up", "1 when the database answered the scrape")
         try:
@@ -119,8 +116,7 @@ class ScrapeCollector(Collector):
 
 
 def exposition() -> bytes:
-    """The processes' counters (every gunicorn worker's with PROMETHEUS_MULTIPROC_DIR) and the
-    figures read now."""
+    """Every gunicorn worker's counters with PROMETHEUS_MULTIPROC_DIR, and the figures read now."""
     scraped = CollectorRegistry()
     scraped.register(ScrapeCollector())
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):

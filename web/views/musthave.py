@@ -1,6 +1,5 @@
 """The must-have check: which products meet every story and fact a visitor cannot do without
-(``?must=<story ids>&need=<facts>``, with the visitor's ``?weights=`` ordering the products), which
-fail and on what, and how sure each answer is (``arena.scoring.musthave``)."""
+(``?must=<story ids>&need=<facts>``), which fail and on what (``arena.scoring.musthave``)."""
 
 from __future__ import annotations
 
@@ -12,17 +11,16 @@ from django.views.decorators.http import require_safe
 from arena import selectors
 from arena.scoring.musthave import NEED_LABELS, NEEDS, MustHaves
 from arena.selectors.musthave import must_check_get
-from web.params import HtmxHttpRequest, links
+from web.pages import links
+from web.params import HtmxHttpRequest
 from web.params.musthave import MustHaveAsked
 from web.views.disputes import arena_or_404
 
 
 @require_safe
 def arena_must_have(request: HtmxHttpRequest, arena: str) -> HttpResponse:
-    """The check's form (a plain GET form with a checkbox per story and fact) and, once something
-    is chosen, every product's answer. A choice spelled otherwise than the canonical address
-    (the form's repeated parameters, another order) is redirected to it; what cannot be read (not
-    a number, an unknown fact or story, too many) is a 400 with the form and what is wrong."""
+    """The check's form and every product's answer. Another spelling of a choice is redirected
+    to the canonical address; what cannot be read is a 400 with the form and what is wrong."""
     found = arena_or_404(arena)
     asked = MustHaveAsked.of(request.GET)
     check = must_check_get(arena=found, must=asked.must, weights=asked.weights)

@@ -3,7 +3,7 @@ turns "not found" into a 404 and renders one template, or one partial of it for 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.http import Http404, HttpResponse
@@ -18,8 +18,8 @@ from arena.selectors.search import arena_product_choices
 from flags.disputes import arena_open_dispute_counts, cell_dispute_list
 from products.models import Product
 from web import params
-from web.pages import links as page_links
-from web.params import HtmxHttpRequest, fragment_asked, links
+from web.pages import links
+from web.params import HtmxHttpRequest, fragment_asked
 from web.views.disputes import arena_or_404
 
 # The regions of the arena page that htmx swaps in place (the ids of their elements).
@@ -48,43 +48,81 @@ def methodology(request: HtmxHttpRequest) -> HttpResponse:
 @require_safe
 @vary_on_headers("HX-Request", "HX-Target", "HX-History-Restore-Request")
 def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
-    """An arena's leaderboard and story matrix, as ``web.params.ArenaAsked`` reads the query; htmx
-    asks for the leaderboard, the matrix or a collapsed category's rows."""
+    """An arena's leaderboard and matrix; htmx asks for either or a collapsed category's rows."""
     found = arena_or_404(arena)
     asked = params.ArenaAsked.of(request.GET)
     partial = _arena_partial(request, asked.filters)
+    arena_url = found.get_absolute_url()
+
+    def address(weights: str, rank: str = "") -> str:
+        query = links.arena_query(
+            asked.filters, show=asked.show, fold=asked.fold, weights=weights, rank=rank
+        )
+        return arena_url + query
+
     if partial is None and asked.weights.from_form:
         # the weights panel without JavaScript: its fields become the shareable ?weights= address
         board = selectors.arena_leaderboard(arena=found, asked=asked.weights)
-        query = links.arena_query(
-            asked.filters, show=asked.show, fold=asked.fold, weights=board.weights_query
-        )
-        return redirect(f"{found.get_absolute_url()}{query}#leaderboard-section")
+        return redirect(address(board.weights_query) + "#leaderboard-section")
     rank = asked.rank or selectors.RANK_PA
     ctx: dict[str, Any] = {
         "arena": found,
-        "arena_url": found.get_absolute_url(),
-        "urls": page_links.arena_page_urls(found.slug),  # the other addresses the page links
-        # each product's open disputes (the leaderboard's rows, the matrix's heads): one query
+        "arena_url": arena_url,
+        "urls": links.arena_page_urls(found.slug),  # the other addresses the page links
         "open_disputes": arena_open_dispute_counts(arena=found),
         "filters": asked.filters,
         # the rank asked for, which the filter form carries along unless it is the default
         "rank": "" if rank == selectors.RANK_PA else rank,
         "fragment": partial is not None,
+        "weights_query": asked.weights_carried,
     }
+    if partial in (None, "leaderboard"):
+        if partial is None:
+            ctx["categories"] = selectors.arena_category_list(arena=found)
+        names = [c.name for c in ctx["categories"]] if partial is None else None
+        ctx["board"] = board = selectors.arena_leaderboard(
+            arena=found, key=rank, categories=names, asked=asked.weights
+        )
+        ctx["rank"] = "" if board.weighted else ctx["rank"]
+        ctx.update(_weights_panel(board, asked, address))
     if partial == "leaderboard":
-        return _leaderboard_fragment(request, ctx, asked, rank=rank)
-    if partial is None:
-        products, ranking = _arena_board(ctx, asked, rank=rank)
-    else:
+        ctx["weights_sent"] = asked.weights_sent
+        response = render(request, "arena/detail.html#leaderboard", ctx)
+        if not asked.weights_sent:
+            return response
+        # the weights as canonically written (none once the rank or "Reset" replaced them)
+        return push_url(response, address(board.weights_query, ctx["rank"]))
+    if partial is not None:
         products, ranking = selectors.arena_product_ranking(arena=found, key=rank)
-        ctx["weights_query"] = asked.weights_carried
         if asked.weights_carried:  # the columns follow the visitor's weights, as the board does
             board = selectors.arena_leaderboard(arena=found, key=rank, asked=asked.weights)
             ranking = [r.product_id for r in board.rows]
+    else:
+        products = selectors.arena_product_list(arena=found)
+        ranking = [r.product_id for r in board.rows]  # the visitor's weights' order when set
+        ctx["persona_results"] = selectors.arena_persona_result_list(arena=found)
+        ctx["adjacent"] = selectors.arena_adjacent_list(arena=found)
     _matrix_context(ctx, asked, products=products, ranking=ranking)
     template = "arena/detail.html" + (f"#{partial}" if partial else "")
     return render(request, template, ctx)
+
+
+def _weights_panel(
+    board: selectors.Leaderboard, asked: params.ArenaAsked, address: Callable[[str], str]
+) -> dict[str, Any]:
+    """The canonical weights, the presets' (rank as a user type would) and the reset's addresses."""
+    presets = [
+        (f"Rank as {'an' if k.label[:1] in 'aeiou' else 'a'} {k.label} would", w, address(w))
+        for k in (board.reading.keys if board.reading else ())
+        if k.kind == selectors.PERSONA
+        for w in [f"{k.key}:{selectors.WEIGHT_CRITICAL}"]
+    ]
+    return {
+        "weights_query": board.weights_query,
+        "weights_reset_url": address(""),
+        "weights_presets": presets,
+        "weights_hidden": links.arena_params(asked.filters, show=asked.show, fold=asked.fold),
+    }
 
 
 def _arena_partial(request: HtmxHttpRequest, filters: selectors.MatrixFilters) -> str | None:
@@ -99,47 +137,6 @@ def _arena_partial(request: HtmxHttpRequest, filters: selectors.MatrixFilters) -
     if partial not in ARENA_PARTIALS:
         return "matrix" if filters.active else "leaderboard"
     return partial
-
-
-def _leaderboard_fragment(
-    request: HtmxHttpRequest, ctx: dict[str, Any], asked: params.ArenaAsked, *, rank: str
-) -> HttpResponse:
-    board = selectors.arena_leaderboard(arena=ctx["arena"], key=rank, asked=asked.weights)
-    ctx["board"] = board
-    _weights_context(ctx, board, asked)
-    ctx["weights_sent"] = asked.weights_sent
-    response = render(request, "arena/detail.html#leaderboard", ctx)
-    if not asked.weights_sent:
-        return response
-    # the address says the weights in their canonical form (and without them once the rank or
-    # "Reset" replaced them)
-    query = links.arena_query(
-        asked.filters,
-        show=asked.show,
-        fold=asked.fold,
-        weights=board.weights_query,
-        rank=ctx["rank"],
-    )
-    return push_url(response, f"{ctx['arena_url']}{query}")
-
-
-def _arena_board(
-    ctx: dict[str, Any], asked: params.ArenaAsked, *, rank: str
-) -> tuple[list[Product], Sequence[scoring.ProductKey]]:
-    """The whole page's leaderboard and what surrounds it; the products and the ranking (the
-    board's order) the matrix's columns follow."""
-    arena = ctx["arena"]
-    categories = selectors.arena_category_list(arena=arena)
-    ctx["board"] = board = selectors.arena_leaderboard(
-        arena=arena, key=rank, categories=[c.name for c in categories], asked=asked.weights
-    )
-    _weights_context(ctx, board, asked)
-    products = selectors.arena_product_list(arena=arena)
-    ranking = [r.product_id for r in board.rows]  # the visitor's weights' order when set
-    ctx["categories"] = categories
-    ctx["persona_results"] = selectors.arena_persona_result_list(arena=arena)
-    ctx["adjacent"] = selectors.arena_adjacent_list(arena=arena)
-    return products, ranking
 
 
 def _matrix_context(
@@ -169,39 +166,16 @@ def _matrix_context(
     ctx["default_show"] = ",".join(p.slug for p in default)
     ctx["pick_columns"] = len(products) > selectors.MATRIX_COLUMNS
     ctx["column_limit"] = selectors.MATRIX_COLUMNS
-    ctx["matrix_query"] = links.matrix_category_params(
-        asked.filters,
-        rank=ctx["rank"],
-        picked=picked,
-        fold=asked.fold,
-        weights=ctx["weights_query"],
-    )
-
-
-def _weights_context(
-    ctx: dict[str, Any], board: selectors.Leaderboard, asked: params.ArenaAsked
-) -> None:
-    """The weights panel's: the canonical weights, the presets' and the reset's addresses."""
-    ctx["weights_query"] = board.weights_query
-    if board.weighted:
-        ctx["rank"] = ""
-    base = ctx["arena_url"]
-
-    def url(weights: str) -> str:
-        query = links.arena_query(asked.filters, show=asked.show, fold=asked.fold, weights=weights)
-        return f"{base}{query}"
-
-    ctx["weights_reset_url"] = url("")
-    presets = [
-        (key.label, links.weights_write([(key.key, selectors.WEIGHT_CRITICAL)]))
-        for key in (board.reading.keys if board.reading else ())
-        if key.kind == selectors.PERSONA
-    ]
-    ctx["weights_presets"] = [
-        (f"Rank as {'an' if label[:1] in 'aeiou' else 'a'} {label} would", weights, url(weights))
-        for label, weights in presets
-    ]
-    ctx["weights_hidden"] = links.arena_params(asked.filters, show=asked.show, fold=asked.fold)
+    # what a collapsed category's links carry besides it (the folds only when none is shown)
+    kept = {
+        **asked.filters.as_params(),
+        "category": "",
+        "rank": ctx["rank"],
+        "show": picked,
+        "fold": "" if asked.filters.category else ",".join(asked.fold),
+        "weights": ctx["weights_query"],
+    }
+    ctx["matrix_query"] = {k: v for k, v in kept.items() if v}
 
 
 def _view_links(*, diff: bool, open_all: bool) -> dict[str, str]:
@@ -219,17 +193,19 @@ def _view_links(*, diff: bool, open_all: bool) -> dict[str, str]:
 def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpResponse:
     found = arena_or_404(arena, close_calls=True)  # (what would settle a close pair)
     error, status = "", 200
-    asked = params.HeadToHeadAsked.of(request.GET)
-    diff, open_all, opened = asked.diff, asked.open_all, asked.opened
+    query = request.GET
+    diff = params.text(query, params.DIFF) == "1"
+    open_all, opened = params.text(query, params.OPEN) == "all", params.opened_round(query)
     view = links.head_to_head_query(diff=diff, open_all=open_all)
-    if asked.a and asked.b and (asked.a, asked.b) != (a, b):
-        if not (params.SLUG.fullmatch(asked.a) and params.SLUG.fullmatch(asked.b)):
+    new_a, new_b = params.text(query, params.A).strip(), params.text(query, params.B).strip()
+    if new_a and new_b and (new_a, new_b) != (a, b):
+        if not (params.SLUG.fullmatch(new_a) and params.SLUG.fullmatch(new_b)):
             # not a product of any arena (a hand-edited address): say so, keep the current pair
             error, status = "Pick two products from the list.", 400
-        elif asked.a == asked.b:
+        elif new_a == new_b:
             error = "Pick two different products."
         else:
-            a, b = asked.a, asked.b
+            a, b = new_a, new_b
             if not fragment_asked(request.htmx):
                 return redirect(reverse("head-to-head", args=[found.slug, a, b]) + view)
     products = selectors.arena_product_list(arena=found)  # (the pair picker lists them too)
@@ -319,7 +295,7 @@ def arena_compare(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     found = arena_or_404(arena)
     products = selectors.arena_product_list(arena=found)
     slugs = params.slug_list(request.GET, params.PRODUCTS)
-    diff = params.diff_asked(request.GET)
+    diff = params.text(request.GET, params.DIFF) == "1"
     pick = selectors.compare_pick(products=products, slugs=slugs)
     status = 200 if pick.ok or not slugs else 400
     cmp = (

@@ -1,6 +1,5 @@
-"""An arena's verification queue: its unverified cells ranked by how many close calls they help
-settle (``/arenas/<arena>/verify/``, a plain page, and ``/arenas/<arena>/verify.json``,
-docs/contract.md). Read from the close calls the recompute stored (``arena.selectors.settle``)."""
+"""An arena's verification queue, page and JSON: its unverified cells ranked by how many close
+calls they help settle (``arena.selectors.settle``)."""
 
 from __future__ import annotations
 

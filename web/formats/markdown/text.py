@@ -1,6 +1,5 @@
-"""The markdown views' template filters (``{% load markdown %}``): every text from the data goes
-through ``md`` (or ``paragraphs``, ``url``), so it can never open a link, end a table cell, start
-a heading or break a row."""
+"""The markdown views' filters: every text from the data goes through ``md``, ``paragraphs`` or
+``url``, so it can never open a link, end a table cell, start a heading or break a row."""
 
 import functools
 import re
