@@ -66,7 +66,7 @@ def arena_source_list(*, arena: Arena) -> list[Source]:
     return list(Source.objects.filter(arena=arena).order_by("key"))
 
 
-def cited_sources(arena_id: int, cells: Iterable[Cell]) -> dict[str, Source]:
+def cited_sources(*, arena_id: int, cells: Iterable[Cell]) -> dict[str, Source]:
     """The source list entries the cells' published detail cites, by id: always one query."""
     texts = [
         text
@@ -98,10 +98,6 @@ def story_cell_list(*, story: Story) -> list[Cell]:
         .prefetch_related(with_evidence())
         .order_by("product__position")
     )
-
-
-def story_cited_sources(*, story: Story, cells: list[Cell]) -> dict[str, Source]:
-    return cited_sources(story.arena_id, cells)
 
 
 @dataclass
@@ -167,4 +163,4 @@ def cell_page_get(*, pk: int) -> CellPage | None:
             for other in others
             if other.value.applicable
         ]
-    return CellPage(cell, changes, links, cited_sources(cell.story.arena_id, [cell]))
+    return CellPage(cell, changes, links, cited_sources(arena_id=cell.story.arena_id, cells=[cell]))

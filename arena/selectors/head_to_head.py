@@ -126,5 +126,5 @@ def head_to_head_get(
         shown=len(shown),
         call=scoring.pair_call(ranged["a"], ranged["b"]),
         ranged=ranged,
-        sources=cited_sources(arena.pk, by.values()),
+        sources=cited_sources(arena_id=arena.pk, cells=by.values()),
     )
