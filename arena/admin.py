@@ -66,16 +66,13 @@ class StructureAdmin(RefusesStaleSaves):
             self.refuse(request, exc)
 
     def delete_model(self, request: HttpRequest, obj: Model) -> None:
-        self._delete_all(request, [obj])
+        self.delete_queryset(request, [obj])
 
-    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
-        self._delete_all(request, queryset)
-
-    def _delete_all(self, request: HttpRequest, rows: Iterable[Any]) -> None:
+    def delete_queryset(self, request: HttpRequest, queryset: Iterable[Any]) -> None:
         """All or nothing; a row in use is refused with a message and a 403, never a 500."""
         try:
             with transaction.atomic():
-                for obj in rows:
+                for obj in queryset:
                     structure_delete(obj)
         except (EditConflict, ValidationError) as exc:
             text = " ".join(getattr(exc, "messages", None) or [str(exc)])

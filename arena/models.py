@@ -8,6 +8,8 @@ from core.models import VersionedRecord
 from core.text import SLUG_PATTERN, arena_slugify, validate_one_line
 from core.uris import URIField
 
+PAGE_NAME_HELP = "The name the imported pages use (how they find it after an admin renames it)"
+
 
 class ArenaQuerySet(models.QuerySet):
     def stale(self) -> ArenaQuerySet:
@@ -69,11 +71,7 @@ class Category(VersionedRecord):
     arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="categories")
     name = models.CharField(max_length=120, validators=[validate_one_line])
     blurb = models.CharField(max_length=300, blank=True)
-    page_name = models.CharField(
-        max_length=200,
-        blank=True,
-        help_text="The name the imported pages use (how they find it after an admin renames it)",
-    )
+    page_name = models.CharField(max_length=200, blank=True, help_text=PAGE_NAME_HELP)
     position = models.PositiveIntegerField()
 
     class Meta:
@@ -100,11 +98,7 @@ class Category(VersionedRecord):
 class SubGroup(VersionedRecord):
     category = models.ForeignKey(Category, on_delete=models.CASCADE, related_name="subgroups")
     name = models.CharField(max_length=120, validators=[validate_one_line])
-    page_name = models.CharField(
-        max_length=200,
-        blank=True,
-        help_text="The name the imported pages use (how they find it after an admin renames it)",
-    )
+    page_name = models.CharField(max_length=200, blank=True, help_text=PAGE_NAME_HELP)
     position = models.PositiveIntegerField()
 
     class Meta:
@@ -128,9 +122,7 @@ class Persona(VersionedRecord):
     slug = models.SlugField(max_length=80, unique=True)
     label = models.CharField(max_length=120, validators=[validate_one_line])
     page_slug = models.CharField(
-        max_length=80,
-        blank=True,
-        help_text="The slug the imported pages use (how they find it after an admin renames it)",
+        max_length=80, blank=True, help_text=PAGE_NAME_HELP.replace("name", "slug", 1)
     )
 
     class Meta:
@@ -151,11 +143,7 @@ class AdjacentArena(VersionedRecord):
     product_count = models.PositiveIntegerField()
     leader = models.CharField(max_length=120, validators=[validate_one_line])
     shares = models.CharField(max_length=200, blank=True, help_text="Category the two arenas share")
-    page_name = models.CharField(
-        max_length=200,
-        blank=True,
-        help_text="The name the imported pages use (how they find it after an admin renames it)",
-    )
+    page_name = models.CharField(max_length=200, blank=True, help_text=PAGE_NAME_HELP)
     position = models.PositiveIntegerField()
 
     class Meta:

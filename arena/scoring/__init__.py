@@ -11,10 +11,8 @@ from arena.scoring.certainty import (
 )
 from arena.scoring.ranking import (
     FEW_STORIES,
-    RANK_CATEGORY,
     RANK_INTEGRITY,
     RANK_PA,
-    RANK_PERSONA,
     RANK_VERIFIED,
     PersonaBest,
     Standing,
@@ -23,8 +21,6 @@ from arena.scoring.ranking import (
     order_by,
     persona_decided_by,
     places,
-    rank_key,
-    rank_key_split,
     rivals,
     uphold_effect,
 )

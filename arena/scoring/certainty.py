@@ -86,17 +86,15 @@ class Side:
     @cached_property
     def lows(self) -> list[int]:
         """The rounded low with the 0, 1, 2... largest ``raise_low`` gains verified."""
-        return [
-            coverage_of(self.low_sum + g, self.maximum) or 0
-            for g in accumulate((g for g, _ in self.raise_low), initial=0)
-        ]
+        return self._rounded(self.low_sum, self.raise_low, 1)
 
     @cached_property
     def highs(self) -> list[int]:
-        return [
-            coverage_of(self.high_sum - g, self.maximum) or 0
-            for g in accumulate((g for g, _ in self.cut_high), initial=0)
-        ]
+        return self._rounded(self.high_sum, self.cut_high, -1)
+
+    def _rounded(self, total: int, gains: tuple[tuple[int, CellKey], ...], sign: int) -> list[int]:
+        moved = accumulate((g for g, _ in gains), initial=0)
+        return [coverage_of(total + sign * g, self.maximum) or 0 for g in moved]
 
 
 def _ordered(gains: Iterable[tuple[int, CellKey]]) -> tuple[tuple[int, CellKey], ...]:

@@ -58,12 +58,10 @@ def compare(
     b: ProductKey,
 ) -> CompareSummary:
     """Rounds over the stories (in the order given) where neither cell is ``n/a``."""
-    rounds = []
-    for s in stories:
-        ca, cb = cells_a.get(s.id), cells_b.get(s.id)
-        if ca is not None and cb is not None and is_applicable(ca) and is_applicable(cb):
-            rounds.append(Round(s.id, s.weight, round_winner(ca, cb)))
-    return tally_rounds(rounds, a, b)
+    many = compare_many(stories, [*cells_a.values(), *cells_b.values()], (a, b))
+    return tally_rounds(
+        [Round(r.story_id, r.weight, r.best[0] if r.best else DRAWN) for r in many.rounds], a, b
+    )
 
 
 def tally_rounds(rounds: Sequence[Round], a: ProductKey, b: ProductKey) -> CompareSummary:

@@ -15,8 +15,8 @@ from arena.selectors.arenas import (
 from arena.selectors.cells import (
     arena_source_list,
     cell_page_get,
+    cited_sources,
     story_cell_list,
-    story_cited_sources,
     story_get,
 )
 from arena.selectors.compare import COMPARE_MAX, COMPARE_MIN, compare_many_get, compare_pick

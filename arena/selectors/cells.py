@@ -1,12 +1,11 @@
-"""Cells as the pages read them: ``CellLine``, the light stand-in the matrix, the head-to-head and
-the comparison show; a story's cells; one cell's proof page; the sources their evidence cites."""
+"""Cells as the pages read them: ``CellLine``, the light stand-in the matrix and the comparison
+show; a story's cells; one cell's proof page; the sources their evidence cites."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime
-from typing import NamedTuple
+from datetime import date
 
 from django.db.models import Prefetch
 
@@ -16,23 +15,6 @@ from core.text import source_ids
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story
 from stories.values import Backing, CellValue, backing_of
-
-
-class Quote(NamedTuple):
-    source: str
-    quote: str
-    url: str = ""
-    checked_on: date | None = None
-
-
-class Quotes(tuple[Quote, ...]):
-    """A cell's evidence quotes in page order, with ``all()`` as a prefetched ``evidence``."""
-
-    __slots__ = ()
-
-    def all(self) -> Quotes:
-        return self
-
 
 # ``Backing`` by value: a dict lookup, not the enum's call, once per matrix cell
 _BACKINGS: dict[str, Backing] = {b.value: b for b in Backing}
@@ -48,13 +30,8 @@ class CellLine:
     verdict: str
     proof: str | None
     quality: int | None
-    evidence_as_of: date | None = None
-    rationale: str = ""
-    detail_published: bool = False
-    rationale_predates: datetime | None = None
-    rationale_rewritten_at: datetime | None = None
-    evidence: Quotes = Quotes()
-    backing_read: str | None = None  # ``Cell.objects.with_backing``'s; None: from the detail
+    evidence_as_of: date | None
+    backing_read: str  # ``Cell.objects.with_backing``'s
 
     @property
     def product_id(self) -> int:
@@ -62,25 +39,16 @@ class CellLine:
 
     @property
     def backing(self) -> Backing:
-        if self.backing_read is not None:
-            return _BACKINGS[self.backing_read]
-        quotes = len(self.evidence) if self.detail_published else 0
-        return backing_of(published=self.detail_published, rationale=self.rationale, quotes=quotes)
+        return _BACKINGS[self.backing_read]
 
     @property
     def value(self) -> CellValue:
         return CellValue.of(self)
 
 
-# What a ``CellLine`` is read from (``values_list``), in the order of its fields, and a quote
+# What a ``CellLine`` is read from (``values_list``), in the order of its fields
 CELL_LINE_FIELDS = ("id", "story_id", "product_id", "verdict", "proof", "quality", "evidence_as_of")
-CELL_DETAIL_FIELDS = (
-    "rationale",
-    "detail_published",
-    "rationale_predates",
-    "rationale_rewritten_at",
-)
-QUOTE_FIELDS = ("cell_id", "source", "quote", "url", "checked_on")
+QUOTE_FIELDS = ("cell_id", "source", "quote", "url", "checked_on")  # (the export's)
 
 
 def cell_in(c: Cell | CellLine) -> scoring.CellIn:
@@ -98,7 +66,7 @@ def arena_source_list(*, arena: Arena) -> list[Source]:
     return list(Source.objects.filter(arena=arena).order_by("key"))
 
 
-def cited_sources(arena_id: int, cells: Iterable[Cell | CellLine]) -> dict[str, Source]:
+def cited_sources(*, arena_id: int, cells: Iterable[Cell]) -> dict[str, Source]:
     """The source list entries the cells' published detail cites, by id: always one query."""
     texts = [
         text
@@ -111,7 +79,7 @@ def cited_sources(arena_id: int, cells: Iterable[Cell | CellLine]) -> dict[str, 
     return {s.key: s for s in found}
 
 
-def _with_evidence() -> Prefetch:
+def with_evidence() -> Prefetch:
     return Prefetch("evidence", queryset=Evidence.objects.order_by("position"))
 
 
@@ -127,13 +95,9 @@ def story_cell_list(*, story: Story) -> list[Cell]:
         Cell.objects.on_pages()
         .filter(story=story)
         .select_related("product")
-        .prefetch_related(_with_evidence())
+        .prefetch_related(with_evidence())
         .order_by("product__position")
     )
-
-
-def story_cited_sources(*, story: Story, cells: list[Cell]) -> dict[str, Source]:
-    return cited_sources(story.arena_id, cells)
 
 
 @dataclass
@@ -172,7 +136,7 @@ def cell_page_get(*, pk: int) -> CellPage | None:
         Cell.objects.select_related(
             "story__arena", "story__category", "story__subgroup", "story__persona", "product"
         )
-        .prefetch_related(_with_evidence())
+        .prefetch_related(with_evidence())
         .filter(pk=pk)
         .first()
     )
@@ -199,4 +163,4 @@ def cell_page_get(*, pk: int) -> CellPage | None:
             for other in others
             if other.value.applicable
         ]
-    return CellPage(cell, changes, links, cited_sources(cell.story.arena_id, [cell]))
+    return CellPage(cell, changes, links, cited_sources(arena_id=cell.story.arena_id, cells=[cell]))

@@ -62,7 +62,7 @@ class Standing:
     best: int  # rounds it alone is best in
     shared: int  # rounds it shares the best in
     weighted: int  # Σ weights of the rounds it is best in, alone or shared
-    ranged: scoring.Ranged | None = None  # its PA Score with its range
+    ranged: scoring.Ranged  # its PA Score with its range
 
 
 @dataclass
@@ -126,15 +126,11 @@ def compare_many_get(
     for r in summary.rounds:
         by_category.setdefault(row_of[r.story_id].story.category_id, []).append(r)
     shown = [r for r in rows if not r.drawn] if differences_only else rows
-    ranged = {p: s.ranged or ranged_of(None, p.pk) for p, s in standings.items()}
-    leader = next(
-        (
-            p
-            for p, mine in ranged.items()
-            if all(scoring.pair_call(mine, o).leader == p.pk for q, o in ranged.items() if q != p)
-        ),
-        None,
-    )
+    called = [
+        (p, [scoring.pair_call(s.ranged, o.ranged) for o in standings.values() if o is not s])
+        for p, s in standings.items()
+    ]
+    leader = next((p for p, calls in called if all(c.leader == p.pk for c in calls)), None)
     return ManyComparison(
         products=list(products),
         summary=summary,

@@ -9,21 +9,11 @@ from arena import scoring
 from arena.models import Arena, Source
 from arena.selectors.arenas import arena_story_list
 from arena.selectors.calls import ranged_of
-from arena.selectors.cells import (
-    CELL_DETAIL_FIELDS,
-    CELL_LINE_FIELDS,
-    QUOTE_FIELDS,
-    CellLine,
-    Quote,
-    Quotes,
-    cell_in,
-    cited_sources,
-    winner_of,
-)
+from arena.selectors.cells import cell_in, cited_sources, winner_of, with_evidence
 from arena.selectors.leaderboard import arena_score_list
 from arena.selectors.matrix import CategoryBlock, matrix_block_list
 from products.models import Product
-from stories.models import Cell, Evidence, Story
+from stories.models import Cell, Story
 
 # Over this many rounds, each round's rationale and evidence load when it is opened (a whole
 # arena's cards at once keep a phone busy long enough to delay its first taps).
@@ -34,12 +24,12 @@ HEAD_TO_HEAD_INLINE = 12
 class CompareRow:
     story: Story
     winner: Product | None  # the round's winner; None: drawn
-    cell_a: CellLine
-    cell_b: CellLine
+    cell_a: Cell
+    cell_b: Cell
     number: int = 0  # place in its sub-group, from 1, as the published pages number rounds
 
     @property
-    def cells(self) -> dict[Product, CellLine]:
+    def cells(self) -> dict[Product, Cell]:
         return {self.cell_a.product: self.cell_a, self.cell_b.product: self.cell_b}
 
 
@@ -87,18 +77,14 @@ class Comparison:
 def head_to_head_get(
     *, arena: Arena, a: Product, b: Product, differences_only: bool = False
 ) -> Comparison:
-    """``a`` vs ``b``, their cells with evidence as plain records (a pair may have hundreds)."""
+    """``a`` vs ``b`` story by story, their cells with evidence: three queries."""
     stories = {s.pk: s for s in arena_story_list(arena=arena)}
     pair = {a.pk: a, b.pk: b}
     cells = Cell.objects.filter(story__arena=arena, product__in=list(pair))
-    quotes: dict[int, list[Quote]] = {}
-    evidence = Evidence.objects.filter(cell__in=cells).order_by("cell_id", "position")
-    for cell_id, *quote in evidence.values_list(*QUOTE_FIELDS):
-        quotes.setdefault(cell_id, []).append(Quote(*quote))
-    by: dict[tuple[int, int], CellLine] = {}
-    for pk, sid, pid, *rest in cells.values_list(*CELL_LINE_FIELDS, *CELL_DETAIL_FIELDS):
-        by[sid, pid] = cell = CellLine(pk, sid, pair[pid], *rest)
-        cell.evidence = Quotes(quotes.get(pk, ()))
+    by: dict[tuple[int, int], Cell] = {}
+    for cell in cells.with_backing().prefetch_related(with_evidence()).order_by():
+        cell.product = pair[cell.product_id]
+        by[cell.story_id, cell.product_id] = cell
     summary = scoring.compare(
         [
             scoring.StoryIn(s.pk, s.weight, s.category.name, s.persona.slug)
@@ -140,5 +126,5 @@ def head_to_head_get(
         shown=len(shown),
         call=scoring.pair_call(ranged["a"], ranged["b"]),
         ranged=ranged,
-        sources=cited_sources(arena.pk, by.values()),
+        sources=cited_sources(arena_id=arena.pk, cells=by.values()),
     )

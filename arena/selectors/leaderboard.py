@@ -11,7 +11,7 @@ from django.db.models import Count, Exists, Min, OuterRef, Q
 
 from arena import scoring
 from arena.models import Arena, ProductScore
-from arena.scoring import (
+from arena.scoring.ranking import (
     RANK_CATEGORY,
     RANK_INTEGRITY,
     RANK_PA,
@@ -107,13 +107,11 @@ class Leaderboard:
 
     @property
     def range_groups(self) -> list[list[BoardRow]]:
-        """Runs of two or more rows whose score ranges overlap: an order the evidence does not
-        settle."""
+        """Runs of two or more rows whose score ranges overlap: an order the evidence leaves open."""
         groups: dict[int, list[BoardRow]] = {}
         for row in self.rows:
-            group = getattr(row, "range_group", None)  # (absent: rows ranked before ranges)
-            if group is not None:
-                groups.setdefault(group, []).append(row)
+            if row.range_group is not None:
+                groups.setdefault(row.range_group, []).append(row)
         return [rows for rows in groups.values() if len(rows) > 1]
 
     @property

@@ -181,7 +181,7 @@ def arena_matrix(
     else:
         cells = cells.filter(story__arena=arena)
     by = {
-        (sid, pid): CellLine(pk, sid, columns[pid], verdict, proof, quality, as_of, backing_read=b)
+        (sid, pid): CellLine(pk, sid, columns[pid], verdict, proof, quality, as_of, b)
         for pk, sid, pid, verdict, proof, quality, as_of, b in (
             cells.with_backing().order_by().values_list(*CELL_LINE_FIELDS, "backing")
             if columns and stories

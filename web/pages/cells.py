@@ -15,7 +15,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
 from arena.models import Persona, Source
-from arena.selectors.cells import CellLine, Quote
+from arena.selectors.cells import CellLine
 from core.text import split_source_ids
 from stories import freshness
 from stories.models import Cell
@@ -229,7 +229,7 @@ class Card:
     backing: Backing
     quotes: int
     rationale: list[Ref]
-    evidence: list[tuple[Quote | EvidenceRow, list[Ref]]]  # each quote, its source in pieces
+    evidence: list[tuple[EvidenceRow, list[Ref]]]  # each quote, its source in pieces
     flag_label: str  # ``Inngest on “Resume after a crash”, full``
     url: str  # its proof page
 
@@ -239,7 +239,7 @@ class Card:
 
 
 def card(
-    cell: CardCell,
+    cell: Cell,
     name: str,
     sources: Mapping[str, Source] = NO_SOURCES,
     story: str = "",
@@ -249,7 +249,7 @@ def card(
     value = CellValue(cell.verdict, cell.proof or None, cell.quality)
     as_of: AsOf = getattr(cell, "evidence_as_of", NO_DATE)
     published = cell.detail_published
-    quotes: list[Quote | EvidenceRow] = list(cell.evidence.all()) if published else []
+    quotes: list[EvidenceRow] = list(cell.evidence.all()) if published else []
     on = f" on “{story_name(story)}”" if story else ""
     return Card(
         cell=cell,

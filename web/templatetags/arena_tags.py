@@ -10,10 +10,9 @@ from django.conf import settings
 
 from arena.models import Source
 from arena.selectors.calls import first_leads
-from arena.selectors.cells import Quote
 from core.text import format_figure
 from stories import freshness
-from stories.models import Evidence
+from stories.models import Cell, Evidence
 from stories.values import CellValue
 from web.pages import arena, cells, compare, facts, front, links, matrix
 from web.pages.cells import NO_SOURCES, CardCell
@@ -92,9 +91,7 @@ def evidence_checked(cell: CardCell) -> dict[str, object]:
 
 
 @register.inclusion_tag("arena/_cell.html#evidence")
-def evidence_item(
-    e: Quote | Evidence, sources: Mapping[str, Source] = NO_SOURCES
-) -> dict[str, object]:
+def evidence_item(e: Evidence, sources: Mapping[str, Source] = NO_SOURCES) -> dict[str, object]:
     return {"e": e, "refs": cells.refs(e.source, sources)}
 
 
@@ -106,7 +103,7 @@ def with_refs(text: str, sources: Mapping[str, Source] = NO_SOURCES) -> dict[str
 
 @register.inclusion_tag("arena/_cell.html#card")
 def cell_card(
-    cell: CardCell, name: str, sources: Mapping[str, Source] = NO_SOURCES, story: str = ""
+    cell: Cell, name: str, sources: Mapping[str, Source] = NO_SOURCES, story: str = ""
 ) -> dict[str, object]:
     return {"card": cells.card(cell, name, sources, story)}
 

@@ -267,7 +267,7 @@ def story_detail(request: HtmxHttpRequest, arena: str, story: int) -> HttpRespon
     found = arena_or_404(arena)
     shown = _or_404(selectors.story_get(arena=found, pk=story), f"story {story}")
     cells = selectors.story_cell_list(story=shown)
-    sources = selectors.story_cited_sources(story=shown, cells=cells)
+    sources = selectors.cited_sources(arena_id=shown.arena_id, cells=cells)
     ctx = {"arena": found, "story": shown, "cells": cells, "sources": sources}
     return render(request, "stories/detail.html", ctx)
 

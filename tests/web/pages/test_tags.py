@@ -104,8 +104,7 @@ def test_url_tags_write_what_reverse_does():
 
 
 def _card_cell(**fields):
-    from arena.selectors.cells import Quote, Quotes
-
+    quote = SimpleNamespace(source="github", quote='says "yes" & more', url="", checked_on=None)
     base = {
         "pk": 5,
         "verdict": "full",
@@ -113,7 +112,7 @@ def _card_cell(**fields):
         "quality": 8,
         "rationale": "Works <well>",
         "detail_published": True,
-        "evidence": Quotes([Quote("github", 'says "yes" & more')]),
+        "evidence": SimpleNamespace(all=lambda: [quote]),
         "product": SimpleNamespace(name="A&B"),
         "rationale_predates": None,
         "rationale_rewritten_at": None,
