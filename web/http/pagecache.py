@@ -172,6 +172,7 @@ class PageCacheMiddleware:
             location = request.path + (f"?{query.text}" if query.text else "")
             return _finish(request, HttpResponsePermanentRedirect(location))
         query.apply(request)
+        request.resolver_match = match  # (for the metrics' label: a hit never reaches the resolver)
         version = versioner(**match.kwargs)
         if version is None:  # no such arena or cell: the view says 404
             if limited := self._over_miss_limit(request):  # (made-up addresses are misses too)

@@ -9,13 +9,14 @@ import threading
 
 import pytest
 from django.core.cache import caches
+from django.db.models import F
 from django.test import Client, RequestFactory
 from hypothesis import HealthCheck, given
 from hypothesis import settings as settings_hypothesis
 from hypothesis import strategies as st
 
 from arena.models import Arena, Category, Persona
-from arena.recompute import arena_recompute_scores
+from arena.recompute import arena_content_changed, arena_recompute_scores
 from arena.services import structure_save
 from products.models import Product
 from products.services import product_update
@@ -120,12 +121,34 @@ def test_head_answers_everywhere_with_the_get_headers_and_no_body(client, urls):
         assert int(head["Content-Length"]) == len(body(got)), url
 
 
-def test_a_cached_page_costs_one_query(client, seeded_arena, django_assert_num_queries):
+def test_a_cached_page_costs_no_query_while_its_version_is_remembered(
+    client, seeded_arena, django_assert_num_queries, monkeypatch
+):
     first = client.get(ARENA)
-    with django_assert_num_queries(1):
+    with django_assert_num_queries(0):
         again = client.get(ARENA)
     assert again.content == first.content
     assert again["ETag"] == first["ETag"]
+    monkeypatch.setattr(pagekeys, "VERSION_SECONDS", 0.0)  # past the time a version is reused
+    with django_assert_num_queries(1):
+        assert client.get(ARENA)["ETag"] == first["ETag"]
+
+
+def test_a_version_bumped_elsewhere_is_read_once_the_remembered_one_expires(
+    client, seeded_arena, monkeypatch
+):
+    first = client.get(ARENA)["ETag"]
+    # as another process would: no signal reaches this one
+    Arena.objects.filter(pk=seeded_arena.pk).update(content_version=F("content_version") + 1)
+    assert client.get(ARENA)["ETag"] == first
+    monkeypatch.setattr(pagekeys, "VERSION_SECONDS", 0.0)
+    assert client.get(ARENA)["ETag"] != first
+
+
+def test_a_change_made_in_this_process_is_served_at_once(client, seeded_arena):
+    first = client.get(ARENA)["ETag"]
+    arena_content_changed(arena_id=seeded_arena.pk)
+    assert client.get(ARENA)["ETag"] != first
 
 
 def test_htmx_fragments_and_full_pages_are_cached_apart(client, seeded_arena):
