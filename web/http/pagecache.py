@@ -160,6 +160,7 @@ class PageCacheMiddleware:
             match = resolve(request.path_info)
         except Resolver404:
             return _finish(request, self.get_response(request))
+        request.resolver_match = match  # (the metrics' label: a hit never reaches the handler's)
         url_name = match.url_name or ""
         versioner = PAGE_VERSIONS.get(url_name)
         if versioner is None:
@@ -172,7 +173,6 @@ class PageCacheMiddleware:
             location = request.path + (f"?{query.text}" if query.text else "")
             return _finish(request, HttpResponsePermanentRedirect(location))
         query.apply(request)
-        request.resolver_match = match  # (for the metrics' label: a hit never reaches the resolver)
         version = versioner(**match.kwargs)
         if version is None:  # no such arena or cell: the view says 404
             if limited := self._over_miss_limit(request):  # (made-up addresses are misses too)
