@@ -4,6 +4,7 @@ answered 304, before any view runs; a miss renders once. Every other GET/HEAD ge
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import re
@@ -105,16 +106,11 @@ def _varies_on_cookie(response: HttpResponseBase) -> bool:
     return "cookie" in {v.strip().lower() for v in response.get("Vary", "").split(",")}
 
 
-_recent: LRU | None = None
-
-
+@functools.cache
 def recent_pages() -> LRU:
     """The pages this process served last (``PAGE_CACHE_LOCAL_BYTES``), kept as they are: a hit
     neither fetches nor unpickles a copy (a key names one version of one page)."""
-    global _recent
-    if _recent is None:
-        _recent = LRU(settings.PAGE_CACHE_LOCAL_BYTES)
-    return _recent
+    return LRU(settings.PAGE_CACHE_LOCAL_BYTES)
 
 
 class Kept:

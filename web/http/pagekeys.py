@@ -4,6 +4,7 @@ ETag and key (``PageIdentity``); docs/operations.md ("Caching") says how they ar
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
 from collections.abc import Callable
@@ -110,16 +111,12 @@ DATED_VERSIONS = frozenset({arena_version, cell_version})
 # Pages for one person only (a reporter's flag status, reached through a secret link).
 PRIVATE_PAGES = frozenset({"flag-status"})
 
-_release: str | None = None
 
-
+@functools.cache
 def release() -> str:
     """The deployed code and templates (or ``RELEASE``): in every key and ETag, so a deploy never
     serves pages rendered by the old code."""
-    global _release
-    if _release is None:
-        _release = settings.RELEASE or _code_digest()
-    return _release
+    return settings.RELEASE or _code_digest()
 
 
 def _code_digest() -> str:
