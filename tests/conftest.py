@@ -230,11 +230,11 @@ def _arena(request: pytest.FixtureRequest, name: str) -> Arena:
 def _fresh_page_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test's database starts its arenas' content versions afresh (a rollback or flush undoes
     the bumps), so a page cached by an earlier test under the same version must not be served.
-    Versions are remembered for the whole test: a change this process makes must forget them."""
+    Each request reads its page's content version (tests/web/http/test_caching.py remembers them)."""
     caches["pages"].clear()
     recent_pages().clear()
     pagekeys.VERSIONS.clear()
-    monkeypatch.setattr(pagekeys, "VERSION_SECONDS", 3600.0)
+    monkeypatch.setattr(pagekeys, "VERSION_SECONDS", 0.0)
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as settings_hypothesis
 from hypothesis import strategies as st
 
-from arena.models import Arena, Category, Persona
+from arena.models import Arena, CacheEpoch, Category, Persona
 from arena.recompute import arena_content_changed, arena_recompute_scores
 from arena.services import structure_save
 from products.models import Product
@@ -124,6 +124,7 @@ def test_head_answers_everywhere_with_the_get_headers_and_no_body(client, urls):
 def test_a_cached_page_costs_no_query_while_its_version_is_remembered(
     client, seeded_arena, django_assert_num_queries, monkeypatch
 ):
+    monkeypatch.setattr(pagekeys, "VERSION_SECONDS", 3600.0)
     first = client.get(ARENA)
     with django_assert_num_queries(0):
         again = client.get(ARENA)
@@ -137,6 +138,7 @@ def test_a_cached_page_costs_no_query_while_its_version_is_remembered(
 def test_a_version_bumped_elsewhere_is_read_once_the_remembered_one_expires(
     client, seeded_arena, monkeypatch
 ):
+    monkeypatch.setattr(pagekeys, "VERSION_SECONDS", 3600.0)
     first = client.get(ARENA)["ETag"]
     # as another process would: no signal reaches this one
     Arena.objects.filter(pk=seeded_arena.pk).update(content_version=F("content_version") + 1)
@@ -145,10 +147,21 @@ def test_a_version_bumped_elsewhere_is_read_once_the_remembered_one_expires(
     assert client.get(ARENA)["ETag"] != first
 
 
-def test_a_change_made_in_this_process_is_served_at_once(client, seeded_arena):
-    first = client.get(ARENA)["ETag"]
-    arena_content_changed(arena_id=seeded_arena.pk)
-    assert client.get(ARENA)["ETag"] != first
+@pytest.mark.parametrize("change", ["content", "new arena", "deleted arena", "restore"])
+def test_a_change_made_in_this_process_is_served_at_once(client, seeded_arena, monkeypatch, change):
+    monkeypatch.setattr(pagekeys, "VERSION_SECONDS", 3600.0)
+    url = "/" if change in ("new arena", "deleted arena") else ARENA
+    other = Arena.objects.create(slug="another", name="Another arena")
+    first = client.get(url)["ETag"]
+    if change == "content":
+        arena_content_changed(arena_id=seeded_arena.pk)
+    elif change == "new arena":
+        Arena.objects.create(slug="yet-another", name="Yet another arena")
+    elif change == "deleted arena":
+        other.delete()
+    else:
+        CacheEpoch.objects.update_or_create(pk=1, defaults={"value": "restored"})
+    assert client.get(url)["ETag"] != first
 
 
 def test_htmx_fragments_and_full_pages_are_cached_apart(client, seeded_arena):
