@@ -40,7 +40,8 @@ API_HEADERS = ("Accept",)
 
 # How long a process reuses a content version it read. A change made in this process forgets them
 # at once (``forget_versions``); one made in another (a Celery worker, another gunicorn worker) is
-# served within this many seconds (docs/operations.md, "Caching").
+# served within this many seconds (docs/operations.md, "Caching"). Not with an HTTP cache to purge
+# (``HTTP_CACHE_PURGE_URLS``): its refetch after a purge must not get, and keep, the old page.
 VERSION_SECONDS = 1.0
 VERSIONS: dict[tuple[str, object], tuple[float, str | None]] = {}
 
@@ -48,7 +49,7 @@ VERSIONS: dict[tuple[str, object], tuple[float, str | None]] = {}
 def _remembered(key: tuple[str, object], read: Callable[[], str | None]) -> str | None:
     now = time.monotonic()
     found = VERSIONS.get(key)
-    if found is None or now - found[0] >= VERSION_SECONDS:
+    if found is None or now - found[0] >= VERSION_SECONDS or settings.HTTP_CACHE_PURGE_URLS:
         if len(VERSIONS) > 10_000:  # made-up addresses must not grow it without end
             VERSIONS.clear()
         found = VERSIONS[key] = (now, read())
