@@ -48,6 +48,7 @@ from arena.imports.records import ArenaRecord
 from arena.models import Arena
 from ops.generate import arena_generate
 from tests.factories import ModeratorFactory, totp_device
+from web.http import pagekeys
 from web.http.pagecache import recent_pages
 from web.http.staff import LAST_SEEN
 
@@ -226,11 +227,14 @@ def _arena(request: pytest.FixtureRequest, name: str) -> Arena:
 
 
 @pytest.fixture(autouse=True)
-def _fresh_page_cache() -> None:
+def _fresh_page_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test's database starts its arenas' content versions afresh (a rollback or flush undoes
-    the bumps), so a page cached by an earlier test under the same version must not be served."""
+    the bumps), so a page cached by an earlier test under the same version must not be served.
+    Each request reads its page's content version (tests/web/http/test_caching.py remembers them)."""
     caches["pages"].clear()
     recent_pages().clear()
+    pagekeys.VERSIONS.clear()
+    monkeypatch.setattr(pagekeys, "VERSION_SECONDS", 0.0)
 
 
 @pytest.fixture(autouse=True)

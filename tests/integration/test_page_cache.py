@@ -1,6 +1,7 @@
 """Two gunicorn processes sharing the database and Redis (the page cache), as in production: after
-a moderator upholds a flag on one, both serve the corrected verdict and the new scores at once,
-and an old ETag no longer revalidates. Runs on the SQLite test file in the first pass and on
+a moderator upholds a flag on one, that one serves the corrected verdict and the new scores at
+once, the other within the second it remembers a content version, and an old ETag no longer
+revalidates. Runs on the SQLite test file in the first pass and on
 PostgreSQL in the second."""
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from flags.forms import FlagForm
 from flags.services import flag_submit
 from stories.models import Cell
 from stories.values import Verdict
-from tests.infra.services import LiveServer, database_url, redis_server
+from tests.infra.services import LiveServer, database_url, redis_server, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -81,7 +82,7 @@ def uphold(base: str, moderator, flag_id: int, body: dict) -> int:
         raise AssertionError(f"uphold answered {exc.code}: {exc.read()[:300]!r}") from exc
 
 
-def test_an_uphold_on_one_process_shows_on_both_at_once(two_servers, seeded_arena, moderator):
+def test_an_uphold_on_one_process_shows_on_both(two_servers, seeded_arena, moderator):
     a, b = (server.url for server in two_servers)
     cell = (
         Cell.objects.select_related("product", "story")
@@ -113,6 +114,9 @@ def test_an_uphold_on_one_process_shows_on_both_at_once(two_servers, seeded_aren
 
     pa_after = ProductScore.objects.get(product=cell.product).pa_score
     assert pa_after < pa_before  # the recompute ran in process A
+    assert "Not supported." in fetch(a, cell_url)[2]  # at once where the change was made
+    # B reads the new version once the one it remembers is a second old
+    wait_for(lambda: "Not supported." in fetch(b, cell_url)[2], 10, what="B's new cell page")
     for base in (b, a):
         status, _, cell_page = fetch(base, cell_url)
         assert status == 200 and "none" in cell_page and "Not supported." in cell_page

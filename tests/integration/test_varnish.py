@@ -90,6 +90,9 @@ def behind_varnish(seeded_arena) -> Iterator[tuple[LiveServer, Varnish]]:
         "CELERY_BROKER_URL": None,
         "SECRET_KEY": settings.SECRET_KEY,
         "PAGE_CACHE": "1",
+        # configured to purge, as a web in front of Varnish is: it reads a page's version on every
+        # request (this one changes nothing: the test's process purges)
+        "HTTP_CACHE_PURGE_URLS": "http://127.0.0.1:9/",
     }
     server = LiveServer(env, server="gunicorn", workers=1, threads=4, ready_path="/healthz")
     varnish = Varnish(server.port, env={"VARNISH_PURGE_TOKEN": TOKEN})

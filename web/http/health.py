@@ -54,16 +54,15 @@ def check_broker() -> None:
 
 
 def check_broker_policy() -> str | None:
-    problem = broker.eviction_problem()
-    return problem[1] if problem else None
+    return (problem := broker.eviction_problem()) and problem[1]
 
 
 def check_beat() -> str | None:
     since = broker.seconds_since_sweep()
     interval = cast(timedelta, settings.CELERY_BEAT_SCHEDULE[SWEEP]["schedule"]).total_seconds()
-    limit = round(BEAT_MISSED_SWEEPS * interval)
     if since is None:
         return "no stale sweep recorded yet (beat or worker not running?)"
+    limit = round(BEAT_MISSED_SWEEPS * interval)
     return (
         f"the stale sweep last ran {since:.0f}s ago, more than {limit}s" if since > limit else None
     )
@@ -71,39 +70,36 @@ def check_beat() -> str | None:
 
 def check_arenas() -> str | None:
     budget = settings.RECOMPUTE_STALE_BUDGET_SECONDS
-    cutoff = timezone.now() - timedelta(seconds=budget)
-    late = Arena.objects.filter(scores_stale_since__lt=cutoff).order_by("slug")
-    slugs = list(late.values_list("slug", flat=True)[:6])
-    if not slugs:
-        return None
-    return f"stale for more than {budget}s: {', '.join(slugs[:5])}" + (" …" if slugs[5:] else "")
+    late = Arena.objects.filter(scores_stale_since__lt=timezone.now() - timedelta(seconds=budget))
+    slugs = list(late.order_by("slug").values_list("slug", flat=True)[:6])
+    more = " …" if slugs[5:] else ""
+    return f"stale for more than {budget}s: {', '.join(slugs[:5])}{more}" if slugs else None
+
+
+# checks that say what is wrong but never make /readyz fail (but with ?strict=1)
+WARNINGS = frozenset({check_broker_policy, check_beat, check_arenas})
 
 
 def run_checks() -> dict[str, str]:
     """Every check's value: ``ok``, ``error: <exception class>`` (a check that raises) or
     ``warning: <what>`` (a warning that returns what is wrong)."""
-    checks: dict[str, Callable[[], None]] = {"database": check_database}
+    checks: dict[str, Callable[[], str | None]] = {"database": check_database}
     if isinstance(caches["default"], RedisCache):
         checks["redis"] = check_redis
     if settings.CELERY_BROKER_URL:
         checks["broker"] = check_broker
-    warnings: dict[str, Callable[[], str | None]] = {}
-    if settings.CELERY_BROKER_URL and broker.is_redis(settings.CELERY_BROKER_URL):
-        warnings |= {"broker_policy": check_broker_policy, "beat": check_beat}
-    warnings["arenas"] = check_arenas
+        if broker.is_redis(settings.CELERY_BROKER_URL):
+            checks |= {"broker_policy": check_broker_policy, "beat": check_beat}
+    checks["arenas"] = check_arenas
     results: dict[str, str] = {}
     for name, check in checks.items():
         try:
-            check()
-        except Exception as exc:  # noqa: BLE001 - any failure means "not ready"
-            log.warning("readiness check %s failed: %s: %s", name, type(exc).__name__, exc)
-            results[name] = f"error: {type(exc).__name__}"
-        else:
-            results[name] = "ok"
-    for name, warn in warnings.items():
-        try:
-            problem = warn()
-        except Exception as exc:  # noqa: BLE001 - could not tell: said, never a failure
+            problem = check()
+        except Exception as exc:  # noqa: BLE001 - any failure: not ready (a warning: not checked)
+            if check not in WARNINGS:
+                log.warning("readiness check %s failed: %s: %s", name, type(exc).__name__, exc)
+                results[name] = f"error: {type(exc).__name__}"
+                continue
             problem = f"not checked ({type(exc).__name__})"
         if problem:
             log.warning("readiness check %s: %s", name, problem)

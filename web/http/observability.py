@@ -8,7 +8,6 @@ from collections.abc import Callable
 
 import sentry_sdk
 from django.http import HttpRequest, HttpResponseBase
-from django.urls import Resolver404, resolve
 from prometheus_client import Counter, Histogram
 
 from web.http import requestid
@@ -41,14 +40,9 @@ UNMATCHED = "<unmatched>"  # the view label of a path no URL matches (bounded: o
 
 
 def view_name(request: HttpRequest) -> str:
-    """A bounded label, unlike the path (a page cache hit never reached the resolver)."""
+    """A bounded label, unlike the path (the page cache hands a hit its match)."""
     match = request.resolver_match
-    if match is None:
-        try:
-            match = resolve(request.path_info)
-        except Resolver404:
-            return UNMATCHED
-    return match.view_name or UNMATCHED
+    return match.view_name if match is not None and match.view_name else UNMATCHED
 
 
 class RequestObservabilityMiddleware:

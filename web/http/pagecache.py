@@ -1,11 +1,10 @@
-"""The page cache: every public page and API read follows a content version (``pagekeys``) that
-writes bump in their own transaction, so a revalidation is a 304 before any view runs, a rendered
-page is kept under its version (identity and gzip) and served again, and a miss renders once
-(the others wait on a lock). Every other GET/HEAD gets ``Cache-Control``, a validator, a 304 and
-no body for HEAD. Below GZip, above sessions: a hit skips them all (docs/operations.md, "Caching")."""
+"""The page cache: a public page is kept under its content version (``pagekeys``) and served, or
+answered 304, before any view runs; a miss renders once. Every other GET/HEAD gets
+``Cache-Control`` and a validator. Above sessions: a hit skips them (docs/operations.md, "Caching")."""
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import re
@@ -92,11 +91,14 @@ class Page:
 
 def storable(response: HttpResponseBase, *, streamed: bool = False) -> bool:
     """Whether a response is the same for everybody and may be kept and shared."""
-    if response.status_code != 200 or response.streaming != streamed or response.cookies:
-        return False
     control = response.get("Cache-Control", "").lower()
-    return (
-        not _varies_on_cookie(response) and "private" not in control and "no-store" not in control
+    return not (
+        response.status_code != 200
+        or response.streaming != streamed
+        or response.cookies
+        or _varies_on_cookie(response)
+        or "private" in control
+        or "no-store" in control
     )
 
 
@@ -104,16 +106,11 @@ def _varies_on_cookie(response: HttpResponseBase) -> bool:
     return "cookie" in {v.strip().lower() for v in response.get("Vary", "").split(",")}
 
 
-_recent: LRU | None = None
-
-
+@functools.cache
 def recent_pages() -> LRU:
-    """The pages this process served last (``PAGE_CACHE_LOCAL_BYTES``): a hit neither unpickles
-    nor fetches a copy. A key names one version of one page: an entry is never out of date."""
-    global _recent
-    if _recent is None:
-        _recent = LRU(settings.PAGE_CACHE_LOCAL_BYTES)
-    return _recent
+    """The pages this process served last (``PAGE_CACHE_LOCAL_BYTES``), kept as they are: a hit
+    neither fetches nor unpickles a copy (a key names one version of one page)."""
+    return LRU(settings.PAGE_CACHE_LOCAL_BYTES)
 
 
 class Kept:
@@ -140,8 +137,7 @@ class Kept:
         finally:
             self.close()
 
-    def close(self) -> None:
-        """Called by the handler when the response is done with (sent whole or not)."""
+    def close(self) -> None:  # (the handler's, once the response is done with)
         if self.lock is not None:
             lock, self.lock = self.lock, None
             self.cache.delete(lock)
@@ -160,6 +156,7 @@ class PageCacheMiddleware:
             match = resolve(request.path_info)
         except Resolver404:
             return _finish(request, self.get_response(request))
+        request.resolver_match = match  # (the metrics' label: a hit never reaches the handler's)
         url_name = match.url_name or ""
         versioner = PAGE_VERSIONS.get(url_name)
         if versioner is None:
@@ -212,8 +209,7 @@ class PageCacheMiddleware:
         return response
 
     def _over_miss_limit(self, request: HttpRequest) -> HttpResponse | None:
-        """A 429 beyond ``PAGE_MISS_RATE`` pages rendered for one client (hits do not count; the
-        API has DRF's throttles, which count its renders alike)."""
+        """A 429 beyond ``PAGE_MISS_RATE`` pages rendered for one client (the API: DRF's throttles)."""
         if not settings.PAGE_MISS_RATE or request.path_info.startswith("/api/"):
             return None
         count, period = parse_rate(settings.PAGE_MISS_RATE)
@@ -238,9 +234,8 @@ class PageCacheMiddleware:
     def _render_once(
         self, request: HttpRequest, page_id: PageIdentity
     ) -> tuple[Page | None, HttpResponseBase]:
-        """Render and store the page once for every process that misses it at the same time: the
-        others wait (up to LOCK_SECONDS) for the lock holder's entry. A stream holds the lock
-        until its last chunk has been sent and stored."""
+        """Render and store the page once for all who miss it at once: the others wait (up to
+        LOCK_SECONDS) for the lock holder's entry; a stream holds the lock until stored."""
         key, lock = page_id.key, f"{page_id.key}:lock"
         holder = self.cache.add(lock, 1, timeout=LOCK_SECONDS)
         if holder:

@@ -4,7 +4,9 @@ ETag and key (``PageIdentity``); docs/operations.md ("Caching") says how they ar
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +14,8 @@ from types import SimpleNamespace
 from typing import cast
 
 from django.conf import settings
+from django.db import transaction
+from django.db.models.signals import post_delete, post_save
 from django.http import HttpRequest, QueryDict
 from django.http.request import split_domain_port
 from django.urls import ResolverMatch, resolve
@@ -22,7 +26,9 @@ from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 
 from arena import cachetags
+from arena.models import Arena, CacheEpoch
 from arena.selectors.versions import arena_version_get, cell_version_get, site_version_get
+from arena.signals import pages_changed
 from stories import freshness
 from web import params
 
@@ -31,16 +37,49 @@ HTMX_HEADERS = ("HX-Request", "HX-Target", "HX-Boosted", "HX-History-Restore-Req
 API_HEADERS = ("Accept",)
 
 
+# How long a process reuses a content version it read. A change made in this process forgets them
+# at once (``forget_versions``); one made in another (a Celery worker, another gunicorn worker) is
+# served within this many seconds (docs/operations.md, "Caching"). Not with an HTTP cache to purge
+# (``HTTP_CACHE_PURGE_URLS``): its refetch after a purge must not get, and keep, the old page.
+VERSION_SECONDS = 1.0
+VERSIONS: dict[tuple[str, object], tuple[float, str | None]] = {}
+
+
+def _remembered(key: tuple[str, object], read: Callable[[], str | None]) -> str | None:
+    now = time.monotonic()
+    found = VERSIONS.get(key)
+    if found is None or now - found[0] >= VERSION_SECONDS or settings.HTTP_CACHE_PURGE_URLS:
+        if len(VERSIONS) > 10_000:  # made-up addresses must not grow it without end
+            VERSIONS.clear()
+        found = VERSIONS[key] = (now, read())
+    return found[1]
+
+
+def forget_versions(**_: object) -> None:
+    """Every content change: now, for this transaction's own reads, and again once it commits,
+    for a read in between that saw the old version."""
+    VERSIONS.clear()
+    transaction.on_commit(VERSIONS.clear)
+
+
+# (here, not in an AppConfig: the page cache that reads the versions imports this module)
+pages_changed.connect(forget_versions, dispatch_uid="pagekeys-versions")
+for _model in (Arena, CacheEpoch):  # a new or deleted arena, a restore's new epoch
+    post_save.connect(forget_versions, sender=_model, dispatch_uid="pagekeys-versions")
+    post_delete.connect(forget_versions, sender=_model, dispatch_uid="pagekeys-versions")
+
+
 def arena_version(arena: str = "", slug: str = "", **_: object) -> str | None:
-    return arena_version_get(slug=arena or slug)
+    slug = arena or slug
+    return _remembered(("arena", slug), lambda: arena_version_get(slug=slug))
 
 
 def cell_version(cell: int, **_: object) -> str | None:
-    return cell_version_get(pk=cell)
+    return _remembered(("cell", cell), lambda: cell_version_get(pk=cell))
 
 
-def site_version(**_: object) -> str:
-    return site_version_get()
+def site_version(**_: object) -> str | None:
+    return _remembered(("site", ""), site_version_get)
 
 
 def static_version(**_: object) -> str:
@@ -72,16 +111,12 @@ DATED_VERSIONS = frozenset({arena_version, cell_version})
 # Pages for one person only (a reporter's flag status, reached through a secret link).
 PRIVATE_PAGES = frozenset({"flag-status"})
 
-_release: str | None = None
 
-
+@functools.cache
 def release() -> str:
     """The deployed code and templates (or ``RELEASE``): in every key and ETag, so a deploy never
     serves pages rendered by the old code."""
-    global _release
-    if _release is None:
-        _release = settings.RELEASE or _code_digest()
-    return _release
+    return settings.RELEASE or _code_digest()
 
 
 def _code_digest() -> str:
@@ -227,7 +262,14 @@ class PageIdentity:
     etag: str
     key: str
     vary: tuple[str, ...]
-    tags: str  # its Surrogate-Key
+    kwargs: dict[str, object]  # the URL's
+    version: str  # the content version
+    dated: bool
+
+    @property
+    def tags(self) -> str:
+        """Its ``Surrogate-Key`` (worked out on a render only: a hit serves the kept one)."""
+        return surrogate_keys(self.kwargs, self.version, arena_bound=self.dated)
 
     @classmethod
     def of(
@@ -242,9 +284,9 @@ class PageIdentity:
         """Named by the route, the parameters the page reads and the variant it serves, nothing
         else of the request; ``dated``: the page shows evidence ages, a new page each day."""
         match = match or resolve(request.path_info)
-        tags = surrogate_keys(match.kwargs, version, arena_bound=dated)
+        named = version
         if dated:  # (and the age after which evidence is stale, a setting)
-            version = f"{version}.{freshness.today():%Y%m%d}.{freshness.stale_days()}"
+            named = f"{version}.{freshness.today():%Y%m%d}.{freshness.stale_days()}"
         url_name = match.url_name or ""
         # the host and scheme too: feeds and canonical links are absolute URLs
         host, port = split_domain_port(request.get_host())
@@ -261,8 +303,10 @@ class PageIdentity:
         )
         digest = hashlib.blake2b(variant.encode(), digest_size=8).hexdigest()
         return cls(
-            etag=f'W/"{release()}.{version}.{digest}"',
-            key=f"page:{release()}:{version}:{digest}",
+            etag=f'W/"{release()}.{named}.{digest}"',
+            key=f"page:{release()}:{named}:{digest}",
             vary=API_HEADERS if request.path_info.startswith("/api/") else HTMX_HEADERS,
-            tags=tags,
+            kwargs=match.kwargs,
+            version=version,
+            dated=dated,
         )

@@ -9,13 +9,14 @@ import threading
 
 import pytest
 from django.core.cache import caches
+from django.db.models import F
 from django.test import Client, RequestFactory
 from hypothesis import HealthCheck, given
 from hypothesis import settings as settings_hypothesis
 from hypothesis import strategies as st
 
-from arena.models import Arena, Category, Persona
-from arena.recompute import arena_recompute_scores
+from arena.models import Arena, CacheEpoch, Category, Persona
+from arena.recompute import arena_content_changed, arena_recompute_scores
 from arena.services import structure_save
 from products.models import Product
 from products.services import product_update
@@ -120,12 +121,47 @@ def test_head_answers_everywhere_with_the_get_headers_and_no_body(client, urls):
         assert int(head["Content-Length"]) == len(body(got)), url
 
 
-def test_a_cached_page_costs_one_query(client, seeded_arena, django_assert_num_queries):
+def test_a_cached_page_costs_no_query_while_its_version_is_remembered(
+    client, seeded_arena, django_assert_num_queries, monkeypatch
+):
+    monkeypatch.setattr(pagekeys, "VERSION_SECONDS", 3600.0)
     first = client.get(ARENA)
-    with django_assert_num_queries(1):
+    with django_assert_num_queries(0):
         again = client.get(ARENA)
     assert again.content == first.content
     assert again["ETag"] == first["ETag"]
+    monkeypatch.setattr(pagekeys, "VERSION_SECONDS", 0.0)  # past the time a version is reused
+    with django_assert_num_queries(1):
+        assert client.get(ARENA)["ETag"] == first["ETag"]
+
+
+def test_a_version_bumped_elsewhere_is_read_once_the_remembered_one_expires(
+    client, seeded_arena, monkeypatch
+):
+    monkeypatch.setattr(pagekeys, "VERSION_SECONDS", 3600.0)
+    first = client.get(ARENA)["ETag"]
+    # as another process would: no signal reaches this one
+    Arena.objects.filter(pk=seeded_arena.pk).update(content_version=F("content_version") + 1)
+    assert client.get(ARENA)["ETag"] == first
+    monkeypatch.setattr(pagekeys, "VERSION_SECONDS", 0.0)
+    assert client.get(ARENA)["ETag"] != first
+
+
+@pytest.mark.parametrize("change", ["content", "new arena", "deleted arena", "restore"])
+def test_a_change_made_in_this_process_is_served_at_once(client, seeded_arena, monkeypatch, change):
+    monkeypatch.setattr(pagekeys, "VERSION_SECONDS", 3600.0)
+    url = "/" if change in ("new arena", "deleted arena") else ARENA
+    other = Arena.objects.create(slug="another", name="Another arena")
+    first = client.get(url)["ETag"]
+    if change == "content":
+        arena_content_changed(arena_id=seeded_arena.pk)
+    elif change == "new arena":
+        Arena.objects.create(slug="yet-another", name="Yet another arena")
+    elif change == "deleted arena":
+        other.delete()
+    else:
+        CacheEpoch.objects.update_or_create(pk=1, defaults={"value": "restored"})
+    assert client.get(url)["ETag"] != first
 
 
 def test_htmx_fragments_and_full_pages_are_cached_apart(client, seeded_arena):
@@ -339,10 +375,14 @@ def test_without_the_page_cache_pages_still_revalidate(client, seeded_arena, set
     assert "public" in first["Cache-Control"]
 
 
-def test_a_new_release_changes_every_etag(client, seeded_arena, monkeypatch):
+def test_a_new_release_changes_every_etag(client, seeded_arena, settings):
     before = client.get(ARENA)["ETag"]
-    monkeypatch.setattr(pagekeys, "_release", "next-release")
-    response = client.get(ARENA, HTTP_IF_NONE_MATCH=before)
+    settings.RELEASE = "next-release"
+    pagekeys.release.cache_clear()  # (read once per process: a deploy starts new ones)
+    try:
+        response = client.get(ARENA, HTTP_IF_NONE_MATCH=before)
+    finally:
+        pagekeys.release.cache_clear()
     assert response.status_code == 200
     assert "next-release" in response["ETag"]
 
