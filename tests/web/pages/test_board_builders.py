@@ -11,7 +11,7 @@ from django.template.loader import render_to_string
 
 def persona_names(persona_results: list[Any]) -> str:
     context = {"persona_results": persona_results}
-    return render_to_string("arena/detail.html#persona_names", context)
+    return " ".join(render_to_string("arena/detail.html#persona_names", context).split())
 
 
 def _result(slug: str, label: str) -> Any:

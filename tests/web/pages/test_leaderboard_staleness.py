@@ -28,7 +28,9 @@ def verified_cells(html: str) -> list[str]:
     table = table[: table.index("</table>")]
     return [
         re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", "", cell))).strip()
-        for cell in re.findall(r"<td[^>]*>(<span class=\"nw\">\d+/\d+ verified.*?)</td>", table)
+        for cell in re.findall(
+            r"<td[^>]*>(<span class=\"nw\">\d+/\d+ verified.*?)</td>", table, re.S
+        )
     ]
 
 

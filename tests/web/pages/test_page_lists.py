@@ -3,6 +3,7 @@ options, products shown, adjacent arenas, legend): what they show, and hostile n
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace as NS
 
 import pytest
@@ -36,25 +37,30 @@ def score_row(position, p, vs=None, **kw):
     return NS(position=position, product=p, product_id=p.pk, vs=vs, tied=False, **{**fields, **kw})
 
 
+def tight(html: str) -> str:
+    """The template's output without the layout's whitespace between tags."""
+    return re.sub(r">\s+<", "><", " ".join(html.split()))
+
+
 def leaderboard_rows(board, arena):
     """The rows as the arena page's leaderboard draws them."""
     context = {"board": board, "arena": NS(slug=arena), "open_disputes": {}}
-    return render_to_string("arena/detail.html#leaderboard_rows", context)
+    return tight(render_to_string("arena/detail.html#leaderboard_rows", context))
 
 
 def leaderboard(board):
     """The arena page's leaderboard region."""
     context = {"board": board, "arena": NS(slug="arena", story_count=1), "open_disputes": {}}
-    return render_to_string("arena/detail.html#leaderboard", context)
+    return tight(render_to_string("arena/detail.html#leaderboard", context))
 
 
 def persona_cards(persona_results, arena, board=None):
     context = {"persona_results": persona_results, "arena": NS(slug=arena), "board": board}
-    return render_to_string("arena/detail.html#persona_cards", context)
+    return tight(render_to_string("arena/detail.html#persona_cards", context))
 
 
 def adjacent_cards(adjacent):
-    return render_to_string("arena/detail.html#adjacent_cards", {"adjacent": adjacent})
+    return tight(render_to_string("arena/detail.html#adjacent_cards", {"adjacent": adjacent}))
 
 
 def rank_options(board):
@@ -72,18 +78,16 @@ def test_leaderboard_rows_show_each_figure_with_the_ranked_column_marked():
     assert "<script>" not in html and html.count(EVIL_HTML) == 3  # name, tier, the "vs" link's name
     assert f'href="{reverse("product-detail", args=["arena", "evil"])}"' in html
     assert f'href="{reverse("head-to-head", args=["arena", "evil", "other"])}"' in html
-    assert '<td class="num ranked">71/100</td>\n<td class="num">60/100</td>' in html
+    assert '<td class="num ranked">71/100</td><td class="num">60/100</td>' in html
     assert '<span title="GitHub stars">★ 143.4k</span>' in html and "pypi" not in html
-    assert '3/5 verified</span> <span class="nw">· 2 disputed</span>' in html
+    assert '3/5 verified</span><span class="nw">· 2 disputed</span>' in html
     assert 'title="evidence confidence B">B</span>' in html
 
 
 def test_leaderboard_rows_ranked_by_a_category_show_its_column():
     rows = [score_row(1, product(1), pa_score=None, persona_scores={})]
     html = leaderboard_rows(board(key=f"category:{EVIL}", rows=rows), "arena")
-    assert (
-        '<td class="num">—</td>\n<td class="num">—</td><td class="num ranked">40/100</td>' in html
-    )
+    assert '<td class="num">—</td><td class="num">—</td><td class="num ranked">40/100</td>' in html
 
 
 def test_persona_heads_mark_the_ranked_persona_only():
@@ -114,7 +118,7 @@ def test_tie_notes_name_each_group_of_tied_rows():
 
 def test_options_escape_values_and_labels_and_select_the_chosen_one():
     options = [("Overall", [RankOption("pa", "PA Score")]), (EVIL, [RankOption(EVIL, EVIL)])]
-    html = rank_options(Leaderboard(EVIL, "", [], [], [], options))
+    html = tight(rank_options(Leaderboard(EVIL, "", [], [], [], options)))
     assert f'<optgroup label="{EVIL_HTML}"><option value="{EVIL_HTML}" selected>' in html
     assert '<option value="pa">PA Score</option>' in html and "<script>" not in html
 
@@ -131,13 +135,14 @@ def evil_arena(db):
 def test_matrix_filters_escape_names_and_select_the_chosen_ones(client, evil_arena):
     url = reverse("arena-detail", args=[evil_arena.slug])
     html = client.get(url, {"verdict": "partial", "sort": "two", "show": "two"}).content.decode()
+    html = " ".join(html.split())
     assert "<script>alert" not in html
     assert f'">{EVIL_HTML}</option>' in html
     assert '<option value="partial" selected>~ partial</option>' in html
     assert '<option value="n/a">n/a</option>' in html
     assert '<option value="">Matrix order</option>' in html
     assert '<option value="two" selected>Two’s verdicts</option>' in html
-    assert f'value="evil"> {EVIL_HTML}</label>' in html
+    assert f'value="evil" > {EVIL_HTML}</label>' in html
     assert 'value="two" checked> Two</label>' in html
 
 
@@ -169,7 +174,7 @@ def test_adjacent_cards_link_arenas_on_this_site():
     html = adjacent_cards([here, away])
     assert "<script>" not in html and html.count(EVIL_HTML) == 3
     assert f'<a href="{reverse("arena-detail", args=["here"])}">{EVIL_HTML}</a>' in html
-    assert "<h3>Away <span" in html and html.count("(no page yet)") == 1
+    assert "<h3> Away <span" in html and html.count("(no page yet)") == 1
     assert html.count("Not on this site yet") == 1
     assert f'<a href="{reverse("search")}?q=Away">search for it</a>' in html
     assert f'<a href="{reverse("home")}#arenas-h">see the arenas we have</a>' in html
@@ -186,10 +191,11 @@ def test_legend_lists_verdicts_proofs_and_links_the_guide(client, db):
 def _sections(cmp, open_all=False):
     """The head-to-head's tables as its template draws them."""
     context = {"cmp": cmp, "arena": NS(slug="arena"), "stories": "/arenas/arena/stories/"}
-    return "".join(
+    html = "".join(
         render_to_string("arena/head_to_head.html#section", {**context, "section": section})
         for section in head_to_head_sections(cmp, open_all)
     )
+    return " ".join(html.split())
 
 
 def test_head_to_head_rounds_write_every_round_of_a_group_escaped():
@@ -261,5 +267,5 @@ def test_head_to_head_tables_write_categories_sub_groups_and_tallies_escaped():
     # unpublished cells: unfolded, each a quiet line with its flag control, no proof link
     assert '<details class="why quiet" open>' in html and "proof-link" not in html
     assert html.count('<div class="cell-line"') == 2 and html.count("Flag this verdict") == 2
-    jump = render_to_string("arena/head_to_head.html#jump", {"cmp": cmp})
+    jump = tight(render_to_string("arena/head_to_head.html#jump", {"cmp": cmp}))
     assert jump == f'<li><a href="#cat-evil-cat">{EVIL_HTML} <span class="n">(1)</span></a></li>'

@@ -19,7 +19,8 @@ def verdict_label(value):
 
 
 def cell_card(cell, name):
-    return render_to_string("arena/_cell.html#card", {"card": cells.card(cell, name)})
+    html = render_to_string("arena/_cell.html#card", {"card": cells.card(cell, name)})
+    return " ".join(html.split())
 
 
 def test_badge_reads_symbol_word_proof_letter_and_quality():
@@ -123,7 +124,9 @@ def _card_cell(**fields):
 def test_cell_card_shows_rationale_quotes_proof_link_and_flag_control_escaped():
 
     html = cell_card(_card_cell(), "A&B")
-    assert html.startswith('<article class="cell-card" id="cell-5" aria-label="A&amp;B: full">')
+    assert html.lstrip().startswith(
+        '<article class="cell-card" id="cell-5" aria-label="A&amp;B: full">'
+    )
     assert (
         '<strong class="cell-name">A&amp;B</strong> '
         + verdict(CellValue(Verdict.FULL, Proof.CLAIMED, 8), words=True)
@@ -151,7 +154,7 @@ def test_cell_card_says_how_the_rationale_stands_to_the_last_correction():
 def test_cell_card_of_unpublished_or_unevidenced_cell():
 
     hidden = cell_card(_card_cell(detail_published=False), "A")
-    assert hidden.startswith('<div class="cell-line" id="cell-5">')
+    assert hidden.lstrip().startswith('<div class="cell-line" id="cell-5">')
     assert "rationale not published" in hidden and "Works" not in hidden and "github" not in hidden
     assert "proof-link" not in hidden and "Flag this verdict: A&amp;B, full" in hidden
     none = cell_card(_card_cell(verdict="none", proof=None, quality=0), "A")

@@ -63,8 +63,8 @@ def test_your_weights_rank_the_leaderboard_by_the_published_formula(client, seed
     assert first.startswith("1 ") and f"published rank {published[names[0]]}" in first
     # the weights panel is open, its controls show the levels in effect; "Rank by" says whose
     assert '<details id="weights-panel" class="weights-panel" open>' in html
-    assert re.search(r'id="w-privacy-posture".*?<option value="3" selected>critical', html)
-    assert re.search(r'id="w-agenticness".*?<option value="0" selected>ignore', html)
+    assert re.search(r'id="w-privacy-posture".*?<option value="3" selected>critical', html, re.S)
+    assert re.search(r'id="w-agenticness".*?<option value="0" selected>ignore', html, re.S)
     assert '<option value="" disabled selected>Your weights</option>' in html
     # the weights travel with the matrix filters, and with the links that load a category
     assert 'form="matrix-filters" name="weights" value="agenticness:0,privacy-posture:3"' in html
@@ -117,14 +117,16 @@ def test_htmx_re_ranks_the_leaderboard_and_updates_the_controls(client, seeded_a
     # the controls outside the leaderboard follow (swapped out of band, same ids)
     assert '<select id="rank-by" name="rank" hx-swap-oob="true">' in html
     assert '<option value="" disabled selected>Your weights</option>' in html
-    assert re.search(r'id="w-privacy-posture".*?<option value="3" selected>', html)
-    assert 'hx-swap-oob="innerHTML:#rank-weights"><input type="hidden"' in html
+    assert re.search(r'id="w-privacy-posture".*?<option value="3" selected>', html, re.S)
+    assert 'hx-swap-oob="innerHTML:#rank-weights"><input type="hidden"' in re.sub(
+        r">\s+<", "><", html
+    )
     assert leaderboard_names(fragment) == leaderboard_names(get(client, f"{ARENA}?{CANONICAL}"))
     # "Reset" (an empty list): the published board, the controls back to normal
     reset = get(client, f"{ARENA}?weights=,", **HX, HTTP_HX_TARGET="leaderboard")
     assert reset["HX-Push-Url"] == ARENA
     html = reset.content.decode()
-    assert 'hx-swap-oob="innerHTML:#rank-weights"></span>' in html
+    assert 'hx-swap-oob="innerHTML:#rank-weights"></span>' in re.sub(r">\s+<", "><", html)
     assert '<option value="3" selected>' not in html and "disabled selected" not in html
     assert '<select id="rank-by" name="rank" hx-swap-oob="true">' in html
     assert leaderboard_names(reset) == leaderboard_names(get(client, ARENA))
