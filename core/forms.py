@@ -1,22 +1,16 @@
 """The admin's form for a versioned row: it remembers what the editor read, so a stale form never
 writes back old values."""
 
-from collections.abc import Sequence
 from typing import Any, cast
 
 from django import forms
 from django.core.validators import MaxValueValidator
-from django.db.models import Model
 from django.http import QueryDict
 
 from core.conflicts import EditConflict
 from core.edits import merge_edit
 
 POSITION_MAX = 1_000_000
-
-
-def form_meta(model: type[Model], fields: Sequence[str]) -> type:
-    return type("Meta", (), {"model": model, "fields": list(fields)})
 
 
 class VersionedForm(forms.ModelForm):

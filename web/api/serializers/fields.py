@@ -1,10 +1,8 @@
-"""The API's own fields, and a product's result's fields from ``scoring.ProductResult``."""
+"""The API's own fields."""
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Iterable, Mapping
-from functools import partial
+from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from rest_framework import serializers
@@ -79,46 +77,5 @@ class WeightedRangeField(_WithWeightsOnly, ScoreRangeField):
     pass
 
 
-def _scores_field(**kwargs: Any) -> serializers.Field:
-    return serializers.DictField(child=serializers.IntegerField(allow_null=True), **kwargs)
-
-
-# The serializer field of each type annotation in ``scoring.ProductResult``
-_KINDS: dict[str, Callable[..., serializers.Field]] = {
-    "int": serializers.IntegerField,
-    "int | None": partial(serializers.IntegerField, allow_null=True),
-    "str": serializers.CharField,
-    "dict[str, int | None]": _scores_field,
-    "tuple[int, int] | None": ScoreRangeField,
-}
-_TYPES = {f.name: str(f.type) for f in dataclasses.fields(scoring.ProductResult)}
-
-# What a leaderboard row leaves out: the product, the sums behind its scores, the persona ranges.
-_NOT_SHOWN = frozenset(
-    {
-        "product",
-        "name",
-        "contradicted",
-        "upheld",
-        "favour_credit",
-        "upheld_unevidenced",
-        "weighted_quality",
-        "weighted_max",
-        "parts",
-        "persona_ranges",
-    }
-)
-RESULT_FIELDS = tuple(name for name in _TYPES if name not in _NOT_SHOWN)
-_RESULT_HELP = {
-    "pa_range": "The PA Score's range [low, high]; null with no score.",
-    "published_evidence": "Judged cells whose backing the pages publish (a quote or a rationale).",
-    "judged": "Judged (applicable: not n/a) cells; the evidence share is published_evidence/judged.",
-}
-
-
-def result_fields(source: str) -> dict[str, serializers.Field]:
-    out = {}
-    for name in RESULT_FIELDS:
-        extra = {"help_text": _RESULT_HELP[name]} if name in _RESULT_HELP else {}
-        out[name] = _KINDS[_TYPES[name]](source=f"{source}.{name}", **extra)
-    return out
+class ScoresField(serializers.DictField):
+    child = serializers.IntegerField(allow_null=True)
