@@ -2,7 +2,7 @@
 
 import os
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -10,11 +10,13 @@ from django.core.exceptions import ImproperlyConfigured
 def env[T: (str, int, float, bool)](name: str, default: T) -> T:
     """``name`` as the type of ``default`` (a bool: 1, true, yes or on); unset (or, but for a
     string, empty): ``default``."""
-    value = os.environ.get(name)
-    if isinstance(default, str) or value is None or not value.strip():
-        return default if value is None or not isinstance(default, str) else cast(T, value)
+    value: Any = os.environ.get(name)
+    if value is None or (not value.strip() and not isinstance(default, str)):
+        return default
+    if isinstance(default, str):
+        return value
     if isinstance(default, bool):
-        return cast(T, value.strip().lower() in ("1", "true", "yes", "on"))
+        return value.strip().lower() in ("1", "true", "yes", "on")
     try:
         return type(default)(value)
     except ValueError as exc:

@@ -58,10 +58,7 @@ class VersionedForm(forms.ModelForm):
         return values
 
     def base_version(self) -> int | None:
-        if not hasattr(self, "cleaned_data"):
-            return None
-        version: int | None = self.cleaned_data.get("read_version")
-        return version
+        return cast(int | None, getattr(self, "cleaned_data", {}).get("read_version"))
 
     def changes(self) -> dict[str, Any]:
         data: dict[str, Any] = getattr(self, "cleaned_data", {})
@@ -76,12 +73,12 @@ class VersionedForm(forms.ModelForm):
         read_version = data.get("read_version")
         if read_version == self.instance.version:
             return data
-        outcome = merge_edit(
+        _, conflicts = merge_edit(
             base=self.base(), current=self._current(), changes=self.changes(), units=self.edit_units
         )
-        if outcome.conflicts:
+        if conflicts:
             self.show_current(
-                EditConflict(self.what, outcome.conflicts, self.instance, self.conflict_detail())
+                EditConflict(self.what, conflicts, self.instance, self.conflict_detail())
             )
         return data
 
