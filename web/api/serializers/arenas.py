@@ -11,14 +11,12 @@ from products.models import Product
 from stories.values import Backing
 from web.api.serializers.fields import (
     ByProductField,
-    Call,
     CallSerializer,
     ProductSlugsField,
     ScoreRangeField,
     ScoresField,
-    WeightedIntegerField,
-    WeightedRangeField,
     WinnerField,
+    call,
 )
 
 
@@ -71,16 +69,14 @@ class ArenaListSerializer(serializers.Serializer):
 
     @extend_schema_field(ProductRefSerializer(allow_null=True))
     def get_leader(self, arena: Any) -> Any:
-        if not arena.leader_slug:
-            return None
-        return ProductRefSerializer({"slug": arena.leader_slug, "name": arena.leader_name}).data
+        return {"slug": arena.leader_slug, "name": arena.leader_name} if arena.leader_slug else None
 
     @extend_schema_field(CallSerializer())
     def get_call(self, arena: Any) -> Any:
         # with nothing scored there is no leader, and nothing is close either
         leads = first_leads(arena)
         leader = arena.leader_slug if leads else None
-        return CallSerializer(Call(leader, bool(arena.leader_slug) and not leads)).data
+        return {"leader": leader, "close": bool(arena.leader_slug) and not leads}
 
 
 class LeaderboardSerializer(serializers.ListSerializer):
@@ -126,24 +122,32 @@ class LeaderboardRowSerializer(serializers.Serializer):
         help_text="The published ranks the product could take if its unverified cells turned out "
         "either way, `[best, worst]` (null: not computed yet)."
     )
-    # with ``?weights=`` only
-    personal_score = WeightedIntegerField(
+    # with ``?weights=`` only (``WEIGHTED``)
+    personal_score = serializers.IntegerField(
         allow_null=True,
         required=False,
         help_text="With `?weights=`: the PA Score's formula with those weights (null: nothing "
         "weighs).",
     )
-    personal_range = WeightedRangeField(
+    personal_range = ScoreRangeField(
         required=False, help_text="With `?weights=`: the range of `personal_score`."
     )
-    published_rank = WeightedIntegerField(
+    published_rank = serializers.IntegerField(
         source="rank",
         required=False,
         help_text="With `?weights=`: the row's rank in the published ranking.",
     )
 
+    WEIGHTED = ("personal_score", "personal_range", "published_rank")
+
     class Meta:
         list_serializer_class = LeaderboardSerializer
+
+    def to_representation(self, row: Any) -> Any:
+        # a row not ranked by a caller's weights leaves them out (not written as null)
+        data = super().to_representation(row)
+        weighted = hasattr(row, "personal_score")
+        return data if weighted else {k: v for k, v in data.items() if k not in self.WEIGHTED}
 
     def get_vs(self, row: Any) -> str | None:
         # the stored partner, whatever the order the rows are shown in
@@ -309,7 +313,7 @@ class CompareSerializer(serializers.Serializer):
 
     @extend_schema_field(CallSerializer())
     def get_call(self, cmp: Any) -> Any:
-        return CallSerializer(Call.of(cmp.call_leader)).data
+        return call(cmp.call_leader)
 
 
 # GET /api/arenas/<arena>/compare/?products=…: the parameter's description and schema.
@@ -366,4 +370,4 @@ class CompareManySerializer(serializers.Serializer):
 
     @extend_schema_field(CallSerializer())
     def get_call(self, cmp: Any) -> Any:
-        return CallSerializer(Call.of(cmp.leader)).data
+        return call(cmp.leader)

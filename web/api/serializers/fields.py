@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from rest_framework import serializers
-from rest_framework.fields import SkipField
 
 from arena import scoring
 
@@ -42,15 +41,6 @@ class ScoreRangeField(serializers.ListField):
         return [int(v) for v in data]  # (DRF writes a null without asking its field)
 
 
-class Call(NamedTuple):
-    leader: str | None
-    close: bool
-
-    @classmethod
-    def of(cls, leader: Any) -> Call:
-        return cls(leader.slug if leader is not None else None, leader is None)
-
-
 class CallSerializer(serializers.Serializer):
     leader = serializers.CharField(
         allow_null=True,
@@ -60,21 +50,9 @@ class CallSerializer(serializers.Serializer):
     close = serializers.BooleanField(help_text="True when it is too close to call.")
 
 
-class _WithWeightsOnly(serializers.Field):
-    """Left out of a row not ranked by a caller's weights (not written as null)."""
-
-    def get_attribute(self, instance: Any) -> Any:
-        if not hasattr(instance, "personal_score"):
-            raise SkipField()
-        return super().get_attribute(instance)
-
-
-class WeightedIntegerField(_WithWeightsOnly, serializers.IntegerField):
-    pass
-
-
-class WeightedRangeField(_WithWeightsOnly, ScoreRangeField):
-    pass
+def call(leader: Any) -> dict[str, Any]:
+    """A comparison's call (``CallSerializer``'s shape): the product that leads, or none."""
+    return {"leader": leader.slug if leader is not None else None, "close": leader is None}
 
 
 class ScoresField(serializers.DictField):
