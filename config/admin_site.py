@@ -45,7 +45,7 @@ class TokenForm(forms.Form):
     )
 
 
-class ConfirmForm(TokenForm):
+class ConfirmForm(forms.Form):
     device = forms.IntegerField(widget=forms.HiddenInput)
     token = forms.CharField(
         label="Code",
