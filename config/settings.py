@@ -8,6 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 from arena.task_names import SWEEP_TASK
@@ -339,7 +340,12 @@ TRUSTED_PROXIES = env_trusted_proxies()
 require(TRUSTED_PROXIES >= 0, "TRUSTED_PROXIES is a count of proxies: 0 or more")
 TRUSTED_PROXY_IPS = env_list("TRUSTED_PROXY_IPS", "127.0.0.1,::1")
 for entry in TRUSTED_PROXY_IPS:
-    parsed("TRUSTED_PROXY_IPS", lambda v: ipaddress.ip_network(v, strict=False), entry)
+    try:
+        ipaddress.ip_network(entry, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"TRUSTED_PROXY_IPS: {entry!r} is not an address or network (10.0.0.0/8)"
+        ) from None
 # Django believes it from anyone: ForwardedHeadersMiddleware drops it unless our proxy sent it.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
