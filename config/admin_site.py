@@ -3,7 +3,7 @@ by a device has the admin's permission (writes are ``flags.staff``'s)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlencode
 
 from axes.handlers.proxy import AxesProxyHandler
@@ -13,7 +13,6 @@ from django.contrib import admin
 from django.contrib.auth import REDIRECT_FIELD_NAME, logout
 from django.contrib.auth.models import User
 from django.contrib.auth.signals import user_login_failed
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, URLResolver, path, reverse
@@ -66,12 +65,12 @@ def is_staff(user: Any) -> bool:
     return bool(user.is_authenticated and user.is_active and user.is_staff)
 
 
-def awaits_second_factor(request: HttpRequest) -> bool:
-    return is_staff(request.user) and not is_verified(request.user)
+def asked_next(request: HttpRequest) -> str:
+    return request.POST.get(REDIRECT_FIELD_NAME) or request.GET.get(REDIRECT_FIELD_NAME, "")
 
 
 def next_url(request: HttpRequest) -> str:
-    target = request.POST.get(REDIRECT_FIELD_NAME) or request.GET.get(REDIRECT_FIELD_NAME, "")
+    target = asked_next(request)
     allowed = url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     )
@@ -79,16 +78,9 @@ def next_url(request: HttpRequest) -> str:
 
 
 def with_next(name: str, request: HttpRequest) -> HttpResponseRedirect:
-    target = request.POST.get(REDIRECT_FIELD_NAME) or request.GET.get(REDIRECT_FIELD_NAME)
+    target = asked_next(request)
     query = f"?{urlencode({REDIRECT_FIELD_NAME: target})}" if target else ""
     return HttpResponseRedirect(reverse(name) + query)
-
-
-def _user(request: HttpRequest) -> User:
-    user = request.user
-    if not isinstance(user, User):
-        raise PermissionDenied
-    return user
 
 
 def _failed(request: HttpRequest, form: forms.Form) -> None:
@@ -112,7 +104,7 @@ class StaffAdminSite(admin.AdminSite):
         return super().has_permission(request) and is_verified(request.user)
 
     def login(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
-        if awaits_second_factor(request):
+        if is_staff(request.user) and not is_verified(request.user):
             return with_next("admin:second_factor", request)
         return super().login(request, extra_context)
 
@@ -137,9 +129,10 @@ class StaffAdminSite(admin.AdminSite):
         return TemplateResponse(request, f"admin/second_factor/{template}", context)
 
     def second_factor(self, request: HttpRequest) -> HttpResponse:
-        if not awaits_second_factor(request):
+        user = cast(User, request.user)
+        if not is_staff(user) or is_verified(user):
             return with_next("admin:login", request)
-        if not staff_has_second_factor(_user(request)):
+        if not staff_has_second_factor(user):
             return with_next("admin:second_factor_enrol", request)
         if request.method == "POST" and "cancel" in request.POST:
             logout(request)
@@ -148,7 +141,7 @@ class StaffAdminSite(admin.AdminSite):
             return locked
         form = TokenForm(request.POST if request.method == "POST" else None)
         if form.is_valid():
-            device = staff_token_verify(_user(request), form.cleaned_data["token"])
+            device = staff_token_verify(user, form.cleaned_data["token"])
             if device is not None:
                 request.session.cycle_key()  # a new session id for the verified session
                 otp_login(request, device)
@@ -160,7 +153,7 @@ class StaffAdminSite(admin.AdminSite):
         """A new authenticator, confirmed by a code from it; a first one also gets recovery codes."""
         if not is_staff(request.user):
             return with_next("admin:login", request)
-        user = _user(request)
+        user = cast(User, request.user)
         if not is_verified(user) and staff_has_second_factor(user):
             # a stolen password must not be enough to add a device of one's own
             return with_next("admin:second_factor", request)
@@ -190,5 +183,9 @@ class StaffAdminSite(admin.AdminSite):
         )
 
     def recovery_codes(self, request: HttpRequest) -> HttpResponse:
-        codes = staff_recovery_codes_renew(_user(request)) if request.method == "POST" else None
+        codes = (
+            staff_recovery_codes_renew(cast(User, request.user))
+            if request.method == "POST"
+            else None
+        )
         return self._page(request, "recovery_codes.html", title="Recovery codes", codes=codes)

@@ -1,22 +1,45 @@
-"""Reading settings from the environment: the one place the spelling of a boolean or a list is decided."""
+"""Reading settings from the environment: the one place the spelling of a value is decided."""
 
 import os
+from collections.abc import Callable
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
 
 
-def env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None or value == "":
+def env[T: (str, int, float, bool)](name: str, default: T) -> T:
+    """``name`` as the type of ``default`` (a bool: 1, true, yes or on); unset (or, but for a
+    string, empty): ``default``."""
+    value: Any = os.environ.get(name)
+    if value is None or (not value.strip() and not isinstance(default, str)):
         return default
-    return value.strip().lower() in ("1", "true", "yes", "on")
+    if isinstance(default, str):
+        return value
+    if isinstance(default, bool):
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    try:
+        return type(default)(value)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name}: {exc}") from None
 
 
 def env_list(name: str, default: str) -> list[str]:
     return [v.strip() for v in os.environ.get(name, default).split(",") if v.strip()]
 
 
+def require(ok: bool, message: str) -> None:
+    if not ok:
+        raise ImproperlyConfigured(message)
+
+
+def parsed(name: str, parse: Callable[[str], Any], value: str) -> None:
+    """A value ``parse`` refuses stops every process at start-up, naming ``name``."""
+    try:
+        parse(value)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name}: {exc}") from None
+
+
 def env_trusted_proxies() -> int:
-    """How many reverse proxies of our own stand in front of the app (``TRUSTED_PROXIES``;
-    ``TRUST_X_FORWARDED_FOR=1`` is its deprecated spelling of 1). Read by the settings and by
-    gunicorn.conf.py, which listens on loopback by default when it is above 0."""
-    deprecated = 1 if env_bool("TRUST_X_FORWARDED_FOR", False) else 0
-    return int(os.environ.get("TRUSTED_PROXIES") or deprecated)
+    """``TRUSTED_PROXIES`` (``TRUST_X_FORWARDED_FOR=1``: deprecated for 1); gunicorn.conf.py too."""
+    return env("TRUSTED_PROXIES", 1 if env("TRUST_X_FORWARDED_FOR", False) else 0)

@@ -2,15 +2,11 @@
 
 import os
 
-from django.core.exceptions import ImproperlyConfigured
+from config.env import env, require
 
-from config.env import env_bool
-
-LOG_FORMAT = os.environ.get("LOG_FORMAT", "text").strip().lower()
-if LOG_FORMAT not in ("text", "json"):
-    raise ImproperlyConfigured("LOG_FORMAT is text or json")
-ACCESS_LOG = env_bool("ACCESS_LOG", True)
-_LEVEL = os.environ.get("LOG_LEVEL", "WARNING").upper()
+LOG_FORMAT = env("LOG_FORMAT", "text").strip().lower()
+require(LOG_FORMAT in ("text", "json"), "LOG_FORMAT is text or json")
+ACCESS_LOG = env("ACCESS_LOG", True)
 
 LOGGING = {
     "version": 1,
@@ -32,20 +28,19 @@ LOGGING = {
             "filters": ["request_id"],
         }
     },
-    "root": {"handlers": ["console"], "level": _LEVEL},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "WARNING").upper()},
     "loggers": {
         # its own level: the access log is on at the default WARNING of everything else
         "arena.access": {"level": "INFO" if ACCESS_LOG else "WARNING"}
     },
 }
 
-SENTRY_DSN = os.environ.get("SENTRY_DSN", "").strip()
-SENTRY_ENVIRONMENT = os.environ.get("SENTRY_ENVIRONMENT", "") or (
-    "development" if env_bool("DEBUG", True) else "production"
+SENTRY_DSN = env("SENTRY_DSN", "").strip()
+SENTRY_ENVIRONMENT = env("SENTRY_ENVIRONMENT", "") or (
+    "development" if env("DEBUG", True) else "production"
 )
-SENTRY_TRACES_SAMPLE_RATE = float(os.environ.get("SENTRY_TRACES_SAMPLE_RATE", "0"))
-if not 0 <= SENTRY_TRACES_SAMPLE_RATE <= 1:
-    raise ImproperlyConfigured("SENTRY_TRACES_SAMPLE_RATE is between 0 and 1")
+SENTRY_TRACES_SAMPLE_RATE = env("SENTRY_TRACES_SAMPLE_RATE", 0.0)
+require(0 <= SENTRY_TRACES_SAMPLE_RATE <= 1, "SENTRY_TRACES_SAMPLE_RATE is between 0 and 1")
 if SENTRY_DSN:
     import sentry_sdk
     from sentry_sdk.integrations.celery import CeleryIntegration
@@ -62,8 +57,10 @@ if SENTRY_DSN:
         traces_sample_rate=SENTRY_TRACES_SAMPLE_RATE,
     )
 
-METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "").strip()
+METRICS_TOKEN = env("METRICS_TOKEN", "").strip()
 # read by prometheus_client itself; a missing folder fails at start-up, not at the first request
-_MULTIPROC_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
-if _MULTIPROC_DIR and not os.path.isdir(_MULTIPROC_DIR):
-    raise ImproperlyConfigured(f"PROMETHEUS_MULTIPROC_DIR: no folder {_MULTIPROC_DIR}")
+_MULTIPROC_DIR = env("PROMETHEUS_MULTIPROC_DIR", "")
+require(
+    not _MULTIPROC_DIR or os.path.isdir(_MULTIPROC_DIR),
+    f"PROMETHEUS_MULTIPROC_DIR: no folder {_MULTIPROC_DIR}",
+)

@@ -12,19 +12,18 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 from arena.task_names import SWEEP_TASK
-from config.env import env_bool, env_list, env_trusted_proxies
+from config.env import env, env_list, env_trusted_proxies, parsed, require
 from core.text import parse_rate
 from flags.task_names import DIGEST_TASK, ERASE_TASK, NOTICES_DUE_TASK
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
-DEBUG = env_bool("DEBUG", True)
+DEBUG = env("DEBUG", True)
 SECRET_KEY = os.environ.get("SECRET_KEY") or (
     "django-insecure-local-development-key-only-never-in-production" if DEBUG else ""
 )
-if not SECRET_KEY:
-    raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG=0")
+require(bool(SECRET_KEY), "SECRET_KEY must be set when DEBUG=0")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 
@@ -106,8 +105,8 @@ DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
         # a cached page still reads its content version: a new connection would cost more
-        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "60")),
-        conn_health_checks=env_bool("CONN_HEALTH_CHECKS", True),
+        conn_max_age=env("CONN_MAX_AGE", 60),
+        conn_health_checks=env("CONN_HEALTH_CHECKS", True),
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -137,17 +136,16 @@ STATIC_URL = "/static/"
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
 
-# --- cache: Redis when REDIS_URL is set, else in memory
-if os.environ.get("REDIS_URL"):
+if REDIS_URL := env("REDIS_URL", ""):
     CACHES = {
         "default": {
             "BACKEND": "web.http.cache.ResilientRedisCache",
-            "LOCATION": os.environ["REDIS_URL"],
+            "LOCATION": REDIS_URL,
             # fail fast; after a failure the cache serves misses for outage_backoff seconds
             "OPTIONS": {
                 "socket_connect_timeout": 0.5,
                 "socket_timeout": 0.5,
-                "outage_backoff": float(os.environ.get("REDIS_OUTAGE_BACKOFF", "2")),
+                "outage_backoff": env("REDIS_OUTAGE_BACKOFF", 2.0),
             },
         }
     }
@@ -160,25 +158,23 @@ else:
             "BACKEND": "web.http.cache.BoundedLocMemCache",
             "LOCATION": "pages",
             "OPTIONS": {
-                "MAX_ENTRIES": int(os.environ.get("PAGE_CACHE_ENTRIES", "500")),
-                "max_bytes": int(os.environ.get("PAGE_CACHE_MEMORY_BYTES", str(64 * 1024 * 1024))),
+                "MAX_ENTRIES": env("PAGE_CACHE_ENTRIES", 500),
+                "max_bytes": env("PAGE_CACHE_MEMORY_BYTES", 64 * 1024 * 1024),
             },
         },
     }
 
-# --- HTTP caching of public pages (docs/operations.md "Caching")
-PAGE_CACHE = env_bool("PAGE_CACHE", True)
-CACHE_MAX_AGE = int(os.environ.get("CACHE_MAX_AGE", "60"))
-CACHE_S_MAXAGE = int(os.environ.get("CACHE_S_MAXAGE", "300"))
-CACHE_STALE_WHILE_REVALIDATE = int(os.environ.get("CACHE_STALE_WHILE_REVALIDATE", "60"))
-PAGE_CACHE_LOCAL_BYTES = int(os.environ.get("PAGE_CACHE_LOCAL_BYTES", str(32 * 1024 * 1024)))
+PAGE_CACHE = env("PAGE_CACHE", True)
+CACHE_MAX_AGE = env("CACHE_MAX_AGE", 60)
+CACHE_S_MAXAGE = env("CACHE_S_MAXAGE", 300)
+CACHE_STALE_WHILE_REVALIDATE = env("CACHE_STALE_WHILE_REVALIDATE", 60)
+PAGE_CACHE_LOCAL_BYTES = env("PAGE_CACHE_LOCAL_BYTES", 32 * 1024 * 1024)
 # entries expire only to free memory: a change makes a new key
-PAGE_CACHE_TIMEOUT = int(os.environ.get("PAGE_CACHE_TIMEOUT", str(24 * 3600)))
-PAGE_MISS_RATE = os.environ.get("PAGE_MISS_RATE", "300/minute")
-RELEASE = os.environ.get("RELEASE", "")
+PAGE_CACHE_TIMEOUT = env("PAGE_CACHE_TIMEOUT", 24 * 3600)
+PAGE_MISS_RATE = env("PAGE_MISS_RATE", "300/minute")
+RELEASE = env("RELEASE", "")
 
-# --- Celery: in-process unless a broker is configured
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
+CELERY_BROKER_URL = env("CELERY_BROKER_URL", "")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
@@ -198,19 +194,18 @@ CELERY_TASK_PUBLISH_RETRY = False
 CELERY_BEAT_SCHEDULE = {
     "recompute-stale-arenas": {
         "task": SWEEP_TASK,
-        "schedule": timedelta(seconds=int(os.environ.get("STALE_SWEEP_SECONDS", "30"))),
+        "schedule": timedelta(seconds=env("STALE_SWEEP_SECONDS", 30)),
     },
     # mail still due (its task lost, or the broker down at the commit) and retries; erasure
     "send-due-notices": {
         "task": NOTICES_DUE_TASK,
-        "schedule": timedelta(seconds=int(os.environ.get("NOTICE_SWEEP_SECONDS", "60"))),
+        "schedule": timedelta(seconds=env("NOTICE_SWEEP_SECONDS", 60)),
     },
     "erase-flag-emails": {"task": ERASE_TASK, "schedule": timedelta(hours=1)},
 }
 
-# --- mail (docs/operations.md "Mail"): Django 6.1's MAILERS from the EMAIL_* variables (its EMAIL_*
-# settings are deprecated); the console in development without EMAIL_HOST
-email_host = os.environ.get("EMAIL_HOST", "")  # lower case: not a (deprecated) setting
+# Django 6.1's MAILERS from the EMAIL_* variables (its EMAIL_* settings are deprecated)
+email_host = env("EMAIL_HOST", "")  # lower case: not a (deprecated) setting
 MAILERS: dict[str, dict[str, object]] = {
     "default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}
     if DEBUG and not email_host
@@ -218,31 +213,31 @@ MAILERS: dict[str, dict[str, object]] = {
         "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
         "OPTIONS": {
             "host": email_host or "localhost",
-            "port": int(os.environ.get("EMAIL_PORT", "25")),
-            "username": os.environ.get("EMAIL_HOST_USER", ""),
-            "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
-            "use_tls": env_bool("EMAIL_USE_TLS", False),
-            "timeout": float(os.environ.get("EMAIL_TIMEOUT", "10")),
+            "port": env("EMAIL_PORT", 25),
+            "username": env("EMAIL_HOST_USER", ""),
+            "password": env("EMAIL_HOST_PASSWORD", ""),
+            "use_tls": env("EMAIL_USE_TLS", False),
+            "timeout": env("EMAIL_TIMEOUT", 10.0),
         },
     }
 }
-DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Arena <arena@localhost>")
-MODERATOR_NOTICES = os.environ.get("MODERATOR_NOTICES", "immediate").strip().lower()
-MODERATOR_DIGEST_SECONDS = int(os.environ.get("MODERATOR_DIGEST_SECONDS", "3600"))
-NOTICE_MAX_ATTEMPTS = int(os.environ.get("NOTICE_MAX_ATTEMPTS", "6"))
-NOTICE_RETRY_BACKOFF = float(os.environ.get("NOTICE_RETRY_BACKOFF", "30"))
-FLAG_EMAIL_RETENTION_DAYS = int(os.environ.get("FLAG_EMAIL_RETENTION_DAYS", "30"))
-if MODERATOR_NOTICES not in ("immediate", "digest"):
-    raise ImproperlyConfigured("MODERATOR_NOTICES is immediate or digest")
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "Arena <arena@localhost>")
+MODERATOR_NOTICES = env("MODERATOR_NOTICES", "immediate").strip().lower()
+MODERATOR_DIGEST_SECONDS = env("MODERATOR_DIGEST_SECONDS", 3600)
+NOTICE_MAX_ATTEMPTS = env("NOTICE_MAX_ATTEMPTS", 6)
+NOTICE_RETRY_BACKOFF = env("NOTICE_RETRY_BACKOFF", 30.0)
+FLAG_EMAIL_RETENTION_DAYS = env("FLAG_EMAIL_RETENTION_DAYS", 30)
+require(MODERATOR_NOTICES in ("immediate", "digest"), "MODERATOR_NOTICES is immediate or digest")
 if MODERATOR_NOTICES == "digest":
     CELERY_BEAT_SCHEDULE["moderator-digest"] = {
         "task": DIGEST_TASK,
         "schedule": timedelta(seconds=MODERATOR_DIGEST_SECONDS),
     }
-if min(NOTICE_MAX_ATTEMPTS, MODERATOR_DIGEST_SECONDS, FLAG_EMAIL_RETENTION_DAYS + 1) < 1:
-    raise ImproperlyConfigured("NOTICE_MAX_ATTEMPTS, MODERATOR_DIGEST_SECONDS: 1 or more")
+require(
+    min(NOTICE_MAX_ATTEMPTS, MODERATOR_DIGEST_SECONDS, FLAG_EMAIL_RETENTION_DAYS + 1) >= 1,
+    "NOTICE_MAX_ATTEMPTS, MODERATOR_DIGEST_SECONDS: 1 or more",
+)
 
-# --- API
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -257,8 +252,8 @@ REST_FRAMEWORK = {
         "web.http.clients.UserRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
-        "anon": os.environ.get("API_ANON_RATE", "600/minute"),
-        "user": os.environ.get("API_USER_RATE", "2000/minute"),
+        "anon": env("API_ANON_RATE", "600/minute"),
+        "user": env("API_USER_RATE", "2000/minute"),
     },
 }
 SPECTACULAR_SETTINGS = {
@@ -279,16 +274,14 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
-# --- login throttling for the admin (django-axes)
-AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
+AXES_FAILURE_LIMIT = env("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=15)
-# by (username, client address): wrong passwords from one address cannot lock a moderator out
-# from another
+# wrong passwords from one address cannot lock a moderator out from another
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_CLIENT_IP_CALLABLE = "web.http.clients.lockout_address"
 # in the database, not the cache: a Redis outage does not switch lock-outs off
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
-AXES_ENABLED = env_bool("AXES_ENABLED", True)
+AXES_ENABLED = env("AXES_ENABLED", True)
 
 # --- Content Security Policy: no inline style or script but with the nonce (the admin's)
 SECURE_CSP = {
@@ -310,47 +303,41 @@ if not DEBUG:
     }
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
-    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
-    SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
+    SECURE_SSL_REDIRECT = env("SECURE_SSL_REDIRECT", True)
+    SECURE_HSTS_SECONDS = env("SECURE_HSTS_SECONDS", 31536000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
     # probes speak plain HTTP
     SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 
-# --- the site's own knobs
-DEBUG_SITE_404 = env_bool("DEBUG_SITE_404", False)  # the site's 404 with DEBUG on
+DEBUG_SITE_404 = env("DEBUG_SITE_404", False)  # the site's 404 with DEBUG on
 ARENA_DEFAULT_STORY_WEIGHT = 1  # weight of a story no page gives (docs/importing.md says why)
-RECOMPUTE_DEBOUNCE_SECONDS = float(os.environ.get("RECOMPUTE_DEBOUNCE_SECONDS", "1"))
-RECOMPUTE_STALE_BUDGET_SECONDS = int(os.environ.get("RECOMPUTE_STALE_BUDGET_SECONDS", "600"))
-FLAG_RATE = os.environ.get("FLAG_RATE", "10/hour")
-EVIDENCE_STALE_DAYS = int(os.environ.get("EVIDENCE_STALE_DAYS", "180"))
-ARENA_IMPORT_MAX_BYTES = int(os.environ.get("ARENA_IMPORT_MAX_BYTES", "20971520"))  # 20 MiB
+RECOMPUTE_DEBOUNCE_SECONDS = env("RECOMPUTE_DEBOUNCE_SECONDS", 1.0)
+RECOMPUTE_STALE_BUDGET_SECONDS = env("RECOMPUTE_STALE_BUDGET_SECONDS", 600)
+FLAG_RATE = env("FLAG_RATE", "10/hour")
+EVIDENCE_STALE_DAYS = env("EVIDENCE_STALE_DAYS", 180)
+ARENA_IMPORT_MAX_BYTES = env("ARENA_IMPORT_MAX_BYTES", 20971520)  # 20 MiB
 DATA_LICENSE_NAME = "CC BY 4.0"
 DATA_LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
-SITE_URL = os.environ.get("SITE_URL", "").strip().rstrip("/")
-if SITE_URL and not re.fullmatch(r"https?://[^/?#\s]+", SITE_URL):
-    raise ImproperlyConfigured("SITE_URL is an origin: https://host[:port], no path")
-if EVIDENCE_STALE_DAYS < 1:
-    raise ImproperlyConfigured("EVIDENCE_STALE_DAYS must be at least 1")
-for name, rate in (("FLAG_RATE", FLAG_RATE), ("PAGE_MISS_RATE", PAGE_MISS_RATE or "1/day")):
-    try:
-        parse_rate(rate)  # a bad value stops every process at start-up
-    except ValueError as exc:
-        raise ImproperlyConfigured(f"{name}: {exc}") from exc
+SITE_URL = env("SITE_URL", "").strip().rstrip("/")
+require(
+    not SITE_URL or bool(re.fullmatch(r"https?://[^/?#\s]+", SITE_URL)),
+    "SITE_URL is an origin: https://host[:port], no path",
+)
+require(EVIDENCE_STALE_DAYS >= 1, "EVIDENCE_STALE_DAYS must be at least 1")
+parsed("FLAG_RATE", parse_rate, FLAG_RATE)
+parsed("PAGE_MISS_RATE", parse_rate, PAGE_MISS_RATE or "1/day")
 BUNDLED_ARENA_DIR = BASE_DIR / "arena" / "data" / "seeds"
 
 from config.observability import *  # noqa: E402,F403
 
-# --- the HTTP cache in front (docs/operations.md "Behind a cache")
 HTTP_CACHE_PURGE_URLS = env_list("HTTP_CACHE_PURGE_URLS", "")
-HTTP_CACHE_PURGE_METHOD = os.environ.get("HTTP_CACHE_PURGE_METHOD", "PURGE").strip().upper()
-HTTP_CACHE_PURGE_TOKEN = os.environ.get("HTTP_CACHE_PURGE_TOKEN", "")
-HTTP_CACHE_PURGE_TIMEOUT = float(os.environ.get("HTTP_CACHE_PURGE_TIMEOUT", "3"))
+HTTP_CACHE_PURGE_METHOD = env("HTTP_CACHE_PURGE_METHOD", "PURGE").strip().upper()
+HTTP_CACHE_PURGE_TOKEN = env("HTTP_CACHE_PURGE_TOKEN", "")
+HTTP_CACHE_PURGE_TIMEOUT = env("HTTP_CACHE_PURGE_TIMEOUT", 3.0)
 
-# --- our own reverse proxies, the only ones whose X-Forwarded-* headers are believed
 TRUSTED_PROXIES = env_trusted_proxies()
-if TRUSTED_PROXIES < 0:
-    raise ImproperlyConfigured("TRUSTED_PROXIES is a count of proxies: 0 or more")
+require(TRUSTED_PROXIES >= 0, "TRUSTED_PROXIES is a count of proxies: 0 or more")
 TRUSTED_PROXY_IPS = env_list("TRUSTED_PROXY_IPS", "127.0.0.1,::1")
 for entry in TRUSTED_PROXY_IPS:
     try:
@@ -363,24 +350,22 @@ for entry in TRUSTED_PROXY_IPS:
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 
-# --- the staff's sign-in: second factor, session lifetime, the admin's address
 def admin_url(value: str) -> str:
     """Path segments ending in a slash, never the root (the public site lives there)."""
     value = value.strip().strip("/")
-    if not value or not re.fullmatch(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*", value):
-        raise ImproperlyConfigured(
-            f"ADMIN_URL must be a path like 'admin/' or 'backstage-7f3/', not {value!r}"
-        )
+    require(
+        bool(re.fullmatch(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*", value)),
+        f"ADMIN_URL must be a path like 'admin/' or 'backstage-7f3/', not {value!r}",
+    )
     return value + "/"
 
 
-ADMIN_URL = admin_url(os.environ.get("ADMIN_URL", "admin/"))
+ADMIN_URL = admin_url(env("ADMIN_URL", "admin/"))
 
-STAFF_SESSION_IDLE_HOURS = float(os.environ.get("STAFF_SESSION_IDLE_HOURS", "8"))
-if STAFF_SESSION_IDLE_HOURS <= 0:
-    raise ImproperlyConfigured("STAFF_SESSION_IDLE_HOURS must be a positive number of hours")
+STAFF_SESSION_IDLE_HOURS = env("STAFF_SESSION_IDLE_HOURS", 8.0)
+require(STAFF_SESSION_IDLE_HOURS > 0, "STAFF_SESSION_IDLE_HOURS must be a positive number of hours")
 
-OTP_TOTP_ISSUER = os.environ.get("OTP_TOTP_ISSUER", "Arena")
-OTP_RECOVERY_CODES = int(os.environ.get("OTP_RECOVERY_CODES", "10"))
+OTP_TOTP_ISSUER = env("OTP_TOTP_ISSUER", "Arena")
+OTP_RECOVERY_CODES = env("OTP_RECOVERY_CODES", 10)
 # keys, QR codes and recovery codes are shown once, to their owner
 OTP_ADMIN_HIDE_SENSITIVE_DATA = True

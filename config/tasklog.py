@@ -30,9 +30,7 @@ def _send_request_id(headers: dict[str, Any] | None = None, **_: Any) -> None:
 
 
 @signals.task_prerun.connect
-def _take_request_id(task: Any = None, **_: Any) -> None:
-    if task is None:
-        return
+def _take_request_id(task: Any, **_: Any) -> None:
     # the id the message brought; an in-process task (no broker) keeps its request's own
     rid = requestid.sane(getattr(task.request, HEADER, None)) or requestid.current()
     task.request.arena_token = requestid.bind(rid)
@@ -72,9 +70,7 @@ def _check_broker_policy(**_: Any) -> None:
 
 
 @signals.task_postrun.connect
-def _drop_request_id(task: Any = None, state: str | None = None, **_: Any) -> None:
-    if task is None:
-        return
+def _drop_request_id(task: Any, state: str | None = None, **_: Any) -> None:
     started = getattr(task.request, "arena_started", None)
     ms = round((time.perf_counter() - started) * 1000, 1) if started else None
     log.info(
@@ -92,8 +88,8 @@ def _drop_request_id(task: Any = None, state: str | None = None, **_: Any) -> No
 
 
 @signals.task_failure.connect
-def _count_failure(sender: Any = None, **_: Any) -> None:
-    if not settings.CELERY_BROKER_URL or sender is None:
+def _count_failure(sender: Any, **_: Any) -> None:
+    if not settings.CELERY_BROKER_URL:
         return  # (in-process tasks: the failure is the request's own error)
     try:
         with broker.client() as client:
@@ -104,10 +100,8 @@ def _count_failure(sender: Any = None, **_: Any) -> None:
 
 @signals.after_setup_logger.connect
 @signals.after_setup_task_logger.connect
-def _site_format(logger: logging.Logger | None = None, **_: Any) -> None:
+def _site_format(logger: logging.Logger, **_: Any) -> None:
     # Celery's worker replaces the root logger's handlers with its own: they get the site's
-    if logger is None:
-        return
     config: dict[str, Any] = settings.LOGGING
     formatter = logging.config.DictConfigurator(config).configure_formatter(
         dict(config["formatters"][settings.LOG_FORMAT])  # (it takes the "()" out of its dict)

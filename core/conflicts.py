@@ -64,10 +64,9 @@ def versioned_update(
     now = {f: getattr(current, f) for f in changes}
     if base_version is None or current.version == base_version:
         base = now
-    outcome = merge_edit(base=base, current=now, changes=changes)
-    if outcome.conflicts:
-        raise EditConflict(what, outcome.conflicts, current)
-    write = outcome.write
+    write, conflicts = merge_edit(base=base, current=now, changes=changes)
+    if conflicts:
+        raise EditConflict(what, conflicts, current)
     if not write:
         return []
     for field, value in write.items():

@@ -3,23 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
-
-
-@dataclass(frozen=True)
-class EditOutcome:
-    """``write``: field → new value; or ``conflicts``: field → (read, now, wanted)."""
-
-    write: dict
-    conflicts: dict
 
 
 def merge_edit(
     *, base: dict | None, current: dict, changes: dict, units: Iterable[Iterable[str]] = ()
-) -> EditOutcome:
-    """A field the editor changed conflicts when it also moved since ``base`` (None: anything may
-    have), the fields of one of ``units`` together; fields not changed are never written."""
+) -> tuple[dict, dict]:
+    """(field → value to write, field → (read, now, wanted) in conflict): a field the editor
+    changed conflicts when it also moved since ``base`` (None: anything may have), the fields of
+    one of ``units`` together; fields not changed are never written."""
     changes = {f: v for f, v in changes.items() if current.get(f) != v}
     if base is None:
         moved = set(current)
@@ -35,7 +27,7 @@ def merge_edit(
         for f in current
         if f in touched & moved
     }
-    return EditOutcome(write={} if conflicts else changes, conflicts=conflicts)
+    return ({} if conflicts else changes), conflicts
 
 
 def edited_since_import(edited_at: datetime | None, imported_at: datetime | None) -> bool:

@@ -1,22 +1,16 @@
 """The admin's form for a versioned row: it remembers what the editor read, so a stale form never
 writes back old values."""
 
-from collections.abc import Sequence
 from typing import Any, cast
 
 from django import forms
 from django.core.validators import MaxValueValidator
-from django.db.models import Model
 from django.http import QueryDict
 
 from core.conflicts import EditConflict
 from core.edits import merge_edit
 
 POSITION_MAX = 1_000_000
-
-
-def form_meta(model: type[Model], fields: Sequence[str]) -> type:
-    return type("Meta", (), {"model": model, "fields": list(fields)})
 
 
 class VersionedForm(forms.ModelForm):
@@ -64,10 +58,7 @@ class VersionedForm(forms.ModelForm):
         return values
 
     def base_version(self) -> int | None:
-        if not hasattr(self, "cleaned_data"):
-            return None
-        version: int | None = self.cleaned_data.get("read_version")
-        return version
+        return cast(int | None, getattr(self, "cleaned_data", {}).get("read_version"))
 
     def changes(self) -> dict[str, Any]:
         data: dict[str, Any] = getattr(self, "cleaned_data", {})
@@ -82,12 +73,12 @@ class VersionedForm(forms.ModelForm):
         read_version = data.get("read_version")
         if read_version == self.instance.version:
             return data
-        outcome = merge_edit(
+        _, conflicts = merge_edit(
             base=self.base(), current=self._current(), changes=self.changes(), units=self.edit_units
         )
-        if outcome.conflicts:
+        if conflicts:
             self.show_current(
-                EditConflict(self.what, outcome.conflicts, self.instance, self.conflict_detail())
+                EditConflict(self.what, conflicts, self.instance, self.conflict_detail())
             )
         return data
 

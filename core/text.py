@@ -67,7 +67,7 @@ def persona_slug(label: str) -> str:
     return re.sub(r"[\s_-]+", "-", label.strip().lower())
 
 
-_UNITS = (("M", 1_000_000), ("k", 1_000))
+_UNITS = {"M": 1_000_000, "k": 1_000}
 _FIGURE = re.compile(r"([0-9]+)(?:(\.[0-9]+)?([kM]))?")
 _FIGURE_MAX_CHARS = 30  # far beyond any published figure; keeps float and int conversions cheap
 
@@ -78,20 +78,17 @@ def parse_figure(text: str | None) -> int | None:
         return None
     if len(text) > _FIGURE_MAX_CHARS:
         raise ValueError(f"a figure of {len(text)} characters is too long")
-    m = _FIGURE.fullmatch(text)
-    if not m:
+    if not (m := _FIGURE.fullmatch(text)):
         raise ValueError(f"{text!r} is not a figure like 730, 23k or 8.8M")
     whole, fraction, suffix = m.groups()
-    if not suffix:
-        return int(whole)
-    return round(float(whole + (fraction or "")) * dict(_UNITS)[suffix])
+    return round(float(whole + (fraction or "")) * _UNITS[suffix]) if suffix else int(whole)
 
 
 def format_figure(value: int | None) -> str:
     """The inverse of ``parse_figure`` for the published figures: 143400 → ``143.4k``."""
     if value is None:
         return ""
-    for suffix, factor in _UNITS:
+    for suffix, factor in _UNITS.items():
         if value >= factor:
             number = f"{value / factor:.1f}".rstrip("0").rstrip(".")
             return f"{number}{suffix}"
@@ -137,16 +134,9 @@ def source_ids(text: str) -> list[str]:
 
 def split_source_ids(text: str) -> list[tuple[str, bool]]:
     """``text`` in pieces, each with whether it is a source id."""
-    pieces: list[tuple[str, bool]] = []
-    at = 0
-    for m in SOURCE_ID_RE.finditer(text):
-        if m.start() > at:
-            pieces.append((text[at : m.start()], False))
-        pieces.append((m.group(), True))
-        at = m.end()
-    if at < len(text):
-        pieces.append((text[at:], False))
-    return pieces
+    # (the ids are every other piece of a split on a group)
+    pieces = re.split(f"({SOURCE_ID_RE.pattern})", text)
+    return [(piece, i % 2 == 1) for i, piece in enumerate(pieces) if piece]
 
 
 # initialisms the published pages spell as a slug turned back into words ("Ai integrations")

@@ -83,7 +83,10 @@ def backup(alias: str, target: Path) -> None:
         partial.unlink(missing_ok=True)
 
 
-def check_file(source: Path, vendor: str) -> None:
+def restore(alias: str, source: Path, *, force: bool) -> tuple[str, list[str]]:
+    """Replace the database with ``source`` (one that has tables only with ``force``), then move
+    the caches past what it replaced: what was done to them, and the HTTP caches not banned."""
+    vendor = engine(alias)
     if not source.is_file():
         raise CommandError(f"{source}: no such file.")
     magic = PG_MAGIC if vendor == "postgresql" else SQLITE_MAGIC
@@ -92,13 +95,6 @@ def check_file(source: Path, vendor: str) -> None:
     if head != magic:
         wanted = "pg_dump's custom format" if vendor == "postgresql" else "an SQLite database"
         raise CommandError(f"{source}: not a backup of this database ({wanted} expected).")
-
-
-def restore(alias: str, source: Path, *, force: bool) -> tuple[str, list[str]]:
-    """Replace the database with ``source`` (one that has tables only with ``force``), then move
-    the caches past what it replaced: what was done to them, and the HTTP caches not banned."""
-    vendor = engine(alias)
-    check_file(source, vendor)
     with connections[alias].cursor() as cursor:
         tables = len(connections[alias].introspection.table_names(cursor))
     if tables and not force:

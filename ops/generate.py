@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from datetime import date, timedelta
+from datetime import timedelta
 
 from django.db import transaction
 
@@ -35,11 +35,6 @@ SOURCES = ("claimed-docs", "github", "community", "probe")
 CHECK_AGES = ((0, 60, 6), (61, 179, 3), (181, 400, 1))
 
 
-def _checked_on(rng: random.Random, as_of: date) -> date:
-    low, high, _ = rng.choices(CHECK_AGES, [w for *_, w in CHECK_AGES])[0]
-    return as_of - timedelta(days=rng.randint(low, high))
-
-
 @transaction.atomic
 def arena_generate(*, slug: str, products: int, stories: int, seed: int = 0) -> Arena:
     """A synthetic arena of ``products`` × ``stories`` cells under a free slug."""
@@ -58,24 +53,6 @@ def arena_generate(*, slug: str, products: int, stories: int, seed: int = 0) -> 
         updated=today,
         evidence_as_of=today,
     )
-    cats, groups = _categories(arena)
-    prods = _products(arena, products, rng)
-    story_objs = _stories(arena, stories, cats, groups, rng)
-    cells = [
-        _cell(story, product, _value(rng), dates, today)
-        for story in story_objs
-        for product in prods
-    ]
-    Cell.objects.bulk_create(cells, batch_size=2000)
-    Evidence.objects.bulk_create(
-        (row for c in cells if c.value.evidenced for row in evidence_rows(c, _quotes(c, rng))),
-        batch_size=2000,
-    )
-    arena_recompute_scores(arena_id=arena.pk)
-    return arena
-
-
-def _categories(arena: Arena) -> tuple[list[Category], list[SubGroup]]:
     cats = Category.objects.bulk_create(
         Category(
             arena=arena,
@@ -90,7 +67,28 @@ def _categories(arena: Arena) -> tuple[list[Category], list[SubGroup]]:
         for cat in cats
         for g in range(2)
     )
-    return cats, groups
+    prods = _products(arena, products, rng)
+    cells = []
+    for story in _stories(arena, stories, cats, groups, rng):
+        for product in prods:
+            low, high, _ = dates.choices(CHECK_AGES, [w for *_, w in CHECK_AGES])[0]
+            cells.append(
+                Cell(
+                    story=story,
+                    product=product,
+                    **_value(rng).fields(),
+                    rationale=f"Generated rationale for {product.name} on story {story.position + 1}.",
+                    detail_published=True,
+                    evidence_as_of=today - timedelta(days=dates.randint(low, high)),
+                )
+            )
+    Cell.objects.bulk_create(cells, batch_size=2000)
+    Evidence.objects.bulk_create(
+        (row for c in cells if c.value.evidenced for row in evidence_rows(c, _quotes(c, rng))),
+        batch_size=2000,
+    )
+    arena_recompute_scores(arena_id=arena.pk)
+    return arena
 
 
 def _products(arena: Arena, count: int, rng: random.Random) -> list[Product]:
@@ -154,19 +152,6 @@ def _value(rng: random.Random) -> CellValue:
         verdict, rng.randint(1, 5)
     )
     return CellValue(verdict, proof, quality)
-
-
-def _cell(
-    story: Story, product: Product, value: CellValue, dates: random.Random, as_of: date
-) -> Cell:
-    return Cell(
-        story=story,
-        product=product,
-        **value.fields(),
-        rationale=f"Generated rationale for {product.name} on story {story.position + 1}.",
-        detail_published=True,
-        evidence_as_of=_checked_on(dates, as_of),
-    )
 
 
 def _quotes(cell: Cell, rng: random.Random) -> list[Quote]:

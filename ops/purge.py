@@ -32,25 +32,25 @@ class _Batch:
 
     def flush(self) -> None:
         self.done = True
-        _send(purge_tags(arenas=self.arenas, cells=self.cells))
+        tags = purge_tags(arenas=self.arenas, cells=self.cells)
+        if settings.CELERY_TASK_ALWAYS_EAGER:  # no broker: once, here
+            if failed := http_cache_purge(tags):
+                log.warning("could not purge %s at %s", " ".join(tags), ", ".join(failed))
+            return
+        try:
+            celery_app.send_task(PURGE_TASK, args=[tags])
+        except Exception:  # noqa: BLE001 - any broker failure; the pages expire with their s-maxage
+            log.warning("could not enqueue the purge of %s", " ".join(tags), exc_info=True)
 
 
-class _Open(threading.local):
-    batch: _Batch | None = None
-
-
-_open = _Open()
+_open = threading.local()  # .batch: this thread's batch
 
 
 def pages_changed(sender: Any, *, arenas: list[int], cells: list[int], **kwargs: Any) -> None:
-    purge_after_commit(arenas=arenas, cells=cells)
-
-
-def purge_after_commit(*, arenas: Iterable[int] = (), cells: Iterable[int] = ()) -> None:
     """Purge these arenas' and cells' pages once the transaction commits, once per transaction."""
     if not settings.HTTP_CACHE_PURGE_URLS:
         return
-    batch = _open.batch
+    batch: _Batch | None = getattr(_open, "batch", None)
     # a batch whose transaction committed (done) or rolled back (its hook dropped) is over
     hooks = transaction.get_connection().run_on_commit
     waiting = batch is not None and not batch.done and any(h == batch.flush for _, h, _ in hooks)
@@ -60,18 +60,6 @@ def purge_after_commit(*, arenas: Iterable[int] = (), cells: Iterable[int] = ())
     batch.cells.update(cells)
     if not waiting:
         transaction.on_commit(batch.flush)  # (at once in autocommit)
-
-
-def _send(tags: list[str]) -> None:
-    if settings.CELERY_TASK_ALWAYS_EAGER:  # no broker: once, here
-        failed = http_cache_purge(tags)
-        if failed:
-            log.warning("could not purge %s at %s", " ".join(tags), ", ".join(failed))
-        return
-    try:
-        celery_app.send_task(PURGE_TASK, args=[tags])
-    except Exception:  # noqa: BLE001 - any broker failure; the pages expire with their s-maxage
-        log.warning("could not enqueue the purge of %s", " ".join(tags), exc_info=True)
 
 
 def purge_tags(*, arenas: Iterable[int] = (), cells: Iterable[int] = ()) -> list[str]:

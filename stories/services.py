@@ -179,12 +179,11 @@ def cell_edit(
         now["proof"] = now["proof"] or None
         if current.version == base_version:
             base = now
-        outcome = merge_edit(
+        write, conflicts = merge_edit(
             base=base, current=now, changes=dict(changes), units=[JUDGEMENT_FIELDS]
         )
-        if outcome.conflicts:
-            raise EditConflict("cell", outcome.conflicts, current, cell_last_change_note(cell.pk))
-        write = outcome.write
+        if conflicts:
+            raise EditConflict("cell", conflicts, current, cell_last_change_note(cell.pk))
         if write:
             _correct(
                 cell=current,

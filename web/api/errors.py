@@ -9,8 +9,6 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
-from rest_framework import status
-from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
@@ -31,16 +29,10 @@ def too_large_message() -> str:
     )
 
 
-class PayloadTooLarge(APIException):
-    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-    default_detail = "The request body is too large."
-    default_code = "payload_too_large"
-
-
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """An oversize body is a JSON 413 (Django raises it as an HTML 400)."""
     if isinstance(exc, RequestDataTooBig):
-        exc = PayloadTooLarge(too_large_message())
+        return Response({"detail": too_large_message()}, status=413)
     return exception_handler(exc, context)
 
 

@@ -1,4 +1,3 @@
-from collections.abc import Sequence
 from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -11,7 +10,6 @@ from rest_framework.response import Response
 
 from arena import selectors
 from arena.selectors.arenas import CountedArena
-from arena.selectors.leaderboard import StoredRow
 from core.text import SLUG_CHARS
 from web import params
 from web.api.serializers import arenas as s
@@ -63,8 +61,11 @@ class ArenaViewSet(viewsets.ViewSet):
         text = params.weights_text(request.query_params)
         if len(text) > params.WEIGHTS_MAX_LENGTH:
             raise ValidationError({params.WEIGHTS.name: ["Too long."]})
-        detail: dict[str, Any] = {"arena": arena}
-        leaderboard: Sequence[StoredRow]
+        detail: dict[str, Any] = {
+            "arena": arena,
+            "products": selectors.arena_product_list(arena=arena),
+            "personas": selectors.arena_persona_result_list(arena=arena),
+        }
         if text.strip():
             # read against the stored scores' categories and personas (no query of their own)
             board = selectors.arena_leaderboard(
@@ -79,17 +80,12 @@ class ArenaViewSet(viewsets.ViewSet):
                         ]
                     }
                 )
-            leaderboard = board.rows
+            detail["leaderboard"] = board.rows
             if board.reading is not None:
                 detail["weights"] = board.reading.by_kind("category")
                 detail["persona_weights"] = board.reading.by_kind("persona")
         else:
-            leaderboard = selectors.arena_score_list(arena=arena)
-        detail |= {
-            "products": selectors.arena_product_list(arena=arena),
-            "leaderboard": leaderboard,
-            "personas": selectors.arena_persona_result_list(arena=arena),
-        }
+            detail["leaderboard"] = selectors.arena_score_list(arena=arena)
         return Response(s.ArenaDetailSerializer(detail).data)
 
     @extend_schema(responses={200: s.MatrixSerializer, **error_responses(404, 429)})

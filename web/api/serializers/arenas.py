@@ -11,39 +11,18 @@ from products.models import Product
 from stories.values import Backing
 from web.api.serializers.fields import (
     ByProductField,
-    Call,
     CallSerializer,
     ProductSlugsField,
     ScoreRangeField,
-    WeightedIntegerField,
-    WeightedRangeField,
+    ScoresField,
     WinnerField,
-    result_fields,
+    call,
 )
 
 
 class ProductRefSerializer(serializers.Serializer):
     slug = serializers.CharField()
     name = serializers.CharField()
-
-
-class _StatedMixin:
-    """A fact stored blank is one nobody stated: null, as the open-data export writes."""
-
-    def to_representation(self, value: Any) -> Any:
-        return super().to_representation(value) if value else None  # type: ignore[misc]
-
-
-class StatedCharField(_StatedMixin, serializers.CharField):
-    pass
-
-
-class StatedURLField(_StatedMixin, serializers.URLField):
-    pass
-
-
-class StatedChoiceField(_StatedMixin, serializers.ChoiceField):
-    pass
 
 
 class ProductSerializer(ProductRefSerializer):
@@ -54,16 +33,21 @@ class ProductSerializer(ProductRefSerializer):
     pypi_weekly = serializers.IntegerField(allow_null=True)
     popularity_as_of = serializers.DateField(allow_null=True)
     # (null, or an empty list: nobody stated it)
-    website = StatedURLField(allow_null=True)
-    repository = StatedURLField(allow_null=True)
-    documentation = StatedURLField(allow_null=True)
-    licence = StatedCharField(allow_null=True, help_text="An SPDX licence expression.")
+    website = serializers.URLField(allow_null=True)
+    repository = serializers.URLField(allow_null=True)
+    documentation = serializers.URLField(allow_null=True)
+    licence = serializers.CharField(allow_null=True, help_text="An SPDX licence expression.")
     languages = serializers.ListField(child=serializers.CharField(), help_text="And SDKs.")
-    hosting = StatedChoiceField(choices=list(HOSTING), allow_null=True)
-    pricing = StatedCharField(allow_null=True, help_text="The pricing model.")
+    hosting = serializers.ChoiceField(choices=list(HOSTING), allow_null=True)
+    pricing = serializers.CharField(allow_null=True, help_text="The pricing model.")
     first_release = serializers.DateField(allow_null=True)
     latest_release = serializers.DateField(allow_null=True)
-    latest_version = StatedCharField(allow_null=True)
+    latest_version = serializers.CharField(allow_null=True)
+
+    def to_representation(self, product: Any) -> Any:
+        # a fact stored blank is one nobody stated: null, as the open-data export writes
+        data = super().to_representation(product)
+        return {k: None if v == "" and self.fields[k].allow_null else v for k, v in data.items()}
 
 
 class ArenaListSerializer(serializers.Serializer):
@@ -85,16 +69,14 @@ class ArenaListSerializer(serializers.Serializer):
 
     @extend_schema_field(ProductRefSerializer(allow_null=True))
     def get_leader(self, arena: Any) -> Any:
-        if not arena.leader_slug:
-            return None
-        return ProductRefSerializer({"slug": arena.leader_slug, "name": arena.leader_name}).data
+        return {"slug": arena.leader_slug, "name": arena.leader_name} if arena.leader_slug else None
 
     @extend_schema_field(CallSerializer())
     def get_call(self, arena: Any) -> Any:
         # with nothing scored there is no leader, and nothing is close either
         leads = first_leads(arena)
         leader = arena.leader_slug if leads else None
-        return CallSerializer(Call(leader, bool(arena.leader_slug) and not leads)).data
+        return {"leader": leader, "close": bool(arena.leader_slug) and not leads}
 
 
 class LeaderboardSerializer(serializers.ListSerializer):
@@ -115,34 +97,57 @@ class LeaderboardRowSerializer(serializers.Serializer):
     )
     product = ProductRefSerializer()
     vs = serializers.SerializerMethodField()
-    # (here: the product result's ``fields.RESULT_FIELDS``)
+    pa_score = serializers.IntegerField(source="result.pa_score", allow_null=True)
+    category_scores = ScoresField(source="result.category_scores")
+    persona_scores = ScoresField(source="result.persona_scores")
+    verified = serializers.IntegerField(source="result.verified")
+    with_evidence = serializers.IntegerField(source="result.with_evidence")
+    disputed = serializers.IntegerField(source="result.disputed")
+    integrity = serializers.IntegerField(source="result.integrity", allow_null=True)
+    confidence = serializers.CharField(source="result.confidence")
+    upheld_in_favour = serializers.IntegerField(source="result.upheld_in_favour")
+    pa_range = ScoreRangeField(
+        source="result.pa_range", help_text="The PA Score's range [low, high]; null with no score."
+    )
+    published_evidence = serializers.IntegerField(
+        source="result.published_evidence",
+        help_text="Judged cells whose backing the pages publish (a quote or a rationale).",
+    )
+    judged = serializers.IntegerField(
+        source="result.judged",
+        help_text="Judged (applicable: not n/a) cells; the evidence share is "
+        "published_evidence/judged.",
+    )
     rank_range = serializers.SerializerMethodField(
         help_text="The published ranks the product could take if its unverified cells turned out "
         "either way, `[best, worst]` (null: not computed yet)."
     )
-    # with ``?weights=`` only
-    personal_score = WeightedIntegerField(
+    # with ``?weights=`` only (``WEIGHTED``)
+    personal_score = serializers.IntegerField(
         allow_null=True,
         required=False,
         help_text="With `?weights=`: the PA Score's formula with those weights (null: nothing "
         "weighs).",
     )
-    personal_range = WeightedRangeField(
+    personal_range = ScoreRangeField(
         required=False, help_text="With `?weights=`: the range of `personal_score`."
     )
-    published_rank = WeightedIntegerField(
+    published_rank = serializers.IntegerField(
         source="rank",
         required=False,
         help_text="With `?weights=`: the row's rank in the published ranking.",
     )
 
+    WEIGHTED = ("personal_score", "personal_range", "published_rank")
+
     class Meta:
         list_serializer_class = LeaderboardSerializer
 
-    def get_fields(self) -> dict[str, serializers.Field]:
-        fields = dict(super().get_fields())
-        place = {name: fields.pop(name) for name in ("rank", "product", "vs")}
-        return {**place, **result_fields("result"), **fields}
+    def to_representation(self, row: Any) -> Any:
+        # a row not ranked by a caller's weights leaves them out (not written as null)
+        data = super().to_representation(row)
+        weighted = hasattr(row, "personal_score")
+        return data if weighted else {k: v for k, v in data.items() if k not in self.WEIGHTED}
 
     def get_vs(self, row: Any) -> str | None:
         # the stored partner, whatever the order the rows are shown in
@@ -308,7 +313,7 @@ class CompareSerializer(serializers.Serializer):
 
     @extend_schema_field(CallSerializer())
     def get_call(self, cmp: Any) -> Any:
-        return CallSerializer(Call.of(cmp.call_leader)).data
+        return call(cmp.call_leader)
 
 
 # GET /api/arenas/<arena>/compare/?products=…: the parameter's description and schema.
@@ -365,4 +370,4 @@ class CompareManySerializer(serializers.Serializer):
 
     @extend_schema_field(CallSerializer())
     def get_call(self, cmp: Any) -> Any:
-        return CallSerializer(Call.of(cmp.leader)).data
+        return call(cmp.leader)

@@ -1,14 +1,11 @@
-"""The API's own fields, and a product's result's fields from ``scoring.ProductResult``."""
+"""The API's own fields."""
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Iterable, Mapping
-from functools import partial
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from rest_framework import serializers
-from rest_framework.fields import SkipField
 
 from arena import scoring
 
@@ -44,15 +41,6 @@ class ScoreRangeField(serializers.ListField):
         return [int(v) for v in data]  # (DRF writes a null without asking its field)
 
 
-class Call(NamedTuple):
-    leader: str | None
-    close: bool
-
-    @classmethod
-    def of(cls, leader: Any) -> Call:
-        return cls(leader.slug if leader is not None else None, leader is None)
-
-
 class CallSerializer(serializers.Serializer):
     leader = serializers.CharField(
         allow_null=True,
@@ -62,63 +50,10 @@ class CallSerializer(serializers.Serializer):
     close = serializers.BooleanField(help_text="True when it is too close to call.")
 
 
-class _WithWeightsOnly(serializers.Field):
-    """Left out of a row not ranked by a caller's weights (not written as null)."""
-
-    def get_attribute(self, instance: Any) -> Any:
-        if not hasattr(instance, "personal_score"):
-            raise SkipField()
-        return super().get_attribute(instance)
+def call(leader: Any) -> dict[str, Any]:
+    """A comparison's call (``CallSerializer``'s shape): the product that leads, or none."""
+    return {"leader": leader.slug if leader is not None else None, "close": leader is None}
 
 
-class WeightedIntegerField(_WithWeightsOnly, serializers.IntegerField):
-    pass
-
-
-class WeightedRangeField(_WithWeightsOnly, ScoreRangeField):
-    pass
-
-
-def _scores_field(**kwargs: Any) -> serializers.Field:
-    return serializers.DictField(child=serializers.IntegerField(allow_null=True), **kwargs)
-
-
-# The serializer field of each type annotation in ``scoring.ProductResult``
-_KINDS: dict[str, Callable[..., serializers.Field]] = {
-    "int": serializers.IntegerField,
-    "int | None": partial(serializers.IntegerField, allow_null=True),
-    "str": serializers.CharField,
-    "dict[str, int | None]": _scores_field,
-    "tuple[int, int] | None": ScoreRangeField,
-}
-_TYPES = {f.name: str(f.type) for f in dataclasses.fields(scoring.ProductResult)}
-
-# What a leaderboard row leaves out: the product, the sums behind its scores, the persona ranges.
-_NOT_SHOWN = frozenset(
-    {
-        "product",
-        "name",
-        "contradicted",
-        "upheld",
-        "favour_credit",
-        "upheld_unevidenced",
-        "weighted_quality",
-        "weighted_max",
-        "parts",
-        "persona_ranges",
-    }
-)
-RESULT_FIELDS = tuple(name for name in _TYPES if name not in _NOT_SHOWN)
-_RESULT_HELP = {
-    "pa_range": "The PA Score's range [low, high]; null with no score.",
-    "published_evidence": "Judged cells whose backing the pages publish (a quote or a rationale).",
-    "judged": "Judged (applicable: not n/a) cells; the evidence share is published_evidence/judged.",
-}
-
-
-def result_fields(source: str) -> dict[str, serializers.Field]:
-    out = {}
-    for name in RESULT_FIELDS:
-        extra = {"help_text": _RESULT_HELP[name]} if name in _RESULT_HELP else {}
-        out[name] = _KINDS[_TYPES[name]](source=f"{source}.{name}", **extra)
-    return out
+class ScoresField(serializers.DictField):
+    child = serializers.IntegerField(allow_null=True)
