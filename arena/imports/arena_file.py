@@ -20,13 +20,13 @@ from arena.imports.records import (
     ArenaRecord,
     CategoryRecord,
     CellDetail,
-    Evidence,
     MatrixStory,
     OverviewPage,
 )
 from core.text import arena_slugify, slug_problem
 from core.uris import uri_encode, uri_problem
 from products.facts import licence_problem
+from stories.evidence import Quote
 from stories.values import CellValue
 
 
@@ -175,20 +175,18 @@ def _detail(
     c: dict[str, Any], value: CellValue, product: str, where: list[str | int], errors: FileErrors
 ) -> CellDetail:
     evidence = tuple(
-        Evidence(
-            source=e["source"],
-            quote=e["quote"],
-            url=_uri(e.get("url"), [*where, "evidence", j, "url"], errors),
-            checked_on=date_at(e.get("checked_on"), [*where, "evidence", j, "checked_on"], errors),
+        Quote(
+            e["source"],
+            e["quote"],
+            _uri(e.get("url"), [*where, "evidence", j, "url"], errors),
+            date_at(e.get("checked_on"), [*where, "evidence", j, "checked_on"], errors),
         )
         for j, e in enumerate(c.get("evidence", []))
     )
     rationale = c.get("rationale")
     return CellDetail(
         product=product,
-        verdict=value.verdict,
-        proof=value.proof,
-        quality=value.quality,
+        value=value,
         rationale=rationale or "",
         evidence=evidence,
         line=0,
@@ -200,7 +198,7 @@ def _detail(
 def _overview(
     doc: dict[str, Any], path: str, values: dict[_Pair, CellValue], errors: FileErrors
 ) -> OverviewPage:
-    """The overview page the file stands for (no leaderboard: the scores are computed)."""
+    """The overview page the file stands for."""
     arena, products, stories = doc["arena"], doc["products"], doc["stories"]
     return OverviewPage(
         path=path,
@@ -211,8 +209,6 @@ def _overview(
         updated=date_at(arena["updated"], ["arena", "updated"], errors),  # type: ignore[arg-type]
         evidence_as_of=date_at(arena.get("evidence_as_of"), ["arena", "evidence_as_of"], errors),  # type: ignore[arg-type]
         products=tuple(p["name"] for p in products),
-        leaderboard=(),
-        personas=(),
         categories=tuple(
             CategoryRecord(
                 name=c["name"], blurb=c.get("blurb", ""), groups=tuple(c.get("groups", []))

@@ -1,5 +1,4 @@
-"""The arena overview page: ``<Name> arena<Name>``, the "N user stories · M judged cells" line,
-leaderboard, best by user type, story matrix (categories, sub-groups, a row per story), legend,
+"""The arena overview page: title, counts, leaderboard, best by user type, story matrix, legend,
 adjacent arenas; every name checked against what the database stores."""
 
 from __future__ import annotations
@@ -17,14 +16,7 @@ from arena.imports.reading import (
     short,
     slug,
 )
-from arena.imports.records import (
-    AdjacentRecord,
-    CategoryRecord,
-    LeaderboardRow,
-    MatrixStory,
-    OverviewPage,
-    PersonaWinner,
-)
+from arena.imports.records import AdjacentRecord, CategoryRecord, MatrixStory, OverviewPage
 from core.text import arena_slugify, heading_name
 from stories.values import CellValue
 
@@ -34,6 +26,7 @@ _COUNTS_RE = re.compile(
 )
 _TITLE_RE = re.compile(r"(.+) arena\1")  # the arena's title, and each adjacent arena's
 _RUNNER_UP_RE = re.compile(r"Runner-up: (.+) \(([0-9]+)/100\)")
+_FIELDS = ("stars", "stars_growth", "npm_weekly", "pypi_weekly", "popularity_as_of")
 _FIGURES = (
     ("stars", "★", re.compile(r"★ ([0-9.]+[kM]?)")),
     ("stars_growth", "▲", re.compile(r"▲ ([0-9.]+[kM]?)/yr")),
@@ -46,19 +39,22 @@ def is_overview(lines: list[str]) -> bool:
     return any(re.match(r"[0-9]+ user stories · [0-9]+ judged cells", ln) for ln in lines[:5])
 
 
-def parse_overview(path: str, lines: list[str]) -> OverviewPage:
+def parse_overview(path: str, lines: list[str]) -> tuple[OverviewPage, dict[str, dict]]:
+    """The page, and each product's stored values (its slug, and what the leaderboard shows)."""
     cur = Cursor(path, lines)
     head, counts_line = _head(cur, lines)
     leader_lines = _leaderboard_lines(cur)
-    personas = _best_by_user_type(cur)
+    _best_by_user_type(cur)
     products, categories, stories = StoryMatrix(cur).read()
     adjacent = _adjacent_arenas(cur)
     # the leaderboard names products, which the matrix lists; the matrix has what the counts say
-    leaderboard = tuple(_leader_row(cur.at(line), products) for line in leader_lines)
+    values = {p: {"slug": arena_slugify(p), "tier": "", **dict.fromkeys(_FIELDS)} for p in products}
     ranked: dict[str, int] = {}
-    for row in leaderboard:
-        twice = f"product {short(row.product)} appears twice in the leaderboard"
-        cur.once(ranked, row.product, twice, row.line)
+    for line in leader_lines:
+        product, shown = _leader_row(cur.at(line), products)
+        twice = f"product {short(product)} appears twice in the leaderboard"
+        cur.once(ranked, product, twice, line)
+        values[product] |= shown | {"popularity_as_of": head[5]}
     _, _, story_count, cell_count, _, _ = head
     if len(stories) != story_count:
         says = f"the page says {story_count} user stories but its matrix has {len(stories)}"
@@ -71,16 +67,8 @@ def parse_overview(path: str, lines: list[str]) -> OverviewPage:
         if s.text in seen:
             raise cur.error(f"story {s.text[:60]!r} already appears on line {seen[s.text]}", s.line)
         seen[s.text] = s.line
-    return OverviewPage(
-        path,
-        *head,
-        products=products,
-        leaderboard=leaderboard,
-        personas=personas,
-        categories=categories,
-        stories=stories,
-        adjacent=adjacent,
-    )
+    page = OverviewPage(path, *head, products, categories, stories, adjacent)
+    return page, values
 
 
 # The first fields of an ``OverviewPage`` after the path, as the page's first lines say them.
@@ -133,91 +121,76 @@ def _leaderboard_lines(cur: Cursor) -> list[int]:
     return rows
 
 
-def _leader_row(cur: Cursor, products: tuple[str, ...]) -> LeaderboardRow:
+def _leader_row(cur: Cursor, products: tuple[str, ...]) -> tuple[str, dict]:
+    """The row's product, and its tier and popularity figures."""
     cols = [c.strip() for c in cur.line.strip().split(" | ")]
     cols[0] = cols[0].lstrip("| ").strip()
     if not re.fullmatch(r"[0-9]+", cols[0]):
         raise cur.error(f"bad leaderboard rank {short(cols[0])}")
     with cur.checks():
-        rank = number(cols[0], "leaderboard rank")
+        number(cols[0], "leaderboard rank")
     if len(cols) < 2:
         raise cur.error("leaderboard row has no product column")
     m = re.fullmatch(r"(.+?) ?vs (.+) ↗", cols[1])
     if not m:
         raise cur.error(f"cannot read leaderboard product {cols[1]!r}")
-    head, vs = m.group(1).strip(), m.group(2).strip()
+    head = m.group(1).strip()
     product = next((p for p in sorted(products, key=len, reverse=True) if head.startswith(p)), None)
     if product is None:
         raise cur.error(f"leaderboard names {head!r}, which is not one of the matrix's products")
+    values: dict = {}
     with cur.checks():
-        tier = fit("Product.tier", "tier", head[len(product) :].strip())
-    scores: list[int] = []
+        values["tier"] = fit("Product.tier", "tier", head[len(product) :].strip())
     j = 2
     while j < len(cols) and re.fullmatch(r"[0-9]+/100", cols[j]):
         with cur.checks():
-            scores.append(number(cols[j].split("/")[0], "score"))
+            number(cols[j].split("/")[0], "score")
         j += 1
     popularity = cols[j] if j < len(cols) else ""
-    figures: dict[str, str | None] = {}
     for key, mark, pattern in _FIGURES:
-        fm = pattern.search(popularity)
-        figures[key] = fm.group(1) if fm else None
-        if fm:
+        if fm := pattern.search(popularity):
             with cur.checks():
-                figure(f"Product.{key}", f"{mark} {fm.group(1)}")
+                values[key] = figure(f"Product.{key}", f"{mark} {fm.group(1)}")
     rest = " | ".join(cols[j + 1 :])
     vm = re.search(r"([0-9]+)/([0-9]+) verified(?: · ([0-9]+) disputed)?", rest)
     im = re.search(r"([0-9]+)/100 integrity", rest)
     if not vm or not im:
         raise cur.error("leaderboard row lacks 'V/E verified' or 'N/100 integrity'")
     with cur.checks():
-        return LeaderboardRow(
-            rank=rank,
-            product=product,
-            tier=tier,
-            vs=vs,
-            scores=tuple(scores),
-            verified=number(vm.group(1), "verified count"),
-            with_evidence=number(vm.group(2), "evidenced count"),
-            disputed=number(vm.group(3) or "0", "disputed count"),
-            integrity=number(im.group(1), "integrity"),
-            line=cur.lineno,
-            **figures,
-        )
+        number(vm.group(1), "verified count")
+        number(vm.group(2), "evidenced count")
+        number(vm.group(3) or "0", "disputed count")
+        number(im.group(1), "integrity")
+    return product, values
 
 
-def _best_by_user_type(cur: Cursor) -> tuple[PersonaWinner, ...]:
-    """The "Best for <persona>" cards, up to the story matrix's heading (taken)."""
-    personas = []
+def _best_by_user_type(cur: Cursor) -> None:
+    """The "Best for <persona>" cards (checked, not kept), up to the story matrix's heading."""
     while (line := cur.peek()) is not None and not line.startswith("Story matrix"):
         cur.take()
         if line.startswith("Best for "):
-            personas.append(_persona_winner(cur, line[len("Best for ") :].strip()))
+            _persona_winner(cur, line[len("Best for ") :].strip())
     cur.take("no story matrix found")
-    return tuple(personas)
 
 
-def _persona_winner(cur: Cursor, persona: str) -> PersonaWinner:
+def _persona_winner(cur: Cursor, persona: str) -> None:
     """Winner, ``N/100``, maybe ``Runner-up: NAME (N/100)``, ``N <persona> stories scored``."""
     ends = f"page ends inside 'Best for {persona}'"
-    winner = cur.take(ends).strip()
+    cur.take(ends)
     sm = re.fullmatch(r"([0-9]+)/100", cur.take(ends).strip())
     if not sm:
         raise cur.error("expected the winner's score 'N/100'")
     with cur.checks():
-        score = number(sm.group(1), "score")
-    runner_up, runner_up_score = None, None
-    rm = _RUNNER_UP_RE.fullmatch(cur.take(ends).strip())
-    if rm:
+        number(sm.group(1), "score")
+    if rm := _RUNNER_UP_RE.fullmatch(cur.take(ends).strip()):
         with cur.checks():
-            runner_up, runner_up_score = rm.group(1), number(rm.group(2), "score")
+            number(rm.group(2), "score")
         cur.take(ends)
     cm = re.fullmatch(r"([0-9]+) (\S+) stories scored", cur.line.strip())
     if not cm:
         raise cur.error("expected 'N <persona> stories scored'")
     with cur.checks():
-        story_count = number(cm.group(1), "story count")
-    return PersonaWinner(persona, winner, score, runner_up, runner_up_score, story_count)
+        number(cm.group(1), "story count")
 
 
 def _adjacent_arenas(cur: Cursor) -> tuple[AdjacentRecord, ...]:

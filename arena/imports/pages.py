@@ -15,11 +15,11 @@ from arena.imports.records import (
     CellDetail,
     ComparePage,
     CompareStory,
-    Evidence,
     MatrixStory,
     OverviewPage,
 )
 from core.text import clean_text, heading_name, persona_slug
+from stories.evidence import Quote
 from stories.values import CellValue, Proof, Verdict, parse_quality
 
 _STORY_RE = re.compile(r"([0-9]+)\. (.+)")
@@ -52,12 +52,12 @@ def read_arena(paths: Sequence[str | Path]) -> ArenaRecord:
         raise PageError(
             overviews[1][0], 1, f"a second arena overview page (first: {overviews[0][0]})"
         )
-    overview = parse_overview(*overviews[0])
+    overview, products = parse_overview(*overviews[0])
     texts = [s.text for s in overview.stories]
     compares = [
         parse_compare(p, ls, texts, overview.products) for p, ls in loaded if not is_overview(ls)
     ]
-    return merge_pages(overview, compares)
+    return merge_pages(overview, compares, products)
 
 
 def label_matches(label: str, persona: str) -> bool:
@@ -69,7 +69,9 @@ def label_matches(label: str, persona: str) -> bool:
     return norm.startswith(persona + "-") and "-" not in norm[len(persona) + 1 :]
 
 
-def merge_pages(overview: OverviewPage, compares: Sequence[ComparePage]) -> ArenaRecord:
+def merge_pages(
+    overview: OverviewPage, compares: Sequence[ComparePage], products: dict[str, dict]
+) -> ArenaRecord:
     """Check the head-to-head pages against the overview and against each other."""
     stories = {s.text: s for s in overview.stories}
     # each value with where it was first read ("FILE:LINE"), to name it when another page differs
@@ -87,6 +89,7 @@ def merge_pages(overview: OverviewPage, compares: Sequence[ComparePage]) -> Aren
         weights={k: v[0] for k, v in weights.items()},
         persona_labels={k: v[0] for k, v in labels.items()},
         details={k: v[0] for k, v in details.items()},
+        products=products,
     )
 
 
@@ -280,12 +283,10 @@ def _cell(cur: Cursor, product: str) -> CellDetail:
         with cur.checks():
             fit("Evidence.source", "evidence source", em.group(1))
             fit("Evidence.quote", "quote", em.group(2))
-        evidence.append(Evidence(em.group(1), em.group(2)))
+        evidence.append(Quote(em.group(1), em.group(2)))
     if not rationale:
         raise cur.error(f"{product}'s cell has no rationale", start)
-    return CellDetail(
-        product, value.verdict, value.proof, value.quality, rationale, tuple(evidence), start
-    )
+    return CellDetail(product, value, rationale, tuple(evidence), start)
 
 
 def _judgement(cur: Cursor, product: str, head: str) -> CellValue:

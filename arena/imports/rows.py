@@ -21,7 +21,6 @@ from arena.imports.run import (
     sync_row,
 )
 from arena.models import AdjacentArena, Category, Persona, Source, SubGroup
-from core.text import arena_slugify, parse_figure
 from products.models import Product
 from stories.models import Story
 
@@ -52,7 +51,7 @@ def _relisted(
 def import_products(run: ImportRun) -> None:
     ov, arena, report = run.record.overview, run.arena, run.report
     offset = run.offset
-    values_of = _product_values(run)
+    values_of = {n: {"name": n, "page_name": n, **run.record.products[n]} for n in ov.products}
     # found by the name the pages gave it (an admin may have renamed it since)
     existing_products = {
         (p.page_name or p.name): p for p in Product.all_objects.filter(arena=arena)
@@ -81,29 +80,6 @@ def import_products(run: ImportRun) -> None:
             report.count("product", "changed")
         products[name] = product
     retire_gone(existing_products.values(), "product", offset, len(products), report)
-
-
-def _product_values(run: ImportRun) -> dict[str, dict]:
-    """Each product's stored values but its position, by name."""
-    ov, stated = run.record.overview, run.record.products
-    if stated is not None:
-        return {name: {"name": name, "page_name": name, **stated[name]} for name in ov.products}
-    by_name = {lr.product: lr for lr in ov.leaderboard}
-    values = {}
-    for name in ov.products:
-        lr = by_name.get(name)
-        values[name] = {
-            "name": name,
-            "page_name": name,
-            "slug": arena_slugify(name),
-            "tier": lr.tier if lr else "",
-            "stars": parse_figure(lr.stars) if lr else None,
-            "stars_growth": parse_figure(lr.stars_growth) if lr else None,
-            "npm_weekly": parse_figure(lr.npm_weekly) if lr else None,
-            "pypi_weekly": parse_figure(lr.pypi_weekly) if lr else None,
-            "popularity_as_of": ov.evidence_as_of if lr else None,
-        }
-    return values
 
 
 def import_stories(run: ImportRun) -> None:
