@@ -6,16 +6,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from arena.imports.reading import (
-    Cursor,
-    figure,
-    fit,
-    future_problem,
-    max_value,
-    number,
-    short,
-    slug,
-)
+from arena.imports.reading import Cursor, future_problem, max_value, short
 from arena.imports.records import AdjacentRecord, CategoryRecord, MatrixStory, OverviewPage
 from core.text import arena_slugify, heading_name
 from stories.values import CellValue
@@ -79,22 +70,19 @@ def _head(cur: Cursor, lines: list[str]) -> tuple[_Head, int]:
     m = _TITLE_RE.fullmatch(cur.take())
     if not m:
         raise cur.error("first line should be '<Name> arena<Name>'")
-    with cur.checks():
-        name = fit("Arena.name", "arena name", m.group(1))
-        slug("Arena.slug", "arena name", name)
+    name = cur.fit("Arena.name", "arena name", m.group(1))
+    cur.slug("Arena.slug", "arena name", name)
     if len(lines) < 4:
         raise cur.error("page ends before the story count line", len(lines))
     description = cur.take().strip()
-    with cur.checks():
-        fit("Arena.description", "arena description", description)
+    cur.fit("Arena.description", "arena description", description)
     m = _COUNTS_RE.fullmatch(cur.take().strip())
     if not m:
         raise cur.error(
             "expected 'N user stories · M judged cells · updated DATE · Evidence as of DATE'"
         )
-    with cur.checks():
-        story_count = number(m.group(1), "story count")
-        cell_count = number(m.group(2), "judged cell count")
+    story_count = cur.number(m.group(1), "story count")
+    cell_count = cur.number(m.group(2), "judged cell count")
     updated = _date(cur, m.group(3), "its updated date")
     evidence_as_of = _date(cur, m.group(4), "its evidence date")
     return (name, description, story_count, cell_count, updated, evidence_as_of), cur.lineno
@@ -127,8 +115,7 @@ def _leader_row(cur: Cursor, products: tuple[str, ...]) -> tuple[str, dict]:
     cols[0] = cols[0].lstrip("| ").strip()
     if not re.fullmatch(r"[0-9]+", cols[0]):
         raise cur.error(f"bad leaderboard rank {short(cols[0])}")
-    with cur.checks():
-        number(cols[0], "leaderboard rank")
+    cur.number(cols[0], "leaderboard rank")
     if len(cols) < 2:
         raise cur.error("leaderboard row has no product column")
     m = re.fullmatch(r"(.+?) ?vs (.+) ↗", cols[1])
@@ -139,28 +126,24 @@ def _leader_row(cur: Cursor, products: tuple[str, ...]) -> tuple[str, dict]:
     if product is None:
         raise cur.error(f"leaderboard names {head!r}, which is not one of the matrix's products")
     values: dict = {}
-    with cur.checks():
-        values["tier"] = fit("Product.tier", "tier", head[len(product) :].strip())
+    values["tier"] = cur.fit("Product.tier", "tier", head[len(product) :].strip())
     j = 2
     while j < len(cols) and re.fullmatch(r"[0-9]+/100", cols[j]):
-        with cur.checks():
-            number(cols[j].split("/")[0], "score")
+        cur.number(cols[j].split("/")[0], "score")
         j += 1
     popularity = cols[j] if j < len(cols) else ""
     for key, mark, pattern in _FIGURES:
         if fm := pattern.search(popularity):
-            with cur.checks():
-                values[key] = figure(f"Product.{key}", f"{mark} {fm.group(1)}")
+            values[key] = cur.figure(f"Product.{key}", f"{mark} {fm.group(1)}")
     rest = " | ".join(cols[j + 1 :])
     vm = re.search(r"([0-9]+)/([0-9]+) verified(?: · ([0-9]+) disputed)?", rest)
     im = re.search(r"([0-9]+)/100 integrity", rest)
     if not vm or not im:
         raise cur.error("leaderboard row lacks 'V/E verified' or 'N/100 integrity'")
-    with cur.checks():
-        number(vm.group(1), "verified count")
-        number(vm.group(2), "evidenced count")
-        number(vm.group(3) or "0", "disputed count")
-        number(im.group(1), "integrity")
+    cur.number(vm.group(1), "verified count")
+    cur.number(vm.group(2), "evidenced count")
+    cur.number(vm.group(3) or "0", "disputed count")
+    cur.number(im.group(1), "integrity")
     return product, values
 
 
@@ -180,17 +163,14 @@ def _persona_winner(cur: Cursor, persona: str) -> None:
     sm = re.fullmatch(r"([0-9]+)/100", cur.take(ends).strip())
     if not sm:
         raise cur.error("expected the winner's score 'N/100'")
-    with cur.checks():
-        number(sm.group(1), "score")
+    cur.number(sm.group(1), "score")
     if rm := _RUNNER_UP_RE.fullmatch(cur.take(ends).strip()):
-        with cur.checks():
-            number(rm.group(2), "score")
+        cur.number(rm.group(2), "score")
         cur.take(ends)
     cm = re.fullmatch(r"([0-9]+) (\S+) stories scored", cur.line.strip())
     if not cm:
         raise cur.error("expected 'N <persona> stories scored'")
-    with cur.checks():
-        number(cm.group(1), "story count")
+    cur.number(cm.group(1), "story count")
 
 
 def _adjacent_arenas(cur: Cursor) -> tuple[AdjacentRecord, ...]:
@@ -201,25 +181,22 @@ def _adjacent_arenas(cur: Cursor) -> tuple[AdjacentRecord, ...]:
         am = _TITLE_RE.fullmatch(cur.take().strip())
         if not am or cur.done:
             continue
-        with cur.checks():
-            name = fit("AdjacentArena.name", "adjacent arena name", am.group(1))
+        name = cur.fit("AdjacentArena.name", "adjacent arena name", am.group(1))
         cur.once(first_lines, name, f"adjacent arena {short(name)} appears twice")
         pm = re.fullmatch(r"([0-9]+) products · leader: (.+)", cur.take().strip())
         if not pm:
             raise cur.error("expected 'N products · leader: NAME' under an adjacent arena")
-        with cur.checks():
-            count = number(
-                pm.group(1),
-                "adjacent arena product count",
-                max_value("AdjacentArena.product_count"),
-            )
-            leader = fit("AdjacentArena.leader", "adjacent arena leader", pm.group(2))
+        count = cur.number(
+            pm.group(1),
+            "adjacent arena product count",
+            max_value("AdjacentArena.product_count"),
+        )
+        leader = cur.fit("AdjacentArena.leader", "adjacent arena leader", pm.group(2))
         shares = None
         if (line := cur.peek()) is not None and line.startswith("shares: "):
             cur.take()
             shares = line[len("shares: ") :].strip()
-            with cur.checks():
-                fit("AdjacentArena.shares", "shared category", shares)
+            cur.fit("AdjacentArena.shares", "shared category", shares)
         adjacent.append(AdjacentRecord(name, count, leader, shares))
     return tuple(adjacent)
 
@@ -286,9 +263,8 @@ class StoryMatrix:
         """The matrix's columns: names and slugs that fit, no two alike."""
         by_slug: dict[str, str] = {}
         for name in names:
-            with self.cur.checks():
-                fit("Product.name", "product name", name)
-                made = slug("Product.slug", "product name", name)
+            self.cur.fit("Product.name", "product name", name)
+            made = self.cur.slug("Product.slug", "product name", name)
             if made in by_slug:
                 other = by_slug[made]
                 raise self.cur.error(
@@ -318,8 +294,8 @@ class StoryMatrix:
         if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", persona):
             raise cur.error(f"bad persona {persona!r}")
         with cur.checks():
-            fit("Story.text", "story text", text)
-            fit("Persona.slug", "persona", persona)
+            cur.fit("Story.text", "story text", text)
+            cur.fit("Persona.slug", "persona", persona)
             cells = tuple(
                 (product, CellValue.parse_mark(raw))
                 for product, raw in zip(products, cols[2:], strict=True)
@@ -345,9 +321,8 @@ class StoryMatrix:
                     f"have the same slug {made!r}"
                 )
             self.category_slugs[made] = self.category
-            with cur.checks():
-                fit("Category.name", "category name", self.category)
-                fit("Category.blurb", "category blurb", self.blurb)
+            cur.fit("Category.name", "category name", self.category)
+            cur.fit("Category.blurb", "category blurb", self.blurb)
             self.groups, self.group_lines, self.group = [], {}, None
             return
         if self.category is None:
@@ -355,8 +330,7 @@ class StoryMatrix:
         group = self.group = heading_name(line.strip())
         twice = f"sub-group {short(group)} appears twice in category {short(self.category)}"
         cur.once(self.group_lines, group, twice)
-        with cur.checks():
-            fit("SubGroup.name", "sub-group name", group)
+        cur.fit("SubGroup.name", "sub-group name", group)
 
 
 def _split_category_heading(line: str) -> tuple[str, str] | None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from arena import scoring
 from arena.imports.overview import is_overview, parse_overview
-from arena.imports.reading import Cursor, PageError, fit, number, read_text
+from arena.imports.reading import Cursor, PageError, read_text
 from arena.imports.records import (
     ArenaRecord,
     CellDetail,
@@ -207,8 +207,7 @@ def _story(
 ) -> CompareStory:
     """The story whose ``N. <persona label><text>`` line ``cur`` has just read."""
     start = cur.lineno
-    with cur.checks():
-        story_number = number(sm.group(1), "story number")
+    story_number = cur.number(sm.group(1), "story number")
     rest = sm.group(2)
     text = next((t for t in texts if rest.endswith(t) and len(rest) > len(t)), None)
     if text is None:
@@ -218,8 +217,7 @@ def _story(
         label, text = cm.group(1), cm.group(2)
     else:
         label = rest[: -len(text)]
-    with cur.checks():
-        fit("Persona.label", "persona label", label.strip())
+    cur.fit("Persona.label", "persona label", label.strip())
 
     cur.skip_blank()
     line = cur.take(f"story {story_number} is truncated: no 'weight N · round …' line")
@@ -267,8 +265,7 @@ def _cell(cur: Cursor, product: str) -> CellDetail:
         and line.strip() not in _CELL_END
     ):
         rationale = cur.take().strip()
-        with cur.checks():
-            fit("Cell.rationale", "rationale", rationale)
+        cur.fit("Cell.rationale", "rationale", rationale)
     evidence = []
     while True:
         cur.skip_blank()
@@ -280,9 +277,8 @@ def _cell(cur: Cursor, product: str) -> CellDetail:
         em = _EVIDENCE_RE.fullmatch(s)
         if not em:
             raise cur.error(f"cannot read evidence line {s[:60]!r}")
-        with cur.checks():
-            fit("Evidence.source", "evidence source", em.group(1))
-            fit("Evidence.quote", "quote", em.group(2))
+        cur.fit("Evidence.source", "evidence source", em.group(1))
+        cur.fit("Evidence.quote", "quote", em.group(2))
         evidence.append(Quote(em.group(1), em.group(2)))
     if not rationale:
         raise cur.error(f"{product}'s cell has no rationale", start)

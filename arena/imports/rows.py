@@ -43,8 +43,7 @@ def _relisted(
         run.report.count(kind, "kept")
     else:
         sync_row(row, {"retired_at": None})
-        run.report.restored.append(f"{kind} {name!r}")
-        run.report.count(kind, "restored")
+        run.report.listed(kind, "restored", name)
     return was
 
 
@@ -124,58 +123,52 @@ def import_stories(run: ImportRun) -> None:
 
 def import_categories(run: ImportRun) -> None:
     """Categories and sub-groups in page order."""
-    ov, arena, offset, report = run.record.overview, run.arena, run.offset, run.report
+    ov, arena = run.record.overview, run.arena
     rows = list(Category.objects.filter(arena=arena))
-    existing_cats = named_rows(rows, [c.name for c in ov.categories], ov.path, "category")
-    listed = {c.pk for c in existing_cats.values()}
-    removed_cats = run.removed_categories
-    removed_cats.extend(c for c in rows if c.pk not in listed)
-    Category.objects.filter(arena=arena).update(position=F("position") + offset)
-    for c in removed_cats:
-        c.position += offset
-    cats, subgroups, gone_groups = run.categories, run.subgroups, run.gone_groups
-    for pos, rec in enumerate(ov.categories):
-        cat = existing_cats.get(rec.name)
-        if cat is None:
-            cat = Category.objects.create(
-                arena=arena, name=rec.name, page_name=rec.name, blurb=rec.blurb, position=pos
-            )
-            report.count("category", "added")
-        else:
-            was = cat.position
-            cat.position += offset  # mirror the bulk shift
-            values = {"name": rec.name, "blurb": rec.blurb}
-            keep_edited(run, cat, values, "category", f"the category {rec.name!r}")
-            if place(cat, values, pos, was):
-                report.count("category", "changed")
-            sync_row(cat, {"page_name": rec.name}, bump=False)
-        cats[rec.name] = cat
+    blurbs = {c.name: c.blurb for c in ov.categories}
+    cats, gone = _named(run, Category, rows, list(blurbs), {"arena": arena}, blurbs)
+    run.categories.update(cats)
+    run.removed_categories.extend(gone)
+    for rec in ov.categories:
+        cat = cats[rec.name]
         names = [g for g in rec.groups if g is not None]
         group_rows = list(SubGroup.objects.filter(category=cat))
-        found = named_rows(group_rows, names, ov.path, "sub-group")
-        existing_groups = {g.pk: g for g in group_rows}
-        SubGroup.objects.filter(category=cat).update(position=F("position") + offset)
-        for gpos, gname in enumerate(names):
-            grp = found.get(gname)
-            if grp is None:
-                grp = SubGroup.objects.create(
-                    category=cat, name=gname, page_name=gname, position=gpos
-                )
-                report.count("sub-group", "added")
-            else:
-                del existing_groups[grp.pk]
-                was = grp.position
-                grp.position += offset
-                values = {"name": gname}
-                keep_edited(run, grp, values, "sub-group", f"the sub-group {gname!r}")
-                if place(grp, values, gpos, was):
-                    report.count("sub-group", "changed")
-                sync_row(grp, {"page_name": gname}, bump=False)
-            subgroups[(rec.name, gname)] = grp
-        for grp in existing_groups.values():
-            grp.position += offset
-        gone_groups.extend(existing_groups.values())
-        place_after(existing_groups.values(), len(names))
+        groups, gone_groups = _named(run, SubGroup, group_rows, names, {"category": cat})
+        run.subgroups.update({(rec.name, name): grp for name, grp in groups.items()})
+        run.gone_groups.extend(gone_groups)
+        place_after(gone_groups, len(names))
+
+
+def _named[Named: (Category, SubGroup)](
+    run: ImportRun,
+    model: type[Named],
+    rows: list[Named],
+    names: list[str],
+    parent: dict,
+    blurbs: dict[str, str] | None = None,
+) -> tuple[dict[str, Named], list[Named]]:
+    """The listed rows by name, written in page order, and the rows no longer listed."""
+    kind = "category" if model is Category else "sub-group"
+    found = named_rows(rows, names, run.record.overview.path, kind)
+    gone = {r.pk: r for r in rows}
+    model.objects.filter(pk__in=gone).update(position=F("position") + run.offset)
+    for pos, name in enumerate(names):
+        values = {"name": name} | ({"blurb": blurbs[name]} if blurbs is not None else {})
+        row = found.get(name)
+        if row is None:
+            found[name] = model.objects.create(**parent, **values, page_name=name, position=pos)
+            run.report.count(kind, "added")
+            continue
+        del gone[row.pk]
+        was = row.position
+        row.position += run.offset  # mirror the bulk shift
+        keep_edited(run, row, values, kind, f"the {kind} {name!r}")
+        if place(row, values, pos, was):
+            run.report.count(kind, "changed")
+        sync_row(row, {"page_name": name}, bump=False)
+    for row in gone.values():
+        row.position += run.offset
+    return found, list(gone.values())
 
 
 def import_personas(run: ImportRun) -> None:
@@ -218,16 +211,14 @@ def prune_structure(run: ImportRun) -> None:
         if g.pk not in used_groups and not keep_added(
             run, g, "sub-group", f"the sub-group {g.name!r}"
         ):
-            report.removed.append(f"sub-group {g.name!r}")
-            report.count("sub-group", "removed")
+            report.listed("sub-group", "removed", g.name)
             g.delete()
     kept_cats = []
     for c in removed_cats:
         if c.pk in used_cats or keep_added(run, c, "category", f"the category {c.name!r}"):
             kept_cats.append(c)
         else:
-            report.removed.append(f"category {c.name!r}")
-            report.count("category", "removed")
+            report.listed("category", "removed", c.name)
             c.delete()
     place_after(kept_cats, len(cats))
 
@@ -259,8 +250,7 @@ def import_adjacent(run: ImportRun) -> None:
     for obj in existing_adj.values():
         if keep_added(run, obj, "adjacent arena", f"the adjacent arena {obj.name!r}"):
             continue
-        report.removed.append(f"adjacent arena {obj.name!r}")
-        report.count("adjacent arena", "removed")
+        report.listed("adjacent arena", "removed", obj.name)
         obj.delete()
 
 
@@ -278,6 +268,5 @@ def import_sources(run: ImportRun) -> None:
         elif sync_row(row, values):
             report.count("source", "changed")
     for row in existing.values():
-        report.removed.append(f"source {row.key!r}")
-        report.count("source", "removed")
+        report.listed("source", "removed", row.key)
         row.delete()

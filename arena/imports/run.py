@@ -144,6 +144,11 @@ class ImportReport:
     # kind → action → how many rows (IMPORT_KINDS, REPORT_ACTIONS)
     tally: dict[str, dict[str, int]] = field(default_factory=dict)
 
+    def listed(self, kind: str, action: str, name: str) -> None:
+        """One row named in the ``retired``, ``restored`` or ``removed`` list, and counted."""
+        getattr(self, action).append(f"{kind} {name!r}")
+        self.count(kind, action)
+
     def count(self, kind: str, action: str, n: int = 1) -> None:
         if n:
             counts = self.tally.setdefault(kind, {})
@@ -274,8 +279,7 @@ def retire_gone(
         row.position += offset
         if row.retired_at is None:
             sync_row(row, {"retired_at": now})
-            report.retired.append(f"{what} {str(row)!r}")
-            report.count(what, "retired")
+            report.listed(what, "retired", str(row))
     place_after(rows, listed)
 
 
