@@ -3,6 +3,7 @@ products and stories (those listed are active, the others retired), adjacent are
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -48,77 +49,78 @@ def _relisted(
 
 
 def import_products(run: ImportRun) -> None:
-    ov, arena, report = run.record.overview, run.arena, run.report
-    offset = run.offset
-    values_of = {n: {"name": n, "page_name": n, **run.record.products[n]} for n in ov.products}
+    ov = run.record.overview
+    values = {n: {"name": n, "page_name": n, **run.record.products[n]} for n in ov.products}
     # found by the name the pages gave it (an admin may have renamed it since)
-    existing_products = {
-        (p.page_name or p.name): p for p in Product.all_objects.filter(arena=arena)
-    }
+    rows = list(Product.all_objects.filter(arena=run.arena))
+    existing = {(p.page_name or p.name): p for p in rows}
     # a product whose name changed but whose slug did not is the same product, renamed
-    by_slug = {p.slug: key for key, p in existing_products.items() if key not in ov.products}
+    by_slug = {p.slug: key for key, p in existing.items() if key not in ov.products}
     for name in ov.products:
-        renamed = by_slug.get(values_of[name]["slug"])
-        if name not in existing_products and renamed is not None:
-            existing_products[name] = existing_products.pop(renamed)
-    clashes = ProductClashes(ov.path, Product.all_objects.filter(arena=arena))
-    Product.all_objects.filter(arena=arena).update(position=F("position") + offset)
-    products = run.products
-    for pos, name in enumerate(ov.products):
-        values = values_of[name]
-        product = existing_products.pop(name, None)
-        if product is None:
-            clashes.check(None, values)
-            product = Product.all_objects.create(arena=arena, position=pos, **values)
-            report.count("product", "added")
-            products[name] = product
-            continue
-        was = _relisted(run, product, values, f"the product {name!r}", name)
-        clashes.check(product, values)
-        if place(product, values, pos, was):
-            report.count("product", "changed")
-        products[name] = product
-    retire_gone(existing_products.values(), "product", offset, len(products), report)
+        renamed = by_slug.get(values[name]["slug"])
+        if name not in existing and renamed is not None:
+            existing[name] = existing.pop(renamed)
+    clashes = ProductClashes(ov.path, rows)
+    run.products.update(_write_listed(run, Product, values, existing, clashes.check))
 
 
 def import_stories(run: ImportRun) -> None:
-    record, ov, arena, report = run.record, run.record.overview, run.arena, run.report
-    offset = run.offset
-    cats, subgroups, personas = run.categories, run.subgroups, run.personas
-    default_weight = settings.ARENA_DEFAULT_STORY_WEIGHT
+    record, ov, report = run.record, run.record.overview, run.report
     # found by the text the pages gave it (an admin may have reworded it since)
-    existing_stories = {(s.page_text or s.text): s for s in Story.all_objects.filter(arena=arena)}
-    Story.all_objects.filter(arena=arena).update(position=F("position") + offset)
-    stories = run.stories
-    for pos, ms in enumerate(ov.stories):
+    existing = {(s.page_text or s.text): s for s in Story.all_objects.filter(arena=run.arena)}
+    listed = {}
+    for ms in ov.stories:
         weight = record.weights.get(ms.text)
-        story = existing_stories.pop(ms.text, None)
-        values = {
+        listed[ms.text] = values = {
             "text": ms.text,
             "page_text": ms.text,
-            "category": cats[ms.category],
-            "subgroup": subgroups.get((ms.category, ms.group)) if ms.group else None,
-            "persona": personas[ms.persona],
-            "weight": weight or default_weight,
+            "category": run.categories[ms.category],
+            "subgroup": run.subgroups.get((ms.category, ms.group)) if ms.group else None,
+            "persona": run.personas[ms.persona],
+            "weight": weight or settings.ARENA_DEFAULT_STORY_WEIGHT,
             "weight_published": weight is not None,
         }
+        story = existing.get(ms.text)
         if weight is None and story is not None and story.weight_published:
             # pages that give no weight (an overview page alone) leave a known weight alone
             values["weight"], values["weight_published"] = story.weight, True
         elif weight is None:
             report.default_weight_stories.append(ms.text)
-        if story is None:
-            story = Story.all_objects.create(arena=arena, position=pos, **values)
-            report.count("story", "added")
-            stories[ms.text] = story
-            continue
-        was = _relisted(run, story, values, f"the story “{ms.text}”", ms.text)
-        if story.edited_since_import and values["weight"] == story.weight:
+
+    def edited_weight(story: Story | None, values: dict[str, Any]) -> None:
+        if story is not None and story.edited_since_import and values["weight"] == story.weight:
             values["weight_published"] = story.weight_published
-        if place(story, values, pos, was):
-            report.count("story", "changed")
-        stories[ms.text] = story
-    retire_gone(existing_stories.values(), "story", offset, len(stories), report)
+
+    run.stories.update(_write_listed(run, Story, listed, existing, edited_weight))
+
+
+def _write_listed[Row: (Product, Story)](
+    run: ImportRun,
+    model: type[Row],
+    listed: dict[str, dict[str, Any]],
+    existing: dict[str, Row],
+    check: Callable[[Any, dict[str, Any]], None],
+) -> dict[str, Row]:
+    """The listed rows in page order, by name (``check``: before a row is written, with what an
+    admin edited kept); the others retired."""
+    kind = "story" if model is Story else "product"
+    model.all_objects.filter(arena=run.arena).update(position=F("position") + run.offset)
+    written: dict[str, Row] = {}
+    for pos, (name, values) in enumerate(listed.items()):
+        row = existing.pop(name, None)
+        if row is None:
+            check(None, values)
+            written[name] = model.all_objects.create(arena=run.arena, position=pos, **values)
+            run.report.count(kind, "added")
+            continue
+        label = f"the story “{name}”" if kind == "story" else f"the product {name!r}"
+        was = _relisted(run, row, values, label, name)
+        check(row, values)
+        if place(row, values, pos, was):
+            run.report.count(kind, "changed")
+        written[name] = row
+    retire_gone(existing.values(), kind, run.offset, len(written), run.report)
+    return written
 
 
 def import_categories(run: ImportRun) -> None:

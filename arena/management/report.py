@@ -54,11 +54,12 @@ class ImportCommand(BaseCommand):
             ) from None
         return record, report
 
-    def summary(self, report: ImportReport) -> str:
+    def summary(self, record: ArenaRecord, report: ImportReport) -> str:
         """``Created arena 'Name' (slug): 53 stories, 318 cells`` (or Updated, or Unchanged:)."""
-        verb = "Created" if report.created else ("Updated" if report.changed else "Unchanged:")
-        arena = report.arena
-        return f"{verb} arena {arena.name!r} ({arena.slug}): {report.stories} stories, {report.cells} cells"
+        verb = "Created" if report.created else ("Updated" if report.wrote else "Unchanged:")
+        arena, stories = report.arena, len(record.overview.stories)
+        cells = stories * len(record.overview.products)
+        return f"{verb} arena {arena.name!r} ({arena.slug}): {stories} stories, {cells} cells"
 
     def report_lines(self, report: ImportReport) -> list[str]:
         """The report's lines after the summary."""

@@ -45,6 +45,6 @@ class Command(ImportCommand):
                 + ("; the import would report:" if lines else ".")
             )
         else:
-            self.stdout.write(f"{self.summary(report)}, from {file}.")
+            self.stdout.write(f"{self.summary(record, report)}, from {file}.")
         for line in lines:
             self.stdout.write(line)

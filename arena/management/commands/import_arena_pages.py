@@ -22,9 +22,11 @@ class Command(ImportCommand):
     def handle(
         self, *args: Any, files: list[str], overwrite_moderated: bool, **options: Any
     ) -> None:
-        _, report = self.run_import(read_arena, files, overwrite=overwrite_moderated, check=False)
+        record, report = self.run_import(
+            read_arena, files, overwrite=overwrite_moderated, check=False
+        )
         self.stdout.write(
-            f"{self.summary(report)}, {report.detailed_cells} with published detail, "
+            f"{self.summary(record, report)}, {len(record.details)} with published detail, "
             f"from {len(files)} file(s)."
         )
         for line in self.report_lines(report):
