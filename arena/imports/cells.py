@@ -121,17 +121,11 @@ def _quotes_of(run: ImportRun, detail: CellDetail | None) -> tuple[Quote, ...]:
     return tuple(replace(q, checked_on=run.record.overview.evidence_as_of) for q in quotes)
 
 
-def _import_cell(
-    run: ImportRun,
-    cell: Cell,
-    mark: CellValue,
-    detail: CellDetail | None,
-    where: str,
-    last: CellChange | None,
-) -> str | None:
-    """One cell the arena holds: ``"kept"`` when kept as moderated, ``"evidence"`` when its quotes
-    are stated again as they are."""
-    exact, path, report = run.record.exact, run.record.overview.path, run.report
+def _compared(
+    cell: Cell, mark: CellValue, detail: CellDetail | None, *, exact: bool
+) -> tuple[dict, dict, list[str], bool]:
+    """What the site holds of a cell, what the file states, the parts that differ, and whether
+    the file details the cell."""
     file = _parts(
         mark,
         detail.rationale if detail else "",
@@ -151,7 +145,21 @@ def _import_cell(
     detailed = detail is not None or not cell.detail_published
     compared = ["value", *(["rationale", "evidence"] if detailed else [])]
     compared += ["date"] if detailed and exact else []
-    parts = [part for part in compared if now[part] != file[part]]
+    return now, file, [part for part in compared if now[part] != file[part]], detailed
+
+
+def _import_cell(
+    run: ImportRun,
+    cell: Cell,
+    mark: CellValue,
+    detail: CellDetail | None,
+    where: str,
+    last: CellChange | None,
+) -> str | None:
+    """One cell the arena holds: ``"kept"`` when kept as moderated, ``"evidence"`` when its quotes
+    are stated again as they are."""
+    path, report = run.record.overview.path, run.report
+    now, file, parts, detailed = _compared(cell, mark, detail, exact=run.record.exact)
     stated_again = "evidence" if detail is not None else None
     if not parts:
         return stated_again

@@ -51,17 +51,7 @@ def arena_export_document(*, arena: Arena) -> dict[str, Any]:
         Product.objects.filter(arena=arena).order_by("position").values("pk", *PRODUCT_FIELDS)
     )
     slugs = {p.pop("pk"): p["slug"] for p in products}
-    # the categories and sub-groups that hold a story, in page order
-    used_categories, used_groups = ({s[k] for s in stories} for k in ("category_id", "subgroup_id"))
-    categories: dict[int, dict[str, Any]] = {
-        c.pk: {"name": c.name, "blurb": c.blurb, "groups": []}
-        for c in Category.objects.filter(arena=arena, pk__in=used_categories).order_by("position")
-    }
-    groups = {}
-    for g in SubGroup.objects.filter(category__arena=arena).order_by("category_id", "position"):
-        if g.pk in used_groups and g.category_id in categories:
-            groups[g.pk] = g.name
-            categories[g.category_id]["groups"].append(g.name)
+    categories, groups = _structure(arena, stories)
     return {
         "format": dataformat.FORMAT,
         "version": dataformat.VERSION,
@@ -102,6 +92,24 @@ def arena_export_document(*, arena: Arena) -> dict[str, Any]:
             .values("key", "title", "url", "accessed")
         ],
     }
+
+
+def _structure(
+    arena: Arena, stories: list[Any]
+) -> tuple[dict[int, dict[str, Any]], dict[int, str]]:
+    """The categories (with their sub-groups' names) and the sub-groups' names that hold a
+    story, in page order, by id: two queries."""
+    used_categories, used_groups = ({s[k] for s in stories} for k in ("category_id", "subgroup_id"))
+    categories: dict[int, dict[str, Any]] = {
+        c.pk: {"name": c.name, "blurb": c.blurb, "groups": []}
+        for c in Category.objects.filter(arena=arena, pk__in=used_categories).order_by("position")
+    }
+    groups = {}
+    for g in SubGroup.objects.filter(category__arena=arena).order_by("category_id", "position"):
+        if g.pk in used_groups and g.category_id in categories:
+            groups[g.pk] = g.name
+            categories[g.category_id]["groups"].append(g.name)
+    return categories, groups
 
 
 def _cells(arena: Arena, keys: dict[int, int], slugs: dict[int, str]) -> list[dict[str, Any]]:
