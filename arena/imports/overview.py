@@ -208,14 +208,12 @@ class StoryMatrix:
     def __init__(self, cur: Cursor):
         self.cur = cur
         self.products: tuple[str, ...] | None = None
-        self.categories: list[CategoryRecord] = []
         self.stories: list[MatrixStory] = []
-        self.category: str | None = None
-        self.blurb = ""
-        self.category_lines: dict[str, int] = {}
+        self.blurbs: dict[str, str] = {}  # by category, in page order
+        self.groups: dict[str, list[str | None]] = {}  # each category's, in page order
+        self.lines: dict[str, int] = {}  # where each category and sub-group first is
         self.category_slugs: dict[str, str] = {}  # category slug → name
-        self.groups: list[str | None] = []  # of the current category
-        self.group_lines: dict[str, int] = {}
+        self.category: str | None = None
         self.group: str | None = None
         self.in_table = False
 
@@ -236,14 +234,10 @@ class StoryMatrix:
             elif line.strip():
                 self._heading(line)
                 self.in_table = False
-        self._close_category()
         if self.products is None:
             raise cur.error("the story matrix has no table")
-        return self.products, tuple(self.categories), tuple(self.stories)
-
-    def _close_category(self) -> None:
-        if self.category is not None:
-            self.categories.append(CategoryRecord(self.category, self.blurb, tuple(self.groups)))
+        categories = (CategoryRecord(c, b, tuple(self.groups[c])) for c, b in self.blurbs.items())
+        return self.products, tuple(categories), tuple(self.stories)
 
     def _table_header(self, line: str) -> None:
         cur = self.cur
@@ -255,8 +249,8 @@ class StoryMatrix:
             raise cur.error(f"matrix columns {these} differ from the first table's {self.products}")
         if self.category is None:
             raise cur.error("a matrix table before any category heading")
-        if self.group not in self.groups:
-            self.groups.append(self.group)
+        if self.group not in (groups := self.groups[self.category]):
+            groups.append(self.group)
         self.in_table = True
 
     def _check_products(self, names: tuple[str, ...]) -> tuple[str, ...]:
@@ -285,10 +279,10 @@ class StoryMatrix:
                 f"matrix row has {len(cols) - 2} cells for {len(products)} products "
                 f"({', '.join(products)}): a cell for a product the arena lacks, or one missing"
             )
-        story_col, persona = cols[0], cols[1]
-        if not story_col.startswith(self.blurb):
-            raise cur.error(f"story row does not start with its category's blurb {self.blurb!r}")
-        text = story_col[len(self.blurb) :].strip()
+        story_col, persona, blurb = cols[0], cols[1], self.blurbs[self.category]
+        if not story_col.startswith(blurb):
+            raise cur.error(f"story row does not start with its category's blurb {blurb!r}")
+        text = story_col[len(blurb) :].strip()
         if not text:
             raise cur.error("story row has no story text")
         if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", persona):
@@ -307,29 +301,26 @@ class StoryMatrix:
     def _heading(self, line: str) -> None:
         """A category heading, else a sub-group heading."""
         cur = self.cur
-        header = _split_category_heading(line)
-        if header:
-            self._close_category()
-            self.category, self.blurb = header
-            twice = f"category {short(self.category)} appears twice"
-            cur.once(self.category_lines, self.category, twice)
-            made = arena_slugify(self.category)
+        if header := _split_category_heading(line):
+            category, blurb = header
+            cur.once(self.lines, category, f"category {short(category)} appears twice")
+            made = arena_slugify(category)
             if made in self.category_slugs:
                 # the category's slug is its key in ?weights= and the matrix's filter
                 raise cur.error(
-                    f"categories {short(self.category_slugs[made])} and {short(self.category)} "
+                    f"categories {short(self.category_slugs[made])} and {short(category)} "
                     f"have the same slug {made!r}"
                 )
-            self.category_slugs[made] = self.category
-            cur.fit("Category.name", "category name", self.category)
-            cur.fit("Category.blurb", "category blurb", self.blurb)
-            self.groups, self.group_lines, self.group = [], {}, None
+            self.category_slugs[made] = category
+            cur.fit("Category.name", "category name", category)
+            self.blurbs[category] = cur.fit("Category.blurb", "category blurb", blurb)
+            self.category, self.group, self.groups[category] = category, None, []
             return
         if self.category is None:
             raise cur.error(f"unexpected line {line[:60]!r} before the first category")
         group = self.group = heading_name(line.strip())
         twice = f"sub-group {short(group)} appears twice in category {short(self.category)}"
-        cur.once(self.group_lines, group, twice)
+        cur.once(self.lines, f"{self.category}\n{group}", twice)
         cur.fit("SubGroup.name", "sub-group name", group)
 
 

@@ -203,12 +203,8 @@ def prune_structure(run: ImportRun) -> None:
     """Categories and sub-groups the pages no longer list go, unless a retired story uses them."""
     arena, report = run.arena, run.report
     cats, gone_groups, removed_cats = run.categories, run.gone_groups, run.removed_categories
-    used_cats = set(Story.all_objects.filter(arena=arena).values_list("category_id", flat=True))
-    used_groups = set(
-        Story.all_objects.filter(arena=arena, subgroup__isnull=False).values_list(
-            "subgroup_id", flat=True
-        )
-    )
+    used = list(Story.all_objects.filter(arena=arena).values_list("category_id", "subgroup_id"))
+    used_cats, used_groups = {c for c, _ in used}, {g for _, g in used}
     for g in gone_groups:
         if g.pk not in used_groups and not keep_added(
             run, g, "sub-group", f"the sub-group {g.name!r}"
