@@ -205,6 +205,8 @@ def _overview(
         updated=date_at(arena["updated"], ["arena", "updated"], errors),  # type: ignore[arg-type]
         evidence_as_of=date_at(arena.get("evidence_as_of"), ["arena", "evidence_as_of"], errors),  # type: ignore[arg-type]
         products=tuple(p["name"] for p in products),
+        leaderboard=(),
+        personas=(),
         categories=tuple(
             CategoryRecord(
                 name=c["name"], blurb=c.get("blurb", ""), groups=tuple(c.get("groups", []))

@@ -7,7 +7,14 @@ import re
 from datetime import date
 
 from arena.imports.reading import Cursor, future_problem, max_value, short
-from arena.imports.records import AdjacentRecord, CategoryRecord, MatrixStory, OverviewPage
+from arena.imports.records import (
+    AdjacentRecord,
+    CategoryRecord,
+    LeaderboardRow,
+    MatrixStory,
+    OverviewPage,
+    PersonaWinner,
+)
 from core.text import arena_slugify, heading_name
 from stories.values import CellValue
 
@@ -35,14 +42,17 @@ def parse_overview(path: str, lines: list[str]) -> tuple[OverviewPage, dict[str,
     cur = Cursor(path, lines)
     head, counts_line = _head(cur, lines)
     leader_lines = _leaderboard_lines(cur)
-    _best_by_user_type(cur)
+    personas = _best_by_user_type(cur)
     products, categories, stories = StoryMatrix(cur).read()
     adjacent = _adjacent_arenas(cur)
     # the leaderboard names products, which the matrix lists; the matrix has what the counts say
     values = {p: {"slug": arena_slugify(p), "tier": "", **dict.fromkeys(_FIELDS)} for p in products}
     ranked: dict[str, int] = {}
+    leaderboard = []
     for line in leader_lines:
-        product, shown = _leader_row(cur.at(line), products)
+        row, shown = _leader_row(cur.at(line), products)
+        leaderboard.append(row)
+        product = row.product
         twice = f"product {short(product)} appears twice in the leaderboard"
         cur.once(ranked, product, twice, line)
         values[product] |= shown | {"popularity_as_of": head[5]}
@@ -58,7 +68,9 @@ def parse_overview(path: str, lines: list[str]) -> tuple[OverviewPage, dict[str,
         if s.text in seen:
             raise cur.error(f"story {s.text[:60]!r} already appears on line {seen[s.text]}", s.line)
         seen[s.text] = s.line
-    page = OverviewPage(path, *head, products, categories, stories, adjacent)
+    page = OverviewPage(
+        path, *head, products, tuple(leaderboard), personas, categories, stories, adjacent
+    )
     return page, values
 
 
@@ -109,8 +121,8 @@ def _leaderboard_lines(cur: Cursor) -> list[int]:
     return rows
 
 
-def _leader_row(cur: Cursor, products: tuple[str, ...]) -> tuple[str, dict]:
-    """The row's product, and its tier and popularity figures."""
+def _leader_row(cur: Cursor, products: tuple[str, ...]) -> tuple[LeaderboardRow, dict]:
+    """The row, and its product's tier and popularity figures."""
     cols = [c.strip() for c in cur.line.strip().split(" | ")]
     cols[0] = cols[0].lstrip("| ").strip()
     if not re.fullmatch(r"[0-9]+", cols[0]):
@@ -121,7 +133,7 @@ def _leader_row(cur: Cursor, products: tuple[str, ...]) -> tuple[str, dict]:
     m = re.fullmatch(r"(.+?) ?vs (.+) ↗", cols[1])
     if not m:
         raise cur.error(f"cannot read leaderboard product {cols[1]!r}")
-    head = m.group(1).strip()
+    head, vs = m.group(1).strip(), m.group(2).strip()
     product = next((p for p in sorted(products, key=len, reverse=True) if head.startswith(p)), None)
     if product is None:
         raise cur.error(f"leaderboard names {head!r}, which is not one of the matrix's products")
@@ -140,37 +152,43 @@ def _leader_row(cur: Cursor, products: tuple[str, ...]) -> tuple[str, dict]:
     im = re.search(r"([0-9]+)/100 integrity", rest)
     if not vm or not im:
         raise cur.error("leaderboard row lacks 'V/E verified' or 'N/100 integrity'")
-    cur.number(vm.group(1), "verified count")
-    cur.number(vm.group(2), "evidenced count")
-    cur.number(vm.group(3) or "0", "disputed count")
+    counts = (
+        cur.number(vm.group(1), "verified count"),
+        cur.number(vm.group(2), "evidenced count"),
+        cur.number(vm.group(3) or "0", "disputed count"),
+    )
     cur.number(im.group(1), "integrity")
-    return product, values
+    return LeaderboardRow(product, vs, *counts), values
 
 
-def _best_by_user_type(cur: Cursor) -> None:
-    """The "Best for <persona>" cards (checked, not kept), up to the story matrix's heading."""
+def _best_by_user_type(cur: Cursor) -> tuple[PersonaWinner, ...]:
+    """The "Best for <persona>" cards, up to the story matrix's heading (taken)."""
+    personas = []
     while (line := cur.peek()) is not None and not line.startswith("Story matrix"):
         cur.take()
         if line.startswith("Best for "):
-            _persona_winner(cur, line[len("Best for ") :].strip())
+            personas.append(_persona_winner(cur, line[len("Best for ") :].strip()))
     cur.take("no story matrix found")
+    return tuple(personas)
 
 
-def _persona_winner(cur: Cursor, persona: str) -> None:
+def _persona_winner(cur: Cursor, persona: str) -> PersonaWinner:
     """Winner, ``N/100``, maybe ``Runner-up: NAME (N/100)``, ``N <persona> stories scored``."""
     ends = f"page ends inside 'Best for {persona}'"
-    cur.take(ends)
+    winner = cur.take(ends).strip()
     sm = re.fullmatch(r"([0-9]+)/100", cur.take(ends).strip())
     if not sm:
         raise cur.error("expected the winner's score 'N/100'")
-    cur.number(sm.group(1), "score")
+    score = cur.number(sm.group(1), "score")
+    runner_up, runner_up_score = None, None
     if rm := _RUNNER_UP_RE.fullmatch(cur.take(ends).strip()):
-        cur.number(rm.group(2), "score")
+        runner_up, runner_up_score = rm.group(1), cur.number(rm.group(2), "score")
         cur.take(ends)
     cm = re.fullmatch(r"([0-9]+) (\S+) stories scored", cur.line.strip())
     if not cm:
         raise cur.error("expected 'N <persona> stories scored'")
-    cur.number(cm.group(1), "story count")
+    story_count = cur.number(cm.group(1), "story count")
+    return PersonaWinner(persona, winner, score, runner_up, runner_up_score, story_count)
 
 
 def _adjacent_arenas(cur: Cursor) -> tuple[AdjacentRecord, ...]:

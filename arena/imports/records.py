@@ -28,6 +28,28 @@ class CategoryRecord:
 
 
 @dataclass(frozen=True)
+class LeaderboardRow:
+    """What the pages publish of a product's standing (the scores are computed again; tests
+    compare them with these)."""
+
+    product: str
+    vs: str
+    verified: int
+    with_evidence: int
+    disputed: int
+
+
+@dataclass(frozen=True)
+class PersonaWinner:
+    persona: str
+    winner: str
+    score: int
+    runner_up: str | None
+    runner_up_score: int | None
+    story_count: int
+
+
+@dataclass(frozen=True)
 class AdjacentRecord:
     name: str
     product_count: int
@@ -45,6 +67,8 @@ class OverviewPage:
     updated: date
     evidence_as_of: date
     products: tuple[str, ...]
+    leaderboard: tuple[LeaderboardRow, ...]
+    personas: tuple[PersonaWinner, ...]
     categories: tuple[CategoryRecord, ...]
     stories: tuple[MatrixStory, ...]
     adjacent: tuple[AdjacentRecord, ...]

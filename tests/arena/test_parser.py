@@ -7,6 +7,7 @@ from django.apps import apps
 
 from arena.imports.pages import read_arena
 from arena.imports.reading import PageError
+from arena.imports.records import PersonaWinner
 from stories.values import CellValue, CellValueError, Proof, Verdict, parse_quality
 
 
@@ -167,13 +168,17 @@ def test_round_that_breaks_the_rules_is_refused(tmp_path, seed_files):
         read_arena(files)
 
 
-def test_best_for_card_without_a_runner_up(tmp_path, seed_files, seed_record):
-    # the cards are checked, not kept: the scores are computed again
+def test_best_for_card_with_a_runner_up(seed_record):
+    assert seed_record.overview.personas == (
+        PersonaWinner("backend-developer", "Inngest", 68, "Temporal", 64, 13),
+    )
+
+
+def test_best_for_card_without_a_runner_up(tmp_path, seed_files):
     files = _write(tmp_path, seed_files, "003", _replace("Runner-up: Temporal (64/100)\n", ""))
-    read = read_arena(files)
-    assert [s.cells for s in read.overview.stories] == [
-        s.cells for s in seed_record.overview.stories
-    ]
+    assert read_arena(files).overview.personas == (
+        PersonaWinner("backend-developer", "Inngest", 68, None, None, 13),
+    )
 
 
 def test_best_for_card_without_its_story_count(tmp_path, seed_files):
