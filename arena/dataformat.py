@@ -1,6 +1,5 @@
-"""The arena file format (docs/arena-format.md): its name, version, JSON Schema and text layout,
-fixed so that the same arena always gives the same bytes: ``SECTIONS`` in order, one record per
-line (an editor's line numbers and a diff name one record), UTF-8 unescaped, a final newline."""
+"""The arena file format (docs/arena-format.md): the same arena always gives the same bytes,
+``SECTIONS`` in order, one record per line (a diff names one record), UTF-8, a final newline."""
 
 from __future__ import annotations
 
@@ -66,7 +65,6 @@ def chunked(lines: Iterable[str], size: int = CHUNK_CHARS) -> Iterator[bytes]:
 
 
 def document_chunks(document: Mapping[str, Any]) -> Iterator[bytes]:
-    """The document's UTF-8 bytes, in chunks."""
     return chunked(document_lines(document))
 
 

@@ -1,6 +1,5 @@
-"""An arena file (docs/arena-format.md) read into an ``ArenaRecord``, checked whole before anything
-is written: the document (``json_doc``), then what a schema cannot say (references between
-sections, a complete matrix, unique names). Every problem is ``FILE: /json/pointer (line N): …``."""
+"""An arena file (docs/arena-format.md) read into an ``ArenaRecord``: the document checked
+(``json_doc``), then what a schema cannot say. Every problem is ``FILE: /json/pointer (line N): …``."""
 
 from __future__ import annotations
 
@@ -20,13 +19,13 @@ from arena.imports.records import (
     ArenaRecord,
     CategoryRecord,
     CellDetail,
-    Evidence,
     MatrixStory,
     OverviewPage,
 )
 from core.text import arena_slugify, slug_problem
 from core.uris import uri_encode, uri_problem
 from products.facts import licence_problem
+from stories.evidence import Quote
 from stories.values import CellValue
 
 
@@ -41,7 +40,6 @@ def read_arena_json(path: str | Path) -> ArenaRecord:
 
 
 def _record(doc: dict[str, Any], path: str, errors: FileErrors) -> ArenaRecord:
-    """The record of a checked document."""
     arena = doc["arena"]
     slug = _slug(arena, errors)
     categories = doc["categories"]
@@ -53,16 +51,16 @@ def _record(doc: dict[str, Any], path: str, errors: FileErrors) -> ArenaRecord:
     by_slug = _product_names(products, errors)
     stories = doc["stories"]
     story_by_key = _stories(stories, groups, labels, errors)
-    values, cells = _cells(doc["cells"], story_by_key, by_slug, errors)
+    cells = _cells(doc["cells"], story_by_key, by_slug, errors)
     for s in stories:
         for p in products:
-            if (s["key"], p["slug"]) not in values:
+            if (s["key"], p["slug"]) not in cells:
                 raise errors.at(
                     ["cells"],
                     f"no cell for the story {s['key']} and the product {p['slug']!r}: every "
                     "product is judged on every story",
                 )
-    overview = _overview(doc, path, values, errors)
+    overview = _overview(doc, path, cells, errors)
     unique(doc.get("adjacent", []), "name", "adjacent", errors)
     return ArenaRecord(
         overview=overview,
@@ -150,9 +148,8 @@ def _cells(
     story_by_key: dict[int, dict[str, Any]],
     by_slug: dict[str, str],
     errors: FileErrors,
-) -> tuple[dict[_Pair, CellValue], dict[_Pair, CellDetail]]:
-    """Each cell's value and detail, by its story key and product slug."""
-    values: dict[_Pair, CellValue] = {}
+) -> dict[_Pair, CellDetail]:
+    """Each cell, by its story key and product slug."""
     details: dict[_Pair, CellDetail] = {}
     for i, c in enumerate(cells):
         where: list[str | int] = ["cells", i]
@@ -161,34 +158,31 @@ def _cells(
         if c["product"] not in by_slug:
             raise errors.at([*where, "product"], f"{c['product']!r} is not a product's slug")
         pair = (c["story"], c["product"])
-        if pair in values:
+        if pair in details:
             raise errors.at(where, "a second cell for the same story and product")
         value = CellValue(c["verdict"], c.get("proof"), c.get("quality"))
         for field, message in value.errors().items():
             raise errors.at([*where, field], message)
-        values[pair] = value
         details[pair] = _detail(c, value, by_slug[c["product"]], where, errors)
-    return values, details
+    return details
 
 
 def _detail(
     c: dict[str, Any], value: CellValue, product: str, where: list[str | int], errors: FileErrors
 ) -> CellDetail:
     evidence = tuple(
-        Evidence(
-            source=e["source"],
-            quote=e["quote"],
-            url=_uri(e.get("url"), [*where, "evidence", j, "url"], errors),
-            checked_on=date_at(e.get("checked_on"), [*where, "evidence", j, "checked_on"], errors),
+        Quote(
+            e["source"],
+            e["quote"],
+            _uri(e.get("url"), [*where, "evidence", j, "url"], errors),
+            date_at(e.get("checked_on"), [*where, "evidence", j, "checked_on"], errors),
         )
         for j, e in enumerate(c.get("evidence", []))
     )
     rationale = c.get("rationale")
     return CellDetail(
         product=product,
-        verdict=value.verdict,
-        proof=value.proof,
-        quality=value.quality,
+        value=value,
         rationale=rationale or "",
         evidence=evidence,
         line=0,
@@ -198,16 +192,16 @@ def _detail(
 
 
 def _overview(
-    doc: dict[str, Any], path: str, values: dict[_Pair, CellValue], errors: FileErrors
+    doc: dict[str, Any], path: str, cells: dict[_Pair, CellDetail], errors: FileErrors
 ) -> OverviewPage:
-    """The overview page the file stands for (no leaderboard: the scores are computed)."""
+    """The overview page the file stands for."""
     arena, products, stories = doc["arena"], doc["products"], doc["stories"]
     return OverviewPage(
         path=path,
         name=arena["name"],
         description=arena.get("description", ""),
         story_count=len(stories),
-        cell_count=len(values),
+        cell_count=len(cells),
         updated=date_at(arena["updated"], ["arena", "updated"], errors),  # type: ignore[arg-type]
         evidence_as_of=date_at(arena.get("evidence_as_of"), ["arena", "evidence_as_of"], errors),  # type: ignore[arg-type]
         products=tuple(p["name"] for p in products),
@@ -225,7 +219,7 @@ def _overview(
                 persona=s["persona"],
                 category=s["category"],
                 group=s.get("group"),
-                cells=tuple((p["name"], values[(s["key"], p["slug"])]) for p in products),
+                cells=tuple((p["name"], cells[(s["key"], p["slug"])].value) for p in products),
                 line=0,
             )
             for s in stories

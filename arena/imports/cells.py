@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import replace
 from datetime import date
+from typing import Any
 
 from django.db.models import Q
 from django.utils import timezone
 
 from arena.imports.records import CellDetail
-from arena.imports.records import Evidence as EvidenceRecord
 from arena.imports.run import ImportRun, day_text
 from arena.models import Arena
 from products.models import Product
@@ -43,6 +43,11 @@ def _quotes(items: Iterable, exact: bool) -> tuple:
     return tuple((e.source, e.quote) for e in items)
 
 
+def _parts(value: CellValue, rationale: str, published: bool, quotes: tuple, as_of: Any) -> dict:
+    """Every part of a cell an import compares, in the order a report names them."""
+    return {"value": value, "rationale": (rationale, published), "evidence": quotes, "date": as_of}
+
+
 def _quotes_text(items: tuple) -> str:
     """``2 quotes: docs “Workflows pause…”, community “…”`` (a report's summary of evidence)."""
     if not items:
@@ -50,62 +55,6 @@ def _quotes_text(items: tuple) -> str:
     shown = ", ".join(f"{q[0]} “{q[1][:40]}{'…' if len(q[1]) > 40 else ''}”" for q in items[:3])
     more = f" and {len(items) - 3} more" if len(items) > 3 else ""
     return f"{len(items)} quote{'s' if len(items) != 1 else ''}: {shown}{more}"
-
-
-@dataclass(frozen=True)
-class _CellParts:
-    """Every part of a cell an import compares: what a file or the pages state of it."""
-
-    value: CellValue
-    rationale: str
-    published: bool
-    quotes: tuple
-    evidence_as_of: date | None  # compared for arena files only (the pages give one date)
-
-    @classmethod
-    def stated(cls, mark: CellValue, detail: CellDetail | None, *, exact: bool) -> _CellParts:
-        """What the pages (or a file: ``exact``) state of a cell."""
-        return cls(
-            value=mark,
-            rationale=detail.rationale if detail else "",
-            published=detail is not None and detail.published,
-            quotes=_quotes(detail.evidence if detail else (), exact),
-            evidence_as_of=detail.evidence_as_of if detail else None,
-        )
-
-    @classmethod
-    def held(cls, cell: Cell, *, exact: bool) -> _CellParts:
-        """What the site holds of a cell."""
-        return cls(
-            value=CellValue.of(cell),
-            rationale=cell.rationale,
-            published=cell.detail_published,
-            quotes=_quotes(cell.evidence.all(), exact),
-            evidence_as_of=cell.evidence_as_of,
-        )
-
-
-def _differing(now: _CellParts, file: _CellParts, *, detailed: bool, exact: bool) -> list[str]:
-    """The parts of a cell the file would change."""
-    parts = ["value"] if now.value != file.value else []
-    if detailed:
-        if (now.rationale, now.published) != (file.rationale, file.published):
-            parts.append("rationale")
-        if now.quotes != file.quotes:
-            parts.append("evidence")
-        if exact and now.evidence_as_of != file.evidence_as_of:
-            parts.append("date")
-    return parts
-
-
-@dataclass
-class _Gathered:
-    """What the cells step gathers for its statements over many cells."""
-
-    new: list[tuple[Cell, tuple[EvidenceRecord, ...]]] = field(default_factory=list)
-    kept: list[int] = field(default_factory=list)  # kept as moderated: their dates stay
-    # cells whose quotes the pages state again, as they are (the pages' date checks them)
-    evidence_kept: list[int] = field(default_factory=list)
 
 
 def import_cells(run: ImportRun) -> None:
@@ -117,7 +66,10 @@ def import_cells(run: ImportRun) -> None:
         .prefetch_related("evidence")
     }
     moderated = _moderated_changes(run.arena) if existing else {}
-    gathered = _Gathered()
+    new: list[tuple[Cell, tuple[Quote, ...]]] = []
+    kept: list[int] = []  # kept as moderated: their dates stay
+    # cells whose quotes the pages state again, as they are (the pages' date checks them)
+    evidence_kept: list[int] = []
     for ms in ov.stories:
         story = run.stories[ms.text]
         for pname, mark in ms.cells:
@@ -125,14 +77,20 @@ def import_cells(run: ImportRun) -> None:
             detail = record.details.get((ms.text, pname))
             cell = existing.get((story.pk, product.pk))
             if cell is None:
-                new = _new_cell(run, story, product, mark, detail)
-                gathered.new.append((new, detail.evidence if detail else ()))
+                new.append((_new_cell(run, story, product, mark, detail), _quotes_of(run, detail)))
                 continue
             where = f"{pname} on “{ms.text}”"
-            _import_cell(run, gathered, cell, mark, detail, where, moderated.get(cell.pk))
-    _store_new(run, gathered)
+            outcome = _import_cell(run, cell, mark, detail, where, moderated.get(cell.pk))
+            if outcome == "kept":
+                kept.append(cell.pk)
+            elif outcome:
+                evidence_kept.append(cell.pk)
+    Cell.objects.bulk_create(cell for cell, _ in new)
+    run.report.count("cell", "added", len(new))
+    run.report.count("evidence", "added", sum(1 for _, quotes in new if quotes))
+    Evidence.objects.bulk_create(row for cell, quotes in new for row in evidence_rows(cell, quotes))
     if not record.exact and ov.evidence_as_of is not None:
-        dated = _date_cells(run, ov.evidence_as_of, gathered.kept, gathered.evidence_kept)
+        dated = _date_cells(run, ov.evidence_as_of, kept, evidence_kept)
         run.report.count("cell", "re-dated", dated)
 
 
@@ -154,63 +112,76 @@ def _new_cell(
     )
 
 
-def _store_new(run: ImportRun, gathered: _Gathered) -> None:
-    """The new cells and their quotes, in two statements."""
-    Cell.objects.bulk_create(cell for cell, _ in gathered.new)
-    run.report.count("cell", "added", len(gathered.new))
-    run.report.count("evidence", "added", sum(1 for _, evidence in gathered.new if evidence))
-    Evidence.objects.bulk_create(
-        row
-        for cell, evidence in gathered.new
-        for row in evidence_rows(cell, _stated_quotes(run, evidence))
+def _quotes_of(run: ImportRun, detail: CellDetail | None) -> tuple[Quote, ...]:
+    """The quotes as a file states them (with its dates), or as the pages do: checked as of
+    their "Evidence as of" date."""
+    quotes = detail.evidence if detail else ()
+    if run.record.exact:
+        return quotes
+    return tuple(replace(q, checked_on=run.record.overview.evidence_as_of) for q in quotes)
+
+
+def _compared(
+    cell: Cell, mark: CellValue, detail: CellDetail | None, *, exact: bool
+) -> tuple[dict, dict, list[str], bool]:
+    """What the site holds of a cell, what the file states, the parts that differ, and whether
+    the file details the cell."""
+    file = _parts(
+        mark,
+        detail.rationale if detail else "",
+        detail is not None and detail.published,
+        _quotes(detail.evidence if detail else (), exact),
+        detail.evidence_as_of if detail else None,
     )
-
-
-def _stated_quotes(run: ImportRun, evidence: Iterable[EvidenceRecord]) -> list[Quote]:
-    """The quotes as the pages state them, checked as of their "Evidence as of" date, or as an
-    arena file states them (with its dates)."""
-    exact, checked_on = run.record.exact, run.record.overview.evidence_as_of
-    return [
-        Quote(e.source, e.quote, e.url, e.checked_on if exact else checked_on) for e in evidence
-    ]
+    now = _parts(
+        CellValue.of(cell),
+        cell.rationale,
+        cell.detail_published,
+        _quotes(cell.evidence.all(), exact),
+        cell.evidence_as_of,
+    )
+    # pages that do not detail this cell leave its published detail alone; the pages give one
+    # date, so it is compared for arena files only
+    detailed = detail is not None or not cell.detail_published
+    compared = ["value", *(["rationale", "evidence"] if detailed else [])]
+    compared += ["date"] if detailed and exact else []
+    return now, file, [part for part in compared if now[part] != file[part]], detailed
 
 
 def _import_cell(
     run: ImportRun,
-    gathered: _Gathered,
     cell: Cell,
     mark: CellValue,
     detail: CellDetail | None,
     where: str,
     last: CellChange | None,
-) -> None:
-    """One cell the arena holds."""
-    exact, path, report = run.record.exact, run.record.overview.path, run.report
-    evidence = detail.evidence if detail else ()
-    file = _CellParts.stated(mark, detail, exact=exact)
-    now = _CellParts.held(cell, exact=exact)
-    # pages that do not detail this cell leave its published detail alone
-    detailed = detail is not None or not cell.detail_published
-    parts = _differing(now, file, detailed=detailed, exact=exact)
+) -> str | None:
+    """One cell the arena holds: ``"kept"`` when kept as moderated, ``"evidence"`` when its quotes
+    are stated again as they are."""
+    path, report = run.record.overview.path, run.report
+    now, file, parts, detailed = _compared(cell, mark, detail, exact=run.record.exact)
+    stated_again = "evidence" if detail is not None else None
     if not parts:
-        if detail is not None:
-            gathered.evidence_kept.append(cell.pk)
-        return
+        return stated_again
     kind, note = CellChange.Kind.IMPORT, f"Imported from {path}"
     if cell.edited_since_import:
         override = _moderated_cell(run, cell, now, file, parts, where, last)
         if override is None:
-            gathered.kept.append(cell.pk)
-            return  # every part of the cell stays as moderated
+            return "kept"  # every part of the cell stays as moderated
         # recorded publicly even when only the words or the quotes change
         kind, note = CellChange.Kind.IMPORT_OVERRIDE, override
     cell_correct(
         cell=cell,
-        value=file.value,
+        value=mark,
         kind=kind,
         note=note,
         expected_version=cell.version,
-        imported=_imported(run, file, evidence, parts, detailed=detailed),
+        imported=Imported(
+            rationale=file["rationale"][0] if detailed else None,
+            published=file["rationale"][1],
+            quotes=_quotes_of(run, detail) if "evidence" in parts else None,
+            as_of=file["date"] if "date" in parts else KEEP,
+        ),
         record_unchanged=kind == CellChange.Kind.IMPORT_OVERRIDE,
         mark_arena=False,
     )
@@ -220,32 +191,15 @@ def _import_cell(
         report.count("cell", "re-dated")
     if "evidence" in parts:
         report.count("evidence", "changed")
-    elif detail is not None:
-        gathered.evidence_kept.append(cell.pk)
-
-
-def _imported(
-    run: ImportRun,
-    file: _CellParts,
-    evidence: tuple[EvidenceRecord, ...],
-    parts: list[str],
-    *,
-    detailed: bool,
-) -> Imported:
-    """What the import writes of a cell beside its judgement."""
-    return Imported(
-        rationale=file.rationale if detailed else None,
-        published=file.published,
-        quotes=_stated_quotes(run, evidence) if "evidence" in parts else None,
-        as_of=file.evidence_as_of if "date" in parts else KEEP,
-    )
+        return None
+    return stated_again
 
 
 def _moderated_cell(
     run: ImportRun,
     cell: Cell,
-    now: _CellParts,
-    file: _CellParts,
+    now: dict,
+    file: dict,
     parts: list[str],
     where: str,
     last: CellChange | None,
@@ -258,15 +212,15 @@ def _moderated_cell(
         if part == "value":
             kind = last.get_kind_display() if last is not None else "moderated"
             lines.append(
-                f"{kind} value {now.value.label()} of {where} ({day}; {run.says} "
-                f"{file.value.label()})"
+                f"{kind} value {now['value'].label()} of {where} ({day}; {run.says} "
+                f"{file['value'].label()})"
             )
         elif part == "rationale":
             lines.append(f"edited rationale of {where} ({day}; the {run.says[:-5]}'s differs)")
         elif part == "evidence":
             lines.append(
-                f"moderated evidence on {where} ({day}: {_quotes_text(now.quotes)}; "
-                f"{run.says} {_quotes_text(file.quotes)})"
+                f"moderated evidence on {where} ({day}: {_quotes_text(now['evidence'])}; "
+                f"{run.says} {_quotes_text(file['evidence'])})"
             )
     if not run.overwrite:
         if lines:  # (none: the decision's own date alone differs, nothing to report)
@@ -278,7 +232,7 @@ def _moderated_cell(
     report.overwritten.extend(f"overwrote {line}" for line in lines)
     what = f"the {last.get_kind_display()} value" if last else "the moderated"
     return (
-        f"Imported from {run.record.overview.path} over {what} {now.value.label()} "
+        f"Imported from {run.record.overview.path} over {what} {now['value'].label()} "
         f"({', '.join(parts)}) of {day_text(cell.edited_at)}"
     )
 

@@ -1,5 +1,4 @@
-"""The arena overview page: ``<Name> arena<Name>``, the "N user stories · M judged cells" line,
-leaderboard, best by user type, story matrix (categories, sub-groups, a row per story), legend,
+"""The arena overview page: title, counts, leaderboard, best by user type, story matrix, legend,
 adjacent arenas; every name checked against what the database stores."""
 
 from __future__ import annotations
@@ -7,16 +6,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from arena.imports.reading import (
-    Cursor,
-    figure,
-    fit,
-    future_problem,
-    max_value,
-    number,
-    short,
-    slug,
-)
+from arena.imports.reading import Cursor, future_problem, max_value, short
 from arena.imports.records import (
     AdjacentRecord,
     CategoryRecord,
@@ -34,6 +24,7 @@ _COUNTS_RE = re.compile(
 )
 _TITLE_RE = re.compile(r"(.+) arena\1")  # the arena's title, and each adjacent arena's
 _RUNNER_UP_RE = re.compile(r"Runner-up: (.+) \(([0-9]+)/100\)")
+_FIELDS = ("stars", "stars_growth", "npm_weekly", "pypi_weekly", "popularity_as_of")
 _FIGURES = (
     ("stars", "★", re.compile(r"★ ([0-9.]+[kM]?)")),
     ("stars_growth", "▲", re.compile(r"▲ ([0-9.]+[kM]?)/yr")),
@@ -46,7 +37,8 @@ def is_overview(lines: list[str]) -> bool:
     return any(re.match(r"[0-9]+ user stories · [0-9]+ judged cells", ln) for ln in lines[:5])
 
 
-def parse_overview(path: str, lines: list[str]) -> OverviewPage:
+def parse_overview(path: str, lines: list[str]) -> tuple[OverviewPage, dict[str, dict]]:
+    """The page, and each product's stored values (its slug, and what the leaderboard shows)."""
     cur = Cursor(path, lines)
     head, counts_line = _head(cur, lines)
     leader_lines = _leaderboard_lines(cur)
@@ -54,11 +46,16 @@ def parse_overview(path: str, lines: list[str]) -> OverviewPage:
     products, categories, stories = StoryMatrix(cur).read()
     adjacent = _adjacent_arenas(cur)
     # the leaderboard names products, which the matrix lists; the matrix has what the counts say
-    leaderboard = tuple(_leader_row(cur.at(line), products) for line in leader_lines)
+    values = {p: {"slug": arena_slugify(p), "tier": "", **dict.fromkeys(_FIELDS)} for p in products}
     ranked: dict[str, int] = {}
-    for row in leaderboard:
-        twice = f"product {short(row.product)} appears twice in the leaderboard"
-        cur.once(ranked, row.product, twice, row.line)
+    leaderboard = []
+    for line in leader_lines:
+        row, shown = _leader_row(cur.at(line), products)
+        leaderboard.append(row)
+        product = row.product
+        twice = f"product {short(product)} appears twice in the leaderboard"
+        cur.once(ranked, product, twice, line)
+        values[product] |= shown | {"popularity_as_of": head[5]}
     _, _, story_count, cell_count, _, _ = head
     if len(stories) != story_count:
         says = f"the page says {story_count} user stories but its matrix has {len(stories)}"
@@ -71,16 +68,10 @@ def parse_overview(path: str, lines: list[str]) -> OverviewPage:
         if s.text in seen:
             raise cur.error(f"story {s.text[:60]!r} already appears on line {seen[s.text]}", s.line)
         seen[s.text] = s.line
-    return OverviewPage(
-        path,
-        *head,
-        products=products,
-        leaderboard=leaderboard,
-        personas=personas,
-        categories=categories,
-        stories=stories,
-        adjacent=adjacent,
+    page = OverviewPage(
+        path, *head, products, tuple(leaderboard), personas, categories, stories, adjacent
     )
+    return page, values
 
 
 # The first fields of an ``OverviewPage`` after the path, as the page's first lines say them.
@@ -91,22 +82,19 @@ def _head(cur: Cursor, lines: list[str]) -> tuple[_Head, int]:
     m = _TITLE_RE.fullmatch(cur.take())
     if not m:
         raise cur.error("first line should be '<Name> arena<Name>'")
-    with cur.checks():
-        name = fit("Arena.name", "arena name", m.group(1))
-        slug("Arena.slug", "arena name", name)
+    name = cur.fit("Arena.name", "arena name", m.group(1))
+    cur.slug("Arena.slug", "arena name", name)
     if len(lines) < 4:
         raise cur.error("page ends before the story count line", len(lines))
     description = cur.take().strip()
-    with cur.checks():
-        fit("Arena.description", "arena description", description)
+    cur.fit("Arena.description", "arena description", description)
     m = _COUNTS_RE.fullmatch(cur.take().strip())
     if not m:
         raise cur.error(
             "expected 'N user stories · M judged cells · updated DATE · Evidence as of DATE'"
         )
-    with cur.checks():
-        story_count = number(m.group(1), "story count")
-        cell_count = number(m.group(2), "judged cell count")
+    story_count = cur.number(m.group(1), "story count")
+    cell_count = cur.number(m.group(2), "judged cell count")
     updated = _date(cur, m.group(3), "its updated date")
     evidence_as_of = _date(cur, m.group(4), "its evidence date")
     return (name, description, story_count, cell_count, updated, evidence_as_of), cur.lineno
@@ -133,13 +121,13 @@ def _leaderboard_lines(cur: Cursor) -> list[int]:
     return rows
 
 
-def _leader_row(cur: Cursor, products: tuple[str, ...]) -> LeaderboardRow:
+def _leader_row(cur: Cursor, products: tuple[str, ...]) -> tuple[LeaderboardRow, dict]:
+    """The row, and its product's tier and popularity figures."""
     cols = [c.strip() for c in cur.line.strip().split(" | ")]
     cols[0] = cols[0].lstrip("| ").strip()
     if not re.fullmatch(r"[0-9]+", cols[0]):
         raise cur.error(f"bad leaderboard rank {short(cols[0])}")
-    with cur.checks():
-        rank = number(cols[0], "leaderboard rank")
+    cur.number(cols[0], "leaderboard rank")
     if len(cols) < 2:
         raise cur.error("leaderboard row has no product column")
     m = re.fullmatch(r"(.+?) ?vs (.+) ↗", cols[1])
@@ -149,41 +137,28 @@ def _leader_row(cur: Cursor, products: tuple[str, ...]) -> LeaderboardRow:
     product = next((p for p in sorted(products, key=len, reverse=True) if head.startswith(p)), None)
     if product is None:
         raise cur.error(f"leaderboard names {head!r}, which is not one of the matrix's products")
-    with cur.checks():
-        tier = fit("Product.tier", "tier", head[len(product) :].strip())
-    scores: list[int] = []
+    values: dict = {}
+    values["tier"] = cur.fit("Product.tier", "tier", head[len(product) :].strip())
     j = 2
     while j < len(cols) and re.fullmatch(r"[0-9]+/100", cols[j]):
-        with cur.checks():
-            scores.append(number(cols[j].split("/")[0], "score"))
+        cur.number(cols[j].split("/")[0], "score")
         j += 1
     popularity = cols[j] if j < len(cols) else ""
-    figures: dict[str, str | None] = {}
     for key, mark, pattern in _FIGURES:
-        fm = pattern.search(popularity)
-        figures[key] = fm.group(1) if fm else None
-        if fm:
-            with cur.checks():
-                figure(f"Product.{key}", f"{mark} {fm.group(1)}")
+        if fm := pattern.search(popularity):
+            values[key] = cur.figure(f"Product.{key}", f"{mark} {fm.group(1)}")
     rest = " | ".join(cols[j + 1 :])
     vm = re.search(r"([0-9]+)/([0-9]+) verified(?: · ([0-9]+) disputed)?", rest)
     im = re.search(r"([0-9]+)/100 integrity", rest)
     if not vm or not im:
         raise cur.error("leaderboard row lacks 'V/E verified' or 'N/100 integrity'")
-    with cur.checks():
-        return LeaderboardRow(
-            rank=rank,
-            product=product,
-            tier=tier,
-            vs=vs,
-            scores=tuple(scores),
-            verified=number(vm.group(1), "verified count"),
-            with_evidence=number(vm.group(2), "evidenced count"),
-            disputed=number(vm.group(3) or "0", "disputed count"),
-            integrity=number(im.group(1), "integrity"),
-            line=cur.lineno,
-            **figures,
-        )
+    counts = (
+        cur.number(vm.group(1), "verified count"),
+        cur.number(vm.group(2), "evidenced count"),
+        cur.number(vm.group(3) or "0", "disputed count"),
+    )
+    cur.number(im.group(1), "integrity")
+    return LeaderboardRow(product, vs, *counts), values
 
 
 def _best_by_user_type(cur: Cursor) -> tuple[PersonaWinner, ...]:
@@ -204,19 +179,15 @@ def _persona_winner(cur: Cursor, persona: str) -> PersonaWinner:
     sm = re.fullmatch(r"([0-9]+)/100", cur.take(ends).strip())
     if not sm:
         raise cur.error("expected the winner's score 'N/100'")
-    with cur.checks():
-        score = number(sm.group(1), "score")
+    score = cur.number(sm.group(1), "score")
     runner_up, runner_up_score = None, None
-    rm = _RUNNER_UP_RE.fullmatch(cur.take(ends).strip())
-    if rm:
-        with cur.checks():
-            runner_up, runner_up_score = rm.group(1), number(rm.group(2), "score")
+    if rm := _RUNNER_UP_RE.fullmatch(cur.take(ends).strip()):
+        runner_up, runner_up_score = rm.group(1), cur.number(rm.group(2), "score")
         cur.take(ends)
     cm = re.fullmatch(r"([0-9]+) (\S+) stories scored", cur.line.strip())
     if not cm:
         raise cur.error("expected 'N <persona> stories scored'")
-    with cur.checks():
-        story_count = number(cm.group(1), "story count")
+    story_count = cur.number(cm.group(1), "story count")
     return PersonaWinner(persona, winner, score, runner_up, runner_up_score, story_count)
 
 
@@ -228,25 +199,22 @@ def _adjacent_arenas(cur: Cursor) -> tuple[AdjacentRecord, ...]:
         am = _TITLE_RE.fullmatch(cur.take().strip())
         if not am or cur.done:
             continue
-        with cur.checks():
-            name = fit("AdjacentArena.name", "adjacent arena name", am.group(1))
+        name = cur.fit("AdjacentArena.name", "adjacent arena name", am.group(1))
         cur.once(first_lines, name, f"adjacent arena {short(name)} appears twice")
         pm = re.fullmatch(r"([0-9]+) products · leader: (.+)", cur.take().strip())
         if not pm:
             raise cur.error("expected 'N products · leader: NAME' under an adjacent arena")
-        with cur.checks():
-            count = number(
-                pm.group(1),
-                "adjacent arena product count",
-                max_value("AdjacentArena.product_count"),
-            )
-            leader = fit("AdjacentArena.leader", "adjacent arena leader", pm.group(2))
+        count = cur.number(
+            pm.group(1),
+            "adjacent arena product count",
+            max_value("AdjacentArena.product_count"),
+        )
+        leader = cur.fit("AdjacentArena.leader", "adjacent arena leader", pm.group(2))
         shares = None
         if (line := cur.peek()) is not None and line.startswith("shares: "):
             cur.take()
             shares = line[len("shares: ") :].strip()
-            with cur.checks():
-                fit("AdjacentArena.shares", "shared category", shares)
+            cur.fit("AdjacentArena.shares", "shared category", shares)
         adjacent.append(AdjacentRecord(name, count, leader, shares))
     return tuple(adjacent)
 
@@ -258,14 +226,12 @@ class StoryMatrix:
     def __init__(self, cur: Cursor):
         self.cur = cur
         self.products: tuple[str, ...] | None = None
-        self.categories: list[CategoryRecord] = []
         self.stories: list[MatrixStory] = []
-        self.category: str | None = None
-        self.blurb = ""
-        self.category_lines: dict[str, int] = {}
+        self.blurbs: dict[str, str] = {}  # by category, in page order
+        self.groups: dict[str, list[str | None]] = {}  # each category's, in page order
+        self.lines: dict[str, int] = {}  # where each category and sub-group first is
         self.category_slugs: dict[str, str] = {}  # category slug → name
-        self.groups: list[str | None] = []  # of the current category
-        self.group_lines: dict[str, int] = {}
+        self.category: str | None = None
         self.group: str | None = None
         self.in_table = False
 
@@ -286,14 +252,10 @@ class StoryMatrix:
             elif line.strip():
                 self._heading(line)
                 self.in_table = False
-        self._close_category()
         if self.products is None:
             raise cur.error("the story matrix has no table")
-        return self.products, tuple(self.categories), tuple(self.stories)
-
-    def _close_category(self) -> None:
-        if self.category is not None:
-            self.categories.append(CategoryRecord(self.category, self.blurb, tuple(self.groups)))
+        categories = (CategoryRecord(c, b, tuple(self.groups[c])) for c, b in self.blurbs.items())
+        return self.products, tuple(categories), tuple(self.stories)
 
     def _table_header(self, line: str) -> None:
         cur = self.cur
@@ -305,17 +267,16 @@ class StoryMatrix:
             raise cur.error(f"matrix columns {these} differ from the first table's {self.products}")
         if self.category is None:
             raise cur.error("a matrix table before any category heading")
-        if self.group not in self.groups:
-            self.groups.append(self.group)
+        if self.group not in (groups := self.groups[self.category]):
+            groups.append(self.group)
         self.in_table = True
 
     def _check_products(self, names: tuple[str, ...]) -> tuple[str, ...]:
         """The matrix's columns: names and slugs that fit, no two alike."""
         by_slug: dict[str, str] = {}
         for name in names:
-            with self.cur.checks():
-                fit("Product.name", "product name", name)
-                made = slug("Product.slug", "product name", name)
+            self.cur.fit("Product.name", "product name", name)
+            made = self.cur.slug("Product.slug", "product name", name)
             if made in by_slug:
                 other = by_slug[made]
                 raise self.cur.error(
@@ -336,17 +297,17 @@ class StoryMatrix:
                 f"matrix row has {len(cols) - 2} cells for {len(products)} products "
                 f"({', '.join(products)}): a cell for a product the arena lacks, or one missing"
             )
-        story_col, persona = cols[0], cols[1]
-        if not story_col.startswith(self.blurb):
-            raise cur.error(f"story row does not start with its category's blurb {self.blurb!r}")
-        text = story_col[len(self.blurb) :].strip()
+        story_col, persona, blurb = cols[0], cols[1], self.blurbs[self.category]
+        if not story_col.startswith(blurb):
+            raise cur.error(f"story row does not start with its category's blurb {blurb!r}")
+        text = story_col[len(blurb) :].strip()
         if not text:
             raise cur.error("story row has no story text")
         if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", persona):
             raise cur.error(f"bad persona {persona!r}")
         with cur.checks():
-            fit("Story.text", "story text", text)
-            fit("Persona.slug", "persona", persona)
+            cur.fit("Story.text", "story text", text)
+            cur.fit("Persona.slug", "persona", persona)
             cells = tuple(
                 (product, CellValue.parse_mark(raw))
                 for product, raw in zip(products, cols[2:], strict=True)
@@ -358,32 +319,27 @@ class StoryMatrix:
     def _heading(self, line: str) -> None:
         """A category heading, else a sub-group heading."""
         cur = self.cur
-        header = _split_category_heading(line)
-        if header:
-            self._close_category()
-            self.category, self.blurb = header
-            twice = f"category {short(self.category)} appears twice"
-            cur.once(self.category_lines, self.category, twice)
-            made = arena_slugify(self.category)
+        if header := _split_category_heading(line):
+            category, blurb = header
+            cur.once(self.lines, category, f"category {short(category)} appears twice")
+            made = arena_slugify(category)
             if made in self.category_slugs:
                 # the category's slug is its key in ?weights= and the matrix's filter
                 raise cur.error(
-                    f"categories {short(self.category_slugs[made])} and {short(self.category)} "
+                    f"categories {short(self.category_slugs[made])} and {short(category)} "
                     f"have the same slug {made!r}"
                 )
-            self.category_slugs[made] = self.category
-            with cur.checks():
-                fit("Category.name", "category name", self.category)
-                fit("Category.blurb", "category blurb", self.blurb)
-            self.groups, self.group_lines, self.group = [], {}, None
+            self.category_slugs[made] = category
+            cur.fit("Category.name", "category name", category)
+            self.blurbs[category] = cur.fit("Category.blurb", "category blurb", blurb)
+            self.category, self.group, self.groups[category] = category, None, []
             return
         if self.category is None:
             raise cur.error(f"unexpected line {line[:60]!r} before the first category")
         group = self.group = heading_name(line.strip())
         twice = f"sub-group {short(group)} appears twice in category {short(self.category)}"
-        cur.once(self.group_lines, group, twice)
-        with cur.checks():
-            fit("SubGroup.name", "sub-group name", group)
+        cur.once(self.lines, f"{self.category}\n{group}", twice)
+        cur.fit("SubGroup.name", "sub-group name", group)
 
 
 def _split_category_heading(line: str) -> tuple[str, str] | None:

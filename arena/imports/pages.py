@@ -9,17 +9,17 @@ from pathlib import Path
 
 from arena import scoring
 from arena.imports.overview import is_overview, parse_overview
-from arena.imports.reading import Cursor, PageError, fit, number, read_text
+from arena.imports.reading import Cursor, PageError, read_text
 from arena.imports.records import (
     ArenaRecord,
     CellDetail,
     ComparePage,
     CompareStory,
-    Evidence,
     MatrixStory,
     OverviewPage,
 )
 from core.text import clean_text, heading_name, persona_slug
+from stories.evidence import Quote
 from stories.values import CellValue, Proof, Verdict, parse_quality
 
 _STORY_RE = re.compile(r"([0-9]+)\. (.+)")
@@ -52,12 +52,12 @@ def read_arena(paths: Sequence[str | Path]) -> ArenaRecord:
         raise PageError(
             overviews[1][0], 1, f"a second arena overview page (first: {overviews[0][0]})"
         )
-    overview = parse_overview(*overviews[0])
+    overview, products = parse_overview(*overviews[0])
     texts = [s.text for s in overview.stories]
     compares = [
         parse_compare(p, ls, texts, overview.products) for p, ls in loaded if not is_overview(ls)
     ]
-    return merge_pages(overview, compares)
+    return merge_pages(overview, compares, products)
 
 
 def label_matches(label: str, persona: str) -> bool:
@@ -69,7 +69,9 @@ def label_matches(label: str, persona: str) -> bool:
     return norm.startswith(persona + "-") and "-" not in norm[len(persona) + 1 :]
 
 
-def merge_pages(overview: OverviewPage, compares: Sequence[ComparePage]) -> ArenaRecord:
+def merge_pages(
+    overview: OverviewPage, compares: Sequence[ComparePage], products: dict[str, dict]
+) -> ArenaRecord:
     """Check the head-to-head pages against the overview and against each other."""
     stories = {s.text: s for s in overview.stories}
     # each value with where it was first read ("FILE:LINE"), to name it when another page differs
@@ -87,6 +89,7 @@ def merge_pages(overview: OverviewPage, compares: Sequence[ComparePage]) -> Aren
         weights={k: v[0] for k, v in weights.items()},
         persona_labels={k: v[0] for k, v in labels.items()},
         details={k: v[0] for k, v in details.items()},
+        products=products,
     )
 
 
@@ -204,8 +207,7 @@ def _story(
 ) -> CompareStory:
     """The story whose ``N. <persona label><text>`` line ``cur`` has just read."""
     start = cur.lineno
-    with cur.checks():
-        story_number = number(sm.group(1), "story number")
+    story_number = cur.number(sm.group(1), "story number")
     rest = sm.group(2)
     text = next((t for t in texts if rest.endswith(t) and len(rest) > len(t)), None)
     if text is None:
@@ -215,8 +217,7 @@ def _story(
         label, text = cm.group(1), cm.group(2)
     else:
         label = rest[: -len(text)]
-    with cur.checks():
-        fit("Persona.label", "persona label", label.strip())
+    cur.fit("Persona.label", "persona label", label.strip())
 
     cur.skip_blank()
     line = cur.take(f"story {story_number} is truncated: no 'weight N · round …' line")
@@ -264,8 +265,7 @@ def _cell(cur: Cursor, product: str) -> CellDetail:
         and line.strip() not in _CELL_END
     ):
         rationale = cur.take().strip()
-        with cur.checks():
-            fit("Cell.rationale", "rationale", rationale)
+        cur.fit("Cell.rationale", "rationale", rationale)
     evidence = []
     while True:
         cur.skip_blank()
@@ -277,15 +277,12 @@ def _cell(cur: Cursor, product: str) -> CellDetail:
         em = _EVIDENCE_RE.fullmatch(s)
         if not em:
             raise cur.error(f"cannot read evidence line {s[:60]!r}")
-        with cur.checks():
-            fit("Evidence.source", "evidence source", em.group(1))
-            fit("Evidence.quote", "quote", em.group(2))
-        evidence.append(Evidence(em.group(1), em.group(2)))
+        cur.fit("Evidence.source", "evidence source", em.group(1))
+        cur.fit("Evidence.quote", "quote", em.group(2))
+        evidence.append(Quote(em.group(1), em.group(2)))
     if not rationale:
         raise cur.error(f"{product}'s cell has no rationale", start)
-    return CellDetail(
-        product, value.verdict, value.proof, value.quality, rationale, tuple(evidence), start
-    )
+    return CellDetail(product, value, rationale, tuple(evidence), start)
 
 
 def _judgement(cur: Cursor, product: str, head: str) -> CellValue:

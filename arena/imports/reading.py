@@ -33,10 +33,6 @@ class PageError(ValueError):
         super().__init__(f"{path}:{line}: {reason}")
 
 
-class LimitError(ValueError):
-    """A value the database would refuse; the message says which field and why."""
-
-
 def read_text(path: str) -> str:
     """A file's text: UTF-8 (a byte order mark dropped), at most ``ARENA_IMPORT_MAX_BYTES``."""
     limit = settings.ARENA_IMPORT_MAX_BYTES
@@ -108,11 +104,56 @@ class Cursor:
 
     @contextmanager
     def checks(self) -> Iterator[None]:
-        """A refusal by the cell rules or the field limits as a ``PageError`` of the line read."""
+        """A refusal by the cell rules as a ``PageError`` of the line read."""
         try:
             yield
-        except (CellValueError, LimitError) as exc:
+        except CellValueError as exc:
             raise self.error(str(exc)) from None
+
+    # What the database would refuse, as a ``PageError`` of the line read that names the field.
+
+    def fit(self, label: str, what: str, text: str) -> str:
+        """``text`` if it fits the model field ``label`` (or the ``TEXT_LIMITS`` of a text column)."""
+        limit = TEXT_LIMITS.get(label) or max_length(label)
+        if len(text) > limit:
+            raise self.error(
+                f"{what} {short(text)} is {len(text)} characters long; at most {limit} fit ({label})"
+            )
+        return text
+
+    def number(self, digits: str, what: str, maximum: int = ANY_COUNT_MAX) -> int:
+        """ASCII digits as an int no larger than ``maximum`` (a huge digit run is refused before
+        int(), which refuses more than 4300 digits)."""
+        significant = digits.lstrip("0") or "0"
+        if len(significant) > len(str(maximum)) or int(significant) > maximum:
+            raise self.error(f"{what} {short(digits, 20)} is larger than {maximum}")
+        return int(significant)
+
+    def slug(self, label: str, what: str, name: str) -> str:
+        """The site's slug of ``name``, which must not be empty and must fit ``label``."""
+        made = arena_slugify(name)
+        if not made:
+            raise self.error(f"{what} {short(name)} has no letters or digits to make a URL slug of")
+        if problem := slug_problem(made, product=True):
+            raise self.error(f"{what} {short(name)} gives a slug that is refused: {problem}")
+        if len(made) > (limit := max_length(label)):
+            raise self.error(
+                f"{what} {short(name)} gives a slug of {len(made)} characters; "
+                f"at most {limit} fit ({label})"
+            )
+        return made
+
+    def figure(self, label: str, shown: str) -> int:
+        """A popularity figure as shown (``★ 23k``), as ``parse_figure`` stores it in ``label``."""
+        try:
+            value = parse_figure(shown.split(" ", 1)[1])
+        except ValueError as exc:
+            raise self.error(f"popularity figure {short(shown)}: {exc}") from None
+        if value is None:
+            raise self.error(f"popularity figure {short(shown)} has no number")
+        if value > (limit := max_value(label)):
+            raise self.error(f"popularity figure {short(shown)} is larger than {limit} ({label})")
+        return value
 
 
 def future_problem(day: date | None) -> str | None:
@@ -148,51 +189,3 @@ def max_value(label: str) -> int:
 def short(text: str, size: int = 40) -> str:
     """``text`` quoted for a message, cut after ``size`` characters."""
     return repr(text if len(text) <= size else text[:size] + "…")
-
-
-def fit(label: str, what: str, text: str) -> str:
-    """``text`` if it fits the model field ``label`` (or the ``TEXT_LIMITS`` of a text column)."""
-    limit = TEXT_LIMITS.get(label) or max_length(label)
-    if len(text) > limit:
-        raise LimitError(
-            f"{what} {short(text)} is {len(text)} characters long; at most {limit} fit ({label})"
-        )
-    return text
-
-
-def number(digits: str, what: str, maximum: int = ANY_COUNT_MAX) -> int:
-    """ASCII digits as an int no larger than ``maximum`` (a huge digit run is refused before
-    int(), which refuses more than 4300 digits)."""
-    significant = digits.lstrip("0") or "0"
-    if len(significant) > len(str(maximum)) or int(significant) > maximum:
-        raise LimitError(f"{what} {short(digits, 20)} is larger than {maximum}")
-    return int(significant)
-
-
-def slug(label: str, what: str, name: str) -> str:
-    """The site's slug of ``name``, which must not be empty and must fit ``label``."""
-    made = arena_slugify(name)
-    if not made:
-        raise LimitError(f"{what} {short(name)} has no letters or digits to make a URL slug of")
-    # (a made slug always passes: the guard keeps the importer on the one rule if slugify changes)
-    if problem := slug_problem(made, product=True):
-        raise LimitError(f"{what} {short(name)} gives a slug that is refused: {problem}")
-    if len(made) > (limit := max_length(label)):
-        raise LimitError(
-            f"{what} {short(name)} gives a slug of {len(made)} characters; "
-            f"at most {limit} fit ({label})"
-        )
-    return made
-
-
-def figure(label: str, shown: str) -> int:
-    """A popularity figure as shown (``★ 23k``), as ``parse_figure`` will store it in ``label``."""
-    try:
-        value = parse_figure(shown.split(" ", 1)[1])
-    except ValueError as exc:
-        raise LimitError(f"popularity figure {short(shown)}: {exc}") from None
-    if value is None:
-        raise LimitError(f"popularity figure {short(shown)} has no number")
-    if value > (limit := max_value(label)):
-        raise LimitError(f"popularity figure {short(shown)} is larger than {limit} ({label})")
-    return value

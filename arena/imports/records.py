@@ -1,4 +1,4 @@
-"""What both readers return and the service writes: plain frozen records, no ORM."""
+"""What both readers return and the service writes: plain frozen records."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from stories.evidence import Quote
 from stories.values import CellValue
 
 
@@ -28,20 +29,14 @@ class CategoryRecord:
 
 @dataclass(frozen=True)
 class LeaderboardRow:
-    rank: int
+    """What the pages publish of a product's standing (the scores are computed again; tests
+    compare them with these)."""
+
     product: str
-    tier: str
     vs: str
-    scores: tuple[int, ...]
-    stars: str | None
-    stars_growth: str | None
-    npm_weekly: str | None
-    pypi_weekly: str | None
     verified: int
     with_evidence: int
     disputed: int
-    integrity: int
-    line: int
 
 
 @dataclass(frozen=True)
@@ -80,31 +75,16 @@ class OverviewPage:
 
 
 @dataclass(frozen=True)
-class Evidence:
-    source: str
-    quote: str
-    # an arena file says where and when a quote was checked; the pages do not
-    url: str = ""
-    checked_on: date | None = None
-
-
-@dataclass(frozen=True)
 class CellDetail:
     product: str
-    verdict: str
-    proof: str | None
-    quality: int | None
+    value: CellValue
     rationale: str
-    evidence: tuple[Evidence, ...]
+    evidence: tuple[Quote, ...]
     line: int
     # an arena file states every cell: whether its rationale is published, and when its evidence
     # was last checked
     published: bool = True
     evidence_as_of: date | None = None
-
-    @property
-    def value(self) -> CellValue:
-        return CellValue(self.verdict, self.proof, self.quality)
 
 
 @dataclass(frozen=True)
@@ -134,10 +114,9 @@ class ArenaRecord:
     weights: dict[str, int]  # story text → weight, for the stories some page weighs
     persona_labels: dict[str, str]  # persona slug → label used by the head-to-head pages
     details: dict[tuple[str, str], CellDetail]  # (story text, product name) → detail
-    # An arena file states more than the pages: slugs, figures as numbers, every cell in full
-    # (``exact``: the import writes those as they are) and the source list (None: left alone).
+    products: dict[str, dict[str, Any]]  # by name: the model fields' values
+    # An arena file states more than the pages: its slug, every cell in full (``exact``: the
+    # import writes those as they are) and the source list (None: left alone).
     slug: str | None = None
-    # by product name: the model fields' values
-    products: dict[str, dict[str, Any]] | None = None
     exact: bool = False
     sources: tuple[dict[str, Any], ...] | None = None  # the Source rows' values

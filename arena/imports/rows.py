@@ -3,6 +3,7 @@ products and stories (those listed are active, the others retired), adjacent are
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -21,7 +22,6 @@ from arena.imports.run import (
     sync_row,
 )
 from arena.models import AdjacentArena, Category, Persona, Source, SubGroup
-from core.text import arena_slugify, parse_figure
 from products.models import Product
 from stories.models import Story
 
@@ -44,162 +44,133 @@ def _relisted(
         run.report.count(kind, "kept")
     else:
         sync_row(row, {"retired_at": None})
-        run.report.restored.append(f"{kind} {name!r}")
-        run.report.count(kind, "restored")
+        run.report.listed(kind, "restored", name)
     return was
 
 
 def import_products(run: ImportRun) -> None:
-    ov, arena, report = run.record.overview, run.arena, run.report
-    offset = run.offset
-    values_of = _product_values(run)
+    ov = run.record.overview
+    values = {n: {"name": n, "page_name": n, **run.record.products[n]} for n in ov.products}
     # found by the name the pages gave it (an admin may have renamed it since)
-    existing_products = {
-        (p.page_name or p.name): p for p in Product.all_objects.filter(arena=arena)
-    }
+    rows = list(Product.all_objects.filter(arena=run.arena))
+    existing = {(p.page_name or p.name): p for p in rows}
     # a product whose name changed but whose slug did not is the same product, renamed
-    by_slug = {p.slug: key for key, p in existing_products.items() if key not in ov.products}
+    by_slug = {p.slug: key for key, p in existing.items() if key not in ov.products}
     for name in ov.products:
-        renamed = by_slug.get(values_of[name]["slug"])
-        if name not in existing_products and renamed is not None:
-            existing_products[name] = existing_products.pop(renamed)
-    clashes = ProductClashes(ov.path, Product.all_objects.filter(arena=arena))
-    Product.all_objects.filter(arena=arena).update(position=F("position") + offset)
-    products = run.products
-    for pos, name in enumerate(ov.products):
-        values = values_of[name]
-        product = existing_products.pop(name, None)
-        if product is None:
-            clashes.check(None, values)
-            product = Product.all_objects.create(arena=arena, position=pos, **values)
-            report.count("product", "added")
-            products[name] = product
-            continue
-        was = _relisted(run, product, values, f"the product {name!r}", name)
-        clashes.check(product, values)
-        if place(product, values, pos, was):
-            report.count("product", "changed")
-        products[name] = product
-    retire_gone(existing_products.values(), "product", offset, len(products), report)
-
-
-def _product_values(run: ImportRun) -> dict[str, dict]:
-    """Each product's stored values but its position, by name."""
-    ov, stated = run.record.overview, run.record.products
-    if stated is not None:
-        return {name: {"name": name, "page_name": name, **stated[name]} for name in ov.products}
-    by_name = {lr.product: lr for lr in ov.leaderboard}
-    values = {}
-    for name in ov.products:
-        lr = by_name.get(name)
-        values[name] = {
-            "name": name,
-            "page_name": name,
-            "slug": arena_slugify(name),
-            "tier": lr.tier if lr else "",
-            "stars": parse_figure(lr.stars) if lr else None,
-            "stars_growth": parse_figure(lr.stars_growth) if lr else None,
-            "npm_weekly": parse_figure(lr.npm_weekly) if lr else None,
-            "pypi_weekly": parse_figure(lr.pypi_weekly) if lr else None,
-            "popularity_as_of": ov.evidence_as_of if lr else None,
-        }
-    return values
+        renamed = by_slug.get(values[name]["slug"])
+        if name not in existing and renamed is not None:
+            existing[name] = existing.pop(renamed)
+    clashes = ProductClashes(ov.path, rows)
+    run.products.update(_write_listed(run, Product, values, existing, clashes.check))
 
 
 def import_stories(run: ImportRun) -> None:
-    record, ov, arena, report = run.record, run.record.overview, run.arena, run.report
-    offset = run.offset
-    cats, subgroups, personas = run.categories, run.subgroups, run.personas
-    default_weight = settings.ARENA_DEFAULT_STORY_WEIGHT
+    record, ov, report = run.record, run.record.overview, run.report
     # found by the text the pages gave it (an admin may have reworded it since)
-    existing_stories = {(s.page_text or s.text): s for s in Story.all_objects.filter(arena=arena)}
-    Story.all_objects.filter(arena=arena).update(position=F("position") + offset)
-    stories = run.stories
-    for pos, ms in enumerate(ov.stories):
+    existing = {(s.page_text or s.text): s for s in Story.all_objects.filter(arena=run.arena)}
+    listed = {}
+    for ms in ov.stories:
         weight = record.weights.get(ms.text)
-        story = existing_stories.pop(ms.text, None)
-        values = {
+        listed[ms.text] = values = {
             "text": ms.text,
             "page_text": ms.text,
-            "category": cats[ms.category],
-            "subgroup": subgroups.get((ms.category, ms.group)) if ms.group else None,
-            "persona": personas[ms.persona],
-            "weight": weight or default_weight,
+            "category": run.categories[ms.category],
+            "subgroup": run.subgroups.get((ms.category, ms.group)) if ms.group else None,
+            "persona": run.personas[ms.persona],
+            "weight": weight or settings.ARENA_DEFAULT_STORY_WEIGHT,
             "weight_published": weight is not None,
         }
+        story = existing.get(ms.text)
         if weight is None and story is not None and story.weight_published:
             # pages that give no weight (an overview page alone) leave a known weight alone
             values["weight"], values["weight_published"] = story.weight, True
         elif weight is None:
             report.default_weight_stories.append(ms.text)
-        if story is None:
-            story = Story.all_objects.create(arena=arena, position=pos, **values)
-            report.count("story", "added")
-            stories[ms.text] = story
-            continue
-        was = _relisted(run, story, values, f"the story “{ms.text}”", ms.text)
-        if story.edited_since_import and values["weight"] == story.weight:
+
+    def edited_weight(story: Story | None, values: dict[str, Any]) -> None:
+        if story is not None and story.edited_since_import and values["weight"] == story.weight:
             values["weight_published"] = story.weight_published
-        if place(story, values, pos, was):
-            report.count("story", "changed")
-        stories[ms.text] = story
-    retire_gone(existing_stories.values(), "story", offset, len(stories), report)
+
+    run.stories.update(_write_listed(run, Story, listed, existing, edited_weight))
+
+
+def _write_listed[Row: (Product, Story)](
+    run: ImportRun,
+    model: type[Row],
+    listed: dict[str, dict[str, Any]],
+    existing: dict[str, Row],
+    check: Callable[[Any, dict[str, Any]], None],
+) -> dict[str, Row]:
+    """The listed rows in page order, by name (``check``: before a row is written, with what an
+    admin edited kept); the others retired."""
+    kind = "story" if model is Story else "product"
+    model.all_objects.filter(arena=run.arena).update(position=F("position") + run.offset)
+    written: dict[str, Row] = {}
+    for pos, (name, values) in enumerate(listed.items()):
+        row = existing.pop(name, None)
+        if row is None:
+            check(None, values)
+            written[name] = model.all_objects.create(arena=run.arena, position=pos, **values)
+            run.report.count(kind, "added")
+            continue
+        label = f"the story “{name}”" if kind == "story" else f"the product {name!r}"
+        was = _relisted(run, row, values, label, name)
+        check(row, values)
+        if place(row, values, pos, was):
+            run.report.count(kind, "changed")
+        written[name] = row
+    retire_gone(existing.values(), kind, run.offset, len(written), run.report)
+    return written
 
 
 def import_categories(run: ImportRun) -> None:
     """Categories and sub-groups in page order."""
-    ov, arena, offset, report = run.record.overview, run.arena, run.offset, run.report
+    ov, arena = run.record.overview, run.arena
     rows = list(Category.objects.filter(arena=arena))
-    existing_cats = named_rows(rows, [c.name for c in ov.categories], ov.path, "category")
-    listed = {c.pk for c in existing_cats.values()}
-    removed_cats = run.removed_categories
-    removed_cats.extend(c for c in rows if c.pk not in listed)
-    Category.objects.filter(arena=arena).update(position=F("position") + offset)
-    for c in removed_cats:
-        c.position += offset
-    cats, subgroups, gone_groups = run.categories, run.subgroups, run.gone_groups
-    for pos, rec in enumerate(ov.categories):
-        cat = existing_cats.get(rec.name)
-        if cat is None:
-            cat = Category.objects.create(
-                arena=arena, name=rec.name, page_name=rec.name, blurb=rec.blurb, position=pos
-            )
-            report.count("category", "added")
-        else:
-            was = cat.position
-            cat.position += offset  # mirror the bulk shift
-            values = {"name": rec.name, "blurb": rec.blurb}
-            keep_edited(run, cat, values, "category", f"the category {rec.name!r}")
-            if place(cat, values, pos, was):
-                report.count("category", "changed")
-            sync_row(cat, {"page_name": rec.name}, bump=False)
-        cats[rec.name] = cat
+    blurbs = {c.name: c.blurb for c in ov.categories}
+    cats, gone = _named(run, Category, rows, list(blurbs), {"arena": arena}, blurbs)
+    run.categories.update(cats)
+    run.removed_categories.extend(gone)
+    for rec in ov.categories:
+        cat = cats[rec.name]
         names = [g for g in rec.groups if g is not None]
         group_rows = list(SubGroup.objects.filter(category=cat))
-        found = named_rows(group_rows, names, ov.path, "sub-group")
-        existing_groups = {g.pk: g for g in group_rows}
-        SubGroup.objects.filter(category=cat).update(position=F("position") + offset)
-        for gpos, gname in enumerate(names):
-            grp = found.get(gname)
-            if grp is None:
-                grp = SubGroup.objects.create(
-                    category=cat, name=gname, page_name=gname, position=gpos
-                )
-                report.count("sub-group", "added")
-            else:
-                del existing_groups[grp.pk]
-                was = grp.position
-                grp.position += offset
-                values = {"name": gname}
-                keep_edited(run, grp, values, "sub-group", f"the sub-group {gname!r}")
-                if place(grp, values, gpos, was):
-                    report.count("sub-group", "changed")
-                sync_row(grp, {"page_name": gname}, bump=False)
-            subgroups[(rec.name, gname)] = grp
-        for grp in existing_groups.values():
-            grp.position += offset
-        gone_groups.extend(existing_groups.values())
-        place_after(existing_groups.values(), len(names))
+        groups, gone_groups = _named(run, SubGroup, group_rows, names, {"category": cat})
+        run.subgroups.update({(rec.name, name): grp for name, grp in groups.items()})
+        run.gone_groups.extend(gone_groups)
+        place_after(gone_groups, len(names))
+
+
+def _named[Named: (Category, SubGroup)](
+    run: ImportRun,
+    model: type[Named],
+    rows: list[Named],
+    names: list[str],
+    parent: dict,
+    blurbs: dict[str, str] | None = None,
+) -> tuple[dict[str, Named], list[Named]]:
+    """The listed rows by name, written in page order, and the rows no longer listed."""
+    kind = "category" if model is Category else "sub-group"
+    found = named_rows(rows, names, run.record.overview.path, kind)
+    gone = {r.pk: r for r in rows}
+    model.objects.filter(pk__in=gone).update(position=F("position") + run.offset)
+    for pos, name in enumerate(names):
+        values = {"name": name} | ({"blurb": blurbs[name]} if blurbs is not None else {})
+        row = found.get(name)
+        if row is None:
+            found[name] = model.objects.create(**parent, **values, page_name=name, position=pos)
+            run.report.count(kind, "added")
+            continue
+        del gone[row.pk]
+        was = row.position
+        row.position += run.offset  # mirror the bulk shift
+        keep_edited(run, row, values, kind, f"the {kind} {name!r}")
+        if place(row, values, pos, was):
+            run.report.count(kind, "changed")
+        sync_row(row, {"page_name": name}, bump=False)
+    for row in gone.values():
+        row.position += run.offset
+    return found, list(gone.values())
 
 
 def import_personas(run: ImportRun) -> None:
@@ -232,26 +203,20 @@ def prune_structure(run: ImportRun) -> None:
     """Categories and sub-groups the pages no longer list go, unless a retired story uses them."""
     arena, report = run.arena, run.report
     cats, gone_groups, removed_cats = run.categories, run.gone_groups, run.removed_categories
-    used_cats = set(Story.all_objects.filter(arena=arena).values_list("category_id", flat=True))
-    used_groups = set(
-        Story.all_objects.filter(arena=arena, subgroup__isnull=False).values_list(
-            "subgroup_id", flat=True
-        )
-    )
+    used = list(Story.all_objects.filter(arena=arena).values_list("category_id", "subgroup_id"))
+    used_cats, used_groups = {c for c, _ in used}, {g for _, g in used}
     for g in gone_groups:
         if g.pk not in used_groups and not keep_added(
             run, g, "sub-group", f"the sub-group {g.name!r}"
         ):
-            report.removed.append(f"sub-group {g.name!r}")
-            report.count("sub-group", "removed")
+            report.listed("sub-group", "removed", g.name)
             g.delete()
     kept_cats = []
     for c in removed_cats:
         if c.pk in used_cats or keep_added(run, c, "category", f"the category {c.name!r}"):
             kept_cats.append(c)
         else:
-            report.removed.append(f"category {c.name!r}")
-            report.count("category", "removed")
+            report.listed("category", "removed", c.name)
             c.delete()
     place_after(kept_cats, len(cats))
 
@@ -283,8 +248,7 @@ def import_adjacent(run: ImportRun) -> None:
     for obj in existing_adj.values():
         if keep_added(run, obj, "adjacent arena", f"the adjacent arena {obj.name!r}"):
             continue
-        report.removed.append(f"adjacent arena {obj.name!r}")
-        report.count("adjacent arena", "removed")
+        report.listed("adjacent arena", "removed", obj.name)
         obj.delete()
 
 
@@ -302,6 +266,5 @@ def import_sources(run: ImportRun) -> None:
         elif sync_row(row, values):
             report.count("source", "changed")
     for row in existing.values():
-        report.removed.append(f"source {row.key!r}")
-        report.count("source", "removed")
+        report.listed("source", "removed", row.key)
         row.delete()

@@ -1,9 +1,9 @@
-"""One import's state (``ImportRun``), its report, the row helpers every step uses, and the checks
-against the rows: a name or slug another arena, product or story holds (retired or renamed ones
-too) is refused as ``FILE: reason`` (``ImportRefused``), never an ``IntegrityError``."""
+"""One import's state (``ImportRun``), its report, the row helpers every step uses, and the clashes
+with the rows: a name or slug another row holds is refused as ``FILE: reason`` (``ImportRefused``)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -130,10 +130,6 @@ def _product(product: Product) -> str:
 class ImportReport:
     arena: Arena
     created: bool = False
-    changed: bool = False
-    stories: int = 0
-    cells: int = 0
-    detailed_cells: int = 0
     default_weight_stories: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     retired: list[str] = field(default_factory=list)
@@ -141,27 +137,28 @@ class ImportReport:
     # rows whose edited or moderated parts the import kept (or, told to, overwrote), one line each
     kept: list[str] = field(default_factory=list)
     overwritten: list[str] = field(default_factory=list)
-    # kind → action → how many rows (IMPORT_KINDS, REPORT_ACTIONS)
-    tally: dict[str, dict[str, int]] = field(default_factory=dict)
+    # (kind, action) → how many rows (IMPORT_KINDS, REPORT_ACTIONS)
+    tally: Counter[tuple[str, str]] = field(default_factory=Counter)
+
+    def listed(self, kind: str, action: str, name: str) -> None:
+        """One row named in the ``retired``, ``restored`` or ``removed`` list, and counted."""
+        getattr(self, action).append(f"{kind} {name!r}")
+        self.count(kind, action)
 
     def count(self, kind: str, action: str, n: int = 1) -> None:
-        if n:
-            counts = self.tally.setdefault(kind, {})
-            counts[action] = counts.get(action, 0) + n
+        self.tally[kind, action] += n
 
     @property
     def wrote(self) -> bool:
-        return any(counts.get(a) for counts in self.tally.values() for a in WRITING_ACTIONS)
+        return any(n for (_, action), n in self.tally.items() if action in WRITING_ACTIONS)
 
     def tally_lines(self) -> list[str]:
         """``cell: 2 changed, 1 kept`` for each kind the import touched."""
-        lines = []
-        for kind in IMPORT_KINDS:
-            counts = self.tally.get(kind, {})
-            parts = [f"{counts[a]} {a}" for a in REPORT_ACTIONS if counts.get(a)]
-            if parts:
-                lines.append(f"{kind}: {', '.join(parts)}")
-        return lines
+        counts = {
+            k: [f"{self.tally[k, a]} {a}" for a in REPORT_ACTIONS if self.tally[k, a]]
+            for k in IMPORT_KINDS
+        }
+        return [f"{kind}: {', '.join(parts)}" for kind, parts in counts.items() if parts]
 
 
 @dataclass
@@ -274,8 +271,7 @@ def retire_gone(
         row.position += offset
         if row.retired_at is None:
             sync_row(row, {"retired_at": now})
-            report.retired.append(f"{what} {str(row)!r}")
-            report.count(what, "retired")
+            report.listed(what, "retired", str(row))
     place_after(rows, listed)
 
 

@@ -59,11 +59,7 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
             report.count("arena", "changed")
     for step in STEPS:
         step(run)
-    report.changed = report.wrote
-    report.stories = len(ov.stories)
-    report.cells = len(ov.stories) * len(ov.products)
-    report.detailed_cells = len(record.details)
-    if report.changed or not ProductScore.objects.filter(arena=arena).exists():
+    if report.wrote or not ProductScore.objects.filter(arena=arena).exists():
         arena_mark_stale(arena_id=arena.pk)
     # a persona's label shows on the pages of every arena that asks for it, and its slug keys
     # their stored scores

@@ -2,7 +2,7 @@
 
 import pytest
 
-from arena.imports.reading import Cursor, LimitError, PageError
+from arena.imports.reading import Cursor, PageError
 from stories.values import CellValue
 
 LINES = ["title", "", "", "body", "last"]
@@ -51,11 +51,10 @@ def test_a_cell_value_refusal_becomes_a_page_error():
             CellValue.parse_mark("greatX 9/10")
 
 
-def test_a_limit_refusal_becomes_a_page_error():
+def test_a_field_limit_is_a_page_error_naming_the_field():
     cur = Cursor("page.txt", LINES, lineno=2)
-    with pytest.raises(PageError, match=r"^page\.txt:2: too long$"):
-        with cur.checks():
-            raise LimitError("too long")
+    with pytest.raises(PageError, match=r"^page\.txt:2: tier 'x{40}…' is 41 characters long"):
+        cur.fit("Product.tier", "tier", "x" * 41)
 
 
 def test_other_errors_pass_through():

@@ -1,13 +1,12 @@
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandParser
 
 from arena.imports.arena_file import read_arena_json
-from arena.imports.reading import PageError
-from arena.management.report import import_record, import_report_lines, import_summary
+from arena.management.report import ImportCommand
 
 
-class Command(BaseCommand):
+class Command(ImportCommand):
     help = (
         "Create or update an arena from an arena file (docs/arena-format.md), as `export_arena` "
         "writes it. The file is checked whole against the format's JSON Schema and rules first; "
@@ -17,6 +16,7 @@ class Command(BaseCommand):
         "today is refused; stories and products the file no longer lists are retired, never "
         "deleted."
     )
+    values, given, where = "the file's values", "the file gives no", "in the file"
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", metavar="FILE")
@@ -26,28 +26,16 @@ class Command(BaseCommand):
             help="Only check the file: the import runs and is rolled back (nothing is written), "
             "so every rule the import applies is checked; exit 1 with the errors if any.",
         )
-        parser.add_argument(
-            "--overwrite-moderated",
-            action="store_true",
-            help="Write the file's values over moderated cells too (recorded publicly as an "
-            "import over a moderated value).",
-        )
+        super().add_arguments(parser)
 
     def handle(
-        self,
-        *args: Any,
-        file: str,
-        check: bool = False,
-        overwrite_moderated: bool = False,
-        **options: Any,
+        self, *args: Any, file: str, check: bool, overwrite_moderated: bool, **options: Any
     ) -> None:
-        try:
-            record = read_arena_json(file)
-        except PageError as exc:
-            raise CommandError(str(exc)) from None
         # --check runs the very import, rolled back: the same rules, the same messages
-        report = import_record(record, overwrite_moderated=overwrite_moderated, check=check)
-        lines = list(import_report_lines(report, read="file"))
+        record, report = self.run_import(
+            read_arena_json, file, overwrite=overwrite_moderated, check=check
+        )
+        lines = self.report_lines(report)
         if check:
             ov = record.overview
             self.stdout.write(
@@ -57,6 +45,6 @@ class Command(BaseCommand):
                 + ("; the import would report:" if lines else ".")
             )
         else:
-            self.stdout.write(f"{import_summary(report)}, from {file}.")
+            self.stdout.write(f"{self.summary(record, report)}, from {file}.")
         for line in lines:
             self.stdout.write(line)

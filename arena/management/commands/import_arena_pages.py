@@ -1,13 +1,12 @@
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandParser
 
 from arena.imports.pages import read_arena
-from arena.imports.reading import PageError
-from arena.management.report import import_record, import_report_lines, import_summary
+from arena.management.report import ImportCommand
 
 
-class Command(BaseCommand):
+class Command(ImportCommand):
     help = (
         "Import published arena page dumps: one arena overview page and any number of head-to-head "
         "pages, in any order. Idempotent; a malformed file imports nothing and names FILE:LINE. "
@@ -18,24 +17,17 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("files", nargs="+", metavar="FILE")
-        parser.add_argument(
-            "--overwrite-moderated",
-            action="store_true",
-            help="Write the pages' values over moderated cells too (recorded publicly as an "
-            "import over a moderated value).",
-        )
+        super().add_arguments(parser)
 
     def handle(
-        self, *args: Any, files: list[str], overwrite_moderated: bool = False, **options: Any
+        self, *args: Any, files: list[str], overwrite_moderated: bool, **options: Any
     ) -> None:
-        try:
-            record = read_arena(files)
-        except PageError as exc:
-            raise CommandError(str(exc)) from None
-        report = import_record(record, overwrite_moderated=overwrite_moderated)
+        record, report = self.run_import(
+            read_arena, files, overwrite=overwrite_moderated, check=False
+        )
         self.stdout.write(
-            f"{import_summary(report)}, {report.detailed_cells} with published detail, "
+            f"{self.summary(record, report)}, {len(record.details)} with published detail, "
             f"from {len(files)} file(s)."
         )
-        for line in import_report_lines(report, read="pages"):
+        for line in self.report_lines(report):
             self.stdout.write(line)

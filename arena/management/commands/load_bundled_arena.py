@@ -19,7 +19,9 @@ class Command(BaseCommand):
             self.stdout.write("Arenas already loaded; nothing to do.")
             return
         files = sorted(str(p) for p in settings.BUNDLED_ARENA_DIR.glob("*.txt"))
-        report = arena_import(record=read_arena(files))
+        record = read_arena(files)
+        arena = arena_import(record=record).arena
+        ov = record.overview
         self.stdout.write(
-            f"Loaded {report.arena.name}: {report.stories} stories, {report.cells} cells."
+            f"Loaded {arena.name}: {len(ov.stories)} stories, {len(ov.stories) * len(ov.products)} cells."
         )

@@ -100,9 +100,9 @@ def assert_compare_equals_page(data, page):
         for cell in want.cells:
             g = got["cells"][slug(cell.product)]
             assert (g["verdict"], g["proof"], g["quality"]) == (
-                cell.verdict,
-                cell.proof,
-                cell.quality,
+                cell.value.verdict,
+                cell.value.proof,
+                cell.value.quality,
             )
             assert g["rationale"] == cell.rationale
             assert g["evidence"] == [
