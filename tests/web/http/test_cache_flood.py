@@ -216,14 +216,15 @@ def test_every_spelling_of_stale_on_is_one_page(client, seeded_arena):
 
 
 def test_too_many_misses_from_one_client_are_a_429_and_hits_still_served(seeded_arena, settings):
-    settings.PAGE_MISS_RATE = "3/minute"
+    # an hour's window: a minute's could turn over between the misses on a busy machine
+    settings.PAGE_MISS_RATE = "3/hour"
     client = Client()
     verdicts = list(Verdict.values)
     for verdict in verdicts[:3]:  # three pages rendered for this client
         assert client.get(f"{ARENA}?verdict={verdict}").status_code == 200
     refused = client.get(f"{ARENA}?verdict={verdicts[3]}")
     assert refused.status_code == 429
-    assert 1 <= int(refused["Retry-After"]) <= 61
+    assert 1 <= int(refused["Retry-After"]) <= 3601
     assert "try again" in refused.content.decode()
     assert refused["Cache-Control"] == "no-store"
     # pages already rendered are served from the cache: hits do not count
@@ -234,7 +235,7 @@ def test_too_many_misses_from_one_client_are_a_429_and_hits_still_served(seeded_
 
 
 def test_a_search_counts_as_a_miss_each_time(seeded_arena, settings):
-    settings.PAGE_MISS_RATE = "2/minute"
+    settings.PAGE_MISS_RATE = "2/hour"
     client = Client()
     assert client.get(f"{ARENA}?q=a").status_code == 200
     assert client.get(f"{ARENA}?q=a").status_code == 200  # rendered again: not kept
