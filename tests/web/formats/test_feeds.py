@@ -257,7 +257,7 @@ def alternates(html: str) -> list[tuple[str, str]]:
     return [
         (unescape(title), href)
         for title, href in re.findall(
-            r'<link rel="alternate" type="application/atom\+xml" title="([^"]+)" href="([^"]+)">',
+            r'<link rel="alternate" type="application/atom\+xml" title="([^"]+)"\s+href="([^"]+)">',
             html,
         )
     ]
@@ -275,7 +275,7 @@ def test_the_product_page_announces_and_links_its_feed(client, seed_products):
     assert alternates(html) == [
         (f"{temporal.name} in Durable Execution Engines: verdict changes (Atom)", url)
     ]
-    link = re.search(rf'<a href="{re.escape(url)}" class="feed-link">(.*?)</a>', html)
+    link = re.search(rf'<a href="{re.escape(url)}" class="feed-link">(.*?)</a>', html, re.S)
     assert link and re.sub(r"<[^>]+>", "", link[1]).startswith("Changes feed")
     # and the feed it links answers
     assert atom(client.get(url)) is not None

@@ -33,6 +33,7 @@ def score_row(position, p, vs=None, **kw):
         disputed=0,
         integrity=90,
         confidence="B",
+        range_group=None,
     )
     return NS(position=position, product=p, product_id=p.pk, vs=vs, tied=False, **{**fields, **kw})
 
