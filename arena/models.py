@@ -4,6 +4,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.urls import reverse
 
+from arena.scoring.tally import verified_share
 from core.models import VersionedRecord
 from core.text import SLUG_PATTERN, arena_slugify, validate_one_line
 from core.uris import URIField
@@ -230,6 +231,20 @@ class ProductScore(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.rank} {self.product_id}: PA {self.pa_score}"
+
+    # what ``scoring.Scored`` reads beside the fields: stored rows are ranked as results are
+    @property
+    def name(self) -> str:
+        return self.product.name
+
+    @property
+    def verified_share(self) -> float:
+        return verified_share(self.verified, self.with_evidence)
+
+    @property
+    def pa_range(self) -> tuple[int, int] | None:
+        low, high = self.pa_low, self.pa_high
+        return (low, high) if low is not None and high is not None else None
 
 
 class PersonaResult(models.Model):

@@ -24,6 +24,12 @@ from stories.models import Story
 
 log = logging.getLogger(__name__)
 
+# what a ``ProductScore`` keeps of a result under the result's own names
+STORED = (
+    *("pa_score", "category_scores", "persona_scores", "integrity", "confidence", "parts"),
+    *("persona_ranges", *scoring.Tally._fields),
+)
+
 
 def arena_content_changed(*, arena_id: int) -> None:
     """Bump the version the page cache and ETags are keyed by, in the change's transaction."""
@@ -109,14 +115,18 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
         ProductScore.objects.bulk_create(
             ProductScore(
                 arena_id=arena_id,
+                product_id=r.product,
                 rank=row.rank,
                 vs_id=row.vs,
                 computed_at=now,
-                rank_best=span[0] if (span := spans[row.result.product]) else None,
+                pa_low=r.pa_range[0] if r.pa_range else None,
+                pa_high=r.pa_range[1] if r.pa_range else None,
+                rank_best=span[0] if (span := spans[r.product]) else None,
                 rank_worst=span[1] if span else None,
-                **row.result.stored(),
+                **{f: getattr(r, f) for f in STORED},
             )
             for row in board
+            for r in (row.result,)
         )
         _store_persona_results(arena_id, scoring.best_by_persona(inputs.stories, results))
         ids = inputs.cell_ids

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from itertools import groupby
 from operator import itemgetter
 
-from arena.scoring.results import ProductResult, Weights, personal_score
+from arena.scoring.results import ProductResult, Scored, Weights, personal_score
 from arena.scoring.tally import CellIn, Corrections, ProductKey, StoryIn, Tally, cell_tally
 from stories.values import CellValue
 
@@ -31,7 +31,7 @@ def rank_key_split(key: str) -> tuple[str, str | None]:
     return (kind, name) if colon else (key, None)
 
 
-def _metric(key: str) -> Callable[[ProductResult], float | None]:
+def _metric(key: str) -> Callable[[Scored], float | None]:
     kind, name = rank_key_split(key)
     if kind == RANK_PA and name is None:
         return lambda r: r.pa_score
@@ -51,18 +51,16 @@ def order_key(value: float | None, share: float, name: str) -> tuple[bool, float
     return (value is None, -(value or 0), -share, name.lower())
 
 
-def _values(
-    results: Sequence[ProductResult], key: str, weights: Weights | None
-) -> list[float | None]:
+def _values(results: Sequence[Scored], key: str, weights: Weights | None) -> list[float | None]:
     """Each result's value on the rank key, or its personal score under ``weights``."""
     if weights is not None:
         return [personal_score(r.parts, weights) for r in results]
     return list(map(_metric(key), results))
 
 
-def order_by(
-    results: Sequence[ProductResult], key: str = RANK_PA, weights: Weights | None = None
-) -> list[ProductResult]:
+def order_by[R: Scored](
+    results: Sequence[R], key: str = RANK_PA, weights: Weights | None = None
+) -> list[R]:
     """Ranked by ``order_key`` on the rank key (or on the personal score under ``weights``)."""
     keyed = zip(_values(results, key, weights), results, strict=True)
     return [
@@ -96,7 +94,7 @@ class Place:
 
 
 def places(
-    results: Sequence[ProductResult], key: str = RANK_PA, weights: Weights | None = None
+    results: Sequence[Scored], key: str = RANK_PA, weights: Weights | None = None
 ) -> list[Place]:
     """The places of ``results``, given in the order ``order_by(results, key, weights)`` returns."""
     out: list[Place] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import NamedTuple, Protocol
 
 from arena.scoring.tally import (
     CellIn,
@@ -14,7 +14,6 @@ from arena.scoring.tally import (
     Tally,
     cell_tally,
     coverage_of,
-    evidence_share,
     has_evidence,
     is_applicable,
     verified_share,
@@ -100,24 +99,25 @@ def score_parts(cells: Iterable[tuple[StoryIn, CellIn]]) -> tuple[Part, ...]:
     return tuple(Part(c, p, *v) for (c, p), v in sums.items())
 
 
-def _weighted(parts: Iterable[Part], weights: Weights) -> tuple[int, int, int, int]:
+def _weighted(parts: Iterable[Sequence], weights: Weights) -> tuple[int, int, int, int]:
+    """The parts' sums under ``weights``; a part may be stored as a plain list."""
     quality = maximum = low = high = 0
-    for part in parts:
-        k = weights.of(part.category, part.persona)
-        quality += k * part.weighted_quality
-        maximum += k * part.weighted_max
-        low += k * part.low
-        high += k * part.high
+    for category, persona, part_quality, part_max, part_low, part_high in parts:
+        k = weights.of(category, persona)
+        quality += k * part_quality
+        maximum += k * part_max
+        low += k * part_low
+        high += k * part_high
     return quality, maximum, low, high
 
 
-def personal_score(parts: Iterable[Part], weights: Weights = PUBLISHED) -> int | None:
+def personal_score(parts: Iterable[Sequence], weights: Weights = PUBLISHED) -> int | None:
     """THE score formula: ``100 × Σ k·w·q / Σ 10·k·w`` (k = 1: the PA Score)."""
     quality, maximum, _, _ = _weighted(parts, weights)
     return coverage_of(quality, maximum)
 
 
-def score_range(parts: Iterable[Part], weights: Weights = PUBLISHED) -> tuple[int, int] | None:
+def score_range(parts: Iterable[Sequence], weights: Weights = PUBLISHED) -> tuple[int, int] | None:
     """The same formula with every unverified cell one verdict step worse (low) and better (high)."""
     _, maximum, low, high = _weighted(parts, weights)
     if maximum == 0:
@@ -139,8 +139,25 @@ def range_groups(ranges: Sequence[tuple[int, int] | None]) -> list[int]:
     return groups
 
 
-# The fields a stored row (``arena.models.ProductScore``) keeps under the result's own names.
-STORED_AS_IS = ("pa_score", "category_scores", "persona_scores", "integrity", "confidence")
+class Scored(Protocol):
+    """What a ranking reads: a ``ProductResult`` or a stored ``ProductScore``."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def pa_score(self) -> int | None: ...
+    @property
+    def integrity(self) -> int | None: ...
+    @property
+    def with_evidence(self) -> int: ...
+    @property
+    def verified_share(self) -> float: ...
+    @property
+    def category_scores(self) -> Mapping[str, int | None]: ...
+    @property
+    def persona_scores(self) -> Mapping[str, int | None]: ...
+    @property
+    def parts(self) -> Sequence[Sequence]: ...
 
 
 @dataclass(frozen=True)
@@ -160,8 +177,8 @@ class ProductResult:
     upheld_in_favour: int = 0
     favour_credit: int = 0
     upheld_unevidenced: int = 0
-    weighted_quality: int | None = None  # None: a row stored before the sums were
-    weighted_max: int | None = None
+    weighted_quality: int = 0
+    weighted_max: int = 0
     parts: tuple[Part, ...] = ()
     pa_range: tuple[int, int] | None = None
     persona_ranges: dict[str, tuple[int, int] | None] = field(default_factory=dict)
@@ -169,44 +186,12 @@ class ProductResult:
     judged: int = 0
 
     @property
-    def evidence_share(self) -> int | None:
-        return evidence_share(self.published_evidence, self.judged)
-
-    @property
     def verified_share(self) -> float:
         return verified_share(self.verified, self.with_evidence)
 
     @property
-    def tally(self) -> Tally | None:
-        """The product's tally over all its cells; None when its sums are unknown."""
-        if self.weighted_quality is None or self.weighted_max is None:
-            return None
+    def tally(self) -> Tally:
         return Tally(*(getattr(self, f) for f in Tally._fields))
-
-    def stored(self) -> dict[str, Any]:
-        """The fields of the result's stored row."""
-        return {
-            "product_id": self.product,
-            **{f: getattr(self, f) for f in (*STORED_AS_IS, *Tally._fields)},
-            "parts": [list(part) for part in self.parts],
-            "pa_low": self.pa_range[0] if self.pa_range else None,
-            "pa_high": self.pa_range[1] if self.pa_range else None,
-            "persona_ranges": {p: list(r) if r else None for p, r in self.persona_ranges.items()},
-        }
-
-    @classmethod
-    def from_stored(cls, row: Any, *, name: str) -> ProductResult:
-        """A stored row (``stored``) read back, its product called ``name``."""
-        ranges: Mapping[str, Sequence[int] | None] = row.persona_ranges or {}
-        low, high = row.pa_low, row.pa_high
-        return cls(
-            product=row.product_id,
-            name=name,
-            parts=tuple(map(Part._make, row.parts)),
-            pa_range=(low, high) if low is not None and high is not None else None,
-            persona_ranges={p: (r[0], r[1]) if r else None for p, r in ranges.items()},
-            **{f: getattr(row, f) for f in (*STORED_AS_IS, *Tally._fields)},
-        )
 
 
 def product_results(

@@ -33,14 +33,12 @@ if TYPE_CHECKING:
 
 
 class StoredExtras(TypedDict):
-    result: scoring.ProductResult  # the row read back as the product's result
     published: bool  # some verdict of the product has its rationale and evidence published
 
 
 class BoardExtras(StoredExtras):
     stale_cells: int
     cells: int
-    pa_range: tuple[int, int] | None
     personal_score: int | None
     personal_range: tuple[int, int] | None
     position: int
@@ -56,15 +54,8 @@ type StoredRow = WithAnnotations[ProductScore, StoredExtras]
 type BoardRow = WithAnnotations[ProductScore, BoardExtras]
 
 
-def _stored_row(score: ProductScore, product: Product) -> StoredRow:
-    row = cast(StoredRow, score)
-    row.product = product
-    row.result = scoring.ProductResult.from_stored(score, name=product.name)
-    return row
-
-
 def arena_score_list(*, arena: Arena) -> list[StoredRow]:
-    """Stored rows in rank order with product, stored rival, ``result`` and ``published``."""
+    """Stored rows in rank order with product, stored rival and ``published``."""
     published = Exists(Cell.objects.filter(product=OuterRef("product_id"), detail_published=True))
     scores = (
         ProductScore.objects.filter(arena=arena)
@@ -72,7 +63,7 @@ def arena_score_list(*, arena: Arena) -> list[StoredRow]:
         .annotate(published=published)
         .order_by("rank")
     )
-    return arena_kept(arena, "scores", lambda: [_stored_row(s, s.product) for s in scores])
+    return arena_kept(arena, "scores", lambda: cast(list[StoredRow], list(scores)))
 
 
 @dataclass(frozen=True)
@@ -189,8 +180,7 @@ def arena_leaderboard(
         weights = None
     if key not in labels or weights is not None:
         key = RANK_PA
-    published = scoring.order_by([s.result for s in scores], RANK_PA)
-    ordered = _ranked(scores, published, key, weights, personal)
+    ordered = _ranked(scores, key, weights, personal)
     group = _GROUPS.get(rank_key_split(key)[0])
     label = f"{group}: {labels[key]}" if group else labels[key]
     if weights is not None:
@@ -200,31 +190,28 @@ def arena_leaderboard(
 
 def _ranked(
     scores: list[BoardRow],
-    published: list[scoring.ProductResult],
     key: str,
     weights: scoring.Weights | None,
     personal: scoring.Weights | None,
 ) -> list[BoardRow]:
     """The rows in the order of ``key`` (or ``weights``), with their places and range groups."""
-    by_id: dict[scoring.ProductKey, BoardRow] = {s.product_id: s for s in scores}
-    for r, place in zip(published, scoring.places(published, RANK_PA), strict=True):
-        by_id[r.product].published_position = place.rank
-    results = [s.result for s in scores]
-    mine = scoring.order_by(results, key, weights)
-    ordered = [by_id[r.product] for r in mine]
+    published = scoring.order_by(scores, RANK_PA)
+    for row, place in zip(published, scoring.places(published, RANK_PA), strict=True):
+        row.published_position = place.rank
+    ordered = scoring.order_by(scores, key, weights)
     for row in ordered:
-        row.pa_range = row.result.pa_range
         row.personal_score = row.personal_range = None
         if personal is not None:
-            row.personal_score = scoring.personal_score(row.result.parts, personal)
-            row.personal_range = scoring.score_range(row.result.parts, personal)
+            row.personal_score = scoring.personal_score(row.parts, personal)
+            row.personal_range = scoring.score_range(row.parts, personal)
     shown_ranges = [row.personal_range if weights else row.pa_range for row in ordered]
     ranged = weights is not None or key == RANK_PA
     groups = scoring.range_groups(shown_ranges) if ranged else [None] * len(ordered)
     rivals = scoring.rivals(
         [s.product_id for s in ordered], [s.product_id for s in ordered if s.published]
     )
-    places = scoring.places(mine, key, weights)
+    by_id: dict[scoring.ProductKey, BoardRow] = {s.product_id: s for s in scores}
+    places = scoring.places(ordered, key, weights)
     for row, place, group in zip(ordered, places, groups, strict=True):
         row.position, row.tied, row.decided_by = place.rank, place.tied, place.decided_by
         row.moved = row.published_position - place.rank
@@ -243,7 +230,7 @@ def arena_product_ranking(
     ``arena_leaderboard``, an unknown key meaning ``pa``): one query."""
     products = Product.objects.filter(arena=arena).select_related("score").order_by("position")
     # (a product without stored scores has no ``score``: the reverse one-to-one raises)
-    scores = [_stored_row(p.score, p) for p in products if hasattr(p, "score")]
+    scores = [p.score for p in products if hasattr(p, "score")]
     kind, name = rank_key_split(key)
     if kind == RANK_CATEGORY:
         known = any(name in s.category_scores for s in scores)
@@ -251,8 +238,8 @@ def arena_product_ranking(
         known = any(name in s.persona_scores for s in scores)
     else:
         known = name is None and kind in (RANK_PA, RANK_VERIFIED, RANK_INTEGRITY)
-    ordered = scoring.order_by([s.result for s in scores], key if known else RANK_PA)
-    return list(products), [r.product for r in ordered]
+    ordered = scoring.order_by(scores, key if known else RANK_PA)
+    return list(products), [s.product_id for s in ordered]
 
 
 def arena_stale_counts(

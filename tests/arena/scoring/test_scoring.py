@@ -33,7 +33,7 @@ def seed_inputs(record):
 def _without_sums(result):
     """A result without the sums and ranges the naive oracle does not compute."""
     return dataclasses.replace(
-        result, weighted_quality=None, weighted_max=None, parts=(), pa_range=None, persona_ranges={}
+        result, weighted_quality=0, weighted_max=0, parts=(), pa_range=None, persona_ranges={}
     )
 
 

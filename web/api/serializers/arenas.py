@@ -97,24 +97,20 @@ class LeaderboardRowSerializer(serializers.Serializer):
     )
     product = ProductRefSerializer()
     vs = serializers.SerializerMethodField()
-    pa_score = serializers.IntegerField(source="result.pa_score", allow_null=True)
-    category_scores = ScoresField(source="result.category_scores")
-    persona_scores = ScoresField(source="result.persona_scores")
-    verified = serializers.IntegerField(source="result.verified")
-    with_evidence = serializers.IntegerField(source="result.with_evidence")
-    disputed = serializers.IntegerField(source="result.disputed")
-    integrity = serializers.IntegerField(source="result.integrity", allow_null=True)
-    confidence = serializers.CharField(source="result.confidence")
-    upheld_in_favour = serializers.IntegerField(source="result.upheld_in_favour")
-    pa_range = ScoreRangeField(
-        source="result.pa_range", help_text="The PA Score's range [low, high]; null with no score."
-    )
+    pa_score = serializers.IntegerField(allow_null=True)
+    category_scores = ScoresField()
+    persona_scores = ScoresField()
+    verified = serializers.IntegerField()
+    with_evidence = serializers.IntegerField()
+    disputed = serializers.IntegerField()
+    integrity = serializers.IntegerField(allow_null=True)
+    confidence = serializers.CharField()
+    upheld_in_favour = serializers.IntegerField()
+    pa_range = ScoreRangeField(help_text="The PA Score's range [low, high]; null with no score.")
     published_evidence = serializers.IntegerField(
-        source="result.published_evidence",
         help_text="Judged cells whose backing the pages publish (a quote or a rationale).",
     )
     judged = serializers.IntegerField(
-        source="result.judged",
         help_text="Judged (applicable: not n/a) cells; the evidence share is "
         "published_evidence/judged.",
     )
