@@ -44,12 +44,9 @@ from arena.scoring.rounds import (
     CompareSummary,
     ManyRound,
     ManySummary,
-    Round,
     compare,
     compare_many,
     round_winner,
-    tally_many_rounds,
-    tally_rounds,
 )
 from arena.scoring.tally import (
     CellIn,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Self
 
 from arena.scoring.tally import CellIn, ProductKey, StoryIn, is_applicable, verdict_strength
 
@@ -21,62 +22,6 @@ def round_winner(a: CellIn, b: CellIn) -> ProductKey:
     if sa == sb:
         return DRAWN
     return a.product if sa > sb else b.product
-
-
-@dataclass(frozen=True)
-class Round:
-    story_id: int
-    weight: int
-    winner: ProductKey  # a product key or DRAWN
-
-
-@dataclass(frozen=True)
-class CompareSummary:
-    a: ProductKey
-    b: ProductKey
-    won_a: int
-    won_b: int
-    drawn: int
-    weighted_a: int
-    weighted_b: int
-    rounds: tuple[Round, ...]
-
-    @property
-    def leader(self) -> ProductKey:
-        if self.weighted_a != self.weighted_b:
-            return self.a if self.weighted_a > self.weighted_b else self.b
-        if self.won_a != self.won_b:
-            return self.a if self.won_a > self.won_b else self.b
-        return DRAWN
-
-
-def compare(
-    stories: Sequence[StoryIn],
-    cells_a: dict[int, CellIn],
-    cells_b: dict[int, CellIn],
-    a: ProductKey,
-    b: ProductKey,
-) -> CompareSummary:
-    """Rounds over the stories (in the order given) where neither cell is ``n/a``."""
-    many = compare_many(stories, [*cells_a.values(), *cells_b.values()], (a, b))
-    return tally_rounds(
-        [Round(r.story_id, r.weight, r.best[0] if r.best else DRAWN) for r in many.rounds], a, b
-    )
-
-
-def tally_rounds(rounds: Sequence[Round], a: ProductKey, b: ProductKey) -> CompareSummary:
-    """Some rounds (a category's, say) counted as ``compare`` counts them all."""
-    rounds = tuple(rounds)
-    return CompareSummary(
-        a,
-        b,
-        won_a=sum(1 for r in rounds if r.winner == a),
-        won_b=sum(1 for r in rounds if r.winner == b),
-        drawn=sum(1 for r in rounds if r.winner == DRAWN),
-        weighted_a=sum(r.weight for r in rounds if r.winner == a),
-        weighted_b=sum(r.weight for r in rounds if r.winner == b),
-        rounds=rounds,
-    )
 
 
 class BestOf:
@@ -101,6 +46,11 @@ class ManyRound(BestOf):
     competing: tuple[ProductKey, ...]  # the products whose cells apply, in the order given
     best: tuple[ProductKey, ...]  # the products with the best cell, in that order; () drawn
 
+    @property
+    def winner(self) -> ProductKey:
+        """The one product with the best cell, else ``DRAWN`` (a head-to-head's round)."""
+        return self.best[0] if len(self.best) == 1 else DRAWN
+
 
 @dataclass(frozen=True)
 class ManyStanding:
@@ -117,20 +67,52 @@ class ManySummary:
     standings: dict[ProductKey, ManyStanding]  # by product, in the order given
     drawn: int  # rounds in which every competing cell ties
 
+    @classmethod
+    def of(cls, rounds: Sequence[ManyRound], products: Sequence[ProductKey]) -> Self:
+        """Some rounds of a comparison (a category's, say) counted as ``compare_many`` counts."""
+        rounds = tuple(rounds)
+        standings = {
+            p: ManyStanding(
+                product=p,
+                best=sum(1 for r in rounds if r.best == (p,)),
+                shared=sum(1 for r in rounds if r.shared and p in r.best),
+                weighted=sum(r.weight for r in rounds if p in r.best),
+            )
+            for p in products
+        }
+        return cls(tuple(products), rounds, standings, sum(1 for r in rounds if r.drawn))
 
-def tally_many_rounds(rounds: Sequence[ManyRound], products: Sequence[ProductKey]) -> ManySummary:
-    """Some rounds of a comparison (a category's, say) counted as ``compare_many`` counts them."""
-    rounds = tuple(rounds)
-    standings = {
-        p: ManyStanding(
-            product=p,
-            best=sum(1 for r in rounds if r.best == (p,)),
-            shared=sum(1 for r in rounds if r.shared and p in r.best),
-            weighted=sum(r.weight for r in rounds if p in r.best),
-        )
-        for p in products
-    }
-    return ManySummary(tuple(products), rounds, standings, sum(1 for r in rounds if r.drawn))
+
+class CompareSummary(ManySummary):
+    """A head-to-head: the ``ManySummary`` of two products, ``a`` and ``b``."""
+
+    a = property(lambda self: self.products[0])
+    b = property(lambda self: self.products[1])
+    won_a = property(lambda self: self.standings[self.a].best)
+    won_b = property(lambda self: self.standings[self.b].best)
+    weighted_a = property(lambda self: self.standings[self.a].weighted)
+    weighted_b = property(lambda self: self.standings[self.b].weighted)
+
+    @property
+    def leader(self) -> ProductKey:
+        """More rounds won, weighted, then counted; ``DRAWN`` when level."""
+        if self.weighted_a != self.weighted_b:
+            return self.a if self.weighted_a > self.weighted_b else self.b
+        if self.won_a != self.won_b:
+            return self.a if self.won_a > self.won_b else self.b
+        return DRAWN
+
+
+def compare(
+    stories: Sequence[StoryIn],
+    cells_a: dict[int, CellIn],
+    cells_b: dict[int, CellIn],
+    a: ProductKey,
+    b: ProductKey,
+) -> CompareSummary:
+    """Rounds over the stories (in the order given) where neither cell is ``n/a``."""
+    many = compare_many(stories, [*cells_a.values(), *cells_b.values()], (a, b))
+    return CompareSummary.of(many.rounds, (a, b))
 
 
 def compare_many(
@@ -154,4 +136,4 @@ def compare_many(
         best = tuple(p for p in competing if strength[p] == top)
         drawn = len(best) == len(competing)
         rounds.append(ManyRound(s.id, s.weight, tuple(competing), () if drawn else best))
-    return tally_many_rounds(rounds, products)
+    return ManySummary.of(rounds, products)

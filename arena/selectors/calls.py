@@ -3,7 +3,7 @@ says who is ahead asks here, so none can disagree (docs/scoring.md, "Who leads")
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
@@ -11,23 +11,20 @@ from arena import scoring
 from arena.models import ProductScore
 
 
-def ranged_of(score: Any, key: scoring.ProductKey | None = None) -> scoring.Ranged:
-    """A stored row's PA Score with its range (``None``: no score, nobody can call it ahead)."""
+def ranged_of(score: ProductScore | None, key: scoring.ProductKey) -> scoring.Ranged:
+    """A stored row's PA Score with its range (none: no score, nobody can call it ahead)."""
     if score is None:
-        return scoring.Ranged(key if key is not None else 0, None, None, None)
-    key = key if key is not None else score.product_id
-    low, high = getattr(score, "pa_low", None), getattr(score, "pa_high", None)
-    return scoring.Ranged(key, getattr(score, "pa_score", None), low, high)
+        return scoring.Ranged(key, None, None, None)
+    return scoring.Ranged(key, score.pa_score, score.pa_low, score.pa_high)
 
 
-def call_of(a: Any, b: Any, key_a: scoring.ProductKey, key_b: scoring.ProductKey) -> scoring.Call:
-    """``pair_call`` on two stored rows (either may be None)."""
-    return scoring.pair_call(ranged_of(a, key_a), ranged_of(b, key_b))
+def call_of(a: ProductScore, b: ProductScore) -> scoring.Call:
+    return scoring.pair_call(ranged_of(a, a.product_id), ranged_of(b, b.product_id))
 
 
-def next_calls(rows: Iterable[Any]) -> list[scoring.Call | None]:
+def next_calls(rows: Sequence[ProductScore]) -> list[scoring.Call | None]:
     """Each row's call against the next row (``None`` for the last)."""
-    return [*(call_of(r, n, r.product_id, n.product_id) for r, n in pairwise(rows)), None]
+    return [*(call_of(r, n) for r, n in pairwise(rows)), None]
 
 
 def persona_call(result: Any, scores: Mapping[int, ProductScore]) -> scoring.Call | None:

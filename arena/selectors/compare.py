@@ -138,7 +138,7 @@ def compare_many_get(
         categories=list(dict.fromkeys(r.story.category.name for r in matrix.rows)),
         rows=rows,
         blocks=matrix_block_list(rows=shown),
-        tallies={pk: scoring.tally_many_rounds(rs, keys) for pk, rs in by_category.items()},
+        tallies={pk: scoring.ManySummary.of(rs, keys) for pk, rs in by_category.items()},
         differences_only=differences_only,
         shown=len(shown),
         leader=leader,

@@ -108,7 +108,7 @@ def head_to_head_get(
         for group in block.groups:
             for number, row in enumerate(group.rows, start=1):
                 row.number = number
-    by_category: dict[int, list[scoring.Round]] = {}
+    by_category: dict[int, list[scoring.ManyRound]] = {}
     for r in summary.rounds:
         by_category.setdefault(stories[r.story_id].category_id, []).append(r)
     shown = [row for row in rows if row.winner is not None] if differences_only else rows
@@ -121,7 +121,7 @@ def head_to_head_get(
         winner_of(summary.leader, a, b),
         rows,
         matrix_block_list(rows=shown),
-        tallies={pk: scoring.tally_rounds(rs, a.pk, b.pk) for pk, rs in by_category.items()},
+        tallies={pk: scoring.CompareSummary.of(rs, (a.pk, b.pk)) for pk, rs in by_category.items()},
         differences_only=differences_only,
         shown=len(shown),
         call=scoring.pair_call(ranged["a"], ranged["b"]),

@@ -129,11 +129,7 @@ def _close_to(product: Product, scores: Sequence[ProductScore]) -> str | None:
     if at is None:
         return None
     near = [scores[i] for i in (at - 1, at + 1) if 0 <= i < len(scores)]
-    names = [
-        n.product.name
-        for n in near
-        if call_of(scores[at], n, scores[at].product_id, n.product_id).close
-    ]
+    names = [n.product.name for n in near if call_of(scores[at], n).close]
     return " and ".join(names) or None
 
 

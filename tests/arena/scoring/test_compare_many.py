@@ -80,7 +80,7 @@ def test_the_summary_counts_best_shared_weighted_and_drawn_in_the_order_given():
     assert s.standings["c"] == ManyStanding("c", best=0, shared=0, weighted=0)
     assert s.drawn == 1
     # a category's rounds are tallied the same way
-    part = scoring.tally_many_rounds(s.rounds[:1], s.products)
+    part = scoring.ManySummary.of(s.rounds[:1], s.products)
     assert (part.standings["a"].best, part.standings["a"].weighted, part.drawn) == (1, 3, 0)
 
 

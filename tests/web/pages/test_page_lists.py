@@ -26,6 +26,8 @@ def product(pk, name=EVIL, slug="evil", **kw):
 def score_row(position, p, vs=None, **kw):
     fields = dict(
         pa_score=71,
+        pa_low=None,
+        pa_high=None,
         persona_scores={"ops": 60},
         category_scores={EVIL: 40},
         verified=3,
@@ -234,6 +236,7 @@ def test_head_to_head_rounds_write_every_round_of_a_group_escaped():
 
 def test_head_to_head_tables_write_categories_sub_groups_and_tallies_escaped():
     from arena.scoring import CompareSummary
+    from arena.scoring.rounds import ManyStanding
     from arena.selectors.matrix import CategoryBlock, SubGroupBlock
 
     a, b = product(1), product(2, name="Two", slug="two")
@@ -256,7 +259,8 @@ def test_head_to_head_tables_write_categories_sub_groups_and_tallies_escaped():
     story = NS(pk=7, text="Story", weight=2, persona=NS(label="dev"))
     row = NS(number=1, story=story, winner=b, cell_a=cell(11, a), cell_b=cell(12, b))
     block = CategoryBlock(category, [SubGroupBlock(NS(name=EVIL), [row])])
-    tally = CompareSummary(1, 2, won_a=0, won_b=1, drawn=3, weighted_a=0, weighted_b=2, rounds=())
+    standings = {1: ManyStanding(1, 0, 0, 0), 2: ManyStanding(2, 1, 0, 2)}
+    tally = CompareSummary(products=(1, 2), rounds=(), standings=standings, drawn=3)
     cmp = NS(a=a, b=b, blocks=[block], tallies={3: tally}, differences_only=False)
     html = _sections(cmp, open_all=True)
     assert "<script>" not in html
