@@ -3,14 +3,14 @@ matrix's cells by ``arena.scoring.compare_many`` (the one scoring on this read).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from arena import scoring
 from arena.selectors.arenas import CountedArena
 from arena.selectors.calls import ranged_of
 from arena.selectors.cells import cell_in
 from arena.selectors.leaderboard import arena_score_list
-from arena.selectors.matrix import CategoryBlock, MatrixRow, arena_matrix, matrix_block_list
+from arena.selectors.matrix import MatrixRow, Rounds, arena_matrix, matrix_block_list
 from products.models import Product
 
 COMPARE_MIN = scoring.COMPARE_MIN
@@ -65,30 +65,13 @@ class Standing:
     ranged: scoring.Ranged  # its PA Score with its range
 
 
-@dataclass
-class ManyComparison:
+@dataclass(kw_only=True)
+class ManyComparison(Rounds[scoring.ManySummary]):
     products: list[Product]  # the columns, in the order asked
-    summary: scoring.ManySummary
     standings: dict[Product, Standing]  # in column order
     categories: list[str]  # the categories' names in matrix order
-    rows: list[ManyRow]  # every round, in matrix order
-    blocks: list[CategoryBlock]  # the rounds shown, under their headings
-    tallies: dict[int, scoring.ManySummary] = field(default_factory=dict)  # by category pk
-    differences_only: bool = False  # drawn rounds are not shown
-    shown: int = 0
+    rows: list[ManyRow]
     leader: Product | None = None  # the product that leads every other by the one rule
-
-    @property
-    def drawn(self) -> int:
-        return self.summary.drawn
-
-    @property
-    def hidden(self) -> int:
-        return len(self.rows) - self.shown
-
-    @property
-    def round_count(self) -> int:
-        return len(self.rows)
 
 
 def compare_many_get(

@@ -11,7 +11,7 @@ from arena.selectors.arenas import arena_story_list
 from arena.selectors.calls import ranged_of
 from arena.selectors.cells import cell_in, cited_sources, winner_of, with_evidence
 from arena.selectors.leaderboard import arena_score_list
-from arena.selectors.matrix import CategoryBlock, matrix_block_list
+from arena.selectors.matrix import Rounds, matrix_block_list
 from products.models import Product
 from stories.models import Cell, Story
 
@@ -33,17 +33,12 @@ class CompareRow:
         return {self.cell_a.product: self.cell_a, self.cell_b.product: self.cell_b}
 
 
-@dataclass
-class Comparison:
+@dataclass(kw_only=True)
+class Comparison(Rounds[scoring.CompareSummary]):
     a: Product
     b: Product
-    summary: scoring.CompareSummary
     leader: Product | None  # more rounds won (weighted, then counted); None: level
-    rows: list[CompareRow]  # the rounds: stories where neither cell is n/a, in matrix order
-    blocks: list[CategoryBlock]  # the rounds shown, under their headings
-    tallies: dict[int, scoring.CompareSummary] = field(default_factory=dict)  # by category pk
-    differences_only: bool = False  # only the rounds one side wins are shown
-    shown: int = 0
+    rows: list[CompareRow]  # the rounds: stories where neither cell is n/a
     call: scoring.Call = scoring.TOO_CLOSE  # who leads by the one rule, by product pk
     ranged: dict[str, scoring.Ranged] = field(default_factory=dict)  # by side, "a" and "b"
     sources: dict[str, Source] = field(default_factory=dict)  # what the published detail cites
@@ -54,16 +49,8 @@ class Comparison:
         return by.get(self.call.leader)
 
     @property
-    def hidden(self) -> int:
-        return len(self.rows) - self.shown
-
-    @property
     def products(self) -> tuple[Product, Product]:
         return (self.a, self.b)
-
-    @property
-    def round_count(self) -> int:
-        return len(self.rows)
 
     @property
     def won(self) -> dict[Product, int]:
@@ -115,12 +102,12 @@ def head_to_head_get(
     stored = {s.product_id: s for s in arena_score_list(arena=arena)}
     ranged = {"a": ranged_of(stored.get(a.pk), a.pk), "b": ranged_of(stored.get(b.pk), b.pk)}
     return Comparison(
-        a,
-        b,
-        summary,
-        winner_of(summary.leader, a, b),
-        rows,
-        matrix_block_list(rows=shown),
+        a=a,
+        b=b,
+        summary=summary,
+        leader=winner_of(summary.leader, a, b),
+        rows=rows,
+        blocks=matrix_block_list(rows=shown),
         tallies={pk: scoring.CompareSummary.of(rs, (a.pk, b.pk)) for pk, rs in by_category.items()},
         differences_only=differences_only,
         shown=len(shown),

@@ -63,6 +63,30 @@ class CategoryBlock:
         return self.category.slug
 
 
+@dataclass(kw_only=True)
+class Rounds[T: scoring.ManySummary]:
+    """What a head-to-head and a comparison share: their rounds, those shown under headings."""
+
+    summary: T  # over every round
+    rows: list[Any]  # every round, in matrix order
+    blocks: list[CategoryBlock]  # the rounds shown, under their headings
+    tallies: dict[int, T] = field(default_factory=dict)  # by category pk, over all its rounds
+    differences_only: bool = False  # drawn rounds are not shown
+    shown: int = 0
+
+    @property
+    def hidden(self) -> int:
+        return len(self.rows) - self.shown
+
+    @property
+    def round_count(self) -> int:
+        return len(self.rows)
+
+    @property
+    def drawn(self) -> int:
+        return self.summary.drawn
+
+
 def matrix_block_list(*, rows: Iterable[Any]) -> list[CategoryBlock]:
     """Rows (each with a ``story``) under their category and sub-group headings, as published."""
     blocks: list[CategoryBlock] = []
