@@ -1,7 +1,5 @@
-"""The tags an HTTP cache in front knows each response by (``Surrogate-Key``,
-``web.http.pagekeys``) and the purges name (``ops.purge``), in one place. Words of ``[A-Za-z0-9_-]``
-separated by one space (deploy/varnish/default.vcl relies on it); arenas, stories and cells by id, a
-product by slug."""
+"""The tags an HTTP cache in front knows each response by (``Surrogate-Key``) and purges name:
+words of ``[A-Za-z0-9_-]`` separated by one space (deploy/varnish/default.vcl relies on it)."""
 
 import re
 

@@ -1,6 +1,5 @@
-"""Mark an arena's stored scores stale, enqueue their recomputation once the change commits (by
-task name: this module must not import the tasks), and recompute them; every move of an arena's
-content version also purges the HTTP cache in front once it commits."""
+"""Mark an arena's stored scores stale, enqueue their recomputation (by task name) once the change
+commits, and recompute them; a move of the content version also purges the HTTP cache in front."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """Page reads: querysets and plain values with their joins in place, a constant number of queries
-whatever the arena's size; one module per page or read job. Nothing found → ``None``. The pages
-read stored scores; only head-to-head rounds are scored here (``arena.scoring``)."""
+whatever the arena's size, one module per page or read job; nothing found → ``None``."""
 
 from arena.scoring import RANK_PA
 from arena.selectors.arenas import (

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, TypedDict, cast
 
 from django.conf import settings
 from django.core.cache import caches
-from django.db.models import Exists, OuterRef, QuerySet, Subquery
+from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from arena.models import AdjacentArena, Arena, CacheEpoch, Category, PersonaResult, ProductScore
-from arena.selectors.counts import row_count
 from products.models import Product
 from stories.models import Cell, CellChange, Story
 from stories.values import Verdict
@@ -51,6 +51,12 @@ type SluggedAdjacent = WithAnnotations[AdjacentArena, MaybeSlugged]
 # How long a read is kept: it is only used under its version, so this bounds memory, not truth.
 KEPT_TIMEOUT = 24 * 3600
 _COUNTS = tuple(ArenaCounts.__annotations__)
+
+
+def row_count(queryset: QuerySet, *, per: str) -> Coalesce:
+    """How many rows of ``queryset`` (on an ``OuterRef``) each outer row has, as one subquery."""
+    counted = queryset.order_by().values(per).annotate(n=Count("pk")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
 
 
 def arena_list() -> QuerySet[CountedArena]:

@@ -11,8 +11,8 @@ from django.db.models import Case, OuterRef, TextField, Value, When
 
 from arena import dataformat
 from arena.models import AdjacentArena, Arena, Category, Source, SubGroup
+from arena.selectors.arenas import row_count
 from arena.selectors.cells import QUOTE_FIELDS
-from arena.selectors.counts import row_count
 from products.models import Product
 from stories.models import Cell, Evidence, Story
 

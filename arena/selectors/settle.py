@@ -1,5 +1,4 @@
-"""What would settle a close call, from the close calls the recompute stored (``close_calls``):
-a head-to-head's unverified cells whose verification would separate its pair, and the arena's
+"""What would settle the close calls the recompute stored: a pair's unverified cells, and the
 verification queue ranked by how many close calls each cell helps settle. One query each."""
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""The content version a page is cached and revalidated by: one indexed query (the page cache
-remembers it for a second, ``web.http.pagekeys``). Every write bumps ``Arena.content_version`` in
-its own transaction, so data read after the version is at least that new. Each ends with the
-cache's epoch (``CacheEpoch``), which a restore moves."""
+"""The content version a page is cached and revalidated by (one indexed query): every write bumps
+``Arena.content_version``; each ends with the cache's epoch (``CacheEpoch``), which a restore moves."""
 
 from __future__ import annotations
 
