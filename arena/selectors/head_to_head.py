@@ -72,16 +72,11 @@ def head_to_head_get(
     for cell in cells.with_backing().prefetch_related(with_evidence()).order_by():
         cell.product = pair[cell.product_id]
         by[cell.story_id, cell.product_id] = cell
-    summary = scoring.compare(
-        [
-            scoring.StoryIn(s.pk, s.weight, s.category.name, s.persona.slug)
-            for s in stories.values()
-        ],
-        {sid: cell_in(c) for (sid, pid), c in by.items() if pid == a.pk},
-        {sid: cell_in(c) for (sid, pid), c in by.items() if pid == b.pk},
-        a.pk,
-        b.pk,
-    )
+    read = [
+        scoring.StoryIn(s.pk, s.weight, s.category.name, s.persona.slug) for s in stories.values()
+    ]
+    rounds = scoring.compare_many(read, map(cell_in, by.values()), (a.pk, b.pk)).rounds
+    summary = scoring.CompareSummary.of(rounds, (a.pk, b.pk))
     rows = [
         CompareRow(
             stories[r.story_id],
