@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from django.db.models import QuerySet
 
 from arena.models import Arena
+from arena.scoring.results import UNVERIFIED_PROOF
 from products.models import Product
 from stories.models import Cell
-from stories.values import EVIDENCED, Proof
+from stories.values import EVIDENCED
 
 
 @dataclass(frozen=True)
@@ -61,11 +62,11 @@ def _close_pairs(arena: Arena, products: Sequence[Product]) -> list[ClosePair]:
 
 
 def _unverified(arena: Arena) -> QuerySet[Cell]:
-    """The arena's unverified cells on the pages (``scoring.UNVERIFIED_PROOF``), in matrix order."""
+    """The arena's unverified cells on the pages, in matrix order."""
     cells = Cell.objects.on_pages().filter(
         story__arena_id=arena.pk,
         verdict__in=EVIDENCED,
-        proof__in=(Proof.CLAIMED, Proof.AUTH_GATED),
+        proof__in=UNVERIFIED_PROOF,
     )
     return cells.select_related("story", "product").order_by("story__position", "product__position")
 

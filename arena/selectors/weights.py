@@ -38,9 +38,8 @@ class WeightsAsked:
 @dataclass(frozen=True)
 class WeightKey:
     key: str  # the slug in the URL and the field name
-    label: str  # the category's name or the persona's slug
+    label: str  # the category's name or the persona's slug: what ``scoring.Weights`` is keyed by
     kind: str  # CATEGORY or PERSONA
-    name: str  # what ``scoring.Weights`` is keyed by
 
 
 @dataclass(frozen=True)
@@ -57,7 +56,7 @@ class WeightsRead:
 
     def value(self, key: WeightKey) -> int:
         mapping = self.weights.categories if key.kind == CATEGORY else self.weights.personas
-        return mapping.get(key.name, scoring.WEIGHT_NORMAL)
+        return mapping.get(key.label, scoring.WEIGHT_NORMAL)
 
     @property
     def query(self) -> str:
@@ -92,9 +91,9 @@ def weights_read(
     *, asked: WeightsAsked, categories: Iterable[str], personas: Iterable[str]
 ) -> WeightsRead:
     """The panel's known fields, or the ``?weights=`` entries (the last of a key counts)."""
-    keys = [WeightKey(arena_slugify(name), name, CATEGORY, name) for name in categories]
+    keys = [WeightKey(arena_slugify(name), name, CATEGORY) for name in categories]
     taken = {k.key for k in keys}
-    keys += [WeightKey(slug, slug, PERSONA, slug) for slug in personas if slug not in taken]
+    keys += [WeightKey(slug, slug, PERSONA) for slug in personas if slug not in taken]
     by_key = {k.key: k for k in keys}
     chosen: dict[WeightKey, int] = {}
     ignored: list[str] = []
@@ -116,7 +115,7 @@ def weights_read(
     if len(ignored) > IGNORED_MAX:
         ignored[IGNORED_MAX:] = [f"{len(ignored) - IGNORED_MAX} more"]
     weights = scoring.Weights(
-        categories={k.name: v for k, v in chosen.items() if k.kind == CATEGORY},
-        personas={k.name: v for k, v in chosen.items() if k.kind == PERSONA},
+        categories={k.label: v for k, v in chosen.items() if k.kind == CATEGORY},
+        personas={k.label: v for k, v in chosen.items() if k.kind == PERSONA},
     )
     return WeightsRead(weights, tuple(keys), tuple(ignored))
