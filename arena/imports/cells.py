@@ -11,7 +11,7 @@ from typing import Any
 from django.db.models import Q
 from django.utils import timezone
 
-from arena.imports.records import CellDetail
+from arena.imports.reading import CellDetail
 from arena.imports.run import ImportRun, day_text
 from arena.models import Arena
 from products.models import Product

@@ -6,14 +6,17 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from arena.imports.reading import Cursor, future_problem, max_value, short
-from arena.imports.records import (
+from arena.imports.reading import (
     AdjacentRecord,
     CategoryRecord,
+    Cursor,
     LeaderboardRow,
     MatrixStory,
     OverviewPage,
     PersonaWinner,
+    future_problem,
+    max_value,
+    short,
 )
 from core.text import arena_slugify, heading_name
 from stories.values import CellValue
@@ -68,10 +71,10 @@ def parse_overview(path: str, lines: list[str]) -> tuple[OverviewPage, dict[str,
         if s.text in seen:
             raise cur.error(f"story {s.text[:60]!r} already appears on line {seen[s.text]}", s.line)
         seen[s.text] = s.line
-    page = OverviewPage(
-        path, *head, products, tuple(leaderboard), personas, categories, stories, adjacent
-    )
-    return page, values
+    leaders = tuple(leaderboard)
+    return OverviewPage(
+        path, *head, products, categories, stories, adjacent, leaders, personas
+    ), values
 
 
 # The first fields of an ``OverviewPage`` after the path, as the page's first lines say them.

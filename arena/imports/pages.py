@@ -9,14 +9,16 @@ from pathlib import Path
 
 from arena import scoring
 from arena.imports.overview import is_overview, parse_overview
-from arena.imports.reading import Cursor, PageError, read_text
-from arena.imports.records import (
+from arena.imports.reading import (
     ArenaRecord,
     CellDetail,
     ComparePage,
     CompareStory,
+    Cursor,
     MatrixStory,
     OverviewPage,
+    PageError,
+    read_text,
 )
 from core.text import clean_text, heading_name, persona_slug
 from stories.evidence import Quote

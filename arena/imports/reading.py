@@ -1,13 +1,14 @@
 """What both readers share: a page's lines read one at a time (every error names file and line),
-and the limits of what the database stores, read from the model fields."""
+the limits of what the database stores, and the plain frozen records the readers return."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import date
-from typing import cast
+from typing import Any, cast
 
 from django.apps import apps
 from django.conf import settings
@@ -16,7 +17,8 @@ from django.db.models import Field
 
 from core.text import arena_slugify, parse_figure, slug_problem
 from stories import freshness
-from stories.values import CellValueError
+from stories.evidence import Quote
+from stories.values import CellValue, CellValueError
 
 # A count that is not stored still has to be an int we can convert and compare cheaply.
 ANY_COUNT_MAX = 2**31 - 1
@@ -189,3 +191,116 @@ def max_value(label: str) -> int:
 def short(text: str, size: int = 40) -> str:
     """``text`` quoted for a message, cut after ``size`` characters."""
     return repr(text if len(text) <= size else text[:size] + "…")
+
+
+@dataclass(frozen=True)
+class MatrixStory:
+    text: str
+    persona: str
+    category: str
+    group: str | None
+    cells: tuple[tuple[str, CellValue], ...]  # (product name, value) in column order
+    line: int = 0  # (an arena file has none to give)
+
+
+@dataclass(frozen=True)
+class CategoryRecord:
+    name: str
+    blurb: str
+    groups: tuple[str | None, ...]
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    """What the pages publish of a product's standing (the scores are computed again; tests
+    compare them with these)."""
+
+    product: str
+    vs: str
+    verified: int
+    with_evidence: int
+    disputed: int
+
+
+@dataclass(frozen=True)
+class PersonaWinner:
+    persona: str
+    winner: str
+    score: int
+    runner_up: str | None
+    runner_up_score: int | None
+    story_count: int
+
+
+@dataclass(frozen=True)
+class AdjacentRecord:
+    name: str
+    product_count: int
+    leader: str
+    shares: str | None
+
+
+@dataclass(frozen=True)
+class OverviewPage:
+    path: str
+    name: str
+    description: str
+    story_count: int
+    cell_count: int
+    updated: date
+    evidence_as_of: date
+    products: tuple[str, ...]
+    categories: tuple[CategoryRecord, ...]
+    stories: tuple[MatrixStory, ...]
+    adjacent: tuple[AdjacentRecord, ...]
+    # what only the pages publish (an arena file's scores are computed)
+    leaderboard: tuple[LeaderboardRow, ...] = ()
+    personas: tuple[PersonaWinner, ...] = ()
+
+
+@dataclass(frozen=True)
+class CellDetail:
+    product: str
+    value: CellValue
+    rationale: str
+    evidence: tuple[Quote, ...]
+    line: int
+    # an arena file states every cell: whether its rationale is published, and when its evidence
+    # was last checked
+    published: bool = True
+    evidence_as_of: date | None = None
+
+
+@dataclass(frozen=True)
+class CompareStory:
+    number: int
+    group: str | None
+    persona_label: str
+    text: str
+    weight: int
+    round: str  # product name or arena.scoring.DRAWN
+    cells: tuple[CellDetail, CellDetail]
+    line: int
+
+
+@dataclass(frozen=True)
+class ComparePage:
+    path: str
+    a: str
+    b: str
+    stories: tuple[CompareStory, ...]
+
+
+@dataclass(frozen=True)
+class ArenaRecord:
+    overview: OverviewPage
+    weights: dict[str, int]  # story text → weight, for the stories some page weighs
+    persona_labels: dict[str, str]  # persona slug → label used by the head-to-head pages
+    details: dict[tuple[str, str], CellDetail]  # (story text, product name) → detail
+    products: dict[str, dict[str, Any]]  # by name: the model fields' values
+    compares: tuple[ComparePage, ...] = ()
+    # An arena file states more than the pages: its slug, every cell in full (``exact``: the
+    # import writes those as they are) and the source list (None: left alone).
+    slug: str | None = None
+    exact: bool = False
+    sources: tuple[dict[str, Any], ...] | None = None  # the Source rows' values

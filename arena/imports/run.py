@@ -12,8 +12,7 @@ from typing import Any
 from django.db.models import F, Model
 from django.utils import timezone
 
-from arena.imports.reading import short
-from arena.imports.records import ArenaRecord
+from arena.imports.reading import ArenaRecord, short
 from arena.models import AdjacentArena, Arena, Category, Persona, SubGroup
 from core.models import VersionedRecord
 from products.models import Product

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from arena.imports.cells import import_cells
-from arena.imports.records import ArenaRecord
+from arena.imports.reading import ArenaRecord
 from arena.imports.rows import (
     import_adjacent,
     import_categories,

@@ -9,8 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import IntegrityError, connection, transaction
 
-from arena.imports.reading import PageError
-from arena.imports.records import ArenaRecord
+from arena.imports.reading import ArenaRecord, PageError
 from arena.imports.run import ImportRefused, ImportReport
 from arena.imports.service import arena_import
 from core.conflicts import EditConflict
