@@ -44,10 +44,8 @@ def read_text(path: str) -> str:
     except OSError as exc:
         raise PageError(path, 0, f"cannot read file: {exc}") from None
     if len(raw) > limit:
-        reason = (
-            f"file is larger than {limit} bytes (ARENA_IMPORT_MAX_BYTES); nothing of it is read"
-        )
-        raise PageError(path, 0, reason)
+        reason = "bytes (ARENA_IMPORT_MAX_BYTES); nothing of it is read"
+        raise PageError(path, 0, f"file is larger than {limit} {reason}")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -89,9 +87,6 @@ class Cursor:
 
     def skip_blank(self) -> None:
         self.skip_until(lambda line: bool(line.strip()))
-
-    def at(self, lineno: int) -> Cursor:
-        return Cursor(self.path, self.lines, lineno)
 
     def error(self, reason: str, lineno: int | None = None) -> PageError:
         """A ``PageError`` for the line being read (or ``lineno``)."""
