@@ -107,17 +107,6 @@ def _date(cur: Cursor, text: str, what: str) -> date:
     return day
 
 
-def _leaderboard_lines(cur: Cursor) -> list[int]:
-    """The lines of the leaderboard's rows (read once the matrix has named the products)."""
-    if not cur.skip_until(lambda line: line.startswith("| 1 |")):
-        raise cur.error("no leaderboard rows found")
-    rows = []
-    while (line := cur.peek()) is not None and line.startswith("| "):
-        cur.take()
-        rows.append(cur.lineno)
-    return rows
-
-
 def _leader_row(cur: Cursor, products: tuple[str, ...]) -> tuple[LeaderboardRow, dict]:
     """The row, and its product's tier and popularity figures."""
     cols = [c.strip() for c in cur.line.strip().split(" | ")]
@@ -201,11 +190,8 @@ def _adjacent_arenas(cur: Cursor) -> tuple[AdjacentRecord, ...]:
         pm = re.fullmatch(r"([0-9]+) products · leader: (.+)", cur.take().strip())
         if not pm:
             raise cur.error("expected 'N products · leader: NAME' under an adjacent arena")
-        count = cur.number(
-            pm.group(1),
-            "adjacent arena product count",
-            max_value("AdjacentArena.product_count"),
-        )
+        most = max_value("AdjacentArena.product_count")
+        count = cur.number(pm.group(1), "adjacent arena product count", most)
         leader = cur.fit("AdjacentArena.leader", "adjacent arena leader", pm.group(2))
         shares = None
         if (line := cur.peek()) is not None and line.startswith("shares: "):
@@ -232,9 +218,7 @@ class StoryMatrix:
         self.group: str | None = None
         self.in_table = False
 
-    def read(
-        self,
-    ) -> tuple[tuple[str, ...], tuple[CategoryRecord, ...], tuple[MatrixStory, ...]]:
+    def read(self) -> tuple[tuple[str, ...], tuple[CategoryRecord, ...], tuple[MatrixStory, ...]]:
         cur = self.cur
         while (line := cur.peek()) is not None and not line.startswith("Verdict"):
             cur.take()

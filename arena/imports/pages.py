@@ -238,14 +238,8 @@ def _cell(cur: Cursor, product: str) -> CellDetail:
     value = _judgement(cur, product, head)
 
     cur.skip_blank()
-    rationale = ""
-    line = cur.peek()
-    if (
-        line is not None
-        and line.startswith("   ")
-        and not line.startswith("   •")
-        and line.strip() not in _CELL_END
-    ):
+    rationale, line = "", cur.peek() or ""
+    if line.startswith("   ") and not line.startswith("   •") and line.strip() not in _CELL_END:
         rationale = cur.take().strip()
         cur.fit("Cell.rationale", "rationale", rationale)
     evidence = []
@@ -282,7 +276,6 @@ def _judgement(cur: Cursor, product: str, head: str) -> CellValue:
     with cur.checks():
         quality = parse_quality(quality_text) if quality_text else None
     value = CellValue(verdict, Proof(proof) if proof else None, quality)
-    errors = value.errors()
-    if errors:
+    if errors := value.errors():
         raise cur.error(f"{product}'s cell: {' '.join(errors.values())}")
     return value

@@ -69,7 +69,6 @@ class Cursor:
         return self.lineno >= len(self.lines)
 
     def peek(self) -> str | None:
-        """The next line, not taken; None past the end."""
         return None if self.done else self.lines[self.lineno]
 
     def take(self, reason: str = "the page ends too early") -> str:
@@ -89,7 +88,6 @@ class Cursor:
         self.skip_until(lambda line: bool(line.strip()))
 
     def error(self, reason: str, lineno: int | None = None) -> PageError:
-        """A ``PageError`` for the line being read (or ``lineno``)."""
         line = self.lineno if lineno is None else lineno
         return PageError(self.path, max(1, min(line, len(self.lines))), reason)
 
@@ -171,10 +169,7 @@ def _model_field(label: str) -> Field:
 @functools.cache
 def max_length(label: str) -> int:
     """``max_length("Product.name")`` → the model field's max_length."""
-    length = _model_field(label).max_length
-    if length is None:
-        raise LookupError(f"{label} has no max_length")
-    return length
+    return cast(int, _model_field(label).max_length)
 
 
 @functools.cache
@@ -207,8 +202,7 @@ class CategoryRecord:
 
 @dataclass(frozen=True)
 class LeaderboardRow:
-    """What the pages publish of a product's standing (the scores are computed again; tests
-    compare them with these)."""
+    """A product's published standing (the scores are computed again; tests compare them)."""
 
     product: str
     vs: str

@@ -161,7 +161,7 @@ class ImportRun:
         self.tally[kind, action] += n
 
     @property
-    def wrote(self) -> bool:
+    def wrote(self) -> bool:  # (an import that wrote nothing leaves the scores alone)
         return any(n for (_, action), n in self.tally.items() if action in WRITING_ACTIONS)
 
     def tally_lines(self) -> list[str]:
@@ -183,22 +183,17 @@ def sync_row(obj: Model, values: dict, *, bump: bool = True) -> bool:
     changed = [k for k, v in values.items() if getattr(obj, k) != v]
     for k in changed:
         setattr(obj, k, values[k])
-    if changed:
+    if bump and changed and isinstance(obj, VersionedRecord):
+        obj.version = F("version") + 1
+        obj.save(update_fields=[*changed, "version"])
+        obj.refresh_from_db(fields=["version"])
+    elif changed:
         obj.save(update_fields=changed)
-        if bump and isinstance(obj, VersionedRecord):
-            type(obj)._base_manager.filter(pk=obj.pk).update(version=F("version") + 1)
-            obj.version += 1
     return bool(changed)
 
 
 def keep_edited(
-    run: ImportRun,
-    row: VersionedRecord,
-    values: dict[str, Any],
-    kind: str,
-    what: str,
-    *,
-    plain: bool = False,
+    run: ImportRun, row: VersionedRecord, values: dict, kind: str, what: str, plain: bool = False
 ) -> bool:
     """What an admin edited on ``row`` since the import that last wrote it is kept over ``values``,
     one report line each; told to overwrite, ``values`` win and the row counts as imported again.
