@@ -44,7 +44,7 @@ from django_otp import DEVICE_ID_SESSION_KEY
 from pytest_django.fixtures import Settings
 
 from arena.imports.pages import read_arena
-from arena.imports.records import ArenaRecord
+from arena.imports.reading import ArenaRecord
 from arena.models import Arena
 from ops.generate import arena_generate
 from tests.factories import ModeratorFactory, totp_device

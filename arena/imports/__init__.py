@@ -1,4 +1,3 @@
-"""Arena imports: read page dumps (``pages``) or an arena file (``arena_file``) into the plain
-records of ``records``, every problem named by file and line; check them against the rows
-(``checks``); write them in one transaction (``service.arena_import``, step by step in
-``structure``, ``rows`` and ``cells``). The readers use no ORM; docs/importing.md says the rules."""
+"""Arena imports: page dumps (``pages``) or an arena file (``arena_file``) read into the records
+of ``reading``, every problem named by file and line, then written in one transaction
+(``service.arena_import``). docs/importing.md says the rules."""

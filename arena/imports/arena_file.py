@@ -1,70 +1,269 @@
-"""An arena file (docs/arena-format.md) read into an ``ArenaRecord``: the document checked
-(``json_doc``), then what a schema cannot say. Every problem is ``FILE: /json/pointer (line N): …``."""
+"""An arena file (docs/arena-format.md) read into an ``ArenaRecord``: checked against its schema
+(``arena/schemas/``), for control characters, then for what a schema cannot say. Every problem is
+``FILE: /json/pointer (line N): …``."""
 
 from __future__ import annotations
 
+import functools
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from datetime import date
 from pathlib import Path
 from typing import Any
 
-from arena.imports.json_doc import (
-    FileErrors,
-    date_at,
-    load_document,
-    schema_check,
-    texts_check,
-    unique,
-)
-from arena.imports.records import (
+from jsonschema import Draft202012Validator, ValidationError
+
+from arena import dataformat
+from arena.imports.reading import (
     AdjacentRecord,
     ArenaRecord,
     CategoryRecord,
     CellDetail,
     MatrixStory,
     OverviewPage,
+    PageError,
+    future_problem,
+    read_text,
 )
-from core.text import arena_slugify, slug_problem
+from core.text import PRODUCT_SLUG_PATTERN, SLUG_PATTERN, arena_slugify, slug_problem
 from core.uris import uri_encode, uri_problem
 from products.facts import licence_problem
 from stories.evidence import Quote
 from stories.values import CellValue
 
+# At most this many schema errors are listed (the first ones in document order).
+MAX_ERRORS = 20
+# What no text may hold: control characters (but tab and newline in the long texts) and lone
+# surrogates (half a UTF-16 pair, which no UTF-8 text or database can store). XML, and so the Atom
+# feeds, cannot carry controls; a line break in a name would break a mail header or a log line.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_ONE_LINE_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+# The texts that may run over several lines (by their key); every other text is one line.
+LONG_TEXTS = frozenset({"description", "rationale", "quote"})
+# A slug pattern's error says the rule (core.text) rather than quote the regular expression.
+_SLUG_PATTERNS = {SLUG_PATTERN: False, PRODUCT_SLUG_PATTERN: True}
+# A product's dates and addresses, in the order they are checked
+_PRODUCT_CHECKED: tuple[str, ...] = ("popularity_as_of", "website", "repository")
+_PRODUCT_CHECKED += ("documentation", "first_release", "latest_release")
+_DECODER = json.JSONDecoder()
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+type Where = Sequence[str | int]
+
+
+class ArenaFileError(PageError):
+    """``FILE: /json/pointer: reason``, or for text not JSON ``FILE: line L, column C: …``."""
+
+    def __init__(self, path: str, reason: str, line: int = 0, column: int = 0):
+        super().__init__(path, line, reason)
+        where = f"line {line}, column {column}: " if line and column else ""
+        self.args = (f"{path}: {where or (f'line {line}: ' if line else '')}{reason}",)
+
+
+def pointer(path: Iterable[str | int]) -> str:
+    """An RFC 6901 JSON pointer (``/cells/3/quality``); ``/`` for the whole document."""
+    return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def line_of(text: str, where: Where) -> int | None:
+    """The line of ``text`` (a valid JSON document) where the value at ``where`` starts."""
+
+    def space(at: int) -> int:
+        return _SPACE.match(text, at).end()  # type: ignore[union-attr]
+
+    at = space(0)
+    for step in where:
+        if at >= len(text) or text[at] not in "{[":
+            return None
+        closing = "}" if text[at] == "{" else "]"
+        at, index = space(at + 1), 0
+        while text[at] != closing:
+            if closing == "}":
+                key, at = json.decoder.scanstring(text, at + 1)  # type: ignore[attr-defined]
+                at = space(space(at) + 1)  # past the colon
+                found = key == step
+            else:
+                found, index = index == step, index + 1
+            if found:
+                break
+            at = space(_DECODER.raw_decode(text, at)[1])
+            if text[at] == ",":
+                at = space(at + 1)
+        else:
+            return None
+    return text.count("\n", 0, at) + 1
+
+
+class _File:
+    """The file being read: its errors name the value's pointer and line."""
+
+    def __init__(self, path: str, text: str):
+        self.path, self.text = path, text
+
+    def where(self, where: Where) -> str:
+        line = line_of(self.text, where)
+        return pointer(where) + (f" (line {line})" if line else "")
+
+    def at(self, where: Where, reason: str) -> ArenaFileError:
+        return ArenaFileError(self.path, f"{self.where(where)}: {reason}")
+
+    def date(self, value: str | None, where: Where) -> date | None:
+        """A day the schema found well formed, refused when it is after today."""
+        day = date.fromisoformat(value) if value is not None else None
+        if problem := future_problem(day):
+            raise self.at(where, problem)
+        return day
+
+    def uri(self, value: str | None, where: Where) -> str:
+        """An address as the site stores it (``core.uris``), or why it is no http(s) address."""
+        encoded = uri_encode(value or "")
+        if problem := uri_problem(encoded):
+            raise self.at(where, f"{value!r}: {problem}")
+        return encoded
+
+    def unique(
+        self, items: Sequence[Any], key: str, section: str, made: Callable = lambda v: v
+    ) -> None:
+        """No two ``items`` of ``section`` alike in ``key`` (compared as ``made`` makes them)."""
+        seen: dict[Any, int] = {}
+        for i, item in enumerate(items):
+            if (value := made(item[key])) in seen:
+                raise self.at(
+                    [section, i, key], f"{item[key]!r} is already used by /{section}/{seen[value]}"
+                )
+            seen[value] = i
+
 
 def read_arena_json(path: str | Path) -> ArenaRecord:
     """The arena an arena file states, every rule checked; else a ``PageError``."""
     path = str(path)
-    document, text = load_document(path)
-    errors = FileErrors(path, text)
-    schema_check(document, errors)
-    texts_check(document, [], errors)
-    return _record(document, path, errors)
+    try:
+        text = read_text(path)
+    except PageError as exc:
+        raise ArenaFileError(path, exc.reason, exc.line) from None
+    if not text.strip():
+        raise ArenaFileError(path, "file is empty")
+    try:
+        doc = json.loads(text, object_pairs_hook=dataformat.unique_object)
+    except json.JSONDecodeError as exc:
+        raise ArenaFileError(path, f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+    except dataformat.DuplicateKey as exc:
+        raise ArenaFileError(path, f"the key {exc.key!r} appears twice in one object") from None
+    except RecursionError:
+        raise ArenaFileError(path, "nested too deeply to be an arena file") from None
+    file = _File(path, text)
+    _schema_check(doc, file)
+    _texts_check(doc, [], file)
+    return _record(doc, file)
 
 
-def _record(doc: dict[str, Any], path: str, errors: FileErrors) -> ArenaRecord:
-    arena = doc["arena"]
-    slug = _slug(arena, errors)
-    categories = doc["categories"]
-    groups = _groups(categories, errors)
-    personas = doc["personas"]
-    unique(personas, "slug", "personas", errors)
-    labels = {p["slug"]: p["label"] for p in personas}
-    products = doc["products"]
-    by_slug = _product_names(products, errors)
-    stories = doc["stories"]
-    story_by_key = _stories(stories, groups, labels, errors)
-    cells = _cells(doc["cells"], story_by_key, by_slug, errors)
-    for s in stories:
-        for p in products:
-            if (s["key"], p["slug"]) not in cells:
-                raise errors.at(
-                    ["cells"],
-                    f"no cell for the story {s['key']} and the product {p['slug']!r}: every "
-                    "product is judged on every story",
-                )
-    overview = _overview(doc, path, cells, errors)
-    unique(doc.get("adjacent", []), "name", "adjacent", errors)
+@functools.cache
+def _validator() -> Draft202012Validator:
+    schema = dataformat.schema()
+    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def _schema_check(document: Any, file: _File) -> None:
+    if isinstance(document, dict) and document.get("format") == dataformat.FORMAT:
+        version = document.get("version")
+        if isinstance(version, int) and version > dataformat.VERSION:
+            raise file.at(
+                ["version"],
+                f"format version {version} is newer than this site reads "
+                f"({dataformat.VERSION}); export the arena again with this site's version",
+            )
+    found = sorted(
+        _validator().iter_errors(document),
+        key=lambda e: [(0, p, "") if isinstance(p, int) else (1, 0, p) for p in e.absolute_path],
+    )
+    if found:
+        lines = [f"{file.where(e.absolute_path)}: {_message(e)}" for e in found[:MAX_ERRORS]]
+        if len(found) > MAX_ERRORS:
+            lines.append(f"... and {len(found) - MAX_ERRORS} more")
+        raise ArenaFileError(file.path, f"\n{file.path}: ".join(lines))
+
+
+def _message(error: ValidationError) -> str:
+    if error.validator == "maxLength" and isinstance(error.instance, str):
+        # (the schema's own message quotes the value whole, and a cut quote hides the reason)
+        return (
+            f"{_short(repr(error.instance), 60)} is {len(error.instance)} characters long; "
+            f"at most {error.validator_value} are allowed"
+        )
+    if error.validator == "pattern" and error.validator_value in _SLUG_PATTERNS:
+        product = _SLUG_PATTERNS[error.validator_value]
+        if problem := slug_problem(error.instance, product=product):
+            return _short(problem)
+    return _short(error.message)
+
+
+def _short(message: str, size: int = 300) -> str:
+    return message if len(message) <= size else message[: size - 1] + "…"
+
+
+def _texts_check(value: Any, where: list[str | int], file: _File) -> None:
+    """No control character or lone surrogate in any text of the document, and no line break in
+    a name, title or other one-line text (the schema cannot say it)."""
+    if isinstance(value, str):
+        key = next((step for step in reversed(where) if isinstance(step, str)), "")
+        long = key in LONG_TEXTS
+        if m := (_CONTROL if long else _ONE_LINE_CONTROL).search(value):
+            code = ord(m.group())
+            what = "a lone surrogate" if 0xD800 <= code <= 0xDFFF else "the control character"
+            note = "" if long or m.group() not in "\t\n\r" else " (names and titles are one line)"
+            raise file.at(where, f"holds {what} U+{code:04X} at position {m.start()}{note}")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if _CONTROL.search(key):
+                raise file.at(where, f"has a key with a control character: {key!r}")
+            _texts_check(item, [*where, key], file)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _texts_check(item, [*where, i], file)
+
+
+def _record(doc: dict[str, Any], file: _File) -> ArenaRecord:
+    arena, products, stories = doc["arena"], doc["products"], doc["stories"]
+    slug = _slug(arena, file)
+    groups = _groups(doc["categories"], file)
+    file.unique(doc["personas"], "slug", "personas")
+    labels = {p["slug"]: p["label"] for p in doc["personas"]}
+    by_slug = _product_names(products, file)
+    story_by_key = _stories(stories, groups, labels, file)
+    cells = _cells(doc["cells"], story_by_key, by_slug, file)
+    adjacent = doc.get("adjacent", [])
+    overview = OverviewPage(
+        file.path,
+        arena["name"],
+        arena.get("description", ""),
+        len(stories),
+        len(cells),
+        file.date(arena["updated"], ["arena", "updated"]),  # type: ignore[arg-type]
+        file.date(arena.get("evidence_as_of"), ["arena", "evidence_as_of"]),  # type: ignore[arg-type]
+        tuple(p["name"] for p in products),
+        tuple(
+            CategoryRecord(c["name"], c.get("blurb", ""), tuple(c.get("groups", [])))
+            for c in doc["categories"]
+        ),
+        tuple(
+            MatrixStory(
+                s["text"],
+                s["persona"],
+                s["category"],
+                s.get("group"),
+                tuple((p["name"], cells[(s["key"], p["slug"])].value) for p in products),
+            )
+            for s in stories
+        ),
+        tuple(
+            AdjacentRecord(a["name"], a["product_count"], a["leader"], a.get("shares") or None)
+            for a in adjacent
+        ),
+    )
+    file.unique(adjacent, "name", "adjacent")
     return ArenaRecord(
         overview=overview,
-        compares=(),
         # a story without a weight gets the default one, reported as the page import does
         weights={s["text"]: s["weight"] for s in stories if "weight" in s},
         persona_labels=labels,
@@ -73,209 +272,129 @@ def _record(doc: dict[str, Any], path: str, errors: FileErrors) -> ArenaRecord:
             for (key, product), detail in cells.items()
         },
         slug=slug,
-        products={p["name"]: _product(p, ["products", i], errors) for i, p in enumerate(products)},
+        products={p["name"]: _product(p, ["products", i], file) for i, p in enumerate(products)},
         exact=True,
-        sources=_sources(doc.get("sources", []), errors),
+        sources=_sources(doc.get("sources", []), file),
     )
 
 
-def _slug(arena: dict[str, Any], errors: FileErrors) -> str:
+def _slug(arena: dict[str, Any], file: _File) -> str:
     """The arena's slug: the one given, else made of its name."""
     slug: str = arena.get("slug") or arena_slugify(arena["name"])
     if not slug:
-        raise errors.at(["arena", "name"], "has no letters or digits to make a URL slug of")
+        raise file.at(["arena", "name"], "has no letters or digits to make a URL slug of")
     # (the schema's patterns say the same: a guard for a slug made of the name)
     if problem := slug_problem(slug):
-        raise errors.at(["arena", "slug" if "slug" in arena else "name"], problem)
+        raise file.at(["arena", "slug" if "slug" in arena else "name"], problem)
     return slug
 
 
-def _groups(categories: list[dict[str, Any]], errors: FileErrors) -> dict[str, set[str]]:
+def _groups(categories: list[dict[str, Any]], file: _File) -> dict[str, set[str]]:
     """Each category's sub-group names, by the category's name."""
-    unique(categories, "name", "categories", errors, made=arena_slugify)
+    file.unique(categories, "name", "categories", made=arena_slugify)
     groups: dict[str, set[str]] = {}
     for i, c in enumerate(categories):
         names = c.get("groups", [])
         if len(set(names)) != len(names):
-            raise errors.at(["categories", i, "groups"], "names a group twice")
+            raise file.at(["categories", i, "groups"], "names a group twice")
         groups[c["name"]] = set(names)
     return groups
 
 
-def _product_names(products: list[dict[str, Any]], errors: FileErrors) -> dict[str, str]:
+def _product_names(products: list[dict[str, Any]], file: _File) -> dict[str, str]:
     """The products' names by their slugs (a product without one gets its name's)."""
     for p in products:
         p.setdefault("slug", arena_slugify(p["name"]))
     for i, p in enumerate(products):
         if not p["slug"]:
-            raise errors.at(["products", i, "name"], "has no letters or digits to make a slug of")
+            raise file.at(["products", i, "name"], "has no letters or digits to make a slug of")
         if problem := slug_problem(p["slug"], product=True):
-            raise errors.at(["products", i, "slug"], problem)
-    unique(products, "name", "products", errors)
-    unique(products, "slug", "products", errors)
+            raise file.at(["products", i, "slug"], problem)
+    file.unique(products, "name", "products")
+    file.unique(products, "slug", "products")
     return {p["slug"]: p["name"] for p in products}
 
 
 def _stories(
-    stories: list[dict[str, Any]],
-    groups: dict[str, set[str]],
-    labels: dict[str, str],
-    errors: FileErrors,
+    stories: list[dict[str, Any]], groups: dict[str, set[str]], labels: dict, file: _File
 ) -> dict[int, dict[str, Any]]:
     """The stories by their keys, each in a known category, sub-group and persona."""
-    unique(stories, "key", "stories", errors)
-    unique(stories, "text", "stories", errors)
-    story_by_key: dict[int, dict[str, Any]] = {}
+    file.unique(stories, "key", "stories")
+    file.unique(stories, "text", "stories")
     for i, s in enumerate(stories):
         if s["category"] not in groups:
-            raise errors.at(["stories", i, "category"], f"{s['category']!r} is not a category")
+            raise file.at(["stories", i, "category"], f"{s['category']!r} is not a category")
         group = s.get("group")
         if group is not None and group not in groups[s["category"]]:
-            raise errors.at(
-                ["stories", i, "group"], f"{group!r} is not a group of {s['category']!r}"
-            )
+            raise file.at(["stories", i, "group"], f"{group!r} is not a group of {s['category']!r}")
         if s["persona"] not in labels:
-            raise errors.at(["stories", i, "persona"], f"{s['persona']!r} is not a persona")
-        story_by_key[s["key"]] = s
-    return story_by_key
-
-
-type _Pair = tuple[int, str]  # a cell's story key and product slug
+            raise file.at(["stories", i, "persona"], f"{s['persona']!r} is not a persona")
+    return {s["key"]: s for s in stories}
 
 
 def _cells(
-    cells: list[dict[str, Any]],
-    story_by_key: dict[int, dict[str, Any]],
-    by_slug: dict[str, str],
-    errors: FileErrors,
-) -> dict[_Pair, CellDetail]:
+    cells: list[dict[str, Any]], story_by_key: dict, by_slug: dict[str, str], file: _File
+) -> dict[tuple[int, str], CellDetail]:
     """Each cell, by its story key and product slug."""
-    details: dict[_Pair, CellDetail] = {}
+    details: dict[tuple[int, str], CellDetail] = {}
     for i, c in enumerate(cells):
         where: list[str | int] = ["cells", i]
         if c["story"] not in story_by_key:
-            raise errors.at([*where, "story"], f"no story has the key {c['story']}")
+            raise file.at([*where, "story"], f"no story has the key {c['story']}")
         if c["product"] not in by_slug:
-            raise errors.at([*where, "product"], f"{c['product']!r} is not a product's slug")
+            raise file.at([*where, "product"], f"{c['product']!r} is not a product's slug")
         pair = (c["story"], c["product"])
         if pair in details:
-            raise errors.at(where, "a second cell for the same story and product")
+            raise file.at(where, "a second cell for the same story and product")
         value = CellValue(c["verdict"], c.get("proof"), c.get("quality"))
         for field, message in value.errors().items():
-            raise errors.at([*where, field], message)
-        details[pair] = _detail(c, value, by_slug[c["product"]], where, errors)
+            raise file.at([*where, field], message)
+        evidence = tuple(
+            Quote(
+                e["source"],
+                e["quote"],
+                file.uri(e.get("url"), [*where, "evidence", j, "url"]),
+                file.date(e.get("checked_on"), [*where, "evidence", j, "checked_on"]),
+            )
+            for j, e in enumerate(c.get("evidence", []))
+        )
+        rationale = c.get("rationale")
+        as_of = file.date(c.get("evidence_as_of"), [*where, "evidence_as_of"])
+        details[pair] = CellDetail(
+            by_slug[c["product"]], value, rationale or "", evidence, 0, rationale is not None, as_of
+        )
+    for key in story_by_key:
+        for slug in by_slug:
+            if (key, slug) not in details:
+                raise file.at(
+                    ["cells"],
+                    f"no cell for the story {key} and the product {slug!r}: every product is "
+                    "judged on every story",
+                )
     return details
 
 
-def _detail(
-    c: dict[str, Any], value: CellValue, product: str, where: list[str | int], errors: FileErrors
-) -> CellDetail:
-    evidence = tuple(
-        Quote(
-            e["source"],
-            e["quote"],
-            _uri(e.get("url"), [*where, "evidence", j, "url"], errors),
-            date_at(e.get("checked_on"), [*where, "evidence", j, "checked_on"], errors),
-        )
-        for j, e in enumerate(c.get("evidence", []))
-    )
-    rationale = c.get("rationale")
-    return CellDetail(
-        product=product,
-        value=value,
-        rationale=rationale or "",
-        evidence=evidence,
-        line=0,
-        published=rationale is not None,
-        evidence_as_of=date_at(c.get("evidence_as_of"), [*where, "evidence_as_of"], errors),
-    )
-
-
-def _overview(
-    doc: dict[str, Any], path: str, cells: dict[_Pair, CellDetail], errors: FileErrors
-) -> OverviewPage:
-    """The overview page the file stands for."""
-    arena, products, stories = doc["arena"], doc["products"], doc["stories"]
-    return OverviewPage(
-        path=path,
-        name=arena["name"],
-        description=arena.get("description", ""),
-        story_count=len(stories),
-        cell_count=len(cells),
-        updated=date_at(arena["updated"], ["arena", "updated"], errors),  # type: ignore[arg-type]
-        evidence_as_of=date_at(arena.get("evidence_as_of"), ["arena", "evidence_as_of"], errors),  # type: ignore[arg-type]
-        products=tuple(p["name"] for p in products),
-        leaderboard=(),
-        personas=(),
-        categories=tuple(
-            CategoryRecord(
-                name=c["name"], blurb=c.get("blurb", ""), groups=tuple(c.get("groups", []))
-            )
-            for c in doc["categories"]
-        ),
-        stories=tuple(
-            MatrixStory(
-                text=s["text"],
-                persona=s["persona"],
-                category=s["category"],
-                group=s.get("group"),
-                cells=tuple((p["name"], cells[(s["key"], p["slug"])].value) for p in products),
-                line=0,
-            )
-            for s in stories
-        ),
-        adjacent=tuple(
-            AdjacentRecord(
-                name=a["name"],
-                product_count=a["product_count"],
-                leader=a["leader"],
-                shares=a.get("shares") or None,
-            )
-            for a in doc.get("adjacent", [])
-        ),
-    )
-
-
-def _product(p: dict[str, Any], where: list[str | int], errors: FileErrors) -> dict[str, Any]:
+def _product(p: dict[str, Any], where: list[str | int], file: _File) -> dict[str, Any]:
     """A product's values as the file states them (a fact left out or null: stored blank)."""
     if problem := licence_problem(p.get("licence") or ""):
-        raise errors.at([*where, "licence"], problem)
+        raise file.at([*where, "licence"], problem)
     values = {k: p.get(k) for k in ("slug", "stars", "stars_growth", "npm_weekly", "pypi_weekly")}
     for key in ("tier", "licence", "hosting", "pricing", "latest_version"):
         values[key] = p.get(key) or ""
     for key in _PRODUCT_CHECKED:
-        check = date_at if key.endswith(("_of", "_release")) else _uri
-        values[key] = check(p.get(key), [*where, key], errors)
+        check = file.date if key.endswith(("_of", "_release")) else file.uri
+        values[key] = check(p.get(key), [*where, key])
     return values | {"languages": list(p.get("languages", []))}
 
 
-# in the order they are checked
-_PRODUCT_CHECKED = (
-    "popularity_as_of",
-    "website",
-    "repository",
-    "documentation",
-    "first_release",
-    "latest_release",
-)
-
-
-def _sources(sources: list[dict[str, Any]], errors: FileErrors) -> tuple[dict[str, Any], ...]:
-    unique(sources, "key", "sources", errors)
+def _sources(sources: list[dict[str, Any]], file: _File) -> tuple[dict[str, Any], ...]:
+    file.unique(sources, "key", "sources")
     return tuple(
         {
             "key": s["key"],
             "title": s.get("title") or "",
-            "url": _uri(s.get("url"), ["sources", i, "url"], errors),
-            "accessed": date_at(s.get("accessed"), ["sources", i, "accessed"], errors),
+            "url": file.uri(s.get("url"), ["sources", i, "url"]),
+            "accessed": file.date(s.get("accessed"), ["sources", i, "accessed"]),
         }
         for i, s in enumerate(sources)
     )
-
-
-def _uri(value: str | None, where: list[str | int], errors: FileErrors) -> str:
-    """An address as the site stores it (``core.uris``), or why it is no http(s) address."""
-    encoded = uri_encode(value or "")
-    if problem := uri_problem(encoded):
-        raise errors.at(where, f"{value!r}: {problem}")
-    return encoded

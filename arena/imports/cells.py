@@ -11,50 +11,13 @@ from typing import Any
 from django.db.models import Q
 from django.utils import timezone
 
-from arena.imports.records import CellDetail
+from arena.imports.reading import CellDetail
 from arena.imports.run import ImportRun, day_text
-from arena.models import Arena
-from products.models import Product
 from stories.corrections import KEEP, Imported
 from stories.evidence import Quote, evidence_rows
-from stories.models import Cell, CellChange, Evidence, Story
+from stories.models import Cell, CellChange, Evidence
 from stories.services import cell_correct
 from stories.values import CellValue
-
-MODERATED = (CellChange.Kind.FLAG, CellChange.Kind.ADMIN)
-
-
-def _moderated_changes(arena: Arena) -> dict[int, CellChange]:
-    """The newest moderator or admin change of each cell of the arena that has one (one query)."""
-    newest: dict[int, CellChange] = {}
-    for change in (
-        CellChange.objects.filter(cell__story__arena=arena, kind__in=MODERATED)
-        .select_related("changed_by")
-        .order_by("changed_at", "pk")
-    ):
-        newest[change.cell_id] = change
-    return newest
-
-
-def _quotes(items: Iterable, exact: bool) -> tuple:
-    """Evidence items as the import compares them."""
-    if exact:
-        return tuple((e.source, e.quote, e.url or "", e.checked_on) for e in items)
-    return tuple((e.source, e.quote) for e in items)
-
-
-def _parts(value: CellValue, rationale: str, published: bool, quotes: tuple, as_of: Any) -> dict:
-    """Every part of a cell an import compares, in the order a report names them."""
-    return {"value": value, "rationale": (rationale, published), "evidence": quotes, "date": as_of}
-
-
-def _quotes_text(items: tuple) -> str:
-    """``2 quotes: docs “Workflows pause…”, community “…”`` (a report's summary of evidence)."""
-    if not items:
-        return "no quotes"
-    shown = ", ".join(f"{q[0]} “{q[1][:40]}{'…' if len(q[1]) > 40 else ''}”" for q in items[:3])
-    more = f" and {len(items) - 3} more" if len(items) > 3 else ""
-    return f"{len(items)} quote{'s' if len(items) != 1 else ''}: {shown}{more}"
 
 
 def import_cells(run: ImportRun) -> None:
@@ -65,7 +28,15 @@ def import_cells(run: ImportRun) -> None:
         .select_for_update()
         .prefetch_related("evidence")
     }
-    moderated = _moderated_changes(run.arena) if existing else {}
+    # the newest moderator or admin change of each cell that has one
+    moderated = {
+        change.cell_id: change
+        for change in CellChange.objects.filter(
+            cell__story__arena=run.arena, kind__in=(CellChange.Kind.FLAG, CellChange.Kind.ADMIN)
+        )
+        .select_related("changed_by")
+        .order_by("changed_at", "pk")
+    }
     new: list[tuple[Cell, tuple[Quote, ...]]] = []
     kept: list[int] = []  # kept as moderated: their dates stay
     # cells whose quotes the pages state again, as they are (the pages' date checks them)
@@ -76,8 +47,18 @@ def import_cells(run: ImportRun) -> None:
             product = run.products[pname]
             detail = record.details.get((ms.text, pname))
             cell = existing.get((story.pk, product.pk))
-            if cell is None:
-                new.append((_new_cell(run, story, product, mark, detail), _quotes_of(run, detail)))
+            if cell is None:  # a new product or story, or one back beside retired rows
+                as_of = detail.evidence_as_of if record.exact and detail else ov.evidence_as_of
+                new_cell = Cell(
+                    imported_at=timezone.now(),
+                    story=story,
+                    product=product,
+                    **mark.fields(),
+                    rationale=detail.rationale if detail else "",
+                    detail_published=detail is not None and detail.published,
+                    evidence_as_of=as_of,
+                )
+                new.append((new_cell, _quotes_of(run, detail)))
                 continue
             where = f"{pname} on “{ms.text}”"
             outcome = _import_cell(run, cell, mark, detail, where, moderated.get(cell.pk))
@@ -86,30 +67,11 @@ def import_cells(run: ImportRun) -> None:
             elif outcome:
                 evidence_kept.append(cell.pk)
     Cell.objects.bulk_create(cell for cell, _ in new)
-    run.report.count("cell", "added", len(new))
-    run.report.count("evidence", "added", sum(1 for _, quotes in new if quotes))
+    run.count("cell", "added", len(new))
+    run.count("evidence", "added", sum(1 for _, quotes in new if quotes))
     Evidence.objects.bulk_create(row for cell, quotes in new for row in evidence_rows(cell, quotes))
     if not record.exact and ov.evidence_as_of is not None:
-        dated = _date_cells(run, ov.evidence_as_of, kept, evidence_kept)
-        run.report.count("cell", "re-dated", dated)
-
-
-def _new_cell(
-    run: ImportRun, story: Story, product: Product, mark: CellValue, detail: CellDetail | None
-) -> Cell:
-    """A cell the arena did not hold (a new product or story, or one back beside retired rows)."""
-    exact = run.record.exact
-    return Cell(
-        imported_at=timezone.now(),
-        story=story,
-        product=product,
-        **mark.fields(),
-        rationale=detail.rationale if detail else "",
-        detail_published=detail is not None and detail.published,
-        evidence_as_of=detail.evidence_as_of
-        if exact and detail
-        else run.record.overview.evidence_as_of,
-    )
+        run.count("cell", "re-dated", _date_cells(run, ov.evidence_as_of, kept, evidence_kept))
 
 
 def _quotes_of(run: ImportRun, detail: CellDetail | None) -> tuple[Quote, ...]:
@@ -121,31 +83,25 @@ def _quotes_of(run: ImportRun, detail: CellDetail | None) -> tuple[Quote, ...]:
     return tuple(replace(q, checked_on=run.record.overview.evidence_as_of) for q in quotes)
 
 
-def _compared(
-    cell: Cell, mark: CellValue, detail: CellDetail | None, *, exact: bool
-) -> tuple[dict, dict, list[str], bool]:
-    """What the site holds of a cell, what the file states, the parts that differ, and whether
-    the file details the cell."""
-    file = _parts(
-        mark,
-        detail.rationale if detail else "",
-        detail is not None and detail.published,
-        _quotes(detail.evidence if detail else (), exact),
-        detail.evidence_as_of if detail else None,
-    )
-    now = _parts(
-        CellValue.of(cell),
-        cell.rationale,
-        cell.detail_published,
-        _quotes(cell.evidence.all(), exact),
-        cell.evidence_as_of,
-    )
-    # pages that do not detail this cell leave its published detail alone; the pages give one
-    # date, so it is compared for arena files only
-    detailed = detail is not None or not cell.detail_published
-    compared = ["value", *(["rationale", "evidence"] if detailed else [])]
-    compared += ["date"] if detailed and exact else []
-    return now, file, [part for part in compared if now[part] != file[part]], detailed
+def _parts(
+    value: CellValue, rationale: str, published: bool, quotes: Iterable, as_of: Any, exact: bool
+) -> dict[str, Any]:
+    """Every part of a cell an import compares, in the order a report names them."""
+    said: tuple
+    if exact:
+        said = tuple((e.source, e.quote, e.url or "", e.checked_on) for e in quotes)
+    else:
+        said = tuple((e.source, e.quote) for e in quotes)
+    return {"value": value, "rationale": (rationale, published), "evidence": said, "date": as_of}
+
+
+def _quotes_text(items: tuple) -> str:
+    """``2 quotes: docs “Workflows pause…”, community “…”`` (a report's summary of evidence)."""
+    if not items:
+        return "no quotes"
+    shown = ", ".join(f"{q[0]} “{q[1][:40]}{'…' if len(q[1]) > 40 else ''}”" for q in items[:3])
+    more = f" and {len(items) - 3} more" if len(items) > 3 else ""
+    return f"{len(items)} quote{'s' if len(items) != 1 else ''}: {shown}{more}"
 
 
 def _import_cell(
@@ -158,12 +114,21 @@ def _import_cell(
 ) -> str | None:
     """One cell the arena holds: ``"kept"`` when kept as moderated, ``"evidence"`` when its quotes
     are stated again as they are."""
-    path, report = run.record.overview.path, run.report
-    now, file, parts, detailed = _compared(cell, mark, detail, exact=run.record.exact)
+    exact = run.record.exact
+    d = detail or CellDetail("", mark, "", (), 0, published=False)
+    file = _parts(mark, d.rationale, d.published, d.evidence, d.evidence_as_of, exact)
+    held = (cell.rationale, cell.detail_published, cell.evidence.all(), cell.evidence_as_of)
+    now = _parts(CellValue.of(cell), *held, exact)
+    # pages that do not detail this cell leave its published detail alone; the pages give one
+    # date, so it is compared for arena files only
+    detailed = detail is not None or not cell.detail_published
+    compared = ["value", *(["rationale", "evidence"] if detailed else [])]
+    compared += ["date"] if detailed and exact else []
+    parts = [part for part in compared if now[part] != file[part]]
     stated_again = "evidence" if detail is not None else None
     if not parts:
         return stated_again
-    kind, note = CellChange.Kind.IMPORT, f"Imported from {path}"
+    kind, note = CellChange.Kind.IMPORT, f"Imported from {run.record.overview.path}"
     if cell.edited_since_import:
         override = _moderated_cell(run, cell, now, file, parts, where, last)
         if override is None:
@@ -186,11 +151,11 @@ def _import_cell(
         mark_arena=False,
     )
     if "value" in parts or "rationale" in parts:
-        report.count("cell", "changed")
+        run.count("cell", "changed")
     if "date" in parts:
-        report.count("cell", "re-dated")
+        run.count("cell", "re-dated")
     if "evidence" in parts:
-        report.count("evidence", "changed")
+        run.count("evidence", "changed")
         return None
     return stated_again
 
@@ -205,47 +170,44 @@ def _moderated_cell(
     last: CellChange | None,
 ) -> str | None:
     """A moderated cell's differing parts reported: kept (None), or told to, the override's note."""
-    report = run.report
     day = day_text(cell.edited_at)
     lines = []
-    for part in parts:
-        if part == "value":
-            kind = last.get_kind_display() if last is not None else "moderated"
-            lines.append(
-                f"{kind} value {now['value'].label()} of {where} ({day}; {run.says} "
-                f"{file['value'].label()})"
-            )
-        elif part == "rationale":
-            lines.append(f"edited rationale of {where} ({day}; the {run.says[:-5]}'s differs)")
-        elif part == "evidence":
-            lines.append(
-                f"moderated evidence on {where} ({day}: {_quotes_text(now['evidence'])}; "
-                f"{run.says} {_quotes_text(file['evidence'])})"
-            )
+    if "value" in parts:
+        kind = last.get_kind_display() if last is not None else "moderated"
+        lines.append(
+            f"{kind} value {now['value'].label()} of {where} ({day}; {run.says} "
+            f"{file['value'].label()})"
+        )
+    if "rationale" in parts:
+        lines.append(f"edited rationale of {where} ({day}; the {run.says[:-5]}'s differs)")
+    if "evidence" in parts:
+        lines.append(
+            f"moderated evidence on {where} ({day}: {_quotes_text(now['evidence'])}; "
+            f"{run.says} {_quotes_text(file['evidence'])})"
+        )
     if not run.overwrite:
         if lines:  # (none: the decision's own date alone differs, nothing to report)
-            report.kept.extend(f"kept {line}" for line in lines)
-            report.count("cell", "kept")
+            run.kept.extend(f"kept {line}" for line in lines)
+            run.count("cell", "kept")
             if "evidence" in parts:
-                report.count("evidence", "kept")
+                run.count("evidence", "kept")
         return None
-    report.overwritten.extend(f"overwrote {line}" for line in lines)
+    run.overwritten.extend(f"overwrote {line}" for line in lines)
     what = f"the {last.get_kind_display()} value" if last else "the moderated"
     return (
         f"Imported from {run.record.overview.path} over {what} {now['value'].label()} "
-        f"({', '.join(parts)}) of {day_text(cell.edited_at)}"
+        f"({', '.join(parts)}) of {day}"
     )
 
 
 def _date_cells(run: ImportRun, day: date, kept: list[int], evidence_kept: list[int]) -> int:
     """Cells (but kept ones) and detailed quotes checked as of ``day``, never back; how many moved."""
-    older = Q(evidence_as_of__isnull=True) | Q(evidence_as_of__lt=day)
     cells = (
         Cell.objects.filter(
             story__in=[s.pk for s in run.stories.values()],
             product__in=[p.pk for p in run.products.values()],
         )
-        .filter(older)
+        .filter(Q(evidence_as_of__isnull=True) | Q(evidence_as_of__lt=day))
         .exclude(pk__in=kept)
         .update(evidence_as_of=day)
     )

@@ -6,14 +6,17 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from arena.imports.reading import Cursor, future_problem, max_value, short
-from arena.imports.records import (
+from arena.imports.reading import (
     AdjacentRecord,
     CategoryRecord,
+    Cursor,
     LeaderboardRow,
     MatrixStory,
     OverviewPage,
     PersonaWinner,
+    future_problem,
+    max_value,
+    short,
 )
 from core.text import arena_slugify, heading_name
 from stories.values import CellValue
@@ -40,23 +43,43 @@ def is_overview(lines: list[str]) -> bool:
 def parse_overview(path: str, lines: list[str]) -> tuple[OverviewPage, dict[str, dict]]:
     """The page, and each product's stored values (its slug, and what the leaderboard shows)."""
     cur = Cursor(path, lines)
-    head, counts_line = _head(cur, lines)
-    leader_lines = _leaderboard_lines(cur)
+    m = _TITLE_RE.fullmatch(cur.take())
+    if not m:
+        raise cur.error("first line should be '<Name> arena<Name>'")
+    name = cur.fit("Arena.name", "arena name", m.group(1))
+    cur.slug("Arena.slug", "arena name", name)
+    if len(lines) < 4:
+        raise cur.error("page ends before the story count line", len(lines))
+    description = cur.fit("Arena.description", "arena description", cur.take().strip())
+    m = _COUNTS_RE.fullmatch(cur.take().strip())
+    if not m:
+        raise cur.error(
+            "expected 'N user stories · M judged cells · updated DATE · Evidence as of DATE'"
+        )
+    counts_line = cur.lineno
+    story_count = cur.number(m.group(1), "story count")
+    cell_count = cur.number(m.group(2), "judged cell count")
+    updated = _date(cur, m.group(3), "its updated date")
+    evidence_as_of = _date(cur, m.group(4), "its evidence date")
+    # the leaderboard's rows are read once the matrix has named the products
+    if not cur.skip_until(lambda line: line.startswith("| 1 |")):
+        raise cur.error("no leaderboard rows found")
+    leader_lines = []
+    while (line := cur.peek()) is not None and line.startswith("| "):
+        cur.take()
+        leader_lines.append(cur.lineno)
     personas = _best_by_user_type(cur)
     products, categories, stories = StoryMatrix(cur).read()
     adjacent = _adjacent_arenas(cur)
-    # the leaderboard names products, which the matrix lists; the matrix has what the counts say
     values = {p: {"slug": arena_slugify(p), "tier": "", **dict.fromkeys(_FIELDS)} for p in products}
     ranked: dict[str, int] = {}
     leaderboard = []
-    for line in leader_lines:
-        row, shown = _leader_row(cur.at(line), products)
+    for at in leader_lines:
+        row, shown = _leader_row(Cursor(path, lines, at), products)
         leaderboard.append(row)
-        product = row.product
-        twice = f"product {short(product)} appears twice in the leaderboard"
-        cur.once(ranked, product, twice, line)
-        values[product] |= shown | {"popularity_as_of": head[5]}
-    _, _, story_count, cell_count, _, _ = head
+        twice = f"product {short(row.product)} appears twice in the leaderboard"
+        cur.once(ranked, row.product, twice, at)
+        values[row.product] |= shown | {"popularity_as_of": evidence_as_of}
     if len(stories) != story_count:
         says = f"the page says {story_count} user stories but its matrix has {len(stories)}"
         raise cur.error(says, counts_line)
@@ -68,36 +91,10 @@ def parse_overview(path: str, lines: list[str]) -> tuple[OverviewPage, dict[str,
         if s.text in seen:
             raise cur.error(f"story {s.text[:60]!r} already appears on line {seen[s.text]}", s.line)
         seen[s.text] = s.line
-    page = OverviewPage(
-        path, *head, products, tuple(leaderboard), personas, categories, stories, adjacent
-    )
+    head = (name, description, story_count, cell_count, updated, evidence_as_of)
+    leaders = tuple(leaderboard)
+    page = OverviewPage(path, *head, products, categories, stories, adjacent, leaders, personas)
     return page, values
-
-
-# The first fields of an ``OverviewPage`` after the path, as the page's first lines say them.
-type _Head = tuple[str, str, int, int, date, date]
-
-
-def _head(cur: Cursor, lines: list[str]) -> tuple[_Head, int]:
-    m = _TITLE_RE.fullmatch(cur.take())
-    if not m:
-        raise cur.error("first line should be '<Name> arena<Name>'")
-    name = cur.fit("Arena.name", "arena name", m.group(1))
-    cur.slug("Arena.slug", "arena name", name)
-    if len(lines) < 4:
-        raise cur.error("page ends before the story count line", len(lines))
-    description = cur.take().strip()
-    cur.fit("Arena.description", "arena description", description)
-    m = _COUNTS_RE.fullmatch(cur.take().strip())
-    if not m:
-        raise cur.error(
-            "expected 'N user stories · M judged cells · updated DATE · Evidence as of DATE'"
-        )
-    story_count = cur.number(m.group(1), "story count")
-    cell_count = cur.number(m.group(2), "judged cell count")
-    updated = _date(cur, m.group(3), "its updated date")
-    evidence_as_of = _date(cur, m.group(4), "its evidence date")
-    return (name, description, story_count, cell_count, updated, evidence_as_of), cur.lineno
 
 
 def _date(cur: Cursor, text: str, what: str) -> date:
@@ -108,17 +105,6 @@ def _date(cur: Cursor, text: str, what: str) -> date:
     if problem := future_problem(day):
         raise cur.error(f"{what} {problem}")
     return day
-
-
-def _leaderboard_lines(cur: Cursor) -> list[int]:
-    """The lines of the leaderboard's rows (read once the matrix has named the products)."""
-    if not cur.skip_until(lambda line: line.startswith("| 1 |")):
-        raise cur.error("no leaderboard rows found")
-    rows = []
-    while (line := cur.peek()) is not None and line.startswith("| "):
-        cur.take()
-        rows.append(cur.lineno)
-    return rows
 
 
 def _leader_row(cur: Cursor, products: tuple[str, ...]) -> tuple[LeaderboardRow, dict]:
@@ -204,11 +190,8 @@ def _adjacent_arenas(cur: Cursor) -> tuple[AdjacentRecord, ...]:
         pm = re.fullmatch(r"([0-9]+) products · leader: (.+)", cur.take().strip())
         if not pm:
             raise cur.error("expected 'N products · leader: NAME' under an adjacent arena")
-        count = cur.number(
-            pm.group(1),
-            "adjacent arena product count",
-            max_value("AdjacentArena.product_count"),
-        )
+        most = max_value("AdjacentArena.product_count")
+        count = cur.number(pm.group(1), "adjacent arena product count", most)
         leader = cur.fit("AdjacentArena.leader", "adjacent arena leader", pm.group(2))
         shares = None
         if (line := cur.peek()) is not None and line.startswith("shares: "):
@@ -235,9 +218,7 @@ class StoryMatrix:
         self.group: str | None = None
         self.in_table = False
 
-    def read(
-        self,
-    ) -> tuple[tuple[str, ...], tuple[CategoryRecord, ...], tuple[MatrixStory, ...]]:
+    def read(self) -> tuple[tuple[str, ...], tuple[CategoryRecord, ...], tuple[MatrixStory, ...]]:
         cur = self.cur
         while (line := cur.peek()) is not None and not line.startswith("Verdict"):
             cur.take()

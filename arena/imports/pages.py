@@ -9,14 +9,16 @@ from pathlib import Path
 
 from arena import scoring
 from arena.imports.overview import is_overview, parse_overview
-from arena.imports.reading import Cursor, PageError, read_text
-from arena.imports.records import (
+from arena.imports.reading import (
     ArenaRecord,
     CellDetail,
     ComparePage,
     CompareStory,
+    Cursor,
     MatrixStory,
     OverviewPage,
+    PageError,
+    read_text,
 )
 from core.text import clean_text, heading_name, persona_slug
 from stories.evidence import Quote
@@ -81,7 +83,21 @@ def merge_pages(
     for page in compares:
         for cs in page.stories:
             story = _check_story(page, cs, stories, labels, weights)
-            _check_cells(page, cs, story, overview, details)
+            for cell in cs.cells:
+                mark = dict(story.cells)[cell.product]
+                if mark != cell.value:
+                    raise PageError(
+                        page.path,
+                        cell.line,
+                        f"{cell.product}: {cell.value.label()} disagrees with the matrix "
+                        f"({mark.label()}, {overview.path}:{story.line})",
+                    )
+                seen, at = details.setdefault(
+                    (cs.text, cell.product), (cell, f"{page.path}:{cell.line}")
+                )
+                if (seen.rationale, seen.evidence) != (cell.rationale, cell.evidence):
+                    said = f"{cell.product}'s cell differs from the same cell at {at}"
+                    raise PageError(page.path, cell.line, said)
             _check_round(page, cs)
     return ArenaRecord(
         overview=overview,
@@ -93,14 +109,6 @@ def merge_pages(
     )
 
 
-def _differs[T](
-    first: dict[str, tuple[T, str]], key: str, value: T, where: str
-) -> tuple[T, str] | None:
-    """The first value read under ``key`` and where, when ``value`` differs from it; else None."""
-    seen, at = first.setdefault(key, (value, where))
-    return None if seen == value else (seen, at)
-
-
 def _check_story(
     page: ComparePage,
     cs: CompareStory,
@@ -109,46 +117,21 @@ def _check_story(
     weights: dict[str, tuple[int, str]],
 ) -> MatrixStory:
     """The matrix's story that a round is about, under the same group and persona, with the
-    persona label and weight every other page gives."""
-    story, where = stories.get(cs.text), f"{page.path}:{cs.line}"
+    persona label and weight every other page gives (the first value read and where)."""
+    label, where, story = cs.persona_label, f"{page.path}:{cs.line}", stories.get(cs.text)
     if story is None:
         problem = f"story {cs.text[:70]!r} is not in the arena's matrix"
     elif cs.group != story.group and story.group is not None:
         problem = f"story is listed under {cs.group!r}, the matrix has {story.group!r}"
-    elif not label_matches(cs.persona_label, story.persona):
-        problem = f"persona {cs.persona_label!r} does not match the matrix's {story.persona!r}"
-    elif other := _differs(labels, story.persona, cs.persona_label, where):
-        problem = f"persona label {cs.persona_label!r} differs from {other[0]!r} at {other[1]}"
-    elif first := _differs(weights, cs.text, cs.weight, where):
-        problem = f"weight {cs.weight} differs from weight {first[0]} at {first[1]}"
+    elif not label_matches(label, story.persona):
+        problem = f"persona {label!r} does not match the matrix's {story.persona!r}"
+    elif (first := labels.setdefault(story.persona, (label, where)))[0] != label:
+        problem = f"persona label {label!r} differs from {first[0]!r} at {first[1]}"
+    elif (weight := weights.setdefault(cs.text, (cs.weight, where)))[0] != cs.weight:
+        problem = f"weight {cs.weight} differs from weight {weight[0]} at {weight[1]}"
     else:
         return story
     raise PageError(page.path, cs.line, problem)
-
-
-def _check_cells(
-    page: ComparePage,
-    cs: CompareStory,
-    story: MatrixStory,
-    overview: OverviewPage,
-    details: dict[tuple[str, str], tuple[CellDetail, str]],
-) -> None:
-    """A round's cells: the matrix's values, and the same detail as on every other page."""
-    marks = dict(story.cells)
-    for cell in cs.cells:
-        mark = marks[cell.product]
-        if mark != cell.value:
-            raise PageError(
-                page.path,
-                cell.line,
-                f"{cell.product}: {cell.value.label()} disagrees with the matrix "
-                f"({mark.label()}, {overview.path}:{story.line})",
-            )
-        seen, at = details.setdefault((cs.text, cell.product), (cell, f"{page.path}:{cell.line}"))
-        if (seen.rationale, seen.evidence) != (cell.rationale, cell.evidence):
-            raise PageError(
-                page.path, cell.line, f"{cell.product}'s cell differs from the same cell at {at}"
-            )
 
 
 def _check_round(page: ComparePage, cs: CompareStory) -> None:
@@ -160,9 +143,8 @@ def _check_round(page: ComparePage, cs: CompareStory) -> None:
     if expected != cs.round:
         said = scoring.DRAWN if cs.round == scoring.DRAWN else f"to {cs.round}"
         rule = scoring.DRAWN if expected == scoring.DRAWN else f"to {expected}"
-        raise PageError(
-            page.path, cs.line, f"the page says round {said}, the rules give round {rule}"
-        )
+        reason = f"the page says round {said}, the rules give round {rule}"
+        raise PageError(page.path, cs.line, reason)
 
 
 def parse_compare(
@@ -256,14 +238,8 @@ def _cell(cur: Cursor, product: str) -> CellDetail:
     value = _judgement(cur, product, head)
 
     cur.skip_blank()
-    rationale = ""
-    line = cur.peek()
-    if (
-        line is not None
-        and line.startswith("   ")
-        and not line.startswith("   •")
-        and line.strip() not in _CELL_END
-    ):
+    rationale, line = "", cur.peek() or ""
+    if line.startswith("   ") and not line.startswith("   •") and line.strip() not in _CELL_END:
         rationale = cur.take().strip()
         cur.fit("Cell.rationale", "rationale", rationale)
     evidence = []
@@ -300,7 +276,6 @@ def _judgement(cur: Cursor, product: str, head: str) -> CellValue:
     with cur.checks():
         quality = parse_quality(quality_text) if quality_text else None
     value = CellValue(verdict, Proof(proof) if proof else None, quality)
-    errors = value.errors()
-    if errors:
+    if errors := value.errors():
         raise cur.error(f"{product}'s cell: {' '.join(errors.values())}")
     return value

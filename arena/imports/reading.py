@@ -1,13 +1,14 @@
 """What both readers share: a page's lines read one at a time (every error names file and line),
-and the limits of what the database stores, read from the model fields."""
+the limits of what the database stores, and the plain frozen records the readers return."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import date
-from typing import cast
+from typing import Any, cast
 
 from django.apps import apps
 from django.conf import settings
@@ -16,7 +17,8 @@ from django.db.models import Field
 
 from core.text import arena_slugify, parse_figure, slug_problem
 from stories import freshness
-from stories.values import CellValueError
+from stories.evidence import Quote
+from stories.values import CellValue, CellValueError
 
 # A count that is not stored still has to be an int we can convert and compare cheaply.
 ANY_COUNT_MAX = 2**31 - 1
@@ -42,10 +44,8 @@ def read_text(path: str) -> str:
     except OSError as exc:
         raise PageError(path, 0, f"cannot read file: {exc}") from None
     if len(raw) > limit:
-        reason = (
-            f"file is larger than {limit} bytes (ARENA_IMPORT_MAX_BYTES); nothing of it is read"
-        )
-        raise PageError(path, 0, reason)
+        reason = "bytes (ARENA_IMPORT_MAX_BYTES); nothing of it is read"
+        raise PageError(path, 0, f"file is larger than {limit} {reason}")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -69,7 +69,6 @@ class Cursor:
         return self.lineno >= len(self.lines)
 
     def peek(self) -> str | None:
-        """The next line, not taken; None past the end."""
         return None if self.done else self.lines[self.lineno]
 
     def take(self, reason: str = "the page ends too early") -> str:
@@ -88,11 +87,7 @@ class Cursor:
     def skip_blank(self) -> None:
         self.skip_until(lambda line: bool(line.strip()))
 
-    def at(self, lineno: int) -> Cursor:
-        return Cursor(self.path, self.lines, lineno)
-
     def error(self, reason: str, lineno: int | None = None) -> PageError:
-        """A ``PageError`` for the line being read (or ``lineno``)."""
         line = self.lineno if lineno is None else lineno
         return PageError(self.path, max(1, min(line, len(self.lines))), reason)
 
@@ -174,10 +169,7 @@ def _model_field(label: str) -> Field:
 @functools.cache
 def max_length(label: str) -> int:
     """``max_length("Product.name")`` → the model field's max_length."""
-    length = _model_field(label).max_length
-    if length is None:
-        raise LookupError(f"{label} has no max_length")
-    return length
+    return cast(int, _model_field(label).max_length)
 
 
 @functools.cache
@@ -189,3 +181,115 @@ def max_value(label: str) -> int:
 def short(text: str, size: int = 40) -> str:
     """``text`` quoted for a message, cut after ``size`` characters."""
     return repr(text if len(text) <= size else text[:size] + "…")
+
+
+@dataclass(frozen=True)
+class MatrixStory:
+    text: str
+    persona: str
+    category: str
+    group: str | None
+    cells: tuple[tuple[str, CellValue], ...]  # (product name, value) in column order
+    line: int = 0  # (an arena file has none to give)
+
+
+@dataclass(frozen=True)
+class CategoryRecord:
+    name: str
+    blurb: str
+    groups: tuple[str | None, ...]
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    """A product's published standing (the scores are computed again; tests compare them)."""
+
+    product: str
+    vs: str
+    verified: int
+    with_evidence: int
+    disputed: int
+
+
+@dataclass(frozen=True)
+class PersonaWinner:
+    persona: str
+    winner: str
+    score: int
+    runner_up: str | None
+    runner_up_score: int | None
+    story_count: int
+
+
+@dataclass(frozen=True)
+class AdjacentRecord:
+    name: str
+    product_count: int
+    leader: str
+    shares: str | None
+
+
+@dataclass(frozen=True)
+class OverviewPage:
+    path: str
+    name: str
+    description: str
+    story_count: int
+    cell_count: int
+    updated: date
+    evidence_as_of: date
+    products: tuple[str, ...]
+    categories: tuple[CategoryRecord, ...]
+    stories: tuple[MatrixStory, ...]
+    adjacent: tuple[AdjacentRecord, ...]
+    # what only the pages publish (an arena file's scores are computed)
+    leaderboard: tuple[LeaderboardRow, ...] = ()
+    personas: tuple[PersonaWinner, ...] = ()
+
+
+@dataclass(frozen=True)
+class CellDetail:
+    product: str
+    value: CellValue
+    rationale: str
+    evidence: tuple[Quote, ...]
+    line: int
+    # an arena file states every cell: whether its rationale is published, and when its evidence
+    # was last checked
+    published: bool = True
+    evidence_as_of: date | None = None
+
+
+@dataclass(frozen=True)
+class CompareStory:
+    number: int
+    group: str | None
+    persona_label: str
+    text: str
+    weight: int
+    round: str  # product name or arena.scoring.DRAWN
+    cells: tuple[CellDetail, CellDetail]
+    line: int
+
+
+@dataclass(frozen=True)
+class ComparePage:
+    path: str
+    a: str
+    b: str
+    stories: tuple[CompareStory, ...]
+
+
+@dataclass(frozen=True)
+class ArenaRecord:
+    overview: OverviewPage
+    weights: dict[str, int]  # story text → weight, for the stories some page weighs
+    persona_labels: dict[str, str]  # persona slug → label used by the head-to-head pages
+    details: dict[tuple[str, str], CellDetail]  # (story text, product name) → detail
+    products: dict[str, dict[str, Any]]  # by name: the model fields' values
+    compares: tuple[ComparePage, ...] = ()
+    # An arena file states more than the pages: its slug, every cell in full (``exact``: the
+    # import writes those as they are) and the source list (None: left alone).
+    slug: str | None = None
+    exact: bool = False
+    sources: tuple[dict[str, Any], ...] | None = None  # the Source rows' values

@@ -4,7 +4,7 @@ with the rows: a name or slug another row holds is refused as ``FILE: reason`` (
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -12,8 +12,7 @@ from typing import Any
 from django.db.models import F, Model
 from django.utils import timezone
 
-from arena.imports.reading import short
-from arena.imports.records import ArenaRecord
+from arena.imports.reading import ArenaRecord, short
 from arena.models import AdjacentArena, Arena, Category, Persona, SubGroup
 from core.models import VersionedRecord
 from products.models import Product
@@ -88,35 +87,31 @@ def _story(story: Story) -> str:
     return f"{what}, which the pages call {short(story.page_text, 60)}" if story.page_text else what
 
 
-class ProductClashes:
-    """The names and slugs the arena's products hold: ``check`` refuses one another product holds
-    or an earlier listed one takes, so writing in any order never meets the unique constraints."""
+def product_check(path: str, rows: Iterable[Product]) -> Callable[[Any, dict], None]:
+    """What refuses a name or slug another product holds or an earlier listed one takes, before
+    a row (None: a new product) is written: writing in any order never meets the constraints."""
+    rows = list(rows)
+    held = {f: {getattr(p, f): p for p in rows} for f in ("name", "slug")}
+    taken: dict[str, dict[Any, str]] = {"name": {}, "slug": {}}
 
-    FIELDS = ("name", "slug")
-
-    def __init__(self, path: str, rows: Iterable[Product]):
-        self.path = path
-        rows = list(rows)
-        self.held = {f: {getattr(p, f): p for p in rows} for f in self.FIELDS}
-        self.taken: dict[str, dict[Any, str]] = {f: {} for f in self.FIELDS}
-
-    def check(self, row: Product | None, values: dict[str, Any]) -> None:
-        """Before ``row`` (None: a new product) is written with ``values``."""
+    def check(row: Product | None, values: dict[str, Any]) -> None:
         name = values["name"]
-        for key in self.FIELDS:
+        for key in ("name", "slug"):
             value = values[key]
-            holder = self.held[key].get(value)
+            holder = held[key].get(value)
             if holder is not None and (row is None or holder.pk != row.pk):
                 raise ImportRefused(
-                    f"{self.path}: product {name!r} would take the {key} {value!r} of "
+                    f"{path}: product {name!r} would take the {key} {value!r} of "
                     f"{_product(holder)}; rename one of them (nothing was imported)"
                 )
-            earlier = self.taken[key].setdefault(value, name)
+            earlier = taken[key].setdefault(value, name)
             if earlier != name:
                 raise ImportRefused(
-                    f"{self.path}: products {earlier!r} and {name!r} would both have the "
+                    f"{path}: products {earlier!r} and {name!r} would both have the "
                     f"{key} {value!r}; rename one of them (nothing was imported)"
                 )
+
+    return check
 
 
 def _product(product: Product) -> str:
@@ -127,8 +122,13 @@ def _product(product: Product) -> str:
 
 
 @dataclass
-class ImportReport:
+class ImportRun:
+    """One import: what it read, the rows it found or wrote so far, and its report (what
+    ``arena_import`` returns)."""
+
+    record: ArenaRecord
     arena: Arena
+    overwrite: bool = False
     created: bool = False
     default_weight_stories: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
@@ -139,34 +139,6 @@ class ImportReport:
     overwritten: list[str] = field(default_factory=list)
     # (kind, action) → how many rows (IMPORT_KINDS, REPORT_ACTIONS)
     tally: Counter[tuple[str, str]] = field(default_factory=Counter)
-
-    def listed(self, kind: str, action: str, name: str) -> None:
-        """One row named in the ``retired``, ``restored`` or ``removed`` list, and counted."""
-        getattr(self, action).append(f"{kind} {name!r}")
-        self.count(kind, action)
-
-    def count(self, kind: str, action: str, n: int = 1) -> None:
-        self.tally[kind, action] += n
-
-    @property
-    def wrote(self) -> bool:
-        return any(n for (_, action), n in self.tally.items() if action in WRITING_ACTIONS)
-
-    def tally_lines(self) -> list[str]:
-        """``cell: 2 changed, 1 kept`` for each kind the import touched."""
-        counts = {
-            k: [f"{self.tally[k, a]} {a}" for a in REPORT_ACTIONS if self.tally[k, a]]
-            for k in IMPORT_KINDS
-        }
-        return [f"{kind}: {', '.join(parts)}" for kind, parts in counts.items() if parts]
-
-
-@dataclass
-class ImportRun:
-    record: ArenaRecord
-    arena: Arena
-    report: ImportReport
-    overwrite: bool
     # positions are shifted out of the way first so the unique (arena, position) constraints hold
     # while reordering
     offset: int = 10_000_000
@@ -180,6 +152,26 @@ class ImportRun:
     products: dict[str, Product] = field(default_factory=dict)
     stories: dict[str, Story] = field(default_factory=dict)
 
+    def listed(self, kind: str, action: str, name: str) -> None:
+        """One row named in the ``retired``, ``restored`` or ``removed`` list, and counted."""
+        getattr(self, action).append(f"{kind} {name!r}")
+        self.count(kind, action)
+
+    def count(self, kind: str, action: str, n: int = 1) -> None:
+        self.tally[kind, action] += n
+
+    @property
+    def wrote(self) -> bool:  # (an import that wrote nothing leaves the scores alone)
+        return any(n for (_, action), n in self.tally.items() if action in WRITING_ACTIONS)
+
+    def tally_lines(self) -> list[str]:
+        """``cell: 2 changed, 1 kept`` for each kind the import touched."""
+        counts = {
+            k: [f"{self.tally[k, a]} {a}" for a in REPORT_ACTIONS if self.tally[k, a]]
+            for k in IMPORT_KINDS
+        }
+        return [f"{kind}: {', '.join(parts)}" for kind, parts in counts.items() if parts]
+
     @property
     def says(self) -> str:
         return "file says" if self.record.exact else "page says"
@@ -191,22 +183,17 @@ def sync_row(obj: Model, values: dict, *, bump: bool = True) -> bool:
     changed = [k for k, v in values.items() if getattr(obj, k) != v]
     for k in changed:
         setattr(obj, k, values[k])
-    if changed:
+    if bump and changed and isinstance(obj, VersionedRecord):
+        obj.version = F("version") + 1
+        obj.save(update_fields=[*changed, "version"])
+        obj.refresh_from_db(fields=["version"])
+    elif changed:
         obj.save(update_fields=changed)
-        if bump and isinstance(obj, VersionedRecord):
-            type(obj)._base_manager.filter(pk=obj.pk).update(version=F("version") + 1)
-            obj.version += 1
     return bool(changed)
 
 
 def keep_edited(
-    run: ImportRun,
-    row: VersionedRecord,
-    values: dict[str, Any],
-    kind: str,
-    what: str,
-    *,
-    plain: bool = False,
+    run: ImportRun, row: VersionedRecord, values: dict, kind: str, what: str, plain: bool = False
 ) -> bool:
     """What an admin edited on ``row`` since the import that last wrote it is kept over ``values``,
     one report line each; told to overwrite, ``values`` win and the row counts as imported again.
@@ -220,59 +207,32 @@ def keep_edited(
             held, says = repr(held), repr(says)
         line = f"edited {name} {held} of {what} ({day_text(row.edited_at)}; {run.says} {says})"
         if run.overwrite:
-            run.report.overwritten.append(f"overwrote {line}")
+            run.overwritten.append(f"overwrote {line}")
         else:
-            run.report.kept.append(f"kept {line}")
+            run.kept.append(f"kept {line}")
             values[name] = getattr(row, name)
     if run.overwrite and (differing or plain):
         values["imported_at"] = timezone.now()
     if differing and (plain or not run.overwrite):
-        run.report.count(kind, "changed" if run.overwrite else "kept")
+        run.count(kind, "changed" if run.overwrite else "kept")
     return bool(differing)
 
 
-def keep_added(run: ImportRun, row: VersionedRecord, kind: str, what: str) -> bool:
+def keep_added(run: ImportRun, row: Any, kind: str) -> bool:
     """A row the pages no longer list that an admin added or edited since the import that last
     wrote it stays (unless told to overwrite): whether it is kept."""
     if run.overwrite or not row.edited_since_import:
         return False
-    run.report.kept.append(
-        f"kept {what}, added or edited in the admin ({day_text(row.edited_at)}; "
+    run.kept.append(
+        f"kept the {kind} {row.name!r}, added or edited in the admin ({day_text(row.edited_at)}; "
         f"not {'in the file' if run.record.exact else 'on the pages'})"
     )
-    run.report.count(kind, "kept")
+    run.count(kind, "kept")
     return True
-
-
-def place(obj: Category | SubGroup | Product | Story, values: dict, pos: int, was: int) -> bool:
-    """Write a listed row's values and its position; whether what the pages show of it changed."""
-    changed = sync_row(obj, values)
-    sync_row(obj, {"position": pos}, bump=pos != was and not changed)
-    return changed or pos != was
-
-
-def place_after(rows: Iterable[Category | SubGroup | Story | Product], start: int) -> None:
-    """Rows the pages no longer list go after the listed ones, in their old order."""
-    for pos, row in enumerate(sorted(rows, key=lambda r: r.position), start=start):
-        sync_row(row, {"position": pos}, bump=False)
 
 
 def day_text(at: datetime | None) -> str:
     return "" if at is None else f"{timezone.localtime(at):%Y-%m-%d}"
-
-
-def retire_gone(
-    rows: Iterable[Story | Product], what: str, offset: int, listed: int, report: ImportReport
-) -> None:
-    """Retire (never delete) the rows the pages no longer list; ``offset``: the bulk shift."""
-    rows = list(rows)
-    now = timezone.now()
-    for row in rows:
-        row.position += offset
-        if row.retired_at is None:
-            sync_row(row, {"retired_at": now})
-            report.listed(what, "retired", str(row))
-    place_after(rows, listed)
 
 
 def named_rows[Named: (Category, SubGroup, AdjacentArena)](

@@ -1,42 +1,38 @@
 """The import service: an arena written from the ``ArenaRecord`` of either reader, in one
-transaction (docs/importing.md says the rules)."""
+transaction, step by step (docs/importing.md says the rules): the rows listed are active in page
+order, the others retired (stories, products) or removed (the rest)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
 from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
 
 from arena.imports.cells import import_cells
-from arena.imports.records import ArenaRecord
-from arena.imports.rows import (
-    import_adjacent,
-    import_categories,
-    import_personas,
-    import_products,
-    import_sources,
-    import_stories,
-    prune_structure,
+from arena.imports.reading import ArenaRecord
+from arena.imports.run import (
+    ImportRun,
+    day_text,
+    import_arena_find,
+    keep_added,
+    keep_edited,
+    named_rows,
+    product_check,
+    sync_row,
 )
-from arena.imports.run import ImportReport, ImportRun, import_arena_find, keep_edited, sync_row
-from arena.models import Arena, ProductScore
+from arena.models import AdjacentArena, Arena, Category, Persona, ProductScore, Source, SubGroup
 from arena.recompute import arena_mark_stale
 from core.text import arena_slugify
+from products.models import Product
 from stories.models import Story
-
-# The steps of an import after the arena's own row, in order (a step reads what earlier ones found)
-STEPS = (
-    import_categories,
-    import_personas,
-    import_products,
-    import_stories,
-    import_cells,
-    prune_structure,
-    import_adjacent,
-    import_sources,
-)
 
 
 @transaction.atomic
-def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> ImportReport:
+def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> ImportRun:
     """Build or update an arena; twice = once. Moderated or edited values are kept and reported
     (``overwrite_moderated``: written over, recorded publicly); rows no longer listed retire."""
     ov = record.overview
@@ -49,17 +45,23 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
         "evidence_as_of": ov.evidence_as_of,
     }
     arena = found or Arena.objects.create(slug=slug, **fields)
-    report = ImportReport(arena=arena, created=found is None)
-    run = ImportRun(record=record, arena=arena, report=report, overwrite=overwrite_moderated)
+    run = ImportRun(record, arena, overwrite=overwrite_moderated, created=found is None)
     if found is None:
-        report.count("arena", "added")
+        run.count("arena", "added")
     else:
         keep_edited(run, arena, fields, "arena", f"the arena {ov.name!r}")
         if sync_row(arena, fields):
-            report.count("arena", "changed")
-    for step in STEPS:
-        step(run)
-    if report.wrote or not ProductScore.objects.filter(arena=arena).exists():
+            run.count("arena", "changed")
+    # in order: a step reads what earlier ones found
+    _categories(run)
+    _personas(run)
+    _products(run)
+    _stories(run)
+    import_cells(run)
+    _prune_structure(run)
+    _adjacent(run)
+    _sources(run)
+    if run.wrote or not ProductScore.objects.filter(arena=arena).exists():
         arena_mark_stale(arena_id=arena.pk)
     # a persona's label shows on the pages of every arena that asks for it, and its slug keys
     # their stored scores
@@ -70,4 +72,237 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
         .distinct()
     ):
         arena_mark_stale(arena_id=other)
-    return report
+    return run
+
+
+def _products(run: ImportRun) -> None:
+    ov = run.record.overview
+    values = {n: {"name": n, "page_name": n, **run.record.products[n]} for n in ov.products}
+    # found by the name the pages gave it (an admin may have renamed it since)
+    rows = list(Product.all_objects.filter(arena=run.arena))
+    existing = {(p.page_name or p.name): p for p in rows}
+    # a product whose name changed but whose slug did not is the same product, renamed
+    by_slug = {p.slug: key for key, p in existing.items() if key not in ov.products}
+    for name in ov.products:
+        renamed = by_slug.get(values[name]["slug"])
+        if name not in existing and renamed is not None:
+            existing[name] = existing.pop(renamed)
+    check = product_check(ov.path, rows)
+    run.products.update(_write_listed(run, Product, values, existing, check))
+
+
+def _stories(run: ImportRun) -> None:
+    record, ov = run.record, run.record.overview
+    # found by the text the pages gave it (an admin may have reworded it since)
+    existing = {(s.page_text or s.text): s for s in Story.all_objects.filter(arena=run.arena)}
+    listed = {}
+    for ms in ov.stories:
+        weight = record.weights.get(ms.text)
+        listed[ms.text] = values = {
+            "text": ms.text,
+            "page_text": ms.text,
+            "category": run.categories[ms.category],
+            "subgroup": run.subgroups.get((ms.category, ms.group)) if ms.group else None,
+            "persona": run.personas[ms.persona],
+            "weight": weight or settings.ARENA_DEFAULT_STORY_WEIGHT,
+            "weight_published": weight is not None,
+        }
+        story = existing.get(ms.text)
+        if weight is None and story is not None and story.weight_published:
+            # pages that give no weight (an overview page alone) leave a known weight alone
+            values["weight"], values["weight_published"] = story.weight, True
+        elif weight is None:
+            run.default_weight_stories.append(ms.text)
+
+    def edited_weight(story: Story | None, values: dict[str, Any]) -> None:
+        if story is not None and story.edited_since_import and values["weight"] == story.weight:
+            values["weight_published"] = story.weight_published
+
+    run.stories.update(_write_listed(run, Story, listed, existing, edited_weight))
+
+
+def _write_listed[Row: (Product, Story)](
+    run: ImportRun,
+    model: type[Row],
+    listed: dict[str, dict[str, Any]],
+    existing: dict[str, Row],
+    check: Callable[[Any, dict[str, Any]], None],
+) -> dict[str, Row]:
+    """The listed rows in page order, by name (``check``: before a row is written, with what an
+    admin edited kept; a retired one back unless an admin retired it since); the others retired."""
+    kind = "story" if model is Story else "product"
+    model.all_objects.filter(arena=run.arena).update(position=F("position") + run.offset)
+    written: dict[str, Row] = {}
+    for pos, (name, values) in enumerate(listed.items()):
+        row = existing.pop(name, None)
+        if row is None:
+            check(None, values)
+            written[name] = model.all_objects.create(arena=run.arena, position=pos, **values)
+            run.count(kind, "added")
+            continue
+        label = f"the story “{name}”" if kind == "story" else f"the product {name!r}"
+        was = row.position
+        row.position += run.offset  # mirror the bulk shift
+        keep_edited(run, row, values, kind, label, plain=True)
+        if row.retired_at is not None and row.edited_since_import and not run.overwrite:
+            run.kept.append(f"kept {label} retired ({day_text(row.edited_at)}; the pages list it)")
+            run.count(kind, "kept")
+        elif row.retired_at is not None:
+            sync_row(row, {"retired_at": None})
+            run.listed(kind, "restored", name)
+        check(row, values)
+        if _place(row, values, pos, was):
+            run.count(kind, "changed")
+        written[name] = row
+    now = timezone.now()
+    for row in existing.values():  # retired, never deleted
+        row.position += run.offset
+        if row.retired_at is None:
+            sync_row(row, {"retired_at": now})
+            run.listed(kind, "retired", str(row))
+    _place_after(existing.values(), len(written))
+    return written
+
+
+def _categories(run: ImportRun) -> None:
+    """Categories and sub-groups in page order."""
+    ov, arena = run.record.overview, run.arena
+    blurbs = {c.name: {"blurb": c.blurb} for c in ov.categories}
+    cats, gone = _named(run, Category, Category.objects.filter(arena=arena), blurbs, arena=arena)
+    run.categories.update(cats)
+    run.removed_categories.extend(gone)
+    for rec in ov.categories:
+        cat = cats[rec.name]
+        names: dict[str, dict] = {g: {} for g in rec.groups if g is not None}
+        groups, gone_groups = _named(run, SubGroup, cat.subgroups.all(), names, category=cat)
+        run.subgroups.update({(rec.name, name): grp for name, grp in groups.items()})
+        run.gone_groups.extend(gone_groups)
+        _place_after(gone_groups, len(names))
+
+
+def _named[Named: (Category, SubGroup)](
+    run: ImportRun, model: type[Named], rows: Any, listed: dict[str, dict], **parent: Any
+) -> tuple[dict[str, Named], list[Named]]:
+    """The listed rows by name, written in page order, and the rows no longer listed."""
+    kind = "category" if model is Category else "sub-group"
+    rows = list(rows)
+    found = named_rows(rows, listed, run.record.overview.path, kind)
+    gone = {r.pk: r for r in rows}
+    model.objects.filter(pk__in=gone).update(position=F("position") + run.offset)
+    for row in rows:
+        row.position += run.offset  # mirror the bulk shift
+    for pos, (name, more) in enumerate(listed.items()):
+        values = {"name": name, **more}
+        row = found.get(name)
+        if row is None:
+            found[name] = model.objects.create(**parent, **values, page_name=name, position=pos)
+            run.count(kind, "added")
+            continue
+        del gone[row.pk]
+        keep_edited(run, row, values, kind, f"the {kind} {name!r}")
+        if _place(row, values, pos, row.position - run.offset):
+            run.count(kind, "changed")
+        sync_row(row, {"page_name": name}, bump=False)
+    return found, list(gone.values())
+
+
+def _place(obj: Category | SubGroup | Product | Story, values: dict, pos: int, was: int) -> bool:
+    """Write a listed row's values and its position; whether what the pages show of it changed."""
+    changed = sync_row(obj, values)
+    sync_row(obj, {"position": pos}, bump=pos != was and not changed)
+    return changed or pos != was
+
+
+def _place_after(rows: Any, start: int) -> None:
+    """Rows the pages no longer list go after the listed ones, in their old order."""
+    for pos, row in enumerate(sorted(rows, key=lambda r: r.position), start=start):
+        sync_row(row, {"position": pos}, bump=False)
+
+
+def _personas(run: ImportRun) -> None:
+    """Personas are global: the slug from the matrix, the label from the head-to-head pages."""
+    labels = run.record.persona_labels
+    for slug_ in dict.fromkeys(s.persona for s in run.record.overview.stories):
+        label = labels.get(slug_, slug_.replace("-", " "))
+        # by the slug the pages gave it (an admin may have changed it since), else by its slug
+        persona = (
+            Persona.objects.filter(page_slug=slug_).first()
+            or Persona.objects.filter(slug=slug_).first()
+        )
+        if persona is None:
+            persona = Persona.objects.create(slug=slug_, page_slug=slug_, label=label)
+            run.count("persona", "added")
+        else:
+            values = {"slug": slug_} | ({"label": label} if slug_ in labels else {})
+            keep_edited(run, persona, values, "persona", f"the persona {slug_!r}")
+            if sync_row(persona, values):
+                run.count("persona", "changed")
+                run.relabelled.append(persona.pk)
+            sync_row(persona, {"page_slug": slug_}, bump=False)
+        run.personas[slug_] = persona
+
+
+def _prune_structure(run: ImportRun) -> None:
+    """Categories and sub-groups the pages no longer list go, unless a retired story uses them."""
+    used = list(Story.all_objects.filter(arena=run.arena).values_list("category_id", "subgroup_id"))
+    used_cats, used_groups = {c for c, _ in used}, {g for _, g in used}
+    for g in run.gone_groups:
+        if g.pk not in used_groups and not keep_added(run, g, "sub-group"):
+            run.listed("sub-group", "removed", g.name)
+            g.delete()
+    kept_cats = []
+    for c in run.removed_categories:
+        if c.pk in used_cats or keep_added(run, c, "category"):
+            kept_cats.append(c)
+        else:
+            run.listed("category", "removed", c.name)
+            c.delete()
+    _place_after(kept_cats, len(run.categories))
+
+
+def _adjacent(run: ImportRun) -> None:
+    """The adjacent arenas, as the pages list them (an admin's order of them stays too: no place
+    is unique)."""
+    ov, arena = run.record.overview, run.arena
+    rows = list(AdjacentArena.objects.filter(arena=arena))
+    found = named_rows(rows, [a.name for a in ov.adjacent], ov.path, "adjacent arena")
+    gone = {a.pk: a for a in rows}
+    for pos, adj in enumerate(ov.adjacent):
+        values = {
+            "product_count": adj.product_count,
+            "leader": adj.leader,
+            "shares": adj.shares or "",
+            "position": pos,
+        }
+        obj = found.get(adj.name)
+        if obj is None:
+            AdjacentArena.objects.create(arena=arena, name=adj.name, page_name=adj.name, **values)
+            run.count("adjacent arena", "added")
+            continue
+        del gone[obj.pk]
+        values["name"] = adj.name
+        keep_edited(run, obj, values, "adjacent arena", f"the adjacent arena {adj.name!r}")
+        if sync_row(obj, values):
+            run.count("adjacent arena", "changed")
+        sync_row(obj, {"page_name": adj.name}, bump=False)
+    for obj in gone.values():
+        if not keep_added(run, obj, "adjacent arena"):
+            run.listed("adjacent arena", "removed", obj.name)
+            obj.delete()
+
+
+def _sources(run: ImportRun) -> None:
+    """The arena's source list as a file states it (pages state none: left alone)."""
+    if run.record.sources is None:
+        return
+    existing = {s.key: s for s in Source.objects.filter(arena=run.arena)}
+    for values in run.record.sources:
+        row = existing.pop(values["key"], None)
+        if row is None:
+            Source.objects.create(arena=run.arena, **values)
+            run.count("source", "added")
+        elif sync_row(row, values):
+            run.count("source", "changed")
+    for row in existing.values():
+        run.listed("source", "removed", row.key)
+        row.delete()

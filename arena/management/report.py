@@ -9,9 +9,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import IntegrityError, connection, transaction
 
-from arena.imports.reading import PageError
-from arena.imports.records import ArenaRecord
-from arena.imports.run import ImportRefused, ImportReport
+from arena.imports.reading import ArenaRecord, PageError
+from arena.imports.run import ImportRefused, ImportRun
 from arena.imports.service import arena_import
 from core.conflicts import EditConflict
 
@@ -30,7 +29,7 @@ class ImportCommand(BaseCommand):
 
     def run_import(
         self, reader: Callable[[Any], ArenaRecord], source: Any, *, overwrite: bool, check: bool
-    ) -> tuple[ArenaRecord, ImportReport]:
+    ) -> tuple[ArenaRecord, ImportRun]:
         """The record read and imported; ``check``: rolled back after the deferred constraints
         are checked (the same rules and messages)."""
         try:
@@ -54,14 +53,14 @@ class ImportCommand(BaseCommand):
             ) from None
         return record, report
 
-    def summary(self, record: ArenaRecord, report: ImportReport) -> str:
+    def summary(self, record: ArenaRecord, report: ImportRun) -> str:
         """``Created arena 'Name' (slug): 53 stories, 318 cells`` (or Updated, or Unchanged:)."""
         verb = "Created" if report.created else ("Updated" if report.wrote else "Unchanged:")
         arena, stories = report.arena, len(record.overview.stories)
         cells = stories * len(record.overview.products)
         return f"{verb} arena {arena.name!r} ({arena.slug}): {stories} stories, {cells} cells"
 
-    def report_lines(self, report: ImportReport) -> list[str]:
+    def report_lines(self, report: ImportRun) -> list[str]:
         """The report's lines after the summary."""
         given, where = self.given, self.where
         lines = report.tally_lines()

@@ -19,8 +19,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from arena import dataformat
-from arena.imports.arena_file import read_arena_json
-from arena.imports.json_doc import line_of, pointer
+from arena.imports.arena_file import line_of, pointer, read_arena_json
 from arena.imports.reading import max_length
 from arena.imports.run import ImportRefused
 from arena.imports.service import arena_import

@@ -6,8 +6,7 @@ import pytest
 from django.apps import apps
 
 from arena.imports.pages import read_arena
-from arena.imports.reading import PageError
-from arena.imports.records import PersonaWinner
+from arena.imports.reading import PageError, PersonaWinner
 from stories.values import CellValue, CellValueError, Proof, Verdict, parse_quality
 
 
