@@ -25,8 +25,7 @@ from arena.imports.records import (
 from core.text import arena_slugify, slug_problem
 from core.uris import uri_encode, uri_problem
 from products.facts import licence_problem
-from stories.evidence import Quote
-from stories.values import CellValue
+from stories.values import CellValue, Quote
 
 
 def read_arena_json(path: str | Path) -> ArenaRecord:

@@ -15,11 +15,9 @@ from arena.imports.records import CellDetail
 from arena.imports.run import ImportRun, day_text
 from arena.models import Arena
 from products.models import Product
-from stories.corrections import KEEP, Imported
-from stories.evidence import Quote, evidence_rows
 from stories.models import Cell, CellChange, Evidence, Story
-from stories.services import cell_correct
-from stories.values import CellValue
+from stories.services import KEEP, Imported, cell_correct, evidence_rows
+from stories.values import CellValue, Quote
 
 MODERATED = (CellChange.Kind.FLAG, CellChange.Kind.ADMIN)
 

@@ -6,8 +6,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from stories.evidence import Quote
-from stories.values import CellValue
+from stories.values import CellValue, Quote
 
 
 @dataclass(frozen=True)
