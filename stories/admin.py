@@ -22,8 +22,14 @@ from core.moderators import user_can_moderate
 from stories import freshness
 from stories.forms import CellForm, StoryForm
 from stories.models import Cell, CellChange, CellQuerySet, Evidence, StaleCell, Story
-from stories.services import cell_edit, evidence_add, evidence_update
-from stories.story_services import story_add, story_retire, story_update
+from stories.services import (
+    cell_edit,
+    evidence_add,
+    evidence_update,
+    story_add,
+    story_retire,
+    story_update,
+)
 
 
 def save_cell_form(form: VersionedForm, user: AbstractBaseUser | AnonymousUser) -> None:

@@ -1,6 +1,6 @@
-"""Writes of a cell. ``cell_correct`` is the one way its judgement changes (an upheld flag, an
-editor's edit, an import): under the cell's lock, as one new version, with a public record; a
-cell's evidence quotes are written under the same lock."""
+"""Writes of stories and cells. ``cell_correct`` is the one way a cell's judgement changes (an
+upheld flag, an editor's edit, an import): under the cell's lock, as one new version, with a
+public record; its evidence quotes are written under the same lock."""
 
 from __future__ import annotations
 
@@ -17,14 +17,15 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from core.conflicts import EditConflict
+from core.conflicts import EditConflict, Fields, editable_update, retire_set
 from core.edits import merge_edit
 from core.signals import arena_content_changed, arena_mark_stale
 from core.text import clean_text
+from products.models import Product
 from stories import freshness
 from stories.models import Cell, CellChange, Evidence, Story
 from stories.selectors import cell_last_change_note
-from stories.values import JUDGEMENT_FIELDS, CellValue, Quote
+from stories.values import JUDGEMENT_FIELDS, CellValue, Quote, Verdict
 
 Actor = AbstractBaseUser | AnonymousUser  # who makes a change (anonymous, or an import: no one)
 # a moderator's or an editor's: the cell is checked that day, and theirs until an import
@@ -289,3 +290,59 @@ def cell_edit(
         setattr(cell, name, getattr(current, name))
     cell.version = current.version
     return sorted(write)
+
+
+@transaction.atomic
+def story_update(
+    *, story: Story, changes: Fields, base_version: int | None = None, base: Fields | None = None
+) -> list[str]:
+    """An editor's change of a story (``editable_update``); the fields written."""
+    if "weight" in changes:
+        changes = {**changes, "weight_published": True}
+    return editable_update(
+        story,
+        what="story",
+        changes=changes,
+        base_version=base_version,
+        base=base,
+        score_fields=("weight", "persona", "category", "subgroup"),
+    )
+
+
+@transaction.atomic
+def story_add(*, story: Story) -> Story:
+    """Save a new story with an ``n/a`` cell for every product of its arena."""
+    story.text = clean_text(story.text).strip()
+    story.full_clean(validate_constraints=False)
+    story.save()
+    cells_fill(arena_id=story.arena_id, story=story)
+    arena_mark_stale(arena_id=story.arena_id)
+    return story
+
+
+def cells_fill(
+    *, arena_id: int, story: Story | None = None, product: Product | None = None
+) -> None:
+    """An ``n/a`` cell for every pair of the arena (of ``story`` or ``product``) that has none."""
+    stories = Story.all_objects.filter(arena_id=arena_id)
+    products = Product.all_objects.filter(arena_id=arena_id)
+    if story is not None:
+        stories = stories.filter(pk=story.pk)
+    if product is not None:
+        products = products.filter(pk=product.pk)
+    Cell.objects.bulk_create(
+        [Cell(story=s, product=p, verdict=Verdict.NA) for s in stories for p in products],
+        ignore_conflicts=True,
+    )
+
+
+def cells_fill_placed(sender: Any, *, row: Story | Product, **kwargs: Any) -> None:
+    if isinstance(row, Story):
+        cells_fill(arena_id=row.arena_id, story=row)
+    else:
+        cells_fill(arena_id=row.arena_id, product=row)
+
+
+@transaction.atomic
+def story_retire(*, story: Story, retired: bool = True) -> bool:
+    return retire_set(story, retired=retired)
