@@ -11,4 +11,4 @@ class StoriesConfig(AppConfig):
         from stories import services
 
         # a story or product placed on its arena gets a cell for every pair it makes
-        signals.placed.connect(services.cells_fill_placed, dispatch_uid="stories-cells")
+        signals.placed.connect(services.cells_fill, dispatch_uid="stories-cells")

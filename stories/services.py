@@ -101,23 +101,17 @@ def rationale_writes(
     if rationale is not None:
         rationale = clean_text(rationale)
         if rationale != current.rationale:
-            write.update(rationale=rationale, detail_edited_at=at, edited_at=at)
-            write["rationale_predates"] = None
+            write.update(
+                rationale=rationale, detail_edited_at=at, edited_at=at, rationale_predates=None
+            )
         if corrected:
             write.update(rationale_predates=None, rationale_rewritten_at=at)
         return write
-    kept_judgement = (old.verdict, old.quality) == (new.verdict, new.quality)
-    # (a clock set back: the database refuses a rewrite after the mark)
-    rewritten_later = (
-        current.rationale_rewritten_at is not None and current.rationale_rewritten_at >= at
-    )
-    if (
-        corrected
-        and not kept_judgement
-        and current.rationale_predates is None
-        and not rewritten_later
-    ):
-        write["rationale_predates"] = at
+    moved = (old.verdict, old.quality) != (new.verdict, new.quality)
+    rewritten = current.rationale_rewritten_at  # (a clock set back: no mark before it)
+    if corrected and moved and current.rationale_predates is None:
+        if rewritten is None or rewritten < at:
+            write["rationale_predates"] = at
     return write
 
 
@@ -315,32 +309,23 @@ def story_add(*, story: Story) -> Story:
     story.text = clean_text(story.text).strip()
     story.full_clean(validate_constraints=False)
     story.save()
-    cells_fill(arena_id=story.arena_id, story=story)
+    cells_fill(row=story)
     arena_mark_stale(arena_id=story.arena_id)
     return story
 
 
-def cells_fill(
-    *, arena_id: int, story: Story | None = None, product: Product | None = None
-) -> None:
-    """An ``n/a`` cell for every pair of the arena (of ``story`` or ``product``) that has none."""
-    stories = Story.all_objects.filter(arena_id=arena_id)
-    products = Product.all_objects.filter(arena_id=arena_id)
-    if story is not None:
-        stories = stories.filter(pk=story.pk)
-    if product is not None:
-        products = products.filter(pk=product.pk)
+def cells_fill(sender: Any = None, *, row: Story | Product, **kwargs: Any) -> None:
+    """An ``n/a`` cell for every pair ``row`` (a story or a product) makes that has none."""
+    stories = Story.all_objects.filter(arena_id=row.arena_id)
+    products = Product.all_objects.filter(arena_id=row.arena_id)
+    if isinstance(row, Story):
+        stories = stories.filter(pk=row.pk)
+    else:
+        products = products.filter(pk=row.pk)
     Cell.objects.bulk_create(
         [Cell(story=s, product=p, verdict=Verdict.NA) for s in stories for p in products],
         ignore_conflicts=True,
     )
-
-
-def cells_fill_placed(sender: Any, *, row: Story | Product, **kwargs: Any) -> None:
-    if isinstance(row, Story):
-        cells_fill(arena_id=row.arena_id, story=row)
-    else:
-        cells_fill(arena_id=row.arena_id, product=row)
 
 
 @transaction.atomic
