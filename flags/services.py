@@ -26,10 +26,9 @@ from flags.forms import FLAG_FIELDS, DecisionForm, FlagForm
 from flags.models import Flag, FlagClient, ModeratorAction, ReviewItem, Status
 from flags.notices import notices_flag_filed, notices_item_decided
 from flags.selectors import review_item_proposal
-from stories.evidence import Quote
 from stories.models import Cell, CellChange
 from stories.services import cell_correct
-from stories.values import CellValue
+from stories.values import CellValue, Quote
 
 ACCEPTED_SOURCE = "community"  # the evidence source of a flag's URL accepted by a moderator
 NO_SOURCE = "No flag in this decision gives a source URL to accept as evidence."

@@ -11,9 +11,9 @@ from arena.models import Arena, Category, Persona, SubGroup
 from arena.recompute import arena_recompute_scores
 from products.models import Product
 from stories import freshness
-from stories.evidence import Quote, evidence_rows
 from stories.models import Cell, Evidence, Story
-from stories.values import CellValue, Proof, Verdict
+from stories.services import evidence_rows
+from stories.values import CellValue, Proof, Quote, Verdict
 
 PERSONAS = (
     ("agent-builder", "agent builder"),

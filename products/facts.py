@@ -63,27 +63,16 @@ def licence_problem(text: str) -> str | None:
     return None
 
 
-def licence_error(text: str) -> str | None:
-    problem = licence_problem(text)
-    if problem is None or problem.startswith("'"):
-        return problem
-    return f"{text!r} {problem}"
-
-
-def licence_ids(text: str) -> set[str]:
-    words = _TOKEN.findall(text)
-    return {
-        w.removesuffix("+")
-        for i, w in enumerate(words)
-        if _known(w) and (i == 0 or words[i - 1] != "WITH")
-    }
-
-
 def open_source(text: str) -> bool | None:
     """By the OSI's list: with ``OR`` one approved choice is enough; None when none is stated."""
     if not text:
         return None
-    ids = licence_ids(text)
+    words = _TOKEN.findall(text)
+    ids = {
+        w.removesuffix("+")
+        for i, w in enumerate(words)
+        if _known(w) and (i == 0 or words[i - 1] != "WITH")
+    }
     if " OR " in f" {text} ":
         return any(i in OSI_APPROVED for i in ids)
     return bool(ids) and all(i in OSI_APPROVED for i in ids)

@@ -6,7 +6,7 @@ from django.urls import reverse
 from core.models import EditableRecord
 from core.text import PRODUCT_SLUG_PATTERN, validate_one_line, validate_product_slug
 from core.uris import URIField
-from products.facts import licence_error
+from products.facts import licence_problem
 
 
 class Hosting(models.TextChoices):
@@ -66,8 +66,9 @@ class Product(EditableRecord):
         return self.name
 
     def clean(self) -> None:
-        if problem := licence_error(self.licence):
-            raise ValidationError({"licence": problem})
+        if problem := licence_problem(self.licence):
+            named = problem.startswith("'")  # (else the problem is with the whole text)
+            raise ValidationError({"licence": problem if named else f"{self.licence!r} {problem}"})
 
     def get_absolute_url(self) -> str:
         return reverse("product-detail", args=[self.arena.slug, self.slug])

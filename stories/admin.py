@@ -19,16 +19,14 @@ from core.admin_base import ReadOnly, RecordAdmin, RefusesStaleSaves
 from core.conflicts import EditConflict
 from core.forms import VersionedForm
 from core.moderators import user_can_moderate
-from stories import freshness
+from stories import freshness, services
 from stories.forms import CellForm, StoryForm
 from stories.models import Cell, CellChange, CellQuerySet, Evidence, StaleCell, Story
-from stories.services import cell_edit, evidence_add, evidence_update
-from stories.story_services import story_add, story_retire, story_update
 
 
 def save_cell_form(form: VersionedForm, user: AbstractBaseUser | AnonymousUser) -> None:
     """Only the fields the editor changed, checked against the version they read."""
-    cell_edit(
+    services.cell_edit(
         cell=form.instance,
         changes=form.changes(),
         base_version=form.base_version(),
@@ -38,27 +36,23 @@ def save_cell_form(form: VersionedForm, user: AbstractBaseUser | AnonymousUser) 
     )
 
 
-def save_quote_form(form: Any, cell: Cell) -> None:
-    """A quote added or edited: checked on the day of the edit, never typed in."""
-    data = form.cleaned_data
-    if form.instance.pk:
-        evidence_update(evidence=form.instance, changes={n: data.get(n) for n in form.changed_data})
-    else:
-        form.instance = evidence_add(
-            cell=cell, source=data["source"], quote=data["quote"], url=data.get("url") or ""
+class CellColumns:
+    """The story and the evidence date, with "stale" when it is: the columns of cell lists."""
+
+    @admin.display(description="story", ordering="story__position")
+    def story_text(self, obj: Cell) -> str:
+        return obj.story.text[:100]
+
+    @admin.display(description="evidence as of", ordering="evidence_as_of")
+    def evidence_checked(self, obj: Cell) -> SafeString:
+        today, as_of = freshness.today(), obj.evidence_as_of
+        stale = freshness.is_stale(obj.verdict, as_of, today=today, days=freshness.stale_days())
+        return format_html(
+            "{}{} <span>({})</span>",
+            "" if as_of is None else f"{as_of:%Y-%m-%d} ",
+            "· stale" if stale else "",
+            freshness.age_text(freshness.age_days(as_of, today=today)),
         )
-
-
-def evidence_age_html(cell: Cell) -> SafeString:
-    """A cell's evidence date and age, with "stale" when it is."""
-    today, as_of = freshness.today(), cell.evidence_as_of
-    stale = freshness.is_stale(cell.verdict, as_of, today=today, days=freshness.stale_days())
-    return format_html(
-        "{}{} <span>({})</span>",
-        "" if as_of is None else f"{as_of:%Y-%m-%d} ",
-        "· stale" if stale else "",
-        freshness.age_text(freshness.age_days(as_of, today=today)),
-    )
 
 
 class EvidenceInline(admin.TabularInline):
@@ -87,7 +81,7 @@ class CellChangeInline(ReadOnly, admin.TabularInline):
 
 
 @admin.register(Cell)
-class CellAdmin(RefusesStaleSaves):
+class CellAdmin(CellColumns, RefusesStaleSaves):
     form = CellForm
     list_display = [
         "__str__",
@@ -132,19 +126,11 @@ class CellAdmin(RefusesStaleSaves):
         "evidence_as_of",
     ]
 
-    @admin.display(description="story", ordering="story__position")
-    def story_text(self, obj: Cell) -> str:
-        return obj.story.text[:80]
-
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # cells are created with their story or product
 
     def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
-
-    @admin.display(description="evidence as of", ordering="evidence_as_of")
-    def evidence_checked(self, obj: Cell) -> SafeString:
-        return evidence_age_html(obj)
 
     def save_model(self, request: HttpRequest, obj: Cell, form: Any, change: bool) -> None:
         try:
@@ -153,11 +139,21 @@ class CellAdmin(RefusesStaleSaves):
             self.refuse(request, exc)
 
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
-        self.save_forms(request, formset, lambda f: save_quote_form(f, form.instance))
+        def save_quote(quote: Any) -> None:  # checked on the day of the edit, never typed in
+            data = quote.cleaned_data
+            if quote.instance.pk:
+                changes = {n: data.get(n) for n in quote.changed_data}
+                services.evidence_update(evidence=quote.instance, changes=changes)
+            else:
+                quote.instance = services.evidence_add(
+                    cell=form.instance, source=data["source"], quote=data["quote"], url=data["url"]
+                )
+
+        self.save_forms(request, formset, save_quote)
 
 
 @admin.register(StaleCell)
-class StaleEvidenceAdmin(ReadOnly, admin.ModelAdmin):
+class StaleEvidenceAdmin(CellColumns, ReadOnly, admin.ModelAdmin):
     """Judged cells on the pages whose evidence is older than ``EVIDENCE_STALE_DAYS``, the
     heaviest stories first, then the oldest evidence; each links to the cell's edit page."""
 
@@ -167,7 +163,7 @@ class StaleEvidenceAdmin(ReadOnly, admin.ModelAdmin):
         "story__arena",
         "story__weight",
         "verdict_label",
-        "checked",
+        "evidence_checked",
     ]
     list_display_links = None
     list_filter = ["story__arena", "story__category", "verdict"]
@@ -199,17 +195,9 @@ class StaleEvidenceAdmin(ReadOnly, admin.ModelAdmin):
             f"Edit {obj.product.name}'s cell",
         )
 
-    @admin.display(description="story", ordering="story__position")
-    def story_text(self, obj: StaleCell) -> str:
-        return obj.story.text[:100]
-
     @admin.display(description="verdict")
     def verdict_label(self, obj: StaleCell) -> str:
         return obj.value.label()
-
-    @admin.display(description="evidence as of", ordering="evidence_as_of")
-    def checked(self, obj: StaleCell) -> SafeString:
-        return evidence_age_html(obj)
 
 
 class CellInline(admin.TabularInline):
@@ -231,7 +219,8 @@ class CellInline(admin.TabularInline):
 @admin.register(Story)
 class StoryAdmin(RecordAdmin):
     form = StoryForm
-    add_service, update_service, retire_service = story_add, story_update, story_retire
+    add_service, update_service = services.story_add, services.story_update
+    retire_service = services.story_retire
     list_display = [
         "position",
         "text",

@@ -8,7 +8,7 @@ class StoriesConfig(AppConfig):
 
     def ready(self) -> None:
         from core import signals
-        from stories import story_services
+        from stories import services
 
         # a story or product placed on its arena gets a cell for every pair it makes
-        signals.placed.connect(story_services.cells_fill_placed, dispatch_uid="stories-cells")
+        signals.placed.connect(services.cells_fill, dispatch_uid="stories-cells")

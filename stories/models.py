@@ -156,7 +156,7 @@ class Cell(models.Model):
     imported_at = models.DateTimeField(
         null=True, blank=True, help_text="When an import last wrote the cell's content"
     )
-    # whether the rationale still argues for the judgement shown (stories.corrections)
+    # whether the rationale still argues for the judgement shown (stories.services)
     rationale_predates = models.DateTimeField(
         null=True,
         blank=True,

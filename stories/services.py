@@ -1,11 +1,14 @@
-"""Writes of a cell. ``cell_correct`` is the one way its judgement changes (an upheld flag, an
-editor's edit, an import): under the cell's lock, as one new version, with a public record."""
+"""Writes of stories and cells. ``cell_correct`` is the one way a cell's judgement changes (an
+upheld flag, an editor's edit, an import): under the cell's lock, as one new version, with a
+public record; its evidence quotes are written under the same lock."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from datetime import date
-from typing import Any, TypedDict, Unpack
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from enum import Enum
+from typing import Any, Literal, TypedDict, Unpack
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser, User
@@ -14,26 +17,119 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from core.conflicts import EditConflict
+from core.conflicts import EditConflict, Fields, editable_update, retire_set
 from core.edits import merge_edit
 from core.signals import arena_content_changed, arena_mark_stale
 from core.text import clean_text
+from products.models import Product
 from stories import freshness
-from stories.corrections import Imported, imported_writes, judgement_writes, rationale_writes
-from stories.evidence import (
-    EVIDENCE_FIELDS,
-    Quote,
-    evidence_checked_writes,
-    evidence_errors,
-    evidence_insert,
-    evidence_new,
-    evidence_rows,
-)
 from stories.models import Cell, CellChange, Evidence, Story
 from stories.selectors import cell_last_change_note
-from stories.values import JUDGEMENT_FIELDS, CellValue
+from stories.values import JUDGEMENT_FIELDS, CellValue, Quote, Verdict
 
 Actor = AbstractBaseUser | AnonymousUser  # who makes a change (anonymous, or an import: no one)
+# a moderator's or an editor's: the cell is checked that day, and theirs until an import
+JUDGED_ON_THE_DAY = frozenset({CellChange.Kind.ADMIN, CellChange.Kind.FLAG})
+EVIDENCE_FIELDS = ("source", "quote", "url")
+
+
+def evidence_new(quote: Quote) -> Evidence:
+    """A moderator's or an editor's quote as stored; ValidationError per field."""
+    evidence = Evidence(
+        source=clean_text(quote.source).strip(),
+        quote=clean_text(quote.quote).strip(),
+        url=(quote.url or "").strip(),
+        checked_on=quote.checked_on or freshness.today(),
+    )
+    evidence.full_clean(exclude=["cell", "position", "checked_on"], validate_unique=False)
+    return evidence
+
+
+def evidence_rows(cell: Cell, quotes: Iterable[Quote]) -> list[Evidence]:
+    """An import's or the generator's quotes as rows of the cell, not yet stored."""
+    return [Evidence(cell=cell, position=position, **vars(q)) for position, q in enumerate(quotes)]
+
+
+def evidence_checked_writes(
+    as_of: date | None, days: Sequence[date | None], at: datetime
+) -> dict[str, Any]:
+    """Quotes checked on ``days``: the cell's date moves up and its detail is published."""
+    return {
+        "evidence_as_of": freshness.newest(as_of, *days),
+        "detail_published": True,
+        "edited_at": at,
+    }
+
+
+class _Keep(Enum):
+    KEEP = "keep"
+
+
+KEEP = _Keep.KEEP  # ``Imported.as_of``: the cell's date stays
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What an import writes of a cell beside its judgement (None: kept as it is)."""
+
+    rationale: str | None = None
+    published: bool = False
+    quotes: Sequence[Quote] | None = None
+    as_of: date | None | Literal[_Keep.KEEP] = KEEP
+
+
+def judgement_writes(current: Cell, new: CellValue, *, kind: str, at: datetime) -> dict[str, Any]:
+    write = new.fields()
+    if kind in JUDGED_ON_THE_DAY:
+        write["evidence_as_of"] = freshness.newest(current.evidence_as_of, freshness.today())
+        write["edited_at"] = at
+    return write
+
+
+def rationale_writes(
+    current: Cell,
+    rationale: str | None,
+    old: CellValue,
+    new: CellValue,
+    *,
+    at: datetime,
+    corrected: bool,
+) -> dict[str, Any]:
+    """A new rationale (None: kept) and its marks: written with an upheld flag it is marked
+    rewritten; kept by one that moved the verdict or quality it predates it (the first such)."""
+    write: dict[str, Any] = {}
+    if rationale is not None:
+        rationale = clean_text(rationale)
+        if rationale != current.rationale:
+            write.update(
+                rationale=rationale, detail_edited_at=at, edited_at=at, rationale_predates=None
+            )
+        if corrected:
+            write.update(rationale_predates=None, rationale_rewritten_at=at)
+        return write
+    moved = (old.verdict, old.quality) != (new.verdict, new.quality)
+    rewritten = current.rationale_rewritten_at  # (a clock set back: no mark before it)
+    if corrected and moved and current.rationale_predates is None:
+        if rewritten is None or rewritten < at:
+            write["rationale_predates"] = at
+    return write
+
+
+def imported_writes(
+    current: Cell, imported: Imported, *, moved: bool, kind: str, at: datetime
+) -> dict[str, Any]:
+    """What an import writes beside the judgement; an import over a moderated cell takes it up."""
+    write: dict[str, Any] = {"imported_at": at} if kind == CellChange.Kind.IMPORT_OVERRIDE else {}
+    if imported.rationale is not None:
+        reworded = imported.rationale != current.rationale
+        write.update(rationale=imported.rationale, detail_published=imported.published)
+        if reworded or moved:
+            write["rationale_predates"] = None
+        if reworded:
+            write["rationale_rewritten_at"] = None
+    if imported.as_of is not KEEP:
+        write["evidence_as_of"] = imported.as_of
+    return write
 
 
 class Correction(TypedDict, total=False):
@@ -49,24 +145,17 @@ class Correction(TypedDict, total=False):
 
 
 def cell_correct(
-    *, cell: Cell, value: CellValue, **correction: Unpack[Correction]
-) -> CellChange | None:
-    """Correct a cell's judgement to ``value`` (with a rationale, quotes or what an import states);
-    the record made, or None when the judgement stays (unless ``record_unchanged``). EditConflict
-    when the cell moved past ``expected_version``; ValidationError per field."""
-    return _correct(cell=cell, value=value, **correction)[0]
-
-
-def _correct(
     *, cell: Cell, value: CellValue | None, **correction: Unpack[Correction]
-) -> tuple[CellChange | None, list[Evidence]]:
+) -> CellChange | None:
+    """Correct a cell's judgement to ``value`` (None: kept) with a rationale, quotes or what an
+    import states; the record made, or None when the judgement stays (unless
+    ``record_unchanged``). EditConflict when the cell moved past ``expected_version``;
+    ValidationError per field."""
     by, note = correction.get("by"), correction.get("note", "")
     kind = correction.get("kind", CellChange.Kind.ADMIN)
     expected_version, rationale = correction.get("expected_version"), correction.get("rationale")
     quotes, imported = correction.get("quotes", ()), correction.get("imported")
-    record_unchanged = correction.get("record_unchanged", False)
-    errors = value.errors() if value is not None else {}
-    if errors:
+    if value is not None and (errors := value.errors()):
         raise ValidationError(errors)
     added = [evidence_new(q) for q in quotes]
     with transaction.atomic():
@@ -76,7 +165,7 @@ def _correct(
         at = timezone.now()
         old = CellValue.of(current)
         new = old if value is None else value
-        recorded = new != old or record_unchanged
+        recorded = new != old or correction.get("record_unchanged", False)
         write = judgement_writes(current, new, kind=kind, at=at) if recorded else {}
         corrected = recorded and kind == CellChange.Kind.FLAG
         write.update(rationale_writes(current, rationale, old, new, at=at, corrected=corrected))
@@ -86,7 +175,7 @@ def _correct(
             as_of = write.get("evidence_as_of", current.evidence_as_of)
             write.update(evidence_checked_writes(as_of, [e.checked_on for e in added], at))
         if not write and imported is None:
-            return None, []
+            return None
         updated = Cell.objects.filter(pk=cell.pk, version=current.version).update(
             version=F("version") + 1, **write
         )
@@ -103,26 +192,25 @@ def _correct(
                 changed_at=at,
                 note=clean_text(note).strip(),
             )
-        evidence = _quotes_store(cell, imported, added)
+        _quotes_store(cell, imported, added)
         for name, written in write.items():
             setattr(cell, name, written)
         cell.version = current.version + 1
         if correction.get("mark_arena", True):
-            arena_id = _arena_of(current)
-            if recorded:
-                arena_mark_stale(arena_id=arena_id)
-            else:
-                arena_content_changed(arena_id=arena_id)
-    return change, evidence
+            mark = arena_mark_stale if recorded else arena_content_changed
+            mark(arena_id=_arena_of(current))
+    return change
 
 
-def _quotes_store(cell: Cell, imported: Imported | None, added: list[Evidence]) -> list[Evidence]:
+def _quotes_store(cell: Cell, imported: Imported | None, added: list[Evidence]) -> None:
     if imported is not None and imported.quotes is not None:
         Evidence.objects.filter(cell_id=cell.pk).delete()
-        return Evidence.objects.bulk_create(evidence_rows(cell, imported.quotes))
-    if added:
-        return evidence_insert(cell.pk, added)
-    return []
+        added = evidence_rows(cell, imported.quotes)
+    elif added:
+        last = Evidence.objects.filter(cell_id=cell.pk).order_by("-position").first()
+        for position, row in enumerate(added, start=0 if last is None else last.position + 1):
+            row.cell_id, row.position = cell.pk, position
+    Evidence.objects.bulk_create(added)
 
 
 def _arena_of(cell: Cell) -> int:
@@ -134,8 +222,8 @@ def evidence_add(
     *, cell: Cell, source: str, quote: str, url: str = "", checked_on: date | None = None
 ) -> Evidence:
     """Add a quote after the cell's others, checked on ``checked_on`` (default: today)."""
-    quotes = [Quote(source=source, quote=quote, url=url, checked_on=checked_on)]
-    return _correct(cell=cell, value=None, quotes=quotes)[1][0]
+    cell_correct(cell=cell, value=None, quotes=[Quote(source, quote, url, checked_on)])
+    return cell.evidence.order_by("-position")[0]
 
 
 @transaction.atomic
@@ -148,8 +236,7 @@ def evidence_update(*, evidence: Evidence, changes: Mapping[str, Any]) -> list[s
         return []
     for name, value in {**write, "checked_on": freshness.today()}.items():
         setattr(current, name, value)
-    if errors := evidence_errors(current):
-        raise ValidationError(errors)
+    current.full_clean(exclude=["cell", "position", "checked_on"], validate_unique=False)
     current.save(update_fields=[*write, "checked_on"])
     for name in (*write, "checked_on"):
         setattr(evidence, name, getattr(current, name))
@@ -185,7 +272,7 @@ def cell_edit(
         if conflicts:
             raise EditConflict("cell", conflicts, current, cell_last_change_note(cell.pk))
         if write:
-            _correct(
+            cell_correct(
                 cell=current,
                 value=CellValue.from_fields({**now, **write}),
                 by=by,
@@ -197,3 +284,50 @@ def cell_edit(
         setattr(cell, name, getattr(current, name))
     cell.version = current.version
     return sorted(write)
+
+
+@transaction.atomic
+def story_update(
+    *, story: Story, changes: Fields, base_version: int | None = None, base: Fields | None = None
+) -> list[str]:
+    """An editor's change of a story (``editable_update``); the fields written."""
+    if "weight" in changes:
+        changes = {**changes, "weight_published": True}
+    return editable_update(
+        story,
+        what="story",
+        changes=changes,
+        base_version=base_version,
+        base=base,
+        score_fields=("weight", "persona", "category", "subgroup"),
+    )
+
+
+@transaction.atomic
+def story_add(*, story: Story) -> Story:
+    """Save a new story with an ``n/a`` cell for every product of its arena."""
+    story.text = clean_text(story.text).strip()
+    story.full_clean(validate_constraints=False)
+    story.save()
+    cells_fill(row=story)
+    arena_mark_stale(arena_id=story.arena_id)
+    return story
+
+
+def cells_fill(sender: Any = None, *, row: Story | Product, **kwargs: Any) -> None:
+    """An ``n/a`` cell for every pair ``row`` (a story or a product) makes that has none."""
+    stories = Story.all_objects.filter(arena_id=row.arena_id)
+    products = Product.all_objects.filter(arena_id=row.arena_id)
+    if isinstance(row, Story):
+        stories = stories.filter(pk=row.pk)
+    else:
+        products = products.filter(pk=row.pk)
+    Cell.objects.bulk_create(
+        [Cell(story=s, product=p, verdict=Verdict.NA) for s in stories for p in products],
+        ignore_conflicts=True,
+    )
+
+
+@transaction.atomic
+def story_retire(*, story: Story, retired: bool = True) -> bool:
+    return retire_set(story, retired=retired)

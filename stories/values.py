@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -256,6 +257,16 @@ class CellValue:
             else:
                 quality = cell.quality if cell.quality is not None else 0
         return CellValue(verdict, proof, quality)
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A quote of a cell's evidence, as an import, an editor or a moderator gives it."""
+
+    source: str
+    quote: str
+    url: str = ""
+    checked_on: date | None = None  # None: today
 
 
 class Backing(Choices):

@@ -29,8 +29,7 @@ from arena.imports.reading import (
 from core.text import PRODUCT_SLUG_PATTERN, SLUG_PATTERN, arena_slugify, slug_problem
 from core.uris import uri_encode, uri_problem
 from products.facts import licence_problem
-from stories.evidence import Quote
-from stories.values import CellValue
+from stories.values import CellValue, Quote
 
 # At most this many schema errors are listed (the first ones in document order).
 MAX_ERRORS = 20

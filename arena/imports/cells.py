@@ -13,11 +13,9 @@ from django.utils import timezone
 
 from arena.imports.reading import CellDetail
 from arena.imports.run import ImportRun, day_text
-from stories.corrections import KEEP, Imported
-from stories.evidence import Quote, evidence_rows
 from stories.models import Cell, CellChange, Evidence
-from stories.services import cell_correct
-from stories.values import CellValue
+from stories.services import KEEP, Imported, cell_correct, evidence_rows
+from stories.values import CellValue, Quote
 
 
 def import_cells(run: ImportRun) -> None:

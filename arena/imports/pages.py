@@ -21,8 +21,7 @@ from arena.imports.reading import (
     read_text,
 )
 from core.text import clean_text, heading_name, persona_slug
-from stories.evidence import Quote
-from stories.values import CellValue, Proof, Verdict, parse_quality
+from stories.values import CellValue, Proof, Quote, Verdict, parse_quality
 
 _STORY_RE = re.compile(r"([0-9]+)\. (.+)")
 _WEIGHT_RE = re.compile(r"weight ([0-9]+) · (?:round to (.+)|round (drawn))")

@@ -17,8 +17,7 @@ from django.db.models import Field
 
 from core.text import arena_slugify, parse_figure, slug_problem
 from stories import freshness
-from stories.evidence import Quote
-from stories.values import CellValue, CellValueError
+from stories.values import CellValue, CellValueError, Quote
 
 # A count that is not stored still has to be an int we can convert and compare cheaply.
 ANY_COUNT_MAX = 2**31 - 1

@@ -5,7 +5,7 @@ import pytest
 from arena.models import AdjacentArena, Arena, Category, ProductScore
 from products.models import Product
 from stories.models import Cell, CellChange, Story
-from stories.story_services import story_update
+from stories.services import story_update
 from tests.forms import page_form
 
 

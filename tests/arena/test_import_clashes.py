@@ -18,7 +18,7 @@ from arena.selectors.export import arena_export_document
 from products.models import Product
 from products.services import product_update
 from stories.models import Story
-from stories.story_services import story_update
+from stories.services import story_update
 from tests.arena.test_import_moderation import reworded
 
 EXAMPLE = Path(settings.BASE_DIR) / "docs" / "example-arena.json"

@@ -19,8 +19,7 @@ from flags.services import flag_submit, review_item_uphold
 from products.models import Product
 from products.services import product_retire, product_update
 from stories.models import Cell, CellChange, Evidence, Story
-from stories.services import cell_edit
-from stories.story_services import story_update
+from stories.services import cell_edit, story_update
 from tests.forms import page_form
 from web.http.clients import client_hash
 

@@ -17,8 +17,9 @@ from arena.models import Source
 from core.uris import uri_encode, uri_fixed
 from flags.models import Flag
 from products.models import Product
-from stories.evidence import Quote, evidence_new
 from stories.models import Cell, Evidence
+from stories.services import evidence_new
+from stories.values import Quote
 
 URI = jsonschema_rs.validator_for({"type": "string", "format": "uri"}, validate_formats=True)
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."

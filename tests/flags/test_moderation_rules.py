@@ -13,8 +13,7 @@ from flags.forms import DecisionForm, FlagForm
 from flags.models import Flag, Reason, ReviewItem, Status
 from flags.services import flag_submit, review_item_reject, review_item_uphold
 from stories.models import Cell, CellChange
-from stories.services import cell_edit
-from stories.story_services import story_retire
+from stories.services import cell_edit, story_retire
 from stories.values import Proof, Verdict
 from tests.forms import page_form
 from web.http.clients import client_hash

@@ -10,7 +10,7 @@ from ops.generate import arena_generate
 from products.models import Product
 from products.services import product_update
 from stories.models import Cell, Story
-from stories.story_services import story_add, story_update
+from stories.services import story_add, story_update
 from tests.forms import page_form
 
 

@@ -40,8 +40,7 @@ from flags.services import flag_submit, review_item_reject, review_item_uphold
 from products.models import Product
 from products.services import product_update
 from stories.models import Cell, CellChange, Evidence, Story
-from stories.services import cell_edit, evidence_update
-from stories.story_services import story_update
+from stories.services import cell_edit, evidence_update, story_update
 from tests.conftest import SEED_SLUG, seed_paths
 from web.http.clients import client_hash
 

@@ -24,7 +24,7 @@ from config import settings as arena_settings
 from products.models import Product
 from products.services import product_retire, product_update
 from stories.models import Cell, Story
-from stories.story_services import story_retire
+from stories.services import story_retire
 from web.formats.sitemaps import HeadToHeadSitemap
 
 pytestmark = pytest.mark.django_db

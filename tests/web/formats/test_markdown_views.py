@@ -19,7 +19,7 @@ from arena.selectors.arenas import documented_pairs
 from products.models import Product
 from products.services import product_update
 from stories.models import Cell, Story
-from stories.story_services import story_retire
+from stories.services import story_retire
 from stories.values import CellValue
 from tests.factories import (
     CategoryFactory,

@@ -21,8 +21,7 @@ from arena.services import structure_save
 from products.models import Product
 from products.services import product_update
 from stories.models import Cell, Story
-from stories.services import cell_correct, cell_edit
-from stories.story_services import story_retire, story_update
+from stories.services import cell_correct, cell_edit, story_retire, story_update
 from stories.values import CellValue, Proof, Verdict
 from web.http import pagecache, pagekeys
 from web.http.cache import LRU
