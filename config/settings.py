@@ -153,16 +153,11 @@ if REDIS_URL := env("REDIS_URL", ""):
 else:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
-        # per process: keyed by the content version, none serves an old page
-        "pages": {
-            "BACKEND": "web.http.cache.BoundedLocMemCache",
-            "LOCATION": "pages",
-            "OPTIONS": {
-                "MAX_ENTRIES": env("PAGE_CACHE_ENTRIES", 500),
-                "max_bytes": env("PAGE_CACHE_MEMORY_BYTES", 64 * 1024 * 1024),
-            },
-        },
+        # per process: locks and counters; the pages are in web.http.pagecache.recent_pages()
+        "pages": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "pages"},
     }
+PAGE_CACHE_ENTRIES = env("PAGE_CACHE_ENTRIES", 500)
+PAGE_CACHE_MEMORY_BYTES = env("PAGE_CACHE_MEMORY_BYTES", 64 * 1024 * 1024)
 
 PAGE_CACHE = env("PAGE_CACHE", True)
 CACHE_MAX_AGE = env("CACHE_MAX_AGE", 60)
