@@ -53,11 +53,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "web.http.observability.RequestObservabilityMiddleware",  # first: request id, access log, metrics
+    "web.http.observability.request_observability",  # first: request id, access log, metrics
     # X-Forwarded-* only from our own proxies, before anything reads the scheme (the https redirect)
-    "web.http.middleware.ForwardedHeadersMiddleware",
+    "web.http.middleware.forwarded_headers",
     "django.middleware.security.SecurityMiddleware",
-    "web.http.middleware.DropNulFromQueryMiddleware",
+    "web.http.middleware.drop_nul_from_query",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # (Django's GZip randomises lengths against BREACH; CSRF tokens are masked per response)
     "django.middleware.gzip.GZipMiddleware",
@@ -341,7 +341,7 @@ for entry in TRUSTED_PROXY_IPS:
         raise ImproperlyConfigured(
             f"TRUSTED_PROXY_IPS: {entry!r} is not an address or network (10.0.0.0/8)"
         ) from None
-# Django believes it from anyone: ForwardedHeadersMiddleware drops it unless our proxy sent it.
+# Django believes it from anyone: web/http/middleware.py drops it unless our proxy sent it.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 

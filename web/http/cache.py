@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 from typing import Any
 
 from django.core.cache.backends.redis import RedisCache
@@ -21,8 +20,23 @@ def _or_miss(name: str, miss: Any) -> Any:
     """Django's Redis cache's ``name``, answering ``miss`` (or ``miss(*args)``) while Redis fails."""
 
     def method(self: ResilientRedisCache, *args: Any, **kwargs: Any) -> Any:
-        answer = (lambda: miss(*args, **kwargs)) if callable(miss) else (lambda: miss)
-        return self._call(name, answer, *args, **kwargs)
+        if not self.is_down:
+            try:
+                result = getattr(super(ResilientRedisCache, self), name)(*args, **kwargs)
+            except OUTAGE_ERRORS as exc:
+                self.down_until = time.monotonic() + self.outage_backoff
+                if not self.down:  # one warning per outage, not one per call
+                    self.down = True
+                    log.warning(
+                        "Redis cache unavailable (%s failed: %s: %s); serving cache misses",
+                        *(name, type(exc).__name__, exc),
+                    )
+            else:
+                if self.down:
+                    self.down = False
+                    log.warning("Redis cache is back")
+                return result
+        return miss(*args, **kwargs) if callable(miss) else miss
 
     return method
 
@@ -36,11 +50,9 @@ class ResilientRedisCache(RedisCache):
     raises ``ValueError`` as for a missing key), and Redis is not tried again for
     ``OPTIONS["outage_backoff"]`` seconds, so a request waits for at most one timeout."""
 
-    outage_backoff = 2.0
-
     def __init__(self, server: str, params: dict[str, Any]) -> None:
         options = dict(params.get("OPTIONS") or {})
-        self.outage_backoff = float(options.pop("outage_backoff", self.outage_backoff))
+        self.outage_backoff = float(options.pop("outage_backoff", 2.0))
         super().__init__(server, {**params, "OPTIONS": options})
         self.down_until = 0.0  # monotonic time before which Redis is not tried again
         self.down = False
@@ -48,26 +60,6 @@ class ResilientRedisCache(RedisCache):
     @property
     def is_down(self) -> bool:
         return time.monotonic() < self.down_until
-
-    def _call[T](self, name: str, miss: Callable[[], T], *args: Any, **kwargs: Any) -> T:
-        """``super().name(*args, **kwargs)``, or ``miss()`` while Redis is failing."""
-        if self.is_down:
-            return miss()
-        try:
-            result: T = getattr(super(), name)(*args, **kwargs)
-        except OUTAGE_ERRORS as exc:
-            self.down_until = time.monotonic() + self.outage_backoff
-            if not self.down:  # one warning per outage, not one per call
-                self.down = True
-                log.warning(
-                    "Redis cache unavailable (%s failed: %s: %s); serving cache misses",
-                    *(name, type(exc).__name__, exc),
-                )
-            return miss()
-        if self.down:
-            self.down = False
-            log.warning("Redis cache is back")
-        return result
 
     # What each call answers while Redis fails: what a miss would (BaseCache's get_or_set, decr,
     # the a* variants and the rest are built on these).
