@@ -28,18 +28,12 @@ from django.http import (
     StreamingHttpResponse,
 )
 from django.urls import Resolver404, resolve
-from django.utils.cache import get_conditional_response, patch_vary_headers
+from django.utils.cache import get_conditional_response, has_vary_header, patch_vary_headers
 
 from core.text import parse_rate
+from web.http import pagekeys
 from web.http.clients import client_key
-from web.http.pagekeys import (
-    PAGE_VERSIONS,
-    PRIVATE_PAGES,
-    PageIdentity,
-    Query,
-    cache_control,
-    content_version,
-)
+from web.http.pagekeys import PageIdentity, cache_control
 
 # What the stampede lock waits for at most before rendering anyway (a crashed renderer).
 LOCK_SECONDS = 10.0
@@ -154,14 +148,10 @@ def storable(response: HttpResponseBase) -> bool:
     return not (
         response.status_code != 200
         or response.cookies
-        or _varies_on_cookie(response)
+        or has_vary_header(response, "Cookie")
         or "private" in control
         or "no-store" in control
     )
-
-
-def _varies_on_cookie(response: HttpResponseBase) -> bool:
-    return "cookie" in {v.strip().lower() for v in response.get("Vary", "").split(",")}
 
 
 class Kept:
@@ -202,9 +192,11 @@ class PageCacheMiddleware:
             return _finish(request, self.get_response(request))
         request.resolver_match = match  # (the metrics' label: a hit never reaches the handler's)
         url_name = match.url_name or ""
-        if (kind := PAGE_VERSIONS.get(url_name)) is None:
-            return _finish(request, self.get_response(request), private=url_name in PRIVATE_PAGES)
-        query = Query.of(request, url_name, match)
+        if (kind := pagekeys.PAGE_VERSIONS.get(url_name)) is None:
+            return _finish(
+                request, self.get_response(request), private=url_name in pagekeys.PRIVATE_PAGES
+            )
+        query = pagekeys.Query.of(request, url_name, match)
         # parameters the page does not read (made up, or a tracker's): a browser's full page is
         # sent to its one address; htmx's swaps and API clients get the canonical page
         api = request.path_info.startswith("/api/")
@@ -212,10 +204,9 @@ class PageCacheMiddleware:
             location = request.path + (f"?{query.text}" if query.text else "")
             return _finish(request, HttpResponsePermanentRedirect(location))
         query.apply(request)
-        if (version := content_version(kind, match.kwargs)) is None:  # the view says 404
-            if limited := _over_miss_limit(request):  # (made-up addresses are misses too)
-                return limited
-            return _finish(request, self.get_response(request))
+        if (version := pagekeys.content_version(kind, match.kwargs)) is None:  # the view says 404
+            # (made-up addresses are misses too)
+            return _over_miss_limit(request) or _finish(request, self.get_response(request))
         dated = kind in ("arena", "cell")
         page_id = PageIdentity.of(request, version, dated=dated, match=match, query=query)
         if (not_modified := _not_modified(request, page_id.etag)) is not None:
@@ -225,17 +216,14 @@ class PageCacheMiddleware:
             return not_modified
         if not settings.PAGE_CACHE:
             return _finish(request, self._render(request, page_id), etag=page_id.etag)
-        request.META["arena.page_cache"] = "hit"  # logs, metrics
-        page = stored(page_id.key) if query.kept else None
-        if page is None:
-            request.META["arena.page_cache"] = "miss"
-            if not query.kept:  # a value the cache does not keep pages for (a search, weights...)
-                response = _over_miss_limit(request) or self._render(request, page_id)
-                return _finish(request, response, etag=page_id.etag)
-            page, response = self._render_once(request, page_id)
-            if page is None:  # not the same for everybody (or not a 200): as it is
-                return _finish(request, response, etag=page_id.etag)
-        return page.response(request, page_id.etag)
+        if query.kept and (page := stored(page_id.key)) is not None:
+            request.META["arena.page_cache"] = "hit"  # logs, metrics
+            return page.response(request, page_id.etag)
+        request.META["arena.page_cache"] = "miss"
+        if not query.kept:  # a value the cache keeps no pages for (a search, weights...)
+            response = _over_miss_limit(request) or self._render(request, page_id)
+            return _finish(request, response, etag=page_id.etag)
+        return self._render_once(request, page_id)
 
     def _render(self, request: HttpRequest, page_id: PageIdentity) -> HttpResponseBase:
         response = self.get_response(request)
@@ -247,42 +235,33 @@ class PageCacheMiddleware:
             response.headers.setdefault("Cache-Control", cache_control())
         return response
 
-    def _render_once(
-        self, request: HttpRequest, page_id: PageIdentity
-    ) -> tuple[Page | None, HttpResponseBase]:
+    def _render_once(self, request: HttpRequest, page_id: PageIdentity) -> HttpResponseBase:
         """Render and store the page once for all who miss it at once: the others wait (up to
         LOCK_SECONDS) for the lock holder's entry; a stream holds the lock until stored."""
         cache, key, lock = caches["pages"], page_id.key, f"{page_id.key}:lock"
-        if holder := cache.add(lock, 1, timeout=LOCK_SECONDS):
-            # the page may have been stored (and the lock let go) since this request missed it
-            if (page := stored(key)) is not None:
-                cache.delete(lock)
-                return page, HttpResponse()
-        else:
-            deadline = time.monotonic() + LOCK_SECONDS
-            while time.monotonic() < deadline:
-                time.sleep(POLL_SECONDS)
-                held = cache.has_key(lock)  # (before the page: it stores, then lets go)
-                if (page := stored(key)) is not None:
-                    return page, HttpResponse()
-                if not held:  # the holder stored nothing (not storable)
-                    break
-        release = holder
+        holder = cache.add(lock, 1, timeout=LOCK_SECONDS)
+        # (the holder too: the page may have been stored, and the lock let go, since it missed)
+        page, deadline = stored(key), time.monotonic() + (0 if holder else LOCK_SECONDS)
+        while page is None and time.monotonic() < deadline:
+            time.sleep(POLL_SECONDS)
+            held = cache.has_key(lock)  # (before the page: it stores, then lets go)
+            if (page := stored(key)) is None and not held:  # the holder stored nothing
+                break
         try:
+            if page is not None:
+                return page.response(request, page_id.etag)
             response = _over_miss_limit(request) or self._render(request, page_id)
-            if not storable(response):
-                return None, response
-            if isinstance(response, StreamingHttpResponse):
+            if storable(response) and isinstance(response, StreamingHttpResponse):
                 # sent as it is made (a large export), and kept once it has been sent whole
                 response.streaming_content = Kept(response, key, lock if holder else None)
-                release = False  # (the stream lets it go)
-                return None, response
-            page = Page.of(response, cast(HttpResponse, response).content)
-            store(key, page)
-            return page, response
+                holder = False  # (the stream lets it go)
+            elif storable(response):
+                store(key, page := Page.of(response, cast(HttpResponse, response).content))
+                return page.response(request, page_id.etag)
         finally:
-            if release:
+            if holder:
                 cache.delete(lock)
+        return _finish(request, response, etag=page_id.etag)
 
 
 def _over_miss_limit(request: HttpRequest) -> HttpResponse | None:
@@ -319,7 +298,7 @@ def _finish(
     if "Cache-Control" not in response:
         if response.status_code not in PUBLIC_STATUSES:
             response["Cache-Control"] = "no-store"
-        elif private or response.cookies or _varies_on_cookie(response):
+        elif private or response.cookies or has_vary_header(response, "Cookie"):
             response["Cache-Control"] = "private, no-cache"
         else:
             response["Cache-Control"] = cache_control()

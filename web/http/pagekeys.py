@@ -210,23 +210,6 @@ def page_variant(request: HttpRequest, url_name: str, match: ResolverMatch) -> s
 HTMX_PAGES = frozenset({"arena-detail", "head-to-head", "arena-compare", "arena-disputes"})
 
 
-def surrogate_keys(kwargs: dict[str, object], version: str, *, arena_bound: bool) -> str:
-    """The ``Surrogate-Key`` of a page: its content tags, so that the HTTP cache in front drops
-    exactly the pages a change touches; ``arena_bound``: an arena's or a cell's version."""
-    if not arena_bound:
-        return cachetags.STATIC if version.startswith("static.") else cachetags.SITE
-    arena_id = version.split("-", 1)[0]  # (``<arena id>-<version>``)
-    tags = [cachetags.arena_tag(arena_id)]
-    if "story" in kwargs:
-        tags.append(cachetags.story_tag(str(kwargs["story"])))
-    if "cell" in kwargs:
-        tags.append(cachetags.cell_tag(str(kwargs["cell"])))
-    for name in ("product", "a", "b"):  # a product's pages; the two of a head-to-head
-        if name in kwargs:
-            tags.append(cachetags.product_tag(arena_id, str(kwargs[name])))
-    return cachetags.header_value(tags)
-
-
 @dataclass(frozen=True)
 class PageIdentity:
     etag: str
@@ -238,8 +221,20 @@ class PageIdentity:
 
     @property
     def tags(self) -> str:
-        """Its ``Surrogate-Key`` (worked out on a render only: a hit serves the kept one)."""
-        return surrogate_keys(self.kwargs, self.version, arena_bound=self.dated)
+        """Its ``Surrogate-Key``: the content it shows, so that the HTTP cache in front drops
+        exactly the pages a change touches (worked out on a render: a hit serves the kept one)."""
+        if not self.dated:  # (not an arena's or a cell's version)
+            return cachetags.STATIC if self.version.startswith("static.") else cachetags.SITE
+        arena_id = self.version.split("-", 1)[0]  # (``<arena id>-<version>``)
+        tags = [cachetags.arena_tag(arena_id)]
+        if "story" in self.kwargs:
+            tags.append(cachetags.story_tag(str(self.kwargs["story"])))
+        if "cell" in self.kwargs:
+            tags.append(cachetags.cell_tag(str(self.kwargs["cell"])))
+        for name in ("product", "a", "b"):  # a product's pages; the two of a head-to-head
+            if name in self.kwargs:
+                tags.append(cachetags.product_tag(arena_id, str(self.kwargs[name])))
+        return cachetags.header_value(tags)
 
     @classmethod
     def of(
