@@ -53,11 +53,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "web.http.observability.RequestObservabilityMiddleware",  # first: request id, access log, metrics
+    "web.http.observability.request_observability",  # first: request id, access log, metrics
     # X-Forwarded-* only from our own proxies, before anything reads the scheme (the https redirect)
-    "web.http.middleware.ForwardedHeadersMiddleware",
+    "web.http.middleware.forwarded_headers",
     "django.middleware.security.SecurityMiddleware",
-    "web.http.middleware.DropNulFromQueryMiddleware",
+    "web.http.middleware.drop_nul_from_query",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # (Django's GZip randomises lengths against BREACH; CSRF tokens are masked per response)
     "django.middleware.gzip.GZipMiddleware",
@@ -153,16 +153,11 @@ if REDIS_URL := env("REDIS_URL", ""):
 else:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
-        # per process: keyed by the content version, none serves an old page
-        "pages": {
-            "BACKEND": "web.http.cache.BoundedLocMemCache",
-            "LOCATION": "pages",
-            "OPTIONS": {
-                "MAX_ENTRIES": env("PAGE_CACHE_ENTRIES", 500),
-                "max_bytes": env("PAGE_CACHE_MEMORY_BYTES", 64 * 1024 * 1024),
-            },
-        },
+        # per process: locks and counters; the pages are in web.http.pagecache.recent_pages()
+        "pages": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "pages"},
     }
+PAGE_CACHE_ENTRIES = env("PAGE_CACHE_ENTRIES", 500)
+PAGE_CACHE_MEMORY_BYTES = env("PAGE_CACHE_MEMORY_BYTES", 64 * 1024 * 1024)
 
 PAGE_CACHE = env("PAGE_CACHE", True)
 CACHE_MAX_AGE = env("CACHE_MAX_AGE", 60)
@@ -346,7 +341,7 @@ for entry in TRUSTED_PROXY_IPS:
         raise ImproperlyConfigured(
             f"TRUSTED_PROXY_IPS: {entry!r} is not an address or network (10.0.0.0/8)"
         ) from None
-# Django believes it from anyone: ForwardedHeadersMiddleware drops it unless our proxy sent it.
+# Django believes it from anyone: web/http/middleware.py drops it unless our proxy sent it.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 

@@ -24,7 +24,7 @@ HEADER = "request_id"  # the message header, read back as ``task.request.request
 
 @signals.before_task_publish.connect
 def _send_request_id(headers: dict[str, Any] | None = None, **_: Any) -> None:
-    rid = requestid.current()
+    rid = requestid.CURRENT.get()
     if rid and headers is not None:
         headers[HEADER] = rid
 
@@ -32,8 +32,8 @@ def _send_request_id(headers: dict[str, Any] | None = None, **_: Any) -> None:
 @signals.task_prerun.connect
 def _take_request_id(task: Any, **_: Any) -> None:
     # the id the message brought; an in-process task (no broker) keeps its request's own
-    rid = requestid.sane(getattr(task.request, HEADER, None)) or requestid.current()
-    task.request.arena_token = requestid.bind(rid)
+    rid = requestid.sane(getattr(task.request, HEADER, None)) or requestid.CURRENT.get()
+    task.request.arena_token = requestid.CURRENT.set(rid)
     if rid:  # (the task's error report names the request; a no-op without SENTRY_DSN)
         sentry_sdk.set_tag("request_id", rid)
     task.request.arena_started = time.perf_counter()
@@ -84,7 +84,7 @@ def _drop_request_id(task: Any, state: str | None = None, **_: Any) -> None:
     token = getattr(task.request, "arena_token", None)
     if token is not None:
         with contextlib.suppress(ValueError):  # (set in another context: nothing to restore)
-            requestid.unbind(token)
+            requestid.CURRENT.reset(token)
 
 
 @signals.task_failure.connect

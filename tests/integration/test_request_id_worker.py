@@ -81,11 +81,11 @@ def test_the_workers_log_lines_for_a_requests_task_carry_its_request_id(broker, 
             assert any(line["request_id"] == "-" for line in json_lines(worker.log))
 
             # a task that fails (called without its argument), queued while a request is served
-            token = requestid.bind("fail-req-2")
+            token = requestid.CURRENT.set("fail-req-2")
             try:
                 celery_app.send_task(NOTICE_TASK, args=[])
             finally:
-                requestid.unbind(token)
+                requestid.CURRENT.reset(token)
             event = sentry.wait_for_event(
                 lambda e: e.get("tags", {}).get("request_id") == "fail-req-2", timeout=30
             )

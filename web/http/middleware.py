@@ -9,6 +9,7 @@ from django.urls import Resolver404, get_resolver, resolve
 
 from web.http.clients import is_trusted_proxy, parse_address
 
+Handler = Callable[[HttpRequest], HttpResponse]
 FORWARDED_HEADERS = (
     "HTTP_X_FORWARDED_FOR",
     "HTTP_X_FORWARDED_PROTO",
@@ -20,27 +21,23 @@ FORWARDED_HEADERS = (
 )
 
 
-class ForwardedHeadersMiddleware:
+def forwarded_headers(get_response: Handler) -> Handler:
     """X-Forwarded-* and Forwarded only from our own proxies: Django believes
     SECURE_PROXY_SSL_HEADER from anyone."""
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+    def middleware(request: HttpRequest) -> HttpResponse:
         if not is_trusted_proxy(parse_address(request.META.get("REMOTE_ADDR", ""))):
             for name in FORWARDED_HEADERS:
                 request.META.pop(name, None)
-        return self.get_response(request)
+        return get_response(request)
+
+    return middleware
 
 
-class DropNulFromQueryMiddleware:
+def drop_nul_from_query(get_response: Handler) -> Handler:
     """PostgreSQL refuses a NUL in any text (a 500 from ``?status=%00`` in an admin filter)."""
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+    def middleware(request: HttpRequest) -> HttpResponse:
         query = request.META.get("QUERY_STRING", "")
         if "%00" in query or "\x00" in query:
             pairs = [
@@ -49,34 +46,32 @@ class DropNulFromQueryMiddleware:
                 for value in values
             ]
             request.GET = QueryDict(urlencode(pairs))
-        return self.get_response(request)
+        return get_response(request)
+
+    return middleware
 
 
-def _site_404(request: HttpRequest, exception: Exception) -> HttpResponse:
+def site_404(request: HttpRequest, exception: Exception) -> HttpResponse:
     # the root URLconf's handler404, looked up (the views are a layer above this one)
     handler: Callable[..., HttpResponse] = get_resolver().resolve_error_handler(404)
     return handler(request, exception)
 
 
-def _site_404_enabled() -> bool:
-    return bool(settings.DEBUG and getattr(settings, "DEBUG_SITE_404", False))
-
-
 class SiteNotFoundMiddleware:
     """DEBUG_SITE_404: the site's own 404 while DEBUG is on (Django then shows its technical one)."""
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+    def __init__(self, get_response: Handler) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if _site_404_enabled():
+        if settings.DEBUG and settings.DEBUG_SITE_404:
             try:
                 resolve(request.path_info)
             except Resolver404 as missing:
-                return _site_404(request, missing)
+                return site_404(request, missing)
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if isinstance(exception, Http404) and _site_404_enabled():
-            return _site_404(request, exception)
+        if isinstance(exception, Http404) and settings.DEBUG and settings.DEBUG_SITE_404:
+            return site_404(request, exception)
         return None

@@ -14,11 +14,8 @@ from web.http import requestid
 
 access_log = logging.getLogger("arena.access")
 
-PAGE_CACHE_MARK = "arena.page_cache"
 # a client may send any method name: the metrics' label takes the known ones, the rest are "other"
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
-
-
 # (multiprocess mode reads PROMETHEUS_MULTIPROC_DIR from the environment before import)
 REQUESTS = Counter(
     "arena_http_requests",
@@ -36,55 +33,48 @@ PAGE_CACHE = Counter(
     "Public pages looked up in the page cache, by result (hit or miss)",
     ["result"],
 )
-UNMATCHED = "<unmatched>"  # the view label of a path no URL matches (bounded: one label for all)
 
 
-def view_name(request: HttpRequest) -> str:
-    """A bounded label, unlike the path (the page cache hands a hit its match)."""
-    match = request.resolver_match
-    return match.view_name if match is not None and match.view_name else UNMATCHED
-
-
-class RequestObservabilityMiddleware:
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+def request_observability(
+    get_response: Callable[[HttpRequest], HttpResponseBase],
+) -> Callable[[HttpRequest], HttpResponseBase]:
+    def middleware(request: HttpRequest) -> HttpResponseBase:
         started = time.perf_counter()
         rid = requestid.sane(request.headers.get(requestid.HEADER)) or uuid.uuid4().hex
-        token = requestid.bind(rid)
+        token = requestid.CURRENT.set(rid)
         try:
             sentry_sdk.set_tag("request_id", rid)  # (a no-op without SENTRY_DSN)
-            response = self.get_response(request)
+            response = get_response(request)
             response[requestid.HEADER] = rid
-            self._record(request, response, time.perf_counter() - started)
+            record(request, response, time.perf_counter() - started)
             return response
         finally:
-            requestid.unbind(token)
+            requestid.CURRENT.reset(token)
 
-    def _record(self, request: HttpRequest, response: HttpResponseBase, seconds: float) -> None:
-        view = view_name(request)
-        status = response.status_code
-        cache = request.META.get(PAGE_CACHE_MARK)
-        method = request.method if request.method in METHODS else "other"
-        REQUESTS.labels(view=view, method=method, status=str(status)).inc()
-        DURATION.labels(view=view).observe(seconds)
-        if cache:
-            PAGE_CACHE.labels(result=cache).inc()
-        duration_ms = round(seconds * 1000, 1)
-        access_log.info(
-            "%s %s %s %sms%s",
-            request.method,
-            request.get_full_path(),
-            status,
-            duration_ms,
-            f" cache={cache}" if cache else "",
-            extra={
-                "method": request.method,
-                "path": request.path,
-                "status": status,
-                "duration_ms": duration_ms,
-                "view": view,
-                "cache": cache,
-            },
-        )
+    return middleware
+
+
+def record(request: HttpRequest, response: HttpResponseBase, seconds: float) -> None:
+    # the URL name, a bounded label unlike the path (the page cache hands a hit its match)
+    match = request.resolver_match
+    view = match.view_name if match is not None and match.view_name else "<unmatched>"
+    status, cache = response.status_code, request.META.get("arena.page_cache")
+    method = request.method if request.method in METHODS else "other"
+    REQUESTS.labels(view=view, method=method, status=str(status)).inc()
+    DURATION.labels(view=view).observe(seconds)
+    if cache:
+        PAGE_CACHE.labels(result=cache).inc()
+    duration_ms = round(seconds * 1000, 1)
+    access_log.info(
+        "%s %s %s %sms%s",
+        *(request.method, request.get_full_path(), status, duration_ms),
+        f" cache={cache}" if cache else "",
+        extra={
+            "method": request.method,
+            "path": request.path,
+            "status": status,
+            "duration_ms": duration_ms,
+            "view": view,
+            "cache": cache,
+        },
+    )

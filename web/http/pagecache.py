@@ -8,13 +8,16 @@ import functools
 import gzip
 import hashlib
 import re
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 from django.conf import settings
-from django.core.cache import BaseCache, caches
+from django.core.cache import caches
+from django.core.cache.backends.locmem import LocMemCache
 from django.dispatch import Signal
 from django.http import (
     HttpRequest,
@@ -25,19 +28,12 @@ from django.http import (
     StreamingHttpResponse,
 )
 from django.urls import Resolver404, resolve
-from django.utils.cache import get_conditional_response, patch_vary_headers
+from django.utils.cache import get_conditional_response, has_vary_header, patch_vary_headers
 
 from core.text import parse_rate
-from web.http.cache import LRU
+from web.http import pagekeys
 from web.http.clients import client_key
-from web.http.pagekeys import (
-    DATED_VERSIONS,
-    PAGE_VERSIONS,
-    PRIVATE_PAGES,
-    PageIdentity,
-    Query,
-    cache_control,
-)
+from web.http.pagekeys import PageIdentity, cache_control
 
 # What the stampede lock waits for at most before rendering anyway (a crashed renderer).
 LOCK_SECONDS = 10.0
@@ -89,41 +85,82 @@ class Page:
         return response
 
 
-def storable(response: HttpResponseBase, *, streamed: bool = False) -> bool:
-    """Whether a response is the same for everybody and may be kept and shared."""
-    control = response.get("Cache-Control", "").lower()
-    return not (
-        response.status_code != 200
-        or response.streaming != streamed
-        or response.cookies
-        or _varies_on_cookie(response)
-        or "private" in control
-        or "no-store" in control
-    )
+class LRU:
+    """Values with their size in bytes, least recently used first, kept within ``max_bytes`` (and
+    ``max_entries``); a value larger than the whole budget is not kept."""
 
+    def __init__(self, max_bytes: int, max_entries: int = 1 << 62) -> None:
+        self.max_bytes, self.max_entries, self.size = max_bytes, max_entries, 0
+        self.entries: OrderedDict[str, tuple[Any, int]] = OrderedDict()
+        self.lock = threading.Lock()  # gthread workers serve several requests at once
 
-def _varies_on_cookie(response: HttpResponseBase) -> bool:
-    return "cookie" in {v.strip().lower() for v in response.get("Vary", "").split(",")}
+    def get(self, key: str) -> Any | None:
+        with self.lock:
+            if (found := self.entries.get(key)) is None:
+                return None
+            self.entries.move_to_end(key)
+            return found[0]
+
+    def put(self, key: str, value: Any, size: int) -> None:
+        with self.lock:
+            if (old := self.entries.pop(key, None)) is not None:
+                self.size -= old[1]
+            if size > self.max_bytes:
+                return
+            self.entries[key] = (value, size)
+            self.size += size
+            while self.size > self.max_bytes or len(self.entries) > self.max_entries:
+                self.size -= self.entries.popitem(last=False)[1][1]
+
+    def clear(self) -> None:
+        with self.lock:
+            self.entries.clear()
+            self.size = 0
 
 
 @functools.cache
 def recent_pages() -> LRU:
-    """The pages this process served last (``PAGE_CACHE_LOCAL_BYTES``), kept as they are: a hit
-    neither fetches nor unpickles a copy (a key names one version of one page)."""
+    """This process's pages, kept as they are (a hit neither fetches nor unpickles a copy): those
+    it served last (``PAGE_CACHE_LOCAL_BYTES``), or without Redis all it keeps."""
+    if isinstance(caches["pages"], LocMemCache):
+        return LRU(settings.PAGE_CACHE_MEMORY_BYTES, settings.PAGE_CACHE_ENTRIES)
     return LRU(settings.PAGE_CACHE_LOCAL_BYTES)
+
+
+def stored(key: str) -> Page | None:
+    """The page kept under ``key``: this process's copy, else Redis's (``caches["pages"]``)."""
+    page = recent_pages().get(key)
+    if page is None and not isinstance(cache := caches["pages"], LocMemCache):
+        if (page := cache.get(key)) is not None:
+            recent_pages().put(key, page, page.cost)
+    return page
+
+
+def store(key: str, page: Page) -> None:
+    recent_pages().put(key, page, page.cost)
+    if not isinstance(cache := caches["pages"], LocMemCache):
+        cache.set(key, page, timeout=settings.PAGE_CACHE_TIMEOUT)
+
+
+def storable(response: HttpResponseBase) -> bool:
+    """Whether a response is the same for everybody and may be kept and shared."""
+    control = response.get("Cache-Control", "").lower()
+    return not (
+        response.status_code != 200
+        or response.cookies
+        or has_vary_header(response, "Cookie")
+        or "private" in control
+        or "no-store" in control
+    )
 
 
 class Kept:
     """A streamed response's chunks, passed on as they come and stored as the page once the last
     has gone (a client that leaves early stores nothing); then the stampede lock is let go."""
 
-    def __init__(
-        self, cache: BaseCache, response: HttpResponseBase, key: str, lock: str | None
-    ) -> None:
-        self.cache, self.key, self.lock = cache, key, lock
-        self.stored = HttpResponse(status=response.status_code)
-        for k, v in response.items():
-            self.stored[k] = v
+    def __init__(self, response: HttpResponseBase, key: str, lock: str | None) -> None:
+        self.key, self.lock = key, lock
+        self.stored = HttpResponse(status=response.status_code, headers=dict(response.items()))
         self.content: Iterable[bytes] = iter(response)
 
     def __iter__(self) -> Iterator[bytes]:
@@ -132,22 +169,19 @@ class Kept:
             for chunk in self.content:
                 chunks.append(chunk)
                 yield chunk
-            page = Page.of(self.stored, b"".join(chunks))
-            self.cache.set(self.key, page, timeout=settings.PAGE_CACHE_TIMEOUT)
+            store(self.key, Page.of(self.stored, b"".join(chunks)))
         finally:
             self.close()
 
     def close(self) -> None:  # (the handler's, once the response is done with)
         if self.lock is not None:
             lock, self.lock = self.lock, None
-            self.cache.delete(lock)
+            caches["pages"].delete(lock)
 
 
 class PageCacheMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
-        self.cache = caches["pages"]
-        self.recent = recent_pages()
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         if request.method not in ("GET", "HEAD"):
@@ -158,10 +192,11 @@ class PageCacheMiddleware:
             return _finish(request, self.get_response(request))
         request.resolver_match = match  # (the metrics' label: a hit never reaches the handler's)
         url_name = match.url_name or ""
-        versioner = PAGE_VERSIONS.get(url_name)
-        if versioner is None:
-            return _finish(request, self.get_response(request), private=url_name in PRIVATE_PAGES)
-        query = Query.of(request, url_name, match)
+        if (kind := pagekeys.PAGE_VERSIONS.get(url_name)) is None:
+            return _finish(
+                request, self.get_response(request), private=url_name in pagekeys.PRIVATE_PAGES
+            )
+        query = pagekeys.Query.of(request, url_name, match)
         # parameters the page does not read (made up, or a tracker's): a browser's full page is
         # sent to its one address; htmx's swaps and API clients get the canonical page
         api = request.path_info.startswith("/api/")
@@ -169,12 +204,10 @@ class PageCacheMiddleware:
             location = request.path + (f"?{query.text}" if query.text else "")
             return _finish(request, HttpResponsePermanentRedirect(location))
         query.apply(request)
-        version = versioner(**match.kwargs)
-        if version is None:  # no such arena or cell: the view says 404
-            if limited := self._over_miss_limit(request):  # (made-up addresses are misses too)
-                return limited
-            return _finish(request, self.get_response(request))
-        dated = versioner in DATED_VERSIONS
+        if (version := pagekeys.content_version(kind, match.kwargs)) is None:  # the view says 404
+            # (made-up addresses are misses too)
+            return _over_miss_limit(request) or _finish(request, self.get_response(request))
+        dated = kind in ("arena", "cell")
         page_id = PageIdentity.of(request, version, dated=dated, match=match, query=query)
         if (not_modified := _not_modified(request, page_id.etag)) is not None:
             not_modified["ETag"] = page_id.etag
@@ -183,20 +216,14 @@ class PageCacheMiddleware:
             return not_modified
         if not settings.PAGE_CACHE:
             return _finish(request, self._render(request, page_id), etag=page_id.etag)
-        request.META["arena.page_cache"] = "hit"  # logs, metrics
-        page = self.recent.get(page_id.key)
-        if page is None and query.kept:
-            page = self.cache.get(page_id.key)
-        if page is None:
-            request.META["arena.page_cache"] = "miss"
-            if not query.kept:  # a value the cache does not keep pages for (a search, weights...)
-                response = self._over_miss_limit(request) or self._render(request, page_id)
-                return _finish(request, response, etag=page_id.etag)
-            page, response = self._render_once(request, page_id)
-            if page is None:  # not the same for everybody (or not a 200): as it is
-                return _finish(request, response, etag=page_id.etag)
-        self.recent.put(page_id.key, page, page.cost)
-        return page.response(request, page_id.etag)
+        if query.kept and (page := stored(page_id.key)) is not None:
+            request.META["arena.page_cache"] = "hit"  # logs, metrics
+            return page.response(request, page_id.etag)
+        request.META["arena.page_cache"] = "miss"
+        if not query.kept:  # a value the cache keeps no pages for (a search, weights...)
+            response = _over_miss_limit(request) or self._render(request, page_id)
+            return _finish(request, response, etag=page_id.etag)
+        return self._render_once(request, page_id)
 
     def _render(self, request: HttpRequest, page_id: PageIdentity) -> HttpResponseBase:
         response = self.get_response(request)
@@ -204,72 +231,59 @@ class PageCacheMiddleware:
         patch_vary_headers(response, page_id.vary)
         if response.status_code == 200 and not response.cookies:
             response["Surrogate-Key"] = page_id.tags  # (kept with the page: its hits carry it too)
-        if storable(response, streamed=response.streaming):
+        if storable(response):
             response.headers.setdefault("Cache-Control", cache_control())
         return response
 
-    def _over_miss_limit(self, request: HttpRequest) -> HttpResponse | None:
-        """A 429 beyond ``PAGE_MISS_RATE`` pages rendered for one client (the API: DRF's throttles)."""
-        if not settings.PAGE_MISS_RATE or request.path_info.startswith("/api/"):
-            return None
-        count, period = parse_rate(settings.PAGE_MISS_RATE)
-        now = time.time()
-        key = f"misses:{client_key(request)}:{int(now // period)}"
-        self.cache.add(key, 0, timeout=period + 1)
-        try:
-            if self.cache.incr(key) <= count:
-                return None
-        except ValueError:  # the cache is down: pages are rendered, not refused
-            return None
-        wait = max(1, int(period - now % period) + 1)
-        response = HttpResponse(
-            f"Too many pages asked for: try again in {wait} seconds.\n",
-            status=429,
-            content_type="text/plain; charset=utf-8",
-        )
-        response["Retry-After"] = str(wait)
-        response["Cache-Control"] = "no-store"
-        return response
-
-    def _render_once(
-        self, request: HttpRequest, page_id: PageIdentity
-    ) -> tuple[Page | None, HttpResponseBase]:
+    def _render_once(self, request: HttpRequest, page_id: PageIdentity) -> HttpResponseBase:
         """Render and store the page once for all who miss it at once: the others wait (up to
         LOCK_SECONDS) for the lock holder's entry; a stream holds the lock until stored."""
-        key, lock = page_id.key, f"{page_id.key}:lock"
-        holder = self.cache.add(lock, 1, timeout=LOCK_SECONDS)
-        if holder:
-            # the page may have been stored (and the lock let go) since this request missed it
-            if (page := self.cache.get(key)) is not None:
-                self.cache.delete(lock)
-                return page, HttpResponse()
-        else:
-            deadline = time.monotonic() + LOCK_SECONDS
-            while time.monotonic() < deadline:
-                time.sleep(POLL_SECONDS)
-                held = self.cache.has_key(lock)  # (before the page: it stores, then lets go)
-                if (page := self.cache.get(key)) is not None:
-                    return page, HttpResponse()
-                if not held:  # the holder stored nothing (not storable)
-                    break
-        release = holder
+        cache, key, lock = caches["pages"], page_id.key, f"{page_id.key}:lock"
+        holder = cache.add(lock, 1, timeout=LOCK_SECONDS)
+        # (the holder too: the page may have been stored, and the lock let go, since it missed)
+        page, deadline = stored(key), time.monotonic() + (0 if holder else LOCK_SECONDS)
+        while page is None and time.monotonic() < deadline:
+            time.sleep(POLL_SECONDS)
+            held = cache.has_key(lock)  # (before the page: it stores, then lets go)
+            if (page := stored(key)) is None and not held:  # the holder stored nothing
+                break
         try:
-            response = self._over_miss_limit(request) or self._render(request, page_id)
-            if isinstance(response, StreamingHttpResponse) and storable(response, streamed=True):
+            if page is not None:
+                return page.response(request, page_id.etag)
+            response = _over_miss_limit(request) or self._render(request, page_id)
+            if storable(response) and isinstance(response, StreamingHttpResponse):
                 # sent as it is made (a large export), and kept once it has been sent whole
-                response.streaming_content = Kept(
-                    self.cache, response, key, lock if holder else None
-                )
-                release = False  # (the stream lets it go)
-                return None, response
-            if not storable(response):
-                return None, response
-            page = Page.of(response, cast(HttpResponse, response).content)
-            self.cache.set(key, page, timeout=settings.PAGE_CACHE_TIMEOUT)
-            return page, response
+                response.streaming_content = Kept(response, key, lock if holder else None)
+                holder = False  # (the stream lets it go)
+            elif storable(response):
+                store(key, page := Page.of(response, cast(HttpResponse, response).content))
+                return page.response(request, page_id.etag)
         finally:
-            if release:
-                self.cache.delete(lock)
+            if holder:
+                cache.delete(lock)
+        return _finish(request, response, etag=page_id.etag)
+
+
+def _over_miss_limit(request: HttpRequest) -> HttpResponse | None:
+    """A 429 beyond ``PAGE_MISS_RATE`` pages rendered for one client (the API: DRF's throttles)."""
+    if not settings.PAGE_MISS_RATE or request.path_info.startswith("/api/"):
+        return None
+    count, period = parse_rate(settings.PAGE_MISS_RATE)
+    now, cache = time.time(), caches["pages"]
+    key = f"misses:{client_key(request)}:{int(now // period)}"
+    cache.add(key, 0, timeout=period + 1)
+    try:
+        if cache.incr(key) <= count:
+            return None
+    except ValueError:  # the cache is down: pages are rendered, not refused
+        return None
+    wait = max(1, int(period - now % period) + 1)
+    return HttpResponse(
+        f"Too many pages asked for: try again in {wait} seconds.\n",
+        status=429,
+        content_type="text/plain; charset=utf-8",
+        headers={"Retry-After": str(wait), "Cache-Control": "no-store"},
+    )
 
 
 def _finish(
@@ -280,16 +294,18 @@ def _finish(
     private: bool = False,
 ) -> HttpResponseBase:
     """Cache-Control and a validator for an answer not served from the cache, a 304 when the
-    client has it already, and no body for HEAD."""
+    client has it already; a stream's length for HEAD (CommonMiddleware says the others')."""
     if "Cache-Control" not in response:
         if response.status_code not in PUBLIC_STATUSES:
             response["Cache-Control"] = "no-store"
-        elif private or response.cookies or _varies_on_cookie(response):
+        elif private or response.cookies or has_vary_header(response, "Cookie"):
             response["Cache-Control"] = "private, no-cache"
         else:
             response["Cache-Control"] = cache_control()
+    if response.status_code != 200:
+        return response
     if isinstance(response, StreamingHttpResponse):
-        if etag is not None and response.status_code == 200:
+        if etag is not None:
             response["ETag"] = etag
         if request.method == "HEAD":
             # made whole (and so kept, when it may be) to say how long it is
@@ -298,17 +314,11 @@ def _finish(
             response["Content-Length"] = str(length)
         return response
     response = cast(HttpResponse, response)
-    if response.status_code == 200:
-        if etag is None and "ETag" not in response:
-            etag = f'W/"{hashlib.blake2b(response.content, digest_size=10).hexdigest()}"'
-        if etag is not None:
-            response["ETag"] = etag
-            if (answer := _not_modified(request, etag, response)) is not None:
-                return answer
-    if request.method == "HEAD":
-        length = len(response.content)
-        response.content = b""
-        response["Content-Length"] = str(length)
+    if etag is None and "ETag" not in response:
+        etag = f'W/"{hashlib.blake2b(response.content, digest_size=10).hexdigest()}"'
+    if etag is not None:
+        response["ETag"] = etag
+        return _not_modified(request, etag, response) or response
     return response
 
 

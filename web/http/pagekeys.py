@@ -1,6 +1,6 @@
-"""Which cached page a request asks for: the content version its page follows (``PAGE_VERSIONS``), the
-query parameters it reads (``Query``), the variant it serves (``page_variant``) and from those its
-ETag and key (``PageIdentity``); docs/operations.md ("Caching") says how they are used."""
+"""Which cached page a request asks for: the content version its page follows (``PAGE_VERSIONS``),
+the query parameters it reads (``Query``) and the variant it serves, and from those its ETag, key
+and ``Surrogate-Key`` (``PageIdentity``); docs/operations.md ("Caching") says how they are used."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
-from typing import cast
+from typing import Any, cast
 
 from django.conf import settings
 from django.db import transaction
@@ -36,6 +36,30 @@ from web import params
 HTMX_HEADERS = ("HX-Request", "HX-Target", "HX-Boosted", "HX-History-Restore-Request")
 API_HEADERS = ("Accept",)
 
+# Which content each cacheable page follows, by URL name: a flag filed or decided and a recompute
+# bump the arena's; the search's results span every arena; static pages change with the release.
+SITE_PAGES = """home search recent-changes recent-changes-feed api-arena-list llms-txt sitemap-xml
+""".split()
+ARENA_PAGES = """arena-detail head-to-head product-detail story-detail arena-sources arena-compare
+    arena-must-have arena-disputes arena-disputes-json arena-disputes-feed arena-verify
+    arena-verify-json arena-export-json arena-export-csv api-arena-detail api-arena-matrix
+    api-arena-compare api-arena-compare-many arena-markdown head-to-head-markdown
+    arena-changes-feed product-changes-feed product-badge""".split()
+STATIC_PAGES = """methodology arena-file-schema published-schema api-markdown robots-txt
+    favicon-ico api-schema""".split()
+PAGE_VERSIONS = {
+    **dict.fromkeys(SITE_PAGES, "site"),
+    **dict.fromkeys(ARENA_PAGES, "arena"),
+    **dict.fromkeys(["cell-detail", "cell-markdown"], "cell"),
+    **dict.fromkeys(STATIC_PAGES, "static"),
+}
+READERS: dict[str, Callable[[Any], str | None]] = {
+    "site": lambda _: site_version_get(),
+    "arena": lambda slug: arena_version_get(slug=slug),
+    "cell": lambda pk: cell_version_get(pk=pk),
+}
+# Pages for one person only (a reporter's flag status, reached through a secret link).
+PRIVATE_PAGES = frozenset({"flag-status"})
 
 # How long a process reuses a content version it read. A change made in this process forgets them
 # at once (``forget_versions``); one made in another (a Celery worker, another gunicorn worker) is
@@ -45,13 +69,20 @@ VERSION_SECONDS = 1.0
 VERSIONS: dict[tuple[str, object], tuple[float, str | None]] = {}
 
 
-def _remembered(key: tuple[str, object], read: Callable[[], str | None]) -> str | None:
+def content_version(kind: str, kwargs: dict[str, object]) -> str | None:
+    """The version a page of ``kind`` with the URL's ``kwargs`` shows; None: no such arena or cell.
+    Arena and cell pages show evidence ages: their version names the day too (``dated``)."""
+    if kind == "static":  # (and the stale age the methodology states)
+        return f"static.{freshness.stale_days()}"
+    subject = (
+        kwargs.get("cell") if kind == "cell" else kwargs.get("arena") or kwargs.get("slug", "")
+    )
     now = time.monotonic()
-    found = VERSIONS.get(key)
+    found = VERSIONS.get((kind, subject))
     if found is None or now - found[0] >= VERSION_SECONDS or settings.HTTP_CACHE_PURGE_URLS:
         if len(VERSIONS) > 10_000:  # made-up addresses must not grow it without end
             VERSIONS.clear()
-        found = VERSIONS[key] = (now, read())
+        found = VERSIONS[kind, subject] = (now, READERS[kind](subject))
     return found[1]
 
 
@@ -69,62 +100,17 @@ for _model in (Arena, CacheEpoch):  # a new or deleted arena, a restore's new ep
     post_delete.connect(forget_versions, sender=_model, dispatch_uid="pagekeys-versions")
 
 
-def arena_version(arena: str = "", slug: str = "", **_: object) -> str | None:
-    slug = arena or slug
-    return _remembered(("arena", slug), lambda: arena_version_get(slug=slug))
-
-
-def cell_version(cell: int, **_: object) -> str | None:
-    return _remembered(("cell", cell), lambda: cell_version_get(pk=cell))
-
-
-def site_version(**_: object) -> str | None:
-    return _remembered(("site", ""), site_version_get)
-
-
-def static_version(**_: object) -> str:
-    # changes only with the release (and the stale age the methodology states)
-    return f"static.{freshness.stale_days()}"
-
-
-# Which version each cacheable page follows, by URL name (called with the URL's kwargs); a flag
-# filed or decided and a recompute bump the arena's; the search's results span every arena.
-SITE_PAGES = """home search recent-changes recent-changes-feed api-arena-list llms-txt sitemap-xml
-""".split()
-ARENA_PAGES = """arena-detail head-to-head product-detail story-detail arena-sources arena-compare
-    arena-must-have arena-disputes arena-disputes-json arena-disputes-feed arena-verify
-    arena-verify-json arena-export-json arena-export-csv api-arena-detail api-arena-matrix
-    api-arena-compare api-arena-compare-many arena-markdown head-to-head-markdown
-    arena-changes-feed product-changes-feed product-badge""".split()
-CELL_PAGES = ["cell-detail", "cell-markdown"]
-# the code's own: they change only with the release
-STATIC_PAGES = """methodology arena-file-schema published-schema api-markdown robots-txt
-    favicon-ico api-schema""".split()
-PAGE_VERSIONS: dict[str, Callable[..., str | None]] = {
-    **dict.fromkeys(SITE_PAGES, site_version),
-    **dict.fromkeys(ARENA_PAGES, arena_version),
-    **dict.fromkeys(CELL_PAGES, cell_version),
-    **dict.fromkeys(STATIC_PAGES, static_version),
-}
-# Pages that show how old evidence is (stale at midnight with no write): keys name the day too.
-DATED_VERSIONS = frozenset({arena_version, cell_version})
-# Pages for one person only (a reporter's flag status, reached through a secret link).
-PRIVATE_PAGES = frozenset({"flag-status"})
-
-
 @functools.cache
 def release() -> str:
     """The deployed code and templates (or ``RELEASE``): in every key and ETag, so a deploy never
     serves pages rendered by the old code."""
-    return settings.RELEASE or _code_digest()
-
-
-def _code_digest() -> str:
+    if settings.RELEASE:
+        return settings.RELEASE
     digest = hashlib.blake2b(digest_size=6)
     base = Path(settings.BASE_DIR)
+    suffixes = (".py", ".html", ".css", ".js", ".txt", ".md", ".svg", ".json")
     for folder in ("arena", "products", "stories", "flags", "web", "config", "templates", "static"):
         for path in sorted((base / folder).rglob("*")):
-            suffixes = (".py", ".html", ".css", ".js", ".txt", ".md", ".svg", ".json")
             if path.suffix in suffixes and path.is_file():
                 digest.update(str(path.relative_to(base)).encode())
                 digest.update(path.read_bytes())
@@ -132,28 +118,10 @@ def _code_digest() -> str:
 
 
 def cache_control() -> str:
-    """A public page's ``Cache-Control`` (``CACHE_MAX_AGE``, ``CACHE_S_MAXAGE``, …)."""
     return (
         f"public, max-age={settings.CACHE_MAX_AGE}, s-maxage={settings.CACHE_S_MAXAGE}, "
         f"stale-while-revalidate={settings.CACHE_STALE_WHILE_REVALIDATE}"
     )
-
-
-def surrogate_keys(kwargs: dict[str, object], version: str, *, arena_bound: bool) -> str:
-    """The ``Surrogate-Key`` of a page: its content tags, so that the HTTP cache in front drops
-    exactly the pages a change touches; ``arena_bound``: an arena's or a cell's version."""
-    if not arena_bound:
-        return cachetags.STATIC if version.startswith("static.") else cachetags.SITE
-    arena_id = version.split("-", 1)[0]  # (``<arena id>-<version>``)
-    tags = [cachetags.arena_tag(arena_id)]
-    if "story" in kwargs:
-        tags.append(cachetags.story_tag(str(kwargs["story"])))
-    if "cell" in kwargs:
-        tags.append(cachetags.cell_tag(str(kwargs["cell"])))
-    for name in ("product", "a", "b"):  # a product's pages; the two of a head-to-head
-        if name in kwargs:
-            tags.append(cachetags.product_tag(arena_id, str(kwargs[name])))
-    return cachetags.header_value(tags)
 
 
 @dataclass(frozen=True)
@@ -207,54 +175,39 @@ def _renderers(match: ResolverMatch) -> list[BaseRenderer]:
     return [r() for r in classes] if classes else []
 
 
-def _api_variant(request: HttpRequest, match: ResolverMatch) -> str:
-    """The format DRF will answer in (with JSON's indent), or ``none`` when it will refuse."""
-    # (what DRF's negotiation reads of its Request: the view has not made one yet)
-    probe = SimpleNamespace(query_params=request.GET, META=request.META, headers=request.headers)
-    try:
-        renderer, media_type = DefaultContentNegotiation().select_renderer(
-            cast(Request, probe), _renderers(match), match.kwargs.get("format")
+def page_variant(request: HttpRequest, url_name: str, match: ResolverMatch) -> str:
+    """Which of its few answers the page gives to these headers: for the API, the format DRF will
+    answer in (with JSON's indent, ``none`` when it will refuse); else the htmx fragment asked."""
+    if request.path_info.startswith("/api/"):
+        # (what DRF's negotiation reads of its Request: the view has not made one yet)
+        probe = SimpleNamespace(
+            query_params=request.GET, META=request.META, headers=request.headers
         )
-    except APIException:
-        return "none"
-    indent = renderer.get_indent(media_type, {}) if hasattr(renderer, "get_indent") else None
-    return f"{renderer.format}:{renderer.media_type}:{indent or ''}"
-
-
-def _arena_variant(request: HttpRequest, htmx: HtmxDetails) -> str:
-    if not params.fragment_asked(htmx):
+        try:
+            renderer, media_type = DefaultContentNegotiation().select_renderer(
+                cast(Request, probe), _renderers(match), match.kwargs.get("format")
+            )
+        except APIException:
+            return "none"
+        indent = renderer.get_indent(media_type, {}) if hasattr(renderer, "get_indent") else None
+        return f"{renderer.format}:{renderer.media_type}:{indent or ''}"
+    htmx = HtmxDetails(request)
+    if url_name == "head-to-head":
+        opened = params.opened_round(request.GET)
+        if bool(htmx) and opened is not None and htmx.target == f"why-{opened}":
+            return "why"  # one round's cards
+    if url_name not in HTMX_PAGES or not params.fragment_asked(htmx):
         return "full"
     target = htmx.target or ""
+    if url_name != "arena-detail":
+        return "part"
     if target.startswith("mx-cat-"):  # any collapsed category's link: the same rows answer
         return "mx-cat"
     return target if target in ("leaderboard", "matrix") else "other"
 
 
-def _head_to_head_variant(request: HttpRequest, htmx: HtmxDetails) -> str:
-    opened = params.opened_round(request.GET)
-    if bool(htmx) and opened is not None and htmx.target == f"why-{opened}":
-        return "why"  # one round's cards
-    return _fragment_variant(request, htmx)
-
-
-def _fragment_variant(request: HttpRequest, htmx: HtmxDetails) -> str:
-    return "part" if params.fragment_asked(htmx) else "full"
-
-
-# The pages whose answer depends on htmx's headers, and the few variants each serves.
-HTMX_VARIANTS: dict[str, Callable[[HttpRequest, HtmxDetails], str]] = {
-    "arena-detail": _arena_variant,
-    "head-to-head": _head_to_head_variant,
-    "arena-compare": _fragment_variant,
-    "arena-disputes": _fragment_variant,
-}
-
-
-def page_variant(request: HttpRequest, url_name: str, match: ResolverMatch) -> str:
-    if request.path_info.startswith("/api/"):
-        return _api_variant(request, match)
-    variant = HTMX_VARIANTS.get(url_name)
-    return variant(request, HtmxDetails(request)) if variant else ""
+# The pages whose answer depends on htmx's headers.
+HTMX_PAGES = frozenset({"arena-detail", "head-to-head", "arena-compare", "arena-disputes"})
 
 
 @dataclass(frozen=True)
@@ -268,8 +221,20 @@ class PageIdentity:
 
     @property
     def tags(self) -> str:
-        """Its ``Surrogate-Key`` (worked out on a render only: a hit serves the kept one)."""
-        return surrogate_keys(self.kwargs, self.version, arena_bound=self.dated)
+        """Its ``Surrogate-Key``: the content it shows, so that the HTTP cache in front drops
+        exactly the pages a change touches (worked out on a render: a hit serves the kept one)."""
+        if not self.dated:  # (not an arena's or a cell's version)
+            return cachetags.STATIC if self.version.startswith("static.") else cachetags.SITE
+        arena_id = self.version.split("-", 1)[0]  # (``<arena id>-<version>``)
+        tags = [cachetags.arena_tag(arena_id)]
+        if "story" in self.kwargs:
+            tags.append(cachetags.story_tag(str(self.kwargs["story"])))
+        if "cell" in self.kwargs:
+            tags.append(cachetags.cell_tag(str(self.kwargs["cell"])))
+        for name in ("product", "a", "b"):  # a product's pages; the two of a head-to-head
+            if name in self.kwargs:
+                tags.append(cachetags.product_tag(arena_id, str(self.kwargs[name])))
+        return cachetags.header_value(tags)
 
     @classmethod
     def of(

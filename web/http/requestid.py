@@ -3,37 +3,21 @@ logging and Celery load it before Django is set up)."""
 
 import logging
 import re
-from contextvars import ContextVar, Token
+from contextvars import ContextVar
 
 HEADER = "X-Request-ID"
 # An incoming id is kept only when short and plain: a client cannot write newlines into the logs.
-MAX_LENGTH = 64
-_SANE = re.compile(rf"[A-Za-z0-9._-]{{1,{MAX_LENGTH}}}")
+SANE = re.compile(r"[A-Za-z0-9._-]{1,64}")
 NONE = "-"  # what a log line outside any request or task says
-
-_current: ContextVar[str | None] = ContextVar("request_id", default=None)
+CURRENT: ContextVar[str | None] = ContextVar("request_id", default=None)
 
 
 def sane(value: str | None) -> str | None:
-    if value and _SANE.fullmatch(value):
-        return value
-    return None
-
-
-def current() -> str | None:
-    return _current.get()
-
-
-def bind(value: str | None) -> Token[str | None]:
-    return _current.set(value)
-
-
-def unbind(token: Token[str | None]) -> None:
-    _current.reset(token)
+    return value if value and SANE.fullmatch(value) else None
 
 
 class RequestIdFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if not hasattr(record, "request_id"):
-            record.request_id = _current.get() or NONE
+            record.request_id = CURRENT.get() or NONE
         return True

@@ -9,7 +9,6 @@ from __future__ import annotations
 import threading
 
 import pytest
-from django.core.cache import caches
 from django.db import connection
 from django.test import Client, RequestFactory
 from hypothesis import HealthCheck, given
@@ -20,7 +19,6 @@ from products.models import Product
 from stories.values import Verdict
 from tests.infra.services import redis_server
 from web.http import pagecache, pagekeys
-from web.http.cache import BoundedLocMemCache
 
 pytestmark = pytest.mark.django_db
 
@@ -196,8 +194,8 @@ def test_a_value_the_page_refuses_keeps_its_answer(client, seeded_arena):
 def test_pages_asked_with_values_from_no_short_list_are_served_but_not_kept(client, seeded_arena):
     def stored(url: str):
         request = RequestFactory().get(url)
-        version = pagekeys.arena_version(arena=seeded_arena.slug)
-        return caches["pages"].get(pagekeys.PageIdentity.of(request, version).key)
+        version = pagekeys.content_version("arena", {"arena": seeded_arena.slug})
+        return pagecache.stored(pagekeys.PageIdentity.of(request, version).key)
 
     searched = client.get(f"{ARENA}?q=retry")
     assert searched.status_code == 200
@@ -249,9 +247,9 @@ def test_the_api_schema_is_served_from_the_cache(client, db):
     first = client.get("/api/schema/")
     assert first.status_code == 200
     identity = pagekeys.PageIdentity.of(
-        RequestFactory().get("/api/schema/"), pagekeys.static_version(), dated=False
+        RequestFactory().get("/api/schema/"), pagekeys.content_version("static", {}), dated=False
     )
-    stored = caches["pages"].get(identity.key)
+    stored = pagecache.stored(identity.key)
     assert stored is not None and stored.body == first.content
     again = client.get("/api/schema/")
     assert again.content == first.content and again["ETag"] == first["ETag"] == identity.etag
@@ -302,50 +300,16 @@ def test_concurrent_first_requests_for_an_export_render_it_once(seeded_arena):
     assert len(rendered) == 1, queries
 
 
-# -- local memory in bytes
+# -- local memory
 
 
-def test_the_local_memory_cache_keeps_to_its_byte_budget():
-    cache = BoundedLocMemCache("bounded-test", {"OPTIONS": {"max_bytes": 3000, "MAX_ENTRIES": 100}})
-    cache.clear()
+def test_a_process_keeps_pages_to_its_byte_and_entry_budget():
+    recent = pagecache.LRU(max_bytes=3000, max_entries=3)
     for i in range(10):
-        cache.set(f"k{i}", b"x" * 900)
-    assert cache.held_bytes <= 3000
-    assert cache.get("k9") is not None and cache.get("k0") is None
-    cache.set("huge", b"x" * 5000)  # larger than the whole budget: not kept
-    assert cache.get("huge") is None and cache.held_bytes <= 3000
-    cache.delete("k9")
-    assert cache.get("k9") is None
-    cache.clear()
-    assert cache.held_bytes == 0
-
-
-def test_the_local_memory_cache_keeps_to_its_entries_and_answers_as_a_django_cache():
-    cache = BoundedLocMemCache("bounded-entries", {"OPTIONS": {"MAX_ENTRIES": 3}})
-    cache.clear()
-    for i in range(3):
-        cache.set(f"k{i}", i)
-    assert cache.get("k0") == 0  # used: k1 is now the least recently used
-    cache.set("k3", 3)
-    assert cache.get_many(["k0", "k1", "k2", "k3"]) == {"k0": 0, "k2": 2, "k3": 3}
-    assert cache.add("k3", "other") is False and cache.get("k3") == 3
-    assert cache.incr("k3", 4) == 7 and cache.get("k3") == 7
-    with pytest.raises(ValueError):
-        cache.incr("missing")
-    assert cache.get_or_set("made", lambda: "value") == "value" and cache.has_key("made")
-    cache.set("gone", 1, timeout=0)  # (Django's rule: a timeout of 0 expires at once)
-    assert cache.get("gone", "default") == "default" and not cache.has_key("gone")
-    assert cache.touch("made", timeout=0) and cache.get("made") is None
-    assert cache.touch("never") is False and cache.delete("never") is False
-    other = BoundedLocMemCache("bounded-entries", {"OPTIONS": {"MAX_ENTRIES": 3}})
-    assert other.get("k3") == 7  # one name, one store
-
-
-def test_a_timeout_of_0_stores_nothing():
-    cache = BoundedLocMemCache("bounded-zero", {"OPTIONS": {"max_bytes": 3000}})
-    cache.clear()
-    cache.set("kept", b"x" * 900)
-    cache.set("kept", b"x" * 900, timeout=0)  # replaced by nothing
-    cache.set("never", b"x" * 900, timeout=0)
-    assert cache.add("added", b"x" * 900, timeout=0)
-    assert cache.held_bytes == 0 and cache.get("kept") is None
+        recent.put(f"k{i}", f"page {i}", 900)
+    assert recent.size <= 3000 and len(recent.entries) == 3
+    assert recent.get("k9") is not None and recent.get("k0") is None
+    recent.put("k10", "page", 100)  # within the bytes: the entries still say which go
+    assert len(recent.entries) == 3 and recent.get("k7") is None
+    recent.clear()
+    assert recent.size == 0 and recent.get("k9") is None

@@ -24,7 +24,6 @@ from stories.models import Cell, Story
 from stories.services import cell_correct, cell_edit, story_retire, story_update
 from stories.values import CellValue, Proof, Verdict
 from web.http import pagecache, pagekeys
-from web.http.cache import LRU
 
 pytestmark = pytest.mark.django_db
 
@@ -334,6 +333,7 @@ def test_a_miss_waits_for_the_render_another_process_started(client, seeded_aren
     page_id = pagekeys.PageIdentity.of(request, version)
     cache = caches["pages"]
     assert cache.add(f"{page_id.key}:lock", 1, timeout=10)
+    recent = pagecache.recent_pages()
     stored = pagecache.Page(
         status=200,
         headers=(("Content-Type", "text/html; charset=utf-8"),),
@@ -342,20 +342,20 @@ def test_a_miss_waits_for_the_render_another_process_started(client, seeded_aren
     )
 
     missed = threading.Event()
-    cache_get = type(cache).get
+    recent_get = type(recent).get
 
-    def get(self, key, *args, **kwargs):  # this cache's lookups, told to the lock holder
-        found = cache_get(self, key, *args, **kwargs)
+    def get(self, key):  # this process's lookups, told to the lock holder
+        found = recent_get(self, key)
         if key == page_id.key and found is None:
             missed.set()
         return found
 
-    monkeypatch.setattr(type(cache), "get", get)
+    monkeypatch.setattr(type(recent), "get", get)
 
     def holder():
         # the lock is held from the start: once the request has missed, it can only wait
         assert missed.wait(timeout=30), "the request never looked for the page"
-        cache.set(page_id.key, stored)
+        pagecache.store(page_id.key, stored)
         cache.delete(f"{page_id.key}:lock")
 
     thread = threading.Thread(target=holder)
@@ -370,7 +370,7 @@ def test_without_the_page_cache_pages_still_revalidate(client, seeded_arena, set
     settings.PAGE_CACHE = False
     first = client.get(ARENA)
     assert client.get(ARENA, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
-    assert not caches["pages"].get(pagekeys.PageIdentity.of(RequestFactory().get(ARENA), "0").key)
+    assert not pagecache.stored(pagekeys.PageIdentity.of(RequestFactory().get(ARENA), "0").key)
     assert "public" in first["Cache-Control"]
 
 
@@ -392,7 +392,7 @@ def test_odd_cell_ids_are_a_404_not_a_database_error(client, db):
 
 
 def test_recent_pages_keep_to_their_byte_budget_dropping_the_least_recently_used():
-    recent = LRU(max_bytes=250)
+    recent = pagecache.LRU(max_bytes=250)
     recent.put("a", "page a", 100)
     recent.put("b", "page b", 100)
     assert recent.get("a") is not None  # a is now the most recently used
@@ -419,7 +419,7 @@ def test_another_arena_under_a_freed_slug_does_not_meet_the_old_ones_pages(clien
 
 def test_a_process_serves_its_recent_pages_without_the_shared_cache(client, seeded_arena):
     first = client.get(ARENA)
-    caches["pages"].clear()  # another process (or Redis eviction) dropped it
+    caches["pages"].clear()  # Redis evicted it
     again = client.get(ARENA)
     assert again.content == first.content and again["ETag"] == first["ETag"]
 
