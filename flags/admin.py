@@ -9,7 +9,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.admin.utils import unquote
 from django.contrib.admin.views.main import ChangeList
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db.models import Case, Count, IntegerField, Model, QuerySet, Value, When
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -27,11 +27,12 @@ from flags.filters import (
     ArenaCategoryFilter,
     ArenaProductFilter,
     ReasonFilter,
+    RelatedFilter,
     SortFilter,
     StatusFilter,
 )
 from flags.forms import DecisionForm, NoteForm
-from flags.models import Flag, ModeratorAction, Reason, ReviewItem, Status
+from flags.models import ModeratorAction, ReviewItem, Status
 from flags.selectors import (
     Impact,
     duration_text,
@@ -46,8 +47,11 @@ from stories.values import JUDGEMENT_FIELDS, CellValue
 
 EXCERPT_CHARS = 140
 DECISION_MISSING = "Choose a decision: uphold, reject or mark duplicate. Nothing was changed."
-DECISIONS = [("uphold", "Uphold: correct the cell"), ("reject", "Reject")]
-DECISIONS += [("duplicate", "Mark duplicate")]
+DECISIONS = [
+    ("uphold", "Uphold: correct the cell"),
+    ("reject", "Reject"),
+    ("duplicate", "Mark duplicate"),
+]
 
 
 class ReviewForm(DecisionForm):
@@ -56,9 +60,6 @@ class ReviewForm(DecisionForm):
     decision = forms.ChoiceField(
         choices=DECISIONS, widget=forms.RadioSelect, error_messages={"required": DECISION_MISSING}
     )
-
-
-FILTER_TEMPLATE = "admin/flags/reviewitem/filter.html"
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
@@ -70,14 +71,6 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     space = cut.rfind(" ")
     head = cut[:space] if space > 0 else text[:limit]  # one word longer than the limit: cut it
     return head.rstrip(" ,.;:–—-") + "…"
-
-
-def vendor_label(flags: list[Flag]) -> SafeString:
-    declared = sum(f.affiliated for f in flags)
-    if not declared:
-        return SafeString("")
-    who = "" if declared == len(flags) else f"{declared} of {len(flags)} flags "
-    return format_html('<span class="queue-vendor">{}filed by the vendor</span> ', who)
 
 
 class ReviewChangeList(ChangeList):
@@ -100,12 +93,6 @@ class ReviewChangeList(ChangeList):
             output_field=IntegerField(),
         )
         return [place.asc(), *ordering]
-
-    def get_filters(self, request: HttpRequest) -> Any:
-        filters = super().get_filters(request)
-        for spec in filters[0]:
-            spec.template = FILTER_TEMPLATE  # a dropdown in the bar above the list
-        return filters
 
     def get_results(self, request: HttpRequest) -> None:
         super().get_results(request)
@@ -141,7 +128,7 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
     list_filter = [
         StatusFilter,
         SortFilter,
-        "cell__story__arena",
+        ("cell__story__arena", RelatedFilter),
         ("cell__product", ArenaProductFilter),
         ("cell__story__category", ArenaCategoryFilter),
         ReasonFilter,
@@ -197,12 +184,15 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
         flags = list(item.flags.all())
         if not flags:
             return "—"
-        labels = dict(Reason.choices)
-        reasons = dict.fromkeys(labels.get(f.reason, f.reason) for f in flags)  # once each
+        reasons = dict.fromkeys(f.get_reason_display() for f in flags)  # once each
         newest = max(flags, key=lambda f: (f.created_at, f.pk))
+        vendor = sum(f.affiliated for f in flags)
+        who = "" if vendor == len(flags) else f"{vendor} of {len(flags)} flags "
         return format_html(
             '{}<strong>{}</strong>: <span class="queue-excerpt">{}</span>',
-            vendor_label(flags),
+            format_html('<span class="queue-vendor">{}filed by the vendor</span> ', who)
+            if vendor
+            else "",
             ", ".join(reasons),
             excerpt(newest.explanation),
         )
@@ -240,10 +230,8 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
         form_url: str = "",
         extra_context: dict[str, Any] | None = None,
     ) -> HttpResponse:
-        if not user_can_moderate(request.user):
-            raise PermissionDenied
         item = self.get_object(request, unquote(object_id))
-        if item is None:  # no such item, or an id that is not a number: Django's own answer
+        if item is None or not user_can_moderate(request.user):  # Django's own 404 or 403
             return super().change_view(request, object_id, form_url, extra_context)
         proposal = review_item_proposal(item)
         offered = proposal or CellValue.of(item.cell)
@@ -251,10 +239,11 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
         records = flag_reporter_records(flags)
         for f in flags:
             f.reporter_record = records.get(f.pk)
+        initial = {name: getattr(offered, name) for name in JUDGEMENT_FIELDS}
         form = ReviewForm(
             request.POST or None,
             initial={
-                **{name: getattr(offered, name) for name in JUDGEMENT_FIELDS},
+                **initial,
                 "rationale": item.cell.rationale,
                 "version": item.version,
                 "cell_version": item.cell.version,
@@ -262,54 +251,41 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
             },
         )
         if not any(f.source_url for f in flags):  # nothing to accept as evidence
-            for name in ("accept_source", "evidence_quote"):
-                del form.fields[name]
-        if request.method == "POST" and form.is_valid():
-            decided = self._decide(request, item, form)
-            if decided is not None:
-                return decided
+            del form.fields["accept_source"], form.fields["evidence_quote"]
+        if form.is_bound and form.is_valid():
+            chosen = form.cleaned_data["decision"]
+            try:
+                if chosen == "uphold":
+                    review_item_uphold(item=item, moderator=request.user, form=form)
+                else:
+                    duplicate = chosen == "duplicate"
+                    review_item_reject(
+                        item=item, moderator=request.user, form=form, duplicate=duplicate
+                    )
+            except (AlreadyResolved, EditConflict) as exc:
+                self.message_user(request, str(exc), messages.ERROR)
+                return HttpResponseRedirect(request.path)
+            except ValidationError as exc:
+                for field, errors in exc.message_dict.items():
+                    form.add_error(field if field in form.fields else None, errors)
+            else:
+                done = f"Review of {item.cell.product.name}'s cell resolved: {chosen}."
+                self.message_user(request, done, messages.SUCCESS)
+                return HttpResponseRedirect(reverse("admin:flags_reviewitem_changelist"))
         pending = item.status == Status.PENDING
         context = {
             **self.admin_site.each_context(request),
             "title": f"Review: {item.cell.product.name} — {excerpt(item.cell.story.text, 60)}",
-            "opts": self.model._meta,
+            "opts": self.opts,
             "item": item,
             "cell": item.cell,
-            "evidence": list(item.cell.evidence.order_by("position")),
             "flags": flags,
             "proposal": proposal,
             "impact": review_item_impact(item) if pending else None,
             "pending": pending,
             "form": form,
-            "actions_log": list(item.actions.select_related("moderator")),
-            "has_view_permission": True,
-            "original": item,
         }
         return TemplateResponse(request, self.change_form_template, context)
-
-    def _decide(
-        self, request: HttpRequest, item: ReviewItem, form: ReviewForm
-    ) -> HttpResponse | None:
-        """A redirect when the decision is made or refused as stale; None with the form's errors."""
-        chosen = form.cleaned_data["decision"]
-        try:
-            if chosen == "uphold":
-                review_item_uphold(item=item, moderator=request.user, form=form)
-            else:
-                duplicate = chosen == "duplicate"
-                review_item_reject(
-                    item=item, moderator=request.user, form=form, duplicate=duplicate
-                )
-        except (AlreadyResolved, EditConflict) as exc:
-            self.message_user(request, str(exc), messages.ERROR)
-            return HttpResponseRedirect(reverse("admin:flags_reviewitem_change", args=[item.pk]))
-        except ValidationError as exc:
-            for field, errors in exc.message_dict.items():
-                form.add_error(field if field in form.fields else None, errors)
-            return None
-        done = f"Review of {item.cell.product.name}'s cell resolved: {chosen}."
-        self.message_user(request, done, messages.SUCCESS)
-        return HttpResponseRedirect(reverse("admin:flags_reviewitem_changelist"))
 
     @admin.action(description="Reject selected flags (with a public note)", permissions=["change"])
     def bulk_reject(

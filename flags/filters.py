@@ -28,9 +28,11 @@ class FilterChoice(TypedDict):
 
 ALL = "all"
 BY_IMPACT = "impact"
+TEMPLATE = "admin/flags/reviewitem/filter.html"  # a dropdown in the bar above the list
 
 
 class ChoicesFilter(admin.SimpleListFilter):
+    template = TEMPLATE
     options: ClassVar[list[tuple[str, str]]] = []
     default: ClassVar[str] = ""  # set: no "All" choice, and this one is chosen when none is
 
@@ -110,7 +112,11 @@ def chosen_arena(request: HttpRequest) -> int | None:
     return int(raw) if raw.isdigit() and len(raw) < 19 else None
 
 
-class ArenaScopedFilter(admin.RelatedFieldListFilter):
+class RelatedFilter(admin.RelatedFieldListFilter):
+    template = TEMPLATE
+
+
+class ArenaScopedFilter(RelatedFilter):
     """The chosen arena's choices only; with none chosen, each named with its arena (two arenas
     may have a product of the same name)."""
 
