@@ -240,16 +240,9 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
         for f in flags:
             f.reporter_record = records.get(f.pk)
         initial = {name: getattr(offered, name) for name in JUDGEMENT_FIELDS}
-        form = ReviewForm(
-            request.POST or None,
-            initial={
-                **initial,
-                "rationale": item.cell.rationale,
-                "version": item.version,
-                "cell_version": item.cell.version,
-                "flags": ",".join(str(f.pk) for f in flags),
-            },
-        )
+        initial |= {"rationale": item.cell.rationale, "version": item.version}
+        initial |= {"cell_version": item.cell.version, "flags": ",".join(str(f.pk) for f in flags)}
+        form = ReviewForm(request.POST or None, initial=initial)
         if not any(f.source_url for f in flags):  # nothing to accept as evidence
             del form.fields["accept_source"], form.fields["evidence_quote"]
         if form.is_bound and form.is_valid():

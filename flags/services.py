@@ -23,8 +23,8 @@ from arena.recompute import cell_content_changed
 from core.moderators import user_can_moderate
 from core.text import parse_rate
 from flags.forms import FLAG_FIELDS, DecisionForm, FlagForm
+from flags.mailing import notices_flag_filed, notices_item_decided
 from flags.models import Flag, FlagClient, ModeratorAction, ReviewItem, Status
-from flags.notices import notices_flag_filed, notices_item_decided
 from flags.selectors import review_item_proposal
 from stories.evidence import Quote
 from stories.models import Cell, CellChange

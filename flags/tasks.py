@@ -1,9 +1,9 @@
-"""Celery's wrappers of ``flags.mailing`` and ``flags.notices``, each safe to run twice (a notice
-is claimed before it is sent, and counts its attempts whoever makes them)."""
+"""Celery's wrappers of ``flags.mailing``, each safe to run twice (a notice is claimed before it is
+sent, and counts its attempts whoever makes them)."""
 
 from celery import Task, shared_task
 
-from flags import mailing, notices
+from flags import mailing
 from flags.services import flag_clients_prune
 from flags.task_names import DIGEST_TASK, ERASE_TASK, NOTICE_TASK, NOTICES_DUE_TASK
 
@@ -42,4 +42,4 @@ def moderator_digest_send() -> str:
 
 @shared_task(name=ERASE_TASK)
 def flag_emails_erase() -> int:
-    return notices.flag_emails_erase()
+    return mailing.flag_emails_erase()
