@@ -26,7 +26,7 @@ from flags.filters import (
     AgeFilter,
     ArenaCategoryFilter,
     ArenaProductFilter,
-    ReasonFilter,
+    FieldChoicesFilter,
     RelatedFilter,
     SortFilter,
     StatusFilter,
@@ -131,7 +131,7 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
         ("cell__story__arena", RelatedFilter),
         ("cell__product", ArenaProductFilter),
         ("cell__story__category", ArenaCategoryFilter),
-        ReasonFilter,
+        ("flags__reason", FieldChoicesFilter),
         AgeFilter,
     ]
     search_fields = ["cell__story__text", "cell__product__name", "flags__explanation"]

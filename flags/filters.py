@@ -13,7 +13,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from arena.models import Category
-from flags.models import Reason, Status
+from flags.models import Status
 from products.models import Product
 
 if TYPE_CHECKING:
@@ -93,17 +93,6 @@ class AgeFilter(ChoicesFilter):
         return queryset.filter(**ranges.get(self.value() or "", {}))
 
 
-class ReasonFilter(ChoicesFilter):
-    title = "reason"
-    parameter_name = "reason"
-    options = Reason.choices
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
-        if self.value():
-            return queryset.filter(flags__reason=self.value()).distinct()
-        return queryset
-
-
 ARENA_PARAMETER = "cell__story__arena__id__exact"  # the arena filter's (a related-field filter)
 
 
@@ -113,6 +102,10 @@ def chosen_arena(request: HttpRequest) -> int | None:
 
 
 class RelatedFilter(admin.RelatedFieldListFilter):
+    template = TEMPLATE
+
+
+class FieldChoicesFilter(admin.ChoicesFieldListFilter):
     template = TEMPLATE
 
 
