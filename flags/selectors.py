@@ -167,23 +167,9 @@ def pending_by_impact(items: QuerySet[ReviewItem]) -> tuple[list[int], dict[int,
     return [row.pk for row in ranked], impacts
 
 
-@dataclass(frozen=True)
-class ReporterRecord:
-    """A reporter's decided past flags, matched by ``"email"`` or else ``"client"`` (hash)."""
-
-    by: str
-    upheld: int
-    rejected: int
-
-    def __str__(self) -> str:
-        who = "this email" if self.by == "email" else "this client"
-        if not (self.upheld or self.rejected):
-            return f"no earlier decided flags from {who}"
-        return f"earlier flags from {who}: {self.upheld} upheld, {self.rejected} rejected"
-
-
-def flag_reporter_records(flags: Sequence[Flag]) -> dict[int, ReporterRecord]:
-    """Each flag's reporter record, by flag id, in one query."""
+def flag_reporter_records(flags: Sequence[Flag]) -> dict[int, str]:
+    """Each flag's reporter's decided past flags, matched by e-mail or else client hash, by flag
+    id, in one query."""
     if not flags:
         return {}
     emails = {f.email.lower() for f in flags if f.email}
@@ -208,7 +194,11 @@ def flag_reporter_records(flags: Sequence[Flag]) -> dict[int, ReporterRecord]:
     for flag in flags:
         by, who = ("email", flag.email.lower()) if flag.email else ("client", flag.client_hash)
         upheld, rejected = (counts[by, who, s] for s in (Status.UPHELD, Status.REJECTED))
-        records[flag.pk] = ReporterRecord(by, upheld, rejected)
+        records[flag.pk] = (
+            f"earlier flags from this {by}: {upheld} upheld, {rejected} rejected"
+            if upheld or rejected
+            else f"no earlier decided flags from this {by}"
+        )
     return records
 
 
