@@ -38,6 +38,8 @@ BACKOFF_MAX = 3600  # seconds: the longest wait between two attempts
 SWEEP_BATCH = 200  # notices one sweep sends at most; the next sweep sends the rest
 UNSUBSCRIBE_SALT = "flags.unsubscribe"
 LOCAL_ORIGIN = "http://localhost:8000"  # with neither SITE_URL nor a usable host, as `make run`
+GIVEN_UP = "notice %s (%s) failed after %s attempts, given up: %s"
+RETRIED = "notices %s not sent (attempt %s), due again in %ss: %s"
 RELATED = ("flag__item__change", "flag__cell__product", "flag__cell__story__arena")
 # control, format, surrogate, private, unassigned, line/paragraph separators: never in a mail
 _UNSAFE = frozenset(("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))
@@ -173,21 +175,12 @@ def _failed(notices: list[Notice], exc: BaseException | str, addresses: list[str
         status=Notice.State.FAILED, last_error=reason
     )
     for n in final:
-        log.error(
-            "notice %s (%s) failed after %s attempts, given up: %s",
-            n.pk,
-            n.kind,
-            n.attempts,
-            reason,
-        )
+        log.error(GIVEN_UP, n.pk, n.kind, n.attempts, reason)
     if not again:
         return Outcome("failed", reason=reason)
     attempts = max(n.attempts for n in again)
     wait = backoff(attempts)
-    ids = [n.pk for n in again]
-    log.warning(
-        "notices %s not sent (attempt %s), due again in %ss: %s", ids, attempts, wait, reason
-    )
+    log.warning(RETRIED, [n.pk for n in again], attempts, wait, reason)
     return Outcome("retry", retry_in=wait, reason=reason)
 
 

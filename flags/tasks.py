@@ -8,18 +8,10 @@ from flags.services import flag_clients_prune
 from flags.task_names import DIGEST_TASK, ERASE_TASK, NOTICE_TASK, NOTICES_DUE_TASK
 
 # sending is bounded by EMAIL_TIMEOUT per step; these only stop a task that hangs anyway
-SOFT_TIME_LIMIT = 120
-TIME_LIMIT = 180
+LIMITS = {"soft_time_limit": 120, "time_limit": 180}
 
 
-@shared_task(
-    name=NOTICE_TASK,
-    bind=True,
-    acks_late=True,
-    max_retries=None,
-    soft_time_limit=SOFT_TIME_LIMIT,
-    time_limit=TIME_LIMIT,
-)
+@shared_task(name=NOTICE_TASK, bind=True, acks_late=True, max_retries=None, **LIMITS)
 def notice_send(self: Task, notice_id: int) -> str:
     """One attempt at a notice; on a mail server error, again after the backoff."""
     outcome = mailing.notice_deliver(notice_id)
@@ -28,14 +20,14 @@ def notice_send(self: Task, notice_id: int) -> str:
     return outcome.status
 
 
-@shared_task(name=NOTICES_DUE_TASK, soft_time_limit=SOFT_TIME_LIMIT, time_limit=TIME_LIMIT)
+@shared_task(name=NOTICES_DUE_TASK, **LIMITS)
 def notices_send_due() -> dict[str, int]:
     """The periodic sweep (a task lost, the broker down); the flag clients past the window go."""
     flag_clients_prune()
     return mailing.notices_send_due()
 
 
-@shared_task(name=DIGEST_TASK, soft_time_limit=SOFT_TIME_LIMIT, time_limit=TIME_LIMIT)
+@shared_task(name=DIGEST_TASK, **LIMITS)
 def moderator_digest_send() -> str:
     return mailing.moderator_digest_send().status
 
