@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from django import forms
@@ -285,31 +286,23 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
         self, request: HttpRequest, queryset: QuerySet[ReviewItem]
     ) -> HttpResponse | None:
         form = NoteForm(request.POST if "apply" in request.POST else None)
-        if form.is_valid():
-            done = 0
-            for item in queryset:
-                seen = request.POST.get(f"seen-{item.pk}", "")
-                decision = DecisionForm({"note": form.cleaned_data["note"], "flags": seen})
-                try:
-                    review_item_reject(item=item, moderator=request.user, form=decision)
-                    done += 1
-                except (AlreadyResolved, ValidationError):
-                    pass
-            skipped = len(queryset) - done
-            self.message_user(request, f"Rejected {done} item(s); {skipped} were already resolved.")
-            return None
-        return TemplateResponse(
-            request,
-            "admin/flags/reviewitem/bulk_reject.html",
-            {
-                **self.admin_site.each_context(request),
-                "title": "Reject flags",
-                "opts": self.model._meta,
-                "items": queryset,
-                "form": form,
-                "action_checkbox_name": ACTION_CHECKBOX_NAME,
-            },
-        )
+        if not form.is_valid():
+            context = {"title": "Reject flags", "opts": self.opts, "items": queryset, "form": form}
+            context |= {"action_checkbox_name": ACTION_CHECKBOX_NAME}
+            template = "admin/flags/reviewitem/bulk_reject.html"
+            return TemplateResponse(
+                request, template, self.admin_site.each_context(request) | context
+            )
+        done = 0
+        for item in queryset:
+            seen = request.POST.get(f"seen-{item.pk}", "")
+            decision = DecisionForm({"note": form.cleaned_data["note"], "flags": seen})
+            with contextlib.suppress(AlreadyResolved, ValidationError):
+                review_item_reject(item=item, moderator=request.user, form=decision)
+                done += 1
+        skipped = len(queryset) - done
+        self.message_user(request, f"Rejected {done} item(s); {skipped} were already resolved.")
+        return None
 
 
 @admin.register(ModeratorAction)
