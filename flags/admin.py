@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from django import forms
@@ -9,7 +10,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.admin.utils import unquote
 from django.contrib.admin.views.main import ChangeList
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db.models import Case, Count, IntegerField, Model, QuerySet, Value, When
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -26,12 +27,13 @@ from flags.filters import (
     AgeFilter,
     ArenaCategoryFilter,
     ArenaProductFilter,
-    ReasonFilter,
+    FieldChoicesFilter,
+    RelatedFilter,
     SortFilter,
     StatusFilter,
 )
 from flags.forms import DecisionForm, NoteForm
-from flags.models import Flag, ModeratorAction, Reason, ReviewItem, Status
+from flags.models import ModeratorAction, ReviewItem, Status
 from flags.selectors import (
     Impact,
     duration_text,
@@ -46,8 +48,11 @@ from stories.values import JUDGEMENT_FIELDS, CellValue
 
 EXCERPT_CHARS = 140
 DECISION_MISSING = "Choose a decision: uphold, reject or mark duplicate. Nothing was changed."
-DECISIONS = [("uphold", "Uphold: correct the cell"), ("reject", "Reject")]
-DECISIONS += [("duplicate", "Mark duplicate")]
+DECISIONS = [
+    ("uphold", "Uphold: correct the cell"),
+    ("reject", "Reject"),
+    ("duplicate", "Mark duplicate"),
+]
 
 
 class ReviewForm(DecisionForm):
@@ -56,9 +61,6 @@ class ReviewForm(DecisionForm):
     decision = forms.ChoiceField(
         choices=DECISIONS, widget=forms.RadioSelect, error_messages={"required": DECISION_MISSING}
     )
-
-
-FILTER_TEMPLATE = "admin/flags/reviewitem/filter.html"
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
@@ -70,14 +72,6 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     space = cut.rfind(" ")
     head = cut[:space] if space > 0 else text[:limit]  # one word longer than the limit: cut it
     return head.rstrip(" ,.;:–—-") + "…"
-
-
-def vendor_label(flags: list[Flag]) -> SafeString:
-    declared = sum(f.affiliated for f in flags)
-    if not declared:
-        return SafeString("")
-    who = "" if declared == len(flags) else f"{declared} of {len(flags)} flags "
-    return format_html('<span class="queue-vendor">{}filed by the vendor</span> ', who)
 
 
 class ReviewChangeList(ChangeList):
@@ -100,12 +94,6 @@ class ReviewChangeList(ChangeList):
             output_field=IntegerField(),
         )
         return [place.asc(), *ordering]
-
-    def get_filters(self, request: HttpRequest) -> Any:
-        filters = super().get_filters(request)
-        for spec in filters[0]:
-            spec.template = FILTER_TEMPLATE  # a dropdown in the bar above the list
-        return filters
 
     def get_results(self, request: HttpRequest) -> None:
         super().get_results(request)
@@ -141,10 +129,10 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
     list_filter = [
         StatusFilter,
         SortFilter,
-        "cell__story__arena",
+        ("cell__story__arena", RelatedFilter),
         ("cell__product", ArenaProductFilter),
         ("cell__story__category", ArenaCategoryFilter),
-        ReasonFilter,
+        ("flags__reason", FieldChoicesFilter),
         AgeFilter,
     ]
     search_fields = ["cell__story__text", "cell__product__name", "flags__explanation"]
@@ -197,12 +185,15 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
         flags = list(item.flags.all())
         if not flags:
             return "—"
-        labels = dict(Reason.choices)
-        reasons = dict.fromkeys(labels.get(f.reason, f.reason) for f in flags)  # once each
+        reasons = dict.fromkeys(f.get_reason_display() for f in flags)  # once each
         newest = max(flags, key=lambda f: (f.created_at, f.pk))
+        vendor = sum(f.affiliated for f in flags)
+        who = "" if vendor == len(flags) else f"{vendor} of {len(flags)} flags "
         return format_html(
             '{}<strong>{}</strong>: <span class="queue-excerpt">{}</span>',
-            vendor_label(flags),
+            format_html('<span class="queue-vendor">{}filed by the vendor</span> ', who)
+            if vendor
+            else "",
             ", ".join(reasons),
             excerpt(newest.explanation),
         )
@@ -240,10 +231,8 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
         form_url: str = "",
         extra_context: dict[str, Any] | None = None,
     ) -> HttpResponse:
-        if not user_can_moderate(request.user):
-            raise PermissionDenied
         item = self.get_object(request, unquote(object_id))
-        if item is None:  # no such item, or an id that is not a number: Django's own answer
+        if item is None or not user_can_moderate(request.user):  # Django's own 404 or 403
             return super().change_view(request, object_id, form_url, extra_context)
         proposal = review_item_proposal(item)
         offered = proposal or CellValue.of(item.cell)
@@ -251,96 +240,69 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
         records = flag_reporter_records(flags)
         for f in flags:
             f.reporter_record = records.get(f.pk)
-        form = ReviewForm(
-            request.POST or None,
-            initial={
-                **{name: getattr(offered, name) for name in JUDGEMENT_FIELDS},
-                "rationale": item.cell.rationale,
-                "version": item.version,
-                "cell_version": item.cell.version,
-                "flags": ",".join(str(f.pk) for f in flags),
-            },
-        )
+        initial = {name: getattr(offered, name) for name in JUDGEMENT_FIELDS}
+        initial |= {"rationale": item.cell.rationale, "version": item.version}
+        initial |= {"cell_version": item.cell.version, "flags": ",".join(str(f.pk) for f in flags)}
+        form = ReviewForm(request.POST or None, initial=initial)
         if not any(f.source_url for f in flags):  # nothing to accept as evidence
-            for name in ("accept_source", "evidence_quote"):
-                del form.fields[name]
-        if request.method == "POST" and form.is_valid():
-            decided = self._decide(request, item, form)
-            if decided is not None:
-                return decided
+            del form.fields["accept_source"], form.fields["evidence_quote"]
+        if form.is_bound and form.is_valid():
+            chosen = form.cleaned_data["decision"]
+            try:
+                if chosen == "uphold":
+                    review_item_uphold(item=item, moderator=request.user, form=form)
+                else:
+                    duplicate = chosen == "duplicate"
+                    review_item_reject(
+                        item=item, moderator=request.user, form=form, duplicate=duplicate
+                    )
+            except (AlreadyResolved, EditConflict) as exc:
+                self.message_user(request, str(exc), messages.ERROR)
+                return HttpResponseRedirect(request.path)
+            except ValidationError as exc:
+                for field, errors in exc.message_dict.items():
+                    form.add_error(field if field in form.fields else None, errors)
+            else:
+                done = f"Review of {item.cell.product.name}'s cell resolved: {chosen}."
+                self.message_user(request, done, messages.SUCCESS)
+                return HttpResponseRedirect(reverse("admin:flags_reviewitem_changelist"))
         pending = item.status == Status.PENDING
         context = {
             **self.admin_site.each_context(request),
             "title": f"Review: {item.cell.product.name} — {excerpt(item.cell.story.text, 60)}",
-            "opts": self.model._meta,
+            "opts": self.opts,
             "item": item,
             "cell": item.cell,
-            "evidence": list(item.cell.evidence.order_by("position")),
             "flags": flags,
             "proposal": proposal,
             "impact": review_item_impact(item) if pending else None,
             "pending": pending,
             "form": form,
-            "actions_log": list(item.actions.select_related("moderator")),
-            "has_view_permission": True,
-            "original": item,
         }
         return TemplateResponse(request, self.change_form_template, context)
-
-    def _decide(
-        self, request: HttpRequest, item: ReviewItem, form: ReviewForm
-    ) -> HttpResponse | None:
-        """A redirect when the decision is made or refused as stale; None with the form's errors."""
-        chosen = form.cleaned_data["decision"]
-        try:
-            if chosen == "uphold":
-                review_item_uphold(item=item, moderator=request.user, form=form)
-            else:
-                duplicate = chosen == "duplicate"
-                review_item_reject(
-                    item=item, moderator=request.user, form=form, duplicate=duplicate
-                )
-        except (AlreadyResolved, EditConflict) as exc:
-            self.message_user(request, str(exc), messages.ERROR)
-            return HttpResponseRedirect(reverse("admin:flags_reviewitem_change", args=[item.pk]))
-        except ValidationError as exc:
-            for field, errors in exc.message_dict.items():
-                form.add_error(field if field in form.fields else None, errors)
-            return None
-        done = f"Review of {item.cell.product.name}'s cell resolved: {chosen}."
-        self.message_user(request, done, messages.SUCCESS)
-        return HttpResponseRedirect(reverse("admin:flags_reviewitem_changelist"))
 
     @admin.action(description="Reject selected flags (with a public note)", permissions=["change"])
     def bulk_reject(
         self, request: HttpRequest, queryset: QuerySet[ReviewItem]
     ) -> HttpResponse | None:
         form = NoteForm(request.POST if "apply" in request.POST else None)
-        if form.is_valid():
-            done = 0
-            for item in queryset:
-                seen = request.POST.get(f"seen-{item.pk}", "")
-                decision = DecisionForm({"note": form.cleaned_data["note"], "flags": seen})
-                try:
-                    review_item_reject(item=item, moderator=request.user, form=decision)
-                    done += 1
-                except (AlreadyResolved, ValidationError):
-                    pass
-            skipped = len(queryset) - done
-            self.message_user(request, f"Rejected {done} item(s); {skipped} were already resolved.")
-            return None
-        return TemplateResponse(
-            request,
-            "admin/flags/reviewitem/bulk_reject.html",
-            {
-                **self.admin_site.each_context(request),
-                "title": "Reject flags",
-                "opts": self.model._meta,
-                "items": queryset,
-                "form": form,
-                "action_checkbox_name": ACTION_CHECKBOX_NAME,
-            },
-        )
+        if not form.is_valid():
+            context = {"title": "Reject flags", "opts": self.opts, "items": queryset, "form": form}
+            context |= {"action_checkbox_name": ACTION_CHECKBOX_NAME}
+            template = "admin/flags/reviewitem/bulk_reject.html"
+            return TemplateResponse(
+                request, template, self.admin_site.each_context(request) | context
+            )
+        done = 0
+        for item in queryset:
+            seen = request.POST.get(f"seen-{item.pk}", "")
+            decision = DecisionForm({"note": form.cleaned_data["note"], "flags": seen})
+            with contextlib.suppress(AlreadyResolved, ValidationError):
+                review_item_reject(item=item, moderator=request.user, form=decision)
+                done += 1
+        skipped = len(queryset) - done
+        self.message_user(request, f"Rejected {done} item(s); {skipped} were already resolved.")
+        return None
 
 
 @admin.register(ModeratorAction)

@@ -4,96 +4,45 @@ token or client hash: those columns are not even read. A few queries whatever th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Prefetch, QuerySet
 from django.db.models.functions import Coalesce
 
-from arena import scoring
 from arena.models import Arena
 from flags.models import Flag, Reason, ReviewItem, Status
 from products.models import Product
-from stories.models import CellChange, Story
+from stories.models import Story
 
 OPEN, DECIDED = "open", "decided"
 DISPUTE_STATES = (OPEN, DECIDED, Status.UPHELD.value, Status.REJECTED.value, Status.DUPLICATE.value)
 DISPUTES_PER_PAGE = 25
 
 
-@dataclass
 class Dispute:
-    """One review item as the public pages show it; ``flags``: each flag's reason code, proposal
-    ("" for none) and whether it was filed by the vendor."""
+    """One review item as the public pages show it: ``item`` with its cell (story, product) and its
+    correction read, and of its flags each one's reason, proposal and affiliation only."""
 
-    item: ReviewItem  # with its cell (story, product) and its correction (``change``) read
-    flags: list[tuple[str, str, bool]] = field(default_factory=list)
-
-    @property
-    def pk(self) -> int:
-        return self.item.pk
-
-    @property
-    def status(self) -> str:
-        return self.item.status
-
-    @property
-    def pending(self) -> bool:
-        return self.item.status == Status.PENDING
-
-    @property
-    def opened_at(self) -> datetime:
-        return self.item.created_at
-
-    @property
-    def decided_at(self) -> datetime | None:
-        return self.item.resolved_at
-
-    @property
-    def updated_at(self) -> datetime:
-        return self.item.resolved_at or self.item.created_at
-
-    @property
-    def decision(self) -> str:
-        """``upheld``, ``rejected``, ``marked duplicate``; "" while pending."""
-        if self.pending:
-            return ""
-        return "marked duplicate" if self.status == Status.DUPLICATE else str(self.status)
-
-    @property
-    def note(self) -> str:
-        return "" if self.pending else self.item.public_note
-
-    @property
-    def change(self) -> CellChange | None:
-        return self.item.change if self.status == Status.UPHELD else None
-
-    @property
-    def direction(self) -> scoring.Direction | None:
-        return None if self.change is None else self.change.direction
-
-    @property
-    def reason_codes(self) -> list[str]:
-        return list(dict.fromkeys(reason for reason, _, _ in self.flags))
-
-    @property
-    def reasons(self) -> list[str]:
-        return [str(Reason(code).label) for code in self.reason_codes]
-
-    @property
-    def proposals(self) -> list[str]:
-        return list(dict.fromkeys(proposal for _, proposal, _ in self.flags if proposal))
-
-    @property
-    def affiliated(self) -> bool:
-        return any(affiliated for _, _, affiliated in self.flags)
-
-    @property
-    def flag_count(self) -> int:
-        return len(self.flags)
+    def __init__(self, item: ReviewItem) -> None:
+        flags = list(item.flags.all())
+        self.item, self.pk, self.status = item, item.pk, item.status
+        self.pending = item.status == Status.PENDING
+        self.opened_at, self.decided_at = item.created_at, item.resolved_at
+        self.updated_at: datetime = item.resolved_at or item.created_at
+        # "upheld", "rejected", "marked duplicate"; "" while pending
+        duplicate = item.status == Status.DUPLICATE
+        self.decision = "" if self.pending else "marked duplicate" if duplicate else item.status
+        self.note = "" if self.pending else item.public_note
+        self.change = item.change if item.status == Status.UPHELD else None
+        self.direction = None if self.change is None else self.change.direction
+        self.reason_codes = list(dict.fromkeys(f.reason for f in flags))
+        self.reasons = [str(Reason(code).label) for code in self.reason_codes]
+        self.proposals = list(dict.fromkeys(f.proposal_label for f in flags if f.proposal_label))
+        self.affiliated = any(f.affiliated for f in flags)
+        self.flag_count = len(flags)
 
 
 @dataclass(frozen=True)
@@ -104,31 +53,18 @@ class DisputeFilters:
 
 
 def _items() -> QuerySet[ReviewItem]:
-    """The latest news first (a decision, else the opening)."""
+    """The latest news first (a decision, else the opening), with the flags' public columns."""
+    public = ("item", "reason", "proposed_verdict", "proposed_quality", "affiliated")
     return (
         ReviewItem.objects.select_related("change", "cell__story", "cell__product")
+        .prefetch_related(Prefetch("flags", Flag.objects.only(*public)))
         .annotate(activity=Coalesce("resolved_at", "created_at"))
         .order_by("-activity", "-pk")
     )
 
 
-def _with_flags(items: Sequence[ReviewItem]) -> list[Dispute]:
-    """The items as disputes with their flags' public columns: one query (none for no item)."""
-    disputes = {item.pk: Dispute(item) for item in items}
-    if disputes:
-        rows = (
-            Flag.objects.filter(item_id__in=list(disputes))
-            .order_by("created_at", "pk")
-            .values_list("item_id", "reason", "proposed_verdict", "proposed_quality", "affiliated")
-        )
-        for item_id, reason, verdict, quality, affiliated in rows:
-            proposal = Flag(proposed_verdict=verdict, proposed_quality=quality).proposal_label
-            disputes[item_id].flags.append((reason, proposal, affiliated))
-    return list(disputes.values())
-
-
 def cell_dispute_list(*, cell_id: int) -> list[Dispute]:
-    return _with_flags(list(_items().filter(cell_id=cell_id)))
+    return [Dispute(item) for item in _items().filter(cell_id=cell_id)]
 
 
 def _filtered(arena: Arena, filters: DisputeFilters) -> QuerySet[ReviewItem]:
@@ -156,14 +92,14 @@ def arena_dispute_page(
 ) -> DisputePage:
     """A page of the arena's disputes (out of range: the last one): three queries."""
     page = Paginator(_filtered(arena, filters), DISPUTES_PER_PAGE).get_page(number)
-    return DisputePage(page, _with_flags(list(page.object_list)))
+    return DisputePage(page, [Dispute(item) for item in page.object_list])
 
 
 def arena_dispute_list(
     *, arena: Arena, filters: DisputeFilters, limit: int = DISPUTES_PER_PAGE
 ) -> list[Dispute]:
     """The arena's newest disputes (the feed's): two queries."""
-    return _with_flags(list(_filtered(arena, filters)[:limit]))
+    return [Dispute(item) for item in _filtered(arena, filters)[:limit]]
 
 
 def arena_open_dispute_counts(*, arena: Arena) -> dict[int, int]:

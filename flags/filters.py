@@ -13,7 +13,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from arena.models import Category
-from flags.models import Reason, Status
+from flags.models import Status
 from products.models import Product
 
 if TYPE_CHECKING:
@@ -28,9 +28,11 @@ class FilterChoice(TypedDict):
 
 ALL = "all"
 BY_IMPACT = "impact"
+TEMPLATE = "admin/flags/reviewitem/filter.html"  # a dropdown in the bar above the list
 
 
 class ChoicesFilter(admin.SimpleListFilter):
+    template = TEMPLATE
     options: ClassVar[list[tuple[str, str]]] = []
     default: ClassVar[str] = ""  # set: no "All" choice, and this one is chosen when none is
 
@@ -91,17 +93,6 @@ class AgeFilter(ChoicesFilter):
         return queryset.filter(**ranges.get(self.value() or "", {}))
 
 
-class ReasonFilter(ChoicesFilter):
-    title = "reason"
-    parameter_name = "reason"
-    options = Reason.choices
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
-        if self.value():
-            return queryset.filter(flags__reason=self.value()).distinct()
-        return queryset
-
-
 ARENA_PARAMETER = "cell__story__arena__id__exact"  # the arena filter's (a related-field filter)
 
 
@@ -110,7 +101,15 @@ def chosen_arena(request: HttpRequest) -> int | None:
     return int(raw) if raw.isdigit() and len(raw) < 19 else None
 
 
-class ArenaScopedFilter(admin.RelatedFieldListFilter):
+class RelatedFilter(admin.RelatedFieldListFilter):
+    template = TEMPLATE
+
+
+class FieldChoicesFilter(admin.ChoicesFieldListFilter):
+    template = TEMPLATE
+
+
+class ArenaScopedFilter(RelatedFilter):
     """The chosen arena's choices only; with none chosen, each named with its arena (two arenas
     may have a product of the same name)."""
 

@@ -1,5 +1,5 @@
-"""What people send to the flags app, each with its rules once: a visitor's flag and a moderator's
-decision. The HTML view, the admin and the API bind these forms; ``flags.services`` takes them."""
+"""A visitor's flag and a moderator's decision, each with its rules once: the HTML view, the admin
+and the API bind these forms; ``flags.services`` takes them."""
 
 from __future__ import annotations
 
@@ -27,8 +27,7 @@ SHORT = "Explain what is wrong in at least %(limit_value)d characters (you wrote
 LONG = "Keep the explanation under %(limit_value)d characters (you wrote %(show_value)d)."
 # what Flag stores of a form's fields
 FLAG_FIELDS = (
-    *("reason", "proposed_verdict", "proposed_quality", "explanation"),
-    *("source_url", "email", "affiliated"),
+    "reason proposed_verdict proposed_quality explanation source_url email affiliated".split()
 )
 
 

@@ -1,6 +1,7 @@
-"""Sending the outbox (``Notice``), one attempt at a time: a notice is claimed (a conditional
-UPDATE of its attempt count) before it is sent, so it never goes twice at once; a failed attempt
-is due again after a backoff, the last one fails it. The address is read at each attempt."""
+"""The flags' mail. The outbox (``Notice``) is written in the flag's or decision's transaction,
+never sent inside a request: with a broker a task per notice goes once it commits, else
+``send_notices`` sends it. A notice (or a digest's batch) is claimed by a conditional UPDATE before
+it is sent, so it never goes twice at once; a failed attempt is due again after a backoff."""
 
 from __future__ import annotations
 
@@ -9,11 +10,11 @@ import logging
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from celery import current_app as celery_app
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core import signing
@@ -25,7 +26,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from core.moderators import MODERATORS_GROUP
-from flags.models import Flag, Notice
+from flags.models import Flag, Notice, ReviewItem
+from flags.task_names import NOTICE_TASK
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +38,8 @@ BACKOFF_MAX = 3600  # seconds: the longest wait between two attempts
 SWEEP_BATCH = 200  # notices one sweep sends at most; the next sweep sends the rest
 UNSUBSCRIBE_SALT = "flags.unsubscribe"
 LOCAL_ORIGIN = "http://localhost:8000"  # with neither SITE_URL nor a usable host, as `make run`
+GIVEN_UP = "notice %s (%s) failed after %s attempts, given up: %s"
+RETRIED = "notices %s not sent (attempt %s), due again in %ss: %s"
 RELATED = ("flag__item__change", "flag__cell__product", "flag__cell__story__arena")
 # control, format, surrogate, private, unassigned, line/paragraph separators: never in a mail
 _UNSAFE = frozenset(("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))
@@ -102,8 +106,8 @@ def moderator_addresses() -> list[str]:
 def _message(
     subject: str, template: str, context: dict[str, Any], to: list[str], headers: dict[str, str]
 ) -> EmailMessage:
-    """Every mail is built here, and written out once, so a mail that cannot be (an address held
-    broken) fails its notice before any mail of the attempt is sent."""
+    """Written out at once: a mail that cannot be (an address held broken) fails its notice before
+    any mail of the attempt is sent."""
     body = render_to_string(f"flags/email/{template}", context).strip() + "\n"
     message = EmailMessage(
         one_line(subject, SUBJECT_MAX),
@@ -124,7 +128,6 @@ def _reporter_mails(notice: Notice) -> list[EmailMessage]:
     token = signing.Signer(salt=UNSUBSCRIBE_SALT).sign(str(flag.pk))  # never expires
     unsubscribe = origin + reverse("flag-unsubscribe", args=[token])
     received = notice.kind == Notice.Kind.RECEIVED
-    state = "received" if received else flag.item.get_status_display()
     context = {
         "flag": flag,
         "cell": flag.cell,
@@ -137,6 +140,7 @@ def _reporter_mails(notice: Notice) -> list[EmailMessage]:
         "List-Unsubscribe": f"<{unsubscribe}>",
         "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
     }
+    state = "received" if received else flag.item.get_status_display()
     subject = f"Your flag on {one_line(flag.cell.product.name)}: {state}"
     template = "received.txt" if received else "decided.txt"
     return [_message(subject, template, context, [flag.email], headers)]
@@ -144,8 +148,6 @@ def _reporter_mails(notice: Notice) -> list[EmailMessage]:
 
 def _moderator_mails(flags: list[Flag], addresses: list[str]) -> list[EmailMessage]:
     """One mail per moderator naming the new flags, each with its review page in the admin."""
-    if not addresses or not flags:
-        return []
     if len(flags) == 1:
         subject = f"New flag on {one_line(flags[0].cell.product.name)}"
     else:
@@ -159,92 +161,99 @@ def _moderator_mails(flags: list[Flag], addresses: list[str]) -> list[EmailMessa
     return [_message(subject, "moderators.txt", context, [to], {}) for to in addresses]
 
 
-def _reason(exc: BaseException, notices: Iterable[Notice], addresses: Iterable[str]) -> str:
-    """The error as kept and logged: one line, with no recipient's address in it."""
-    text = f"{type(exc).__name__}: {exc}"
+def _failed(notices: list[Notice], exc: BaseException | str, addresses: list[str]) -> Outcome:
+    """Record a failed attempt: retried later, or given up after the last one (logged loudly).
+    The error is kept one line long, with no recipient's address in it."""
+    reason = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
     for address in {*addresses, *(n.flag.email for n in notices)} - {""}:
-        text = text.replace(address, "<recipient>")
-    return one_line(text, LOG_MAX)
-
-
-def _failed(notices: list[Notice], reason: str) -> Outcome:
-    """Record a failed attempt: retried later, or given up after the last one (logged loudly)."""
+        reason = reason.replace(address, "<recipient>")
+    reason = one_line(reason, LOG_MAX)
     final = [n for n in notices if n.attempts >= settings.NOTICE_MAX_ATTEMPTS]
     again = [n for n in notices if n not in final]
-    with transaction.atomic():
-        Notice.objects.filter(pk__in=[n.pk for n in again]).update(last_error=reason)
-        Notice.objects.filter(pk__in=[n.pk for n in final]).update(
-            status=Notice.State.FAILED, last_error=reason
-        )
+    Notice.objects.filter(pk__in=[n.pk for n in again]).update(last_error=reason)
+    Notice.objects.filter(pk__in=[n.pk for n in final]).update(
+        status=Notice.State.FAILED, last_error=reason
+    )
     for n in final:
-        log.error(
-            "notice %s (%s) failed after %s attempts, given up: %s",
-            n.pk,
-            n.kind,
-            n.attempts,
-            reason,
-        )
+        log.error(GIVEN_UP, n.pk, n.kind, n.attempts, reason)
     if not again:
         return Outcome("failed", reason=reason)
     attempts = max(n.attempts for n in again)
     wait = backoff(attempts)
-    ids = [n.pk for n in again]
-    log.warning(
-        "notices %s not sent (attempt %s), due again in %ss: %s", ids, attempts, wait, reason
-    )
+    log.warning(RETRIED, [n.pk for n in again], attempts, wait, reason)
     return Outcome("retry", retry_in=wait, reason=reason)
 
 
-def _attempt(
-    notices: list[Notice], compose: Callable[[], list[EmailMessage]], addresses: list[str]
-) -> Outcome:
-    """Compose and send the claimed notices' mail, once; whatever fails is recorded, not raised."""
+def _attempt(notices: list[Notice]) -> Outcome:
+    """Compose and send the claimed notices' mail (a reporter's one, or the moderators' new flags
+    together) once; whatever fails is recorded, not raised."""
     ids = [n.pk for n in notices]
+    moderators = notices[0].kind == Notice.Kind.NEW_FLAG
+    addresses = moderator_addresses() if moderators else []
     try:
-        messages = compose()
-    except Exception as exc:  # noqa: BLE001 - a mail we cannot write is a failed attempt too
-        log.debug("notices %s: the mail could not be written", ids, exc_info=True)
-        return _failed(notices, _reason(exc, notices, addresses))
+        if not moderators:
+            messages = _reporter_mails(notices[0])
+        else:
+            messages = _moderator_mails([n.flag for n in notices], addresses)
+        if messages:
+            with mailers.default as connection:  # one connection; EMAIL_TIMEOUT bounds each step
+                connection.send_messages(messages)
+    except Exception as exc:  # noqa: BLE001 - whatever stops the mail, the attempt counts
+        log.debug("notices %s not sent", ids, exc_info=True)
+        return _failed(notices, exc, addresses)
     if not messages:
         Notice.objects.filter(pk__in=ids).update(status=Notice.State.SKIPPED, last_error="")
         return Outcome("skipped")
-    try:
-        with mailers.default as connection:  # one connection; EMAIL_TIMEOUT bounds each step
-            connection.send_messages(messages)
-    except Exception as exc:  # noqa: BLE001 - whatever stops the send, the attempt counts
-        return _failed(notices, _reason(exc, notices, (a for m in messages for a in m.to)))
     Notice.objects.filter(pk__in=ids).update(
         status=Notice.State.SENT, sent_at=timezone.now(), last_error=""
     )
     return Outcome("sent")
 
 
+def _claim(notices: list[Notice]) -> list[Notice]:
+    """Count an attempt on each notice still as read, due again after the backoff (also how long
+    this attempt may take): those claimed, each by one sender only (the time set marks them)."""
+    marker = timezone.now() + timedelta(seconds=backoff(max(n.attempts for n in notices) + 1))
+    unchanged = Q()
+    for notice in notices:
+        unchanged |= Q(pk=notice.pk, attempts=notice.attempts)
+    pending = Notice.objects.filter(status=Notice.State.PENDING)
+    pending.filter(unchanged).update(attempts=F("attempts") + 1, next_attempt_at=marker)
+    mine = set(
+        pending.filter(pk__in=[n.pk for n in notices], next_attempt_at=marker).values_list(
+            "pk", flat=True
+        )
+    )
+    for notice in notices:
+        notice.attempts += notice.pk in mine
+    return [notice for notice in notices if notice.pk in mine]
+
+
+def _send(notices: list[Notice]) -> Outcome:
+    claimed = _claim(notices) if notices else []
+    return _attempt(claimed) if claimed else Outcome("busy" if notices else "done")
+
+
 def notice_deliver(notice_id: int) -> Outcome:
     """One attempt at one notice (its task's, or the sweep's)."""
-    notice = (
-        Notice.objects.select_related("flag", *RELATED)
-        .filter(pk=notice_id, status=Notice.State.PENDING)
-        .first()
-    )
-    if notice is None:
-        return Outcome("done")
-    if notice.attempts >= settings.NOTICE_MAX_ATTEMPTS:
+    pending = Notice.objects.filter(pk=notice_id, status=Notice.State.PENDING)
+    notices = list(pending.select_related("flag", *RELATED))
+    if notices and notices[0].attempts >= settings.NOTICE_MAX_ATTEMPTS:
         # still pending after its last attempt (the limit lowered, or an attempt broke off)
-        return _failed([notice], notice.last_error or "no attempt left")
-    # claimed: its next attempt is due after the backoff, which is also how long this one may take
-    attempts = notice.attempts + 1
-    claimed = Notice.objects.filter(
-        pk=notice.pk, status=Notice.State.PENDING, attempts=notice.attempts
-    ).update(
-        attempts=attempts, next_attempt_at=timezone.now() + timedelta(seconds=backoff(attempts))
+        return _failed(notices, notices[0].last_error or "no attempt left", [])
+    return _send(notices)
+
+
+def moderator_digest_send(now: datetime | None = None) -> Outcome:
+    """One mail to each moderator naming every new flag not told yet, with its review page, in
+    constant queries (MODERATOR_NOTICES=digest)."""
+    due = Notice.objects.filter(
+        Q(attempts=0) | Q(next_attempt_at__lte=now or timezone.now()),
+        status=Notice.State.PENDING,
+        kind=Notice.Kind.NEW_FLAG,
+        attempts__lt=settings.NOTICE_MAX_ATTEMPTS,
     )
-    notice.attempts = attempts
-    if not claimed:
-        return Outcome("busy")
-    if notice.kind == Notice.Kind.NEW_FLAG:
-        addresses = moderator_addresses()
-        return _attempt([notice], lambda: _moderator_mails([notice.flag], addresses), addresses)
-    return _attempt([notice], lambda: _reporter_mails(notice), [])
+    return _send(list(due.select_related("flag", *RELATED).order_by("pk")[:SWEEP_BATCH]))
 
 
 def _deliver_apart(notice_id: int) -> Outcome:
@@ -278,36 +287,68 @@ def notices_send_due(now: datetime | None = None) -> dict[str, int]:
     return dict(Counter(outcome.status for outcome in notices_sweep(now).values()))
 
 
-def moderator_digest_send(now: datetime | None = None) -> Outcome:
-    """One mail to each moderator naming every new flag not told yet, with its review page, in
-    constant queries (MODERATOR_NOTICES=digest)."""
-    now = now or timezone.now()
-    pending = Notice.objects.filter(
-        status=Notice.State.PENDING,
-        kind=Notice.Kind.NEW_FLAG,
-        attempts__lt=settings.NOTICE_MAX_ATTEMPTS,
+# how long the sweep leaves a new notice to the task sent at the commit (with a broker)
+FIRST_ATTEMPT_GRACE = timedelta(seconds=60)
+REPORTER_KINDS = (Notice.Kind.RECEIVED, Notice.Kind.DECIDED)
+
+
+def _write(wanted: list[tuple[Notice.Kind, int]]) -> None:
+    """The notices (kind, flag id) in one INSERT, and with a broker a task for each after the
+    commit (the moderators' new flag only when they are told at once)."""
+    now = timezone.now()
+    eager = settings.CELERY_TASK_ALWAYS_EAGER
+    due = now if eager else now + FIRST_ATTEMPT_GRACE
+    notices = Notice.objects.bulk_create(
+        Notice(kind=kind, flag_id=pk, created_at=now, next_attempt_at=due) for kind, pk in wanted
     )
-    due = pending.filter(Q(attempts=0) | Q(next_attempt_at__lte=now))
-    ids = list(due.order_by("pk").values_list("pk", flat=True)[:SWEEP_BATCH])
-    if not ids:
-        return Outcome("done")
-    claimed = pending.filter(pk__in=ids)
-    claimed.update(attempts=F("attempts") + 1)
-    notices = list(claimed.select_related("flag", *RELATED))
-    if not notices:
-        return Outcome("busy")
-    wait = backoff(max(n.attempts for n in notices))
-    claimed.update(next_attempt_at=timezone.now() + timedelta(seconds=wait))
-    addresses = moderator_addresses()
-    writable = []
-    for notice in notices:  # a flag whose mail cannot be written fails alone, holding none back
+    immediate = settings.MODERATOR_NOTICES == "immediate"
+    ids = [n.pk for n in notices if immediate or n.kind != Notice.Kind.NEW_FLAG]
+    if ids and not eager:
+        transaction.on_commit(lambda: notices_enqueue(ids))
+
+
+def notices_flag_filed(flag: Flag) -> None:
+    """ "Received" for a reporter who left an address, and a new flag for the moderators."""
+    received = [(Notice.Kind.RECEIVED, flag.pk)] if flag.email else []
+    _write([*received, (Notice.Kind.NEW_FLAG, flag.pk)])
+
+
+def notices_item_decided(item: ReviewItem) -> None:
+    """ "Decided" for each reporter of the item's flags who left an address."""
+    flags = Flag.objects.filter(item_id=item.pk).exclude(email="").values_list("pk", flat=True)
+    if wanted := [(Notice.Kind.DECIDED, pk) for pk in flags]:
+        _write(wanted)
+
+
+def notices_enqueue(ids: list[int]) -> None:
+    """A task per committed notice; stops at the first the broker refuses (the sweep sends the rest)."""
+    for notice_id in ids:
         try:
-            _moderator_mails([notice.flag], addresses)
-        except Exception as exc:  # noqa: BLE001 - this notice's failed attempt
-            _failed([notice], _reason(exc, [notice], addresses))
-        else:
-            writable.append(notice)
-    if not writable:
-        return Outcome("retry", retry_in=wait)
-    flags = [n.flag for n in writable]
-    return _attempt(writable, lambda: _moderator_mails(flags, addresses), addresses)
+            celery_app.send_task(NOTICE_TASK, args=[notice_id])
+        except Exception:  # noqa: BLE001 - the flag or decision is committed; the sweep retries
+            log.warning("notice %s not queued; the sweep will send it", notice_id, exc_info=True)
+            return
+
+
+def flag_unsubscribe(flag_id: int) -> bool:
+    """Erase the flag's address and skip its pending mail; False when there is no such flag."""
+    with transaction.atomic():
+        found = Flag.objects.filter(pk=flag_id).update(email="")
+        Notice.objects.filter(
+            flag_id=flag_id, status=Notice.State.PENDING, kind__in=REPORTER_KINDS
+        ).update(status=Notice.State.SKIPPED)
+    return bool(found)
+
+
+def flag_emails_erase(now: datetime | None = None) -> int:
+    """Erase reporters' addresses FLAG_EMAIL_RETENTION_DAYS after the decision (their pending mail
+    skipped, their errors, which may name the address, cleared); how many."""
+    cutoff = (now or timezone.now()) - timedelta(days=settings.FLAG_EMAIL_RETENTION_DAYS)
+    expired = Flag.objects.filter(item__resolved_at__lte=cutoff).exclude(email="")
+    with transaction.atomic():
+        notices = Notice.objects.filter(flag__in=expired.values("pk"))
+        notices.filter(status=Notice.State.PENDING, kind__in=REPORTER_KINDS).update(
+            status=Notice.State.SKIPPED
+        )
+        notices.exclude(last_error="").update(last_error="")
+        return expired.update(email="")

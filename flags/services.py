@@ -1,9 +1,7 @@
-"""Writes of the flags app: filing a flag and resolving a review item, exactly once.
-
-Filing holds under concurrency: the client's row lock serialises its flags (the rate limit), the
-item's row lock orders a flag and a decision, and the unique constraints turn any race left into an
-IntegrityError, on which ``flag_submit`` starts again. Resolving is a conditional UPDATE on the
-item's version, so two moderators at once, or a retry, change nothing."""
+"""Writes of the flags app: filing a flag and resolving a review item, exactly once. Filing holds
+under concurrency: the client's row lock serialises its flags (the rate limit), the item's row lock
+orders a flag and a decision, and the unique constraints turn any race left into an IntegrityError,
+on which ``flag_submit`` starts again. Resolving is a conditional UPDATE on the item's version."""
 
 from __future__ import annotations
 
@@ -16,15 +14,15 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, OperationalError, transaction
-from django.db.models import Exists, F, OuterRef, QuerySet, Subquery
+from django.db.models import Exists, F, OuterRef, Subquery
 from django.utils import timezone
 
 from arena.recompute import cell_content_changed
 from core.moderators import user_can_moderate
 from core.text import parse_rate
 from flags.forms import FLAG_FIELDS, DecisionForm, FlagForm
+from flags.mailing import notices_flag_filed, notices_item_decided
 from flags.models import Flag, FlagClient, ModeratorAction, ReviewItem, Status
-from flags.notices import notices_flag_filed, notices_item_decided
 from flags.selectors import review_item_proposal
 from stories.models import Cell, CellChange
 from stories.services import cell_correct
@@ -32,13 +30,11 @@ from stories.values import CellValue, Quote
 
 ACCEPTED_SOURCE = "community"  # the evidence source of a flag's URL accepted by a moderator
 NO_SOURCE = "No flag in this decision gives a source URL to accept as evidence."
+ALREADY_FLAGGED = "You have already flagged this verdict; your flag is pending review."
 
 
 class AlreadyResolved(Exception):
     """The review item was resolved by someone else (or by an earlier attempt)."""
-
-
-ALREADY_FLAGGED = "You have already flagged this verdict; your flag is pending review."
 
 
 class FlagThrottled(Exception):
@@ -76,73 +72,50 @@ def cell_flag_errors(cell_id: int | None) -> dict[str, str]:
     return {}
 
 
-def _limit_reached_at(client: str, now: datetime) -> Subquery:
-    """When the client filed the oldest of its last FLAG_RATE flags in the window; NULL under it."""
-    limit, window = parse_rate(settings.FLAG_RATE)
-    recent = Flag.objects.filter(
-        client_hash=client, created_at__gte=now - timedelta(seconds=window)
-    )
-    return Subquery(recent.order_by("-created_at").values("created_at")[limit - 1 : limit])
-
-
 def _check_throttle(reached_at: datetime | None) -> None:
+    """``reached_at``: when the client filed the oldest of its last FLAG_RATE flags in the window."""
     if reached_at is not None:
         window = parse_rate(settings.FLAG_RATE)[1]
         wait = (reached_at + timedelta(seconds=window) - timezone.now()).total_seconds()
         raise FlagThrottled(max(1, math.ceil(wait)))
 
 
-def _pending_item(flag: Flag) -> ReviewItem | None:
-    """The cell's pending item, locked until the flag is in (a moderator resolving it waits for the
-    flag), with whether this client has a flag in it and its rate limit."""
-    items: QuerySet[ReviewItem] = ReviewItem.objects.select_for_update().filter(
-        cell_id=flag.cell_id, status=Status.PENDING, cell__in=Cell.objects.on_pages().values("pk")
+def flag_file(flag: Flag) -> None:
+    """Save the flag into its cell's pending item, opening one; ValidationError or FlagThrottled.
+    The item is locked until the flag is in (a moderator resolving it waits for the flag); a new
+    one opened by another client at once fails the INSERT."""
+    limit, window = parse_rate(settings.FLAG_RATE)
+    recent = Flag.objects.filter(
+        client_hash=flag.client_hash, created_at__gte=flag.created_at - timedelta(seconds=window)
     )
+    reached = Subquery(recent.order_by("-created_at").values("created_at")[limit - 1 : limit])
+    cell = Cell.objects.on_pages().filter(pk=flag.cell_id).order_by()
     mine = Flag.objects.filter(item=OuterRef("pk"), client_hash=flag.client_hash)
-    return (
-        items.annotate(
-            mine=Exists(mine), limit_reached_at=_limit_reached_at(flag.client_hash, flag.created_at)
-        )
+    pending = (
+        ReviewItem.objects.select_for_update()
+        .filter(cell_id=flag.cell_id, cell__in=cell.values("pk"), status=Status.PENDING)
+        .annotate(mine=Exists(mine), limit_reached_at=reached)
         .order_by()
         .first()
     )
-
-
-def _open_item(flag: Flag) -> ReviewItem:
-    """A new pending item for the cell (a race with another client fails the INSERT)."""
-    reached = list(
-        Cell.objects.on_pages()
-        .filter(pk=flag.cell_id)
-        .order_by()
-        .values_list(_limit_reached_at(flag.client_hash, flag.created_at), flat=True)
-    )
-    if not reached:
-        raise ValidationError(cell_flag_errors(flag.cell_id))
-    _check_throttle(reached[0])
-    return ReviewItem.objects.create(cell_id=flag.cell_id, created_at=flag.created_at)
-
-
-def flag_file(flag: Flag) -> None:
-    """Save the flag into its cell's pending item, opening one; ValidationError or FlagThrottled."""
-    item = _pending_item(flag)
-    if item is None:
-        item = _open_item(flag)
+    if pending is None:
+        found = list(cell.values_list(reached, flat=True))
+        if not found:
+            raise ValidationError(cell_flag_errors(flag.cell_id))
+        _check_throttle(found[0])
+        flag.item = ReviewItem.objects.create(cell_id=flag.cell_id, created_at=flag.created_at)
     else:
-        _check_throttle(item.limit_reached_at)  # type: ignore[attr-defined]
-        if item.mine:  # type: ignore[attr-defined]
+        _check_throttle(pending.limit_reached_at)
+        if pending.mine:
             raise ValidationError({"cell": ALREADY_FLAGGED})
-    flag.item = item
+        flag.item = pending
     flag.save(force_insert=True)
-    # the pending dispute is public
-    cell_content_changed(cell_id=flag.cell_id)
+    cell_content_changed(cell_id=flag.cell_id)  # the pending dispute is public
 
 
 def flag_submit(*, form: FlagForm, client: str, cell: Cell | int | None = None) -> Flag:
-    """File a flag (on ``cell``, else the form's) into its cell's pending review item;
-    ValidationError per field or FlagThrottled.
-
-    The rate limit and "one pending flag per client per cell" are checked in the insert's
-    transaction under a per-client lock, so simultaneous requests cannot slip past them."""
+    """File a flag (on ``cell``, else the form's) into its cell's pending review item, under the
+    client's lock; ValidationError per field or FlagThrottled."""
     valid = form.is_valid()
     cell_id = cell.pk if isinstance(cell, Cell) else cell or form.cleaned_data.get("cell")
     if not valid or cell_id is None:

@@ -1,6 +1,5 @@
-"""The staff's second factor (django-otp): an authenticator app (TOTP), counted only once a token
-from it was accepted (an enrolment abandoned half-way leaves no way in), and single-use recovery
-codes (a static device; a new set replaces the old)."""
+"""The staff's second factor (django-otp): an authenticator app (TOTP), counted once a token from
+it was accepted, and single-use recovery codes (a static device; a new set replaces the old)."""
 
 from __future__ import annotations
 
@@ -42,6 +41,12 @@ def staff_has_second_factor(user: AbstractBaseUser) -> bool:
     return bool(user_has_device(user, confirmed=True))
 
 
+def _enrolment(device: TOTPDevice) -> Enrolment:
+    key = b32encode(device.bin_key).decode()
+    spaced = " ".join(key[i : i + 4] for i in range(0, len(key), 4))
+    return Enrolment(device_id=device.pk, url=device.config_url, key=spaced)
+
+
 def staff_totp_start(
     user: AbstractBaseUser, *, confirmed: bool = False, replace: bool = False
 ) -> Enrolment:
@@ -50,24 +55,16 @@ def staff_totp_start(
     with transaction.atomic():
         old = TOTPDevice.objects.filter(user=user)
         (old if replace else old.filter(confirmed=False)).delete()
-        device = TOTPDevice.objects.create(user=user, name=AUTHENTICATOR, confirmed=confirmed)
-    return _enrolment(device)
-
-
-def _enrolment(device: TOTPDevice) -> Enrolment:
-    key = b32encode(device.bin_key).decode()
-    spaced = " ".join(key[i : i + 4] for i in range(0, len(key), 4))
-    return Enrolment(device_id=device.pk, url=device.config_url, key=spaced)
+        return _enrolment(
+            TOTPDevice.objects.create(user=user, name=AUTHENTICATOR, confirmed=confirmed)
+        )
 
 
 def staff_totp_confirm(user: AbstractBaseUser, device_id: int, token: str) -> TOTPDevice | None:
     """Confirm the user's unconfirmed authenticator with a token it shows; None when wrong."""
     with transaction.atomic():
-        device = (
-            TOTPDevice.objects.select_for_update()
-            .filter(user=user, pk=device_id, confirmed=False)
-            .first()
-        )
+        devices = TOTPDevice.objects.select_for_update()
+        device = devices.filter(user=user, pk=device_id, confirmed=False).first()
         if device is None or not device.verify_token(token.strip()):
             return None
         device.confirmed = True

@@ -1,25 +1,17 @@
-"""Celery's wrappers of ``flags.mailing`` and ``flags.notices``, each safe to run twice (a notice
-is claimed before it is sent, and counts its attempts whoever makes them)."""
+"""Celery's wrappers of ``flags.mailing``, each safe to run twice (a notice is claimed before it is
+sent, and counts its attempts whoever makes them)."""
 
 from celery import Task, shared_task
 
-from flags import mailing, notices
+from flags import mailing
 from flags.services import flag_clients_prune
 from flags.task_names import DIGEST_TASK, ERASE_TASK, NOTICE_TASK, NOTICES_DUE_TASK
 
 # sending is bounded by EMAIL_TIMEOUT per step; these only stop a task that hangs anyway
-SOFT_TIME_LIMIT = 120
-TIME_LIMIT = 180
+LIMITS = {"soft_time_limit": 120, "time_limit": 180}
 
 
-@shared_task(
-    name=NOTICE_TASK,
-    bind=True,
-    acks_late=True,
-    max_retries=None,
-    soft_time_limit=SOFT_TIME_LIMIT,
-    time_limit=TIME_LIMIT,
-)
+@shared_task(name=NOTICE_TASK, bind=True, acks_late=True, max_retries=None, **LIMITS)
 def notice_send(self: Task, notice_id: int) -> str:
     """One attempt at a notice; on a mail server error, again after the backoff."""
     outcome = mailing.notice_deliver(notice_id)
@@ -28,18 +20,18 @@ def notice_send(self: Task, notice_id: int) -> str:
     return outcome.status
 
 
-@shared_task(name=NOTICES_DUE_TASK, soft_time_limit=SOFT_TIME_LIMIT, time_limit=TIME_LIMIT)
+@shared_task(name=NOTICES_DUE_TASK, **LIMITS)
 def notices_send_due() -> dict[str, int]:
     """The periodic sweep (a task lost, the broker down); the flag clients past the window go."""
     flag_clients_prune()
     return mailing.notices_send_due()
 
 
-@shared_task(name=DIGEST_TASK, soft_time_limit=SOFT_TIME_LIMIT, time_limit=TIME_LIMIT)
+@shared_task(name=DIGEST_TASK, **LIMITS)
 def moderator_digest_send() -> str:
     return mailing.moderator_digest_send().status
 
 
 @shared_task(name=ERASE_TASK)
 def flag_emails_erase() -> int:
-    return notices.flag_emails_erase()
+    return mailing.flag_emails_erase()

@@ -13,8 +13,8 @@ from django.test import Client
 from django.utils import timezone
 
 from flags import tasks
+from flags.mailing import flag_emails_erase
 from flags.models import Flag, Notice, ReviewItem, Status
-from flags.notices import flag_emails_erase
 from stories.models import Cell
 from tests.factories import FlagFactory, ReviewItemFactory
 

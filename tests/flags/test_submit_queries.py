@@ -22,7 +22,7 @@ RETIRED = "retired from the arena and can no longer be flagged"
 # a savepoint and its release (the test's transaction; BEGIN and COMMIT in production), the
 # client's lock (the upsert of its row), the cell's pending item (locked, with the client's rate limit), the
 # flag's INSERT, the UPDATE of the arena's content version (the pending dispute is public) and the
-# INSERT of its mail (flags.notices: the outbox, written in the same transaction); the same on
+# INSERT of its mail (flags.mailing: the outbox, written in the same transaction); the same on
 # SQLite and PostgreSQL
 LATER_FLAG = 7
 # the first flag on a cell finds no item, checks the cell and the rate limit (one query), and

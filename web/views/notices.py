@@ -6,8 +6,7 @@ from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
-from flags.mailing import unsubscribe_flag_id
-from flags.notices import flag_unsubscribe
+from flags.mailing import flag_unsubscribe, unsubscribe_flag_id
 
 
 @csrf_exempt

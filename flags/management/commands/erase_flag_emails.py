@@ -5,7 +5,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from flags.notices import flag_emails_erase
+from flags.mailing import flag_emails_erase
 
 
 class Command(BaseCommand):
