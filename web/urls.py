@@ -40,7 +40,8 @@ urlpatterns = [
     path("arenas/<slug:arena>/export.csv", exports.arena_export_csv, name="arena-export-csv"),
     path(
         f"schemas/arena-v{dataformat.VERSION}.schema.json",
-        exports.arena_file_schema,
+        exports.published_schema,
+        {"name": f"arena-v{dataformat.VERSION}"},
         name="arena-file-schema",
     ),
     path("schemas/<str:name>.schema.json", exports.published_schema, name="published-schema"),

@@ -1,4 +1,5 @@
 """POST /api/flags/ for anyone; listing and resolving for moderators (session login, DRF's CSRF).
+The bodies are validated by the forms of ``flags.forms``, and the request schema read from them.
 
 The anonymous POST has no CSRF token (scripts use it), so it reads only JSON (a cross-site form
 cannot send it without a CORS preflight, never granted) and refuses what a browser marks as coming
@@ -6,11 +7,11 @@ from another site (``Origin``, ``Sec-Fetch-Site``)."""
 
 from typing import Any
 
+from django import forms
 from django.conf import settings
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Count, QuerySet
-from django.forms import BooleanField, Form
 from django.utils.http import parse_header_parameters
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
@@ -24,7 +25,7 @@ from rest_framework.views import APIView
 
 from core.conflicts import EditConflict
 from core.moderators import user_can_moderate
-from flags.forms import DecisionForm, FlagForm
+from flags.forms import ID_MAX, DecisionForm, FlagForm, FlagIdsField
 from flags.models import Flag, Status
 from flags.services import (
     AlreadyResolved,
@@ -32,13 +33,6 @@ from flags.services import (
     flag_submit,
     review_item_reject,
     review_item_uphold,
-)
-from web.api.flag_bodies import (
-    FlagCreateSerializer,
-    FlagSerializer,
-    ModeratorFlagSerializer,
-    RejectSerializer,
-    UpholdSerializer,
 )
 from web.api.parsers import SafeJSONParser
 from web.api.serializers import error_responses
@@ -68,12 +62,12 @@ def require_json(request: Request) -> None:
         raise UnsupportedMediaType(media_type or "(none)", detail=JSON_MESSAGE)
 
 
-def json_object(request: Request, form: type[Form]) -> dict[str, Any]:
+def json_object(request: Request, form: type[forms.Form]) -> dict[str, Any]:
     """The body, a JSON object whose booleans are ``true`` or ``false`` (not ``1`` or ``"yes"``)."""
     data = request.data
     if not isinstance(data, dict):
         raise serializers.ValidationError({"non_field_errors": ["Send a JSON object."]})
-    flags = [n for n, f in form.base_fields.items() if isinstance(f, BooleanField)]
+    flags = [n for n, f in form.base_fields.items() if isinstance(f, forms.BooleanField)]
     if wrong := {n: [NOT_BOOLEAN] for n in flags if n in data and not isinstance(data[n], bool)}:
         raise serializers.ValidationError(wrong)
     return data
@@ -83,6 +77,110 @@ def field_errors(exc: DjangoValidationError) -> dict[str, Any]:
     """A service's errors as DRF's 400 body (``non_field_errors`` for the body as a whole)."""
     errors = serializers.as_serializer_error(exc)
     return {"non_field_errors" if k == NON_FIELD_ERRORS else k: v for k, v in errors.items()}
+
+
+def field_of(field: forms.Field) -> serializers.Field:
+    """A form field as the schema states it."""
+    common: dict[str, Any] = {"required": field.required, "help_text": field.help_text or None}
+    if not field.required:
+        common["allow_null"] = True
+    if isinstance(field, FlagIdsField):
+        ids = serializers.IntegerField(min_value=1, max_value=ID_MAX)
+        return serializers.ListField(child=ids, min_length=1, **common)
+    if isinstance(field, forms.BooleanField):
+        return serializers.BooleanField(**common)
+    if isinstance(field, forms.IntegerField):
+        bounds: dict[str, Any] = {"min_value": field.min_value, "max_value": field.max_value}
+        return serializers.IntegerField(**bounds, **common)
+    if isinstance(field, forms.ChoiceField):
+        choices = [(value, label) for value, label in field.choices if value]  # type: ignore[union-attr,misc]
+        return serializers.ChoiceField(choices=choices, allow_blank=not field.required, **common)
+    assert isinstance(field, forms.CharField)
+    least = field.min_length or (1 if field.required else None)
+    lengths: dict[str, Any] = {"min_length": least, "max_length": field.max_length}
+    return serializers.CharField(allow_blank=not field.required, **lengths, **common)
+
+
+def body_of(
+    name: str, form: type[forms.Form], names: list[str], **more: serializers.Field
+) -> type[serializers.Serializer]:
+    """The serializer ``name`` (the schema's component) of the form's fields ``names``."""
+    fields = {n: field_of(form.base_fields[n]) for n in names}
+    return type(f"{name}Serializer", (serializers.Serializer,), {**fields, **more})
+
+
+FLAG_FIELDS = ["reason", "explanation", "proposed_verdict", "proposed_quality", "source_url"]
+FlagCreateSerializer = body_of(
+    "FlagCreate",
+    FlagForm,
+    [*FLAG_FIELDS, "email", "affiliated"],
+    cell=serializers.IntegerField(min_value=1, max_value=ID_MAX),
+)
+DECISION = ["note", "version", "flags"]
+RejectSerializer = body_of(
+    "Reject", DecisionForm, DECISION, duplicate=serializers.BooleanField(required=False)
+)
+UpholdSerializer = body_of(
+    "Uphold", DecisionForm, [*DECISION, *(n for n in DecisionForm.base_fields if n not in DECISION)]
+)
+
+
+class FlagSerializer(serializers.ModelSerializer):
+    status = serializers.CharField(source="item.status", read_only=True)
+    item = serializers.IntegerField(source="item_id", read_only=True)
+    status_url = serializers.SerializerMethodField()
+    public_note = serializers.CharField(source="item.public_note", read_only=True)
+
+    class Meta:
+        model = Flag
+        fields = [
+            "id",
+            "status",
+            "item",
+            "cell",
+            "reason",
+            "proposed_verdict",
+            "proposed_quality",
+            "explanation",
+            "source_url",
+            "created_at",
+            "status_url",
+            "public_note",
+            "affiliated",
+        ]
+
+    def get_status_url(self, flag: Flag) -> str:
+        request = self.context.get("request")
+        url = flag.get_absolute_url()
+        return request.build_absolute_uri(url) if request else url
+
+
+class ModeratorFlagSerializer(FlagSerializer):
+    reporters = serializers.IntegerField(read_only=True)
+    cell_verdict = serializers.CharField(source="cell.verdict", read_only=True)
+    cell_version = serializers.IntegerField(
+        source="cell.version",
+        read_only=True,
+        help_text="The cell's version: send it back with an uphold to refuse a stale one (409).",
+    )
+    product = serializers.CharField(source="cell.product.slug", read_only=True)
+    story = serializers.CharField(source="cell.story.text", read_only=True)
+    version = serializers.IntegerField(
+        source="item.version",
+        read_only=True,
+        help_text="The review item's version: send it back with a decision (409 if it changed).",
+    )
+
+    class Meta(FlagSerializer.Meta):
+        fields = [
+            *FlagSerializer.Meta.fields,
+            "reporters",
+            "cell_verdict",
+            "cell_version",
+            "product",
+            "story",
+            "version",
+        ]
 
 
 DECIDED = {200: ModeratorFlagSerializer, **error_responses(400, 403, 404, 409, 413, 415, 429)}
@@ -121,9 +219,8 @@ class FlagViewSet(
     parser_classes = [SafeJSONParser]
 
     def get_permissions(self) -> list[BasePermission]:
-        if self.action == "create":
-            return [AllowAny()]
-        return [IsModerator()]
+        # (a permission of its own per action, so that the schema says the create is anonymous)
+        return [AllowAny()] if self.action == "create" else [IsModerator()]
 
     def check_permissions(self, request: Request) -> None:
         super().check_permissions(request)

@@ -5,7 +5,6 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
-from django.urls import reverse
 from django.views.decorators.http import require_safe
 from drf_spectacular.generators import SchemaGenerator
 
@@ -17,7 +16,6 @@ from flags.disputes import cell_dispute_list
 from products.models import Product
 from stories.freshness import updated_on
 from stories.values import Proof
-from web.formats.markdown import api_page
 from web.formats.markdown.text import inline, mark, not_found_markdown, render, score, url
 
 MARKDOWN = "text/markdown; charset=utf-8"
@@ -168,9 +166,4 @@ def llms_txt(request: HttpRequest) -> HttpResponse:
 @require_safe
 def api_markdown(request: HttpRequest) -> HttpResponse:
     schema = SchemaGenerator().get_schema(request=None, public=True)
-    root = _root(request)
-    raw = {
-        "OpenAPI schema (YAML; JSON with ?format=json)": root + reverse("api-schema"),
-        "Interactive API docs (HTML)": root + reverse("api-docs"),
-    }
-    return HttpResponse(api_page.api_markdown(schema=schema, raw=raw), content_type=MARKDOWN)
+    return _markdown(request, "markdown/api.md", {"schema": schema})

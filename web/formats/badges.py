@@ -86,26 +86,17 @@ def product_badge(
     to call."""
     arena_name, product_name = _short(arena_name), _short(product_name)
     if score is None or score.pa_score is None:
-        return Badge(
-            label=arena_name,
-            message=f"{product_name} · not scored yet",
-            title=f"{product_name} in {arena_name}: not scored yet",
-            color=UNSCORED_COLOR,
-        )
+        title = f"{product_name} in {arena_name}: not scored yet"
+        return Badge(arena_name, f"{product_name} · not scored yet", title, UNSCORED_COLOR)
     best, worst = score.rank_best, score.rank_worst
-    could = f" ({best}–{worst})" if best is not None and worst is not None and best != worst else ""
+    could = f"{best}–{worst}" if best is not None and worst is not None and best != worst else ""
     title = f"{product_name}: rank {score.rank} of {products} in {arena_name}"
-    if could:
-        title += f" (could be {best}–{worst})"
+    title += f" (could be {could})" if could else ""
     title += f", PA Score {score.pa_score} out of 100"
-    if close_to:
-        title += f"; too close to call with {close_to}"
-    return Badge(
-        label=arena_name,
-        message=f"{product_name} #{score.rank}{could} · PA {score.pa_score}",
-        title=title,
-        color=SCORED_COLOR,
-    )
+    title += f"; too close to call with {close_to}" if close_to else ""
+    could = f" ({could})" if could else ""
+    message = f"{product_name} #{score.rank}{could} · PA {score.pa_score}"
+    return Badge(arena_name, message, title, SCORED_COLOR)
 
 
 def _num(value: float) -> str:

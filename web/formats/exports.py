@@ -92,21 +92,19 @@ arena_export_csv = require_safe(
 )
 
 
-@require_safe
-def arena_file_schema(request: HttpRequest) -> HttpResponse:
-    return HttpResponse(dataformat.SCHEMA_PATH.read_bytes(), content_type="application/schema+json")
-
-
-# The JSON Schemas of the site's other JSON documents (``/schemas/<name>.schema.json``), shipped
-# beside this module: a client validates what it reads against them.
-SCHEMAS = Path(__file__).resolve().parent / "schemas"
-PUBLISHED = ("disputes-v1", "verify-v1")
+# The JSON Schemas of the arena file and of the site's other JSON documents: a client validates
+# what it reads against them.
+SCHEMAS = {
+    f"arena-v{dataformat.VERSION}": dataformat.SCHEMA_PATH,
+    **{
+        name: Path(__file__).resolve().parent / "schemas" / f"{name}.schema.json"
+        for name in ("disputes-v1", "verify-v1")
+    },
+}
 
 
 @require_safe
 def published_schema(request: HttpRequest, name: str) -> HttpResponse:
-    if name not in PUBLISHED:
+    if name not in SCHEMAS:
         raise Http404("No such schema")
-    return HttpResponse(
-        (SCHEMAS / f"{name}.schema.json").read_bytes(), content_type="application/schema+json"
-    )
+    return HttpResponse(SCHEMAS[name].read_bytes(), content_type="application/schema+json")

@@ -20,9 +20,7 @@ from products.models import Product
 from stories.models import CellChange
 from web.views.disputes import disputes_read
 
-# The newest changes a feed carries.
-FEED_ITEMS = 50
-FEED_AUTHOR = "Arena"
+FEED_ITEMS = 50  # the newest entries a feed carries
 
 
 def recent_changes_queryset() -> QuerySet[CellChange]:
@@ -34,7 +32,6 @@ def recent_changes_queryset() -> QuerySet[CellChange]:
 
 def _xml_text(text: object) -> str:
     # XML 1.0 cannot hold most control characters: one in a note would break the whole feed
-
     return clean_text(str(text or ""))
 
 
@@ -64,7 +61,7 @@ class BadFilter(Exception):
 
 class SiteFeed(Feed):
     feed_type = Atom1Feed
-    author_name = FEED_AUTHOR  # (Atom wants an author: the site, at its address)
+    author_name = "Arena"  # (Atom wants an author: the site, at its address)
 
     def author_link(self, scope: Scope | DisputeScope) -> str:
         return scope.site_url
@@ -146,8 +143,7 @@ class ChangesFeed(SiteFeed):
     def item_pubdate(self, change: CellChange) -> datetime:
         return change.changed_at
 
-    def item_updateddate(self, change: CellChange) -> datetime:
-        return change.changed_at
+    item_updateddate = item_pubdate
 
 
 class ArenaDisputesFeed(SiteFeed):
@@ -170,10 +166,8 @@ class ArenaDisputesFeed(SiteFeed):
         return arena_dispute_list(arena=scope.arena, filters=scope.filters, limit=FEED_ITEMS)
 
     def title(self, scope: DisputeScope) -> str:
-        product = scope.filters.product
-        return _xml_text(
-            f"{scope.arena.name}: disputes" + (f" on {product.name}" if product else "")
-        )
+        on = f" on {scope.filters.product.name}" if scope.filters.product else ""
+        return _xml_text(f"{scope.arena.name}: disputes{on}")
 
     def subtitle(self, scope: DisputeScope) -> str:
         return _xml_text(
@@ -189,8 +183,7 @@ class ArenaDisputesFeed(SiteFeed):
         return _xml_text(f"{state}: {cell.product.name} on “{cell.story.text[:80]}”")
 
     def item_description(self, d: Dispute) -> str:
-        flags = f"{d.flag_count} flag{'' if d.flag_count == 1 else 's'}"
-        parts = [f"{flags}: {'; '.join(d.reasons)}."]
+        parts = [f"{d.flag_count} flag{'' if d.flag_count == 1 else 's'}: {'; '.join(d.reasons)}."]
         if d.proposals:
             parts.append(f"Proposed: {'; '.join(d.proposals)}.")
         if d.affiliated:
@@ -200,11 +193,8 @@ class ArenaDisputesFeed(SiteFeed):
         else:
             parts.append(f"{d.decision.capitalize()} on {d.decided_at:%Y-%m-%d}.")
         if d.change is not None and d.direction is not None:
-            change = d.change
-            parts.append(
-                f"Corrected {change.old_value.label()} → {change.new_value.label()}, "
-                f"{d.direction.label}."
-            )
+            old, new = d.change.old_value.label(), d.change.new_value.label()
+            parts.append(f"Corrected {old} → {new}, {d.direction.label}.")
         if d.note:
             parts.append(f"Moderator's note: {d.note}")
         return escape(_xml_text(" ".join(parts)))

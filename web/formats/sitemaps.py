@@ -1,11 +1,10 @@
-"""The sitemap's sections, each one query across every arena; ``lastmod`` is the day of the
-scores, else the arena's ``updated``."""
+"""The sitemap's sections, each one query across every arena: items are ``(path, lastmod)``, the
+lastmod the day of the scores, else the arena's ``updated``."""
 
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.sitemaps import Sitemap
@@ -20,88 +19,72 @@ if TYPE_CHECKING:  # (the sites framework is not installed: the request's host i
     from django.contrib.sites.models import Site
     from django.contrib.sites.requests import RequestSite
 
-Lastmod = date | None
+Item = tuple[str, date | None]
 
 
-def _lastmod(computed: datetime | None, updated: date | None) -> Lastmod:
+def _lastmod(computed: datetime | None, updated: date | None) -> date | None:
     # a date either way: Django compares the items' lastmods, and a datetime is no date
     return computed.date() if computed else updated
 
 
 class SiteSitemap(Sitemap):
     def get_protocol(self, protocol: str | None = None) -> str:
-        if settings.SITE_URL:
-            return urlsplit(settings.SITE_URL).scheme
-        return super().get_protocol(protocol)
+        return settings.SITE_URL.partition("://")[0] or super().get_protocol(protocol)
 
     def get_domain(self, site: Site | RequestSite | None = None) -> str:
-        if settings.SITE_URL:
-            return urlsplit(settings.SITE_URL).netloc
-        return super().get_domain(site)
+        return settings.SITE_URL.partition("://")[2] or super().get_domain(site)
+
+    def location(self, item: Item) -> str:
+        return item[0]
+
+    def lastmod(self, item: Item) -> date | None:
+        return item[1]
 
 
 class PagesSitemap(SiteSitemap):
-    def items(self) -> list[str]:
-        return ["home", "methodology", "recent-changes"]
-
-    def location(self, item: str) -> str:
-        return reverse(item)
+    def items(self) -> list[Item]:
+        return [(reverse(name), None) for name in ("home", "methodology", "recent-changes")]
 
 
-class _RowSitemap(SiteSitemap):
-    """Rows of the URL's arguments, then their ``lastmod``."""
-
-    url_name: str
-
-    def location(self, item: tuple[Any, ...]) -> str:
-        return reverse(self.url_name, args=item[:-1])
-
-    def lastmod(self, item: tuple[Any, ...]) -> Lastmod:
-        return item[-1]
-
-
-class ArenaSitemap(_RowSitemap):
-    url_name = "arena-detail"
-
-    def items(self) -> list[tuple[Any, ...]]:
+class ArenaSitemap(SiteSitemap):
+    def items(self) -> list[Item]:
         rows = Arena.objects.order_by("name").values_list("slug", "scores_computed_at", "updated")
         return [
-            (slug, page, _lastmod(computed, updated))
+            (reverse(page, args=[slug]), _lastmod(computed, updated))
             for slug, computed, updated in rows
-            for page in (self.url_name, "arena-disputes")
+            for page in ("arena-detail", "arena-disputes")
         ]
 
-    def location(self, item: tuple[Any, ...]) -> str:
-        return reverse(item[1], args=[item[0]])
+
+class InArenaSitemap(SiteSitemap):
+    """A page per product or story, in the arenas' order, then the matrix's."""
+
+    model: type[Product] | type[Story]
+    url_name: str
+    key: str
+
+    def items(self) -> list[Item]:
+        rows = self.model.objects.order_by("arena__name", "position").values_list(
+            "arena__slug", self.key, "arena__scores_computed_at", "arena__updated"
+        )
+        return [(reverse(self.url_name, args=[a, k]), _lastmod(c, u)) for a, k, c, u in rows]
 
 
-def _in_arena_rows(model: type[Product] | type[Story], key: str) -> list[tuple[str, Any, Lastmod]]:
-    rows = model.objects.order_by("arena__name", "position").values_list(
-        "arena__slug", key, "arena__scores_computed_at", "arena__updated"
-    )
-    return [(arena, value, _lastmod(c, u)) for arena, value, c, u in rows]
+class ProductSitemap(InArenaSitemap):
+    model, url_name, key = Product, "product-detail", "slug"
 
 
-class ProductSitemap(_RowSitemap):
-    url_name = "product-detail"
-
-    def items(self) -> list[tuple[Any, ...]]:
-        return _in_arena_rows(Product, "slug")
+class StorySitemap(InArenaSitemap):
+    model, url_name, key = Story, "story-detail", "pk"
 
 
-class StorySitemap(_RowSitemap):
-    url_name = "story-detail"
-
-    def items(self) -> list[tuple[Any, ...]]:
-        return _in_arena_rows(Story, "pk")
-
-
-class HeadToHeadSitemap(_RowSitemap):
-    url_name = "head-to-head"
-
-    def items(self) -> list[tuple[Any, ...]]:
+class HeadToHeadSitemap(SiteSitemap):
+    def items(self) -> list[Item]:
         return [
-            (arena.slug, a.slug, b.slug, _lastmod(arena.scores_computed_at, arena.updated))
+            (
+                reverse("head-to-head", args=[arena.slug, a.slug, b.slug]),
+                _lastmod(arena.scores_computed_at, arena.updated),
+            )
             for arena, a, b in documented_pairs()
         ]
 

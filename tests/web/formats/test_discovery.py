@@ -17,6 +17,7 @@ from django.conf import settings as django_settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 
 from arena.models import Arena
 from arena.selectors.arenas import documented_pairs
@@ -311,7 +312,8 @@ def test_documented_pairs_of_every_arena_are_each_arenas_own(seeded_arena, big_a
         for arena in Arena.objects.order_by("name")
         for _, a, b in documented_pairs(arena=arena)
     ]
-    assert [row[:3] for row in HeadToHeadSitemap().items()] == expected
+    paths = [reverse("head-to-head", args=row) for row in expected]
+    assert [path for path, _ in HeadToHeadSitemap().items()] == paths
     assert {row[0] for row in expected} == {"big", "durable-execution-engines"}
 
 

@@ -106,9 +106,7 @@ def links_of(text: str) -> list[tuple[str, str]]:
 
 @given(st.text(max_size=200))
 def test_any_text_in_a_table_cell_keeps_the_table_and_reads_back(text):
-    written = markdown.table(
-        ["a", "text", "b"], [["1", markdown.inline(text), "2"], ["3", "x", "4"]]
-    )
+    written = f"| a | text | b |\n|---|---|---|\n| 1 | {markdown.inline(text)} | 2 |\n| 3 | x | 4 |"
     rows = tables(written)[0]
     assert [len(r) for r in rows] == [3, 3, 3]
     assert rows[1] == ["1", normal(text), "2"]

@@ -3,7 +3,7 @@
 
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import date, datetime
 from urllib.parse import quote
 
@@ -35,9 +35,42 @@ def inline(text: object) -> str:
     return out
 
 
+@register.filter
 def trusted(text: object) -> str:
     """The site's own markdown (the API schema's), on one line, ``|`` escaped for a table cell."""
     return " ".join(_CONTROL.sub("", str(text)).split()).replace("|", "\\|")
+
+
+@register.filter
+def schema_type(schema: object) -> str:
+    """A schema's type in a few characters: ``string (date)``, ``[LeaderboardRow]``, ``a or b``."""
+    if not isinstance(schema, dict):
+        return "any"
+    if "$ref" in schema:
+        return schema["$ref"].rsplit("/", 1)[-1]
+    for many in ("oneOf", "anyOf", "allOf"):
+        if many in schema:
+            return " or ".join(schema_type(s) for s in schema[many])
+    if "enum" in schema:
+        return "one of " + ", ".join(repr(v) for v in schema["enum"])
+    kind = schema.get("type", "object")
+    if kind == "array":
+        return f"[{schema_type(schema.get('items', {}))}]"
+    if kind == "object" and "additionalProperties" in schema:
+        return f"{{name: {schema_type(schema['additionalProperties'])}}}"
+    fmt = schema.get("format")
+    return f"{kind} ({fmt})" if fmt else str(kind)
+
+
+@register.filter
+def content_types(content: dict[str, dict[str, object]] | None) -> str:
+    return ", ".join(sorted({schema_type(c.get("schema", {})) for c in (content or {}).values()}))
+
+
+@register.filter
+def first_sentence(text: str | None) -> str:
+    m = re.match(r"(.+?[.!?])(\s|$)", " ".join((text or "").split()))
+    return m.group(1) if m else " ".join((text or "").split())
 
 
 @register.filter
@@ -60,19 +93,6 @@ def url(value: str) -> str | None:
     value = re.sub(r"%(?![0-9A-Fa-f]{2})", "%25", value)  # a lone ``%`` is no escape
     value = re.sub(r"(&#?[A-Za-z0-9]+);", r"\1%3B", value)  # nor is ``&amp;`` an entity here
     return quote(value, safe=_URL_SAFE)
-
-
-def table(
-    head: Sequence[str], rows: Iterable[Sequence[str]], *, numeric: Iterable[int] = ()
-) -> str:
-    """A GFM table of escaped text (``inline``); the columns in ``numeric`` right-aligned."""
-    right = set(numeric)
-    lines = [
-        "| " + " | ".join(head) + " |",
-        "|" + "|".join("---:" if i in right else "---" for i in range(len(head))) + "|",
-    ]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 @register.filter
@@ -121,13 +141,9 @@ def key_text() -> str:
     )
 
 
-def document(lines: Iterable[str]) -> str:
-    return "\n".join(lines).rstrip() + "\n"
-
-
 def render(name: str, context: dict[str, object]) -> str:
     """A markdown template, the blank lines its tags leave folded to one."""
-    return document([re.sub(r"\n{3,}", "\n\n", render_to_string(name, context))])
+    return re.sub(r"\n{3,}", "\n\n", render_to_string(name, context)).rstrip() + "\n"
 
 
 def not_found_markdown(what: str) -> str:
