@@ -44,15 +44,8 @@ def score_with_range(score: ProductScore) -> dict[str, object]:
 def open_disputes(
     arena: str, product: Product, counts: Mapping[int, int] | None, none: str = ""
 ) -> dict[str, object]:
-    """A product's open disputes, linked to the disputes page narrowed to them."""
-    n = int((counts or {}).get(product.pk, 0))
-    return {
-        "count": n,
-        "words": f"{n} open dispute{'' if n == 1 else 's'}",
-        "url": links.disputes_url(arena, product=product.slug, state="open") if n else "",
-        "product": product,
-        "none": none,
-    }
+    count = (counts or {}).get(product.pk, 0)
+    return {"count": count, "arena": arena, "product": product, "none": none}
 
 
 def evidence_share(published: int, judged: int) -> dict[str, object]:
@@ -187,7 +180,6 @@ class PersonaCard:
     tie_break: str  # what put the winner ahead of a runner-up of the same score, "" when not tied
     call: str  # "close", "leads", or "" with no runner-up to call
     spread: dict[str, Any] | None  # the winner's range over this persona's stories, for its bar
-    stories_url: str
     few: bool  # fewer than ``scoring.FEW_STORIES`` stories decide it
 
 
@@ -217,7 +209,6 @@ def persona_card_list(
                 tie_break=tie_break,
                 call=call,
                 spread=ranged(r.winner_score, rng) if rng and r.winner_score is not None else None,
-                stories_url=links.persona_stories_url(arena, r.persona.slug),
                 few=int(r.story_count) < scoring.FEW_STORIES,
             )
         )

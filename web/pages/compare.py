@@ -6,7 +6,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from django.utils.safestring import SafeString, mark_safe
 
@@ -18,11 +17,6 @@ from arena.selectors.matrix import CategoryBlock
 from products.models import Product
 from web.pages import links
 from web.pages.cells import Card, card, esc, freshness_now, matrix_badge, verdict_class
-
-
-def compare_url(arena: str, products: Iterable[Any]) -> str:
-    """``products``: products, or leaderboard rows with ``.product``."""
-    return links.compare_url(arena, (getattr(p, "product", p).slug for p in products))
 
 
 def _marked(values: Sequence[int | None]) -> list[tuple[int | None, bool]]:

@@ -88,22 +88,6 @@ def test_legend_marks_each_verdict_and_proof_as_the_badges_do():
     assert claimed in verdict(CellValue(Verdict.FULL, Proof.CLAIMED, 8))
 
 
-def test_url_tags_write_what_reverse_does():
-    from django.urls import reverse
-
-    from web.pages.links import disputes_url, head_to_head_url, product_url
-
-    assert product_url("my-arena", "p-1") == reverse("product-detail", args=["my-arena", "p-1"])
-    disputes = reverse("arena-disputes", args=["my-arena"])
-    assert disputes_url("my-arena") == disputes
-    assert (
-        disputes_url("my-arena", "p-1", 7, "open") == f"{disputes}?product=p-1&story=7&state=open"
-    )
-    assert head_to_head_url("my-arena", "a-b", "c") == reverse(
-        "head-to-head", args=["my-arena", "a-b", "c"]
-    )
-
-
 def _card_cell(**fields):
     quote = SimpleNamespace(source="github", quote='says "yes" & more', url="", checked_on=None)
     base = {
