@@ -54,7 +54,6 @@ for _tag in (
     compare.compare_scores,
     compare.compare_tally,
     compare.compare_rows,
-    compare.head_to_head_sections,
     compare.round_cards,
     matrix.matrix_blocks,
     matrix.matrix_rows,
