@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from django.utils.safestring import SafeString, mark_safe
 
-from arena import scoring
 from arena.selectors.cells import CellLine
 from arena.selectors.compare import ManyComparison, ManyRow
 from arena.selectors.head_to_head import CompareRow, Comparison
@@ -51,24 +50,6 @@ def compare_scores(cmp: ManyComparison) -> ScoreTable:
             for name in cmp.categories
         ],
     )
-
-
-@dataclass(frozen=True)
-class Tally:
-    """One category's rounds: each product's name, the rounds it is best in and those it shares."""
-
-    parts: list[tuple[str, int, int]]
-    drawn: int
-
-
-def compare_tally(cmp: ManyComparison, category: int) -> Tally | None:
-    """``Best in: Inngest 3 (+1 shared) · Hatchet 0 · 2 drawn``, over all the category's rounds."""
-    t = cmp.tallies.get(category)
-    if t is None:
-        return None
-    names: dict[scoring.ProductKey, str] = {p.pk: p.name for p in cmp.products}
-    parts = [(names[k], int(s.best), int(s.shared)) for k, s in t.standings.items()]
-    return Tally(parts, int(t.drawn))
 
 
 def _many_cell(cell: CellLine | None, best: bool, shared: bool, cells: str) -> str:
