@@ -18,7 +18,6 @@ from web.pages import links
 # A range group of more products than this is given by its places and its ends, not every name.
 GROUP_NAMES_MAX = 6
 _TIE_BREAKS = {"PA Score": "a higher PA Score", "name": "name (alphabetical)"}
-_WEIGHT_LEGENDS = {"category": "Categories", "persona": "User types"}
 
 
 def ranged(value: int | None, rng: Sequence[int] | None) -> dict[str, object]:
@@ -44,15 +43,8 @@ def score_with_range(score: ProductScore) -> dict[str, object]:
 def open_disputes(
     arena: str, product: Product, counts: Mapping[int, int] | None, none: str = ""
 ) -> dict[str, object]:
-    """A product's open disputes, linked to the disputes page narrowed to them."""
-    n = int((counts or {}).get(product.pk, 0))
-    return {
-        "count": n,
-        "words": f"{n} open dispute{'' if n == 1 else 's'}",
-        "url": links.disputes_url(arena, product=product.slug, state="open") if n else "",
-        "product": product,
-        "none": none,
-    }
+    count = (counts or {}).get(product.pk, 0)
+    return {"count": count, "arena": arena, "product": product, "none": none}
 
 
 def evidence_share(published: int, judged: int) -> dict[str, object]:
@@ -69,22 +61,12 @@ class Moved(NamedTuple):
     words: str
 
 
-class WeightField(NamedTuple):
-    field: str  # ``w-<key>``
-    label: str
-    levels: list[tuple[int, str, bool]]  # 0-3, its word, whether it is the one in effect
-
-
 @dataclass(frozen=True)
 class Line:
     row: BoardRow
-    url: str  # the product's page
     vs_url: str  # its head-to-head with ``row.vs``, "" when none
-    could_be: tuple[int, int] | None  # the ranks it could take, on the published order
     close_next: str  # the next product's name when their order is too close to call
     moved: Moved | None  # with a visitor's weights
-    personas: list[tuple[int | None, bool]]  # each persona's score, whether it ranks the board
-    category: int | None  # the ranked category's score
     group: str | None  # the places its range group spans ("2–4"), "" alone, None: no groups
     stale: int  # its stale cells' share of its judged cells, 0 for none
 
@@ -110,7 +92,6 @@ def _group_spans(board: Leaderboard) -> dict[int, str]:
 
 
 def leaderboard_lines(board: Leaderboard, arena: str) -> list[Line]:
-    products = links.url_prefix("product-detail", arena)
     pairs = links.head_to_head_prefix(arena)
     groups = _group_spans(board) if getattr(board, "range_groups", None) else None
     weighted = getattr(board, "weighted", False)
@@ -122,27 +103,16 @@ def leaderboard_lines(board: Leaderboard, arena: str) -> list[Line]:
     for i, row in enumerate(rows):
         p, call = row.product, calls[i]
         after = rows[i + 1] if i + 1 < len(rows) else None
-        scores = row.persona_scores or {}
         group = None
         if groups is not None:
             group = groups.get(row.range_group, "") if row.range_group is not None else ""
-        best, worst = getattr(row, "rank_best", None), getattr(row, "rank_worst", None)
-        could_be = None
-        if published and best is not None and worst is not None and best != worst:
-            could_be = int(best), int(worst)
         stale, cells = getattr(row, "stale_cells", 0), getattr(row, "cells", 0)
         lines.append(
             Line(
                 row=row,
-                url=f"{products}{p.slug}/",
                 vs_url=f"{pairs}{p.slug}-vs-{row.vs.slug}/" if row.vs else "",
-                could_be=could_be,
                 close_next=after.product.name if call and call.close and after else "",
                 moved=_moved(row) if weighted else None,
-                personas=[(scores.get(s), s == board.persona) for s in board.personas],
-                category=(row.category_scores or {}).get(board.category)
-                if board.category
-                else None,
                 group=group,
                 stale=scoring.round_half_up(100 * stale / cells) if stale and cells else 0,
             )
@@ -168,34 +138,19 @@ def names_of(rows: Sequence[BoardRow]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def weight_groups(board: Leaderboard) -> list[tuple[str, list[WeightField]]]:
-    if board.reading is None:
-        return []
-    groups: dict[str, list[WeightField]] = {"category": [], "persona": []}
-    for control in board.reading.controls:
-        levels = [(lv, word, lv == control.value) for lv, word in scoring.WEIGHT_LEVELS.items()]
-        field = f"w-{control.key.key}"
-        groups[control.key.kind].append(WeightField(field, control.key.label, levels))
-    return [(_WEIGHT_LEGENDS[kind], fields) for kind, fields in groups.items() if fields]
-
-
 @dataclass(frozen=True)
 class PersonaCard:
     result: PersonaResult
-    winner_url: str
-    runner_up_url: str
     tie_break: str  # what put the winner ahead of a runner-up of the same score, "" when not tied
     call: str  # "close", "leads", or "" with no runner-up to call
     spread: dict[str, Any] | None  # the winner's range over this persona's stories, for its bar
-    stories_url: str
     few: bool  # fewer than ``scoring.FEW_STORIES`` stories decide it
 
 
 def persona_card_list(
-    persona_results: Iterable[PersonaResult], arena: str, board: Leaderboard | None = None
+    persona_results: Iterable[PersonaResult], board: Leaderboard | None = None
 ) -> list[PersonaCard]:
     """Each persona's card; a tie falls to ``board``'s PA Scores."""
-    products = links.url_prefix("product-detail", arena)
     scores = {row.product_id: row for row in (board.rows if board is not None else [])}
     cards = []
     for r in persona_results:
@@ -212,12 +167,9 @@ def persona_card_list(
         cards.append(
             PersonaCard(
                 result=r,
-                winner_url=f"{products}{winner.slug}/" if winner else "",
-                runner_up_url=f"{products}{runner_up.slug}/" if runner_up else "",
                 tie_break=tie_break,
                 call=call,
                 spread=ranged(r.winner_score, rng) if rng and r.winner_score is not None else None,
-                stories_url=links.persona_stories_url(arena, r.persona.slug),
                 few=int(r.story_count) < scoring.FEW_STORIES,
             )
         )

@@ -25,25 +25,14 @@ from web.pages import links
 
 type CardCell = CellLine | Cell
 
-# The mark each proof level shows on the pages and its word (the arena files' own letters,
-# ``Proof.letter``, use "X" for community, which reads as "fails").
+# The mark each proof level shows on the pages, as the legend and the key above the matrix write
+# them (the arena files' own letters, ``Proof.letter``, use "X" for community, which reads as "fails").
 PROOF_MARKS = {
-    Proof.PROBED: ("T", "tested"),
-    Proof.COMMUNITY: ("U", "users"),
-    Proof.CLAIMED: ("C", "claimed"),
-    Proof.CONTRADICTED: ("D", "disproved"),
-    Proof.AUTH_GATED: ("G", "gated"),
-}
-# What the legend says of each verdict, and of a proof level where it says more than its meaning.
-_LEGEND_VERDICTS = {
-    Verdict.FULL: "clear evidence",
-    Verdict.PARTIAL: "with caveats",
-    Verdict.DISPUTED: "evidence conflicts",
-    Verdict.NONE: "no evidence found (quality 0)",
-    Verdict.NA: "question doesn't apply to this kind of product",
-}
-_LEGEND_PROOFS = {
-    Proof.AUTH_GATED: "probe hit a live sign-in wall — verified reachable, untestable keylessly",
+    Proof.PROBED: "T",
+    Proof.COMMUNITY: "U",
+    Proof.CLAIMED: "C",
+    Proof.CONTRADICTED: "D",
+    Proof.AUTH_GATED: "G",
 }
 # The matrix's compact mark of what backs a cell.
 BACKING_SYMBOLS = {Backing.QUOTES: "❝", Backing.RATIONALE: "¶", Backing.NONE: "∅"}
@@ -67,7 +56,7 @@ def persona_name(persona: Persona) -> str:
 
 
 def proof_mark(proof: str | None) -> str:
-    return PROOF_MARKS[Proof(proof)][0] if proof else ""
+    return PROOF_MARKS[Proof(proof)] if proof else ""
 
 
 def verdict_class(verdict: str) -> str:
@@ -107,22 +96,8 @@ def matrix_words(verdict: str, proof: str | None, quality: int | None) -> str:
     )
 
 
-def legend() -> dict[str, object]:
-    return {
-        "verdicts": [(CellValue(v), _LEGEND_VERDICTS[v]) for v in Verdict],
-        "proofs": [(p, _LEGEND_PROOFS.get(p, p.meaning)) for p in Proof],
-        "backings": [(BACKING_SYMBOLS[b], str(b.label)) for b in Backing],
-    }
-
-
-def proof_levels() -> list[dict[str, str]]:
-    """The key above the matrix."""
-    return [{"mark": PROOF_MARKS[p][0], "name": p.value, "word": PROOF_MARKS[p][1]} for p in Proof]
-
-
-def verdict_choices() -> list[tuple[str, str]]:
-    """The matrix filter's verdict menu, ``✓ full`` … ``n/a``."""
-    return [(v.value, f"{v.symbol} {v.label}" if v.symbol else v.label) for v in Verdict]
+# The matrix filter's verdict menu, ``✓ full`` … ``n/a``.
+VERDICT_CHOICES = [(v.value, f"{v.symbol} {v.label}" if v.symbol else v.label) for v in Verdict]
 
 
 class _Absent(enum.Enum):

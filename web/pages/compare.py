@@ -6,23 +6,15 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from django.utils.safestring import SafeString, mark_safe
 
-from arena import scoring
 from arena.selectors.cells import CellLine
 from arena.selectors.compare import ManyComparison, ManyRow
 from arena.selectors.head_to_head import CompareRow, Comparison
-from arena.selectors.matrix import CategoryBlock
 from products.models import Product
 from web.pages import links
 from web.pages.cells import Card, card, esc, freshness_now, matrix_badge, verdict_class
-
-
-def compare_url(arena: str, products: Iterable[Any]) -> str:
-    """``products``: products, or leaderboard rows with ``.product``."""
-    return links.compare_url(arena, (getattr(p, "product", p).slug for p in products))
 
 
 def _marked(values: Sequence[int | None]) -> list[tuple[int | None, bool]]:
@@ -58,24 +50,6 @@ def compare_scores(cmp: ManyComparison) -> ScoreTable:
             for name in cmp.categories
         ],
     )
-
-
-@dataclass(frozen=True)
-class Tally:
-    """One category's rounds: each product's name, the rounds it is best in and those it shares."""
-
-    parts: list[tuple[str, int, int]]
-    drawn: int
-
-
-def compare_tally(cmp: ManyComparison, category: int) -> Tally | None:
-    """``Best in: Inngest 3 (+1 shared) · Hatchet 0 · 2 drawn``, over all the category's rounds."""
-    t = cmp.tallies.get(category)
-    if t is None:
-        return None
-    names: dict[scoring.ProductKey, str] = {p.pk: p.name for p in cmp.products}
-    parts = [(names[k], int(s.best), int(s.shared)) for k, s in t.standings.items()]
-    return Tally(parts, int(t.drawn))
 
 
 def _many_cell(cell: CellLine | None, best: bool, shared: bool, cells: str) -> str:
@@ -135,72 +109,6 @@ def picked_first(
 def pairs(products: Sequence[Product]) -> list[tuple[Product, Product]]:
     """Every pair of the compared products, in column order."""
     return list(itertools.combinations(products, 2))
-
-
-@dataclass(frozen=True)
-class Round:
-    row: CompareRow
-    pk: int  # its story's
-    side: str  # "draw", "win-a" or "win-b"
-    published: bool  # either side's rationale and evidence are published
-    inline: bool  # its cards are in the page (else they load when it is opened, from ``url``)
-    opened: bool
-    url: str
-
-
-@dataclass(frozen=True)
-class Section:
-    block: CategoryBlock
-    fold: str | None  # None: not folded; "": folded; " open": a fold that is open
-    tally: scoring.CompareSummary | None  # over all its rounds, not only those shown
-    groups: list[tuple[object, list[Round]]]  # each sub-group (or None) and its rounds
-
-
-def _round(row: CompareRow, open_all: bool, lazy: str | None, opened: int | None) -> Round:
-    pk = int(row.story.pk)
-    winner = row.winner
-    side = "draw" if winner is None else "win-a" if winner.pk == row.cell_a.product.pk else "win-b"
-    is_open = open_all or pk == opened
-    return Round(
-        row=row,
-        pk=pk,
-        side=side,
-        published=row.cell_a.detail_published or row.cell_b.detail_published,
-        inline=lazy is None or is_open,
-        opened=is_open,
-        url=f"{lazy}?open={pk}" if lazy else "",
-    )
-
-
-def _fold(index: int, block: CategoryBlock, lazy: str | None, opened: int | None) -> str | None:
-    """A long head-to-head (``lazy``) unfolds its first category and the one holding ``opened``."""
-    if lazy is None:
-        return None
-    rows = (row for group in block.groups for row in group.rows)
-    shown = index == 0 or any(int(row.story.pk) == opened for row in rows)
-    return " open" if shown else ""
-
-
-def head_to_head_sections(
-    cmp: Comparison,
-    open_all: bool = False,
-    lazy: str | None = None,
-    opened: int | None = None,
-) -> list[Section]:
-    """Every category of a head-to-head. ``lazy``: its address when the rounds' cards load as a
-    round is opened (``?open=<story>``), except the round ``opened``."""
-    return [
-        Section(
-            block=block,
-            fold=_fold(index, block, lazy, opened),
-            tally=cmp.tallies.get(block.category.pk),
-            groups=[
-                (group.subgroup, [_round(row, open_all, lazy, opened) for row in group.rows])
-                for group in block.groups
-            ],
-        )
-        for index, block in enumerate(cmp.blocks)
-    ]
 
 
 def round_cards(row: CompareRow, cmp: Comparison) -> list[Card]:

@@ -72,7 +72,7 @@ def suggestions(path: str, known: Known) -> list[Suggestion]:
     ordered = sorted(known.products, key=lambda p: p[0] != arena)
     for arena_slug, slug, name in ordered:
         title = f"{name} ({names.get(arena_slug, arena_slug)})"
-        s = Suggestion(title, "product", links.product_url(arena_slug, slug))
+        s = Suggestion(title, "product", f"{links.url_prefix('product-detail', arena_slug)}{slug}/")
         add(slug, s)
         add(name, s)
     for pk, text in known.stories:

@@ -6,17 +6,13 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterable, Mapping
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote_plus
 
 from django.urls import get_script_prefix, reverse
 from django.utils.http import urlencode
 
 from arena.selectors.matrix import MatrixFilters
-from core.text import arena_slugify
 from web.params import query_string
-
-# Where the matrix is on the arena page: the links that change its settings land there.
-MATRIX_SECTION = "#matrix-section"
 
 
 @functools.lru_cache(maxsize=256)
@@ -123,58 +119,10 @@ def weights_hx_vals(weights: str) -> str:
     return json.dumps({"weights": weights or ","})
 
 
-def product_url(arena: str, product: str) -> str:
-    """``{% url 'product-detail' arena product %}``, without a reverse per link."""
-    return f"{url_prefix('product-detail', arena)}{product}/"
-
-
-def head_to_head_url(arena: str, a: str, b: str, diff: bool = False) -> str:
-    """``{% url 'head-to-head' arena a b %}``; with ``diff``, only the rounds that differ."""
-    return f"{head_to_head_prefix(arena)}{a}-vs-{b}/{'?diff=1' if diff else ''}"
-
-
-def disputes_url(arena: str, product: str = "", story: int | None = None, state: str = "") -> str:
-    """An arena's disputes page, narrowed to a product, a story or a state."""
-    query = disputes_query(product=product, story=story, state=state)
-    return f"{arenas_prefix()}{arena}/disputes/{query}"
-
-
-def compare_url(arena: str, slugs: Iterable[str]) -> str:
-    return f"{arenas_prefix()}{arena}/compare/{compare_query(slugs, diff=False)}"
-
-
-def compare_picker_url(arena: str, a: str, b: str) -> str:
-    """The comparison of a head-to-head's pair, at its picker (to add a product)."""
-    return f"{compare_url(arena, (a, b))}#compare-picker"
-
-
-def _matrix_url(arena: str, query: str) -> str:
-    return f"{arenas_prefix()}{arena}/{query}{MATRIX_SECTION}"
-
-
-def category_stories_url(arena: str, category: str) -> str:
-    """The arena page's matrix showing one category's stories (``category``: its name)."""
-    return _matrix_url(arena, f"?category={arena_slugify(category)}")
-
-
-def stale_stories_url(arena: str, product: str) -> str:
-    return _matrix_url(arena, f"?stale=1&show={quote(product, safe='/')}")
-
-
-def persona_stories_url(arena: str, persona: str) -> str:
-    return _matrix_url(arena, f"?persona={quote(persona, safe='/')}")
-
-
-def clear_filters_url(arena_url: str, rank: str, show: str) -> str:
-    """The arena page's matrix without its filters, the ranking and the products shown kept."""
-    kept = {"rank": rank, "show": show}
-    query = "&".join(f"{name}={quote(value, safe='/')}" for name, value in kept.items() if value)
-    return f"{arena_url}{'?' if query else ''}{query}{MATRIX_SECTION}"
-
-
 # The arena page's own links ({% url %} costs a reverse each, some 25 µs, on every render): the
 # names of the views that take the arena's slug, and of those that take nothing.
 _ARENA_VIEWS = (
+    "arena-compare",
     "arena-disputes",
     "arena-disputes-json",
     "arena-verify",

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from django import template
 from django.conf import settings
 
+from arena import scoring
 from arena.models import Source
 from arena.selectors.calls import first_leads
 from core.text import format_figure
@@ -25,13 +26,14 @@ register.filter("proof_mark", cells.proof_mark)
 register.filter("arena_updated", cells.arena_updated)
 for _filter in (cells.iso_day, cells.iso_minute, cells.iso_second):
     register.filter(_filter.__name__, _filter, expects_localtime=True)
-register.filter("weight_groups", arena.weight_groups)
 register.filter("weights_hx_vals", links.weights_hx_vals)
 register.filter("first_leads", first_leads)  # an arena card's first product leads the second
 register.filter("search_url", front.search_url)
 register.filter("pairs", compare.pairs)
 register.filter("picked_first", compare.picked_first)
 register.simple_tag(lambda number: f"?page={int(number)}", name="page_url")
+register.simple_tag(lambda: cells.VERDICT_CHOICES, name="verdict_choices")
+register.simple_tag(lambda: scoring.WEIGHT_LEVELS.items(), name="weight_levels")
 
 
 @register.filter
@@ -44,25 +46,13 @@ _tag: Callable[..., object]
 for _tag in (
     freshness.stale_days,
     cells.verdict,
-    cells.verdict_choices,
-    cells.proof_levels,
-    links.product_url,
     links.url_prefix,
-    links.head_to_head_url,
-    links.compare_picker_url,
-    links.category_stories_url,
-    links.stale_stories_url,
-    links.clear_filters_url,
-    links.disputes_url,
     arena.persona_card_list,
     arena.leaderboard_lines,
     arena.range_group_whos,
     arena.names_of,
     compare.compare_scores,
-    compare.compare_tally,
     compare.compare_rows,
-    compare.compare_url,
-    compare.head_to_head_sections,
     compare.round_cards,
     matrix.matrix_blocks,
     matrix.matrix_rows,
@@ -71,7 +61,6 @@ for _tag in (
 ):
     register.simple_tag(_tag)
 
-register.inclusion_tag("arena/_legend.html")(cells.legend)
 register.inclusion_tag("arena/_ranged.html", name="ranged")(arena.ranged)
 register.inclusion_tag("arena/_ranged.html", name="score_with_range")(arena.score_with_range)
 register.inclusion_tag("arena/_open_disputes.html")(arena.open_disputes)

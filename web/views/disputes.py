@@ -44,11 +44,11 @@ class DisputesRead:
     page: str
     products: list[Product]
 
-    def url(self, page: int = 1) -> str:
+    def url(self, page: int = 1, story: bool = True) -> str:
         f = self.filters
         query = links.disputes_query(
             product=f.product.slug if f.product else "",
-            story=f.story.pk if f.story else None,
+            story=f.story.pk if f.story and story else None,
             state=f.state,
             page=page,
         )
@@ -99,6 +99,7 @@ def arena_disputes(request: HtmxHttpRequest, arena: str) -> HttpResponse:
         "newer_url": read.url(page.previous_page_number()) if page.has_previous() else "",
         "older_url": read.url(page.next_page_number()) if page.has_next() else "",
         "all_url": reverse("arena-disputes", args=[read.arena.slug]),
+        "every_story_url": read.url(story=False),
         "fragment": fragment_asked(request.htmx),
     }
     if ctx["fragment"]:

@@ -178,16 +178,6 @@ def _matrix_context(
     ctx["matrix_query"] = {k: v for k, v in kept.items() if v}
 
 
-def _view_links(*, diff: bool, open_all: bool) -> dict[str, str]:
-    """A head-to-head's links that change one thing of the view and keep the other."""
-    return {
-        "diff_on": links.head_to_head_query(diff=True, open_all=open_all),
-        "diff_off": links.head_to_head_query(diff=False, open_all=open_all),
-        "open_on": links.head_to_head_query(diff=diff, open_all=True),
-        "open_off": links.head_to_head_query(diff=diff, open_all=False),
-    }
-
-
 @require_safe
 @vary_on_headers("HX-Request", "HX-History-Restore-Request")
 def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpResponse:
@@ -215,8 +205,8 @@ def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpRe
     pa, pb = pair[a], pair[b]
     cmp = selectors.head_to_head_get(arena=found, a=pa, b=pb, differences_only=diff)
     pair_url = reverse("head-to-head", args=[found.slug, pa.slug, pb.slug])
+    row = next((r for r in cmp.rows if r.story.pk == opened), None)
     if opened is not None and request.htmx and request.htmx.target == f"why-{opened}":
-        row = next((r for r in cmp.rows if r.story.pk == opened), None)
         if row is None:
             raise Http404(f"No round of story {opened} in {pa.slug} vs {pb.slug}")
         return render(request, "arena/head_to_head.html#round_cards", {"row": row, "cmp": cmp})
@@ -233,12 +223,12 @@ def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpRe
         if len(cmp.rows) > selectors.HEAD_TO_HEAD_INLINE and not open_all
         else None,
         "opened": opened,
+        "opened_category": row.story.category_id if row else None,  # unfolded, beside the first
         "products": products,
         "settle": selectors.pair_settle_get(arena=found, a=pa, b=pb, products=products),
         "error": error,
         "fragment": fragment_asked(request.htmx),
         "open_all": open_all,
-        **_view_links(diff=diff, open_all=open_all),
     }
     if ctx["fragment"]:
         response = render(request, "arena/head_to_head.html#comparison", ctx, status=status)

@@ -12,7 +12,6 @@ from django.urls import reverse
 
 from arena.selectors import Leaderboard, RankOption
 from tests.factories import CellFactory, StoryFactory
-from web.pages.compare import head_to_head_sections
 
 EVIL = "<script>alert('x')</script> & \"Co\""
 EVIL_HTML = "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; &quot;Co&quot;"
@@ -194,9 +193,10 @@ def test_legend_lists_verdicts_proofs_and_links_the_guide(client, db):
 def _sections(cmp, open_all=False):
     """The head-to-head's tables as its template draws them."""
     context = {"cmp": cmp, "arena": NS(slug="arena"), "stories": "/arenas/arena/stories/"}
+    context["open_all"] = open_all
     html = "".join(
-        render_to_string("arena/head_to_head.html#section", {**context, "section": section})
-        for section in head_to_head_sections(cmp, open_all)
+        render_to_string("arena/head_to_head.html#section", {**context, "block": block})
+        for block in cmp.blocks
     )
     return " ".join(html.split())
 
