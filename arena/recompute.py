@@ -14,8 +14,11 @@ from django.db.models import F, Max, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from arena import scoring
 from arena.models import Arena, CacheEpoch, Persona, PersonaResult, ProductScore
+from arena.scoring.certainty import close_calls, rank_ranges
+from arena.scoring.ranking import PersonaBest, best_by_persona, leaderboard
+from arena.scoring.results import product_results
+from arena.scoring.tally import Tally
 from arena.selectors.inputs import arena_scoring_inputs
 from arena.signals import purge_after_commit
 from arena.task_names import REFRESH_TASK
@@ -26,7 +29,7 @@ log = logging.getLogger(__name__)
 # what a ``ProductScore`` keeps of a result under the result's own names
 STORED = (
     *("pa_score", "category_scores", "persona_scores", "integrity", "confidence", "parts"),
-    *("persona_ranges", *scoring.Tally._fields),
+    *("persona_ranges", *Tally._fields),
 )
 
 
@@ -106,10 +109,10 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
         if arena is None:
             return False
         inputs = arena_scoring_inputs(arena_id=arena_id)
-        results = scoring.product_results(inputs.products, inputs.stories, inputs.cells)
-        board = scoring.leaderboard(results)
+        results = product_results(inputs.products, inputs.stories, inputs.cells)
+        board = leaderboard(results)
         now = timezone.now()
-        spans = scoring.rank_ranges([(row.result.product, row.result.pa_range) for row in board])
+        spans = rank_ranges([(row.result.product, row.result.pa_range) for row in board])
         ProductScore.objects.filter(arena_id=arena_id).delete()
         ProductScore.objects.bulk_create(
             ProductScore(
@@ -127,9 +130,9 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
             for row in board
             for r in (row.result,)
         )
-        _store_persona_results(arena_id, scoring.best_by_persona(inputs.stories, results))
+        _store_persona_results(arena_id, best_by_persona(inputs.stories, results))
         ids = inputs.cell_ids
-        calls = scoring.close_calls([row.result for row in board], inputs.stories, inputs.cells)
+        calls = close_calls([row.result for row in board], inputs.stories, inputs.cells)
         Arena.objects.filter(pk=arena_id).update(
             scores_computed_at=now,
             computed_seq=arena.change_seq,
@@ -147,7 +150,7 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
     return True
 
 
-def _store_persona_results(arena_id: int, best: list[scoring.PersonaBest]) -> None:
+def _store_persona_results(arena_id: int, best: list[PersonaBest]) -> None:
     """Replace the arena's "best by user type" rows, in the order of the personas' slugs."""
     personas = dict(Persona.objects.values_list("slug", "id"))
     PersonaResult.objects.filter(arena_id=arena_id).delete()

@@ -14,8 +14,10 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 from django.utils.timesince import timesince
 
-from arena import scoring
 from arena.models import Arena, ProductScore
+from arena.scoring.ranking import Standing, uphold_effect
+from arena.scoring.results import product_results
+from arena.scoring.tally import Tally
 from arena.selectors.inputs import arena_scoring_inputs, cell_corrections
 from flags.models import Flag, Notice, ReviewItem, Status
 from stories.models import CellChange
@@ -81,7 +83,7 @@ class Impact:
         )
 
 
-def _standings(arena_ids: Collection[int]) -> dict[int, list[scoring.Standing]]:
+def _standings(arena_ids: Collection[int]) -> dict[int, list[Standing]]:
     """Each arena's standings: its stored tallies when fresh and complete, else computed from its
     cells (the impact is always the one a full recomputation would give)."""
     fresh = set(arena_ids) - set(
@@ -92,20 +94,20 @@ def _standings(arena_ids: Collection[int]) -> dict[int, list[scoring.Standing]]:
         .order_by("arena_id", "product__position")
         .values_list("arena_id", "product_id", "product__name", *TALLY_COLUMNS)
     )
-    standings: dict[int, list[scoring.Standing]] = {}
+    standings: dict[int, list[Standing]] = {}
     incomplete = set()
     for arena_id, product, name, wq, wm, *counts in rows if fresh else ():
         if wq is None or wm is None:  # stored before the sums were kept
             incomplete.add(arena_id)
             continue
-        tally = scoring.Tally(wq, wm, *counts)
-        standings.setdefault(arena_id, []).append(scoring.Standing(product, name, tally))
+        tally = Tally(wq, wm, *counts)
+        standings.setdefault(arena_id, []).append(Standing(product, name, tally))
     standings = {a: rows for a, rows in standings.items() if a not in incomplete}
     for arena_id in sorted(set(arena_ids) - standings.keys()):
         inputs = arena_scoring_inputs(arena_id=arena_id)
-        results = scoring.product_results(inputs.products, inputs.stories, inputs.cells)
+        results = product_results(inputs.products, inputs.stories, inputs.cells)
         standings[arena_id] = [
-            scoring.Standing(r.product, r.name, r.tally) for r in results if r.tally is not None
+            Standing(r.product, r.name, r.tally) for r in results if r.tally is not None
         ]
     return standings
 
@@ -124,7 +126,7 @@ def review_item_impacts(items: Iterable[ReviewItem]) -> dict[int, Impact]:
         names = {s.product: s.name for s in shown}
         if cell.product_id not in names:
             continue
-        effect = scoring.uphold_effect(
+        effect = uphold_effect(
             shown,
             cell.product_id,
             weight=cell.story.weight,

@@ -7,7 +7,6 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena import scoring
 from arena.imports.overview import is_overview, parse_overview
 from arena.imports.reading import (
     ArenaRecord,
@@ -20,6 +19,8 @@ from arena.imports.reading import (
     PageError,
     read_text,
 )
+from arena.scoring.rounds import DRAWN, round_winner
+from arena.scoring.tally import CellIn
 from core.text import clean_text, heading_name, persona_slug
 from stories.values import CellValue, Proof, Quote, Verdict, parse_quality
 
@@ -134,14 +135,14 @@ def _check_story(
 
 
 def _check_round(page: ComparePage, cs: CompareStory) -> None:
-    """The round's outcome as the rules decide it (``scoring.round_winner``), neither side n/a."""
-    a, b = (scoring.CellIn.of(c.value, story_id=0, product=c.product) for c in cs.cells)
+    """The round's outcome as the rules decide it (``round_winner``), neither side n/a."""
+    a, b = (CellIn.of(c.value, story_id=0, product=c.product) for c in cs.cells)
     if a.verdict == Verdict.NA or b.verdict == Verdict.NA:
         raise PageError(page.path, cs.line, "a head-to-head lists no story where one side is n/a")
-    expected = scoring.round_winner(a, b)
+    expected = round_winner(a, b)
     if expected != cs.round:
-        said = scoring.DRAWN if cs.round == scoring.DRAWN else f"to {cs.round}"
-        rule = scoring.DRAWN if expected == scoring.DRAWN else f"to {expected}"
+        said = DRAWN if cs.round == DRAWN else f"to {cs.round}"
+        rule = DRAWN if expected == DRAWN else f"to {expected}"
         reason = f"the page says round {said}, the rules give round {rule}"
         raise PageError(page.path, cs.line, reason)
 
@@ -211,8 +212,8 @@ def _story(
     if digits not in ("1", "2", "3"):
         shown = digits if len(digits) <= 20 else digits[:20] + "…"
         raise cur.error(f"story {story_number}: weight {shown} is outside 1–3")
-    won = scoring.DRAWN if wm.group(3) else wm.group(2).strip()
-    if won not in (scoring.DRAWN, *pair):
+    won = DRAWN if wm.group(3) else wm.group(2).strip()
+    if won not in (DRAWN, *pair):
         raise cur.error(
             f"story {story_number}: round to {won!r}, which is neither {pair[0]!r} nor {pair[1]!r}"
         )

@@ -9,8 +9,9 @@ from datetime import date
 
 from django.db.models import Prefetch
 
-from arena import scoring
 from arena.models import Arena, Source
+from arena.scoring.rounds import DRAWN, round_winner
+from arena.scoring.tally import CellIn, ProductKey
 from core.text import source_ids
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story
@@ -51,14 +52,14 @@ CELL_LINE_FIELDS = ("id", "story_id", "product_id", "verdict", "proof", "quality
 QUOTE_FIELDS = ("cell_id", "source", "quote", "url", "checked_on")  # (the export's)
 
 
-def cell_in(c: Cell | CellLine) -> scoring.CellIn:
+def cell_in(c: Cell | CellLine) -> CellIn:
     """A cell as the scoring module's record, its product keyed by primary key."""
-    return scoring.CellIn.of(c.value, story_id=c.story_id, product=c.product_id)
+    return CellIn.of(c.value, story_id=c.story_id, product=c.product_id)
 
 
-def winner_of(key: scoring.ProductKey, *products: Product) -> Product | None:
-    """The product a scoring result names, or ``None`` for ``scoring.DRAWN``."""
-    return None if key == scoring.DRAWN else {p.pk: p for p in products}[int(key)]
+def winner_of(key: ProductKey, *products: Product) -> Product | None:
+    """The product a scoring result names, or ``None`` for ``DRAWN``."""
+    return None if key == DRAWN else {p.pk: p for p in products}[int(key)]
 
 
 def arena_source_list(*, arena: Arena) -> list[Source]:
@@ -157,7 +158,7 @@ def cell_page_get(*, pk: int) -> CellPage | None:
                 other=other.product,
                 other_cell=other,
                 winner=winner_of(
-                    scoring.round_winner(cell_in(cell), cell_in(other)), cell.product, other.product
+                    round_winner(cell_in(cell), cell_in(other)), cell.product, other.product
                 ),
             )
             for other in others

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena import scoring
+from arena.scoring.certainty import Ranged, pair_call
+from arena.scoring.rounds import (
+    COMPARE_MAX,
+    COMPARE_MIN,
+    BestOf,
+    ManyRound,
+    ManySummary,
+    compare_many,
+)
+from arena.scoring.tally import ProductKey, StoryIn
 from arena.selectors.arenas import CountedArena
 from arena.selectors.calls import ranged_of
 from arena.selectors.cells import cell_in
@@ -13,8 +22,8 @@ from arena.selectors.leaderboard import arena_score_list
 from arena.selectors.matrix import MatrixRow, Rounds, arena_matrix, matrix_block_list
 from products.models import Product
 
-COMPARE_MIN = scoring.COMPARE_MIN
-COMPARE_MAX = scoring.COMPARE_MAX
+COMPARE_MIN = COMPARE_MIN
+COMPARE_MAX = COMPARE_MAX
 
 
 @dataclass(frozen=True)
@@ -48,7 +57,7 @@ def compare_pick(*, products: list[Product], slugs: list[str]) -> ComparePick:
 
 
 @dataclass
-class ManyRow(MatrixRow, scoring.BestOf):
+class ManyRow(MatrixRow, BestOf):
     best: list[Product]  # the products with the best cell (none: drawn)
 
 
@@ -62,11 +71,11 @@ class Standing:
     best: int  # rounds it alone is best in
     shared: int  # rounds it shares the best in
     weighted: int  # Σ weights of the rounds it is best in, alone or shared
-    ranged: scoring.Ranged  # its PA Score with its range
+    ranged: Ranged  # its PA Score with its range
 
 
 @dataclass(kw_only=True)
-class ManyComparison(Rounds[scoring.ManySummary]):
+class ManyComparison(Rounds[ManySummary]):
     products: list[Product]  # the columns, in the order asked
     standings: dict[Product, Standing]  # in column order
     categories: list[str]  # the categories' names in matrix order
@@ -81,12 +90,12 @@ def compare_many_get(
     matrix = arena_matrix(arena=arena, products=products)
     keys = [p.pk for p in products]
     stories = [
-        scoring.StoryIn(r.story.pk, r.story.weight, r.story.category.name, r.story.persona.slug)
+        StoryIn(r.story.pk, r.story.weight, r.story.category.name, r.story.persona.slug)
         for r in matrix.rows
     ]
     cells = (cell_in(c) for r in matrix.rows for c in r.cells)
-    summary = scoring.compare_many(stories, cells, keys)
-    by_pk: dict[scoring.ProductKey, Product] = {p.pk: p for p in products}
+    summary = compare_many(stories, cells, keys)
+    by_pk: dict[ProductKey, Product] = {p.pk: p for p in products}
     row_of = {r.story.pk: r for r in matrix.rows}
     rows = [
         ManyRow(row_of[r.story_id].story, row_of[r.story_id].cells, [by_pk[k] for k in r.best])
@@ -105,12 +114,12 @@ def compare_many_get(
             weighted=mine.weighted,
             ranged=ranged_of(score, p.pk),
         )
-    by_category: dict[int, list[scoring.ManyRound]] = {}
+    by_category: dict[int, list[ManyRound]] = {}
     for r in summary.rounds:
         by_category.setdefault(row_of[r.story_id].story.category_id, []).append(r)
     shown = [r for r in rows if not r.drawn] if differences_only else rows
     called = [
-        (p, [scoring.pair_call(s.ranged, o.ranged) for o in standings.values() if o is not s])
+        (p, [pair_call(s.ranged, o.ranged) for o in standings.values() if o is not s])
         for p, s in standings.items()
     ]
     leader = next((p for p, calls in called if all(c.leader == p.pk for c in calls)), None)
@@ -121,7 +130,7 @@ def compare_many_get(
         categories=list(dict.fromkeys(r.story.category.name for r in matrix.rows)),
         rows=rows,
         blocks=matrix_block_list(rows=shown),
-        tallies={pk: scoring.ManySummary.of(rs, keys) for pk, rs in by_category.items()},
+        tallies={pk: ManySummary.of(rs, keys) for pk, rs in by_category.items()},
         differences_only=differences_only,
         shown=len(shown),
         leader=leader,

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from arena import scoring
 from arena.models import Arena, Source
+from arena.scoring.certainty import TOO_CLOSE, Call, Ranged, pair_call
+from arena.scoring.rounds import CompareSummary, ManyRound, compare_many
+from arena.scoring.tally import ProductKey, StoryIn
 from arena.selectors.arenas import arena_story_list
 from arena.selectors.calls import ranged_of
 from arena.selectors.cells import cell_in, cited_sources, winner_of, with_evidence
@@ -34,18 +36,18 @@ class CompareRow:
 
 
 @dataclass(kw_only=True)
-class Comparison(Rounds[scoring.CompareSummary]):
+class Comparison(Rounds[CompareSummary]):
     a: Product
     b: Product
     leader: Product | None  # more rounds won (weighted, then counted); None: level
     rows: list[CompareRow]  # the rounds: stories where neither cell is n/a
-    call: scoring.Call = scoring.TOO_CLOSE  # who leads by the one rule, by product pk
-    ranged: dict[str, scoring.Ranged] = field(default_factory=dict)  # by side, "a" and "b"
+    call: Call = TOO_CLOSE  # who leads by the one rule, by product pk
+    ranged: dict[str, Ranged] = field(default_factory=dict)  # by side, "a" and "b"
     sources: dict[str, Source] = field(default_factory=dict)  # what the published detail cites
 
     @property
     def call_leader(self) -> Product | None:
-        by: dict[scoring.ProductKey | None, Product] = {self.a.pk: self.a, self.b.pk: self.b}
+        by: dict[ProductKey | None, Product] = {self.a.pk: self.a, self.b.pk: self.b}
         return by.get(self.call.leader)
 
     @property
@@ -72,11 +74,9 @@ def head_to_head_get(
     for cell in cells.with_backing().prefetch_related(with_evidence()).order_by():
         cell.product = pair[cell.product_id]
         by[cell.story_id, cell.product_id] = cell
-    read = [
-        scoring.StoryIn(s.pk, s.weight, s.category.name, s.persona.slug) for s in stories.values()
-    ]
-    rounds = scoring.compare_many(read, map(cell_in, by.values()), (a.pk, b.pk)).rounds
-    summary = scoring.CompareSummary.of(rounds, (a.pk, b.pk))
+    read = [StoryIn(s.pk, s.weight, s.category.name, s.persona.slug) for s in stories.values()]
+    rounds = compare_many(read, map(cell_in, by.values()), (a.pk, b.pk)).rounds
+    summary = CompareSummary.of(rounds, (a.pk, b.pk))
     rows = [
         CompareRow(
             stories[r.story_id],
@@ -90,7 +90,7 @@ def head_to_head_get(
         for group in block.groups:
             for number, row in enumerate(group.rows, start=1):
                 row.number = number
-    by_category: dict[int, list[scoring.ManyRound]] = {}
+    by_category: dict[int, list[ManyRound]] = {}
     for r in summary.rounds:
         by_category.setdefault(stories[r.story_id].category_id, []).append(r)
     shown = [row for row in rows if row.winner is not None] if differences_only else rows
@@ -103,10 +103,10 @@ def head_to_head_get(
         leader=winner_of(summary.leader, a, b),
         rows=rows,
         blocks=matrix_block_list(rows=shown),
-        tallies={pk: scoring.CompareSummary.of(rs, (a.pk, b.pk)) for pk, rs in by_category.items()},
+        tallies={pk: CompareSummary.of(rs, (a.pk, b.pk)) for pk, rs in by_category.items()},
         differences_only=differences_only,
         shown=len(shown),
-        call=scoring.pair_call(ranged["a"], ranged["b"]),
+        call=pair_call(ranged["a"], ranged["b"]),
         ranged=ranged,
         sources=cited_sources(arena_id=arena.pk, cells=by.values()),
     )

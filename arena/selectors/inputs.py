@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from arena import scoring
+from arena.scoring.tally import CellIn, Corrections, StoryIn
 from products.models import Product
 from stories.models import Cell, CellChange, Story
 from stories.values import Backing, CellValue
@@ -14,8 +14,8 @@ from stories.values import Backing, CellValue
 
 @dataclass(frozen=True)
 class ArenaInputs:
-    stories: list[scoring.StoryIn]
-    cells: list[scoring.CellIn]
+    stories: list[StoryIn]
+    cells: list[CellIn]
     products: list[tuple[int, str]]  # (id, name) in column order
     # each cell's id by (story id, product id), as the close calls' settle sets name them
     cell_ids: dict[tuple[int, int | str], int] = field(default_factory=dict)
@@ -26,7 +26,7 @@ _JUDGEMENTS = ("verdict", "proof", "quality")
 
 def cell_corrections(
     *, arena_id: int | None = None, cell_ids: Collection[int] | None = None
-) -> dict[int, scoring.Corrections]:
+) -> dict[int, Corrections]:
     """The net of each corrected cell's upheld corrections, by cell id: one query."""
     changes = CellChange.objects.filter(kind=CellChange.Kind.FLAG)
     if arena_id is not None:
@@ -41,14 +41,14 @@ def cell_corrections(
     return {
         cell_id: net
         for cell_id, changes_of in by_cell.items()
-        if (net := scoring.Corrections.of(changes_of)) is not None
+        if (net := Corrections.of(changes_of)) is not None
     }
 
 
 def arena_scoring_inputs(*, arena_id: int) -> ArenaInputs:
     """The plain records the scoring module reads: four queries."""
     stories = [
-        scoring.StoryIn(id=sid, weight=w, category=cat, persona=per)
+        StoryIn(id=sid, weight=w, category=cat, persona=per)
         for sid, w, cat, per in Story.objects.filter(arena_id=arena_id)
         .order_by("position")
         .values_list("id", "weight", "category__name", "persona__slug")
@@ -64,7 +64,7 @@ def arena_scoring_inputs(*, arena_id: int) -> ArenaInputs:
         .values_list("pk", "story_id", "product_id", "verdict", "proof", "quality", "backing")
     )
     cells = [
-        scoring.CellIn(sid, pid, v, p, q, corrected.get(pk), published=backing != Backing.NONE)
+        CellIn(sid, pid, v, p, q, corrected.get(pk), published=backing != Backing.NONE)
         for pk, sid, pid, v, p, q, backing in rows
     ]
     products = list(

@@ -1,4 +1,4 @@
-"""The stored leaderboard in the order a visitor picks (``scoring.order_by`` orders stored rows,
+"""The stored leaderboard in the order a visitor picks (``scoring.ranking.order_by`` orders stored rows,
 it computes no score), and each product's count of stale cells."""
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, TypedDict, cast
 
 from django.db.models import Count, Exists, Min, OuterRef, Q
 
-from arena import scoring
 from arena.models import Arena, ProductScore
 from arena.scoring.ranking import (
     RANK_CATEGORY,
@@ -17,9 +16,14 @@ from arena.scoring.ranking import (
     RANK_PA,
     RANK_PERSONA,
     RANK_VERIFIED,
+    order_by,
+    places,
     rank_key,
     rank_key_split,
+    rivals,
 )
+from arena.scoring.results import Weights, personal_score, range_groups, score_range
+from arena.scoring.tally import ProductKey
 from arena.selectors.arenas import arena_kept
 from arena.selectors.weights import WeightsAsked, WeightsRead, weights_read
 from products.models import Product
@@ -81,7 +85,7 @@ class Leaderboard:
     categories: list[str]  # category names, for the rank options
     options: list[tuple[str, list[RankOption]]]
     # a visitor's weights (None: the published weighting): rows ranked by ``personal_score``
-    weights: scoring.Weights | None = None
+    weights: Weights | None = None
     reading: WeightsRead | None = None  # the weights as read
 
     @property
@@ -150,7 +154,7 @@ def arena_leaderboard(
     arena: Arena,
     key: str = RANK_PA,
     categories: list[str] | None = None,
-    weights: scoring.Weights | None = None,
+    weights: Weights | None = None,
     asked: WeightsAsked | None = None,
     stale: bool = True,
 ) -> Leaderboard:
@@ -191,41 +195,40 @@ def arena_leaderboard(
 def _ranked(
     scores: list[BoardRow],
     key: str,
-    weights: scoring.Weights | None,
-    personal: scoring.Weights | None,
+    weights: Weights | None,
+    personal: Weights | None,
 ) -> list[BoardRow]:
     """The rows in the order of ``key`` (or ``weights``), with their places and range groups."""
-    published = scoring.order_by(scores, RANK_PA)
-    for row, place in zip(published, scoring.places(published, RANK_PA), strict=True):
+    published = order_by(scores, RANK_PA)
+    for row, place in zip(published, places(published, RANK_PA), strict=True):
         row.published_position = place.rank
-    ordered = scoring.order_by(scores, key, weights)
+    ordered = order_by(scores, key, weights)
     for row in ordered:
         row.personal_score = row.personal_range = None
         if personal is not None:
-            row.personal_score = scoring.personal_score(row.parts, personal)
-            row.personal_range = scoring.score_range(row.parts, personal)
+            row.personal_score = personal_score(row.parts, personal)
+            row.personal_range = score_range(row.parts, personal)
     shown_ranges = [row.personal_range if weights else row.pa_range for row in ordered]
     ranged = weights is not None or key == RANK_PA
-    groups = scoring.range_groups(shown_ranges) if ranged else [None] * len(ordered)
-    rivals = scoring.rivals(
+    groups = range_groups(shown_ranges) if ranged else [None] * len(ordered)
+    rival_of = rivals(
         [s.product_id for s in ordered], [s.product_id for s in ordered if s.published]
     )
-    by_id: dict[scoring.ProductKey, BoardRow] = {s.product_id: s for s in scores}
-    places = scoring.places(ordered, key, weights)
-    for row, place, group in zip(ordered, places, groups, strict=True):
+    by_id: dict[ProductKey, BoardRow] = {s.product_id: s for s in scores}
+    for row, place, group in zip(ordered, places(ordered, key, weights), groups, strict=True):
         row.position, row.tied, row.decided_by = place.rank, place.tied, place.decided_by
         row.moved = row.published_position - place.rank
         row.range_group = group
         # its head-to-head: the nearest rival here with published detail (the API's: the stored)
         row.published_vs = row.vs
-        rival = rivals[row.product_id]
+        rival = rival_of[row.product_id]
         row.vs = by_id[rival].product if rival is not None else None
     return ordered
 
 
 def arena_product_ranking(
     *, arena: Arena, key: str = RANK_PA
-) -> tuple[list[Product], list[scoring.ProductKey]]:
+) -> tuple[list[Product], list[ProductKey]]:
     """The products in column order, and those with stored scores in ``key``'s order (as
     ``arena_leaderboard``, an unknown key meaning ``pa``): one query."""
     products = Product.objects.filter(arena=arena).select_related("score").order_by("position")
@@ -238,7 +241,7 @@ def arena_product_ranking(
         known = any(name in s.persona_scores for s in scores)
     else:
         known = name is None and kind in (RANK_PA, RANK_VERIFIED, RANK_INTEGRITY)
-    ordered = scoring.order_by(scores, key if known else RANK_PA)
+    ordered = order_by(scores, key if known else RANK_PA)
     return list(products), [s.product_id for s in ordered]
 
 

@@ -10,8 +10,9 @@ from typing import Any
 
 from django.db.models import Exists, OuterRef
 
-from arena import scoring
 from arena.models import Arena, Category, PersonaResult, ProductScore
+from arena.scoring.rounds import ManySummary
+from arena.scoring.tally import ProductKey, round_half_up, verdict_strength
 from arena.selectors.arenas import (
     CountedArena,
     arena_category_list,
@@ -64,7 +65,7 @@ class CategoryBlock:
 
 
 @dataclass(kw_only=True)
-class Rounds[T: scoring.ManySummary]:
+class Rounds[T: ManySummary]:
     """What a head-to-head and a comparison share: their rounds, those shown under headings."""
 
     summary: T  # over every round
@@ -102,7 +103,7 @@ def matrix_block_list(*, rows: Iterable[Any]) -> list[CategoryBlock]:
 
 
 def matrix_column_list(
-    *, products: Sequence[Product], ranking: Sequence[scoring.ProductKey], show: Iterable[str] = ()
+    *, products: Sequence[Product], ranking: Sequence[ProductKey], show: Iterable[str] = ()
 ) -> list[Product]:
     """The columns in ``ranking``'s order: those ``show`` names, else the first few."""
     position = {pk: i for i, pk in enumerate(ranking)}
@@ -226,7 +227,7 @@ def arena_matrix(
             group = groups.setdefault((row.story.category_id, row.story.subgroup_id), len(groups))
             cell = row.by_product.get(sort)
             verdict, quality = (cell.verdict, cell.quality) if cell else (None, None)
-            strong = scoring.verdict_strength(verdict, quality)
+            strong = verdict_strength(verdict, quality)
             return (group, -strong[0], -strong[1], i)
 
         rows = [row for _, row in sorted(enumerate(rows), key=strength)]
@@ -243,7 +244,7 @@ class StaleShare:
 
     @property
     def percent(self) -> int:
-        return scoring.round_half_up(100 * self.stale / self.cells) if self.cells else 0
+        return round_half_up(100 * self.stale / self.cells) if self.cells else 0
 
 
 @dataclass

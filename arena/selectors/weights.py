@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from arena import scoring
+from arena.scoring.results import WEIGHT_NORMAL, Weights
 from core.text import arena_slugify
 
 CATEGORY, PERSONA = "category", "persona"
@@ -38,7 +38,7 @@ class WeightsAsked:
 @dataclass(frozen=True)
 class WeightKey:
     key: str  # the slug in the URL and the field name
-    label: str  # the category's name or the persona's slug: what ``scoring.Weights`` is keyed by
+    label: str  # the category's name or the persona's slug: what ``Weights`` is keyed by
     kind: str  # CATEGORY or PERSONA
 
 
@@ -50,20 +50,18 @@ class WeightControl:
 
 @dataclass(frozen=True)
 class WeightsRead:
-    weights: scoring.Weights  # 1 where nothing was asked
+    weights: Weights  # 1 where nothing was asked
     keys: tuple[WeightKey, ...]  # categories in order, then personas
     ignored: tuple[str, ...] = ()  # each entry left out, with why
 
     def value(self, key: WeightKey) -> int:
         mapping = self.weights.categories if key.kind == CATEGORY else self.weights.personas
-        return mapping.get(key.label, scoring.WEIGHT_NORMAL)
+        return mapping.get(key.label, WEIGHT_NORMAL)
 
     @property
     def query(self) -> str:
         """The canonical ``?weights=`` value: only the levels that are not 1."""
-        return ",".join(
-            f"{k.key}:{v}" for k in self.keys if (v := self.value(k)) != scoring.WEIGHT_NORMAL
-        )
+        return ",".join(f"{k.key}:{v}" for k in self.keys if (v := self.value(k)) != WEIGHT_NORMAL)
 
     @property
     def controls(self) -> list[WeightControl]:
@@ -71,11 +69,7 @@ class WeightsRead:
 
     @property
     def summary(self) -> list[str]:
-        return [
-            f"{k.label} {_SAID[v]}"
-            for k in self.keys
-            if (v := self.value(k)) != scoring.WEIGHT_NORMAL
-        ]
+        return [f"{k.label} {_SAID[v]}" for k in self.keys if (v := self.value(k)) != WEIGHT_NORMAL]
 
     def by_kind(self, kind: str) -> dict[str, int]:
         """``{key: level}`` of every category (or persona), in order: what the API echoes."""
@@ -114,7 +108,7 @@ def weights_read(
             ignored.append(f"{written} (a weight is 0, 1, 2 or 3)")
     if len(ignored) > IGNORED_MAX:
         ignored[IGNORED_MAX:] = [f"{len(ignored) - IGNORED_MAX} more"]
-    weights = scoring.Weights(
+    weights = Weights(
         categories={k.label: v for k, v in chosen.items() if k.kind == CATEGORY},
         personas={k.label: v for k, v in chosen.items() if k.kind == PERSONA},
     )

@@ -8,9 +8,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from arena import scoring
 from arena.models import Arena, ProductScore
 from arena.recompute import arena_recompute_scores
+from arena.scoring.certainty import Ranged, pair_call
 from products.models import Product
 from stories.models import Cell
 from stories.services import cell_edit
@@ -19,8 +19,8 @@ from stories.values import Proof
 pytestmark = pytest.mark.django_db
 
 
-def _ranged(row: ProductScore) -> scoring.Ranged:
-    return scoring.Ranged(row.product_id, row.pa_score, row.pa_low, row.pa_high)
+def _ranged(row: ProductScore) -> Ranged:
+    return Ranged(row.product_id, row.pa_score, row.pa_low, row.pa_high)
 
 
 def test_stored_rank_ranges_follow_the_stored_score_ranges(seeded_arena):
@@ -39,7 +39,7 @@ def test_stored_close_calls_are_every_close_pair_with_cells_of_its_two_products(
         frozenset((a, b))
         for a in rows
         for b in rows
-        if a != b and scoring.pair_call(_ranged(rows[a]), _ranged(rows[b])).close
+        if a != b and pair_call(_ranged(rows[a]), _ranged(rows[b])).close
     }
     assert {frozenset((c["a"], c["b"])) for c in calls} == close
     assert calls, "the seed arena has pairs too close to call"
@@ -60,7 +60,7 @@ def test_verifying_a_settle_set_settles_the_pair(seeded_arena):
         cell_edit(cell=cell, changes={"proof": Proof.PROBED}, base_version=cell.version)
     arena_recompute_scores(arena_id=seeded_arena.pk)
     rows = {r.product_id: r for r in ProductScore.objects.filter(arena=seeded_arena)}
-    assert scoring.pair_call(_ranged(rows[call["a"]]), _ranged(rows[call["b"]])).leader == call["a"]
+    assert pair_call(_ranged(rows[call["a"]]), _ranged(rows[call["b"]])).leader == call["a"]
     after = Arena.objects.get(pk=seeded_arena.pk).close_calls
     assert {frozenset((call["a"], call["b"]))} - {frozenset((c["a"], c["b"])) for c in after}
 

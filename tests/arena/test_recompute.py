@@ -6,7 +6,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db.models import F
 
-from arena import scoring, tasks
+from arena import tasks
 from arena.models import Arena, ProductScore
 from arena.recompute import arena_recompute_scores, arena_refresh_stale
 from arena.task_names import REFRESH_TASK, SWEEP_TASK
@@ -103,7 +103,7 @@ def test_a_recompute_past_its_soft_time_limit_leaves_the_arena_stale(monkeypatch
     def slow(*args, **kwargs):  # the worker's signal, arriving in the middle of the recompute
         raise SoftTimeLimitExceeded()
 
-    monkeypatch.setattr(scoring, "product_results", slow)
+    monkeypatch.setattr("arena.recompute.product_results", slow)
     result = tasks.arena_refresh_scores.apply(args=[arena_id])
     assert result.get() == tasks.TIMED_OUT and result.state == "SUCCESS"  # not retried
     assert "hit the soft time limit" in caplog.text

@@ -3,15 +3,21 @@ matrix builder and the one grouping of stories under their headings."""
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import pkgutil
 from datetime import date
 from types import SimpleNamespace
 
 import pytest
 from django.utils import timezone
 
-from arena import selectors
-from arena.selectors import MatrixFilters, matrix_block_list
+import arena.selectors
+from arena.selectors.arenas import arena_get, arena_list, arena_product_pair_get
+from arena.selectors.cells import cell_page_get, story_get
+from arena.selectors.head_to_head import head_to_head_get
+from arena.selectors.leaderboard import arena_leaderboard, arena_product_ranking
+from arena.selectors.matrix import MatrixFilters, arena_matrix, matrix_block_list, product_get
 from products.models import Product
 from stories.values import Verdict
 from tests.factories import (
@@ -45,10 +51,18 @@ def test_consecutive_rows_of_one_category_and_subgroup_form_one_table():
 
 
 def test_every_public_read_takes_keyword_arguments_only():
+    modules = [
+        importlib.import_module(f"arena.selectors.{m.name}")
+        for m in pkgutil.iter_modules(arena.selectors.__path__)
+    ]
     reads = [
         read
-        for read in vars(selectors).values()
-        if inspect.isfunction(read) and read.__module__.startswith("arena.selectors.")
+        for module in modules
+        for name, read in vars(module).items()
+        if inspect.isfunction(read)
+        and read.__module__ == module.__name__
+        and (name.startswith("arena_") or name.endswith(("_get", "_list")))
+        and name != "arena_kept"  # (the reads' cache, not a read)
     ]
     assert len(reads) > 20
     positional = [
@@ -72,36 +86,36 @@ def test_filters_ignore_an_unknown_verdict():
 
 @pytest.mark.django_db
 def test_reads_of_unknown_things_return_none():
-    arena = selectors.arena_get(slug=ArenaFactory().slug)
-    assert selectors.arena_get(slug="no-such-arena") is None
-    assert selectors.product_get(arena=arena, slug="no-such-product") is None
-    assert selectors.story_get(arena=arena, pk=999_999) is None
-    assert selectors.cell_page_get(pk=999_999) is None
+    arena = arena_get(slug=ArenaFactory().slug)
+    assert arena_get(slug="no-such-arena") is None
+    assert product_get(arena=arena, slug="no-such-product") is None
+    assert story_get(arena=arena, pk=999_999) is None
+    assert cell_page_get(pk=999_999) is None
 
 
 @pytest.mark.django_db
 def test_product_pair_leaves_out_a_slug_with_no_product_of_the_arena():
     product = ProductFactory()
     elsewhere = ProductFactory()
-    pair = selectors.arena_product_pair_get(arena=product.arena, a=product.slug, b=elsewhere.slug)
+    pair = arena_product_pair_get(arena=product.arena, a=product.slug, b=elsewhere.slug)
     assert pair == {product.slug: product}
 
 
 @pytest.mark.django_db
 def test_a_story_of_another_arena_is_not_found():
     story = StoryFactory()
-    other = selectors.arena_get(slug=ArenaFactory().slug)
-    assert selectors.story_get(arena=other, pk=story.pk) is None
+    other = arena_get(slug=ArenaFactory().slug)
+    assert story_get(arena=other, pk=story.pk) is None
 
 
 @pytest.mark.django_db
 def test_matrix_has_one_column_per_given_product():
     cell = CellFactory()
     other = CellFactory(story=cell.story, product=ProductFactory(arena=cell.story.arena))
-    arena = selectors.arena_get(slug=cell.story.arena.slug)
-    everyone = selectors.arena_matrix(arena=arena)
+    arena = arena_get(slug=cell.story.arena.slug)
+    everyone = arena_matrix(arena=arena)
     assert [[c.pk for c in r.cells] for r in everyone.rows] == [[cell.pk, other.pk]]
-    one = selectors.arena_matrix(arena=arena, products=[other.product])
+    one = arena_matrix(arena=arena, products=[other.product])
     assert [[c.product.name for c in r.cells] for r in one.rows] == [[other.product.name]]
 
 
@@ -111,8 +125,8 @@ def test_matrix_verdict_filter_keeps_stories_where_any_product_has_it():
     arena = na.story.arena
     CellFactory(story=na.story, product=ProductFactory(arena=arena))
     CellFactory(story=StoryFactory(arena=arena), product=na.product)
-    matrix = selectors.arena_matrix(
-        arena=selectors.arena_get(slug=arena.slug), filters=MatrixFilters(verdict=Verdict.NA)
+    matrix = arena_matrix(
+        arena=arena_get(slug=arena.slug), filters=MatrixFilters(verdict=Verdict.NA)
     )
     assert ([r.story.pk for r in matrix.rows], matrix.shown, matrix.total) == ([na.story.pk], 1, 2)
 
@@ -132,7 +146,7 @@ def test_head_to_head_numbers_rounds_within_each_subgroup():
     for story in stories:
         CellFactory(story=story, product=a)
         CellFactory(story=story, product=b, partial=True)
-    cmp = selectors.head_to_head_get(arena=selectors.arena_get(slug=arena.slug), a=a, b=b)
+    cmp = head_to_head_get(arena=arena_get(slug=arena.slug), a=a, b=b)
     assert [(r.number, r.winner) for r in cmp.rows] == [(1, a), (1, a), (2, a), (1, a)]
     assert [len(block.groups) for block in cmp.blocks] == [2, 1]
 
@@ -141,8 +155,8 @@ def test_head_to_head_numbers_rounds_within_each_subgroup():
 def test_head_to_head_leaves_out_stories_where_a_cell_is_na():
     cell = CellFactory()
     other = CellFactory(story=cell.story, product=ProductFactory(arena=cell.story.arena), na=True)
-    arena = selectors.arena_get(slug=cell.story.arena.slug)
-    assert selectors.head_to_head_get(arena=arena, a=cell.product, b=other.product).rows == []
+    arena = arena_get(slug=cell.story.arena.slug)
+    assert head_to_head_get(arena=arena, a=cell.product, b=other.product).rows == []
 
 
 @pytest.mark.django_db
@@ -151,7 +165,7 @@ def test_cell_page_lists_head_to_heads_with_each_applicable_other_product():
     arena = cell.story.arena
     weaker = CellFactory(story=cell.story, product=ProductFactory(arena=arena), partial=True)
     CellFactory(story=cell.story, product=ProductFactory(arena=arena), na=True)
-    page = selectors.cell_page_get(pk=cell.pk)
+    page = cell_page_get(pk=cell.pk)
     assert [(link.other, link.winner) for link in page.head_to_heads] == [
         (weaker.product, cell.product)
     ]
@@ -163,8 +177,8 @@ def test_matrix_verdict_filter_ignores_the_cells_of_retired_products():
     arena = disputed.story.arena
     CellFactory(story=disputed.story, product=ProductFactory(arena=arena))
     Product.all_objects.filter(pk=disputed.product.pk).update(retired_at=timezone.now())
-    matrix = selectors.arena_matrix(
-        arena=selectors.arena_get(slug=arena.slug), filters=MatrixFilters(verdict=Verdict.DISPUTED)
+    matrix = arena_matrix(
+        arena=arena_get(slug=arena.slug), filters=MatrixFilters(verdict=Verdict.DISPUTED)
     )
     assert matrix.rows == []
 
@@ -174,7 +188,7 @@ def _products(n: int) -> list:
 
 
 def test_matrix_shows_every_product_up_to_8_else_the_top_8_of_the_ranking_in_its_order():
-    from arena.selectors import MATRIX_COLUMNS, matrix_column_list
+    from arena.selectors.matrix import MATRIX_COLUMNS, matrix_column_list
 
     few = _products(MATRIX_COLUMNS)
     # every product, the ranked ones first in rank order, then the rest in column order
@@ -203,30 +217,30 @@ def test_big_matrix_loads_its_first_category_and_collapses_the_others(
     product = ProductFactory(arena=arena)
     for category in (first, second, first):
         CellFactory(story=StoryFactory(arena=arena, category=category), product=product)
-    arena = selectors.arena_get(slug=arena.slug)
+    arena = arena_get(slug=arena.slug)
     with django_assert_num_queries(2):
-        matrix = selectors.arena_matrix(arena=arena, products=[product], collapse_above=2)
+        matrix = arena_matrix(arena=arena, products=[product], collapse_above=2)
     assert matrix.shown == 3 and matrix.collapsed == {second.pk}
     blocks = [(b.category.pk, b.count, b.collapsed) for b in matrix.blocks]
     assert blocks == [(first.pk, 1, False), (second.pk, 1, True), (first.pk, 1, False)]
     assert [len(r.cells) for r in matrix.rows] == [1, 0, 1]
     # a category asked for is loaded whole; at or below the bound nothing collapses
-    by_category = selectors.arena_matrix(
+    by_category = arena_matrix(
         arena=arena,
         products=[product],
         filters=MatrixFilters(category=matrix.blocks[1].slug),
         collapse_above=0,
     )
     assert [(len(r.cells), r.story.category.pk) for r in by_category.rows] == [(1, second.pk)]
-    assert selectors.arena_matrix(arena=arena, collapse_above=3).collapsed == set()
+    assert arena_matrix(arena=arena, collapse_above=3).collapsed == set()
 
 
 @pytest.mark.django_db
 def test_product_ranking_orders_as_the_leaderboard(big_arena):
-    arena = selectors.arena_get(slug=big_arena.slug)
+    arena = arena_get(slug=big_arena.slug)
     for key in ("pa", "verified", "integrity", "persona:ai-native", "no-such-key"):
-        products, ranking = selectors.arena_product_ranking(arena=arena, key=key)
-        board = selectors.arena_leaderboard(arena=arena, key=key)
+        products, ranking = arena_product_ranking(arena=arena, key=key)
+        board = arena_leaderboard(arena=arena, key=key)
         assert ranking == [row.product_id for row in board.rows], key
         assert [p.position for p in products] == sorted(p.position for p in products)
 
@@ -235,12 +249,12 @@ def test_product_ranking_orders_as_the_leaderboard(big_arena):
 def test_arena_get_reads_as_the_arena_list_does():
     story = StoryFactory()
     CellFactory(story=story)
-    listed = selectors.arena_list().get(slug=story.arena.slug)
-    got = selectors.arena_get(slug=story.arena.slug)
+    listed = arena_list().get(slug=story.arena.slug)
+    got = arena_get(slug=story.arena.slug)
     fields = ("pk", "name", "product_count", "story_count", "cell_count", "content_version")
     assert [getattr(got, f) for f in fields] == [getattr(listed, f) for f in fields]
-    assert selectors.arena_get(slug="no-such-arena") is None
-    assert selectors.arena_get(slug="x' OR 1=1 --") is None
+    assert arena_get(slug="no-such-arena") is None
+    assert arena_get(slug="x' OR 1=1 --") is None
 
 
 @pytest.mark.django_db
@@ -255,11 +269,11 @@ def test_arena_get_counts_the_judged_cells_in_one_scan_as_the_list_does_apart():
     CellFactory(story=story, evidence_as_of=None)
     empty = ArenaFactory()  # no cells at all
     fields = ("cell_count", "na_count", "evidence_oldest", "evidence_newest")
-    got = selectors.arena_get(slug=story.arena.slug)
-    listed = selectors.arena_list().get(slug=story.arena.slug)
+    got = arena_get(slug=story.arena.slug)
+    listed = arena_list().get(slug=story.arena.slug)
     assert [getattr(got, f) for f in fields] == [4, 1, date(2026, 3, 1), date(2026, 5, 9)]
     assert [getattr(listed, f) for f in fields] == [getattr(got, f) for f in fields]
-    got_empty = selectors.arena_get(slug=empty.slug)
+    got_empty = arena_get(slug=empty.slug)
     assert [getattr(got_empty, f) for f in fields] == [0, 0, None, None]
 
 
@@ -270,9 +284,9 @@ def test_an_arena_s_counts_are_read_once_per_content_version(
     from arena.recompute import arena_content_changed
     from stories.models import Cell
 
-    first = selectors.arena_get(slug=seeded_arena.slug)
+    first = arena_get(slug=seeded_arena.slug)
     with django_assert_num_queries(1):
-        again = selectors.arena_get(slug=seeded_arena.slug)
+        again = arena_get(slug=seeded_arena.slug)
     assert (again.cell_count, again.na_count) == (first.cell_count, first.na_count)
     judged = Cell.objects.on_pages().filter(story__arena=seeded_arena)
     Cell.objects.filter(pk=judged.exclude(verdict=Verdict.NA).first().pk).update(
@@ -280,8 +294,8 @@ def test_an_arena_s_counts_are_read_once_per_content_version(
     )
     arena_content_changed(arena_id=seeded_arena.pk)
     with django_assert_num_queries(2):  # the arena, then its counts at the new version
-        changed = selectors.arena_get(slug=seeded_arena.slug)
+        changed = arena_get(slug=seeded_arena.slug)
     assert changed.na_count == first.na_count + 1 == judged.filter(verdict=Verdict.NA).count()
-    listed = selectors.arena_list().get(pk=seeded_arena.pk)
+    listed = arena_list().get(pk=seeded_arena.pk)
     assert (changed.cell_count, changed.na_count) == (listed.cell_count, listed.na_count)
-    assert selectors.arena_get(slug="no-such-arena") is None
+    assert arena_get(slug="no-such-arena") is None

@@ -8,9 +8,9 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
-from arena import scoring
 from arena.models import ProductScore
 from arena.recompute import arena_recompute_scores
+from arena.scoring.results import Part, personal_score, product_results, score_range
 from arena.selectors.inputs import arena_scoring_inputs
 
 pytestmark = pytest.mark.django_db
@@ -19,16 +19,16 @@ pytestmark = pytest.mark.django_db
 def test_stored_parts_give_the_stored_scores(seeded_arena):
     inputs = arena_scoring_inputs(arena_id=seeded_arena.pk)
     expected = {
-        r.product: r for r in scoring.product_results(inputs.products, inputs.stories, inputs.cells)
+        r.product: r for r in product_results(inputs.products, inputs.stories, inputs.cells)
     }
     rows = list(ProductScore.objects.filter(arena=seeded_arena).select_related("product"))
     assert len(rows) == 6
     for row in rows:
-        parts = tuple(scoring.Part(*p) for p in row.parts)
+        parts = tuple(Part(*p) for p in row.parts)
         assert parts == expected[row.product_id].parts
         # the PA Score is the personal score with every weight 1
-        assert scoring.personal_score(parts) == row.pa_score
-        assert (row.pa_low, row.pa_high) == scoring.score_range(parts)
+        assert personal_score(parts) == row.pa_score
+        assert (row.pa_low, row.pa_high) == score_range(parts)
         assert row.pa_low <= row.pa_score <= row.pa_high
         # the seed has unverified cells everywhere: every range is a real interval
         assert row.pa_low < row.pa_high

@@ -5,9 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from arena import selectors
 from arena.models import Arena, CacheEpoch
 from arena.recompute import arena_content_changed
+from arena.selectors.arenas import (
+    arena_adjacent_list,
+    arena_category_list,
+    arena_get,
+    arena_persona_result_list,
+    arena_product_list,
+)
+from arena.selectors.leaderboard import arena_score_list
 from arena.selectors.versions import arena_version_get, cell_version_get, site_version_get
 from tests.factories import ArenaFactory, CellFactory
 
@@ -77,18 +84,18 @@ def test_an_arenas_kept_reads_are_read_once_per_content_version(
     seeded_arena, epoch, django_assert_num_queries
 ):
     reads = (
-        selectors.arena_score_list,
-        selectors.arena_persona_result_list,
-        selectors.arena_category_list,
-        selectors.arena_product_list,
-        selectors.arena_adjacent_list,
+        arena_score_list,
+        arena_persona_result_list,
+        arena_category_list,
+        arena_product_list,
+        arena_adjacent_list,
     )
-    arena = selectors.arena_get(slug=seeded_arena.slug)
+    arena = arena_get(slug=seeded_arena.slug)
     first = [[row.pk for row in read(arena=arena)] for read in reads]
     with django_assert_num_queries(0):
         assert [[row.pk for row in read(arena=arena)] for read in reads] == first
     arena_content_changed(arena_id=arena.pk)
-    arena = selectors.arena_get(slug=seeded_arena.slug)
+    arena = arena_get(slug=seeded_arena.slug)
     with django_assert_num_queries(len(reads)):  # a new version: each read anew
         assert [[row.pk for row in read(arena=arena)] for read in reads] == first
     plain = Arena.objects.get(pk=arena.pk)  # (read without its cache epoch: never kept)

@@ -9,14 +9,13 @@ import re
 import pytest
 from django.test import Client
 
-from arena import scoring
 from arena.models import ProductScore
-from arena.scoring import Direction
+from arena.scoring.tally import integrity
 from arena.selectors.inputs import arena_scoring_inputs, cell_corrections
 from flags.forms import DecisionForm
 from flags.services import review_item_uphold
 from stories.models import Cell
-from stories.values import Proof, Verdict
+from stories.values import Direction, Proof, Verdict
 from tests.factories import FlagFactory
 
 pytestmark = pytest.mark.django_db
@@ -52,7 +51,7 @@ def _score() -> ProductScore:
 
 def _expected(s: ProductScore, *, against: int, favour_credit: int) -> int | None:
     """docs/scoring.md's formula over the stored counts (the corrected cell's part given)."""
-    return scoring.integrity(s.verified, s.contradicted, against, s.with_evidence, favour_credit)
+    return integrity(s.verified, s.contradicted, against, s.with_evidence, favour_credit)
 
 
 def _board_row(html: str) -> str:
@@ -107,7 +106,7 @@ def test_a_correction_in_the_products_favour_never_lowers_integrity(
     assert (after.verified, after.with_evidence) == (before.verified, before.with_evidence + 1)
     assert after.integrity == _expected(after, against=0, favour_credit=1) >= before.integrity
     # what the old rule gave: the correction counted against the product
-    assert scoring.integrity(after.verified, after.contradicted, 1, after.with_evidence) < (
+    assert integrity(after.verified, after.contradicted, 1, after.with_evidence) < (
         before.integrity
     )
     row = _api_row()

@@ -12,9 +12,10 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db.models import Count
 
-from arena import selectors
 from arena.models import Arena
-from arena.selectors.matrix import MatrixFilters
+from arena.selectors.arenas import arena_get, arena_product_list
+from arena.selectors.leaderboard import arena_stale_counts
+from arena.selectors.matrix import MatrixFilters, arena_matrix
 from products.models import Product
 from stories import freshness
 from stories.models import Cell, CellChange, Evidence
@@ -184,7 +185,7 @@ def test_the_product_page_gives_its_share_of_stale_cells(client, seeded_arena, o
     text = text_of(client.get(f"{ARENA}products/temporal/"))
     assert f"stale {judged} of {judged} judged cells (100%) have evidence older than 180" in text
     # the selector the leaderboard uses counts the same
-    counts = selectors.arena_stale_counts(arena=seeded_arena, today=freshness.today())
+    counts = arena_stale_counts(arena=seeded_arena, today=freshness.today())
     assert counts[product.pk] == (judged, judged)
 
 
@@ -193,7 +194,7 @@ def test_stale_counts_are_one_query_and_follow_the_dates(
 ):
     today = big_arena.evidence_as_of
     with django_assert_num_queries(1):
-        counts = selectors.arena_stale_counts(arena=big_arena, today=today)
+        counts = arena_stale_counts(arena=big_arena, today=today)
     judged = dict(
         Cell.objects.filter(story__arena=big_arena)
         .exclude(verdict=Verdict.NA)
@@ -213,19 +214,19 @@ def test_stale_counts_are_one_query_and_follow_the_dates(
     assert 0 < total < 30 * 300 / 4  # the generated arena has some stale cells, not most
     # a shorter age makes more of them stale
     settings.EVIDENCE_STALE_DAYS = 30
-    shorter = selectors.arena_stale_counts(arena=big_arena, today=today)
+    shorter = arena_stale_counts(arena=big_arena, today=today)
     assert sum(s for s, _ in shorter.values()) > total
 
 
 def test_the_matrix_filters_to_stories_with_a_stale_cell_among_the_products_shown(
     big_arena, django_assert_max_num_queries
 ):
-    big_arena = selectors.arena_get(slug="big")
-    products = selectors.arena_product_list(arena=big_arena)[:3]
+    big_arena = arena_get(slug="big")
+    products = arena_product_list(arena=big_arena)[:3]
     filters = MatrixFilters.from_params({"stale": "1"})
     assert filters.active and filters.as_params() == {"stale": "1"}
     with django_assert_max_num_queries(2):
-        matrix = selectors.arena_matrix(arena=big_arena, filters=filters, products=products)
+        matrix = arena_matrix(arena=big_arena, filters=filters, products=products)
     today, days = freshness.today(), freshness.stale_days()
     assert 0 < matrix.shown < 300
     for row in matrix.rows:
@@ -233,7 +234,7 @@ def test_the_matrix_filters_to_stories_with_a_stale_cell_among_the_products_show
             freshness.is_stale(c.verdict, c.evidence_as_of, today=today, days=days)
             for c in row.cells
         )
-    everything = selectors.arena_matrix(arena=big_arena, products=products)
+    everything = arena_matrix(arena=big_arena, products=products)
     with_stale = [
         r.story.pk
         for r in everything.rows

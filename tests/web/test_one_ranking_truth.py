@@ -1,7 +1,7 @@
 """One ranking truth: for every pair of products of the bundled arena, every surface that says or
 implies who is ahead (the leaderboard, best by user type, the head-to-head page, its Markdown and
 its API, the comparison page and its API, the badges, the arena's Markdown and llms.txt) agrees
-with ``scoring.pair_call`` on the stored PA Score ranges, including pairs too close to call and
+with ``pair_call`` on the stored PA Score ranges, including pairs too close to call and
 pairs that are not."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from html import unescape
 
 import pytest
 
-from arena import scoring
 from arena.models import PersonaResult, ProductScore
+from arena.scoring.certainty import Ranged, pair_call
 from tests.web.pages.test_pages import text_of as _text_of
 
 SEED = "durable-execution-engines"
@@ -25,16 +25,16 @@ def text_of(response) -> str:
     return re.sub(r" ([:;,.)])", r"\1", _text_of(response))
 
 
-def _ranged(score: ProductScore) -> scoring.Ranged:
-    return scoring.Ranged(score.product_id, score.pa_score, score.pa_low, score.pa_high)
+def _ranged(score: ProductScore) -> Ranged:
+    return Ranged(score.product_id, score.pa_score, score.pa_low, score.pa_high)
 
 
-def _persona_ranged(score: ProductScore, persona: str) -> scoring.Ranged:
+def _persona_ranged(score: ProductScore, persona: str) -> Ranged:
     rng = (score.persona_ranges or {}).get(persona)
     value = (score.persona_scores or {}).get(persona)
     if not rng:
-        return scoring.Ranged(score.product_id, value, None, None)
-    return scoring.Ranged(score.product_id, value, rng[0], rng[1])
+        return Ranged(score.product_id, value, None, None)
+    return Ranged(score.product_id, value, rng[0], rng[1])
 
 
 @pytest.fixture
@@ -59,14 +59,14 @@ def _pairs(board):
 
 
 def test_the_bundled_arena_has_pairs_of_both_kinds(board):
-    calls = [scoring.pair_call(_ranged(a), _ranged(b)) for a, b in _pairs(board)]
+    calls = [pair_call(_ranged(a), _ranged(b)) for a, b in _pairs(board)]
     assert any(c.close for c in calls) and any(not c.close for c in calls)
 
 
 @pytest.mark.django_db
 def test_head_to_heads_say_what_pair_call_says(client, board):
     for a, b in _pairs(board):
-        call = scoring.pair_call(_ranged(a), _ranged(b))
+        call = pair_call(_ranged(a), _ranged(b))
         names = {a.product_id: a.product.name, b.product_id: b.product.name}
         pa, pb = a.product.slug, b.product.slug
         page = text_of(client.get(f"{ARENA}vs/{pa}-vs-{pb}/"))
@@ -137,7 +137,7 @@ def test_the_leaderboard_and_its_formats_agree_with_pair_call(client, board):
         if after is None:
             assert "too close to call" not in row and md_row[-1] == ""
             continue
-        close = scoring.pair_call(_ranged(score), _ranged(after)).close
+        close = pair_call(_ranged(score), _ranged(after)).close
         said = f"too close to call with {after.product.name}" in row
         assert said == close, name
         assert md_row[-1] == ("too close to call" if close else "leads")
@@ -157,7 +157,7 @@ def test_best_by_user_type_calls_the_winner_against_the_runner_up(client, board)
         if r.runner_up is None:
             continue
         slug = r.persona.slug
-        call = scoring.pair_call(
+        call = pair_call(
             _persona_ranged(by_product[r.winner_id], slug),
             _persona_ranged(by_product[r.runner_up_id], slug),
         )
@@ -179,9 +179,7 @@ def test_badges_and_llms_txt_name_a_leader_only_when_it_leads(client, board):
         svg = client.get(f"{ARENA}products/{score.product.slug}/badge.svg").content.decode()
         title = unescape(re.search(r"<title>(.*?)</title>", svg).group(1))
         near = [board[j] for j in (i - 1, i + 1) if 0 <= j < len(board)]
-        close = [
-            n.product.name for n in near if scoring.pair_call(_ranged(score), _ranged(n)).close
-        ]
+        close = [n.product.name for n in near if pair_call(_ranged(score), _ranged(n)).close]
         if close:
             assert f"too close to call with {' and '.join(close)}" in title
         else:
@@ -189,7 +187,7 @@ def test_badges_and_llms_txt_name_a_leader_only_when_it_leads(client, board):
         if score.rank_best != score.rank_worst:
             assert f"could be {score.rank_best}–{score.rank_worst}" in title
     first, second = board[0], board[1]
-    leads = not scoring.pair_call(_ranged(first), _ranged(second)).close
+    leads = not pair_call(_ranged(first), _ranged(second)).close
     llms = client.get("/llms.txt").content.decode()
     home = text_of(client.get("/"))
     if leads:
@@ -208,7 +206,7 @@ def test_a_pair_whose_ranges_part_is_called_everywhere(client, board):
     ProductScore.objects.filter(pk=b.pk).update(pa_low=b.pa_score, pa_high=b.pa_score)
     a.refresh_from_db()
     b.refresh_from_db()
-    call = scoring.pair_call(_ranged(a), _ranged(b))
+    call = pair_call(_ranged(a), _ranged(b))
     if a.pa_score == b.pa_score:
         assert call.close  # equal scores with no range left: still too close to call
         return
@@ -239,9 +237,7 @@ def test_a_comparison_of_three_names_a_leader_only_when_it_leads_both_others(cli
             s.product.slug
             for s in trio
             if all(
-                scoring.pair_call(_ranged(s), _ranged(o)).leader == s.product_id
-                for o in trio
-                if o is not s
+                pair_call(_ranged(s), _ranged(o)).leader == s.product_id for o in trio if o is not s
             )
         ]
         slugs = ",".join(s.product.slug for s in trio)
@@ -255,7 +251,7 @@ def test_a_comparison_of_three_names_a_leader_only_when_it_leads_both_others(cli
 @pytest.mark.django_db
 def test_the_api_arena_list_and_the_product_page_follow_the_rule(client, board):
     first, second = board[0], board[1]
-    leads = not scoring.pair_call(_ranged(first), _ranged(second)).close
+    leads = not pair_call(_ranged(first), _ranged(second)).close
     entry = next(a for a in client.get("/api/arenas/").json() if a["slug"] == SEED)
     assert entry["leader"]["slug"] == first.product.slug
     assert entry["call"] == {"leader": first.product.slug if leads else None, "close": not leads}

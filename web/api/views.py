@@ -8,8 +8,18 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from arena import selectors
-from arena.selectors.arenas import CountedArena
+from arena.selectors.arenas import (
+    CountedArena,
+    arena_get,
+    arena_list,
+    arena_persona_result_list,
+    arena_product_list,
+    arena_product_pair_get,
+)
+from arena.selectors.compare import compare_many_get, compare_pick
+from arena.selectors.head_to_head import head_to_head_get
+from arena.selectors.leaderboard import arena_leaderboard, arena_score_list
+from arena.selectors.matrix import arena_matrix
 from core.text import SLUG_CHARS
 from web import params
 from web.api.serializers import arenas as s
@@ -18,7 +28,7 @@ from web.api.serializers import error_responses
 
 def _arena(slug: str | None) -> CountedArena:
     """The arena, or the API's 404."""
-    arena = selectors.arena_get(slug=slug or "")
+    arena = arena_get(slug=slug or "")
     if arena is None:
         raise NotFound(f"No arena {slug!r}")
     return arena
@@ -35,7 +45,7 @@ class ArenaViewSet(viewsets.ViewSet):
 
     @extend_schema(responses={200: s.ArenaListSerializer(many=True), **error_responses(429)})
     def list(self, request: Request) -> Response:
-        return Response(s.ArenaListSerializer(selectors.arena_list(), many=True).data)
+        return Response(s.ArenaListSerializer(arena_list(), many=True).data)
 
     @extend_schema(
         parameters=[
@@ -63,14 +73,12 @@ class ArenaViewSet(viewsets.ViewSet):
             raise ValidationError({params.WEIGHTS.name: ["Too long."]})
         detail: dict[str, Any] = {
             "arena": arena,
-            "products": selectors.arena_product_list(arena=arena),
-            "personas": selectors.arena_persona_result_list(arena=arena),
+            "products": arena_product_list(arena=arena),
+            "personas": arena_persona_result_list(arena=arena),
         }
         if text.strip():
             # read against the stored scores' categories and personas (no query of their own)
-            board = selectors.arena_leaderboard(
-                arena=arena, asked=params.weights_parse(text), stale=False
-            )
+            board = arena_leaderboard(arena=arena, asked=params.weights_parse(text), stale=False)
             if board.weights_ignored:
                 raise ValidationError(
                     {
@@ -85,13 +93,13 @@ class ArenaViewSet(viewsets.ViewSet):
                 detail["weights"] = board.reading.by_kind("category")
                 detail["persona_weights"] = board.reading.by_kind("persona")
         else:
-            detail["leaderboard"] = selectors.arena_score_list(arena=arena)
+            detail["leaderboard"] = arena_score_list(arena=arena)
         return Response(s.ArenaDetailSerializer(detail).data)
 
     @extend_schema(responses={200: s.MatrixSerializer, **error_responses(404, 429)})
     @action(detail=True, methods=["get"])
     def matrix(self, request: Request, slug: str | None = None) -> Response:
-        return Response(s.MatrixSerializer(selectors.arena_matrix(arena=_arena(slug))).data)
+        return Response(s.MatrixSerializer(arena_matrix(arena=_arena(slug))).data)
 
     @extend_schema(responses={200: s.CompareSerializer, **error_responses(404, 429)})
     @action(
@@ -103,13 +111,13 @@ class ArenaViewSet(viewsets.ViewSet):
         self, request: Request, slug: str | None = None, a: str = "", b: str = ""
     ) -> Response:
         arena = _arena(slug)
-        pair = selectors.arena_product_pair_get(arena=arena, a=a, b=b)
+        pair = arena_product_pair_get(arena=arena, a=a, b=b)
         for wanted in (a, b):
             if wanted not in pair:
                 raise NotFound(f"No product {wanted!r} in {arena.slug}")
         if a == b:
             raise NotFound("A product is not compared with itself.")
-        cmp = selectors.head_to_head_get(arena=arena, a=pair[a], b=pair[b])
+        cmp = head_to_head_get(arena=arena, a=pair[a], b=pair[b])
         return Response(s.CompareSerializer(cmp).data)
 
     @extend_schema(
@@ -133,10 +141,8 @@ class ArenaViewSet(viewsets.ViewSet):
         of them have a verdict other than n/a, the products with the best verdict."""
         arena = _arena(slug)
         slugs = params.api_products(request.query_params)
-        pick = selectors.compare_pick(
-            products=selectors.arena_product_list(arena=arena), slugs=slugs
-        )
+        pick = compare_pick(products=arena_product_list(arena=arena), slugs=slugs)
         if not pick.ok:
             raise ValidationError({params.PRODUCTS.name: [pick.error]})
-        cmp = selectors.compare_many_get(arena=arena, products=pick.products)
+        cmp = compare_many_get(arena=arena, products=pick.products)
         return Response(s.CompareManySerializer(cmp).data)

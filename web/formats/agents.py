@@ -8,9 +8,21 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 from drf_spectacular.generators import SchemaGenerator
 
-from arena import scoring, selectors
-from arena.selectors.arenas import documented_pairs
+from arena.scoring.tally import evidence_share
+from arena.selectors.arenas import (
+    arena_category_list,
+    arena_get,
+    arena_list,
+    arena_persona_result_list,
+    arena_product_list,
+    arena_product_pair_get,
+    documented_pairs,
+)
 from arena.selectors.calls import call_words, first_leads, next_calls, persona_call
+from arena.selectors.cells import cell_page_get
+from arena.selectors.head_to_head import head_to_head_get
+from arena.selectors.leaderboard import arena_leaderboard
+from arena.selectors.matrix import arena_matrix
 from core.text import source_ids
 from flags.disputes import cell_dispute_list
 from products.models import Product
@@ -45,15 +57,13 @@ def _not_found(what: str) -> HttpResponse:
 
 @require_safe
 def arena_markdown(request: HttpRequest, arena: str) -> HttpResponse:
-    found = selectors.arena_get(slug=arena)
+    found = arena_get(slug=arena)
     if found is None:
         return _not_found(f"arena {arena!r}")
-    categories = selectors.arena_category_list(arena=found)
-    board = selectors.arena_leaderboard(
-        arena=found, categories=[c.name for c in categories], stale=False
-    )
-    products = selectors.arena_product_list(arena=found)
-    matrix = selectors.arena_matrix(arena=found, products=products)
+    categories = arena_category_list(arena=found)
+    board = arena_leaderboard(arena=found, categories=[c.name for c in categories], stale=False)
+    products = arena_product_list(arena=found)
+    matrix = arena_matrix(arena=found, products=products)
     scores = {row.product_id: row for row in board.rows}
     context = {
         "arena": found,
@@ -64,7 +74,7 @@ def arena_markdown(request: HttpRequest, arena: str) -> HttpResponse:
             {
                 "row": row,
                 "personas": [score((row.persona_scores or {}).get(s)) for s in board.personas],
-                "share": scoring.evidence_share(row.published_evidence, row.judged),
+                "share": evidence_share(row.published_evidence, row.judged),
                 "could_rank": _could_rank(row),
                 "call": call_words(call),
             }
@@ -72,8 +82,7 @@ def arena_markdown(request: HttpRequest, arena: str) -> HttpResponse:
             for row, call in zip(board.rows, next_calls(board.rows), strict=False)
         ],
         "personas": [
-            (r, call_words(persona_call(r, scores)))
-            for r in selectors.arena_persona_result_list(arena=found)
+            (r, call_words(persona_call(r, scores))) for r in arena_persona_result_list(arena=found)
         ],
         "pairs": [(a, b) for _, a, b in documented_pairs(arena=found)],
         # the matrix's marks are joined here: 9,000 cells on the largest arena
@@ -102,13 +111,13 @@ def _marked(rows: Any, products: Any) -> list[tuple[Any, str]]:
 
 @require_safe
 def head_to_head_markdown(request: HttpRequest, arena: str, a: str, b: str) -> HttpResponse:
-    found = selectors.arena_get(slug=arena)
+    found = arena_get(slug=arena)
     if found is None:
         return _not_found(f"arena {arena!r}")
-    pair = selectors.arena_product_pair_get(arena=found, a=a, b=b)
+    pair = arena_product_pair_get(arena=found, a=a, b=b)
     if a == b or a not in pair or b not in pair:
         return _not_found(f"head-to-head {a!r} vs {b!r} in {found.slug}")
-    cmp = selectors.head_to_head_get(arena=found, a=pair[a], b=pair[b])
+    cmp = head_to_head_get(arena=found, a=pair[a], b=pair[b])
     ra, rb = cmp.ranged.get("a"), cmp.ranged.get("b")
     context = {
         "arena": found,
@@ -130,7 +139,7 @@ def _ranged(r: Any) -> str:
 
 @require_safe
 def cell_markdown(request: HttpRequest, cell: int) -> HttpResponse:
-    page = selectors.cell_page_get(pk=cell)
+    page = cell_page_get(pk=cell)
     if page is None:
         return _not_found(f"cell {cell}")
     c = page.cell
@@ -151,7 +160,7 @@ def cell_markdown(request: HttpRequest, cell: int) -> HttpResponse:
 
 @require_safe
 def llms_txt(request: HttpRequest) -> HttpResponse:
-    arenas = list(selectors.arena_list())
+    arenas = list(arena_list())
     by_arena: dict[int, list[tuple[Product, Product]]] = {}
     for arena, a, b in documented_pairs():  # (one query for every arena)
         by_arena.setdefault(arena.pk, []).append((a, b))

@@ -9,9 +9,11 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_safe
 
-from arena import selectors
 from arena.models import ProductScore
+from arena.selectors.arenas import arena_product_list
 from arena.selectors.calls import call_of
+from arena.selectors.leaderboard import arena_score_list
+from arena.selectors.matrix import product_get
 from core.text import clean_text
 from products.models import Product
 from web.views.disputes import arena_or_404
@@ -127,11 +129,11 @@ def _close_to(product: Product, scores: Sequence[ProductScore]) -> str | None:
 @require_safe
 def product_badge_svg(request: HttpRequest, arena: str, product: str) -> HttpResponse:
     found = arena_or_404(arena)
-    products = selectors.arena_product_list(arena=found)
-    subject = selectors.product_get(arena=found, slug=product, products=products)
+    products = arena_product_list(arena=found)
+    subject = product_get(arena=found, slug=product, products=products)
     if subject is None:  # unknown or retired
         raise Http404(f"No product {product!r}")
-    scores = selectors.arena_score_list(arena=found)
+    scores = arena_score_list(arena=found)
     badge = product_badge(
         arena_name=found.name,
         product_name=subject.name,

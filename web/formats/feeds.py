@@ -12,8 +12,9 @@ from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import escape
 
-from arena import selectors
 from arena.models import Arena
+from arena.selectors.arenas import arena_get
+from arena.selectors.matrix import product_get
 from core.text import clean_text
 from flags.disputes import Dispute, DisputeFilters, arena_dispute_list
 from products.models import Product
@@ -73,10 +74,10 @@ class ChangesFeed(SiteFeed):
     def get_object(
         self, request: HttpRequest, arena: str | None = None, product: str | None = None
     ) -> Scope:
-        found = selectors.arena_get(slug=arena) if arena else None
+        found = arena_get(slug=arena) if arena else None
         if arena and found is None:
             raise Http404(f"No arena {arena!r}")
-        item = selectors.product_get(arena=found, slug=product) if found and product else None
+        item = product_get(arena=found, slug=product) if found and product else None
         if product and item is None:
             raise Http404(f"No product {product!r}")
         return Scope(site_url=_site_url(request), arena=found, product=item)

@@ -7,11 +7,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from arena import scoring
 from arena.models import PersonaResult, ProductScore
-from arena.selectors import Leaderboard
+from arena.scoring import tally
+from arena.scoring.ranking import FEW_STORIES, persona_decided_by
 from arena.selectors.calls import next_calls, persona_call
-from arena.selectors.leaderboard import BoardRow
+from arena.selectors.leaderboard import BoardRow, Leaderboard
 from products.models import Product
 from web.pages import links
 
@@ -49,7 +49,7 @@ def open_disputes(
 
 def evidence_share(published: int, judged: int) -> dict[str, object]:
     """Beside a verified count: ``· 5/51 with published evidence (10%)``."""
-    share = scoring.evidence_share(published, judged)
+    share = tally.evidence_share(published, judged)
     return {"published": published, "judged": judged, "share": share}
 
 
@@ -114,7 +114,7 @@ def leaderboard_lines(board: Leaderboard, arena: str) -> list[Line]:
                 close_next=after.product.name if call and call.close and after else "",
                 moved=_moved(row) if weighted else None,
                 group=group,
-                stale=scoring.round_half_up(100 * stale / cells) if stale and cells else 0,
+                stale=tally.round_half_up(100 * stale / cells) if stale and cells else 0,
             )
         )
     return lines
@@ -144,7 +144,7 @@ class PersonaCard:
     tie_break: str  # what put the winner ahead of a runner-up of the same score, "" when not tied
     call: str  # "close", "leads", or "" with no runner-up to call
     spread: dict[str, Any] | None  # the winner's range over this persona's stories, for its bar
-    few: bool  # fewer than ``scoring.FEW_STORIES`` stories decide it
+    few: bool  # fewer than ``FEW_STORIES`` stories decide it
 
 
 def persona_card_list(
@@ -158,7 +158,7 @@ def persona_card_list(
         tie_break, call = "", ""
         if winner and runner_up:
             pa = [getattr(scores.get(p.pk), "pa_score", None) for p in (winner, runner_up)]
-            decided_by = scoring.persona_decided_by(r.winner_score, r.runner_up_score, *pa)
+            decided_by = persona_decided_by(r.winner_score, r.runner_up_score, *pa)
             tie_break = _TIE_BREAKS[decided_by] if decided_by else ""
             called = persona_call(r, scores)
             call = "" if called is None else "close" if called.close else "leads"
@@ -170,7 +170,7 @@ def persona_card_list(
                 tie_break=tie_break,
                 call=call,
                 spread=ranged(r.winner_score, rng) if rng and r.winner_score is not None else None,
-                few=int(r.story_count) < scoring.FEW_STORIES,
+                few=int(r.story_count) < FEW_STORIES,
             )
         )
     return cards

@@ -11,8 +11,9 @@ from urllib.parse import urlencode
 from django.http import HttpRequest, QueryDict
 from django_htmx.middleware import HtmxDetails
 
-from arena import scoring
 from arena.scoring.musthave import NEEDS
+from arena.scoring.ranking import RANK_INTEGRITY, RANK_PA, RANK_VERIFIED
+from arena.scoring.results import WEIGHT_LEVELS
 from arena.selectors.compare import COMPARE_MAX, COMPARE_MIN
 from arena.selectors.matrix import STALE_ON, MatrixFilters
 from arena.selectors.weights import WeightEntry, WeightsAsked
@@ -101,7 +102,7 @@ VERDICT = Param("verdict", _one_of(*Verdict.values))
 Q = Param("q")
 STALE = Param("stale", _one_of("1"), canon=_stale_canon)
 SORT = Param("sort")
-RANK = Param("rank", _one_of(scoring.RANK_PA, scoring.RANK_VERIFIED, scoring.RANK_INTEGRITY))
+RANK = Param("rank", _one_of(RANK_PA, RANK_VERIFIED, RANK_INTEGRITY))
 SHOW = Param("show", many=True)
 FOLD = Param("fold", many=True)
 # the visitor's weights (an empty one, the panel's reset, is not none); the panel's ``w-<key>``
@@ -173,7 +174,7 @@ def weights_text(query: QueryDict) -> str:
 
 
 def _level(value: str) -> int | None:
-    return number_in(value.strip(), min(scoring.WEIGHT_LEVELS), max(scoring.WEIGHT_LEVELS))
+    return number_in(value.strip(), min(WEIGHT_LEVELS), max(WEIGHT_LEVELS))
 
 
 def weights_parse(text: str) -> WeightsAsked:

@@ -8,8 +8,8 @@ from collections.abc import Callable, Mapping
 from django import template
 from django.conf import settings
 
-from arena import scoring
 from arena.models import Source
+from arena.scoring.results import WEIGHT_LEVELS
 from arena.selectors.calls import first_leads
 from core.text import format_figure
 from stories import freshness
@@ -33,7 +33,7 @@ register.filter("pairs", compare.pairs)
 register.filter("picked_first", compare.picked_first)
 register.simple_tag(lambda number: f"?page={int(number)}", name="page_url")
 register.simple_tag(lambda: cells.VERDICT_CHOICES, name="verdict_choices")
-register.simple_tag(lambda: scoring.WEIGHT_LEVELS.items(), name="weight_levels")
+register.simple_tag(lambda: WEIGHT_LEVELS.items(), name="weight_levels")
 
 
 @register.filter

@@ -12,8 +12,7 @@ from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
-from arena import selectors
-from arena.selectors.arenas import CountedArena
+from arena.selectors.arenas import CountedArena, arena_get, arena_product_list
 from flags.disputes import (
     DISPUTE_STATES,
     Dispute,
@@ -28,7 +27,7 @@ from web.params import HtmxHttpRequest, fragment_asked
 
 
 def arena_or_404(slug: str, *, close_calls: bool = False) -> CountedArena:
-    found = selectors.arena_get(slug=slug, close_calls=close_calls)
+    found = arena_get(slug=slug, close_calls=close_calls)
     if found is None:
         raise Http404(f"No arena {slug!r}")
     return found
@@ -58,7 +57,7 @@ class DisputesRead:
 def disputes_read(query: QueryDict, slug: str) -> DisputesRead:
     """The filters asked for, read against the arena; each naming nothing of it is a problem."""
     arena = arena_or_404(slug)
-    products = selectors.arena_product_list(arena=arena)
+    products = arena_product_list(arena=arena)
     problems = []
     asked = params.text(query, params.DISPUTE_PRODUCT).strip()
     product = next((p for p in products if p.slug == asked), None)

@@ -15,7 +15,7 @@ from drf_spectacular.views import SpectacularSwaggerSplitView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from arena import selectors
+from arena.selectors.arenas import arena_get, arena_list, arena_product_pair_get
 from arena.selectors.search import SEARCH_LIMIT, known_pages, site_search
 from core.text import clean_text
 from web import params
@@ -50,17 +50,17 @@ def pick_pair(request: HtmxHttpRequest) -> HttpResponse:
         return _pick_problem(request, "Pick the arena and the products from the lists.", 400)
     if a == b:
         return _pick_problem(request, "Pick two different products to compare.", 400)
-    arena = selectors.arena_get(slug=slug)
+    arena = arena_get(slug=slug)
     if arena is None:
         return _pick_problem(request, f"There is no arena {slug!r}.", 404)
-    pair = selectors.arena_product_pair_get(arena=arena, a=a, b=b)
+    pair = arena_product_pair_get(arena=arena, a=a, b=b)
     if missing := [s for s in (a, b) if s not in pair]:
         return _pick_problem(request, f"{arena.name} has no product {missing[0]!r}.", 404)
     return redirect(reverse("head-to-head", args=[arena.slug, a, b]))
 
 
 def _pick_problem(request: HttpRequest, message: str, status: int) -> HttpResponse:
-    ctx = {"message": message, "arenas": selectors.arena_list()}
+    ctx = {"message": message, "arenas": arena_list()}
     return render(request, "arena/pick_problem.html", ctx, status=status)
 
 

@@ -8,8 +8,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
-from arena import selectors
 from arena.scoring.musthave import NEED_LABELS, NEEDS, MustHaves
+from arena.selectors.matrix import MatrixFilters
 from arena.selectors.musthave import must_check_get
 from web.pages import links
 from web.params import HtmxHttpRequest
@@ -43,7 +43,7 @@ def arena_must_have(request: HtmxHttpRequest, arena: str) -> HttpResponse:
         "problems": problems,
         "page_url": page_url,
         "weights_query": weights,
-        "arena_link": f"{found.get_absolute_url()}{links.arena_query(selectors.MatrixFilters(), weights=weights)}",
+        "arena_link": f"{found.get_absolute_url()}{links.arena_query(MatrixFilters(), weights=weights)}",
         "clear_url": page_url + links.must_have_query(weights=weights),
         "published_url": page_url + links.must_have_query(stories=must.stories, needs=must.needs),
         "needs": [(n, NEED_LABELS[n], n in must.needs) for n in NEEDS],

@@ -13,8 +13,38 @@ from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
-from arena import scoring, selectors
+from arena.scoring.ranking import RANK_PA
+from arena.scoring.tally import ProductKey
+from arena.selectors.arenas import (
+    arena_adjacent_list,
+    arena_category_list,
+    arena_list,
+    arena_persona_result_list,
+    arena_product_list,
+    arena_product_pair_get,
+)
+from arena.selectors.cells import (
+    arena_source_list,
+    cell_page_get,
+    cited_sources,
+    story_cell_list,
+    story_get,
+)
+from arena.selectors.compare import COMPARE_MAX, COMPARE_MIN, compare_many_get, compare_pick
+from arena.selectors.head_to_head import HEAD_TO_HEAD_INLINE, head_to_head_get
+from arena.selectors.leaderboard import Leaderboard, arena_leaderboard, arena_product_ranking
+from arena.selectors.matrix import (
+    MATRIX_COLLAPSE_ABOVE,
+    MATRIX_COLUMNS,
+    MatrixFilters,
+    arena_matrix,
+    matrix_column_list,
+    product_get,
+    product_page_get,
+)
 from arena.selectors.search import arena_product_choices
+from arena.selectors.settle import pair_settle_get
+from arena.selectors.weights import PERSONA, WEIGHT_CRITICAL
 from flags.disputes import arena_open_dispute_counts, cell_dispute_list
 from products.models import Product
 from web import params
@@ -36,7 +66,7 @@ def _or_404[T](found: T | None, what: str) -> T:
 
 @require_safe
 def home(request: HtmxHttpRequest) -> HttpResponse:
-    ctx = {"arenas": selectors.arena_list(), "pick_choices": arena_product_choices()}
+    ctx = {"arenas": arena_list(), "pick_choices": arena_product_choices()}
     return render(request, "arena/home.html", ctx)
 
 
@@ -62,9 +92,9 @@ def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
 
     if partial is None and asked.weights.from_form:
         # the weights panel without JavaScript: its fields become the shareable ?weights= address
-        board = selectors.arena_leaderboard(arena=found, asked=asked.weights)
+        board = arena_leaderboard(arena=found, asked=asked.weights)
         return redirect(address(board.weights_query) + "#leaderboard-section")
-    rank = asked.rank or selectors.RANK_PA
+    rank = asked.rank or RANK_PA
     ctx: dict[str, Any] = {
         "arena": found,
         "arena_url": arena_url,
@@ -72,15 +102,15 @@ def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
         "open_disputes": arena_open_dispute_counts(arena=found),
         "filters": asked.filters,
         # the rank asked for, which the filter form carries along unless it is the default
-        "rank": "" if rank == selectors.RANK_PA else rank,
+        "rank": "" if rank == RANK_PA else rank,
         "fragment": partial is not None,
         "weights_query": asked.weights_carried,
     }
     if partial in (None, "leaderboard"):
         if partial is None:
-            ctx["categories"] = selectors.arena_category_list(arena=found)
+            ctx["categories"] = arena_category_list(arena=found)
         names = [c.name for c in ctx["categories"]] if partial is None else None
-        ctx["board"] = board = selectors.arena_leaderboard(
+        ctx["board"] = board = arena_leaderboard(
             arena=found, key=rank, categories=names, asked=asked.weights
         )
         ctx["rank"] = "" if board.weighted else ctx["rank"]
@@ -93,29 +123,29 @@ def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
         # the weights as canonically written (none once the rank or "Reset" replaced them)
         return push_url(response, address(board.weights_query, ctx["rank"]))
     if partial is not None:
-        products, ranking = selectors.arena_product_ranking(arena=found, key=rank)
+        products, ranking = arena_product_ranking(arena=found, key=rank)
         if asked.weights_carried:  # the columns follow the visitor's weights, as the board does
-            board = selectors.arena_leaderboard(arena=found, key=rank, asked=asked.weights)
+            board = arena_leaderboard(arena=found, key=rank, asked=asked.weights)
             ranking = [r.product_id for r in board.rows]
     else:
-        products = selectors.arena_product_list(arena=found)
+        products = arena_product_list(arena=found)
         ranking = [r.product_id for r in board.rows]  # the visitor's weights' order when set
-        ctx["persona_results"] = selectors.arena_persona_result_list(arena=found)
-        ctx["adjacent"] = selectors.arena_adjacent_list(arena=found)
+        ctx["persona_results"] = arena_persona_result_list(arena=found)
+        ctx["adjacent"] = arena_adjacent_list(arena=found)
     _matrix_context(ctx, asked, products=products, ranking=ranking)
     template = "arena/detail.html" + (f"#{partial}" if partial else "")
     return render(request, template, ctx)
 
 
 def _weights_panel(
-    board: selectors.Leaderboard, asked: params.ArenaAsked, address: Callable[[str], str]
+    board: Leaderboard, asked: params.ArenaAsked, address: Callable[[str], str]
 ) -> dict[str, Any]:
     """The canonical weights, the presets' (rank as a user type would) and the reset's addresses."""
     presets = [
         (f"Rank as {'an' if k.label[:1] in 'aeiou' else 'a'} {k.label} would", w, address(w))
         for k in (board.reading.keys if board.reading else ())
-        if k.kind == selectors.PERSONA
-        for w in [f"{k.key}:{selectors.WEIGHT_CRITICAL}"]
+        if k.kind == PERSONA
+        for w in [f"{k.key}:{WEIGHT_CRITICAL}"]
     ]
     return {
         "weights_query": board.weights_query,
@@ -125,7 +155,7 @@ def _weights_panel(
     }
 
 
-def _arena_partial(request: HtmxHttpRequest, filters: selectors.MatrixFilters) -> str | None:
+def _arena_partial(request: HtmxHttpRequest, filters: MatrixFilters) -> str | None:
     """The fragment of the arena page an htmx request asks for, None for the whole page."""
     if not fragment_asked(request.htmx):
         return None
@@ -144,28 +174,28 @@ def _matrix_context(
     asked: params.ArenaAsked,
     *,
     products: list[Product],
-    ranking: Sequence[scoring.ProductKey],
+    ranking: Sequence[ProductKey],
 ) -> None:
     """The story matrix, its product chooser and what a collapsed category's link carries."""
-    columns = selectors.matrix_column_list(products=products, ranking=ranking, show=asked.show)
-    default = selectors.matrix_column_list(products=products, ranking=ranking)
+    columns = matrix_column_list(products=products, ranking=ranking, show=asked.show)
+    default = matrix_column_list(products=products, ranking=ranking)
     picked = ",".join(p.slug for p in columns) if columns != default else ""
     ctx["chosen"] = columns  # the products the chooser has ticked
     sort = next((p for p in products if p.slug == asked.filters.sort), None)
     if sort is not None and sort not in columns:
         columns = [sort, *columns]  # stories sorted by a product's verdicts show its column
-    ctx["matrix"] = selectors.arena_matrix(
+    ctx["matrix"] = arena_matrix(
         arena=ctx["arena"],
         filters=asked.filters,
         products=columns,
-        collapse_above=selectors.MATRIX_COLLAPSE_ABOVE,
+        collapse_above=MATRIX_COLLAPSE_ABOVE,
         fold=asked.fold,
     )
     ctx["products"] = products
     ctx["picked"] = picked  # the products shown when they are not the default ones
     ctx["default_show"] = ",".join(p.slug for p in default)
-    ctx["pick_columns"] = len(products) > selectors.MATRIX_COLUMNS
-    ctx["column_limit"] = selectors.MATRIX_COLUMNS
+    ctx["pick_columns"] = len(products) > MATRIX_COLUMNS
+    ctx["column_limit"] = MATRIX_COLUMNS
     # what a collapsed category's links carry besides it (the folds only when none is shown)
     kept = {
         **asked.filters.as_params(),
@@ -198,12 +228,12 @@ def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpRe
             a, b = new_a, new_b
             if not fragment_asked(request.htmx):
                 return redirect(reverse("head-to-head", args=[found.slug, a, b]) + view)
-    products = selectors.arena_product_list(arena=found)  # (the pair picker lists them too)
-    pair = selectors.arena_product_pair_get(arena=found, a=a, b=b, products=products)
+    products = arena_product_list(arena=found)  # (the pair picker lists them too)
+    pair = arena_product_pair_get(arena=found, a=a, b=b, products=products)
     if a == b or a not in pair or b not in pair:
         raise Http404(f"No head-to-head {a!r} vs {b!r} in {found.slug}")
     pa, pb = pair[a], pair[b]
-    cmp = selectors.head_to_head_get(arena=found, a=pa, b=pb, differences_only=diff)
+    cmp = head_to_head_get(arena=found, a=pa, b=pb, differences_only=diff)
     pair_url = reverse("head-to-head", args=[found.slug, pa.slug, pb.slug])
     row = next((r for r in cmp.rows if r.story.pk == opened), None)
     if opened is not None and request.htmx and request.htmx.target == f"why-{opened}":
@@ -219,13 +249,11 @@ def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpRe
         # first rounds off a phone's first screen for nothing
         "pair_disputed": any(open_disputes.get(p.pk) for p in (pa, pb)),
         # a long head-to-head's rounds load their cards when opened (the page stays small)
-        "lazy": pair_url
-        if len(cmp.rows) > selectors.HEAD_TO_HEAD_INLINE and not open_all
-        else None,
+        "lazy": pair_url if len(cmp.rows) > HEAD_TO_HEAD_INLINE and not open_all else None,
         "opened": opened,
         "opened_category": row.story.category_id if row else None,  # unfolded, beside the first
         "products": products,
-        "settle": selectors.pair_settle_get(arena=found, a=pa, b=pb, products=products),
+        "settle": pair_settle_get(arena=found, a=pa, b=pb, products=products),
         "error": error,
         "fragment": fragment_asked(request.htmx),
         "open_all": open_all,
@@ -239,14 +267,14 @@ def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpRe
 @require_safe
 def product_detail(request: HtmxHttpRequest, arena: str, product: str) -> HttpResponse:
     found = arena_or_404(arena)
-    products = selectors.arena_product_list(arena=found)  # (its head-to-head links list them)
+    products = arena_product_list(arena=found)  # (its head-to-head links list them)
     shown = _or_404(
-        selectors.product_get(arena=found, slug=product, products=products),
+        product_get(arena=found, slug=product, products=products),
         f"product {product!r}",
     )
     ctx = {
         "arena": found,
-        "page": selectors.product_page_get(arena=found, product=shown),
+        "page": product_page_get(arena=found, product=shown),
         "products": products,
     }
     return render(request, "products/detail.html", ctx)
@@ -255,9 +283,9 @@ def product_detail(request: HtmxHttpRequest, arena: str, product: str) -> HttpRe
 @require_safe
 def story_detail(request: HtmxHttpRequest, arena: str, story: int) -> HttpResponse:
     found = arena_or_404(arena)
-    shown = _or_404(selectors.story_get(arena=found, pk=story), f"story {story}")
-    cells = selectors.story_cell_list(story=shown)
-    sources = selectors.cited_sources(arena_id=shown.arena_id, cells=cells)
+    shown = _or_404(story_get(arena=found, pk=story), f"story {story}")
+    cells = story_cell_list(story=shown)
+    sources = cited_sources(arena_id=shown.arena_id, cells=cells)
     ctx = {"arena": found, "story": shown, "cells": cells, "sources": sources}
     return render(request, "stories/detail.html", ctx)
 
@@ -265,13 +293,13 @@ def story_detail(request: HtmxHttpRequest, arena: str, story: int) -> HttpRespon
 @require_safe
 def arena_sources(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     found = arena_or_404(arena)
-    ctx = {"arena": found, "sources": selectors.arena_source_list(arena=found)}
+    ctx = {"arena": found, "sources": arena_source_list(arena=found)}
     return render(request, "arena/sources.html", ctx)
 
 
 @require_safe
 def cell_detail(request: HtmxHttpRequest, cell: int) -> HttpResponse:
-    page = _or_404(selectors.cell_page_get(pk=cell), f"cell {cell}")
+    page = _or_404(cell_page_get(pk=cell), f"cell {cell}")
     disputes = cell_dispute_list(cell_id=page.cell.pk)  # the flags app's, the latest news first
     ctx = {"page": page, "cell": page.cell, "arena": page.cell.story.arena, "disputes": disputes}
     return render(request, "stories/cell.html", ctx)
@@ -283,13 +311,13 @@ def arena_compare(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     """Two to six products side by side (``?products=a,b,c``; ``diff=1``: no drawn rounds). A pick
     that cannot be compared shows the picker with what is wrong, as a 400."""
     found = arena_or_404(arena)
-    products = selectors.arena_product_list(arena=found)
+    products = arena_product_list(arena=found)
     slugs = params.slug_list(request.GET, params.PRODUCTS)
     diff = params.text(request.GET, params.DIFF) == "1"
-    pick = selectors.compare_pick(products=products, slugs=slugs)
+    pick = compare_pick(products=products, slugs=slugs)
     status = 200 if pick.ok or not slugs else 400
     cmp = (
-        selectors.compare_many_get(arena=found, products=pick.products, differences_only=diff)
+        compare_many_get(arena=found, products=pick.products, differences_only=diff)
         if pick.ok
         else None
     )
@@ -308,8 +336,8 @@ def arena_compare(request: HtmxHttpRequest, arena: str) -> HttpResponse:
         "all_url": page_url + links.compare_query(chosen, diff=False),
         "diff_url": page_url + links.compare_query(chosen, diff=True),
         "fragment": fragment_asked(request.htmx),
-        "compare_min": selectors.COMPARE_MIN,
-        "compare_max": selectors.COMPARE_MAX,
+        "compare_min": COMPARE_MIN,
+        "compare_max": COMPARE_MAX,
     }
     if ctx["fragment"]:
         response = render(request, "arena/compare.html#compare", ctx, status=status)

@@ -10,13 +10,12 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
-from arena import selectors
-from arena.selectors.arenas import CountedArena
-from arena.selectors.settle import VerifyQueue
+from arena.selectors.arenas import CountedArena, arena_product_list
+from arena.selectors.settle import ClosePair, QueueItem, VerifyQueue, verify_queue_get
 from web.views.disputes import arena_or_404
 
 
-def _pair(pair: selectors.ClosePair) -> dict[str, Any]:
+def _pair(pair: ClosePair) -> dict[str, Any]:
     return {
         "leader": pair.leader.slug,
         "trailer": pair.trailer.slug,
@@ -25,7 +24,7 @@ def _pair(pair: selectors.ClosePair) -> dict[str, Any]:
     }
 
 
-def _item(item: selectors.QueueItem) -> dict[str, Any]:
+def _item(item: QueueItem) -> dict[str, Any]:
     cell = item.cell
     return {
         "cell": cell.pk,
@@ -43,8 +42,8 @@ def _item(item: selectors.QueueItem) -> dict[str, Any]:
 
 def _queue(arena: str) -> tuple[CountedArena, VerifyQueue]:
     found = arena_or_404(arena, close_calls=True)
-    products = selectors.arena_product_list(arena=found)
-    return found, selectors.verify_queue_get(arena=found, products=products)
+    products = arena_product_list(arena=found)
+    return found, verify_queue_get(arena=found, products=products)
 
 
 @require_safe

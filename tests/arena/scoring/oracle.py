@@ -1,5 +1,5 @@
 """The scores as they were computed before stored tallies: a full recomputation of the arena, kept
-only here, as the oracle the fast paths are checked against (``scoring.product_results``, the
+only here, as the oracle the fast paths are checked against (``product_results``, the
 review queue's ``uphold_effect``). Deliberately naive: every cell per product, every category per
 cell, the whole arena twice per preview."""
 
@@ -8,11 +8,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from arena import scoring
-from arena.scoring import CellIn, Corrections, Direction, ProductKey, StoryIn
-from arena.scoring.ranking import RankedResult
-from arena.scoring.tally import confidence, has_evidence, is_verified
-from stories.values import QUALITY_MAX, CellValue, Proof, Verdict, correction_direction
+from arena.scoring.ranking import RankedResult, leaderboard
+from arena.scoring.results import ProductResult
+from arena.scoring.tally import (
+    CellIn,
+    Corrections,
+    ProductKey,
+    StoryIn,
+    confidence,
+    has_evidence,
+    is_verified,
+    round_half_up,
+)
+from stories.values import QUALITY_MAX, CellValue, Direction, Proof, Verdict, correction_direction
 
 
 def coverage(cells: Sequence[CellIn], weights: dict[int, int]) -> int | None:
@@ -23,12 +31,12 @@ def coverage(cells: Sequence[CellIn], weights: dict[int, int]) -> int | None:
         w = weights[c.story_id]
         num += w * (c.quality or 0)
         den += QUALITY_MAX * w
-    return None if den == 0 else scoring.round_half_up(100 * num / den)
+    return None if den == 0 else round_half_up(100 * num / den)
 
 
 def product_result(
     product: ProductKey, name: str, stories: Sequence[StoryIn], cells: Sequence[CellIn]
-) -> scoring.ProductResult:
+) -> ProductResult:
     weights = {s.id: s.weight for s in stories}
     by_story = {c.story_id: c for c in cells if c.product == product}
     mine = [by_story[s.id] for s in stories if s.id in by_story]
@@ -48,10 +56,8 @@ def product_result(
     honest = holding - still_contradicted - upheld
     # corrected against the claim: counted even when the correction took its evidence away
     judged = sum(1 for c in mine if has_evidence(c) or c.correction == Direction.AGAINST)
-    integrity = (
-        None if not judged else max(0, min(100, scoring.round_half_up(100 * honest / judged)))
-    )
-    return scoring.ProductResult(
+    integrity = None if not judged else max(0, min(100, round_half_up(100 * honest / judged)))
+    return ProductResult(
         product=product,
         name=name,
         pa_score=coverage(mine, weights),
@@ -86,7 +92,7 @@ def board(
     cells: Sequence[CellIn],
 ) -> dict[ProductKey, RankedResult]:
     results = [product_result(pid, name, stories, cells) for pid, name in products]
-    return {row.result.product: row for row in scoring.leaderboard(results)}
+    return {row.result.product: row for row in leaderboard(results)}
 
 
 @dataclass(frozen=True)

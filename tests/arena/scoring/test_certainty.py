@@ -1,4 +1,4 @@
-"""Rank ranges, close calls and what would settle them (``scoring.certainty``), against brute force:
+"""Rank ranges, close calls and what would settle them (``certainty``), against brute force:
 every subset of the pair's unverified cells verified (their proof becomes ``probed``), the scores
 recomputed from scratch and read by ``pair_call``."""
 
@@ -11,10 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena import scoring
-from arena.scoring import CellIn, StoryIn
 from arena.scoring import certainty as certainty_module
-from arena.scoring.certainty import Side, ranged, settle_set
+from arena.scoring.certainty import Side, close_calls, pair_call, ranged, rank_ranges, settle_set
+from arena.scoring.ranking import leaderboard
+from arena.scoring.results import is_unverified, product_results
+from arena.scoring.tally import CellIn, StoryIn
 from stories.values import CellValue, Proof, Verdict
 
 from .test_scoring import cell_values
@@ -42,9 +43,7 @@ def small_arenas(draw):
 
 
 def _board(stories, products, cells):
-    return [
-        r.result for r in scoring.leaderboard(scoring.product_results(products, stories, cells))
-    ]
+    return [r.result for r in leaderboard(product_results(products, stories, cells))]
 
 
 def _verified(cells, keys):
@@ -54,7 +53,7 @@ def _verified(cells, keys):
 
 def _call_after(stories, products, cells, keys, a, b):
     by = {r.product: r for r in _board(stories, products, _verified(cells, keys))}
-    return scoring.pair_call(ranged(by[a]), ranged(by[b]))
+    return pair_call(ranged(by[a]), ranged(by[b]))
 
 
 @settings(max_examples=150, deadline=None)
@@ -62,7 +61,7 @@ def _call_after(stories, products, cells, keys, a, b):
 def test_settle_sets_are_the_smallest_that_separate_by_brute_force(arena):
     stories, products, cells = arena
     board = _board(stories, products, cells)
-    calls = scoring.close_calls(board, stories, cells)
+    calls = close_calls(board, stories, cells)
     by = {r.product: r for r in board}
     scored = [r for r in board if r.pa_range is not None]
     # every close pair is listed once, and only those
@@ -70,7 +69,7 @@ def test_settle_sets_are_the_smallest_that_separate_by_brute_force(arena):
         frozenset((x.product, y.product))
         for i, x in enumerate(scored)
         for y in scored[i + 1 :]
-        if scoring.pair_call(ranged(x), ranged(y)).close
+        if pair_call(ranged(x), ranged(y)).close
     }
     assert {frozenset((c.a, c.b)) for c in calls} == close
     for call in calls:
@@ -79,7 +78,7 @@ def test_settle_sets_are_the_smallest_that_separate_by_brute_force(arena):
         pool = [
             (c.story_id, c.product)
             for c in cells
-            if c.product in (call.a, call.b) and scoring.is_unverified(c)
+            if c.product in (call.a, call.b) and is_unverified(c)
         ]
         smallest = next(
             (
@@ -110,10 +109,10 @@ def test_settle_sets_are_the_smallest_that_separate_by_brute_force(arena):
 def test_the_greedy_bound_settles_too(arena, monkeypatch_module):
     stories, products, cells = arena
     board = _board(stories, products, cells)
-    exact = {(c.a, c.b): c for c in scoring.close_calls(board, stories, cells)}
+    exact = {(c.a, c.b): c for c in close_calls(board, stories, cells)}
     monkeypatch_module.setattr(certainty_module, "SETTLE_EXACT_LIMIT", -1)
     try:
-        greedy = scoring.close_calls(board, stories, cells)
+        greedy = close_calls(board, stories, cells)
     finally:
         monkeypatch_module.undo()
     for call in greedy:
@@ -137,8 +136,8 @@ def monkeypatch_module():
 @given(arena=small_arenas())
 def test_rank_ranges_hold_the_published_rank_and_follow_the_definition(arena):
     stories, products, cells = arena
-    ranked = scoring.leaderboard(scoring.product_results(products, stories, cells))
-    spans = scoring.rank_ranges([(r.result.product, r.result.pa_range) for r in ranked])
+    ranked = leaderboard(product_results(products, stories, cells))
+    spans = rank_ranges([(r.result.product, r.result.pa_range) for r in ranked])
     known = [r.result.pa_range for r in ranked if r.result.pa_range]
     for row in ranked:
         span = spans[row.result.product]
@@ -181,7 +180,7 @@ def test_worked_example():
         ("a", 62, (56, 66)),
         ("b", 56, (44, 64)),
     ]
-    [call] = scoring.close_calls(board, stories, a + b)
+    [call] = close_calls(board, stories, a + b)
     # each point of Σ w·q is 2 points of score: A's low must gain x and B's high lose y with
     # 28 + x > 32 − y. Gains: A story 1 (+2), story 3 (+1); B story 2 (−2), 1 and 5 (−1 each).
     # No two cells reach 5; three do: A's story 1 (low 60) and B's stories 2 and 1 (high 58).

@@ -1,4 +1,4 @@
-"""Comparing two to six products (``scoring.compare_many``): the pair rule generalised. The best
+"""Comparing two to six products (``compare_many``): the pair rule generalised. The best
 verdict wins, then the higher quality; products tied for the best share it; a round where every
 competing cell ties is drawn; n/a cells sit out, and a story is a round only when at least two
 cells apply. For two products it is exactly ``compare``."""
@@ -8,9 +8,16 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena import scoring
-from arena.scoring import CellIn, StoryIn
-from arena.scoring.rounds import ManyStanding
+from arena.scoring.rounds import (
+    DRAWN,
+    ManyRound,
+    ManyStanding,
+    ManySummary,
+    compare,
+    compare_many,
+    round_winner,
+)
+from arena.scoring.tally import CellIn, StoryIn, verdict_strength
 
 VERDICTS = ["full", "partial", "disputed", "none", "n/a"]
 
@@ -23,8 +30,8 @@ def cell(story: int, product: str, verdict: str, quality: int | None = None) -> 
     return CellIn(story, product, verdict, "claimed", 5 if quality is None else quality)
 
 
-def one_round(*cells: CellIn, products=("a", "b", "c")) -> scoring.ManyRound | None:
-    summary = scoring.compare_many([StoryIn(1, 3, "cat", "p")], cells, products)
+def one_round(*cells: CellIn, products=("a", "b", "c")) -> ManyRound | None:
+    summary = compare_many([StoryIn(1, 3, "cat", "p")], cells, products)
     return summary.rounds[0] if summary.rounds else None
 
 
@@ -72,7 +79,7 @@ def test_the_summary_counts_best_shared_weighted_and_drawn_in_the_order_given():
         # another product's cells are ignored
         cell(1, "z", "full", 10),
     ]  # fmt: skip
-    s = scoring.compare_many(stories, cells, ["c", "a", "b"])
+    s = compare_many(stories, cells, ["c", "a", "b"])
     assert s.products == ("c", "a", "b") and list(s.standings) == ["c", "a", "b"]
     assert [r.story_id for r in s.rounds] == [1, 2, 3]
     assert s.standings["a"] == ManyStanding("a", best=1, shared=1, weighted=5)
@@ -80,7 +87,7 @@ def test_the_summary_counts_best_shared_weighted_and_drawn_in_the_order_given():
     assert s.standings["c"] == ManyStanding("c", best=0, shared=0, weighted=0)
     assert s.drawn == 1
     # a category's rounds are tallied the same way
-    part = scoring.ManySummary.of(s.rounds[:1], s.products)
+    part = ManySummary.of(s.rounds[:1], s.products)
     assert (part.standings["a"].best, part.standings["a"].weighted, part.drawn) == (1, 3, 0)
 
 
@@ -105,11 +112,11 @@ def test_two_products_give_exactly_the_rounds_of_compare(rows):
             cells_a[i] = cell(i, "a", *ca)
         if cb is not None:
             cells_b[i] = cell(i, "b", *cb)
-    pair = scoring.compare(stories, cells_a, cells_b, "a", "b")
-    many = scoring.compare_many(stories, [*cells_a.values(), *cells_b.values()], ["a", "b"])
-    assert [
-        (r.story_id, r.weight, r.best[0] if r.best else scoring.DRAWN) for r in many.rounds
-    ] == [(r.story_id, r.weight, r.winner) for r in pair.rounds]
+    pair = compare(stories, cells_a, cells_b, "a", "b")
+    many = compare_many(stories, [*cells_a.values(), *cells_b.values()], ["a", "b"])
+    assert [(r.story_id, r.weight, r.best[0] if r.best else DRAWN) for r in many.rounds] == [
+        (r.story_id, r.weight, r.winner) for r in pair.rounds
+    ]
     a, b = many.standings["a"], many.standings["b"]
     assert (a.best, b.best, many.drawn) == (pair.won_a, pair.won_b, pair.drawn)
     assert (a.weighted, b.weighted) == (pair.weighted_a, pair.weighted_b)
@@ -136,13 +143,13 @@ def test_the_best_are_exactly_the_strongest_competing_cells(case):
         if value is not None
     ]
     by = {(c.story_id, c.product): c for c in cells}
-    summary = scoring.compare_many(stories, cells, products)
+    summary = compare_many(stories, cells, products)
     for r in summary.rounds:
         assert len(r.competing) >= 2 and all(
             by[r.story_id, p].verdict != "n/a" for p in r.competing
         )
         strength = {
-            p: scoring.verdict_strength(by[r.story_id, p].verdict, by[r.story_id, p].quality)
+            p: verdict_strength(by[r.story_id, p].verdict, by[r.story_id, p].quality)
             for p in r.competing
         }
         top = max(strength.values())
@@ -151,7 +158,7 @@ def test_the_best_are_exactly_the_strongest_competing_cells(case):
         # the pair rule agrees with every pair of a best and a beaten product
         for p in r.best:
             for q in set(r.competing) - set(r.best):
-                assert scoring.round_winner(by[r.story_id, p], by[r.story_id, q]) == p
+                assert round_winner(by[r.story_id, p], by[r.story_id, q]) == p
     # outright and shared rounds, and drawn ones, account for every round
     outright = sum(s.best for s in summary.standings.values())
     shared_rounds = sum(1 for r in summary.rounds if r.shared)

@@ -5,9 +5,10 @@ net correction (docs/scoring.md, "Integrity")."""
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from arena import scoring
-from arena.scoring import CellIn, Corrections, Direction, StoryIn
-from stories.values import CellValue, Proof, Verdict, correction_direction
+from arena.scoring.ranking import Standing, uphold_effect
+from arena.scoring.results import product_results
+from arena.scoring.tally import CellIn, Corrections, StoryIn, integrity
+from stories.values import CellValue, Direction, Proof, Verdict, correction_direction
 from tests.arena.scoring.test_scoring import cell_values, corrected_arenas
 
 FULL_8 = CellValue(Verdict.FULL, Proof.CLAIMED, 8)
@@ -25,7 +26,7 @@ def _integrity(*corrected: CellIn) -> tuple[int | None, int, int]:
     cells |= {i: CellIn.of(FULL_8, story_id=i, product="x") for i in range(8, 11)}
     cells[11] = CellIn.of(NONE, story_id=11, product="x")
     cells |= {c.story_id: c for c in corrected}
-    (r,) = scoring.product_results([("x", "X")], stories, list(cells.values()))
+    (r,) = product_results([("x", "X")], stories, list(cells.values()))
     return r.integrity, r.upheld, r.upheld_in_favour
 
 
@@ -39,7 +40,7 @@ def test_the_worked_example_of_docs_scoring():
     favour = CellIn.of(FULL_8, story_id=11, product="x", correction=Direction.FAVOUR)
     assert _integrity(favour) == (55, 0, 1)
     # where the old rule counted it against the product: 100 × (6 − 1 − 1) / 11
-    assert scoring.integrity(6, 1, 1, 11) == 36
+    assert integrity(6, 1, 1, 11) == 36
     # both
     assert _integrity(against, favour) == (45, 1, 1)  # 100 × (6 + 1 − 1 − 1) / 11
 
@@ -107,8 +108,8 @@ def _corrected(arena, data, direction, *, keep_proof=False):
     new = data.draw(st.sampled_from(_corrections(cell, direction, keep_proof=keep_proof)))
     after = CellIn.of(new, story_id=cell.story_id, product=cell.product, correction=direction)
     changed = [after if c is cell else c for c in cells]
-    before_r = scoring.product_results(products, stories, cells)
-    after_r = scoring.product_results(products, stories, changed)
+    before_r = product_results(products, stories, cells)
+    after_r = product_results(products, stories, changed)
     i = next(i for i, (pid, _) in enumerate(products) if pid == cell.product)
     return before_r[i], after_r[i]
 
@@ -139,10 +140,10 @@ def _preview(old, new, **earlier):
         CellIn(1, "x", "full", "probed", 8),
         CellIn.of(old, story_id=2, product="x", correction=net.direction if net else None),
     ]
-    (x,) = scoring.product_results([("x", "X")], stories, cells)
+    (x,) = product_results([("x", "X")], stories, cells)
     assert x.tally is not None
-    standings = [scoring.Standing("x", "X", x.tally)]
-    return scoring.uphold_effect(standings, "x", weight=1, old=old, new=new, **earlier)
+    standings = [Standing("x", "X", x.tally)]
+    return uphold_effect(standings, "x", weight=1, old=old, new=new, **earlier)
 
 
 def test_the_preview_follows_the_direction_of_old_to_new():

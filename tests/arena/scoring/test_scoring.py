@@ -7,9 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena import scoring
-from arena.scoring import CellIn, StoryIn
-from arena.scoring.tally import confidence
+from arena.scoring.ranking import Standing, best_by_persona, leaderboard, uphold_effect
+from arena.scoring.results import ProductResult, product_results
+from arena.scoring.rounds import compare, round_winner
+from arena.scoring.tally import CellIn, Corrections, StoryIn, confidence, integrity, round_half_up
 from stories.values import CellValue, Proof, Verdict
 from tests.arena.scoring import oracle
 
@@ -41,7 +42,7 @@ def _without_sums(result):
 def results(seed_record):
     stories, cells = seed_inputs(seed_record)
     products = [(p, p) for p in seed_record.overview.products]
-    return {r.product: r for r in scoring.product_results(products, stories, cells)}
+    return {r.product: r for r in product_results(products, stories, cells)}
 
 
 def test_verified_and_disputed_counts_match_the_seed_leaderboard(seed_record, results):
@@ -56,7 +57,7 @@ def test_verified_and_disputed_counts_match_the_seed_leaderboard(seed_record, re
 
 def test_persona_winners(seed_record, results):
     stories, _ = seed_inputs(seed_record)
-    best = {b.persona: b for b in scoring.best_by_persona(stories, list(results.values()))}
+    best = {b.persona: b for b in best_by_persona(stories, list(results.values()))}
     backend = best["backend-developer"]
     assert (backend.winner, backend.runner_up, backend.story_count) == ("Inngest", "Temporal", 13)
     published = seed_record.overview.personas[0]
@@ -73,7 +74,7 @@ def test_every_round_of_the_seed_head_to_heads(seed_record):
     for page in seed_record.compares:
         ca = {c.story_id: c for c in cells if c.product == page.a}
         cb = {c.story_id: c for c in cells if c.product == page.b}
-        summary = scoring.compare(stories, ca, cb, page.a, page.b)
+        summary = compare(stories, ca, cb, page.a, page.b)
         assert [r.story_id for r in summary.rounds] == [text_id[s.text] for s in page.stories]
         assert [r.winner for r in summary.rounds] == [s.round for s in page.stories]
         assert [r.weight for r in summary.rounds] == [s.weight for s in page.stories]
@@ -84,7 +85,7 @@ def test_inngest_vs_hatchet_summary(seed_record):
     stories, cells = seed_inputs(seed_record)
     ca = {c.story_id: c for c in cells if c.product == "Inngest"}
     cb = {c.story_id: c for c in cells if c.product == "Hatchet"}
-    s = scoring.compare(stories, ca, cb, "Inngest", "Hatchet")
+    s = compare(stories, ca, cb, "Inngest", "Hatchet")
     assert (s.won_a, s.won_b, s.drawn) == (25, 7, 18)
 
 
@@ -92,10 +93,10 @@ def test_round_rules():
     def c(p, v, q):
         return CellIn(0, p, v, None if v == "none" else "claimed", q)
 
-    assert scoring.round_winner(c("a", "partial", 3), c("b", "disputed", 4)) == "a"
-    assert scoring.round_winner(c("a", "full", 7), c("b", "full", 9)) == "b"
-    assert scoring.round_winner(c("a", "none", 0), c("b", "none", 0)) == "drawn"
-    assert scoring.round_winner(c("a", "disputed", 1), c("b", "none", 0)) == "a"
+    assert round_winner(c("a", "partial", 3), c("b", "disputed", 4)) == "a"
+    assert round_winner(c("a", "full", 7), c("b", "full", 9)) == "b"
+    assert round_winner(c("a", "none", 0), c("b", "none", 0)) == "drawn"
+    assert round_winner(c("a", "disputed", 1), c("b", "none", 0)) == "a"
 
 
 def test_coverage_and_rounding():
@@ -105,26 +106,26 @@ def test_coverage_and_rounding():
         CellIn(2, "x", "none", None, 0),
         CellIn(3, "x", "n/a", None, None),
     ]
-    (r,) = scoring.product_results([("x", "X")], stories, cells)
+    (r,) = product_results([("x", "X")], stories, cells)
     assert r.pa_score == 60  # 100 × (3·8 + 1·0) / (30 + 10); n/a excluded
     assert r.category_scores == {"c": 60, "d": None}
     assert r.persona_scores == {"p": 60, "q": None}
     assert (r.verified, r.with_evidence, r.integrity, r.confidence) == (1, 1, 100, "A")
-    assert scoring.round_half_up(62.5) == 63 and scoring.round_half_up(61.49) == 61
+    assert round_half_up(62.5) == 63 and round_half_up(61.49) == 61
 
 
 def test_integrity_is_clipped_and_confidence_grades():
-    assert scoring.integrity(1, 2, 1, 4) == 0
-    assert scoring.integrity(4, 0, 0, 4) == 100
-    assert scoring.integrity(0, 0, 0, 0) is None
+    assert integrity(1, 2, 1, 4) == 0
+    assert integrity(4, 0, 0, 4) == 100
+    assert integrity(0, 0, 0, 0) is None
     assert [confidence(v, 10) for v in (6, 4, 2, 1)] == ["A", "B", "C", "D"]
 
 
 def test_leaderboard_order_and_vs():
     def res(name, pa, v, e):
-        return scoring.ProductResult(name, name, pa, {}, {}, v, e, 0, 0, 0, None, "A")
+        return ProductResult(name, name, pa, {}, {}, v, e, 0, 0, 0, None, "A")
 
-    rows = scoring.leaderboard(
+    rows = leaderboard(
         [res("b", 50, 1, 10), res("a", 50, 5, 10), res("c", 60, 0, 10), res("d", None, 0, 0)]
     )
     assert [(r.rank, r.result.product, r.vs) for r in rows] == [
@@ -136,7 +137,7 @@ def test_leaderboard_order_and_vs():
 
 
 def test_seed_leaderboard_links_reproduce_the_leader_pair(seed_record, results):
-    rows = scoring.leaderboard(list(results.values()))
+    rows = leaderboard(list(results.values()))
     published = seed_record.overview.leaderboard[0]
     assert (
         (rows[0].result.product, rows[0].vs)
@@ -149,7 +150,7 @@ def test_seed_leaderboard_links_reproduce_the_leader_pair(seed_record, results):
 def test_seed_scores_equal_the_naive_recomputation(seed_record):
     stories, cells = seed_inputs(seed_record)
     products = [(p, p) for p in seed_record.overview.products]
-    fast = scoring.product_results(products, stories, cells)
+    fast = product_results(products, stories, cells)
     slow = [oracle.product_result(p, name, stories, cells) for p, name in products]
     assert [_without_sums(r) for r in fast] == slow
     assert all(r.tally is not None and r.tally.coverage == r.pa_score for r in fast)
@@ -158,10 +159,10 @@ def test_seed_scores_equal_the_naive_recomputation(seed_record):
 def test_upholding_without_changing_values_changes_no_score():
     stories = [StoryIn(1, 2, "c", "p"), StoryIn(2, 1, "c", "p")]
     cells = [CellIn(1, "x", "full", "probed", 8), CellIn(2, "x", "full", "probed", 6)]
-    (x,) = scoring.product_results([("x", "X")], stories, cells)
+    (x,) = product_results([("x", "X")], stories, cells)
     assert x.tally is not None
-    effect = scoring.uphold_effect(
-        [scoring.Standing("x", "X", x.tally)],
+    effect = uphold_effect(
+        [Standing("x", "X", x.tally)],
         "x",
         weight=2,
         old=CellValue(Verdict.FULL, Proof.PROBED, 8),
@@ -218,7 +219,7 @@ def corrected_arenas(draw):
             # cell shows (an editor may have changed it since)
             net = None
             if draw(st.booleans()):
-                net = scoring.Corrections(draw(cell_values()), draw(st.just(value) | cell_values()))
+                net = Corrections(draw(cell_values()), draw(st.just(value) | cell_values()))
                 corrections[(s.id, pid)] = net
             correction = net.direction if net is not None else None
             cells.append(CellIn.of(value, story_id=s.id, product=pid, correction=correction))
@@ -234,7 +235,7 @@ def arenas():
 @given(arena=corrected_arenas(), data=st.data())
 def test_one_cell_delta_gives_the_full_recomputation_impact(arena, data):
     stories, products, cells, corrections = arena
-    results = scoring.product_results(products, stories, cells)
+    results = product_results(products, stories, cells)
     assert [_without_sums(r) for r in results] == [
         oracle.product_result(pid, name, stories, cells) for pid, name in products
     ]
@@ -243,8 +244,8 @@ def test_one_cell_delta_gives_the_full_recomputation_impact(arena, data):
     cell = data.draw(st.sampled_from(cells))
     correction = data.draw(cell_values())
     # what the queue reads: the stored tallies, in column order
-    standings = [scoring.Standing(r.product, r.name, r.tally) for r in results]
-    effect = scoring.uphold_effect(
+    standings = [Standing(r.product, r.name, r.tally) for r in results]
+    effect = uphold_effect(
         standings,
         cell.product,
         weight=next(s.weight for s in stories if s.id == cell.story_id),

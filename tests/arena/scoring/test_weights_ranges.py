@@ -9,9 +9,17 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena import scoring
-from arena.scoring import CellIn, StoryIn, Weights
-from arena.scoring.results import PUBLISHED, quality_bounds
+from arena.scoring.ranking import order_by
+from arena.scoring.results import (
+    PUBLISHED,
+    Weights,
+    personal_score,
+    product_results,
+    quality_bounds,
+    range_groups,
+    score_range,
+)
+from arena.scoring.tally import CellIn, StoryIn, round_half_up
 from stories.values import CellValue, Proof, Verdict
 from tests.arena.scoring.test_scoring import arenas, seed_inputs
 
@@ -38,34 +46,34 @@ def naive_personal(stories, cells, product, weights):
         k = weights.categories.get(s.category, 1) * weights.personas.get(s.persona, 1)
         num += s.weight * k * (c.quality or 0)
         den += 10 * s.weight * k
-    return scoring.round_half_up(100 * num / den) if den else None
+    return round_half_up(100 * num / den) if den else None
 
 
 @settings(max_examples=300, deadline=None)
 @given(arena=arenas(), weights=weightings())
 def test_personal_score_is_the_formula_with_multiplied_weights(arena, weights):
     stories, products, cells = arena
-    results = scoring.product_results(products, stories, cells)
+    results = product_results(products, stories, cells)
     for r in results:
-        assert scoring.personal_score(r.parts, weights) == naive_personal(
+        assert personal_score(r.parts, weights) == naive_personal(
             stories, cells, r.product, weights
         )
         # the published score is the case "every weight 1"
-        assert scoring.personal_score(r.parts) == r.pa_score
-        assert scoring.personal_score(r.parts, Weights({c: 1 for c in CATEGORIES})) == r.pa_score
+        assert personal_score(r.parts) == r.pa_score
+        assert personal_score(r.parts, Weights({c: 1 for c in CATEGORIES})) == r.pa_score
 
 
 @settings(max_examples=300, deadline=None)
 @given(arena=arenas(), weights=weightings())
 def test_a_range_contains_its_score(arena, weights):
     stories, products, cells = arena
-    for r in scoring.product_results(products, stories, cells):
-        score = scoring.personal_score(r.parts, weights)
-        rng = scoring.score_range(r.parts, weights)
+    for r in product_results(products, stories, cells):
+        score = personal_score(r.parts, weights)
+        rng = score_range(r.parts, weights)
         assert (score is None) == (rng is None)
         if rng is not None:
             assert 0 <= rng[0] <= score <= rng[1] <= 100
-        assert r.pa_range == scoring.score_range(r.parts)
+        assert r.pa_range == score_range(r.parts)
         for persona, prange in r.persona_ranges.items():
             pscore = r.persona_scores[persona]
             assert prange is None if pscore is None else prange[0] <= pscore <= prange[1]
@@ -86,7 +94,7 @@ def test_an_unverified_cell_only_widens_the_range(arena, data):
 
     def range_with(proof):
         changed = [*cells[:i], dataclasses.replace(cell, proof=proof), *cells[i + 1 :]]
-        return scoring.product_results(products_of, stories, changed)[0].pa_range
+        return product_results(products_of, stories, changed)[0].pa_range
 
     verified, claimed = range_with(Proof.PROBED), range_with(Proof.CLAIMED)
     assert claimed[0] <= verified[0] and claimed[1] >= verified[1]
@@ -107,11 +115,11 @@ def test_quality_bounds_step_one_verdict():
 
 
 def test_range_groups_hold_ranges_that_all_overlap():
-    assert scoring.range_groups([(50, 60), (45, 58), (40, 44), None, (10, 12)]) == [1, 1, 2, 3, 4]
+    assert range_groups([(50, 60), (45, 58), (40, 44), None, (10, 12)]) == [1, 1, 2, 3, 4]
     # (55, 61) overlaps (60, 72) but not (70, 80): it starts a group
-    assert scoring.range_groups([(70, 80), (60, 72), (55, 61)]) == [1, 1, 2]
-    assert scoring.range_groups([(70, 80), (65, 72), (60, 70)]) == [1, 1, 1]
-    assert scoring.range_groups([]) == []
+    assert range_groups([(70, 80), (60, 72), (55, 61)]) == [1, 1, 2]
+    assert range_groups([(70, 80), (65, 72), (60, 70)]) == [1, 1, 1]
+    assert range_groups([]) == []
 
 
 @settings(max_examples=300, deadline=None)
@@ -123,7 +131,7 @@ def test_range_groups_hold_ranges_that_all_overlap():
 )
 def test_every_pair_in_a_group_overlaps(triples):
     ranges = [(low, high) for low, _, high in sorted(triples, key=lambda t: -t[1])]
-    groups = scoring.range_groups(ranges)
+    groups = range_groups(ranges)
     for i, ri in enumerate(ranges):
         for j, rj in enumerate(ranges):
             if groups[i] == groups[j]:
@@ -135,19 +143,19 @@ def test_every_pair_in_a_group_overlaps(triples):
 def test_ignoring_everything_leaves_no_score():
     stories = [StoryIn(1, 2, "c1", "p1"), StoryIn(2, 1, "c2", "p1")]
     cells = [CellIn(1, "x", "full", "probed", 8), CellIn(2, "x", "partial", "claimed", 4)]
-    (x,) = scoring.product_results([("x", "X")], stories, cells)
+    (x,) = product_results([("x", "X")], stories, cells)
     assert x.pa_score == 67  # 100 × (16 + 4) / 30
-    assert scoring.personal_score(x.parts, Weights({"c1": 0, "c2": 0})) is None
-    assert scoring.score_range(x.parts, Weights(personas={"p1": 0})) is None
-    assert scoring.personal_score(x.parts, Weights({"c2": 0})) == 80
-    assert scoring.personal_score(x.parts, Weights({"c2": 3})) == 56  # 100 × (16 + 12) / 50
+    assert personal_score(x.parts, Weights({"c1": 0, "c2": 0})) is None
+    assert score_range(x.parts, Weights(personas={"p1": 0})) is None
+    assert personal_score(x.parts, Weights({"c2": 0})) == 80
+    assert personal_score(x.parts, Weights({"c2": 3})) == 56  # 100 × (16 + 12) / 50
     assert x.pa_range == (63, 77)  # the claimed partial 4 → 3 / 7
 
 
 def test_seed_ranges_contain_the_published_scores(seed_record):
     stories, cells = seed_inputs(seed_record)
     products = [(p, p) for p in seed_record.overview.products]
-    for r in scoring.product_results(products, stories, cells):
+    for r in product_results(products, stories, cells):
         assert r.pa_range is not None
         assert r.pa_range[0] <= r.pa_score <= r.pa_range[1]
 
@@ -155,8 +163,8 @@ def test_seed_ranges_contain_the_published_scores(seed_record):
 def test_order_by_weights_with_published_weights_is_the_leaderboard(seed_record):
     stories, cells = seed_inputs(seed_record)
     products = [(p, p) for p in seed_record.overview.products]
-    results = scoring.product_results(products, stories, cells)
-    assert scoring.order_by(results, weights=PUBLISHED) == scoring.order_by(results)
+    results = product_results(products, stories, cells)
+    assert order_by(results, weights=PUBLISHED) == order_by(results)
 
 
 @settings(max_examples=200, deadline=None)
@@ -166,6 +174,4 @@ def test_the_cells_order_changes_nothing_stored(arena, data):
     categories' order they give, follow the stories' order."""
     stories, products, cells = arena
     shuffled = data.draw(st.permutations(cells))
-    assert scoring.product_results(products, stories, shuffled) == scoring.product_results(
-        products, stories, cells
-    )
+    assert product_results(products, stories, shuffled) == product_results(products, stories, cells)

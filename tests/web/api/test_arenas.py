@@ -4,7 +4,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from arena import scoring
+from arena.scoring.rounds import round_winner
+from arena.scoring.tally import CellIn
 from core.text import arena_slugify
 
 
@@ -147,9 +148,9 @@ def test_compare_any_other_pair_is_built_from_cells(api, seeded_arena, seed_reco
             assert (g["rationale"], g["detail_published"]) == (d.rationale, True)
             assert [e["quote"] for e in g["evidence"]] == [e.quote for e in d.evidence]
         t, r = marks["Trigger.dev"], marks["Restate"]
-        rule = scoring.round_winner(
-            scoring.CellIn(0, "trigger-dev", t.verdict, t.proof, t.quality),
-            scoring.CellIn(0, "restate", r.verdict, r.proof, r.quality),
+        rule = round_winner(
+            CellIn(0, "trigger-dev", t.verdict, t.proof, t.quality),
+            CellIn(0, "restate", r.verdict, r.proof, r.quality),
         )
         assert got["round"] == rule
 

@@ -8,8 +8,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from arena import scoring
 from arena.models import ProductScore
+from arena.scoring.results import Part, Weights, personal_score, score_range
 from tests.web.api.test_arenas import QUERY_BOUNDS
 
 pytestmark = pytest.mark.django_db
@@ -35,9 +35,9 @@ def api(client, settings):
     return get
 
 
-def parts(product: str) -> list[scoring.Part]:
+def parts(product: str) -> list[Part]:
     score = ProductScore.objects.get(product__slug=product)
-    return [scoring.Part(*p) for p in score.parts]
+    return [Part(*p) for p in score.parts]
 
 
 def test_every_row_has_its_range_and_persona_winners_theirs(api, seeded_arena):
@@ -58,15 +58,15 @@ def test_every_row_has_its_range_and_persona_winners_theirs(api, seeded_arena):
 def test_weights_rank_the_leaderboard_and_are_echoed(api, seeded_arena):
     published = {r["product"]["slug"]: r for r in api(URL)["leaderboard"]}
     body = api(f"{URL}?weights=privacy-posture:3,agenticness:0,backend-developer:2")
-    weights = scoring.Weights(
+    weights = Weights(
         categories={"Privacy posture": 3, "Agenticness": 0}, personas={"backend-developer": 2}
     )
     rows = body["leaderboard"]
     assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1))
     for row in rows:
         slug = row["product"]["slug"]
-        assert row["personal_score"] == scoring.personal_score(parts(slug), weights)
-        assert row["personal_range"] == list(scoring.score_range(parts(slug), weights))
+        assert row["personal_score"] == personal_score(parts(slug), weights)
+        assert row["personal_range"] == list(score_range(parts(slug), weights))
         assert row["published_rank"] == published[slug]["rank"]
         assert row["pa_range"] == published[slug]["pa_range"]
         assert row["vs"] == published[slug]["vs"]  # the stored pairing, as without weights

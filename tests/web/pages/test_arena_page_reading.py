@@ -9,7 +9,7 @@ from html import unescape
 
 import pytest
 
-from arena import scoring
+from arena.scoring.tally import verdict_strength
 from tests.web.pages.test_pages import ARENA, get, squeeze, text_of
 
 pytestmark = pytest.mark.django_db
@@ -90,7 +90,7 @@ def test_stories_sort_by_one_products_verdicts_within_each_sub_group(client, see
     assert re.search(r'aria-sort="descending"><a href="[^"]+/products/inngest/">Inngest</a>', html)
     assert '<option value="inngest" selected>Inngest’s verdicts</option>' in html
     cells = {
-        str(c.story_id): scoring.verdict_strength(c.verdict, c.quality)
+        str(c.story_id): verdict_strength(c.verdict, c.quality)
         for c in Cell.objects.filter(product__slug="inngest", story__arena__slug=seeded_arena.slug)
     }
     groups = {}

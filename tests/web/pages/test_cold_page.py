@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from arena import selectors
+from arena.selectors.arenas import arena_get, arena_product_list
 
 pytestmark = pytest.mark.django_db
 
@@ -26,9 +26,9 @@ def test_the_arena_page_leaves_the_stored_close_calls_unread(client, seeded_aren
 
 
 def test_arena_get_reads_the_close_calls_only_when_asked(seeded_arena):
-    plain = selectors.arena_get(slug=seeded_arena.slug)
+    plain = arena_get(slug=seeded_arena.slug)
     assert plain is not None and "close_calls" not in plain.__dict__
-    full = selectors.arena_get(slug=seeded_arena.slug, close_calls=True)
+    full = arena_get(slug=seeded_arena.slug, close_calls=True)
     assert full is not None and full.close_calls  # the seed has pairs too close to call
     # both with the counts the pages read
     assert plain.story_count == full.story_count == 53
@@ -36,8 +36,8 @@ def test_arena_get_reads_the_close_calls_only_when_asked(seeded_arena):
 
 def test_the_head_to_head_reads_the_close_calls_with_the_arena(client, seeded_arena, settings):
     settings.PAGE_CACHE = False
-    call = selectors.arena_get(slug=seeded_arena.slug, close_calls=True).close_calls[0]
-    products = {p.pk: p for p in selectors.arena_product_list(arena=seeded_arena)}
+    call = arena_get(slug=seeded_arena.slug, close_calls=True).close_calls[0]
+    products = {p.pk: p for p in arena_product_list(arena=seeded_arena)}
     a, b = products[call["a"]], products[call["b"]]
     with CaptureQueriesContext(connection) as queries:
         response = client.get(f"{seeded_arena.get_absolute_url()}vs/{a.slug}-vs-{b.slug}/")

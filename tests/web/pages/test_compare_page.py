@@ -1,6 +1,6 @@
 """Comparing two to six products, on the page (``/arenas/<arena>/compare/?products=…``) and in the
 API (``/api/arenas/<arena>/compare/?products=…``): the products in the order asked, the stored
-scores, a round per story decided by ``scoring.compare_many`` with the best marked in words,
+scores, a round per story decided by ``compare_many`` with the best marked in words,
 "differences only", the picker, refusals as 400s with a message (never a 500), links from the
 arena page and the head-to-head, flat query counts and caching by the arena's content version."""
 
@@ -13,8 +13,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from arena import scoring
 from arena.models import ProductScore
+from arena.scoring.rounds import ManySummary, compare_many
+from arena.scoring.tally import CellIn, StoryIn
 from products.models import Product
 from stories.models import Cell, Story
 from stories.services import cell_correct
@@ -49,19 +50,19 @@ def row_of(html: str, text: str) -> str:
     return next(r for r in rounds(html) if text in r)
 
 
-def expected(arena, slugs: list[str]) -> scoring.ManySummary:
+def expected(arena, slugs: list[str]) -> ManySummary:
     """The rounds as the scoring module decides them from the database's cells."""
     products = {p.slug: p for p in Product.objects.filter(arena=arena)}
     keys = [products[s].pk for s in slugs]
     stories = [
-        scoring.StoryIn(s.pk, s.weight, s.category.name, s.persona.slug)
+        StoryIn(s.pk, s.weight, s.category.name, s.persona.slug)
         for s in Story.objects.filter(arena=arena).select_related("category", "persona")
     ]
     cells = [
-        scoring.CellIn.of(c.value, story_id=c.story_id, product=c.product_id)
+        CellIn.of(c.value, story_id=c.story_id, product=c.product_id)
         for c in Cell.objects.filter(story__arena=arena, product_id__in=keys)
     ]
-    return scoring.compare_many(stories, cells, keys)
+    return compare_many(stories, cells, keys)
 
 
 # ------------------------------------------------------------------------- the page

@@ -9,8 +9,8 @@ from html import unescape
 
 import pytest
 
-from arena import selectors
 from arena.models import Arena
+from arena.selectors.leaderboard import arena_stale_counts
 from products.models import Product
 from stories import freshness
 from stories.models import Cell
@@ -43,7 +43,7 @@ def test_no_stale_evidence_says_nothing(client, seeded_arena):
 def test_each_product_shows_its_stale_cells(client, seeded_arena, settings):
     settings.EVIDENCE_STALE_DAYS = 30
     response = get(client, ARENA)
-    counts = selectors.arena_stale_counts(arena=seeded_arena, today=freshness.today())
+    counts = arena_stale_counts(arena=seeded_arena, today=freshness.today())
     ids = dict(Product.objects.filter(arena=seeded_arena).values_list("name", "id"))
     names, cells = leaderboard_names(response), verified_cells(response.content.decode())
     for name, cell in zip(names, cells, strict=True):
@@ -67,9 +67,7 @@ def test_a_verdict_judged_again_today_leaves_the_stale_count(client, seeded_aren
     """The counts are kept per content version: a verdict judged again shows at once."""
     settings.EVIDENCE_STALE_DAYS = 30
     temporal = Product.objects.get(arena=seeded_arena, name="Temporal")
-    stale, total = selectors.arena_stale_counts(arena=seeded_arena, today=freshness.today())[
-        temporal.pk
-    ]
+    stale, total = arena_stale_counts(arena=seeded_arena, today=freshness.today())[temporal.pk]
 
     def temporal_cell() -> str:
         response = get(client, ARENA)
@@ -81,7 +79,7 @@ def test_a_verdict_judged_again_today_leaves_the_stale_count(client, seeded_aren
     cell_correct(cell=cell, value=CellValue(Verdict.NONE, None, 0), note="re-checked today")
     assert f"· {stale - 1} stale (" in temporal_cell()
     arena = Arena.objects.get(pk=seeded_arena.pk)
-    assert selectors.arena_stale_counts(arena=arena, today=freshness.today())[temporal.pk] == (
+    assert arena_stale_counts(arena=arena, today=freshness.today())[temporal.pk] == (
         stale - 1,
         total,
     )

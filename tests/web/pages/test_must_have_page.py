@@ -13,8 +13,8 @@ from django.test import Client, RequestFactory
 from django.test.utils import CaptureQueriesContext
 from django.urls import resolve
 
-from arena import selectors
 from arena.models import Arena
+from arena.selectors.leaderboard import arena_leaderboard
 from products.models import Product
 from stories.models import Cell, Story
 from tests.web.pages.test_pages import ARENA, get, text_of
@@ -135,7 +135,7 @@ def test_the_visitors_weights_order_the_products_and_travel_in_every_link(seeded
     client = Client()
     # nobody stated the seed's hosting: every answer is unknown, so the leaderboard alone orders
     published = names_in_order(get(client, f"{PAGE}?need=self-hosted"))
-    board = selectors.arena_leaderboard(arena=seeded_arena, asked=weights_parse(MINE))
+    board = arena_leaderboard(arena=seeded_arena, asked=weights_parse(MINE))
     canonical = board.weights_query
     weighted_page = get(client, f"{PAGE}?must={story.pk}&weights={canonical}")
     unknown_page = get(client, f"{PAGE}?need=self-hosted&weights={canonical}")

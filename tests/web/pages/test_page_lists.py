@@ -10,7 +10,7 @@ import pytest
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from arena.selectors import Leaderboard, RankOption
+from arena.selectors.leaderboard import Leaderboard, RankOption
 from tests.factories import CellFactory, StoryFactory
 
 EVIL = "<script>alert('x')</script> & \"Co\""
@@ -235,8 +235,7 @@ def test_head_to_head_rounds_write_every_round_of_a_group_escaped():
 
 
 def test_head_to_head_tables_write_categories_sub_groups_and_tallies_escaped():
-    from arena.scoring import CompareSummary
-    from arena.scoring.rounds import ManyStanding
+    from arena.scoring.rounds import CompareSummary, ManyStanding
     from arena.selectors.matrix import CategoryBlock, SubGroupBlock
 
     a, b = product(1), product(2, name="Two", slug="two")

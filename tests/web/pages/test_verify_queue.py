@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from arena import scoring
 from arena.models import Arena
+from arena.scoring.results import is_unverified
 from arena.selectors.inputs import arena_scoring_inputs
 from products.models import Product
 from stories.models import Cell
@@ -55,7 +55,7 @@ def test_the_queue_json_lists_every_unverified_cell_ranked_by_close_calls_helped
 ):
     inputs = arena_scoring_inputs(arena_id=seeded_arena.pk)
     unverified = {
-        inputs.cell_ids[(c.story_id, c.product)] for c in inputs.cells if scoring.is_unverified(c)
+        inputs.cell_ids[(c.story_id, c.product)] for c in inputs.cells if is_unverified(c)
     }
     slug = dict(Product.objects.filter(arena=seeded_arena).values_list("pk", "slug"))
     calls = _close_calls(seeded_arena)

@@ -10,15 +10,15 @@ from html import unescape
 
 import pytest
 
-from arena import scoring
 from arena.models import ProductScore
+from arena.scoring.results import Part, Weights, personal_score, score_range
 from tests.web.pages.test_pages import ARENA, HX, get, leaderboard_names, squeeze, text_of
 
 pytestmark = pytest.mark.django_db
 
 MINE = "privacy-posture:3,agenticness:0"
 # the same weights as scoring reads them (by category name)
-WEIGHTS = scoring.Weights(categories={"Privacy posture": 3, "Agenticness": 0})
+WEIGHTS = Weights(categories={"Privacy posture": 3, "Agenticness": 0})
 CANONICAL = "weights=agenticness:0,privacy-posture:3"  # categories in matrix order
 
 
@@ -33,9 +33,9 @@ def stored() -> dict[str, ProductScore]:
     return {s.product.name: s for s in ProductScore.objects.select_related("product")}
 
 
-def personal(score: ProductScore, weights: scoring.Weights) -> tuple[int, tuple[int, int]]:
-    parts = [scoring.Part(*p) for p in score.parts]
-    return scoring.personal_score(parts, weights), scoring.score_range(parts, weights)
+def personal(score: ProductScore, weights: Weights) -> tuple[int, tuple[int, int]]:
+    parts = [Part(*p) for p in score.parts]
+    return personal_score(parts, weights), score_range(parts, weights)
 
 
 def test_your_weights_rank_the_leaderboard_by_the_published_formula(client, seeded_arena):
@@ -169,7 +169,7 @@ def test_persona_presets_and_a_persona_key(client, seeded_arena):
     assert unescape(link.group(1)) == f"{ARENA}?weights=backend-developer:3"
     assert "Rank as an ai-native would" in html and "Reset to the published weights" in html
     response = get(client, unescape(link.group(1)))
-    weights = scoring.Weights(personas={"backend-developer": 3})
+    weights = Weights(personas={"backend-developer": 3})
     mine = {name: personal(s, weights)[0] for name, s in stored().items()}
     names = leaderboard_names(response)
     assert [mine[n] for n in names] == sorted(mine.values(), reverse=True)

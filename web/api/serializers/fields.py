@@ -7,7 +7,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from arena import scoring
+from arena.scoring.rounds import DRAWN
 
 
 class ProductSlugsField(serializers.ListField):
@@ -27,7 +27,7 @@ class WinnerField(serializers.CharField):
 
     def get_attribute(self, instance: Any) -> str:
         winner: Any = super().get_attribute(instance)
-        return scoring.DRAWN if winner is None else winner.slug
+        return DRAWN if winner is None else winner.slug
 
 
 class ScoreRangeField(serializers.ListField):
