@@ -232,7 +232,7 @@ class ProductScore(models.Model):
     def __str__(self) -> str:
         return f"#{self.rank} {self.product_id}: PA {self.pa_score}"
 
-    # what ``scoring.Scored`` reads beside the fields: stored rows are ranked as results are
+    # what ``ranking.order_by`` reads beside the fields: stored rows are ranked as results are
     @property
     def name(self) -> str:
         return self.product.name

@@ -7,8 +7,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import groupby
 from operator import itemgetter
+from typing import Any
 
-from arena.scoring.results import ProductResult, Scored, Weights, personal_score
+from arena.scoring.results import ProductResult, Weights, personal_score
 from arena.scoring.tally import CellIn, Corrections, ProductKey, StoryIn, Tally, cell_tally
 from stories.values import CellValue
 
@@ -31,7 +32,7 @@ def rank_key_split(key: str) -> tuple[str, str | None]:
     return (kind, name) if colon else (key, None)
 
 
-def _metric(key: str) -> Callable[[Scored], float | None]:
+def _metric(key: str) -> Callable[[Any], float | None]:
     kind, name = rank_key_split(key)
     if kind == RANK_PA and name is None:
         return lambda r: r.pa_score
@@ -51,18 +52,20 @@ def order_key(value: float | None, share: float, name: str) -> tuple[bool, float
     return (value is None, -(value or 0), -share, name.lower())
 
 
-def _values(results: Sequence[Scored], key: str, weights: Weights | None) -> list[float | None]:
+def _values(results: Sequence[Any], key: str, weights: Weights | None) -> list[float | None]:
     """Each result's value on the rank key, or its personal score under ``weights``."""
     if weights is not None:
         return [personal_score(r.parts, weights) for r in results]
     return list(map(_metric(key), results))
 
 
-def order_by[R: Scored](
+def order_by[R](
     results: Sequence[R], key: str = RANK_PA, weights: Weights | None = None
 ) -> list[R]:
-    """Ranked by ``order_key`` on the rank key (or on the personal score under ``weights``)."""
-    keyed = zip(_values(results, key, weights), results, strict=True)
+    """``ProductResult``s or stored ``ProductScore``s by ``order_key`` on the rank key (or on the
+    personal score under ``weights``)."""
+    values = _values(results, key, weights)
+    keyed: Iterable[tuple[float | None, Any]] = zip(values, results, strict=True)
     return [
         r for _, r in sorted(keyed, key=lambda v: order_key(v[0], v[1].verified_share, v[1].name))
     ]
@@ -94,7 +97,7 @@ class Place:
 
 
 def places(
-    results: Sequence[Scored], key: str = RANK_PA, weights: Weights | None = None
+    results: Sequence[Any], key: str = RANK_PA, weights: Weights | None = None
 ) -> list[Place]:
     """The places of ``results``, given in the order ``order_by(results, key, weights)`` returns."""
     out: list[Place] = []

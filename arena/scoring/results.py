@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
 
 from arena.scoring.tally import (
     CellIn,
@@ -137,27 +137,6 @@ def range_groups(ranges: Sequence[tuple[int, int] | None]) -> list[int]:
             groups.append(groups[-1] + 1 if groups else 1)
             floor = r[0] if r is not None else None
     return groups
-
-
-class Scored(Protocol):
-    """What a ranking reads: a ``ProductResult`` or a stored ``ProductScore``."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def pa_score(self) -> int | None: ...
-    @property
-    def integrity(self) -> int | None: ...
-    @property
-    def with_evidence(self) -> int: ...
-    @property
-    def verified_share(self) -> float: ...
-    @property
-    def category_scores(self) -> Mapping[str, int | None]: ...
-    @property
-    def persona_scores(self) -> Mapping[str, int | None]: ...
-    @property
-    def parts(self) -> Sequence[Sequence]: ...
 
 
 @dataclass(frozen=True)

@@ -103,22 +103,11 @@ class CompareSummary(ManySummary):
         return DRAWN
 
 
-def compare(
-    stories: Sequence[StoryIn],
-    cells_a: dict[int, CellIn],
-    cells_b: dict[int, CellIn],
-    a: ProductKey,
-    b: ProductKey,
-) -> CompareSummary:
-    """Rounds over the stories (in the order given) where neither cell is ``n/a``."""
-    many = compare_many(stories, [*cells_a.values(), *cells_b.values()], (a, b))
-    return CompareSummary.of(many.rounds, (a, b))
-
-
 def compare_many(
     stories: Sequence[StoryIn], cells: Iterable[CellIn], products: Sequence[ProductKey]
 ) -> ManySummary:
-    """``compare`` for two to six products: the best cells share a round; all equal: drawn."""
+    """A round per story (in the order given) where two to six products' cells apply: the best
+    cells share it; all equal: drawn."""
     by_story: dict[int, dict[ProductKey, CellIn]] = {}
     for c in cells:
         if c.product in products:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from arena.scoring.ranking import Standing, best_by_persona, leaderboard, uphold_effect
 from arena.scoring.results import ProductResult, product_results
-from arena.scoring.rounds import compare, round_winner
+from arena.scoring.rounds import CompareSummary, compare_many, round_winner
 from arena.scoring.tally import CellIn, Corrections, StoryIn, confidence, integrity, round_half_up
 from stories.values import CellValue, Proof, Verdict
 from tests.arena.scoring import oracle
@@ -66,6 +66,11 @@ def test_persona_winners(seed_record, results):
         "Temporal",
         13,
     )
+
+
+def compare(stories, cells_a, cells_b, a, b):
+    rounds = compare_many(stories, [*cells_a.values(), *cells_b.values()], (a, b)).rounds
+    return CompareSummary.of(rounds, (a, b))
 
 
 def test_every_round_of_the_seed_head_to_heads(seed_record):
