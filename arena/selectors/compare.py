@@ -22,9 +22,6 @@ from arena.selectors.leaderboard import arena_score_list
 from arena.selectors.matrix import MatrixRow, Rounds, arena_matrix, matrix_block_list
 from products.models import Product
 
-COMPARE_MIN = COMPARE_MIN
-COMPARE_MAX = COMPARE_MAX
-
 
 @dataclass(frozen=True)
 class ComparePick:

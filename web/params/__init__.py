@@ -14,7 +14,7 @@ from django_htmx.middleware import HtmxDetails
 from arena.scoring.musthave import NEEDS
 from arena.scoring.ranking import RANK_INTEGRITY, RANK_PA, RANK_VERIFIED
 from arena.scoring.results import WEIGHT_LEVELS
-from arena.selectors.compare import COMPARE_MAX, COMPARE_MIN
+from arena.scoring.rounds import COMPARE_MAX, COMPARE_MIN
 from arena.selectors.matrix import STALE_ON, MatrixFilters
 from arena.selectors.weights import WeightEntry, WeightsAsked
 from core.text import SLUG_CHARS, clean_text

@@ -14,6 +14,7 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
 from arena.scoring.ranking import RANK_PA
+from arena.scoring.rounds import COMPARE_MAX, COMPARE_MIN
 from arena.scoring.tally import ProductKey
 from arena.selectors.arenas import (
     arena_adjacent_list,
@@ -30,7 +31,7 @@ from arena.selectors.cells import (
     story_cell_list,
     story_get,
 )
-from arena.selectors.compare import COMPARE_MAX, COMPARE_MIN, compare_many_get, compare_pick
+from arena.selectors.compare import compare_many_get, compare_pick
 from arena.selectors.head_to_head import HEAD_TO_HEAD_INLINE, head_to_head_get
 from arena.selectors.leaderboard import Leaderboard, arena_leaderboard, arena_product_ranking
 from arena.selectors.matrix import (
