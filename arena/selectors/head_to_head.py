@@ -1,5 +1,5 @@
 """A head-to-head: two products story by story, its rounds scored from their cells
-(``arena.scoring.compare``, the one scoring on a page read)."""
+(``arena.scoring.rounds.compare_many``, the one scoring on a page read)."""
 
 from __future__ import annotations
 
