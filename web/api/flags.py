@@ -34,8 +34,8 @@ from flags.services import (
     review_item_reject,
     review_item_uphold,
 )
+from web.api.errors import error_responses
 from web.api.parsers import SafeJSONParser
-from web.api.serializers import error_responses
 from web.http.clients import client_key
 
 JSON_MESSAGE = "Send the flag as JSON, with Content-Type: application/json."
