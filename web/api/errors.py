@@ -63,23 +63,21 @@ def error_responses(*codes: int) -> dict[int, Any]:
     }
 
 
-def too_large_message() -> str:
-    return (
-        f"The request body is larger than the {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes "
-        "this API reads."
-    )
+def too_large() -> dict[str, Any]:
+    size = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return {"detail": f"The request body is larger than the {size} bytes this API reads."}
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """An oversize body is a JSON 413 (Django raises it as an HTML 400)."""
     if isinstance(exc, RequestDataTooBig):
-        return Response({"detail": too_large_message()}, status=413)
+        return Response(too_large(), status=413)
     return exception_handler(exc, context)
 
 
 def api_error(status_code: int, exception: BaseException | None = None) -> JsonResponse:
     if isinstance(exception, RequestDataTooBig):
-        return JsonResponse({"detail": too_large_message()}, status=413)
+        return JsonResponse(too_large(), status=413)
     return JsonResponse({"detail": MESSAGES[status_code]}, status=status_code)
 
 
@@ -102,6 +100,7 @@ def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
 
 
 def api_or(status_code: int, site: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """The root URLconf's ``handler<status_code>``: JSON under /api/, else the site's page."""
 
     def handler(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if request.path_info.startswith("/" + API_PATH):

@@ -158,7 +158,6 @@ class LeaderboardRowSerializer(serializers.Serializer):
         help_text="The published ranks the product could take if its unverified cells turned out "
         "either way, `[best, worst]` (null: not computed yet)."
     )
-    # with ``?weights=`` only (``WEIGHTED``)
     personal_score = serializers.IntegerField(
         allow_null=True,
         required=False,
@@ -186,8 +185,7 @@ class LeaderboardRowSerializer(serializers.Serializer):
         return data if weighted else {k: v for k, v in data.items() if k not in self.WEIGHTED}
 
     def get_vs(self, row: Any) -> str | None:
-        # the stored partner, whatever the order the rows are shown in
-        vs = getattr(row, "published_vs", row.vs)
+        vs = getattr(row, "published_vs", row.vs)  # the stored partner, in any order shown
         return vs.slug if vs is not None else None
 
     @extend_schema_field(ScoreRangeField(low=1, high=None))
@@ -229,8 +227,7 @@ class PersonaResultSerializer(serializers.Serializer):
         return self._scored(obj, obj.runner_up, obj.runner_up_score)
 
 
-# A mapping: ``arena``, ``products``, ``leaderboard``, ``personas``, and with weights ``weights`` and
-# ``persona_weights``. (A comment: a docstring would become the schema's description.)
+# A mapping: arena, products, leaderboard, personas (and with weights: weights, persona_weights).
 class ArenaDetailSerializer(serializers.Serializer):
     slug = serializers.CharField(source="arena.slug")
     name = serializers.CharField(source="arena.name")
@@ -246,7 +243,6 @@ class ArenaDetailSerializer(serializers.Serializer):
     products = ProductSerializer(many=True)
     leaderboard = LeaderboardRowSerializer(many=True)
     personas = serializers.SerializerMethodField()
-    # with ``?weights=`` only
     weights = serializers.DictField(
         child=serializers.IntegerField(min_value=0, max_value=3),
         required=False,

@@ -99,8 +99,8 @@ def badge_svg(
         (_num(left / 2), _num(label_text), arena_name),
         (_num(left + right / 2), _num(message_text), message),
     ]
-    context = {"title": title, "color": color, "texts": texts, "label_color": LABEL_COLOR}
-    context.update(h=HEIGHT, w=_num(left + right), lw=_num(left), rw=_num(right))
+    context: dict[str, object] = {"title": title, "color": color, "label_color": LABEL_COLOR}
+    context.update(texts=texts, h=HEIGHT, w=_num(left + right), lw=_num(left), rw=_num(right))
     return render_to_string("badges/badge.svg", context)
 
 
