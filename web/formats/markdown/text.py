@@ -144,7 +144,3 @@ def key_text() -> str:
 def render(name: str, context: dict[str, object]) -> str:
     """A markdown template, the blank lines its tags leave folded to one."""
     return re.sub(r"\n{3,}", "\n\n", render_to_string(name, context)).rstrip() + "\n"
-
-
-def not_found_markdown(what: str) -> str:
-    return f"# Not found\n\nNo {inline(what)} here. The list of arenas: see /llms.txt.\n"
