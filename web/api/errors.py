@@ -1,5 +1,6 @@
 """Every answer under /api/ is JSON, refusals included (docs/contract.md, "API errors"): DRF's
-handler for its views, the root URLconf's handlers for what Django answers itself."""
+handler for its views, the root URLconf's handlers for what Django answers itself, and the
+refusals as the schema states them."""
 
 from collections.abc import Callable
 from typing import Any
@@ -9,6 +10,8 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
@@ -22,23 +25,59 @@ MESSAGES = {
 }
 
 
-def too_large_message() -> str:
-    return (
-        f"The request body is larger than the {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes "
-        "this API reads."
-    )
+class ErrorSerializer(serializers.Serializer):
+    """What every refusal but a validation error carries (DRF's own shape)."""
+
+    detail = serializers.CharField()
+
+
+VALIDATION_ERROR_SCHEMA = {
+    "type": "object",
+    "description": "A message (list) per field; `detail` when the body could not be read.",
+    "additionalProperties": {
+        "oneOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}]
+    },
+    "example": {"note": ["Write the public note: why the verdict changes or stays."]},
+}
+
+ERROR_DESCRIPTIONS = {
+    400: "Bad input: a message per field.",
+    401: "Not logged in.",
+    403: "Not allowed: not a moderator, or a cross-site request.",
+    404: "No such object.",
+    409: "The item changed or was resolved since it was read; nothing was changed.",
+    413: "The body is larger than the API reads (DATA_UPLOAD_MAX_MEMORY_SIZE).",
+    415: "The body is not JSON (Content-Type: application/json).",
+    429: "Too many requests; the Retry-After header says when to try again.",
+}
+
+
+def error_responses(*codes: int) -> dict[int, Any]:
+    """The schema's refusals: ``codes`` with their bodies and descriptions."""
+    return {
+        code: OpenApiResponse(
+            response=VALIDATION_ERROR_SCHEMA if code == 400 else ErrorSerializer,
+            description=ERROR_DESCRIPTIONS[code],
+        )
+        for code in codes
+    }
+
+
+def too_large() -> dict[str, Any]:
+    size = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return {"detail": f"The request body is larger than the {size} bytes this API reads."}
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """An oversize body is a JSON 413 (Django raises it as an HTML 400)."""
     if isinstance(exc, RequestDataTooBig):
-        return Response({"detail": too_large_message()}, status=413)
+        return Response(too_large(), status=413)
     return exception_handler(exc, context)
 
 
 def api_error(status_code: int, exception: BaseException | None = None) -> JsonResponse:
     if isinstance(exception, RequestDataTooBig):
-        return JsonResponse({"detail": too_large_message()}, status=413)
+        return JsonResponse(too_large(), status=413)
     return JsonResponse({"detail": MESSAGES[status_code]}, status=status_code)
 
 
@@ -61,6 +100,7 @@ def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
 
 
 def api_or(status_code: int, site: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """The root URLconf's ``handler<status_code>``: JSON under /api/, else the site's page."""
 
     def handler(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if request.path_info.startswith("/" + API_PATH):

@@ -1,9 +1,6 @@
-"""POST /api/flags/ for anyone; listing and resolving for moderators (session login, DRF's CSRF).
-The bodies are validated by the forms of ``flags.forms``, and the request schema read from them.
-
-The anonymous POST has no CSRF token (scripts use it), so it reads only JSON (a cross-site form
-cannot send it without a CORS preflight, never granted) and refuses what a browser marks as coming
-from another site (``Origin``, ``Sec-Fetch-Site``)."""
+"""POST /api/flags/ for anyone, listing and resolving for moderators; the forms of ``flags.forms``
+validate the bodies and state their schema. The anonymous POST has no CSRF token (scripts send it):
+it reads only JSON (a cross-site form cannot send that) and refuses what a browser marks cross-site."""
 
 from typing import Any
 
@@ -34,8 +31,7 @@ from flags.services import (
     review_item_reject,
     review_item_uphold,
 )
-from web.api.parsers import SafeJSONParser
-from web.api.serializers import error_responses
+from web.api.errors import error_responses
 from web.http.clients import client_key
 
 JSON_MESSAGE = "Send the flag as JSON, with Content-Type: application/json."
@@ -73,14 +69,14 @@ def json_object(request: Request, form: type[forms.Form]) -> dict[str, Any]:
     return data
 
 
-def field_errors(exc: DjangoValidationError) -> dict[str, Any]:
-    """A service's errors as DRF's 400 body (``non_field_errors`` for the body as a whole)."""
+def invalid(exc: DjangoValidationError) -> serializers.ValidationError:
+    """A service's errors as DRF's 400 (``non_field_errors`` for the body as a whole)."""
     errors = serializers.as_serializer_error(exc)
-    return {"non_field_errors" if k == NON_FIELD_ERRORS else k: v for k, v in errors.items()}
+    keyed = {"non_field_errors" if k == NON_FIELD_ERRORS else k: v for k, v in errors.items()}
+    return serializers.ValidationError(keyed)
 
 
 def field_of(field: forms.Field) -> serializers.Field:
-    """A form field as the schema states it."""
     common: dict[str, Any] = {"required": field.required, "help_text": field.help_text or None}
     if not field.required:
         common["allow_null"] = True
@@ -150,9 +146,7 @@ class FlagSerializer(serializers.ModelSerializer):
         ]
 
     def get_status_url(self, flag: Flag) -> str:
-        request = self.context.get("request")
-        url = flag.get_absolute_url()
-        return request.build_absolute_uri(url) if request else url
+        return self.context["request"].build_absolute_uri(flag.get_absolute_url())
 
 
 class ModeratorFlagSerializer(FlagSerializer):
@@ -209,14 +203,8 @@ class IsModerator(BasePermission):
         responses={200: ModeratorFlagSerializer, **error_responses(403, 404, 429)}
     ),
 )
-class FlagViewSet(
-    mixins.CreateModelMixin,
-    mixins.ListModelMixin,
-    mixins.RetrieveModelMixin,
-    viewsets.GenericViewSet,
-):
+class FlagViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     serializer_class = ModeratorFlagSerializer  # the create answers a FlagSerializer
-    parser_classes = [SafeJSONParser]
 
     def get_permissions(self) -> list[BasePermission]:
         # (a permission of its own per action, so that the schema says the create is anonymous)
@@ -252,15 +240,14 @@ class FlagViewSet(
             form = FlagForm(json_object(request, FlagForm))
             flag = flag_submit(form=form, client=client_key(request))
         except DjangoValidationError as exc:
-            raise serializers.ValidationError(field_errors(exc)) from None
+            raise invalid(exc) from None
         except FlagThrottled as exc:
             raise Throttled(wait=exc.retry_after) from None
         body = FlagSerializer(flag, context={"request": request}).data
         return Response(body, status=status.HTTP_201_CREATED)
 
     def _resolve(self, request: Request, *, uphold: bool) -> Response:
-        """Apply the decision once: 404 for no such flag, 400 per field, 409 when the item was
-        resolved or changed since it was read."""
+        # 404 for no such flag, 400 per field, 409 when the item changed since it was read
         flag = self.get_object()
         data = json_object(request, DecisionForm)
         form = DecisionForm(data)
@@ -275,7 +262,7 @@ class FlagViewSet(
         except (AlreadyResolved, EditConflict) as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         except DjangoValidationError as exc:
-            raise serializers.ValidationError(field_errors(exc)) from None
+            raise invalid(exc) from None
         flag = self.get_queryset().get(pk=flag.pk)
         return Response(ModeratorFlagSerializer(flag, context={"request": request}).data)
 

@@ -22,12 +22,11 @@ from arena.selectors.leaderboard import arena_leaderboard, arena_score_list
 from arena.selectors.matrix import arena_matrix
 from core.text import SLUG_CHARS
 from web import params
-from web.api.serializers import arenas as s
-from web.api.serializers import error_responses
+from web.api import serializers as s
+from web.api.errors import error_responses
 
 
 def _arena(slug: str | None) -> CountedArena:
-    """The arena, or the API's 404."""
     arena = arena_get(slug=slug or "")
     if arena is None:
         raise NotFound(f"No arena {slug!r}")
@@ -126,11 +125,18 @@ class ArenaViewSet(viewsets.ViewSet):
         parameters=[
             OpenApiParameter(
                 params.PRODUCTS.name,
-                s.PRODUCTS_SCHEMA,
+                {
+                    "type": "array",
+                    "items": {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"},
+                    "minItems": 2,
+                    "maxItems": 6,
+                    "uniqueItems": True,
+                },
                 required=True,
                 style="form",
                 explode=False,
-                description=s.PRODUCTS_HELP,
+                description="Two to six product slugs, comma-separated (`a,b,c`) or repeated "
+                "(`products=a&products=b`); the products are shown in that order.",
             )
         ],
         responses={200: s.CompareManySerializer, **error_responses(400, 404, 429)},

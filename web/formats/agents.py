@@ -28,14 +28,10 @@ from flags.disputes import cell_dispute_list
 from products.models import Product
 from stories.freshness import updated_on
 from stories.values import Proof
-from web.formats.markdown.text import inline, mark, not_found_markdown, render, score, url
+from web.formats.markdown.text import inline, mark, render, score, url
 
 MARKDOWN = "text/markdown; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"
-
-
-def _root(request: HttpRequest) -> str:
-    return request.build_absolute_uri("/").rstrip("/")
 
 
 def _licence_line(*, linked: bool = True) -> str:
@@ -47,12 +43,14 @@ def _licence_line(*, linked: bool = True) -> str:
 def _markdown(
     request: HttpRequest, template: str, context: dict[str, Any], content_type: str = MARKDOWN
 ) -> HttpResponse:
-    context = {"root": _root(request), "licence": _licence_line(), **context}
+    root = request.build_absolute_uri("/").rstrip("/")
+    context = {"root": root, "licence": _licence_line(), **context}
     return HttpResponse(render(template, context), content_type=content_type)
 
 
 def _not_found(what: str) -> HttpResponse:
-    return HttpResponse(not_found_markdown(what), content_type=MARKDOWN, status=404)
+    body = f"# Not found\n\nNo {inline(what)} here. The list of arenas: see /llms.txt.\n"
+    return HttpResponse(body, content_type=MARKDOWN, status=404)
 
 
 @require_safe

@@ -3,7 +3,6 @@ arena on the left, the product with its rank and PA Score on the right."""
 
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.loader import render_to_string
@@ -66,54 +65,44 @@ def _short(name: str) -> str:
     return name if len(name) <= NAME_MAX else name[: NAME_MAX - 1].rstrip() + "…"
 
 
-@dataclass(frozen=True)
-class Badge:
-    """``title``: the whole badge in words (its accessible name and tooltip)."""
-
-    label: str
-    message: str
-    title: str
-    color: str
+def _num(value: float) -> str:
+    return f"{value:.1f}".removesuffix(".0")
 
 
-def product_badge(
+def badge_svg(
     *,
     arena_name: str,
     product_name: str,
     score: ProductScore | None,
     products: int,
     close_to: str | None = None,
-) -> Badge:
-    """Its rank, with the ranks it could take (``#2 (1–4)``); ``close_to``: a neighbour too close
-    to call."""
+) -> str:
+    """The arena, then the product's rank with the ranks it could take (``#2 (1–4)``) and PA Score;
+    ``close_to``: a neighbour too close to call. The title says it all in words."""
     arena_name, product_name = _short(arena_name), _short(product_name)
     if score is None or score.pa_score is None:
         title = f"{product_name} in {arena_name}: not scored yet"
-        return Badge(arena_name, f"{product_name} · not scored yet", title, UNSCORED_COLOR)
-    best, worst = score.rank_best, score.rank_worst
-    could = f"{best}–{worst}" if best is not None and worst is not None and best != worst else ""
-    title = f"{product_name}: rank {score.rank} of {products} in {arena_name}"
-    title += f" (could be {could})" if could else ""
-    title += f", PA Score {score.pa_score} out of 100"
-    title += f"; too close to call with {close_to}" if close_to else ""
-    could = f" ({could})" if could else ""
-    message = f"{product_name} #{score.rank}{could} · PA {score.pa_score}"
-    return Badge(arena_name, message, title, SCORED_COLOR)
-
-
-def _num(value: float) -> str:
-    return f"{value:.1f}".removesuffix(".0")
-
-
-def badge_svg(badge: Badge) -> str:
-    label_text, message_text = text_width(badge.label), text_width(badge.message)
+        message, color = f"{product_name} · not scored yet", UNSCORED_COLOR
+    else:
+        best, worst = score.rank_best, score.rank_worst
+        could = (
+            f"{best}–{worst}" if best is not None and worst is not None and best != worst else ""
+        )
+        title = f"{product_name}: rank {score.rank} of {products} in {arena_name}"
+        title += f" (could be {could})" if could else ""
+        title += f", PA Score {score.pa_score} out of 100"
+        title += f"; too close to call with {close_to}" if close_to else ""
+        could = f" ({could})" if could else ""
+        message = f"{product_name} #{score.rank}{could} · PA {score.pa_score}"
+        color = SCORED_COLOR
+    label_text, message_text = text_width(arena_name), text_width(message)
     left, right = label_text + 2 * PADDING, message_text + 2 * PADDING
     texts = [
-        (_num(left / 2), _num(label_text), badge.label),
-        (_num(left + right / 2), _num(message_text), badge.message),
+        (_num(left / 2), _num(label_text), arena_name),
+        (_num(left + right / 2), _num(message_text), message),
     ]
-    context = {"badge": badge, "texts": texts, "label_color": LABEL_COLOR, "h": HEIGHT}
-    context.update(w=_num(left + right), lw=_num(left), rw=_num(right))
+    context: dict[str, object] = {"title": title, "color": color, "label_color": LABEL_COLOR}
+    context.update(texts=texts, h=HEIGHT, w=_num(left + right), lw=_num(left), rw=_num(right))
     return render_to_string("badges/badge.svg", context)
 
 
@@ -134,11 +123,11 @@ def product_badge_svg(request: HttpRequest, arena: str, product: str) -> HttpRes
     if subject is None:  # unknown or retired
         raise Http404(f"No product {product!r}")
     scores = arena_score_list(arena=found)
-    badge = product_badge(
+    badge = badge_svg(
         arena_name=found.name,
         product_name=subject.name,
         score=next((s for s in scores if s.product_id == subject.pk), None),
         products=len(products),
         close_to=_close_to(subject, scores),
     )
-    return HttpResponse(badge_svg(badge), content_type="image/svg+xml; charset=utf-8")
+    return HttpResponse(badge, content_type="image/svg+xml; charset=utf-8")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from django import template
 from django.conf import settings
+from django.contrib.sitemaps import Sitemap
 from django.contrib.sitemaps import views as sitemaps_views
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
@@ -15,7 +16,7 @@ from django.utils.encoding import iri_to_uri
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_safe
 
-from web.formats.sitemaps import SECTIONS
+from web.formats.sitemaps import SECTIONS, Section
 from web.pages import links
 
 register = template.Library()
@@ -69,7 +70,10 @@ def robots_txt(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def sitemap_xml(request: HttpRequest) -> HttpResponse:
-    return sitemaps_views.sitemap(request, sitemaps=SECTIONS)
+    sections: dict[str, type[Sitemap] | Sitemap] = {
+        name: Section(rows) for name, rows in SECTIONS.items()
+    }
+    return sitemaps_views.sitemap(request, sitemaps=sections)
 
 
 # For the clients that take no SVG icon or fetch it without reading the page (feed readers).

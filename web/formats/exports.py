@@ -2,7 +2,7 @@
 and the JSON Schemas of the arena file and of the disputes and verification queue JSON."""
 
 import csv
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import date
 from functools import partial
 from pathlib import Path
@@ -18,35 +18,12 @@ from django.http import (
 from django.views.decorators.http import require_safe
 
 from arena import dataformat
-from arena.models import Arena
 from arena.selectors.arenas import arena_get
 from arena.selectors.export import CSV_COLUMNS, arena_csv_rows, arena_export_document
 
 # A spreadsheet runs a cell that starts with one of these as a formula: such a text is written
 # with a leading apostrophe (OWASP's advice for CSV files), which spreadsheets hide.
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _export(
-    request: HttpRequest,
-    arena: str,
-    *,
-    body: Callable[[Arena], Iterator[bytes]],
-    content_type: str,
-    extension: str,
-    disposition: str,
-) -> StreamingHttpResponse | HttpResponsePermanentRedirect:
-    """``body(arena)`` streamed with its licence (RFC 8288). A query string is redirected away, so
-    the page cache never keeps megabyte-sized copies under made-up parameters."""
-    found = arena_get(slug=arena)
-    if found is None:
-        raise Http404("No such arena")
-    if request.META.get("QUERY_STRING"):
-        return HttpResponsePermanentRedirect(request.path)
-    response = StreamingHttpResponse(body(found), content_type=content_type)
-    response["Content-Disposition"] = f'{disposition}; filename="{found.slug}.{extension}"'
-    response["Link"] = f'<{settings.DATA_LICENSE_URL}>; rel="license"'
-    return response
 
 
 class _Line:
@@ -71,26 +48,31 @@ def csv_lines(rows: Iterable[Sequence[object]]) -> Iterator[str]:
         yield writer.writerow([_field(value) for value in row])
 
 
-# The same bytes as ``manage.py export_arena <slug>``.
-arena_export_json = require_safe(
-    partial(
-        _export,
-        body=lambda arena: dataformat.document_chunks(arena_export_document(arena=arena)),
-        content_type="application/json",
-        extension="json",
-        disposition="inline",
-    )
-)
-arena_export_csv = require_safe(
-    partial(
-        _export,
-        body=lambda arena: dataformat.chunked(csv_lines(arena_csv_rows(arena=arena))),
-        content_type="text/csv; charset=utf-8; header=present",
-        extension="csv",
-        disposition="attachment",
-    )
-)
+def _export(
+    request: HttpRequest, arena: str, *, kind: str
+) -> StreamingHttpResponse | HttpResponsePermanentRedirect:
+    """The arena file (``kind="json"``: the same bytes as ``export_arena``) or its CSV, with its
+    licence (RFC 8288). A query string is redirected away, so the page cache never keeps
+    megabyte-sized copies under made-up parameters."""
+    found = arena_get(slug=arena)
+    if found is None:
+        raise Http404("No such arena")
+    if request.META.get("QUERY_STRING"):
+        return HttpResponsePermanentRedirect(request.path)
+    if kind == "json":
+        body = dataformat.document_chunks(arena_export_document(arena=found))
+        content_type, disposition = "application/json", "inline"
+    else:
+        body = dataformat.chunked(csv_lines(arena_csv_rows(arena=found)))
+        content_type, disposition = "text/csv; charset=utf-8; header=present", "attachment"
+    response = StreamingHttpResponse(body, content_type=content_type)
+    response["Content-Disposition"] = f'{disposition}; filename="{found.slug}.{kind}"'
+    response["Link"] = f'<{settings.DATA_LICENSE_URL}>; rel="license"'
+    return response
 
+
+arena_export_json = require_safe(partial(_export, kind="json"))
+arena_export_csv = require_safe(partial(_export, kind="csv"))
 
 # The JSON Schemas of the arena file and of the site's other JSON documents: a client validates
 # what it reads against them.

@@ -1,6 +1,5 @@
 """Atom feeds: verdict changes (the site's, an arena's or a product's) and an arena's disputes."""
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -9,17 +8,17 @@ from django.contrib.syndication.views import Feed
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.urls import reverse
-from django.utils.feedgenerator import Atom1Feed
+from django.utils.feedgenerator import Atom1Feed, SyndicationFeed
 from django.utils.html import escape
 
 from arena.models import Arena
 from arena.selectors.arenas import arena_get
 from arena.selectors.matrix import product_get
 from core.text import clean_text
-from flags.disputes import Dispute, DisputeFilters, arena_dispute_list
+from flags.disputes import Dispute, arena_dispute_list
 from products.models import Product
 from stories.models import CellChange
-from web.views.disputes import disputes_read
+from web.views.disputes import DisputesRead, disputes_read
 
 FEED_ITEMS = 50  # the newest entries a feed carries
 
@@ -36,24 +35,7 @@ def _xml_text(text: object) -> str:
     return clean_text(str(text or ""))
 
 
-def _site_url(request: HttpRequest) -> str:
-    return request.build_absolute_uri(reverse("home"))
-
-
-@dataclass(frozen=True)
-class Scope:
-    """What a feed follows, with the site's address (one feed instance serves every request)."""
-
-    site_url: str
-    arena: Arena | None = None
-    product: Product | None = None
-
-
-@dataclass(frozen=True)
-class DisputeScope:
-    site_url: str
-    arena: Arena
-    filters: DisputeFilters
+Scope = tuple[Arena | None, Product | None]  # what a changes feed follows
 
 
 class BadFilter(Exception):
@@ -64,8 +46,10 @@ class SiteFeed(Feed):
     feed_type = Atom1Feed
     author_name = "Arena"  # (Atom wants an author: the site, at its address)
 
-    def author_link(self, scope: Scope | DisputeScope) -> str:
-        return scope.site_url
+    def get_feed(self, obj: Any, request: HttpRequest) -> SyndicationFeed:
+        feed = super().get_feed(obj, request)
+        feed.feed["author_link"] = request.build_absolute_uri(reverse("home"))
+        return feed
 
 
 class ChangesFeed(SiteFeed):
@@ -80,40 +64,42 @@ class ChangesFeed(SiteFeed):
         item = product_get(arena=found, slug=product) if found and product else None
         if product and item is None:
             raise Http404(f"No product {product!r}")
-        return Scope(site_url=_site_url(request), arena=found, product=item)
+        return found, item
 
     def items(self, scope: Scope) -> QuerySet[CellChange]:
+        arena, product = scope
         changes = recent_changes_queryset()
-        if scope.product is not None:
-            changes = changes.filter(cell__product=scope.product)
-        elif scope.arena is not None:
-            changes = changes.filter(cell__story__arena=scope.arena)
+        if product is not None:
+            changes = changes.filter(cell__product=product)
+        elif arena is not None:
+            changes = changes.filter(cell__story__arena=arena)
         return changes[:FEED_ITEMS]
 
     def title(self, scope: Scope) -> str:
-        if scope.arena is None:
+        arena, product = scope
+        if arena is None:
             return "Arena verdict changes"
-        subject = scope.arena.name
-        if scope.product is not None:
-            subject = f"{scope.product.name} in {subject}"
+        subject = f"{product.name} in {arena.name}" if product else arena.name
         return _xml_text(f"{subject}: verdict changes")
 
     def subtitle(self, scope: Scope) -> str:
-        if scope.arena is None:
+        arena, product = scope
+        if arena is None:
             return "Every correction of a verdict, proof level or quality on the arena site."
         corrected = "a verdict, proof level or quality"
-        if scope.product is not None:
-            corrected = f"{scope.product.name}'s verdicts, proof levels or qualities"
+        if product is not None:
+            corrected = f"{product.name}'s verdicts, proof levels or qualities"
         return _xml_text(
-            f"Every correction of {corrected} in the {scope.arena.name} arena, newest first."
+            f"Every correction of {corrected} in the {arena.name} arena, newest first."
         )
 
     def link(self, scope: Scope) -> str:
-        if scope.product is not None:
-            return reverse("product-detail", args=[scope.arena.slug, scope.product.slug])  # type: ignore[union-attr]
-        if scope.arena is not None:
-            return scope.arena.get_absolute_url()
-        return reverse("recent-changes")
+        arena, product = scope
+        if arena is None:
+            return reverse("recent-changes")
+        if product is not None:
+            return reverse("product-detail", args=[arena.slug, product.slug])
+        return arena.get_absolute_url()
 
     def feed_copyright(self) -> str:
         return f"Data: {settings.DATA_LICENSE_NAME} ({settings.DATA_LICENSE_URL})"
@@ -151,11 +137,11 @@ class ArenaDisputesFeed(SiteFeed):
     """An arena's disputes as its page shows them, one entry each, updated when decided; its
     filters narrow it as they narrow the page (one naming nothing is a 400)."""
 
-    def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> DisputeScope:
+    def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> DisputesRead:
         read = disputes_read(request.GET, kwargs["arena"])
         if read.problems:
             raise BadFilter(" ".join(read.problems))
-        return DisputeScope(site_url=_site_url(request), arena=read.arena, filters=read.filters)
+        return read
 
     def __call__(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         try:
@@ -163,19 +149,19 @@ class ArenaDisputesFeed(SiteFeed):
         except BadFilter as exc:
             return HttpResponseBadRequest(str(exc), content_type="text/plain; charset=utf-8")
 
-    def items(self, scope: DisputeScope) -> list[Dispute]:
+    def items(self, scope: DisputesRead) -> list[Dispute]:
         return arena_dispute_list(arena=scope.arena, filters=scope.filters, limit=FEED_ITEMS)
 
-    def title(self, scope: DisputeScope) -> str:
+    def title(self, scope: DisputesRead) -> str:
         on = f" on {scope.filters.product.name}" if scope.filters.product else ""
         return _xml_text(f"{scope.arena.name}: disputes{on}")
 
-    def subtitle(self, scope: DisputeScope) -> str:
+    def subtitle(self, scope: DisputesRead) -> str:
         return _xml_text(
             f"Flags on {scope.arena.name} verdicts under review, and each decision, newest first."
         )
 
-    def link(self, scope: DisputeScope) -> str:
+    def link(self, scope: DisputesRead) -> str:
         return reverse("arena-disputes", args=[scope.arena.slug])
 
     def item_title(self, d: Dispute) -> str:

@@ -3,7 +3,9 @@ lastmod the day of the scores, else the arena's ``updated``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, datetime
+from functools import partial
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -27,7 +29,15 @@ def _lastmod(computed: datetime | None, updated: date | None) -> date | None:
     return computed.date() if computed else updated
 
 
-class SiteSitemap(Sitemap):
+class Section(Sitemap):
+    """One of ``SECTIONS``, made per request (a sitemap keeps its latest lastmod on itself)."""
+
+    def __init__(self, rows: Callable[[], list[Item]]) -> None:
+        self.rows = rows
+
+    def items(self) -> list[Item]:
+        return self.rows()
+
     def get_protocol(self, protocol: str | None = None) -> str:
         return settings.SITE_URL.partition("://")[0] or super().get_protocol(protocol)
 
@@ -41,58 +51,41 @@ class SiteSitemap(Sitemap):
         return item[1]
 
 
-class PagesSitemap(SiteSitemap):
-    def items(self) -> list[Item]:
-        return [(reverse(name), None) for name in ("home", "methodology", "recent-changes")]
+def pages() -> list[Item]:
+    return [(reverse(name), None) for name in ("home", "methodology", "recent-changes")]
 
 
-class ArenaSitemap(SiteSitemap):
-    def items(self) -> list[Item]:
-        rows = Arena.objects.order_by("name").values_list("slug", "scores_computed_at", "updated")
-        return [
-            (reverse(page, args=[slug]), _lastmod(computed, updated))
-            for slug, computed, updated in rows
-            for page in ("arena-detail", "arena-disputes")
-        ]
+def arenas() -> list[Item]:
+    rows = Arena.objects.order_by("name").values_list("slug", "scores_computed_at", "updated")
+    return [
+        (reverse(page, args=[slug]), _lastmod(computed, updated))
+        for slug, computed, updated in rows
+        for page in ("arena-detail", "arena-disputes")
+    ]
 
 
-class InArenaSitemap(SiteSitemap):
+def in_arena(model: type[Product] | type[Story], url_name: str, key: str) -> list[Item]:
     """A page per product or story, in the arenas' order, then the matrix's."""
+    rows = model.objects.order_by("arena__name", "position").values_list(
+        "arena__slug", key, "arena__scores_computed_at", "arena__updated"
+    )
+    return [(reverse(url_name, args=[a, k]), _lastmod(c, u)) for a, k, c, u in rows]
 
-    model: type[Product] | type[Story]
-    url_name: str
-    key: str
 
-    def items(self) -> list[Item]:
-        rows = self.model.objects.order_by("arena__name", "position").values_list(
-            "arena__slug", self.key, "arena__scores_computed_at", "arena__updated"
+def head_to_heads() -> list[Item]:
+    return [
+        (
+            reverse("head-to-head", args=[arena.slug, a.slug, b.slug]),
+            _lastmod(arena.scores_computed_at, arena.updated),
         )
-        return [(reverse(self.url_name, args=[a, k]), _lastmod(c, u)) for a, k, c, u in rows]
+        for arena, a, b in documented_pairs()
+    ]
 
 
-class ProductSitemap(InArenaSitemap):
-    model, url_name, key = Product, "product-detail", "slug"
-
-
-class StorySitemap(InArenaSitemap):
-    model, url_name, key = Story, "story-detail", "pk"
-
-
-class HeadToHeadSitemap(SiteSitemap):
-    def items(self) -> list[Item]:
-        return [
-            (
-                reverse("head-to-head", args=[arena.slug, a.slug, b.slug]),
-                _lastmod(arena.scores_computed_at, arena.updated),
-            )
-            for arena, a, b in documented_pairs()
-        ]
-
-
-SECTIONS: dict[str, type[Sitemap] | Sitemap] = {
-    "pages": PagesSitemap,
-    "arenas": ArenaSitemap,
-    "products": ProductSitemap,
-    "stories": StorySitemap,
-    "head-to-heads": HeadToHeadSitemap,
+SECTIONS: dict[str, Callable[[], list[Item]]] = {
+    "pages": pages,
+    "arenas": arenas,
+    "products": partial(in_arena, Product, "product-detail", "slug"),
+    "stories": partial(in_arena, Story, "story-detail", "pk"),
+    "head-to-heads": head_to_heads,
 }

@@ -115,15 +115,9 @@ def score(value: int | None, rng: Sequence[int] | None = None) -> str:
 
 
 @register.filter
+@functools.lru_cache(maxsize=512)  # (a few dozen values make up a matrix of thousands of cells)
 def mark(value: CellValue) -> str:
     """``full T9``: verdict, proof letter and quality out of 10."""
-    return _mark(value.verdict, value.proof, value.quality)
-
-
-@functools.lru_cache(maxsize=512)
-def _mark(verdict: str, proof: str | None, quality: int | None) -> str:
-    # (the same few dozen strings make up a whole matrix: 9,000 cells in the big arena)
-    value = CellValue(verdict, proof, quality)
     if not value.applicable:
         return Verdict.NA.value
     return f"{value.verdict} {value.proof_letter}{value.quality}"
@@ -144,7 +138,3 @@ def key_text() -> str:
 def render(name: str, context: dict[str, object]) -> str:
     """A markdown template, the blank lines its tags leave folded to one."""
     return re.sub(r"\n{3,}", "\n\n", render_to_string(name, context)).rstrip() + "\n"
-
-
-def not_found_markdown(what: str) -> str:
-    return f"# Not found\n\nNo {inline(what)} here. The list of arenas: see /llms.txt.\n"

@@ -1,23 +1,64 @@
-"""The read endpoints' JSON (docs/contract.md)."""
+"""The read endpoints' JSON (docs/contract.md) and the fields it is written with."""
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from arena.scoring.rounds import DRAWN
 from arena.selectors.calls import first_leads
 from products.facts import HOSTING
 from products.models import Product
 from stories.values import Backing
-from web.api.serializers.fields import (
-    ByProductField,
-    CallSerializer,
-    ProductSlugsField,
-    ScoreRangeField,
-    ScoresField,
-    WinnerField,
-    call,
-)
+
+
+class ProductSlugsField(serializers.ListField):
+    child = serializers.CharField()
+
+    def to_representation(self, products: Iterable[Any]) -> list[str]:
+        return [p.slug for p in products]
+
+
+class ByProductField(serializers.DictField):
+    def to_representation(self, mapping: Mapping[Any, Any]) -> dict[str, Any]:
+        return {p.slug: self.child.to_representation(v) for p, v in mapping.items()}
+
+
+class WinnerField(serializers.CharField):
+    """The winner's slug, or ``"drawn"``."""
+
+    def get_attribute(self, instance: Any) -> str:
+        winner: Any = super().get_attribute(instance)
+        return DRAWN if winner is None else winner.slug
+
+
+class ScoreRangeField(serializers.ListField):
+    """``[low, high]`` of a score (or ``[best, worst]`` of a rank: ``low=1, high=None``), or null."""
+
+    def __init__(self, low: int = 0, high: int | None = 100, **kwargs: Any) -> None:
+        child = serializers.IntegerField(min_value=low, max_value=high)
+        super().__init__(child=child, min_length=2, max_length=2, allow_null=True, **kwargs)
+
+    def to_representation(self, data: Any) -> list[int]:
+        return [int(v) for v in data]  # (DRF writes a null without asking its field)
+
+
+class ScoresField(serializers.DictField):
+    child = serializers.IntegerField(allow_null=True)
+
+
+class CallSerializer(serializers.Serializer):
+    leader = serializers.CharField(
+        allow_null=True,
+        help_text="The product that leads by the one rule (its lowest possible PA Score above "
+        "the other's highest; with several, above every other's); null: too close to call.",
+    )
+    close = serializers.BooleanField(help_text="True when it is too close to call.")
+
+
+def call(leader: Any) -> dict[str, Any]:
+    return {"leader": leader.slug if leader is not None else None, "close": leader is None}
 
 
 class ProductRefSerializer(serializers.Serializer):
@@ -32,7 +73,6 @@ class ProductSerializer(ProductRefSerializer):
     npm_weekly = serializers.IntegerField(allow_null=True)
     pypi_weekly = serializers.IntegerField(allow_null=True)
     popularity_as_of = serializers.DateField(allow_null=True)
-    # (null, or an empty list: nobody stated it)
     website = serializers.URLField(allow_null=True)
     repository = serializers.URLField(allow_null=True)
     documentation = serializers.URLField(allow_null=True)
@@ -80,8 +120,8 @@ class ArenaListSerializer(serializers.Serializer):
 
 
 class LeaderboardSerializer(serializers.ListSerializer):
-    """Rows ranked by a caller's weights: ``rank`` is the place in them (the stored one is then
-    ``published_rank``)."""
+    """Rows ranked by a caller's weights: ``rank`` is the place in them, ``published_rank`` the
+    stored one."""
 
     def to_representation(self, data: Any) -> Any:
         rows = super().to_representation(data)
@@ -118,7 +158,6 @@ class LeaderboardRowSerializer(serializers.Serializer):
         help_text="The published ranks the product could take if its unverified cells turned out "
         "either way, `[best, worst]` (null: not computed yet)."
     )
-    # with ``?weights=`` only (``WEIGHTED``)
     personal_score = serializers.IntegerField(
         allow_null=True,
         required=False,
@@ -146,8 +185,7 @@ class LeaderboardRowSerializer(serializers.Serializer):
         return data if weighted else {k: v for k, v in data.items() if k not in self.WEIGHTED}
 
     def get_vs(self, row: Any) -> str | None:
-        # the stored partner, whatever the order the rows are shown in
-        vs = getattr(row, "published_vs", row.vs)
+        vs = getattr(row, "published_vs", row.vs)  # the stored partner, in any order shown
         return vs.slug if vs is not None else None
 
     @extend_schema_field(ScoreRangeField(low=1, high=None))
@@ -189,8 +227,7 @@ class PersonaResultSerializer(serializers.Serializer):
         return self._scored(obj, obj.runner_up, obj.runner_up_score)
 
 
-# A mapping: ``arena``, ``products``, ``leaderboard``, ``personas``, and with weights ``weights`` and
-# ``persona_weights``. (A comment: a docstring would become the schema's description.)
+# A mapping: arena, products, leaderboard, personas (and with weights: weights, persona_weights).
 class ArenaDetailSerializer(serializers.Serializer):
     slug = serializers.CharField(source="arena.slug")
     name = serializers.CharField(source="arena.name")
@@ -206,7 +243,6 @@ class ArenaDetailSerializer(serializers.Serializer):
     products = ProductSerializer(many=True)
     leaderboard = LeaderboardRowSerializer(many=True)
     personas = serializers.SerializerMethodField()
-    # with ``?weights=`` only
     weights = serializers.DictField(
         child=serializers.IntegerField(min_value=0, max_value=3),
         required=False,
@@ -310,21 +346,6 @@ class CompareSerializer(serializers.Serializer):
     @extend_schema_field(CallSerializer())
     def get_call(self, cmp: Any) -> Any:
         return call(cmp.call_leader)
-
-
-# GET /api/arenas/<arena>/compare/?products=…: the parameter's description and schema.
-PRODUCTS_HELP = (
-    "Two to six product slugs, comma-separated (`a,b,c`) or repeated (`products=a&products=b`);"
-    " the products are shown in that order."
-)
-
-PRODUCTS_SCHEMA = {
-    "type": "array",
-    "items": {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"},
-    "minItems": 2,
-    "maxItems": 6,
-    "uniqueItems": True,
-}
 
 
 class CompareManyStandingSerializer(serializers.Serializer):
