@@ -8,7 +8,7 @@ import functools
 import html
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from typing import Final, NamedTuple
 
 from django.template.loader import render_to_string
@@ -131,19 +131,6 @@ def arena_updated(arena: object) -> date | None:
     return freshness.updated_on(
         getattr(arena, "updated", None), getattr(arena, "last_change", None)
     )
-
-
-# Dates in three fixed forms: ``strftime`` takes a fraction of the time of the ``date`` filter.
-def iso_day(value: date | None) -> str:
-    return value.strftime("%Y-%m-%d") if value else ""
-
-
-def iso_minute(value: datetime | None) -> str:
-    return value.strftime("%Y-%m-%d %H:%M") if value else ""
-
-
-def iso_second(value: datetime | None) -> str:
-    return value.strftime("%Y-%m-%dT%H:%M:%S%z") if value else ""
 
 
 @dataclass(frozen=True)
