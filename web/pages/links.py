@@ -60,13 +60,6 @@ def arena_query(
     return query
 
 
-def head_to_head_query(*, diff: bool, open_all: bool) -> str:
-    written = {"diff": "1"} if diff else {}
-    if open_all:
-        written["open"] = "all"
-    return query_string(written)
-
-
 def compare_query(products: Iterable[str], *, diff: bool) -> str:
     return f"?products={','.join(products)}{'&diff=1' if diff else ''}"
 
@@ -79,18 +72,6 @@ def must_have_query(
         ("must", ",".join(str(int(s)) for s in sorted(set(stories)))),
         ("need", ",".join(needs)),
         ("weights", weights),
-    ]
-    return query_string([(name, value) for name, value in pairs if value])
-
-
-def disputes_query(
-    *, product: str = "", story: int | None = None, state: str = "", page: int = 1
-) -> str:
-    pairs = [
-        ("product", product),
-        ("story", str(int(story)) if story else ""),
-        ("state", state),
-        ("page", str(int(page)) if page > 1 else ""),
     ]
     return query_string([(name, value) for name, value in pairs if value])
 
