@@ -3,13 +3,12 @@ from ``stories.values.CellValue``): badges, the legend, evidence ages and cards.
 
 from __future__ import annotations
 
-import enum
 import functools
 import html
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
-from typing import Final, NamedTuple
+from typing import NamedTuple
 
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
@@ -100,15 +99,6 @@ def matrix_words(verdict: str, proof: str | None, quality: int | None) -> str:
 VERDICT_CHOICES = [(v.value, f"{v.symbol} {v.label}" if v.symbol else v.label) for v in Verdict]
 
 
-class _Absent(enum.Enum):
-    NO_DATE = "no date"
-
-
-# What a stand-in for a cell that does not read its date gives (it shows no date at all).
-NO_DATE: Final = _Absent.NO_DATE
-type AsOf = date | None | _Absent
-
-
 class Now(NamedTuple):
     """Today and the stale age, read once per page part (a page shows hundreds of cells)."""
 
@@ -187,7 +177,7 @@ class Card:
     cell: CardCell
     value: CellValue
     name: str  # its heading, the product's name
-    age: Age | None  # None for n/a, or a stand-in that does not read its date
+    age: Age | None  # None for n/a
     backing: Backing
     quotes: int
     rationale: list[Ref]
@@ -209,7 +199,6 @@ def card(
 ) -> Card:
     """One judged cell as a card under ``name``; ``cell.evidence`` loaded beforehand."""
     value = CellValue(cell.verdict, cell.proof or None, cell.quality)
-    as_of: AsOf = getattr(cell, "evidence_as_of", NO_DATE)
     published = cell.detail_published
     quotes: list[EvidenceRow] = list(cell.evidence.all()) if published else []
     on = f" on “{story_name(story)}”" if story else ""
@@ -217,7 +206,7 @@ def card(
         cell=cell,
         value=value,
         name=name,
-        age=None if as_of is NO_DATE or not value.applicable else age(cell.verdict, as_of, now),
+        age=age(cell.verdict, cell.evidence_as_of, now) if value.applicable else None,
         backing=backing_of(published=published, rationale=cell.rationale, quotes=len(quotes)),
         quotes=len(quotes),
         rationale=refs(cell.rationale, sources) if published else [],
