@@ -5,7 +5,7 @@ from django.urls import path
 
 from arena import dataformat
 from web.formats import agents, badges, discovery, exports, feeds
-from web.views import disputes, flags, front, musthave, notices, pages, verify
+from web.views import disputes, flags, front, musthave, pages, verify
 
 urlpatterns = [
     path("", pages.home, name="home"),
@@ -68,7 +68,7 @@ urlpatterns = [
     path("flags/status/<str:token>/", flags.flag_status, name="flag-status"),
     path(
         "flags/unsubscribe/<str:token>/",
-        notices.flag_unsubscribe_view,
+        flags.flag_unsubscribe_view,
         name="flag-unsubscribe",
     ),
     path("changes/", flags.recent_changes, name="recent-changes"),

@@ -17,7 +17,6 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_safe
 
 from web.formats.sitemaps import SECTIONS, Section
-from web.pages import links
 
 register = template.Library()
 
@@ -42,7 +41,7 @@ def absolute_url_tag(context: template.Context, path: str) -> str:
 
 @register.simple_tag
 def site_url(name: str) -> str:
-    return links.site_url(name)
+    return reverse(name)
 
 
 # Crawlers may read every public page, the flag forms too (one per cell: each names its cell's proof

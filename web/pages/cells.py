@@ -3,13 +3,12 @@ from ``stories.values.CellValue``): badges, the legend, evidence ages and cards.
 
 from __future__ import annotations
 
-import enum
 import functools
 import html
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, datetime
-from typing import Final, NamedTuple
+from datetime import date
+from typing import NamedTuple
 
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
@@ -100,15 +99,6 @@ def matrix_words(verdict: str, proof: str | None, quality: int | None) -> str:
 VERDICT_CHOICES = [(v.value, f"{v.symbol} {v.label}" if v.symbol else v.label) for v in Verdict]
 
 
-class _Absent(enum.Enum):
-    NO_DATE = "no date"
-
-
-# What a stand-in for a cell that does not read its date gives (it shows no date at all).
-NO_DATE: Final = _Absent.NO_DATE
-type AsOf = date | None | _Absent
-
-
 class Now(NamedTuple):
     """Today and the stale age, read once per page part (a page shows hundreds of cells)."""
 
@@ -131,19 +121,6 @@ def arena_updated(arena: object) -> date | None:
     return freshness.updated_on(
         getattr(arena, "updated", None), getattr(arena, "last_change", None)
     )
-
-
-# Dates in three fixed forms: ``strftime`` takes a fraction of the time of the ``date`` filter.
-def iso_day(value: date | None) -> str:
-    return value.strftime("%Y-%m-%d") if value else ""
-
-
-def iso_minute(value: datetime | None) -> str:
-    return value.strftime("%Y-%m-%d %H:%M") if value else ""
-
-
-def iso_second(value: datetime | None) -> str:
-    return value.strftime("%Y-%m-%dT%H:%M:%S%z") if value else ""
 
 
 @dataclass(frozen=True)
@@ -200,7 +177,7 @@ class Card:
     cell: CardCell
     value: CellValue
     name: str  # its heading, the product's name
-    age: Age | None  # None for n/a, or a stand-in that does not read its date
+    age: Age | None  # None for n/a
     backing: Backing
     quotes: int
     rationale: list[Ref]
@@ -222,7 +199,6 @@ def card(
 ) -> Card:
     """One judged cell as a card under ``name``; ``cell.evidence`` loaded beforehand."""
     value = CellValue(cell.verdict, cell.proof or None, cell.quality)
-    as_of: AsOf = getattr(cell, "evidence_as_of", NO_DATE)
     published = cell.detail_published
     quotes: list[EvidenceRow] = list(cell.evidence.all()) if published else []
     on = f" on “{story_name(story)}”" if story else ""
@@ -230,7 +206,7 @@ def card(
         cell=cell,
         value=value,
         name=name,
-        age=None if as_of is NO_DATE or not value.applicable else age(cell.verdict, as_of, now),
+        age=age(cell.verdict, cell.evidence_as_of, now) if value.applicable else None,
         backing=backing_of(published=published, rationale=cell.rationale, quotes=len(quotes)),
         quotes=len(quotes),
         rationale=refs(cell.rationale, sources) if published else [],

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.urls import reverse
+
 from arena.selectors.search import Known
 from web.pages import links
 from web.params import SEARCH_Q, query_string
@@ -31,7 +33,7 @@ class Suggestion:
 
 
 def search_url(text: str) -> str:
-    return links.site_url("search") + query_string([(SEARCH_Q.name, text)])
+    return reverse("search") + query_string([(SEARCH_Q.name, text)])
 
 
 def _words(path: str) -> list[str]:

@@ -17,8 +17,6 @@ from stories.values import Backing, Verdict
 from web.pages import links
 from web.pages.cells import (
     BACKING_SYMBOLS,
-    NO_DATE,
-    AsOf,
     esc,
     freshness_now,
     matrix_badge,
@@ -89,14 +87,14 @@ def cells_html(
         # may not know it)
         backing = getattr(c, "backing_read", None) or getattr(c, "backing", None)
         td, badge, words = _cell_parts(verdict, c.proof, c.quality, backing)
-        as_of: AsOf = getattr(c, "evidence_as_of", NO_DATE)  # (a stand-in may not read it)
+        as_of = c.evidence_as_of
         flag = (
             f'<a class="flag-mini" href="{prefix}{pk}/flag/" aria-label="Flag {label}{on}">⚑</a>'
             if flag_controls
             else ""
         )
         # (``freshness.is_stale`` with its cut-off date worked out once for the whole table)
-        if as_of is not NO_DATE and verdict != na and (as_of is None or as_of < cutoff):
+        if verdict != na and (as_of is None or as_of < cutoff):
             append(
                 f'{td}{label}"><a href="{prefix}{pk}/">{badge}'
                 f' <small class="stale-mark" title="{stale_title(as_of, today)}">stale</small>'

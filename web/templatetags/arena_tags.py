@@ -24,8 +24,6 @@ register.filter("figure", format_figure)  # 143400 → ``143.4k``, as the seed p
 register.filter("score", cells.score_text)
 register.filter("proof_mark", cells.proof_mark)
 register.filter("arena_updated", cells.arena_updated)
-for _filter in (cells.iso_day, cells.iso_minute, cells.iso_second):
-    register.filter(_filter.__name__, _filter, expects_localtime=True)
 register.filter("weights_hx_vals", links.weights_hx_vals)
 register.filter("first_leads", first_leads)  # an arena card's first product leads the second
 register.filter("search_url", front.search_url)

@@ -22,8 +22,15 @@ from flags.disputes import (
 from products.models import Product
 from stories.models import Story
 from web import params
-from web.pages import links
 from web.params import HtmxHttpRequest, fragment_asked
+
+
+def swapped(response: HttpResponse, url: str) -> HttpResponse:
+    """An htmx fragment that pushes ``url``; a 4xx one swapped too (htmx does not by default), so
+    the message shows in place."""
+    if response.status_code != 200:
+        response["HX-Reswap"] = "innerHTML"
+    return push_url(response, url)
 
 
 def arena_or_404(slug: str, *, close_calls: bool = False) -> CountedArena:
@@ -45,12 +52,13 @@ class DisputesRead:
 
     def url(self, page: int = 1, story: bool = True) -> str:
         f = self.filters
-        query = links.disputes_query(
-            product=f.product.slug if f.product else "",
-            story=f.story.pk if f.story and story else None,
-            state=f.state,
-            page=page,
-        )
+        pairs = [
+            ("product", f.product.slug if f.product else ""),
+            ("story", str(f.story.pk) if f.story and story else ""),
+            ("state", f.state),
+            ("page", str(page) if page > 1 else ""),
+        ]
+        query = params.query_string([(name, value) for name, value in pairs if value])
         return reverse("arena-disputes", args=[self.arena.slug]) + query
 
 
@@ -103,10 +111,7 @@ def arena_disputes(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     }
     if ctx["fragment"]:
         response = render(request, "arena/disputes.html#dispute-list", ctx, status=status)
-        if read.problems:
-            # htmx swaps no 4xx by default: the message shows in place
-            response["HX-Reswap"] = "innerHTML"
-        return push_url(response, page_url)
+        return swapped(response, page_url)
     return render(request, "arena/disputes.html", ctx, status=status)
 
 

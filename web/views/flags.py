@@ -1,15 +1,19 @@
+"""The flag pages: the form on a cell, the reporter's status page, the mail's unsubscribe, the changes."""
+
 import re
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from flags.forms import FlagForm
+from flags.mailing import flag_unsubscribe, unsubscribe_flag_id
 from flags.models import Flag
 from flags.selectors import flag_value_when_filed, queue_health
 from flags.services import FlagThrottled, flag_submit
@@ -99,3 +103,19 @@ def recent_changes(request: HtmxHttpRequest) -> HttpResponse:
     """Every change of a verdict, across arenas, newest first."""
     page = Paginator(recent_changes_queryset(), 50).get_page(request.GET.get(params.PAGE.name))
     return render(request, "flags/recent_changes.html", {"page": page, "changes": page.object_list})
+
+
+# Mail clients send no cookie: the signed token in the URL is the proof (RFC 8058 one-click).
+@csrf_exempt
+@require_http_methods(["GET", "HEAD", "POST"])
+def flag_unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
+    flag_id = unsubscribe_flag_id(token)
+    state = "ask" if flag_id is not None else "invalid"
+    if flag_id is not None and request.method == "POST":
+        # a flag that is gone has no mail to stop either
+        state = "done" if flag_unsubscribe(flag_id) else "invalid"
+    status = 404 if state == "invalid" else 200
+    response = render(request, "flags/unsubscribe.html", {"state": state}, status=status)
+    response["X-Robots-Tag"] = "noindex"
+    response["Referrer-Policy"] = "no-referrer"
+    return response

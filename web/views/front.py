@@ -21,22 +21,35 @@ from core.text import clean_text
 from web import params
 from web.pages import front
 from web.params import PICK_ARENA, SEARCH_Q, A, B, HtmxHttpRequest
-from web.params.search import SEARCH_MAX_LENGTH, SearchAsked
+
+SEARCH_MAX_LENGTH = 100  # longer is refused, not cut
+SEARCH_MIN_CHARS = 2  # letters or digits (one letter finds everything)
+
+
+def search_problem(text: str) -> str:
+    """Why ``text`` cannot be searched for, "" when it can."""
+    if not text:
+        return "Type a word or two to search for."
+    if len(text) > SEARCH_MAX_LENGTH:
+        return f"A search is at most {SEARCH_MAX_LENGTH} characters; try fewer words."
+    if sum(c.isalnum() for c in text) < SEARCH_MIN_CHARS:
+        return f"Search for a word of at least {SEARCH_MIN_CHARS} letters or digits."
+    return ""
 
 
 @require_safe
 def search(request: HtmxHttpRequest) -> HttpResponse:
     """The arenas, products and stories the words find; an unusable search is a 400 saying why."""
-    asked = SearchAsked.of(request.GET)
-    results = site_search(asked.text) if asked.text else None
+    text = " ".join(clean_text(request.GET.get(SEARCH_Q.name) or "").split())
+    problem = search_problem(text) if SEARCH_Q.name in request.GET else ""
     ctx = {
         # what was typed, shown again in the box (cleaned of control characters, cut)
-        "q": asked.text or params.text(request.GET, SEARCH_Q)[:SEARCH_MAX_LENGTH],
-        "asked": asked,
-        "results": results,
+        "q": params.text(request.GET, SEARCH_Q)[:SEARCH_MAX_LENGTH] if problem else text,
+        "problem": problem,
+        "results": site_search(text) if text and not problem else None,
         "limit": SEARCH_LIMIT,
     }
-    return render(request, "arena/search.html", ctx, status=400 if asked.problem else 200)
+    return render(request, "arena/search.html", ctx, status=400 if problem else 200)
 
 
 @require_safe

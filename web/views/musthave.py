@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from django.http import HttpResponse
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
@@ -11,10 +11,35 @@ from django.views.decorators.http import require_safe
 from arena.scoring.musthave import NEED_LABELS, NEEDS, MustHaves
 from arena.selectors.matrix import MatrixFilters
 from arena.selectors.musthave import must_check_get
+from core.text import clean_text
+from web import params
 from web.pages import links
 from web.params import HtmxHttpRequest
-from web.params.musthave import MustHaveAsked
 from web.views.disputes import arena_or_404
+
+
+def _items(query: QueryDict, param: params.Param) -> list[str]:
+    values = [clean_text(v)[: params.PARAM_MAX_LENGTH] for v in query.getlist(param.name)]
+    return params.split_items(values[: params.SHOW_MAX])[: params.SHOW_MAX]
+
+
+def must_asked(query: QueryDict) -> tuple[MustHaves, list[str]]:
+    """``?must=<story id>,…`` and ``?need=<fact>,…``, and what of them cannot be read (a 400)."""
+    problems: list[str] = []
+    ids: list[int] = []
+    for item in _items(query, params.MUST):
+        story = params.record_id(item)
+        if story is None:
+            problems.append(f"A must-have story is given by its number, not {item[:40]!r}.")
+        elif story not in ids:
+            ids.append(story)
+    if len(ids) > params.MUST_MAX:
+        problems.append(f"At most {params.MUST_MAX} must-have stories; {len(ids)} were given.")
+        ids = ids[: params.MUST_MAX]
+    needs = _items(query, params.NEED)
+    if unknown := [n for n in needs if n not in NEEDS]:
+        problems.append(f"No fact {unknown[0][:40]!r} to require: one of {', '.join(NEEDS)}.")
+    return MustHaves(tuple(sorted(ids)), tuple(n for n in NEEDS if n in needs)), problems
 
 
 @require_safe
@@ -22,19 +47,20 @@ def arena_must_have(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     """The check's form and every product's answer. Another spelling of a choice is redirected
     to the canonical address; what cannot be read is a 400 with the form and what is wrong."""
     found = arena_or_404(arena)
-    asked = MustHaveAsked.of(request.GET)
-    check = must_check_get(arena=found, must=asked.must, weights=asked.weights)
-    problems = list(asked.problems)
+    asked, problems = must_asked(request.GET)
+    text = params.weights_text(request.GET)[: params.WEIGHTS_MAX_LENGTH]
+    check = must_check_get(arena=found, must=asked, weights=params.weights_parse(text))
     known = {s.pk for s in check.stories}
-    problems += [f"No story {s} in this arena." for s in asked.must.stories if s not in known]
+    problems += [f"No story {s} in this arena." for s in asked.stories if s not in known]
     page_url = reverse("arena-must-have", args=[found.slug])
     weights = check.board.weights_query
-    if not problems and not asked.canonical:
-        query = links.must_have_query(
-            stories=asked.must.stories, needs=asked.must.needs, weights=weights
-        )
+    # another spelling of the same choice is sent to its one address
+    sent = [(name, v) for name in ("must", "need") for v in request.GET.getlist(name)]
+    written = links.must_have_query(stories=asked.stories, needs=asked.needs)
+    if not problems and params.query_string(sent) != written:
+        query = links.must_have_query(stories=asked.stories, needs=asked.needs, weights=weights)
         return redirect(f"{page_url}{query}")
-    must = MustHaves(tuple(s.pk for s in check.chosen), asked.must.needs)
+    must = MustHaves(tuple(s.pk for s in check.chosen), asked.needs)
     ctx = {
         "arena": found,
         "check": check,

@@ -51,7 +51,7 @@ from products.models import Product
 from web import params
 from web.pages import links
 from web.params import HtmxHttpRequest, fragment_asked
-from web.views.disputes import arena_or_404
+from web.views.disputes import arena_or_404, swapped
 
 # The regions of the arena page that htmx swaps in place (the ids of their elements).
 ARENA_PARTIALS = ("leaderboard", "matrix")
@@ -217,7 +217,7 @@ def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpRe
     query = request.GET
     diff = params.text(query, params.DIFF) == "1"
     open_all, opened = params.text(query, params.OPEN) == "all", params.opened_round(query)
-    view = links.head_to_head_query(diff=diff, open_all=open_all)
+    view = params.query_string([("diff", "1")] * diff + [("open", "all")] * open_all)
     new_a, new_b = params.text(query, params.A).strip(), params.text(query, params.B).strip()
     if new_a and new_b and (new_a, new_b) != (a, b):
         if not (params.SLUG.fullmatch(new_a) and params.SLUG.fullmatch(new_b)):
@@ -261,7 +261,7 @@ def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpRe
     }
     if ctx["fragment"]:
         response = render(request, "arena/head_to_head.html#comparison", ctx, status=status)
-        return _swapped(response, pair_url + view)
+        return swapped(response, pair_url + view)
     return render(request, "arena/head_to_head.html", ctx, status=status)
 
 
@@ -347,13 +347,5 @@ def arena_compare(request: HtmxHttpRequest, arena: str) -> HttpResponse:
             if cmp is None
             else page_url + links.compare_query(chosen, diff=diff)
         )
-        return _swapped(response, view_url)
+        return swapped(response, view_url)
     return render(request, "arena/compare.html", ctx, status=status)
-
-
-def _swapped(response: HttpResponse, url: str) -> HttpResponse:
-    """An htmx fragment that pushes ``url``; a 4xx one swapped too (htmx does not by default), so
-    the message shows in place."""
-    if response.status_code != 200:
-        response["HX-Reswap"] = "innerHTML"
-    return push_url(response, url)

@@ -18,7 +18,7 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from web.params.search import SEARCH_MAX_LENGTH
+from web.views.front import SEARCH_MAX_LENGTH
 
 pytestmark = pytest.mark.django_db
 

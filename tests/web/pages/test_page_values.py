@@ -1,14 +1,12 @@
 """Values the pages write: dates read back as written, the matrix's category links keeping the
-page's query, the head's dates as the ``date`` filter writes them."""
+page's query."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import date
 from urllib.parse import parse_qsl
-from zoneinfo import ZoneInfo
 
 import pytest
-from django.template import Context, Template
 from django.utils.http import urlencode
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -46,23 +44,3 @@ def test_a_category_link_keeps_the_page_s_query_and_adds_its_own(page_query, cat
     assert rows.partition("?")[2] == (
         "&".join(p for p in [urlencode(page_query), urlencode({"category": category})] if p)
     )
-
-
-@settings(deadline=None)
-@given(
-    st.datetimes(
-        min_value=datetime(1000, 1, 1), timezones=st.sampled_from([UTC, ZoneInfo("Europe/Paris")])
-    )
-)
-def test_the_head_s_dates_read_as_the_date_filter_writes_them(moment):
-    """(The time zone's: a stored datetime is aware, shown in the current time zone.)"""
-    values = {"moment": moment, "day": moment.date()}
-    fast = Template(
-        "{% load arena_tags %}{{ day|iso_day }} {{ moment|iso_day }}|{{ moment|iso_minute }}|"
-        "{{ moment|iso_second }}|{{ none|iso_day }}"
-    )
-    django = Template(
-        '{{ day|date:"Y-m-d" }} {{ moment|date:"Y-m-d" }}|{{ moment|date:"Y-m-d H:i" }}|'
-        "{{ moment|date:'Y-m-d\\TH:i:sO' }}|{{ none|date:\"Y-m-d\" }}"
-    )
-    assert fast.render(Context(values)) == django.render(Context(values))

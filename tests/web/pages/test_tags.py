@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from types import SimpleNamespace
 
 from django.template.loader import render_to_string
@@ -63,6 +64,7 @@ def test_matrix_cell_is_the_short_badge_linking_to_the_proof_page():
         quality=4,
         product=SimpleNamespace(name="A&B"),
         product_id=3,  # as the matrix's CellLine has it
+        evidence_as_of=date.today(),
     )
     row = SimpleNamespace(cells=[cell])
     assert cells_html(row.cells, False, {}) == (
@@ -103,6 +105,7 @@ def _card_cell(**fields):
         "product": SimpleNamespace(name="A&B"),
         "rationale_predates": None,
         "rationale_rewritten_at": None,
+        "evidence_as_of": date.today(),
     }
     return SimpleNamespace(**{**base, **fields})
 
