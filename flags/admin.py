@@ -39,7 +39,6 @@ from flags.selectors import (
     duration_text,
     flag_reporter_records,
     pending_by_impact,
-    review_item_impact,
     review_item_impacts,
     review_item_proposal,
 )
@@ -275,7 +274,7 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
             "cell": item.cell,
             "flags": flags,
             "proposal": proposal,
-            "impact": review_item_impact(item) if pending else None,
+            "impact": review_item_impacts([item]).get(item.pk),
             "pending": pending,
             "form": form,
         }

@@ -22,18 +22,6 @@ from stories.models import CellChange
 from stories.values import CellValue
 
 DECISION_WINDOW = timedelta(days=30)
-TALLY_COLUMNS = (
-    "weighted_quality",
-    "weighted_max",
-    "verified",
-    "with_evidence",
-    "disputed",
-    "contradicted",
-    "upheld",
-    "upheld_in_favour",
-    "favour_credit",
-    "upheld_unevidenced",
-)
 
 
 def review_item_proposal(
@@ -82,25 +70,21 @@ class Impact:
 
 
 def _standings(arena_ids: Collection[int]) -> dict[int, list[scoring.Standing]]:
-    """Each arena's standings: its stored tallies when fresh and complete, else computed from its
-    cells (the impact is always the one a full recomputation would give)."""
-    fresh = set(arena_ids) - set(
-        Arena.objects.stale().filter(pk__in=arena_ids).values_list("pk", flat=True)
-    )
+    """Each arena's stored tallies when fresh and complete, else computed from its cells: the
+    impact is always the one a full recomputation would give."""
+    # scores stored before the sums were kept (null) are not enough either
+    incomplete = Arena.objects.filter(scores__weighted_quality__isnull=True)
+    stale = Arena.objects.filter(Q(pk__in=Arena.objects.stale()) | Q(pk__in=incomplete))
+    fresh = set(arena_ids) - set(stale.filter(pk__in=arena_ids).values_list("pk", flat=True))
     rows = (
         ProductScore.objects.filter(arena_id__in=fresh)
         .order_by("arena_id", "product__position")
-        .values_list("arena_id", "product_id", "product__name", *TALLY_COLUMNS)
+        .values_list("arena_id", "product_id", "product__name", *scoring.Tally._fields)
     )
     standings: dict[int, list[scoring.Standing]] = {}
-    incomplete = set()
-    for arena_id, product, name, wq, wm, *counts in rows if fresh else ():
-        if wq is None or wm is None:  # stored before the sums were kept
-            incomplete.add(arena_id)
-            continue
-        tally = scoring.Tally(wq, wm, *counts)
-        standings.setdefault(arena_id, []).append(scoring.Standing(product, name, tally))
-    standings = {a: rows for a, rows in standings.items() if a not in incomplete}
+    for arena_id, product, name, *tally in rows if fresh else ():
+        standing = scoring.Standing(product, name, scoring.Tally(*tally))
+        standings.setdefault(arena_id, []).append(standing)
     for arena_id in sorted(set(arena_ids) - standings.keys()):
         inputs = arena_scoring_inputs(arena_id=arena_id)
         results = scoring.product_results(inputs.products, inputs.stories, inputs.cells)
@@ -144,10 +128,6 @@ def review_item_impacts(items: Iterable[ReviewItem]) -> dict[int, Impact]:
             effect.after.integrity,
         )
     return impacts
-
-
-def review_item_impact(item: ReviewItem) -> Impact | None:
-    return review_item_impacts([item]).get(item.pk)
 
 
 def pending_by_impact(items: QuerySet[ReviewItem]) -> tuple[list[int], dict[int, Impact]]:
