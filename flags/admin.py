@@ -7,7 +7,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME, AdminForm
 from django.contrib.admin.utils import unquote
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import ValidationError
@@ -46,6 +46,11 @@ from flags.services import AlreadyResolved, review_item_reject, review_item_upho
 from stories.values import JUDGEMENT_FIELDS, CellValue
 
 EXCERPT_CHARS = 140
+UPHOLDING = "When upholding: the corrected cell"
+OFFERED = (
+    "Offered: the newest flag's proposal, completed from the cell. "
+    "Ignored when you reject or mark a duplicate."
+)
 DECISION_MISSING = "Choose a decision: uphold, reject or mark duplicate. Nothing was changed."
 DECISIONS = [
     ("uphold", "Uphold: correct the cell"),
@@ -266,6 +271,11 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
                 self.message_user(request, done, messages.SUCCESS)
                 return HttpResponseRedirect(reverse("admin:flags_reviewitem_changelist"))
         pending = item.status == Status.PENDING
+        upholding = [f.name for f in form.visible_fields() if f.name not in ("decision", "note")]
+        fieldsets: list[tuple[str, dict[str, Any]]] = [
+            ("Decision", {"fields": ["decision", "note"]}),
+            (UPHOLDING, {"fields": upholding, "description": OFFERED}),
+        ]
         context = {
             **self.admin_site.each_context(request),
             "title": f"Review: {item.cell.product.name} — {excerpt(item.cell.story.text, 60)}",
@@ -277,6 +287,7 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
             "impact": review_item_impacts([item]).get(item.pk),
             "pending": pending,
             "form": form,
+            "adminform": AdminForm(form, fieldsets, {}),  # type: ignore[arg-type]  # a plain form
         }
         return TemplateResponse(request, self.change_form_template, context)
 
