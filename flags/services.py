@@ -19,7 +19,7 @@ from django.utils import timezone
 from arena.recompute import cell_content_changed
 from core.moderators import user_can_moderate
 from core.text import parse_rate
-from flags.forms import FLAG_FIELDS, DecisionForm, FlagForm
+from flags.forms import DecisionForm, FlagForm
 from flags.mailing import notices_flag_filed, notices_item_decided
 from flags.models import Flag, FlagClient, ModeratorAction, ReviewItem, Status
 from flags.selectors import review_item_proposal
@@ -118,7 +118,7 @@ def flag_submit(*, form: FlagForm, client: str, cell: Cell | int | None = None) 
     if not valid or cell_id is None:
         errors = cell_flag_errors(cell_id) if valid or cell_id is not None else {}
         raise ValidationError({**errors, **form.errors.as_data()})
-    fields = {name: form.cleaned_data[name] for name in FLAG_FIELDS}
+    fields = {k: v for k, v in form.cleaned_data.items() if k not in ("cell", "website")}
     now = timezone.now()
     for _attempt in range(3):
         flag = Flag(cell_id=cell_id, client_hash=client, created_at=now, **fields)
