@@ -66,6 +66,15 @@ class ReviewForm(DecisionForm):
         choices=DECISIONS, widget=forms.RadioSelect, error_messages={"required": DECISION_MISSING}
     )
 
+    def admin_form(self) -> AdminForm:
+        """Laid out by the admin's own fieldset template: the decision, then an uphold's values."""
+        upholding = [f.name for f in self.visible_fields() if f.name not in ("decision", "note")]
+        fieldsets: list[tuple[str, dict[str, Any]]] = [
+            ("Decision", {"fields": ["decision", "note"]}),
+            (UPHOLDING, {"fields": upholding, "description": OFFERED}),
+        ]
+        return AdminForm(self, fieldsets, {})  # type: ignore[arg-type]  # a plain form works
+
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     """The text's start, cut at a word boundary, with an ellipsis when cut."""
@@ -271,11 +280,6 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
                 self.message_user(request, done, messages.SUCCESS)
                 return HttpResponseRedirect(reverse("admin:flags_reviewitem_changelist"))
         pending = item.status == Status.PENDING
-        upholding = [f.name for f in form.visible_fields() if f.name not in ("decision", "note")]
-        fieldsets: list[tuple[str, dict[str, Any]]] = [
-            ("Decision", {"fields": ["decision", "note"]}),
-            (UPHOLDING, {"fields": upholding, "description": OFFERED}),
-        ]
         context = {
             **self.admin_site.each_context(request),
             "title": f"Review: {item.cell.product.name} — {excerpt(item.cell.story.text, 60)}",
@@ -287,7 +291,7 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
             "impact": review_item_impacts([item]).get(item.pk),
             "pending": pending,
             "form": form,
-            "adminform": AdminForm(form, fieldsets, {}),  # type: ignore[arg-type]  # a plain form
+            "adminform": form.admin_form(),
         }
         return TemplateResponse(request, self.change_form_template, context)
 

@@ -65,10 +65,9 @@ def one_line(text: object, limit: int | None = HEADER_MAX) -> str:
 
 def body_text(text: str) -> str:
     """``text`` for a mail's body: line breaks (as LF) and tabs kept, other unsafe characters a space."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return "\n".join(
-        "".join(" " if unicodedata.category(c) in _UNSAFE and c != "\t" else c for c in line)
-        for line in lines
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return "".join(
+        c if c in "\t\n" or unicodedata.category(c) not in _UNSAFE else " " for c in text
     )
 
 
