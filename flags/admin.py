@@ -7,7 +7,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME, AdminForm
 from django.contrib.admin.utils import unquote
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import ValidationError
@@ -39,7 +39,6 @@ from flags.selectors import (
     duration_text,
     flag_reporter_records,
     pending_by_impact,
-    review_item_impact,
     review_item_impacts,
     review_item_proposal,
 )
@@ -47,6 +46,11 @@ from flags.services import AlreadyResolved, review_item_reject, review_item_upho
 from stories.values import JUDGEMENT_FIELDS, CellValue
 
 EXCERPT_CHARS = 140
+UPHOLDING = "When upholding: the corrected cell"
+OFFERED = (
+    "Offered: the newest flag's proposal, completed from the cell. "
+    "Ignored when you reject or mark a duplicate."
+)
 DECISION_MISSING = "Choose a decision: uphold, reject or mark duplicate. Nothing was changed."
 DECISIONS = [
     ("uphold", "Uphold: correct the cell"),
@@ -61,6 +65,15 @@ class ReviewForm(DecisionForm):
     decision = forms.ChoiceField(
         choices=DECISIONS, widget=forms.RadioSelect, error_messages={"required": DECISION_MISSING}
     )
+
+    def admin_form(self) -> AdminForm:
+        """Laid out by the admin's own fieldset template: the decision, then an uphold's values."""
+        upholding = [f.name for f in self.visible_fields() if f.name not in ("decision", "note")]
+        fieldsets: list[tuple[str, dict[str, Any]]] = [
+            ("Decision", {"fields": ["decision", "note"]}),
+            (UPHOLDING, {"fields": upholding, "description": OFFERED}),
+        ]
+        return AdminForm(self, fieldsets, {})  # type: ignore[arg-type]  # a plain form works
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
@@ -275,9 +288,10 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
             "cell": item.cell,
             "flags": flags,
             "proposal": proposal,
-            "impact": review_item_impact(item) if pending else None,
+            "impact": review_item_impacts([item]).get(item.pk),
             "pending": pending,
             "form": form,
+            "adminform": form.admin_form(),
         }
         return TemplateResponse(request, self.change_form_template, context)
 

@@ -1,6 +1,5 @@
-"""Disputes as a reader sees them (the arena's disputes page, JSON and feed, the open counts, a
-cell's page): each review item with only what is public of it. Never a flag's free text, e-mail,
-token or client hash: those columns are not even read. A few queries whatever the number."""
+"""Disputes as a reader sees them: each review item with only what is public of it, never a flag's
+free text, e-mail, token or client hash (those columns are not even read)."""
 
 from __future__ import annotations
 
@@ -23,8 +22,8 @@ DISPUTES_PER_PAGE = 25
 
 
 class Dispute:
-    """One review item as the public pages show it: ``item`` with its cell (story, product) and its
-    correction read, and of its flags each one's reason, proposal and affiliation only."""
+    """A review item (with its cell and correction) and its flags' reasons, proposals and
+    affiliations."""
 
     def __init__(self, item: ReviewItem) -> None:
         flags = list(item.flags.all())
@@ -53,7 +52,7 @@ class DisputeFilters:
 
 
 def _items() -> QuerySet[ReviewItem]:
-    """The latest news first (a decision, else the opening), with the flags' public columns."""
+    """The latest news first (a decision, else the opening)."""
     public = ("item", "reason", "proposed_verdict", "proposed_quality", "affiliated")
     return (
         ReviewItem.objects.select_related("change", "cell__story", "cell__product")

@@ -66,7 +66,7 @@ class StatusFilter(ChoicesFilter):
 
 
 class SortFilter(ChoicesFilter):
-    """The queue's order (``ReviewChangeList`` applies it)."""
+    """The queue's order: ``ReviewChangeList`` applies it."""
 
     title = "sort order"
     parameter_name = "sort"
@@ -124,11 +124,10 @@ class ArenaScopedFilter(RelatedFilter):
             .defer("arena__close_calls")
             .order_by("arena__name", "position")
         )
-        arena = chosen_arena(request)
-        if arena is not None:
-            return [(row.pk, row.name) for row in rows.filter(arena_id=arena)]
+        if (arena := chosen_arena(request)) is not None:
+            rows = rows.filter(arena_id=arena)
         listed: list[Product | Category] = [*rows]
-        if len({row.arena_id for row in listed}) == 1:
+        if len({row.arena_id for row in listed}) <= 1:
             return [(row.pk, row.name) for row in listed]
         return [(row.pk, f"{row.arena.name} · {row.name}") for row in listed]
 

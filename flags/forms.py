@@ -25,10 +25,6 @@ NOTE_MISSING = "Write a public note: it is shown with the decision."
 CONTROL_MESSAGE = "Remove the control characters from this field."
 SHORT = "Explain what is wrong in at least %(limit_value)d characters (you wrote %(show_value)d)."
 LONG = "Keep the explanation under %(limit_value)d characters (you wrote %(show_value)d)."
-# what Flag stores of a form's fields
-FLAG_FIELDS = (
-    "reason proposed_verdict proposed_quality explanation source_url email affiliated".split()
-)
 
 
 class CleanTextField(forms.CharField):

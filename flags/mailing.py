@@ -1,7 +1,6 @@
-"""The flags' mail. The outbox (``Notice``) is written in the flag's or decision's transaction,
-never sent inside a request: with a broker a task per notice goes once it commits, else
-``send_notices`` sends it. A notice (or a digest's batch) is claimed by a conditional UPDATE before
-it is sent, so it never goes twice at once; a failed attempt is due again after a backoff."""
+"""The flags' mail: an outbox (``Notice``) written in the flag's or decision's transaction, sent
+after the commit by a task or ``send_notices``, each attempt claiming its notices first (never
+sent twice at once); a failed attempt is due again after a backoff."""
 
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ from django.contrib.auth.models import User
 from django.core import signing
 from django.core.mail import EmailMessage, mailers
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
@@ -37,6 +36,7 @@ LOG_MAX = 1000
 BACKOFF_MAX = 3600  # seconds: the longest wait between two attempts
 SWEEP_BATCH = 200  # notices one sweep sends at most; the next sweep sends the rest
 UNSUBSCRIBE_SALT = "flags.unsubscribe"
+ONE_CLICK = "List-Unsubscribe=One-Click"
 LOCAL_ORIGIN = "http://localhost:8000"  # with neither SITE_URL nor a usable host, as `make run`
 GIVEN_UP = "notice %s (%s) failed after %s attempts, given up: %s"
 RETRIED = "notices %s not sent (attempt %s), due again in %ss: %s"
@@ -46,8 +46,7 @@ _UNSAFE = frozenset(("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))
 
 
 def mail_origin() -> str:
-    """``SITE_URL``, else the first of ALLOWED_HOSTS: never a request's Host, which whoever files
-    a flag would choose."""
+    """``SITE_URL``, else the first of ALLOWED_HOSTS: never a request's Host (the filer's choice)."""
     if settings.SITE_URL:
         return str(settings.SITE_URL)
     for host in settings.ALLOWED_HOSTS:
@@ -58,8 +57,7 @@ def mail_origin() -> str:
 
 
 def one_line(text: object, limit: int | None = HEADER_MAX) -> str:
-    """``text`` as one line for a header or a log line (whatever the database holds), cut to
-    ``limit`` characters with an ellipsis."""
+    """``text`` as one line for a header or a log line, cut to ``limit`` with an ellipsis."""
     value = "".join(" " if unicodedata.category(c) in _UNSAFE else c for c in str(text))
     value = re.sub(r"\s+", " ", value).strip()
     return value if limit is None or len(value) <= limit else value[: limit - 1].rstrip() + "…"
@@ -67,10 +65,9 @@ def one_line(text: object, limit: int | None = HEADER_MAX) -> str:
 
 def body_text(text: str) -> str:
     """``text`` for a mail's body: line breaks (as LF) and tabs kept, other unsafe characters a space."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return "\n".join(
-        "".join(" " if unicodedata.category(c) in _UNSAFE and c != "\t" else c for c in line)
-        for line in lines
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return "".join(
+        c if c in "\t\n" or unicodedata.category(c) not in _UNSAFE else " " for c in text
     )
 
 
@@ -93,7 +90,6 @@ def unsubscribe_flag_id(token: str) -> int | None:
 
 
 def backoff(attempts: int) -> float:
-    """Seconds to wait after the ``attempts``-th failed attempt."""
     return float(min(BACKOFF_MAX, settings.NOTICE_RETRY_BACKOFF * 2 ** max(0, attempts - 1)))
 
 
@@ -106,8 +102,7 @@ def moderator_addresses() -> list[str]:
 def _message(
     subject: str, template: str, context: dict[str, Any], to: list[str], headers: dict[str, str]
 ) -> EmailMessage:
-    """Written out at once: a mail that cannot be (an address held broken) fails its notice before
-    any mail of the attempt is sent."""
+    # written out now: a mail that cannot be (a broken address) fails before any is sent
     body = render_to_string(f"flags/email/{template}", context).strip() + "\n"
     message = EmailMessage(
         one_line(subject, SUBJECT_MAX),
@@ -120,34 +115,26 @@ def _message(
 
 
 def _reporter_mails(notice: Notice) -> list[EmailMessage]:
-    """ "Received" or "decided", to the flag's address; none when it has none (any more)."""
     flag = notice.flag
     if not flag.email:
         return []
     origin = mail_origin()
     token = signing.Signer(salt=UNSUBSCRIBE_SALT).sign(str(flag.pk))  # never expires
     unsubscribe = origin + reverse("flag-unsubscribe", args=[token])
-    received = notice.kind == Notice.Kind.RECEIVED
     context = {
         "flag": flag,
-        "cell": flag.cell,
-        "item": flag.item,
         "status_url": origin + flag.get_absolute_url(),
         "unsubscribe_url": unsubscribe,
         "retention_days": settings.FLAG_EMAIL_RETENTION_DAYS,
     }
-    headers = {
-        "List-Unsubscribe": f"<{unsubscribe}>",
-        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
-    }
+    headers = {"List-Unsubscribe": f"<{unsubscribe}>", "List-Unsubscribe-Post": ONE_CLICK}
+    received = notice.kind == Notice.Kind.RECEIVED
     state = "received" if received else flag.item.get_status_display()
     subject = f"Your flag on {one_line(flag.cell.product.name)}: {state}"
-    template = "received.txt" if received else "decided.txt"
-    return [_message(subject, template, context, [flag.email], headers)]
+    return [_message(subject, f"{notice.kind}.txt", context, [flag.email], headers)]
 
 
 def _moderator_mails(flags: list[Flag], addresses: list[str]) -> list[EmailMessage]:
-    """One mail per moderator naming the new flags, each with its review page in the admin."""
     if len(flags) == 1:
         subject = f"New flag on {one_line(flags[0].cell.product.name)}"
     else:
@@ -162,8 +149,8 @@ def _moderator_mails(flags: list[Flag], addresses: list[str]) -> list[EmailMessa
 
 
 def _failed(notices: list[Notice], exc: BaseException | str, addresses: list[str]) -> Outcome:
-    """Record a failed attempt: retried later, or given up after the last one (logged loudly).
-    The error is kept one line long, with no recipient's address in it."""
+    """Record a failed attempt: retried later, or given up after the last one (logged loudly),
+    the error one line long and without a recipient's address."""
     reason = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
     for address in {*addresses, *(n.flag.email for n in notices)} - {""}:
         reason = reason.replace(address, "<recipient>")
@@ -179,14 +166,13 @@ def _failed(notices: list[Notice], exc: BaseException | str, addresses: list[str
     if not again:
         return Outcome("failed", reason=reason)
     attempts = max(n.attempts for n in again)
-    wait = backoff(attempts)
-    log.warning(RETRIED, [n.pk for n in again], attempts, wait, reason)
-    return Outcome("retry", retry_in=wait, reason=reason)
+    log.warning(RETRIED, [n.pk for n in again], attempts, backoff(attempts), reason)
+    return Outcome("retry", retry_in=backoff(attempts), reason=reason)
 
 
 def _attempt(notices: list[Notice]) -> Outcome:
-    """Compose and send the claimed notices' mail (a reporter's one, or the moderators' new flags
-    together) once; whatever fails is recorded, not raised."""
+    """Send the claimed notices' mail (a reporter's one, or the moderators' new flags together)
+    once; whatever fails is recorded, not raised."""
     ids = [n.pk for n in notices]
     moderators = notices[0].kind == Notice.Kind.NEW_FLAG
     addresses = moderator_addresses() if moderators else []
@@ -201,37 +187,31 @@ def _attempt(notices: list[Notice]) -> Outcome:
     except Exception as exc:  # noqa: BLE001 - whatever stops the mail, the attempt counts
         log.debug("notices %s not sent", ids, exc_info=True)
         return _failed(notices, exc, addresses)
-    if not messages:
-        Notice.objects.filter(pk__in=ids).update(status=Notice.State.SKIPPED, last_error="")
-        return Outcome("skipped")
+    done = Notice.State.SENT if messages else Notice.State.SKIPPED
     Notice.objects.filter(pk__in=ids).update(
-        status=Notice.State.SENT, sent_at=timezone.now(), last_error=""
+        status=done, sent_at=timezone.now() if messages else None, last_error=""
     )
-    return Outcome("sent")
+    return Outcome(done.value)
 
 
-def _claim(notices: list[Notice]) -> list[Notice]:
+def _send(notices: list[Notice]) -> Outcome:
     """Count an attempt on each notice still as read, due again after the backoff (also how long
-    this attempt may take): those claimed, each by one sender only (the time set marks them)."""
+    this attempt may take), and send those claimed: each by one sender only (the time set marks
+    them)."""
+    if not notices:
+        return Outcome("done")
     marker = timezone.now() + timedelta(seconds=backoff(max(n.attempts for n in notices) + 1))
     unchanged = Q()
     for notice in notices:
         unchanged |= Q(pk=notice.pk, attempts=notice.attempts)
     pending = Notice.objects.filter(status=Notice.State.PENDING)
     pending.filter(unchanged).update(attempts=F("attempts") + 1, next_attempt_at=marker)
-    mine = set(
-        pending.filter(pk__in=[n.pk for n in notices], next_attempt_at=marker).values_list(
-            "pk", flat=True
-        )
-    )
+    ids = [n.pk for n in notices]
+    mine = set(pending.filter(pk__in=ids, next_attempt_at=marker).values_list("pk", flat=True))
     for notice in notices:
         notice.attempts += notice.pk in mine
-    return [notice for notice in notices if notice.pk in mine]
-
-
-def _send(notices: list[Notice]) -> Outcome:
-    claimed = _claim(notices) if notices else []
-    return _attempt(claimed) if claimed else Outcome("busy" if notices else "done")
+    claimed = [notice for notice in notices if notice.pk in mine]
+    return _attempt(claimed) if claimed else Outcome("busy")
 
 
 def notice_deliver(notice_id: int) -> Outcome:
@@ -245,8 +225,7 @@ def notice_deliver(notice_id: int) -> Outcome:
 
 
 def moderator_digest_send(now: datetime | None = None) -> Outcome:
-    """One mail to each moderator naming every new flag not told yet, with its review page, in
-    constant queries (MODERATOR_NOTICES=digest)."""
+    """One mail to each moderator naming every new flag not told yet (MODERATOR_NOTICES=digest)."""
     due = Notice.objects.filter(
         Q(attempts=0) | Q(next_attempt_at__lte=now or timezone.now()),
         status=Notice.State.PENDING,
@@ -256,30 +235,27 @@ def moderator_digest_send(now: datetime | None = None) -> Outcome:
     return _send(list(due.select_related("flag", *RELATED).order_by("pk")[:SWEEP_BATCH]))
 
 
-def _deliver_apart(notice_id: int) -> Outcome:
-    """``notice_deliver``, whatever it raises logged, so one notice never stops the sweep."""
-    # a savepoint inside a transaction; outside one, none is held while the mail server talks
-    # (SQLite's IMMEDIATE transactions would lock every writer out meanwhile)
-    in_transaction = transaction.get_connection().in_atomic_block
-    try:
-        with transaction.atomic() if in_transaction else contextlib.nullcontext():
-            return notice_deliver(notice_id)
-    except Exception as exc:  # noqa: BLE001 - the next notices still go
-        reason = one_line(f"{type(exc).__name__}: {exc}", LOG_MAX)
-        log.error("notice %s: its attempt broke off, left to the next sweep: %s", notice_id, reason)
-        return Outcome("error", reason=reason)
-
-
 def notices_sweep(now: datetime | None = None) -> dict[int, Outcome]:
     """Each notice still due, oldest first (the moderators' only when not sent as a digest), and
-    any pending past its last attempt, marked failed."""
+    any pending past its last attempt, marked failed; one breaking off never stops the others."""
     pending = Notice.objects.filter(status=Notice.State.PENDING)
     due = pending.filter(next_attempt_at__lte=now or timezone.now())
     if settings.MODERATOR_NOTICES == "digest":
         due = due.exclude(kind=Notice.Kind.NEW_FLAG)
     due = due | pending.filter(attempts__gte=settings.NOTICE_MAX_ATTEMPTS)
-    ids = list(due.order_by("next_attempt_at", "pk").values_list("pk", flat=True)[:SWEEP_BATCH])
-    return {notice_id: _deliver_apart(notice_id) for notice_id in ids}
+    outcomes = {}
+    for pk in due.order_by("next_attempt_at", "pk").values_list("pk", flat=True)[:SWEEP_BATCH]:
+        # a savepoint inside a transaction; outside one, none is held while the mail server
+        # talks (SQLite's IMMEDIATE transactions would lock every writer out meanwhile)
+        atomic = transaction.get_connection().in_atomic_block
+        try:
+            with transaction.atomic() if atomic else contextlib.nullcontext():
+                outcomes[pk] = notice_deliver(pk)
+        except Exception as exc:  # noqa: BLE001 - the next notices still go
+            reason = one_line(f"{type(exc).__name__}: {exc}", LOG_MAX)
+            log.error("notice %s: its attempt broke off, left to the next sweep: %s", pk, reason)
+            outcomes[pk] = Outcome("error", reason=reason)
+    return outcomes
 
 
 def notices_send_due(now: datetime | None = None) -> dict[str, int]:
@@ -308,13 +284,11 @@ def _write(wanted: list[tuple[Notice.Kind, int]]) -> None:
 
 
 def notices_flag_filed(flag: Flag) -> None:
-    """ "Received" for a reporter who left an address, and a new flag for the moderators."""
     received = [(Notice.Kind.RECEIVED, flag.pk)] if flag.email else []
     _write([*received, (Notice.Kind.NEW_FLAG, flag.pk)])
 
 
 def notices_item_decided(item: ReviewItem) -> None:
-    """ "Decided" for each reporter of the item's flags who left an address."""
     flags = Flag.objects.filter(item_id=item.pk).exclude(email="").values_list("pk", flat=True)
     if wanted := [(Notice.Kind.DECIDED, pk) for pk in flags]:
         _write(wanted)
@@ -330,25 +304,24 @@ def notices_enqueue(ids: list[int]) -> None:
             return
 
 
-def flag_unsubscribe(flag_id: int) -> bool:
-    """Erase the flag's address and skip its pending mail; False when there is no such flag."""
+def _forget(flags: QuerySet[Flag]) -> int:
+    """Erase the flags' addresses, skip their pending mail and clear their errors (which may name
+    the address); how many."""
     with transaction.atomic():
-        found = Flag.objects.filter(pk=flag_id).update(email="")
-        Notice.objects.filter(
-            flag_id=flag_id, status=Notice.State.PENDING, kind__in=REPORTER_KINDS
-        ).update(status=Notice.State.SKIPPED)
-    return bool(found)
-
-
-def flag_emails_erase(now: datetime | None = None) -> int:
-    """Erase reporters' addresses FLAG_EMAIL_RETENTION_DAYS after the decision (their pending mail
-    skipped, their errors, which may name the address, cleared); how many."""
-    cutoff = (now or timezone.now()) - timedelta(days=settings.FLAG_EMAIL_RETENTION_DAYS)
-    expired = Flag.objects.filter(item__resolved_at__lte=cutoff).exclude(email="")
-    with transaction.atomic():
-        notices = Notice.objects.filter(flag__in=expired.values("pk"))
+        notices = Notice.objects.filter(flag__in=flags.values("pk"))
         notices.filter(status=Notice.State.PENDING, kind__in=REPORTER_KINDS).update(
             status=Notice.State.SKIPPED
         )
         notices.exclude(last_error="").update(last_error="")
-        return expired.update(email="")
+        return flags.update(email="")
+
+
+def flag_unsubscribe(flag_id: int) -> bool:
+    """False when there is no such flag."""
+    return bool(_forget(Flag.objects.filter(pk=flag_id)))
+
+
+def flag_emails_erase(now: datetime | None = None) -> int:
+    """Erase reporters' addresses FLAG_EMAIL_RETENTION_DAYS after the decision; how many."""
+    cutoff = (now or timezone.now()) - timedelta(days=settings.FLAG_EMAIL_RETENTION_DAYS)
+    return _forget(Flag.objects.filter(item__resolved_at__lte=cutoff).exclude(email=""))

@@ -24,18 +24,6 @@ from stories.models import CellChange
 from stories.values import CellValue
 
 DECISION_WINDOW = timedelta(days=30)
-TALLY_COLUMNS = (
-    "weighted_quality",
-    "weighted_max",
-    "verified",
-    "with_evidence",
-    "disputed",
-    "contradicted",
-    "upheld",
-    "upheld_in_favour",
-    "favour_credit",
-    "upheld_unevidenced",
-)
 
 
 def review_item_proposal(
@@ -84,25 +72,21 @@ class Impact:
 
 
 def _standings(arena_ids: Collection[int]) -> dict[int, list[Standing]]:
-    """Each arena's standings: its stored tallies when fresh and complete, else computed from its
-    cells (the impact is always the one a full recomputation would give)."""
-    fresh = set(arena_ids) - set(
-        Arena.objects.stale().filter(pk__in=arena_ids).values_list("pk", flat=True)
-    )
+    """Each arena's stored tallies when fresh and complete, else computed from its cells: the
+    impact is always the one a full recomputation would give."""
+    # scores stored before the sums were kept (null) are not enough either
+    incomplete = Arena.objects.filter(scores__weighted_quality__isnull=True)
+    stale = Arena.objects.filter(Q(pk__in=Arena.objects.stale()) | Q(pk__in=incomplete))
+    fresh = set(arena_ids) - set(stale.filter(pk__in=arena_ids).values_list("pk", flat=True))
     rows = (
         ProductScore.objects.filter(arena_id__in=fresh)
         .order_by("arena_id", "product__position")
-        .values_list("arena_id", "product_id", "product__name", *TALLY_COLUMNS)
+        .values_list("arena_id", "product_id", "product__name", *Tally._fields)
     )
     standings: dict[int, list[Standing]] = {}
-    incomplete = set()
-    for arena_id, product, name, wq, wm, *counts in rows if fresh else ():
-        if wq is None or wm is None:  # stored before the sums were kept
-            incomplete.add(arena_id)
-            continue
-        tally = Tally(wq, wm, *counts)
-        standings.setdefault(arena_id, []).append(Standing(product, name, tally))
-    standings = {a: rows for a, rows in standings.items() if a not in incomplete}
+    for arena_id, product, name, *tally in rows if fresh else ():
+        standing = Standing(product, name, Tally(*tally))
+        standings.setdefault(arena_id, []).append(standing)
     for arena_id in sorted(set(arena_ids) - standings.keys()):
         inputs = arena_scoring_inputs(arena_id=arena_id)
         results = product_results(inputs.products, inputs.stories, inputs.cells)
@@ -148,10 +132,6 @@ def review_item_impacts(items: Iterable[ReviewItem]) -> dict[int, Impact]:
     return impacts
 
 
-def review_item_impact(item: ReviewItem) -> Impact | None:
-    return review_item_impacts([item]).get(item.pk)
-
-
 def pending_by_impact(items: QuerySet[ReviewItem]) -> tuple[list[int], dict[int, Impact]]:
     """Every pending item's id (not a page's), largest impact first, ties oldest first; and the
     impacts."""
@@ -172,30 +152,23 @@ def pending_by_impact(items: QuerySet[ReviewItem]) -> tuple[list[int], dict[int,
 def flag_reporter_records(flags: Sequence[Flag]) -> dict[int, str]:
     """Each flag's reporter's decided past flags, matched by e-mail or else client hash, by flag
     id, in one query."""
-    if not flags:
-        return {}
     emails = {f.email.lower() for f in flags if f.email}
     hashes = {f.client_hash for f in flags if not f.email}
     rows = (
-        Flag.objects.alias(email_lower=Lower("email"))
+        Flag.objects.annotate(email_lower=Lower("email"))
         .filter(
             Q(email_lower__in=emails) | Q(client_hash__in=hashes),
             item__status__in=[Status.UPHELD, Status.REJECTED],
         )
         .exclude(pk__in=[f.pk for f in flags])
-        .values_list("email", "client_hash", "item__status")
-        .order_by()
-        .annotate(n=Count("pk"))
+        .values_list("email_lower", "client_hash", "item__status")
     )
-    counts: Counter[tuple[str, str, str]] = Counter()
-    for email, client, status, n in rows:
-        if email:
-            counts["email", email.lower(), status] += n
-        counts["client", client, status] += n
+    # an address and a client hash never look alike: one counter holds both
+    counts = Counter((who, status) for email, client, status in rows for who in (email, client))
     records = {}
     for flag in flags:
         by, who = ("email", flag.email.lower()) if flag.email else ("client", flag.client_hash)
-        upheld, rejected = (counts[by, who, s] for s in (Status.UPHELD, Status.REJECTED))
+        upheld, rejected = (counts[who, s] for s in (Status.UPHELD, Status.REJECTED))
         records[flag.pk] = (
             f"earlier flags from this {by}: {upheld} upheld, {rejected} rejected"
             if upheld or rejected
@@ -217,30 +190,28 @@ class QueueHealth:
 
     pending: int
     oldest: datetime | None
+    oldest_age: str
     decided: int
-    median_decision: timedelta | None
-    window_days = DECISION_WINDOW.days
-
-    @property
-    def oldest_age(self) -> str:
-        return "" if self.oldest is None else duration_text(timezone.now() - self.oldest)
-
-    @property
-    def median_text(self) -> str:
-        median = self.median_decision
-        return "no decisions yet" if median is None else duration_text(median)
+    median_text: str
+    window_days: int = DECISION_WINDOW.days
 
 
 def queue_health() -> QueueHealth:
-    pending = Q(status=Status.PENDING)
+    pending, now = Q(status=Status.PENDING), timezone.now()
     figures = ReviewItem.objects.order_by().aggregate(
         pending=Count("pk", filter=pending), oldest=Min("created_at", filter=pending)
     )
     took = ExpressionWrapper(F("resolved_at") - F("created_at"), output_field=DurationField())
-    decided = ReviewItem.objects.filter(resolved_at__gte=timezone.now() - DECISION_WINDOW)
-    times = list(decided.annotate(took=took).order_by("took").values_list("took", flat=True))
-    median = statistics.median(times) if times else None
-    return QueueHealth(figures["pending"], figures["oldest"], len(times), median)
+    decided = ReviewItem.objects.filter(resolved_at__gte=now - DECISION_WINDOW)
+    times = list(decided.annotate(took=took).values_list("took", flat=True))
+    oldest = figures["oldest"]
+    return QueueHealth(
+        figures["pending"],
+        oldest,
+        "" if oldest is None else duration_text(now - oldest),
+        len(times),
+        duration_text(statistics.median(times)) if times else "no decisions yet",
+    )
 
 
 def notice_counts() -> tuple[dict[str, int], int]:

@@ -1,7 +1,6 @@
-"""Writes of the flags app: filing a flag and resolving a review item, exactly once. Filing holds
-under concurrency: the client's row lock serialises its flags (the rate limit), the item's row lock
-orders a flag and a decision, and the unique constraints turn any race left into an IntegrityError,
-on which ``flag_submit`` starts again. Resolving is a conditional UPDATE on the item's version."""
+"""Filing a flag (the client's row lock serialises its flags, the item's orders a flag and a
+decision, a unique constraint turns any race left into an IntegrityError and a retry) and resolving
+a review item once (a conditional UPDATE on its version)."""
 
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ from django.utils import timezone
 from arena.recompute import cell_content_changed
 from core.moderators import user_can_moderate
 from core.text import parse_rate
-from flags.forms import FLAG_FIELDS, DecisionForm, FlagForm
+from flags.forms import DecisionForm, FlagForm
 from flags.mailing import notices_flag_filed, notices_item_decided
 from flags.models import Flag, FlagClient, ModeratorAction, ReviewItem, Status
 from flags.selectors import review_item_proposal
@@ -34,7 +33,7 @@ ALREADY_FLAGGED = "You have already flagged this verdict; your flag is pending r
 
 
 class AlreadyResolved(Exception):
-    """The review item was resolved by someone else (or by an earlier attempt)."""
+    pass
 
 
 class FlagThrottled(Exception):
@@ -46,8 +45,7 @@ class FlagThrottled(Exception):
 
 
 def client_lock(client: str, now: datetime) -> None:
-    """Lock the client's row (an upsert) until the commit: its rate limit is counted and its flag
-    inserted as one step."""
+    """Lock the client's row (an upsert) until the commit: its rate limit counted, its flag in."""
     FlagClient.objects.bulk_create(
         [FlagClient(client_hash=client, last_seen=now)],
         update_conflicts=True,
@@ -64,7 +62,6 @@ def flag_clients_prune(now: datetime | None = None) -> int:
 
 
 def cell_flag_errors(cell_id: int | None) -> dict[str, str]:
-    """Why a cell cannot be flagged."""
     if cell_id is None or not Cell.objects.filter(pk=cell_id).exists():
         return {"cell": "No such cell."}
     if not Cell.objects.on_pages().filter(pk=cell_id).exists():
@@ -121,7 +118,7 @@ def flag_submit(*, form: FlagForm, client: str, cell: Cell | int | None = None) 
     if not valid or cell_id is None:
         errors = cell_flag_errors(cell_id) if valid or cell_id is not None else {}
         raise ValidationError({**errors, **form.errors.as_data()})
-    fields = {name: form.cleaned_data[name] for name in FLAG_FIELDS}
+    fields = {k: v for k, v in form.cleaned_data.items() if k not in ("cell", "website")}
     now = timezone.now()
     for _attempt in range(3):
         flag = Flag(cell_id=cell_id, client_hash=client, created_at=now, **fields)
@@ -138,7 +135,6 @@ def flag_submit(*, form: FlagForm, client: str, cell: Cell | int | None = None) 
 
 
 def _decision(someone: AbstractBaseUser | AnonymousUser, form: DecisionForm) -> dict[str, Any]:
-    """The form's data, for a moderator."""
     if not isinstance(someone, User) or not user_can_moderate(someone):
         raise PermissionDenied(
             "Only superusers and members of the Moderators group may resolve flags."
@@ -166,8 +162,8 @@ def _resolve(
     detail: dict[str, Any],
     change: CellChange | None = None,
 ) -> None:
-    """Resolve the item once, log it, and move the flags the moderator did not see (filed since)
-    to a new pending item."""
+    """Resolve the item once, log it, and move the flags filed since the moderator read it to a
+    new pending item."""
     version = data["version"] or item.version
     done = ReviewItem.objects.filter(pk=item.pk, status=Status.PENDING, version=version).update(
         status=status,

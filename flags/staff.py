@@ -1,5 +1,5 @@
-"""The staff's second factor (django-otp): an authenticator app (TOTP), counted once a token from
-it was accepted, and single-use recovery codes (a static device; a new set replaces the old)."""
+"""The staff's second factor (django-otp): an authenticator app (TOTP), counted once confirmed by a
+token, and single-use recovery codes (a static device; a new set replaces the old)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,6 @@ class Enrolment:
     key: str  # base32, spaced in fours for typing
 
     def qr_svg(self) -> str:
-        """The URL as an inline SVG QR code (no image file, nothing cached)."""
         import qrcode
         import qrcode.image.svg
 
@@ -73,7 +72,6 @@ def staff_totp_confirm(user: AbstractBaseUser, device_id: int, token: str) -> TO
 
 
 def staff_recovery_codes_renew(user: AbstractBaseUser, count: int | None = None) -> list[str]:
-    """A new set of single-use recovery codes, to show once."""
     count = settings.OTP_RECOVERY_CODES if count is None else count
     with transaction.atomic():
         device, _ = StaticDevice.objects.get_or_create(

@@ -1,5 +1,5 @@
 """Celery's wrappers of ``flags.mailing``, each safe to run twice (a notice is claimed before it is
-sent, and counts its attempts whoever makes them)."""
+sent)."""
 
 from celery import Task, shared_task
 

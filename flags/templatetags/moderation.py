@@ -14,8 +14,7 @@ register = template.Library()
 
 @register.simple_tag(takes_context=True)
 def moderation_queue_health(context: dict[str, Any]) -> QueueHealth | None:
-    """The queue's figures for a moderator; None for anyone else (the admin's index is every
-    staff member's)."""
+    """None for anyone but a moderator: the admin's index is every staff member's."""
     request = context.get("request")
     if request is None or not user_can_moderate(request.user):
         return None

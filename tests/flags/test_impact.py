@@ -12,7 +12,7 @@ from arena.models import Arena, ProductScore
 from arena.recompute import arena_recompute_scores
 from arena.selectors.inputs import arena_scoring_inputs, cell_corrections
 from flags.models import Reason, ReviewItem
-from flags.selectors import review_item_impact, review_item_impacts, review_item_proposal
+from flags.selectors import review_item_impacts, review_item_proposal
 from stories.models import Cell, CellChange
 from stories.values import CellValue, Verdict
 from tests.arena.scoring import oracle
@@ -90,9 +90,8 @@ def test_the_queue_impacts_equal_a_full_recomputation(seeded_arena):
 def test_the_item_page_impact_is_the_queue_rows(seeded_arena):
     items = queue_items(seeded_arena, every=97)
     for item in items:
-        assert (
-            dataclasses.astuple(review_item_impact(item)) == expected(seeded_arena, items)[item.pk]
-        )
+        (impact,) = review_item_impacts([item]).values()
+        assert dataclasses.astuple(impact) == expected(seeded_arena, items)[item.pk]
 
 
 @pytest.mark.django_db

@@ -95,7 +95,7 @@ def test_an_even_number_of_decisions_gives_the_mean_of_the_middle_two(db):
     for took in (timedelta(hours=2), timedelta(hours=4), timedelta(hours=9), timedelta(hours=1)):
         decided(took)
     health = queue_health()
-    assert health.decided == 4 and health.median_decision == timedelta(hours=3)
+    assert health.decided == 4 and health.median_text == "3 hours"
 
 
 @pytest.mark.django_db
