@@ -73,8 +73,7 @@ def import_cells(run: ImportRun) -> None:
 
 
 def _quotes_of(run: ImportRun, detail: CellDetail | None) -> tuple[Quote, ...]:
-    """The quotes as a file states them (with its dates), or as the pages do: checked as of
-    their "Evidence as of" date."""
+    """The quotes as a file states them, or the pages' checked as of their evidence date."""
     quotes = detail.evidence if detail else ()
     if run.record.exact:
         return quotes

@@ -1,5 +1,5 @@
-"""One import's state (``ImportRun``), its report, the row helpers every step uses, and the clashes
-with the rows: a name or slug another row holds is refused as ``FILE: reason`` (``ImportRefused``)."""
+"""One import's state and report (``ImportRun``), the row helpers every step uses, and the clashes
+with the rows, refused as ``FILE: reason`` (``ImportRefused``)."""
 
 from __future__ import annotations
 
@@ -123,8 +123,7 @@ def _product(product: Product) -> str:
 
 @dataclass
 class ImportRun:
-    """One import: what it read, the rows it found or wrote so far, and its report (what
-    ``arena_import`` returns)."""
+    """One import: what it read, the rows it found or wrote so far, and its report."""
 
     record: ArenaRecord
     arena: Arena
@@ -153,7 +152,7 @@ class ImportRun:
     stories: dict[str, Story] = field(default_factory=dict)
 
     def listed(self, kind: str, action: str, name: str) -> None:
-        """One row named in the ``retired``, ``restored`` or ``removed`` list, and counted."""
+        """A row named in the ``retired``, ``restored`` or ``removed`` list, and counted."""
         getattr(self, action).append(f"{kind} {name!r}")
         self.count(kind, action)
 
