@@ -225,7 +225,8 @@ def _texts_check(value: Any, where: list[str | int], file: _File) -> None:
 def _record(doc: dict[str, Any], file: _File) -> ArenaRecord:
     arena, products, stories = doc["arena"], doc["products"], doc["stories"]
     slug = _slug(arena, file)
-    groups = _groups(doc["categories"], file)
+    file.unique(doc["categories"], "name", "categories", made=arena_slugify)
+    groups = {c["name"]: set(c.get("groups", [])) for c in doc["categories"]}
     file.unique(doc["personas"], "slug", "personas")
     labels = {p["slug"]: p["label"] for p in doc["personas"]}
     by_slug = _product_names(products, file)
@@ -282,33 +283,16 @@ def _slug(arena: dict[str, Any], file: _File) -> str:
     slug: str = arena.get("slug") or arena_slugify(arena["name"])
     if not slug:
         raise file.at(["arena", "name"], "has no letters or digits to make a URL slug of")
-    # (the schema's patterns say the same: a guard for a slug made of the name)
-    if problem := slug_problem(slug):
-        raise file.at(["arena", "slug" if "slug" in arena else "name"], problem)
+    if problem := slug_problem(slug):  # (a slug made of the name: the schema checks a given one)
+        raise file.at(["arena", "name"], problem)
     return slug
-
-
-def _groups(categories: list[dict[str, Any]], file: _File) -> dict[str, set[str]]:
-    """Each category's sub-group names, by the category's name."""
-    file.unique(categories, "name", "categories", made=arena_slugify)
-    groups: dict[str, set[str]] = {}
-    for i, c in enumerate(categories):
-        names = c.get("groups", [])
-        if len(set(names)) != len(names):
-            raise file.at(["categories", i, "groups"], "names a group twice")
-        groups[c["name"]] = set(names)
-    return groups
 
 
 def _product_names(products: list[dict[str, Any]], file: _File) -> dict[str, str]:
     """The products' names by their slugs (a product without one gets its name's)."""
-    for p in products:
-        p.setdefault("slug", arena_slugify(p["name"]))
-    for i, p in enumerate(products):
-        if not p["slug"]:
+    for i, p in enumerate(products):  # (the schema checks a given slug; a made one can be empty)
+        if not p.setdefault("slug", arena_slugify(p["name"])):
             raise file.at(["products", i, "name"], "has no letters or digits to make a slug of")
-        if problem := slug_problem(p["slug"], product=True):
-            raise file.at(["products", i, "slug"], problem)
     file.unique(products, "name", "products")
     file.unique(products, "slug", "products")
     return {p["slug"]: p["name"] for p in products}

@@ -73,8 +73,7 @@ def import_cells(run: ImportRun) -> None:
 
 
 def _quotes_of(run: ImportRun, detail: CellDetail | None) -> tuple[Quote, ...]:
-    """The quotes as a file states them (with its dates), or as the pages do: checked as of
-    their "Evidence as of" date."""
+    """The quotes as a file states them, or the pages' checked as of their evidence date."""
     quotes = detail.evidence if detail else ()
     if run.record.exact:
         return quotes
@@ -85,11 +84,10 @@ def _parts(
     value: CellValue, rationale: str, published: bool, quotes: Iterable, as_of: Any, exact: bool
 ) -> dict[str, Any]:
     """Every part of a cell an import compares, in the order a report names them."""
-    said: tuple
-    if exact:
-        said = tuple((e.source, e.quote, e.url or "", e.checked_on) for e in quotes)
-    else:
-        said = tuple((e.source, e.quote) for e in quotes)
+    # the pages state a quote's source and words; a file also its address and date
+    said = tuple(
+        (e.source, e.quote, e.url or "", e.checked_on)[: 4 if exact else 2] for e in quotes
+    )
     return {"value": value, "rationale": (rationale, published), "evidence": said, "date": as_of}
 
 

@@ -13,7 +13,6 @@ from arena.imports.reading import (
     LeaderboardRow,
     MatrixStory,
     OverviewPage,
-    PersonaWinner,
     future_problem,
     max_value,
     short,
@@ -26,7 +25,6 @@ _COUNTS_RE = re.compile(
     rf"([0-9]+) user stories · ([0-9]+) judged cells · updated {_DATE} · Evidence as of {_DATE}"
 )
 _TITLE_RE = re.compile(r"(.+) arena\1")  # the arena's title, and each adjacent arena's
-_RUNNER_UP_RE = re.compile(r"Runner-up: (.+) \(([0-9]+)/100\)")
 _FIELDS = ("stars", "stars_growth", "npm_weekly", "pypi_weekly", "popularity_as_of")
 _FIGURES = (
     ("stars", "★", re.compile(r"★ ([0-9.]+[kM]?)")),
@@ -68,7 +66,9 @@ def parse_overview(path: str, lines: list[str]) -> tuple[OverviewPage, dict[str,
     while (line := cur.peek()) is not None and line.startswith("| "):
         cur.take()
         leader_lines.append(cur.lineno)
-    personas = _best_by_user_type(cur)
+    # the "Best for" cards are the scores' to give, and the site computes those
+    cur.skip_until(lambda line: line.startswith("Story matrix"))
+    cur.take("no story matrix found")
     products, categories, stories = StoryMatrix(cur).read()
     adjacent = _adjacent_arenas(cur)
     values = {p: {"slug": arena_slugify(p), "tier": "", **dict.fromkeys(_FIELDS)} for p in products}
@@ -93,7 +93,7 @@ def parse_overview(path: str, lines: list[str]) -> tuple[OverviewPage, dict[str,
         seen[s.text] = s.line
     head = (name, description, story_count, cell_count, updated, evidence_as_of)
     leaders = tuple(leaderboard)
-    page = OverviewPage(path, *head, products, categories, stories, adjacent, leaders, personas)
+    page = OverviewPage(path, *head, products, categories, stories, adjacent, leaders)
     return page, values
 
 
@@ -110,10 +110,6 @@ def _date(cur: Cursor, text: str, what: str) -> date:
 def _leader_row(cur: Cursor, products: tuple[str, ...]) -> tuple[LeaderboardRow, dict]:
     """The row, and its product's tier and popularity figures."""
     cols = [c.strip() for c in cur.line.strip().split(" | ")]
-    cols[0] = cols[0].lstrip("| ").strip()
-    if not re.fullmatch(r"[0-9]+", cols[0]):
-        raise cur.error(f"bad leaderboard rank {short(cols[0])}")
-    cur.number(cols[0], "leaderboard rank")
     if len(cols) < 2:
         raise cur.error("leaderboard row has no product column")
     m = re.fullmatch(r"(.+?) ?vs (.+) ↗", cols[1])
@@ -126,8 +122,7 @@ def _leader_row(cur: Cursor, products: tuple[str, ...]) -> tuple[LeaderboardRow,
     values: dict = {}
     values["tier"] = cur.fit("Product.tier", "tier", head[len(product) :].strip())
     j = 2
-    while j < len(cols) and re.fullmatch(r"[0-9]+/100", cols[j]):
-        cur.number(cols[j].split("/")[0], "score")
+    while j < len(cols) and re.fullmatch(r"[0-9]+/100", cols[j]):  # the scores are computed
         j += 1
     popularity = cols[j] if j < len(cols) else ""
     for key, mark, pattern in _FIGURES:
@@ -135,46 +130,14 @@ def _leader_row(cur: Cursor, products: tuple[str, ...]) -> tuple[LeaderboardRow,
             values[key] = cur.figure(f"Product.{key}", f"{mark} {fm.group(1)}")
     rest = " | ".join(cols[j + 1 :])
     vm = re.search(r"([0-9]+)/([0-9]+) verified(?: · ([0-9]+) disputed)?", rest)
-    im = re.search(r"([0-9]+)/100 integrity", rest)
-    if not vm or not im:
+    if not vm or not re.search(r"[0-9]+/100 integrity", rest):
         raise cur.error("leaderboard row lacks 'V/E verified' or 'N/100 integrity'")
     counts = (
         cur.number(vm.group(1), "verified count"),
         cur.number(vm.group(2), "evidenced count"),
         cur.number(vm.group(3) or "0", "disputed count"),
     )
-    cur.number(im.group(1), "integrity")
     return LeaderboardRow(product, vs, *counts), values
-
-
-def _best_by_user_type(cur: Cursor) -> tuple[PersonaWinner, ...]:
-    """The "Best for <persona>" cards, up to the story matrix's heading (taken)."""
-    personas = []
-    while (line := cur.peek()) is not None and not line.startswith("Story matrix"):
-        cur.take()
-        if line.startswith("Best for "):
-            personas.append(_persona_winner(cur, line[len("Best for ") :].strip()))
-    cur.take("no story matrix found")
-    return tuple(personas)
-
-
-def _persona_winner(cur: Cursor, persona: str) -> PersonaWinner:
-    """Winner, ``N/100``, maybe ``Runner-up: NAME (N/100)``, ``N <persona> stories scored``."""
-    ends = f"page ends inside 'Best for {persona}'"
-    winner = cur.take(ends).strip()
-    sm = re.fullmatch(r"([0-9]+)/100", cur.take(ends).strip())
-    if not sm:
-        raise cur.error("expected the winner's score 'N/100'")
-    score = cur.number(sm.group(1), "score")
-    runner_up, runner_up_score = None, None
-    if rm := _RUNNER_UP_RE.fullmatch(cur.take(ends).strip()):
-        runner_up, runner_up_score = rm.group(1), cur.number(rm.group(2), "score")
-        cur.take(ends)
-    cm = re.fullmatch(r"([0-9]+) (\S+) stories scored", cur.line.strip())
-    if not cm:
-        raise cur.error("expected 'N <persona> stories scored'")
-    story_count = cur.number(cm.group(1), "story count")
-    return PersonaWinner(persona, winner, score, runner_up, runner_up_score, story_count)
 
 
 def _adjacent_arenas(cur: Cursor) -> tuple[AdjacentRecord, ...]:

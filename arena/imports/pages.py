@@ -1,5 +1,5 @@
-"""Page dumps read from files (the overview page in ``overview``, head-to-head pages here) and
-checked against one another into one ``ArenaRecord``."""
+"""Page dumps (the overview page in ``overview``, head-to-head pages here) read and checked
+against one another into one ``ArenaRecord``."""
 
 from __future__ import annotations
 

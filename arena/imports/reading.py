@@ -116,8 +116,7 @@ class Cursor:
         return text
 
     def number(self, digits: str, what: str, maximum: int = ANY_COUNT_MAX) -> int:
-        """ASCII digits as an int no larger than ``maximum`` (a huge digit run is refused before
-        int(), which refuses more than 4300 digits)."""
+        """ASCII digits as an int no larger than ``maximum`` (compared before int() can refuse)."""
         significant = digits.lstrip("0") or "0"
         if len(significant) > len(str(maximum)) or int(significant) > maximum:
             raise self.error(f"{what} {short(digits, 20)} is larger than {maximum}")
@@ -151,8 +150,7 @@ class Cursor:
 
 
 def future_problem(day: date | None) -> str | None:
-    """Why ``day`` cannot be claimed (after the server's today, it would outrank a moderator's
-    decision made today); None for a day up to today."""
+    """Why ``day`` cannot be claimed: after today it would outrank a moderator's decision today."""
     today = freshness.today()
     if day is None or day <= today:
         return None
@@ -167,7 +165,6 @@ def _model_field(label: str) -> Field:
 
 @functools.cache
 def max_length(label: str) -> int:
-    """``max_length("Product.name")`` → the model field's max_length."""
     return cast(int, _model_field(label).max_length)
 
 
@@ -200,24 +197,12 @@ class CategoryRecord:
 
 
 @dataclass(frozen=True)
-class LeaderboardRow:
-    """A product's published standing (the scores are computed again; tests compare them)."""
-
+class LeaderboardRow:  # the published standing: the scores are computed again, tests compare
     product: str
     vs: str
     verified: int
     with_evidence: int
     disputed: int
-
-
-@dataclass(frozen=True)
-class PersonaWinner:
-    persona: str
-    winner: str
-    score: int
-    runner_up: str | None
-    runner_up_score: int | None
-    story_count: int
 
 
 @dataclass(frozen=True)
@@ -243,7 +228,6 @@ class OverviewPage:
     adjacent: tuple[AdjacentRecord, ...]
     # what only the pages publish (an arena file's scores are computed)
     leaderboard: tuple[LeaderboardRow, ...] = ()
-    personas: tuple[PersonaWinner, ...] = ()
 
 
 @dataclass(frozen=True)

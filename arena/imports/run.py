@@ -1,5 +1,5 @@
-"""One import's state (``ImportRun``), its report, the row helpers every step uses, and the clashes
-with the rows: a name or slug another row holds is refused as ``FILE: reason`` (``ImportRefused``)."""
+"""One import's state and report (``ImportRun``), the row helpers every step uses, and the clashes
+with the rows, refused as ``FILE: reason`` (``ImportRefused``)."""
 
 from __future__ import annotations
 
@@ -123,8 +123,7 @@ def _product(product: Product) -> str:
 
 @dataclass
 class ImportRun:
-    """One import: what it read, the rows it found or wrote so far, and its report (what
-    ``arena_import`` returns)."""
+    """One import: what it read, the rows it found or wrote so far, and its report."""
 
     record: ArenaRecord
     arena: Arena
@@ -153,7 +152,7 @@ class ImportRun:
     stories: dict[str, Story] = field(default_factory=dict)
 
     def listed(self, kind: str, action: str, name: str) -> None:
-        """One row named in the ``retired``, ``restored`` or ``removed`` list, and counted."""
+        """A row named in the ``retired``, ``restored`` or ``removed`` list, and counted."""
         getattr(self, action).append(f"{kind} {name!r}")
         self.count(kind, action)
 
@@ -164,17 +163,46 @@ class ImportRun:
     def wrote(self) -> bool:  # (an import that wrote nothing leaves the scores alone)
         return any(n for (_, action), n in self.tally.items() if action in WRITING_ACTIONS)
 
-    def tally_lines(self) -> list[str]:
-        """``cell: 2 changed, 1 kept`` for each kind the import touched."""
-        counts = {
-            k: [f"{self.tally[k, a]} {a}" for a in REPORT_ACTIONS if self.tally[k, a]]
-            for k in IMPORT_KINDS
-        }
-        return [f"{kind}: {', '.join(parts)}" for kind, parts in counts.items() if parts]
-
     @property
     def says(self) -> str:
         return "file says" if self.record.exact else "page says"
+
+    def summary(self) -> str:
+        """``Created arena 'Name' (slug): 53 stories, 318 cells`` (or Updated, or Unchanged:)."""
+        verb = "Created" if self.created else ("Updated" if self.wrote else "Unchanged:")
+        stories = len(self.record.overview.stories)
+        cells = stories * len(self.record.overview.products)
+        return f"{verb} arena {self.arena.name!r} ({self.arena.slug}): {stories} stories, {cells} cells"
+
+    def report_lines(self) -> list[str]:
+        """The report after the summary: the counts per kind, then a line per row named."""
+        exact = self.record.exact
+        values, where = (
+            ("the file's values", "in the file") if exact else ("the pages' values", "on the pages")
+        )
+        given = "the file gives no" if exact else "no page gives"
+        lines = []
+        for kind in IMPORT_KINDS:
+            if parts := [
+                f"{self.tally[kind, a]} {a}" for a in REPORT_ACTIONS if self.tally[kind, a]
+            ]:
+                lines.append(f"{kind}: {', '.join(parts)}")
+        lines += [
+            f"{given} the weight of {t!r}: default weight used" for t in self.default_weight_stories
+        ]
+        lines += self.kept
+        if self.kept:
+            lines.append(
+                f"{len(self.kept)} moderated or edited value(s) kept; --overwrite-moderated "
+                f"writes {values} over them"
+            )
+        lines += self.overwritten
+        lines += [
+            f"retired {what} (no longer {where}; its history is kept)" for what in self.retired
+        ]
+        lines += [f"restored {what} (back {where})" for what in self.restored]
+        lines += [f"removed {what} (no longer {where})" for what in self.removed]
+        return [f"  {line}" for line in lines]
 
 
 def sync_row(obj: Model, values: dict, *, bump: bool = True) -> bool:

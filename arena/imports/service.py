@@ -1,6 +1,5 @@
-"""The import service: an arena written from the ``ArenaRecord`` of either reader, in one
-transaction, step by step (docs/importing.md says the rules): the rows listed are active in page
-order, the others retired (stories, products) or removed (the rest)."""
+"""An arena written from the ``ArenaRecord`` of either reader, in one transaction, step by step
+(docs/importing.md says the rules)."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Model
 from django.utils import timezone
 
 from arena.imports.cells import import_cells
@@ -34,7 +33,7 @@ from stories.models import Story
 @transaction.atomic
 def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> ImportRun:
     """Build or update an arena; twice = once. Moderated or edited values are kept and reported
-    (``overwrite_moderated``: written over, recorded publicly); rows no longer listed retire."""
+    (``overwrite_moderated``: written over, recorded publicly)."""
     ov = record.overview
     slug = record.slug or arena_slugify(ov.name)
     found = import_arena_find(record, slug=slug)
@@ -165,7 +164,6 @@ def _write_listed[Row: (Product, Story)](
 
 
 def _categories(run: ImportRun) -> None:
-    """Categories and sub-groups in page order."""
     ov, arena = run.record.overview, run.arena
     blurbs = {c.name: {"blurb": c.blurb} for c in ov.categories}
     cats, gone = _named(run, Category, Category.objects.filter(arena=arena), blurbs, arena=arena)
@@ -180,33 +178,38 @@ def _categories(run: ImportRun) -> None:
         _place_after(gone_groups, len(names))
 
 
-def _named[Named: (Category, SubGroup)](
+def _named[Named: (Category, SubGroup, AdjacentArena)](
     run: ImportRun, model: type[Named], rows: Any, listed: dict[str, dict], **parent: Any
 ) -> tuple[dict[str, Named], list[Named]]:
-    """The listed rows by name, written in page order, and the rows no longer listed."""
-    kind = "category" if model is Category else "sub-group"
+    """The listed rows by name, written in page order, and those no longer listed. An adjacent
+    arena's place is one of its values (an admin's order stays: no place is unique)."""
+    kind = {Category: "category", SubGroup: "sub-group", AdjacentArena: "adjacent arena"}[model]
     rows = list(rows)
     found = named_rows(rows, listed, run.record.overview.path, kind)
     gone = {r.pk: r for r in rows}
-    model.objects.filter(pk__in=gone).update(position=F("position") + run.offset)
-    for row in rows:
-        row.position += run.offset  # mirror the bulk shift
+    shifted = model is not AdjacentArena
+    if shifted:
+        model.objects.filter(pk__in=gone).update(position=F("position") + run.offset)
+        for row in rows:
+            row.position += run.offset  # mirror the bulk shift
     for pos, (name, more) in enumerate(listed.items()):
         values = {"name": name, **more}
         row = found.get(name)
         if row is None:
-            found[name] = model.objects.create(**parent, **values, page_name=name, position=pos)
+            values = {"position": pos, **values}
+            found[name] = model.objects.create(**parent, **values, page_name=name)
             run.count(kind, "added")
             continue
         del gone[row.pk]
         keep_edited(run, row, values, kind, f"the {kind} {name!r}")
-        if _place(row, values, pos, row.position - run.offset):
+        was = row.position - (run.offset if shifted else 0)
+        if _place(row, values, values.get("position", pos), was):
             run.count(kind, "changed")
         sync_row(row, {"page_name": name}, bump=False)
     return found, list(gone.values())
 
 
-def _place(obj: Category | SubGroup | Product | Story, values: dict, pos: int, was: int) -> bool:
+def _place(obj: Model, values: dict, pos: int, was: int) -> bool:
     """Write a listed row's values and its position; whether what the pages show of it changed."""
     changed = sync_row(obj, values)
     sync_row(obj, {"position": pos}, bump=pos != was and not changed)
@@ -261,34 +264,20 @@ def _prune_structure(run: ImportRun) -> None:
 
 
 def _adjacent(run: ImportRun) -> None:
-    """The adjacent arenas, as the pages list them (an admin's order of them stays too: no place
-    is unique)."""
-    ov, arena = run.record.overview, run.arena
-    rows = list(AdjacentArena.objects.filter(arena=arena))
-    found = named_rows(rows, [a.name for a in ov.adjacent], ov.path, "adjacent arena")
-    gone = {a.pk: a for a in rows}
-    for pos, adj in enumerate(ov.adjacent):
-        values = {
-            "product_count": adj.product_count,
-            "leader": adj.leader,
-            "shares": adj.shares or "",
+    listed = {
+        a.name: {
+            "product_count": a.product_count,
+            "leader": a.leader,
+            "shares": a.shares or "",
             "position": pos,
         }
-        obj = found.get(adj.name)
-        if obj is None:
-            AdjacentArena.objects.create(arena=arena, name=adj.name, page_name=adj.name, **values)
-            run.count("adjacent arena", "added")
-            continue
-        del gone[obj.pk]
-        values["name"] = adj.name
-        keep_edited(run, obj, values, "adjacent arena", f"the adjacent arena {adj.name!r}")
-        if sync_row(obj, values):
-            run.count("adjacent arena", "changed")
-        sync_row(obj, {"page_name": adj.name}, bump=False)
-    for obj in gone.values():
-        if not keep_added(run, obj, "adjacent arena"):
-            run.listed("adjacent arena", "removed", obj.name)
-            obj.delete()
+        for pos, a in enumerate(run.record.overview.adjacent)
+    }
+    rows = AdjacentArena.objects.filter(arena=run.arena)
+    for row in _named(run, AdjacentArena, rows, listed, arena=run.arena)[1]:
+        if not keep_added(run, row, "adjacent arena"):
+            run.listed("adjacent arena", "removed", row.name)
+            row.delete()
 
 
 def _sources(run: ImportRun) -> None:

@@ -6,7 +6,7 @@ import pytest
 from django.apps import apps
 
 from arena.imports.pages import read_arena
-from arena.imports.reading import PageError, PersonaWinner
+from arena.imports.reading import PageError
 from stories.values import CellValue, CellValueError, Proof, Verdict, parse_quality
 
 
@@ -165,30 +165,6 @@ def test_round_that_breaks_the_rules_is_refused(tmp_path, seed_files):
     )
     with pytest.raises(PageError, match="the rules give round to Inngest"):
         read_arena(files)
-
-
-def test_best_for_card_with_a_runner_up(seed_record):
-    assert seed_record.overview.personas == (
-        PersonaWinner("backend-developer", "Inngest", 68, "Temporal", 64, 13),
-    )
-
-
-def test_best_for_card_without_a_runner_up(tmp_path, seed_files):
-    files = _write(tmp_path, seed_files, "003", _replace("Runner-up: Temporal (64/100)\n", ""))
-    assert read_arena(files).overview.personas == (
-        PersonaWinner("backend-developer", "Inngest", 68, None, None, 13),
-    )
-
-
-def test_best_for_card_without_its_story_count(tmp_path, seed_files):
-    files = _write(
-        tmp_path, seed_files, "003", _replace("13 backend-developer stories scored\n", "")
-    )
-    target = next(f for f in files if Path(f).name.startswith("003"))
-    with pytest.raises(PageError) as exc:
-        read_arena(files)
-    line = _line_of(target, "Runner-up: Temporal") + 1
-    assert str(exc.value) == f"{target}:{line}: expected 'N <persona> stories scored'"
 
 
 def test_no_overview_page(tmp_path, seed_files):

@@ -1,5 +1,4 @@
 import sys
-import time
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -11,10 +10,8 @@ from arena.selectors.export import arena_export_document
 
 class Command(BaseCommand):
     help = (
-        "Write an arena as an arena file (docs/arena-format.md): the arena, its categories, "
-        "personas, products, stories, every cell with its evidence, and the adjacent arenas. No "
-        "flags, no personal data. `import_arena_json` reads it back; exporting again gives the "
-        "same bytes."
+        "Write an arena as an arena file (docs/arena-format.md): every row of it, no flags, no "
+        "personal data. `import_arena_json` reads it back; exporting again gives the same bytes."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -27,7 +24,6 @@ class Command(BaseCommand):
         arena = arena_get(slug=slug)
         if arena is None:
             raise CommandError(f"no arena has the slug {slug!r}")
-        started = time.perf_counter()
         document = arena_export_document(arena=arena)
         if not output:
             sys.stdout.buffer.writelines(dataformat.document_chunks(document))
@@ -35,11 +31,10 @@ class Command(BaseCommand):
             return
         try:
             with open(output, "wb") as out:
-                size = sum(out.write(chunk) for chunk in dataformat.document_chunks(document))
+                out.writelines(dataformat.document_chunks(document))
         except OSError as exc:
             raise CommandError(f"cannot write {output}: {exc}") from None
         self.stderr.write(
-            f"Exported {arena.name!r} to {output}: {len(document['products'])} products, "
-            f"{len(document['stories'])} stories, {len(document['cells'])} cells, "
-            f"{size} bytes in {time.perf_counter() - started:.2f} s."
+            f"Exported {arena.name!r} to {output}: {len(document['stories'])} stories, "
+            f"{len(document['cells'])} cells."
         )
