@@ -70,8 +70,7 @@ WARNINGS = frozenset({"broker_policy", "beat", "arenas"})
 
 
 def run_checks() -> dict[str, str]:
-    """Every check's value: ``ok``, ``error: <exception class>`` (a check that raises) or
-    ``warning: <what>`` (a warning that returns what is wrong)."""
+    """Each check's ``ok``, ``error: <exception class>`` (it raised) or ``warning: <what>``."""
     checks: dict[str, Callable[[], str | None]] = {"database": check_database}
     if isinstance(cache := caches["default"], ResilientRedisCache):
         checks["redis"] = cache.ping  # (past its outage back-off)

@@ -237,8 +237,7 @@ class PageIdentity:
         match: ResolverMatch | None = None,
         query: Query | None = None,
     ) -> PageIdentity:
-        """Named by the route, the parameters read and the variant served; ``dated``: a new page
-        each day (evidence ages)."""
+        """Named by the route, the parameters read and the variant served; ``dated``: daily."""
         match = match or resolve(request.path_info)
         named = version
         if dated:  # (and the age after which evidence is stale, a setting)
