@@ -66,14 +66,16 @@ def persona_slug(label: str) -> str:
 
 
 _UNITS = {"M": 1_000_000, "k": 1_000}
-# (at most 30 characters, far beyond any published figure: the conversions stay cheap)
-_FIGURE = re.compile(r"(?=.{1,30}$)([0-9]+)(?:(\.[0-9]+)?([kM]))?")
+_FIGURE = re.compile(r"([0-9]+)(?:(\.[0-9]+)?([kM]))?")
+_FIGURE_MAX_CHARS = 30  # far beyond any published figure; keeps float and int conversions cheap
 
 
 def parse_figure(text: str | None) -> int | None:
     """``23k`` → 23000, ``8.8M`` → 8800000, ``730`` → 730; ValueError for anything else."""
     if not text:
         return None
+    if len(text) > _FIGURE_MAX_CHARS:
+        raise ValueError(f"a figure of {len(text)} characters is too long")
     if not (m := _FIGURE.fullmatch(text)):
         raise ValueError(f"{text!r} is not a figure like 730, 23k or 8.8M")
     whole, fraction, suffix = m.groups()
