@@ -17,10 +17,7 @@ def env[T: (str, int, float, bool)](name: str, default: T) -> T:
         return value
     if isinstance(default, bool):
         return value.strip().lower() in ("1", "true", "yes", "on")
-    try:
-        return type(default)(value)
-    except ValueError as exc:
-        raise ImproperlyConfigured(f"{name}: {exc}") from None
+    return parsed(name, type(default), value)
 
 
 def env_list(name: str, default: str) -> list[str]:
@@ -32,10 +29,10 @@ def require(ok: bool, message: str) -> None:
         raise ImproperlyConfigured(message)
 
 
-def parsed(name: str, parse: Callable[[str], Any], value: str) -> None:
-    """A value ``parse`` refuses stops every process at start-up, naming ``name``."""
+def parsed(name: str, parse: Callable[[str], Any], value: str) -> Any:
+    """``parse(value)``; a value it refuses stops every process at start-up, naming ``name``."""
     try:
-        parse(value)
+        return parse(value)
     except ValueError as exc:
         raise ImproperlyConfigured(f"{name}: {exc}") from None
 

@@ -125,10 +125,8 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
 ]
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
-    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
-    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    {"NAME": f"django.contrib.auth.password_validation.{name}Validator"}
+    for name in ("UserAttributeSimilarity", "MinimumLength", "CommonPassword", "NumericPassword")
 ]
 
 TIME_ZONE = "UTC"
@@ -176,6 +174,8 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
+# workers log through LOGGING (the site's format, request ids), not a root logger of Celery's
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # A dead broker must not hang a web request: fail fast, the periodic sweep catches up later.
 CELERY_BROKER_CONNECTION_TIMEOUT = 0.5
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

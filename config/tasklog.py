@@ -1,11 +1,10 @@
-"""Celery signals: the request id into tasks and their logs, the site's log format, failures
-counted for /metrics, the broker's eviction policy checked, the sweep's heartbeat for /readyz."""
+"""Celery signals: the request id into tasks and their logs, failures counted for /metrics, the
+broker's eviction policy checked, the sweep's heartbeat for /readyz."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import logging.config
 import time
 from typing import Any
 
@@ -96,16 +95,3 @@ def _count_failure(sender: Any, **_: Any) -> None:
             client.hincrby(broker.FAILURES_KEY, sender.name, 1)
     except redis.RedisError as exc:  # the count is lost, the task's own retry/sweep is not
         log.warning("task failure not counted: %s", exc)
-
-
-@signals.after_setup_logger.connect
-@signals.after_setup_task_logger.connect
-def _site_format(logger: logging.Logger, **_: Any) -> None:
-    # Celery's worker replaces the root logger's handlers with its own: they get the site's
-    config: dict[str, Any] = settings.LOGGING
-    formatter = logging.config.DictConfigurator(config).configure_formatter(
-        dict(config["formatters"][settings.LOG_FORMAT])  # (it takes the "()" out of its dict)
-    )
-    for handler in logger.handlers:
-        handler.setFormatter(formatter)
-        handler.addFilter(requestid.RequestIdFilter())

@@ -91,7 +91,7 @@ class RecordAdmin(RefusesStaleSaves):
         except (EditConflict, ValidationError) as exc:
             self.refuse(request, exc)
 
-    def _retire(self, request: HttpRequest, queryset: QuerySet[Any], retired: bool) -> None:
+    def _retire(self, request: HttpRequest, queryset: QuerySet[Any], *, retired: bool) -> None:
         done = sum(
             type(self).retire_service(**{str(self.opts.model_name): obj}, retired=retired)
             for obj in queryset
@@ -101,19 +101,15 @@ class RecordAdmin(RefusesStaleSaves):
 
     @admin.action(description="Retire selected (hide from pages and scores, keep the record)")
     def retire_selected(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
-        self._retire(request, queryset, True)
+        self._retire(request, queryset, retired=True)
 
     @admin.action(description="Restore selected retired rows")
     def restore_selected(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
-        self._retire(request, queryset, False)
+        self._retire(request, queryset, retired=False)
 
 
 class ReadOnly:
     def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
+    has_change_permission = has_delete_permission = has_add_permission

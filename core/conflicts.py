@@ -57,8 +57,7 @@ def versioned_update(
     base_version: int | None,
     base: dict[str, Any] | None,
 ) -> list[str]:
-    """Write the fields the editor changed, refusing a stale edit of one that moved
-    (EditConflict); the fields written."""
+    """Write the fields the editor changed (EditConflict if one moved meanwhile); those written."""
     manager = model._default_manager  # every row, retired ones too
     current = manager.select_for_update().get(pk=obj.pk)
     now = {f: getattr(current, f) for f in changes}

@@ -18,7 +18,7 @@ VS = "vs"
 _SLUG = re.compile(SLUG_CHARS)
 
 
-def slug_problem(value: object, *, product: bool = False) -> str | None:
+def slug_problem(value: object, product: bool = False) -> str | None:
     """Why ``value`` is not a slug (``product``: a product's), or None."""
     if not isinstance(value, str) or not _SLUG.fullmatch(value):
         return (
@@ -35,10 +35,8 @@ def slug_problem(value: object, *, product: bool = False) -> str | None:
 
 def validate_product_slug(value: object) -> None:
     """The ``vs`` word, beside the ``SlugField``'s own validator (one message at a time)."""
-    if isinstance(value, str) and _SLUG.fullmatch(value):
-        problem = slug_problem(value, product=True)
-        if problem:
-            raise ValidationError(problem, code="invalid", params={"value": value})
+    if isinstance(value, str) and _SLUG.fullmatch(value) and (problem := slug_problem(value, True)):
+        raise ValidationError(problem, code="invalid", params={"value": value})
 
 
 # a name reaches mail subjects, log lines and file names, which a line break would split
@@ -147,8 +145,6 @@ _INITIALISMS = {
 
 def heading_name(text: str) -> str:
     """``Ai integrations`` → ``AI integrations``; other words as they are."""
-    words = text.split(" ")
     return " ".join(
-        _INITIALISMS[w.lower()] if w.lower() in _INITIALISMS and w[1:] == w[1:].lower() else w
-        for w in words
+        _INITIALISMS.get(w.lower(), w) if w[1:] == w[1:].lower() else w for w in text.split(" ")
     )

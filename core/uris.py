@@ -58,9 +58,7 @@ def uri_problem(value: str) -> str | None:
         URLValidator(schemes=list(SCHEMES))(value)
     except ValidationError:
         return MESSAGE
-    if not URI_CHARS.fullmatch(value) or LONE_PERCENT.search(value):
-        return MESSAGE
-    return None
+    return None if URI_CHARS.fullmatch(value) and not LONE_PERCENT.search(value) else MESSAGE
 
 
 def uri_fixed(value: str) -> str:
@@ -70,8 +68,7 @@ def uri_fixed(value: str) -> str:
 
 
 def validate_uri(value: str) -> None:
-    problem = uri_problem(value)
-    if problem:
+    if problem := uri_problem(value):
         raise ValidationError(problem, code="invalid")
 
 

@@ -73,11 +73,7 @@ def backup(alias: str, target: Path) -> None:
             options, env = pg_connection(alias)
             run([pg_program("pg_dump"), "--format=custom", "--file", str(partial), *options], env)
         else:
-            connection = connections[alias]
-            connection.ensure_connection()
-            with sqlite3.connect(partial) as copy:
-                connection.connection.backup(copy)
-            copy.close()
+            sqlite_copy(alias, partial, out=True)
         partial.replace(target)
     finally:
         partial.unlink(missing_ok=True)
@@ -133,8 +129,14 @@ def replace(alias: str, vendor: str, source: Path) -> None:
         connections[alias].close()
         run(command, env)
     else:
-        connection = connections[alias]
-        connection.ensure_connection()
-        with sqlite3.connect(source) as copy:
-            copy.backup(connection.connection)
-        copy.close()
+        sqlite_copy(alias, source, out=False)
+
+
+def sqlite_copy(alias: str, path: Path, *, out: bool) -> None:
+    """The database into the file at ``path`` (``out``), or the file into the database."""
+    connection = connections[alias]
+    connection.ensure_connection()
+    with sqlite3.connect(path) as other:
+        source, target = (connection.connection, other) if out else (other, connection.connection)
+        source.backup(target)
+    other.close()

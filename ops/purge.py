@@ -93,17 +93,13 @@ def http_cache_purge(tags: list[str], urls: Iterable[str] | None = None) -> list
             with urllib.request.urlopen(request, timeout=settings.HTTP_CACHE_PURGE_TIMEOUT):
                 pass
         except urllib.error.HTTPError as exc:  # the cache answered and said no: say why
-            log.warning("purge of %s at %s refused: %s", value, url, _refusal(exc))
+            reason = f"HTTP {exc.code} {exc.reason}"
+            if exc.code in (401, 403):
+                reason += ": HTTP_CACHE_PURGE_TOKEN is missing or not the cache's purge token"
+            log.warning("purge of %s at %s refused: %s", value, url, reason)
             failed.append(url)
         # (ValueError: an endpoint that is no URL; an unreachable cache is retried, then warned of)
         except (urllib.error.URLError, OSError, ValueError) as exc:
             log.info("purge of %s at %s failed: %s", value, url, exc)
             failed.append(url)
     return failed
-
-
-def _refusal(exc: urllib.error.HTTPError) -> str:
-    reason = f"HTTP {exc.code} {exc.reason}"
-    if exc.code in (401, 403):
-        return f"{reason}: HTTP_CACHE_PURGE_TOKEN is missing or not the cache's purge token"
-    return reason

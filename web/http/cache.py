@@ -1,5 +1,4 @@
-"""Django's Redis cache, answering misses instead of errors while Redis is down: it holds only what
-the site can do without."""
+"""Django's Redis cache, answering misses instead of errors while Redis is down."""
 
 from __future__ import annotations
 
@@ -17,8 +16,6 @@ OUTAGE_ERRORS = (RedisError, OSError)
 
 
 def _or_miss(name: str, miss: Any) -> Any:
-    """Django's Redis cache's ``name``, answering ``miss`` (or ``miss(*args)``) while Redis fails."""
-
     def method(self: ResilientRedisCache, *args: Any, **kwargs: Any) -> Any:
         if not self.is_down:
             try:
@@ -46,9 +43,8 @@ def _missing(key: Any, *args: Any, **kwargs: Any) -> int:
 
 
 class ResilientRedisCache(RedisCache):
-    """Django's Redis cache; while Redis fails every call answers what a miss would (``incr``
-    raises ``ValueError`` as for a missing key), and Redis is not tried again for
-    ``OPTIONS["outage_backoff"]`` seconds, so a request waits for at most one timeout."""
+    """While Redis fails every call answers what a miss would (``incr``: ``ValueError``), and Redis
+    is not tried again for ``OPTIONS["outage_backoff"]`` seconds: a request waits one timeout."""
 
     def __init__(self, server: str, params: dict[str, Any]) -> None:
         options = dict(params.get("OPTIONS") or {})
@@ -61,8 +57,7 @@ class ResilientRedisCache(RedisCache):
     def is_down(self) -> bool:
         return time.monotonic() < self.down_until
 
-    # What each call answers while Redis fails: what a miss would (BaseCache's get_or_set, decr,
-    # the a* variants and the rest are built on these).
+    # (BaseCache's get_or_set, decr, the a* variants and the rest are built on these)
     get = _or_miss("get", lambda key, default=None, version=None: default)
     get_many = _or_miss("get_many", lambda *args, **kwargs: {})
     set_many = _or_miss("set_many", lambda data, *args, **kwargs: list(data))

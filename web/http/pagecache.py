@@ -1,6 +1,6 @@
 """The page cache: a public page is kept under its content version (``pagekeys``) and served, or
 answered 304, before any view runs; a miss renders once. Every other GET/HEAD gets
-``Cache-Control`` and a validator. Above sessions: a hit skips them (docs/operations.md, "Caching")."""
+``Cache-Control`` and a validator (docs/operations.md, "Caching")."""
 
 from __future__ import annotations
 
@@ -35,8 +35,7 @@ from web.http import pagekeys
 from web.http.clients import client_key
 from web.http.pagekeys import PageIdentity, cache_control
 
-# What the stampede lock waits for at most before rendering anyway (a crashed renderer).
-LOCK_SECONDS = 10.0
+LOCK_SECONDS = 10.0  # the stampede lock's longest wait (a crashed renderer), then render anyway
 POLL_SECONDS = 0.02
 # Sent after each render of a versioned public page with its cache ``key`` and ``path``.
 page_rendered = Signal()
@@ -86,8 +85,7 @@ class Page:
 
 
 class LRU:
-    """Values with their size in bytes, least recently used first, kept within ``max_bytes`` (and
-    ``max_entries``); a value larger than the whole budget is not kept."""
+    """Values within ``max_bytes`` (and ``max_entries``), the least recently used dropped first."""
 
     def __init__(self, max_bytes: int, max_entries: int = 1 << 62) -> None:
         self.max_bytes, self.max_entries, self.size = max_bytes, max_entries, 0
@@ -120,8 +118,7 @@ class LRU:
 
 @functools.cache
 def recent_pages() -> LRU:
-    """This process's pages, kept as they are (a hit neither fetches nor unpickles a copy): those
-    it served last (``PAGE_CACHE_LOCAL_BYTES``), or without Redis all it keeps."""
+    """This process's pages, unpickled: those it served last, or without Redis all it keeps."""
     if isinstance(caches["pages"], LocMemCache):
         return LRU(settings.PAGE_CACHE_MEMORY_BYTES, settings.PAGE_CACHE_ENTRIES)
     return LRU(settings.PAGE_CACHE_LOCAL_BYTES)
@@ -145,12 +142,9 @@ def store(key: str, page: Page) -> None:
 def storable(response: HttpResponseBase) -> bool:
     """Whether a response is the same for everybody and may be kept and shared."""
     control = response.get("Cache-Control", "").lower()
-    return not (
-        response.status_code != 200
-        or response.cookies
-        or has_vary_header(response, "Cookie")
-        or "private" in control
-        or "no-store" in control
+    personal = response.cookies or has_vary_header(response, "Cookie")
+    return (
+        response.status_code == 200 and not personal and not re.search("private|no-store", control)
     )
 
 
@@ -204,10 +198,9 @@ class PageCacheMiddleware:
             location = request.path + (f"?{query.text}" if query.text else "")
             return _finish(request, HttpResponsePermanentRedirect(location))
         query.apply(request)
-        if (version := pagekeys.content_version(kind, match.kwargs)) is None:  # the view says 404
-            # (made-up addresses are misses too)
+        if (version := pagekeys.content_version(kind, match.kwargs)) is None:  # a 404, a miss
             return _over_miss_limit(request) or _finish(request, self.get_response(request))
-        dated = kind in ("arena", "cell")
+        dated = kind in ("arena", "cell")  # (pages showing evidence ages: a new page each day)
         page_id = PageIdentity.of(request, version, dated=dated, match=match, query=query)
         if (not_modified := _not_modified(request, page_id.etag)) is not None:
             not_modified["ETag"] = page_id.etag

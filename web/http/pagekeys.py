@@ -1,6 +1,5 @@
-"""Which cached page a request asks for: the content version its page follows (``PAGE_VERSIONS``),
-the query parameters it reads (``Query``) and the variant it serves, and from those its ETag, key
-and ``Surrogate-Key`` (``PageIdentity``); docs/operations.md ("Caching") says how they are used."""
+"""Which cached page a request asks for: the content version it follows, the parameters it reads
+(``Query``) and the variant it serves, hence its ETag, key and ``Surrogate-Key`` (``PageIdentity``)."""
 
 from __future__ import annotations
 
@@ -36,8 +35,7 @@ from web import params
 HTMX_HEADERS = ("HX-Request", "HX-Target", "HX-Boosted", "HX-History-Restore-Request")
 API_HEADERS = ("Accept",)
 
-# Which content each cacheable page follows, by URL name: a flag filed or decided and a recompute
-# bump the arena's; the search's results span every arena; static pages change with the release.
+# The content each cacheable page follows, by URL name (static pages change with the release).
 SITE_PAGES = """home search recent-changes recent-changes-feed api-arena-list llms-txt sitemap-xml
 """.split()
 ARENA_PAGES = """arena-detail head-to-head product-detail story-detail arena-sources arena-compare
@@ -61,17 +59,14 @@ READERS: dict[str, Callable[[Any], str | None]] = {
 # Pages for one person only (a reporter's flag status, reached through a secret link).
 PRIVATE_PAGES = frozenset({"flag-status"})
 
-# How long a process reuses a content version it read. A change made in this process forgets them
-# at once (``forget_versions``); one made in another (a Celery worker, another gunicorn worker) is
-# served within this many seconds (docs/operations.md, "Caching"). Not with an HTTP cache to purge
-# (``HTTP_CACHE_PURGE_URLS``): its refetch after a purge must not get, and keep, the old page.
+# How long a process reuses a content version it read: a change made in another process shows
+# within it. Not with an HTTP cache to purge: its refetch after a purge must not keep the old page.
 VERSION_SECONDS = 1.0
 VERSIONS: dict[tuple[str, object], tuple[float, str | None]] = {}
 
 
 def content_version(kind: str, kwargs: dict[str, object]) -> str | None:
-    """The version a page of ``kind`` with the URL's ``kwargs`` shows; None: no such arena or cell.
-    Arena and cell pages show evidence ages: their version names the day too (``dated``)."""
+    """The version a page of ``kind`` with the URL's ``kwargs`` shows; None: no such arena or cell."""
     if kind == "static":  # (and the stale age the methodology states)
         return f"static.{freshness.stale_days()}"
     subject = (
@@ -87,8 +82,7 @@ def content_version(kind: str, kwargs: dict[str, object]) -> str | None:
 
 
 def forget_versions(**_: object) -> None:
-    """Every content change: now, for this transaction's own reads, and again once it commits,
-    for a read in between that saw the old version."""
+    """Now, for this transaction's own reads, and again once it commits (a read in between)."""
     VERSIONS.clear()
     transaction.on_commit(VERSIONS.clear)
 
@@ -102,8 +96,7 @@ for _model in (Arena, CacheEpoch):  # a new or deleted arena, a restore's new ep
 
 @functools.cache
 def release() -> str:
-    """The deployed code and templates (or ``RELEASE``): in every key and ETag, so a deploy never
-    serves pages rendered by the old code."""
+    """``RELEASE``, else a digest of the code and templates: in every key, so a deploy renders anew."""
     if settings.RELEASE:
         return settings.RELEASE
     digest = hashlib.blake2b(digest_size=6)
@@ -126,9 +119,8 @@ def cache_control() -> str:
 
 @dataclass(frozen=True)
 class Query:
-    """A query string as the page cache reads it: the parameters the page reads
-    (``params.PAGE_PARAMS``) in canonical order and spelling, whether a page so asked may be kept
-    (values from short known lists only), and whether other parameters were sent (``unknown``)."""
+    """The parameters the page reads in canonical order and spelling; ``kept``: values from short
+    known lists only; ``unknown``: other parameters were sent."""
 
     pairs: tuple[tuple[str, str], ...]
     kept: bool
@@ -164,7 +156,7 @@ class Query:
         return cls(pairs=tuple(pairs), kept=kept, unknown=unknown)
 
     def apply(self, request: HttpRequest) -> None:
-        """Let the view see only this query (so whatever it renders is the page of this key)."""
+        """Let the view see only this query (what it renders is the page of this key)."""
         if (text := self.text) != request.META.get("QUERY_STRING", ""):
             request.META["QUERY_STRING"] = text
             request.GET = QueryDict(text)
@@ -176,8 +168,7 @@ def _renderers(match: ResolverMatch) -> list[BaseRenderer]:
 
 
 def page_variant(request: HttpRequest, url_name: str, match: ResolverMatch) -> str:
-    """Which of its few answers the page gives to these headers: for the API, the format DRF will
-    answer in (with JSON's indent, ``none`` when it will refuse); else the htmx fragment asked."""
+    """The API's format as DRF will negotiate it (``none``: refused), else the htmx fragment asked."""
     if request.path_info.startswith("/api/"):
         # (what DRF's negotiation reads of its Request: the view has not made one yet)
         probe = SimpleNamespace(
@@ -210,31 +201,31 @@ def page_variant(request: HttpRequest, url_name: str, match: ResolverMatch) -> s
 HTMX_PAGES = frozenset({"arena-detail", "head-to-head", "arena-compare", "arena-disputes"})
 
 
+def surrogate_keys(version: str, kwargs: dict[str, Any], dated: bool) -> str:
+    """The content a page shows, so that the HTTP cache in front drops exactly what a change touches."""
+    if not dated:  # (not an arena's or a cell's version)
+        return cachetags.STATIC if version.startswith("static.") else cachetags.SITE
+    arena_id = version.split("-", 1)[0]  # (``<arena id>-<version>``)
+    tags = [cachetags.arena_tag(arena_id)]
+    if "story" in kwargs:
+        tags.append(cachetags.story_tag(str(kwargs["story"])))
+    if "cell" in kwargs:
+        tags.append(cachetags.cell_tag(str(kwargs["cell"])))
+    # a product's pages; the two of a head-to-head
+    tags += [
+        cachetags.product_tag(arena_id, str(kwargs[n]))
+        for n in ("product", "a", "b")
+        if n in kwargs
+    ]
+    return cachetags.header_value(tags)
+
+
 @dataclass(frozen=True)
 class PageIdentity:
     etag: str
     key: str
     vary: tuple[str, ...]
-    kwargs: dict[str, object]  # the URL's
-    version: str  # the content version
-    dated: bool
-
-    @property
-    def tags(self) -> str:
-        """Its ``Surrogate-Key``: the content it shows, so that the HTTP cache in front drops
-        exactly the pages a change touches (worked out on a render: a hit serves the kept one)."""
-        if not self.dated:  # (not an arena's or a cell's version)
-            return cachetags.STATIC if self.version.startswith("static.") else cachetags.SITE
-        arena_id = self.version.split("-", 1)[0]  # (``<arena id>-<version>``)
-        tags = [cachetags.arena_tag(arena_id)]
-        if "story" in self.kwargs:
-            tags.append(cachetags.story_tag(str(self.kwargs["story"])))
-        if "cell" in self.kwargs:
-            tags.append(cachetags.cell_tag(str(self.kwargs["cell"])))
-        for name in ("product", "a", "b"):  # a product's pages; the two of a head-to-head
-            if name in self.kwargs:
-                tags.append(cachetags.product_tag(arena_id, str(self.kwargs[name])))
-        return cachetags.header_value(tags)
+    tags: str  # its Surrogate-Key
 
     @classmethod
     def of(
@@ -246,8 +237,7 @@ class PageIdentity:
         match: ResolverMatch | None = None,
         query: Query | None = None,
     ) -> PageIdentity:
-        """Named by the route, the parameters the page reads and the variant it serves, nothing
-        else of the request; ``dated``: the page shows evidence ages, a new page each day."""
+        """Named by the route, the parameters read and the variant served; ``dated``: daily."""
         match = match or resolve(request.path_info)
         named = version
         if dated:  # (and the age after which evidence is stale, a setting)
@@ -271,7 +261,5 @@ class PageIdentity:
             etag=f'W/"{release()}.{named}.{digest}"',
             key=f"page:{release()}:{named}:{digest}",
             vary=API_HEADERS if request.path_info.startswith("/api/") else HTMX_HEADERS,
-            kwargs=match.kwargs,
-            version=version,
-            dated=dated,
+            tags=surrogate_keys(version, match.kwargs, dated),
         )

@@ -39,36 +39,29 @@ def _age(since: datetime | None) -> float:
     return 0.0 if since is None else max(0.0, (timezone.now() - since).total_seconds())
 
 
-def _queue_names() -> list[str]:
-    names = {celery_app.conf.task_default_queue}
-    names.update(q.name for q in celery_app.conf.task_queues or ())
-    return sorted(names)
-
-
 class ScrapeCollector(Collector):
     def collect(self) -> Iterator[Metric]:
-        up = GaugeMetricFamily("arena_database_up", "1 when the database answered the scrape")
         try:
             figures = list(self._database())
         except DatabaseError as exc:  # the processes' counters still answer
             log.warning("metrics: the database did not answer: %s", exc)
             figures = []
-        up.add_metric([], 1 if figures else 0)
-        yield up
+        yield GaugeMetricFamily(
+            "arena_database_up", "1 when the database answered the scrape", int(bool(figures))
+        )
         yield from figures
         if settings.CELERY_BROKER_URL:
             yield from self._broker()
 
     def _database(self) -> Iterator[Metric]:
         health = queue_health()
-        pending, oldest = health.pending, health.oldest
         yield GaugeMetricFamily(
-            "arena_flags_pending", "Review items waiting for a moderator", pending
+            "arena_flags_pending", "Review items waiting for a moderator", health.pending
         )
         yield GaugeMetricFamily(
             "arena_flags_oldest_pending_seconds",
             "Age of the oldest review item waiting for a moderator (0: none waits)",
-            _age(oldest),
+            _age(health.oldest),
         )
         notices = GaugeMetricFamily(
             "arena_notices", "Mail to send or sent, by state", labels=["state"]
@@ -89,30 +82,32 @@ class ScrapeCollector(Collector):
         )
 
     def _broker(self) -> Iterator[Metric]:
-        up = GaugeMetricFamily("arena_celery_broker_up", "1 when the broker's Redis answered")
+        depth = GaugeMetricFamily(
+            "arena_celery_queue_length", "Tasks waiting in a Celery queue", labels=["queue"]
+        )
+        failures = CounterMetricFamily(
+            "arena_celery_task_failures",
+            "Celery tasks that failed (raised), by task, over every worker",
+            labels=["task"],
+        )
         try:
             with broker.client() as client:
-                depth = GaugeMetricFamily(
-                    "arena_celery_queue_length", "Tasks waiting in a Celery queue", labels=["queue"]
-                )
-                for name in _queue_names():
+                conf = celery_app.conf
+                queues = {conf.task_default_queue, *(q.name for q in conf.task_queues or ())}
+                for name in sorted(queues):
                     keys = [name] + [f"{name}{PRIORITY_SEPARATOR}{p}" for p in PRIORITY_STEPS[1:]]
                     depth.add_metric([name], sum(int(client.llen(key)) for key in keys))
-                failures = CounterMetricFamily(
-                    "arena_celery_task_failures",
-                    "Celery tasks that failed (raised), by task, over every worker",
-                    labels=["task"],
-                )
                 for task, n in sorted(client.hgetall(broker.FAILURES_KEY).items()):
-                    name = task.decode() if isinstance(task, bytes) else task
-                    failures.add_metric([name], int(n))
+                    failures.add_metric([task.decode()], int(n))
+            answered = True
         except redis.RedisError as exc:
             log.warning("metrics: the broker did not answer: %s", exc)
-            up.add_metric([], 0)
-            yield up
-            return
-        up.add_metric([], 1)
-        yield from (up, depth, failures)
+            answered = False
+        yield GaugeMetricFamily(
+            "arena_celery_broker_up", "1 when the broker's Redis answered", int(answered)
+        )
+        if answered:
+            yield from (depth, failures)
 
 
 def exposition() -> bytes:
@@ -125,18 +120,14 @@ def exposition() -> bytes:
     return generate_latest(REGISTRY) + generate_latest(scraped)
 
 
-def _authorized(request: HttpRequest) -> bool:
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    return scheme.lower() == "bearer" and hmac.compare_digest(
-        token.strip().encode(), settings.METRICS_TOKEN.encode()
-    )
-
-
 @require_safe
 def metrics(request: HttpRequest) -> HttpResponse:
     if not settings.METRICS_TOKEN:
         raise Http404("no such page")
-    if not _authorized(request):
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not hmac.compare_digest(
+        token.strip().encode(), settings.METRICS_TOKEN.encode()
+    ):
         response = HttpResponse(
             "Metrics need the header Authorization: Bearer <METRICS_TOKEN>.\n",
             status=401,
