@@ -278,11 +278,11 @@ class CellChange(models.Model):
 
     @property
     def old_value(self) -> CellValue:
-        return CellValue.from_fields(vars(self), prefix="old_")
+        return CellValue.of(self, "old_")
 
     @property
     def new_value(self) -> CellValue:
-        return CellValue.from_fields(vars(self), prefix="new_")
+        return CellValue.of(self, "new_")
 
     @property
     def direction(self) -> Direction | None:

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from enum import Enum
-from typing import Any, Literal, TypedDict, Unpack
+from typing import Any, Literal
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser, User
@@ -132,29 +132,23 @@ def imported_writes(
     return write
 
 
-class Correction(TypedDict, total=False):
-    by: Actor | None  # who corrects it (None: an import)
-    note: str  # the public record's note
-    kind: str  # a CellChange.Kind: an editor's (default), an upheld flag, an import
-    expected_version: int | None  # the cell's version as the caller read it
-    rationale: str | None  # a moderator's or an editor's new rationale (None: kept)
-    quotes: Sequence[Quote]  # a moderator's or an editor's new evidence
-    imported: Imported | None  # what an import states of the cell beside its judgement
-    record_unchanged: bool  # recorded even when the judgement stays (an upheld flag)
-    mark_arena: bool  # False: the caller marks the arena once (an import)
-
-
 def cell_correct(
-    *, cell: Cell, value: CellValue | None, **correction: Unpack[Correction]
+    *,
+    cell: Cell,
+    value: CellValue | None,
+    by: Actor | None = None,
+    note: str = "",
+    kind: str = CellChange.Kind.ADMIN,
+    expected_version: int | None = None,
+    rationale: str | None = None,
+    quotes: Sequence[Quote] = (),
+    imported: Imported | None = None,
+    record_unchanged: bool = False,
+    mark_arena: bool = True,
 ) -> CellChange | None:
-    """Correct a cell's judgement to ``value`` (None: kept) with a rationale, quotes or what an
-    import states; the record made, or None when the judgement stays (unless
-    ``record_unchanged``). EditConflict when the cell moved past ``expected_version``;
-    ValidationError per field."""
-    by, note = correction.get("by"), correction.get("note", "")
-    kind = correction.get("kind", CellChange.Kind.ADMIN)
-    expected_version, rationale = correction.get("expected_version"), correction.get("rationale")
-    quotes, imported = correction.get("quotes", ()), correction.get("imported")
+    """Correct a cell's judgement to ``value`` (None: kept), by ``by`` (None: an import); the record
+    made, or None when the judgement stays (unless ``record_unchanged``: an upheld flag).
+    EditConflict when the cell moved past ``expected_version``; ValidationError per field."""
     if value is not None and (errors := value.errors()):
         raise ValidationError(errors)
     added = [evidence_new(q) for q in quotes]
@@ -165,7 +159,7 @@ def cell_correct(
         at = timezone.now()
         old = CellValue.of(current)
         new = old if value is None else value
-        recorded = new != old or correction.get("record_unchanged", False)
+        recorded = new != old or record_unchanged
         write = judgement_writes(current, new, kind=kind, at=at) if recorded else {}
         corrected = recorded and kind == CellChange.Kind.FLAG
         write.update(rationale_writes(current, rationale, old, new, at=at, corrected=corrected))
@@ -176,10 +170,9 @@ def cell_correct(
             write.update(evidence_checked_writes(as_of, [e.checked_on for e in added], at))
         if not write and imported is None:
             return None
-        updated = Cell.objects.filter(pk=cell.pk, version=current.version).update(
+        if not Cell.objects.filter(pk=cell.pk, version=current.version).update(
             version=F("version") + 1, **write
-        )
-        if not updated:
+        ):
             raise EditConflict("cell", {}, current)
         change = None
         if recorded:
@@ -196,9 +189,8 @@ def cell_correct(
         for name, written in write.items():
             setattr(cell, name, written)
         cell.version = current.version + 1
-        if correction.get("mark_arena", True):
-            mark = arena_mark_stale if recorded else arena_content_changed
-            mark(arena_id=_arena_of(current))
+        if mark_arena:
+            (arena_mark_stale if recorded else arena_content_changed)(arena_id=_arena_of(current))
     return change
 
 
@@ -274,7 +266,7 @@ def cell_edit(
         if write:
             cell_correct(
                 cell=current,
-                value=CellValue.from_fields({**now, **write}),
+                value=CellValue(*({**now, **write}[n] for n in JUDGEMENT_FIELDS)),
                 by=by,
                 note=note,
                 expected_version=current.version,
