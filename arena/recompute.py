@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import secrets
 from datetime import timedelta
+from typing import Any
 
 from celery import current_app as celery_app
 from django.conf import settings
@@ -30,8 +31,9 @@ STORED = (
 )
 
 
-def arena_content_changed(*, arena_id: int) -> None:
-    """Bump the version the page cache and ETags are keyed by, in the change's transaction."""
+def arena_content_changed(*, arena_id: int, **signal: Any) -> None:
+    """Bump the version the page cache and ETags are keyed by, in the change's transaction (also
+    the receiver of ``core.signals.content_changed``)."""
     Arena.objects.filter(pk=arena_id).update(content_version=F("content_version") + 1)
     purge_after_commit(arenas=[arena_id])
 
@@ -68,8 +70,9 @@ def content_restored(*, past: int, using: str) -> str | None:
     return epoch
 
 
-def arena_mark_stale(*, arena_id: int) -> None:
-    """Mark the arena's scores stale; their recomputation is enqueued once the change commits."""
+def arena_mark_stale(*, arena_id: int, **signal: Any) -> None:
+    """Mark the arena's scores stale; their recomputation is enqueued once the change commits
+    (also the receiver of ``core.signals.scores_changed``)."""
     Arena.objects.filter(pk=arena_id).update(
         change_seq=F("change_seq") + 1,
         scores_stale_since=Coalesce(F("scores_stale_since"), timezone.now()),
