@@ -2,7 +2,6 @@ from typing import Any
 
 from core.forms import VersionedForm
 from stories.models import Cell, Story
-from stories.selectors import cell_last_change_note
 from stories.values import JUDGEMENT_FIELDS, CellValue
 
 
@@ -17,7 +16,7 @@ class CellForm(VersionedForm):
         fields = ["verdict", "proof", "quality", "rationale"]
 
     def conflict_detail(self) -> str:
-        return cell_last_change_note(self.instance.pk)
+        return self.instance.last_change_note()
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

@@ -184,6 +184,18 @@ class Cell(models.Model):
     def edited_since_import(self) -> bool:
         return edited_since_import(self.edited_at, self.imported_at)
 
+    def last_change_note(self) -> str:
+        """The last recorded change in one line, for a refused stale edit's message."""
+        last = self.changes.select_related("changed_by").first()
+        if last is None:
+            return ""
+        who = f" by {last.changed_by.get_username()}" if last.changed_by else ""
+        note = f" (“{last.note}”)" if last.note else ""
+        return (
+            f"Last change: {last.get_kind_display()}{who} on {last.changed_at:%Y-%m-%d %H:%M} UTC, "
+            f"{last.old_value.label()} → {last.new_value.label()}{note}."
+        )
+
 
 class Evidence(models.Model):
     cell = models.ForeignKey(Cell, on_delete=models.CASCADE, related_name="evidence")

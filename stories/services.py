@@ -24,7 +24,6 @@ from core.text import clean_text
 from products.models import Product
 from stories import freshness
 from stories.models import Cell, CellChange, Evidence, Story
-from stories.selectors import cell_last_change_note
 from stories.values import JUDGEMENT_FIELDS, CellValue, Quote, Verdict
 
 Actor = AbstractBaseUser | AnonymousUser  # who makes a change (anonymous, or an import: no one)
@@ -155,7 +154,7 @@ def cell_correct(
     with transaction.atomic():
         current = Cell.objects.select_for_update().get(pk=cell.pk)
         if expected_version is not None and current.version != expected_version:
-            raise EditConflict("cell", {}, current, cell_last_change_note(cell.pk))
+            raise EditConflict("cell", {}, current, current.last_change_note())
         at = timezone.now()
         old = CellValue.of(current)
         new = old if value is None else value
@@ -262,7 +261,7 @@ def cell_edit(
             base=base, current=now, changes=dict(changes), units=[JUDGEMENT_FIELDS]
         )
         if conflicts:
-            raise EditConflict("cell", conflicts, current, cell_last_change_note(cell.pk))
+            raise EditConflict("cell", conflicts, current, current.last_change_note())
         if write:
             cell_correct(
                 cell=current,

@@ -45,11 +45,11 @@ class Proof(Choices):
 
     @property
     def letter(self) -> str:
-        return _LETTERS[self]
+        return _PROOF_MARKS[self][0]
 
     @property
     def meaning(self) -> str:
-        return _MEANINGS[self]
+        return _PROOF_MARKS[self][1]
 
 
 _SYMBOLS = {
@@ -60,21 +60,15 @@ _SYMBOLS = {
     Verdict.NA: "",
 }
 _BY_SYMBOL = {symbol: verdict for verdict, symbol in _SYMBOLS.items() if symbol}
-_LETTERS = {
-    Proof.PROBED: "T",
-    Proof.COMMUNITY: "X",
-    Proof.CLAIMED: "C",
-    Proof.CONTRADICTED: "D",
-    Proof.AUTH_GATED: "⚿",
+# each proof's letter in the matrix's marks, and what it means
+_PROOF_MARKS = {
+    Proof.PROBED: ("T", "tested by us"),
+    Proof.COMMUNITY: ("X", "users back it"),
+    Proof.CLAIMED: ("C", "vendor claim only"),
+    Proof.CONTRADICTED: ("D", "evidence disagrees"),
+    Proof.AUTH_GATED: ("⚿", "probe hit a sign-in wall"),
 }
-_BY_LETTER = {letter: proof for proof, letter in _LETTERS.items()}
-_MEANINGS = {
-    Proof.PROBED: "tested by us",
-    Proof.COMMUNITY: "users back it",
-    Proof.CLAIMED: "vendor claim only",
-    Proof.CONTRADICTED: "evidence disagrees",
-    Proof.AUTH_GATED: "probe hit a sign-in wall",
-}
+_BY_LETTER = {proof.letter: proof for proof in Proof}
 
 _VERDICT_OF: dict[object, Verdict] = {v.value: v for v in Verdict}
 _PROOF_OF: dict[object, Proof] = {p.value: p for p in Proof}
@@ -199,7 +193,7 @@ class CellValue:
 
     @property
     def proof_letter(self) -> str:
-        return _LETTERS.get(self.proof, "") if self.proof else ""  # type: ignore[call-overload]
+        return _PROOF_OF[self.proof].letter if self.proof in _PROOF_OF else ""
 
     @property
     def quality_text(self) -> str:
