@@ -4,6 +4,7 @@ public record; its evidence quotes are written under the same lock."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -221,16 +222,16 @@ def evidence_add(
 def evidence_update(*, evidence: Evidence, changes: Mapping[str, Any]) -> list[str]:
     """Change a quote's source, quote or url (checked anew today); the fields written."""
     current = Evidence.objects.select_for_update().get(pk=evidence.pk)
-    cleaned = {n: clean_text(changes[n] or "").strip() for n in EVIDENCE_FIELDS if n in changes}
-    write = {n: v for n, v in cleaned.items() if v != getattr(current, n)}
+    given = {
+        n: (changes[n] or "") if n in changes else getattr(current, n) for n in EVIDENCE_FIELDS
+    }
+    fresh = evidence_new(Quote(**given))  # cleaned and checked, as of today
+    write = [n for n in EVIDENCE_FIELDS if getattr(fresh, n) != getattr(current, n)]
     if not write:
         return []
-    for name, value in {**write, "checked_on": freshness.today()}.items():
-        setattr(current, name, value)
-    current.full_clean(exclude=["cell", "position", "checked_on"], validate_unique=False)
+    for row, name in itertools.product((current, evidence), (*write, "checked_on")):
+        setattr(row, name, getattr(fresh, name))
     current.save(update_fields=[*write, "checked_on"])
-    for name in (*write, "checked_on"):
-        setattr(evidence, name, getattr(current, name))
     cell = Cell.objects.select_for_update().get(pk=current.cell_id)
     Cell.objects.filter(pk=cell.pk).update(
         version=F("version") + 1,
