@@ -96,7 +96,7 @@ def _enqueue(arena_id: int) -> None:
         )
 
 
-def _send(arena_id: int, countdown: int | None = None) -> bool:
+def _send(arena_id: int, countdown: float | None = None) -> bool:
     """Send the refresh task (without a broker: refresh here); False when the broker failed."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
         arena_refresh_scores(arena_id=arena_id)

@@ -222,10 +222,10 @@ def evidence_add(
 def evidence_update(*, evidence: Evidence, changes: Mapping[str, Any]) -> list[str]:
     """Change a quote's source, quote or url (checked anew today); the fields written."""
     current = Evidence.objects.select_for_update().get(pk=evidence.pk)
-    given = {
-        n: (changes[n] or "") if n in changes else getattr(current, n) for n in EVIDENCE_FIELDS
-    }
-    fresh = evidence_new(Quote(**given))  # cleaned and checked, as of today
+    source, quote, url = (
+        (changes[n] or "") if n in changes else getattr(current, n) for n in EVIDENCE_FIELDS
+    )
+    fresh = evidence_new(Quote(source, quote, url))  # cleaned and checked, as of today
     write = [n for n in EVIDENCE_FIELDS if getattr(fresh, n) != getattr(current, n)]
     if not write:
         return []
