@@ -250,13 +250,21 @@ class Backing(Choices):
     NONE = "none"
 
     @property
+    def label(self) -> str:
+        return {
+            Backing.QUOTES: "quotes with sources",
+            Backing.RATIONALE: "a rationale only",
+            Backing.NONE: "no published evidence",
+        }[self]
+
+    @property
     def published(self) -> bool:
         return self is not Backing.NONE
 
     def describe(self, quotes: int = 0) -> str:
         if self is Backing.QUOTES:
             return f"{quotes} quote{'' if quotes == 1 else 's'} with sources"
-        return "a rationale only" if self is Backing.RATIONALE else "no published evidence"
+        return self.label
 
 
 def backing_of(*, published: bool, rationale: str, quotes: int) -> Backing:
