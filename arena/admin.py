@@ -4,13 +4,12 @@ through ``arena.services``; the stored scores are the recompute's: viewable, nev
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, cast
+from typing import Any
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Model, QuerySet
-from django.forms import modelform_factory
 from django.http import HttpRequest
 
 from arena.models import (
@@ -29,19 +28,12 @@ from core.conflicts import EditConflict
 from core.forms import VersionedForm
 
 
-def _form(model: type[Any], *fixed: str) -> type[VersionedForm]:
-    """The versioned form of a row of the structure: where it stays, and what an editor changes."""
-    fields = [*fixed, *EDITABLE[model]]
-    form = cast(type[VersionedForm], modelform_factory(model, form=VersionedForm, fields=fields))
-    form.what = what(model)
-    return form
+class StructureForm(VersionedForm):
+    """A row of the structure; the admins leave out all but its editable fields."""
 
-
-ArenaForm = _form(Arena)
-CategoryForm = _form(Category, "arena")
-SubGroupForm = _form(SubGroup, "category")
-PersonaForm = _form(Persona)
-AdjacentArenaForm = _form(AdjacentArena)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.what = what(type(self.instance))
 
 
 def _save(form: VersionedForm, obj: Any) -> None:
@@ -52,6 +44,8 @@ def _save(form: VersionedForm, obj: Any) -> None:
 
 class StructureAdmin(RefusesStaleSaves):
     """Saves and deletes through the services; a stale save is refused, nothing of it kept."""
+
+    form = StructureForm
 
     def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> list[str]:
         """All but the editable fields (and, when added, where the row stays)."""
@@ -104,18 +98,19 @@ class DerivedAdmin(ReadOnly, admin.ModelAdmin):
     """Rows only the recompute writes: a hand edit would show numbers no cell supports."""
 
 
-class CategoryInline(admin.TabularInline):
-    model = Category
-    form = CategoryForm
+class StructureInline(admin.TabularInline):
+    form = StructureForm
     extra = 0
+
+
+class CategoryInline(StructureInline):
+    model = Category
     fields = ["position", "name", "blurb", "read_version"]
     ordering = ["position"]
 
 
-class AdjacentInline(admin.TabularInline):
+class AdjacentInline(StructureInline):
     model = AdjacentArena
-    form = AdjacentArenaForm
-    extra = 0
     fields = ["position", "name", "product_count", "leader", "shares", "read_version"]
 
 
@@ -139,7 +134,6 @@ class ProductScoreInline(ReadOnly, admin.TabularInline):
 
 @admin.register(Arena)
 class ArenaAdmin(StructureAdmin):
-    form = ArenaForm
     list_display = [
         "name",
         "slug",
@@ -160,16 +154,13 @@ class ArenaAdmin(StructureAdmin):
         self.message_user(request, f"Recomputation scheduled for {queryset.count()} arena(s).")
 
 
-class SubGroupInline(admin.TabularInline):
+class SubGroupInline(StructureInline):
     model = SubGroup
-    form = SubGroupForm
-    extra = 0
     fields = ["position", "name", "read_version"]
 
 
 @admin.register(Category)
 class CategoryAdmin(StructureAdmin):
-    form = CategoryForm
     list_display = ["name", "arena", "position", "blurb"]
     list_filter = ["arena"]
     search_fields = ["name", "blurb"]
@@ -179,14 +170,12 @@ class CategoryAdmin(StructureAdmin):
 
 @admin.register(Persona)
 class PersonaAdmin(StructureAdmin):
-    form = PersonaForm
     list_display = ["slug", "label"]
     search_fields = ["slug", "label"]
 
 
 @admin.register(AdjacentArena)
 class AdjacentArenaAdmin(StructureAdmin):
-    form = AdjacentArenaForm
     list_display = ["name", "arena", "product_count", "leader", "shares", "position"]
     list_filter = ["arena"]
     list_select_related = ["arena"]

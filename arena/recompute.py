@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import secrets
 from datetime import timedelta
+from typing import Any
 
 from celery import current_app as celery_app
 from django.conf import settings
@@ -33,8 +34,9 @@ STORED = (
 )
 
 
-def arena_content_changed(*, arena_id: int) -> None:
-    """Bump the version the page cache and ETags are keyed by, in the change's transaction."""
+def arena_content_changed(*, arena_id: int, **signal: Any) -> None:
+    """Bump the version the page cache and ETags are keyed by, in the change's transaction (also
+    the receiver of ``core.signals.content_changed``)."""
     Arena.objects.filter(pk=arena_id).update(content_version=F("content_version") + 1)
     purge_after_commit(arenas=[arena_id])
 
@@ -71,8 +73,9 @@ def content_restored(*, past: int, using: str) -> str | None:
     return epoch
 
 
-def arena_mark_stale(*, arena_id: int) -> None:
-    """Mark the arena's scores stale; their recomputation is enqueued once the change commits."""
+def arena_mark_stale(*, arena_id: int, **signal: Any) -> None:
+    """Mark the arena's scores stale; their recomputation is enqueued once the change commits
+    (also the receiver of ``core.signals.scores_changed``)."""
     Arena.objects.filter(pk=arena_id).update(
         change_seq=F("change_seq") + 1,
         scores_stale_since=Coalesce(F("scores_stale_since"), timezone.now()),
@@ -84,22 +87,29 @@ def arena_mark_stale(*, arena_id: int) -> None:
 
 def _enqueue(arena_id: int) -> None:
     """Send the recompute task once per wait (debounced); a broker down leaves it to the sweep."""
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        arena_refresh_scores(arena_id=arena_id)
-        return
     now = timezone.now()
-    expired = now - timedelta(seconds=settings.RECOMPUTE_DEBOUNCE_SECONDS + 120)
-    waiting = Q(recompute_enqueued_at__isnull=True) | Q(recompute_enqueued_at__lt=expired)
-    if not Arena.objects.filter(waiting, pk=arena_id).update(recompute_enqueued_at=now):
-        return
-    try:
-        countdown = settings.RECOMPUTE_DEBOUNCE_SECONDS
-        celery_app.send_task(REFRESH_TASK, args=[arena_id], countdown=countdown)
-    except Exception:  # noqa: BLE001 - any broker failure; the sweep catches up
+    if not settings.CELERY_TASK_ALWAYS_EAGER:
+        expired = now - timedelta(seconds=settings.RECOMPUTE_DEBOUNCE_SECONDS + 120)
+        waiting = Q(recompute_enqueued_at__isnull=True) | Q(recompute_enqueued_at__lt=expired)
+        if not Arena.objects.filter(waiting, pk=arena_id).update(recompute_enqueued_at=now):
+            return
+    if not _send(arena_id, countdown=settings.RECOMPUTE_DEBOUNCE_SECONDS):
         Arena.objects.filter(pk=arena_id, recompute_enqueued_at=now).update(
             recompute_enqueued_at=None
         )
-        log.warning("could not enqueue the recomputation of arena %s", arena_id, exc_info=True)
+
+
+def _send(arena_id: int, countdown: float | None = None) -> bool:
+    """Send the refresh task (without a broker: refresh here); False when the broker failed."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        arena_refresh_scores(arena_id=arena_id)
+        return True
+    try:
+        celery_app.send_task(REFRESH_TASK, args=[arena_id], countdown=countdown)
+    except Exception:  # noqa: BLE001 - any broker failure; the (next) sweep catches up
+        log.warning("could not send the recomputation of arena %s", arena_id, exc_info=True)
+        return False
+    return True
 
 
 def arena_recompute_scores(*, arena_id: int) -> bool:
@@ -182,16 +192,10 @@ def arena_refresh_scores(*, arena_id: int) -> str:
 
 
 def arena_refresh_stale() -> list[int]:
-    """The periodic sweep: a refresh task per stale arena (run here without a broker)."""
+    """The periodic sweep: a refresh task per stale arena, until the broker fails."""
     sent = []
     for arena_id in Arena.objects.stale().order_by("pk").values_list("pk", flat=True):
-        if settings.CELERY_TASK_ALWAYS_EAGER:
-            arena_refresh_scores(arena_id=arena_id)
-        else:
-            try:
-                celery_app.send_task(REFRESH_TASK, args=[arena_id])
-            except Exception:  # noqa: BLE001 - any broker failure; the next sweep retries
-                log.warning("the sweep could not send the recomputation of arena %s", arena_id)
-                break
+        if not _send(arena_id):
+            break
         sent.append(arena_id)
     return sent

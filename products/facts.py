@@ -76,6 +76,3 @@ def open_source(text: str) -> bool | None:
     if " OR " in f" {text} ":
         return any(i in OSI_APPROVED for i in ids)
     return bool(ids) and all(i in OSI_APPROVED for i in ids)
-
-
-HOSTING = ("self-hosted", "managed", "both")

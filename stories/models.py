@@ -27,42 +27,23 @@ from stories.values import (
 def judgement_constraints(prefix: str = "cell", fields: str = "") -> list[models.CheckConstraint]:
     """``CellValue.errors()``'s rules as constraints ``{prefix}_…`` on ``{fields}verdict`` …"""
     verdict, proof, quality = (f"{fields}{name}" for name in JUDGEMENT_FIELDS)
-
-    def q(field: str, lookup: str, value: object) -> Q:
-        return Q(**{f"{field}{lookup}": value})
-
     na, none = Verdict.NA.value, Verdict.NONE.value
     no_proof = [v.value for v in Verdict if v in NO_PROOF]
     evidenced = [v.value for v in Verdict if v in EVIDENCED]
-    return [
-        models.CheckConstraint(
-            condition=q(verdict, "__in", [v.value for v in Verdict]), name=f"{prefix}_verdict_valid"
-        ),
-        models.CheckConstraint(
-            condition=q(proof, "__isnull", True) | q(proof, "__in", [p.value for p in Proof]),
-            name=f"{prefix}_proof_valid",
-        ),
-        models.CheckConstraint(
-            condition=q(quality, "__isnull", True)
-            | Q(**{f"{quality}__gte": 0, f"{quality}__lte": QUALITY_MAX}),
-            name=f"{prefix}_quality_0_10",
-        ),
+    rules = {
+        "verdict_valid": Q((f"{verdict}__in", Verdict.values)),
+        "proof_valid": Q((f"{proof}__isnull", True)) | Q((f"{proof}__in", Proof.values)),
+        "quality_0_10": Q((f"{quality}__isnull", True))
+        | Q(**{f"{quality}__gte": 0, f"{quality}__lte": QUALITY_MAX}),
         # n/a has no quality; every other verdict has one
-        models.CheckConstraint(
-            condition=(q(verdict, "", na) & q(quality, "__isnull", True))
-            | (~q(verdict, "", na) & q(quality, "__isnull", False)),
-            name=f"{prefix}_quality_iff_applicable",
-        ),
+        "quality_iff_applicable": Q((verdict, na), (f"{quality}__isnull", True))
+        | (~Q((verdict, na)) & Q((f"{quality}__isnull", False))),
         # none and n/a have no proof; the evidenced verdicts have one
-        models.CheckConstraint(
-            condition=(q(verdict, "__in", no_proof) & q(proof, "__isnull", True))
-            | (q(verdict, "__in", evidenced) & q(proof, "__isnull", False)),
-            name=f"{prefix}_proof_iff_evidenced",
-        ),
-        models.CheckConstraint(
-            condition=~q(verdict, "", none) | q(quality, "", 0), name=f"{prefix}_none_has_quality_0"
-        ),
-    ]
+        "proof_iff_evidenced": Q((f"{verdict}__in", no_proof), (f"{proof}__isnull", True))
+        | Q((f"{verdict}__in", evidenced), (f"{proof}__isnull", False)),
+        "none_has_quality_0": ~Q((verdict, none)) | Q((quality, 0)),
+    }
+    return [models.CheckConstraint(condition=c, name=f"{prefix}_{n}") for n, c in rules.items()]
 
 
 class Story(EditableRecord):
@@ -203,6 +184,18 @@ class Cell(models.Model):
     def edited_since_import(self) -> bool:
         return edited_since_import(self.edited_at, self.imported_at)
 
+    def last_change_note(self) -> str:
+        """The last recorded change in one line, for a refused stale edit's message."""
+        last = self.changes.select_related("changed_by").first()
+        if last is None:
+            return ""
+        who = f" by {last.changed_by.get_username()}" if last.changed_by else ""
+        note = f" (“{last.note}”)" if last.note else ""
+        return (
+            f"Last change: {last.get_kind_display()}{who} on {last.changed_at:%Y-%m-%d %H:%M} UTC, "
+            f"{last.old_value.label()} → {last.new_value.label()}{note}."
+        )
+
 
 class Evidence(models.Model):
     cell = models.ForeignKey(Cell, on_delete=models.CASCADE, related_name="evidence")
@@ -278,11 +271,11 @@ class CellChange(models.Model):
 
     @property
     def old_value(self) -> CellValue:
-        return CellValue.from_fields(vars(self), prefix="old_")
+        return CellValue.of(self, "old_")
 
     @property
     def new_value(self) -> CellValue:
-        return CellValue.from_fields(vars(self), prefix="new_")
+        return CellValue.of(self, "new_")
 
     @property
     def direction(self) -> Direction | None:

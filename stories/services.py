@@ -4,11 +4,12 @@ public record; its evidence quotes are written under the same lock."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from enum import Enum
-from typing import Any, Literal, TypedDict, Unpack
+from typing import Any, Literal
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser, User
@@ -24,7 +25,6 @@ from core.text import clean_text
 from products.models import Product
 from stories import freshness
 from stories.models import Cell, CellChange, Evidence, Story
-from stories.selectors import cell_last_change_note
 from stories.values import JUDGEMENT_FIELDS, CellValue, Quote, Verdict
 
 Actor = AbstractBaseUser | AnonymousUser  # who makes a change (anonymous, or an import: no one)
@@ -132,40 +132,34 @@ def imported_writes(
     return write
 
 
-class Correction(TypedDict, total=False):
-    by: Actor | None  # who corrects it (None: an import)
-    note: str  # the public record's note
-    kind: str  # a CellChange.Kind: an editor's (default), an upheld flag, an import
-    expected_version: int | None  # the cell's version as the caller read it
-    rationale: str | None  # a moderator's or an editor's new rationale (None: kept)
-    quotes: Sequence[Quote]  # a moderator's or an editor's new evidence
-    imported: Imported | None  # what an import states of the cell beside its judgement
-    record_unchanged: bool  # recorded even when the judgement stays (an upheld flag)
-    mark_arena: bool  # False: the caller marks the arena once (an import)
-
-
 def cell_correct(
-    *, cell: Cell, value: CellValue | None, **correction: Unpack[Correction]
+    *,
+    cell: Cell,
+    value: CellValue | None,
+    by: Actor | None = None,
+    note: str = "",
+    kind: str = CellChange.Kind.ADMIN,
+    expected_version: int | None = None,
+    rationale: str | None = None,
+    quotes: Sequence[Quote] = (),
+    imported: Imported | None = None,
+    record_unchanged: bool = False,
+    mark_arena: bool = True,
 ) -> CellChange | None:
-    """Correct a cell's judgement to ``value`` (None: kept) with a rationale, quotes or what an
-    import states; the record made, or None when the judgement stays (unless
-    ``record_unchanged``). EditConflict when the cell moved past ``expected_version``;
-    ValidationError per field."""
-    by, note = correction.get("by"), correction.get("note", "")
-    kind = correction.get("kind", CellChange.Kind.ADMIN)
-    expected_version, rationale = correction.get("expected_version"), correction.get("rationale")
-    quotes, imported = correction.get("quotes", ()), correction.get("imported")
+    """Correct a cell's judgement to ``value`` (None: kept), by ``by`` (None: an import); the record
+    made, or None when the judgement stays (unless ``record_unchanged``: an upheld flag).
+    EditConflict when the cell moved past ``expected_version``; ValidationError per field."""
     if value is not None and (errors := value.errors()):
         raise ValidationError(errors)
     added = [evidence_new(q) for q in quotes]
     with transaction.atomic():
         current = Cell.objects.select_for_update().get(pk=cell.pk)
         if expected_version is not None and current.version != expected_version:
-            raise EditConflict("cell", {}, current, cell_last_change_note(cell.pk))
+            raise EditConflict("cell", {}, current, current.last_change_note())
         at = timezone.now()
         old = CellValue.of(current)
         new = old if value is None else value
-        recorded = new != old or correction.get("record_unchanged", False)
+        recorded = new != old or record_unchanged
         write = judgement_writes(current, new, kind=kind, at=at) if recorded else {}
         corrected = recorded and kind == CellChange.Kind.FLAG
         write.update(rationale_writes(current, rationale, old, new, at=at, corrected=corrected))
@@ -176,10 +170,9 @@ def cell_correct(
             write.update(evidence_checked_writes(as_of, [e.checked_on for e in added], at))
         if not write and imported is None:
             return None
-        updated = Cell.objects.filter(pk=cell.pk, version=current.version).update(
+        if not Cell.objects.filter(pk=cell.pk, version=current.version).update(
             version=F("version") + 1, **write
-        )
-        if not updated:
+        ):
             raise EditConflict("cell", {}, current)
         change = None
         if recorded:
@@ -196,9 +189,8 @@ def cell_correct(
         for name, written in write.items():
             setattr(cell, name, written)
         cell.version = current.version + 1
-        if correction.get("mark_arena", True):
-            mark = arena_mark_stale if recorded else arena_content_changed
-            mark(arena_id=_arena_of(current))
+        if mark_arena:
+            (arena_mark_stale if recorded else arena_content_changed)(arena_id=_arena_of(current))
     return change
 
 
@@ -230,16 +222,16 @@ def evidence_add(
 def evidence_update(*, evidence: Evidence, changes: Mapping[str, Any]) -> list[str]:
     """Change a quote's source, quote or url (checked anew today); the fields written."""
     current = Evidence.objects.select_for_update().get(pk=evidence.pk)
-    cleaned = {n: clean_text(changes[n] or "").strip() for n in EVIDENCE_FIELDS if n in changes}
-    write = {n: v for n, v in cleaned.items() if v != getattr(current, n)}
+    source, quote, url = (
+        (changes[n] or "") if n in changes else getattr(current, n) for n in EVIDENCE_FIELDS
+    )
+    fresh = evidence_new(Quote(source, quote, url))  # cleaned and checked, as of today
+    write = [n for n in EVIDENCE_FIELDS if getattr(fresh, n) != getattr(current, n)]
     if not write:
         return []
-    for name, value in {**write, "checked_on": freshness.today()}.items():
-        setattr(current, name, value)
-    current.full_clean(exclude=["cell", "position", "checked_on"], validate_unique=False)
+    for row, name in itertools.product((current, evidence), (*write, "checked_on")):
+        setattr(row, name, getattr(fresh, name))
     current.save(update_fields=[*write, "checked_on"])
-    for name in (*write, "checked_on"):
-        setattr(evidence, name, getattr(current, name))
     cell = Cell.objects.select_for_update().get(pk=current.cell_id)
     Cell.objects.filter(pk=cell.pk).update(
         version=F("version") + 1,
@@ -270,11 +262,11 @@ def cell_edit(
             base=base, current=now, changes=dict(changes), units=[JUDGEMENT_FIELDS]
         )
         if conflicts:
-            raise EditConflict("cell", conflicts, current, cell_last_change_note(cell.pk))
+            raise EditConflict("cell", conflicts, current, current.last_change_note())
         if write:
             cell_correct(
                 cell=current,
-                value=CellValue.from_fields({**now, **write}),
+                value=CellValue(*({**now, **write}[n] for n in JUDGEMENT_FIELDS)),
                 by=by,
                 note=note,
                 expected_version=current.version,

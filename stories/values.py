@@ -4,11 +4,10 @@ constraints, forms, serializers, parser, scores and templates all read it from h
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any
 
 from core.choices import Choices
 
@@ -46,11 +45,11 @@ class Proof(Choices):
 
     @property
     def letter(self) -> str:
-        return _LETTERS[self]
+        return _PROOF_MARKS[self][0]
 
     @property
     def meaning(self) -> str:
-        return _MEANINGS[self]
+        return _PROOF_MARKS[self][1]
 
 
 _SYMBOLS = {
@@ -61,21 +60,15 @@ _SYMBOLS = {
     Verdict.NA: "",
 }
 _BY_SYMBOL = {symbol: verdict for verdict, symbol in _SYMBOLS.items() if symbol}
-_LETTERS = {
-    Proof.PROBED: "T",
-    Proof.COMMUNITY: "X",
-    Proof.CLAIMED: "C",
-    Proof.CONTRADICTED: "D",
-    Proof.AUTH_GATED: "⚿",
+# each proof's letter in the matrix's marks, and what it means
+_PROOF_MARKS = {
+    Proof.PROBED: ("T", "tested by us"),
+    Proof.COMMUNITY: ("X", "users back it"),
+    Proof.CLAIMED: ("C", "vendor claim only"),
+    Proof.CONTRADICTED: ("D", "evidence disagrees"),
+    Proof.AUTH_GATED: ("⚿", "probe hit a sign-in wall"),
 }
-_BY_LETTER = {letter: proof for proof, letter in _LETTERS.items()}
-_MEANINGS = {
-    Proof.PROBED: "tested by us",
-    Proof.COMMUNITY: "users back it",
-    Proof.CLAIMED: "vendor claim only",
-    Proof.CONTRADICTED: "evidence disagrees",
-    Proof.AUTH_GATED: "probe hit a sign-in wall",
-}
+_BY_LETTER = {proof.letter: proof for proof in Proof}
 
 _VERDICT_OF: dict[object, Verdict] = {v.value: v for v in Verdict}
 _PROOF_OF: dict[object, Proof] = {p.value: p for p in Proof}
@@ -90,12 +83,6 @@ JUDGEMENT_FIELDS = ("verdict", "proof", "quality")
 
 class CellValueError(ValueError):
     """Text that is not a cell value."""
-
-
-class _HasJudgement(Protocol):
-    verdict: str
-    proof: str | None
-    quality: int | None
 
 
 _QUALITY_RE = re.compile(r"([0-9]+)/10")
@@ -132,16 +119,10 @@ class CellValue:
             object.__setattr__(self, "proof", proof)
 
     @classmethod
-    def of(cls, obj: _HasJudgement) -> CellValue:
-        return cls(obj.verdict, obj.proof or None, obj.quality)
-
-    @classmethod
-    def from_fields(cls, data: Mapping[str, Any], prefix: str = "") -> CellValue:
-        return cls(
-            data[f"{prefix}verdict"],
-            data.get(f"{prefix}proof") or None,
-            data.get(f"{prefix}quality"),
-        )
+    def of(cls, obj: object, prefix: str = "") -> CellValue:
+        """The judgement of a cell, or of a record's ``old_``/``new_`` side."""
+        verdict, proof, quality = (getattr(obj, f"{prefix}{name}") for name in JUDGEMENT_FIELDS)
+        return cls(verdict, proof or None, quality)
 
     def fields(self, prefix: str = "") -> dict[str, Any]:
         return {f"{prefix}{n}": getattr(self, n) for n in JUDGEMENT_FIELDS}
@@ -152,24 +133,17 @@ class CellValue:
         raw = text.strip()
         if raw == Verdict.NA:
             return cls(Verdict.NA)
-        m = _MARK_RE.fullmatch(raw)
-        if not m:
+        if not (m := _MARK_RE.fullmatch(raw)):
             raise CellValueError(f"cannot read matrix cell {raw[:60]!r}")
         word, letter, quality_text = m.groups()
         if word not in Verdict.values:
             raise CellValueError(f"unknown verdict {word[:20]!r} in cell {raw[:60]!r}")
-        verdict = Verdict(word)
-        quality = parse_quality(quality_text)
-        if letter and not verdict.evidenced:
-            raise CellValueError(f"a '{verdict.value}' cell has no proof, got {letter!r}")
-        proof = None
-        if verdict.evidenced:
-            if not letter:
-                raise CellValueError(f"cell {raw[:60]!r} has no proof letter")
-            proof = _BY_LETTER.get(letter)
-            if proof is None:
-                raise CellValueError(f"unknown proof letter {letter!r} in cell {raw[:60]!r}")
-        return cls(verdict, proof, quality).check()
+        proof = _BY_LETTER.get(letter)
+        if letter and proof is None:
+            raise CellValueError(f"unknown proof letter {letter!r} in cell {raw[:60]!r}")
+        if not letter and Verdict(word).evidenced:
+            raise CellValueError(f"cell {raw[:60]!r} has no proof letter")
+        return cls(word, proof, parse_quality(quality_text)).check()
 
     def errors(self) -> dict[str, str]:
         """Every broken rule, one message per field."""
@@ -219,7 +193,7 @@ class CellValue:
 
     @property
     def proof_letter(self) -> str:
-        return _LETTERS.get(self.proof, "") if self.proof else ""  # type: ignore[call-overload]
+        return _PROOF_OF[self.proof].letter if self.proof in _PROOF_OF else ""
 
     @property
     def quality_text(self) -> str:
@@ -236,8 +210,7 @@ class CellValue:
             return Verdict.NA.value
         return f"{self.verdict}{self.proof_letter} {self.quality}/10"
 
-    def __str__(self) -> str:
-        return self.label()
+    __str__ = label
 
     def completed_from(self, cell: CellValue, *, given: set[str]) -> CellValue:
         """Fill the fields not in ``given`` from ``cell`` so the result can be valid; given ones are

@@ -8,8 +8,7 @@ from rest_framework import serializers
 
 from arena.scoring.rounds import DRAWN
 from arena.selectors.calls import first_leads
-from products.facts import HOSTING
-from products.models import Product
+from products.models import Hosting, Product
 from stories.values import Backing
 
 
@@ -78,7 +77,7 @@ class ProductSerializer(ProductRefSerializer):
     documentation = serializers.URLField(allow_null=True)
     licence = serializers.CharField(allow_null=True, help_text="An SPDX licence expression.")
     languages = serializers.ListField(child=serializers.CharField(), help_text="And SDKs.")
-    hosting = serializers.ChoiceField(choices=list(HOSTING), allow_null=True)
+    hosting = serializers.ChoiceField(choices=Hosting.values, allow_null=True)
     pricing = serializers.CharField(allow_null=True, help_text="The pricing model.")
     first_release = serializers.DateField(allow_null=True)
     latest_release = serializers.DateField(allow_null=True)
