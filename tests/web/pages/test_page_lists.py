@@ -4,6 +4,7 @@ options, products shown, adjacent arenas, legend): what they show, and hostile n
 from __future__ import annotations
 
 import re
+from datetime import date
 from types import SimpleNamespace as NS
 
 import pytest
@@ -218,6 +219,7 @@ def test_head_to_head_rounds_write_every_round_of_a_group_escaped():
             evidence=NS(all=lambda: [NS(source=EVIL, quote=EVIL)]),
             rationale_predates=None,
             rationale_rewritten_at=None,
+            evidence_as_of=date.today(),
         )
 
     story = NS(pk=7, text=EVIL, weight=3, persona=NS(label=EVIL))
@@ -252,6 +254,7 @@ def test_head_to_head_tables_write_categories_sub_groups_and_tallies_escaped():
             evidence=NS(all=lambda: []),
             rationale_predates=None,
             rationale_rewritten_at=None,
+            evidence_as_of=date.today(),
         )
 
     category = NS(pk=3, name=EVIL, slug="evil-cat")
