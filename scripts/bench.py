@@ -5,10 +5,7 @@ A temporary database (SQLite, or DATABASE_URL's PostgreSQL) with the bundled are
 30 × 300 one; gunicorn (DEBUG=0) on loopback, driven by wrk (``make bench-deps``), else by a small
 Python client. Prints the arena page warm, uncached (PAGE_CACHE=0) and revalidated (304); queries
 per page; the 30 × 300 recompute; then, on a throwaway PostgreSQL (scripts/with-postgres.sh), flag
-submit without and with a broker. Run from the project root:
-
-    make bench                     # or: .venv/bin/python scripts/bench.py
-    .venv/bin/python scripts/bench.py --only pages,queries --duration 2 --rounds 1
+submit without and with a broker. ``make bench``, or e.g. ``--only pages,queries --rounds 1``.
 """
 
 from __future__ import annotations
@@ -100,7 +97,7 @@ def load(
         if flood:
             command += [flood.cells_file, str(flood.clients), str(flood.phase), EXPLANATION]
         return parse_wrk(subprocess.run(command, capture_output=True, text=True).stdout)
-    # The fallback: a thread per connection, sharing one request counter.
+    # else a thread per connection, sharing one request counter
     stop, counter, method = (
         time.monotonic() + seconds,
         itertools.count(),
@@ -205,6 +202,8 @@ def run_queries(arenas) -> None:  # type: ignore[no-untyped-def]
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
+    from web.http.pagekeys import VERSIONS  # (reused for a second: re-read each time, not by clock)
+
     say("## Queries per page\n")
     say(f"In-process (django.test.Client), PAGE_CACHE=0, {database()}; a page's second request.\n")
     client, counts = Client(), {}
@@ -212,6 +211,7 @@ def run_queries(arenas) -> None:  # type: ignore[no-untyped-def]
         for name, path, headers in query_pages(arena):
             client.get(path, headers=headers)
             connection.queries_log.clear()  # a full log (its maxlen) would hide new queries
+            VERSIONS.clear()
             with CaptureQueriesContext(connection) as queries:
                 response = client.get(path, headers=headers)
                 if response.streaming:
