@@ -1,11 +1,11 @@
-"""Disputes as a reader sees them: each review item with only what is public of it, never a flag's
-free text, e-mail, token or client hash (those columns are not even read)."""
+"""Disputes as a reader sees them: a review item with only what is public of it (a flag's free
+text, e-mail, token and client hash are not even read)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import NamedTuple
+from typing import Any
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Prefetch, QuerySet
@@ -22,8 +22,7 @@ DISPUTES_PER_PAGE = 25
 
 
 class Dispute:
-    """A review item (with its cell and correction) and its flags' reasons, proposals and
-    affiliations."""
+    """A review item (with its cell and correction) and its flags' reasons and proposals."""
 
     def __init__(self, item: ReviewItem) -> None:
         flags = list(item.flags.all())
@@ -52,7 +51,7 @@ class DisputeFilters:
 
 
 def _items() -> QuerySet[ReviewItem]:
-    """The latest news first (a decision, else the opening)."""
+    # the latest news first (a decision, else the opening)
     public = ("item", "reason", "proposed_verdict", "proposed_quality", "affiliated")
     return (
         ReviewItem.objects.select_related("change", "cell__story", "cell__product")
@@ -81,17 +80,13 @@ def _filtered(arena: Arena, filters: DisputeFilters) -> QuerySet[ReviewItem]:
     return items
 
 
-class DisputePage(NamedTuple):
-    page: Page[ReviewItem]
-    disputes: list[Dispute]
-
-
 def arena_dispute_page(
     *, arena: Arena, filters: DisputeFilters, number: int | str = 1
-) -> DisputePage:
-    """A page of the arena's disputes (out of range: the last one): three queries."""
-    page = Paginator(_filtered(arena, filters), DISPUTES_PER_PAGE).get_page(number)
-    return DisputePage(page, [Dispute(item) for item in page.object_list])
+) -> Page[Dispute]:
+    """A page of the arena's disputes as ``Dispute``s (out of range: the last one): three queries."""
+    page: Page[Any] = Paginator(_filtered(arena, filters), DISPUTES_PER_PAGE).get_page(number)
+    page.object_list = [Dispute(item) for item in page.object_list]
+    return page
 
 
 def arena_dispute_list(

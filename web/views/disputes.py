@@ -13,12 +13,7 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
 from arena.selectors.arenas import CountedArena, arena_get, arena_product_list
-from flags.disputes import (
-    DISPUTE_STATES,
-    Dispute,
-    DisputeFilters,
-    arena_dispute_page,
-)
+from flags.disputes import DISPUTE_STATES, Dispute, DisputeFilters, arena_dispute_page
 from products.models import Product
 from stories.models import Story
 from web import params
@@ -26,8 +21,7 @@ from web.params import HtmxHttpRequest, fragment_asked
 
 
 def swapped(response: HttpResponse, url: str) -> HttpResponse:
-    """An htmx fragment that pushes ``url``; a 4xx one swapped too (htmx does not by default), so
-    the message shows in place."""
+    """An htmx fragment that pushes ``url``; a 4xx one is swapped too, so its message shows."""
     if response.status_code != 200:
         response["HX-Reswap"] = "innerHTML"
     return push_url(response, url)
@@ -90,34 +84,29 @@ def disputes_read(query: QueryDict, slug: str) -> DisputesRead:
 @vary_on_headers("HX-Request", "HX-History-Restore-Request")
 def arena_disputes(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     read = disputes_read(request.GET, arena)
-    status = 400 if read.problems else 200
-    listed = arena_dispute_page(arena=read.arena, filters=read.filters, number=read.page or 1)
-    page = listed.page
-    page_url = read.url(page.number)
+    page = arena_dispute_page(arena=read.arena, filters=read.filters, number=read.page or 1)
     ctx: dict[str, Any] = {
         "arena": read.arena,
-        "listed": listed,
-        "disputes": listed.disputes,
+        "page": page,
         "filters": read.filters,
         "problems": read.problems,
         "products": read.products,
         "states": DISPUTE_STATES,
-        "page_url": page_url,
+        "page_url": read.url(page.number),
         "newer_url": read.url(page.previous_page_number()) if page.has_previous() else "",
         "older_url": read.url(page.next_page_number()) if page.has_next() else "",
         "all_url": reverse("arena-disputes", args=[read.arena.slug]),
         "every_story_url": read.url(story=False),
-        "fragment": fragment_asked(request.htmx),
     }
-    if ctx["fragment"]:
+    status = 400 if read.problems else 200
+    if fragment_asked(request.htmx):
         response = render(request, "arena/disputes.html#dispute-list", ctx, status=status)
-        return swapped(response, page_url)
+        return swapped(response, ctx["page_url"])
     return render(request, "arena/disputes.html", ctx, status=status)
 
 
 def dispute_data(d: Dispute) -> dict[str, Any]:
-    cell = d.item.cell
-    change, direction = d.change, d.direction
+    cell, change, direction = d.item.cell, d.change, d.direction
     correction = None
     if change is not None and direction is not None:
         correction = {
@@ -150,8 +139,8 @@ def arena_disputes_json(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     read = disputes_read(request.GET, arena)
     if read.problems:
         return JsonResponse({"detail": " ".join(read.problems)}, status=400)
-    listed = arena_dispute_page(arena=read.arena, filters=read.filters, number=read.page or 1)
-    page, f = listed.page, read.filters
+    page = arena_dispute_page(arena=read.arena, filters=read.filters, number=read.page or 1)
+    f = read.filters
     return JsonResponse(
         {
             "arena": read.arena.slug,
@@ -163,7 +152,7 @@ def arena_disputes_json(request: HtmxHttpRequest, arena: str) -> HttpResponse:
             "count": page.paginator.count,
             "page": page.number,
             "pages": page.paginator.num_pages,
-            "disputes": [dispute_data(d) for d in listed.disputes],
+            "disputes": [dispute_data(d) for d in page.object_list],
         },
         json_dumps_params={"ensure_ascii": False},
     )
