@@ -88,8 +88,8 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
 
 
 class ReviewChangeList(ChangeList):
-    """Each row's impact of upholding, for the page at once (the admin object is shared by every
-    request); sorted by impact, the whole filtered queue is ranked and the database pages it."""
+    """Each row's impact of upholding, read for the page at once; sorted by impact, the whole
+    filtered queue is ranked and the database pages it."""
 
     ranked_impacts: dict[int, Impact] | None = None
 
@@ -111,20 +111,17 @@ class ReviewChangeList(ChangeList):
     def get_results(self, request: HttpRequest) -> None:
         super().get_results(request)
         rows = list(self.result_list)
-        impacts = self.ranked_impacts
-        if impacts is None:
-            impacts = review_item_impacts(rows)
+        impacts = self.ranked_impacts or review_item_impacts(rows)
         for row in rows:
             row.upholding_impact = impacts.get(row.pk)
         self.result_list = rows
 
 
 class ForModerators:
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return user_can_moderate(request.user)
-
     def has_view_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return user_can_moderate(request.user)
+
+    has_module_permission = has_view_permission
 
 
 @admin.register(ReviewItem)
@@ -157,8 +154,7 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
     class Media:
         css = {"all": ["admin/flags/queue.css"]}
 
-    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return user_can_moderate(request.user)
+    has_change_permission = ForModerators.has_view_permission
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[ReviewItem]:
         return (
@@ -227,15 +223,13 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
         return [c for c in columns if c != "status"] if shown == Status.PENDING else columns
 
     @admin.display(description="reporters", ordering="reporters")
-    def reporter_count(self, item: ReviewItem) -> int:
-        reporters: int = item.reporters  # type: ignore[attr-defined]  # get_queryset's annotation
-        return reporters
+    def reporter_count(self, item: Any) -> int:
+        return int(item.reporters)  # get_queryset's annotation
 
     @admin.display(description="impact of upholding")
-    def impact(self, item: ReviewItem) -> str:
+    def impact(self, item: Any) -> str:
         # set by ReviewChangeList; None: resolved, or its product is retired
-        impact = getattr(item, "upholding_impact", None)
-        return "—" if impact is None else str(impact)
+        return "—" if item.upholding_impact is None else str(item.upholding_impact)
 
     def change_view(
         self,
@@ -265,10 +259,8 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
                 if chosen == "uphold":
                     review_item_uphold(item=item, moderator=request.user, form=form)
                 else:
-                    duplicate = chosen == "duplicate"
-                    review_item_reject(
-                        item=item, moderator=request.user, form=form, duplicate=duplicate
-                    )
+                    dup = chosen == "duplicate"
+                    review_item_reject(item=item, moderator=request.user, form=form, duplicate=dup)
             except (AlreadyResolved, EditConflict) as exc:
                 self.message_user(request, str(exc), messages.ERROR)
                 return HttpResponseRedirect(request.path)
@@ -279,7 +271,6 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
                 done = f"Review of {item.cell.product.name}'s cell resolved: {chosen}."
                 self.message_user(request, done, messages.SUCCESS)
                 return HttpResponseRedirect(reverse("admin:flags_reviewitem_changelist"))
-        pending = item.status == Status.PENDING
         context = {
             **self.admin_site.each_context(request),
             "title": f"Review: {item.cell.product.name} — {excerpt(item.cell.story.text, 60)}",
@@ -289,7 +280,7 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
             "flags": flags,
             "proposal": proposal,
             "impact": review_item_impacts([item]).get(item.pk),
-            "pending": pending,
+            "pending": item.status == Status.PENDING,
             "form": form,
             "adminform": form.admin_form(),
         }

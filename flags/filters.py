@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
+from typing import Any, ClassVar
 
 from django.contrib import admin
 from django.contrib.admin.views.main import ChangeList
@@ -15,16 +15,6 @@ from django.utils import timezone
 from arena.models import Category
 from flags.models import Status
 from products.models import Product
-
-if TYPE_CHECKING:
-    from django_stubs_ext import StrOrPromise  # a dev dependency
-
-
-class FilterChoice(TypedDict):
-    selected: bool
-    query_string: str
-    display: StrOrPromise
-
 
 ALL = "all"
 BY_IMPACT = "impact"
@@ -41,7 +31,7 @@ class ChoicesFilter(admin.SimpleListFilter):
     ) -> list[tuple[str, str]]:
         return self.options
 
-    def choices(self, changelist: ChangeList) -> Iterator[FilterChoice]:
+    def choices(self, changelist: ChangeList) -> Iterator[Any]:
         if not self.default:
             yield from super().choices(changelist)
             return
@@ -93,14 +83,6 @@ class AgeFilter(ChoicesFilter):
         return queryset.filter(**ranges.get(self.value() or "", {}))
 
 
-ARENA_PARAMETER = "cell__story__arena__id__exact"  # the arena filter's (a related-field filter)
-
-
-def chosen_arena(request: HttpRequest) -> int | None:
-    raw = request.GET.get(ARENA_PARAMETER, "")
-    return int(raw) if raw.isdigit() and len(raw) < 19 else None
-
-
 class RelatedFilter(admin.RelatedFieldListFilter):
     template = TEMPLATE
 
@@ -124,7 +106,8 @@ class ArenaScopedFilter(RelatedFilter):
             .defer("arena__close_calls")
             .order_by("arena__name", "position")
         )
-        if (arena := chosen_arena(request)) is not None:
+        arena = request.GET.get("cell__story__arena__id__exact", "")  # the arena filter's
+        if arena.isdigit() and len(arena) < 19:
             rows = rows.filter(arena_id=arena)
         listed: list[Product | Category] = [*rows]
         if len({row.arena_id for row in listed}) <= 1:

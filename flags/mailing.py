@@ -1,6 +1,5 @@
-"""The flags' mail: an outbox (``Notice``) written in the flag's or decision's transaction, sent
-after the commit by a task or ``send_notices``, each attempt claiming its notices first (never
-sent twice at once); a failed attempt is due again after a backoff."""
+"""The flags' mail: an outbox (``Notice``) written with the flag or decision, sent after the commit
+by a task or the sweep, each attempt claiming its notices first; a failure is retried after a backoff."""
 
 from __future__ import annotations
 
@@ -38,8 +37,6 @@ SWEEP_BATCH = 200  # notices one sweep sends at most; the next sweep sends the r
 UNSUBSCRIBE_SALT = "flags.unsubscribe"
 ONE_CLICK = "List-Unsubscribe=One-Click"
 LOCAL_ORIGIN = "http://localhost:8000"  # with neither SITE_URL nor a usable host, as `make run`
-GIVEN_UP = "notice %s (%s) failed after %s attempts, given up: %s"
-RETRIED = "notices %s not sent (attempt %s), due again in %ss: %s"
 RELATED = ("flag__item__change", "flag__cell__product", "flag__cell__story__arena")
 # control, format, surrogate, private, unassigned, line/paragraph separators: never in a mail
 _UNSAFE = frozenset(("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))
@@ -149,8 +146,7 @@ def _moderator_mails(flags: list[Flag], addresses: list[str]) -> list[EmailMessa
 
 
 def _failed(notices: list[Notice], exc: BaseException | str, addresses: list[str]) -> Outcome:
-    """Record a failed attempt: retried later, or given up after the last one (logged loudly),
-    the error one line long and without a recipient's address."""
+    """Record a failed attempt (the error one line, no address in it): retried, or given up."""
     reason = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
     for address in {*addresses, *(n.flag.email for n in notices)} - {""}:
         reason = reason.replace(address, "<recipient>")
@@ -162,17 +158,22 @@ def _failed(notices: list[Notice], exc: BaseException | str, addresses: list[str
         status=Notice.State.FAILED, last_error=reason
     )
     for n in final:
-        log.error(GIVEN_UP, n.pk, n.kind, n.attempts, reason)
+        log.error(
+            "notice %s (%s) failed after %s attempts, given up: %s",
+            n.pk,
+            n.kind,
+            n.attempts,
+            reason,
+        )
     if not again:
         return Outcome("failed", reason=reason)
-    attempts = max(n.attempts for n in again)
-    log.warning(RETRIED, [n.pk for n in again], attempts, backoff(attempts), reason)
-    return Outcome("retry", retry_in=backoff(attempts), reason=reason)
+    wait = backoff(max(n.attempts for n in again))
+    log.warning("notices %s not sent, due again in %ss: %s", [n.pk for n in again], wait, reason)
+    return Outcome("retry", retry_in=wait, reason=reason)
 
 
 def _attempt(notices: list[Notice]) -> Outcome:
-    """Send the claimed notices' mail (a reporter's one, or the moderators' new flags together)
-    once; whatever fails is recorded, not raised."""
+    """Send the claimed notices' mail once (a reporter's, or the moderators' for all the flags)."""
     ids = [n.pk for n in notices]
     moderators = notices[0].kind == Notice.Kind.NEW_FLAG
     addresses = moderator_addresses() if moderators else []
@@ -195,9 +196,8 @@ def _attempt(notices: list[Notice]) -> Outcome:
 
 
 def _send(notices: list[Notice]) -> Outcome:
-    """Count an attempt on each notice still as read, due again after the backoff (also how long
-    this attempt may take), and send those claimed: each by one sender only (the time set marks
-    them)."""
+    """Claim the notices still as read (an attempt counted, due again after the backoff; the time
+    set marks them as this sender's) and send them."""
     if not notices:
         return Outcome("done")
     marker = timezone.now() + timedelta(seconds=backoff(max(n.attempts for n in notices) + 1))
@@ -236,8 +236,8 @@ def moderator_digest_send(now: datetime | None = None) -> Outcome:
 
 
 def notices_sweep(now: datetime | None = None) -> dict[int, Outcome]:
-    """Each notice still due, oldest first (the moderators' only when not sent as a digest), and
-    any pending past its last attempt, marked failed; one breaking off never stops the others."""
+    """Each notice due, oldest first (the moderators' unless sent as a digest), and any pending past
+    its last attempt marked failed; one breaking off never stops the others."""
     pending = Notice.objects.filter(status=Notice.State.PENDING)
     due = pending.filter(next_attempt_at__lte=now or timezone.now())
     if settings.MODERATOR_NOTICES == "digest":
@@ -269,8 +269,7 @@ REPORTER_KINDS = (Notice.Kind.RECEIVED, Notice.Kind.DECIDED)
 
 
 def _write(wanted: list[tuple[Notice.Kind, int]]) -> None:
-    """The notices (kind, flag id) in one INSERT, and with a broker a task for each after the
-    commit (the moderators' new flag only when they are told at once)."""
+    """The notices (kind, flag id) in one INSERT; with a broker, a task each after the commit."""
     now = timezone.now()
     eager = settings.CELERY_TASK_ALWAYS_EAGER
     due = now if eager else now + FIRST_ATTEMPT_GRACE
@@ -305,8 +304,7 @@ def notices_enqueue(ids: list[int]) -> None:
 
 
 def _forget(flags: QuerySet[Flag]) -> int:
-    """Erase the flags' addresses, skip their pending mail and clear their errors (which may name
-    the address); how many."""
+    """Erase the flags' addresses, skip their pending mail, clear errors that may name them."""
     with transaction.atomic():
         notices = Notice.objects.filter(flag__in=flags.values("pk"))
         notices.filter(status=Notice.State.PENDING, kind__in=REPORTER_KINDS).update(
