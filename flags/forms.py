@@ -3,7 +3,6 @@ and the API bind these forms; ``flags.services`` takes them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from django import forms
@@ -52,20 +51,11 @@ class FlagIdsField(forms.Field):
         return ids
 
 
-def one_line(
-    sent: str, stored: str, limit: int, noun: str, validate: Callable[[str], None], invalid: str
-) -> str:
-    """A one-line field as stored; control characters (tabs, line breaks too) refused, not dropped."""
-    if sent and (clean_text(sent) != sent or "\t" in sent or "\n" in sent):
+def one_line(value: str) -> str:
+    """Control characters (tabs and line breaks too) refused in a one-line field, not dropped."""
+    if clean_text(value) != value or "\t" in value or "\n" in value:
         raise ValidationError(CONTROL_MESSAGE)
-    if len(stored) > limit:
-        raise ValidationError(f"Keep the {noun} under {limit} characters.")
-    if stored:
-        try:
-            validate(stored)
-        except ValidationError:
-            raise ValidationError(invalid) from None
-    return stored
+    return value
 
 
 class FlagForm(forms.Form):
@@ -132,16 +122,23 @@ class FlagForm(forms.Form):
         return ""
 
     def clean_source_url(self) -> str:
-        address = "Enter a valid URL."
-        value = self.cleaned_data["source_url"]
+        value = one_line(self.cleaned_data["source_url"])
         if value and "://" not in value:
             value = f"https://{value}"  # what a person types into the form
-        return one_line(value, uri_encode(value), SOURCE_URL_MAX, "address", validate_uri, address)
+        stored = uri_encode(value)
+        if len(stored) > SOURCE_URL_MAX:
+            raise ValidationError(f"Keep the address under {SOURCE_URL_MAX} characters.")
+        try:
+            validate_uri(stored) if stored else None
+        except ValidationError:
+            raise ValidationError("Enter a valid URL.") from None
+        return stored
 
     def clean_email(self) -> str:
-        invalid = "Enter a valid email address."
-        email = self.cleaned_data["email"]
-        return one_line(email, email, EMAIL_MAX, "email address", EmailValidator(), invalid)
+        email = one_line(self.cleaned_data["email"])
+        if email:
+            EmailValidator()(email)  # its message: "Enter a valid email address."
+        return email
 
     def clean(self) -> dict[str, Any]:
         # a quality alone is judged with a verdict that takes any quality; the moderator decides

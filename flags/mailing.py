@@ -10,6 +10,8 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import reduce
+from operator import or_
 from typing import Any
 
 from celery import current_app as celery_app
@@ -201,16 +203,14 @@ def _send(notices: list[Notice]) -> Outcome:
     if not notices:
         return Outcome("done")
     marker = timezone.now() + timedelta(seconds=backoff(max(n.attempts for n in notices) + 1))
-    unchanged = Q()
-    for notice in notices:
-        unchanged |= Q(pk=notice.pk, attempts=notice.attempts)
+    unchanged = reduce(or_, (Q(pk=n.pk, attempts=n.attempts) for n in notices))
     pending = Notice.objects.filter(status=Notice.State.PENDING)
     pending.filter(unchanged).update(attempts=F("attempts") + 1, next_attempt_at=marker)
     ids = [n.pk for n in notices]
     mine = set(pending.filter(pk__in=ids, next_attempt_at=marker).values_list("pk", flat=True))
-    for notice in notices:
-        notice.attempts += notice.pk in mine
-    claimed = [notice for notice in notices if notice.pk in mine]
+    claimed = [n for n in notices if n.pk in mine]
+    for n in claimed:
+        n.attempts += 1
     return _attempt(claimed) if claimed else Outcome("busy")
 
 

@@ -38,11 +38,11 @@ def flag_create(request: HtmxHttpRequest, cell: int) -> HttpResponse:
     url = reverse("flag-create", args=[flagged.pk]) + (
         "" if form_id == params.PAGE_FORM else f"?form={form_id}"
     )
-    context: dict[str, Any] = {"cell": flagged, "form_id": form_id, "post_url": url}
     posted = request.method == "POST"
     form = FlagForm(request.POST if posted else None, auto_id=f"flag-{form_id}-%s")
+    context: dict[str, Any] = {"cell": flagged, "form_id": form_id, "post_url": url, "form": form}
     if not posted:
-        return render(request, partial, {**context, "form": form})
+        return render(request, partial, context)
     status, retry_after = 400, None
     if form.is_valid():
         try:
@@ -56,14 +56,21 @@ def flag_create(request: HtmxHttpRequest, cell: int) -> HttpResponse:
             status, retry_after = 429, exc.retry_after
         else:
             if request.htmx:
-                done = {**context, "flag": flag}
-                return render(request, f"{template}#flag-done", done, status=201)
+                context["flag"] = flag
+                return render(request, f"{template}#flag-done", context, status=201)
             return redirect(reverse("flag-status", args=[flag.token]) + "?sent=1")
-    response = render(request, partial, {**context, "form": form}, status=status)
+    response = render(request, partial, context, status=status)
     if retry_after:
         response["Retry-After"] = str(retry_after)
     if request.htmx:  # htmx swaps no 4xx by default: the messages show in place
         response["HX-Reswap"] = "outerHTML"
+    return response
+
+
+def private(response: HttpResponse) -> HttpResponse:
+    """A page whose URL is a secret: not indexed, not sent on as a referrer."""
+    response["X-Robots-Tag"] = "noindex"
+    response["Referrer-Policy"] = "no-referrer"
     return response
 
 
@@ -80,22 +87,10 @@ def flag_status(request: HtmxHttpRequest, token: str) -> HttpResponse:
         Flag.objects.select_related("item", "cell__story__arena", "cell__product", "item__change"),
         token=token,
     )
-    response = render(
-        request,
-        "flags/flag_status.html",
-        {
-            "flag": flag,
-            "item": flag.item,
-            "cell": flag.cell,
-            "value_then": flag_value_when_filed(flag),
-            "value_now": CellValue.of(flag.cell),
-            "health": queue_health(),
-            "sent": params.SENT.name in request.GET,
-        },
-    )
-    response["X-Robots-Tag"] = "noindex"
-    response["Referrer-Policy"] = "no-referrer"
-    return response
+    context = {"flag": flag, "item": flag.item, "cell": flag.cell, "health": queue_health()}
+    context |= {"value_then": flag_value_when_filed(flag), "value_now": CellValue.of(flag.cell)}
+    context["sent"] = params.SENT.name in request.GET
+    return private(render(request, "flags/flag_status.html", context))
 
 
 @require_safe
@@ -115,7 +110,4 @@ def flag_unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
         # a flag that is gone has no mail to stop either
         state = "done" if flag_unsubscribe(flag_id) else "invalid"
     status = 404 if state == "invalid" else 200
-    response = render(request, "flags/unsubscribe.html", {"state": state}, status=status)
-    response["X-Robots-Tag"] = "noindex"
-    response["Referrer-Policy"] = "no-referrer"
-    return response
+    return private(render(request, "flags/unsubscribe.html", {"state": state}, status=status))
