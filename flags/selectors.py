@@ -216,17 +216,13 @@ def queue_health() -> QueueHealth:
 
 def notice_counts() -> tuple[dict[str, int], int]:
     """Mail by state (each named), and how many pending ones failed an attempt (/metrics)."""
-    counts = dict.fromkeys(Notice.State.values, 0)
-    rows = (
-        Notice.objects.order_by()
-        .values_list("status")
-        .annotate(n=Count("pk"), tried=Count("pk", filter=Q(attempts__gt=0)))
+    retrying = Q(status=Notice.State.PENDING, attempts__gt=0)
+    counts = Notice.objects.aggregate(
+        retrying=Count("pk", filter=retrying),
+        **{state: Count("pk", filter=Q(status=state)) for state in Notice.State.values},
     )
-    retrying = 0
-    for status, n, tried in rows:
-        counts[status] = n
-        retrying += tried if status == Notice.State.PENDING else 0
-    return counts, retrying
+    retrying_count = counts.pop("retrying")
+    return counts, retrying_count
 
 
 def flag_value_when_filed(flag: Flag) -> CellValue:
