@@ -10,8 +10,7 @@ from dataclasses import dataclass
 from django.utils.safestring import SafeString, mark_safe
 
 from arena.selectors.cells import CellLine
-from arena.selectors.compare import ManyComparison, ManyRow
-from arena.selectors.head_to_head import CompareRow, Comparison
+from arena.selectors.compare import CompareRow, Comparison
 from products.models import Product
 from web.pages import links
 from web.pages.cells import Card, card, esc, freshness_now, matrix_badge, verdict_class
@@ -33,7 +32,7 @@ class ScoreTable:
     categories: list[tuple[str, list[tuple[int | None, bool]]]]
 
 
-def compare_scores(cmp: ManyComparison) -> ScoreTable:
+def compare_scores(cmp: Comparison) -> ScoreTable:
     """The PA Score with its range ("▲ leads": ``cmp.leader``, not the highest score), the weights
     of the rounds each is best in, each category's score; the highest of a row marked."""
     standings = list(cmp.standings.values())
@@ -69,7 +68,7 @@ def _many_cell(cell: CellLine | None, best: bool, shared: bool, cells: str) -> s
     )
 
 
-def _many_round(row: ManyRow, products: Sequence[Product], stories: str, cells: str) -> str:
+def _many_round(row: CompareRow, products: Sequence[Product], stories: str, cells: str) -> str:
     """One round: the story with its persona, its weight and each product's cell."""
     story = row.story
     by = {c.product_id: c for c in row.cells}
@@ -91,7 +90,7 @@ def _many_round(row: ManyRow, products: Sequence[Product], stories: str, cells: 
     )
 
 
-def compare_rows(rows: Iterable[ManyRow], cmp: ManyComparison, arena: str) -> SafeString:
+def compare_rows(rows: Iterable[CompareRow], cmp: Comparison, arena: str) -> SafeString:
     """A sub-group's rounds, in Python as template loops are many times slower."""
     cells = links.cells_prefix()
     stories = links.url_prefix("story-detail", arena)
@@ -112,11 +111,6 @@ def pairs(products: Sequence[Product]) -> list[tuple[Product, Product]]:
 
 
 def round_cards(row: CompareRow, cmp: Comparison) -> list[Card]:
-    """One round's two cards, ``a``'s first."""
+    """One round's cards, in column order (a head-to-head's ``a`` first)."""
     now = freshness_now()
-    sources = getattr(cmp, "sources", {})
-    story = row.story.text
-    return [
-        card(row.cell_a, cmp.a.name, sources, story, now),
-        card(row.cell_b, cmp.b.name, sources, story, now),
-    ]
+    return [card(c, c.product.name, cmp.sources, row.story.text, now) for c in row.cells]
