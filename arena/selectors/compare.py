@@ -13,6 +13,7 @@ from arena.scoring.rounds import (
     COMPARE_MIN,
     BestOf,
     ManyRound,
+    ManyStanding,
     ManySummary,
     compare_many,
 )
@@ -30,34 +31,23 @@ from stories.models import Cell, Story
 HEAD_TO_HEAD_INLINE = 12
 
 
-@dataclass(frozen=True)
-class ComparePick:
-    products: list[Product]  # those found, in the order asked
-    unknown: list[str]  # the slugs that name none
-    error: str  # "" when they can be compared
-
-    @property
-    def ok(self) -> bool:
-        return not self.error
-
-
-def compare_pick(*, products: list[Product], slugs: list[str]) -> ComparePick:
-    """The ``products`` ``slugs`` name, in order, and what keeps them from being compared."""
+def compare_pick(*, products: list[Product], slugs: list[str]) -> tuple[list[Product], str]:
+    """The ``products`` ``slugs`` name, in order, and what keeps them from being compared ("")."""
     by_slug = {p.slug: p for p in products}
     slugs = list(dict.fromkeys(slugs))
     found = [by_slug[s] for s in slugs if s in by_slug]
     unknown = [s for s in slugs if s not in by_slug]
-    error = ""
     if unknown:
         names = ", ".join(repr(s[:40]) for s in unknown[:3]) + (" …" if len(unknown) > 3 else "")
-        error = (
-            f"No product {names} in this arena. Pick {COMPARE_MIN} to {COMPARE_MAX} from the list."
+        return (
+            found,
+            f"No product {names} in this arena. Pick {COMPARE_MIN} to {COMPARE_MAX} from the list.",
         )
-    elif len(found) < COMPARE_MIN:
-        error = f"Pick at least {COMPARE_MIN} products to compare."
-    elif len(found) > COMPARE_MAX:
-        error = f"Pick at most {COMPARE_MAX} products to compare ({len(found)} picked)."
-    return ComparePick(found, unknown, error)
+    if len(found) < COMPARE_MIN:
+        return found, f"Pick at least {COMPARE_MIN} products to compare."
+    if len(found) > COMPARE_MAX:
+        return found, f"Pick at most {COMPARE_MAX} products to compare ({len(found)} picked)."
+    return found, ""
 
 
 @dataclass
@@ -72,17 +62,16 @@ class CompareRow(MatrixRow, BestOf):
         return self.best[0] if len(self.best) == 1 else None
 
 
-@dataclass
-class Standing:
-    """A product's column of the summary: its stored scores and its part of the rounds."""
+@dataclass(frozen=True)
+class Standing(ManyStanding):
+    """A product's column of the summary: its part of the rounds and its stored scores."""
 
-    product: Product
-    pa_score: int | None
     category_scores: dict[str, int | None]
-    best: int  # rounds it alone is best in
-    shared: int  # rounds it shares the best in
-    weighted: int  # Σ weights of the rounds it is best in, alone or shared
     ranged: Ranged  # its PA Score with its range
+
+    @property
+    def pa_score(self) -> int | None:
+        return self.ranged.score
 
 
 @dataclass(kw_only=True)
@@ -113,9 +102,9 @@ class Comparison(Rounds[ManySummary]):
     @property
     def rounds_leader(self) -> Product | None:
         """More rounds won, weighted, then counted; ``None`` when level."""
-        ranked = sorted(self.standings.values(), key=lambda s: (s.weighted, s.best), reverse=True)
-        top = [s for s in ranked if (s.weighted, s.best) == (ranked[0].weighted, ranked[0].best)]
-        return top[0].product if len(top) == 1 else None
+        counts = {p: (s.weighted, s.best) for p, s in self.standings.items()}
+        top = [p for p, c in counts.items() if c == max(counts.values())]
+        return top[0] if len(top) == 1 else None
 
 
 def _stories_and_cells(
@@ -130,25 +119,6 @@ def _stories_and_cells(
     for cell in cells:
         cell.product = by_pk[cell.product_id]
     return list(arena_story_list(arena=arena)), cells
-
-
-def _standings(
-    arena: CountedArena, products: list[Product], summary: ManySummary
-) -> dict[Product, Standing]:
-    stored = {s.product_id: s for s in arena_score_list(arena=arena)}
-    standings = {}
-    for p in products:
-        score, mine = stored.get(p.pk), summary.standings[p.pk]
-        standings[p] = Standing(
-            product=p,
-            pa_score=score.pa_score if score else None,
-            category_scores=dict(score.category_scores) if score else {},
-            best=mine.best,
-            shared=mine.shared,
-            weighted=mine.weighted,
-            ranged=ranged_of(score, p.pk),
-        )
-    return standings
 
 
 def comparison_get(
@@ -183,7 +153,15 @@ def comparison_get(
     for r in summary.rounds:
         by_category.setdefault(story_of[r.story_id].category_id, []).append(r)
     shown = [r for r in rows if not r.drawn] if differences_only else rows
-    standings = _standings(arena, products, summary)
+    stored = {s.product_id: s for s in arena_score_list(arena=arena)}
+    standings = {
+        p: Standing(
+            **vars(summary.standings[p.pk]),
+            category_scores=dict(score.category_scores) if (score := stored.get(p.pk)) else {},
+            ranged=ranged_of(score, p.pk),
+        )
+        for p in products
+    }
     called = [
         (p, [pair_call(s.ranged, o.ranged) for o in standings.values() if o is not s])
         for p, s in standings.items()

@@ -146,8 +146,8 @@ class ArenaViewSet(viewsets.ViewSet):
         of them have a verdict other than n/a, the products with the best verdict."""
         arena = _arena(slug)
         slugs = params.api_products(request.query_params)
-        pick = compare_pick(products=arena_product_list(arena=arena), slugs=slugs)
-        if not pick.ok:
-            raise ValidationError({params.PRODUCTS.name: [pick.error]})
-        cmp = comparison_get(arena=arena, products=pick.products)
+        picked, error = compare_pick(products=arena_product_list(arena=arena), slugs=slugs)
+        if error:
+            raise ValidationError({params.PRODUCTS.name: [error]})
+        cmp = comparison_get(arena=arena, products=picked)
         return Response(s.CompareManySerializer(cmp).data)

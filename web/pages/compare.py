@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from django.utils.safestring import SafeString, mark_safe
 
@@ -23,32 +22,23 @@ def _marked(values: Sequence[int | None]) -> list[tuple[int | None, bool]]:
     return [(v, v is not None and v == top) for v in values]
 
 
-@dataclass(frozen=True)
-class ScoreTable:
-    """The comparison's score table as the template draws it (rows of (value, highest))."""
-
-    pa: list[tuple[int | None, tuple[int, int] | None, bool]]  # score, range, whether it leads
-    weighted: list[tuple[int | None, bool]]
-    categories: list[tuple[str, list[tuple[int | None, bool]]]]
-
-
-def compare_scores(cmp: Comparison) -> ScoreTable:
-    """The PA Score with its range ("▲ leads": ``cmp.leader``, not the highest score), the weights
-    of the rounds each is best in, each category's score; the highest of a row marked."""
-    standings = list(cmp.standings.values())
-    pa = []
-    for p, s in cmp.standings.items():
-        r = s.ranged
-        rng = (r.low, r.high) if r and r.low is not None and r.high is not None else None
-        pa.append((s.pa_score, rng, cmp.leader is not None and p == cmp.leader))
-    return ScoreTable(
-        pa=pa,
-        weighted=_marked([s.weighted for s in standings]),
-        categories=[
+def compare_scores(cmp: Comparison) -> dict[str, list]:
+    """The score table's rows: the PA Score with its range and whether it leads (``cmp.leader``,
+    not the highest score), the weights of the rounds each is best in, each category's score;
+    the highest of a row marked."""
+    standings = cmp.standings.values()
+    pa = [(p, s.ranged) for p, s in cmp.standings.items()]
+    return {
+        "pa": [
+            (r.score, None if None in (r.low, r.high) else (r.low, r.high), p == cmp.leader)
+            for p, r in pa
+        ],
+        "weighted": _marked([s.weighted for s in standings]),
+        "categories": [
             (name, _marked([s.category_scores.get(name) for s in standings]))
             for name in cmp.categories
         ],
-    )
+    }
 
 
 def _many_cell(cell: CellLine | None, best: bool, shared: bool, cells: str) -> str:

@@ -314,22 +314,17 @@ def arena_compare(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     products = arena_product_list(arena=found)
     slugs = params.slug_list(request.GET, params.PRODUCTS)
     diff = params.text(request.GET, params.DIFF) == "1"
-    pick = compare_pick(products=products, slugs=slugs)
-    status = 200 if pick.ok or not slugs else 400
-    cmp = (
-        comparison_get(arena=found, products=pick.products, differences_only=diff)
-        if pick.ok
-        else None
-    )
+    picked, error = compare_pick(products=products, slugs=slugs)
+    status = 400 if error and slugs else 200
+    cmp = None if error else comparison_get(arena=found, products=picked, differences_only=diff)
     page_url = reverse("arena-compare", args=[found.slug])
-    chosen = [p.slug for p in pick.products]
+    chosen = [p.slug for p in picked]
     ctx = {
         "arena": found,
         "cmp": cmp,
-        "pick": pick,
-        "error": pick.error if slugs else "",
+        "picked": picked,
+        "error": error if slugs else "",
         "products": products,
-        "chosen": {p.pk for p in pick.products},
         "page_url": page_url,
         "diff": diff,
         # the links that switch "differences only" and keep the products
