@@ -58,33 +58,31 @@ def _many_cell(cell: CellLine | None, best: bool, shared: bool, cells: str) -> s
     )
 
 
-def _many_round(row: CompareRow, products: Sequence[Product], stories: str, cells: str) -> str:
-    """One round: the story with its persona, its weight and each product's cell."""
-    story = row.story
-    by = {c.product_id: c for c in row.cells}
-    best = {p.pk for p in row.best}
-    drawn = (
-        ' <span class="drawn-mark"><span aria-hidden="true">=</span> drawn</span>'
-        if row.drawn
-        else ""
-    )
-    return (
-        f'<tr class="round{" drawn" if row.drawn else ""}">'
-        f'<th scope="row" class="story-col"><span class="persona">'
-        f"{esc(story.persona.slug)}</span> "
-        f'<a href="{stories}{int(story.pk)}/">{esc(story.text)}</a>{drawn}</th>'
-        f'<td class="num w"><span class="visually-hidden">weight </span>'
-        f"{int(story.weight)}</td>"
-        + "".join(_many_cell(by.get(p.pk), p.pk in best, row.shared, cells) for p in products)
-        + "</tr>"
-    )
+_DRAWN = ' <span class="drawn-mark"><span aria-hidden="true">=</span> drawn</span>'
 
 
 def compare_rows(rows: Iterable[CompareRow], cmp: Comparison, arena: str) -> SafeString:
-    """A sub-group's rounds, in Python as template loops are many times slower."""
+    """A sub-group's rounds: the story with its persona, its weight and each product's cell (in
+    Python as template loops are many times slower)."""
     cells = links.cells_prefix()
     stories = links.url_prefix("story-detail", arena)
-    return mark_safe("\n".join(_many_round(row, cmp.products, stories, cells) for row in rows))
+    out = []
+    for row in rows:
+        story, by = row.story, {c.product_id: c for c in row.cells}
+        out.append(
+            f'<tr class="round{" drawn" if row.drawn else ""}">'
+            f'<th scope="row" class="story-col"><span class="persona">'
+            f"{esc(story.persona.slug)}</span> "
+            f'<a href="{stories}{int(story.pk)}/">{esc(story.text)}</a>'
+            f"{_DRAWN if row.drawn else ''}</th>"
+            f'<td class="num w"><span class="visually-hidden">weight </span>'
+            f"{int(story.weight)}</td>"
+            + "".join(
+                _many_cell(by.get(p.pk), p in row.best, row.shared, cells) for p in cmp.products
+            )
+            + "</tr>"
+        )
+    return mark_safe("\n".join(out))
 
 
 def picked_first(
