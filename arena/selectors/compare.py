@@ -83,13 +83,8 @@ class Comparison(Rounds[ManySummary]):
     leader: Product | None = None  # the product that leads every other by the one rule
     sources: dict[str, Source] = field(default_factory=dict)  # what the published detail cites
 
-    @property
-    def a(self) -> Product:
-        return self.products[0]
-
-    @property
-    def b(self) -> Product:
-        return self.products[1]
+    a = property(lambda self: self.products[0])  # a head-to-head's two sides
+    b = property(lambda self: self.products[1])
 
     @property
     def won(self) -> dict[Product, int]:
