@@ -1,4 +1,4 @@
-"""Head-to-head and comparisons of several products: a round per story where at least two cells
+"""Comparisons of two (a head-to-head) to six products: a round per story where at least two cells
 apply, won by the better verdict, then the higher quality."""
 
 from __future__ import annotations
@@ -82,25 +82,10 @@ class ManySummary:
         }
         return cls(tuple(products), rounds, standings, sum(1 for r in rounds if r.drawn))
 
-
-class CompareSummary(ManySummary):
-    """A head-to-head: the ``ManySummary`` of two products, ``a`` and ``b``."""
-
-    a = property(lambda self: self.products[0])
-    b = property(lambda self: self.products[1])
-    won_a = property(lambda self: self.standings[self.a].best)
-    won_b = property(lambda self: self.standings[self.b].best)
-    weighted_a = property(lambda self: self.standings[self.a].weighted)
-    weighted_b = property(lambda self: self.standings[self.b].weighted)
-
     @property
-    def leader(self) -> ProductKey:
-        """More rounds won, weighted, then counted; ``DRAWN`` when level."""
-        if self.weighted_a != self.weighted_b:
-            return self.a if self.weighted_a > self.weighted_b else self.b
-        if self.won_a != self.won_b:
-            return self.a if self.won_a > self.won_b else self.b
-        return DRAWN
+    def sides(self) -> tuple[ManyStanding, ...]:
+        """The standings in the order given (a head-to-head's ``a`` and ``b``)."""
+        return tuple(self.standings.values())
 
 
 def compare_many(

@@ -1,134 +1,176 @@
-"""Two to six products side by side: their stored scores and a round per story, decided from the
-matrix's cells by ``arena.scoring.compare_many`` (the one scoring on this read)."""
+"""Two to six products side by side (two: a head-to-head): their stored scores and a round per
+story, decided from their cells by ``arena.scoring.compare_many`` (the one scoring on this read)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
+from arena.models import Source
 from arena.scoring.certainty import Ranged, pair_call
 from arena.scoring.rounds import (
     COMPARE_MAX,
     COMPARE_MIN,
     BestOf,
     ManyRound,
+    ManyStanding,
     ManySummary,
     compare_many,
 )
 from arena.scoring.tally import ProductKey, StoryIn
-from arena.selectors.arenas import CountedArena
+from arena.selectors.arenas import CountedArena, arena_story_list
 from arena.selectors.calls import ranged_of
-from arena.selectors.cells import cell_in
+from arena.selectors.cells import cell_in, cited_sources, with_evidence
 from arena.selectors.leaderboard import arena_score_list
 from arena.selectors.matrix import MatrixRow, Rounds, arena_matrix, matrix_block_list
 from products.models import Product
+from stories.models import Cell, Story
+
+# Over this many rounds, a head-to-head's cards load when their round is opened (a whole
+# arena's cards at once keep a phone busy long enough to delay its first taps).
+HEAD_TO_HEAD_INLINE = 12
 
 
-@dataclass(frozen=True)
-class ComparePick:
-    products: list[Product]  # those found, in the order asked
-    unknown: list[str]  # the slugs that name none
-    error: str  # "" when they can be compared
-
-    @property
-    def ok(self) -> bool:
-        return not self.error
-
-
-def compare_pick(*, products: list[Product], slugs: list[str]) -> ComparePick:
-    """The ``products`` ``slugs`` name, in order, and what keeps them from being compared."""
+def compare_pick(*, products: list[Product], slugs: list[str]) -> tuple[list[Product], str]:
+    """The ``products`` ``slugs`` name, in order, and what keeps them from being compared ("")."""
     by_slug = {p.slug: p for p in products}
     slugs = list(dict.fromkeys(slugs))
     found = [by_slug[s] for s in slugs if s in by_slug]
     unknown = [s for s in slugs if s not in by_slug]
-    error = ""
     if unknown:
         names = ", ".join(repr(s[:40]) for s in unknown[:3]) + (" …" if len(unknown) > 3 else "")
-        error = (
-            f"No product {names} in this arena. Pick {COMPARE_MIN} to {COMPARE_MAX} from the list."
+        return (
+            found,
+            f"No product {names} in this arena. Pick {COMPARE_MIN} to {COMPARE_MAX} from the list.",
         )
-    elif len(found) < COMPARE_MIN:
-        error = f"Pick at least {COMPARE_MIN} products to compare."
-    elif len(found) > COMPARE_MAX:
-        error = f"Pick at most {COMPARE_MAX} products to compare ({len(found)} picked)."
-    return ComparePick(found, unknown, error)
+    if len(found) < COMPARE_MIN:
+        return found, f"Pick at least {COMPARE_MIN} products to compare."
+    if len(found) > COMPARE_MAX:
+        return found, f"Pick at most {COMPARE_MAX} products to compare ({len(found)} picked)."
+    return found, ""
 
 
 @dataclass
-class ManyRow(MatrixRow, BestOf):
+class CompareRow(MatrixRow, BestOf):
+    cells: list[Any]  # ``CellLine``s; a head-to-head's: ``Cell``s with their quotes
     best: list[Product]  # the products with the best cell (none: drawn)
+    number: int = 0  # place in its sub-group, from 1, as the published pages number rounds
+
+    @property
+    def winner(self) -> Product | None:
+        """The one product with the best cell, else ``None`` (a head-to-head's round)."""
+        return self.best[0] if len(self.best) == 1 else None
 
 
-@dataclass
-class Standing:
-    """A product's column of the summary: its stored scores and its part of the rounds."""
+@dataclass(frozen=True)
+class Standing(ManyStanding):
+    """A product's column of the summary: its part of the rounds and its stored scores."""
 
-    product: Product
-    pa_score: int | None
     category_scores: dict[str, int | None]
-    best: int  # rounds it alone is best in
-    shared: int  # rounds it shares the best in
-    weighted: int  # Σ weights of the rounds it is best in, alone or shared
     ranged: Ranged  # its PA Score with its range
+
+    @property
+    def pa_score(self) -> int | None:
+        return self.ranged.score
 
 
 @dataclass(kw_only=True)
-class ManyComparison(Rounds[ManySummary]):
+class Comparison(Rounds[ManySummary]):
     products: list[Product]  # the columns, in the order asked
     standings: dict[Product, Standing]  # in column order
     categories: list[str]  # the categories' names in matrix order
-    rows: list[ManyRow]
+    rows: list[CompareRow]
     leader: Product | None = None  # the product that leads every other by the one rule
+    sources: dict[str, Source] = field(default_factory=dict)  # what the published detail cites
+
+    a = property(lambda self: self.products[0])  # a head-to-head's two sides
+    b = property(lambda self: self.products[1])
+
+    @property
+    def won(self) -> dict[Product, int]:
+        return {p: s.best for p, s in self.standings.items()}
+
+    @property
+    def weighted(self) -> dict[Product, int]:
+        return {p: s.weighted for p, s in self.standings.items()}
+
+    @property
+    def rounds_leader(self) -> Product | None:
+        """More rounds won, weighted, then counted; ``None`` when level."""
+        counts = {p: (s.weighted, s.best) for p, s in self.standings.items()}
+        top = [p for p, c in counts.items() if c == max(counts.values())]
+        return top[0] if len(top) == 1 else None
 
 
-def compare_many_get(
-    *, arena: CountedArena, products: list[Product], differences_only: bool = False
-) -> ManyComparison:
-    """``products`` side by side: stored scores, and a round per story two of their cells judge."""
-    matrix = arena_matrix(arena=arena, products=products)
-    keys = [p.pk for p in products]
-    stories = [
-        StoryIn(r.story.pk, r.story.weight, r.story.category.name, r.story.persona.slug)
-        for r in matrix.rows
-    ]
-    cells = (cell_in(c) for r in matrix.rows for c in r.cells)
-    summary = compare_many(stories, cells, keys)
+def _stories_and_cells(
+    arena: CountedArena, products: list[Product], evidence: bool
+) -> tuple[list[Story], list[Any]]:
+    if not evidence:
+        matrix = arena_matrix(arena=arena, products=products)
+        return [r.story for r in matrix.rows], [c for r in matrix.rows for c in r.cells]
+    by_pk = {p.pk: p for p in products}
+    found = Cell.objects.filter(story__arena=arena, product__in=list(by_pk)).with_backing()
+    cells = list(found.prefetch_related(with_evidence()).order_by())
+    for cell in cells:
+        cell.product = by_pk[cell.product_id]
+    return list(arena_story_list(arena=arena)), cells
+
+
+def comparison_get(
+    *,
+    arena: CountedArena,
+    products: list[Product],
+    differences_only: bool = False,
+    evidence: bool = False,
+) -> Comparison:
+    """``products`` side by side: stored scores, and a round per story two of their cells judge;
+    ``evidence``: the cells in full with their quotes and the sources they cite (a head-to-head)."""
+    stories, cells = _stories_and_cells(arena, products, evidence)
     by_pk: dict[ProductKey, Product] = {p.pk: p for p in products}
-    row_of = {r.story.pk: r for r in matrix.rows}
+    keys = list(by_pk)
+    read = [StoryIn(s.pk, s.weight, s.category.name, s.persona.slug) for s in stories]
+    summary = compare_many(read, map(cell_in, cells), keys)
+    story_of = {s.pk: s for s in stories}
+    cell_of = {(c.story_id, c.product_id): c for c in cells}
     rows = [
-        ManyRow(row_of[r.story_id].story, row_of[r.story_id].cells, [by_pk[k] for k in r.best])
+        CompareRow(
+            story_of[r.story_id],
+            [cell_of[k] for p in keys if (k := (r.story_id, p)) in cell_of],
+            [by_pk[k] for k in r.best],
+        )
         for r in summary.rounds
     ]
-    stored = {s.product_id: s for s in arena_score_list(arena=arena)}
-    standings = {}
-    for p in products:
-        score, mine = stored.get(p.pk), summary.standings[p.pk]
-        standings[p] = Standing(
-            product=p,
-            pa_score=score.pa_score if score else None,
-            category_scores=dict(score.category_scores) if score else {},
-            best=mine.best,
-            shared=mine.shared,
-            weighted=mine.weighted,
-            ranged=ranged_of(score, p.pk),
-        )
+    for block in matrix_block_list(rows=rows):  # each round numbered within its sub-group
+        for group in block.groups:
+            for number, row in enumerate(group.rows, start=1):
+                row.number = number
     by_category: dict[int, list[ManyRound]] = {}
     for r in summary.rounds:
-        by_category.setdefault(row_of[r.story_id].story.category_id, []).append(r)
+        by_category.setdefault(story_of[r.story_id].category_id, []).append(r)
     shown = [r for r in rows if not r.drawn] if differences_only else rows
+    stored = {s.product_id: s for s in arena_score_list(arena=arena)}
+    standings = {
+        p: Standing(
+            **vars(summary.standings[p.pk]),
+            category_scores=dict(score.category_scores) if (score := stored.get(p.pk)) else {},
+            ranged=ranged_of(score, p.pk),
+        )
+        for p in products
+    }
     called = [
         (p, [pair_call(s.ranged, o.ranged) for o in standings.values() if o is not s])
         for p, s in standings.items()
     ]
-    leader = next((p for p, calls in called if all(c.leader == p.pk for c in calls)), None)
-    return ManyComparison(
+    return Comparison(
         products=list(products),
         summary=summary,
         standings=standings,
-        categories=list(dict.fromkeys(r.story.category.name for r in matrix.rows)),
+        categories=list(dict.fromkeys(s.category.name for s in stories)),
         rows=rows,
         blocks=matrix_block_list(rows=shown),
         tallies={pk: ManySummary.of(rs, keys) for pk, rs in by_category.items()},
         differences_only=differences_only,
         shown=len(shown),
-        leader=leader,
+        leader=next((p for p, calls in called if all(c.leader == p.pk for c in calls)), None),
+        sources=cited_sources(arena_id=arena.pk, cells=cells) if evidence else {},
     )

@@ -15,7 +15,7 @@ from django.utils import timezone
 import arena.selectors
 from arena.selectors.arenas import arena_get, arena_list, arena_product_pair_get
 from arena.selectors.cells import cell_page_get, story_get
-from arena.selectors.head_to_head import head_to_head_get
+from arena.selectors.compare import comparison_get
 from arena.selectors.leaderboard import arena_leaderboard, arena_product_ranking
 from arena.selectors.matrix import MatrixFilters, arena_matrix, matrix_block_list, product_get
 from products.models import Product
@@ -146,7 +146,7 @@ def test_head_to_head_numbers_rounds_within_each_subgroup():
     for story in stories:
         CellFactory(story=story, product=a)
         CellFactory(story=story, product=b, partial=True)
-    cmp = head_to_head_get(arena=arena_get(slug=arena.slug), a=a, b=b)
+    cmp = comparison_get(arena=arena_get(slug=arena.slug), products=[a, b], evidence=True)
     assert [(r.number, r.winner) for r in cmp.rows] == [(1, a), (1, a), (2, a), (1, a)]
     assert [len(block.groups) for block in cmp.blocks] == [2, 1]
 
@@ -156,7 +156,8 @@ def test_head_to_head_leaves_out_stories_where_a_cell_is_na():
     cell = CellFactory()
     other = CellFactory(story=cell.story, product=ProductFactory(arena=cell.story.arena), na=True)
     arena = arena_get(slug=cell.story.arena.slug)
-    assert head_to_head_get(arena=arena, a=cell.product, b=other.product).rows == []
+    pair = [cell.product, other.product]
+    assert comparison_get(arena=arena, products=pair, evidence=True).rows == []
 
 
 @pytest.mark.django_db

@@ -323,7 +323,7 @@ class MatrixSerializer(serializers.Serializer):
 class CompareStorySerializer(StoryBaseSerializer):
     number = serializers.IntegerField()
     round = WinnerField(source="winner")
-    cells = ByProductField(child=CompareCellSerializer())
+    cells = ByProductField(child=CompareCellSerializer(), source="by_product")
 
 
 class CompareSummarySerializer(serializers.Serializer):
@@ -331,7 +331,7 @@ class CompareSummarySerializer(serializers.Serializer):
     won = ByProductField(child=serializers.IntegerField())
     drawn = serializers.IntegerField(source="summary.drawn")
     weighted = ByProductField(child=serializers.IntegerField())
-    leader = WinnerField()
+    leader = WinnerField(source="rounds_leader")
 
 
 class CompareSerializer(serializers.Serializer):
@@ -344,7 +344,7 @@ class CompareSerializer(serializers.Serializer):
 
     @extend_schema_field(CallSerializer())
     def get_call(self, cmp: Any) -> Any:
-        return call(cmp.call_leader)
+        return call(cmp.leader)
 
 
 class CompareManyStandingSerializer(serializers.Serializer):

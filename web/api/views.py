@@ -16,8 +16,7 @@ from arena.selectors.arenas import (
     arena_product_list,
     arena_product_pair_get,
 )
-from arena.selectors.compare import compare_many_get, compare_pick
-from arena.selectors.head_to_head import head_to_head_get
+from arena.selectors.compare import compare_pick, comparison_get
 from arena.selectors.leaderboard import arena_leaderboard, arena_score_list
 from arena.selectors.matrix import arena_matrix
 from core.text import SLUG_CHARS
@@ -116,7 +115,7 @@ class ArenaViewSet(viewsets.ViewSet):
                 raise NotFound(f"No product {wanted!r} in {arena.slug}")
         if a == b:
             raise NotFound("A product is not compared with itself.")
-        cmp = head_to_head_get(arena=arena, a=pair[a], b=pair[b])
+        cmp = comparison_get(arena=arena, products=[pair[a], pair[b]], evidence=True)
         return Response(s.CompareSerializer(cmp).data)
 
     @extend_schema(
@@ -147,8 +146,8 @@ class ArenaViewSet(viewsets.ViewSet):
         of them have a verdict other than n/a, the products with the best verdict."""
         arena = _arena(slug)
         slugs = params.api_products(request.query_params)
-        pick = compare_pick(products=arena_product_list(arena=arena), slugs=slugs)
-        if not pick.ok:
-            raise ValidationError({params.PRODUCTS.name: [pick.error]})
-        cmp = compare_many_get(arena=arena, products=pick.products)
+        picked, error = compare_pick(products=arena_product_list(arena=arena), slugs=slugs)
+        if error:
+            raise ValidationError({params.PRODUCTS.name: [error]})
+        cmp = comparison_get(arena=arena, products=picked)
         return Response(s.CompareManySerializer(cmp).data)

@@ -20,7 +20,7 @@ from arena.selectors.arenas import (
 )
 from arena.selectors.calls import call_words, first_leads, next_calls, persona_call
 from arena.selectors.cells import cell_page_get
-from arena.selectors.head_to_head import head_to_head_get
+from arena.selectors.compare import comparison_get
 from arena.selectors.leaderboard import arena_leaderboard
 from arena.selectors.matrix import arena_matrix
 from core.text import source_ids
@@ -115,8 +115,8 @@ def head_to_head_markdown(request: HttpRequest, arena: str, a: str, b: str) -> H
     pair = arena_product_pair_get(arena=found, a=a, b=b)
     if a == b or a not in pair or b not in pair:
         return _not_found(f"head-to-head {a!r} vs {b!r} in {found.slug}")
-    cmp = head_to_head_get(arena=found, a=pair[a], b=pair[b])
-    ra, rb = cmp.ranged.get("a"), cmp.ranged.get("b")
+    cmp = comparison_get(arena=found, products=[pair[a], pair[b]], evidence=True)
+    ra, rb = (s.ranged for s in cmp.standings.values())
     context = {
         "arena": found,
         "cmp": cmp,

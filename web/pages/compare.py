@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from django.utils.safestring import SafeString, mark_safe
 
 from arena.selectors.cells import CellLine
-from arena.selectors.compare import ManyComparison, ManyRow
-from arena.selectors.head_to_head import CompareRow, Comparison
+from arena.selectors.compare import CompareRow, Comparison
 from products.models import Product
 from web.pages import links
 from web.pages.cells import Card, card, esc, freshness_now, matrix_badge, verdict_class
@@ -24,32 +22,23 @@ def _marked(values: Sequence[int | None]) -> list[tuple[int | None, bool]]:
     return [(v, v is not None and v == top) for v in values]
 
 
-@dataclass(frozen=True)
-class ScoreTable:
-    """The comparison's score table as the template draws it (rows of (value, highest))."""
-
-    pa: list[tuple[int | None, tuple[int, int] | None, bool]]  # score, range, whether it leads
-    weighted: list[tuple[int | None, bool]]
-    categories: list[tuple[str, list[tuple[int | None, bool]]]]
-
-
-def compare_scores(cmp: ManyComparison) -> ScoreTable:
-    """The PA Score with its range ("▲ leads": ``cmp.leader``, not the highest score), the weights
-    of the rounds each is best in, each category's score; the highest of a row marked."""
-    standings = list(cmp.standings.values())
-    pa = []
-    for p, s in cmp.standings.items():
-        r = s.ranged
-        rng = (r.low, r.high) if r and r.low is not None and r.high is not None else None
-        pa.append((s.pa_score, rng, cmp.leader is not None and p == cmp.leader))
-    return ScoreTable(
-        pa=pa,
-        weighted=_marked([s.weighted for s in standings]),
-        categories=[
+def compare_scores(cmp: Comparison) -> dict[str, list]:
+    """The score table's rows: the PA Score with its range and whether it leads (``cmp.leader``,
+    not the highest score), the weights of the rounds each is best in, each category's score;
+    the highest of a row marked."""
+    standings = cmp.standings.values()
+    pa = [(p, s.ranged) for p, s in cmp.standings.items()]
+    return {
+        "pa": [
+            (r.score, None if None in (r.low, r.high) else (r.low, r.high), p == cmp.leader)
+            for p, r in pa
+        ],
+        "weighted": _marked([s.weighted for s in standings]),
+        "categories": [
             (name, _marked([s.category_scores.get(name) for s in standings]))
             for name in cmp.categories
         ],
-    )
+    }
 
 
 def _many_cell(cell: CellLine | None, best: bool, shared: bool, cells: str) -> str:
@@ -69,33 +58,31 @@ def _many_cell(cell: CellLine | None, best: bool, shared: bool, cells: str) -> s
     )
 
 
-def _many_round(row: ManyRow, products: Sequence[Product], stories: str, cells: str) -> str:
-    """One round: the story with its persona, its weight and each product's cell."""
-    story = row.story
-    by = {c.product_id: c for c in row.cells}
-    best = {p.pk for p in row.best}
-    drawn = (
-        ' <span class="drawn-mark"><span aria-hidden="true">=</span> drawn</span>'
-        if row.drawn
-        else ""
-    )
-    return (
-        f'<tr class="round{" drawn" if row.drawn else ""}">'
-        f'<th scope="row" class="story-col"><span class="persona">'
-        f"{esc(story.persona.slug)}</span> "
-        f'<a href="{stories}{int(story.pk)}/">{esc(story.text)}</a>{drawn}</th>'
-        f'<td class="num w"><span class="visually-hidden">weight </span>'
-        f"{int(story.weight)}</td>"
-        + "".join(_many_cell(by.get(p.pk), p.pk in best, row.shared, cells) for p in products)
-        + "</tr>"
-    )
+_DRAWN = ' <span class="drawn-mark"><span aria-hidden="true">=</span> drawn</span>'
 
 
-def compare_rows(rows: Iterable[ManyRow], cmp: ManyComparison, arena: str) -> SafeString:
-    """A sub-group's rounds, in Python as template loops are many times slower."""
+def compare_rows(rows: Iterable[CompareRow], cmp: Comparison, arena: str) -> SafeString:
+    """A sub-group's rounds: the story with its persona, its weight and each product's cell (in
+    Python as template loops are many times slower)."""
     cells = links.cells_prefix()
     stories = links.url_prefix("story-detail", arena)
-    return mark_safe("\n".join(_many_round(row, cmp.products, stories, cells) for row in rows))
+    out = []
+    for row in rows:
+        story, by = row.story, {c.product_id: c for c in row.cells}
+        out.append(
+            f'<tr class="round{" drawn" if row.drawn else ""}">'
+            f'<th scope="row" class="story-col"><span class="persona">'
+            f"{esc(story.persona.slug)}</span> "
+            f'<a href="{stories}{int(story.pk)}/">{esc(story.text)}</a>'
+            f"{_DRAWN if row.drawn else ''}</th>"
+            f'<td class="num w"><span class="visually-hidden">weight </span>'
+            f"{int(story.weight)}</td>"
+            + "".join(
+                _many_cell(by.get(p.pk), p in row.best, row.shared, cells) for p in cmp.products
+            )
+            + "</tr>"
+        )
+    return mark_safe("\n".join(out))
 
 
 def picked_first(
@@ -112,11 +99,6 @@ def pairs(products: Sequence[Product]) -> list[tuple[Product, Product]]:
 
 
 def round_cards(row: CompareRow, cmp: Comparison) -> list[Card]:
-    """One round's two cards, ``a``'s first."""
+    """One round's cards, in column order (a head-to-head's ``a`` first)."""
     now = freshness_now()
-    sources = getattr(cmp, "sources", {})
-    story = row.story.text
-    return [
-        card(row.cell_a, cmp.a.name, sources, story, now),
-        card(row.cell_b, cmp.b.name, sources, story, now),
-    ]
+    return [card(c, c.product.name, cmp.sources, row.story.text, now) for c in row.cells]

@@ -31,8 +31,7 @@ from arena.selectors.cells import (
     story_cell_list,
     story_get,
 )
-from arena.selectors.compare import compare_many_get, compare_pick
-from arena.selectors.head_to_head import HEAD_TO_HEAD_INLINE, head_to_head_get
+from arena.selectors.compare import HEAD_TO_HEAD_INLINE, compare_pick, comparison_get
 from arena.selectors.leaderboard import Leaderboard, arena_leaderboard, arena_product_ranking
 from arena.selectors.matrix import (
     MATRIX_COLLAPSE_ABOVE,
@@ -234,7 +233,7 @@ def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpRe
     if a == b or a not in pair or b not in pair:
         raise Http404(f"No head-to-head {a!r} vs {b!r} in {found.slug}")
     pa, pb = pair[a], pair[b]
-    cmp = head_to_head_get(arena=found, a=pa, b=pb, differences_only=diff)
+    cmp = comparison_get(arena=found, products=[pa, pb], differences_only=diff, evidence=True)
     pair_url = reverse("head-to-head", args=[found.slug, pa.slug, pb.slug])
     row = next((r for r in cmp.rows if r.story.pk == opened), None)
     if opened is not None and request.htmx and request.htmx.target == f"why-{opened}":
@@ -315,22 +314,17 @@ def arena_compare(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     products = arena_product_list(arena=found)
     slugs = params.slug_list(request.GET, params.PRODUCTS)
     diff = params.text(request.GET, params.DIFF) == "1"
-    pick = compare_pick(products=products, slugs=slugs)
-    status = 200 if pick.ok or not slugs else 400
-    cmp = (
-        compare_many_get(arena=found, products=pick.products, differences_only=diff)
-        if pick.ok
-        else None
-    )
+    picked, error = compare_pick(products=products, slugs=slugs)
+    status = 400 if error and slugs else 200
+    cmp = None if error else comparison_get(arena=found, products=picked, differences_only=diff)
     page_url = reverse("arena-compare", args=[found.slug])
-    chosen = [p.slug for p in pick.products]
+    chosen = [p.slug for p in picked]
     ctx = {
         "arena": found,
         "cmp": cmp,
-        "pick": pick,
-        "error": pick.error if slugs else "",
+        "picked": picked,
+        "error": error if slugs else "",
         "products": products,
-        "chosen": {p.pk for p in pick.products},
         "page_url": page_url,
         "diff": diff,
         # the links that switch "differences only" and keep the products

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from arena.scoring.ranking import Standing, best_by_persona, leaderboard, uphold_effect
 from arena.scoring.results import ProductResult, product_results
-from arena.scoring.rounds import CompareSummary, compare_many, round_winner
+from arena.scoring.rounds import compare_many, round_winner
 from arena.scoring.tally import CellIn, Corrections, StoryIn, confidence, integrity, round_half_up
 from stories.values import CellValue, Proof, Verdict
 from tests.arena.scoring import oracle
@@ -63,8 +63,7 @@ def test_persona_winners(seed_record, results):
 
 
 def compare(stories, cells_a, cells_b, a, b):
-    rounds = compare_many(stories, [*cells_a.values(), *cells_b.values()], (a, b)).rounds
-    return CompareSummary.of(rounds, (a, b))
+    return compare_many(stories, [*cells_a.values(), *cells_b.values()], (a, b))
 
 
 def test_every_round_of_the_seed_head_to_heads(seed_record):
@@ -77,7 +76,8 @@ def test_every_round_of_the_seed_head_to_heads(seed_record):
         assert [r.story_id for r in summary.rounds] == [text_id[s.text] for s in page.stories]
         assert [r.winner for r in summary.rounds] == [s.round for s in page.stories]
         assert [r.weight for r in summary.rounds] == [s.weight for s in page.stories]
-        assert summary.won_a + summary.won_b + summary.drawn == len(page.stories)
+        won_a, won_b = (side.best for side in summary.sides)
+        assert won_a + won_b + summary.drawn == len(page.stories)
 
 
 def test_inngest_vs_hatchet_summary(seed_record):
@@ -85,7 +85,7 @@ def test_inngest_vs_hatchet_summary(seed_record):
     ca = {c.story_id: c for c in cells if c.product == "Inngest"}
     cb = {c.story_id: c for c in cells if c.product == "Hatchet"}
     s = compare(stories, ca, cb, "Inngest", "Hatchet")
-    assert (s.won_a, s.won_b, s.drawn) == (25, 7, 18)
+    assert (s.sides[0].best, s.sides[1].best, s.drawn) == (25, 7, 18)
 
 
 def test_round_rules():

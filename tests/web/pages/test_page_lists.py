@@ -224,12 +224,13 @@ def test_head_to_head_rounds_write_every_round_of_a_group_escaped():
 
     story = NS(pk=7, text=EVIL, weight=3, persona=NS(label=EVIL))
     rows = [
-        NS(number=n, story=story, winner=w, cell_a=cell(10 + n, a), cell_b=cell(20 + n, b))
+        NS(number=n, story=story, winner=w, cells=[cell(10 + n, a), cell(20 + n, b)])
         for n, w in ((1, a), (2, None))
     ]
     category = NS(pk=3, name="C", slug="c")
     block = CategoryBlock(category, [SubGroupBlock(None, rows)])
-    html = _sections(NS(a=a, b=b, blocks=[block], tallies={}, differences_only=False))
+    cmp = NS(a=a, b=b, blocks=[block], tallies={}, differences_only=False, sources={})
+    html = _sections(cmp)
     assert "<script>" not in html and html.count('<tr id="story-7" class="round') == 2
     assert f'<span aria-hidden="true">◀</span> <span class="wname">{EVIL_HTML}</span>' in html
     assert '<span aria-hidden="true">=</span> draw' in html
@@ -237,7 +238,7 @@ def test_head_to_head_rounds_write_every_round_of_a_group_escaped():
 
 
 def test_head_to_head_tables_write_categories_sub_groups_and_tallies_escaped():
-    from arena.scoring.rounds import CompareSummary, ManyStanding
+    from arena.scoring.rounds import ManyStanding, ManySummary
     from arena.selectors.matrix import CategoryBlock, SubGroupBlock
 
     a, b = product(1), product(2, name="Two", slug="two")
@@ -259,11 +260,11 @@ def test_head_to_head_tables_write_categories_sub_groups_and_tallies_escaped():
 
     category = NS(pk=3, name=EVIL, slug="evil-cat")
     story = NS(pk=7, text="Story", weight=2, persona=NS(label="dev"))
-    row = NS(number=1, story=story, winner=b, cell_a=cell(11, a), cell_b=cell(12, b))
+    row = NS(number=1, story=story, winner=b, cells=[cell(11, a), cell(12, b)])
     block = CategoryBlock(category, [SubGroupBlock(NS(name=EVIL), [row])])
     standings = {1: ManyStanding(1, 0, 0, 0), 2: ManyStanding(2, 1, 0, 2)}
-    tally = CompareSummary(products=(1, 2), rounds=(), standings=standings, drawn=3)
-    cmp = NS(a=a, b=b, blocks=[block], tallies={3: tally}, differences_only=False)
+    tally = ManySummary(products=(1, 2), rounds=(), standings=standings, drawn=3)
+    cmp = NS(a=a, b=b, blocks=[block], tallies={3: tally}, differences_only=False, sources={})
     html = _sections(cmp, open_all=True)
     assert "<script>" not in html
     assert f'<h2 id="h2h-cat-3">{EVIL_HTML}</h2>' in html
