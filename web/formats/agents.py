@@ -6,7 +6,6 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
-from drf_spectacular.generators import SchemaGenerator
 
 from arena.scoring.tally import evidence_share
 from arena.selectors.arenas import (
@@ -28,6 +27,8 @@ from flags.disputes import cell_dispute_list
 from stories.freshness import updated_on
 from stories.values import Proof
 from web.formats.markdown.text import inline, mark, render, score, url
+from web.pages.front import api_endpoints
+from web.views.front import api_schema
 
 MARKDOWN = "text/markdown; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"
@@ -167,5 +168,6 @@ def llms_txt(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def api_markdown(request: HttpRequest) -> HttpResponse:
-    schema = SchemaGenerator().get_schema(request=None, public=True)
-    return _markdown(request, "markdown/api.md", {"schema": schema})
+    schema = api_schema()
+    context = {"schema": schema, "endpoints": api_endpoints(schema)}
+    return _markdown(request, "markdown/api.md", context)
