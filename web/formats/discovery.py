@@ -1,14 +1,12 @@
 """``/robots.txt``, ``/sitemap.xml``, ``/favicon.ico``, and the ``discovery`` template tags of
 ``base.html``'s head. Absolute URLs name ``SITE_URL`` when it is set, else the request's host."""
 
-from __future__ import annotations
-
 import html
 from collections.abc import Callable
 from datetime import date, datetime
 from functools import cache, partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from django import template
 from django.conf import settings
@@ -25,10 +23,6 @@ from arena.models import Arena
 from arena.selectors.arenas import documented_pairs
 from products.models import Product
 from stories.models import Story
-
-if TYPE_CHECKING:  # (the sites framework is not installed: the request's host is the site)
-    from django.contrib.sites.models import Site
-    from django.contrib.sites.requests import RequestSite
 
 register = template.Library()
 
@@ -100,7 +94,7 @@ class Section(Sitemap):
     def get_protocol(self, protocol: str | None = None) -> str:
         return settings.SITE_URL.partition("://")[0] or super().get_protocol(protocol)
 
-    def get_domain(self, site: Site | RequestSite | None = None) -> str:
+    def get_domain(self, site: Any = None) -> str:  # (no sites framework: the request's host)
         return settings.SITE_URL.partition("://")[2] or super().get_domain(site)
 
     def location(self, item: Item) -> str:
