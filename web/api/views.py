@@ -71,14 +71,9 @@ class ArenaViewSet(viewsets.ViewSet):
             # read against the stored scores' categories and personas (no query of their own)
             board = arena_leaderboard(arena=arena, asked=params.weights_parse(text), stale=False)
             if board.weights_ignored:
-                raise ValidationError(
-                    {
-                        params.WEIGHTS.name: [
-                            f"Not understood: {'; '.join(board.weights_ignored)}. Write "
-                            "<category or user type>:<0-3>, separated by commas."
-                        ]
-                    }
-                )
+                ignored = "; ".join(board.weights_ignored)
+                how = "Write <category or user type>:<0-3>, separated by commas."
+                raise ValidationError({params.WEIGHTS.name: [f"Not understood: {ignored}. {how}"]})
             detail["leaderboard"] = board.rows
             if board.reading is not None:
                 detail["weights"] = board.reading.by_kind("category")
