@@ -5,8 +5,9 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
+from django.core.exceptions import BadRequest
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpRequest
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed, SyndicationFeed
 from django.utils.html import escape
@@ -34,10 +35,6 @@ def _xml_text(text: object) -> str:
 
 
 Scope = tuple[Arena | None, Product | None]  # what a changes feed follows
-
-
-class BadFilter(Exception):
-    pass
 
 
 class SiteFeed(Feed):
@@ -133,14 +130,8 @@ class ArenaDisputesFeed(SiteFeed):
     def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> DisputesRead:
         read = disputes_read(request.GET, kwargs["arena"])
         if read.problems:
-            raise BadFilter(" ".join(read.problems))
+            raise BadRequest(" ".join(read.problems))
         return read
-
-    def __call__(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        try:
-            return super().__call__(request, *args, **kwargs)
-        except BadFilter as exc:
-            return HttpResponseBadRequest(str(exc), content_type="text/plain; charset=utf-8")
 
     def items(self, scope: DisputesRead) -> list[Dispute]:
         return arena_dispute_list(arena=scope.arena, filters=scope.filters, limit=FEED_ITEMS)
