@@ -119,8 +119,7 @@ class ArenaListSerializer(serializers.Serializer):
 
 
 class LeaderboardSerializer(serializers.ListSerializer):
-    """Rows ranked by a caller's weights: ``rank`` is the place in them, ``published_rank`` the
-    stored one."""
+    """Rows ranked by a caller's weights carry their place there as ``rank``."""
 
     def to_representation(self, data: Any) -> Any:
         rows = super().to_representation(data)
@@ -189,8 +188,7 @@ class LeaderboardRowSerializer(serializers.Serializer):
 
     @extend_schema_field(ScoreRangeField(low=1, high=None))
     def get_rank_range(self, row: Any) -> list[int] | None:
-        best, worst = getattr(row, "rank_best", None), getattr(row, "rank_worst", None)
-        return None if best is None or worst is None else [int(best), int(worst)]
+        return None if row.rank_worst is None else [row.rank_best, row.rank_worst]
 
 
 class PersonaScoredSerializer(serializers.Serializer):

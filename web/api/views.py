@@ -9,8 +9,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from arena.selectors.arenas import (
-    CountedArena,
-    arena_get,
     arena_list,
     arena_persona_result_list,
     arena_product_list,
@@ -23,13 +21,7 @@ from core.text import SLUG_CHARS
 from web import params
 from web.api import serializers as s
 from web.api.errors import error_responses
-
-
-def _arena(slug: str | None) -> CountedArena:
-    arena = arena_get(slug=slug or "")
-    if arena is None:
-        raise NotFound(f"No arena {slug!r}")
-    return arena
+from web.views.disputes import arena_or_404
 
 
 class ArenaViewSet(viewsets.ViewSet):
@@ -64,8 +56,8 @@ class ArenaViewSet(viewsets.ViewSet):
         ],
         responses={200: s.ArenaDetailSerializer, **error_responses(400, 404, 429)},
     )
-    def retrieve(self, request: Request, slug: str | None = None) -> Response:
-        arena = _arena(slug)
+    def retrieve(self, request: Request, slug: str = "") -> Response:
+        arena = arena_or_404(slug)
         text = params.weights_text(request.query_params)
         if len(text) > params.WEIGHTS_MAX_LENGTH:
             raise ValidationError({params.WEIGHTS.name: ["Too long."]})
@@ -78,14 +70,9 @@ class ArenaViewSet(viewsets.ViewSet):
             # read against the stored scores' categories and personas (no query of their own)
             board = arena_leaderboard(arena=arena, asked=params.weights_parse(text), stale=False)
             if board.weights_ignored:
-                raise ValidationError(
-                    {
-                        params.WEIGHTS.name: [
-                            f"Not understood: {'; '.join(board.weights_ignored)}. Write "
-                            "<category or user type>:<0-3>, separated by commas."
-                        ]
-                    }
-                )
+                ignored = "; ".join(board.weights_ignored)
+                how = "Write <category or user type>:<0-3>, separated by commas."
+                raise ValidationError({params.WEIGHTS.name: [f"Not understood: {ignored}. {how}"]})
             detail["leaderboard"] = board.rows
             if board.reading is not None:
                 detail["weights"] = board.reading.by_kind("category")
@@ -96,8 +83,8 @@ class ArenaViewSet(viewsets.ViewSet):
 
     @extend_schema(responses={200: s.MatrixSerializer, **error_responses(404, 429)})
     @action(detail=True, methods=["get"])
-    def matrix(self, request: Request, slug: str | None = None) -> Response:
-        return Response(s.MatrixSerializer(arena_matrix(arena=_arena(slug))).data)
+    def matrix(self, request: Request, slug: str = "") -> Response:
+        return Response(s.MatrixSerializer(arena_matrix(arena=arena_or_404(slug))).data)
 
     @extend_schema(responses={200: s.CompareSerializer, **error_responses(404, 429)})
     @action(
@@ -105,10 +92,8 @@ class ArenaViewSet(viewsets.ViewSet):
         methods=["get"],
         url_path=rf"compare/(?P<a>{SLUG_CHARS})/(?P<b>{SLUG_CHARS})",
     )
-    def compare(
-        self, request: Request, slug: str | None = None, a: str = "", b: str = ""
-    ) -> Response:
-        arena = _arena(slug)
+    def compare(self, request: Request, slug: str = "", a: str = "", b: str = "") -> Response:
+        arena = arena_or_404(slug)
         pair = arena_product_pair_get(arena=arena, a=a, b=b)
         for wanted in (a, b):
             if wanted not in pair:
@@ -141,10 +126,10 @@ class ArenaViewSet(viewsets.ViewSet):
         responses={200: s.CompareManySerializer, **error_responses(400, 404, 429)},
     )
     @action(detail=True, methods=["get"], url_path="compare", url_name="compare-many")
-    def compare_many(self, request: Request, slug: str | None = None) -> Response:
+    def compare_many(self, request: Request, slug: str = "") -> Response:
         """Two to six products side by side: their stored scores and, per story where at least two
         of them have a verdict other than n/a, the products with the best verdict."""
-        arena = _arena(slug)
+        arena = arena_or_404(slug)
         slugs = params.api_products(request.query_params)
         picked, error = compare_pick(products=arena_product_list(arena=arena), slugs=slugs)
         if error:

@@ -6,7 +6,6 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
-from drf_spectacular.generators import SchemaGenerator
 
 from arena.scoring.tally import evidence_share
 from arena.selectors.arenas import (
@@ -25,10 +24,11 @@ from arena.selectors.leaderboard import arena_leaderboard
 from arena.selectors.matrix import arena_matrix
 from core.text import source_ids
 from flags.disputes import cell_dispute_list
-from products.models import Product
 from stories.freshness import updated_on
 from stories.values import Proof
 from web.formats.markdown.text import inline, mark, render, score, url
+from web.pages.front import api_endpoints
+from web.views.front import api_schema
 
 MARKDOWN = "text/markdown; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"
@@ -93,10 +93,10 @@ def arena_markdown(request: HttpRequest, arena: str) -> HttpResponse:
 
 
 def _could_rank(row: Any) -> str:
-    best, worst = getattr(row, "rank_best", None), getattr(row, "rank_worst", None)
-    if best is None or worst is None:
+    best, worst = row.rank_best, row.rank_worst
+    if worst is None:
         return "—"
-    return str(int(best)) if best == worst else f"{int(best)}–{int(worst)}"
+    return str(best) if best == worst else f"{best}–{worst}"
 
 
 def _marked(rows: Any, products: Any) -> list[tuple[Any, str]]:
@@ -158,13 +158,9 @@ def cell_markdown(request: HttpRequest, cell: int) -> HttpResponse:
 
 @require_safe
 def llms_txt(request: HttpRequest) -> HttpResponse:
-    arenas = list(arena_list())
-    by_arena: dict[int, list[tuple[Product, Product]]] = {}
-    for arena, a, b in documented_pairs():  # (one query for every arena)
-        by_arena.setdefault(arena.pk, []).append((a, b))
     context = {
-        "arenas": [(a, first_leads(a)) for a in arenas],
-        "pairs": [(arena, a, b) for arena in arenas for a, b in by_arena.get(arena.pk, ())],
+        "arenas": [(a, first_leads(a)) for a in arena_list()],
+        "pairs": documented_pairs(),  # (by arena name, as the arenas: one query for them all)
         "licence_plain": _licence_line(linked=False),
     }
     return _markdown(request, "markdown/llms.txt", context, content_type=TEXT)
@@ -172,5 +168,6 @@ def llms_txt(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def api_markdown(request: HttpRequest) -> HttpResponse:
-    schema = SchemaGenerator().get_schema(request=None, public=True)
-    return _markdown(request, "markdown/api.md", {"schema": schema})
+    schema = api_schema()
+    context = {"schema": schema, "endpoints": api_endpoints(schema)}
+    return _markdown(request, "markdown/api.md", context)

@@ -84,10 +84,8 @@ def badge_svg(
         title = f"{product_name} in {arena_name}: not scored yet"
         message, color = f"{product_name} · not scored yet", UNSCORED_COLOR
     else:
-        best, worst = score.rank_best, score.rank_worst
-        could = (
-            f"{best}–{worst}" if best is not None and worst is not None and best != worst else ""
-        )
+        best, worst = score.rank_best, score.rank_worst  # (stored together)
+        could = f"{best}–{worst}" if worst is not None and best != worst else ""
         title = f"{product_name}: rank {score.rank} of {products} in {arena_name}"
         title += f" (could be {could})" if could else ""
         title += f", PA Score {score.pa_score} out of 100"

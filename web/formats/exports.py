@@ -18,8 +18,8 @@ from django.http import (
 from django.views.decorators.http import require_safe
 
 from arena import dataformat
-from arena.selectors.arenas import arena_get
 from arena.selectors.export import CSV_COLUMNS, arena_csv_rows, arena_export_document
+from web.views.disputes import arena_or_404
 
 # A spreadsheet runs a cell that starts with one of these as a formula: such a text is written
 # with a leading apostrophe (OWASP's advice for CSV files), which spreadsheets hide.
@@ -54,9 +54,7 @@ def _export(
     """The arena file (``kind="json"``: the same bytes as ``export_arena``) or its CSV, with its
     licence (RFC 8288). A query string is redirected away, so the page cache never keeps
     megabyte-sized copies under made-up parameters."""
-    found = arena_get(slug=arena)
-    if found is None:
-        raise Http404("No such arena")
+    found = arena_or_404(arena)
     if request.META.get("QUERY_STRING"):
         return HttpResponsePermanentRedirect(request.path)
     if kind == "json":

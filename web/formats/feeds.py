@@ -5,26 +5,25 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
+from django.core.exceptions import BadRequest
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpRequest
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed, SyndicationFeed
 from django.utils.html import escape
 
 from arena.models import Arena
-from arena.selectors.arenas import arena_get
 from arena.selectors.matrix import product_get
 from core.text import clean_text
 from flags.disputes import Dispute, arena_dispute_list
 from products.models import Product
 from stories.models import CellChange
-from web.views.disputes import DisputesRead, disputes_read
+from web.views.disputes import DisputesRead, arena_or_404, disputes_read
 
 FEED_ITEMS = 50  # the newest entries a feed carries
 
 
 def recent_changes_queryset() -> QuerySet[CellChange]:
-    """Every verdict change with what its entry names, newest first (one query)."""
     return CellChange.objects.select_related(
         "cell__story__arena", "cell__product", "changed_by"
     ).order_by("-changed_at", "-pk")
@@ -38,10 +37,6 @@ def _xml_text(text: object) -> str:
 Scope = tuple[Arena | None, Product | None]  # what a changes feed follows
 
 
-class BadFilter(Exception):
-    pass
-
-
 class SiteFeed(Feed):
     feed_type = Atom1Feed
     author_name = "Arena"  # (Atom wants an author: the site, at its address)
@@ -53,14 +48,12 @@ class SiteFeed(Feed):
 
 
 class ChangesFeed(SiteFeed):
-    """Verdict changes, newest first; an entry reads the same in every feed."""
+    """Verdict changes, newest first: the site's, an arena's or a product's."""
 
     def get_object(
         self, request: HttpRequest, arena: str | None = None, product: str | None = None
     ) -> Scope:
-        found = arena_get(slug=arena) if arena else None
-        if arena and found is None:
-            raise Http404(f"No arena {arena!r}")
+        found = arena_or_404(arena) if arena else None
         item = product_get(arena=found, slug=product) if found and product else None
         if product and item is None:
             raise Http404(f"No product {product!r}")
@@ -84,14 +77,11 @@ class ChangesFeed(SiteFeed):
 
     def subtitle(self, scope: Scope) -> str:
         arena, product = scope
-        if arena is None:
-            return "Every correction of a verdict, proof level or quality on the arena site."
-        corrected = "a verdict, proof level or quality"
+        what = "a verdict, proof level or quality"
         if product is not None:
-            corrected = f"{product.name}'s verdicts, proof levels or qualities"
-        return _xml_text(
-            f"Every correction of {corrected} in the {arena.name} arena, newest first."
-        )
+            what = f"{product.name}'s verdicts, proof levels or qualities"
+        where = f"in the {arena.name} arena" if arena else "on the arena site"
+        return _xml_text(f"Every correction of {what} {where}, newest first.")
 
     def link(self, scope: Scope) -> str:
         arena, product = scope
@@ -140,14 +130,8 @@ class ArenaDisputesFeed(SiteFeed):
     def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> DisputesRead:
         read = disputes_read(request.GET, kwargs["arena"])
         if read.problems:
-            raise BadFilter(" ".join(read.problems))
+            raise BadRequest(" ".join(read.problems))
         return read
-
-    def __call__(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        try:
-            return super().__call__(request, *args, **kwargs)
-        except BadFilter as exc:
-            return HttpResponseBadRequest(str(exc), content_type="text/plain; charset=utf-8")
 
     def items(self, scope: DisputesRead) -> list[Dispute]:
         return arena_dispute_list(arena=scope.arena, filters=scope.filters, limit=FEED_ITEMS)

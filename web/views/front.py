@@ -88,7 +88,7 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None) -> 
 
 
 @functools.cache
-def _api_schema() -> dict[str, Any]:
+def api_schema() -> dict[str, Any]:
     # the schema changes only with the code: built once per process (it takes most of a second)
     schema: dict[str, Any] = SchemaGenerator().get_schema(request=None, public=True)
     return schema
@@ -104,5 +104,5 @@ class ApiDocsView(SpectacularSwaggerSplitView):
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         response: Response = super().get(request, *args, **kwargs)
         if isinstance(response.data, dict) and "script_url" in response.data:
-            response.data["endpoints"] = front.api_endpoints(_api_schema())
+            response.data["endpoints"] = front.api_endpoints(api_schema())
         return response

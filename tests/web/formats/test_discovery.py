@@ -26,7 +26,7 @@ from products.models import Product
 from products.services import product_retire, product_update
 from stories.models import Cell, Story
 from stories.services import story_retire
-from web.formats.sitemaps import head_to_heads
+from web.formats.discovery import head_to_heads
 
 pytestmark = pytest.mark.django_db
 

@@ -63,11 +63,6 @@ def schema_type(schema: object) -> str:
 
 
 @register.filter
-def content_types(content: dict[str, dict[str, object]] | None) -> str:
-    return ", ".join(sorted({schema_type(c.get("schema", {})) for c in (content or {}).values()}))
-
-
-@register.filter
 def first_sentence(text: str | None) -> str:
     m = re.match(r"(.+?[.!?])(\s|$)", " ".join((text or "").split()))
     return m.group(1) if m else " ".join((text or "").split())
