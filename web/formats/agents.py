@@ -29,6 +29,7 @@ from products.models import Product
 from stories.freshness import updated_on
 from stories.values import Proof
 from web.formats.markdown.text import inline, mark, render, score, url
+from web.pages.cells import card
 
 MARKDOWN = "text/markdown; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"
@@ -148,6 +149,7 @@ def cell_markdown(request: HttpRequest, cell: int) -> HttpResponse:
             cited.append((key, s, url(s.url) if s is not None else None))
     context = {
         "page": page,
+        "card": card(c, c.product.name, page.sources),
         "disputes": cell_dispute_list(cell_id=c.pk),
         "c": c,
         "cited": cited,
