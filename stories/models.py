@@ -176,6 +176,11 @@ class Cell(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("cell-detail", args=[self.pk])
 
+    def clean(self) -> None:
+        """The judgement's rules as one message per field (the forms show them before a write)."""
+        if errors := self.value.errors():
+            raise ValidationError(errors)
+
     @property
     def value(self) -> CellValue:
         return CellValue.of(self)
