@@ -204,12 +204,6 @@ class CellValue:
         quality = "" if self.quality is None else f"{self.quality}/10"
         return " ".join(part for part in (self.verdict, self.proof or "", quality) if part)
 
-    def mark(self) -> str:
-        """What ``parse_mark`` reads back."""
-        if self.verdict == Verdict.NA:
-            return Verdict.NA.value
-        return f"{self.verdict}{self.proof_letter} {self.quality}/10"
-
     __str__ = label
 
     def completed_from(self, cell: CellValue, *, given: set[str]) -> CellValue:
@@ -251,20 +245,18 @@ class Backing(Choices):
 
     @property
     def label(self) -> str:
-        return {
-            Backing.QUOTES: "quotes with sources",
-            Backing.RATIONALE: "a rationale only",
-            Backing.NONE: "no published evidence",
-        }[self]
+        return self.describe()
 
     @property
     def published(self) -> bool:
         return self is not Backing.NONE
 
-    def describe(self, quotes: int = 0) -> str:
+    def describe(self, quotes: int | None = None) -> str:
+        """``3 quotes with sources``; without a count, ``quotes with sources``."""
         if self is Backing.QUOTES:
-            return f"{quotes} quote{'' if quotes == 1 else 's'} with sources"
-        return self.label
+            count = "" if quotes is None else f"{quotes} "
+            return f"{count}quote{'' if quotes == 1 else 's'} with sources"
+        return "a rationale only" if self is Backing.RATIONALE else "no published evidence"
 
 
 def backing_of(*, published: bool, rationale: str, quotes: int) -> Backing:

@@ -16,6 +16,7 @@ from arena.selectors.cells import QUOTE_FIELDS
 from products.models import Product
 from stories.models import Cell, Evidence, Story
 
+ARENA_FIELDS = ("slug", "name", "description", "updated", "evidence_as_of")
 PRODUCT_FIELDS = (
     *("slug", "name", "tier", "stars", "stars_growth", "npm_weekly", "pypi_weekly"),
     *("popularity_as_of", "website", "repository", "documentation", "licence", "languages"),
@@ -55,12 +56,7 @@ def arena_export_document(*, arena: Arena) -> dict[str, Any]:
     return {
         "format": dataformat.FORMAT,
         "version": dataformat.VERSION,
-        "arena": _plain(
-            {
-                k: getattr(arena, k)
-                for k in ("slug", "name", "description", "updated", "evidence_as_of")
-            }
-        ),
+        "arena": _plain({k: getattr(arena, k) for k in ARENA_FIELDS}),
         "categories": list(categories.values()),
         "personas": [
             {"slug": slug, "label": label}
@@ -169,11 +165,8 @@ def arena_csv_rows(*, arena: Arena) -> Iterator[tuple]:
     """One row per cell of the pages' stories and products (``CSV_COLUMNS``), in matrix order."""
     evidence_count = row_count(Evidence.objects.filter(cell=OuterRef("pk")), per="cell")
     rows = (
-        Cell.objects.filter(
-            story__arena=arena,
-            story__retired_at__isnull=True,
-            product__retired_at__isnull=True,
-        )
+        Cell.objects.on_pages()
+        .filter(story__arena=arena)
         .annotate(
             evidence_count=evidence_count,
             # the rationale as the pages show it: none where no detail is published
