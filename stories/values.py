@@ -74,7 +74,6 @@ _VERDICT_OF: dict[object, Verdict] = {v.value: v for v in Verdict}
 _PROOF_OF: dict[object, Proof] = {p.value: p for p in Proof}
 
 EVIDENCED = frozenset({Verdict.FULL, Verdict.PARTIAL, Verdict.DISPUTED})
-NO_PROOF = frozenset({Verdict.NONE, Verdict.NA})
 QUALITY_MAX = 10
 
 # one judgement: a stale edit of any of them conflicts with a change of any of them
@@ -167,7 +166,7 @@ class CellValue:
             errors["quality"] = "Quality is a whole number from 0 to 10."
         elif verdict == Verdict.NONE and quality != 0:
             errors["quality"] = "A none cell (no evidence found) has quality 0."
-        if verdict in NO_PROOF and proof:
+        if verdict not in EVIDENCED and proof:
             errors["proof"] = f"A {verdict} cell has no proof level."
         if verdict in EVIDENCED and not proof and "proof" not in errors:
             errors["proof"] = f"A {verdict} cell needs a proof level."
@@ -212,7 +211,7 @@ class CellValue:
         verdict = self.verdict if "verdict" in given else cell.verdict
         proof, quality = self.proof, self.quality
         if "proof" not in given:
-            if verdict in NO_PROOF:
+            if verdict not in EVIDENCED:
                 proof = None
             else:
                 proof = cell.proof if cell.verdict in EVIDENCED and cell.proof else Proof.CLAIMED
