@@ -49,7 +49,6 @@ class CellLine:
 
 # What a ``CellLine`` is read from (``values_list``), in the order of its fields
 CELL_LINE_FIELDS = ("id", "story_id", "product_id", "verdict", "proof", "quality", "evidence_as_of")
-QUOTE_FIELDS = ("cell_id", "source", "quote", "url", "checked_on")  # (the export's)
 
 
 def cell_in(c: Cell | CellLine) -> CellIn:

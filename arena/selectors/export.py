@@ -12,7 +12,6 @@ from django.db.models import Case, OuterRef, TextField, Value, When
 from arena import dataformat
 from arena.models import AdjacentArena, Arena, Category, Source, SubGroup
 from arena.selectors.arenas import row_count
-from arena.selectors.cells import QUOTE_FIELDS
 from products.models import Product
 from stories.models import Cell, Evidence, Story
 
@@ -112,14 +111,9 @@ def _cells(arena: Arena, keys: dict[int, int], slugs: dict[int, str]) -> list[di
     """Every cell between the stories (by their keys in the file) and the products (by slug), in
     matrix order, with its evidence: two queries."""
     evidence: dict[int, list[dict[str, Any]]] = {}
-    for cell_id, *quote in (
-        Evidence.objects.filter(cell__story__arena=arena)
-        .order_by("cell_id", "position", "pk")
-        .values_list(*QUOTE_FIELDS)
-    ):
-        evidence.setdefault(cell_id, []).append(
-            _plain(dict(zip(QUOTE_FIELDS[1:], quote, strict=True)))
-        )
+    quotes = Evidence.objects.filter(cell__story__arena=arena).order_by("cell_id", "position", "pk")
+    for quote in quotes.values("cell_id", "source", "quote", "url", "checked_on"):
+        evidence.setdefault(quote.pop("cell_id"), []).append(_plain(quote))
     cells = (
         Cell.objects.filter(story__arena=arena, story__in=keys, product__in=slugs)
         .order_by("story__position", "product__position")
