@@ -112,8 +112,9 @@ def _cells(arena: Arena, keys: dict[int, int], slugs: dict[int, str]) -> list[di
     matrix order, with its evidence: two queries."""
     evidence: dict[int, list[dict[str, Any]]] = {}
     quotes = Evidence.objects.filter(cell__story__arena=arena).order_by("cell_id", "position", "pk")
-    for quote in quotes.values("cell_id", "source", "quote", "url", "checked_on"):
-        evidence.setdefault(quote.pop("cell_id"), []).append(_plain(quote))
+    fields = ("source", "quote", "url", "checked_on")
+    for cell_id, *quote in quotes.values_list("cell_id", *fields):
+        evidence.setdefault(cell_id, []).append(_plain(dict(zip(fields, quote, strict=True))))
     cells = (
         Cell.objects.filter(story__arena=arena, story__in=keys, product__in=slugs)
         .order_by("story__position", "product__position")
