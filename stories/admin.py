@@ -21,12 +21,10 @@ from core.forms import VersionedForm
 from core.moderators import user_can_moderate
 from stories import freshness, services
 from stories.models import Cell, CellChange, CellQuerySet, Evidence, StaleCell, Story
-from stories.values import JUDGEMENT_FIELDS, CellValue
+from stories.values import JUDGEMENT_FIELDS
 
 
 class CellForm(VersionedForm):
-    """The cell's rules as one message per field, before any write."""
-
     edit_units = (JUDGEMENT_FIELDS,)
     what = "cell"
 
@@ -36,16 +34,6 @@ class CellForm(VersionedForm):
 
     def conflict_detail(self) -> str:
         return self.instance.last_change_note()
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean()
-        errors = CellValue(
-            data.get("verdict") or "", data.get("proof") or None, data.get("quality")
-        ).errors()
-        for name, message in errors.items():
-            if name in self.fields and name not in self.errors:
-                self.add_error(name, message)
-        return data
 
 
 class StoryForm(VersionedForm):

@@ -13,7 +13,6 @@ from core.uris import URIField
 from stories.values import (
     EVIDENCED,
     JUDGEMENT_FIELDS,
-    NO_PROOF,
     QUALITY_MAX,
     Backing,
     CellValue,
@@ -28,7 +27,7 @@ def judgement_constraints(prefix: str = "cell", fields: str = "") -> list[models
     """``CellValue.errors()``'s rules as constraints ``{prefix}_…`` on ``{fields}verdict`` …"""
     verdict, proof, quality = (f"{fields}{name}" for name in JUDGEMENT_FIELDS)
     na, none = Verdict.NA.value, Verdict.NONE.value
-    no_proof = [v.value for v in Verdict if v in NO_PROOF]
+    no_proof = [v.value for v in Verdict if v not in EVIDENCED]
     evidenced = [v.value for v in Verdict if v in EVIDENCED]
     rules = {
         "verdict_valid": Q((f"{verdict}__in", Verdict.values)),
@@ -175,6 +174,11 @@ class Cell(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("cell-detail", args=[self.pk])
+
+    def clean(self) -> None:
+        """The judgement's rules as one message per field (the forms show them before a write)."""
+        if errors := self.value.errors():
+            raise ValidationError(errors)
 
     @property
     def value(self) -> CellValue:

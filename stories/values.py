@@ -74,7 +74,6 @@ _VERDICT_OF: dict[object, Verdict] = {v.value: v for v in Verdict}
 _PROOF_OF: dict[object, Proof] = {p.value: p for p in Proof}
 
 EVIDENCED = frozenset({Verdict.FULL, Verdict.PARTIAL, Verdict.DISPUTED})
-NO_PROOF = frozenset({Verdict.NONE, Verdict.NA})
 QUALITY_MAX = 10
 
 # one judgement: a stale edit of any of them conflicts with a change of any of them
@@ -167,7 +166,7 @@ class CellValue:
             errors["quality"] = "Quality is a whole number from 0 to 10."
         elif verdict == Verdict.NONE and quality != 0:
             errors["quality"] = "A none cell (no evidence found) has quality 0."
-        if verdict in NO_PROOF and proof:
+        if verdict not in EVIDENCED and proof:
             errors["proof"] = f"A {verdict} cell has no proof level."
         if verdict in EVIDENCED and not proof and "proof" not in errors:
             errors["proof"] = f"A {verdict} cell needs a proof level."
@@ -204,12 +203,6 @@ class CellValue:
         quality = "" if self.quality is None else f"{self.quality}/10"
         return " ".join(part for part in (self.verdict, self.proof or "", quality) if part)
 
-    def mark(self) -> str:
-        """What ``parse_mark`` reads back."""
-        if self.verdict == Verdict.NA:
-            return Verdict.NA.value
-        return f"{self.verdict}{self.proof_letter} {self.quality}/10"
-
     __str__ = label
 
     def completed_from(self, cell: CellValue, *, given: set[str]) -> CellValue:
@@ -218,7 +211,7 @@ class CellValue:
         verdict = self.verdict if "verdict" in given else cell.verdict
         proof, quality = self.proof, self.quality
         if "proof" not in given:
-            if verdict in NO_PROOF:
+            if verdict not in EVIDENCED:
                 proof = None
             else:
                 proof = cell.proof if cell.verdict in EVIDENCED and cell.proof else Proof.CLAIMED
@@ -251,20 +244,18 @@ class Backing(Choices):
 
     @property
     def label(self) -> str:
-        return {
-            Backing.QUOTES: "quotes with sources",
-            Backing.RATIONALE: "a rationale only",
-            Backing.NONE: "no published evidence",
-        }[self]
+        return self.describe()
 
     @property
     def published(self) -> bool:
         return self is not Backing.NONE
 
-    def describe(self, quotes: int = 0) -> str:
+    def describe(self, quotes: int | None = None) -> str:
+        """``3 quotes with sources``; without a count, ``quotes with sources``."""
         if self is Backing.QUOTES:
-            return f"{quotes} quote{'' if quotes == 1 else 's'} with sources"
-        return self.label
+            count = "" if quotes is None else f"{quotes} "
+            return f"{count}quote{'' if quotes == 1 else 's'} with sources"
+        return "a rationale only" if self is Backing.RATIONALE else "no published evidence"
 
 
 def backing_of(*, published: bool, rationale: str, quotes: int) -> Backing:

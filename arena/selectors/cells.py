@@ -4,7 +4,7 @@ show; a story's cells; one cell's proof page; the sources their evidence cites."
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 
 from django.db.models import Prefetch
@@ -15,7 +15,7 @@ from arena.scoring.tally import CellIn, ProductKey
 from core.text import source_ids
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story
-from stories.values import Backing, CellValue, backing_of
+from stories.values import Backing, CellValue
 
 # ``Backing`` by value: a dict lookup, not the enum's call, once per matrix cell
 _BACKINGS: dict[str, Backing] = {b.value: b for b in Backing}
@@ -49,7 +49,6 @@ class CellLine:
 
 # What a ``CellLine`` is read from (``values_list``), in the order of its fields
 CELL_LINE_FIELDS = ("id", "story_id", "product_id", "verdict", "proof", "quality", "evidence_as_of")
-QUOTE_FIELDS = ("cell_id", "source", "quote", "url", "checked_on")  # (the export's)
 
 
 def cell_in(c: Cell | CellLine) -> CellIn:
@@ -113,22 +112,7 @@ class CellPage:
     cell: Cell
     changes: list[CellChange]  # newest first
     head_to_heads: list[HeadToHeadLink]
-    sources: dict[str, Source] = field(default_factory=dict)  # what its published detail cites
-
-    @property
-    def quotes(self) -> int:
-        return len(self.cell.evidence.all()) if self.cell.detail_published else 0
-
-    @property
-    def backing(self) -> Backing:
-        cell = self.cell
-        return backing_of(
-            published=cell.detail_published, rationale=cell.rationale, quotes=self.quotes
-        )
-
-    @property
-    def backing_text(self) -> str:
-        return self.backing.describe(self.quotes)
+    sources: dict[str, Source]  # what its published detail cites
 
 
 def cell_page_get(*, pk: int) -> CellPage | None:

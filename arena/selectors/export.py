@@ -12,10 +12,10 @@ from django.db.models import Case, OuterRef, TextField, Value, When
 from arena import dataformat
 from arena.models import AdjacentArena, Arena, Category, Source, SubGroup
 from arena.selectors.arenas import row_count
-from arena.selectors.cells import QUOTE_FIELDS
 from products.models import Product
 from stories.models import Cell, Evidence, Story
 
+ARENA_FIELDS = ("slug", "name", "description", "updated", "evidence_as_of")
 PRODUCT_FIELDS = (
     *("slug", "name", "tier", "stars", "stars_growth", "npm_weekly", "pypi_weekly"),
     *("popularity_as_of", "website", "repository", "documentation", "licence", "languages"),
@@ -55,12 +55,7 @@ def arena_export_document(*, arena: Arena) -> dict[str, Any]:
     return {
         "format": dataformat.FORMAT,
         "version": dataformat.VERSION,
-        "arena": _plain(
-            {
-                k: getattr(arena, k)
-                for k in ("slug", "name", "description", "updated", "evidence_as_of")
-            }
-        ),
+        "arena": _plain({k: getattr(arena, k) for k in ARENA_FIELDS}),
         "categories": list(categories.values()),
         "personas": [
             {"slug": slug, "label": label}
@@ -116,14 +111,10 @@ def _cells(arena: Arena, keys: dict[int, int], slugs: dict[int, str]) -> list[di
     """Every cell between the stories (by their keys in the file) and the products (by slug), in
     matrix order, with its evidence: two queries."""
     evidence: dict[int, list[dict[str, Any]]] = {}
-    for cell_id, *quote in (
-        Evidence.objects.filter(cell__story__arena=arena)
-        .order_by("cell_id", "position", "pk")
-        .values_list(*QUOTE_FIELDS)
-    ):
-        evidence.setdefault(cell_id, []).append(
-            _plain(dict(zip(QUOTE_FIELDS[1:], quote, strict=True)))
-        )
+    quotes = Evidence.objects.filter(cell__story__arena=arena).order_by("cell_id", "position", "pk")
+    fields = ("source", "quote", "url", "checked_on")
+    for cell_id, *quote in quotes.values_list("cell_id", *fields):
+        evidence.setdefault(cell_id, []).append(_plain(dict(zip(fields, quote, strict=True))))
     cells = (
         Cell.objects.filter(story__arena=arena, story__in=keys, product__in=slugs)
         .order_by("story__position", "product__position")
@@ -169,11 +160,8 @@ def arena_csv_rows(*, arena: Arena) -> Iterator[tuple]:
     """One row per cell of the pages' stories and products (``CSV_COLUMNS``), in matrix order."""
     evidence_count = row_count(Evidence.objects.filter(cell=OuterRef("pk")), per="cell")
     rows = (
-        Cell.objects.filter(
-            story__arena=arena,
-            story__retired_at__isnull=True,
-            product__retired_at__isnull=True,
-        )
+        Cell.objects.on_pages()
+        .filter(story__arena=arena)
         .annotate(
             evidence_count=evidence_count,
             # the rationale as the pages show it: none where no detail is published

@@ -27,6 +27,7 @@ from flags.disputes import cell_dispute_list
 from stories.freshness import updated_on
 from stories.values import Proof
 from web.formats.markdown.text import inline, mark, render, score, url
+from web.pages.cells import card
 from web.pages.front import api_endpoints
 from web.views.front import api_schema
 
@@ -148,6 +149,7 @@ def cell_markdown(request: HttpRequest, cell: int) -> HttpResponse:
             cited.append((key, s, url(s.url) if s is not None else None))
     context = {
         "page": page,
+        "card": card(c, c.product.name, page.sources),
         "disputes": cell_dispute_list(cell_id=c.pk),
         "c": c,
         "cited": cited,

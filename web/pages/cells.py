@@ -89,10 +89,7 @@ def matrix_words(verdict: str, proof: str | None, quality: int | None) -> str:
     """A matrix cell's judgement for screen readers: ``full, probed, 9/10``, ``not applicable``."""
     if verdict == Verdict.NA:
         return "not applicable"
-    value = CellValue(verdict, proof or None, quality)
-    return ", ".join(
-        part for part in (value.verdict, value.proof or "", value.quality_text) if part
-    )
+    return ", ".join(part for part in (verdict, proof, f"{quality}/10") if part)
 
 
 # The matrix filter's verdict menu, ``✓ full`` … ``n/a``.
@@ -179,7 +176,6 @@ class Card:
     name: str  # its heading, the product's name
     age: Age | None  # None for n/a
     backing: Backing
-    quotes: int
     rationale: list[Ref]
     evidence: list[tuple[EvidenceRow, list[Ref]]]  # each quote, its source in pieces
     flag_label: str  # ``Inngest on “Resume after a crash”, full``
@@ -187,7 +183,7 @@ class Card:
 
     @property
     def backing_text(self) -> str:
-        return self.backing.describe(self.quotes)
+        return self.backing.describe(len(self.evidence))
 
 
 def card(
@@ -208,7 +204,6 @@ def card(
         name=name,
         age=age(cell.verdict, cell.evidence_as_of, now) if value.applicable else None,
         backing=backing_of(published=published, rationale=cell.rationale, quotes=len(quotes)),
-        quotes=len(quotes),
         rationale=refs(cell.rationale, sources) if published else [],
         evidence=[(e, refs(e.source, sources)) for e in quotes],
         flag_label=f"{cell.product.name}{on}, {cell.verdict}",

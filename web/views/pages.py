@@ -49,6 +49,7 @@ from flags.disputes import arena_open_dispute_counts, cell_dispute_list
 from products.models import Product
 from web import params
 from web.pages import links
+from web.pages.cells import card
 from web.params import HtmxHttpRequest, fragment_asked
 from web.views.disputes import arena_or_404, swapped
 
@@ -300,8 +301,14 @@ def arena_sources(request: HtmxHttpRequest, arena: str) -> HttpResponse:
 @require_safe
 def cell_detail(request: HtmxHttpRequest, cell: int) -> HttpResponse:
     page = _or_404(cell_page_get(pk=cell), f"cell {cell}")
-    disputes = cell_dispute_list(cell_id=page.cell.pk)  # the flags app's, the latest news first
-    ctx = {"page": page, "cell": page.cell, "arena": page.cell.story.arena, "disputes": disputes}
+    c = page.cell
+    ctx = {
+        "page": page,
+        "cell": c,
+        "arena": c.story.arena,
+        "card": card(c, c.product.name, page.sources),
+        "disputes": cell_dispute_list(cell_id=c.pk),  # the flags app's, the latest news first
+    }
     return render(request, "stories/cell.html", ctx)
 
 
