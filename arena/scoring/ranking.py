@@ -4,7 +4,7 @@ user type and what upholding one flag would do to a product's rank."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import groupby
 from operator import itemgetter
 from typing import Any
@@ -175,23 +175,6 @@ def persona_decided_by(
 
 
 @dataclass(frozen=True)
-class Standing:
-    """A product's stored tally: enough to rank it and to preview one cell's change."""
-
-    product: ProductKey
-    name: str
-    tally: Tally
-
-
-def leaderboard_ranks(standings: Sequence[Standing]) -> dict[ProductKey, int]:
-    """Each product's rank by PA Score (equal keys keep the order given)."""
-    ordered = sorted(
-        standings, key=lambda s: order_key(s.tally.coverage, s.tally.verified_share, s.name)
-    )
-    return {s.product: rank for rank, s in enumerate(ordered, start=1)}
-
-
-@dataclass(frozen=True)
 class UpholdEffect:
     before: Tally
     after: Tally
@@ -200,7 +183,7 @@ class UpholdEffect:
 
 
 def uphold_effect(
-    standings: Sequence[Standing],
+    standings: Sequence[ProductResult],
     product: ProductKey,
     *,
     weight: int,
@@ -226,7 +209,10 @@ def uphold_effect(
         )
         new_part = cell_tally(CellIn.of(new, story_id=0, product=product, correction=now), weight)
         after = Tally(*(b - o + n for b, o, n in zip(before, old_part, new_part, strict=True)))
-    changed = [*standings[:i], replace(standings[i], tally=after), *standings[i + 1 :]]
-    return UpholdEffect(
-        before, after, leaderboard_ranks(standings)[product], leaderboard_ranks(changed)[product]
+    changed = [*standings[:i], ProductResult.of_tally(product, standings[i].name, after)]
+    changed += standings[i + 1 :]
+    ranks = (
+        next(r.rank for r in leaderboard(rs) if r.result.product == product)
+        for rs in (standings, changed)
     )
+    return UpholdEffect(before, after, *ranks)

@@ -150,6 +150,11 @@ class ProductResult:
     pa_range: tuple[int, int] | None = None
     persona_ranges: dict[str, tuple[int, int] | None] = field(default_factory=dict)
 
+    @classmethod
+    def of_tally(cls, product: ProductKey, name: str, tally: Tally) -> ProductResult:
+        """A result known only by its tally (a stored row's): enough to rank it."""
+        return cls(product, name, tally.coverage, {}, {}, tally)
+
     @property
     def integrity(self) -> int | None:
         return self.tally.integrity

@@ -5,8 +5,8 @@ net correction (docs/scoring.md, "Integrity")."""
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from arena.scoring.ranking import Standing, uphold_effect
-from arena.scoring.results import product_results
+from arena.scoring.ranking import uphold_effect
+from arena.scoring.results import ProductResult, product_results
 from arena.scoring.tally import CellIn, Corrections, StoryIn, integrity
 from stories.values import CellValue, Direction, Proof, Verdict, correction_direction
 from tests.arena.scoring.test_scoring import cell_values, corrected_arenas
@@ -144,7 +144,7 @@ def _preview(old, new, **earlier):
     ]
     (x,) = product_results([("x", "X")], stories, cells)
     assert x.tally is not None
-    standings = [Standing("x", "X", x.tally)]
+    standings = [ProductResult.of_tally("x", "X", x.tally)]
     return uphold_effect(standings, "x", weight=1, old=old, new=new, **earlier)
 
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.scoring.ranking import Standing, best_by_persona, leaderboard, uphold_effect
+from arena.scoring.ranking import best_by_persona, leaderboard, uphold_effect
 from arena.scoring.results import ProductResult, product_results
 from arena.scoring.rounds import CompareSummary, compare_many, round_winner
 from arena.scoring.tally import (
@@ -173,7 +173,7 @@ def test_upholding_without_changing_values_changes_no_score():
     (x,) = product_results([("x", "X")], stories, cells)
     assert x.tally is not None
     effect = uphold_effect(
-        [Standing("x", "X", x.tally)],
+        [ProductResult.of_tally("x", "X", x.tally)],
         "x",
         weight=2,
         old=CellValue(Verdict.FULL, Proof.PROBED, 8),
@@ -255,7 +255,7 @@ def test_one_cell_delta_gives_the_full_recomputation_impact(arena, data):
     cell = data.draw(st.sampled_from(cells))
     correction = data.draw(cell_values())
     # what the queue reads: the stored tallies, in column order
-    standings = [Standing(r.product, r.name, r.tally) for r in results]
+    standings = [ProductResult.of_tally(r.product, r.name, r.tally) for r in results]
     effect = uphold_effect(
         standings,
         cell.product,
