@@ -106,30 +106,11 @@ class StructureInline(admin.TabularInline):
 class CategoryInline(StructureInline):
     model = Category
     fields = ["position", "name", "blurb", "read_version"]
-    ordering = ["position"]
 
 
 class AdjacentInline(StructureInline):
     model = AdjacentArena
     fields = ["position", "name", "product_count", "leader", "shares", "read_version"]
-
-
-class ProductScoreInline(ReadOnly, admin.TabularInline):
-    model = ProductScore
-    fk_name = "arena"
-    extra = 0
-    can_delete = False
-    fields = readonly_fields = (
-        "rank",
-        "product",
-        "pa_score",
-        "verified",
-        "with_evidence",
-        "disputed",
-        "integrity",
-        "confidence",
-    )
-    ordering = ["rank"]
 
 
 @admin.register(Arena)
@@ -144,7 +125,7 @@ class ArenaAdmin(StructureAdmin):
     ]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
-    inlines = [CategoryInline, AdjacentInline, ProductScoreInline]
+    inlines = [CategoryInline, AdjacentInline]
     actions = ["recompute"]
 
     @admin.action(description="Recompute scores now (through the task queue)")
@@ -164,7 +145,6 @@ class CategoryAdmin(StructureAdmin):
     list_display = ["name", "arena", "position", "blurb"]
     list_filter = ["arena"]
     search_fields = ["name", "blurb"]
-    ordering = ["arena", "position"]
     inlines = [SubGroupInline]
 
 
@@ -201,4 +181,3 @@ class ProductScoreAdmin(DerivedAdmin):
     list_display = ["rank", "product", "arena", "pa_score", "integrity", "confidence"]
     list_filter = ["arena"]
     list_select_related = ["arena", "product"]
-    ordering = ["arena", "rank"]

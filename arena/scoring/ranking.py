@@ -62,8 +62,7 @@ def _values(results: Sequence[Any], key: str, weights: Weights | None) -> list[f
 def order_by[R](
     results: Sequence[R], key: str = RANK_PA, weights: Weights | None = None
 ) -> list[R]:
-    """``ProductResult``s or stored ``ProductScore``s by ``order_key`` on the rank key (or on the
-    personal score under ``weights``)."""
+    """Results or stored rows by ``order_key`` on ``key`` (or on the score under ``weights``)."""
     values = _values(results, key, weights)
     keyed: Iterable[tuple[float | None, Any]] = zip(values, results, strict=True)
     return [
@@ -193,10 +192,9 @@ def uphold_effect(
     corrections: Corrections | None = None,
     counted: bool = True,
 ) -> UpholdEffect:
-    """What upholding a flag that turns one cell of ``product`` (its story weighing ``weight``)
-    from ``old`` into ``new`` does to the product's tally and rank. ``corrections``: the flags
-    upheld on it before (without them, ``was_upheld`` says some were, taken as net neither way);
-    ``counted``: False when its story or product is retired (nothing changes)."""
+    """What turning one cell of ``product`` from ``old`` into ``new`` does to its tally and rank.
+    ``corrections``: the flags upheld on it before (else ``was_upheld``: some were, net neither
+    way); ``counted``: False when its story or product is retired (nothing changes)."""
     i = next(i for i, s in enumerate(standings) if s.product == product)
     before = after = standings[i].tally
     if counted:
