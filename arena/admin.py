@@ -113,6 +113,23 @@ class AdjacentInline(StructureInline):
     fields = ["position", "name", "product_count", "leader", "shares", "read_version"]
 
 
+class ProductScoreInline(ReadOnly, admin.TabularInline):
+    model = ProductScore
+    fk_name = "arena"
+    extra = 0
+    can_delete = False
+    fields = readonly_fields = (
+        "rank",
+        "product",
+        "pa_score",
+        "verified",
+        "with_evidence",
+        "disputed",
+        "integrity",
+        "confidence",
+    )
+
+
 @admin.register(Arena)
 class ArenaAdmin(StructureAdmin):
     list_display = [
@@ -125,7 +142,7 @@ class ArenaAdmin(StructureAdmin):
     ]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
-    inlines = [CategoryInline, AdjacentInline]
+    inlines = [CategoryInline, AdjacentInline, ProductScoreInline]
     actions = ["recompute"]
 
     @admin.action(description="Recompute scores now (through the task queue)")
