@@ -154,11 +154,10 @@ def arena_leaderboard(
     arena: Arena,
     key: str = RANK_PA,
     categories: list[str] | None = None,
-    weights: Weights | None = None,
     asked: WeightsAsked | None = None,
     stale: bool = True,
 ) -> Leaderboard:
-    """The stored rows ordered by a rank key (unknown: ``pa``) or by a visitor's weights."""
+    """The stored rows ordered by a rank key (unknown: ``pa``) or by the weights ``asked``."""
     scores = cast(list[BoardRow], arena_score_list(arena=arena))
     counts = arena_stale_counts(arena=arena, today=freshness.today()) if stale else {}
     for score in scores:
@@ -175,13 +174,9 @@ def arena_leaderboard(
     ]
     labels = {o.key: o.label for _, group in options for o in group}
     reading = weights_read(asked=asked or WeightsAsked(), categories=categories, personas=personas)
-    if weights is None and asked is not None and asked.given:
-        weights = reading.weights
-    elif weights is not None:
-        reading = WeightsRead(weights, reading.keys)
-    personal = weights  # (the personal scores are shown even for weights all 1)
-    if weights is not None and weights.published:
-        weights = None
+    # the personal scores are shown even for weights all 1, which rank as the published
+    personal = reading.weights if asked is not None and asked.given else None
+    weights = personal if personal is not None and not personal.published else None
     if key not in labels or weights is not None:
         key = RANK_PA
     ordered = _ranked(scores, key, weights, personal)
