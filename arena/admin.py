@@ -106,7 +106,6 @@ class StructureInline(admin.TabularInline):
 class CategoryInline(StructureInline):
     model = Category
     fields = ["position", "name", "blurb", "read_version"]
-    ordering = ["position"]
 
 
 class AdjacentInline(StructureInline):
@@ -129,7 +128,6 @@ class ProductScoreInline(ReadOnly, admin.TabularInline):
         "integrity",
         "confidence",
     )
-    ordering = ["rank"]
 
 
 @admin.register(Arena)
@@ -164,7 +162,6 @@ class CategoryAdmin(StructureAdmin):
     list_display = ["name", "arena", "position", "blurb"]
     list_filter = ["arena"]
     search_fields = ["name", "blurb"]
-    ordering = ["arena", "position"]
     inlines = [SubGroupInline]
 
 
@@ -201,4 +198,3 @@ class ProductScoreAdmin(DerivedAdmin):
     list_display = ["rank", "product", "arena", "pa_score", "integrity", "confidence"]
     list_filter = ["arena"]
     list_select_related = ["arena", "product"]
-    ordering = ["arena", "rank"]

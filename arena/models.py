@@ -243,8 +243,7 @@ class ProductScore(models.Model):
 
     @property
     def pa_range(self) -> tuple[int, int] | None:
-        low, high = self.pa_low, self.pa_high
-        return (low, high) if low is not None and high is not None else None
+        return None if self.pa_low is None or self.pa_high is None else (self.pa_low, self.pa_high)
 
 
 class PersonaResult(models.Model):

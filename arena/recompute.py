@@ -19,7 +19,6 @@ from arena.models import Arena, CacheEpoch, Persona, PersonaResult, ProductScore
 from arena.scoring.certainty import close_calls, rank_ranges
 from arena.scoring.ranking import PersonaBest, best_by_persona, leaderboard
 from arena.scoring.results import product_results
-from arena.scoring.tally import Tally
 from arena.selectors.inputs import arena_scoring_inputs
 from arena.signals import purge_after_commit
 from arena.task_names import REFRESH_TASK
@@ -27,11 +26,8 @@ from stories.models import Story
 
 log = logging.getLogger(__name__)
 
-# what a ``ProductScore`` keeps of a result under the result's own names
-STORED = (
-    *("pa_score", "category_scores", "persona_scores", "integrity", "confidence", "parts"),
-    *("persona_ranges", *Tally._fields),
-)
+# what a ``ProductScore`` keeps of a result under the result's own names, beside its tally
+STORED = ("pa_score", "category_scores", "persona_scores", "parts", "persona_ranges")
 
 
 def arena_content_changed(*, arena_id: int, **signal: Any) -> None:
@@ -135,7 +131,10 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
                 pa_high=r.pa_range[1] if r.pa_range else None,
                 rank_best=span[0] if (span := spans[r.product]) else None,
                 rank_worst=span[1] if span else None,
+                integrity=r.tally.integrity,
+                confidence=r.tally.confidence,
                 **{f: getattr(r, f) for f in STORED},
+                **r.tally._asdict(),
             )
             for row in board
             for r in (row.result,)

@@ -15,8 +15,8 @@ from django.utils import timezone
 from django.utils.timesince import timesince
 
 from arena.models import Arena, ProductScore
-from arena.scoring.ranking import Standing, uphold_effect
-from arena.scoring.results import product_results
+from arena.scoring.ranking import uphold_effect
+from arena.scoring.results import ProductResult, product_results
 from arena.scoring.tally import Tally
 from arena.selectors.inputs import arena_scoring_inputs, cell_corrections
 from flags.models import Flag, Notice, ReviewItem, Status
@@ -71,7 +71,7 @@ class Impact:
         )
 
 
-def _standings(arena_ids: Collection[int]) -> dict[int, list[Standing]]:
+def _standings(arena_ids: Collection[int]) -> dict[int, list[ProductResult]]:
     """Each arena's stored tallies when fresh and complete, else computed from its cells: the
     impact is always the one a full recomputation would give."""
     # scores stored before the sums were kept (null) are not enough either
@@ -83,16 +83,13 @@ def _standings(arena_ids: Collection[int]) -> dict[int, list[Standing]]:
         .order_by("arena_id", "product__position")
         .values_list("arena_id", "product_id", "product__name", *Tally._fields)
     )
-    standings: dict[int, list[Standing]] = {}
+    standings: dict[int, list[ProductResult]] = {}
     for arena_id, product, name, *tally in rows if fresh else ():
-        standing = Standing(product, name, Tally(*tally))
+        standing = ProductResult.of_tally(product, name, Tally(*tally))
         standings.setdefault(arena_id, []).append(standing)
     for arena_id in sorted(set(arena_ids) - standings.keys()):
         inputs = arena_scoring_inputs(arena_id=arena_id)
-        results = product_results(inputs.products, inputs.stories, inputs.cells)
-        standings[arena_id] = [
-            Standing(r.product, r.name, r.tally) for r in results if r.tally is not None
-        ]
+        standings[arena_id] = product_results(inputs.products, inputs.stories, inputs.cells)
     return standings
 
 

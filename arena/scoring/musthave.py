@@ -15,12 +15,12 @@ from stories.values import Verdict
 NEED_SELF_HOSTED = "self-hosted"
 NEED_MANAGED = "managed"
 NEED_OPEN_SOURCE = "open-source"
-NEEDS = (NEED_SELF_HOSTED, NEED_MANAGED, NEED_OPEN_SOURCE)
 NEED_LABELS = {
     NEED_SELF_HOSTED: "self-hosted",
     NEED_MANAGED: "managed (hosted for you)",
     NEED_OPEN_SOURCE: "an open-source licence",
 }
+NEEDS = tuple(NEED_LABELS)
 # The hosting values (``products.Hosting``) that offer each kind of hosting.
 _HOSTING_OFFERS = {
     NEED_SELF_HOSTED: frozenset({"self-hosted", "both"}),
@@ -113,8 +113,8 @@ def must_answers(
     facts: dict[ProductKey, Facts],
 ) -> list[MustAnswer]:
     """Every product's answer, in the order given."""
-    by_product: dict[ProductKey, list[CellIn]] = {p: [] for p in products}
-    for cell in cells:
-        if cell.product in by_product:
-            by_product[cell.product].append(cell)
-    return [must_answer(p, must, by_product[p], facts.get(p, Facts())) for p in products]
+    cells = list(cells)
+    return [
+        must_answer(p, must, [c for c in cells if c.product == p], facts.get(p, Facts()))
+        for p in products
+    ]

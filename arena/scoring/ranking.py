@@ -4,7 +4,7 @@ user type and what upholding one flag would do to a product's rank."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import groupby
 from operator import itemgetter
 from typing import Any
@@ -62,8 +62,7 @@ def _values(results: Sequence[Any], key: str, weights: Weights | None) -> list[f
 def order_by[R](
     results: Sequence[R], key: str = RANK_PA, weights: Weights | None = None
 ) -> list[R]:
-    """``ProductResult``s or stored ``ProductScore``s by ``order_key`` on the rank key (or on the
-    personal score under ``weights``)."""
+    """Results or stored rows by ``order_key`` on ``key`` (or on the score under ``weights``)."""
     values = _values(results, key, weights)
     keyed: Iterable[tuple[float | None, Any]] = zip(values, results, strict=True)
     return [
@@ -175,23 +174,6 @@ def persona_decided_by(
 
 
 @dataclass(frozen=True)
-class Standing:
-    """A product's stored tally: enough to rank it and to preview one cell's change."""
-
-    product: ProductKey
-    name: str
-    tally: Tally
-
-
-def leaderboard_ranks(standings: Sequence[Standing]) -> dict[ProductKey, int]:
-    """Each product's rank by PA Score (equal keys keep the order given)."""
-    ordered = sorted(
-        standings, key=lambda s: order_key(s.tally.coverage, s.tally.verified_share, s.name)
-    )
-    return {s.product: rank for rank, s in enumerate(ordered, start=1)}
-
-
-@dataclass(frozen=True)
 class UpholdEffect:
     before: Tally
     after: Tally
@@ -200,7 +182,7 @@ class UpholdEffect:
 
 
 def uphold_effect(
-    standings: Sequence[Standing],
+    standings: Sequence[ProductResult],
     product: ProductKey,
     *,
     weight: int,
@@ -210,10 +192,9 @@ def uphold_effect(
     corrections: Corrections | None = None,
     counted: bool = True,
 ) -> UpholdEffect:
-    """What upholding a flag that turns one cell of ``product`` (its story weighing ``weight``)
-    from ``old`` into ``new`` does to the product's tally and rank. ``corrections``: the flags
-    upheld on it before (without them, ``was_upheld`` says some were, taken as net neither way);
-    ``counted``: False when its story or product is retired (nothing changes)."""
+    """What turning one cell of ``product`` from ``old`` into ``new`` does to its tally and rank.
+    ``corrections``: the flags upheld on it before (else ``was_upheld``: some were, net neither
+    way); ``counted``: False when its story or product is retired (nothing changes)."""
     i = next(i for i, s in enumerate(standings) if s.product == product)
     before = after = standings[i].tally
     if counted:
@@ -226,7 +207,10 @@ def uphold_effect(
         )
         new_part = cell_tally(CellIn.of(new, story_id=0, product=product, correction=now), weight)
         after = Tally(*(b - o + n for b, o, n in zip(before, old_part, new_part, strict=True)))
-    changed = [*standings[:i], replace(standings[i], tally=after), *standings[i + 1 :]]
-    return UpholdEffect(
-        before, after, leaderboard_ranks(standings)[product], leaderboard_ranks(changed)[product]
+    changed = [*standings[:i], ProductResult.of_tally(product, standings[i].name, after)]
+    changed += standings[i + 1 :]
+    ranks = (
+        next(r.rank for r in leaderboard(rs) if r.result.product == product)
+        for rs in (standings, changed)
     )
+    return UpholdEffect(before, after, *ranks)

@@ -16,7 +16,6 @@ from arena.scoring.tally import (
     coverage_of,
     has_evidence,
     is_applicable,
-    verified_share,
 )
 from stories.values import QUALITY_MAX, Proof, Verdict
 
@@ -146,31 +145,23 @@ class ProductResult:
     pa_score: int | None
     category_scores: dict[str, int | None]
     persona_scores: dict[str, int | None]
-    verified: int
-    with_evidence: int
-    disputed: int
-    contradicted: int
-    upheld: int
-    integrity: int | None
-    confidence: str
-    upheld_in_favour: int = 0
-    favour_credit: int = 0
-    upheld_unevidenced: int = 0
-    weighted_quality: int = 0
-    weighted_max: int = 0
+    tally: Tally = Tally()
     parts: tuple[Part, ...] = ()
     pa_range: tuple[int, int] | None = None
     persona_ranges: dict[str, tuple[int, int] | None] = field(default_factory=dict)
-    published_evidence: int = 0
-    judged: int = 0
+
+    @classmethod
+    def of_tally(cls, product: ProductKey, name: str, tally: Tally) -> ProductResult:
+        """A result known only by its tally (a stored row's): enough to rank it."""
+        return cls(product, name, tally.coverage, {}, {}, tally)
+
+    @property
+    def integrity(self) -> int | None:
+        return self.tally.integrity
 
     @property
     def verified_share(self) -> float:
-        return verified_share(self.verified, self.with_evidence)
-
-    @property
-    def tally(self) -> Tally:
-        return Tally(*(getattr(self, f) for f in Tally._fields))
+        return self.tally.verified_share
 
 
 def product_results(
@@ -190,7 +181,6 @@ def product_results(
     for key, name in products:
         # in the stories' order, so that the parts come in matrix order
         mine = [(s, by_product[key][s.id]) for s in stories if s.id in by_product[key]]
-        total = Tally.total(cell_tally(cell, story.weight) for story, cell in mine)
         parts = score_parts(mine)
         of_persona = {p: [part for part in parts if part.persona == p] for p in personas}
         of_category = {c: [part for part in parts if part.category == c] for c in categories}
@@ -201,12 +191,10 @@ def product_results(
                 pa_score=personal_score(parts),
                 category_scores={c: personal_score(ps) for c, ps in of_category.items()},
                 persona_scores={p: personal_score(ps) for p, ps in of_persona.items()},
-                integrity=total.integrity,
-                confidence=total.confidence,
+                tally=Tally.total(cell_tally(cell, story.weight) for story, cell in mine),
                 parts=parts,
                 pa_range=score_range(parts),
                 persona_ranges={p: score_range(ps) for p, ps in of_persona.items()},
-                **total._asdict(),  # the sums and the counts, under the result's names
             )
         )
     return out

@@ -37,10 +37,8 @@ def persona_call(result: Any, scores: Mapping[int, ProductScore]) -> Call | None
     def ranged(key: int) -> Ranged:
         score = scores.get(key)
         value = (score.persona_scores or {}).get(slug) if score else None
-        rng = (score.persona_ranges or {}).get(slug) if score else None
-        if value is None or not rng:
-            return Ranged(key, value, None, None)
-        return Ranged(key, value, int(rng[0]), int(rng[1]))
+        low, high = ((score.persona_ranges or {}).get(slug) if score else None) or (None, None)
+        return Ranged(key, value, low, high) if value is not None else Ranged(key, None, None, None)
 
     return pair_call(ranged(result.winner.pk), ranged(result.runner_up.pk))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
+from itertools import groupby
 from typing import TYPE_CHECKING, TypedDict, cast
 
 from django.db.models import Count, Exists, Min, OuterRef, Q
@@ -103,11 +104,8 @@ class Leaderboard:
     @property
     def range_groups(self) -> list[list[BoardRow]]:
         """Runs of two or more rows whose score ranges overlap: an order the evidence leaves open."""
-        groups: dict[int, list[BoardRow]] = {}
-        for row in self.rows:
-            if row.range_group is not None:
-                groups.setdefault(row.range_group, []).append(row)
-        return [rows for rows in groups.values() if len(rows) > 1]
+        runs = (list(g) for k, g in groupby(self.rows, lambda r: r.range_group) if k is not None)
+        return [rows for rows in runs if len(rows) > 1]
 
     @property
     def leader(self) -> BoardRow | None:
@@ -116,11 +114,8 @@ class Leaderboard:
     @property
     def ties(self) -> list[tuple[int, list[BoardRow], str]]:
         """The groups of rows sharing a rank: (rank, rows, what ordered them)."""
-        groups: dict[int, list[BoardRow]] = {}
-        for row in self.rows:
-            if row.tied:
-                groups.setdefault(row.position, []).append(row)
-        return [(rank, rows, rows[0].decided_by) for rank, rows in groups.items()]
+        runs = (list(g) for _, g in groupby([r for r in self.rows if r.tied], lambda r: r.position))
+        return [(rows[0].position, rows, rows[0].decided_by) for rows in runs]
 
     @property
     def by_pa(self) -> bool:
@@ -154,11 +149,10 @@ def arena_leaderboard(
     arena: Arena,
     key: str = RANK_PA,
     categories: list[str] | None = None,
-    weights: Weights | None = None,
     asked: WeightsAsked | None = None,
     stale: bool = True,
 ) -> Leaderboard:
-    """The stored rows ordered by a rank key (unknown: ``pa``) or by a visitor's weights."""
+    """The stored rows ordered by a rank key (unknown: ``pa``) or by the weights ``asked``."""
     scores = cast(list[BoardRow], arena_score_list(arena=arena))
     counts = arena_stale_counts(arena=arena, today=freshness.today()) if stale else {}
     for score in scores:
@@ -175,13 +169,9 @@ def arena_leaderboard(
     ]
     labels = {o.key: o.label for _, group in options for o in group}
     reading = weights_read(asked=asked or WeightsAsked(), categories=categories, personas=personas)
-    if weights is None and asked is not None and asked.given:
-        weights = reading.weights
-    elif weights is not None:
-        reading = WeightsRead(weights, reading.keys)
-    personal = weights  # (the personal scores are shown even for weights all 1)
-    if weights is not None and weights.published:
-        weights = None
+    # the personal scores are shown even for weights all 1, which rank as the published
+    personal = reading.weights if asked is not None and asked.given else None
+    weights = personal if personal is not None and not personal.published else None
     if key not in labels or weights is not None:
         key = RANK_PA
     ordered = _ranked(scores, key, weights, personal)
@@ -235,10 +225,8 @@ def arena_product_ranking(
     # (a product without stored scores has no ``score``: the reverse one-to-one raises)
     scores = [p.score for p in products if hasattr(p, "score")]
     kind, name = rank_key_split(key)
-    if kind == RANK_CATEGORY:
-        known = any(name in s.category_scores for s in scores)
-    elif kind == RANK_PERSONA:
-        known = any(name in s.persona_scores for s in scores)
+    if named := {RANK_CATEGORY: "category_scores", RANK_PERSONA: "persona_scores"}.get(kind):
+        known = any(name in getattr(s, named) for s in scores)
     else:
         known = name is None and kind in (RANK_PA, RANK_VERIFIED, RANK_INTEGRITY)
     ordered = order_by(scores, key if known else RANK_PA)

@@ -24,23 +24,14 @@ from stories.models import Cell, Story
 
 
 @dataclass(frozen=True)
-class MustFail:
-    cell: int  # the cell's pk: its proof page
-    story: Story
-    verdict: str
-    proof: str | None
-    verified: bool
-
-
-@dataclass(frozen=True)
 class MustRow:
     product: Product
     answer: MustAnswer
     score: int | None  # the visitor's when weighted, else the PA Score
-    failing: tuple[MustFail, ...]
-    unjudged: tuple[Story, ...]  # the stories it has no cell for
-    lacking: tuple[str, ...]  # the labels of the facts it lacks
-    unknown: tuple[str, ...]  # and of those nobody stated
+    failing: list[tuple[Cell, bool]]  # each failing cell, with its story, and whether verified
+    unjudged: list[Story]  # the stories it has no cell for
+    lacking: list[str]  # the labels of the facts it lacks
+    unknown: list[str]  # and of those nobody stated
 
     @property
     def misses(self) -> int:
@@ -70,41 +61,32 @@ def must_check_get(*, arena: Arena, must: MustHaves, weights: WeightsAsked) -> M
     # (those without a stored score after the others, in column order)
     products = sorted(arena_product_list(arena=arena), key=lambda p: place.get(p.pk, len(place)))
     found = Cell.objects.on_pages().filter(story_id__in=chosen_ids, product__arena=arena)
-    ids: dict[tuple[int, int], int] = {}
-    cells = []
-    fields = ("id", "story_id", "product_id", "verdict", "proof", "quality")
-    for pk, story_id, product_id, verdict, proof, quality in found.values_list(*fields):
-        ids[story_id, product_id] = pk
-        cells.append(CellIn(story_id, product_id, verdict, proof, quality))
-    facts: dict[ProductKey, Facts] = {
-        p.pk: Facts(hosting=p.hosting, licence=p.licence) for p in products
-    }
-    asked = MustHaves(chosen_ids, must.needs)
-    answers = must_answers([p.pk for p in products], asked, cells, facts)
+    by_key = {(c.story_id, c.product_id): c for c in found}
+    cells = [
+        CellIn(c.story_id, c.product_id, c.verdict, c.proof, c.quality) for c in by_key.values()
+    ]
+    facts: dict[ProductKey, Facts] = {p.pk: Facts(p.hosting, p.licence) for p in products}
+    answers = must_answers(
+        [p.pk for p in products], MustHaves(chosen_ids, must.needs), cells, facts
+    )
     scores = {r.product_id: r.personal_score if board.weighted else r.pa_score for r in board.rows}
     by_pk = {s.pk: s for s in chosen}
+    for cell in by_key.values():
+        cell.story = by_pk[cell.story_id]
 
-    def row(product: Product, answer: MustAnswer) -> MustRow:
-        failing = tuple(
-            MustFail(
-                ids[c.story_id, product.pk], by_pk[c.story_id], c.verdict, c.proof, is_verified(c)
-            )
-            for c in answer.failing
+    rows = [
+        MustRow(
+            product=p,
+            answer=a,
+            score=scores.get(p.pk),
+            failing=[(by_key[c.story_id, p.pk], is_verified(c)) for c in a.failing],
+            unjudged=[by_pk[s] for s in a.unjudged],
+            lacking=[NEED_LABELS[n] for n in a.lacking],
+            unknown=[NEED_LABELS[n] for n in a.unknown],
         )
-        return MustRow(
-            product=product,
-            answer=answer,
-            score=scores.get(product.pk),
-            failing=failing,
-            unjudged=tuple(by_pk[s] for s in answer.unjudged),
-            lacking=tuple(NEED_LABELS[n] for n in answer.lacking),
-            unknown=tuple(NEED_LABELS[n] for n in answer.unknown),
-        )
-
-    rows = sorted(
-        (row(p, a) for p, a in zip(products, answers, strict=True)),
-        key=lambda r: _SHOWN_FIRST[r.answer.outcome, r.answer.certainty],
-    )
+        for p, a in zip(products, answers, strict=True)
+    ]
+    rows.sort(key=lambda r: _SHOWN_FIRST[r.answer.outcome, r.answer.certainty])
     return MustCheck(stories=stories, chosen=chosen, rows=rows, board=board)
 
 

@@ -15,6 +15,7 @@ from arena.scoring.tally import (
     Corrections,
     ProductKey,
     StoryIn,
+    Tally,
     confidence,
     has_evidence,
     is_verified,
@@ -57,7 +58,7 @@ def product_result(
     # corrected against the claim: counted even when the correction took its evidence away
     judged = sum(1 for c in mine if has_evidence(c) or c.correction == Direction.AGAINST)
     integrity = None if not judged else max(0, min(100, round_half_up(100 * honest / judged)))
-    return ProductResult(
+    result = ProductResult(
         product=product,
         name=name,
         pa_score=coverage(mine, weights),
@@ -69,21 +70,25 @@ def product_result(
             p: coverage([c for c in mine if per_of[c.story_id] == p], weights)
             for p in dict.fromkeys(s.persona for s in stories)
         },
-        verified=verified,
-        with_evidence=evidenced,
-        disputed=sum(1 for c in mine if c.verdict == Verdict.DISPUTED),
-        contradicted=contradicted,
-        upheld=upheld,
-        integrity=integrity,
-        confidence=confidence(verified, evidenced),
-        upheld_in_favour=sum(1 for c in mine if c.correction == Direction.FAVOUR),
-        favour_credit=(holding - verified) + (contradicted - still_contradicted),
-        upheld_unevidenced=judged - evidenced,
-        # the evidence share as docs/scoring.md words it: applicable cells whose backing is
-        # published, of the applicable cells
-        published_evidence=sum(1 for c in mine if c.verdict != Verdict.NA and c.published),
-        judged=sum(1 for c in mine if c.verdict != Verdict.NA),
+        tally=Tally(
+            verified=verified,
+            with_evidence=evidenced,
+            disputed=sum(1 for c in mine if c.verdict == Verdict.DISPUTED),
+            contradicted=contradicted,
+            upheld=upheld,
+            upheld_in_favour=sum(1 for c in mine if c.correction == Direction.FAVOUR),
+            favour_credit=(holding - verified) + (contradicted - still_contradicted),
+            upheld_unevidenced=judged - evidenced,
+            # the evidence share as docs/scoring.md words it: applicable cells whose backing is
+            # published, of the applicable cells
+            published_evidence=sum(1 for c in mine if c.verdict != Verdict.NA and c.published),
+            judged=sum(1 for c in mine if c.verdict != Verdict.NA),
+        ),
     )
+    # the tally's formula must give the integrity docs/scoring.md words
+    assert result.integrity == integrity
+    assert result.tally.confidence == confidence(verified, evidenced)
+    return result
 
 
 def board(

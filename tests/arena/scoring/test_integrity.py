@@ -5,8 +5,8 @@ net correction (docs/scoring.md, "Integrity")."""
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from arena.scoring.ranking import Standing, uphold_effect
-from arena.scoring.results import product_results
+from arena.scoring.ranking import uphold_effect
+from arena.scoring.results import ProductResult, product_results
 from arena.scoring.tally import CellIn, Corrections, StoryIn, integrity
 from stories.values import CellValue, Direction, Proof, Verdict, correction_direction
 from tests.arena.scoring.test_scoring import cell_values, corrected_arenas
@@ -27,7 +27,7 @@ def _integrity(*corrected: CellIn) -> tuple[int | None, int, int]:
     cells[11] = CellIn.of(NONE, story_id=11, product="x")
     cells |= {c.story_id: c for c in corrected}
     (r,) = product_results([("x", "X")], stories, list(cells.values()))
-    return r.integrity, r.upheld, r.upheld_in_favour
+    return r.integrity, r.tally.upheld, r.tally.upheld_in_favour
 
 
 def test_the_worked_example_of_docs_scoring():
@@ -120,7 +120,8 @@ def test_a_correction_in_the_products_favour_never_lowers_integrity(arena, data)
     before, after = _corrected(arena, data, Direction.FAVOUR)
     assert after.integrity is not None  # a raised verdict has evidence
     assert before.integrity is None or after.integrity >= before.integrity
-    assert (after.upheld, after.upheld_in_favour) == (before.upheld, before.upheld_in_favour + 1)
+    assert after.tally.upheld_in_favour == before.tally.upheld_in_favour + 1
+    assert after.tally.upheld == before.tally.upheld
 
 
 @settings(max_examples=300, deadline=None)
@@ -130,7 +131,8 @@ def test_a_correction_against_the_products_claim_never_raises_integrity(arena, d
     before, after = _corrected(arena, data, Direction.AGAINST, keep_proof=True)
     assert before.integrity is not None  # a lowered verdict had evidence
     assert after.integrity is None or after.integrity <= before.integrity
-    assert (after.upheld, after.upheld_in_favour) == (before.upheld + 1, before.upheld_in_favour)
+    assert after.tally.upheld == before.tally.upheld + 1
+    assert after.tally.upheld_in_favour == before.tally.upheld_in_favour
 
 
 def _preview(old, new, **earlier):
@@ -142,7 +144,7 @@ def _preview(old, new, **earlier):
     ]
     (x,) = product_results([("x", "X")], stories, cells)
     assert x.tally is not None
-    standings = [Standing("x", "X", x.tally)]
+    standings = [ProductResult.of_tally("x", "X", x.tally)]
     return uphold_effect(standings, "x", weight=1, old=old, new=new, **earlier)
 
 

@@ -7,10 +7,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.scoring.ranking import Standing, best_by_persona, leaderboard, uphold_effect
+from arena.scoring.ranking import best_by_persona, leaderboard, uphold_effect
 from arena.scoring.results import ProductResult, product_results
 from arena.scoring.rounds import compare_many, round_winner
-from arena.scoring.tally import CellIn, Corrections, StoryIn, confidence, integrity, round_half_up
+from arena.scoring.tally import (
+    CellIn,
+    Corrections,
+    StoryIn,
+    Tally,
+    confidence,
+    integrity,
+    round_half_up,
+)
 from stories.values import CellValue, Proof, Verdict
 from tests.arena.scoring import oracle
 
@@ -33,9 +41,8 @@ def seed_inputs(record):
 
 def _without_sums(result):
     """A result without the sums and ranges the naive oracle does not compute."""
-    return dataclasses.replace(
-        result, weighted_quality=0, weighted_max=0, parts=(), pa_range=None, persona_ranges={}
-    )
+    tally = result.tally._replace(weighted_quality=0, weighted_max=0)
+    return dataclasses.replace(result, tally=tally, parts=(), pa_range=None, persona_ranges={})
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +54,7 @@ def results(seed_record):
 
 def test_verified_and_disputed_counts_match_the_seed_leaderboard(seed_record, results):
     for row in seed_record.overview.leaderboard:
-        r = results[row.product]
+        r = results[row.product].tally
         assert (r.verified, r.with_evidence, r.disputed) == (
             row.verified,
             row.with_evidence,
@@ -109,7 +116,12 @@ def test_coverage_and_rounding():
     assert r.pa_score == 60  # 100 × (3·8 + 1·0) / (30 + 10); n/a excluded
     assert r.category_scores == {"c": 60, "d": None}
     assert r.persona_scores == {"p": 60, "q": None}
-    assert (r.verified, r.with_evidence, r.integrity, r.confidence) == (1, 1, 100, "A")
+    assert (r.tally.verified, r.tally.with_evidence, r.integrity, r.tally.confidence) == (
+        1,
+        1,
+        100,
+        "A",
+    )
     assert round_half_up(62.5) == 63 and round_half_up(61.49) == 61
 
 
@@ -122,7 +134,7 @@ def test_integrity_is_clipped_and_confidence_grades():
 
 def test_leaderboard_order_and_vs():
     def res(name, pa, v, e):
-        return ProductResult(name, name, pa, {}, {}, v, e, 0, 0, 0, None, "A")
+        return ProductResult(name, name, pa, {}, {}, Tally(verified=v, with_evidence=e))
 
     rows = leaderboard(
         [res("b", 50, 1, 10), res("a", 50, 5, 10), res("c", 60, 0, 10), res("d", None, 0, 0)]
@@ -161,7 +173,7 @@ def test_upholding_without_changing_values_changes_no_score():
     (x,) = product_results([("x", "X")], stories, cells)
     assert x.tally is not None
     effect = uphold_effect(
-        [Standing("x", "X", x.tally)],
+        [ProductResult.of_tally("x", "X", x.tally)],
         "x",
         weight=2,
         old=CellValue(Verdict.FULL, Proof.PROBED, 8),
@@ -243,7 +255,7 @@ def test_one_cell_delta_gives_the_full_recomputation_impact(arena, data):
     cell = data.draw(st.sampled_from(cells))
     correction = data.draw(cell_values())
     # what the queue reads: the stored tallies, in column order
-    standings = [Standing(r.product, r.name, r.tally) for r in results]
+    standings = [ProductResult.of_tally(r.product, r.name, r.tally) for r in results]
     effect = uphold_effect(
         standings,
         cell.product,

@@ -9,12 +9,14 @@ from hypothesis import strategies as st
 
 from arena.scoring.ranking import order_by, persona_decided_by, places, rivals
 from arena.scoring.results import ProductResult
-from arena.scoring.tally import verdict_strength
+from arena.scoring.tally import Tally, verdict_strength
 from stories.values import Verdict
 
 
 def result(name: str, pa: int | None, verified: int = 1, with_evidence: int = 2):
-    return ProductResult(name, name, pa, {}, {}, verified, with_evidence, 0, 0, 0, None, "A")
+    return ProductResult(
+        name, name, pa, {}, {}, Tally(verified=verified, with_evidence=with_evidence)
+    )
 
 
 def test_equal_scores_share_the_first_ones_rank_and_say_what_ordered_them():
