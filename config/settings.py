@@ -154,7 +154,6 @@ else:
         # per process: locks and counters; the pages are in web.http.pagecache.recent_pages()
         "pages": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "pages"},
     }
-PAGE_CACHE_ENTRIES = env("PAGE_CACHE_ENTRIES", 500)
 PAGE_CACHE_MEMORY_BYTES = env("PAGE_CACHE_MEMORY_BYTES", 64 * 1024 * 1024)
 
 PAGE_CACHE = env("PAGE_CACHE", True)
