@@ -5,6 +5,7 @@ answered 304, before any view runs; a miss renders once. Every other GET/HEAD ge
 from __future__ import annotations
 
 import functools
+import gzip
 import hashlib
 import re
 import threading
@@ -40,30 +41,46 @@ POLL_SECONDS = 0.02
 page_rendered = Signal()
 # Statuses a shared cache may keep; anything else (a 400 with a message, a 429, a 5xx) is no-store.
 PUBLIC_STATUSES = frozenset({200, 203, 204, 301, 302, 304, 307, 308, 404, 410})
+COMPRESSIBLE = re.compile(r"^(text/|application/(json|xml|atom\+xml|rss\+xml|javascript))")
 # Headers not stored with a page: per response, or set when serving it.
 UNSTORED_HEADERS = frozenset({"content-length", "content-encoding", "set-cookie", "etag", "date"})
 
 
 @dataclass(frozen=True)
 class Page:
-    """A rendered page as stored (GZipMiddleware, above, compresses it as it goes out)."""
+    """A rendered page as stored, gzipped once (not by GZipMiddleware on every hit)."""
 
     status: int
     headers: tuple[tuple[str, str], ...]
     body: bytes
+    gzipped: bytes | None
 
     @classmethod
     def of(cls, response: HttpResponseBase, body: bytes) -> Page:
-        headers = tuple((k, v) for k, v in response.items() if k.lower() not in UNSTORED_HEADERS)
-        return cls(status=response.status_code, headers=headers, body=body)
+        compress = len(body) >= 200 and COMPRESSIBLE.match(response.get("Content-Type", ""))
+        return cls(
+            status=response.status_code,
+            headers=tuple((k, v) for k, v in response.items() if k.lower() not in UNSTORED_HEADERS),
+            body=body,
+            gzipped=gzip.compress(body, compresslevel=6, mtime=0) if compress else None,
+        )
+
+    @property
+    def cost(self) -> int:
+        return len(self.body) + len(self.gzipped or b"")
 
     def response(self, request: HttpRequest, etag: str) -> HttpResponse:
-        head = request.method == "HEAD"
-        response = HttpResponse(b"" if head else self.body, status=self.status)
+        accepts = re.search(r"\bgzip\b", request.META.get("HTTP_ACCEPT_ENCODING", ""))
+        body = self.gzipped if self.gzipped is not None and accepts else self.body
+        response = HttpResponse(b"" if request.method == "HEAD" else body, status=self.status)
         for key, value in self.headers:
             response[key] = value
-        response["Content-Length"] = str(len(self.body))
+        response["Content-Length"] = str(len(body))
         response["ETag"] = etag
+        if self.gzipped is not None:
+            patch_vary_headers(response, ("Accept-Encoding",))
+            if body is self.gzipped:
+                response["Content-Encoding"] = "gzip"
         return response
 
 
@@ -112,12 +129,12 @@ def stored(key: str) -> Page | None:
     page = recent_pages().get(key)
     if page is None and not isinstance(cache := caches["pages"], LocMemCache):
         if (page := cache.get(key)) is not None:
-            recent_pages().put(key, page, len(page.body))
+            recent_pages().put(key, page, page.cost)
     return page
 
 
 def store(key: str, page: Page) -> None:
-    recent_pages().put(key, page, len(page.body))
+    recent_pages().put(key, page, page.cost)
     if not isinstance(cache := caches["pages"], LocMemCache):
         cache.set(key, page, timeout=settings.PAGE_CACHE_TIMEOUT)
 

@@ -338,6 +338,7 @@ def test_a_miss_waits_for_the_render_another_process_started(client, seeded_aren
         status=200,
         headers=(("Content-Type", "text/html; charset=utf-8"),),
         body=b"rendered by the lock holder",
+        gzipped=None,
     )
 
     missed = threading.Event()
