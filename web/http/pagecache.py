@@ -11,7 +11,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -148,6 +148,31 @@ def storable(response: HttpResponseBase) -> bool:
     )
 
 
+class Kept:
+    """A streamed response's chunks, passed on as they come and stored as the page once the last
+    has gone (a client that leaves early stores nothing); then the stampede lock is let go."""
+
+    def __init__(self, response: HttpResponseBase, key: str, lock: str | None) -> None:
+        self.key, self.lock = key, lock
+        self.stored = HttpResponse(status=response.status_code, headers=dict(response.items()))
+        self.content: Iterable[bytes] = iter(response)
+
+    def __iter__(self) -> Iterator[bytes]:
+        chunks = []
+        try:
+            for chunk in self.content:
+                chunks.append(chunk)
+                yield chunk
+            store(self.key, Page.of(self.stored, b"".join(chunks)))
+        finally:
+            self.close()
+
+    def close(self) -> None:  # (the handler's, once the response is done with)
+        if self.lock is not None:
+            lock, self.lock = self.lock, None
+            caches["pages"].delete(lock)
+
+
 class PageCacheMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
@@ -205,7 +230,7 @@ class PageCacheMiddleware:
 
     def _render_once(self, request: HttpRequest, page_id: PageIdentity) -> HttpResponseBase:
         """Render and store the page once for all who miss it at once: the others wait (up to
-        LOCK_SECONDS) for the lock holder's entry."""
+        LOCK_SECONDS) for the lock holder's entry; a stream holds the lock until stored."""
         cache, key, lock = caches["pages"], page_id.key, f"{page_id.key}:lock"
         holder = cache.add(lock, 1, timeout=LOCK_SECONDS)
         # (the holder too: the page may have been stored, and the lock let go, since it missed)
@@ -219,8 +244,12 @@ class PageCacheMiddleware:
             if page is not None:
                 return page.response(request, page_id.etag)
             response = _over_miss_limit(request) or self._render(request, page_id)
-            if storable(response):  # (a streamed export too: read whole, then kept)
-                store(key, page := Page.of(response, cast(HttpResponse, response).getvalue()))
+            if storable(response) and isinstance(response, StreamingHttpResponse):
+                # sent as it is made (a large export), and kept once it has been sent whole
+                response.streaming_content = Kept(response, key, lock if holder else None)
+                holder = False  # (the stream lets it go)
+            elif storable(response):
+                store(key, page := Page.of(response, cast(HttpResponse, response).content))
                 return page.response(request, page_id.etag)
         finally:
             if holder:
