@@ -170,9 +170,8 @@ def cell_correct(
             write.update(evidence_checked_writes(as_of, [e.checked_on for e in added], at))
         if not write and imported is None:
             return None
-        if not Cell.objects.filter(pk=cell.pk, version=current.version).update(
-            version=F("version") + 1, **write
-        ):
+        unmoved = Cell.objects.filter(pk=cell.pk, version=current.version)
+        if not unmoved.update(version=F("version") + 1, **write):
             raise EditConflict("cell", {}, current)
         change = None
         if recorded:
@@ -190,9 +189,8 @@ def cell_correct(
             setattr(cell, name, written)
         cell.version = current.version + 1
         if mark_arena:
-            (scores_changed if recorded else content_changed).send(
-                None, arena_id=_arena_of(current)
-            )
+            changed = scores_changed if recorded else content_changed
+            changed.send(None, arena_id=_arena_of(current))
     return change
 
 
