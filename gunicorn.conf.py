@@ -21,9 +21,9 @@ Environment:
 import os
 from typing import Any
 
-from config.env import env_trusted_proxies
+from config.env import env
 
-_host = "127.0.0.1" if env_trusted_proxies() > 0 else "0.0.0.0"
+_host = "127.0.0.1" if env("TRUSTED_PROXIES", 0) > 0 else "0.0.0.0"
 bind = os.environ.get("BIND") or f"{_host}:{os.environ.get('PORT', '8000')}"
 # gunicorn would take the scheme (X-Forwarded-Proto, -Ssl, -Protocol) and SCRIPT_NAME/PATH_INFO
 # headers from any loopback peer, a client's passed on by a proxy included: it believes none, and

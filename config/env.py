@@ -35,8 +35,3 @@ def parsed(name: str, parse: Callable[[str], Any], value: str) -> Any:
         return parse(value)
     except ValueError as exc:
         raise ImproperlyConfigured(f"{name}: {exc}") from None
-
-
-def env_trusted_proxies() -> int:
-    """``TRUSTED_PROXIES`` (``TRUST_X_FORWARDED_FOR=1``: deprecated for 1); gunicorn.conf.py too."""
-    return env("TRUSTED_PROXIES", 1 if env("TRUST_X_FORWARDED_FOR", False) else 0)

@@ -12,7 +12,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 from arena.task_names import SWEEP_TASK
-from config.env import env, env_list, env_trusted_proxies, parsed, require
+from config.env import env, env_list, parsed, require
 from core.text import parse_rate
 from flags.task_names import DIGEST_TASK, ERASE_TASK, NOTICES_DUE_TASK
 
@@ -154,7 +154,6 @@ else:
         # per process: locks and counters; the pages are in web.http.pagecache.recent_pages()
         "pages": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "pages"},
     }
-PAGE_CACHE_ENTRIES = env("PAGE_CACHE_ENTRIES", 500)
 PAGE_CACHE_MEMORY_BYTES = env("PAGE_CACHE_MEMORY_BYTES", 64 * 1024 * 1024)
 
 PAGE_CACHE = env("PAGE_CACHE", True)
@@ -331,7 +330,7 @@ HTTP_CACHE_PURGE_METHOD = env("HTTP_CACHE_PURGE_METHOD", "PURGE").strip().upper(
 HTTP_CACHE_PURGE_TOKEN = env("HTTP_CACHE_PURGE_TOKEN", "")
 HTTP_CACHE_PURGE_TIMEOUT = env("HTTP_CACHE_PURGE_TIMEOUT", 3.0)
 
-TRUSTED_PROXIES = env_trusted_proxies()
+TRUSTED_PROXIES = env("TRUSTED_PROXIES", 0)  # gunicorn.conf.py reads it too
 require(TRUSTED_PROXIES >= 0, "TRUSTED_PROXIES is a count of proxies: 0 or more")
 TRUSTED_PROXY_IPS = env_list("TRUSTED_PROXY_IPS", "127.0.0.1,::1")
 for entry in TRUSTED_PROXY_IPS:

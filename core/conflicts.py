@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from core.edits import merge_edit
 from core.models import EditableRecord, VersionedRecord
-from core.signals import arena_content_changed, arena_mark_stale, record_placed
+from core.signals import content_changed, placed, scores_changed
 from core.text import clean_text
 
 STALE = "This {what} was changed by someone else since you opened it."
@@ -99,9 +99,9 @@ def editable_update(
     if written:
         type(row).all_objects.filter(pk=row.pk).update(edited_at=timezone.now())
     if set(written) & set(score_fields):
-        arena_mark_stale(arena_id=row.arena_id)
+        scores_changed.send(None, arena_id=row.arena_id)
     elif written:
-        arena_content_changed(arena_id=row.arena_id)
+        content_changed.send(None, arena_id=row.arena_id)
     return written
 
 
@@ -114,6 +114,6 @@ def retire_set(row: EditableRecord, *, retired: bool) -> bool:
     )
     if done:
         if not retired:
-            record_placed(row)
-        arena_mark_stale(arena_id=row.arena_id)
+            placed.send(type(row), row=row)
+        scores_changed.send(None, arena_id=row.arena_id)
     return bool(done)

@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from core.conflicts import Fields, editable_update, retire_set
-from core.signals import arena_mark_stale, record_placed
+from core.signals import placed, scores_changed
 from core.text import clean_text
 from products.models import Product
 
@@ -38,8 +38,8 @@ def product_add(*, product: Product) -> Product:
     product.name = clean_text(product.name).strip()
     product.clean()
     product.save()
-    record_placed(product)  # its cells, one per story (the stories app)
-    arena_mark_stale(arena_id=product.arena_id)
+    placed.send(Product, row=product)  # its cells, one per story (the stories app)
+    scores_changed.send(None, arena_id=product.arena_id)
     return product
 
 

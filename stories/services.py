@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from core.conflicts import EditConflict, Fields, editable_update, retire_set
 from core.edits import merge_edit
-from core.signals import arena_content_changed, arena_mark_stale
+from core.signals import content_changed, scores_changed
 from core.text import clean_text
 from products.models import Product
 from stories import freshness
@@ -170,9 +170,8 @@ def cell_correct(
             write.update(evidence_checked_writes(as_of, [e.checked_on for e in added], at))
         if not write and imported is None:
             return None
-        if not Cell.objects.filter(pk=cell.pk, version=current.version).update(
-            version=F("version") + 1, **write
-        ):
+        unmoved = Cell.objects.filter(pk=cell.pk, version=current.version)
+        if not unmoved.update(version=F("version") + 1, **write):
             raise EditConflict("cell", {}, current)
         change = None
         if recorded:
@@ -190,7 +189,8 @@ def cell_correct(
             setattr(cell, name, written)
         cell.version = current.version + 1
         if mark_arena:
-            (arena_mark_stale if recorded else arena_content_changed)(arena_id=_arena_of(current))
+            changed = scores_changed if recorded else content_changed
+            changed.send(None, arena_id=_arena_of(current))
     return change
 
 
@@ -237,7 +237,7 @@ def evidence_update(*, evidence: Evidence, changes: Mapping[str, Any]) -> list[s
         version=F("version") + 1,
         **evidence_checked_writes(cell.evidence_as_of, [current.checked_on], timezone.now()),
     )
-    arena_content_changed(arena_id=_arena_of(cell))
+    content_changed.send(None, arena_id=_arena_of(cell))
     return sorted(write)
 
 
@@ -302,7 +302,7 @@ def story_add(*, story: Story) -> Story:
     story.full_clean(validate_constraints=False)
     story.save()
     cells_fill(row=story)
-    arena_mark_stale(arena_id=story.arena_id)
+    scores_changed.send(None, arena_id=story.arena_id)
     return story
 
 

@@ -62,8 +62,7 @@ def web(django_db_setup):
         "CONN_MAX_AGE": "0",
         "FLAG_RATE": f"{LIMIT}/hour",
         "SECRET_KEY": settings.SECRET_KEY,  # the same client keys as client_hash() here
-        "TRUST_X_FORWARDED_FOR": "0",  # REMOTE_ADDR is the client (no proxy in front)
-        "TRUSTED_PROXIES": "0",
+        "TRUSTED_PROXIES": "0",  # REMOTE_ADDR is the client (no proxy in front)
         "API_ANON_RATE": "100000/minute",  # only the flag limit under test may answer 429
         "CELERY_BROKER_URL": None,
         "REDIS_URL": None,

@@ -220,7 +220,6 @@ def test_redis_outage_degrades_then_scores_converge(seeded, django_user_model):
             "RECOMPUTE_DEBOUNCE_SECONDS": "0.5",
             "STALE_SWEEP_SECONDS": "2",
             "TRUSTED_PROXIES": "0",
-            "TRUST_X_FORWARDED_FOR": None,
             "DEBUG": "1",
             "LOG_LEVEL": "WARNING",
         }

@@ -48,7 +48,7 @@ UNSTORED_HEADERS = frozenset({"content-length", "content-encoding", "set-cookie"
 
 @dataclass(frozen=True)
 class Page:
-    """A rendered page as stored: everything needed to answer again without the view."""
+    """A rendered page as stored, gzipped once (not by GZipMiddleware on every hit)."""
 
     status: int
     headers: tuple[tuple[str, str], ...]
@@ -85,10 +85,10 @@ class Page:
 
 
 class LRU:
-    """Values within ``max_bytes`` (and ``max_entries``), the least recently used dropped first."""
+    """Values within ``max_bytes``, the least recently used dropped first."""
 
-    def __init__(self, max_bytes: int, max_entries: int = 1 << 62) -> None:
-        self.max_bytes, self.max_entries, self.size = max_bytes, max_entries, 0
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes, self.size = max_bytes, 0
         self.entries: OrderedDict[str, tuple[Any, int]] = OrderedDict()
         self.lock = threading.Lock()  # gthread workers serve several requests at once
 
@@ -107,7 +107,7 @@ class LRU:
                 return
             self.entries[key] = (value, size)
             self.size += size
-            while self.size > self.max_bytes or len(self.entries) > self.max_entries:
+            while self.size > self.max_bytes:
                 self.size -= self.entries.popitem(last=False)[1][1]
 
     def clear(self) -> None:
@@ -120,7 +120,7 @@ class LRU:
 def recent_pages() -> LRU:
     """This process's pages, unpickled: those it served last, or without Redis all it keeps."""
     if isinstance(caches["pages"], LocMemCache):
-        return LRU(settings.PAGE_CACHE_MEMORY_BYTES, settings.PAGE_CACHE_ENTRIES)
+        return LRU(settings.PAGE_CACHE_MEMORY_BYTES)
     return LRU(settings.PAGE_CACHE_LOCAL_BYTES)
 
 

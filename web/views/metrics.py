@@ -30,10 +30,6 @@ from web.http import broker
 
 log = logging.getLogger(__name__)
 
-# kombu's Redis transport keeps a queue's messages of priority p > 0 in a list of their own
-PRIORITY_SEPARATOR = "\x06\x16"
-PRIORITY_STEPS = (0, 3, 6, 9)
-
 
 def _age(since: datetime | None) -> float:
     return 0.0 if since is None else max(0.0, (timezone.now() - since).total_seconds())
@@ -94,9 +90,8 @@ class ScrapeCollector(Collector):
             with broker.client() as client:
                 conf = celery_app.conf
                 queues = {conf.task_default_queue, *(q.name for q in conf.task_queues or ())}
-                for name in sorted(queues):
-                    keys = [name] + [f"{name}{PRIORITY_SEPARATOR}{p}" for p in PRIORITY_STEPS[1:]]
-                    depth.add_metric([name], sum(int(client.llen(key)) for key in keys))
+                for name in sorted(queues):  # (no task has a priority: one list per queue)
+                    depth.add_metric([name], int(client.llen(name)))
                 for task, n in sorted(client.hgetall(broker.FAILURES_KEY).items()):
                     failures.add_metric([task.decode()], int(n))
             answered = True

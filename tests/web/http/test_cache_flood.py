@@ -303,13 +303,16 @@ def test_concurrent_first_requests_for_an_export_render_it_once(seeded_arena):
 # -- local memory
 
 
-def test_a_process_keeps_pages_to_its_byte_and_entry_budget():
-    recent = pagecache.LRU(max_bytes=3000, max_entries=3)
+def test_a_process_keeps_pages_to_its_byte_budget():
+    recent = pagecache.LRU(max_bytes=3000)
     for i in range(10):
         recent.put(f"k{i}", f"page {i}", 900)
     assert recent.size <= 3000 and len(recent.entries) == 3
     assert recent.get("k9") is not None and recent.get("k0") is None
-    recent.put("k10", "page", 100)  # within the bytes: the entries still say which go
-    assert len(recent.entries) == 3 and recent.get("k7") is None
+    recent.get("k7")  # used: k8 is now the least recently used
+    recent.put("k10", "page", 900)
+    assert recent.get("k8") is None and recent.get("k7") is not None
+    recent.put("too-big", "page", 3001)  # larger than the budget: not kept
+    assert recent.get("too-big") is None
     recent.clear()
     assert recent.size == 0 and recent.get("k9") is None

@@ -197,7 +197,6 @@ def settings_in_subprocess(env: dict, name: str = "TRUSTED_PROXIES") -> str:
         if k
         not in (
             "TRUSTED_PROXIES",
-            "TRUST_X_FORWARDED_FOR",
             "TRUSTED_PROXY_IPS",
             "DJANGO_ALLOW_ASYNC_UNSAFE",
         )
@@ -219,9 +218,6 @@ def settings_in_subprocess(env: dict, name: str = "TRUSTED_PROXIES") -> str:
     [
         ({}, "0"),
         ({"TRUSTED_PROXIES": "2"}, "2"),
-        ({"TRUST_X_FORWARDED_FOR": "1"}, "1"),  # the deprecated alias
-        ({"TRUST_X_FORWARDED_FOR": "0"}, "0"),
-        ({"TRUST_X_FORWARDED_FOR": "1", "TRUSTED_PROXIES": "3"}, "3"),  # the new name wins
     ],
 )
 def test_trusted_proxies_from_the_environment(env, trusted):

@@ -136,7 +136,6 @@ def gunicorn_bind(**env: str) -> str:
     [
         ({}, "['0.0.0.0:8000']"),  # no proxy: gunicorn is the front
         ({"TRUSTED_PROXIES": "1", "PORT": "9000"}, "['127.0.0.1:9000']"),
-        ({"TRUST_X_FORWARDED_FOR": "1"}, "['127.0.0.1:8000']"),
         ({"TRUSTED_PROXIES": "2", "BIND": "10.0.0.5:8000"}, "['10.0.0.5:8000']"),
     ],
 )
