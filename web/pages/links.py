@@ -81,28 +81,6 @@ def weights_hx_vals(weights: str) -> str:
     return json.dumps({"weights": weights or ","})
 
 
-# The arena page's other addresses: the views that take the arena's slug, and those that take nothing.
-_ARENA_VIEWS = (
-    "arena-compare",
-    "arena-disputes",
-    "arena-disputes-json",
-    "arena-verify",
-    "arena-export-json",
-    "arena-export-csv",
-    "arena-changes-feed",
-    "arena-markdown",
-    "arena-must-have",
-)
-_SITE_VIEWS = ("home", "methodology", "arena-file-schema", "llms-txt")
-
-
-def arena_page_urls(arena: str) -> dict[str, str]:
-    """The addresses the arena page links, by view name with ``_`` for ``-`` (``arena_disputes``)."""
-    urls = {name.replace("-", "_"): reverse(name, args=[arena]) for name in _ARENA_VIEWS}
-    urls.update({name.replace("-", "_"): reverse(name) for name in _SITE_VIEWS})
-    return urls
-
-
 def matrix_category_urls(arena: str, kept: Mapping[str, str], category: str) -> tuple[str, ...]:
     """A matrix category's links, each keeping the page's query (``kept``): the page with it
     folded, with its rows alone (what htmx loads) and, without JavaScript, a folded one's page
