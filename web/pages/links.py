@@ -22,10 +22,6 @@ def cells_prefix() -> str:
     return url_prefix("cell-detail")
 
 
-def arenas_prefix() -> str:
-    return url_prefix("arena-detail")
-
-
 def head_to_head_prefix(arena: str) -> str:
     """``/arenas/<arena>/vs/``: a pair's page is ``<prefix><a>-vs-<b>/``."""
     # ``…/vs/0-vs-0/`` reversed once; the pair's two slugs take the place of the zeros
@@ -85,7 +81,7 @@ def matrix_category_urls(arena: str, kept: Mapping[str, str], category: str) -> 
     """A matrix category's links, each keeping the page's query (``kept``): the page with it
     folded, with its rows alone (what htmx loads) and, without JavaScript, a folded one's page
     with it open again (else its rows' link)."""
-    page = f"{arenas_prefix()}{arena}/"
+    page = f"{url_prefix('arena-detail')}{arena}/"
     prefix = f"{page}?{urlencode(kept)}&" if kept else f"{page}?"
     rows = f"{prefix}{urlencode({'category': category})}"
     folded = [f for f in kept.get("fold", "").split(",") if f]
