@@ -89,14 +89,14 @@ def leaderboard_lines(board: Leaderboard, arena: str) -> list[Line]:
     rows = list(board.rows)
     calls = next_calls(rows) if board.by_pa else [None] * len(rows)
     lines = []
-    for i, row in enumerate(rows):
+    for i, (row, call) in enumerate(zip(rows, calls, strict=True)):
         after = rows[i + 1] if i + 1 < len(rows) else None
         stale, cells = getattr(row, "stale_cells", 0), getattr(row, "cells", 0)
         lines.append(
             Line(
                 row=row,
                 vs_url=f"{pairs}{row.product.slug}-vs-{row.vs.slug}/" if row.vs else "",
-                close_next=after.product.name if calls[i] and calls[i].close and after else "",
+                close_next=after.product.name if call and call.close and after else "",
                 moved=_moved(row) if board.weighted else None,
                 group=None if spans is None else spans.get(id(row), ""),
                 stale=tally.round_half_up(100 * stale / cells) if stale and cells else 0,
