@@ -1,11 +1,35 @@
 """The public site's routes: the pages, the flag form and its status page, the changes and their
 feeds, open data, the markdown views for programs, and what makes the site findable."""
 
-from django.urls import path
+from django.urls import include, path
 
 from arena import dataformat
 from web.formats import agents, badges, discovery, exports, feeds
 from web.views import disputes, flags, front, musthave, pages, verify
+
+# everything under /arenas/<arena>/
+arena_urls = [
+    path("", pages.arena_detail, name="arena-detail"),
+    path("vs/<slug:a>-vs-<slug:b>/", pages.head_to_head, name="head-to-head"),
+    path("vs/<slug:a>-vs-<slug:b>.md", agents.head_to_head_markdown, name="head-to-head-markdown"),
+    path("compare/", pages.arena_compare, name="arena-compare"),
+    path("must-have/", musthave.arena_must_have, name="arena-must-have"),
+    path("products/<slug:product>/", pages.product_detail, name="product-detail"),
+    path("products/<slug:product>/badge.svg", badges.product_badge_svg, name="product-badge"),
+    path("products/<slug:product>/changes/feed/", feeds.ChangesFeed(), name="product-changes-feed"),
+    path("stories/<int:story>/", pages.story_detail, name="story-detail"),
+    path("sources/", pages.arena_sources, name="arena-sources"),
+    # disputes in the open: an arena's flags under review and decided, as a page, JSON and a feed
+    path("disputes/", disputes.arena_disputes, name="arena-disputes"),
+    path("disputes.json", disputes.arena_disputes_json, name="arena-disputes-json"),
+    path("disputes/feed/", feeds.ArenaDisputesFeed(), name="arena-disputes-feed"),
+    # what would settle the close calls: the arena's unverified cells, most useful first
+    path("verify/", verify.arena_verify, name="arena-verify"),
+    path("verify.json", verify.arena_verify_json, name="arena-verify-json"),
+    path("export.json", exports.arena_export_json, name="arena-export-json"),
+    path("export.csv", exports.arena_export_csv, name="arena-export-csv"),
+    path("changes/feed/", feeds.ChangesFeed(), name="arena-changes-feed"),
+]
 
 urlpatterns = [
     path("", pages.home, name="home"),
@@ -13,31 +37,10 @@ urlpatterns = [
     # the front door: a search over arenas, products and stories; the home page's "X vs Y" picker
     path("search/", front.search, name="search"),
     path("pick/", front.pick_pair, name="pick-pair"),
-    path("arenas/<slug:arena>/", pages.arena_detail, name="arena-detail"),
-    path("arenas/<slug:arena>/vs/<slug:a>-vs-<slug:b>/", pages.head_to_head, name="head-to-head"),
-    path("arenas/<slug:arena>/compare/", pages.arena_compare, name="arena-compare"),
-    path("arenas/<slug:arena>/must-have/", musthave.arena_must_have, name="arena-must-have"),
-    path(
-        "arenas/<slug:arena>/products/<slug:product>/", pages.product_detail, name="product-detail"
-    ),
-    path("arenas/<slug:arena>/stories/<int:story>/", pages.story_detail, name="story-detail"),
+    path("arenas/<slug:arena>/", include(arena_urls)),
+    path("arenas/<slug:arena>.md", agents.arena_markdown, name="arena-markdown"),
     path("cells/<int:cell>/", pages.cell_detail, name="cell-detail"),
-    path("arenas/<slug:arena>/sources/", pages.arena_sources, name="arena-sources"),
-    # disputes in the open: an arena's flags under review and decided, as a page, JSON and a feed
-    path("arenas/<slug:arena>/disputes/", disputes.arena_disputes, name="arena-disputes"),
-    path(
-        "arenas/<slug:arena>/disputes.json",
-        disputes.arena_disputes_json,
-        name="arena-disputes-json",
-    ),
-    path(
-        "arenas/<slug:arena>/disputes/feed/", feeds.ArenaDisputesFeed(), name="arena-disputes-feed"
-    ),
-    # what would settle the close calls: the arena's unverified cells, most useful first
-    path("arenas/<slug:arena>/verify/", verify.arena_verify, name="arena-verify"),
-    path("arenas/<slug:arena>/verify.json", verify.arena_verify_json, name="arena-verify-json"),
-    path("arenas/<slug:arena>/export.json", exports.arena_export_json, name="arena-export-json"),
-    path("arenas/<slug:arena>/export.csv", exports.arena_export_csv, name="arena-export-csv"),
+    path("cells/<int:cell>.md", agents.cell_markdown, name="cell-markdown"),
     path(
         f"schemas/arena-v{dataformat.VERSION}.schema.json",
         exports.published_schema,
@@ -48,35 +51,13 @@ urlpatterns = [
     # the site for programs (llms.txt and markdown views, web/formats/agents.py)
     path("llms.txt", agents.llms_txt, name="llms-txt"),
     path("api.md", agents.api_markdown, name="api-markdown"),
-    path("arenas/<slug:arena>.md", agents.arena_markdown, name="arena-markdown"),
-    path(
-        "arenas/<slug:arena>/vs/<slug:a>-vs-<slug:b>.md",
-        agents.head_to_head_markdown,
-        name="head-to-head-markdown",
-    ),
-    path("cells/<int:cell>.md", agents.cell_markdown, name="cell-markdown"),
     path("robots.txt", discovery.robots_txt, name="robots-txt"),
     path("sitemap.xml", discovery.sitemap_xml, name="sitemap-xml"),
     path("favicon.ico", discovery.favicon, name="favicon-ico"),
-    path(
-        "arenas/<slug:arena>/products/<slug:product>/badge.svg",
-        badges.product_badge_svg,
-        name="product-badge",
-    ),
     # flags: the form on a cell, the reporter's status page; the public record of changes and its feeds
     path("cells/<int:cell>/flag/", flags.flag_create, name="flag-create"),
     path("flags/status/<str:token>/", flags.flag_status, name="flag-status"),
-    path(
-        "flags/unsubscribe/<str:token>/",
-        flags.flag_unsubscribe_view,
-        name="flag-unsubscribe",
-    ),
+    path("flags/unsubscribe/<str:token>/", flags.flag_unsubscribe_view, name="flag-unsubscribe"),
     path("changes/", flags.recent_changes, name="recent-changes"),
     path("changes/feed/", feeds.ChangesFeed(), name="recent-changes-feed"),
-    path("arenas/<slug:arena>/changes/feed/", feeds.ChangesFeed(), name="arena-changes-feed"),
-    path(
-        "arenas/<slug:arena>/products/<slug:product>/changes/feed/",
-        feeds.ChangesFeed(),
-        name="product-changes-feed",
-    ),
 ]

@@ -54,10 +54,8 @@ def evidence_share(published: int, judged: int) -> dict[str, object]:
 
 
 class Moved(NamedTuple):
-    """How far a row moved from its published rank: ``▲2``, "up", its words."""
-
-    mark: str
-    cls: str
+    mark: str  # ``▲2``
+    cls: str  # "up", "down" or "same"
     words: str
 
 
@@ -73,47 +71,34 @@ class Line:
 
 def _moved(row: BoardRow) -> Moved:
     moved, published = int(row.moved), int(row.published_position)
-    if moved > 0:
-        return Moved(f"▲{moved}", "up", f"up {moved} from published rank {published}")
-    if moved < 0:
-        return Moved(f"▼{-moved}", "down", f"down {-moved} from published rank {published}")
-    return Moved("=", "same", f"same as published rank {published}")
-
-
-def _group_spans(board: Leaderboard) -> dict[int, str]:
-    """Each row's range group as the places it spans (``"2–4"``), for groups of two or more."""
-    spans: dict[int, tuple[int, int]] = {}
-    for i, row in enumerate(board.rows):
-        group = getattr(row, "range_group", None)
-        if group is not None:
-            first, _ = spans.get(group, (i + 1, i + 1))
-            spans[group] = (first, i + 1)
-    return {g: f"{a}–{b}" for g, (a, b) in spans.items() if b > a}
+    if moved == 0:
+        return Moved("=", "same", f"same as published rank {published}")
+    mark, cls = ("▲", "up") if moved > 0 else ("▼", "down")
+    return Moved(f"{mark}{abs(moved)}", cls, f"{cls} {abs(moved)} from published rank {published}")
 
 
 def leaderboard_lines(board: Leaderboard, arena: str) -> list[Line]:
     pairs = links.head_to_head_prefix(arena)
-    groups = _group_spans(board) if getattr(board, "range_groups", None) else None
-    weighted = getattr(board, "weighted", False)
+    spans: dict[int, str] | None = None
+    if getattr(board, "range_groups", None):
+        spans = {}
+        for group in board.range_groups:
+            first = board.rows.index(group[0]) + 1
+            spans |= {id(row): f"{first}–{first + len(group) - 1}" for row in group}
     # who leads whom is said on the published order only (the PA Score's ranges)
-    published = board.by_pa and not weighted
     rows = list(board.rows)
-    calls = next_calls(rows) if published else [None] * len(rows)
+    calls = next_calls(rows) if board.by_pa else [None] * len(rows)
     lines = []
-    for i, row in enumerate(rows):
-        p, call = row.product, calls[i]
+    for i, (row, call) in enumerate(zip(rows, calls, strict=True)):
         after = rows[i + 1] if i + 1 < len(rows) else None
-        group = None
-        if groups is not None:
-            group = groups.get(row.range_group, "") if row.range_group is not None else ""
         stale, cells = getattr(row, "stale_cells", 0), getattr(row, "cells", 0)
         lines.append(
             Line(
                 row=row,
-                vs_url=f"{pairs}{p.slug}-vs-{row.vs.slug}/" if row.vs else "",
+                vs_url=f"{pairs}{row.product.slug}-vs-{row.vs.slug}/" if row.vs else "",
                 close_next=after.product.name if call and call.close and after else "",
-                moved=_moved(row) if weighted else None,
-                group=group,
+                moved=_moved(row) if board.weighted else None,
+                group=None if spans is None else spans.get(id(row), ""),
                 stale=tally.round_half_up(100 * stale / cells) if stale and cells else 0,
             )
         )

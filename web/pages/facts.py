@@ -1,5 +1,5 @@
-"""What a product is, as rows of facts (a column per product). A fact nobody stated reads
-"unknown": never a guess (a product without the "free-tier" mark may still have one)."""
+"""What a product is, as rows of facts (a column per product). A fact nobody stated has no text and
+reads "unknown": never a guess (a product without the "free-tier" mark may still have one)."""
 
 from __future__ import annotations
 
@@ -11,18 +11,12 @@ from core.text import format_figure
 from products.facts import open_source
 from products.models import Hosting, Product
 
-UNKNOWN = "unknown"
-
 
 @dataclass(frozen=True)
 class Fact:
-    text: str  # what is shown; UNKNOWN when nobody stated it
+    text: str = ""  # "" when nobody stated it
     url: str = ""  # a link (the product's website, repository, documentation)
     note: str = ""  # a muted aside ("OSI-approved", "as of 2026-09-28")
-
-    @property
-    def known(self) -> bool:
-        return self.text != UNKNOWN
 
 
 @dataclass(frozen=True)
@@ -32,47 +26,33 @@ class FactRow:
     values: tuple[Fact, ...]  # one per product, in the order given
 
 
-def _link(url: str) -> Fact:
-    return Fact(url, url=url) if url else Fact(UNKNOWN)
+_LICENCE_NOTES = {True: "open source (OSI-approved)", False: "not open source", None: ""}
 
 
 def _day(day: date | None) -> str:
     return day.isoformat() if day else ""
 
 
-def _licence(p: Product) -> Fact:
-    if not p.licence:
-        return Fact(UNKNOWN)
-    free = open_source(p.licence)
-    return Fact(p.licence, note="open source (OSI-approved)" if free else "not open source")
-
-
-def _release(p: Product) -> Fact:
-    if not (p.latest_release or p.latest_version):
-        return Fact(UNKNOWN)
-    text = " ".join(part for part in (p.latest_version, _day(p.latest_release)) if part)
-    return Fact(text)
-
-
 def _figure(value: int | None, unit: str, as_of: date | None) -> Fact:
     if value is None:
-        return Fact(UNKNOWN)
+        return Fact()
     return Fact(f"{format_figure(value)}{unit}", note=f"as of {_day(as_of)}" if as_of else "")
 
 
 def _one(p: Product) -> list[tuple[str, str, Fact]]:
-    as_of = p.popularity_as_of
+    as_of, free = p.popularity_as_of, open_source(p.licence)
+    release = " ".join(part for part in (p.latest_version, _day(p.latest_release)) if part)
     return [
-        ("website", "Website", _link(p.website)),
-        ("repository", "Repository", _link(p.repository)),
-        ("documentation", "Documentation", _link(p.documentation)),
-        ("licence", "Licence (SPDX)", _licence(p)),
-        ("languages", "Languages and SDKs", Fact(", ".join(p.languages) or UNKNOWN)),
-        ("hosting", "Hosting", Fact(Hosting(p.hosting).label if p.hosting else UNKNOWN)),
-        ("pricing", "Pricing", Fact(p.pricing or UNKNOWN)),
-        ("free-tier", "Free tier", Fact("yes" if p.tier == "free-tier" else UNKNOWN)),
-        ("first-release", "First release", Fact(_day(p.first_release) or UNKNOWN)),
-        ("latest-release", "Latest release", _release(p)),
+        ("website", "Website", Fact(p.website, url=p.website)),
+        ("repository", "Repository", Fact(p.repository, url=p.repository)),
+        ("documentation", "Documentation", Fact(p.documentation, url=p.documentation)),
+        ("licence", "Licence (SPDX)", Fact(p.licence, note=_LICENCE_NOTES[free])),
+        ("languages", "Languages and SDKs", Fact(", ".join(p.languages))),
+        ("hosting", "Hosting", Fact(Hosting(p.hosting).label if p.hosting else "")),
+        ("pricing", "Pricing", Fact(p.pricing)),
+        ("free-tier", "Free tier", Fact("yes" if p.tier == "free-tier" else "")),
+        ("first-release", "First release", Fact(_day(p.first_release))),
+        ("latest-release", "Latest release", Fact(release)),
         ("stars", "GitHub stars", _figure(p.stars, "", as_of)),
         ("stars-growth", "Stars gained", _figure(p.stars_growth, "/yr", as_of)),
         ("npm", "npm downloads", _figure(p.npm_weekly, "/wk", as_of)),

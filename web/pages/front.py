@@ -64,7 +64,7 @@ def suggestions(path: str, known: Known) -> list[Suggestion]:
     def add(key: str, suggestion: Suggestion) -> None:
         candidates.setdefault(key.lower(), suggestion)
 
-    arenas = links.arenas_prefix()
+    arenas = links.url_prefix("arena-detail")
     for slug, name in known.arenas:
         s = Suggestion(name, "arena", f"{arenas}{slug}/")
         add(slug, s)

@@ -22,10 +22,6 @@ def cells_prefix() -> str:
     return url_prefix("cell-detail")
 
 
-def arenas_prefix() -> str:
-    return url_prefix("arena-detail")
-
-
 def head_to_head_prefix(arena: str) -> str:
     """``/arenas/<arena>/vs/``: a pair's page is ``<prefix><a>-vs-<b>/``."""
     # ``…/vs/0-vs-0/`` reversed once; the pair's two slugs take the place of the zeros
@@ -81,33 +77,11 @@ def weights_hx_vals(weights: str) -> str:
     return json.dumps({"weights": weights or ","})
 
 
-# The arena page's other addresses: the views that take the arena's slug, and those that take nothing.
-_ARENA_VIEWS = (
-    "arena-compare",
-    "arena-disputes",
-    "arena-disputes-json",
-    "arena-verify",
-    "arena-export-json",
-    "arena-export-csv",
-    "arena-changes-feed",
-    "arena-markdown",
-    "arena-must-have",
-)
-_SITE_VIEWS = ("home", "methodology", "arena-file-schema", "llms-txt")
-
-
-def arena_page_urls(arena: str) -> dict[str, str]:
-    """The addresses the arena page links, by view name with ``_`` for ``-`` (``arena_disputes``)."""
-    urls = {name.replace("-", "_"): reverse(name, args=[arena]) for name in _ARENA_VIEWS}
-    urls.update({name.replace("-", "_"): reverse(name) for name in _SITE_VIEWS})
-    return urls
-
-
 def matrix_category_urls(arena: str, kept: Mapping[str, str], category: str) -> tuple[str, ...]:
     """A matrix category's links, each keeping the page's query (``kept``): the page with it
     folded, with its rows alone (what htmx loads) and, without JavaScript, a folded one's page
     with it open again (else its rows' link)."""
-    page = f"{arenas_prefix()}{arena}/"
+    page = f"{url_prefix('arena-detail')}{arena}/"
     prefix = f"{page}?{urlencode(kept)}&" if kept else f"{page}?"
     rows = f"{prefix}{urlencode({'category': category})}"
     folded = [f for f in kept.get("fold", "").split(",") if f]

@@ -157,10 +157,14 @@ def split_items(values: Iterable[str]) -> list[str]:
     return items
 
 
+def items(query: QueryDict, param: Param, length: int = PARAM_MAX_LENGTH) -> list[str]:
+    """``?<name>=a,b`` or ``?<name>=a&<name>=b``: the distinct items, each cut to ``length``."""
+    values = [clean_text(v)[:length] for v in query.getlist(param.name)[:SHOW_MAX]]
+    return split_items(values)[:SHOW_MAX]
+
+
 def slug_list(query: QueryDict, param: Param) -> list[str]:
-    """``?<name>=a,b`` or ``?<name>=a&<name>=b``."""
-    values = [clean_text(v)[: PARAM_MAX_LENGTH * 10] for v in query.getlist(param.name)[:SHOW_MAX]]
-    return [slug for slug in split_items(values) if SLUG.fullmatch(slug)][:SHOW_MAX]
+    return [slug for slug in items(query, param, PARAM_MAX_LENGTH * 10) if SLUG.fullmatch(slug)]
 
 
 def api_products(query: QueryDict) -> list[str]:

@@ -11,23 +11,17 @@ from django.views.decorators.http import require_safe
 from arena.scoring.musthave import NEED_LABELS, NEEDS, MustHaves
 from arena.selectors.matrix import MatrixFilters
 from arena.selectors.musthave import must_check_get
-from core.text import clean_text
 from web import params
 from web.pages import links
 from web.params import HtmxHttpRequest
 from web.views.disputes import arena_or_404
 
 
-def _items(query: QueryDict, param: params.Param) -> list[str]:
-    values = [clean_text(v)[: params.PARAM_MAX_LENGTH] for v in query.getlist(param.name)]
-    return params.split_items(values[: params.SHOW_MAX])[: params.SHOW_MAX]
-
-
 def must_asked(query: QueryDict) -> tuple[MustHaves, list[str]]:
     """``?must=<story id>,…`` and ``?need=<fact>,…``, and what of them cannot be read (a 400)."""
     problems: list[str] = []
     ids: list[int] = []
-    for item in _items(query, params.MUST):
+    for item in params.items(query, params.MUST):
         story = params.record_id(item)
         if story is None:
             problems.append(f"A must-have story is given by its number, not {item[:40]!r}.")
@@ -36,7 +30,7 @@ def must_asked(query: QueryDict) -> tuple[MustHaves, list[str]]:
     if len(ids) > params.MUST_MAX:
         problems.append(f"At most {params.MUST_MAX} must-have stories; {len(ids)} were given.")
         ids = ids[: params.MUST_MAX]
-    needs = _items(query, params.NEED)
+    needs = params.items(query, params.NEED)
     if unknown := [n for n in needs if n not in NEEDS]:
         problems.append(f"No fact {unknown[0][:40]!r} to require: one of {', '.join(NEEDS)}.")
     return MustHaves(tuple(sorted(ids)), tuple(n for n in NEEDS if n in needs)), problems

@@ -99,7 +99,6 @@ def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     ctx: dict[str, Any] = {
         "arena": found,
         "arena_url": arena_url,
-        "urls": links.arena_page_urls(found.slug),  # the other addresses the page links
         "open_disputes": arena_open_dispute_counts(arena=found),
         "filters": asked.filters,
         # the rank asked for, which the filter form carries along unless it is the default
