@@ -86,8 +86,7 @@ class DuplicateKey(ValueError):
 
 
 def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``json.loads``'s ``object_pairs_hook``: refuses a key that appears twice (JSON leaves it
-    undefined; Python would keep the last). The arena files and the API's bodies read JSON so."""
+    """``json.loads``'s ``object_pairs_hook``: a key twice is refused, not silently overwritten."""
     seen: dict[str, Any] = {}
     for key, value in pairs:
         if key in seen:

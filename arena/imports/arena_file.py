@@ -31,8 +31,6 @@ from core.uris import uri_encode, uri_problem
 from products.facts import licence_problem
 from stories.values import CellValue, Quote
 
-# At most this many schema errors are listed (the first ones in document order).
-MAX_ERRORS = 20
 # What no text may hold: control characters (but tab and newline in the long texts) and lone
 # surrogates (half a UTF-16 pair, which no UTF-8 text or database can store). XML, and so the Atom
 # feeds, cannot carry controls; a line break in a name would break a mail header or a log line.
@@ -176,11 +174,8 @@ def _schema_check(document: Any, file: _File) -> None:
         _validator().iter_errors(document),
         key=lambda e: [(0, p, "") if isinstance(p, int) else (1, 0, p) for p in e.absolute_path],
     )
-    if found:
-        lines = [f"{file.where(e.absolute_path)}: {_message(e)}" for e in found[:MAX_ERRORS]]
-        if len(found) > MAX_ERRORS:
-            lines.append(f"... and {len(found) - MAX_ERRORS} more")
-        raise ArenaFileError(file.path, f"\n{file.path}: ".join(lines))
+    if found:  # the first in document order
+        raise file.at(found[0].absolute_path, _message(found[0]))
 
 
 def _message(error: ValidationError) -> str:
@@ -202,8 +197,7 @@ def _short(message: str, size: int = 300) -> str:
 
 
 def _texts_check(value: Any, where: list[str | int], file: _File) -> None:
-    """No control character or lone surrogate in any text of the document, and no line break in
-    a name, title or other one-line text (the schema cannot say it)."""
+    """No control character or lone surrogate in any text, no line break in a one-line text."""
     if isinstance(value, str):
         key = next((step for step in reversed(where) if isinstance(step, str)), "")
         long = key in LONG_TEXTS

@@ -1,5 +1,5 @@
-"""The arena overview page: title, counts, leaderboard, best by user type, story matrix, legend,
-adjacent arenas; every name checked against what the database stores."""
+"""The arena overview page: title, counts, leaderboard, story matrix and adjacent arenas, every
+name checked against what the database stores."""
 
 from __future__ import annotations
 
@@ -25,13 +25,9 @@ _COUNTS_RE = re.compile(
     rf"([0-9]+) user stories · ([0-9]+) judged cells · updated {_DATE} · Evidence as of {_DATE}"
 )
 _TITLE_RE = re.compile(r"(.+) arena\1")  # the arena's title, and each adjacent arena's
-_FIELDS = ("stars", "stars_growth", "npm_weekly", "pypi_weekly", "popularity_as_of")
-_FIGURES = (
-    ("stars", "★", re.compile(r"★ ([0-9.]+[kM]?)")),
-    ("stars_growth", "▲", re.compile(r"▲ ([0-9.]+[kM]?)/yr")),
-    ("npm_weekly", "npm", re.compile(r"npm ([0-9.]+[kM]?)/wk")),
-    ("pypi_weekly", "pypi", re.compile(r"pypi ([0-9.]+[kM]?)/wk")),
-)
+# a product's popularity figures: the model field, the mark shown before the figure and after it
+_FIGURES = {"stars": ("★", ""), "stars_growth": ("▲", "/yr")}
+_FIGURES |= {"npm_weekly": ("npm", "/wk"), "pypi_weekly": ("pypi", "/wk")}
 
 
 def is_overview(lines: list[str]) -> bool:
@@ -71,7 +67,8 @@ def parse_overview(path: str, lines: list[str]) -> tuple[OverviewPage, dict[str,
     cur.take("no story matrix found")
     products, categories, stories = StoryMatrix(cur).read()
     adjacent = _adjacent_arenas(cur)
-    values = {p: {"slug": arena_slugify(p), "tier": "", **dict.fromkeys(_FIELDS)} for p in products}
+    blank = {"tier": "", **dict.fromkeys([*_FIGURES, "popularity_as_of"])}
+    values = {p: {"slug": arena_slugify(p), **blank} for p in products}
     ranked: dict[str, int] = {}
     leaderboard = []
     for at in leader_lines:
@@ -86,11 +83,6 @@ def parse_overview(path: str, lines: list[str]) -> tuple[OverviewPage, dict[str,
     if (cells := len(stories) * len(products)) != cell_count:
         says = f"the page says {cell_count} judged cells but its matrix has {cells}"
         raise cur.error(says, counts_line)
-    seen: dict[str, int] = {}
-    for s in stories:
-        if s.text in seen:
-            raise cur.error(f"story {s.text[:60]!r} already appears on line {seen[s.text]}", s.line)
-        seen[s.text] = s.line
     head = (name, description, story_count, cell_count, updated, evidence_as_of)
     leaders = tuple(leaderboard)
     page = OverviewPage(path, *head, products, categories, stories, adjacent, leaders)
@@ -125,8 +117,8 @@ def _leader_row(cur: Cursor, products: tuple[str, ...]) -> tuple[LeaderboardRow,
     while j < len(cols) and re.fullmatch(r"[0-9]+/100", cols[j]):  # the scores are computed
         j += 1
     popularity = cols[j] if j < len(cols) else ""
-    for key, mark, pattern in _FIGURES:
-        if fm := pattern.search(popularity):
+    for key, (mark, unit) in _FIGURES.items():
+        if fm := re.search(rf"{mark} ([0-9.]+[kM]?){unit}", popularity):
             values[key] = cur.figure(f"Product.{key}", f"{mark} {fm.group(1)}")
     rest = " | ".join(cols[j + 1 :])
     vm = re.search(r"([0-9]+)/([0-9]+) verified(?: · ([0-9]+) disputed)?", rest)
@@ -166,13 +158,12 @@ def _adjacent_arenas(cur: Cursor) -> tuple[AdjacentRecord, ...]:
 
 
 class StoryMatrix:
-    """Category headings (``<Name> — <blurb><Name>``), sub-group headings, and tables whose
-    columns are the products, up to the legend (``Verdict…``)."""
+    """Category headings (``<Name> — <blurb><Name>``), sub-group headings and product tables."""
 
     def __init__(self, cur: Cursor):
         self.cur = cur
         self.products: tuple[str, ...] | None = None
-        self.stories: list[MatrixStory] = []
+        self.stories: dict[str, MatrixStory] = {}  # by text
         self.blurbs: dict[str, str] = {}  # by category, in page order
         self.groups: dict[str, list[str | None]] = {}  # each category's, in page order
         self.lines: dict[str, int] = {}  # where each category and sub-group first is
@@ -199,7 +190,7 @@ class StoryMatrix:
         if self.products is None:
             raise cur.error("the story matrix has no table")
         categories = (CategoryRecord(c, b, tuple(self.groups[c])) for c, b in self.blurbs.items())
-        return self.products, tuple(categories), tuple(self.stories)
+        return self.products, tuple(categories), tuple(self.stories.values())
 
     def _table_header(self, line: str) -> None:
         cur = self.cur
@@ -256,8 +247,10 @@ class StoryMatrix:
                 (product, CellValue.parse_mark(raw))
                 for product, raw in zip(products, cols[2:], strict=True)
             )
-        self.stories.append(
-            MatrixStory(text, persona, self.category, self.group, cells, cur.lineno)
+        if first := self.stories.get(text):
+            raise cur.error(f"story {text[:60]!r} already appears on line {first.line}")
+        self.stories[text] = MatrixStory(
+            text, persona, self.category, self.group, cells, cur.lineno
         )
 
     def _heading(self, line: str) -> None:

@@ -32,8 +32,7 @@ from stories.models import Story
 
 @transaction.atomic
 def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> ImportRun:
-    """Build or update an arena; twice = once. Moderated or edited values are kept and reported
-    (``overwrite_moderated``: written over, recorded publicly)."""
+    """Build or update an arena; twice = once. Moderated or edited values are kept and reported."""
     ov = record.overview
     slug = record.slug or arena_slugify(ov.name)
     found = import_arena_find(record, slug=slug)
@@ -127,8 +126,7 @@ def _write_listed[Row: (Product, Story)](
     existing: dict[str, Row],
     check: Callable[[Any, dict[str, Any]], None],
 ) -> dict[str, Row]:
-    """The listed rows in page order, by name (``check``: before a row is written, with what an
-    admin edited kept; a retired one back unless an admin retired it since); the others retired."""
+    """Write the listed rows in page order (``check`` runs first) and retire the others."""
     kind = "story" if model is Story else "product"
     model.all_objects.filter(arena=run.arena).update(position=F("position") + run.offset)
     written: dict[str, Row] = {}
@@ -181,8 +179,7 @@ def _categories(run: ImportRun) -> None:
 def _named[Named: (Category, SubGroup, AdjacentArena)](
     run: ImportRun, model: type[Named], rows: Any, listed: dict[str, dict], **parent: Any
 ) -> tuple[dict[str, Named], list[Named]]:
-    """The listed rows by name, written in page order, and those no longer listed. An adjacent
-    arena's place is one of its values (an admin's order stays: no place is unique)."""
+    """The listed rows written in page order, and those no longer listed."""
     kind = {Category: "category", SubGroup: "sub-group", AdjacentArena: "adjacent arena"}[model]
     rows = list(rows)
     found = named_rows(rows, listed, run.record.overview.path, kind)
