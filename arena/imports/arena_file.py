@@ -16,7 +16,6 @@ from jsonschema import Draft202012Validator, ValidationError
 
 from arena import dataformat
 from arena.imports.reading import (
-    AdjacentRecord,
     ArenaRecord,
     CategoryRecord,
     CellDetail,
@@ -231,8 +230,6 @@ def _record(doc: dict[str, Any], file: _File) -> ArenaRecord:
         file.path,
         arena["name"],
         arena.get("description", ""),
-        len(stories),
-        len(cells),
         file.date(arena["updated"], ["arena", "updated"]),  # type: ignore[arg-type]
         file.date(arena.get("evidence_as_of"), ["arena", "evidence_as_of"]),  # type: ignore[arg-type]
         tuple(p["name"] for p in products),
@@ -250,10 +247,7 @@ def _record(doc: dict[str, Any], file: _File) -> ArenaRecord:
             )
             for s in stories
         ),
-        tuple(
-            AdjacentRecord(a["name"], a["product_count"], a["leader"], a.get("shares") or None)
-            for a in adjacent
-        ),
+        tuple({**a, "shares": a.get("shares") or ""} for a in adjacent),
     )
     file.unique(adjacent, "name", "adjacent")
     return ArenaRecord(

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from typing import Any
 
 from arena.imports.reading import (
-    AdjacentRecord,
     CategoryRecord,
     Cursor,
     LeaderboardRow,
@@ -83,10 +83,8 @@ def parse_overview(path: str, lines: list[str]) -> tuple[OverviewPage, dict[str,
     if (cells := len(stories) * len(products)) != cell_count:
         says = f"the page says {cell_count} judged cells but its matrix has {cells}"
         raise cur.error(says, counts_line)
-    head = (name, description, story_count, cell_count, updated, evidence_as_of)
-    leaders = tuple(leaderboard)
-    page = OverviewPage(path, *head, products, categories, stories, adjacent, leaders)
-    return page, values
+    head = (path, name, description, updated, evidence_as_of, products, categories, stories)
+    return OverviewPage(*head, adjacent, tuple(leaderboard)), values
 
 
 def _date(cur: Cursor, text: str, what: str) -> date:
@@ -132,9 +130,9 @@ def _leader_row(cur: Cursor, products: tuple[str, ...]) -> tuple[LeaderboardRow,
     return LeaderboardRow(product, vs, *counts), values
 
 
-def _adjacent_arenas(cur: Cursor) -> tuple[AdjacentRecord, ...]:
+def _adjacent_arenas(cur: Cursor) -> tuple[dict[str, Any], ...]:
     """Everything after the matrix."""
-    adjacent: list[AdjacentRecord] = []
+    adjacent = []
     first_lines: dict[str, int] = {}
     while not cur.done:
         am = _TITLE_RE.fullmatch(cur.take().strip())
@@ -148,12 +146,12 @@ def _adjacent_arenas(cur: Cursor) -> tuple[AdjacentRecord, ...]:
         most = max_value("AdjacentArena.product_count")
         count = cur.number(pm.group(1), "adjacent arena product count", most)
         leader = cur.fit("AdjacentArena.leader", "adjacent arena leader", pm.group(2))
-        shares = None
+        shares = ""
         if (line := cur.peek()) is not None and line.startswith("shares: "):
             cur.take()
             shares = line[len("shares: ") :].strip()
             cur.fit("AdjacentArena.shares", "shared category", shares)
-        adjacent.append(AdjacentRecord(name, count, leader, shares))
+        adjacent.append({"name": name, "product_count": count, "leader": leader, "shares": shares})
     return tuple(adjacent)
 
 

@@ -165,22 +165,19 @@ class ImportRun:
 
     def report_lines(self) -> list[str]:
         """The report after the summary: the counts per kind, then a line per row named."""
-        exact = self.record.exact
-        values, where = (
-            ("the file's values", "in the file") if exact else ("the pages' values", "on the pages")
-        )
-        given = "the file gives no" if exact else "no page gives"
-        lines = []
-        for kind in IMPORT_KINDS:
-            if parts := [
-                f"{self.tally[kind, a]} {a}" for a in REPORT_ACTIONS if self.tally[kind, a]
-            ]:
-                lines.append(f"{kind}: {', '.join(parts)}")
+        file = self.record.exact
+        where = "in the file" if file else "on the pages"
+        counts = {
+            k: [f"{n} {a}" for a in REPORT_ACTIONS if (n := self.tally[k, a])] for k in IMPORT_KINDS
+        }
+        lines = [f"{kind}: {', '.join(parts)}" for kind, parts in counts.items() if parts]
+        given = "the file gives no" if file else "no page gives"
         lines += [
             f"{given} the weight of {t!r}: default weight used" for t in self.default_weight_stories
         ]
         lines += self.kept
         if self.kept:
+            values = "the file's values" if file else "the pages' values"
             lines.append(
                 f"{len(self.kept)} moderated or edited value(s) kept; --overwrite-moderated "
                 f"writes {values} over them"
