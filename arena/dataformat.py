@@ -34,7 +34,6 @@ def _compact(value: Any) -> str:
 
 
 def document_lines(document: Mapping[str, Any]) -> Iterator[str]:
-    """The document as text, line by line (each with its newline)."""
     yield "{\n"
     last = len(SECTIONS) - 1
     for i, key in enumerate(SECTIONS):
@@ -73,13 +72,10 @@ def document_text(document: Mapping[str, Any]) -> str:
 
 
 def schema() -> dict[str, Any]:
-    """The format's JSON Schema (draft 2020-12), as shipped in ``arena/schemas/``."""
     return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
 
 
 class DuplicateKey(ValueError):
-    """A JSON object names one key twice."""
-
     def __init__(self, key: str) -> None:
         super().__init__(key)
         self.key = key

@@ -37,6 +37,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 _ONE_LINE_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 # The texts that may run over several lines (by their key); every other text is one line.
 LONG_TEXTS = frozenset({"description", "rationale", "quote"})
+MAX_ERRORS = 20  # schema errors listed at once, in document order
 # A slug pattern's error says the rule (core.text) rather than quote the regular expression.
 _SLUG_PATTERNS = {SLUG_PATTERN: False, PRODUCT_SLUG_PATTERN: True}
 # A product's dates and addresses, in the order they are checked
@@ -173,8 +174,11 @@ def _schema_check(document: Any, file: _File) -> None:
         _validator().iter_errors(document),
         key=lambda e: [(0, p, "") if isinstance(p, int) else (1, 0, p) for p in e.absolute_path],
     )
-    if found:  # the first in document order
-        raise file.at(found[0].absolute_path, _message(found[0]))
+    lines = [f"{file.where(e.absolute_path)}: {_message(e)}" for e in found[:MAX_ERRORS]]
+    if len(found) > MAX_ERRORS:
+        lines.append(f"... and {len(found) - MAX_ERRORS} more")
+    if lines:
+        raise ArenaFileError(file.path, f"\n{file.path}: ".join(lines))
 
 
 def _message(error: ValidationError) -> str:
@@ -267,7 +271,6 @@ def _record(doc: dict[str, Any], file: _File) -> ArenaRecord:
 
 
 def _slug(arena: dict[str, Any], file: _File) -> str:
-    """The arena's slug: the one given, else made of its name."""
     slug: str = arena.get("slug") or arena_slugify(arena["name"])
     if not slug:
         raise file.at(["arena", "name"], "has no letters or digits to make a URL slug of")
@@ -306,7 +309,6 @@ def _stories(
 def _cells(
     cells: list[dict[str, Any]], story_by_key: dict, by_slug: dict[str, str], file: _File
 ) -> dict[tuple[int, str], CellDetail]:
-    """Each cell, by its story key and product slug."""
     details: dict[tuple[int, str], CellDetail] = {}
     for i, c in enumerate(cells):
         where: list[str | int] = ["cells", i]

@@ -176,13 +176,9 @@ class StoryMatrix:
             cur.take()
             if line.startswith("| Story | Persona |"):
                 self._table_header(line)
-            elif line.startswith("|---") or re.fullmatch(
-                r"[0-9]+/[0-9]+ stories shown.*", line.strip()
-            ):
-                pass
             elif line.startswith("| "):
                 self._row(line)
-            elif line.strip():
+            elif line.strip() and not re.match(r"\|---|[0-9]+/[0-9]+ stories shown", line.strip()):
                 self._heading(line)
                 self.in_table = False
         if self.products is None:
@@ -205,19 +201,13 @@ class StoryMatrix:
         self.in_table = True
 
     def _check_products(self, names: tuple[str, ...]) -> tuple[str, ...]:
-        """The matrix's columns: names and slugs that fit, no two alike."""
         by_slug: dict[str, str] = {}
         for name in names:
             self.cur.fit("Product.name", "product name", name)
-            made = self.cur.slug("Product.slug", "product name", name)
-            if made in by_slug:
-                other = by_slug[made]
-                raise self.cur.error(
-                    f"product {short(name)} appears twice in the matrix columns"
-                    if other == name
-                    else f"products {short(other)} and {short(name)} have the same slug {made!r}"
-                )
-            by_slug[made] = name
+            self.cur.slug("Product.slug", "product name", name)
+            if name in by_slug.values():
+                raise self.cur.error(f"product {short(name)} appears twice in the matrix columns")
+            self.cur.same_slug(by_slug, "products", name)
         return names
 
     def _row(self, line: str) -> None:
@@ -252,19 +242,12 @@ class StoryMatrix:
         )
 
     def _heading(self, line: str) -> None:
-        """A category heading, else a sub-group heading."""
         cur = self.cur
         if header := _split_category_heading(line):
             category, blurb = header
             cur.once(self.lines, category, f"category {short(category)} appears twice")
-            made = arena_slugify(category)
-            if made in self.category_slugs:
-                # the category's slug is its key in ?weights= and the matrix's filter
-                raise cur.error(
-                    f"categories {short(self.category_slugs[made])} and {short(category)} "
-                    f"have the same slug {made!r}"
-                )
-            self.category_slugs[made] = category
+            # (a category's slug is its key in ?weights= and the matrix's filter)
+            cur.same_slug(self.category_slugs, "categories", category)
             cur.fit("Category.name", "category name", category)
             self.blurbs[category] = cur.fit("Category.blurb", "category blurb", blurb)
             self.category, self.group, self.groups[category] = category, None, []

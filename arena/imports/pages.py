@@ -66,7 +66,6 @@ def label_matches(label: str, persona: str) -> bool:
 def merge_pages(
     overview: OverviewPage, compares: Sequence[ComparePage], products: dict[str, dict]
 ) -> ArenaRecord:
-    """Check the head-to-head pages against the overview and against each other."""
     stories = {s.text: s for s in overview.stories}
     # each value with where it was first read ("FILE:LINE"), to name it when another page differs
     weights: dict[str, tuple[int, str]] = {}

@@ -27,8 +27,6 @@ TEXT_LIMITS = {"Arena.description": 5_000, "Cell.rationale": 20_000, "Evidence.q
 
 
 class PageError(ValueError):
-    """A problem in a page dump, located by file and line."""
-
     def __init__(self, path: str, line: int, reason: str):
         self.path, self.line, self.reason = path, line, reason
         super().__init__(f"{path}:{line}: {reason}")
@@ -135,6 +133,12 @@ class Cursor:
                 f"at most {limit} fit ({label})"
             )
         return made
+
+    def same_slug(self, seen: dict[str, str], what: str, name: str) -> None:
+        """Refuse ``name`` when its slug is that of another name in ``seen`` (slug → name)."""
+        made = arena_slugify(name)
+        if (other := seen.setdefault(made, name)) != name:
+            raise self.error(f"{what} {short(other)} and {short(name)} have the same slug {made!r}")
 
     def figure(self, label: str, shown: str) -> int:
         """A popularity figure as shown (``★ 23k``), as ``parse_figure`` stores it in ``label``."""
