@@ -63,12 +63,8 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
         arena_mark_stale(arena_id=arena.pk)
     # a persona's label shows on the pages of every arena that asks for it, and its slug keys
     # their stored scores
-    for other in (
-        Story.all_objects.filter(persona__in=run.relabelled)
-        .exclude(arena=arena)
-        .values_list("arena_id", flat=True)
-        .distinct()
-    ):
+    others = Story.all_objects.filter(persona__in=run.relabelled).exclude(arena=arena)
+    for other in set(others.values_list("arena_id", flat=True)):
         arena_mark_stale(arena_id=other)
     return run
 

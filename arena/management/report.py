@@ -47,7 +47,3 @@ class ImportCommand(BaseCommand):
                 "imported"
             ) from None
         return run
-
-    def write_report(self, first: str, run: ImportRun) -> None:
-        for line in [first, *run.report_lines()]:
-            self.stdout.write(line)

@@ -35,4 +35,4 @@ class Command(ImportCommand):
                 f"{len(run.record.sources or ())} sources. Nothing was imported"
                 + ("; the import would report:" if run.report_lines() else ".")
             )
-        self.write_report(first, run)
+        self.stdout.write("\n".join([first, *run.report_lines()]))
