@@ -34,7 +34,6 @@ def _compact(value: Any) -> str:
 
 
 def document_lines(document: Mapping[str, Any]) -> Iterator[str]:
-    """The document as text, line by line (each with its newline)."""
     yield "{\n"
     last = len(SECTIONS) - 1
     for i, key in enumerate(SECTIONS):
@@ -73,21 +72,17 @@ def document_text(document: Mapping[str, Any]) -> str:
 
 
 def schema() -> dict[str, Any]:
-    """The format's JSON Schema (draft 2020-12), as shipped in ``arena/schemas/``."""
     return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
 
 
 class DuplicateKey(ValueError):
-    """A JSON object names one key twice."""
-
     def __init__(self, key: str) -> None:
         super().__init__(key)
         self.key = key
 
 
 def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``json.loads``'s ``object_pairs_hook``: refuses a key that appears twice (JSON leaves it
-    undefined; Python would keep the last). The arena files and the API's bodies read JSON so."""
+    """``json.loads``'s ``object_pairs_hook``: a key twice is refused, not silently overwritten."""
     seen: dict[str, Any] = {}
     for key, value in pairs:
         if key in seen:

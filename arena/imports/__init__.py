@@ -1,3 +1,2 @@
-"""Arena imports: page dumps (``pages``) or an arena file (``arena_file``) read into the records
-of ``reading``, every problem named by file and line, then written in one transaction
-(``service.arena_import``). docs/importing.md says the rules."""
+"""Arena imports: page dumps or an arena file read, then written in one transaction
+(docs/importing.md)."""

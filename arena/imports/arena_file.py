@@ -16,7 +16,6 @@ from jsonschema import Draft202012Validator, ValidationError
 
 from arena import dataformat
 from arena.imports.reading import (
-    AdjacentRecord,
     ArenaRecord,
     CategoryRecord,
     CellDetail,
@@ -31,8 +30,6 @@ from core.uris import uri_encode, uri_problem
 from products.facts import licence_problem
 from stories.values import CellValue, Quote
 
-# At most this many schema errors are listed (the first ones in document order).
-MAX_ERRORS = 20
 # What no text may hold: control characters (but tab and newline in the long texts) and lone
 # surrogates (half a UTF-16 pair, which no UTF-8 text or database can store). XML, and so the Atom
 # feeds, cannot carry controls; a line break in a name would break a mail header or a log line.
@@ -40,6 +37,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 _ONE_LINE_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 # The texts that may run over several lines (by their key); every other text is one line.
 LONG_TEXTS = frozenset({"description", "rationale", "quote"})
+MAX_ERRORS = 20  # schema errors listed at once, in document order
 # A slug pattern's error says the rule (core.text) rather than quote the regular expression.
 _SLUG_PATTERNS = {SLUG_PATTERN: False, PRODUCT_SLUG_PATTERN: True}
 # A product's dates and addresses, in the order they are checked
@@ -176,10 +174,10 @@ def _schema_check(document: Any, file: _File) -> None:
         _validator().iter_errors(document),
         key=lambda e: [(0, p, "") if isinstance(p, int) else (1, 0, p) for p in e.absolute_path],
     )
-    if found:
-        lines = [f"{file.where(e.absolute_path)}: {_message(e)}" for e in found[:MAX_ERRORS]]
-        if len(found) > MAX_ERRORS:
-            lines.append(f"... and {len(found) - MAX_ERRORS} more")
+    lines = [f"{file.where(e.absolute_path)}: {_message(e)}" for e in found[:MAX_ERRORS]]
+    if len(found) > MAX_ERRORS:
+        lines.append(f"... and {len(found) - MAX_ERRORS} more")
+    if lines:
         raise ArenaFileError(file.path, f"\n{file.path}: ".join(lines))
 
 
@@ -202,8 +200,7 @@ def _short(message: str, size: int = 300) -> str:
 
 
 def _texts_check(value: Any, where: list[str | int], file: _File) -> None:
-    """No control character or lone surrogate in any text of the document, and no line break in
-    a name, title or other one-line text (the schema cannot say it)."""
+    """No control character or lone surrogate in any text, no line break in a one-line text."""
     if isinstance(value, str):
         key = next((step for step in reversed(where) if isinstance(step, str)), "")
         long = key in LONG_TEXTS
@@ -237,8 +234,6 @@ def _record(doc: dict[str, Any], file: _File) -> ArenaRecord:
         file.path,
         arena["name"],
         arena.get("description", ""),
-        len(stories),
-        len(cells),
         file.date(arena["updated"], ["arena", "updated"]),  # type: ignore[arg-type]
         file.date(arena.get("evidence_as_of"), ["arena", "evidence_as_of"]),  # type: ignore[arg-type]
         tuple(p["name"] for p in products),
@@ -256,10 +251,7 @@ def _record(doc: dict[str, Any], file: _File) -> ArenaRecord:
             )
             for s in stories
         ),
-        tuple(
-            AdjacentRecord(a["name"], a["product_count"], a["leader"], a.get("shares") or None)
-            for a in adjacent
-        ),
+        tuple({**a, "shares": a.get("shares") or ""} for a in adjacent),
     )
     file.unique(adjacent, "name", "adjacent")
     return ArenaRecord(
@@ -279,7 +271,6 @@ def _record(doc: dict[str, Any], file: _File) -> ArenaRecord:
 
 
 def _slug(arena: dict[str, Any], file: _File) -> str:
-    """The arena's slug: the one given, else made of its name."""
     slug: str = arena.get("slug") or arena_slugify(arena["name"])
     if not slug:
         raise file.at(["arena", "name"], "has no letters or digits to make a URL slug of")
@@ -318,7 +309,6 @@ def _stories(
 def _cells(
     cells: list[dict[str, Any]], story_by_key: dict, by_slug: dict[str, str], file: _File
 ) -> dict[tuple[int, str], CellDetail]:
-    """Each cell, by its story key and product slug."""
     details: dict[tuple[int, str], CellDetail] = {}
     for i, c in enumerate(cells):
         where: list[str | int] = ["cells", i]

@@ -108,8 +108,7 @@ def _import_cell(
     where: str,
     last: CellChange | None,
 ) -> str | None:
-    """One cell the arena holds: ``"kept"`` when kept as moderated, ``"evidence"`` when its quotes
-    are stated again as they are."""
+    """A held cell: ``"kept"`` when kept as moderated, ``"evidence"`` when its quotes are restated."""
     exact = run.record.exact
     d = detail or CellDetail("", mark, "", (), 0, published=False)
     file = _parts(mark, d.rationale, d.published, d.evidence, d.evidence_as_of, exact)

@@ -1,13 +1,13 @@
-"""The arena overview page: title, counts, leaderboard, best by user type, story matrix, legend,
-adjacent arenas; every name checked against what the database stores."""
+"""The arena overview page: title, counts, leaderboard, story matrix and adjacent arenas, every
+name checked against what the database stores."""
 
 from __future__ import annotations
 
 import re
 from datetime import date
+from typing import Any
 
 from arena.imports.reading import (
-    AdjacentRecord,
     CategoryRecord,
     Cursor,
     LeaderboardRow,
@@ -25,13 +25,9 @@ _COUNTS_RE = re.compile(
     rf"([0-9]+) user stories · ([0-9]+) judged cells · updated {_DATE} · Evidence as of {_DATE}"
 )
 _TITLE_RE = re.compile(r"(.+) arena\1")  # the arena's title, and each adjacent arena's
-_FIELDS = ("stars", "stars_growth", "npm_weekly", "pypi_weekly", "popularity_as_of")
-_FIGURES = (
-    ("stars", "★", re.compile(r"★ ([0-9.]+[kM]?)")),
-    ("stars_growth", "▲", re.compile(r"▲ ([0-9.]+[kM]?)/yr")),
-    ("npm_weekly", "npm", re.compile(r"npm ([0-9.]+[kM]?)/wk")),
-    ("pypi_weekly", "pypi", re.compile(r"pypi ([0-9.]+[kM]?)/wk")),
-)
+# a product's popularity figures: the model field, the mark shown before the figure and after it
+_FIGURES = {"stars": ("★", ""), "stars_growth": ("▲", "/yr")}
+_FIGURES |= {"npm_weekly": ("npm", "/wk"), "pypi_weekly": ("pypi", "/wk")}
 
 
 def is_overview(lines: list[str]) -> bool:
@@ -71,7 +67,8 @@ def parse_overview(path: str, lines: list[str]) -> tuple[OverviewPage, dict[str,
     cur.take("no story matrix found")
     products, categories, stories = StoryMatrix(cur).read()
     adjacent = _adjacent_arenas(cur)
-    values = {p: {"slug": arena_slugify(p), "tier": "", **dict.fromkeys(_FIELDS)} for p in products}
+    blank = {"tier": "", **dict.fromkeys([*_FIGURES, "popularity_as_of"])}
+    values = {p: {"slug": arena_slugify(p), **blank} for p in products}
     ranked: dict[str, int] = {}
     leaderboard = []
     for at in leader_lines:
@@ -86,15 +83,8 @@ def parse_overview(path: str, lines: list[str]) -> tuple[OverviewPage, dict[str,
     if (cells := len(stories) * len(products)) != cell_count:
         says = f"the page says {cell_count} judged cells but its matrix has {cells}"
         raise cur.error(says, counts_line)
-    seen: dict[str, int] = {}
-    for s in stories:
-        if s.text in seen:
-            raise cur.error(f"story {s.text[:60]!r} already appears on line {seen[s.text]}", s.line)
-        seen[s.text] = s.line
-    head = (name, description, story_count, cell_count, updated, evidence_as_of)
-    leaders = tuple(leaderboard)
-    page = OverviewPage(path, *head, products, categories, stories, adjacent, leaders)
-    return page, values
+    head = (path, name, description, updated, evidence_as_of, products, categories, stories)
+    return OverviewPage(*head, adjacent, tuple(leaderboard)), values
 
 
 def _date(cur: Cursor, text: str, what: str) -> date:
@@ -125,8 +115,8 @@ def _leader_row(cur: Cursor, products: tuple[str, ...]) -> tuple[LeaderboardRow,
     while j < len(cols) and re.fullmatch(r"[0-9]+/100", cols[j]):  # the scores are computed
         j += 1
     popularity = cols[j] if j < len(cols) else ""
-    for key, mark, pattern in _FIGURES:
-        if fm := pattern.search(popularity):
+    for key, (mark, unit) in _FIGURES.items():
+        if fm := re.search(rf"{mark} ([0-9.]+[kM]?){unit}", popularity):
             values[key] = cur.figure(f"Product.{key}", f"{mark} {fm.group(1)}")
     rest = " | ".join(cols[j + 1 :])
     vm = re.search(r"([0-9]+)/([0-9]+) verified(?: · ([0-9]+) disputed)?", rest)
@@ -140,9 +130,9 @@ def _leader_row(cur: Cursor, products: tuple[str, ...]) -> tuple[LeaderboardRow,
     return LeaderboardRow(product, vs, *counts), values
 
 
-def _adjacent_arenas(cur: Cursor) -> tuple[AdjacentRecord, ...]:
+def _adjacent_arenas(cur: Cursor) -> tuple[dict[str, Any], ...]:
     """Everything after the matrix."""
-    adjacent: list[AdjacentRecord] = []
+    adjacent = []
     first_lines: dict[str, int] = {}
     while not cur.done:
         am = _TITLE_RE.fullmatch(cur.take().strip())
@@ -156,23 +146,22 @@ def _adjacent_arenas(cur: Cursor) -> tuple[AdjacentRecord, ...]:
         most = max_value("AdjacentArena.product_count")
         count = cur.number(pm.group(1), "adjacent arena product count", most)
         leader = cur.fit("AdjacentArena.leader", "adjacent arena leader", pm.group(2))
-        shares = None
+        shares = ""
         if (line := cur.peek()) is not None and line.startswith("shares: "):
             cur.take()
             shares = line[len("shares: ") :].strip()
             cur.fit("AdjacentArena.shares", "shared category", shares)
-        adjacent.append(AdjacentRecord(name, count, leader, shares))
+        adjacent.append({"name": name, "product_count": count, "leader": leader, "shares": shares})
     return tuple(adjacent)
 
 
 class StoryMatrix:
-    """Category headings (``<Name> — <blurb><Name>``), sub-group headings, and tables whose
-    columns are the products, up to the legend (``Verdict…``)."""
+    """Category headings (``<Name> — <blurb><Name>``), sub-group headings and product tables."""
 
     def __init__(self, cur: Cursor):
         self.cur = cur
         self.products: tuple[str, ...] | None = None
-        self.stories: list[MatrixStory] = []
+        self.stories: dict[str, MatrixStory] = {}  # by text
         self.blurbs: dict[str, str] = {}  # by category, in page order
         self.groups: dict[str, list[str | None]] = {}  # each category's, in page order
         self.lines: dict[str, int] = {}  # where each category and sub-group first is
@@ -187,19 +176,15 @@ class StoryMatrix:
             cur.take()
             if line.startswith("| Story | Persona |"):
                 self._table_header(line)
-            elif line.startswith("|---") or re.fullmatch(
-                r"[0-9]+/[0-9]+ stories shown.*", line.strip()
-            ):
-                pass
             elif line.startswith("| "):
                 self._row(line)
-            elif line.strip():
+            elif line.strip() and not re.match(r"\|---|[0-9]+/[0-9]+ stories shown", line.strip()):
                 self._heading(line)
                 self.in_table = False
         if self.products is None:
             raise cur.error("the story matrix has no table")
         categories = (CategoryRecord(c, b, tuple(self.groups[c])) for c, b in self.blurbs.items())
-        return self.products, tuple(categories), tuple(self.stories)
+        return self.products, tuple(categories), tuple(self.stories.values())
 
     def _table_header(self, line: str) -> None:
         cur = self.cur
@@ -216,19 +201,13 @@ class StoryMatrix:
         self.in_table = True
 
     def _check_products(self, names: tuple[str, ...]) -> tuple[str, ...]:
-        """The matrix's columns: names and slugs that fit, no two alike."""
         by_slug: dict[str, str] = {}
         for name in names:
             self.cur.fit("Product.name", "product name", name)
-            made = self.cur.slug("Product.slug", "product name", name)
-            if made in by_slug:
-                other = by_slug[made]
-                raise self.cur.error(
-                    f"product {short(name)} appears twice in the matrix columns"
-                    if other == name
-                    else f"products {short(other)} and {short(name)} have the same slug {made!r}"
-                )
-            by_slug[made] = name
+            self.cur.slug("Product.slug", "product name", name)
+            if name in by_slug.values():
+                raise self.cur.error(f"product {short(name)} appears twice in the matrix columns")
+            self.cur.same_slug(by_slug, "products", name)
         return names
 
     def _row(self, line: str) -> None:
@@ -256,24 +235,19 @@ class StoryMatrix:
                 (product, CellValue.parse_mark(raw))
                 for product, raw in zip(products, cols[2:], strict=True)
             )
-        self.stories.append(
-            MatrixStory(text, persona, self.category, self.group, cells, cur.lineno)
+        if first := self.stories.get(text):
+            raise cur.error(f"story {text[:60]!r} already appears on line {first.line}")
+        self.stories[text] = MatrixStory(
+            text, persona, self.category, self.group, cells, cur.lineno
         )
 
     def _heading(self, line: str) -> None:
-        """A category heading, else a sub-group heading."""
         cur = self.cur
         if header := _split_category_heading(line):
             category, blurb = header
             cur.once(self.lines, category, f"category {short(category)} appears twice")
-            made = arena_slugify(category)
-            if made in self.category_slugs:
-                # the category's slug is its key in ?weights= and the matrix's filter
-                raise cur.error(
-                    f"categories {short(self.category_slugs[made])} and {short(category)} "
-                    f"have the same slug {made!r}"
-                )
-            self.category_slugs[made] = category
+            # (a category's slug is its key in ?weights= and the matrix's filter)
+            cur.same_slug(self.category_slugs, "categories", category)
             cur.fit("Category.name", "category name", category)
             self.blurbs[category] = cur.fit("Category.blurb", "category blurb", blurb)
             self.category, self.group, self.groups[category] = category, None, []

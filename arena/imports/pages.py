@@ -35,30 +35,22 @@ _CELL_END = ("proof ↗⚑ flag", "⚑ flag")
 
 
 def read_arena(paths: Sequence[str | Path]) -> ArenaRecord:
-    """The arena the page dumps at ``paths`` publish (one overview page and any number of
-    head-to-head pages, in any order), every page checked; else a ``PageError``."""
-    loaded = []
-    for p in paths:
+    """One overview page and any head-to-head pages, checked together; else a ``PageError``."""
+    loaded: dict[str, list[str]] = {}
+    for p in map(str, paths):
         # split at \n only, so line numbers are what an editor shows; a CRLF line end, control
         # characters and a byte order mark go
-        lines = [clean_text(ln).replace("\n", "") for ln in read_text(str(p)).split("\n")]
-        if not any(ln.strip() for ln in lines):
-            raise PageError(str(p), 1, "file is empty")
-        loaded.append((str(p), lines))
-    overviews = [(p, ls) for p, ls in loaded if is_overview(ls)]
+        loaded[p] = [clean_text(ln).replace("\n", "") for ln in read_text(p).split("\n")]
+        if not any(ln.strip() for ln in loaded[p]):
+            raise PageError(p, 1, "file is empty")
+    overviews = [p for p, lines in loaded.items() if is_overview(lines)]
     if not overviews:
-        raise PageError(
-            loaded[0][0] if loaded else "-", 1, "no arena overview page among the files"
-        )
+        raise PageError(next(iter(loaded), "-"), 1, "no arena overview page among the files")
     if len(overviews) > 1:
-        raise PageError(
-            overviews[1][0], 1, f"a second arena overview page (first: {overviews[0][0]})"
-        )
-    overview, products = parse_overview(*overviews[0])
+        raise PageError(overviews[1], 1, f"a second arena overview page (first: {overviews[0]})")
+    overview, products = parse_overview(overviews[0], loaded.pop(overviews[0]))
     texts = [s.text for s in overview.stories]
-    compares = [
-        parse_compare(p, ls, texts, overview.products) for p, ls in loaded if not is_overview(ls)
-    ]
+    compares = [parse_compare(p, ls, texts, overview.products) for p, ls in loaded.items()]
     return merge_pages(overview, compares, products)
 
 
@@ -74,7 +66,6 @@ def label_matches(label: str, persona: str) -> bool:
 def merge_pages(
     overview: OverviewPage, compares: Sequence[ComparePage], products: dict[str, dict]
 ) -> ArenaRecord:
-    """Check the head-to-head pages against the overview and against each other."""
     stories = {s.text: s for s in overview.stories}
     # each value with where it was first read ("FILE:LINE"), to name it when another page differs
     weights: dict[str, tuple[int, str]] = {}
@@ -116,8 +107,7 @@ def _check_story(
     labels: dict[str, tuple[str, str]],
     weights: dict[str, tuple[int, str]],
 ) -> MatrixStory:
-    """The matrix's story that a round is about, under the same group and persona, with the
-    persona label and weight every other page gives (the first value read and where)."""
+    """The matrix's story, its group, persona, label and weight agreeing with every page."""
     label, where, story = cs.persona_label, f"{page.path}:{cs.line}", stories.get(cs.text)
     if story is None:
         problem = f"story {cs.text[:70]!r} is not in the arena's matrix"
@@ -150,9 +140,8 @@ def _check_round(page: ComparePage, cs: CompareStory) -> None:
 def parse_compare(
     path: str, lines: list[str], story_texts: Sequence[str], products: Sequence[str]
 ) -> ComparePage:
-    """A head-to-head page (``A vs B``, sub-group headings, numbered stories with weight, round and
-    both cells in detail). The overview's story texts split "<persona label><story text>" lines; a
-    story the overview lacks is split at its first capital letter (and refused when merged)."""
+    """A head-to-head page; ``story_texts`` split its "<persona label><story text>" lines (else
+    the first capital letter does, and merging refuses the story)."""
     cur = Cursor(path, lines)
     m = re.fullmatch(r"(.+) vs (.+)", cur.take().strip())
     if not m:
@@ -229,8 +218,7 @@ def _story(
 
 
 def _cell(cur: Cursor, product: str) -> CellDetail:
-    """The cell whose first line (``<product><symbol><verdict><proof><N>/10``) ``cur`` has just read:
-    its judgement, rationale and evidence, up to its ``proof ↗⚑ flag`` line."""
+    """The cell whose first line ``cur`` has just read, up to its ``proof ↗⚑ flag`` line."""
     head = cur.line.strip()
     if not head.startswith(product):
         raise cur.error(f"expected {product}'s cell, got {head[:60]!r}")

@@ -27,8 +27,6 @@ TEXT_LIMITS = {"Arena.description": 5_000, "Cell.rationale": 20_000, "Evidence.q
 
 
 class PageError(ValueError):
-    """A problem in a page dump, located by file and line."""
-
     def __init__(self, path: str, line: int, reason: str):
         self.path, self.line, self.reason = path, line, reason
         super().__init__(f"{path}:{line}: {reason}")
@@ -136,6 +134,12 @@ class Cursor:
             )
         return made
 
+    def same_slug(self, seen: dict[str, str], what: str, name: str) -> None:
+        """Refuse ``name`` when its slug is that of another name in ``seen`` (slug → name)."""
+        made = arena_slugify(name)
+        if (other := seen.setdefault(made, name)) != name:
+            raise self.error(f"{what} {short(other)} and {short(name)} have the same slug {made!r}")
+
     def figure(self, label: str, shown: str) -> int:
         """A popularity figure as shown (``★ 23k``), as ``parse_figure`` stores it in ``label``."""
         try:
@@ -206,28 +210,17 @@ class LeaderboardRow:  # the published standing: the scores are computed again, 
 
 
 @dataclass(frozen=True)
-class AdjacentRecord:
-    name: str
-    product_count: int
-    leader: str
-    shares: str | None
-
-
-@dataclass(frozen=True)
 class OverviewPage:
     path: str
     name: str
     description: str
-    story_count: int
-    cell_count: int
     updated: date
     evidence_as_of: date
     products: tuple[str, ...]
     categories: tuple[CategoryRecord, ...]
     stories: tuple[MatrixStory, ...]
-    adjacent: tuple[AdjacentRecord, ...]
-    # what only the pages publish (an arena file's scores are computed)
-    leaderboard: tuple[LeaderboardRow, ...] = ()
+    adjacent: tuple[dict[str, Any], ...]  # each AdjacentArena's values
+    leaderboard: tuple[LeaderboardRow, ...] = ()  # (only the pages publish one)
 
 
 @dataclass(frozen=True)
@@ -237,9 +230,7 @@ class CellDetail:
     rationale: str
     evidence: tuple[Quote, ...]
     line: int
-    # an arena file states every cell: whether its rationale is published, and when its evidence
-    # was last checked
-    published: bool = True
+    published: bool = True  # (an arena file states these two)
     evidence_as_of: date | None = None
 
 
@@ -271,8 +262,7 @@ class ArenaRecord:
     details: dict[tuple[str, str], CellDetail]  # (story text, product name) → detail
     products: dict[str, dict[str, Any]]  # by name: the model fields' values
     compares: tuple[ComparePage, ...] = ()
-    # An arena file states more than the pages: its slug, every cell in full (``exact``: the
-    # import writes those as they are) and the source list (None: left alone).
+    # an arena file's: its slug, every cell stated in full (``exact``), the sources (None: kept)
     slug: str | None = None
     exact: bool = False
     sources: tuple[dict[str, Any], ...] | None = None  # the Source rows' values

@@ -45,8 +45,7 @@ class ImportRefused(Exception):
 
 
 def import_arena_find(record: ArenaRecord, *, slug: str) -> Arena | None:
-    """The arena the record updates: by slug, for pages (no slug) else by name; None for a new
-    one. A name another arena holds, or a story text another story holds, is refused."""
+    """The arena to update (pages: by name), None for a new one; refuses clashing names and texts."""
     ov = record.overview
     arena = Arena.objects.filter(slug=slug).first()
     other = Arena.objects.filter(name=ov.name).exclude(slug=slug).first()
@@ -87,28 +86,18 @@ def _story(story: Story) -> str:
     return f"{what}, which the pages call {short(story.page_text, 60)}" if story.page_text else what
 
 
-def product_check(path: str, rows: Iterable[Product]) -> Callable[[Any, dict], None]:
-    """What refuses a name or slug another product holds or an earlier listed one takes, before
-    a row (None: a new product) is written: writing in any order never meets the constraints."""
-    rows = list(rows)
+def product_check(path: str, rows: list[Product]) -> Callable[[Any, dict], None]:
+    """Refuse a name or slug another product holds, before a row (None: a new one) is written.
+    (Two listed products alike the readers refuse already.)"""
     held = {f: {getattr(p, f): p for p in rows} for f in ("name", "slug")}
-    taken: dict[str, dict[Any, str]] = {"name": {}, "slug": {}}
 
     def check(row: Product | None, values: dict[str, Any]) -> None:
-        name = values["name"]
         for key in ("name", "slug"):
-            value = values[key]
-            holder = held[key].get(value)
+            holder = held[key].get(values[key])
             if holder is not None and (row is None or holder.pk != row.pk):
                 raise ImportRefused(
-                    f"{path}: product {name!r} would take the {key} {value!r} of "
+                    f"{path}: product {values['name']!r} would take the {key} {values[key]!r} of "
                     f"{_product(holder)}; rename one of them (nothing was imported)"
-                )
-            earlier = taken[key].setdefault(value, name)
-            if earlier != name:
-                raise ImportRefused(
-                    f"{path}: products {earlier!r} and {name!r} would both have the "
-                    f"{key} {value!r}; rename one of them (nothing was imported)"
                 )
 
     return check
@@ -176,22 +165,19 @@ class ImportRun:
 
     def report_lines(self) -> list[str]:
         """The report after the summary: the counts per kind, then a line per row named."""
-        exact = self.record.exact
-        values, where = (
-            ("the file's values", "in the file") if exact else ("the pages' values", "on the pages")
-        )
-        given = "the file gives no" if exact else "no page gives"
-        lines = []
-        for kind in IMPORT_KINDS:
-            if parts := [
-                f"{self.tally[kind, a]} {a}" for a in REPORT_ACTIONS if self.tally[kind, a]
-            ]:
-                lines.append(f"{kind}: {', '.join(parts)}")
+        file = self.record.exact
+        where = "in the file" if file else "on the pages"
+        counts = {
+            k: [f"{n} {a}" for a in REPORT_ACTIONS if (n := self.tally[k, a])] for k in IMPORT_KINDS
+        }
+        lines = [f"{kind}: {', '.join(parts)}" for kind, parts in counts.items() if parts]
+        given = "the file gives no" if file else "no page gives"
         lines += [
             f"{given} the weight of {t!r}: default weight used" for t in self.default_weight_stories
         ]
         lines += self.kept
         if self.kept:
+            values = "the file's values" if file else "the pages' values"
             lines.append(
                 f"{len(self.kept)} moderated or edited value(s) kept; --overwrite-moderated "
                 f"writes {values} over them"
@@ -206,8 +192,7 @@ class ImportRun:
 
 
 def sync_row(obj: Model, values: dict, *, bump: bool = True) -> bool:
-    """Save the values that differ; whether any did. A versioned row moves to its next version
-    (``bump=False``: a position put back is no edit)."""
+    """Save the values that differ (a versioned row's version moves unless ``bump=False``)."""
     changed = [k for k, v in values.items() if getattr(obj, k) != v]
     for k in changed:
         setattr(obj, k, values[k])
@@ -223,9 +208,8 @@ def sync_row(obj: Model, values: dict, *, bump: bool = True) -> bool:
 def keep_edited(
     run: ImportRun, row: VersionedRecord, values: dict, kind: str, what: str, plain: bool = False
 ) -> bool:
-    """What an admin edited on ``row`` since the import that last wrote it is kept over ``values``,
-    one report line each; told to overwrite, ``values`` win and the row counts as imported again.
-    Whether any differed. ``plain``: a story or product (its values shown unquoted)."""
+    """Keep over ``values`` what an admin edited since the last import (or, told to, overwrite
+    it), a report line each; whether any differed. ``plain``: values shown unquoted."""
     if not row.edited_since_import:
         return False
     differing = [k for k in values if k not in NOT_EDITS and getattr(row, k) != values[k]]
@@ -247,8 +231,7 @@ def keep_edited(
 
 
 def keep_added(run: ImportRun, row: Any, kind: str) -> bool:
-    """A row the pages no longer list that an admin added or edited since the import that last
-    wrote it stays (unless told to overwrite): whether it is kept."""
+    """Whether an unlisted row stays: an admin added or edited it since the last import."""
     if run.overwrite or not row.edited_since_import:
         return False
     run.kept.append(
@@ -266,8 +249,7 @@ def day_text(at: datetime | None) -> str:
 def named_rows[Named: (Category, SubGroup, AdjacentArena)](
     rows: Iterable[Named], names: Iterable[str], path: str, what: str
 ) -> dict[str, Named]:
-    """The rows the pages name, by ``page_name`` (an admin may have renamed one since), else by
-    name; a name an admin gave another row meanwhile is refused."""
+    """The named rows, by ``page_name`` else name; a name an admin gave another row is refused."""
     rows = list(rows)
     by_key = {(r.page_name or r.name): r for r in rows}
     by_name = {r.name: r for r in rows}

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Model
+from django.db.models import F, Model, QuerySet
 from django.utils import timezone
 
 from arena.imports.cells import import_cells
@@ -23,7 +23,7 @@ from arena.imports.run import (
     product_check,
     sync_row,
 )
-from arena.models import AdjacentArena, Arena, Category, Persona, ProductScore, Source, SubGroup
+from arena.models import AdjacentArena, Arena, Category, Persona, ProductScore, Source
 from arena.recompute import arena_mark_stale
 from core.text import arena_slugify
 from products.models import Product
@@ -32,8 +32,7 @@ from stories.models import Story
 
 @transaction.atomic
 def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> ImportRun:
-    """Build or update an arena; twice = once. Moderated or edited values are kept and reported
-    (``overwrite_moderated``: written over, recorded publicly)."""
+    """Build or update an arena; twice = once. Moderated or edited values are kept and reported."""
     ov = record.overview
     slug = record.slug or arena_slugify(ov.name)
     found = import_arena_find(record, slug=slug)
@@ -64,12 +63,8 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
         arena_mark_stale(arena_id=arena.pk)
     # a persona's label shows on the pages of every arena that asks for it, and its slug keys
     # their stored scores
-    for other in (
-        Story.all_objects.filter(persona__in=run.relabelled)
-        .exclude(arena=arena)
-        .values_list("arena_id", flat=True)
-        .distinct()
-    ):
+    others = Story.all_objects.filter(persona__in=run.relabelled).exclude(arena=arena)
+    for other in set(others.values_list("arena_id", flat=True)):
         arena_mark_stale(arena_id=other)
     return run
 
@@ -78,7 +73,7 @@ def _products(run: ImportRun) -> None:
     ov = run.record.overview
     values = {n: {"name": n, "page_name": n, **run.record.products[n]} for n in ov.products}
     # found by the name the pages gave it (an admin may have renamed it since)
-    rows = list(Product.all_objects.filter(arena=run.arena))
+    rows = Product.all_objects.filter(arena=run.arena)
     existing = {(p.page_name or p.name): p for p in rows}
     # a product whose name changed but whose slug did not is the same product, renamed
     by_slug = {p.slug: key for key, p in existing.items() if key not in ov.products}
@@ -86,14 +81,17 @@ def _products(run: ImportRun) -> None:
         renamed = by_slug.get(values[name]["slug"])
         if name not in existing and renamed is not None:
             existing[name] = existing.pop(renamed)
-    check = product_check(ov.path, rows)
-    run.products.update(_write_listed(run, Product, values, existing, check))
+    check = product_check(ov.path, list(rows))
+    run.products.update(
+        _write_rows(run, "product", rows, existing, values, check, arena=run.arena)[0]
+    )
 
 
 def _stories(run: ImportRun) -> None:
     record, ov = run.record, run.record.overview
     # found by the text the pages gave it (an admin may have reworded it since)
-    existing = {(s.page_text or s.text): s for s in Story.all_objects.filter(arena=run.arena)}
+    rows = Story.all_objects.filter(arena=run.arena)
+    existing = {(s.page_text or s.text): s for s in rows}
     listed = {}
     for ms in ov.stories:
         weight = record.weights.get(ms.text)
@@ -117,96 +115,84 @@ def _stories(run: ImportRun) -> None:
         if story is not None and story.edited_since_import and values["weight"] == story.weight:
             values["weight_published"] = story.weight_published
 
-    run.stories.update(_write_listed(run, Story, listed, existing, edited_weight))
+    written = _write_rows(run, "story", rows, existing, listed, edited_weight, arena=run.arena)[0]
+    run.stories.update(written)
 
 
-def _write_listed[Row: (Product, Story)](
+def _write_rows(
     run: ImportRun,
-    model: type[Row],
+    kind: str,
+    rows: QuerySet,
+    existing: dict[str, Any],
     listed: dict[str, dict[str, Any]],
-    existing: dict[str, Row],
-    check: Callable[[Any, dict[str, Any]], None],
-) -> dict[str, Row]:
-    """The listed rows in page order, by name (``check``: before a row is written, with what an
-    admin edited kept; a retired one back unless an admin retired it since); the others retired."""
-    kind = "story" if model is Story else "product"
-    model.all_objects.filter(arena=run.arena).update(position=F("position") + run.offset)
-    written: dict[str, Row] = {}
+    check: Callable[[Any, dict[str, Any]], None] = lambda row, values: None,
+    **parent: Any,
+) -> tuple[dict[str, Any], list[Any]]:
+    """Write the ``listed`` rows in page order (``check`` first; ``existing``: ``rows`` by the
+    name the pages gave them) and return them by name, and the rows no longer listed (a story or
+    product among them retired, never deleted). An adjacent arena's place is one of its values (an
+    admin's order stays: no place is unique); other places move out of the way first."""
+    editable, shifted = kind in ("story", "product"), kind != "adjacent arena"
+    every = list(rows)  # (the rows ``existing`` holds: a QuerySet keeps what it fetched)
+    if shifted:
+        rows.update(position=F("position") + run.offset)
+        for row in every:
+            row.position += run.offset  # mirror the bulk shift
+    written: dict[str, Any] = {}
     for pos, (name, values) in enumerate(listed.items()):
-        row = existing.pop(name, None)
+        row = existing.get(name)
         if row is None:
             check(None, values)
-            written[name] = model.all_objects.create(arena=run.arena, position=pos, **values)
+            named = {} if editable else {"page_name": name}
+            written[name] = rows.create(**parent, **{"position": pos, **values}, **named)
             run.count(kind, "added")
             continue
-        label = f"the story “{name}”" if kind == "story" else f"the product {name!r}"
-        was = row.position
-        row.position += run.offset  # mirror the bulk shift
-        keep_edited(run, row, values, kind, label, plain=True)
-        if row.retired_at is not None and row.edited_since_import and not run.overwrite:
-            run.kept.append(f"kept {label} retired ({day_text(row.edited_at)}; the pages list it)")
-            run.count(kind, "kept")
-        elif row.retired_at is not None:
-            sync_row(row, {"retired_at": None})
-            run.listed(kind, "restored", name)
+        label = f"the story “{name}”" if kind == "story" else f"the {kind} {name!r}"
+        keep_edited(run, row, values, kind, label, plain=editable)
+        if editable and row.retired_at is not None:
+            if row.edited_since_import and not run.overwrite:
+                run.kept.append(
+                    f"kept {label} retired ({day_text(row.edited_at)}; the pages list it)"
+                )
+                run.count(kind, "kept")
+            else:
+                sync_row(row, {"retired_at": None})
+                run.listed(kind, "restored", name)
         check(row, values)
-        if _place(row, values, pos, was):
+        was = row.position - (run.offset if shifted else 0)
+        if _place(row, values, values.get("position", pos), was):
             run.count(kind, "changed")
+        if not editable:
+            sync_row(row, {"page_name": name}, bump=False)
         written[name] = row
+    kept = {row.pk for row in written.values()}
+    unlisted = [row for row in every if row.pk not in kept]
     now = timezone.now()
-    for row in existing.values():  # retired, never deleted
-        row.position += run.offset
-        if row.retired_at is None:
+    for row in unlisted:
+        if editable and row.retired_at is None:
             sync_row(row, {"retired_at": now})
             run.listed(kind, "retired", str(row))
-    _place_after(existing.values(), len(written))
-    return written
+    if shifted:
+        _place_after(unlisted, len(written))
+    return written, unlisted
 
 
 def _categories(run: ImportRun) -> None:
-    ov, arena = run.record.overview, run.arena
-    blurbs = {c.name: {"blurb": c.blurb} for c in ov.categories}
-    cats, gone = _named(run, Category, Category.objects.filter(arena=arena), blurbs, arena=arena)
+    ov, arena, path = run.record.overview, run.arena, run.record.overview.path
+    blurbs = {c.name: {"name": c.name, "blurb": c.blurb} for c in ov.categories}
+    rows = Category.objects.filter(arena=arena)
+    found = named_rows(rows, blurbs, path, "category")
+    cats, gone = _write_rows(run, "category", rows, found, blurbs, arena=arena)
     run.categories.update(cats)
     run.removed_categories.extend(gone)
     for rec in ov.categories:
         cat = cats[rec.name]
-        names: dict[str, dict] = {g: {} for g in rec.groups if g is not None}
-        groups, gone_groups = _named(run, SubGroup, cat.subgroups.all(), names, category=cat)
+        names = {g: {"name": g} for g in rec.groups if g is not None}
+        rows = cat.subgroups.all()
+        found = named_rows(rows, names, path, "sub-group")
+        groups, gone_groups = _write_rows(run, "sub-group", rows, found, names, category=cat)
         run.subgroups.update({(rec.name, name): grp for name, grp in groups.items()})
         run.gone_groups.extend(gone_groups)
-        _place_after(gone_groups, len(names))
-
-
-def _named[Named: (Category, SubGroup, AdjacentArena)](
-    run: ImportRun, model: type[Named], rows: Any, listed: dict[str, dict], **parent: Any
-) -> tuple[dict[str, Named], list[Named]]:
-    """The listed rows by name, written in page order, and those no longer listed. An adjacent
-    arena's place is one of its values (an admin's order stays: no place is unique)."""
-    kind = {Category: "category", SubGroup: "sub-group", AdjacentArena: "adjacent arena"}[model]
-    rows = list(rows)
-    found = named_rows(rows, listed, run.record.overview.path, kind)
-    gone = {r.pk: r for r in rows}
-    shifted = model is not AdjacentArena
-    if shifted:
-        model.objects.filter(pk__in=gone).update(position=F("position") + run.offset)
-        for row in rows:
-            row.position += run.offset  # mirror the bulk shift
-    for pos, (name, more) in enumerate(listed.items()):
-        values = {"name": name, **more}
-        row = found.get(name)
-        if row is None:
-            values = {"position": pos, **values}
-            found[name] = model.objects.create(**parent, **values, page_name=name)
-            run.count(kind, "added")
-            continue
-        del gone[row.pk]
-        keep_edited(run, row, values, kind, f"the {kind} {name!r}")
-        was = row.position - (run.offset if shifted else 0)
-        if _place(row, values, values.get("position", pos), was):
-            run.count(kind, "changed")
-        sync_row(row, {"page_name": name}, bump=False)
-    return found, list(gone.values())
 
 
 def _place(obj: Model, values: dict, pos: int, was: int) -> bool:
@@ -265,16 +251,11 @@ def _prune_structure(run: ImportRun) -> None:
 
 def _adjacent(run: ImportRun) -> None:
     listed = {
-        a.name: {
-            "product_count": a.product_count,
-            "leader": a.leader,
-            "shares": a.shares or "",
-            "position": pos,
-        }
-        for pos, a in enumerate(run.record.overview.adjacent)
+        a["name"]: {**a, "position": pos} for pos, a in enumerate(run.record.overview.adjacent)
     }
     rows = AdjacentArena.objects.filter(arena=run.arena)
-    for row in _named(run, AdjacentArena, rows, listed, arena=run.arena)[1]:
+    found = named_rows(rows, listed, run.record.overview.path, "adjacent arena")
+    for row in _write_rows(run, "adjacent arena", rows, found, listed, arena=run.arena)[1]:
         if not keep_added(run, row, "adjacent arena"):
             run.listed("adjacent arena", "removed", row.name)
             row.delete()

@@ -1,5 +1,4 @@
-"""What both import commands share: ``--overwrite-moderated`` and the import run in one
-transaction, its refusals the command's error."""
+"""What both import commands share: ``--overwrite-moderated``, the run, refusals as errors."""
 
 from __future__ import annotations
 
@@ -27,8 +26,7 @@ class ImportCommand(BaseCommand):
     def run_import(
         self, reader: Callable[[Any], ArenaRecord], source: Any, *, overwrite: bool, check: bool
     ) -> ImportRun:
-        """The record read and imported; ``check``: rolled back after the deferred constraints
-        are checked (the same rules and messages)."""
+        """Read and import; ``check``: roll back once the deferred constraints are checked."""
         try:
             record = reader(source)
             with transaction.atomic():
@@ -49,7 +47,3 @@ class ImportCommand(BaseCommand):
                 "imported"
             ) from None
         return run
-
-    def write_report(self, first: str, run: ImportRun) -> None:
-        for line in [first, *run.report_lines()]:
-            self.stdout.write(line)

@@ -1,4 +1,5 @@
 import sys
+from contextlib import nullcontext
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -25,16 +26,14 @@ class Command(BaseCommand):
         if arena is None:
             raise CommandError(f"no arena has the slug {slug!r}")
         document = arena_export_document(arena=arena)
-        if not output:
-            sys.stdout.buffer.writelines(dataformat.document_chunks(document))
-            sys.stdout.buffer.flush()
-            return
         try:
-            with open(output, "wb") as out:
+            with open(output, "wb") if output else nullcontext(sys.stdout.buffer) as out:
                 out.writelines(dataformat.document_chunks(document))
+                out.flush()
         except OSError as exc:
             raise CommandError(f"cannot write {output}: {exc}") from None
-        self.stderr.write(
-            f"Exported {arena.name!r} to {output}: {len(document['stories'])} stories, "
-            f"{len(document['cells'])} cells."
-        )
+        if output:
+            self.stderr.write(
+                f"Exported {arena.name!r} to {output}: {len(document['stories'])} stories, "
+                f"{len(document['cells'])} cells."
+            )

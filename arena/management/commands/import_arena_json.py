@@ -31,8 +31,8 @@ class Command(ImportCommand):
         if check:
             first = (
                 f"{file}: a valid arena file: {ov.name!r}, {len(ov.products)} products, "
-                f"{len(ov.stories)} stories, {ov.cell_count} cells, "
+                f"{len(ov.stories)} stories, {len(run.record.details)} cells, "
                 f"{len(run.record.sources or ())} sources. Nothing was imported"
                 + ("; the import would report:" if run.report_lines() else ".")
             )
-        self.write_report(first, run)
+        self.stdout.write("\n".join([first, *run.report_lines()]))

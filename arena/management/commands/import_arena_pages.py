@@ -23,4 +23,4 @@ class Command(ImportCommand):
         run = self.run_import(read_arena, files, overwrite=overwrite_moderated, check=False)
         details = len(run.record.details)
         first = f"{run.summary()}, {details} with published detail, from {len(files)} file(s)."
-        self.write_report(first, run)
+        self.stdout.write("\n".join([first, *run.report_lines()]))
