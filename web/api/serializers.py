@@ -56,8 +56,13 @@ class CallSerializer(serializers.Serializer):
     close = serializers.BooleanField(help_text="True when it is too close to call.")
 
 
-def call(leader: Any) -> dict[str, Any]:
-    return {"leader": leader.slug if leader is not None else None, "close": leader is None}
+@extend_schema_field(CallSerializer)
+class CallField(serializers.Field):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(source="*", read_only=True, **kwargs)
+
+    def to_representation(self, cmp: Any) -> dict[str, Any]:
+        return {"leader": cmp.leader.slug if cmp.leader else None, "close": cmp.leader is None}
 
 
 class ProductRefSerializer(serializers.Serializer):
@@ -335,14 +340,10 @@ class CompareSummarySerializer(serializers.Serializer):
 class CompareSerializer(serializers.Serializer):
     products = ProductSlugsField()
     summary = CompareSummarySerializer(source="*")
-    call = serializers.SerializerMethodField(
+    call = CallField(
         help_text="Who leads (`summary.leader` is who wins more rounds, a different thing)."
     )
     stories = CompareStorySerializer(many=True, source="rows")
-
-    @extend_schema_field(CallSerializer())
-    def get_call(self, cmp: Any) -> Any:
-        return call(cmp.leader)
 
 
 class CompareManyStandingSerializer(serializers.Serializer):
@@ -370,7 +371,7 @@ class CompareManyStorySerializer(StoryBaseSerializer):
 class CompareManySerializer(serializers.Serializer):
     products = ProductSlugsField()
     summary = ByProductField(child=CompareManyStandingSerializer(), source="standings")
-    call = serializers.SerializerMethodField(
+    call = CallField(
         help_text="Who leads: the product whose lowest possible PA Score is above every other's "
         "highest, if one does."
     )
@@ -381,7 +382,3 @@ class CompareManySerializer(serializers.Serializer):
         help_text="The rounds, in matrix order: stories where at least two of the products have a"
         " verdict other than n/a.",
     )
-
-    @extend_schema_field(CallSerializer())
-    def get_call(self, cmp: Any) -> Any:
-        return call(cmp.leader)
