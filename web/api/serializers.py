@@ -348,10 +348,7 @@ class CompareSerializer(serializers.Serializer):
 
 class CompareManyStandingSerializer(serializers.Serializer):
     pa_score = serializers.IntegerField(allow_null=True, help_text="The stored PA Score, 0–100.")
-    category_scores = serializers.DictField(
-        child=serializers.IntegerField(allow_null=True),
-        help_text="The stored score of each category, by category name.",
-    )
+    category_scores = ScoresField(help_text="The stored score of each category, by category name.")
     best = serializers.IntegerField(help_text="Rounds in which this product alone is best.")
     shared = serializers.IntegerField(
         help_text="Rounds in which it ties with others (not all) for the best verdict."

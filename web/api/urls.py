@@ -5,10 +5,7 @@ from django.conf import settings
 from django.urls import include, path, re_path
 from django.utils.csp import CSP
 from django.views.decorators.csp import csp_override
-from drf_spectacular.views import (
-    SpectacularAPIView,
-    SpectacularRedocView,
-)
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
 from rest_framework.routers import DefaultRouter
 
 from web.api.errors import not_found

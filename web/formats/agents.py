@@ -74,7 +74,6 @@ def arena_markdown(request: HttpRequest, arena: str) -> HttpResponse:
                 "row": row,
                 "personas": [score((row.persona_scores or {}).get(s)) for s in board.personas],
                 "share": evidence_share(row.published_evidence, row.judged),
-                "could_rank": _could_rank(row),
                 "call": call_words(call),
             }
             # (no rows: next_calls still gives its one trailing None)
@@ -91,13 +90,6 @@ def arena_markdown(request: HttpRequest, arena: str) -> HttpResponse:
         ],
     }
     return _markdown(request, "markdown/arena.md", context)
-
-
-def _could_rank(row: Any) -> str:
-    best, worst = row.rank_best, row.rank_worst
-    if worst is None:
-        return "—"
-    return str(best) if best == worst else f"{best}–{worst}"
 
 
 def _marked(rows: Any, products: Any) -> list[tuple[Any, str]]:
