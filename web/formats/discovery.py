@@ -4,7 +4,7 @@
 import html
 from collections.abc import Callable
 from datetime import date, datetime
-from functools import cache, partial
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -50,11 +50,8 @@ def site_url(name: str) -> str:
     return reverse(name)
 
 
-# Crawlers may read every public page, the flag forms too (one per cell: each names its cell's proof
-# page as canonical, which folds it into that page); not the admin, the reporters' secret status
-# links, the moderators' flag API, or the operator's metrics.
-# The admin is named only at its default address: an address of its own (ADMIN_URL) is not published
-# here (its pages say noindex in a header instead, web.http.staff).
+# The flag forms may be crawled (each names its cell's page as canonical). An ADMIN_URL of its own
+# is not published here: its pages say noindex in a header instead (web.http.staff).
 ROBOTS = """\
 User-agent: *
 {admin}Disallow: /flags/
@@ -153,23 +150,17 @@ def sitemap_xml(request: HttpRequest) -> HttpResponse:
 
 
 # For the clients that take no SVG icon or fetch it without reading the page (feed readers).
-FAVICON_FILE = Path(settings.BASE_DIR) / "static" / "favicon.ico"
-# Browsers keep the icon a day (it changes only with a release); shared caches as long as any page.
-FAVICON_MAX_AGE = 86400
-
-
-@cache
-def favicon_ico() -> bytes:
-    return FAVICON_FILE.read_bytes()
+FAVICON = (Path(settings.BASE_DIR) / "static" / "favicon.ico").read_bytes()
 
 
 @require_safe
 def favicon(request: HttpRequest) -> HttpResponse:
-    response = HttpResponse(favicon_ico(), content_type="image/x-icon")
+    response = HttpResponse(FAVICON, content_type="image/x-icon")
+    # browsers keep it a day (it changes only with a release); shared caches as long as any page
     patch_cache_control(
         response,
         public=True,
-        max_age=FAVICON_MAX_AGE,
+        max_age=86400,
         s_maxage=settings.CACHE_S_MAXAGE,
         stale_while_revalidate=settings.CACHE_STALE_WHILE_REVALIDATE,
     )
