@@ -35,7 +35,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.syndication",
-    "django.contrib.sitemaps",
     "django_htmx",
     "rest_framework",
     "drf_spectacular",
