@@ -94,7 +94,7 @@ TEMPLATES = [
             # base.html's head: a block rendered once into a variable, and absolute URLs
             "libraries": {
                 "discovery": "web.formats.discovery",
-                "markdown": "web.formats.markdown.text",
+                "markdown": "web.formats.markdown",
             },
         },
     }

@@ -1,10 +1,12 @@
 """The site for programs: ``/llms.txt`` and the markdown views of an arena, a head-to-head, a cell
 and the API, read through the HTML pages' selectors into templates/markdown/."""
 
+import re
 from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.template.loader import render_to_string
 from django.views.decorators.http import require_safe
 
 from arena.scoring.tally import evidence_share
@@ -26,7 +28,7 @@ from core.text import source_ids
 from flags.disputes import cell_dispute_list
 from stories.freshness import updated_on
 from stories.values import Proof
-from web.formats.markdown.text import inline, mark, render, score, url
+from web.formats.markdown import inline, mark, score, url
 from web.pages.cells import card
 from web.pages.front import api_endpoints
 from web.views.front import api_schema
@@ -45,8 +47,10 @@ def _markdown(
     request: HttpRequest, template: str, context: dict[str, Any], content_type: str = MARKDOWN
 ) -> HttpResponse:
     root = request.build_absolute_uri("/").rstrip("/")
-    context = {"root": root, "licence": _licence_line(), **context}
-    return HttpResponse(render(template, context), content_type=content_type)
+    text = render_to_string(template, {"root": root, "licence": _licence_line(), **context})
+    # the blank lines the templates' tags leave, folded to one
+    body = re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"
+    return HttpResponse(body, content_type=content_type)
 
 
 def _not_found(what: str) -> HttpResponse:

@@ -30,7 +30,7 @@ from tests.factories import (
     StoryFactory,
     SubGroupFactory,
 )
-from web.formats.markdown import text as markdown
+from web.formats import markdown
 
 pytestmark = pytest.mark.django_db
 

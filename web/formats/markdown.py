@@ -8,7 +8,6 @@ from datetime import date, datetime
 from urllib.parse import quote
 
 from django import template
-from django.template.loader import render_to_string
 
 from stories.values import CellValue, Proof, Verdict
 
@@ -128,8 +127,3 @@ def key_text() -> str:
         f"story does not apply), the proof level's letter ({proofs}) and the quality out of 10. "
         "Example: `partial C5` is partial, vendor claim only, quality 5/10."
     )
-
-
-def render(name: str, context: dict[str, object]) -> str:
-    """A markdown template, the blank lines its tags leave folded to one."""
-    return re.sub(r"\n{3,}", "\n\n", render_to_string(name, context)).rstrip() + "\n"

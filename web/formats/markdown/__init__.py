@@ -1,1 +1,0 @@
-"""The site as markdown, for programs."""
