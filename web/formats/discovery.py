@@ -41,11 +41,6 @@ def absolute_url_tag(context: template.Context, path: str) -> str:
     return absolute_url(context["request"], html.unescape(str(path)))
 
 
-@register.simple_tag
-def site_url(name: str) -> str:
-    return reverse(name)
-
-
 # The flag forms may be crawled (each names its cell's page as canonical). An ADMIN_URL of its own
 # is not published here: its pages say noindex in a header instead (web.http.staff).
 ROBOTS = """\

@@ -51,9 +51,8 @@ def csv_lines(rows: Iterable[Sequence[object]]) -> Iterator[str]:
 def _export(
     request: HttpRequest, arena: str, *, kind: str
 ) -> StreamingHttpResponse | HttpResponsePermanentRedirect:
-    """The arena file (``kind="json"``: the same bytes as ``export_arena``) or its CSV, with its
-    licence (RFC 8288). A query string is redirected away, so the page cache never keeps
-    megabyte-sized copies under made-up parameters."""
+    """The arena file (the bytes ``export_arena`` writes) or its CSV. A query string is redirected
+    away, so the page cache never keeps megabyte-sized copies under made-up parameters."""
     found = arena_or_404(arena)
     if request.META.get("QUERY_STRING"):
         return HttpResponsePermanentRedirect(request.path)
