@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.syndication",
+    "django.contrib.sitemaps",
     "django_htmx",
     "rest_framework",
     "drf_spectacular",

@@ -2,13 +2,17 @@
 ``base.html``'s head. Absolute URLs name ``SITE_URL`` when it is set, else the request's host."""
 
 import html
+from collections.abc import Callable
 from datetime import date, datetime
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from django import template
 from django.conf import settings
+from django.contrib.sitemaps import Sitemap
+from django.contrib.sitemaps import views as sitemaps_views
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.encoding import iri_to_uri
@@ -61,13 +65,45 @@ def robots_txt(request: HttpRequest) -> HttpResponse:
     return HttpResponse(body, content_type="text/plain; charset=utf-8")
 
 
-Item = tuple[str, date | datetime | None]  # a path and its lastmod
+Item = tuple[str, date | None]
+
+
+def _lastmod(computed: datetime | None, updated: date | None) -> date | None:
+    # a date either way: Django compares the items' lastmods, and a datetime is no date
+    return computed.date() if computed else updated
+
+
+class Section(Sitemap):
+    """One of ``SECTIONS``, made per request (a sitemap keeps its latest lastmod on itself): items
+    are ``(path, lastmod)``, the lastmod the day of the scores, else the arena's ``updated``."""
+
+    def __init__(self, rows: Callable[[], list[Item]]) -> None:
+        self.rows = rows
+
+    def items(self) -> list[Item]:
+        return self.rows()
+
+    def get_protocol(self, protocol: str | None = None) -> str:
+        return settings.SITE_URL.partition("://")[0] or super().get_protocol(protocol)
+
+    def get_domain(self, site: Any = None) -> str:  # (no sites framework: the request's host)
+        return settings.SITE_URL.partition("://")[2] or super().get_domain(site)
+
+    def location(self, item: Item) -> str:
+        return item[0]
+
+    def lastmod(self, item: Item) -> date | None:
+        return item[1]
+
+
+def pages() -> list[Item]:
+    return [(reverse(name), None) for name in ("home", "methodology", "recent-changes")]
 
 
 def arenas() -> list[Item]:
     rows = Arena.objects.order_by("name").values_list("slug", "scores_computed_at", "updated")
     return [
-        (reverse(page, args=[slug]), computed or updated)
+        (reverse(page, args=[slug]), _lastmod(computed, updated))
         for slug, computed, updated in rows
         for page in ("arena-detail", "arena-disputes")
     ]
@@ -78,31 +114,34 @@ def in_arena(model: type[Product] | type[Story], url_name: str, key: str) -> lis
     rows = model.objects.order_by("arena__name", "position").values_list(
         "arena__slug", key, "arena__scores_computed_at", "arena__updated"
     )
-    return [(reverse(url_name, args=[a, k]), c or u) for a, k, c, u in rows]
+    return [(reverse(url_name, args=[a, k]), _lastmod(c, u)) for a, k, c, u in rows]
 
 
 def head_to_heads() -> list[Item]:
     return [
         (
             reverse("head-to-head", args=[arena.slug, a.slug, b.slug]),
-            arena.scores_computed_at or arena.updated,
+            _lastmod(arena.scores_computed_at, arena.updated),
         )
         for arena, a, b in documented_pairs()
     ]
 
 
+SECTIONS: dict[str, Callable[[], list[Item]]] = {
+    "pages": pages,
+    "arenas": arenas,
+    "products": partial(in_arena, Product, "product-detail", "slug"),
+    "stories": partial(in_arena, Story, "story-detail", "pk"),
+    "head-to-heads": head_to_heads,
+}
+
+
 @require_safe
 def sitemap_xml(request: HttpRequest) -> HttpResponse:
-    """Every public page, its lastmod the day of its arena's scores, else the arena's ``updated``."""
-    rows = [
-        *[(reverse(name), None) for name in ("home", "methodology", "recent-changes")],
-        *arenas(),
-        *in_arena(Product, "product-detail", "slug"),
-        *in_arena(Story, "story-detail", "pk"),
-        *head_to_heads(),
-    ]
-    context = {"root": absolute_url(request, "/").removesuffix("/"), "rows": rows}
-    return render(request, "sitemap.xml", context, content_type="application/xml")
+    sections: dict[str, type[Sitemap] | Sitemap] = {
+        name: Section(rows) for name, rows in SECTIONS.items()
+    }
+    return sitemaps_views.sitemap(request, sitemaps=sections)
 
 
 # For the clients that take no SVG icon or fetch it without reading the page (feed readers).
