@@ -195,16 +195,14 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
         if not flags:
             return "—"
         reasons = dict.fromkeys(f.get_reason_display() for f in flags)  # once each
-        newest = max(flags, key=lambda f: (f.created_at, f.pk))
         vendor = sum(f.affiliated for f in flags)
         who = "" if vendor == len(flags) else f"{vendor} of {len(flags)} flags "
-        return format_html(
-            '{}<strong>{}</strong>: <span class="queue-excerpt">{}</span>',
-            format_html('<span class="queue-vendor">{}filed by the vendor</span> ', who)
-            if vendor
-            else "",
+        label = '<span class="queue-vendor">{}filed by the vendor</span> ' if vendor else "{}"
+        return format_html(  # the flags in their order (created_at, pk): the newest last
+            label + '<strong>{}</strong>: <span class="queue-excerpt">{}</span>',
+            who if vendor else "",
             ", ".join(reasons),
-            excerpt(newest.explanation),
+            excerpt(flags[-1].explanation),
         )
 
     @admin.display(description="current → proposed")
@@ -244,9 +242,7 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
         proposal = review_item_proposal(item)
         offered = proposal or CellValue.of(item.cell)
         flags = list(item.flags.all())
-        records = flag_reporter_records(flags)
-        for f in flags:
-            f.reporter_record = records.get(f.pk)
+        flag_reporter_records(flags)
         initial = {name: getattr(offered, name) for name in JUDGEMENT_FIELDS}
         initial |= {"rationale": item.cell.rationale, "version": item.version}
         initial |= {"cell_version": item.cell.version, "flags": ",".join(str(f.pk) for f in flags)}
