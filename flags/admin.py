@@ -259,7 +259,6 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
             "flags": flags,
             "proposal": proposal,
             "impact": selectors.review_item_impacts([item]).get(item.pk),
-            "pending": item.status == Status.PENDING,
             "form": form,
             "adminform": form.admin_form(),
         }

@@ -215,8 +215,7 @@ def notice_counts() -> tuple[dict[str, int], int]:
         retrying=Count("pk", filter=retrying),
         **{state: Count("pk", filter=Q(status=state)) for state in Notice.State.values},
     )
-    retrying_count = counts.pop("retrying")
-    return counts, retrying_count
+    return counts, counts.pop("retrying")
 
 
 def flag_value_when_filed(flag: Flag) -> CellValue:
