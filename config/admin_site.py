@@ -20,11 +20,11 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 from django_otp import login as otp_login
+from django_otp import user_has_device
 
 from flags.staff import (
     Enrolment,
     staff_has_recovery_codes,
-    staff_has_second_factor,
     staff_recovery_codes_renew,
     staff_token_verify,
     staff_totp_confirm,
@@ -132,7 +132,7 @@ class StaffAdminSite(admin.AdminSite):
         user = cast(User, request.user)
         if not is_staff(user) or is_verified(user):
             return with_next("admin:login", request)
-        if not staff_has_second_factor(user):
+        if not user_has_device(user, confirmed=True):
             return with_next("admin:second_factor_enrol", request)
         if request.method == "POST" and "cancel" in request.POST:
             logout(request)
@@ -154,7 +154,7 @@ class StaffAdminSite(admin.AdminSite):
         if not is_staff(request.user):
             return with_next("admin:login", request)
         user = cast(User, request.user)
-        if not is_verified(user) and staff_has_second_factor(user):
+        if not is_verified(user) and user_has_device(user, confirmed=True):
             # a stolen password must not be enough to add a device of one's own
             return with_next("admin:second_factor", request)
         if request.method == "POST" and (locked := _locked_out(request)):

@@ -22,26 +22,9 @@ from django.utils.safestring import SafeString
 from core.admin_base import ReadOnly
 from core.conflicts import EditConflict
 from core.moderators import user_can_moderate
-from flags.filters import (
-    BY_IMPACT,
-    AgeFilter,
-    ArenaCategoryFilter,
-    ArenaProductFilter,
-    FieldChoicesFilter,
-    RelatedFilter,
-    SortFilter,
-    StatusFilter,
-)
+from flags import filters, selectors
 from flags.forms import DecisionForm, NoteForm
 from flags.models import ModeratorAction, ReviewItem, Status
-from flags.selectors import (
-    Impact,
-    duration_text,
-    flag_reporter_records,
-    pending_by_impact,
-    review_item_impacts,
-    review_item_proposal,
-)
 from flags.services import AlreadyResolved, review_item_reject, review_item_uphold
 from stories.values import JUDGEMENT_FIELDS, CellValue
 
@@ -91,13 +74,13 @@ class ReviewChangeList(ChangeList):
     """Each row's impact of upholding, read for the page at once; sorted by impact, the whole
     filtered queue is ranked and the database pages it."""
 
-    ranked_impacts: dict[int, Impact] | None = None
+    ranked_impacts: dict[int, selectors.Impact] | None = None
 
     def get_ordering(self, request: HttpRequest, queryset: QuerySet[Any]) -> list[Any]:
         ordering = super().get_ordering(request, queryset)
-        if request.GET.get(SortFilter.parameter_name) != BY_IMPACT:
+        if request.GET.get(filters.SortFilter.parameter_name) != filters.BY_IMPACT:
             return ordering
-        ranked, self.ranked_impacts = pending_by_impact(queryset)
+        ranked, self.ranked_impacts = selectors.pending_by_impact(queryset)
         if not ranked:
             return ordering
         # each item's place in the ranking; resolved items (status "all") after, oldest first
@@ -111,7 +94,7 @@ class ReviewChangeList(ChangeList):
     def get_results(self, request: HttpRequest) -> None:
         super().get_results(request)
         rows = list(self.result_list)
-        impacts = self.ranked_impacts or review_item_impacts(rows)
+        impacts = self.ranked_impacts or selectors.review_item_impacts(rows)
         for row in rows:
             row.upholding_impact = impacts.get(row.pk)
         self.result_list = rows
@@ -137,13 +120,13 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
     ]
     list_display_links = None  # the cell column links to the review page
     list_filter = [
-        StatusFilter,
-        SortFilter,
-        ("cell__story__arena", RelatedFilter),
-        ("cell__product", ArenaProductFilter),
-        ("cell__story__category", ArenaCategoryFilter),
-        ("flags__reason", FieldChoicesFilter),
-        AgeFilter,
+        filters.StatusFilter,
+        filters.SortFilter,
+        ("cell__story__arena", filters.RelatedFilter),
+        ("cell__product", filters.ArenaProductFilter),
+        ("cell__story__category", filters.ArenaCategoryFilter),
+        ("flags__reason", filters.FieldChoicesFilter),
+        filters.AgeFilter,
     ]
     search_fields = ["cell__story__text", "cell__product__name", "flags__explanation"]
     ordering = ["created_at", "pk"]
@@ -176,7 +159,7 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
             '<time datetime="{}" title="{}">{}</time>',
             item.created_at.isoformat(),
             item.created_at.strftime("%Y-%m-%d %H:%M"),
-            duration_text(timezone.now() - item.created_at),
+            selectors.duration_text(timezone.now() - item.created_at),
         )
 
     @admin.display(description="cell")
@@ -195,21 +178,19 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
         if not flags:
             return "—"
         reasons = dict.fromkeys(f.get_reason_display() for f in flags)  # once each
-        newest = max(flags, key=lambda f: (f.created_at, f.pk))
         vendor = sum(f.affiliated for f in flags)
         who = "" if vendor == len(flags) else f"{vendor} of {len(flags)} flags "
-        return format_html(
-            '{}<strong>{}</strong>: <span class="queue-excerpt">{}</span>',
-            format_html('<span class="queue-vendor">{}filed by the vendor</span> ', who)
-            if vendor
-            else "",
+        label = '<span class="queue-vendor">{}filed by the vendor</span> ' if vendor else "{}"
+        return format_html(  # the flags in their order (created_at, pk): the newest last
+            label + '<strong>{}</strong>: <span class="queue-excerpt">{}</span>',
+            who if vendor else "",
             ", ".join(reasons),
-            excerpt(newest.explanation),
+            excerpt(flags[-1].explanation),
         )
 
     @admin.display(description="current → proposed")
     def correction(self, item: ReviewItem) -> SafeString:
-        proposal = review_item_proposal(item)
+        proposal = selectors.review_item_proposal(item)
         return format_html(
             "{}<br>→ {}",
             CellValue.of(item.cell).label(),
@@ -218,7 +199,7 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
 
     def get_list_display(self, request: HttpRequest) -> list[Any]:
         # the queue opens on pending items: a status column would repeat "pending" on every row
-        shown = request.GET.get(StatusFilter.parameter_name) or Status.PENDING
+        shown = request.GET.get(filters.StatusFilter.parameter_name) or Status.PENDING
         columns = list(super().get_list_display(request))
         return [c for c in columns if c != "status"] if shown == Status.PENDING else columns
 
@@ -241,12 +222,10 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
         item = self.get_object(request, unquote(object_id))
         if item is None or not user_can_moderate(request.user):  # Django's own 404 or 403
             return super().change_view(request, object_id, form_url, extra_context)
-        proposal = review_item_proposal(item)
+        proposal = selectors.review_item_proposal(item)
         offered = proposal or CellValue.of(item.cell)
         flags = list(item.flags.all())
-        records = flag_reporter_records(flags)
-        for f in flags:
-            f.reporter_record = records.get(f.pk)
+        selectors.flag_reporter_records(flags)
         initial = {name: getattr(offered, name) for name in JUDGEMENT_FIELDS}
         initial |= {"rationale": item.cell.rationale, "version": item.version}
         initial |= {"cell_version": item.cell.version, "flags": ",".join(str(f.pk) for f in flags)}
@@ -279,8 +258,7 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
             "cell": item.cell,
             "flags": flags,
             "proposal": proposal,
-            "impact": review_item_impacts([item]).get(item.pk),
-            "pending": item.status == Status.PENDING,
+            "impact": selectors.review_item_impacts([item]).get(item.pk),
             "form": form,
             "adminform": form.admin_form(),
         }

@@ -83,7 +83,7 @@ def _filtered(arena: Arena, filters: DisputeFilters) -> QuerySet[ReviewItem]:
 def arena_dispute_page(
     *, arena: Arena, filters: DisputeFilters, number: int | str = 1
 ) -> Page[Dispute]:
-    """A page of the arena's disputes as ``Dispute``s (out of range: the last one): three queries."""
+    """A page of the arena's disputes (out of range: the last one): three queries."""
     page: Page[Any] = Paginator(_filtered(arena, filters), DISPUTES_PER_PAGE).get_page(number)
     page.object_list = [Dispute(item) for item in page.object_list]
     return page
@@ -98,10 +98,5 @@ def arena_dispute_list(
 
 def arena_open_dispute_counts(*, arena: Arena) -> dict[int, int]:
     """Open disputes by product id (products without one left out): one query."""
-    counts = (
-        ReviewItem.objects.filter(status=Status.PENDING, cell__story__arena=arena)
-        .order_by()
-        .values_list("cell__product_id")
-        .annotate(n=Count("id"))
-    )
-    return dict(counts)
+    pending = ReviewItem.objects.filter(status=Status.PENDING, cell__story__arena=arena)
+    return dict(pending.order_by().values_list("cell__product_id").annotate(n=Count("id")))

@@ -3,6 +3,7 @@ and the API bind these forms; ``flags.services`` takes them."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from django import forms
@@ -17,7 +18,7 @@ from stories.values import JUDGEMENT_FIELDS, QUALITY_MAX, CellValue, Proof, Verd
 EXPLANATION_MIN, EXPLANATION_MAX = 20, 2000
 EMAIL_MAX: int = Flag._meta.get_field("email").max_length  # type: ignore[assignment]
 SOURCE_URL_MAX: int = Flag._meta.get_field("source_url").max_length  # type: ignore[assignment]
-NOTE_MAX, RATIONALE_MAX, EVIDENCE_QUOTE_MAX = 2000, 5000, 2000
+NOTE_MAX = 2000
 ID_MAX = 2**63 - 1  # the largest id a key holds (BigAutoField)
 VERSION_MAX = 2**31 - 1  # a version is a PositiveIntegerField
 NOTE_MISSING = "Write a public note: it is shown with the decision."
@@ -42,10 +43,9 @@ class FlagIdsField(forms.Field):
         if value is None or value == "":
             return None
         parts = value if isinstance(value, list) else str(value).split(",")
-        try:
+        ids: frozenset[int] = frozenset()
+        with contextlib.suppress(TypeError, ValueError):
             ids = frozenset(int(part) for part in parts if str(part).strip())
-        except (TypeError, ValueError):
-            ids = frozenset()
         if not ids or not all(0 < i <= ID_MAX for i in ids) or len(ids) > 10_000:
             raise ValidationError("The list of flags on the page is damaged; reload.")
         return ids
@@ -117,7 +117,7 @@ class FlagForm(forms.Form):
     website = forms.CharField(label="Leave this field empty", required=False)
 
     def clean_website(self) -> str:
-        if self.cleaned_data.get("website"):
+        if self.cleaned_data["website"]:
             raise ValidationError("This field must be left empty.")
         return ""
 
@@ -195,7 +195,7 @@ class DecisionForm(NoteForm):
     )
     rationale = text_field(
         "Rationale (edit to rewrite it with the correction)",
-        RATIONALE_MAX,
+        5000,
         8,
         help_text=(
             "Upholding only. Edited, it replaces the cell's rationale, marked as rewritten with "
@@ -213,7 +213,7 @@ class DecisionForm(NoteForm):
     )
     evidence_quote = text_field(
         "Evidence quote (optional)",
-        EVIDENCE_QUOTE_MAX,
+        2000,
         2,
         help_text="What the accepted source says; left empty, the flag's explanation is quoted.",
     )

@@ -72,8 +72,7 @@ def body_text(text: str) -> str:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one attempt did: ``sent``, ``skipped``, ``retry`` (in ``retry_in`` seconds),
-    ``failed``, ``busy`` (another sender has it), ``done`` (not pending) or ``error``."""
+    """sent, skipped, retry (in ``retry_in`` s), failed, busy (another sender's), done or error."""
 
     status: str
     retry_in: float | None = None
@@ -81,11 +80,10 @@ class Outcome:
 
 
 def unsubscribe_flag_id(token: str) -> int | None:
-    try:
+    with contextlib.suppress(signing.BadSignature):
         value = signing.Signer(salt=UNSUBSCRIBE_SALT).unsign(token)
-    except signing.BadSignature:
-        return None
-    return int(value) if value.isdigit() else None
+        return int(value) if value.isdigit() else None
+    return None
 
 
 def backoff(attempts: int) -> float:
@@ -113,11 +111,19 @@ def _message(
     return message
 
 
-def _reporter_mails(notice: Notice) -> list[EmailMessage]:
-    flag = notice.flag
+def _mails(notices: list[Notice], addresses: list[str]) -> list[EmailMessage]:
+    """A reporter's mail (none without an address), or each moderator's naming all the flags."""
+    flag, origin = notices[0].flag, mail_origin()
+    if notices[0].kind == Notice.Kind.NEW_FLAG:
+        flags = [n.flag for n in notices]
+        many = f"{len(flags)} new flags to review"
+        subject = many if len(flags) > 1 else f"New flag on {one_line(flag.cell.product.name)}"
+        link = "admin:flags_reviewitem_change"
+        rows = [(f, origin + reverse(link, args=[f.item_id])) for f in flags]
+        context = {"rows": rows, "count": len(flags)}
+        return [_message(subject, "moderators.txt", context, [to], {}) for to in addresses]
     if not flag.email:
         return []
-    origin = mail_origin()
     token = signing.Signer(salt=UNSUBSCRIBE_SALT).sign(str(flag.pk))  # never expires
     unsubscribe = origin + reverse("flag-unsubscribe", args=[token])
     context = {
@@ -127,24 +133,10 @@ def _reporter_mails(notice: Notice) -> list[EmailMessage]:
         "retention_days": settings.FLAG_EMAIL_RETENTION_DAYS,
     }
     headers = {"List-Unsubscribe": f"<{unsubscribe}>", "List-Unsubscribe-Post": ONE_CLICK}
-    received = notice.kind == Notice.Kind.RECEIVED
-    state = "received" if received else flag.item.get_status_display()
+    kind = notices[0].kind
+    state = "received" if kind == Notice.Kind.RECEIVED else flag.item.get_status_display()
     subject = f"Your flag on {one_line(flag.cell.product.name)}: {state}"
-    return [_message(subject, f"{notice.kind}.txt", context, [flag.email], headers)]
-
-
-def _moderator_mails(flags: list[Flag], addresses: list[str]) -> list[EmailMessage]:
-    if len(flags) == 1:
-        subject = f"New flag on {one_line(flags[0].cell.product.name)}"
-    else:
-        subject = f"{len(flags)} new flags to review"
-    origin = mail_origin()
-    rows = [
-        (flag, origin + reverse("admin:flags_reviewitem_change", args=[flag.item_id]))
-        for flag in flags
-    ]
-    context = {"rows": rows, "count": len(flags)}
-    return [_message(subject, "moderators.txt", context, [to], {}) for to in addresses]
+    return [_message(subject, f"{kind}.txt", context, [flag.email], headers)]
 
 
 def _failed(notices: list[Notice], exc: BaseException | str, addresses: list[str]) -> Outcome:
@@ -160,13 +152,8 @@ def _failed(notices: list[Notice], exc: BaseException | str, addresses: list[str
         status=Notice.State.FAILED, last_error=reason
     )
     for n in final:
-        log.error(
-            "notice %s (%s) failed after %s attempts, given up: %s",
-            n.pk,
-            n.kind,
-            n.attempts,
-            reason,
-        )
+        what = f"notice {n.pk} ({n.kind}) failed after {n.attempts} attempts"
+        log.error("%s, given up: %s", what, reason)
     if not again:
         return Outcome("failed", reason=reason)
     wait = backoff(max(n.attempts for n in again))
@@ -174,17 +161,25 @@ def _failed(notices: list[Notice], exc: BaseException | str, addresses: list[str
     return Outcome("retry", retry_in=wait, reason=reason)
 
 
-def _attempt(notices: list[Notice]) -> Outcome:
-    """Send the claimed notices' mail once (a reporter's, or the moderators' for all the flags)."""
+def _send(notices: list[Notice]) -> Outcome:
+    """Claim the notices still as read (an attempt counted, due again after the backoff; the time
+    set marks them as this sender's), then send their mail once."""
+    if not notices:
+        return Outcome("done")
+    marker = timezone.now() + timedelta(seconds=backoff(max(n.attempts for n in notices) + 1))
+    unchanged = reduce(or_, (Q(pk=n.pk, attempts=n.attempts) for n in notices))
+    pending = Notice.objects.filter(status=Notice.State.PENDING)
+    pending.filter(unchanged).update(attempts=F("attempts") + 1, next_attempt_at=marker)
     ids = [n.pk for n in notices]
-    moderators = notices[0].kind == Notice.Kind.NEW_FLAG
-    addresses = moderator_addresses() if moderators else []
+    mine = set(pending.filter(pk__in=ids, next_attempt_at=marker).values_list("pk", flat=True))
+    notices, ids = [n for n in notices if n.pk in mine], [pk for pk in ids if pk in mine]
+    if not notices:
+        return Outcome("busy")
+    for n in notices:
+        n.attempts += 1
+    addresses = moderator_addresses() if notices[0].kind == Notice.Kind.NEW_FLAG else []
     try:
-        if not moderators:
-            messages = _reporter_mails(notices[0])
-        else:
-            messages = _moderator_mails([n.flag for n in notices], addresses)
-        if messages:
+        if messages := _mails(notices, addresses):
             with mailers.default as connection:  # one connection; EMAIL_TIMEOUT bounds each step
                 connection.send_messages(messages)
     except Exception as exc:  # noqa: BLE001 - whatever stops the mail, the attempt counts
@@ -195,23 +190,6 @@ def _attempt(notices: list[Notice]) -> Outcome:
         status=done, sent_at=timezone.now() if messages else None, last_error=""
     )
     return Outcome(done.value)
-
-
-def _send(notices: list[Notice]) -> Outcome:
-    """Claim the notices still as read (an attempt counted, due again after the backoff; the time
-    set marks them as this sender's) and send them."""
-    if not notices:
-        return Outcome("done")
-    marker = timezone.now() + timedelta(seconds=backoff(max(n.attempts for n in notices) + 1))
-    unchanged = reduce(or_, (Q(pk=n.pk, attempts=n.attempts) for n in notices))
-    pending = Notice.objects.filter(status=Notice.State.PENDING)
-    pending.filter(unchanged).update(attempts=F("attempts") + 1, next_attempt_at=marker)
-    ids = [n.pk for n in notices]
-    mine = set(pending.filter(pk__in=ids, next_attempt_at=marker).values_list("pk", flat=True))
-    claimed = [n for n in notices if n.pk in mine]
-    for n in claimed:
-        n.attempts += 1
-    return _attempt(claimed) if claimed else Outcome("busy")
 
 
 def notice_deliver(notice_id: int) -> Outcome:
@@ -265,7 +243,6 @@ def notices_send_due(now: datetime | None = None) -> dict[str, int]:
 
 # how long the sweep leaves a new notice to the task sent at the commit (with a broker)
 FIRST_ATTEMPT_GRACE = timedelta(seconds=60)
-REPORTER_KINDS = (Notice.Kind.RECEIVED, Notice.Kind.DECIDED)
 
 
 def _write(wanted: list[tuple[Notice.Kind, int]]) -> None:
@@ -289,8 +266,7 @@ def notices_flag_filed(flag: Flag) -> None:
 
 def notices_item_decided(item: ReviewItem) -> None:
     flags = Flag.objects.filter(item_id=item.pk).exclude(email="").values_list("pk", flat=True)
-    if wanted := [(Notice.Kind.DECIDED, pk) for pk in flags]:
-        _write(wanted)
+    _write([(Notice.Kind.DECIDED, pk) for pk in flags])
 
 
 def notices_enqueue(ids: list[int]) -> None:
@@ -307,9 +283,8 @@ def _forget(flags: QuerySet[Flag]) -> int:
     """Erase the flags' addresses, skip their pending mail, clear errors that may name them."""
     with transaction.atomic():
         notices = Notice.objects.filter(flag__in=flags.values("pk"))
-        notices.filter(status=Notice.State.PENDING, kind__in=REPORTER_KINDS).update(
-            status=Notice.State.SKIPPED
-        )
+        reporters = notices.filter(status=Notice.State.PENDING).exclude(kind=Notice.Kind.NEW_FLAG)
+        reporters.update(status=Notice.State.SKIPPED)
         notices.exclude(last_error="").update(last_error="")
         return flags.update(email="")
 

@@ -55,8 +55,7 @@ class Impact:
     integrity_after: int | None
 
     @property
-    def size(self) -> tuple[int, int, int]:
-        """To sort by: places in the ranking, then PA Score, then integrity points."""
+    def size(self) -> tuple[int, int, int]:  # places in the ranking, then PA, then integrity
         return (
             abs(self.rank_after - self.rank_before),
             abs((self.pa_after or 0) - (self.pa_before or 0)),
@@ -146,9 +145,9 @@ def pending_by_impact(items: QuerySet[ReviewItem]) -> tuple[list[int], dict[int,
     return [row.pk for row in ranked], impacts
 
 
-def flag_reporter_records(flags: Sequence[Flag]) -> dict[int, str]:
-    """Each flag's reporter's decided past flags, matched by e-mail or else client hash, by flag
-    id, in one query."""
+def flag_reporter_records(flags: Sequence[Flag]) -> None:
+    """Set each flag's ``reporter_record``: its reporter's decided past flags, matched by e-mail
+    or else client hash, in one query."""
     emails = {f.email.lower() for f in flags if f.email}
     hashes = {f.client_hash for f in flags if not f.email}
     rows = (
@@ -162,16 +161,14 @@ def flag_reporter_records(flags: Sequence[Flag]) -> dict[int, str]:
     )
     # an address and a client hash never look alike: one counter holds both
     counts = Counter((who, status) for email, client, status in rows for who in (email, client))
-    records = {}
     for flag in flags:
         by, who = ("email", flag.email.lower()) if flag.email else ("client", flag.client_hash)
         upheld, rejected = (counts[who, s] for s in (Status.UPHELD, Status.REJECTED))
-        records[flag.pk] = (
+        flag.reporter_record = (  # type: ignore[attr-defined]
             f"earlier flags from this {by}: {upheld} upheld, {rejected} rejected"
             if upheld or rejected
             else f"no earlier decided flags from this {by}"
         )
-    return records
 
 
 def duration_text(delta: timedelta) -> str:
@@ -218,8 +215,7 @@ def notice_counts() -> tuple[dict[str, int], int]:
         retrying=Count("pk", filter=retrying),
         **{state: Count("pk", filter=Q(status=state)) for state in Notice.State.values},
     )
-    retrying_count = counts.pop("retrying")
-    return counts, retrying_count
+    return counts, counts.pop("retrying")
 
 
 def flag_value_when_filed(flag: Flag) -> CellValue:

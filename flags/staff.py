@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django_otp import devices_for_user, user_has_device
+from django_otp import devices_for_user
 from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
@@ -34,10 +34,6 @@ class Enrolment:
         qrcode.make(self.url, image_factory=qrcode.image.svg.SvgPathImage).save(out)
         svg = out.getvalue().decode()
         return svg[svg.index("<svg") :]  # without the XML declaration: it sits inside HTML
-
-
-def staff_has_second_factor(user: AbstractBaseUser) -> bool:
-    return bool(user_has_device(user, confirmed=True))
 
 
 def _enrolment(device: TOTPDevice) -> Enrolment:

@@ -35,9 +35,8 @@ def flag_create(request: HtmxHttpRequest, cell: int) -> HttpResponse:
     template = "flags/flag_form.html"
     partial = f"{template}#flag-form" if request.htmx else template
     form_id = params.flag_form_id(request.GET)
-    url = reverse("flag-create", args=[flagged.pk]) + (
-        "" if form_id == params.PAGE_FORM else f"?form={form_id}"
-    )
+    query = "" if form_id == params.PAGE_FORM else f"?form={form_id}"
+    url = reverse("flag-create", args=[flagged.pk]) + query
     posted = request.method == "POST"
     form = FlagForm(request.POST if posted else None, auto_id=f"flag-{form_id}-%s")
     context: dict[str, Any] = {"cell": flagged, "form_id": form_id, "post_url": url, "form": form}

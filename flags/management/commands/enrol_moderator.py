@@ -37,9 +37,7 @@ class Command(BaseCommand):
         out.write(f"key: {enrolment.key}")
         if not options["no_qr"]:
             out.write(qr_text(enrolment.url))
-        out.write(
-            "Recovery codes (each works once instead of a code from the app; keep them safe):"
-        )
+        out.write("Recovery codes (each works once instead of the app's code; keep them safe):")
         for code in codes:
             out.write(f"  {code}")
 
