@@ -20,21 +20,9 @@ from stories.models import Story
 
 # What an import reports, per kind of row and action, in this order (the writing actions first:
 # an import with none of them wrote nothing).
-IMPORT_KINDS = (
-    "arena",
-    "category",
-    "sub-group",
-    "persona",
-    "product",
-    "story",
-    "cell",
-    "evidence",
-    "adjacent arena",
-    "source",
-)
-
+IMPORT_KINDS = ("arena", "category", "sub-group", "persona", "product", "story", "cell")
+IMPORT_KINDS += ("evidence", "adjacent arena", "source")
 WRITING_ACTIONS = ("added", "changed", "re-dated", "restored", "retired", "removed")
-
 REPORT_ACTIONS = (*WRITING_ACTIONS, "kept")
 # what a row's values hold beside what an admin can edit (and a re-import keeps)
 NOT_EDITS = ("page_name", "page_text", "weight_published")
@@ -75,15 +63,13 @@ def _story_clashes(record: ArenaRecord, arena: Arena) -> None:
     for ms in record.overview.stories:
         holder = by_text.get(ms.text)
         if holder is not None and holder.pk != found.get(ms.text):
+            what = "a retired story" if holder.retired_at else "another story"
+            if holder.page_text:
+                what += f", which the pages call {short(holder.page_text, 60)}"
             raise ImportRefused(
-                f"{path}: the story {short(ms.text, 60)} is the text of {_story(holder)}; "
+                f"{path}: the story {short(ms.text, 60)} is the text of {what}; "
                 "reword one of them (nothing was imported)"
             )
-
-
-def _story(story: Story) -> str:
-    what = "a retired story" if story.retired_at is not None else "another story"
-    return f"{what}, which the pages call {short(story.page_text, 60)}" if story.page_text else what
 
 
 def product_check(path: str, rows: list[Product]) -> Callable[[Any, dict], None]:
@@ -95,19 +81,15 @@ def product_check(path: str, rows: list[Product]) -> Callable[[Any, dict], None]
         for key in ("name", "slug"):
             holder = held[key].get(values[key])
             if holder is not None and (row is None or holder.pk != row.pk):
+                what = f"the {'retired ' if holder.retired_at else ''}product {holder.name!r}"
+                if (called := holder.page_name) and called != holder.name:
+                    what += f", which the pages call {called!r}"
                 raise ImportRefused(
                     f"{path}: product {values['name']!r} would take the {key} {values[key]!r} of "
-                    f"{_product(holder)}; rename one of them (nothing was imported)"
+                    f"{what}; rename one of them (nothing was imported)"
                 )
 
     return check
-
-
-def _product(product: Product) -> str:
-    what = "the retired product" if product.retired_at is not None else "the product"
-    called = product.page_name
-    also = f", which the pages call {called!r}" if called and called != product.name else ""
-    return f"{what} {product.name!r}{also}"
 
 
 @dataclass
@@ -118,7 +100,7 @@ class ImportRun:
     arena: Arena
     overwrite: bool = False
     created: bool = False
-    default_weight_stories: list[str] = field(default_factory=list)
+    default_weights: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     retired: list[str] = field(default_factory=list)
     restored: list[str] = field(default_factory=list)
@@ -156,6 +138,10 @@ class ImportRun:
     def says(self) -> str:
         return "file says" if self.record.exact else "page says"
 
+    @property
+    def where(self) -> str:
+        return "in the file" if self.record.exact else "on the pages"
+
     def summary(self) -> str:
         """``Created arena 'Name' (slug): 53 stories, 318 cells`` (or Updated, or Unchanged:)."""
         verb = "Created" if self.created else ("Updated" if self.wrote else "Unchanged:")
@@ -165,16 +151,13 @@ class ImportRun:
 
     def report_lines(self) -> list[str]:
         """The report after the summary: the counts per kind, then a line per row named."""
-        file = self.record.exact
-        where = "in the file" if file else "on the pages"
-        counts = {
-            k: [f"{n} {a}" for a in REPORT_ACTIONS if (n := self.tally[k, a])] for k in IMPORT_KINDS
-        }
-        lines = [f"{kind}: {', '.join(parts)}" for kind, parts in counts.items() if parts]
+        file, where = self.record.exact, self.where
+        lines = []
+        for kind in IMPORT_KINDS:
+            if parts := [f"{n} {a}" for a in REPORT_ACTIONS if (n := self.tally[kind, a])]:
+                lines.append(f"{kind}: {', '.join(parts)}")
         given = "the file gives no" if file else "no page gives"
-        lines += [
-            f"{given} the weight of {t!r}: default weight used" for t in self.default_weight_stories
-        ]
+        lines += [f"{given} the weight of {t!r}: default weight used" for t in self.default_weights]
         lines += self.kept
         if self.kept:
             values = "the file's values" if file else "the pages' values"
@@ -236,7 +219,7 @@ def keep_added(run: ImportRun, row: Any, kind: str) -> bool:
         return False
     run.kept.append(
         f"kept the {kind} {row.name!r}, added or edited in the admin ({day_text(row.edited_at)}; "
-        f"not {'in the file' if run.record.exact else 'on the pages'})"
+        f"not {run.where})"
     )
     run.count(kind, "kept")
     return True

@@ -109,7 +109,7 @@ def _stories(run: ImportRun) -> None:
             # pages that give no weight (an overview page alone) leave a known weight alone
             values["weight"], values["weight_published"] = story.weight, True
         elif weight is None:
-            run.default_weight_stories.append(ms.text)
+            run.default_weights.append(ms.text)
 
     def edited_weight(story: Story | None, values: dict[str, Any]) -> None:
         if story is not None and story.edited_since_import and values["weight"] == story.weight:
