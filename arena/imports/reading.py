@@ -228,7 +228,6 @@ class CellDetail:
 
 @dataclass(frozen=True)
 class CompareStory:
-    number: int
     group: str | None
     persona_label: str
     text: str

@@ -18,9 +18,17 @@ from core.models import VersionedRecord
 from products.models import Product
 from stories.models import Story
 
-# What an import reports, per kind of row and action, in this order (the writing actions first:
-# an import with none of them wrote nothing).
-IMPORT_KINDS = ("arena", "category", "sub-group", "persona", "product", "story", "cell")
+# What an import reports, per kind of row and action, in this order (an import with none of the
+# writing actions wrote nothing).
+IMPORT_KINDS: tuple[str, ...] = (
+    "arena",
+    "category",
+    "sub-group",
+    "persona",
+    "product",
+    "story",
+    "cell",
+)
 IMPORT_KINDS += ("evidence", "adjacent arena", "source")
 WRITING_ACTIONS = ("added", "changed", "re-dated", "restored", "retired", "removed")
 REPORT_ACTIONS = (*WRITING_ACTIONS, "kept")
@@ -40,11 +48,9 @@ def import_arena_find(record: ArenaRecord, *, slug: str) -> Arena | None:
     if arena is None and record.slug is None:
         arena, other = other, None
     if other is not None:
-        belongs = (
-            f"and the slug {slug!r} belongs to the arena {arena.name!r}"
-            if arena is not None
-            else f"and this file's slug is {slug!r}"
-        )
+        belongs = f"and this file's slug is {slug!r}"
+        if arena is not None:
+            belongs = f"and the slug {slug!r} belongs to the arena {arena.name!r}"
         raise ImportRefused(
             f"{ov.path}: the arena name {ov.name!r} already belongs to the arena {other.slug!r}, "
             f"{belongs}; give the arena its own slug and name (nothing was imported)"
@@ -109,9 +115,6 @@ class ImportRun:
     overwritten: list[str] = field(default_factory=list)
     # (kind, action) → how many rows (IMPORT_KINDS, REPORT_ACTIONS)
     tally: Counter[tuple[str, str]] = field(default_factory=Counter)
-    # positions are shifted out of the way first so the unique (arena, position) constraints hold
-    # while reordering
-    offset: int = 10_000_000
     categories: dict[str, Category] = field(default_factory=dict)
     subgroups: dict[tuple[str, str], SubGroup] = field(default_factory=dict)
     gone_groups: list[SubGroup] = field(default_factory=list)
@@ -190,16 +193,15 @@ def sync_row(obj: Model, values: dict, *, bump: bool = True) -> bool:
 
 def keep_edited(
     run: ImportRun, row: VersionedRecord, values: dict, kind: str, what: str, plain: bool = False
-) -> bool:
+) -> None:
     """Keep over ``values`` what an admin edited since the last import (or, told to, overwrite
-    it), a report line each; whether any differed. ``plain``: values shown unquoted."""
+    it), a report line each. ``plain``: values shown unquoted."""
     if not row.edited_since_import:
-        return False
+        return
     differing = [k for k in values if k not in NOT_EDITS and getattr(row, k) != values[k]]
+    show = str if plain else repr
     for name in differing:
-        held, says = getattr(row, name), values[name]
-        if not plain:
-            held, says = repr(held), repr(says)
+        held, says = show(getattr(row, name)), show(values[name])
         line = f"edited {name} {held} of {what} ({day_text(row.edited_at)}; {run.says} {says})"
         if run.overwrite:
             run.overwritten.append(f"overwrote {line}")
@@ -210,7 +212,6 @@ def keep_edited(
         values["imported_at"] = timezone.now()
     if differing and (plain or not run.overwrite):
         run.count(kind, "changed" if run.overwrite else "kept")
-    return bool(differing)
 
 
 def keep_added(run: ImportRun, row: Any, kind: str) -> bool:
