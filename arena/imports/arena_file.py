@@ -118,9 +118,8 @@ class _File:
         seen: dict[Any, int] = {}
         for i, item in enumerate(items):
             if (value := made(item[key])) in seen:
-                raise self.at(
-                    [section, i, key], f"{item[key]!r} is already used by /{section}/{seen[value]}"
-                )
+                said = f"{item[key]!r} is already used by /{section}/{seen[value]}"
+                raise self.at([section, i, key], said)
             seen[value] = i
 
 

@@ -169,10 +169,8 @@ def _moderated_cell(
     if "rationale" in parts:
         lines.append(f"edited rationale of {where} ({day}; the {run.says[:-5]}'s differs)")
     if "evidence" in parts:
-        lines.append(
-            f"moderated evidence on {where} ({day}: {_quotes_text(now['evidence'])}; "
-            f"{run.says} {_quotes_text(file['evidence'])})"
-        )
+        said = f"{_quotes_text(now['evidence'])}; {run.says} {_quotes_text(file['evidence'])}"
+        lines.append(f"moderated evidence on {where} ({day}: {said})")
     if not run.overwrite:
         if lines:  # (none: the decision's own date alone differs, nothing to report)
             run.kept.extend(f"kept {line}" for line in lines)

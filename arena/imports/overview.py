@@ -71,12 +71,8 @@ def parse_overview(path: str, lines: list[str]) -> tuple[OverviewPage, dict[str,
     for at in leader_lines:
         row, shown = _leader_row(Cursor(path, lines, at), products)
         leaderboard.append(row)
-        cur.once(
-            ranked,
-            row.product,
-            f"product {short(row.product)} appears twice in the leaderboard",
-            at,
-        )
+        twice = f"product {short(row.product)} appears twice in the leaderboard"
+        cur.once(ranked, row.product, twice, at)
         values[row.product] |= shown | {"popularity_as_of": evidence_as_of}
     if len(stories) != story_count:
         says = f"the page says {story_count} user stories but its matrix has {len(stories)}"
@@ -121,11 +117,8 @@ def _leader_row(cur: Cursor, products: tuple[str, ...]) -> tuple[LeaderboardRow,
     vm = re.search(r"([0-9]+)/([0-9]+) verified(?: · ([0-9]+) disputed)?", rest)
     if not vm or not re.search(r"[0-9]+/100 integrity", rest):
         raise cur.error("leaderboard row lacks 'V/E verified' or 'N/100 integrity'")
-    counts = (
-        cur.number(vm.group(1), "verified count"),
-        cur.number(vm.group(2), "evidenced count"),
-        cur.number(vm.group(3) or "0", "disputed count"),
-    )
+    whats = ("verified count", "evidenced count", "disputed count")
+    counts = (cur.number(vm.group(i) or "0", what) for i, what in enumerate(whats, start=1))
     return LeaderboardRow(product, vs, *counts), values
 
 

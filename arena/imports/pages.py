@@ -49,11 +49,8 @@ def read_arena(paths: Sequence[str | Path]) -> ArenaRecord:
         raise PageError(overviews[1], 1, f"a second arena overview page (first: {overviews[0]})")
     overview, products = parse_overview(overviews[0], loaded.pop(overviews[0]))
     texts = [s.text for s in overview.stories]
-    return merge_pages(
-        overview,
-        [parse_compare(p, ls, texts, overview.products) for p, ls in loaded.items()],
-        products,
-    )
+    compares = [parse_compare(p, ls, texts, overview.products) for p, ls in loaded.items()]
+    return merge_pages(overview, compares, products)
 
 
 def label_matches(label: str, persona: str) -> bool:
@@ -75,17 +72,12 @@ def merge_pages(
         for cs in page.stories:
             story = _check_story(page, cs, stories, labels, weights)
             for cell in cs.cells:
-                mark = dict(story.cells)[cell.product]
-                if mark != cell.value:
-                    raise PageError(
-                        page.path,
-                        cell.line,
-                        f"{cell.product}: {cell.value.label()} disagrees with the matrix "
-                        f"({mark.label()}, {overview.path}:{story.line})",
-                    )
-                seen, at = details.setdefault(
-                    (cs.text, cell.product), (cell, f"{page.path}:{cell.line}")
-                )
+                if (mark := dict(story.cells)[cell.product]) != cell.value:
+                    matrix = f"the matrix ({mark.label()}, {overview.path}:{story.line})"
+                    said = f"{cell.product}: {cell.value.label()} disagrees with {matrix}"
+                    raise PageError(page.path, cell.line, said)
+                here = f"{page.path}:{cell.line}"
+                seen, at = details.setdefault((cs.text, cell.product), (cell, here))
                 if (seen.rationale, seen.evidence) != (cell.rationale, cell.evidence):
                     said = f"{cell.product}'s cell differs from the same cell at {at}"
                     raise PageError(page.path, cell.line, said)
@@ -175,7 +167,8 @@ def _story(
     pair: tuple[str, str],
 ) -> CompareStory:
     """The story whose ``N. <persona label><text>`` line ``cur`` has just read."""
-    start, rest, story = cur.lineno, sm.group(2), f"story {cur.number(sm.group(1), 'story number')}"
+    start, rest, number = cur.lineno, sm.group(2), cur.number(sm.group(1), "story number")
+    story = f"story {number}"
     text = next((t for t in texts if rest.endswith(t) and len(rest) > len(t)), None)
     if text is None:
         if not (cm := re.match(r"([a-z][a-z -]*?)([A-Z].*)", rest)):
@@ -200,7 +193,9 @@ def _story(
         cur.skip_blank()
         cur.take(f"{story} is truncated: no cell for {product}")
         cells.append(_cell(cur, product))
-    return CompareStory(group, label.strip(), text, int(digits), won, (cells[0], cells[1]), start)
+    return CompareStory(
+        number, group, label.strip(), text, int(digits), won, (cells[0], cells[1]), start
+    )
 
 
 def _cell(cur: Cursor, product: str) -> CellDetail:

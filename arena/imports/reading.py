@@ -155,9 +155,8 @@ def future_problem(day: date | None) -> str | None:
 
 def _model_field(label: str) -> Field:
     model, name = label.split(".")
-    return cast(
-        Field, next(m for m in apps.get_models() if m.__name__ == model)._meta.get_field(name)
-    )
+    found = next(m for m in apps.get_models() if m.__name__ == model)._meta.get_field(name)
+    return cast(Field, found)
 
 
 @functools.cache
@@ -228,6 +227,7 @@ class CellDetail:
 
 @dataclass(frozen=True)
 class CompareStory:
+    number: int
     group: str | None
     persona_label: str
     text: str

@@ -20,16 +20,8 @@ from stories.models import Story
 
 # What an import reports, per kind of row and action, in this order (an import with none of the
 # writing actions wrote nothing).
-IMPORT_KINDS: tuple[str, ...] = (
-    "arena",
-    "category",
-    "sub-group",
-    "persona",
-    "product",
-    "story",
-    "cell",
-)
-IMPORT_KINDS += ("evidence", "adjacent arena", "source")
+IMPORT_KINDS: tuple[str, ...] = ("arena", "category", "sub-group", "persona", "product", "story")
+IMPORT_KINDS += ("cell", "evidence", "adjacent arena", "source")
 WRITING_ACTIONS = ("added", "changed", "re-dated", "restored", "retired", "removed")
 REPORT_ACTIONS = (*WRITING_ACTIONS, "kept")
 # what a row's values hold beside what an admin can edit (and a re-import keeps)

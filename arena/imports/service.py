@@ -89,7 +89,7 @@ def _stories(run: ImportRun) -> None:
     existing = {(s.page_text or s.text): s for s in rows}
     listed = {}
     for ms in ov.stories:
-        weight = record.weights.get(ms.text)
+        weight, story = record.weights.get(ms.text), existing.get(ms.text)
         listed[ms.text] = values = {
             "text": ms.text,
             "page_text": ms.text,
@@ -99,20 +99,16 @@ def _stories(run: ImportRun) -> None:
             "weight": weight or settings.ARENA_DEFAULT_STORY_WEIGHT,
             "weight_published": weight is not None,
         }
-        story = existing.get(ms.text)
         if weight is None and story is not None and story.weight_published:
             # pages that give no weight (an overview page alone) leave a known weight alone
             values["weight"], values["weight_published"] = story.weight, True
         elif weight is None:
             run.default_weights.append(ms.text)
-
-    def edited_weight(story: Story | None, values: dict[str, Any]) -> None:
-        if story is not None and story.edited_since_import and values["weight"] == story.weight:
-            values["weight_published"] = story.weight_published
-
-    run.stories.update(
-        _write_rows(run, "story", rows, existing, listed, edited_weight, arena=run.arena)[0]
-    )
+        # an admin's weight, kept (or the same), keeps whether it is published
+        if story is not None and story.edited_since_import:
+            if values["weight"] == story.weight or not run.overwrite:
+                values["weight_published"] = story.weight_published
+    run.stories.update(_write_rows(run, "story", rows, existing, listed, arena=run.arena)[0])
 
 
 def _write_rows(

@@ -37,10 +37,8 @@ class ImportCommand(BaseCommand):
         except (PageError, ImportRefused) as exc:
             raise CommandError(str(exc)) from None
         except EditConflict as exc:
-            reason = (
-                f"a cell changed while the import ran; nothing was imported, run it again ({exc})"
-            )
-            raise CommandError(reason) from None
+            again = "a cell changed while the import ran; nothing was imported, run it again"
+            raise CommandError(f"{again} ({exc})") from None
         except IntegrityError as exc:  # (a rule the checks above missed: never a traceback)
             reason = f"the database refused the import ({exc}); nothing was imported"
             raise CommandError(f"{record.overview.path}: {reason}") from None
