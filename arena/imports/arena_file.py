@@ -1,6 +1,5 @@
-"""An arena file (docs/arena-format.md) read into an ``ArenaRecord``: checked against its schema
-(``arena/schemas/``), for control characters, then for what a schema cannot say. Every problem is
-``FILE: /json/pointer (line N): …``."""
+"""An arena file (docs/arena-format.md) read into an ``ArenaRecord``: its schema, control characters,
+then what a schema cannot say. Every problem is ``FILE: /json/pointer (line N): …``."""
 
 from __future__ import annotations
 
@@ -175,13 +174,10 @@ def _schema_check(document: Any, file: _File) -> None:
 def _message(error: ValidationError) -> str:
     if error.validator == "maxLength" and isinstance(error.instance, str):
         # (the schema's own message quotes the value whole, and a cut quote hides the reason)
-        return (
-            f"{_short(repr(error.instance), 60)} is {len(error.instance)} characters long; "
-            f"at most {error.validator_value} are allowed"
-        )
+        held = f"{_short(repr(error.instance), 60)} is {len(error.instance)} characters long"
+        return f"{held}; at most {error.validator_value} are allowed"
     if error.validator == "pattern" and error.validator_value in _SLUG_PATTERNS:
-        product = _SLUG_PATTERNS[error.validator_value]
-        if problem := slug_problem(error.instance, product=product):
+        if problem := slug_problem(error.instance, product=_SLUG_PATTERNS[error.validator_value]):
             return _short(problem)
     return _short(error.message)
 

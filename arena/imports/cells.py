@@ -20,21 +20,13 @@ from stories.values import CellValue, Quote
 
 def import_cells(run: ImportRun) -> None:
     record, ov = run.record, run.record.overview
-    existing = {
-        (c.story_id, c.product_id): c
-        for c in Cell.objects.filter(story__arena=run.arena)
-        .select_for_update()
-        .prefetch_related("evidence")
-    }
+    cells = Cell.objects.filter(story__arena=run.arena).select_for_update()
+    existing = {(c.story_id, c.product_id): c for c in cells.prefetch_related("evidence")}
     # the newest moderator or admin change of each cell that has one
-    moderated = {
-        change.cell_id: change
-        for change in CellChange.objects.filter(
-            cell__story__arena=run.arena, kind__in=(CellChange.Kind.FLAG, CellChange.Kind.ADMIN)
-        )
-        .select_related("changed_by")
-        .order_by("changed_at", "pk")
-    }
+    kinds = (CellChange.Kind.FLAG, CellChange.Kind.ADMIN)
+    changes = CellChange.objects.filter(cell__story__arena=run.arena, kind__in=kinds)
+    ordered = changes.select_related("changed_by").order_by("changed_at", "pk")
+    moderated = {change.cell_id: change for change in ordered}
     new: list[tuple[Cell, tuple[Quote, ...]]] = []
     # kept as moderated (their dates stay), and those whose quotes the pages state again
     outcomes: dict[str, list[int]] = {"kept": [], "evidence": []}
@@ -70,10 +62,8 @@ def import_cells(run: ImportRun) -> None:
 
 def _quotes_of(run: ImportRun, detail: CellDetail | None) -> tuple[Quote, ...]:
     """The quotes as a file states them, or the pages' checked as of their evidence date."""
-    quotes = detail.evidence if detail else ()
-    if run.record.exact:
-        return quotes
-    return tuple(replace(q, checked_on=run.record.overview.evidence_as_of) for q in quotes)
+    quotes, day = detail.evidence if detail else (), run.record.overview.evidence_as_of
+    return quotes if run.record.exact else tuple(replace(q, checked_on=day) for q in quotes)
 
 
 def _parts(
@@ -180,10 +170,8 @@ def _moderated_cell(
         return None
     run.overwritten.extend(f"overwrote {line}" for line in lines)
     what = f"the {last.get_kind_display()} value" if last else "the moderated"
-    return (
-        f"Imported from {run.record.overview.path} over {what} {now['value'].label()} "
-        f"({', '.join(parts)}) of {day}"
-    )
+    over = f"over {what} {now['value'].label()} ({', '.join(parts)}) of {day}"
+    return f"Imported from {run.record.overview.path} {over}"
 
 
 def _date_cells(run: ImportRun, day: date, kept: list[int], evidence: list[int]) -> int:

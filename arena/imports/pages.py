@@ -54,8 +54,7 @@ def read_arena(paths: Sequence[str | Path]) -> ArenaRecord:
 
 
 def label_matches(label: str, persona: str) -> bool:
-    """Whether a persona label names the persona: "ai-native user" names "ai-native" (one trailing
-    word may qualify the slug)."""
+    """Whether a persona label names the persona (one word may follow: "ai-native user")."""
     norm = persona_slug(label)
     return norm == persona or norm.startswith(persona + "-") and "-" not in norm[len(persona) + 1 :]
 
@@ -121,8 +120,7 @@ def _check_round(page: ComparePage, cs: CompareStory) -> None:
     a, b = (CellIn.of(c.value, story_id=0, product=c.product) for c in cs.cells)
     if a.verdict == Verdict.NA or b.verdict == Verdict.NA:
         raise PageError(page.path, cs.line, "a head-to-head lists no story where one side is n/a")
-    expected = round_winner(a, b)
-    if expected != cs.round:
+    if (expected := round_winner(a, b)) != cs.round:
         said = DRAWN if cs.round == DRAWN else f"to {cs.round}"
         rule = DRAWN if expected == DRAWN else f"to {expected}"
         reason = f"the page says round {said}, the rules give round {rule}"

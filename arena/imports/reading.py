@@ -102,9 +102,8 @@ class Cursor:
         """``text`` if it fits the model field ``label`` (or the ``TEXT_LIMITS`` of a text column)."""
         limit = TEXT_LIMITS.get(label) or max_length(label)
         if len(text) > limit:
-            raise self.error(
-                f"{what} {short(text)} is {len(text)} characters long; at most {limit} fit ({label})"
-            )
+            said = f"is {len(text)} characters long; at most {limit} fit ({label})"
+            raise self.error(f"{what} {short(text)} {said}")
         return text
 
     def number(self, digits: str, what: str, maximum: int = ANY_COUNT_MAX) -> int:
@@ -121,10 +120,8 @@ class Cursor:
         if problem := slug_problem(made, product=True):
             raise self.error(f"{what} {short(name)} gives a slug that is refused: {problem}")
         if len(made) > (limit := max_length(label)):
-            raise self.error(
-                f"{what} {short(name)} gives a slug of {len(made)} characters; "
-                f"at most {limit} fit ({label})"
-            )
+            said = f"gives a slug of {len(made)} characters; at most {limit} fit ({label})"
+            raise self.error(f"{what} {short(name)} {said}")
         return made
 
     def same_slug(self, seen: dict[str, str], what: str, name: str) -> None:

@@ -71,8 +71,7 @@ def _story_clashes(record: ArenaRecord, arena: Arena) -> None:
 
 
 def product_check(path: str, rows: list[Product]) -> Callable[[Any, dict], None]:
-    """Refuse a name or slug another product holds, before a row (None: a new one) is written.
-    (Two listed products alike the readers refuse already.)"""
+    """Refuse a name or slug another product holds before a row (None: a new one) is written."""
     held = {f: {getattr(p, f): p for p in rows} for f in ("name", "slug")}
 
     def check(row: Product | None, values: dict[str, Any]) -> None:
@@ -156,10 +155,8 @@ class ImportRun:
         lines += self.kept
         if self.kept:
             values = "the file's values" if file else "the pages' values"
-            lines.append(
-                f"{len(self.kept)} moderated or edited value(s) kept; --overwrite-moderated "
-                f"writes {values} over them"
-            )
+            said = f"kept; --overwrite-moderated writes {values} over them"
+            lines.append(f"{len(self.kept)} moderated or edited value(s) {said}")
         lines += self.overwritten
         lines += [
             f"retired {what} (no longer {where}; its history is kept)" for what in self.retired
@@ -234,9 +231,7 @@ def named_rows[Named: (Category, SubGroup, AdjacentArena)](
         row = by_key.get(name) or by_name.get(name)
         if row is not None and row.pk not in {r.pk for r in found.values()}:
             found[name] = row
-    for name in names:
-        holder = by_name.get(name)
-        if name not in found and holder is not None:
+        elif (holder := by_name.get(name)) is not None:
             raise ImportRefused(
                 f"{path}: {what} {name!r} would take the name an admin gave the {what} "
                 f"{holder.page_name!r}; rename one of them (nothing was imported)"

@@ -120,9 +120,8 @@ def _write_rows(
     check: Callable[[Any, dict[str, Any]], None] = lambda row, values: None,
     **parent: Any,
 ) -> tuple[dict[str, Any], list[Any]]:
-    """Write the ``listed`` rows in page order (``existing``: ``rows`` by the name the pages gave
-    them); return them by name, and the rows no longer listed (a story or product retired). An
-    adjacent arena's place is a value (no place is unique); other places move out of the way first."""
+    """Write the ``listed`` rows in page order; return them by name, and the rows no longer listed
+    (a story or product retired). An adjacent arena's place is a value (no place is unique)."""
     editable, shifted = kind in ("story", "product"), kind != "adjacent arena"
     every = list(rows)  # (the rows ``existing`` holds: a QuerySet keeps what it fetched)
     if shifted:
@@ -199,10 +198,8 @@ def _personas(run: ImportRun) -> None:
     for slug_ in dict.fromkeys(s.persona for s in run.record.overview.stories):
         label = labels.get(slug_, slug_.replace("-", " "))
         # by the slug the pages gave it (an admin may have changed it since), else by its slug
-        persona = (
-            Persona.objects.filter(page_slug=slug_).first()
-            or Persona.objects.filter(slug=slug_).first()
-        )
+        by_page = Persona.objects.filter(page_slug=slug_).first()
+        persona = by_page or Persona.objects.filter(slug=slug_).first()
         if persona is None:
             persona = Persona.objects.create(slug=slug_, page_slug=slug_, label=label)
             run.count("persona", "added")
