@@ -13,18 +13,8 @@ VERSION = 1
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / f"arena-v{VERSION}.schema.json"
 
 # The document's top-level keys, in order: two scalars, the arena (one object), then lists.
-SECTIONS = (
-    "format",
-    "version",
-    "arena",
-    "categories",
-    "personas",
-    "products",
-    "stories",
-    "cells",
-    "adjacent",
-    "sources",
-)
+SECTIONS: tuple[str, ...] = ("format", "version", "arena", "categories", "personas", "products")
+SECTIONS += ("stories", "cells", "adjacent", "sources")
 # Chunks of about this many characters are what a streamed export sends at a time.
 CHUNK_CHARS = 64 * 1024
 

@@ -1,6 +1,5 @@
-"""An arena file (docs/arena-format.md) read into an ``ArenaRecord``: checked against its schema
-(``arena/schemas/``), for control characters, then for what a schema cannot say. Every problem is
-``FILE: /json/pointer (line N): …``."""
+"""An arena file (docs/arena-format.md) read into an ``ArenaRecord``: its schema, control characters,
+then what a schema cannot say. Every problem is ``FILE: /json/pointer (line N): …``."""
 
 from __future__ import annotations
 
@@ -30,17 +29,13 @@ from core.uris import uri_encode, uri_problem
 from products.facts import licence_problem
 from stories.values import CellValue, Quote
 
-# What no text may hold: control characters (but tab and newline in the long texts) and lone
-# surrogates (half a UTF-16 pair, which no UTF-8 text or database can store). XML, and so the Atom
-# feeds, cannot carry controls; a line break in a name would break a mail header or a log line.
+# No text holds a control character (the Atom feeds' XML cannot carry one; a line break in a name
+# would break a mail header) but tab and newline in long texts, nor a lone surrogate (unstorable).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 _ONE_LINE_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-# The texts that may run over several lines (by their key); every other text is one line.
 LONG_TEXTS = frozenset({"description", "rationale", "quote"})
 MAX_ERRORS = 20  # schema errors listed at once, in document order
-# A slug pattern's error says the rule (core.text) rather than quote the regular expression.
 _SLUG_PATTERNS = {SLUG_PATTERN: False, PRODUCT_SLUG_PATTERN: True}
-# A product's dates and addresses, in the order they are checked
 _PRODUCT_CHECKED: tuple[str, ...] = ("popularity_as_of", "website", "repository")
 _PRODUCT_CHECKED += ("documentation", "first_release", "latest_release")
 _DECODER = json.JSONDecoder()
@@ -54,8 +49,8 @@ class ArenaFileError(PageError):
 
     def __init__(self, path: str, reason: str, line: int = 0, column: int = 0):
         super().__init__(path, line, reason)
-        where = f"line {line}, column {column}: " if line and column else ""
-        self.args = (f"{path}: {where or (f'line {line}: ' if line else '')}{reason}",)
+        where = f"line {line}, column {column}: " if column else f"line {line}: " if line else ""
+        self.args = (f"{path}: {where}{reason}",)
 
 
 def pointer(path: Iterable[str | int]) -> str:
@@ -93,8 +88,6 @@ def line_of(text: str, where: Where) -> int | None:
 
 
 class _File:
-    """The file being read: its errors name the value's pointer and line."""
-
     def __init__(self, path: str, text: str):
         self.path, self.text = path, text
 
@@ -106,14 +99,12 @@ class _File:
         return ArenaFileError(self.path, f"{self.where(where)}: {reason}")
 
     def date(self, value: str | None, where: Where) -> date | None:
-        """A day the schema found well formed, refused when it is after today."""
         day = date.fromisoformat(value) if value is not None else None
         if problem := future_problem(day):
             raise self.at(where, problem)
         return day
 
     def uri(self, value: str | None, where: Where) -> str:
-        """An address as the site stores it (``core.uris``), or why it is no http(s) address."""
         encoded = uri_encode(value or "")
         if problem := uri_problem(encoded):
             raise self.at(where, f"{value!r}: {problem}")
@@ -122,13 +113,12 @@ class _File:
     def unique(
         self, items: Sequence[Any], key: str, section: str, made: Callable = lambda v: v
     ) -> None:
-        """No two ``items`` of ``section`` alike in ``key`` (compared as ``made`` makes them)."""
+        """No two ``items`` alike in ``key`` (as ``made`` makes them)."""
         seen: dict[Any, int] = {}
         for i, item in enumerate(items):
             if (value := made(item[key])) in seen:
-                raise self.at(
-                    [section, i, key], f"{item[key]!r} is already used by /{section}/{seen[value]}"
-                )
+                said = f"{item[key]!r} is already used by /{section}/{seen[value]}"
+                raise self.at([section, i, key], said)
             seen[value] = i
 
 
@@ -184,13 +174,10 @@ def _schema_check(document: Any, file: _File) -> None:
 def _message(error: ValidationError) -> str:
     if error.validator == "maxLength" and isinstance(error.instance, str):
         # (the schema's own message quotes the value whole, and a cut quote hides the reason)
-        return (
-            f"{_short(repr(error.instance), 60)} is {len(error.instance)} characters long; "
-            f"at most {error.validator_value} are allowed"
-        )
+        held = f"{_short(repr(error.instance), 60)} is {len(error.instance)} characters long"
+        return f"{held}; at most {error.validator_value} are allowed"
     if error.validator == "pattern" and error.validator_value in _SLUG_PATTERNS:
-        product = _SLUG_PATTERNS[error.validator_value]
-        if problem := slug_problem(error.instance, product=product):
+        if problem := slug_problem(error.instance, product=_SLUG_PATTERNS[error.validator_value]):
             return _short(problem)
     return _short(error.message)
 
@@ -200,7 +187,6 @@ def _short(message: str, size: int = 300) -> str:
 
 
 def _texts_check(value: Any, where: list[str | int], file: _File) -> None:
-    """No control character or lone surrogate in any text, no line break in a one-line text."""
     if isinstance(value, str):
         key = next((step for step in reversed(where) if isinstance(step, str)), "")
         long = key in LONG_TEXTS
@@ -221,7 +207,10 @@ def _texts_check(value: Any, where: list[str | int], file: _File) -> None:
 
 def _record(doc: dict[str, Any], file: _File) -> ArenaRecord:
     arena, products, stories = doc["arena"], doc["products"], doc["stories"]
-    slug = _slug(arena, file)
+    # (a slug made of the name: the schema checks a given one)
+    slug: str = arena.get("slug") or arena_slugify(arena["name"])
+    if problem := slug_problem(slug) if slug else "has no letters or digits to make a URL slug of":
+        raise file.at(["arena", "name"], problem)
     file.unique(doc["categories"], "name", "categories", made=arena_slugify)
     groups = {c["name"]: set(c.get("groups", [])) for c in doc["categories"]}
     file.unique(doc["personas"], "slug", "personas")
@@ -230,6 +219,10 @@ def _record(doc: dict[str, Any], file: _File) -> ArenaRecord:
     story_by_key = _stories(stories, groups, labels, file)
     cells = _cells(doc["cells"], story_by_key, by_slug, file)
     adjacent = doc.get("adjacent", [])
+
+    def row(key: int) -> tuple[tuple[str, CellValue], ...]:
+        return tuple((p["name"], cells[(key, p["slug"])].value) for p in products)
+
     overview = OverviewPage(
         file.path,
         arena["name"],
@@ -242,13 +235,7 @@ def _record(doc: dict[str, Any], file: _File) -> ArenaRecord:
             for c in doc["categories"]
         ),
         tuple(
-            MatrixStory(
-                s["text"],
-                s["persona"],
-                s["category"],
-                s.get("group"),
-                tuple((p["name"], cells[(s["key"], p["slug"])].value) for p in products),
-            )
+            MatrixStory(s["text"], s["persona"], s["category"], s.get("group"), row(s["key"]))
             for s in stories
         ),
         tuple({**a, "shares": a.get("shares") or ""} for a in adjacent),
@@ -270,17 +257,7 @@ def _record(doc: dict[str, Any], file: _File) -> ArenaRecord:
     )
 
 
-def _slug(arena: dict[str, Any], file: _File) -> str:
-    slug: str = arena.get("slug") or arena_slugify(arena["name"])
-    if not slug:
-        raise file.at(["arena", "name"], "has no letters or digits to make a URL slug of")
-    if problem := slug_problem(slug):  # (a slug made of the name: the schema checks a given one)
-        raise file.at(["arena", "name"], problem)
-    return slug
-
-
 def _product_names(products: list[dict[str, Any]], file: _File) -> dict[str, str]:
-    """The products' names by their slugs (a product without one gets its name's)."""
     for i, p in enumerate(products):  # (the schema checks a given slug; a made one can be empty)
         if not p.setdefault("slug", arena_slugify(p["name"])):
             raise file.at(["products", i, "name"], "has no letters or digits to make a slug of")
@@ -292,7 +269,6 @@ def _product_names(products: list[dict[str, Any]], file: _File) -> dict[str, str
 def _stories(
     stories: list[dict[str, Any]], groups: dict[str, set[str]], labels: dict, file: _File
 ) -> dict[int, dict[str, Any]]:
-    """The stories by their keys, each in a known category, sub-group and persona."""
     file.unique(stories, "key", "stories")
     file.unique(stories, "text", "stories")
     for i, s in enumerate(stories):

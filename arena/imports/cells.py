@@ -20,33 +20,22 @@ from stories.values import CellValue, Quote
 
 def import_cells(run: ImportRun) -> None:
     record, ov = run.record, run.record.overview
-    existing = {
-        (c.story_id, c.product_id): c
-        for c in Cell.objects.filter(story__arena=run.arena)
-        .select_for_update()
-        .prefetch_related("evidence")
-    }
+    cells = Cell.objects.filter(story__arena=run.arena).select_for_update()
+    existing = {(c.story_id, c.product_id): c for c in cells.prefetch_related("evidence")}
     # the newest moderator or admin change of each cell that has one
-    moderated = {
-        change.cell_id: change
-        for change in CellChange.objects.filter(
-            cell__story__arena=run.arena, kind__in=(CellChange.Kind.FLAG, CellChange.Kind.ADMIN)
-        )
-        .select_related("changed_by")
-        .order_by("changed_at", "pk")
-    }
+    kinds = (CellChange.Kind.FLAG, CellChange.Kind.ADMIN)
+    changes = CellChange.objects.filter(cell__story__arena=run.arena, kind__in=kinds)
+    ordered = changes.select_related("changed_by").order_by("changed_at", "pk")
+    moderated = {change.cell_id: change for change in ordered}
     new: list[tuple[Cell, tuple[Quote, ...]]] = []
-    kept: list[int] = []  # kept as moderated: their dates stay
-    # cells whose quotes the pages state again, as they are (the pages' date checks them)
-    evidence_kept: list[int] = []
+    # kept as moderated (their dates stay), and those whose quotes the pages state again
+    outcomes: dict[str, list[int]] = {"kept": [], "evidence": []}
     for ms in ov.stories:
-        story = run.stories[ms.text]
         for pname, mark in ms.cells:
-            product = run.products[pname]
+            story, product = run.stories[ms.text], run.products[pname]
             detail = record.details.get((ms.text, pname))
             cell = existing.get((story.pk, product.pk))
             if cell is None:  # a new product or story, or one back beside retired rows
-                as_of = detail.evidence_as_of if record.exact and detail else ov.evidence_as_of
                 new_cell = Cell(
                     imported_at=timezone.now(),
                     story=story,
@@ -54,37 +43,33 @@ def import_cells(run: ImportRun) -> None:
                     **mark.fields(),
                     rationale=detail.rationale if detail else "",
                     detail_published=detail is not None and detail.published,
-                    evidence_as_of=as_of,
+                    evidence_as_of=detail.evidence_as_of
+                    if record.exact and detail
+                    else ov.evidence_as_of,
                 )
                 new.append((new_cell, _quotes_of(run, detail)))
                 continue
             where = f"{pname} on “{ms.text}”"
-            outcome = _import_cell(run, cell, mark, detail, where, moderated.get(cell.pk))
-            if outcome == "kept":
-                kept.append(cell.pk)
-            elif outcome:
-                evidence_kept.append(cell.pk)
+            if outcome := _import_cell(run, cell, mark, detail, where, moderated.get(cell.pk)):
+                outcomes[outcome].append(cell.pk)
     Cell.objects.bulk_create(cell for cell, _ in new)
     run.count("cell", "added", len(new))
     run.count("evidence", "added", sum(1 for _, quotes in new if quotes))
     Evidence.objects.bulk_create(row for cell, quotes in new for row in evidence_rows(cell, quotes))
     if not record.exact and ov.evidence_as_of is not None:
-        run.count("cell", "re-dated", _date_cells(run, ov.evidence_as_of, kept, evidence_kept))
+        run.count("cell", "re-dated", _date_cells(run, ov.evidence_as_of, **outcomes))
 
 
 def _quotes_of(run: ImportRun, detail: CellDetail | None) -> tuple[Quote, ...]:
     """The quotes as a file states them, or the pages' checked as of their evidence date."""
-    quotes = detail.evidence if detail else ()
-    if run.record.exact:
-        return quotes
-    return tuple(replace(q, checked_on=run.record.overview.evidence_as_of) for q in quotes)
+    quotes, day = detail.evidence if detail else (), run.record.overview.evidence_as_of
+    return quotes if run.record.exact else tuple(replace(q, checked_on=day) for q in quotes)
 
 
 def _parts(
     value: CellValue, rationale: str, published: bool, quotes: Iterable, as_of: Any, exact: bool
 ) -> dict[str, Any]:
-    """Every part of a cell an import compares, in the order a report names them."""
-    # the pages state a quote's source and words; a file also its address and date
+    """Every part of a cell an import compares (a page states a quote's source and words only)."""
     said = tuple(
         (e.source, e.quote, e.url or "", e.checked_on)[: 4 if exact else 2] for e in quotes
     )
@@ -92,7 +77,7 @@ def _parts(
 
 
 def _quotes_text(items: tuple) -> str:
-    """``2 quotes: docs “Workflows pause…”, community “…”`` (a report's summary of evidence)."""
+    """``2 quotes: docs “Workflows pause…”, community “…”``"""
     if not items:
         return "no quotes"
     shown = ", ".join(f"{q[0]} “{q[1][:40]}{'…' if len(q[1]) > 40 else ''}”" for q in items[:3])
@@ -169,17 +154,13 @@ def _moderated_cell(
     lines = []
     if "value" in parts:
         kind = last.get_kind_display() if last is not None else "moderated"
-        lines.append(
-            f"{kind} value {now['value'].label()} of {where} ({day}; {run.says} "
-            f"{file['value'].label()})"
-        )
+        said = f"{run.says} {file['value'].label()}"
+        lines.append(f"{kind} value {now['value'].label()} of {where} ({day}; {said})")
     if "rationale" in parts:
         lines.append(f"edited rationale of {where} ({day}; the {run.says[:-5]}'s differs)")
     if "evidence" in parts:
-        lines.append(
-            f"moderated evidence on {where} ({day}: {_quotes_text(now['evidence'])}; "
-            f"{run.says} {_quotes_text(file['evidence'])})"
-        )
+        said = f"{_quotes_text(now['evidence'])}; {run.says} {_quotes_text(file['evidence'])}"
+        lines.append(f"moderated evidence on {where} ({day}: {said})")
     if not run.overwrite:
         if lines:  # (none: the decision's own date alone differs, nothing to report)
             run.kept.extend(f"kept {line}" for line in lines)
@@ -189,13 +170,11 @@ def _moderated_cell(
         return None
     run.overwritten.extend(f"overwrote {line}" for line in lines)
     what = f"the {last.get_kind_display()} value" if last else "the moderated"
-    return (
-        f"Imported from {run.record.overview.path} over {what} {now['value'].label()} "
-        f"({', '.join(parts)}) of {day}"
-    )
+    over = f"over {what} {now['value'].label()} ({', '.join(parts)}) of {day}"
+    return f"Imported from {run.record.overview.path} {over}"
 
 
-def _date_cells(run: ImportRun, day: date, kept: list[int], evidence_kept: list[int]) -> int:
+def _date_cells(run: ImportRun, day: date, kept: list[int], evidence: list[int]) -> int:
     """Cells (but kept ones) and detailed quotes checked as of ``day``, never back; how many moved."""
     cells = (
         Cell.objects.filter(
@@ -206,11 +185,9 @@ def _date_cells(run: ImportRun, day: date, kept: list[int], evidence_kept: list[
         .exclude(pk__in=kept)
         .update(evidence_as_of=day)
     )
-    quotes = 0
-    if evidence_kept:
-        quotes = (
-            Evidence.objects.filter(cell_id__in=evidence_kept)
-            .filter(Q(checked_on__isnull=True) | Q(checked_on__lt=day))
-            .update(checked_on=day)
-        )
+    quotes = (
+        Evidence.objects.filter(cell_id__in=evidence)
+        .filter(Q(checked_on__isnull=True) | Q(checked_on__lt=day))
+        .update(checked_on=day)
+    )
     return cells or (1 if quotes else 0)

@@ -1,5 +1,4 @@
-"""The arena overview page: title, counts, leaderboard, story matrix and adjacent arenas, every
-name checked against what the database stores."""
+"""The arena overview page: title, counts, leaderboard, story matrix and adjacent arenas."""
 
 from __future__ import annotations
 
@@ -37,16 +36,14 @@ def is_overview(lines: list[str]) -> bool:
 def parse_overview(path: str, lines: list[str]) -> tuple[OverviewPage, dict[str, dict]]:
     """The page, and each product's stored values (its slug, and what the leaderboard shows)."""
     cur = Cursor(path, lines)
-    m = _TITLE_RE.fullmatch(cur.take())
-    if not m:
+    if not (m := _TITLE_RE.fullmatch(cur.take())):
         raise cur.error("first line should be '<Name> arena<Name>'")
     name = cur.fit("Arena.name", "arena name", m.group(1))
     cur.slug("Arena.slug", "arena name", name)
     if len(lines) < 4:
         raise cur.error("page ends before the story count line", len(lines))
     description = cur.fit("Arena.description", "arena description", cur.take().strip())
-    m = _COUNTS_RE.fullmatch(cur.take().strip())
-    if not m:
+    if not (m := _COUNTS_RE.fullmatch(cur.take().strip())):
         raise cur.error(
             "expected 'N user stories · M judged cells · updated DATE · Evidence as of DATE'"
         )
@@ -55,7 +52,7 @@ def parse_overview(path: str, lines: list[str]) -> tuple[OverviewPage, dict[str,
     cell_count = cur.number(m.group(2), "judged cell count")
     updated = _date(cur, m.group(3), "its updated date")
     evidence_as_of = _date(cur, m.group(4), "its evidence date")
-    # the leaderboard's rows are read once the matrix has named the products
+    # (the leaderboard's rows are read once the matrix has named the products)
     if not cur.skip_until(lambda line: line.startswith("| 1 |")):
         raise cur.error("no leaderboard rows found")
     leader_lines = []
@@ -102,15 +99,13 @@ def _leader_row(cur: Cursor, products: tuple[str, ...]) -> tuple[LeaderboardRow,
     cols = [c.strip() for c in cur.line.strip().split(" | ")]
     if len(cols) < 2:
         raise cur.error("leaderboard row has no product column")
-    m = re.fullmatch(r"(.+?) ?vs (.+) ↗", cols[1])
-    if not m:
+    if not (m := re.fullmatch(r"(.+?) ?vs (.+) ↗", cols[1])):
         raise cur.error(f"cannot read leaderboard product {cols[1]!r}")
     head, vs = m.group(1).strip(), m.group(2).strip()
     product = next((p for p in sorted(products, key=len, reverse=True) if head.startswith(p)), None)
     if product is None:
         raise cur.error(f"leaderboard names {head!r}, which is not one of the matrix's products")
-    values: dict = {}
-    values["tier"] = cur.fit("Product.tier", "tier", head[len(product) :].strip())
+    values: dict[str, Any] = {"tier": cur.fit("Product.tier", "tier", head[len(product) :].strip())}
     j = 2
     while j < len(cols) and re.fullmatch(r"[0-9]+/100", cols[j]):  # the scores are computed
         j += 1
@@ -122,16 +117,12 @@ def _leader_row(cur: Cursor, products: tuple[str, ...]) -> tuple[LeaderboardRow,
     vm = re.search(r"([0-9]+)/([0-9]+) verified(?: · ([0-9]+) disputed)?", rest)
     if not vm or not re.search(r"[0-9]+/100 integrity", rest):
         raise cur.error("leaderboard row lacks 'V/E verified' or 'N/100 integrity'")
-    counts = (
-        cur.number(vm.group(1), "verified count"),
-        cur.number(vm.group(2), "evidenced count"),
-        cur.number(vm.group(3) or "0", "disputed count"),
-    )
+    whats = ("verified count", "evidenced count", "disputed count")
+    counts = (cur.number(vm.group(i) or "0", what) for i, what in enumerate(whats, start=1))
     return LeaderboardRow(product, vs, *counts), values
 
 
 def _adjacent_arenas(cur: Cursor) -> tuple[dict[str, Any], ...]:
-    """Everything after the matrix."""
     adjacent = []
     first_lines: dict[str, int] = {}
     while not cur.done:
@@ -140,8 +131,7 @@ def _adjacent_arenas(cur: Cursor) -> tuple[dict[str, Any], ...]:
             continue
         name = cur.fit("AdjacentArena.name", "adjacent arena name", am.group(1))
         cur.once(first_lines, name, f"adjacent arena {short(name)} appears twice")
-        pm = re.fullmatch(r"([0-9]+) products · leader: (.+)", cur.take().strip())
-        if not pm:
+        if not (pm := re.fullmatch(r"([0-9]+) products · leader: (.+)", cur.take().strip())):
             raise cur.error("expected 'N products · leader: NAME' under an adjacent arena")
         most = max_value("AdjacentArena.product_count")
         count = cur.number(pm.group(1), "adjacent arena product count", most)
@@ -191,7 +181,14 @@ class StoryMatrix:
         cols = [c.strip() for c in line.strip().strip("|").split("|")]
         these = tuple(cols[2:])
         if self.products is None:
-            self.products = self._check_products(these)
+            by_slug: dict[str, str] = {}
+            for name in these:
+                cur.fit("Product.name", "product name", name)
+                cur.slug("Product.slug", "product name", name)
+                if name in by_slug.values():
+                    raise cur.error(f"product {short(name)} appears twice in the matrix columns")
+                cur.same_slug(by_slug, "products", name)
+            self.products = these
         elif these != self.products:
             raise cur.error(f"matrix columns {these} differ from the first table's {self.products}")
         if self.category is None:
@@ -199,16 +196,6 @@ class StoryMatrix:
         if self.group not in (groups := self.groups[self.category]):
             groups.append(self.group)
         self.in_table = True
-
-    def _check_products(self, names: tuple[str, ...]) -> tuple[str, ...]:
-        by_slug: dict[str, str] = {}
-        for name in names:
-            self.cur.fit("Product.name", "product name", name)
-            self.cur.slug("Product.slug", "product name", name)
-            if name in by_slug.values():
-                raise self.cur.error(f"product {short(name)} appears twice in the matrix columns")
-            self.cur.same_slug(by_slug, "products", name)
-        return names
 
     def _row(self, line: str) -> None:
         cur, products = self.cur, self.products
@@ -223,8 +210,7 @@ class StoryMatrix:
         story_col, persona, blurb = cols[0], cols[1], self.blurbs[self.category]
         if not story_col.startswith(blurb):
             raise cur.error(f"story row does not start with its category's blurb {blurb!r}")
-        text = story_col[len(blurb) :].strip()
-        if not text:
+        if not (text := story_col[len(blurb) :].strip()):
             raise cur.error("story row has no story text")
         if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", persona):
             raise cur.error(f"bad persona {persona!r}")
@@ -242,9 +228,10 @@ class StoryMatrix:
         )
 
     def _heading(self, line: str) -> None:
-        cur = self.cur
-        if header := _split_category_heading(line):
-            category, blurb = header
+        """A category's (``<Name> — <blurb><Name>``) or else a sub-group's."""
+        cur, category = self.cur, line.split(" — ", 1)[0]
+        if category and line.endswith(category) and len(line) > 2 * len(category) + 3:
+            blurb = line[: -len(category)]
             cur.once(self.lines, category, f"category {short(category)} appears twice")
             # (a category's slug is its key in ?weights= and the matrix's filter)
             cur.same_slug(self.category_slugs, "categories", category)
@@ -258,13 +245,3 @@ class StoryMatrix:
         twice = f"sub-group {short(group)} appears twice in category {short(self.category)}"
         cur.once(self.lines, f"{self.category}\n{group}", twice)
         cur.fit("SubGroup.name", "sub-group name", group)
-
-
-def _split_category_heading(line: str) -> tuple[str, str] | None:
-    """``<Name> — <blurb><Name>`` → (name, blurb); None if the line is not such a heading."""
-    if " — " not in line:
-        return None
-    name = line.split(" — ", 1)[0]
-    if name and line.endswith(name) and len(line) > 2 * len(name) + 3:
-        return name, line[: -len(name)]
-    return None

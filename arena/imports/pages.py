@@ -43,8 +43,7 @@ def read_arena(paths: Sequence[str | Path]) -> ArenaRecord:
         loaded[p] = [clean_text(ln).replace("\n", "") for ln in read_text(p).split("\n")]
         if not any(ln.strip() for ln in loaded[p]):
             raise PageError(p, 1, "file is empty")
-    overviews = [p for p, lines in loaded.items() if is_overview(lines)]
-    if not overviews:
+    if not (overviews := [p for p, lines in loaded.items() if is_overview(lines)]):
         raise PageError(next(iter(loaded), "-"), 1, "no arena overview page among the files")
     if len(overviews) > 1:
         raise PageError(overviews[1], 1, f"a second arena overview page (first: {overviews[0]})")
@@ -55,12 +54,9 @@ def read_arena(paths: Sequence[str | Path]) -> ArenaRecord:
 
 
 def label_matches(label: str, persona: str) -> bool:
-    """Whether a head-to-head page's persona label names the matrix's persona slug."""
+    """Whether a persona label names the persona (one word may follow: "ai-native user")."""
     norm = persona_slug(label)
-    if norm == persona:
-        return True
-    # "ai-native user" names the persona "ai-native": one trailing word may qualify the slug
-    return norm.startswith(persona + "-") and "-" not in norm[len(persona) + 1 :]
+    return norm == persona or norm.startswith(persona + "-") and "-" not in norm[len(persona) + 1 :]
 
 
 def merge_pages(
@@ -75,17 +71,12 @@ def merge_pages(
         for cs in page.stories:
             story = _check_story(page, cs, stories, labels, weights)
             for cell in cs.cells:
-                mark = dict(story.cells)[cell.product]
-                if mark != cell.value:
-                    raise PageError(
-                        page.path,
-                        cell.line,
-                        f"{cell.product}: {cell.value.label()} disagrees with the matrix "
-                        f"({mark.label()}, {overview.path}:{story.line})",
-                    )
-                seen, at = details.setdefault(
-                    (cs.text, cell.product), (cell, f"{page.path}:{cell.line}")
-                )
+                if (mark := dict(story.cells)[cell.product]) != cell.value:
+                    matrix = f"the matrix ({mark.label()}, {overview.path}:{story.line})"
+                    said = f"{cell.product}: {cell.value.label()} disagrees with {matrix}"
+                    raise PageError(page.path, cell.line, said)
+                here = f"{page.path}:{cell.line}"
+                seen, at = details.setdefault((cs.text, cell.product), (cell, here))
                 if (seen.rationale, seen.evidence) != (cell.rationale, cell.evidence):
                     said = f"{cell.product}'s cell differs from the same cell at {at}"
                     raise PageError(page.path, cell.line, said)
@@ -129,8 +120,7 @@ def _check_round(page: ComparePage, cs: CompareStory) -> None:
     a, b = (CellIn.of(c.value, story_id=0, product=c.product) for c in cs.cells)
     if a.verdict == Verdict.NA or b.verdict == Verdict.NA:
         raise PageError(page.path, cs.line, "a head-to-head lists no story where one side is n/a")
-    expected = round_winner(a, b)
-    if expected != cs.round:
+    if (expected := round_winner(a, b)) != cs.round:
         said = DRAWN if cs.round == DRAWN else f"to {cs.round}"
         rule = DRAWN if expected == DRAWN else f"to {expected}"
         reason = f"the page says round {said}, the rules give round {rule}"
@@ -143,8 +133,7 @@ def parse_compare(
     """A head-to-head page; ``story_texts`` split its "<persona label><story text>" lines (else
     the first capital letter does, and merging refuses the story)."""
     cur = Cursor(path, lines)
-    m = re.fullmatch(r"(.+) vs (.+)", cur.take().strip())
-    if not m:
+    if not (m := re.fullmatch(r"(.+) vs (.+)", cur.take().strip())):
         raise cur.error("first line should be 'A vs B'")
     a, b = m.group(1), m.group(2)
     for product in (a, b):
@@ -160,8 +149,7 @@ def parse_compare(
         if cur.done:
             return ComparePage(path, a, b, tuple(stories))
         line = cur.take()
-        sm = _STORY_RE.fullmatch(line)
-        if sm:
+        if sm := _STORY_RE.fullmatch(line):
             stories.append(_story(cur, sm, group, texts, (a, b)))
         elif line.startswith(" "):
             raise cur.error(f"unexpected indented line {line.strip()[:60]!r} outside a story")
@@ -177,43 +165,34 @@ def _story(
     pair: tuple[str, str],
 ) -> CompareStory:
     """The story whose ``N. <persona label><text>`` line ``cur`` has just read."""
-    start = cur.lineno
-    story_number = cur.number(sm.group(1), "story number")
-    rest = sm.group(2)
+    start, rest, number = cur.lineno, sm.group(2), cur.number(sm.group(1), "story number")
+    story = f"story {number}"
     text = next((t for t in texts if rest.endswith(t) and len(rest) > len(t)), None)
     if text is None:
-        cm = re.match(r"([a-z][a-z -]*?)([A-Z].*)", rest)
-        if not cm:
+        if not (cm := re.match(r"([a-z][a-z -]*?)([A-Z].*)", rest)):
             raise cur.error(f"cannot split persona and story text in {rest[:60]!r}")
         label, text = cm.group(1), cm.group(2)
     else:
         label = rest[: -len(text)]
     cur.fit("Persona.label", "persona label", label.strip())
-
     cur.skip_blank()
-    line = cur.take(f"story {story_number} is truncated: no 'weight N · round …' line")
-    wm = _WEIGHT_RE.fullmatch(line.strip())
-    if not wm:
-        raise cur.error(
-            f"story {story_number}: expected 'weight N · round to X' or 'weight N · round drawn'"
-        )
+    line = cur.take(f"{story} is truncated: no 'weight N · round …' line")
+    if not (wm := _WEIGHT_RE.fullmatch(line.strip())):
+        raise cur.error(f"{story}: expected 'weight N · round to X' or 'weight N · round drawn'")
     digits = wm.group(1).lstrip("0") or "0"
     if digits not in ("1", "2", "3"):
         shown = digits if len(digits) <= 20 else digits[:20] + "…"
-        raise cur.error(f"story {story_number}: weight {shown} is outside 1–3")
+        raise cur.error(f"{story}: weight {shown} is outside 1–3")
     won = DRAWN if wm.group(3) else wm.group(2).strip()
     if won not in (DRAWN, *pair):
-        raise cur.error(
-            f"story {story_number}: round to {won!r}, which is neither {pair[0]!r} nor {pair[1]!r}"
-        )
-
+        raise cur.error(f"{story}: round to {won!r}, which is neither {pair[0]!r} nor {pair[1]!r}")
     cells = []
     for product in pair:
         cur.skip_blank()
-        cur.take(f"story {story_number} is truncated: no cell for {product}")
+        cur.take(f"{story} is truncated: no cell for {product}")
         cells.append(_cell(cur, product))
     return CompareStory(
-        story_number, group, label.strip(), text, int(digits), won, (cells[0], cells[1]), start
+        number, group, label.strip(), text, int(digits), won, (cells[0], cells[1]), start
     )
 
 
@@ -222,36 +201,7 @@ def _cell(cur: Cursor, product: str) -> CellDetail:
     head = cur.line.strip()
     if not head.startswith(product):
         raise cur.error(f"expected {product}'s cell, got {head[:60]!r}")
-    start = cur.lineno
-    value = _judgement(cur, product, head)
-
-    cur.skip_blank()
-    rationale, line = "", cur.peek() or ""
-    if line.startswith("   ") and not line.startswith("   •") and line.strip() not in _CELL_END:
-        rationale = cur.take().strip()
-        cur.fit("Cell.rationale", "rationale", rationale)
-    evidence = []
-    while True:
-        cur.skip_blank()
-        s = cur.take(f"{product}'s cell is truncated: no 'proof ↗⚑ flag' / '⚑ flag' line").strip()
-        if s in _CELL_END:
-            break
-        if not s.startswith("• "):
-            raise cur.error(f"unexpected line in {product}'s cell: {s[:60]!r}")
-        em = _EVIDENCE_RE.fullmatch(s)
-        if not em:
-            raise cur.error(f"cannot read evidence line {s[:60]!r}")
-        cur.fit("Evidence.source", "evidence source", em.group(1))
-        cur.fit("Evidence.quote", "quote", em.group(2))
-        evidence.append(Quote(em.group(1), em.group(2)))
-    if not rationale:
-        raise cur.error(f"{product}'s cell has no rationale", start)
-    return CellDetail(product, value, rationale, tuple(evidence), start)
-
-
-def _judgement(cur: Cursor, product: str, head: str) -> CellValue:
-    m = _JUDGEMENT_RE.fullmatch(head[len(product) :])
-    if not m:
+    if not (m := _JUDGEMENT_RE.fullmatch(head[len(product) :])):
         raise cur.error(f"cannot read {product}'s verdict line {head[:60]!r}")
     symbol, word, proof, quality_text = m.groups()
     if word not in Verdict.values:
@@ -266,4 +216,25 @@ def _judgement(cur: Cursor, product: str, head: str) -> CellValue:
     value = CellValue(verdict, Proof(proof) if proof else None, quality)
     if errors := value.errors():
         raise cur.error(f"{product}'s cell: {' '.join(errors.values())}")
-    return value
+    start = cur.lineno
+    cur.skip_blank()
+    rationale, line = "", cur.peek() or ""
+    if line.startswith("   ") and not line.startswith("   •") and line.strip() not in _CELL_END:
+        rationale = cur.take().strip()
+        cur.fit("Cell.rationale", "rationale", rationale)
+    evidence = []
+    while True:
+        cur.skip_blank()
+        s = cur.take(f"{product}'s cell is truncated: no 'proof ↗⚑ flag' / '⚑ flag' line").strip()
+        if s in _CELL_END:
+            break
+        if not s.startswith("• "):
+            raise cur.error(f"unexpected line in {product}'s cell: {s[:60]!r}")
+        if not (em := _EVIDENCE_RE.fullmatch(s)):
+            raise cur.error(f"cannot read evidence line {s[:60]!r}")
+        cur.fit("Evidence.source", "evidence source", em.group(1))
+        cur.fit("Evidence.quote", "quote", em.group(2))
+        evidence.append(Quote(em.group(1), em.group(2)))
+    if not rationale:
+        raise cur.error(f"{product}'s cell has no rationale", start)
+    return CellDetail(product, value, rationale, tuple(evidence), start)

@@ -19,10 +19,8 @@ from core.text import arena_slugify, parse_figure, slug_problem
 from stories import freshness
 from stories.values import CellValue, CellValueError, Quote
 
-# A count that is not stored still has to be an int we can convert and compare cheaply.
-ANY_COUNT_MAX = 2**31 - 1
-# The longest texts the database would store unbounded (text columns): a rationale is a few
-# paragraphs, a quote one passage. The schema's maxLength states the same (a test compares them).
+ANY_COUNT_MAX = 2**31 - 1  # (a count not stored is still an int compared cheaply)
+# Text columns are unbounded; these bound them (the schema's maxLength says the same, a test checks)
 TEXT_LIMITS = {"Arena.description": 5_000, "Cell.rationale": 20_000, "Evidence.quote": 5_000}
 
 
@@ -69,14 +67,13 @@ class Cursor:
         return None if self.done else self.lines[self.lineno]
 
     def take(self, reason: str = "the page ends too early") -> str:
-        """The next line, which becomes the line being read; ``reason`` when there is none."""
         if self.done:
             raise self.error(reason)
         self.lineno += 1
         return self.line
 
     def skip_until(self, found: Callable[[str], bool]) -> bool:
-        """Skip lines until the next one is ``found``; False when the page ends first."""
+        """Skip lines until the next one is ``found``; False at the page's end."""
         while not self.done and not found(self.lines[self.lineno]):
             self.lineno += 1
         return not self.done
@@ -96,25 +93,20 @@ class Cursor:
 
     @contextmanager
     def checks(self) -> Iterator[None]:
-        """A refusal by the cell rules as a ``PageError`` of the line read."""
         try:
             yield
         except CellValueError as exc:
             raise self.error(str(exc)) from None
 
-    # What the database would refuse, as a ``PageError`` of the line read that names the field.
-
     def fit(self, label: str, what: str, text: str) -> str:
         """``text`` if it fits the model field ``label`` (or the ``TEXT_LIMITS`` of a text column)."""
         limit = TEXT_LIMITS.get(label) or max_length(label)
         if len(text) > limit:
-            raise self.error(
-                f"{what} {short(text)} is {len(text)} characters long; at most {limit} fit ({label})"
-            )
+            said = f"is {len(text)} characters long; at most {limit} fit ({label})"
+            raise self.error(f"{what} {short(text)} {said}")
         return text
 
     def number(self, digits: str, what: str, maximum: int = ANY_COUNT_MAX) -> int:
-        """ASCII digits as an int no larger than ``maximum`` (compared before int() can refuse)."""
         significant = digits.lstrip("0") or "0"
         if len(significant) > len(str(maximum)) or int(significant) > maximum:
             raise self.error(f"{what} {short(digits, 20)} is larger than {maximum}")
@@ -128,20 +120,17 @@ class Cursor:
         if problem := slug_problem(made, product=True):
             raise self.error(f"{what} {short(name)} gives a slug that is refused: {problem}")
         if len(made) > (limit := max_length(label)):
-            raise self.error(
-                f"{what} {short(name)} gives a slug of {len(made)} characters; "
-                f"at most {limit} fit ({label})"
-            )
+            said = f"gives a slug of {len(made)} characters; at most {limit} fit ({label})"
+            raise self.error(f"{what} {short(name)} {said}")
         return made
 
     def same_slug(self, seen: dict[str, str], what: str, name: str) -> None:
-        """Refuse ``name`` when its slug is that of another name in ``seen`` (slug → name)."""
         made = arena_slugify(name)
         if (other := seen.setdefault(made, name)) != name:
             raise self.error(f"{what} {short(other)} and {short(name)} have the same slug {made!r}")
 
     def figure(self, label: str, shown: str) -> int:
-        """A popularity figure as shown (``★ 23k``), as ``parse_figure`` stores it in ``label``."""
+        """A popularity figure as shown (``★ 23k``)."""
         try:
             value = parse_figure(shown.split(" ", 1)[1])
         except ValueError as exc:
@@ -179,7 +168,6 @@ def max_value(label: str) -> int:
 
 
 def short(text: str, size: int = 40) -> str:
-    """``text`` quoted for a message, cut after ``size`` characters."""
     return repr(text if len(text) <= size else text[:size] + "…")
 
 
@@ -201,7 +189,7 @@ class CategoryRecord:
 
 
 @dataclass(frozen=True)
-class LeaderboardRow:  # the published standing: the scores are computed again, tests compare
+class LeaderboardRow:  # (the site computes the scores again; tests compare them with these)
     product: str
     vs: str
     verified: int
@@ -220,7 +208,7 @@ class OverviewPage:
     categories: tuple[CategoryRecord, ...]
     stories: tuple[MatrixStory, ...]
     adjacent: tuple[dict[str, Any], ...]  # each AdjacentArena's values
-    leaderboard: tuple[LeaderboardRow, ...] = ()  # (only the pages publish one)
+    leaderboard: tuple[LeaderboardRow, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -18,23 +18,11 @@ from core.models import VersionedRecord
 from products.models import Product
 from stories.models import Story
 
-# What an import reports, per kind of row and action, in this order (the writing actions first:
-# an import with none of them wrote nothing).
-IMPORT_KINDS = (
-    "arena",
-    "category",
-    "sub-group",
-    "persona",
-    "product",
-    "story",
-    "cell",
-    "evidence",
-    "adjacent arena",
-    "source",
-)
-
+# What an import reports, per kind of row and action, in this order (an import with none of the
+# writing actions wrote nothing).
+IMPORT_KINDS: tuple[str, ...] = ("arena", "category", "sub-group", "persona", "product", "story")
+IMPORT_KINDS += ("cell", "evidence", "adjacent arena", "source")
 WRITING_ACTIONS = ("added", "changed", "re-dated", "restored", "retired", "removed")
-
 REPORT_ACTIONS = (*WRITING_ACTIONS, "kept")
 # what a row's values hold beside what an admin can edit (and a re-import keeps)
 NOT_EDITS = ("page_name", "page_text", "weight_published")
@@ -52,11 +40,9 @@ def import_arena_find(record: ArenaRecord, *, slug: str) -> Arena | None:
     if arena is None and record.slug is None:
         arena, other = other, None
     if other is not None:
-        belongs = (
-            f"and the slug {slug!r} belongs to the arena {arena.name!r}"
-            if arena is not None
-            else f"and this file's slug is {slug!r}"
-        )
+        belongs = f"and this file's slug is {slug!r}"
+        if arena is not None:
+            belongs = f"and the slug {slug!r} belongs to the arena {arena.name!r}"
         raise ImportRefused(
             f"{ov.path}: the arena name {ov.name!r} already belongs to the arena {other.slug!r}, "
             f"{belongs}; give the arena its own slug and name (nothing was imported)"
@@ -75,39 +61,32 @@ def _story_clashes(record: ArenaRecord, arena: Arena) -> None:
     for ms in record.overview.stories:
         holder = by_text.get(ms.text)
         if holder is not None and holder.pk != found.get(ms.text):
+            what = "a retired story" if holder.retired_at else "another story"
+            if holder.page_text:
+                what += f", which the pages call {short(holder.page_text, 60)}"
             raise ImportRefused(
-                f"{path}: the story {short(ms.text, 60)} is the text of {_story(holder)}; "
+                f"{path}: the story {short(ms.text, 60)} is the text of {what}; "
                 "reword one of them (nothing was imported)"
             )
 
 
-def _story(story: Story) -> str:
-    what = "a retired story" if story.retired_at is not None else "another story"
-    return f"{what}, which the pages call {short(story.page_text, 60)}" if story.page_text else what
-
-
 def product_check(path: str, rows: list[Product]) -> Callable[[Any, dict], None]:
-    """Refuse a name or slug another product holds, before a row (None: a new one) is written.
-    (Two listed products alike the readers refuse already.)"""
+    """Refuse a name or slug another product holds before a row (None: a new one) is written."""
     held = {f: {getattr(p, f): p for p in rows} for f in ("name", "slug")}
 
     def check(row: Product | None, values: dict[str, Any]) -> None:
         for key in ("name", "slug"):
             holder = held[key].get(values[key])
             if holder is not None and (row is None or holder.pk != row.pk):
+                what = f"the {'retired ' if holder.retired_at else ''}product {holder.name!r}"
+                if (called := holder.page_name) and called != holder.name:
+                    what += f", which the pages call {called!r}"
                 raise ImportRefused(
                     f"{path}: product {values['name']!r} would take the {key} {values[key]!r} of "
-                    f"{_product(holder)}; rename one of them (nothing was imported)"
+                    f"{what}; rename one of them (nothing was imported)"
                 )
 
     return check
-
-
-def _product(product: Product) -> str:
-    what = "the retired product" if product.retired_at is not None else "the product"
-    called = product.page_name
-    also = f", which the pages call {called!r}" if called and called != product.name else ""
-    return f"{what} {product.name!r}{also}"
 
 
 @dataclass
@@ -118,7 +97,7 @@ class ImportRun:
     arena: Arena
     overwrite: bool = False
     created: bool = False
-    default_weight_stories: list[str] = field(default_factory=list)
+    default_weights: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     retired: list[str] = field(default_factory=list)
     restored: list[str] = field(default_factory=list)
@@ -127,9 +106,6 @@ class ImportRun:
     overwritten: list[str] = field(default_factory=list)
     # (kind, action) → how many rows (IMPORT_KINDS, REPORT_ACTIONS)
     tally: Counter[tuple[str, str]] = field(default_factory=Counter)
-    # positions are shifted out of the way first so the unique (arena, position) constraints hold
-    # while reordering
-    offset: int = 10_000_000
     categories: dict[str, Category] = field(default_factory=dict)
     subgroups: dict[tuple[str, str], SubGroup] = field(default_factory=dict)
     gone_groups: list[SubGroup] = field(default_factory=list)
@@ -156,6 +132,10 @@ class ImportRun:
     def says(self) -> str:
         return "file says" if self.record.exact else "page says"
 
+    @property
+    def where(self) -> str:
+        return "in the file" if self.record.exact else "on the pages"
+
     def summary(self) -> str:
         """``Created arena 'Name' (slug): 53 stories, 318 cells`` (or Updated, or Unchanged:)."""
         verb = "Created" if self.created else ("Updated" if self.wrote else "Unchanged:")
@@ -165,23 +145,18 @@ class ImportRun:
 
     def report_lines(self) -> list[str]:
         """The report after the summary: the counts per kind, then a line per row named."""
-        file = self.record.exact
-        where = "in the file" if file else "on the pages"
-        counts = {
-            k: [f"{n} {a}" for a in REPORT_ACTIONS if (n := self.tally[k, a])] for k in IMPORT_KINDS
-        }
-        lines = [f"{kind}: {', '.join(parts)}" for kind, parts in counts.items() if parts]
+        file, where = self.record.exact, self.where
+        lines = []
+        for kind in IMPORT_KINDS:
+            if parts := [f"{n} {a}" for a in REPORT_ACTIONS if (n := self.tally[kind, a])]:
+                lines.append(f"{kind}: {', '.join(parts)}")
         given = "the file gives no" if file else "no page gives"
-        lines += [
-            f"{given} the weight of {t!r}: default weight used" for t in self.default_weight_stories
-        ]
+        lines += [f"{given} the weight of {t!r}: default weight used" for t in self.default_weights]
         lines += self.kept
         if self.kept:
             values = "the file's values" if file else "the pages' values"
-            lines.append(
-                f"{len(self.kept)} moderated or edited value(s) kept; --overwrite-moderated "
-                f"writes {values} over them"
-            )
+            said = f"kept; --overwrite-moderated writes {values} over them"
+            lines.append(f"{len(self.kept)} moderated or edited value(s) {said}")
         lines += self.overwritten
         lines += [
             f"retired {what} (no longer {where}; its history is kept)" for what in self.retired
@@ -207,16 +182,15 @@ def sync_row(obj: Model, values: dict, *, bump: bool = True) -> bool:
 
 def keep_edited(
     run: ImportRun, row: VersionedRecord, values: dict, kind: str, what: str, plain: bool = False
-) -> bool:
+) -> None:
     """Keep over ``values`` what an admin edited since the last import (or, told to, overwrite
-    it), a report line each; whether any differed. ``plain``: values shown unquoted."""
+    it), a report line each. ``plain``: values shown unquoted."""
     if not row.edited_since_import:
-        return False
+        return
     differing = [k for k in values if k not in NOT_EDITS and getattr(row, k) != values[k]]
+    show = str if plain else repr
     for name in differing:
-        held, says = getattr(row, name), values[name]
-        if not plain:
-            held, says = repr(held), repr(says)
+        held, says = show(getattr(row, name)), show(values[name])
         line = f"edited {name} {held} of {what} ({day_text(row.edited_at)}; {run.says} {says})"
         if run.overwrite:
             run.overwritten.append(f"overwrote {line}")
@@ -227,7 +201,6 @@ def keep_edited(
         values["imported_at"] = timezone.now()
     if differing and (plain or not run.overwrite):
         run.count(kind, "changed" if run.overwrite else "kept")
-    return bool(differing)
 
 
 def keep_added(run: ImportRun, row: Any, kind: str) -> bool:
@@ -236,7 +209,7 @@ def keep_added(run: ImportRun, row: Any, kind: str) -> bool:
         return False
     run.kept.append(
         f"kept the {kind} {row.name!r}, added or edited in the admin ({day_text(row.edited_at)}; "
-        f"not {'in the file' if run.record.exact else 'on the pages'})"
+        f"not {run.where})"
     )
     run.count(kind, "kept")
     return True
@@ -258,9 +231,7 @@ def named_rows[Named: (Category, SubGroup, AdjacentArena)](
         row = by_key.get(name) or by_name.get(name)
         if row is not None and row.pk not in {r.pk for r in found.values()}:
             found[name] = row
-    for name in names:
-        holder = by_name.get(name)
-        if name not in found and holder is not None:
+        elif (holder := by_name.get(name)) is not None:
             raise ImportRefused(
                 f"{path}: {what} {name!r} would take the name an admin gave the {what} "
                 f"{holder.page_name!r}; rename one of them (nothing was imported)"

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Model, QuerySet
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from arena.imports.cells import import_cells
@@ -29,6 +29,9 @@ from core.text import arena_slugify
 from products.models import Product
 from stories.models import Story
 
+# places move this far out of the way first, so the unique (arena, position) constraints hold
+_OFFSET = 10_000_000
+
 
 @transaction.atomic
 def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> ImportRun:
@@ -36,12 +39,7 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
     ov = record.overview
     slug = record.slug or arena_slugify(ov.name)
     found = import_arena_find(record, slug=slug)
-    fields = {
-        "name": ov.name,
-        "description": ov.description,
-        "updated": ov.updated,
-        "evidence_as_of": ov.evidence_as_of,
-    }
+    fields = {k: getattr(ov, k) for k in ("name", "description", "updated", "evidence_as_of")}
     arena = found or Arena.objects.create(slug=slug, **fields)
     run = ImportRun(record, arena, overwrite=overwrite_moderated, created=found is None)
     if found is None:
@@ -61,8 +59,7 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
     _sources(run)
     if run.wrote or not ProductScore.objects.filter(arena=arena).exists():
         arena_mark_stale(arena_id=arena.pk)
-    # a persona's label shows on the pages of every arena that asks for it, and its slug keys
-    # their stored scores
+    # a persona's label shows on every arena that asks for it, and its slug keys their scores
     others = Story.all_objects.filter(persona__in=run.relabelled).exclude(arena=arena)
     for other in set(others.values_list("arena_id", flat=True)):
         arena_mark_stale(arena_id=other)
@@ -72,8 +69,7 @@ def arena_import(*, record: ArenaRecord, overwrite_moderated: bool = False) -> I
 def _products(run: ImportRun) -> None:
     ov = run.record.overview
     values = {n: {"name": n, "page_name": n, **run.record.products[n]} for n in ov.products}
-    # found by the name the pages gave it (an admin may have renamed it since)
-    rows = Product.all_objects.filter(arena=run.arena)
+    rows = Product.all_objects.filter(arena=run.arena)  # (by the name the pages gave them)
     existing = {(p.page_name or p.name): p for p in rows}
     # a product whose name changed but whose slug did not is the same product, renamed
     by_slug = {p.slug: key for key, p in existing.items() if key not in ov.products}
@@ -89,12 +85,11 @@ def _products(run: ImportRun) -> None:
 
 def _stories(run: ImportRun) -> None:
     record, ov = run.record, run.record.overview
-    # found by the text the pages gave it (an admin may have reworded it since)
-    rows = Story.all_objects.filter(arena=run.arena)
+    rows = Story.all_objects.filter(arena=run.arena)  # (by the text the pages gave them)
     existing = {(s.page_text or s.text): s for s in rows}
     listed = {}
     for ms in ov.stories:
-        weight = record.weights.get(ms.text)
+        weight, story = record.weights.get(ms.text), existing.get(ms.text)
         listed[ms.text] = values = {
             "text": ms.text,
             "page_text": ms.text,
@@ -104,19 +99,16 @@ def _stories(run: ImportRun) -> None:
             "weight": weight or settings.ARENA_DEFAULT_STORY_WEIGHT,
             "weight_published": weight is not None,
         }
-        story = existing.get(ms.text)
         if weight is None and story is not None and story.weight_published:
             # pages that give no weight (an overview page alone) leave a known weight alone
             values["weight"], values["weight_published"] = story.weight, True
         elif weight is None:
-            run.default_weight_stories.append(ms.text)
-
-    def edited_weight(story: Story | None, values: dict[str, Any]) -> None:
-        if story is not None and story.edited_since_import and values["weight"] == story.weight:
-            values["weight_published"] = story.weight_published
-
-    written = _write_rows(run, "story", rows, existing, listed, edited_weight, arena=run.arena)[0]
-    run.stories.update(written)
+            run.default_weights.append(ms.text)
+        # an admin's weight, kept (or the same), keeps whether it is published
+        if story is not None and story.edited_since_import:
+            if values["weight"] == story.weight or not run.overwrite:
+                values["weight_published"] = story.weight_published
+    run.stories.update(_write_rows(run, "story", rows, existing, listed, arena=run.arena)[0])
 
 
 def _write_rows(
@@ -128,16 +120,14 @@ def _write_rows(
     check: Callable[[Any, dict[str, Any]], None] = lambda row, values: None,
     **parent: Any,
 ) -> tuple[dict[str, Any], list[Any]]:
-    """Write the ``listed`` rows in page order (``check`` first; ``existing``: ``rows`` by the
-    name the pages gave them) and return them by name, and the rows no longer listed (a story or
-    product among them retired, never deleted). An adjacent arena's place is one of its values (an
-    admin's order stays: no place is unique); other places move out of the way first."""
+    """Write the ``listed`` rows in page order; return them by name, and the rows no longer listed
+    (a story or product retired). An adjacent arena's place is a value (no place is unique)."""
     editable, shifted = kind in ("story", "product"), kind != "adjacent arena"
     every = list(rows)  # (the rows ``existing`` holds: a QuerySet keeps what it fetched)
     if shifted:
-        rows.update(position=F("position") + run.offset)
+        rows.update(position=F("position") + _OFFSET)
         for row in every:
-            row.position += run.offset  # mirror the bulk shift
+            row.position += _OFFSET
     written: dict[str, Any] = {}
     for pos, (name, values) in enumerate(listed.items()):
         row = existing.get(name)
@@ -159,18 +149,19 @@ def _write_rows(
                 sync_row(row, {"retired_at": None})
                 run.listed(kind, "restored", name)
         check(row, values)
-        was = row.position - (run.offset if shifted else 0)
-        if _place(row, values, values.get("position", pos), was):
+        was, place = row.position - (_OFFSET if shifted else 0), values.get("position", pos)
+        changed = sync_row(row, values)
+        sync_row(row, {"position": place}, bump=place != was and not changed)
+        if changed or place != was:
             run.count(kind, "changed")
         if not editable:
             sync_row(row, {"page_name": name}, bump=False)
         written[name] = row
     kept = {row.pk for row in written.values()}
     unlisted = [row for row in every if row.pk not in kept]
-    now = timezone.now()
     for row in unlisted:
         if editable and row.retired_at is None:
-            sync_row(row, {"retired_at": now})
+            sync_row(row, {"retired_at": timezone.now()})
             run.listed(kind, "retired", str(row))
     if shifted:
         _place_after(unlisted, len(written))
@@ -195,13 +186,6 @@ def _categories(run: ImportRun) -> None:
         run.gone_groups.extend(gone_groups)
 
 
-def _place(obj: Model, values: dict, pos: int, was: int) -> bool:
-    """Write a listed row's values and its position; whether what the pages show of it changed."""
-    changed = sync_row(obj, values)
-    sync_row(obj, {"position": pos}, bump=pos != was and not changed)
-    return changed or pos != was
-
-
 def _place_after(rows: Any, start: int) -> None:
     """Rows the pages no longer list go after the listed ones, in their old order."""
     for pos, row in enumerate(sorted(rows, key=lambda r: r.position), start=start):
@@ -214,10 +198,8 @@ def _personas(run: ImportRun) -> None:
     for slug_ in dict.fromkeys(s.persona for s in run.record.overview.stories):
         label = labels.get(slug_, slug_.replace("-", " "))
         # by the slug the pages gave it (an admin may have changed it since), else by its slug
-        persona = (
-            Persona.objects.filter(page_slug=slug_).first()
-            or Persona.objects.filter(slug=slug_).first()
-        )
+        by_page = Persona.objects.filter(page_slug=slug_).first()
+        persona = by_page or Persona.objects.filter(slug=slug_).first()
         if persona is None:
             persona = Persona.objects.create(slug=slug_, page_slug=slug_, label=label)
             run.count("persona", "added")
@@ -250,9 +232,7 @@ def _prune_structure(run: ImportRun) -> None:
 
 
 def _adjacent(run: ImportRun) -> None:
-    listed = {
-        a["name"]: {**a, "position": pos} for pos, a in enumerate(run.record.overview.adjacent)
-    }
+    listed = {a["name"]: {**a, "position": i} for i, a in enumerate(run.record.overview.adjacent)}
     rows = AdjacentArena.objects.filter(arena=run.arena)
     found = named_rows(rows, listed, run.record.overview.path, "adjacent arena")
     for row in _write_rows(run, "adjacent arena", rows, found, listed, arena=run.arena)[1]:

@@ -37,13 +37,9 @@ class ImportCommand(BaseCommand):
         except (PageError, ImportRefused) as exc:
             raise CommandError(str(exc)) from None
         except EditConflict as exc:
-            raise CommandError(
-                f"a cell changed while the import ran; nothing was imported, run it again ({exc})"
-            ) from None
-        except IntegrityError as exc:
-            # a rule the checks above missed: still the command's error, never a traceback
-            raise CommandError(
-                f"{record.overview.path}: the database refused the import ({exc}); nothing was "
-                "imported"
-            ) from None
+            again = "a cell changed while the import ran; nothing was imported, run it again"
+            raise CommandError(f"{again} ({exc})") from None
+        except IntegrityError as exc:  # (a rule the checks above missed: never a traceback)
+            reason = f"the database refused the import ({exc}); nothing was imported"
+            raise CommandError(f"{record.overview.path}: {reason}") from None
         return run
