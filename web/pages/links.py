@@ -22,12 +22,6 @@ def cells_prefix() -> str:
     return url_prefix("cell-detail")
 
 
-def head_to_head_prefix(arena: str) -> str:
-    """``/arenas/<arena>/vs/``: a pair's page is ``<prefix><a>-vs-<b>/``."""
-    # ``…/vs/0-vs-0/`` reversed once; the pair's two slugs take the place of the zeros
-    return url_prefix("head-to-head", arena, "0")[: -len("0-vs-")]
-
-
 def arena_params(
     filters: MatrixFilters, *, show: Iterable[str] = (), fold: Iterable[str] = ()
 ) -> dict[str, str]:

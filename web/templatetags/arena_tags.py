@@ -60,7 +60,6 @@ for _tag in (
     register.simple_tag(_tag)
 
 register.inclusion_tag("arena/_ranged.html", name="ranged")(arena.ranged)
-register.inclusion_tag("arena/_ranged.html", name="score_with_range")(arena.score_with_range)
 register.inclusion_tag("arena/_open_disputes.html")(arena.open_disputes)
 register.inclusion_tag("arena/_evidence_share.html")(arena.evidence_share)
 
