@@ -45,11 +45,6 @@ def absolute_url_tag(context: template.Context, path: str) -> str:
     return absolute_url(context["request"], html.unescape(str(path)))
 
 
-@register.simple_tag
-def site_url(name: str) -> str:
-    return reverse(name)
-
-
 # Crawlers may read every public page, the flag forms too (one per cell: each names its cell's proof
 # page as canonical, which folds it into that page); not the admin, the reporters' secret status
 # links, the moderators' flag API, or the operator's metrics.
