@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 
 from django.urls import reverse
@@ -64,11 +63,6 @@ def must_have_query(
         ("weights", weights),
     ]
     return query_string([(name, value) for name, value in pairs if value])
-
-
-def weights_hx_vals(weights: str) -> str:
-    # the reset sends an empty list, ``,``: an empty value would be left out of the request
-    return json.dumps({"weights": weights or ","})
 
 
 def matrix_category_urls(arena: str, kept: Mapping[str, str], category: str) -> tuple[str, ...]:

@@ -1,5 +1,5 @@
-"""The query parameters of the pages and the API, each named once (``Param``), and which ones each
-page reads (``PAGE_PARAMS``, the page cache's allow-list)."""
+"""The query parameters of the pages and the API, each named once, and which ones each page reads
+(``PAGE_PARAMS``, the page cache's allow-list)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,6 @@ MUST_KEPT = 2  # the largest choice of must-have stories whose page is kept
 
 
 def _product_list(value: str) -> bool:
-    """Two or three distinct slugs."""
     slugs = value.split(",")
     return (
         COMPARE_MIN <= len(slugs) <= min(COMPARE_MAX, COMPARE_KEPT)
@@ -134,7 +133,7 @@ SENT = Param("sent")
 
 
 def query_string(pairs: Mapping[str, str] | Sequence[tuple[str, str]]) -> str:
-    """``?a=1&b=2`` or ``""``; ``:`` and ``,`` unescaped, so ``?weights=a:3,b:0`` reads as written."""
+    """``?a=1&b=2`` or ``""``; ``:`` and ``,`` unescaped: ``?weights=a:3,b:0`` reads as written."""
     written = urlencode(pairs, safe=":,")
     return f"?{written}" if written else ""
 
@@ -149,12 +148,8 @@ def text(query: QueryDict, param: Param) -> str:
 
 
 def split_items(values: Iterable[str]) -> list[str]:
-    items: list[str] = []
-    for value in values:
-        for item in value.split(","):
-            if (item := item.strip()) and item not in items:
-                items.append(item)
-    return items
+    items = (item.strip() for value in values for item in value.split(","))
+    return list(dict.fromkeys(item for item in items if item))
 
 
 def items(query: QueryDict, param: Param, length: int = PARAM_MAX_LENGTH) -> list[str]:
