@@ -70,12 +70,8 @@ def _moved(row: BoardRow) -> Moved:
 
 
 def leaderboard_lines(board: Leaderboard) -> list[Line]:
-    spans: dict[int, str] | None = None
-    if getattr(board, "range_groups", None):
-        spans = {}
-        for group in board.range_groups:
-            first = board.rows.index(group[0]) + 1
-            spans |= {id(row): f"{first}–{first + len(group) - 1}" for row in group}
+    groups = getattr(board, "range_groups", None)
+    spans = {id(row): _places(board, g) for g in groups for row in g} if groups else None
     # who leads whom is said on the published order only (the PA Score's ranges)
     rows = list(board.rows)
     calls = next_calls(rows) if board.by_pa else [None] * len(rows)
@@ -98,11 +94,15 @@ def leaderboard_lines(board: Leaderboard) -> list[Line]:
 def range_group_whos(board: Leaderboard) -> list[str]:
     """Each range group's products (``A, B and C``), or its places when there are many."""
     return [
-        names_of(rows)
-        if len(rows) <= GROUP_NAMES_MAX
-        else f"Places {board.rows.index(rows[0]) + 1}–{board.rows.index(rows[-1]) + 1}"
+        names_of(rows) if len(rows) <= GROUP_NAMES_MAX else f"Places {_places(board, rows)}"
         for rows in board.range_groups
     ]
+
+
+def _places(board: Leaderboard, group: Sequence[BoardRow]) -> str:
+    """The places a range group spans, ``2–4``."""
+    first = board.rows.index(group[0]) + 1
+    return f"{first}–{first + len(group) - 1}"
 
 
 def names_of(rows: Sequence[BoardRow]) -> str:

@@ -142,9 +142,10 @@ def format_param(formats: Iterable[str]) -> Param:
     return Param("format", _one_of(*formats))
 
 
-def text(query: QueryDict, param: Param) -> str:
-    """The last value given, bounded, less control characters (PostgreSQL refuses a NUL)."""
-    return clean_text(query.get(param.name) or "")[:PARAM_MAX_LENGTH]
+def text(query: QueryDict, param: Param, length: int | None = PARAM_MAX_LENGTH) -> str:
+    """The last value given, cut to ``length``, less control characters (PostgreSQL refuses a NUL).
+    The API refuses weights longer than WEIGHTS_MAX_LENGTH: it reads them uncut (``None``)."""
+    return clean_text(query.get(param.name) or "")[:length]
 
 
 def split_items(values: Iterable[str]) -> list[str]:
@@ -165,11 +166,6 @@ def slug_list(query: QueryDict, param: Param) -> list[str]:
 def api_products(query: QueryDict) -> list[str]:
     """Any text is passed on, so that the 400 names an unknown one."""
     return split_items(query.getlist(PRODUCTS.name)[:SHOW_MAX])[:SHOW_MAX]
-
-
-def weights_text(query: QueryDict) -> str:
-    """Not cut: the API refuses one longer than WEIGHTS_MAX_LENGTH, the pages read that much."""
-    return clean_text(query.get(WEIGHTS.name) or "")
 
 
 def _level(value: str) -> int | None:
@@ -197,7 +193,7 @@ def weights_asked(query: QueryDict) -> WeightsAsked:
     }
     if fields:
         return WeightsAsked(fields=fields, given=True)
-    return weights_parse(weights_text(query)[:WEIGHTS_MAX_LENGTH])
+    return weights_parse(text(query, WEIGHTS, WEIGHTS_MAX_LENGTH))
 
 
 @dataclass(frozen=True)
@@ -220,7 +216,7 @@ class ArenaAsked:
         weights = weights_asked(query)
         sent = weights.given or WEIGHTS.name in query
         replaced = bool(rank) and not weights.from_form
-        carried = weights_text(query)[:WEIGHTS_MAX_LENGTH].strip()
+        carried = text(query, WEIGHTS, WEIGHTS_MAX_LENGTH).strip()
         return cls(
             filters=filters,
             rank=rank,
