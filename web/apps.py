@@ -4,9 +4,6 @@ from django.apps import AppConfig
 from django.conf import settings
 from django.core import checks
 
-# The site's own system checks are ``arena.<level><number>``.
-SITE_URL_MISSING = "arena.W040"
-
 
 @checks.register(checks.Tags.security, deploy=True)
 def site_url_check(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
@@ -19,7 +16,7 @@ def site_url_check(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckM
             "ALLOWED_HOSTS over https, and canonical links, feeds and the sitemap to each "
             "request's host.",
             hint="Set SITE_URL to the site's public origin, e.g. https://arena.example.org.",
-            id=SITE_URL_MISSING,
+            id="arena.W040",
         )
     ]
 

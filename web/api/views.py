@@ -58,7 +58,7 @@ class ArenaViewSet(viewsets.ViewSet):
     )
     def retrieve(self, request: Request, slug: str = "") -> Response:
         arena = arena_or_404(slug)
-        text = params.weights_text(request.query_params)
+        text = params.text(request.query_params, params.WEIGHTS, None)
         if len(text) > params.WEIGHTS_MAX_LENGTH:
             raise ValidationError({params.WEIGHTS.name: ["Too long."]})
         detail: dict[str, Any] = {

@@ -7,13 +7,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from arena.models import PersonaResult, ProductScore
+from arena.models import PersonaResult
 from arena.scoring import tally
 from arena.scoring.ranking import FEW_STORIES, persona_decided_by
 from arena.selectors.calls import next_calls, persona_call
 from arena.selectors.leaderboard import BoardRow, Leaderboard
 from products.models import Product
-from web.pages import links
 
 # A range group of more products than this is given by its places and its ends, not every name.
 GROUP_NAMES_MAX = 6
@@ -35,11 +34,6 @@ def ranged(value: int | None, rng: Sequence[int] | None) -> dict[str, object]:
     }
 
 
-def score_with_range(score: ProductScore) -> dict[str, object]:
-    low, high = getattr(score, "pa_low", None), getattr(score, "pa_high", None)
-    return ranged(score.pa_score, (low, high) if low is not None and high is not None else None)
-
-
 def open_disputes(
     arena: str, product: Product, counts: Mapping[int, int] | None, none: str = ""
 ) -> dict[str, object]:
@@ -48,7 +42,6 @@ def open_disputes(
 
 
 def evidence_share(published: int, judged: int) -> dict[str, object]:
-    """Beside a verified count: ``· 5/51 with published evidence (10%)``."""
     share = tally.evidence_share(published, judged)
     return {"published": published, "judged": judged, "share": share}
 
@@ -62,7 +55,6 @@ class Moved(NamedTuple):
 @dataclass(frozen=True)
 class Line:
     row: BoardRow
-    vs_url: str  # its head-to-head with ``row.vs``, "" when none
     close_next: str  # the next product's name when their order is too close to call
     moved: Moved | None  # with a visitor's weights
     group: str | None  # the places its range group spans ("2–4"), "" alone, None: no groups
@@ -77,14 +69,9 @@ def _moved(row: BoardRow) -> Moved:
     return Moved(f"{mark}{abs(moved)}", cls, f"{cls} {abs(moved)} from published rank {published}")
 
 
-def leaderboard_lines(board: Leaderboard, arena: str) -> list[Line]:
-    pairs = links.head_to_head_prefix(arena)
-    spans: dict[int, str] | None = None
-    if getattr(board, "range_groups", None):
-        spans = {}
-        for group in board.range_groups:
-            first = board.rows.index(group[0]) + 1
-            spans |= {id(row): f"{first}–{first + len(group) - 1}" for row in group}
+def leaderboard_lines(board: Leaderboard) -> list[Line]:
+    groups = getattr(board, "range_groups", None)
+    spans = {id(row): _places(board, g) for g in groups for row in g} if groups else None
     # who leads whom is said on the published order only (the PA Score's ranges)
     rows = list(board.rows)
     calls = next_calls(rows) if board.by_pa else [None] * len(rows)
@@ -95,7 +82,6 @@ def leaderboard_lines(board: Leaderboard, arena: str) -> list[Line]:
         lines.append(
             Line(
                 row=row,
-                vs_url=f"{pairs}{row.product.slug}-vs-{row.vs.slug}/" if row.vs else "",
                 close_next=after.product.name if call and call.close and after else "",
                 moved=_moved(row) if board.weighted else None,
                 group=None if spans is None else spans.get(id(row), ""),
@@ -107,14 +93,16 @@ def leaderboard_lines(board: Leaderboard, arena: str) -> list[Line]:
 
 def range_group_whos(board: Leaderboard) -> list[str]:
     """Each range group's products (``A, B and C``), or its places when there are many."""
-    out = []
-    for rows in board.range_groups:
-        first = board.rows.index(rows[0]) + 1
-        if len(rows) <= GROUP_NAMES_MAX:
-            out.append(names_of(rows))
-        else:
-            out.append(f"Places {first}–{first + len(rows) - 1}")
-    return out
+    return [
+        names_of(rows) if len(rows) <= GROUP_NAMES_MAX else f"Places {_places(board, rows)}"
+        for rows in board.range_groups
+    ]
+
+
+def _places(board: Leaderboard, group: Sequence[BoardRow]) -> str:
+    """The places a range group spans, ``2–4``."""
+    first = board.rows.index(group[0]) + 1
+    return f"{first}–{first + len(group) - 1}"
 
 
 def names_of(rows: Sequence[BoardRow]) -> str:

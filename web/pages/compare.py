@@ -3,7 +3,6 @@ and rounds (``arena/head_to_head.html``)."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Sequence
 
 from django.utils.safestring import SafeString, mark_safe
@@ -91,11 +90,6 @@ def picked_first(
     """The picker's order: the ``picked`` (ticked) first, so the form sends them in that order."""
     chosen = {p.pk for p in picked}
     return [(p, True) for p in picked] + [(p, False) for p in products if p.pk not in chosen]
-
-
-def pairs(products: Sequence[Product]) -> list[tuple[Product, Product]]:
-    """Every pair of the compared products, in column order."""
-    return list(itertools.combinations(products, 2))
 
 
 def round_cards(row: CompareRow, cmp: Comparison) -> list[Card]:

@@ -60,15 +60,9 @@ def _one(p: Product) -> list[tuple[str, str, Fact]]:
     ]
 
 
-def product_facts(*shown: Product | Iterable[Product] | str) -> list[FactRow]:
-    """Each argument a product or a list of them; an empty one (a missing variable) skipped."""
-    products: list[Product] = []
-    for item in shown:
-        if isinstance(item, Product):
-            products.append(item)
-        elif item and not isinstance(item, str):
-            products.extend(item)
-    columns = [_one(p) for p in products]
+def product_facts(shown: Product | Iterable[Product]) -> list[FactRow]:
+    """A product's facts, or side by side a column per product of a list."""
+    columns = [_one(p) for p in ([shown] if isinstance(shown, Product) else shown)]
     return [
         FactRow(label, key, tuple(column[i][2] for column in columns))
         for i, (key, label, _) in enumerate(columns[0] if columns else [])

@@ -56,45 +56,32 @@ def arena_named(path: str) -> str:
 
 def suggestions(path: str, known: Known) -> list[Suggestion]:
     """The pages whose names are nearest to the parts of ``path``: the arena it names first."""
-    arena = arena_named(path).removesuffix(".md")
-    if not any(arena == s for s, _ in known.arenas):
-        arena = ""  # not one of the site's
-    candidates: dict[str, Suggestion] = {}
-
-    def add(key: str, suggestion: Suggestion) -> None:
-        candidates.setdefault(key.lower(), suggestion)
-
-    arenas = links.url_prefix("arena-detail")
-    for slug, name in known.arenas:
-        s = Suggestion(name, "arena", f"{arenas}{slug}/")
-        add(slug, s)
-        add(name, s)
     names = dict(known.arenas)
+    arena = arena_named(path).removesuffix(".md")
+    arena = arena if arena in names else ""  # only one of the site's
+    arenas = links.url_prefix("arena-detail")
+    entries: list[tuple[tuple[str, ...], Suggestion]] = [
+        ((s, n), Suggestion(n, "arena", f"{arenas}{s}/")) for s, n in known.arenas
+    ]
     # the arena's own products first: another arena's product of the same slug comes after
-    ordered = sorted(known.products, key=lambda p: p[0] != arena)
-    for arena_slug, slug, name in ordered:
+    for arena_slug, slug, name in sorted(known.products, key=lambda p: p[0] != arena):
         title = f"{name} ({names.get(arena_slug, arena_slug)})"
-        s = Suggestion(title, "product", f"{links.url_prefix('product-detail', arena_slug)}{slug}/")
-        add(slug, s)
-        add(name, s)
+        url = f"{links.url_prefix('product-detail', arena_slug)}{slug}/"
+        entries.append(((slug, name), Suggestion(title, "product", url)))
     for pk, text in known.stories:
-        add(text, Suggestion(text, "story", f"{arenas}{arena}/stories/{pk}/"))
-    found: list[Suggestion] = []
-    if arena:
-        found.append(candidates[arena])
-    keys = list(candidates)
+        entries.append(((text,), Suggestion(text, "story", f"{arenas}{arena}/stories/{pk}/")))
+    candidates: dict[str, Suggestion] = {}
+    for keys, suggestion in entries:
+        for key in keys:
+            candidates.setdefault(key.lower(), suggestion)
+    found = [candidates[arena]] if arena else []
     for word in _words(path):
-        for key in difflib.get_close_matches(word, keys, n=SUGGESTIONS_MAX, cutoff=SUGGEST_CUTOFF):
-            if candidates[key] not in found:
-                found.append(candidates[key])
+        close = difflib.get_close_matches(word, list(candidates), SUGGESTIONS_MAX, SUGGEST_CUTOFF)
+        found += [candidates[key] for key in close]
         # a story is matched by its words ("retry-policies" in "Set retry policies per step")
-        spaced = word.replace("-", " ")
-        for _pk, text in known.stories:
-            if len(spaced) >= 4 and spaced in text.lower():
-                s = candidates[text.lower()]
-                if s not in found:
-                    found.append(s)
-    return found[:SUGGESTIONS_MAX]
+        if len(spaced := word.replace("-", " ")) >= 4:
+            found += [candidates[t.lower()] for _pk, t in known.stories if spaced in t.lower()]
+    return list(dict.fromkeys(found))[:SUGGESTIONS_MAX]
 
 
 def _schema_name(content: Mapping[str, Any] | None) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 
 from django.urls import reverse
@@ -20,12 +19,6 @@ def url_prefix(name: str, *args: str) -> str:
 
 def cells_prefix() -> str:
     return url_prefix("cell-detail")
-
-
-def head_to_head_prefix(arena: str) -> str:
-    """``/arenas/<arena>/vs/``: a pair's page is ``<prefix><a>-vs-<b>/``."""
-    # ``…/vs/0-vs-0/`` reversed once; the pair's two slugs take the place of the zeros
-    return url_prefix("head-to-head", arena, "0")[: -len("0-vs-")]
 
 
 def arena_params(
@@ -70,11 +63,6 @@ def must_have_query(
         ("weights", weights),
     ]
     return query_string([(name, value) for name, value in pairs if value])
-
-
-def weights_hx_vals(weights: str) -> str:
-    # the reset sends an empty list, ``,``: an empty value would be left out of the request
-    return json.dumps({"weights": weights or ","})
 
 
 def matrix_category_urls(arena: str, kept: Mapping[str, str], category: str) -> tuple[str, ...]:

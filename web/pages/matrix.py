@@ -73,39 +73,30 @@ def cells_html(
     product and ``story``. ``labels``: products' escaped names, filled as they come."""
     prefix, today, cutoff = at or cells_at()
     on = f" on &ldquo;{story}&rdquo;" if story else ""
-    out: list[str] = []
-    append = out.append
-    na = Verdict.NA.value
+    out = []
     for c in cells:
-        pk = c.pk if type(c.pk) is int else int(c.pk)
-        product = c.product
+        pk, product, as_of = int(c.pk), c.product, c.evidence_as_of
         label = labels.get(id(product))  # (the table's cells share each product's instance)
         if label is None:
             label = labels[id(product)] = esc(product.name)
-        verdict = c.verdict
         # what backs it as its read computed it (else as its property works it out; a stand-in
         # may not know it)
         backing = getattr(c, "backing_read", None) or getattr(c, "backing", None)
-        td, badge, words = _cell_parts(verdict, c.proof, c.quality, backing)
-        as_of = c.evidence_as_of
+        td, badge, words = _cell_parts(c.verdict, c.proof, c.quality, backing)
+        # (``freshness.is_stale`` with its cut-off date worked out once for the whole table)
+        stale = c.verdict != Verdict.NA and (as_of is None or as_of < cutoff)
+        if stale:
+            badge += f' <small class="stale-mark" title="{stale_title(as_of, today)}">stale</small>'
+            words += ", stale evidence"
         flag = (
             f'<a class="flag-mini" href="{prefix}{pk}/flag/" aria-label="Flag {label}{on}">⚑</a>'
             if flag_controls
             else ""
         )
-        # (``freshness.is_stale`` with its cut-off date worked out once for the whole table)
-        if verdict != na and (as_of is None or as_of < cutoff):
-            append(
-                f'{td}{label}"><a href="{prefix}{pk}/">{badge}'
-                f' <small class="stale-mark" title="{stale_title(as_of, today)}">stale</small>'
-                f'<span class="visually-hidden">: {label}{words}, stale evidence</span></a>'
-                f"{flag}</td>"
-            )
-        else:
-            append(
-                f'{td}{label}"><a href="{prefix}{pk}/">{badge}'
-                f'<span class="visually-hidden">: {label}{words}</span></a>{flag}</td>'
-            )
+        out.append(
+            f'{td}{label}"><a href="{prefix}{pk}/">{badge}'
+            f'<span class="visually-hidden">: {label}{words}</span></a>{flag}</td>'
+        )
     return "".join(out)
 
 

@@ -1,5 +1,5 @@
-"""The query parameters of the pages and the API, each named once (``Param``), and which ones each
-page reads (``PAGE_PARAMS``, the page cache's allow-list)."""
+"""The query parameters of the pages and the API, each named once, and which ones each page reads
+(``PAGE_PARAMS``, the page cache's allow-list)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,6 @@ MUST_KEPT = 2  # the largest choice of must-have stories whose page is kept
 
 
 def _product_list(value: str) -> bool:
-    """Two or three distinct slugs."""
     slugs = value.split(",")
     return (
         COMPARE_MIN <= len(slugs) <= min(COMPARE_MAX, COMPARE_KEPT)
@@ -134,7 +133,7 @@ SENT = Param("sent")
 
 
 def query_string(pairs: Mapping[str, str] | Sequence[tuple[str, str]]) -> str:
-    """``?a=1&b=2`` or ``""``; ``:`` and ``,`` unescaped, so ``?weights=a:3,b:0`` reads as written."""
+    """``?a=1&b=2`` or ``""``; ``:`` and ``,`` unescaped: ``?weights=a:3,b:0`` reads as written."""
     written = urlencode(pairs, safe=":,")
     return f"?{written}" if written else ""
 
@@ -143,18 +142,15 @@ def format_param(formats: Iterable[str]) -> Param:
     return Param("format", _one_of(*formats))
 
 
-def text(query: QueryDict, param: Param) -> str:
-    """The last value given, bounded, less control characters (PostgreSQL refuses a NUL)."""
-    return clean_text(query.get(param.name) or "")[:PARAM_MAX_LENGTH]
+def text(query: QueryDict, param: Param, length: int | None = PARAM_MAX_LENGTH) -> str:
+    """The last value given, cut to ``length``, less control characters (PostgreSQL refuses a NUL).
+    The API refuses weights longer than WEIGHTS_MAX_LENGTH: it reads them uncut (``None``)."""
+    return clean_text(query.get(param.name) or "")[:length]
 
 
 def split_items(values: Iterable[str]) -> list[str]:
-    items: list[str] = []
-    for value in values:
-        for item in value.split(","):
-            if (item := item.strip()) and item not in items:
-                items.append(item)
-    return items
+    items = (item.strip() for value in values for item in value.split(","))
+    return list(dict.fromkeys(item for item in items if item))
 
 
 def items(query: QueryDict, param: Param, length: int = PARAM_MAX_LENGTH) -> list[str]:
@@ -170,11 +166,6 @@ def slug_list(query: QueryDict, param: Param) -> list[str]:
 def api_products(query: QueryDict) -> list[str]:
     """Any text is passed on, so that the 400 names an unknown one."""
     return split_items(query.getlist(PRODUCTS.name)[:SHOW_MAX])[:SHOW_MAX]
-
-
-def weights_text(query: QueryDict) -> str:
-    """Not cut: the API refuses one longer than WEIGHTS_MAX_LENGTH, the pages read that much."""
-    return clean_text(query.get(WEIGHTS.name) or "")
 
 
 def _level(value: str) -> int | None:
@@ -202,7 +193,7 @@ def weights_asked(query: QueryDict) -> WeightsAsked:
     }
     if fields:
         return WeightsAsked(fields=fields, given=True)
-    return weights_parse(weights_text(query)[:WEIGHTS_MAX_LENGTH])
+    return weights_parse(text(query, WEIGHTS, WEIGHTS_MAX_LENGTH))
 
 
 @dataclass(frozen=True)
@@ -225,7 +216,7 @@ class ArenaAsked:
         weights = weights_asked(query)
         sent = weights.given or WEIGHTS.name in query
         replaced = bool(rank) and not weights.from_form
-        carried = weights_text(query)[:WEIGHTS_MAX_LENGTH].strip()
+        carried = text(query, WEIGHTS, WEIGHTS_MAX_LENGTH).strip()
         return cls(
             filters=filters,
             rank=rank,

@@ -1,8 +1,8 @@
-"""The templates' library ``{% load arena_tags %}``: the tags and filters of the pages, written in
-``web/pages/`` and registered here under the names the templates use."""
+"""``{% load arena_tags %}``: the pages' tags and filters, written in ``web/pages/``."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping
 
 from django import template
@@ -24,20 +24,16 @@ register.filter("figure", format_figure)  # 143400 → ``143.4k``, as the seed p
 register.filter("score", cells.score_text)
 register.filter("proof_mark", cells.proof_mark)
 register.filter("arena_updated", cells.arena_updated)
-register.filter("weights_hx_vals", links.weights_hx_vals)
 register.filter("first_leads", first_leads)  # an arena card's first product leads the second
 register.filter("search_url", front.search_url)
-register.filter("pairs", compare.pairs)
+register.filter("pairs", lambda products: list(itertools.combinations(products, 2)))
 register.filter("picked_first", compare.picked_first)
 register.simple_tag(lambda number: f"?page={int(number)}", name="page_url")
 register.simple_tag(lambda: cells.VERDICT_CHOICES, name="verdict_choices")
 register.simple_tag(lambda: WEIGHT_LEVELS.items(), name="weight_levels")
 
 
-@register.filter
-def get(mapping: Mapping[str, object] | None, key: str) -> object:
-    """``mapping|get:key``: a dictionary's value by a key the template holds in a variable."""
-    return (mapping or {}).get(key)
+register.filter("get", lambda mapping, key: (mapping or {}).get(key))  # a key held in a variable
 
 
 _tag: Callable[..., object]
@@ -60,14 +56,12 @@ for _tag in (
     register.simple_tag(_tag)
 
 register.inclusion_tag("arena/_ranged.html", name="ranged")(arena.ranged)
-register.inclusion_tag("arena/_ranged.html", name="score_with_range")(arena.score_with_range)
 register.inclusion_tag("arena/_open_disputes.html")(arena.open_disputes)
 register.inclusion_tag("arena/_evidence_share.html")(arena.evidence_share)
 
 
 @register.inclusion_tag("arena/_cell.html#label")
 def verdict_label(value: CellValue) -> dict[str, object]:
-    """A judgement in words, ``partial claimed 5/10``."""
     return {"v": value}
 
 
@@ -97,5 +91,4 @@ def cell_card(
 
 @register.simple_tag
 def data_license() -> dict[str, str]:
-    """The licence the published data is offered under: its address and name."""
     return {"url": settings.DATA_LICENSE_URL, "name": settings.DATA_LICENSE_NAME}

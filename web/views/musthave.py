@@ -42,7 +42,7 @@ def arena_must_have(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     to the canonical address; what cannot be read is a 400 with the form and what is wrong."""
     found = arena_or_404(arena)
     asked, problems = must_asked(request.GET)
-    text = params.weights_text(request.GET)[: params.WEIGHTS_MAX_LENGTH]
+    text = params.text(request.GET, params.WEIGHTS, params.WEIGHTS_MAX_LENGTH)
     check = must_check_get(arena=found, must=asked, weights=params.weights_parse(text))
     known = {s.pk for s in check.stories}
     problems += [f"No story {s} in this arena." for s in asked.stories if s not in known]
