@@ -85,29 +85,34 @@ def flag_file(flag: Flag) -> None:
     recent = Flag.objects.filter(
         client_hash=flag.client_hash, created_at__gte=flag.created_at - timedelta(seconds=window)
     )
-    reached = Subquery(recent.order_by("-created_at").values("created_at")[limit - 1 : limit])
-    cell = Cell.objects.on_pages().filter(pk=flag.cell_id).order_by()
-    mine = Flag.objects.filter(item=OuterRef("pk"), client_hash=flag.client_hash)
-    pending = (
-        ReviewItem.objects.select_for_update()
-        .filter(cell_id=flag.cell_id, cell__in=cell.values("pk"), status=Status.PENDING)
-        .annotate(mine=Exists(mine), limit_reached_at=reached)
+    pending = ReviewItem.objects.filter(cell=OuterRef("pk"), status=Status.PENDING)
+    mine = Flag.objects.filter(
+        item__cell=OuterRef("pk"), item__status=Status.PENDING, client_hash=flag.client_hash
+    )
+    # one read for the cell's state; the client's lock makes its flags and throttle current
+    found = (
+        Cell.objects.on_pages()
+        .filter(pk=flag.cell_id)
+        .values_list(
+            Subquery(recent.order_by("-created_at").values("created_at")[limit - 1 : limit]),
+            Subquery(pending.values("pk")),
+            Exists(mine),
+        )
         .order_by()
         .first()
     )
-    if pending is None:
-        found = list(cell.values_list(reached, flat=True))
-        if not found:
-            raise ValidationError(cell_flag_errors(flag.cell_id))
-        _check_throttle(found[0])
-        flag.item = ReviewItem.objects.create(cell_id=flag.cell_id, created_at=flag.created_at)
-    else:
-        _check_throttle(pending.limit_reached_at)
-        if pending.mine:
-            raise ValidationError({"cell": ALREADY_FLAGGED})
-        flag.item = pending
+    if found is None:
+        raise ValidationError(cell_flag_errors(flag.cell_id))
+    reached_at, item_id, already = found
+    _check_throttle(reached_at)
+    if already:
+        raise ValidationError({"cell": ALREADY_FLAGGED})
+    locked = ReviewItem.objects.select_for_update().filter(pk=item_id, status=Status.PENDING)
+    # none, or resolved since the read: a new one
+    flag.item = (item_id and locked.first()) or ReviewItem.objects.create(
+        cell_id=flag.cell_id, created_at=flag.created_at
+    )
     flag.save(force_insert=True)
-    cell_content_changed(cell_id=flag.cell_id)  # the pending dispute is public
 
 
 def flag_submit(*, form: FlagForm, client: str, cell: Cell | int | None = None) -> Flag:
@@ -127,6 +132,8 @@ def flag_submit(*, form: FlagForm, client: str, cell: Cell | int | None = None) 
                 client_lock(client, now)
                 flag_file(flag)
                 notices_flag_filed(flag)
+                # the pending dispute is public; last, as the arena's row is locked until the commit
+                cell_content_changed(cell_id=cell_id)
                 return flag
         except (IntegrityError, OperationalError):
             # another client opened the cell's item, a token clash, or a deadlock victim: afresh
