@@ -2,6 +2,7 @@
 validate the bodies and state their schema. The anonymous POST has no CSRF token (scripts send it):
 it reads only JSON (a cross-site form cannot send that) and refuses what a browser marks cross-site."""
 
+import copy
 from typing import Any
 
 from django import forms
@@ -144,6 +145,12 @@ class FlagSerializer(serializers.ModelSerializer):
             "public_note",
             "affiliated",
         ]
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # ModelSerializer reads the model anew for each instance (most of an answer's time)
+        if "model_fields" not in type(self).__dict__:
+            type(self).model_fields = super().get_fields()
+        return copy.deepcopy(type(self).model_fields)
 
     def get_status_url(self, flag: Flag) -> str:
         return self.context["request"].build_absolute_uri(flag.get_absolute_url())
