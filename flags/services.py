@@ -86,32 +86,30 @@ def flag_file(flag: Flag) -> None:
         client_hash=flag.client_hash, created_at__gte=flag.created_at - timedelta(seconds=window)
     )
     pending = ReviewItem.objects.filter(cell=OuterRef("pk"), status=Status.PENDING)
-    mine = Flag.objects.filter(
-        item__cell=OuterRef("pk"), item__status=Status.PENDING, client_hash=flag.client_hash
-    )
-    # one read for the cell's state; the client's lock makes its flags and throttle current
+    # one read for the cell; the client's lock makes its rate limit current
     found = (
         Cell.objects.on_pages()
         .filter(pk=flag.cell_id)
         .values_list(
             Subquery(recent.order_by("-created_at").values("created_at")[limit - 1 : limit]),
             Subquery(pending.values("pk")),
-            Exists(mine),
         )
         .order_by()
         .first()
     )
     if found is None:
         raise ValidationError(cell_flag_errors(flag.cell_id))
-    reached_at, item_id, already = found
+    reached_at, item_id = found
     _check_throttle(reached_at)
-    if already:
-        raise ValidationError({"cell": ALREADY_FLAGGED})
-    locked = ReviewItem.objects.select_for_update().filter(pk=item_id, status=Status.PENDING)
+    item = None
+    if item_id is not None:
+        mine = Flag.objects.filter(item=OuterRef("pk"), client_hash=flag.client_hash)
+        locked = ReviewItem.objects.select_for_update().filter(pk=item_id, status=Status.PENDING)
+        item = locked.annotate(mine=Exists(mine)).first()
+        if item is not None and item.mine:
+            raise ValidationError({"cell": ALREADY_FLAGGED})
     # none, or resolved since the read: a new one
-    flag.item = (item_id and locked.first()) or ReviewItem.objects.create(
-        cell_id=flag.cell_id, created_at=flag.created_at
-    )
+    flag.item = item or ReviewItem.objects.create(cell_id=flag.cell_id, created_at=flag.created_at)
     flag.save(force_insert=True)
 
 
