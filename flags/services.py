@@ -69,24 +69,16 @@ def cell_flag_errors(cell_id: int | None) -> dict[str, str]:
     return {}
 
 
-def _check_throttle(reached_at: datetime | None) -> None:
-    """``reached_at``: when the client filed the oldest of its last FLAG_RATE flags in the window."""
-    if reached_at is not None:
-        window = parse_rate(settings.FLAG_RATE)[1]
-        wait = (reached_at + timedelta(seconds=window) - timezone.now()).total_seconds()
-        raise FlagThrottled(max(1, math.ceil(wait)))
-
-
 def flag_file(flag: Flag) -> None:
     """Save the flag into its cell's pending item, opening one; ValidationError or FlagThrottled.
     The item is locked until the flag is in (a moderator resolving it waits for the flag); a new
-    one opened by another client at once fails the INSERT."""
+    one opened by another client at once fails the INSERT. One read for the cell: the client's lock
+    makes its rate limit current."""
     limit, window = parse_rate(settings.FLAG_RATE)
     recent = Flag.objects.filter(
         client_hash=flag.client_hash, created_at__gte=flag.created_at - timedelta(seconds=window)
     )
     pending = ReviewItem.objects.filter(cell=OuterRef("pk"), status=Status.PENDING)
-    # one read for the cell; the client's lock makes its rate limit current
     found = (
         Cell.objects.on_pages()
         .filter(pk=flag.cell_id)
@@ -99,8 +91,10 @@ def flag_file(flag: Flag) -> None:
     )
     if found is None:
         raise ValidationError(cell_flag_errors(flag.cell_id))
-    reached_at, item_id = found
-    _check_throttle(reached_at)
+    reached_at, item_id = found  # when the client filed the oldest of its last FLAG_RATE flags
+    if reached_at is not None:
+        wait = (reached_at + timedelta(seconds=window) - timezone.now()).total_seconds()
+        raise FlagThrottled(max(1, math.ceil(wait)))
     item = None
     if item_id is not None:
         mine = Flag.objects.filter(item=OuterRef("pk"), client_hash=flag.client_hash)

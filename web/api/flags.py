@@ -53,12 +53,6 @@ def refuse_cross_site(request: Request) -> None:
         raise PermissionDenied(CROSS_SITE_MESSAGE)
 
 
-def require_json(request: Request) -> None:
-    media_type, _ = parse_header_parameters(request.content_type or "")
-    if media_type.lower() != "application/json":
-        raise UnsupportedMediaType(media_type or "(none)", detail=JSON_MESSAGE)
-
-
 def json_object(request: Request, form: type[forms.Form]) -> dict[str, Any]:
     """The body, a JSON object whose booleans are ``true`` or ``false`` (not ``1`` or ``"yes"``)."""
     data = request.data
@@ -222,7 +216,9 @@ class FlagViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         super().check_permissions(request)
         if self.action == "create":
             refuse_cross_site(request)
-            require_json(request)
+            media_type, _ = parse_header_parameters(request.content_type or "")
+            if media_type.lower() != "application/json":
+                raise UnsupportedMediaType(media_type or "(none)", detail=JSON_MESSAGE)
 
     def get_queryset(self) -> QuerySet[Flag]:
         qs = (
