@@ -39,7 +39,7 @@ def arena_content_changed(*, arena_id: int, **signal: Any) -> None:
 
 def cell_content_changed(*, cell_id: int) -> None:
     """``arena_content_changed`` for a cell's arena, in one UPDATE."""
-    arena = Story.objects.filter(cells__pk=cell_id).values("arena_id")[:1]
+    arena = Story.objects.filter(cells__pk=cell_id).order_by().values("arena_id")[:1]
     Arena.objects.filter(pk__in=arena).update(content_version=F("content_version") + 1)
     purge_after_commit(cells=[cell_id])
 

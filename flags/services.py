@@ -69,45 +69,42 @@ def cell_flag_errors(cell_id: int | None) -> dict[str, str]:
     return {}
 
 
-def _check_throttle(reached_at: datetime | None) -> None:
-    """``reached_at``: when the client filed the oldest of its last FLAG_RATE flags in the window."""
-    if reached_at is not None:
-        window = parse_rate(settings.FLAG_RATE)[1]
-        wait = (reached_at + timedelta(seconds=window) - timezone.now()).total_seconds()
-        raise FlagThrottled(max(1, math.ceil(wait)))
-
-
 def flag_file(flag: Flag) -> None:
     """Save the flag into its cell's pending item, opening one; ValidationError or FlagThrottled.
     The item is locked until the flag is in (a moderator resolving it waits for the flag); a new
-    one opened by another client at once fails the INSERT."""
+    one opened by another client at once fails the INSERT. One read for the cell: the client's lock
+    makes its rate limit current."""
     limit, window = parse_rate(settings.FLAG_RATE)
     recent = Flag.objects.filter(
         client_hash=flag.client_hash, created_at__gte=flag.created_at - timedelta(seconds=window)
     )
-    reached = Subquery(recent.order_by("-created_at").values("created_at")[limit - 1 : limit])
-    cell = Cell.objects.on_pages().filter(pk=flag.cell_id).order_by()
-    mine = Flag.objects.filter(item=OuterRef("pk"), client_hash=flag.client_hash)
-    pending = (
-        ReviewItem.objects.select_for_update()
-        .filter(cell_id=flag.cell_id, cell__in=cell.values("pk"), status=Status.PENDING)
-        .annotate(mine=Exists(mine), limit_reached_at=reached)
+    pending = ReviewItem.objects.filter(cell=OuterRef("pk"), status=Status.PENDING)
+    found = (
+        Cell.objects.on_pages()
+        .filter(pk=flag.cell_id)
+        .values_list(
+            Subquery(recent.order_by("-created_at").values("created_at")[limit - 1 : limit]),
+            Subquery(pending.values("pk")),
+        )
         .order_by()
         .first()
     )
-    if pending is None:
-        found = list(cell.values_list(reached, flat=True))
-        if not found:
-            raise ValidationError(cell_flag_errors(flag.cell_id))
-        _check_throttle(found[0])
-        flag.item = ReviewItem.objects.create(cell_id=flag.cell_id, created_at=flag.created_at)
-    else:
-        _check_throttle(pending.limit_reached_at)
-        if pending.mine:
+    if found is None:
+        raise ValidationError(cell_flag_errors(flag.cell_id))
+    reached_at, item_id = found  # when the client filed the oldest of its last FLAG_RATE flags
+    if reached_at is not None:
+        wait = (reached_at + timedelta(seconds=window) - timezone.now()).total_seconds()
+        raise FlagThrottled(max(1, math.ceil(wait)))
+    item = None
+    if item_id is not None:
+        mine = Flag.objects.filter(item=OuterRef("pk"), client_hash=flag.client_hash)
+        locked = ReviewItem.objects.select_for_update().filter(pk=item_id, status=Status.PENDING)
+        item = locked.annotate(mine=Exists(mine)).first()
+        if item is not None and item.mine:
             raise ValidationError({"cell": ALREADY_FLAGGED})
-        flag.item = pending
+    # none, or resolved since the read: a new one
+    flag.item = item or ReviewItem.objects.create(cell_id=flag.cell_id, created_at=flag.created_at)
     flag.save(force_insert=True)
-    cell_content_changed(cell_id=flag.cell_id)  # the pending dispute is public
 
 
 def flag_submit(*, form: FlagForm, client: str, cell: Cell | int | None = None) -> Flag:
@@ -127,6 +124,8 @@ def flag_submit(*, form: FlagForm, client: str, cell: Cell | int | None = None) 
                 client_lock(client, now)
                 flag_file(flag)
                 notices_flag_filed(flag)
+                # the pending dispute is public; last, as the arena's row is locked until the commit
+                cell_content_changed(cell_id=cell_id)
                 return flag
         except (IntegrityError, OperationalError):
             # another client opened the cell's item, a token clash, or a deadlock victim: afresh
