@@ -67,6 +67,10 @@ def document_chunks(document: Mapping[str, Any]) -> Iterator[bytes]:
     return chunked(document_lines(document))
 
 
+def document_text(document: Mapping[str, Any]) -> str:
+    return "".join(document_lines(document))
+
+
 def schema() -> dict[str, Any]:
     return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
 

@@ -34,10 +34,6 @@ from tests.conftest import _arenas_clear
 EXAMPLE = Path(settings.BASE_DIR) / "docs" / "example-arena.json"
 
 
-def text_of(document: dict) -> str:
-    return "".join(dataformat.document_lines(document))
-
-
 def export(slug: str, path: Path) -> bytes:
     call_command("export_arena", slug, "-o", str(path), stderr=io.StringIO())
     return path.read_bytes()
@@ -54,7 +50,7 @@ def document(path: Path) -> dict:
 
 
 def write(path: Path, doc: dict) -> Path:
-    path.write_text(text_of(doc), encoding="utf-8")
+    path.write_text(dataformat.document_text(doc), encoding="utf-8")
     return path
 
 
@@ -164,7 +160,9 @@ def test_an_import_updates_cells_evidence_and_dates_and_records_the_change(seede
     ]
     change = CellChange.objects.filter(cell=stored).latest("changed_at")
     assert change.note == f"Imported from {tmp_path / 'changed.json'}"
-    assert export(seeded_arena.slug, tmp_path / "after.json") == text_of(doc).encode()
+    assert (
+        export(seeded_arena.slug, tmp_path / "after.json") == dataformat.document_text(doc).encode()
+    )
 
 
 @pytest.mark.django_db
@@ -634,14 +632,14 @@ def hypothesis_reject() -> None:
 )
 @given(doc=arenas())
 def test_any_arena_file_imports_into_an_empty_database_and_exports_as_written(tmp_path, doc):
-    text = text_of(doc)
+    text = dataformat.document_text(doc)
     path = tmp_path / "any.json"
     path.write_text(text, encoding="utf-8")
     with rolled_back():
         assert not Arena.objects.exists()
         arena_import(record=read_arena_json(path))
         exported = arena_export_document(arena=Arena.objects.get(slug="prop"))
-        assert text_of(exported) == text
+        assert dataformat.document_text(exported) == text
 
 
 @pytest.mark.django_db
@@ -655,7 +653,7 @@ def test_any_arena_file_imported_over_another_exports_as_written(tmp_path, befor
     """The authoring loop: a file imported over the arena an earlier file made (nothing moderated
     in between) leaves the arena exactly as the new file says, or is refused whole."""
     first, second = tmp_path / "before.json", tmp_path / "after.json"
-    text = text_of(after)
+    text = dataformat.document_text(after)
     second.write_text(text, encoding="utf-8")
     with rolled_back():
         assert not Arena.objects.exists()
@@ -664,12 +662,12 @@ def test_any_arena_file_imported_over_another_exports_as_written(tmp_path, befor
             arena_import(record=read_arena_json(second))
         except ImportRefused as refused:
             assert "would take the" in str(refused)
-            assert text_of(arena_export_document(arena=Arena.objects.get(slug="prop"))) == text_of(
-                before
-            )
+            assert dataformat.document_text(
+                arena_export_document(arena=Arena.objects.get(slug="prop"))
+            ) == dataformat.document_text(before)
             return
         exported = arena_export_document(arena=Arena.objects.get(slug="prop"))
-        assert text_of(exported) == text
+        assert dataformat.document_text(exported) == text
 
 
 @pytest.mark.django_db
