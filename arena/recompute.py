@@ -181,8 +181,7 @@ def _store_persona_results(arena_id: int, best: list[PersonaBest]) -> None:
 def arena_refresh_scores(*, arena_id: int) -> str:
     """Recompute unless fresh: ``gone``, ``fresh`` or ``recomputed``."""
     # changes from now on enqueue a new task
-    Arena.objects.filter(pk=arena_id).update(recompute_enqueued_at=None)
-    if not Arena.objects.filter(pk=arena_id).exists():
+    if not Arena.objects.filter(pk=arena_id).update(recompute_enqueued_at=None):
         return "gone"
     if not Arena.objects.stale().filter(pk=arena_id).exists():
         return "fresh"

@@ -46,11 +46,6 @@ class ManyRound(BestOf):
     competing: tuple[ProductKey, ...]  # the products whose cells apply, in the order given
     best: tuple[ProductKey, ...]  # the products with the best cell, in that order; () drawn
 
-    @property
-    def winner(self) -> ProductKey:
-        """The one product with the best cell, else ``DRAWN`` (a head-to-head's round)."""
-        return self.best[0] if len(self.best) == 1 else DRAWN
-
 
 @dataclass(frozen=True)
 class ManyStanding:

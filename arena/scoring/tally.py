@@ -108,33 +108,6 @@ def coverage_of(weighted_quality: int, weighted_max: int) -> int | None:
     return round_half_up(100 * weighted_quality / weighted_max) if weighted_max else None
 
 
-def confidence(verified: int, with_evidence: int) -> str:
-    """A when V/E ≥ 0.6, B ≥ 0.4, C ≥ 0.2, else D."""
-    share = verified_share(verified, with_evidence)
-    return next(
-        grade for grade, floor in (("A", 0.6), ("B", 0.4), ("C", 0.2), ("D", 0)) if share >= floor
-    )
-
-
-def integrity(
-    verified: int,
-    contradicted: int,
-    upheld: int,
-    with_evidence: int,
-    favour_credit: int = 0,
-    upheld_unevidenced: int = 0,
-) -> int | None:
-    """``100 × (V − contradicted − upheld + favour_credit) / (E + upheld_unevidenced)``, clipped to
-    0–100; None when that counts no cell. A cell corrected, net, in the product's favour counts as
-    holding up (``favour_credit`` lifts its part to +1); one corrected against its claim counts
-    among the cells even when it lost its evidence (``upheld_unevidenced``)."""
-    cells = with_evidence + upheld_unevidenced
-    if not cells:
-        return None
-    value = round_half_up(100 * (verified - contradicted - upheld + favour_credit) / cells)
-    return max(0, min(100, value))
-
-
 class Tally(NamedTuple):
     """A set of one product's cells added up."""
 
@@ -161,15 +134,18 @@ class Tally(NamedTuple):
 
     @property
     def integrity(self) -> int | None:
+        """``100 × (V − contradicted − upheld + favour_credit) / (E + upheld_unevidenced)``,
+        clipped to 0–100; None when that counts no cell. A cell corrected, net, in the product's
+        favour counts as holding up (``favour_credit`` lifts its part to +1); one corrected against
+        its claim counts among the cells even when it lost its evidence."""
+        cells = self.with_evidence + self.upheld_unevidenced
+        if not cells:
+            return None
         t = self
-        return integrity(
-            t.verified,
-            t.contradicted,
-            t.upheld,
-            t.with_evidence,
-            t.favour_credit,
-            t.upheld_unevidenced,
+        value = round_half_up(
+            100 * (t.verified - t.contradicted - t.upheld + t.favour_credit) / cells
         )
+        return max(0, min(100, value))
 
     @property
     def verified_share(self) -> float:
@@ -177,7 +153,9 @@ class Tally(NamedTuple):
 
     @property
     def confidence(self) -> str:
-        return confidence(self.verified, self.with_evidence)
+        """A when V/E ≥ 0.6, B ≥ 0.4, C ≥ 0.2, else D."""
+        floors = (("A", 0.6), ("B", 0.4), ("C", 0.2), ("D", 0))
+        return next(grade for grade, floor in floors if self.verified_share >= floor)
 
 
 @functools.cache

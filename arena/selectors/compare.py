@@ -22,7 +22,7 @@ from arena.selectors.arenas import CountedArena, arena_story_list
 from arena.selectors.calls import ranged_of
 from arena.selectors.cells import cell_in, cited_sources, with_evidence
 from arena.selectors.leaderboard import arena_score_list
-from arena.selectors.matrix import MatrixRow, Rounds, arena_matrix, matrix_block_list
+from arena.selectors.matrix import CategoryBlock, MatrixRow, arena_matrix, matrix_block_list
 from products.models import Product
 from stories.models import Cell, Story
 
@@ -69,22 +69,28 @@ class Standing(ManyStanding):
     category_scores: dict[str, int | None]
     ranged: Ranged  # its PA Score with its range
 
-    @property
-    def pa_score(self) -> int | None:
-        return self.ranged.score
+    pa_score = property(lambda self: self.ranged.score)
 
 
 @dataclass(kw_only=True)
-class Comparison(Rounds[ManySummary]):
+class Comparison:
     products: list[Product]  # the columns, in the order asked
+    summary: ManySummary  # over every round
     standings: dict[Product, Standing]  # in column order
     categories: list[str]  # the categories' names in matrix order
-    rows: list[CompareRow]
+    rows: list[CompareRow]  # every round, in matrix order
+    blocks: list[CategoryBlock]  # the rounds shown, under their headings
+    tallies: dict[int, ManySummary]  # by category pk, over all its rounds
+    differences_only: bool = False  # drawn rounds are not shown
+    shown: int = 0
     leader: Product | None = None  # the product that leads every other by the one rule
     sources: dict[str, Source] = field(default_factory=dict)  # what the published detail cites
 
     a = property(lambda self: self.products[0])  # a head-to-head's two sides
     b = property(lambda self: self.products[1])
+    round_count = property(lambda self: len(self.rows))
+    drawn = property(lambda self: self.summary.drawn)
+    hidden = property(lambda self: len(self.rows) - self.shown)
 
     @property
     def won(self) -> dict[Product, int]:
@@ -140,13 +146,13 @@ def comparison_get(
         )
         for r in summary.rounds
     ]
+    by_category: dict[int, list[ManyRound]] = {}
+    for r in summary.rounds:
+        by_category.setdefault(story_of[r.story_id].category_id, []).append(r)
     for block in matrix_block_list(rows=rows):  # each round numbered within its sub-group
         for group in block.groups:
             for number, row in enumerate(group.rows, start=1):
                 row.number = number
-    by_category: dict[int, list[ManyRound]] = {}
-    for r in summary.rounds:
-        by_category.setdefault(story_of[r.story_id].category_id, []).append(r)
     shown = [r for r in rows if not r.drawn] if differences_only else rows
     stored = {s.product_id: s for s in arena_score_list(arena=arena)}
     standings = {

@@ -11,7 +11,6 @@ from typing import Any
 from django.db.models import Exists, OuterRef
 
 from arena.models import Arena, Category, PersonaResult, ProductScore
-from arena.scoring.rounds import ManySummary
 from arena.scoring.tally import ProductKey, round_half_up, verdict_strength
 from arena.selectors.arenas import (
     CountedArena,
@@ -62,30 +61,6 @@ class CategoryBlock:
     @property
     def slug(self) -> str:
         return self.category.slug
-
-
-@dataclass(kw_only=True)
-class Rounds[T: ManySummary]:
-    """What a head-to-head and a comparison share: their rounds, those shown under headings."""
-
-    summary: T  # over every round
-    rows: list[Any]  # every round, in matrix order
-    blocks: list[CategoryBlock]  # the rounds shown, under their headings
-    tallies: dict[int, T] = field(default_factory=dict)  # by category pk, over all its rounds
-    differences_only: bool = False  # drawn rounds are not shown
-    shown: int = 0
-
-    @property
-    def hidden(self) -> int:
-        return len(self.rows) - self.shown
-
-    @property
-    def round_count(self) -> int:
-        return len(self.rows)
-
-    @property
-    def drawn(self) -> int:
-        return self.summary.drawn
 
 
 def matrix_block_list(*, rows: Iterable[Any]) -> list[CategoryBlock]:

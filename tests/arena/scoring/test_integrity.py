@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from arena.scoring.ranking import uphold_effect
 from arena.scoring.results import ProductResult, product_results
-from arena.scoring.tally import CellIn, Corrections, StoryIn, integrity
+from arena.scoring.tally import CellIn, Corrections, StoryIn, Tally
 from stories.values import CellValue, Direction, Proof, Verdict, correction_direction
 from tests.arena.scoring.test_scoring import cell_values, corrected_arenas
 
@@ -40,7 +40,7 @@ def test_the_worked_example_of_docs_scoring():
     favour = CellIn.of(FULL_8, story_id=11, product="x", correction=Direction.FAVOUR)
     assert _integrity(favour) == (55, 0, 1)
     # where the old rule counted it against the product: 100 × (6 − 1 − 1) / 11
-    assert integrity(6, 1, 1, 11) == 36
+    assert Tally(verified=6, with_evidence=11, contradicted=1, upheld=1).integrity == 36
     # both
     assert _integrity(against, favour) == (45, 1, 1)  # 100 × (6 + 1 − 1 − 1) / 11
 

@@ -9,14 +9,12 @@ from hypothesis import strategies as st
 
 from arena.scoring.ranking import best_by_persona, leaderboard, uphold_effect
 from arena.scoring.results import ProductResult, product_results
-from arena.scoring.rounds import compare_many, round_winner
+from arena.scoring.rounds import DRAWN, compare_many, round_winner
 from arena.scoring.tally import (
     CellIn,
     Corrections,
     StoryIn,
     Tally,
-    confidence,
-    integrity,
     round_half_up,
 )
 from stories.values import CellValue, Proof, Verdict
@@ -81,7 +79,8 @@ def test_every_round_of_the_seed_head_to_heads(seed_record):
         cb = {c.story_id: c for c in cells if c.product == page.b}
         summary = compare(stories, ca, cb, page.a, page.b)
         assert [r.story_id for r in summary.rounds] == [text_id[s.text] for s in page.stories]
-        assert [r.winner for r in summary.rounds] == [s.round for s in page.stories]
+        won = [r.best[0] if len(r.best) == 1 else DRAWN for r in summary.rounds]
+        assert won == [s.round for s in page.stories]
         assert [r.weight for r in summary.rounds] == [s.weight for s in page.stories]
         won_a, won_b = (side.best for side in summary.sides)
         assert won_a + won_b + summary.drawn == len(page.stories)
@@ -126,10 +125,15 @@ def test_coverage_and_rounding():
 
 
 def test_integrity_is_clipped_and_confidence_grades():
-    assert integrity(1, 2, 1, 4) == 0
-    assert integrity(4, 0, 0, 4) == 100
-    assert integrity(0, 0, 0, 0) is None
-    assert [confidence(v, 10) for v in (6, 4, 2, 1)] == ["A", "B", "C", "D"]
+    assert Tally(verified=1, contradicted=2, upheld=1, with_evidence=4).integrity == 0
+    assert Tally(verified=4, with_evidence=4).integrity == 100
+    assert Tally().integrity is None
+    assert [Tally(verified=v, with_evidence=10).confidence for v in (6, 4, 2, 1)] == [
+        "A",
+        "B",
+        "C",
+        "D",
+    ]
 
 
 def test_leaderboard_order_and_vs():
