@@ -56,8 +56,6 @@ READERS: dict[str, Callable[[Any], str | None]] = {
     "arena": lambda slug: arena_version_get(slug=slug),
     "cell": lambda pk: cell_version_get(pk=pk),
 }
-# Pages for one person only (a reporter's flag status, reached through a secret link).
-PRIVATE_PAGES = frozenset({"flag-status"})
 
 # How long a process reuses a content version it read: a change made in another process shows
 # within it. Not with an HTTP cache to purge: its refetch after a purge must not keep the old page.
