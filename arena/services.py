@@ -84,9 +84,6 @@ def structure_save[R: VersionedRecord](
         written = versioned_update(
             model, obj=row, what=what(model), changes=changes, base_version=base_version, base=base
         )
-        if written:
-            row.edited_at = timezone.now()
-            model._default_manager.filter(pk=row.pk).update(edited_at=row.edited_at)
         arenas |= _arenas(row)
     if written or model is Arena:
         _changed(arenas, SCORED.get(model) in written)

@@ -183,9 +183,6 @@ class StaffAdminSite(admin.AdminSite):
         )
 
     def recovery_codes(self, request: HttpRequest) -> HttpResponse:
-        codes = (
-            staff_recovery_codes_renew(cast(User, request.user))
-            if request.method == "POST"
-            else None
-        )
+        user = cast(User, request.user)
+        codes = staff_recovery_codes_renew(user) if request.method == "POST" else None
         return self._page(request, "recovery_codes.html", title="Recovery codes", codes=codes)

@@ -43,13 +43,10 @@ SENTRY_TRACES_SAMPLE_RATE = env("SENTRY_TRACES_SAMPLE_RATE", 0.0)
 require(0 <= SENTRY_TRACES_SAMPLE_RATE <= 1, "SENTRY_TRACES_SAMPLE_RATE is between 0 and 1")
 if SENTRY_DSN:
     import sentry_sdk
-    from sentry_sdk.integrations.celery import CeleryIntegration
-    from sentry_sdk.integrations.django import DjangoIntegration
-    from sentry_sdk.integrations.redis import RedisIntegration
 
+    # (Django's, Celery's and Redis's integrations switch themselves on)
     sentry_sdk.init(
         dsn=SENTRY_DSN,
-        integrations=[DjangoIntegration(), CeleryIntegration(), RedisIntegration()],
         # no cookies, addresses, user names or request bodies leave the site
         send_default_pii=False,
         environment=SENTRY_ENVIRONMENT,

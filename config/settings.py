@@ -8,7 +8,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
-from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 from arena.task_names import SWEEP_TASK
@@ -34,7 +33,6 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
-    "django.contrib.syndication",
     "django.contrib.sitemaps",
     "django_htmx",
     "rest_framework",
@@ -118,7 +116,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "NAME": os.environ.get("TEST_SQLITE_NAME")
         or os.path.join(tempfile.gettempdir(), f"arena-test-{os.getpid()}.sqlite3")
     }
-DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
@@ -333,13 +330,8 @@ HTTP_CACHE_PURGE_TIMEOUT = env("HTTP_CACHE_PURGE_TIMEOUT", 3.0)
 TRUSTED_PROXIES = env("TRUSTED_PROXIES", 0)  # gunicorn.conf.py reads it too
 require(TRUSTED_PROXIES >= 0, "TRUSTED_PROXIES is a count of proxies: 0 or more")
 TRUSTED_PROXY_IPS = env_list("TRUSTED_PROXY_IPS", "127.0.0.1,::1")
-for entry in TRUSTED_PROXY_IPS:
-    try:
-        ipaddress.ip_network(entry, strict=False)
-    except ValueError:
-        raise ImproperlyConfigured(
-            f"TRUSTED_PROXY_IPS: {entry!r} is not an address or network (10.0.0.0/8)"
-        ) from None
+for entry in TRUSTED_PROXY_IPS:  # an address or a network (10.0.0.0/8)
+    parsed("TRUSTED_PROXY_IPS", lambda value: ipaddress.ip_network(value, strict=False), entry)
 # Django believes it from anyone: web/http/middleware.py drops it unless our proxy sent it.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 

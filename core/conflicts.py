@@ -57,7 +57,8 @@ def versioned_update(
     base_version: int | None,
     base: dict[str, Any] | None,
 ) -> list[str]:
-    """Write the fields the editor changed (EditConflict if one moved meanwhile); those written."""
+    """Write the fields the editor changed (EditConflict if one moved meanwhile) and the edit's
+    time; the fields written."""
     manager = model._default_manager  # every row, retired ones too
     current = manager.select_for_update().get(pk=obj.pk)
     now = {f: getattr(current, f) for f in changes}
@@ -71,14 +72,15 @@ def versioned_update(
     for field, value in write.items():
         setattr(current, field, clean_text(value).strip() if isinstance(value, str) else value)
     current.full_clean(validate_unique=True, validate_constraints=True)
+    edited = timezone.now()
     updated = manager.filter(pk=obj.pk, version=current.version).update(
-        version=F("version") + 1, **{f: getattr(current, f) for f in write}
+        version=F("version") + 1, edited_at=edited, **{f: getattr(current, f) for f in write}
     )
     if not updated:
         raise EditConflict(what, {}, current)
     for field in write:
         setattr(obj, field, getattr(current, field))
-    obj.version = current.version + 1
+    obj.version, obj.edited_at = current.version + 1, edited
     return sorted(write)
 
 
@@ -91,13 +93,11 @@ def editable_update(
     base: dict[str, Any] | None,
     score_fields: Iterable[str],
 ) -> list[str]:
-    """``versioned_update`` marked as an editor's; the arena recomputes when one of
-    ``score_fields`` was written, else only its pages change."""
+    """``versioned_update``; the arena recomputes when one of ``score_fields`` was written, else
+    only its pages change."""
     written = versioned_update(
         type(row), obj=row, what=what, changes=changes, base_version=base_version, base=base
     )
-    if written:
-        type(row).all_objects.filter(pk=row.pk).update(edited_at=timezone.now())
     if set(written) & set(score_fields):
         scores_changed.send(None, arena_id=row.arena_id)
     elif written:

@@ -99,7 +99,14 @@ def restore(alias: str, source: Path, *, force: bool) -> tuple[str, list[str]]:
             "Restore into an empty database, or pass --force."
         )
     past = content_versions_served(using=alias) if tables else 0
-    replace(alias, vendor, source)
+    if vendor == "postgresql":
+        options, env = pg_connection(alias)
+        command = [pg_program("pg_restore"), "--clean", "--if-exists", "--no-owner"]
+        command += ["--single-transaction", "--exit-on-error", *options, str(source)]
+        connections[alias].close()
+        run(command, env)
+    else:
+        sqlite_copy(alias, source, out=False)
     try:
         epoch = content_restored(past=past, using=alias)
     except DatabaseError as exc:
@@ -119,17 +126,6 @@ def restore(alias: str, source: Path, *, force: bool) -> tuple[str, list[str]]:
             f"; not banned: {', '.join(failed)} (ban them by hand: varnishadm ban obj.status != 0)"
         )
     return report, failed
-
-
-def replace(alias: str, vendor: str, source: Path) -> None:
-    if vendor == "postgresql":
-        options, env = pg_connection(alias)
-        command = [pg_program("pg_restore"), "--clean", "--if-exists", "--no-owner"]
-        command += ["--single-transaction", "--exit-on-error", *options, str(source)]
-        connections[alias].close()
-        run(command, env)
-    else:
-        sqlite_copy(alias, source, out=False)
 
 
 def sqlite_copy(alias: str, path: Path, *, out: bool) -> None:

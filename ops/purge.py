@@ -31,8 +31,20 @@ class _Batch:
         self.done = False
 
     def flush(self) -> None:
+        """Purge each arena's tag, each cell's, story's and product's, and ``site``."""
         self.done = True
-        tags = purge_tags(arenas=self.arenas, cells=self.cells)
+        tags = [cachetags.arena_tag(a) for a in sorted(self.arenas)]
+        rows = Cell.objects.filter(pk__in=self.cells).values_list(
+            "pk", "story_id", "story__arena_id", "product__slug"
+        )
+        for cell_id, story_id, arena_id, product in sorted(rows) if self.cells else ():
+            tags += [
+                cachetags.cell_tag(cell_id),
+                cachetags.story_tag(story_id),
+                cachetags.product_tag(arena_id, product),
+                cachetags.arena_tag(arena_id),
+            ]
+        tags = [*dict.fromkeys(tags), cachetags.SITE]
         if settings.CELERY_TASK_ALWAYS_EAGER:  # no broker: once, here
             if failed := http_cache_purge(tags):
                 log.warning("could not purge %s at %s", " ".join(tags), ", ".join(failed))
@@ -60,22 +72,6 @@ def pages_changed(sender: Any, *, arenas: list[int], cells: list[int], **kwargs:
     batch.cells.update(cells)
     if not waiting:
         transaction.on_commit(batch.flush)  # (at once in autocommit)
-
-
-def purge_tags(*, arenas: Iterable[int] = (), cells: Iterable[int] = ()) -> list[str]:
-    """Each arena's tag, each cell's, story's and product's, and ``site``."""
-    tags = [cachetags.arena_tag(a) for a in sorted(arenas)]
-    rows = Cell.objects.filter(pk__in=cells).values_list(
-        "pk", "story_id", "story__arena_id", "product__slug"
-    )
-    for cell_id, story_id, arena_id, product in sorted(rows) if cells else ():
-        tags += [
-            cachetags.cell_tag(cell_id),
-            cachetags.story_tag(story_id),
-            cachetags.product_tag(arena_id, product),
-            cachetags.arena_tag(arena_id),
-        ]
-    return [*dict.fromkeys(tags), cachetags.SITE]
 
 
 def http_cache_purge(tags: list[str], urls: Iterable[str] | None = None) -> list[str]:

@@ -20,6 +20,7 @@ def status_page(flag) -> str:
     assert response.status_code == 200
     assert response["X-Robots-Tag"] == "noindex"
     assert response["Referrer-Policy"] == "no-referrer"
+    assert response["Cache-Control"] == "private, no-cache"  # one reporter's: no shared cache
     return response.content.decode()
 
 

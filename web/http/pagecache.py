@@ -187,9 +187,7 @@ class PageCacheMiddleware:
         request.resolver_match = match  # (the metrics' label: a hit never reaches the handler's)
         url_name = match.url_name or ""
         if (kind := pagekeys.PAGE_VERSIONS.get(url_name)) is None:
-            return _finish(
-                request, self.get_response(request), private=url_name in pagekeys.PRIVATE_PAGES
-            )
+            return _finish(request, self.get_response(request))
         query = pagekeys.Query.of(request, url_name, match)
         # parameters the page does not read (made up, or a tracker's): a browser's full page is
         # sent to its one address; htmx's swaps and API clients get the canonical page
@@ -280,18 +278,14 @@ def _over_miss_limit(request: HttpRequest) -> HttpResponse | None:
 
 
 def _finish(
-    request: HttpRequest,
-    response: HttpResponseBase,
-    *,
-    etag: str | None = None,
-    private: bool = False,
+    request: HttpRequest, response: HttpResponseBase, *, etag: str | None = None
 ) -> HttpResponseBase:
     """Cache-Control and a validator for an answer not served from the cache, a 304 when the
     client has it already; a stream's length for HEAD (CommonMiddleware says the others')."""
     if "Cache-Control" not in response:
         if response.status_code not in PUBLIC_STATUSES:
             response["Cache-Control"] = "no-store"
-        elif private or response.cookies or has_vary_header(response, "Cookie"):
+        elif response.cookies or has_vary_header(response, "Cookie"):
             response["Cache-Control"] = "private, no-cache"
         else:
             response["Cache-Control"] = cache_control()

@@ -56,8 +56,6 @@ READERS: dict[str, Callable[[Any], str | None]] = {
     "arena": lambda slug: arena_version_get(slug=slug),
     "cell": lambda pk: cell_version_get(pk=pk),
 }
-# Pages for one person only (a reporter's flag status, reached through a secret link).
-PRIVATE_PAGES = frozenset({"flag-status"})
 
 # How long a process reuses a content version it read: a change made in another process shows
 # within it. Not with an HTTP cache to purge: its refetch after a purge must not keep the old page.
@@ -146,13 +144,12 @@ class Query:
             for value in values:
                 pairs.append((param.name, value))
                 kept = kept and (value == "" or param.kept(value))
-        prefixes = params.PAGE_PARAM_PREFIXES.get(url_name, ())
-        if prefixes:
-            for name in sorted(k for k in query if k.startswith(prefixes)):
-                pairs.append((name, query.getlist(name)[-1]))
-                kept = False
+        prefixes = params.PAGE_PARAM_PREFIXES.get(url_name, ())  # (none: no name starts with ())
+        for name in sorted(k for k in query if k.startswith(prefixes)):
+            pairs.append((name, query.getlist(name)[-1]))
+            kept = False
         names = {p.name for p in read}
-        unknown = any(k not in names and not (prefixes and k.startswith(prefixes)) for k in query)
+        unknown = any(k not in names and not k.startswith(prefixes) for k in query)
         return cls(pairs=tuple(pairs), kept=kept, unknown=unknown)
 
     def apply(self, request: HttpRequest) -> None:

@@ -8,6 +8,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.views.decorators.cache import cache_control
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
@@ -78,6 +79,7 @@ TOKEN = re.compile(r"[-A-Za-z0-9_]{1,64}")
 
 
 @require_safe
+@cache_control(private=True, no_cache=True)  # one reporter's, through a secret link
 def flag_status(request: HtmxHttpRequest, token: str) -> HttpResponse:
     """The reporter's private status page: the cell as it stood then, the state, the decision."""
     if not TOKEN.fullmatch(token):

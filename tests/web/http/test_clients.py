@@ -233,7 +233,9 @@ def test_trusted_proxy_ips_from_the_environment():
 
 
 def test_a_trusted_proxy_ips_entry_that_is_no_address_stops_the_start():
-    with pytest.raises(AssertionError, match="TRUSTED_PROXY_IPS: 'varnish' is not an address"):
+    with pytest.raises(
+        AssertionError, match="TRUSTED_PROXY_IPS: 'varnish' does not appear to be an IPv4 or IPv6"
+    ):
         settings_in_subprocess({"TRUSTED_PROXY_IPS": "127.0.0.1,varnish"})
 
 
