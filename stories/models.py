@@ -95,7 +95,7 @@ class CellQuerySet(models.QuerySet):
         return self.filter(story__retired_at__isnull=True, product__retired_at__isnull=True)
 
     def with_backing(self) -> CellQuerySet:
-        """Each cell with ``backing`` (``stories.values.backing_of``'s rule, in the query)."""
+        """Each cell with ``backing``: quotes, else a rationale, when its detail is published."""
         quoted = Exists(Evidence.objects.filter(cell_id=OuterRef("pk")))
         return self.annotate(
             backing=Case(

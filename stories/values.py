@@ -258,17 +258,6 @@ class Backing(Choices):
         return "a rationale only" if self is Backing.RATIONALE else "no published evidence"
 
 
-def backing_of(*, published: bool, rationale: str, quotes: int) -> Backing:
-    """What backs a cell (``CellQuerySet.with_backing`` is the same rule in the database)."""
-    if not published:
-        return Backing.NONE
-    if quotes:
-        return Backing.QUOTES
-    if rationale.strip():
-        return Backing.RATIONALE
-    return Backing.NONE
-
-
 # the order every rule that compares two judgements reads; n/a has no place in it
 VERDICT_ORDER = {Verdict.FULL: 3, Verdict.PARTIAL: 2, Verdict.DISPUTED: 1, Verdict.NONE: 0}
 

@@ -93,6 +93,7 @@ def story_cell_list(*, story: Story) -> list[Cell]:
     """Every product's cell for one story in column order, with evidence: two queries."""
     return list(
         Cell.objects.on_pages()
+        .with_backing()
         .filter(story=story)
         .select_related("product")
         .prefetch_related(with_evidence())
@@ -118,7 +119,8 @@ class CellPage:
 def cell_page_get(*, pk: int) -> CellPage | None:
     """A cell (retired or not) with its evidence, history, head-to-heads and cited sources."""
     cell = (
-        Cell.objects.select_related(
+        Cell.objects.with_backing()
+        .select_related(
             "story__arena", "story__category", "story__subgroup", "story__persona", "product"
         )
         .prefetch_related(with_evidence())

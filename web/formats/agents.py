@@ -149,7 +149,7 @@ def cell_markdown(request: HttpRequest, cell: int) -> HttpResponse:
             cited.append((key, s, url(s.url) if s is not None else None))
     context = {
         "page": page,
-        "card": card(c, c.product.name, page.sources),
+        "card": card(c, page.sources),
         "disputes": cell_dispute_list(cell_id=c.pk),
         "c": c,
         "cited": cited,

@@ -19,7 +19,7 @@ from core.text import split_source_ids
 from stories import freshness
 from stories.models import Cell
 from stories.models import Evidence as EvidenceRow
-from stories.values import Backing, CellValue, Proof, Verdict, backing_of
+from stories.values import Backing, CellValue, Proof, Verdict
 from web.pages import links
 
 type CardCell = CellLine | Cell
@@ -171,39 +171,31 @@ def story_name(text: str) -> str:
 
 @dataclass(frozen=True)
 class Card:
-    cell: CardCell
-    value: CellValue
-    name: str  # its heading, the product's name
+    """A judged cell as the story, cell and head-to-head pages show it (``_cell.html#card``)."""
+
+    cell: Cell
     age: Age | None  # None for n/a
     backing: Backing
+    backing_text: str  # ``3 quotes with sources``
     rationale: list[Ref]
     evidence: list[tuple[EvidenceRow, list[Ref]]]  # each quote, its source in pieces
     flag_label: str  # ``Inngest on “Resume after a crash”, full``
     url: str  # its proof page
 
-    @property
-    def backing_text(self) -> str:
-        return self.backing.describe(len(self.evidence))
-
 
 def card(
-    cell: Cell,
-    name: str,
-    sources: Mapping[str, Source] = NO_SOURCES,
-    story: str = "",
-    now: Now | None = None,
+    cell: Cell, sources: Mapping[str, Source] = NO_SOURCES, story: str = "", now: Now | None = None
 ) -> Card:
-    """One judged cell as a card under ``name``; ``cell.evidence`` loaded beforehand."""
-    value = CellValue(cell.verdict, cell.proof or None, cell.quality)
+    """A cell read ``with_backing()``, ``cell.evidence`` loaded beforehand."""
     published = cell.detail_published
     quotes: list[EvidenceRow] = list(cell.evidence.all()) if published else []
+    backing = Backing(cell.backing)  # type: ignore[attr-defined]  # (an annotation)
     on = f" on “{story_name(story)}”" if story else ""
     return Card(
         cell=cell,
-        value=value,
-        name=name,
-        age=age(cell.verdict, cell.evidence_as_of, now) if value.applicable else None,
-        backing=backing_of(published=published, rationale=cell.rationale, quotes=len(quotes)),
+        age=None if cell.verdict == Verdict.NA else age(cell.verdict, cell.evidence_as_of, now),
+        backing=backing,
+        backing_text=backing.describe(len(quotes)),
         rationale=refs(cell.rationale, sources) if published else [],
         evidence=[(e, refs(e.source, sources)) for e in quotes],
         flag_label=f"{cell.product.name}{on}, {cell.verdict}",

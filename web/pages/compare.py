@@ -101,4 +101,4 @@ def pairs(products: Sequence[Product]) -> list[tuple[Product, Product]]:
 def round_cards(row: CompareRow, cmp: Comparison) -> list[Card]:
     """One round's cards, in column order (a head-to-head's ``a`` first)."""
     now = freshness_now()
-    return [card(c, c.product.name, cmp.sources, row.story.text, now) for c in row.cells]
+    return [card(c, cmp.sources, row.story.text, now) for c in row.cells]

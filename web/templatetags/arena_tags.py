@@ -90,9 +90,9 @@ def with_refs(text: str, sources: Mapping[str, Source] = NO_SOURCES) -> dict[str
 
 @register.inclusion_tag("arena/_cell.html#card")
 def cell_card(
-    cell: Cell, name: str, sources: Mapping[str, Source] = NO_SOURCES, story: str = ""
+    cell: Cell, sources: Mapping[str, Source] = NO_SOURCES, story: str = ""
 ) -> dict[str, object]:
-    return {"card": cells.card(cell, name, sources, story)}
+    return {"card": cells.card(cell, sources, story)}
 
 
 @register.simple_tag

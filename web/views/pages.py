@@ -305,7 +305,7 @@ def cell_detail(request: HtmxHttpRequest, cell: int) -> HttpResponse:
         "page": page,
         "cell": c,
         "arena": c.story.arena,
-        "card": card(c, c.product.name, page.sources),
+        "card": card(c, page.sources),
         "disputes": cell_dispute_list(cell_id=c.pk),  # the flags app's, the latest news first
     }
     return render(request, "stories/cell.html", ctx)
