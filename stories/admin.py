@@ -71,7 +71,7 @@ class CellColumns:
             "{}{} <span>({})</span>",
             "" if as_of is None else f"{as_of:%Y-%m-%d} ",
             "· stale" if stale else "",
-            freshness.age_text(freshness.age_days(as_of, today=today)),
+            freshness.age_text(as_of, today=today),
         )
 
 

@@ -4,7 +4,7 @@ applies is stale when that is older than ``EVIDENCE_STALE_DAYS`` days, or unknow
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from django.conf import settings
 from django.db.models import Q
@@ -23,13 +23,6 @@ def stale_days() -> int:
 
 def stale_before(*, today: date, days: int) -> date:
     return today - timedelta(days=days)
-
-
-def age_days(as_of: date | None, *, today: date) -> int | None:
-    """Whole days from ``as_of`` to ``today``, never negative; None: no date."""
-    if as_of is None:
-        return None
-    return max(0, (today - as_of).days)
 
 
 def is_stale(verdict: str, as_of: date | None, *, today: date, days: int) -> bool:
@@ -52,13 +45,13 @@ def newest(*dates: date | None) -> date | None:
     return max(known) if known else None
 
 
-def age_text(days: int | None) -> str:
-    if days is None:
+def age_text(as_of: date | None, *, today: date) -> str:
+    """``checked 75 days ago`` (never in the future), ``no check date``."""
+    if as_of is None:
         return "no check date"
-    if days == 0:
-        return "checked today"
-    if days == 1:
-        return "checked yesterday"
+    days = max(0, (today - as_of).days)
+    if days < 2:
+        return "checked today" if days == 0 else "checked yesterday"
     return f"checked {days} days ago"
 
 
@@ -66,6 +59,4 @@ def updated_on(published: date | None, last_change: datetime | None) -> date | N
     """The published pages' date, or the day of a later change of a verdict."""
     if last_change is None:
         return published
-    if timezone.is_naive(last_change):  # (a raw query on SQLite reads a stored UTC moment so)
-        last_change = last_change.replace(tzinfo=UTC)
     return newest(published, timezone.localtime(last_change).date())

@@ -70,9 +70,6 @@ _PROOF_MARKS = {
 }
 _BY_LETTER = {proof.letter: proof for proof in Proof}
 
-_VERDICT_OF: dict[object, Verdict] = {v.value: v for v in Verdict}
-_PROOF_OF: dict[object, Proof] = {p.value: p for p in Proof}
-
 EVIDENCED = frozenset({Verdict.FULL, Verdict.PARTIAL, Verdict.DISPUTED})
 QUALITY_MAX = 10
 
@@ -110,12 +107,10 @@ class CellValue:
 
     def __post_init__(self) -> None:
         # known words become the enum members; unknown ones stay as given, for errors() to name
-        verdict = _VERDICT_OF.get(self.verdict)
-        if verdict is not None:
-            object.__setattr__(self, "verdict", verdict)
-        proof = _PROOF_OF.get(self.proof) if self.proof is not None else None
-        if proof is not None:
-            object.__setattr__(self, "proof", proof)
+        if self.verdict in Verdict.values:
+            object.__setattr__(self, "verdict", Verdict(self.verdict))
+        if self.proof in Proof.values:
+            object.__setattr__(self, "proof", Proof(self.proof))
 
     @classmethod
     def of(cls, obj: object, prefix: str = "") -> CellValue:
@@ -148,10 +143,10 @@ class CellValue:
         """Every broken rule, one message per field."""
         errors: dict[str, str] = {}
         verdict, proof, quality = self.verdict, self.proof, self.quality
-        if verdict not in _VERDICT_OF:
+        if verdict not in Verdict.values:
             errors["verdict"] = f"Unknown verdict {verdict!r}; one of {', '.join(Verdict.values)}."
             return errors
-        if proof is not None and proof not in _PROOF_OF:
+        if proof is not None and proof not in Proof.values:
             errors["proof"] = f"Unknown proof {proof!r}; one of {', '.join(Proof.values)}."
         if verdict == Verdict.NA:
             if quality is not None:
@@ -192,7 +187,7 @@ class CellValue:
 
     @property
     def proof_letter(self) -> str:
-        return _PROOF_OF[self.proof].letter if self.proof in _PROOF_OF else ""
+        return Proof(self.proof).letter if self.proof in Proof.values else ""
 
     @property
     def quality_text(self) -> str:

@@ -11,7 +11,7 @@ from django.db.models import Prefetch
 
 from arena.models import Arena, Source
 from arena.scoring.rounds import DRAWN, round_winner
-from arena.scoring.tally import CellIn, ProductKey
+from arena.scoring.tally import CellIn
 from core.text import source_ids
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story
@@ -54,11 +54,6 @@ CELL_LINE_FIELDS = ("id", "story_id", "product_id", "verdict", "proof", "quality
 def cell_in(c: Cell | CellLine) -> CellIn:
     """A cell as the scoring module's record, its product keyed by primary key."""
     return CellIn.of(c.value, story_id=c.story_id, product=c.product_id)
-
-
-def winner_of(key: ProductKey, *products: Product) -> Product | None:
-    """The product a scoring result names, or ``None`` for ``DRAWN``."""
-    return None if key == DRAWN else {p.pk: p for p in products}[int(key)]
 
 
 def arena_source_list(*, arena: Arena) -> list[Source]:
@@ -131,23 +126,11 @@ def cell_page_get(*, pk: int) -> CellPage | None:
         return None
     changes = list(CellChange.objects.filter(cell=cell).order_by("-changed_at", "-pk"))
     links = []
-    if cell.value.applicable:
-        others = (
-            Cell.objects.on_pages()
-            .filter(story_id=cell.story_id)
-            .exclude(pk=cell.pk)
-            .select_related("product")
-            .order_by("product__position")
-        )
-        links = [
-            HeadToHeadLink(
-                other=other.product,
-                other_cell=other,
-                winner=winner_of(
-                    round_winner(cell_in(cell), cell_in(other)), cell.product, other.product
-                ),
-            )
-            for other in others
-            if other.value.applicable
-        ]
+    others = Cell.objects.on_pages().filter(story_id=cell.story_id).exclude(pk=cell.pk)
+    shown = others.select_related("product").order_by("product__position")
+    for other in shown if cell.value.applicable else ():
+        if other.value.applicable:
+            won = round_winner(cell_in(cell), cell_in(other))
+            winner = {DRAWN: None, cell.product_id: cell.product}.get(won, other.product)
+            links.append(HeadToHeadLink(other.product, other, winner))
     return CellPage(cell, changes, links, cited_sources(arena_id=cell.story.arena_id, cells=[cell]))

@@ -110,7 +110,7 @@ def freshness_now() -> Now:
 def stale_title(as_of: date | None, today: date) -> str:
     if as_of is None:
         return "stale: no check date"
-    return f"stale: evidence {freshness.age_text(freshness.age_days(as_of, today=today))}, {as_of:%Y-%m-%d}"
+    return f"stale: evidence {freshness.age_text(as_of, today=today)}, {as_of:%Y-%m-%d}"
 
 
 def arena_updated(arena: object) -> date | None:
@@ -156,7 +156,7 @@ class Age:
 
 def age(verdict: str, as_of: date | None, now: Now | None = None) -> Age:
     today, days = now or freshness_now()
-    text = freshness.age_text(freshness.age_days(as_of, today=today))
+    text = freshness.age_text(as_of, today=today)
     stale = freshness.is_stale(verdict, as_of, today=today, days=days)
     return Age(text, as_of, stale, int(days))
 
