@@ -31,12 +31,10 @@ def is_stale(verdict: str, as_of: date | None, *, today: date, days: int) -> boo
     return as_of is None or as_of < stale_before(today=today, days=days)
 
 
-def stale_q(*, today: date, days: int, prefix: str = "") -> Q:
-    """``is_stale`` as a filter (``prefix``: the path to the cell, ``"cells__"``)."""
-    return ~Q(**{f"{prefix}verdict": Verdict.NA}) & (
-        Q(**{f"{prefix}evidence_as_of__isnull": True})
-        | Q(**{f"{prefix}evidence_as_of__lt": stale_before(today=today, days=days)})
-    )
+def stale_q(*, today: date, days: int) -> Q:
+    """``is_stale`` as a filter on cells."""
+    cut = stale_before(today=today, days=days)
+    return ~Q(verdict=Verdict.NA) & (Q(evidence_as_of__isnull=True) | Q(evidence_as_of__lt=cut))
 
 
 def newest(*dates: date | None) -> date | None:

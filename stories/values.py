@@ -273,16 +273,12 @@ class Direction(StrEnum):
         }[self]
 
 
-def _strength(verdict: str, quality: int | None) -> tuple[int, int] | None:
-    rank = VERDICT_ORDER.get(Verdict(verdict))
-    return None if rank is None else (rank, quality or 0)
-
-
 def correction_direction(
     old_verdict: str, old_quality: int | None, new_verdict: str, new_quality: int | None
 ) -> Direction:
     """By ``VERDICT_ORDER``, then quality; to or from n/a is neutral."""
-    old, new = _strength(old_verdict, old_quality), _strength(new_verdict, new_quality)
-    if old is None or new is None or old == new:
+    old = (VERDICT_ORDER.get(Verdict(old_verdict)), old_quality or 0)
+    new = (VERDICT_ORDER.get(Verdict(new_verdict)), new_quality or 0)
+    if None in (old[0], new[0]) or old == new:
         return Direction.NEUTRAL
     return Direction.AGAINST if new < old else Direction.FAVOUR
