@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import html
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import date
 from typing import NamedTuple
 
@@ -120,45 +119,31 @@ def arena_updated(arena: object) -> date | None:
     )
 
 
-@dataclass(frozen=True)
-class Ref:
-    """A piece of text; a source id (``is_id``) links to its source when the list has one."""
-
-    text: str
-    is_id: bool = False
-    url: str = ""
-    about: str = ""  # the source's title and the day it was read
-
-
-def refs(text: str, sources: Mapping[str, Source] = NO_SOURCES) -> list[Ref]:
-    out = []
+def refs(text: str, sources: Mapping[str, Source] = NO_SOURCES) -> list[dict[str, object]]:
+    """``text`` in pieces; a source id (``is_id``) links to its source when the list has one."""
+    out: list[dict[str, object]] = []
     for piece, is_id in split_source_ids(text):
         source = sources.get(piece) if is_id else None
         if source is None or not source.url:
-            out.append(Ref(piece, is_id))
+            out.append({"text": piece, "is_id": is_id})
             continue
-        about = source.title or source.url
+        about = source.title or source.url  # and the day it was read
         if source.accessed is not None:
             about += f", accessed {source.accessed:%Y-%m-%d}"
-        out.append(Ref(piece, True, source.url, about))
+        out.append({"text": piece, "is_id": True, "url": source.url, "about": about})
     return out
 
 
-@dataclass(frozen=True)
-class Age:
+def age(verdict: str, as_of: date | None, now: Now | None = None) -> dict[str, object]:
     """How old a cell's newest evidence is: ``checked 75 days ago``, its day, whether stale."""
-
-    text: str
-    as_of: date | None
-    stale: bool
-    days: int  # the stale age
-
-
-def age(verdict: str, as_of: date | None, now: Now | None = None) -> Age:
     today, days = now or freshness_now()
-    text = freshness.age_text(as_of, today=today)
     stale = freshness.is_stale(verdict, as_of, today=today, days=days)
-    return Age(text, as_of, stale, int(days))
+    return {
+        "text": freshness.age_text(as_of, today=today),
+        "as_of": as_of,
+        "stale": stale,
+        "days": days,
+    }
 
 
 def story_name(text: str) -> str:
@@ -169,35 +154,22 @@ def story_name(text: str) -> str:
     return f"{cut}…"
 
 
-@dataclass(frozen=True)
-class Card:
-    """A judged cell as the story, cell and head-to-head pages show it (``_cell.html#card``)."""
-
-    cell: Cell
-    age: Age | None  # None for n/a
-    backing: Backing
-    backing_text: str  # ``3 quotes with sources``
-    rationale: list[Ref]
-    evidence: list[tuple[EvidenceRow, list[Ref]]]  # each quote, its source in pieces
-    flag_label: str  # ``Inngest on “Resume after a crash”, full``
-    url: str  # its proof page
-
-
 def card(
     cell: Cell, sources: Mapping[str, Source] = NO_SOURCES, story: str = "", now: Now | None = None
-) -> Card:
-    """A cell read ``with_backing()``, ``cell.evidence`` loaded beforehand."""
+) -> dict[str, object]:
+    """A judged cell as the story, cell and head-to-head pages show it (``_cell.html#card``):
+    ``cell`` read ``with_backing()``, its evidence loaded beforehand."""
     published = cell.detail_published
     quotes: list[EvidenceRow] = list(cell.evidence.all()) if published else []
     backing = Backing(cell.backing)  # type: ignore[attr-defined]  # (an annotation)
     on = f" on “{story_name(story)}”" if story else ""
-    return Card(
-        cell=cell,
-        age=None if cell.verdict == Verdict.NA else age(cell.verdict, cell.evidence_as_of, now),
-        backing=backing,
-        backing_text=backing.describe(len(quotes)),
-        rationale=refs(cell.rationale, sources) if published else [],
-        evidence=[(e, refs(e.source, sources)) for e in quotes],
-        flag_label=f"{cell.product.name}{on}, {cell.verdict}",
-        url=f"{links.cells_prefix()}{int(cell.pk)}/",
-    )
+    return {
+        "cell": cell,
+        "age": None if cell.verdict == Verdict.NA else age(cell.verdict, cell.evidence_as_of, now),
+        "backing": backing,
+        "backing_text": backing.describe(len(quotes)),  # ``3 quotes with sources``
+        "rationale": refs(cell.rationale, sources) if published else [],
+        "evidence": [(e, refs(e.source, sources)) for e in quotes],  # with the source in pieces
+        "flag_label": f"{cell.product.name}{on}, {cell.verdict}",  # ``Inngest on “…”, full``
+        "url": f"{links.cells_prefix()}{int(cell.pk)}/",  # its proof page
+    }

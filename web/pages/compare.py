@@ -12,7 +12,7 @@ from arena.selectors.cells import CellLine
 from arena.selectors.compare import CompareRow, Comparison
 from products.models import Product
 from web.pages import links
-from web.pages.cells import Card, card, esc, freshness_now, matrix_badge, verdict_class
+from web.pages.cells import card, esc, freshness_now, matrix_badge, verdict_class
 
 
 def _marked(values: Sequence[int | None]) -> list[tuple[int | None, bool]]:
@@ -98,7 +98,7 @@ def pairs(products: Sequence[Product]) -> list[tuple[Product, Product]]:
     return list(itertools.combinations(products, 2))
 
 
-def round_cards(row: CompareRow, cmp: Comparison) -> list[Card]:
+def round_cards(row: CompareRow, cmp: Comparison) -> list[dict[str, object]]:
     """One round's cards, in column order (a head-to-head's ``a`` first)."""
     now = freshness_now()
     return [card(c, cmp.sources, row.story.text, now) for c in row.cells]
