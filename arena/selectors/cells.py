@@ -97,17 +97,10 @@ def story_cell_list(*, story: Story) -> list[Cell]:
 
 
 @dataclass
-class HeadToHeadLink:
-    other: Product
-    other_cell: Cell
-    winner: Product | None  # the round's winner; None: drawn
-
-
-@dataclass
 class CellPage:
     cell: Cell
     changes: list[CellChange]  # newest first
-    head_to_heads: list[HeadToHeadLink]
+    head_to_heads: list[tuple[Cell, Product | None]]  # each other's cell, the round's winner
     sources: dict[str, Source]  # what its published detail cites
 
 
@@ -132,5 +125,5 @@ def cell_page_get(*, pk: int) -> CellPage | None:
         if other.value.applicable:
             won = round_winner(cell_in(cell), cell_in(other))
             winner = {DRAWN: None, cell.product_id: cell.product}.get(won, other.product)
-            links.append(HeadToHeadLink(other.product, other, winner))
+            links.append((other, winner))
     return CellPage(cell, changes, links, cited_sources(arena_id=cell.story.arena_id, cells=[cell]))

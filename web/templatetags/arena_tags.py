@@ -16,7 +16,7 @@ from stories import freshness
 from stories.models import Cell, Evidence
 from stories.values import CellValue
 from web.pages import arena, cells, compare, facts, front, links, matrix
-from web.pages.cells import NO_SOURCES, CardCell
+from web.pages.cells import NO_SOURCES
 
 register = template.Library()
 
@@ -69,12 +69,6 @@ register.inclusion_tag("arena/_evidence_share.html")(arena.evidence_share)
 def verdict_label(value: CellValue) -> dict[str, object]:
     """A judgement in words, ``partial claimed 5/10``."""
     return {"v": value}
-
-
-@register.inclusion_tag("arena/_cell.html#age")
-def evidence_checked(cell: CardCell) -> dict[str, object]:
-    """``checked 75 days ago (2026-09-16)``, "stale" past ``EVIDENCE_STALE_DAYS``."""
-    return {"age": cells.age(cell.verdict, cell.evidence_as_of)}
 
 
 @register.inclusion_tag("arena/_cell.html#evidence")
