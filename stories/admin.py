@@ -240,7 +240,6 @@ class CellInline(admin.TabularInline):
 class StoryAdmin(RecordAdmin):
     form = StoryForm
     add_service, update_service = services.story_add, services.story_update
-    retire_service = services.story_retire
     list_display = [
         "position",
         "text",

@@ -18,7 +18,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from core.conflicts import EditConflict, Fields, editable_update, retire_set
+from core.conflicts import EditConflict, Fields, editable_update
 from core.edits import merge_edit
 from core.signals import content_changed, scores_changed
 from core.text import clean_text
@@ -318,8 +318,3 @@ def cells_fill(sender: Any = None, *, row: Story | Product, **kwargs: Any) -> No
         [Cell(story=s, product=p, verdict=Verdict.NA) for s in stories for p in products],
         ignore_conflicts=True,
     )
-
-
-@transaction.atomic
-def story_retire(*, story: Story, retired: bool = True) -> bool:
-    return retire_set(story, retired=retired)
