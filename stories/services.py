@@ -8,7 +8,6 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from enum import Enum
 from typing import Any, Literal
 
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -61,11 +60,7 @@ def evidence_checked_writes(
     }
 
 
-class _Keep(Enum):
-    KEEP = "keep"
-
-
-KEEP = _Keep.KEEP  # ``Imported.as_of``: the cell's date stays
+KEEP: Literal["keep"] = "keep"  # ``Imported.as_of``: the cell's date stays
 
 
 @dataclass(frozen=True)
@@ -75,7 +70,7 @@ class Imported:
     rationale: str | None = None
     published: bool = False
     quotes: Sequence[Quote] | None = None
-    as_of: date | None | Literal[_Keep.KEEP] = KEEP
+    as_of: date | None | Literal["keep"] = KEEP
 
 
 def judgement_writes(current: Cell, new: CellValue, *, kind: str, at: datetime) -> dict[str, Any]:
@@ -127,7 +122,7 @@ def imported_writes(
             write["rationale_predates"] = None
         if reworded:
             write["rationale_rewritten_at"] = None
-    if imported.as_of is not KEEP:
+    if imported.as_of != KEEP:
         write["evidence_as_of"] = imported.as_of
     return write
 

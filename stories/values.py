@@ -48,8 +48,12 @@ class Proof(Choices):
         return _PROOF_MARKS[self][0]
 
     @property
-    def meaning(self) -> str:
+    def mark(self) -> str:
         return _PROOF_MARKS[self][1]
+
+    @property
+    def meaning(self) -> str:
+        return _PROOF_MARKS[self][2]
 
 
 _SYMBOLS = {
@@ -60,13 +64,14 @@ _SYMBOLS = {
     Verdict.NA: "",
 }
 _BY_SYMBOL = {symbol: verdict for verdict, symbol in _SYMBOLS.items() if symbol}
-# each proof's letter in the matrix's marks, and what it means
+# each proof's letter in the arena files, its mark on the pages (a plain capital every font has;
+# the files' "X" reads as "fails") and what it means
 _PROOF_MARKS = {
-    Proof.PROBED: ("T", "tested by us"),
-    Proof.COMMUNITY: ("X", "users back it"),
-    Proof.CLAIMED: ("C", "vendor claim only"),
-    Proof.CONTRADICTED: ("D", "evidence disagrees"),
-    Proof.AUTH_GATED: ("⚿", "probe hit a sign-in wall"),
+    Proof.PROBED: ("T", "T", "tested by us"),
+    Proof.COMMUNITY: ("X", "U", "users back it"),
+    Proof.CLAIMED: ("C", "C", "vendor claim only"),
+    Proof.CONTRADICTED: ("D", "D", "evidence disagrees"),
+    Proof.AUTH_GATED: ("⚿", "G", "probe hit a sign-in wall"),
 }
 _BY_LETTER = {proof.letter: proof for proof in Proof}
 
@@ -238,10 +243,6 @@ class Backing(Choices):
     NONE = "none"
 
     @property
-    def label(self) -> str:
-        return self.describe()
-
-    @property
     def published(self) -> bool:
         return self is not Backing.NONE
 
@@ -251,6 +252,8 @@ class Backing(Choices):
             count = "" if quotes is None else f"{quotes} "
             return f"{count}quote{'' if quotes == 1 else 's'} with sources"
         return "a rationale only" if self is Backing.RATIONALE else "no published evidence"
+
+    label = property(describe)  # ``quotes with sources``
 
 
 # the order every rule that compares two judgements reads; n/a has no place in it

@@ -56,11 +56,6 @@ def cell_in(c: Cell | CellLine) -> CellIn:
     return CellIn.of(c.value, story_id=c.story_id, product=c.product_id)
 
 
-def arena_source_list(*, arena: Arena) -> list[Source]:
-    """The arena's source list by id."""
-    return list(Source.objects.filter(arena=arena).order_by("key"))
-
-
 def cited_sources(*, arena_id: int, cells: Iterable[Cell]) -> dict[str, Source]:
     """The source list entries the cells' published detail cites, by id: always one query."""
     texts = [

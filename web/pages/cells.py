@@ -23,15 +23,6 @@ from web.pages import links
 
 type CardCell = CellLine | Cell
 
-# The mark each proof level shows on the pages, as the legend and the key above the matrix write
-# them (the arena files' own letters, ``Proof.letter``, use "X" for community, which reads as "fails").
-PROOF_MARKS = {
-    Proof.PROBED: "T",
-    Proof.COMMUNITY: "U",
-    Proof.CLAIMED: "C",
-    Proof.CONTRADICTED: "D",
-    Proof.AUTH_GATED: "G",
-}
 # The matrix's compact mark of what backs a cell.
 BACKING_SYMBOLS = {Backing.QUOTES: "❝", Backing.RATIONALE: "¶", Backing.NONE: "∅"}
 NO_SOURCES: Mapping[str, Source] = {}
@@ -54,7 +45,7 @@ def persona_name(persona: Persona) -> str:
 
 
 def proof_mark(proof: str | None) -> str:
-    return PROOF_MARKS[Proof(proof)] if proof else ""
+    return Proof(proof).mark if proof else ""
 
 
 def verdict_class(verdict: str) -> str:
