@@ -57,6 +57,5 @@ class ProductAdmin(RecordAdmin):
     ]
     list_filter = ["arena", "tier", "hosting", "retired_at"]
     search_fields = ["name", "slug"]
-    ordering = ["arena", "position"]
     prepopulated_fields = {"slug": ["name"]}
     list_select_related = ["arena"]

@@ -86,18 +86,8 @@ class EvidenceInline(admin.TabularInline):
 
 
 class CellChangeInline(ReadOnly, admin.TabularInline):
-    model = CellChange
+    model = CellChange  # every field, read-only
     extra = 0
-    fields = readonly_fields = (
-        "changed_at",
-        "kind",
-        "old_verdict",
-        "old_quality",
-        "new_verdict",
-        "new_quality",
-        "changed_by",
-        "note",
-    )
 
 
 @admin.register(Cell)
@@ -227,7 +217,6 @@ class CellInline(admin.TabularInline):
     can_delete = False
     fields = ["product", "verdict", "proof", "quality", "rationale", "read_version"]
     readonly_fields = ["product"]
-    ordering = ["product__position"]
 
     def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
@@ -255,7 +244,6 @@ class StoryAdmin(RecordAdmin):
     list_filter = ["arena", "category", "persona", "weight", "weight_published", "retired_at"]
     search_fields = ["text"]
     list_select_related = ["arena", "category", "subgroup", "persona"]
-    ordering = ["arena", "position"]
     inlines = [CellInline]
 
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:

@@ -15,10 +15,7 @@ from arena.scoring.tally import CellIn
 from core.text import source_ids
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story
-from stories.values import Backing, CellValue
-
-# ``Backing`` by value: a dict lookup, not the enum's call, once per matrix cell
-_BACKINGS: dict[str, Backing] = {b.value: b for b in Backing}
+from stories.values import CellValue
 
 
 @dataclass(slots=True)  # (not frozen: a frozen dataclass is slower to build, 9,000 times a page)
@@ -32,15 +29,11 @@ class CellLine:
     proof: str | None
     quality: int | None
     evidence_as_of: date | None
-    backing_read: str  # ``Cell.objects.with_backing``'s
+    backing: str  # ``Cell.objects.with_backing()``'s, as a Cell read so has it
 
     @property
     def product_id(self) -> int:
         return self.product.pk
-
-    @property
-    def backing(self) -> Backing:
-        return _BACKINGS[self.backing_read]
 
     @property
     def value(self) -> CellValue:

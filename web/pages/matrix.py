@@ -85,7 +85,7 @@ def cells_html(
         verdict = c.verdict
         # what backs it as its read computed it (else as its property works it out; a stand-in
         # may not know it)
-        backing = getattr(c, "backing_read", None) or getattr(c, "backing", None)
+        backing = getattr(c, "backing", None)
         td, badge, words = _cell_parts(verdict, c.proof, c.quality, backing)
         as_of = c.evidence_as_of
         flag = (
