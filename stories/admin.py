@@ -136,11 +136,10 @@ class CellAdmin(CellColumns, RefusesStaleSaves):
         "evidence_as_of",
     ]
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False  # cells are created with their story or product
 
-    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
+    has_delete_permission = has_add_permission
 
     def save_model(self, request: HttpRequest, obj: Cell, form: Any, change: bool) -> None:
         try:

@@ -4,7 +4,7 @@ applies is stale when that is older than ``EVIDENCE_STALE_DAYS`` days, or unknow
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 
 from django.conf import settings
 from django.db.models import Q
@@ -51,10 +51,3 @@ def age_text(as_of: date | None, *, today: date) -> str:
     if days < 2:
         return "checked today" if days == 0 else "checked yesterday"
     return f"checked {days} days ago"
-
-
-def updated_on(published: date | None, last_change: datetime | None) -> date | None:
-    """The published pages' date, or the day of a later change of a verdict."""
-    if last_change is None:
-        return published
-    return newest(published, timezone.localtime(last_change).date())

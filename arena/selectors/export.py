@@ -82,7 +82,7 @@ def arena_export_document(*, arena: Arena) -> dict[str, Any]:
             }
             for s in stories
         ],
-        "cells": _cells(arena, keys, slugs),
+        "cells": _cells(keys, slugs),
         "adjacent": [
             _plain(a)
             for a in AdjacentArena.objects.filter(arena=arena)
@@ -98,31 +98,28 @@ def arena_export_document(*, arena: Arena) -> dict[str, Any]:
     }
 
 
-def _cells(arena: Arena, keys: dict[int, int], slugs: dict[int, str]) -> list[dict[str, Any]]:
+def _cells(keys: dict[int, int], slugs: dict[int, str]) -> list[dict[str, Any]]:
     """Every cell between the stories (by their keys in the file) and the products (by slug), in
     matrix order, with its evidence: two queries."""
-    evidence: dict[int, list[dict[str, Any]]] = {}
-    quotes = Evidence.objects.filter(cell__story__arena=arena).order_by("cell_id", "position", "pk")
-    fields = ("source", "quote", "url", "checked_on")
-    for cell_id, *quote in quotes.values_list("cell_id", *fields):
-        evidence.setdefault(cell_id, []).append(_plain(dict(zip(fields, quote, strict=True))))
-    cells = (
-        Cell.objects.filter(story__arena=arena, story__in=keys, product__in=slugs)
-        .order_by("story__position", "product__position")
-        .values()
-    )
+    quotes = Prefetch("evidence", Evidence.objects.order_by("position", "pk"))
+    cells = Cell.objects.filter(story__in=keys, product__in=slugs).prefetch_related(quotes)
     return [
         {
-            "story": keys[c["story_id"]],
-            "product": slugs[c["product_id"]],
-            "verdict": c["verdict"],
-            "proof": c["proof"],
-            "quality": c["quality"],
-            "rationale": c["rationale"] if c["detail_published"] else None,
-            "evidence_as_of": c["evidence_as_of"] and c["evidence_as_of"].isoformat(),
-            "evidence": evidence.get(c["id"], []),
+            "story": keys[c.story_id],
+            "product": slugs[c.product_id],
+            "verdict": c.verdict,
+            "proof": c.proof,
+            "quality": c.quality,
+            "rationale": c.rationale if c.detail_published else None,
+            "evidence_as_of": c.evidence_as_of and c.evidence_as_of.isoformat(),
+            "evidence": [
+                _plain(
+                    {"source": e.source, "quote": e.quote, "url": e.url, "checked_on": e.checked_on}
+                )
+                for e in c.evidence.all()
+            ],
         }
-        for c in cells
+        for c in cells.order_by("story__position", "product__position")
     ]
 
 

@@ -24,10 +24,9 @@ from arena.selectors.leaderboard import arena_leaderboard
 from arena.selectors.matrix import arena_matrix
 from core.text import source_ids
 from flags.disputes import cell_dispute_list
-from stories.freshness import updated_on
 from stories.values import Proof
 from web.formats.markdown.text import inline, mark, render, score, url
-from web.pages.cells import card
+from web.pages.cells import arena_updated, card
 from web.pages.front import api_endpoints
 from web.views.front import api_schema
 
@@ -68,7 +67,7 @@ def arena_markdown(request: HttpRequest, arena: str) -> HttpResponse:
         "arena": found,
         "board": board,
         "matrix": matrix,
-        "updated": updated_on(found.updated, found.last_change),
+        "updated": arena_updated(found),
         "leaders": [
             {
                 "row": row,

@@ -7,10 +7,10 @@ import functools
 import html
 from collections.abc import Mapping
 from datetime import date
-from typing import NamedTuple
 
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
+from django.utils.timezone import localdate
 
 from arena.models import Persona, Source
 from arena.selectors.cells import CellLine
@@ -20,8 +20,6 @@ from stories.models import Cell
 from stories.models import Evidence as EvidenceRow
 from stories.values import Backing, CellValue, Proof, Verdict
 from web.pages import links
-
-type CardCell = CellLine | Cell
 
 # The matrix's compact mark of what backs a cell.
 BACKING_SYMBOLS = {Backing.QUOTES: "❝", Backing.RATIONALE: "¶", Backing.NONE: "∅"}
@@ -52,7 +50,7 @@ def verdict_class(verdict: str) -> str:
     return "v-na" if verdict == Verdict.NA else f"v-{verdict}"
 
 
-def verdict(cell: CellValue | CardCell, words: bool = False) -> SafeString:
+def verdict(cell: CellValue | CellLine | Cell, words: bool = False) -> SafeString:
     """A cell's badge, ``✓ full C 8/10``; with ``words`` the proof's name, its meaning on hover."""
     return _badge(cell.verdict, cell.proof or None, cell.quality, words)
 
@@ -86,15 +84,12 @@ def matrix_words(verdict: str, proof: str | None, quality: int | None) -> str:
 VERDICT_CHOICES = [(v.value, f"{v.symbol} {v.label}" if v.symbol else v.label) for v in Verdict]
 
 
-class Now(NamedTuple):
-    """Today and the stale age, read once per page part (a page shows hundreds of cells)."""
-
-    today: date
-    days: int
+type Now = tuple[date, int]  # today and the stale age
 
 
 def freshness_now() -> Now:
-    return Now(freshness.today(), freshness.stale_days())
+    """Read once per page part: a page shows hundreds of cells."""
+    return freshness.today(), freshness.stale_days()
 
 
 def stale_title(as_of: date | None, today: date) -> str:
@@ -105,9 +100,8 @@ def stale_title(as_of: date | None, today: date) -> str:
 
 def arena_updated(arena: object) -> date | None:
     """The published pages' date, or the day of a later change of a verdict (``last_change``)."""
-    return freshness.updated_on(
-        getattr(arena, "updated", None), getattr(arena, "last_change", None)
-    )
+    published, changed = getattr(arena, "updated", None), getattr(arena, "last_change", None)
+    return published if changed is None else freshness.newest(published, localdate(changed))
 
 
 def refs(text: str, sources: Mapping[str, Source] = NO_SOURCES) -> list[dict[str, object]]:
