@@ -106,17 +106,10 @@ def arena_updated(arena: object) -> date | None:
 
 def refs(text: str, sources: Mapping[str, Source] = NO_SOURCES) -> list[dict[str, object]]:
     """``text`` in pieces; a source id (``is_id``) links to its source when the list has one."""
-    out: list[dict[str, object]] = []
-    for piece, is_id in split_source_ids(text):
-        source = sources.get(piece) if is_id else None
-        if source is None or not source.url:
-            out.append({"text": piece, "is_id": is_id})
-            continue
-        about = source.title or source.url  # and the day it was read
-        if source.accessed is not None:
-            about += f", accessed {source.accessed:%Y-%m-%d}"
-        out.append({"text": piece, "is_id": True, "url": source.url, "about": about})
-    return out
+    return [
+        {"text": piece, "is_id": is_id, "source": sources.get(piece) if is_id else None}
+        for piece, is_id in split_source_ids(text)
+    ]
 
 
 def age(verdict: str, as_of: date | None, now: Now | None = None) -> dict[str, object]:
