@@ -13,7 +13,7 @@ from arena.scoring.results import WEIGHT_LEVELS
 from arena.selectors.calls import first_leads
 from core.text import format_figure
 from stories import freshness
-from stories.models import Cell, Evidence
+from stories.models import Cell
 from stories.values import CellValue
 from web.pages import arena, cells, compare, facts, front, links, matrix
 from web.pages.cells import NO_SOURCES
@@ -69,17 +69,6 @@ register.inclusion_tag("arena/_evidence_share.html")(arena.evidence_share)
 def verdict_label(value: CellValue) -> dict[str, object]:
     """A judgement in words, ``partial claimed 5/10``."""
     return {"v": value}
-
-
-@register.inclusion_tag("arena/_cell.html#evidence")
-def evidence_item(e: Evidence, sources: Mapping[str, Source] = NO_SOURCES) -> dict[str, object]:
-    return {"e": e, "refs": cells.refs(e.source, sources)}
-
-
-@register.inclusion_tag("arena/_cell.html#refs")
-def with_refs(text: str, sources: Mapping[str, Source] = NO_SOURCES) -> dict[str, object]:
-    """``text`` with its source ids linked."""
-    return {"refs": cells.refs(text, sources)}
 
 
 @register.inclusion_tag("arena/_cell.html#card")
