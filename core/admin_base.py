@@ -12,7 +12,7 @@ from django.db import transaction
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
-from core.conflicts import EditConflict
+from core.conflicts import EditConflict, retire_set
 
 REFUSED = "_edit_refused"  # the request's mark: a save of its page was refused
 
@@ -67,7 +67,6 @@ class RecordAdmin(RefusesStaleSaves):
 
     add_service: ClassVar[Callable[..., Any]]
     update_service: ClassVar[Callable[..., Any]]
-    retire_service: ClassVar[Callable[..., bool]]
     actions = ["retire_selected", "restore_selected"]
 
     def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
@@ -92,10 +91,8 @@ class RecordAdmin(RefusesStaleSaves):
             self.refuse(request, exc)
 
     def _retire(self, request: HttpRequest, queryset: QuerySet[Any], *, retired: bool) -> None:
-        done = sum(
-            type(self).retire_service(**{str(self.opts.model_name): obj}, retired=retired)
-            for obj in queryset
-        )
+        with transaction.atomic():
+            done = sum(retire_set(obj, retired=retired) for obj in queryset)
         verb = "Retired" if retired else "Restored"
         self.message_user(request, f"{verb} {done} {self.opts.verbose_name_plural}.")
 

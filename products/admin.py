@@ -10,7 +10,7 @@ from django.contrib import admin
 from core.admin_base import RecordAdmin
 from core.forms import VersionedForm
 from products.models import Product
-from products.services import product_add, product_retire, product_update
+from products.services import product_add, product_update
 
 
 class LanguagesField(forms.Field):
@@ -43,7 +43,7 @@ class ProductForm(VersionedForm):
 @admin.register(Product)
 class ProductAdmin(RecordAdmin):
     form = ProductForm
-    add_service, update_service, retire_service = product_add, product_update, product_retire
+    add_service, update_service = product_add, product_update
     list_display = [
         "name",
         "arena",
@@ -57,6 +57,5 @@ class ProductAdmin(RecordAdmin):
     ]
     list_filter = ["arena", "tier", "hosting", "retired_at"]
     search_fields = ["name", "slug"]
-    ordering = ["arena", "position"]
     prepopulated_fields = {"slug": ["name"]}
     list_select_related = ["arena"]

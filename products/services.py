@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from core.conflicts import Fields, editable_update, retire_set
+from core.conflicts import Fields, editable_update
 from core.signals import placed, scores_changed
 from core.text import clean_text
 from products.models import Product
@@ -41,8 +41,3 @@ def product_add(*, product: Product) -> Product:
     placed.send(Product, row=product)  # its cells, one per story (the stories app)
     scores_changed.send(None, arena_id=product.arena_id)
     return product
-
-
-@transaction.atomic
-def product_retire(*, product: Product, retired: bool = True) -> bool:
-    return retire_set(product, retired=retired)

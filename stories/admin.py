@@ -71,7 +71,7 @@ class CellColumns:
             "{}{} <span>({})</span>",
             "" if as_of is None else f"{as_of:%Y-%m-%d} ",
             "· stale" if stale else "",
-            freshness.age_text(freshness.age_days(as_of, today=today)),
+            freshness.age_text(as_of, today=today),
         )
 
 
@@ -86,18 +86,8 @@ class EvidenceInline(admin.TabularInline):
 
 
 class CellChangeInline(ReadOnly, admin.TabularInline):
-    model = CellChange
+    model = CellChange  # every field, read-only
     extra = 0
-    fields = readonly_fields = (
-        "changed_at",
-        "kind",
-        "old_verdict",
-        "old_quality",
-        "new_verdict",
-        "new_quality",
-        "changed_by",
-        "note",
-    )
 
 
 @admin.register(Cell)
@@ -146,11 +136,10 @@ class CellAdmin(CellColumns, RefusesStaleSaves):
         "evidence_as_of",
     ]
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False  # cells are created with their story or product
 
-    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
+    has_delete_permission = has_add_permission
 
     def save_model(self, request: HttpRequest, obj: Cell, form: Any, change: bool) -> None:
         try:
@@ -227,7 +216,6 @@ class CellInline(admin.TabularInline):
     can_delete = False
     fields = ["product", "verdict", "proof", "quality", "rationale", "read_version"]
     readonly_fields = ["product"]
-    ordering = ["product__position"]
 
     def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
@@ -240,7 +228,6 @@ class CellInline(admin.TabularInline):
 class StoryAdmin(RecordAdmin):
     form = StoryForm
     add_service, update_service = services.story_add, services.story_update
-    retire_service = services.story_retire
     list_display = [
         "position",
         "text",
@@ -256,7 +243,6 @@ class StoryAdmin(RecordAdmin):
     list_filter = ["arena", "category", "persona", "weight", "weight_published", "retired_at"]
     search_fields = ["text"]
     list_select_related = ["arena", "category", "subgroup", "persona"]
-    ordering = ["arena", "position"]
     inlines = [CellInline]
 
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:

@@ -4,7 +4,7 @@ applies is stale when that is older than ``EVIDENCE_STALE_DAYS`` days, or unknow
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 
 from django.conf import settings
 from django.db.models import Q
@@ -25,25 +25,16 @@ def stale_before(*, today: date, days: int) -> date:
     return today - timedelta(days=days)
 
 
-def age_days(as_of: date | None, *, today: date) -> int | None:
-    """Whole days from ``as_of`` to ``today``, never negative; None: no date."""
-    if as_of is None:
-        return None
-    return max(0, (today - as_of).days)
-
-
 def is_stale(verdict: str, as_of: date | None, *, today: date, days: int) -> bool:
     if verdict == Verdict.NA:
         return False
     return as_of is None or as_of < stale_before(today=today, days=days)
 
 
-def stale_q(*, today: date, days: int, prefix: str = "") -> Q:
-    """``is_stale`` as a filter (``prefix``: the path to the cell, ``"cells__"``)."""
-    return ~Q(**{f"{prefix}verdict": Verdict.NA}) & (
-        Q(**{f"{prefix}evidence_as_of__isnull": True})
-        | Q(**{f"{prefix}evidence_as_of__lt": stale_before(today=today, days=days)})
-    )
+def stale_q(*, today: date, days: int) -> Q:
+    """``is_stale`` as a filter on cells."""
+    cut = stale_before(today=today, days=days)
+    return ~Q(verdict=Verdict.NA) & (Q(evidence_as_of__isnull=True) | Q(evidence_as_of__lt=cut))
 
 
 def newest(*dates: date | None) -> date | None:
@@ -52,20 +43,11 @@ def newest(*dates: date | None) -> date | None:
     return max(known) if known else None
 
 
-def age_text(days: int | None) -> str:
-    if days is None:
+def age_text(as_of: date | None, *, today: date) -> str:
+    """``checked 75 days ago`` (never in the future), ``no check date``."""
+    if as_of is None:
         return "no check date"
-    if days == 0:
-        return "checked today"
-    if days == 1:
-        return "checked yesterday"
+    days = max(0, (today - as_of).days)
+    if days < 2:
+        return "checked today" if days == 0 else "checked yesterday"
     return f"checked {days} days ago"
-
-
-def updated_on(published: date | None, last_change: datetime | None) -> date | None:
-    """The published pages' date, or the day of a later change of a verdict."""
-    if last_change is None:
-        return published
-    if timezone.is_naive(last_change):  # (a raw query on SQLite reads a stored UTC moment so)
-        last_change = last_change.replace(tzinfo=UTC)
-    return newest(published, timezone.localtime(last_change).date())

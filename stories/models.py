@@ -95,7 +95,7 @@ class CellQuerySet(models.QuerySet):
         return self.filter(story__retired_at__isnull=True, product__retired_at__isnull=True)
 
     def with_backing(self) -> CellQuerySet:
-        """Each cell with ``backing`` (``stories.values.backing_of``'s rule, in the query)."""
+        """Each cell with ``backing``: quotes, else a rationale, when its detail is published."""
         quoted = Exists(Evidence.objects.filter(cell_id=OuterRef("pk")))
         return self.annotate(
             backing=Case(
@@ -136,7 +136,6 @@ class Cell(models.Model):
     imported_at = models.DateTimeField(
         null=True, blank=True, help_text="When an import last wrote the cell's content"
     )
-    # whether the rationale still argues for the judgement shown (stories.services)
     rationale_predates = models.DateTimeField(
         null=True,
         blank=True,
@@ -145,7 +144,6 @@ class Cell(models.Model):
     rationale_rewritten_at = models.DateTimeField(
         null=True, blank=True, help_text="When an upheld correction rewrote the rationale"
     )
-    # the rule is stories/freshness.py's, kept by the services
     evidence_as_of = models.DateField(
         null=True,
         blank=True,

@@ -8,7 +8,6 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from enum import Enum
 from typing import Any, Literal
 
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -18,7 +17,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from core.conflicts import EditConflict, Fields, editable_update, retire_set
+from core.conflicts import EditConflict, Fields, editable_update
 from core.edits import merge_edit
 from core.signals import content_changed, scores_changed
 from core.text import clean_text
@@ -61,11 +60,7 @@ def evidence_checked_writes(
     }
 
 
-class _Keep(Enum):
-    KEEP = "keep"
-
-
-KEEP = _Keep.KEEP  # ``Imported.as_of``: the cell's date stays
+KEEP: Literal["keep"] = "keep"  # ``Imported.as_of``: the cell's date stays
 
 
 @dataclass(frozen=True)
@@ -75,7 +70,7 @@ class Imported:
     rationale: str | None = None
     published: bool = False
     quotes: Sequence[Quote] | None = None
-    as_of: date | None | Literal[_Keep.KEEP] = KEEP
+    as_of: date | None | Literal["keep"] = KEEP
 
 
 def judgement_writes(current: Cell, new: CellValue, *, kind: str, at: datetime) -> dict[str, Any]:
@@ -127,7 +122,7 @@ def imported_writes(
             write["rationale_predates"] = None
         if reworded:
             write["rationale_rewritten_at"] = None
-    if imported.as_of is not KEEP:
+    if imported.as_of != KEEP:
         write["evidence_as_of"] = imported.as_of
     return write
 
@@ -318,8 +313,3 @@ def cells_fill(sender: Any = None, *, row: Story | Product, **kwargs: Any) -> No
         [Cell(story=s, product=p, verdict=Verdict.NA) for s in stories for p in products],
         ignore_conflicts=True,
     )
-
-
-@transaction.atomic
-def story_retire(*, story: Story, retired: bool = True) -> bool:
-    return retire_set(story, retired=retired)

@@ -48,8 +48,12 @@ class Proof(Choices):
         return _PROOF_MARKS[self][0]
 
     @property
-    def meaning(self) -> str:
+    def mark(self) -> str:
         return _PROOF_MARKS[self][1]
+
+    @property
+    def meaning(self) -> str:
+        return _PROOF_MARKS[self][2]
 
 
 _SYMBOLS = {
@@ -60,18 +64,16 @@ _SYMBOLS = {
     Verdict.NA: "",
 }
 _BY_SYMBOL = {symbol: verdict for verdict, symbol in _SYMBOLS.items() if symbol}
-# each proof's letter in the matrix's marks, and what it means
+# each proof's letter in the arena files, its mark on the pages (a plain capital every font has;
+# the files' "X" reads as "fails") and what it means
 _PROOF_MARKS = {
-    Proof.PROBED: ("T", "tested by us"),
-    Proof.COMMUNITY: ("X", "users back it"),
-    Proof.CLAIMED: ("C", "vendor claim only"),
-    Proof.CONTRADICTED: ("D", "evidence disagrees"),
-    Proof.AUTH_GATED: ("⚿", "probe hit a sign-in wall"),
+    Proof.PROBED: ("T", "T", "tested by us"),
+    Proof.COMMUNITY: ("X", "U", "users back it"),
+    Proof.CLAIMED: ("C", "C", "vendor claim only"),
+    Proof.CONTRADICTED: ("D", "D", "evidence disagrees"),
+    Proof.AUTH_GATED: ("⚿", "G", "probe hit a sign-in wall"),
 }
 _BY_LETTER = {proof.letter: proof for proof in Proof}
-
-_VERDICT_OF: dict[object, Verdict] = {v.value: v for v in Verdict}
-_PROOF_OF: dict[object, Proof] = {p.value: p for p in Proof}
 
 EVIDENCED = frozenset({Verdict.FULL, Verdict.PARTIAL, Verdict.DISPUTED})
 QUALITY_MAX = 10
@@ -110,12 +112,10 @@ class CellValue:
 
     def __post_init__(self) -> None:
         # known words become the enum members; unknown ones stay as given, for errors() to name
-        verdict = _VERDICT_OF.get(self.verdict)
-        if verdict is not None:
-            object.__setattr__(self, "verdict", verdict)
-        proof = _PROOF_OF.get(self.proof) if self.proof is not None else None
-        if proof is not None:
-            object.__setattr__(self, "proof", proof)
+        if self.verdict in Verdict.values:
+            object.__setattr__(self, "verdict", Verdict(self.verdict))
+        if self.proof in Proof.values:
+            object.__setattr__(self, "proof", Proof(self.proof))
 
     @classmethod
     def of(cls, obj: object, prefix: str = "") -> CellValue:
@@ -148,10 +148,10 @@ class CellValue:
         """Every broken rule, one message per field."""
         errors: dict[str, str] = {}
         verdict, proof, quality = self.verdict, self.proof, self.quality
-        if verdict not in _VERDICT_OF:
+        if verdict not in Verdict.values:
             errors["verdict"] = f"Unknown verdict {verdict!r}; one of {', '.join(Verdict.values)}."
             return errors
-        if proof is not None and proof not in _PROOF_OF:
+        if proof is not None and proof not in Proof.values:
             errors["proof"] = f"Unknown proof {proof!r}; one of {', '.join(Proof.values)}."
         if verdict == Verdict.NA:
             if quality is not None:
@@ -192,7 +192,7 @@ class CellValue:
 
     @property
     def proof_letter(self) -> str:
-        return _PROOF_OF[self.proof].letter if self.proof in _PROOF_OF else ""
+        return Proof(self.proof).letter if self.proof in Proof.values else ""
 
     @property
     def quality_text(self) -> str:
@@ -243,10 +243,6 @@ class Backing(Choices):
     NONE = "none"
 
     @property
-    def label(self) -> str:
-        return self.describe()
-
-    @property
     def published(self) -> bool:
         return self is not Backing.NONE
 
@@ -257,16 +253,7 @@ class Backing(Choices):
             return f"{count}quote{'' if quotes == 1 else 's'} with sources"
         return "a rationale only" if self is Backing.RATIONALE else "no published evidence"
 
-
-def backing_of(*, published: bool, rationale: str, quotes: int) -> Backing:
-    """What backs a cell (``CellQuerySet.with_backing`` is the same rule in the database)."""
-    if not published:
-        return Backing.NONE
-    if quotes:
-        return Backing.QUOTES
-    if rationale.strip():
-        return Backing.RATIONALE
-    return Backing.NONE
+    label = property(describe)  # ``quotes with sources``
 
 
 # the order every rule that compares two judgements reads; n/a has no place in it
@@ -289,16 +276,12 @@ class Direction(StrEnum):
         }[self]
 
 
-def _strength(verdict: str, quality: int | None) -> tuple[int, int] | None:
-    rank = VERDICT_ORDER.get(Verdict(verdict))
-    return None if rank is None else (rank, quality or 0)
-
-
 def correction_direction(
     old_verdict: str, old_quality: int | None, new_verdict: str, new_quality: int | None
 ) -> Direction:
     """By ``VERDICT_ORDER``, then quality; to or from n/a is neutral."""
-    old, new = _strength(old_verdict, old_quality), _strength(new_verdict, new_quality)
-    if old is None or new is None or old == new:
+    old = (VERDICT_ORDER.get(Verdict(old_verdict)), old_quality or 0)
+    new = (VERDICT_ORDER.get(Verdict(new_verdict)), new_quality or 0)
+    if None in (old[0], new[0]) or old == new:
         return Direction.NEUTRAL
     return Direction.AGAINST if new < old else Direction.FAVOUR

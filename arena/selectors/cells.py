@@ -11,14 +11,11 @@ from django.db.models import Prefetch
 
 from arena.models import Arena, Source
 from arena.scoring.rounds import DRAWN, round_winner
-from arena.scoring.tally import CellIn, ProductKey
+from arena.scoring.tally import CellIn
 from core.text import source_ids
 from products.models import Product
 from stories.models import Cell, CellChange, Evidence, Story
-from stories.values import Backing, CellValue
-
-# ``Backing`` by value: a dict lookup, not the enum's call, once per matrix cell
-_BACKINGS: dict[str, Backing] = {b.value: b for b in Backing}
+from stories.values import CellValue
 
 
 @dataclass(slots=True)  # (not frozen: a frozen dataclass is slower to build, 9,000 times a page)
@@ -32,15 +29,11 @@ class CellLine:
     proof: str | None
     quality: int | None
     evidence_as_of: date | None
-    backing_read: str  # ``Cell.objects.with_backing``'s
+    backing: str  # ``Cell.objects.with_backing()``'s, as a Cell read so has it
 
     @property
     def product_id(self) -> int:
         return self.product.pk
-
-    @property
-    def backing(self) -> Backing:
-        return _BACKINGS[self.backing_read]
 
     @property
     def value(self) -> CellValue:
@@ -54,16 +47,6 @@ CELL_LINE_FIELDS = ("id", "story_id", "product_id", "verdict", "proof", "quality
 def cell_in(c: Cell | CellLine) -> CellIn:
     """A cell as the scoring module's record, its product keyed by primary key."""
     return CellIn.of(c.value, story_id=c.story_id, product=c.product_id)
-
-
-def winner_of(key: ProductKey, *products: Product) -> Product | None:
-    """The product a scoring result names, or ``None`` for ``DRAWN``."""
-    return None if key == DRAWN else {p.pk: p for p in products}[int(key)]
-
-
-def arena_source_list(*, arena: Arena) -> list[Source]:
-    """The arena's source list by id."""
-    return list(Source.objects.filter(arena=arena).order_by("key"))
 
 
 def cited_sources(*, arena_id: int, cells: Iterable[Cell]) -> dict[str, Source]:
@@ -93,6 +76,7 @@ def story_cell_list(*, story: Story) -> list[Cell]:
     """Every product's cell for one story in column order, with evidence: two queries."""
     return list(
         Cell.objects.on_pages()
+        .with_backing()
         .filter(story=story)
         .select_related("product")
         .prefetch_related(with_evidence())
@@ -101,24 +85,18 @@ def story_cell_list(*, story: Story) -> list[Cell]:
 
 
 @dataclass
-class HeadToHeadLink:
-    other: Product
-    other_cell: Cell
-    winner: Product | None  # the round's winner; None: drawn
-
-
-@dataclass
 class CellPage:
     cell: Cell
     changes: list[CellChange]  # newest first
-    head_to_heads: list[HeadToHeadLink]
+    head_to_heads: list[tuple[Cell, Product | None]]  # each other's cell, the round's winner
     sources: dict[str, Source]  # what its published detail cites
 
 
 def cell_page_get(*, pk: int) -> CellPage | None:
     """A cell (retired or not) with its evidence, history, head-to-heads and cited sources."""
     cell = (
-        Cell.objects.select_related(
+        Cell.objects.with_backing()
+        .select_related(
             "story__arena", "story__category", "story__subgroup", "story__persona", "product"
         )
         .prefetch_related(with_evidence())
@@ -129,23 +107,11 @@ def cell_page_get(*, pk: int) -> CellPage | None:
         return None
     changes = list(CellChange.objects.filter(cell=cell).order_by("-changed_at", "-pk"))
     links = []
-    if cell.value.applicable:
-        others = (
-            Cell.objects.on_pages()
-            .filter(story_id=cell.story_id)
-            .exclude(pk=cell.pk)
-            .select_related("product")
-            .order_by("product__position")
-        )
-        links = [
-            HeadToHeadLink(
-                other=other.product,
-                other_cell=other,
-                winner=winner_of(
-                    round_winner(cell_in(cell), cell_in(other)), cell.product, other.product
-                ),
-            )
-            for other in others
-            if other.value.applicable
-        ]
+    others = Cell.objects.on_pages().filter(story_id=cell.story_id).exclude(pk=cell.pk)
+    shown = others.select_related("product").order_by("product__position")
+    for other in shown if cell.value.applicable else ():
+        if other.value.applicable:
+            won = round_winner(cell_in(cell), cell_in(other))
+            winner = {DRAWN: None, cell.product_id: cell.product}.get(won, other.product)
+            links.append((other, winner))
     return CellPage(cell, changes, links, cited_sources(arena_id=cell.story.arena_id, cells=[cell]))

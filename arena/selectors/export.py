@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from datetime import date
 from typing import Any
 
-from django.db.models import Case, OuterRef, TextField, Value, When
+from django.db.models import Case, OuterRef, Prefetch, TextField, Value, When
 
 from arena import dataformat
 from arena.models import AdjacentArena, Arena, Category, Source, SubGroup
@@ -51,12 +51,21 @@ def arena_export_document(*, arena: Arena) -> dict[str, Any]:
         Product.objects.filter(arena=arena).order_by("position").values("pk", *PRODUCT_FIELDS)
     )
     slugs = {p.pop("pk"): p["slug"] for p in products}
-    categories, groups = _structure(arena, stories)
+    # the categories and sub-groups that hold a story, in page order: two queries
+    groups = Prefetch(
+        "subgroups", SubGroup.objects.filter(pk__in={s["subgroup_id"] for s in stories})
+    )
+    used = Category.objects.filter(arena=arena, pk__in={s["category_id"] for s in stories})
+    categories = {c.pk: c for c in used.order_by("position").prefetch_related(groups)}
+    group_names = {g.pk: g.name for c in categories.values() for g in c.subgroups.all()}
     return {
         "format": dataformat.FORMAT,
         "version": dataformat.VERSION,
         "arena": _plain({k: getattr(arena, k) for k in ARENA_FIELDS}),
-        "categories": list(categories.values()),
+        "categories": [
+            {"name": c.name, "blurb": c.blurb, "groups": [g.name for g in c.subgroups.all()]}
+            for c in categories.values()
+        ],
         "personas": [
             {"slug": slug, "label": label}
             for slug, label in {s["persona__slug"]: s["persona__label"] for s in stories}.items()
@@ -66,14 +75,14 @@ def arena_export_document(*, arena: Arena) -> dict[str, Any]:
             {
                 "key": keys[s["pk"]],
                 "text": s["text"],
-                "category": categories[s["category_id"]]["name"],
-                "group": groups.get(s["subgroup_id"]),
+                "category": categories[s["category_id"]].name,
+                "group": group_names.get(s["subgroup_id"]),
                 "persona": s["persona__slug"],
                 "weight": s["weight"],
             }
             for s in stories
         ],
-        "cells": _cells(arena, keys, slugs),
+        "cells": _cells(keys, slugs),
         "adjacent": [
             _plain(a)
             for a in AdjacentArena.objects.filter(arena=arena)
@@ -89,49 +98,28 @@ def arena_export_document(*, arena: Arena) -> dict[str, Any]:
     }
 
 
-def _structure(
-    arena: Arena, stories: list[Any]
-) -> tuple[dict[int, dict[str, Any]], dict[int, str]]:
-    """The categories (with their sub-groups' names) and the sub-groups' names that hold a
-    story, in page order, by id: two queries."""
-    used_categories, used_groups = ({s[k] for s in stories} for k in ("category_id", "subgroup_id"))
-    categories: dict[int, dict[str, Any]] = {
-        c.pk: {"name": c.name, "blurb": c.blurb, "groups": []}
-        for c in Category.objects.filter(arena=arena, pk__in=used_categories).order_by("position")
-    }
-    groups = {}
-    for g in SubGroup.objects.filter(category__arena=arena).order_by("category_id", "position"):
-        if g.pk in used_groups and g.category_id in categories:
-            groups[g.pk] = g.name
-            categories[g.category_id]["groups"].append(g.name)
-    return categories, groups
-
-
-def _cells(arena: Arena, keys: dict[int, int], slugs: dict[int, str]) -> list[dict[str, Any]]:
+def _cells(keys: dict[int, int], slugs: dict[int, str]) -> list[dict[str, Any]]:
     """Every cell between the stories (by their keys in the file) and the products (by slug), in
     matrix order, with its evidence: two queries."""
-    evidence: dict[int, list[dict[str, Any]]] = {}
-    quotes = Evidence.objects.filter(cell__story__arena=arena).order_by("cell_id", "position", "pk")
-    fields = ("source", "quote", "url", "checked_on")
-    for cell_id, *quote in quotes.values_list("cell_id", *fields):
-        evidence.setdefault(cell_id, []).append(_plain(dict(zip(fields, quote, strict=True))))
-    cells = (
-        Cell.objects.filter(story__arena=arena, story__in=keys, product__in=slugs)
-        .order_by("story__position", "product__position")
-        .values()
-    )
+    quotes = Prefetch("evidence", Evidence.objects.order_by("position", "pk"))
+    cells = Cell.objects.filter(story__in=keys, product__in=slugs).prefetch_related(quotes)
     return [
         {
-            "story": keys[c["story_id"]],
-            "product": slugs[c["product_id"]],
-            "verdict": c["verdict"],
-            "proof": c["proof"],
-            "quality": c["quality"],
-            "rationale": c["rationale"] if c["detail_published"] else None,
-            "evidence_as_of": c["evidence_as_of"] and c["evidence_as_of"].isoformat(),
-            "evidence": evidence.get(c["id"], []),
+            "story": keys[c.story_id],
+            "product": slugs[c.product_id],
+            "verdict": c.verdict,
+            "proof": c.proof,
+            "quality": c.quality,
+            "rationale": c.rationale if c.detail_published else None,
+            "evidence_as_of": c.evidence_as_of and c.evidence_as_of.isoformat(),
+            "evidence": [
+                _plain(
+                    {"source": e.source, "quote": e.quote, "url": e.url, "checked_on": e.checked_on}
+                )
+                for e in c.evidence.all()
+            ],
         }
-        for c in cells
+        for c in cells.order_by("story__position", "product__position")
     ]
 
 

@@ -13,11 +13,12 @@ from django.db.models import ProtectedError
 from django.test import Client
 
 from arena.models import Arena, Category, Persona, ProductScore
+from core.conflicts import retire_set
 from flags.forms import DecisionForm, FlagForm
 from flags.models import Flag, ModeratorAction, ReviewItem
 from flags.services import flag_submit, review_item_uphold
 from products.models import Product
-from products.services import product_retire, product_update
+from products.services import product_update
 from stories.models import Cell, CellChange, Evidence, Story
 from stories.services import cell_edit, story_update
 from tests.forms import page_form
@@ -308,7 +309,7 @@ def test_reimport_keeps_a_reworded_story_and_a_renamed_product_and_their_moderat
     hatchet = Product.objects.get(slug="hatchet")
     product_update(product=hatchet, changes={"name": "Hatchet.run", "tier": "Challenger"})
     dbos = Product.objects.get(slug="dbos")
-    product_retire(product=dbos)
+    retire_set(dbos, retired=True)
     out = import_pages(seed_files, capture=django_capture_on_commit_callbacks)
     story.refresh_from_db()
     hatchet.refresh_from_db()

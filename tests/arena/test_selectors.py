@@ -167,9 +167,7 @@ def test_cell_page_lists_head_to_heads_with_each_applicable_other_product():
     weaker = CellFactory(story=cell.story, product=ProductFactory(arena=arena), partial=True)
     CellFactory(story=cell.story, product=ProductFactory(arena=arena), na=True)
     page = cell_page_get(pk=cell.pk)
-    assert [(link.other, link.winner) for link in page.head_to_heads] == [
-        (weaker.product, cell.product)
-    ]
+    assert page.head_to_heads == [(weaker, cell.product)]
 
 
 @pytest.mark.django_db

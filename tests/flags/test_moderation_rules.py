@@ -9,11 +9,12 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.test import Client
 
+from core.conflicts import retire_set
 from flags.forms import DecisionForm, FlagForm
 from flags.models import Flag, Reason, ReviewItem, Status
 from flags.services import flag_submit, review_item_reject, review_item_uphold
 from stories.models import Cell, CellChange
-from stories.services import cell_edit, story_retire
+from stories.services import cell_edit
 from stories.values import Proof, Verdict
 from tests.forms import page_form
 from web.http.clients import client_hash
@@ -170,7 +171,7 @@ def test_a_second_pending_flag_of_a_client_is_told_it_is_already_flagged(cell):
 
 @pytest.mark.django_db
 def test_a_retired_verdict_cannot_be_flagged(cell):
-    story_retire(story=cell.story)
+    retire_set(cell.story, retired=True)
     with pytest.raises(ValidationError, match="retired"):
         flag(Cell.objects.get(pk=cell.pk))
 

@@ -79,11 +79,12 @@ def test_a_cell_is_stale_past_the_age_unless_it_does_not_apply(verdict, age, sta
 
 
 def test_ages_read_as_words():
-    assert freshness.age_text(0) == "checked today"
-    assert freshness.age_text(1) == "checked yesterday"
-    assert freshness.age_text(75) == "checked 75 days ago"
-    assert freshness.age_text(None) == "no check date"
-    assert freshness.age_days(date(2026, 12, 1), today=date(2026, 11, 30)) == 0
+    today = date(2026, 11, 30)
+    assert freshness.age_text(today, today=today) == "checked today"
+    assert freshness.age_text(date(2026, 11, 29), today=today) == "checked yesterday"
+    assert freshness.age_text(date(2026, 9, 16), today=today) == "checked 75 days ago"
+    assert freshness.age_text(None, today=today) == "no check date"
+    assert freshness.age_text(date(2026, 12, 1), today=today) == "checked today"
 
 
 # ------------------------------------------------------------------ the dates written

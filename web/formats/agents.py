@@ -26,10 +26,9 @@ from arena.selectors.leaderboard import arena_leaderboard
 from arena.selectors.matrix import arena_matrix
 from core.text import source_ids
 from flags.disputes import cell_dispute_list
-from stories.freshness import updated_on
 from stories.values import Proof
 from web.formats.markdown import inline, mark, score, url
-from web.pages.cells import card
+from web.pages.cells import arena_updated, card
 from web.pages.front import api_endpoints
 from web.views.front import api_schema
 
@@ -72,7 +71,7 @@ def arena_markdown(request: HttpRequest, arena: str) -> HttpResponse:
         "arena": found,
         "board": board,
         "matrix": matrix,
-        "updated": updated_on(found.updated, found.last_change),
+        "updated": arena_updated(found),
         "leaders": [
             {
                 "row": row,
@@ -145,7 +144,7 @@ def cell_markdown(request: HttpRequest, cell: int) -> HttpResponse:
             cited.append((key, s, url(s.url) if s is not None else None))
     context = {
         "page": page,
-        "card": card(c, c.product.name, page.sources),
+        "card": card(c, page.sources),
         "disputes": cell_dispute_list(cell_id=c.pk),
         "c": c,
         "cited": cited,

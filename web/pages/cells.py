@@ -6,12 +6,11 @@ from __future__ import annotations
 import functools
 import html
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import date
-from typing import NamedTuple
 
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
+from django.utils.timezone import localdate
 
 from arena.models import Persona, Source
 from arena.selectors.cells import CellLine
@@ -19,20 +18,9 @@ from core.text import split_source_ids
 from stories import freshness
 from stories.models import Cell
 from stories.models import Evidence as EvidenceRow
-from stories.values import Backing, CellValue, Proof, Verdict, backing_of
+from stories.values import Backing, CellValue, Proof, Verdict
 from web.pages import links
 
-type CardCell = CellLine | Cell
-
-# The mark each proof level shows on the pages, as the legend and the key above the matrix write
-# them (the arena files' own letters, ``Proof.letter``, use "X" for community, which reads as "fails").
-PROOF_MARKS = {
-    Proof.PROBED: "T",
-    Proof.COMMUNITY: "U",
-    Proof.CLAIMED: "C",
-    Proof.CONTRADICTED: "D",
-    Proof.AUTH_GATED: "G",
-}
 # The matrix's compact mark of what backs a cell.
 BACKING_SYMBOLS = {Backing.QUOTES: "❝", Backing.RATIONALE: "¶", Backing.NONE: "∅"}
 NO_SOURCES: Mapping[str, Source] = {}
@@ -55,14 +43,14 @@ def persona_name(persona: Persona) -> str:
 
 
 def proof_mark(proof: str | None) -> str:
-    return PROOF_MARKS[Proof(proof)] if proof else ""
+    return Proof(proof).mark if proof else ""
 
 
 def verdict_class(verdict: str) -> str:
     return "v-na" if verdict == Verdict.NA else f"v-{verdict}"
 
 
-def verdict(cell: CellValue | CardCell, words: bool = False) -> SafeString:
+def verdict(cell: CellValue | CellLine | Cell, words: bool = False) -> SafeString:
     """A cell's badge, ``✓ full C 8/10``; with ``words`` the proof's name, its meaning on hover."""
     return _badge(cell.verdict, cell.proof or None, cell.quality, words)
 
@@ -96,69 +84,44 @@ def matrix_words(verdict: str, proof: str | None, quality: int | None) -> str:
 VERDICT_CHOICES = [(v.value, f"{v.symbol} {v.label}" if v.symbol else v.label) for v in Verdict]
 
 
-class Now(NamedTuple):
-    """Today and the stale age, read once per page part (a page shows hundreds of cells)."""
-
-    today: date
-    days: int
+type Now = tuple[date, int]  # today and the stale age
 
 
 def freshness_now() -> Now:
-    return Now(freshness.today(), freshness.stale_days())
+    """Read once per page part: a page shows hundreds of cells."""
+    return freshness.today(), freshness.stale_days()
 
 
 def stale_title(as_of: date | None, today: date) -> str:
     if as_of is None:
         return "stale: no check date"
-    return f"stale: evidence {freshness.age_text(freshness.age_days(as_of, today=today))}, {as_of:%Y-%m-%d}"
+    return f"stale: evidence {freshness.age_text(as_of, today=today)}, {as_of:%Y-%m-%d}"
 
 
 def arena_updated(arena: object) -> date | None:
     """The published pages' date, or the day of a later change of a verdict (``last_change``)."""
-    return freshness.updated_on(
-        getattr(arena, "updated", None), getattr(arena, "last_change", None)
-    )
+    published, changed = getattr(arena, "updated", None), getattr(arena, "last_change", None)
+    return published if changed is None else freshness.newest(published, localdate(changed))
 
 
-@dataclass(frozen=True)
-class Ref:
-    """A piece of text; a source id (``is_id``) links to its source when the list has one."""
-
-    text: str
-    is_id: bool = False
-    url: str = ""
-    about: str = ""  # the source's title and the day it was read
+def refs(text: str, sources: Mapping[str, Source] = NO_SOURCES) -> list[dict[str, object]]:
+    """``text`` in pieces; a source id (``is_id``) links to its source when the list has one."""
+    return [
+        {"text": piece, "is_id": is_id, "source": sources.get(piece) if is_id else None}
+        for piece, is_id in split_source_ids(text)
+    ]
 
 
-def refs(text: str, sources: Mapping[str, Source] = NO_SOURCES) -> list[Ref]:
-    out = []
-    for piece, is_id in split_source_ids(text):
-        source = sources.get(piece) if is_id else None
-        if source is None or not source.url:
-            out.append(Ref(piece, is_id))
-            continue
-        about = source.title or source.url
-        if source.accessed is not None:
-            about += f", accessed {source.accessed:%Y-%m-%d}"
-        out.append(Ref(piece, True, source.url, about))
-    return out
-
-
-@dataclass(frozen=True)
-class Age:
+def age(verdict: str, as_of: date | None, now: Now | None = None) -> dict[str, object]:
     """How old a cell's newest evidence is: ``checked 75 days ago``, its day, whether stale."""
-
-    text: str
-    as_of: date | None
-    stale: bool
-    days: int  # the stale age
-
-
-def age(verdict: str, as_of: date | None, now: Now | None = None) -> Age:
     today, days = now or freshness_now()
-    text = freshness.age_text(freshness.age_days(as_of, today=today))
     stale = freshness.is_stale(verdict, as_of, today=today, days=days)
-    return Age(text, as_of, stale, int(days))
+    return {
+        "text": freshness.age_text(as_of, today=today),
+        "as_of": as_of,
+        "stale": stale,
+        "days": days,
+    }
 
 
 def story_name(text: str) -> str:
@@ -169,43 +132,22 @@ def story_name(text: str) -> str:
     return f"{cut}…"
 
 
-@dataclass(frozen=True)
-class Card:
-    cell: CardCell
-    value: CellValue
-    name: str  # its heading, the product's name
-    age: Age | None  # None for n/a
-    backing: Backing
-    rationale: list[Ref]
-    evidence: list[tuple[EvidenceRow, list[Ref]]]  # each quote, its source in pieces
-    flag_label: str  # ``Inngest on “Resume after a crash”, full``
-    url: str  # its proof page
-
-    @property
-    def backing_text(self) -> str:
-        return self.backing.describe(len(self.evidence))
-
-
 def card(
-    cell: Cell,
-    name: str,
-    sources: Mapping[str, Source] = NO_SOURCES,
-    story: str = "",
-    now: Now | None = None,
-) -> Card:
-    """One judged cell as a card under ``name``; ``cell.evidence`` loaded beforehand."""
-    value = CellValue(cell.verdict, cell.proof or None, cell.quality)
+    cell: Cell, sources: Mapping[str, Source] = NO_SOURCES, story: str = "", now: Now | None = None
+) -> dict[str, object]:
+    """A judged cell as the story, cell and head-to-head pages show it (``_cell.html#card``):
+    ``cell`` read ``with_backing()``, its evidence loaded beforehand."""
     published = cell.detail_published
     quotes: list[EvidenceRow] = list(cell.evidence.all()) if published else []
+    backing = Backing(cell.backing)  # type: ignore[attr-defined]  # (an annotation)
     on = f" on “{story_name(story)}”" if story else ""
-    return Card(
-        cell=cell,
-        value=value,
-        name=name,
-        age=age(cell.verdict, cell.evidence_as_of, now) if value.applicable else None,
-        backing=backing_of(published=published, rationale=cell.rationale, quotes=len(quotes)),
-        rationale=refs(cell.rationale, sources) if published else [],
-        evidence=[(e, refs(e.source, sources)) for e in quotes],
-        flag_label=f"{cell.product.name}{on}, {cell.verdict}",
-        url=f"{links.cells_prefix()}{int(cell.pk)}/",
-    )
+    return {
+        "cell": cell,
+        "age": None if cell.verdict == Verdict.NA else age(cell.verdict, cell.evidence_as_of, now),
+        "backing": backing,
+        "backing_text": backing.describe(len(quotes)),  # ``3 quotes with sources``
+        "rationale": refs(cell.rationale, sources) if published else [],
+        "evidence": [(e, refs(e.source, sources)) for e in quotes],  # with the source in pieces
+        "flag_label": f"{cell.product.name}{on}, {cell.verdict}",  # ``Inngest on “…”, full``
+        "url": f"{links.cells_prefix()}{int(cell.pk)}/",  # its proof page
+    }

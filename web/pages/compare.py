@@ -11,7 +11,7 @@ from arena.selectors.cells import CellLine
 from arena.selectors.compare import CompareRow, Comparison
 from products.models import Product
 from web.pages import links
-from web.pages.cells import Card, card, esc, freshness_now, matrix_badge, verdict_class
+from web.pages.cells import card, esc, freshness_now, matrix_badge, verdict_class
 
 
 def _marked(values: Sequence[int | None]) -> list[tuple[int | None, bool]]:
@@ -92,7 +92,7 @@ def picked_first(
     return [(p, True) for p in picked] + [(p, False) for p in products if p.pk not in chosen]
 
 
-def round_cards(row: CompareRow, cmp: Comparison) -> list[Card]:
+def round_cards(row: CompareRow, cmp: Comparison) -> list[dict[str, object]]:
     """One round's cards, in column order (a head-to-head's ``a`` first)."""
     now = freshness_now()
-    return [card(c, c.product.name, cmp.sources, row.story.text, now) for c in row.cells]
+    return [card(c, cmp.sources, row.story.text, now) for c in row.cells]

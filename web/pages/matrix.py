@@ -81,7 +81,7 @@ def cells_html(
             label = labels[id(product)] = esc(product.name)
         # what backs it as its read computed it (else as its property works it out; a stand-in
         # may not know it)
-        backing = getattr(c, "backing_read", None) or getattr(c, "backing", None)
+        backing = getattr(c, "backing", None)
         td, badge, words = _cell_parts(c.verdict, c.proof, c.quality, backing)
         # (``freshness.is_stale`` with its cut-off date worked out once for the whole table)
         stale = c.verdict != Verdict.NA and (as_of is None or as_of < cutoff)

@@ -13,10 +13,10 @@ from arena.scoring.results import WEIGHT_LEVELS
 from arena.selectors.calls import first_leads
 from core.text import format_figure
 from stories import freshness
-from stories.models import Cell, Evidence
+from stories.models import Cell
 from stories.values import CellValue
 from web.pages import arena, cells, compare, facts, front, links, matrix
-from web.pages.cells import NO_SOURCES, CardCell
+from web.pages.cells import NO_SOURCES
 
 register = template.Library()
 
@@ -65,28 +65,11 @@ def verdict_label(value: CellValue) -> dict[str, object]:
     return {"v": value}
 
 
-@register.inclusion_tag("arena/_cell.html#age")
-def evidence_checked(cell: CardCell) -> dict[str, object]:
-    """``checked 75 days ago (2026-09-16)``, "stale" past ``EVIDENCE_STALE_DAYS``."""
-    return {"age": cells.age(cell.verdict, cell.evidence_as_of)}
-
-
-@register.inclusion_tag("arena/_cell.html#evidence")
-def evidence_item(e: Evidence, sources: Mapping[str, Source] = NO_SOURCES) -> dict[str, object]:
-    return {"e": e, "refs": cells.refs(e.source, sources)}
-
-
-@register.inclusion_tag("arena/_cell.html#refs")
-def with_refs(text: str, sources: Mapping[str, Source] = NO_SOURCES) -> dict[str, object]:
-    """``text`` with its source ids linked."""
-    return {"refs": cells.refs(text, sources)}
-
-
 @register.inclusion_tag("arena/_cell.html#card")
 def cell_card(
-    cell: Cell, name: str, sources: Mapping[str, Source] = NO_SOURCES, story: str = ""
+    cell: Cell, sources: Mapping[str, Source] = NO_SOURCES, story: str = ""
 ) -> dict[str, object]:
-    return {"card": cells.card(cell, name, sources, story)}
+    return {"card": cells.card(cell, sources, story)}
 
 
 @register.simple_tag

@@ -24,13 +24,7 @@ from arena.selectors.arenas import (
     arena_product_list,
     arena_product_pair_get,
 )
-from arena.selectors.cells import (
-    arena_source_list,
-    cell_page_get,
-    cited_sources,
-    story_cell_list,
-    story_get,
-)
+from arena.selectors.cells import cell_page_get, cited_sources, story_cell_list, story_get
 from arena.selectors.compare import HEAD_TO_HEAD_INLINE, compare_pick, comparison_get
 from arena.selectors.leaderboard import Leaderboard, arena_leaderboard, arena_product_ranking
 from arena.selectors.matrix import (
@@ -293,7 +287,7 @@ def story_detail(request: HtmxHttpRequest, arena: str, story: int) -> HttpRespon
 @require_safe
 def arena_sources(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     found = arena_or_404(arena)
-    ctx = {"arena": found, "sources": arena_source_list(arena=found)}
+    ctx = {"arena": found, "sources": found.sources.all()}  # by id
     return render(request, "arena/sources.html", ctx)
 
 
@@ -305,7 +299,7 @@ def cell_detail(request: HtmxHttpRequest, cell: int) -> HttpResponse:
         "page": page,
         "cell": c,
         "arena": c.story.arena,
-        "card": card(c, c.product.name, page.sources),
+        "card": card(c, page.sources),
         "disputes": cell_dispute_list(cell_id=c.pk),  # the flags app's, the latest news first
     }
     return render(request, "stories/cell.html", ctx)

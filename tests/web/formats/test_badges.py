@@ -15,10 +15,11 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from arena.models import ProductScore
+from core.conflicts import retire_set
 from flags.forms import DecisionForm
 from flags.services import review_item_uphold
 from products.models import Product
-from products.services import product_add, product_retire
+from products.services import product_add
 from stories.models import Cell
 from stories.values import Verdict
 from tests.factories import FlagFactory
@@ -186,7 +187,7 @@ def test_unknown_products_have_no_badge(client, seeded_arena, url):
 
 @pytest.mark.django_db
 def test_a_retired_product_has_no_badge(client, seed_products):
-    product_retire(product=seed_products[0])
+    retire_set(seed_products[0], retired=True)
     assert client.get(badge_url(seed_products[0])).status_code == 404
 
 

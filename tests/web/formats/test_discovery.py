@@ -22,10 +22,10 @@ from django.urls import reverse
 from arena.models import Arena
 from arena.selectors.arenas import documented_pairs
 from config import settings as arena_settings
+from core.conflicts import retire_set
 from products.models import Product
-from products.services import product_retire, product_update
+from products.services import product_update
 from stories.models import Cell, Story
-from stories.services import story_retire
 from web.formats.discovery import head_to_heads
 
 pytestmark = pytest.mark.django_db
@@ -296,8 +296,8 @@ def test_retired_products_and_stories_leave_the_sitemap_at_once(client, seeded_a
     before = sitemap_locs(client)
     story = Story.objects.filter(arena=seeded_arena).order_by("position").first()
     hatchet = Product.objects.get(arena=seeded_arena, slug="hatchet")
-    story_retire(story=story)
-    product_retire(product=hatchet)
+    retire_set(story, retired=True)
+    retire_set(hatchet, retired=True)
     after = sitemap_locs(client)  # the site version moved: not the cached copy
     gone = set(before) - set(after)
     assert f"http://testserver{ARENA}stories/{story.pk}/" in gone

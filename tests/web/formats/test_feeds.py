@@ -14,10 +14,10 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from core.conflicts import retire_set
 from flags.forms import DecisionForm
 from flags.services import review_item_uphold
 from products.models import Product
-from products.services import product_retire
 from stories.models import Cell
 from stories.values import Verdict
 from tests.factories import CellChangeFactory, CellFactory, FlagFactory
@@ -194,7 +194,7 @@ def test_unknown_arenas_and_products_have_no_feed(client, seeded_arena, url):
 
 
 def test_a_retired_product_has_no_feed(client, seed_products):
-    product_retire(product=seed_products[0])
+    retire_set(seed_products[0], retired=True)
     assert client.get(feed_url(seed_products[0])).status_code == 404
 
 

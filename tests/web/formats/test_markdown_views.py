@@ -16,10 +16,10 @@ from markdown_it import MarkdownIt
 
 from arena.models import Arena
 from arena.selectors.arenas import documented_pairs
+from core.conflicts import retire_set
 from products.models import Product
 from products.services import product_update
 from stories.models import Cell, Story
-from stories.services import story_retire
 from stories.values import CellValue
 from tests.factories import (
     CategoryFactory,
@@ -281,7 +281,7 @@ def test_cell_markdown_has_the_verdict_evidence_history_and_flag_form(client, se
 
 def test_a_retired_storys_cell_is_kept_on_record_and_left_out_of_the_arena(client, seeded_arena):
     cell = Cell.objects.filter(story__arena=seeded_arena).order_by("pk").first()
-    story_retire(story=cell.story)
+    retire_set(cell.story, retired=True)
     text = md(client, f"/cells/{cell.pk}.md")
     assert "Kept on record only: the story left the arena on" in text
     arena = md(client, f"/arenas/{SEED}.md")

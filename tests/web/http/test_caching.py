@@ -18,10 +18,11 @@ from hypothesis import strategies as st
 from arena.models import Arena, CacheEpoch, Category, Persona
 from arena.recompute import arena_content_changed, arena_recompute_scores
 from arena.services import structure_save
+from core.conflicts import retire_set
 from products.models import Product
 from products.services import product_update
 from stories.models import Cell, Story
-from stories.services import cell_correct, cell_edit, story_retire, story_update
+from stories.services import cell_correct, cell_edit, story_update
 from stories.values import CellValue, Proof, Verdict
 from web.http import pagecache, pagekeys
 
@@ -265,7 +266,7 @@ def _change_arena_description(arena):
 def _retire_story(arena):
     story = Story.objects.filter(arena=arena).order_by("position").first()
     url = f"{arena.get_absolute_url()}stories/{story.pk}/"
-    return url, None, lambda: story_retire(story=story)
+    return url, None, lambda: retire_set(story, retired=True)
 
 
 def _recompute(arena):

@@ -216,6 +216,7 @@ def test_head_to_head_rounds_write_every_round_of_a_group_escaped():
             quality=8,
             rationale=EVIL,
             detail_published=True,
+            backing="quotes",  # as Cell.objects.with_backing() reads it
             evidence=NS(all=lambda: [NS(source=EVIL, quote=EVIL)]),
             rationale_predates=None,
             rationale_rewritten_at=None,
@@ -252,6 +253,7 @@ def test_head_to_head_tables_write_categories_sub_groups_and_tallies_escaped():
             quality=8,
             rationale="",
             detail_published=False,
+            backing="none",
             evidence=NS(all=lambda: []),
             rationale_predates=None,
             rationale_rewritten_at=None,

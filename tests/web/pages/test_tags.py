@@ -19,8 +19,8 @@ def verdict_label(value):
     return render_to_string("arena/_cell.html#label", {"v": value})
 
 
-def cell_card(cell, name):
-    html = render_to_string("arena/_cell.html#card", {"card": cells.card(cell, name)})
+def cell_card(cell):
+    html = render_to_string("arena/_cell.html#card", {"card": cells.card(cell)})
     return " ".join(html.split())
 
 
@@ -107,12 +107,15 @@ def _card_cell(**fields):
         "rationale_rewritten_at": None,
         "evidence_as_of": date.today(),
     }
-    return SimpleNamespace(**{**base, **fields})
+    cell = SimpleNamespace(**{**base, **fields})
+    cell.value = CellValue(cell.verdict, cell.proof, cell.quality)
+    cell.backing = "quotes" if cell.detail_published else "none"
+    return cell
 
 
 def test_cell_card_shows_rationale_quotes_proof_link_and_flag_control_escaped():
 
-    html = cell_card(_card_cell(), "A&B")
+    html = cell_card(_card_cell())
     assert html.lstrip().startswith(
         '<article class="cell-card" id="cell-5" aria-label="A&amp;B: full">'
     )
@@ -133,20 +136,20 @@ def test_cell_card_says_how_the_rationale_stands_to_the_last_correction():
     from datetime import UTC, datetime
 
     day = datetime(2026, 11, 30, 12, tzinfo=UTC)
-    assert "correction" not in cell_card(_card_cell(), "A")
-    before = cell_card(_card_cell(rationale_predates=day), "A")
+    assert "correction" not in cell_card(_card_cell())
+    before = cell_card(_card_cell(rationale_predates=day))
     assert "Written before the correction of 2026-11-30 — the verdict changed since." in before
-    rewritten = cell_card(_card_cell(rationale_rewritten_at=day), "A")
+    rewritten = cell_card(_card_cell(rationale_rewritten_at=day))
     assert "Rewritten with the correction of 2026-11-30." in rewritten
 
 
 def test_cell_card_of_unpublished_or_unevidenced_cell():
 
-    hidden = cell_card(_card_cell(detail_published=False), "A")
+    hidden = cell_card(_card_cell(detail_published=False))
     assert hidden.lstrip().startswith('<div class="cell-line" id="cell-5">')
     assert "rationale not published" in hidden and "Works" not in hidden and "github" not in hidden
     assert "proof-link" not in hidden and "Flag this verdict: A&amp;B, full" in hidden
-    none = cell_card(_card_cell(verdict="none", proof=None, quality=0), "A")
+    none = cell_card(_card_cell(verdict="none", proof=None, quality=0))
     assert '<a class="proof-link quiet" href="/cells/5/">details' in none
 
 
