@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 
 from arena.models import ProductScore
-from arena.scoring.tally import integrity
+from arena.scoring.tally import Tally
 from arena.selectors.inputs import arena_scoring_inputs, cell_corrections
 from flags.forms import DecisionForm
 from flags.services import review_item_uphold
@@ -51,7 +51,13 @@ def _score() -> ProductScore:
 
 def _expected(s: ProductScore, *, against: int, favour_credit: int) -> int | None:
     """docs/scoring.md's formula over the stored counts (the corrected cell's part given)."""
-    return integrity(s.verified, s.contradicted, against, s.with_evidence, favour_credit)
+    return Tally(
+        verified=s.verified,
+        contradicted=s.contradicted,
+        upheld=against,
+        with_evidence=s.with_evidence,
+        favour_credit=favour_credit,
+    ).integrity
 
 
 def _board_row(html: str) -> str:
@@ -106,9 +112,14 @@ def test_a_correction_in_the_products_favour_never_lowers_integrity(
     assert (after.verified, after.with_evidence) == (before.verified, before.with_evidence + 1)
     assert after.integrity == _expected(after, against=0, favour_credit=1) >= before.integrity
     # what the old rule gave: the correction counted against the product
-    assert integrity(after.verified, after.contradicted, 1, after.with_evidence) < (
-        before.integrity
+    old_rule = Tally(
+        verified=after.verified,
+        contradicted=after.contradicted,
+        upheld=1,
+        with_evidence=after.with_evidence,
     )
+    assert old_rule.integrity is not None and before.integrity is not None
+    assert old_rule.integrity < before.integrity
     row = _api_row()
     assert (row["integrity"], row["upheld_in_favour"]) == (after.integrity, 1)
     board = _board_row(Client().get(ARENA).content.decode())
