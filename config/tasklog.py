@@ -48,24 +48,19 @@ def _take_request_id(task: Any, **_: Any) -> None:
 @signals.beat_init.connect
 def _check_broker_policy(**_: Any) -> None:
     # an error, not a refusal to start: a worker that refuses leaves the queue growing
-    url = settings.CELERY_BROKER_URL
-    if not url or not broker.is_redis(url):
+    if not broker.is_redis(settings.CELERY_BROKER_URL):
         return
     try:
         problem = broker.eviction_problem()
     except redis.RedisError as exc:
-        log.warning("the broker's maxmemory-policy could not be checked: %s", exc)
-        return
-    if problem is None:
-        log.info("the broker's Redis keeps every key (maxmemory-policy noeviction)")
-        return
-    level, message = problem
-    log.log(
-        level,
-        "the broker's %s; it must be noeviction, a Redis of its own beside the cache's "
-        "(docs/operations.md, Caching)",
-        message,
-    )
+        problem = logging.WARNING, f"maxmemory-policy could not be checked ({exc})"
+    if problem is not None:
+        log.log(
+            problem[0],
+            "the broker's %s; it must be noeviction, a Redis of its own beside the cache's "
+            "(docs/operations.md, Caching)",
+            problem[1],
+        )
 
 
 @signals.task_postrun.connect

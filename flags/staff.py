@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django_otp import devices_for_user
+from django_otp import match_token
 from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
@@ -82,13 +82,7 @@ def staff_recovery_codes_renew(user: AbstractBaseUser, count: int | None = None)
 def staff_token_verify(user: AbstractBaseUser, token: str) -> object | None:
     """The confirmed device that accepts the token (a recovery code is then used up), or None."""
     token = "".join(token.split()).lower()  # recovery codes are lower case, however typed
-    if not token:
-        return None
-    with transaction.atomic():
-        for device in devices_for_user(user, confirmed=True, for_verify=True):
-            if device.verify_token(token):
-                return device
-    return None
+    return match_token(user, token) if token else None
 
 
 def staff_has_recovery_codes(user: AbstractBaseUser) -> bool:

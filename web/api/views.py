@@ -130,7 +130,7 @@ class ArenaViewSet(viewsets.ViewSet):
         """Two to six products side by side: their stored scores and, per story where at least two
         of them have a verdict other than n/a, the products with the best verdict."""
         arena = arena_or_404(slug)
-        slugs = params.api_products(request.query_params)
+        slugs = params.items(request.query_params, params.PRODUCTS, None)
         picked, error = compare_pick(products=arena_product_list(arena=arena), slugs=slugs)
         if error:
             raise ValidationError({params.PRODUCTS.name: [error]})

@@ -1,6 +1,5 @@
 """The page cache: a public page is kept under its content version (``pagekeys``) and served, or
-answered 304, before any view runs; a miss renders once. Every other GET/HEAD gets
-``Cache-Control`` and a validator (docs/operations.md, "Caching")."""
+answered 304, before any view runs; a miss renders once (docs/operations.md, "Caching")."""
 
 from __future__ import annotations
 
@@ -119,9 +118,8 @@ class LRU:
 @functools.cache
 def recent_pages() -> LRU:
     """This process's pages, unpickled: those it served last, or without Redis all it keeps."""
-    if isinstance(caches["pages"], LocMemCache):
-        return LRU(settings.PAGE_CACHE_MEMORY_BYTES)
-    return LRU(settings.PAGE_CACHE_LOCAL_BYTES)
+    alone = isinstance(caches["pages"], LocMemCache)
+    return LRU(settings.PAGE_CACHE_MEMORY_BYTES if alone else settings.PAGE_CACHE_LOCAL_BYTES)
 
 
 def stored(key: str) -> Page | None:
@@ -149,8 +147,8 @@ def storable(response: HttpResponseBase) -> bool:
 
 
 class Kept:
-    """A streamed response's chunks, passed on as they come and stored as the page once the last
-    has gone (a client that leaves early stores nothing); then the stampede lock is let go."""
+    """A streamed response passed on as it comes and stored once whole (not when the client leaves
+    early); then the stampede lock is let go."""
 
     def __init__(self, response: HttpResponseBase, key: str, lock: str | None) -> None:
         self.key, self.lock = key, lock

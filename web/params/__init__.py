@@ -94,7 +94,6 @@ def _stale_canon(value: str) -> str:
     return "1" if value.strip().lower() in STALE_ON else value
 
 
-# the arena page: the matrix filters, the rank, the products shown, the folded categories
 PERSONA = Param("persona")
 CATEGORY = Param("category")
 VERDICT = Param("verdict", _one_of(*Verdict.values))
@@ -107,20 +106,15 @@ FOLD = Param("fold", many=True)
 # the visitor's weights (an empty one, the panel's reset, is not none); the panel's ``w-<key>``
 WEIGHTS = Param("weights", blank=True)
 WEIGHT_FIELD = "w-"
-# a head-to-head: the pair picker's products, differences only, which rationale is unfolded
 A = Param("a")
 B = Param("b")
 DIFF = Param("diff", _one_of("1"))
 OPEN = Param("open", _one_of("all"))
-# a comparison of two to six products
 PRODUCTS = Param("products", _product_list, many=True)
-# the recent changes' page number
 PAGE = Param("page", lambda value: number_in(value, 1, PAGE_NUMBER_KEPT) is not None)
-# an arena's disputes: one product's (a slug), one story's (its number), one state's
 DISPUTE_PRODUCT = Param("product", lambda value: bool(SLUG.fullmatch(value)))
 DISPUTE_STORY = Param("story", lambda value: record_id(value) is not None)
 DISPUTE_STATE = Param("state", _one_of(*DISPUTE_STATES))
-# the must-have check: the stories (their ids) and the facts a visitor cannot do without
 MUST = Param("must", must_kept, many=True)
 NEED = Param("need", needs_kept, many=True)
 # the site search's text (an empty one is a search of nothing: a 400 saying what to type)
@@ -148,24 +142,16 @@ def text(query: QueryDict, param: Param, length: int | None = PARAM_MAX_LENGTH) 
     return clean_text(query.get(param.name) or "")[:length]
 
 
-def split_items(values: Iterable[str]) -> list[str]:
-    items = (item.strip() for value in values for item in value.split(","))
-    return list(dict.fromkeys(item for item in items if item))
-
-
-def items(query: QueryDict, param: Param, length: int = PARAM_MAX_LENGTH) -> list[str]:
-    """``?<name>=a,b`` or ``?<name>=a&<name>=b``: the distinct items, each cut to ``length``."""
+def items(query: QueryDict, param: Param, length: int | None = PARAM_MAX_LENGTH) -> list[str]:
+    """``?<name>=a,b`` or ``?<name>=a&<name>=b``: the distinct items, each value cut to ``length``
+    (the API's products uncut: its 400 names an unknown one as sent)."""
     values = [clean_text(v)[:length] for v in query.getlist(param.name)[:SHOW_MAX]]
-    return split_items(values)[:SHOW_MAX]
+    found = (item.strip() for value in values for item in value.split(","))
+    return list(dict.fromkeys(item for item in found if item))[:SHOW_MAX]
 
 
 def slug_list(query: QueryDict, param: Param) -> list[str]:
     return [slug for slug in items(query, param, PARAM_MAX_LENGTH * 10) if SLUG.fullmatch(slug)]
-
-
-def api_products(query: QueryDict) -> list[str]:
-    """Any text is passed on, so that the 400 names an unknown one."""
-    return split_items(query.getlist(PRODUCTS.name)[:SHOW_MAX])[:SHOW_MAX]
 
 
 def _level(value: str) -> int | None:
