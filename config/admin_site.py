@@ -23,12 +23,10 @@ from django_otp import login as otp_login
 from django_otp import user_has_device
 
 from flags.staff import (
-    Enrolment,
     staff_has_recovery_codes,
     staff_recovery_codes_renew,
     staff_token_verify,
     staff_totp_confirm,
-    staff_totp_pending,
     staff_totp_start,
 )
 
@@ -46,7 +44,6 @@ class TokenForm(forms.Form):
 
 
 class ConfirmForm(forms.Form):
-    device = forms.IntegerField(widget=forms.HiddenInput)
     token = forms.CharField(
         label="Code",
         max_length=10,
@@ -160,12 +157,8 @@ class StaffAdminSite(admin.AdminSite):
         if request.method == "POST" and (locked := _locked_out(request)):
             return locked
         form = ConfirmForm(request.POST if request.method == "POST" else None)
-        enrolment: Enrolment | None = None
         if form.is_valid():
-            device = staff_totp_confirm(
-                user, form.cleaned_data["device"], form.cleaned_data["token"]
-            )
-            if device is not None:
+            if (device := staff_totp_confirm(user, form.cleaned_data["token"])) is not None:
                 if not is_verified(user):
                     request.session.cycle_key()
                     otp_login(request, device)
@@ -174,10 +167,7 @@ class StaffAdminSite(admin.AdminSite):
                     request, "enrolled.html", title="Authenticator added", codes=codes
                 )
             _failed(request, form)
-            enrolment = staff_totp_pending(user, form.cleaned_data["device"])
-        if enrolment is None:
-            enrolment = staff_totp_start(user)
-            form = ConfirmForm(initial={"device": enrolment.device_id})
+        enrolment = staff_totp_start(user)  # (after a mistyped code: the same one again)
         return self._page(
             request, "enrol.html", title="Add an authenticator app", form=form, enrolment=enrolment
         )

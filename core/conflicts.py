@@ -15,6 +15,7 @@ from core.signals import content_changed, placed, scores_changed
 from core.text import clean_text
 
 STALE = "This {what} was changed by someone else since you opened it."
+AGAIN = "Nothing was saved; the form shows the current values: apply your change again."
 
 Fields = dict[str, Any]
 
@@ -32,20 +33,13 @@ class EditConflict(Exception):
         def show(v: object) -> str:
             return "—" if v in (None, "") else str(v)
 
-        parts = [STALE.format(what=self.what)]
-        if self.conflicts:
-            moved = "; ".join(
-                f"{field} is now {show(now)} (you read {show(read)})"
-                for field, (read, now, _mine) in self.conflicts.items()
-                if read != now
-            )
-            parts.append(f"Meanwhile: {moved}.")
-        if self.detail:
-            parts.append(self.detail)
-        parts.append(
-            "Nothing was saved; the form shows the current values: apply your change again."
+        moved = "; ".join(
+            f"{field} is now {show(now)} (you read {show(read)})"
+            for field, (read, now, _mine) in self.conflicts.items()
+            if read != now
         )
-        return " ".join(parts)
+        parts = [STALE.format(what=self.what), moved and f"Meanwhile: {moved}.", self.detail, AGAIN]
+        return " ".join(part for part in parts if part)
 
 
 def versioned_update(

@@ -42,9 +42,6 @@ class VersionedForm(forms.ModelForm):
     def normal(name: str, value: Any) -> Any:
         return None if value == "" and name == "proof" else value
 
-    def _current(self) -> dict[str, Any]:
-        return {n: self.normal(n, getattr(self.instance, n, None)) for n in self.edit_fields()}
-
     def base(self) -> dict[str, Any]:
         values: dict[str, Any] = {}
         for name in self.edit_fields():
@@ -68,33 +65,25 @@ class VersionedForm(forms.ModelForm):
 
     def clean(self) -> dict[str, Any]:
         data: dict[str, Any] = super().clean() or {}
-        if not self.instance.pk or self.errors:
+        if not self.instance.pk or self.errors or data.get("read_version") == self.instance.version:
             return data
-        read_version = data.get("read_version")
-        if read_version == self.instance.version:
-            return data
+        current = {n: self.normal(n, getattr(self.instance, n, None)) for n in self.edit_fields()}
         _, conflicts = merge_edit(
-            base=self.base(), current=self._current(), changes=self.changes(), units=self.edit_units
+            base=self.base(), current=current, changes=self.changes(), units=self.edit_units
         )
-        if conflicts:
-            self.show_current(
-                EditConflict(self.what, conflicts, self.instance, self.conflict_detail())
+        if conflicts:  # refused: the form shows the row as it is now
+            detail = self.conflict_detail()
+            self.add_error(
+                None, EditConflict(self.what, conflicts, self.instance, detail).message()
             )
+            shown = cast(QueryDict, self.data).copy()
+            for name in self.edit_fields():
+                value = getattr(self.instance, name)
+                value = "" if value is None else str(getattr(value, "pk", value))
+                shown[self.add_prefix(name)] = shown[self.add_initial_prefix(name)] = value
+            shown[self.add_prefix("read_version")] = str(self.instance.version)
+            self.data = shown
         return data
 
     def conflict_detail(self) -> str:
         return ""
-
-    def show_current(self, conflict: EditConflict) -> None:
-        """Refuse the edit and re-display the row as it is now."""
-        self.add_error(None, conflict.message())
-        data = cast(QueryDict, self.data).copy()
-        current: Any = conflict.current or self.instance
-        for name in self.edit_fields():
-            value = getattr(current, name)
-            value = value.pk if hasattr(value, "pk") else value
-            shown = "" if value is None else str(value)
-            data[self.add_prefix(name)] = shown
-            data[self.add_initial_prefix(name)] = shown
-        data[self.add_prefix("read_version")] = str(current.version)
-        self.data = data

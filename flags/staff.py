@@ -22,7 +22,6 @@ RECOVERY = "recovery codes"
 class Enrolment:
     """What a new authenticator shows once: the otpauth:// URL (as a QR code) and its key."""
 
-    device_id: int
     url: str
     key: str  # base32, spaced in fours for typing
 
@@ -39,27 +38,31 @@ class Enrolment:
 def _enrolment(device: TOTPDevice) -> Enrolment:
     key = b32encode(device.bin_key).decode()
     spaced = " ".join(key[i : i + 4] for i in range(0, len(key), 4))
-    return Enrolment(device_id=device.pk, url=device.config_url, key=spaced)
+    return Enrolment(url=device.config_url, key=spaced)
 
 
 def staff_totp_start(
     user: AbstractBaseUser, *, confirmed: bool = False, replace: bool = False
 ) -> Enrolment:
-    """A new authenticator, unconfirmed unless ``confirmed`` (the server's shell is trusted); earlier
-    unconfirmed ones go, and with ``replace`` the confirmed ones too (a lost phone)."""
+    """The user's unconfirmed authenticator (one at most: a reload or a mistyped code shows it again),
+    else a new one; ``confirmed`` (the server's shell is trusted) makes a new confirmed one instead,
+    and with ``replace`` the confirmed ones go too (a lost phone)."""
     with transaction.atomic():
-        old = TOTPDevice.objects.filter(user=user)
-        (old if replace else old.filter(confirmed=False)).delete()
+        devices = TOTPDevice.objects.filter(user=user)
+        pending = devices.filter(confirmed=False)
+        if not (confirmed or replace) and (device := pending.first()) is not None:
+            return _enrolment(device)
+        (devices if replace else pending).delete()
         return _enrolment(
             TOTPDevice.objects.create(user=user, name=AUTHENTICATOR, confirmed=confirmed)
         )
 
 
-def staff_totp_confirm(user: AbstractBaseUser, device_id: int, token: str) -> TOTPDevice | None:
+def staff_totp_confirm(user: AbstractBaseUser, token: str) -> TOTPDevice | None:
     """Confirm the user's unconfirmed authenticator with a token it shows; None when wrong."""
     with transaction.atomic():
         devices = TOTPDevice.objects.select_for_update()
-        device = devices.filter(user=user, pk=device_id, confirmed=False).first()
+        device = devices.filter(user=user, confirmed=False).first()
         if device is None or not device.verify_token(token.strip()):
             return None
         device.confirmed = True
@@ -67,14 +70,13 @@ def staff_totp_confirm(user: AbstractBaseUser, device_id: int, token: str) -> TO
     return device
 
 
-def staff_recovery_codes_renew(user: AbstractBaseUser, count: int | None = None) -> list[str]:
-    count = settings.OTP_RECOVERY_CODES if count is None else count
+def staff_recovery_codes_renew(user: AbstractBaseUser) -> list[str]:
     with transaction.atomic():
         device, _ = StaticDevice.objects.get_or_create(
             user=user, name=RECOVERY, defaults={"confirmed": True}
         )
         device.token_set.all().delete()
-        codes = [StaticToken.random_token() for _ in range(count)]
+        codes = [StaticToken.random_token() for _ in range(settings.OTP_RECOVERY_CODES)]
         StaticToken.objects.bulk_create(StaticToken(device=device, token=c) for c in codes)
     return codes
 
@@ -87,9 +89,3 @@ def staff_token_verify(user: AbstractBaseUser, token: str) -> object | None:
 
 def staff_has_recovery_codes(user: AbstractBaseUser) -> bool:
     return StaticToken.objects.filter(device__user=user, device__confirmed=True).exists()
-
-
-def staff_totp_pending(user: AbstractBaseUser, device_id: int) -> Enrolment | None:
-    """The user's unconfirmed authenticator again, after a mistyped code."""
-    device = TOTPDevice.objects.filter(user=user, pk=device_id, confirmed=False).first()
-    return None if device is None else _enrolment(device)

@@ -19,11 +19,9 @@ arena_urls = [
     path("products/<slug:product>/changes/feed/", feeds.ChangesFeed(), name="product-changes-feed"),
     path("stories/<int:story>/", pages.story_detail, name="story-detail"),
     path("sources/", pages.arena_sources, name="arena-sources"),
-    # disputes in the open: an arena's flags under review and decided, as a page, JSON and a feed
     path("disputes/", disputes.arena_disputes, name="arena-disputes"),
     path("disputes.json", disputes.arena_disputes_json, name="arena-disputes-json"),
     path("disputes/feed/", feeds.ArenaDisputesFeed(), name="arena-disputes-feed"),
-    # what would settle the close calls: the arena's unverified cells, most useful first
     path("verify/", verify.arena_verify, name="arena-verify"),
     path("verify.json", verify.arena_verify_json, name="arena-verify-json"),
     path("export.json", exports.arena_export_json, name="arena-export-json"),
@@ -34,7 +32,6 @@ arena_urls = [
 urlpatterns = [
     path("", pages.home, name="home"),
     path("methodology/", pages.methodology, name="methodology"),
-    # the front door: a search over arenas, products and stories; the home page's "X vs Y" picker
     path("search/", front.search, name="search"),
     path("pick/", front.pick_pair, name="pick-pair"),
     path("arenas/<slug:arena>/", include(arena_urls)),
@@ -48,13 +45,11 @@ urlpatterns = [
         name="arena-file-schema",
     ),
     path("schemas/<str:name>.schema.json", exports.published_schema, name="published-schema"),
-    # the site for programs (llms.txt and markdown views, web/formats/agents.py)
     path("llms.txt", agents.llms_txt, name="llms-txt"),
     path("api.md", agents.api_markdown, name="api-markdown"),
     path("robots.txt", discovery.robots_txt, name="robots-txt"),
     path("sitemap.xml", discovery.sitemap_xml, name="sitemap-xml"),
     path("favicon.ico", discovery.favicon, name="favicon-ico"),
-    # flags: the form on a cell, the reporter's status page; the public record of changes and its feeds
     path("cells/<int:cell>/flag/", flags.flag_create, name="flag-create"),
     path("flags/status/<str:token>/", flags.flag_status, name="flag-status"),
     path("flags/unsubscribe/<str:token>/", flags.flag_unsubscribe_view, name="flag-unsubscribe"),

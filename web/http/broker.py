@@ -29,11 +29,9 @@ def eviction_problem() -> tuple[int, str] | None:
     """None under ``noeviction``; else a log level and what is wrong."""
     with client() as conn:
         try:
-            found = conn.config_get("maxmemory-policy")
+            policy = conn.config_get("maxmemory-policy").get("maxmemory-policy")
         except redis.ResponseError as exc:  # CONFIG renamed or refused
             return logging.WARNING, f"maxmemory-policy could not be checked ({exc})"
-    policy = found.get("maxmemory-policy") or found.get(b"maxmemory-policy")
-    policy = policy.decode() if isinstance(policy, bytes) else policy
     if policy == SAFE_POLICY:
         return None
     return logging.ERROR, f"maxmemory-policy is {policy}: it can evict queued tasks"
@@ -47,6 +45,4 @@ def record_sweep() -> None:
 def seconds_since_sweep() -> float | None:
     with client() as conn:
         value = conn.get(SWEEP_KEY)
-    if value is None:
-        return None
-    return max(0.0, time.time() - float(value))
+    return None if value is None else max(0.0, time.time() - float(value))

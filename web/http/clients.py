@@ -25,8 +25,6 @@ UNKNOWN = "unknown"
 def parse_address(value: str | None) -> IPAddress | None:
     """``"1.2.3.4:5678"``, ``"[2001:db8::1]:443"``, ``"::ffff:1.2.3.4"`` → an address, or None."""
     text = (value or "").strip().strip('"').strip()
-    if not text:
-        return None
     if text.startswith("["):  # [v6] or [v6]:port
         end = text.find("]")
         if end == -1:
@@ -39,9 +37,7 @@ def parse_address(value: str | None) -> IPAddress | None:
         address = ipaddress.ip_address(text)
     except ValueError:
         return None
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return address.ipv4_mapped
-    return address
+    return getattr(address, "ipv4_mapped", None) or address
 
 
 @functools.lru_cache(maxsize=8)
@@ -96,10 +92,8 @@ def client_key(request: HttpRequest) -> str:
 def lockout_address(request: HttpRequest) -> str | None:
     """AXES_CLIENT_IP_CALLABLE: an IPv6 client by its /64's first address; None when unknown."""
     address = client_ip(request)
-    if address is None:
-        return None
-    client = _client_of(address)
-    return str(client.network_address if isinstance(client, ipaddress.IPv6Network) else client)
+    client = None if address is None else _client_of(address)
+    return None if client is None else str(getattr(client, "network_address", client))
 
 
 class ByClientKey:

@@ -198,9 +198,8 @@ class PageCacheMiddleware:
             return _over_miss_limit(request) or _finish(request, self.get_response(request))
         dated = kind in ("arena", "cell")  # (pages showing evidence ages: a new page each day)
         page_id = PageIdentity.of(request, version, dated=dated, match=match, query=query)
-        if (not_modified := _not_modified(request, page_id.etag)) is not None:
-            not_modified["ETag"] = page_id.etag
-            not_modified["Cache-Control"] = cache_control()
+        headers = {"ETag": page_id.etag, "Cache-Control": cache_control()}
+        if not_modified := _not_modified(request, page_id.etag, HttpResponse(headers=headers)):
             patch_vary_headers(not_modified, page_id.vary)
             return not_modified
         if not settings.PAGE_CACHE:
@@ -299,12 +298,10 @@ def _finish(
             response["Content-Length"] = str(length)
         return response
     response = cast(HttpResponse, response)
-    if etag is None and "ETag" not in response:
+    if not (etag := etag or response.get("ETag")):
         etag = f'W/"{hashlib.blake2b(response.content, digest_size=10).hexdigest()}"'
-    if etag is not None:
-        response["ETag"] = etag
-        return _not_modified(request, etag, response) or response
-    return response
+    response["ETag"] = etag
+    return _not_modified(request, etag, response) or response
 
 
 def _not_modified(

@@ -1,4 +1,4 @@
-"""What an operator sees (web/http/observability.py, web/views/metrics.py, config/tasklog.py): a
+"""What an operator sees (web/http/observability.py, web/views/metrics.py, config/celery.py): a
 request id on every response and log line (the tasks a request queues included), one access log
 line per request with the page cache's verdict, JSON logs, and /metrics behind its token."""
 
