@@ -53,9 +53,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "web.http.observability.request_observability",  # first: request id, access log, metrics
     # X-Forwarded-* only from our own proxies, before anything reads the scheme (the https redirect)
-    "web.http.middleware.forwarded_headers",
+    "web.http.middleware.request_hygiene",
     "django.middleware.security.SecurityMiddleware",
-    "web.http.middleware.drop_nul_from_query",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # (Django's GZip randomises lengths against BREACH; CSRF tokens are masked per response)
     "django.middleware.gzip.GZipMiddleware",

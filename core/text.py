@@ -15,12 +15,12 @@ SLUG_PATTERN = r"^[-a-zA-Z0-9_]+$(?!\n)"
 PRODUCT_SLUG_PATTERN = r"^(?!vs(?:-|$))(?!.*-vs(?:-|$))[-a-zA-Z0-9_]+$(?!\n)"
 VS = "vs"
 
-_SLUG = re.compile(SLUG_CHARS)
+SLUG = re.compile(SLUG_CHARS)  # what the URL patterns accept as a slug
 
 
 def slug_problem(value: object, product: bool = False) -> str | None:
     """Why ``value`` is not a slug (``product``: a product's), or None."""
-    if not isinstance(value, str) or not _SLUG.fullmatch(value):
+    if not isinstance(value, str) or not SLUG.fullmatch(value):
         return (
             f"{value!r} is not a slug: only letters, digits, hyphens and underscores (no spaces "
             "or line breaks)"
@@ -35,7 +35,7 @@ def slug_problem(value: object, product: bool = False) -> str | None:
 
 def validate_product_slug(value: object) -> None:
     """The ``vs`` word, beside the ``SlugField``'s own validator (one message at a time)."""
-    if isinstance(value, str) and _SLUG.fullmatch(value) and (problem := slug_problem(value, True)):
+    if isinstance(value, str) and SLUG.fullmatch(value) and (problem := slug_problem(value, True)):
         raise ValidationError(problem, code="invalid", params={"value": value})
 
 

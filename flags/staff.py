@@ -35,12 +35,6 @@ class Enrolment:
         return svg[svg.index("<svg") :]  # without the XML declaration: it sits inside HTML
 
 
-def _enrolment(device: TOTPDevice) -> Enrolment:
-    key = b32encode(device.bin_key).decode()
-    spaced = " ".join(key[i : i + 4] for i in range(0, len(key), 4))
-    return Enrolment(url=device.config_url, key=spaced)
-
-
 def staff_totp_start(
     user: AbstractBaseUser, *, confirmed: bool = False, replace: bool = False
 ) -> Enrolment:
@@ -50,12 +44,12 @@ def staff_totp_start(
     with transaction.atomic():
         devices = TOTPDevice.objects.filter(user=user)
         pending = devices.filter(confirmed=False)
-        if not (confirmed or replace) and (device := pending.first()) is not None:
-            return _enrolment(device)
-        (devices if replace else pending).delete()
-        return _enrolment(
-            TOTPDevice.objects.create(user=user, name=AUTHENTICATOR, confirmed=confirmed)
-        )
+        if confirmed or replace or (device := pending.first()) is None:
+            (devices if replace else pending).delete()
+            device = TOTPDevice.objects.create(user=user, name=AUTHENTICATOR, confirmed=confirmed)
+    key = b32encode(device.bin_key).decode()
+    spaced = " ".join(key[i : i + 4] for i in range(0, len(key), 4))
+    return Enrolment(url=device.config_url, key=spaced)
 
 
 def staff_totp_confirm(user: AbstractBaseUser, token: str) -> TOTPDevice | None:

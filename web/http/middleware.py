@@ -10,34 +10,18 @@ from django.urls import Resolver404, get_resolver, resolve
 from web.http.clients import is_trusted_proxy, parse_address
 
 Handler = Callable[[HttpRequest], HttpResponse]
-FORWARDED_HEADERS = (
-    "HTTP_X_FORWARDED_FOR",
-    "HTTP_X_FORWARDED_PROTO",
-    "HTTP_X_FORWARDED_HOST",
-    "HTTP_X_FORWARDED_PORT",
-    "HTTP_X_FORWARDED_SSL",
-    "HTTP_X_FORWARDED_PROTOCOL",
-    "HTTP_FORWARDED",
-)
+FORWARDED = ("HTTP_X_FORWARDED_", "HTTP_FORWARDED")  # X-Forwarded-*, Forwarded
 
 
-def forwarded_headers(get_response: Handler) -> Handler:
-    """X-Forwarded-* and Forwarded only from our own proxies: Django believes
-    SECURE_PROXY_SSL_HEADER from anyone."""
+def request_hygiene(get_response: Handler) -> Handler:
+    """X-Forwarded-* and Forwarded only from our own proxies (Django believes
+    SECURE_PROXY_SSL_HEADER from anyone), and no NUL in the query: PostgreSQL refuses one in any
+    text (a 500 from ``?status=%00`` in an admin filter)."""
 
     def middleware(request: HttpRequest) -> HttpResponse:
         if not is_trusted_proxy(parse_address(request.META.get("REMOTE_ADDR", ""))):
-            for name in FORWARDED_HEADERS:
-                request.META.pop(name, None)
-        return get_response(request)
-
-    return middleware
-
-
-def drop_nul_from_query(get_response: Handler) -> Handler:
-    """PostgreSQL refuses a NUL in any text (a 500 from ``?status=%00`` in an admin filter)."""
-
-    def middleware(request: HttpRequest) -> HttpResponse:
+            for name in [k for k in request.META if k.startswith(FORWARDED)]:
+                del request.META[name]
         query = request.META.get("QUERY_STRING", "")
         if "%00" in query or "\x00" in query:
             pairs = [

@@ -17,7 +17,7 @@ from arena.scoring.results import WEIGHT_LEVELS
 from arena.scoring.rounds import COMPARE_MAX, COMPARE_MIN
 from arena.selectors.matrix import STALE_ON, MatrixFilters
 from arena.selectors.weights import WeightEntry, WeightsAsked
-from core.text import SLUG_CHARS, clean_text
+from core.text import SLUG, clean_text
 from flags.disputes import DISPUTE_STATES
 from stories.values import Verdict
 
@@ -48,7 +48,6 @@ def _one_of(*values: str) -> Callable[[str], bool]:
     return lambda value: value in allowed
 
 
-SLUG = re.compile(SLUG_CHARS)  # what the URL patterns accept as a slug
 PARAM_MAX_LENGTH = 200  # longer values are cut (no filter or key is that long)
 SHOW_MAX = 100  # slugs in a list (``?show=``, ``?fold=``, ``?products=``)
 COMPARE_KEPT = 3  # the largest comparison kept in the page cache
@@ -89,16 +88,12 @@ def needs_kept(value: str) -> bool:
     return items == [n for n in NEEDS if n in items]
 
 
-def _stale_canon(value: str) -> str:
-    # every spelling of "on" filters alike, and the page's links write "1"
-    return "1" if value.strip().lower() in STALE_ON else value
-
-
 PERSONA = Param("persona")
 CATEGORY = Param("category")
 VERDICT = Param("verdict", _one_of(*Verdict.values))
 Q = Param("q")
-STALE = Param("stale", _one_of("1"), canon=_stale_canon)
+# every spelling of "on" filters alike, and the page's links write "1"
+STALE = Param("stale", _one_of("1"), canon=lambda v: "1" if v.strip().lower() in STALE_ON else v)
 SORT = Param("sort")
 RANK = Param("rank", _one_of(RANK_PA, RANK_VERIFIED, RANK_INTEGRITY))
 SHOW = Param("show", many=True)
