@@ -3,19 +3,23 @@ by a device has the admin's permission (writes are ``flags.staff``'s)."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any, cast
 from urllib.parse import urlencode
 
 from axes.handlers.proxy import AxesProxyHandler
 from axes.helpers import get_lockout_response
 from django import forms
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import REDIRECT_FIELD_NAME, logout
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
 from django.contrib.auth.signals import user_login_failed
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, URLResolver, path, reverse
+from django.utils.functional import SimpleLazyObject
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
@@ -176,3 +180,42 @@ class StaffAdminSite(admin.AdminSite):
         user = cast(User, request.user)
         codes = staff_recovery_codes_renew(user) if request.method == "POST" else None
         return self._page(request, "recovery_codes.html", title="Recovery codes", codes=codes)
+
+
+LAST_SEEN = "staff_last_seen"
+LAST_SEEN_RESOLUTION = 60  # seconds
+
+
+class StaffSessionMiddleware:
+    """After django-otp's middleware, which tells whether the session passed a second factor."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        in_admin = request.path_info.startswith("/" + settings.ADMIN_URL)
+        otp_user = request.user
+        # read when something reads the user, as Django's own: a page that does not touch the
+        # session (a public page, cacheable) is not made to
+        request.user = SimpleLazyObject(lambda: staff_session(request, otp_user, in_admin))  # type: ignore[assignment]  # as Django's own
+        response: HttpResponse = self.get_response(request)
+        if in_admin:
+            response.headers.setdefault("X-Robots-Tag", "noindex, nofollow")
+        return response
+
+
+def staff_session(request: HttpRequest, user: Any, in_admin: bool) -> Any:
+    if not is_staff(user):
+        return user
+    now = time.time()
+    last = request.session.get(LAST_SEEN)
+    if isinstance(last, (int, float)) and now - last > settings.STAFF_SESSION_IDLE_HOURS * 3600:
+        request.session.flush()  # signed out: the session's data and its cookie gone
+        return AnonymousUser()
+    if not request.session.get_expire_at_browser_close():
+        request.session.set_expiry(0)  # ends when the browser closes
+    if not isinstance(last, (int, float)) or now - last >= LAST_SEEN_RESOLUTION:
+        request.session[LAST_SEEN] = now
+    if not in_admin and not is_verified(user):
+        return AnonymousUser()
+    return user

@@ -46,11 +46,11 @@ from pytest_django.fixtures import Settings
 from arena.imports.pages import read_arena
 from arena.imports.reading import ArenaRecord
 from arena.models import Arena
+from config.admin_site import LAST_SEEN
 from ops.generate import arena_generate
 from tests.factories import ModeratorFactory, totp_device
 from web.http import pagekeys
 from web.http.pagecache import recent_pages
-from web.http.staff import LAST_SEEN
 
 SEED_SLUG = "durable-execution-engines"
 BIG_SLUG = "big"

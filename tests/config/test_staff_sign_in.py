@@ -21,9 +21,9 @@ from django_otp.plugins.otp_static.models import StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 import config.urls
+from config.admin_site import LAST_SEEN
 from config.settings import admin_url
 from tests.factories import ModeratorFactory, totp_code, totp_device
-from web.http.staff import LAST_SEEN
 
 pytestmark = pytest.mark.django_db
 

@@ -46,7 +46,7 @@ def absolute_url_tag(context: template.Context, path: str) -> str:
 
 
 # The flag forms may be crawled (each names its cell's page as canonical). An ADMIN_URL of its own
-# is not published here: its pages say noindex in a header instead (web.http.staff).
+# is not published here: its pages say noindex in a header instead (config.admin_site).
 ROBOTS = """\
 User-agent: *
 {admin}Disallow: /flags/

@@ -56,8 +56,7 @@ def request_observability(
 
 def record(request: HttpRequest, response: HttpResponseBase, seconds: float) -> None:
     # the URL name, a bounded label unlike the path (the page cache hands a hit its match)
-    match = request.resolver_match
-    view = match.view_name if match is not None and match.view_name else "<unmatched>"
+    view = getattr(request.resolver_match, "view_name", None) or "<unmatched>"
     status, cache = response.status_code, request.META.get("arena.page_cache")
     method = request.method if request.method in METHODS else "other"
     REQUESTS.labels(view=view, method=method, status=str(status)).inc()

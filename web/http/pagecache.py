@@ -71,11 +71,10 @@ class Page:
     def response(self, request: HttpRequest, etag: str) -> HttpResponse:
         accepts = re.search(r"\bgzip\b", request.META.get("HTTP_ACCEPT_ENCODING", ""))
         body = self.gzipped if self.gzipped is not None and accepts else self.body
-        response = HttpResponse(b"" if request.method == "HEAD" else body, status=self.status)
-        for key, value in self.headers:
-            response[key] = value
-        response["Content-Length"] = str(len(body))
-        response["ETag"] = etag
+        headers = {**dict(self.headers), "Content-Length": str(len(body)), "ETag": etag}
+        response = HttpResponse(
+            b"" if request.method == "HEAD" else body, status=self.status, headers=headers
+        )
         if self.gzipped is not None:
             patch_vary_headers(response, ("Accept-Encoding",))
             if body is self.gzipped:

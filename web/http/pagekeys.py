@@ -33,7 +33,6 @@ from web import params
 
 # Request headers a page depends on besides its URL: responses name them in ``Vary``, keys read them.
 HTMX_HEADERS = ("HX-Request", "HX-Target", "HX-Boosted", "HX-History-Restore-Request")
-API_HEADERS = ("Accept",)
 
 # The content each cacheable page follows, by URL name (static pages change with the release).
 SITE_PAGES = """home search recent-changes recent-changes-feed api-arena-list llms-txt sitemap-xml
@@ -257,6 +256,6 @@ class PageIdentity:
         return cls(
             etag=f'W/"{release()}.{named}.{digest}"',
             key=f"page:{release()}:{named}:{digest}",
-            vary=API_HEADERS if request.path_info.startswith("/api/") else HTMX_HEADERS,
+            vary=("Accept",) if request.path_info.startswith("/api/") else HTMX_HEADERS,
             tags=surrogate_keys(version, match.kwargs, dated),
         )
