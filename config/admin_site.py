@@ -27,32 +27,24 @@ from django_otp import login as otp_login
 from django_otp import user_has_device
 
 from flags.staff import (
-    staff_has_recovery_codes,
     staff_recovery_codes_renew,
     staff_token_verify,
     staff_totp_confirm,
     staff_totp_start,
 )
 
-TOKEN_ATTRS = {"autocomplete": "one-time-code", "autofocus": True, "spellcheck": "false"}
-
 
 class TokenForm(forms.Form):
+    """A code from the authenticator app or a recovery code (the enrol page says its own help)."""
+
     token = forms.CharField(
         label="Code",
         max_length=40,
         help_text="The 6-digit code your authenticator app shows now, or one of your recovery "
         "codes (each works once).",
-        widget=forms.TextInput(attrs=TOKEN_ATTRS),
-    )
-
-
-class ConfirmForm(forms.Form):
-    token = forms.CharField(
-        label="Code",
-        max_length=10,
-        help_text="The 6-digit code the app shows once it has read the QR code or the key.",
-        widget=forms.TextInput(attrs={**TOKEN_ATTRS, "inputmode": "numeric"}),
+        widget=forms.TextInput(
+            attrs={"autocomplete": "one-time-code", "autofocus": True, "spellcheck": "false"}
+        ),
     )
 
 
@@ -160,13 +152,14 @@ class StaffAdminSite(admin.AdminSite):
             return with_next("admin:second_factor", request)
         if request.method == "POST" and (locked := _locked_out(request)):
             return locked
-        form = ConfirmForm(request.POST if request.method == "POST" else None)
+        form = TokenForm(request.POST if request.method == "POST" else None)
+        form.fields["token"].widget.attrs["inputmode"] = "numeric"  # an authenticator's code only
         if form.is_valid():
             if (device := staff_totp_confirm(user, form.cleaned_data["token"])) is not None:
                 if not is_verified(user):
                     request.session.cycle_key()
                     otp_login(request, device)
-                codes = [] if staff_has_recovery_codes(user) else staff_recovery_codes_renew(user)
+                codes = staff_recovery_codes_renew(user, first=True)
                 return self._page(
                     request, "enrolled.html", title="Authenticator added", codes=codes
                 )

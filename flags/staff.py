@@ -64,11 +64,14 @@ def staff_totp_confirm(user: AbstractBaseUser, token: str) -> TOTPDevice | None:
     return device
 
 
-def staff_recovery_codes_renew(user: AbstractBaseUser) -> list[str]:
+def staff_recovery_codes_renew(user: AbstractBaseUser, *, first: bool = False) -> list[str]:
+    """A new set of recovery codes; with ``first``, only for a user who has none."""
     with transaction.atomic():
         device, _ = StaticDevice.objects.get_or_create(
             user=user, name=RECOVERY, defaults={"confirmed": True}
         )
+        if first and device.token_set.exists():
+            return []
         device.token_set.all().delete()
         codes = [StaticToken.random_token() for _ in range(settings.OTP_RECOVERY_CODES)]
         StaticToken.objects.bulk_create(StaticToken(device=device, token=c) for c in codes)
@@ -79,7 +82,3 @@ def staff_token_verify(user: AbstractBaseUser, token: str) -> object | None:
     """The confirmed device that accepts the token (a recovery code is then used up), or None."""
     token = "".join(token.split()).lower()  # recovery codes are lower case, however typed
     return match_token(user, token) if token else None
-
-
-def staff_has_recovery_codes(user: AbstractBaseUser) -> bool:
-    return StaticToken.objects.filter(device__user=user, device__confirmed=True).exists()
