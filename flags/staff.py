@@ -3,7 +3,6 @@ token, and single-use recovery codes (a static device; a new set replaces the ol
 
 from __future__ import annotations
 
-import io
 from base64 import b32encode
 from dataclasses import dataclass
 
@@ -20,19 +19,17 @@ RECOVERY = "recovery codes"
 
 @dataclass(frozen=True)
 class Enrolment:
-    """What a new authenticator shows once: the otpauth:// URL (as a QR code) and its key."""
+    """What an authenticator not yet confirmed shows: the otpauth:// URL (as a QR code) and its key."""
 
     url: str
     key: str  # base32, spaced in fours for typing
 
     def qr_svg(self) -> str:
-        import qrcode
+        """The URL's QR code as an ``<svg>`` element, without an XML declaration (it sits in HTML)."""
         import qrcode.image.svg
 
-        out = io.BytesIO()
-        qrcode.make(self.url, image_factory=qrcode.image.svg.SvgPathImage).save(out)
-        svg = out.getvalue().decode()
-        return svg[svg.index("<svg") :]  # without the XML declaration: it sits inside HTML
+        image = qrcode.make(self.url, image_factory=qrcode.image.svg.SvgPathImage)
+        return str(image.to_string(encoding="unicode"))
 
 
 def staff_totp_start(
