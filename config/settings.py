@@ -271,7 +271,6 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_CLIENT_IP_CALLABLE = "web.http.clients.lockout_address"
 # in the database, not the cache: a Redis outage does not switch lock-outs off
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
-AXES_ENABLED = env("AXES_ENABLED", True)
 
 # --- Content Security Policy: no inline style or script but with the nonce (the admin's)
 SECURE_CSP = {

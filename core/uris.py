@@ -24,17 +24,14 @@ MESSAGE = "Enter a valid http(s) address."
 def uri_encode(value: str) -> str:
     """What a URI cannot hold percent-encoded (idempotent); an unsplittable address as it is."""
     value = (value or "").strip()
-    if not value:
-        return value
     # (before splitting: urlsplit silently drops tabs and newlines)
     value = CONTROL.sub(lambda m: f"%{ord(m.group()):02X}", LONE_PERCENT.sub("%25", value))
     try:
         parts = urlsplit(value)
-        hostname = parts.hostname or ""
         netloc = parts.netloc
-        if not netloc.isascii() and hostname:
-            userinfo, _, hostport = netloc.rpartition("@")
-            host = hostname.encode("idna").decode("ascii")
+        if not netloc.isascii() and parts.hostname:
+            userinfo = netloc.rpartition("@")[0]
+            host = parts.hostname.encode("idna").decode("ascii")
             port = f":{parts.port}" if parts.port is not None else ""
             netloc = f"{userinfo}@{host}{port}" if userinfo else f"{host}{port}"
     except (ValueError, UnicodeError):
