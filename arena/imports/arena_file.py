@@ -44,15 +44,6 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 type Where = Sequence[str | int]
 
 
-class ArenaFileError(PageError):
-    """``FILE: /json/pointer: reason``, or for text not JSON ``FILE: line L, column C: …``."""
-
-    def __init__(self, path: str, reason: str, line: int = 0, column: int = 0):
-        super().__init__(path, line, reason)
-        where = f"line {line}, column {column}: " if column else f"line {line}: " if line else ""
-        self.args = (f"{path}: {where}{reason}",)
-
-
 def pointer(path: Iterable[str | int]) -> str:
     """An RFC 6901 JSON pointer (``/cells/3/quality``); ``/`` for the whole document."""
     return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in path)
@@ -95,8 +86,8 @@ class _File:
         line = line_of(self.text, where)
         return pointer(where) + (f" (line {line})" if line else "")
 
-    def at(self, where: Where, reason: str) -> ArenaFileError:
-        return ArenaFileError(self.path, f"{self.where(where)}: {reason}")
+    def at(self, where: Where, reason: str) -> PageError:
+        return PageError(self.path, 0, f"{self.where(where)}: {reason}")
 
     def date(self, value: str | None, where: Where) -> date | None:
         day = date.fromisoformat(value) if value is not None else None
@@ -124,22 +115,18 @@ class _File:
 
 def read_arena_json(path: str | Path) -> ArenaRecord:
     """The arena an arena file states, every rule checked; else a ``PageError``."""
-    path = str(path)
+    file = _File(str(path), read_text(str(path)))
+    if not file.text.strip():
+        raise PageError(file.path, 0, "file is empty")
     try:
-        text = read_text(path)
-    except PageError as exc:
-        raise ArenaFileError(path, exc.reason, exc.line) from None
-    if not text.strip():
-        raise ArenaFileError(path, "file is empty")
-    try:
-        doc = json.loads(text, object_pairs_hook=dataformat.unique_object)
+        doc = json.loads(file.text, object_pairs_hook=dataformat.unique_object)
     except json.JSONDecodeError as exc:
-        raise ArenaFileError(path, f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+        where = f"line {exc.lineno}, column {exc.colno}"
+        raise PageError(file.path, 0, f"{where}: not valid JSON: {exc.msg}") from None
     except dataformat.DuplicateKey as exc:
-        raise ArenaFileError(path, f"the key {exc.key!r} appears twice in one object") from None
+        raise PageError(file.path, 0, f"the key {exc.key!r} appears twice in one object") from None
     except RecursionError:
-        raise ArenaFileError(path, "nested too deeply to be an arena file") from None
-    file = _File(path, text)
+        raise PageError(file.path, 0, "nested too deeply to be an arena file") from None
     _schema_check(doc, file)
     _texts_check(doc, [], file)
     return _record(doc, file)
@@ -168,7 +155,7 @@ def _schema_check(document: Any, file: _File) -> None:
     if len(found) > MAX_ERRORS:
         lines.append(f"... and {len(found) - MAX_ERRORS} more")
     if lines:
-        raise ArenaFileError(file.path, f"\n{file.path}: ".join(lines))
+        raise PageError(file.path, 0, f"\n{file.path}: ".join(lines))
 
 
 def _message(error: ValidationError) -> str:

@@ -25,9 +25,11 @@ TEXT_LIMITS = {"Arena.description": 5_000, "Cell.rationale": 20_000, "Evidence.q
 
 
 class PageError(ValueError):
+    """``FILE:LINE: reason``, or ``FILE: reason`` (line 0: an arena file names a JSON pointer)."""
+
     def __init__(self, path: str, line: int, reason: str):
         self.path, self.line, self.reason = path, line, reason
-        super().__init__(f"{path}:{line}: {reason}")
+        super().__init__(f"{path}:{line}: {reason}" if line else f"{path}: {reason}")
 
 
 def read_text(path: str) -> str:
