@@ -4,6 +4,7 @@ then what a schema cannot say. Every problem is ``FILE: /json/pointer (line N): 
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -182,14 +183,9 @@ def _texts_check(value: Any, where: list[str | int], file: _File) -> None:
             what = "a lone surrogate" if 0xD800 <= code <= 0xDFFF else "the control character"
             note = "" if long or m.group() not in "\t\n\r" else " (names and titles are one line)"
             raise file.at(where, f"holds {what} U+{code:04X} at position {m.start()}{note}")
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if _CONTROL.search(key):
-                raise file.at(where, f"has a key with a control character: {key!r}")
-            _texts_check(item, [*where, key], file)
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            _texts_check(item, [*where, i], file)
+    elif isinstance(value, dict | list):  # (every key is one the schema names)
+        for step, item in value.items() if isinstance(value, dict) else enumerate(value):
+            _texts_check(item, [*where, step], file)
 
 
 def _record(doc: dict[str, Any], file: _File) -> ArenaRecord:
@@ -299,14 +295,10 @@ def _cells(
         details[pair] = CellDetail(
             by_slug[c["product"]], value, rationale or "", evidence, 0, rationale is not None, as_of
         )
-    for key in story_by_key:
-        for slug in by_slug:
-            if (key, slug) not in details:
-                raise file.at(
-                    ["cells"],
-                    f"no cell for the story {key} and the product {slug!r}: every product is "
-                    "judged on every story",
-                )
+    for key, slug in itertools.product(story_by_key, by_slug):
+        if (key, slug) not in details:
+            said = f"no cell for the story {key} and the product {slug!r}: every product is judged"
+            raise file.at(["cells"], f"{said} on every story")
     return details
 
 

@@ -145,11 +145,7 @@ def parse_compare(
 
 
 def _story(
-    cur: Cursor,
-    sm: re.Match[str],
-    group: str | None,
-    texts: list[str],
-    pair: tuple[str, str],
+    cur: Cursor, sm: re.Match[str], group: str | None, texts: list[str], pair: tuple[str, str]
 ) -> CompareStory:
     """The story whose ``N. <persona label><text>`` line ``cur`` has just read."""
     start, rest, number = cur.lineno, sm.group(2), cur.number(sm.group(1), "story number")

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any
 
 from django.conf import settings
@@ -12,8 +12,9 @@ from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from arena.imports.cells import import_cells
-from arena.imports.reading import ArenaRecord
+from arena.imports.reading import ArenaRecord, short
 from arena.imports.run import (
+    ImportRefused,
     ImportRun,
     day_text,
     import_arena_find,
@@ -87,9 +88,19 @@ def _stories(run: ImportRun) -> None:
     record, ov = run.record, run.record.overview
     rows = Story.all_objects.filter(arena=run.arena)  # (by the text the pages gave them)
     existing = {(s.page_text or s.text): s for s in rows}
+    by_text = {s.text: s for s in rows}
     listed = {}
     for ms in ov.stories:
         weight, story = record.weights.get(ms.text), existing.get(ms.text)
+        if (holder := by_text.get(ms.text)) is not None and holder is not story:
+            # (the current text of another story, reworded or retired)
+            what = "a retired story" if holder.retired_at else "another story"
+            if holder.page_text:
+                what += f", which the pages call {short(holder.page_text, 60)}"
+            raise ImportRefused(
+                f"{ov.path}: the story {short(ms.text, 60)} is the text of {what}; "
+                "reword one of them (nothing was imported)"
+            )
         listed[ms.text] = values = {
             "text": ms.text,
             "page_text": ms.text,
@@ -216,29 +227,27 @@ def _personas(run: ImportRun) -> None:
 def _prune_structure(run: ImportRun) -> None:
     """Categories and sub-groups the pages no longer list go, unless a retired story uses them."""
     used = list(Story.all_objects.filter(arena=run.arena).values_list("category_id", "subgroup_id"))
-    used_cats, used_groups = {c for c, _ in used}, {g for _, g in used}
-    for g in run.gone_groups:
-        if g.pk not in used_groups and not keep_added(run, g, "sub-group"):
-            run.listed("sub-group", "removed", g.name)
-            g.delete()
-    kept_cats = []
-    for c in run.removed_categories:
-        if c.pk in used_cats or keep_added(run, c, "category"):
-            kept_cats.append(c)
-        else:
-            run.listed("category", "removed", c.name)
-            c.delete()
-    _place_after(kept_cats, len(run.categories))
+    _remove(run, "sub-group", run.gone_groups, {g for _, g in used})
+    kept = _remove(run, "category", run.removed_categories, {c for c, _ in used})
+    _place_after(kept, len(run.categories))
+
+
+def _remove(run: ImportRun, kind: str, rows: list, used: Container[int] = ()) -> list:
+    """Unlisted rows go but those in use or kept (added or edited in the admin); the kept ones."""
+    kept = [row for row in rows if row.pk in used or keep_added(run, row, kind)]
+    for row in rows:
+        if row not in kept:
+            run.listed(kind, "removed", row.name)
+            row.delete()
+    return kept
 
 
 def _adjacent(run: ImportRun) -> None:
     listed = {a["name"]: {**a, "position": i} for i, a in enumerate(run.record.overview.adjacent)}
     rows = AdjacentArena.objects.filter(arena=run.arena)
     found = named_rows(rows, listed, run.record.overview.path, "adjacent arena")
-    for row in _write_rows(run, "adjacent arena", rows, found, listed, arena=run.arena)[1]:
-        if not keep_added(run, row, "adjacent arena"):
-            run.listed("adjacent arena", "removed", row.name)
-            row.delete()
+    gone = _write_rows(run, "adjacent arena", rows, found, listed, arena=run.arena)[1]
+    _remove(run, "adjacent arena", gone)
 
 
 def _sources(run: ImportRun) -> None:
