@@ -190,10 +190,9 @@ def _texts_check(value: Any, where: list[str | int], file: _File) -> None:
 
 def _record(doc: dict[str, Any], file: _File) -> ArenaRecord:
     arena, products, stories = doc["arena"], doc["products"], doc["stories"]
-    # (a slug made of the name: the schema checks a given one)
-    slug: str = arena.get("slug") or arena_slugify(arena["name"])
-    if problem := slug_problem(slug) if slug else "has no letters or digits to make a URL slug of":
-        raise file.at(["arena", "name"], problem)
+    # (the schema checks a given slug; one made of the name is valid, or empty)
+    if not (slug := arena.get("slug") or arena_slugify(arena["name"])):
+        raise file.at(["arena", "name"], "has no letters or digits to make a URL slug of")
     file.unique(doc["categories"], "name", "categories", made=arena_slugify)
     groups = {c["name"]: set(c.get("groups", [])) for c in doc["categories"]}
     file.unique(doc["personas"], "slug", "personas")

@@ -168,10 +168,7 @@ def _moderated_cell(
 def _date_cells(run: ImportRun, day: date, kept: list[int], evidence: list[int]) -> int:
     """Cells (but kept ones) and detailed quotes checked as of ``day``, never back; how many moved."""
     cells = (
-        Cell.objects.filter(
-            story__in=[s.pk for s in run.stories.values()],
-            product__in=[p.pk for p in run.products.values()],
-        )
+        Cell.objects.filter(story__in=run.stories.values(), product__in=run.products.values())
         .filter(Q(evidence_as_of__isnull=True) | Q(evidence_as_of__lt=day))
         .exclude(pk__in=kept)
         .update(evidence_as_of=day)

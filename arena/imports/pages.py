@@ -192,8 +192,6 @@ def _cell(cur: Cursor, product: str) -> CellDetail:
     verdict = Verdict(word)
     if verdict.applicable and Verdict.from_symbol(symbol) is not verdict:
         raise cur.error(f"symbol {symbol!r} does not match verdict {word!r}")
-    if verdict.applicable and quality_text is None:
-        raise cur.error(f"{product}'s cell has no quality")
     with cur.checks():
         quality = parse_quality(quality_text) if quality_text else None
     value = CellValue(verdict, Proof(proof) if proof else None, quality)
