@@ -53,10 +53,6 @@ def chunked(lines: Iterable[str], size: int = CHUNK_CHARS) -> Iterator[bytes]:
         yield "".join(buffer).encode()
 
 
-def document_chunks(document: Mapping[str, Any]) -> Iterator[bytes]:
-    return chunked(document_lines(document))
-
-
 def document_text(document: Mapping[str, Any]) -> str:
     return "".join(document_lines(document))
 

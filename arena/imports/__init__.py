@@ -1,2 +1,1 @@
-"""Arena imports: page dumps or an arena file read, then written in one transaction
-(docs/importing.md)."""
+"""Arena imports: page dumps or an arena file read, then written in one transaction."""

@@ -4,6 +4,7 @@ then what a schema cannot say. Every problem is ``FILE: /json/pointer (line N): 
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -42,15 +43,6 @@ _DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[ \t\n\r]*")
 
 type Where = Sequence[str | int]
-
-
-class ArenaFileError(PageError):
-    """``FILE: /json/pointer: reason``, or for text not JSON ``FILE: line L, column C: …``."""
-
-    def __init__(self, path: str, reason: str, line: int = 0, column: int = 0):
-        super().__init__(path, line, reason)
-        where = f"line {line}, column {column}: " if column else f"line {line}: " if line else ""
-        self.args = (f"{path}: {where}{reason}",)
 
 
 def pointer(path: Iterable[str | int]) -> str:
@@ -95,8 +87,8 @@ class _File:
         line = line_of(self.text, where)
         return pointer(where) + (f" (line {line})" if line else "")
 
-    def at(self, where: Where, reason: str) -> ArenaFileError:
-        return ArenaFileError(self.path, f"{self.where(where)}: {reason}")
+    def at(self, where: Where, reason: str) -> PageError:
+        return PageError(self.path, 0, f"{self.where(where)}: {reason}")
 
     def date(self, value: str | None, where: Where) -> date | None:
         day = date.fromisoformat(value) if value is not None else None
@@ -124,22 +116,18 @@ class _File:
 
 def read_arena_json(path: str | Path) -> ArenaRecord:
     """The arena an arena file states, every rule checked; else a ``PageError``."""
-    path = str(path)
+    file = _File(str(path), read_text(str(path)))
+    if not file.text.strip():
+        raise PageError(file.path, 0, "file is empty")
     try:
-        text = read_text(path)
-    except PageError as exc:
-        raise ArenaFileError(path, exc.reason, exc.line) from None
-    if not text.strip():
-        raise ArenaFileError(path, "file is empty")
-    try:
-        doc = json.loads(text, object_pairs_hook=dataformat.unique_object)
+        doc = json.loads(file.text, object_pairs_hook=dataformat.unique_object)
     except json.JSONDecodeError as exc:
-        raise ArenaFileError(path, f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+        where = f"line {exc.lineno}, column {exc.colno}"
+        raise PageError(file.path, 0, f"{where}: not valid JSON: {exc.msg}") from None
     except dataformat.DuplicateKey as exc:
-        raise ArenaFileError(path, f"the key {exc.key!r} appears twice in one object") from None
+        raise PageError(file.path, 0, f"the key {exc.key!r} appears twice in one object") from None
     except RecursionError:
-        raise ArenaFileError(path, "nested too deeply to be an arena file") from None
-    file = _File(path, text)
+        raise PageError(file.path, 0, "nested too deeply to be an arena file") from None
     _schema_check(doc, file)
     _texts_check(doc, [], file)
     return _record(doc, file)
@@ -168,7 +156,7 @@ def _schema_check(document: Any, file: _File) -> None:
     if len(found) > MAX_ERRORS:
         lines.append(f"... and {len(found) - MAX_ERRORS} more")
     if lines:
-        raise ArenaFileError(file.path, f"\n{file.path}: ".join(lines))
+        raise PageError(file.path, 0, f"\n{file.path}: ".join(lines))
 
 
 def _message(error: ValidationError) -> str:
@@ -195,22 +183,16 @@ def _texts_check(value: Any, where: list[str | int], file: _File) -> None:
             what = "a lone surrogate" if 0xD800 <= code <= 0xDFFF else "the control character"
             note = "" if long or m.group() not in "\t\n\r" else " (names and titles are one line)"
             raise file.at(where, f"holds {what} U+{code:04X} at position {m.start()}{note}")
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if _CONTROL.search(key):
-                raise file.at(where, f"has a key with a control character: {key!r}")
-            _texts_check(item, [*where, key], file)
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            _texts_check(item, [*where, i], file)
+    elif isinstance(value, dict | list):  # (every key is one the schema names)
+        for step, item in value.items() if isinstance(value, dict) else enumerate(value):
+            _texts_check(item, [*where, step], file)
 
 
 def _record(doc: dict[str, Any], file: _File) -> ArenaRecord:
     arena, products, stories = doc["arena"], doc["products"], doc["stories"]
-    # (a slug made of the name: the schema checks a given one)
-    slug: str = arena.get("slug") or arena_slugify(arena["name"])
-    if problem := slug_problem(slug) if slug else "has no letters or digits to make a URL slug of":
-        raise file.at(["arena", "name"], problem)
+    # (the schema checks a given slug; one made of the name is valid, or empty)
+    if not (slug := arena.get("slug") or arena_slugify(arena["name"])):
+        raise file.at(["arena", "name"], "has no letters or digits to make a URL slug of")
     file.unique(doc["categories"], "name", "categories", made=arena_slugify)
     groups = {c["name"]: set(c.get("groups", [])) for c in doc["categories"]}
     file.unique(doc["personas"], "slug", "personas")
@@ -312,14 +294,10 @@ def _cells(
         details[pair] = CellDetail(
             by_slug[c["product"]], value, rationale or "", evidence, 0, rationale is not None, as_of
         )
-    for key in story_by_key:
-        for slug in by_slug:
-            if (key, slug) not in details:
-                raise file.at(
-                    ["cells"],
-                    f"no cell for the story {key} and the product {slug!r}: every product is "
-                    "judged on every story",
-                )
+    for key, slug in itertools.product(story_by_key, by_slug):
+        if (key, slug) not in details:
+            said = f"no cell for the story {key} and the product {slug!r}: every product is judged"
+            raise file.at(["cells"], f"{said} on every story")
     return details
 
 

@@ -25,8 +25,7 @@ def import_cells(run: ImportRun) -> None:
     # the newest moderator or admin change of each cell that has one
     kinds = (CellChange.Kind.FLAG, CellChange.Kind.ADMIN)
     changes = CellChange.objects.filter(cell__story__arena=run.arena, kind__in=kinds)
-    ordered = changes.select_related("changed_by").order_by("changed_at", "pk")
-    moderated = {change.cell_id: change for change in ordered}
+    moderated = {change.cell_id: change for change in changes.order_by("changed_at", "pk")}
     new: list[tuple[Cell, tuple[Quote, ...]]] = []
     # kept as moderated (their dates stay), and those whose quotes the pages state again
     outcomes: dict[str, list[int]] = {"kept": [], "evidence": []}
@@ -36,16 +35,15 @@ def import_cells(run: ImportRun) -> None:
             detail = record.details.get((ms.text, pname))
             cell = existing.get((story.pk, product.pk))
             if cell is None:  # a new product or story, or one back beside retired rows
+                d = detail or CellDetail(pname, mark, "", (), 0, published=False)
                 new_cell = Cell(
                     imported_at=timezone.now(),
                     story=story,
                     product=product,
                     **mark.fields(),
-                    rationale=detail.rationale if detail else "",
-                    detail_published=detail is not None and detail.published,
-                    evidence_as_of=detail.evidence_as_of
-                    if record.exact and detail
-                    else ov.evidence_as_of,
+                    rationale=d.rationale,
+                    detail_published=d.published,
+                    evidence_as_of=d.evidence_as_of if record.exact else ov.evidence_as_of,
                 )
                 new.append((new_cell, _quotes_of(run, detail)))
                 continue
@@ -110,7 +108,7 @@ def _import_cell(
         return stated_again
     kind, note = CellChange.Kind.IMPORT, f"Imported from {run.record.overview.path}"
     if cell.edited_since_import:
-        override = _moderated_cell(run, cell, now, file, parts, where, last)
+        override = _moderated_cell(run, day_text(cell.edited_at), now, file, parts, where, last)
         if override is None:
             return "kept"  # every part of the cell stays as moderated
         # recorded publicly even when only the words or the quotes change
@@ -141,26 +139,19 @@ def _import_cell(
 
 
 def _moderated_cell(
-    run: ImportRun,
-    cell: Cell,
-    now: dict,
-    file: dict,
-    parts: list[str],
-    where: str,
-    last: CellChange | None,
+    run: ImportRun, day: str, now: dict, file: dict, parts: list, at: str, last: CellChange | None
 ) -> str | None:
     """A moderated cell's differing parts reported: kept (None), or told to, the override's note."""
-    day = day_text(cell.edited_at)
     lines = []
     if "value" in parts:
         kind = last.get_kind_display() if last is not None else "moderated"
         said = f"{run.says} {file['value'].label()}"
-        lines.append(f"{kind} value {now['value'].label()} of {where} ({day}; {said})")
+        lines.append(f"{kind} value {now['value'].label()} of {at} ({day}; {said})")
     if "rationale" in parts:
-        lines.append(f"edited rationale of {where} ({day}; the {run.says[:-5]}'s differs)")
+        lines.append(f"edited rationale of {at} ({day}; the {run.says[:-5]}'s differs)")
     if "evidence" in parts:
         said = f"{_quotes_text(now['evidence'])}; {run.says} {_quotes_text(file['evidence'])}"
-        lines.append(f"moderated evidence on {where} ({day}: {said})")
+        lines.append(f"moderated evidence on {at} ({day}: {said})")
     if not run.overwrite:
         if lines:  # (none: the decision's own date alone differs, nothing to report)
             run.kept.extend(f"kept {line}" for line in lines)
@@ -177,10 +168,7 @@ def _moderated_cell(
 def _date_cells(run: ImportRun, day: date, kept: list[int], evidence: list[int]) -> int:
     """Cells (but kept ones) and detailed quotes checked as of ``day``, never back; how many moved."""
     cells = (
-        Cell.objects.filter(
-            story__in=[s.pk for s in run.stories.values()],
-            product__in=[p.pk for p in run.products.values()],
-        )
+        Cell.objects.filter(story__in=run.stories.values(), product__in=run.products.values())
         .filter(Q(evidence_as_of__isnull=True) | Q(evidence_as_of__lt=day))
         .exclude(pk__in=kept)
         .update(evidence_as_of=day)

@@ -15,7 +15,6 @@ from arena.imports.reading import (
     CompareStory,
     Cursor,
     MatrixStory,
-    OverviewPage,
     PageError,
     read_text,
 )
@@ -48,21 +47,8 @@ def read_arena(paths: Sequence[str | Path]) -> ArenaRecord:
     if len(overviews) > 1:
         raise PageError(overviews[1], 1, f"a second arena overview page (first: {overviews[0]})")
     overview, products = parse_overview(overviews[0], loaded.pop(overviews[0]))
-    texts = [s.text for s in overview.stories]
-    compares = [parse_compare(p, ls, texts, overview.products) for p, ls in loaded.items()]
-    return merge_pages(overview, compares, products)
-
-
-def label_matches(label: str, persona: str) -> bool:
-    """Whether a persona label names the persona (one word may follow: "ai-native user")."""
-    norm = persona_slug(label)
-    return norm == persona or norm.startswith(persona + "-") and "-" not in norm[len(persona) + 1 :]
-
-
-def merge_pages(
-    overview: OverviewPage, compares: Sequence[ComparePage], products: dict[str, dict]
-) -> ArenaRecord:
     stories = {s.text: s for s in overview.stories}
+    compares = [parse_compare(p, ls, list(stories), overview.products) for p, ls in loaded.items()]
     # each value with where it was first read ("FILE:LINE"), to name it when another page differs
     weights: dict[str, tuple[int, str]] = {}
     labels: dict[str, tuple[str, str]] = {}
@@ -104,7 +90,8 @@ def _check_story(
         problem = f"story {cs.text[:70]!r} is not in the arena's matrix"
     elif cs.group != story.group and story.group is not None:
         problem = f"story is listed under {cs.group!r}, the matrix has {story.group!r}"
-    elif not label_matches(label, story.persona):
+    elif not re.fullmatch(rf"{re.escape(story.persona)}(-[^-]+)?", persona_slug(label)):
+        # (one word may follow: "ai-native user")
         problem = f"persona {label!r} does not match the matrix's {story.persona!r}"
     elif (first := labels.setdefault(story.persona, (label, where)))[0] != label:
         problem = f"persona label {label!r} differs from {first[0]!r} at {first[1]}"
@@ -158,11 +145,7 @@ def parse_compare(
 
 
 def _story(
-    cur: Cursor,
-    sm: re.Match[str],
-    group: str | None,
-    texts: list[str],
-    pair: tuple[str, str],
+    cur: Cursor, sm: re.Match[str], group: str | None, texts: list[str], pair: tuple[str, str]
 ) -> CompareStory:
     """The story whose ``N. <persona label><text>`` line ``cur`` has just read."""
     start, rest, number = cur.lineno, sm.group(2), cur.number(sm.group(1), "story number")
@@ -209,8 +192,6 @@ def _cell(cur: Cursor, product: str) -> CellDetail:
     verdict = Verdict(word)
     if verdict.applicable and Verdict.from_symbol(symbol) is not verdict:
         raise cur.error(f"symbol {symbol!r} does not match verdict {word!r}")
-    if verdict.applicable and quality_text is None:
-        raise cur.error(f"{product}'s cell has no quality")
     with cur.checks():
         quality = parse_quality(quality_text) if quality_text else None
     value = CellValue(verdict, Proof(proof) if proof else None, quality)

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db.backends.base.operations import BaseDatabaseOperations
 from django.db.models import Field
 
-from core.text import arena_slugify, parse_figure, slug_problem
+from core.text import arena_slugify, parse_figure
 from stories import freshness
 from stories.values import CellValue, CellValueError, Quote
 
@@ -25,9 +25,11 @@ TEXT_LIMITS = {"Arena.description": 5_000, "Cell.rationale": 20_000, "Evidence.q
 
 
 class PageError(ValueError):
+    """``FILE:LINE: reason``, or ``FILE: reason`` (line 0: an arena file names a JSON pointer)."""
+
     def __init__(self, path: str, line: int, reason: str):
         self.path, self.line, self.reason = path, line, reason
-        super().__init__(f"{path}:{line}: {reason}")
+        super().__init__(f"{path}:{line}: {reason}" if line else f"{path}: {reason}")
 
 
 def read_text(path: str) -> str:
@@ -112,17 +114,14 @@ class Cursor:
             raise self.error(f"{what} {short(digits, 20)} is larger than {maximum}")
         return int(significant)
 
-    def slug(self, label: str, what: str, name: str) -> str:
-        """The site's slug of ``name``, which must not be empty and must fit ``label``."""
+    def slug(self, label: str, what: str, name: str) -> None:
+        """The site's slug of ``name`` (always a valid one) must not be empty and must fit."""
         made = arena_slugify(name)
         if not made:
             raise self.error(f"{what} {short(name)} has no letters or digits to make a URL slug of")
-        if problem := slug_problem(made, product=True):
-            raise self.error(f"{what} {short(name)} gives a slug that is refused: {problem}")
         if len(made) > (limit := max_length(label)):
             said = f"gives a slug of {len(made)} characters; at most {limit} fit ({label})"
             raise self.error(f"{what} {short(name)} {said}")
-        return made
 
     def same_slug(self, seen: dict[str, str], what: str, name: str) -> None:
         made = arena_slugify(name)

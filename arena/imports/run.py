@@ -12,7 +12,7 @@ from typing import Any
 from django.db.models import F, Model
 from django.utils import timezone
 
-from arena.imports.reading import ArenaRecord, short
+from arena.imports.reading import ArenaRecord
 from arena.models import AdjacentArena, Arena, Category, Persona, SubGroup
 from core.models import VersionedRecord
 from products.models import Product
@@ -33,7 +33,7 @@ class ImportRefused(Exception):
 
 
 def import_arena_find(record: ArenaRecord, *, slug: str) -> Arena | None:
-    """The arena to update (pages: by name), None for a new one; refuses clashing names and texts."""
+    """The arena to update (pages: by name), None for a new one; refuses a name another holds."""
     ov = record.overview
     arena = Arena.objects.filter(slug=slug).first()
     other = Arena.objects.filter(name=ov.name).exclude(slug=slug).first()
@@ -47,27 +47,7 @@ def import_arena_find(record: ArenaRecord, *, slug: str) -> Arena | None:
             f"{ov.path}: the arena name {ov.name!r} already belongs to the arena {other.slug!r}, "
             f"{belongs}; give the arena its own slug and name (nothing was imported)"
         )
-    if arena is not None:
-        _story_clashes(record, arena)
     return arena
-
-
-def _story_clashes(record: ArenaRecord, arena: Arena) -> None:
-    """A listed text that is the current text of another story (reworded or retired) is refused."""
-    rows = list(Story.all_objects.filter(arena=arena).only("pk", "text", "page_text", "retired_at"))
-    found = {(s.page_text or s.text): s.pk for s in rows}
-    by_text = {s.text: s for s in rows}
-    path = record.overview.path
-    for ms in record.overview.stories:
-        holder = by_text.get(ms.text)
-        if holder is not None and holder.pk != found.get(ms.text):
-            what = "a retired story" if holder.retired_at else "another story"
-            if holder.page_text:
-                what += f", which the pages call {short(holder.page_text, 60)}"
-            raise ImportRefused(
-                f"{path}: the story {short(ms.text, 60)} is the text of {what}; "
-                "reword one of them (nothing was imported)"
-            )
 
 
 def product_check(path: str, rows: list[Product]) -> Callable[[Any, dict], None]:

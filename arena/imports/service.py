@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any
 
 from django.conf import settings
@@ -12,8 +12,9 @@ from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from arena.imports.cells import import_cells
-from arena.imports.reading import ArenaRecord
+from arena.imports.reading import ArenaRecord, short
 from arena.imports.run import (
+    ImportRefused,
     ImportRun,
     day_text,
     import_arena_find,
@@ -79,7 +80,7 @@ def _products(run: ImportRun) -> None:
             existing[name] = existing.pop(renamed)
     check = product_check(ov.path, list(rows))
     run.products.update(
-        _write_rows(run, "product", rows, existing, values, check, arena=run.arena)[0]
+        _write_rows(run, "product", rows, values, existing, check, arena=run.arena)[0]
     )
 
 
@@ -87,9 +88,19 @@ def _stories(run: ImportRun) -> None:
     record, ov = run.record, run.record.overview
     rows = Story.all_objects.filter(arena=run.arena)  # (by the text the pages gave them)
     existing = {(s.page_text or s.text): s for s in rows}
+    by_text = {s.text: s for s in rows}
     listed = {}
     for ms in ov.stories:
         weight, story = record.weights.get(ms.text), existing.get(ms.text)
+        if (holder := by_text.get(ms.text)) is not None and holder is not story:
+            # (the current text of another story, reworded or retired)
+            what = "a retired story" if holder.retired_at else "another story"
+            if holder.page_text:
+                what += f", which the pages call {short(holder.page_text, 60)}"
+            raise ImportRefused(
+                f"{ov.path}: the story {short(ms.text, 60)} is the text of {what}; "
+                "reword one of them (nothing was imported)"
+            )
         listed[ms.text] = values = {
             "text": ms.text,
             "page_text": ms.text,
@@ -108,26 +119,27 @@ def _stories(run: ImportRun) -> None:
         if story is not None and story.edited_since_import:
             if values["weight"] == story.weight or not run.overwrite:
                 values["weight_published"] = story.weight_published
-    run.stories.update(_write_rows(run, "story", rows, existing, listed, arena=run.arena)[0])
+    run.stories.update(_write_rows(run, "story", rows, listed, existing, arena=run.arena)[0])
 
 
 def _write_rows(
     run: ImportRun,
     kind: str,
     rows: QuerySet,
-    existing: dict[str, Any],
     listed: dict[str, dict[str, Any]],
+    existing: dict[str, Any] | None = None,
     check: Callable[[Any, dict[str, Any]], None] = lambda row, values: None,
     **parent: Any,
 ) -> tuple[dict[str, Any], list[Any]]:
     """Write the ``listed`` rows in page order; return them by name, and the rows no longer listed
-    (a story or product retired). An adjacent arena's place is a value (no place is unique)."""
-    editable, shifted = kind in ("story", "product"), kind != "adjacent arena"
+    (a story or product retired). Rows are found by ``existing`` else by name (``named_rows``)."""
+    editable = kind in ("story", "product")
     every = list(rows)  # (the rows ``existing`` holds: a QuerySet keeps what it fetched)
-    if shifted:
-        rows.update(position=F("position") + _OFFSET)
-        for row in every:
-            row.position += _OFFSET
+    if existing is None:
+        existing = named_rows(every, listed, run.record.overview.path, kind)
+    rows.update(position=F("position") + _OFFSET)
+    for row in every:
+        row.position += _OFFSET
     written: dict[str, Any] = {}
     for pos, (name, values) in enumerate(listed.items()):
         row = existing.get(name)
@@ -149,10 +161,10 @@ def _write_rows(
                 sync_row(row, {"retired_at": None})
                 run.listed(kind, "restored", name)
         check(row, values)
-        was, place = row.position - (_OFFSET if shifted else 0), values.get("position", pos)
+        was = row.position - _OFFSET
         changed = sync_row(row, values)
-        sync_row(row, {"position": place}, bump=place != was and not changed)
-        if changed or place != was:
+        sync_row(row, {"position": pos}, bump=pos != was and not changed)
+        if changed or pos != was:
             run.count(kind, "changed")
         if not editable:
             sync_row(row, {"page_name": name}, bump=False)
@@ -163,25 +175,22 @@ def _write_rows(
         if editable and row.retired_at is None:
             sync_row(row, {"retired_at": timezone.now()})
             run.listed(kind, "retired", str(row))
-    if shifted:
-        _place_after(unlisted, len(written))
+    _place_after(unlisted, len(written))
     return written, unlisted
 
 
 def _categories(run: ImportRun) -> None:
-    ov, arena, path = run.record.overview, run.arena, run.record.overview.path
+    ov, arena = run.record.overview, run.arena
     blurbs = {c.name: {"name": c.name, "blurb": c.blurb} for c in ov.categories}
     rows = Category.objects.filter(arena=arena)
-    found = named_rows(rows, blurbs, path, "category")
-    cats, gone = _write_rows(run, "category", rows, found, blurbs, arena=arena)
+    cats, gone = _write_rows(run, "category", rows, blurbs, arena=arena)
     run.categories.update(cats)
     run.removed_categories.extend(gone)
     for rec in ov.categories:
         cat = cats[rec.name]
         names = {g: {"name": g} for g in rec.groups if g is not None}
         rows = cat.subgroups.all()
-        found = named_rows(rows, names, path, "sub-group")
-        groups, gone_groups = _write_rows(run, "sub-group", rows, found, names, category=cat)
+        groups, gone_groups = _write_rows(run, "sub-group", rows, names, category=cat)
         run.subgroups.update({(rec.name, name): grp for name, grp in groups.items()})
         run.gone_groups.extend(gone_groups)
 
@@ -216,29 +225,26 @@ def _personas(run: ImportRun) -> None:
 def _prune_structure(run: ImportRun) -> None:
     """Categories and sub-groups the pages no longer list go, unless a retired story uses them."""
     used = list(Story.all_objects.filter(arena=run.arena).values_list("category_id", "subgroup_id"))
-    used_cats, used_groups = {c for c, _ in used}, {g for _, g in used}
-    for g in run.gone_groups:
-        if g.pk not in used_groups and not keep_added(run, g, "sub-group"):
-            run.listed("sub-group", "removed", g.name)
-            g.delete()
-    kept_cats = []
-    for c in run.removed_categories:
-        if c.pk in used_cats or keep_added(run, c, "category"):
-            kept_cats.append(c)
-        else:
-            run.listed("category", "removed", c.name)
-            c.delete()
-    _place_after(kept_cats, len(run.categories))
+    _remove(run, "sub-group", run.gone_groups, {g for _, g in used})
+    kept = _remove(run, "category", run.removed_categories, {c for c, _ in used})
+    _place_after(kept, len(run.categories))
+
+
+def _remove(run: ImportRun, kind: str, rows: list, used: Container[int] = ()) -> list:
+    """Unlisted rows go but those in use or kept (added or edited in the admin); the kept ones."""
+    kept = [row for row in rows if row.pk in used or keep_added(run, row, kind)]
+    for row in rows:
+        if row not in kept:
+            run.listed(kind, "removed", row.name)
+            row.delete()
+    return kept
 
 
 def _adjacent(run: ImportRun) -> None:
-    listed = {a["name"]: {**a, "position": i} for i, a in enumerate(run.record.overview.adjacent)}
+    listed = {a["name"]: dict(a) for a in run.record.overview.adjacent}
     rows = AdjacentArena.objects.filter(arena=run.arena)
-    found = named_rows(rows, listed, run.record.overview.path, "adjacent arena")
-    for row in _write_rows(run, "adjacent arena", rows, found, listed, arena=run.arena)[1]:
-        if not keep_added(run, row, "adjacent arena"):
-            run.listed("adjacent arena", "removed", row.name)
-            row.delete()
+    gone = _write_rows(run, "adjacent arena", rows, listed, arena=run.arena)[1]
+    _remove(run, "adjacent arena", gone)
 
 
 def _sources(run: ImportRun) -> None:

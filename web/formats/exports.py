@@ -57,7 +57,7 @@ def _export(
     if request.META.get("QUERY_STRING"):
         return HttpResponsePermanentRedirect(request.path)
     if kind == "json":
-        body = dataformat.document_chunks(arena_export_document(arena=found))
+        body = dataformat.chunked(dataformat.document_lines(arena_export_document(arena=found)))
         content_type, disposition = "application/json", "inline"
     else:
         body = dataformat.chunked(csv_lines(arena_csv_rows(arena=found)))

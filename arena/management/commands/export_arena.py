@@ -28,7 +28,7 @@ class Command(BaseCommand):
         document = arena_export_document(arena=arena)
         try:
             with open(output, "wb") if output else nullcontext(sys.stdout.buffer) as out:
-                out.writelines(dataformat.document_chunks(document))
+                out.writelines(dataformat.chunked(dataformat.document_lines(document)))
                 out.flush()
         except OSError as exc:
             raise CommandError(f"cannot write {output}: {exc}") from None
