@@ -123,8 +123,8 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
         filters.StatusFilter,
         filters.SortFilter,
         ("cell__story__arena", filters.RelatedFilter),
-        ("cell__product", filters.ArenaProductFilter),
-        ("cell__story__category", filters.ArenaCategoryFilter),
+        ("cell__product", filters.ArenaScopedFilter),
+        ("cell__story__category", filters.ArenaScopedFilter),
         ("flags__reason", filters.FieldChoicesFilter),
         filters.AgeFilter,
     ]
