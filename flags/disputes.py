@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 from django.db.models.functions import Coalesce
 
 from arena.models import Arena
@@ -71,12 +71,9 @@ def _filtered(arena: Arena, filters: DisputeFilters) -> QuerySet[ReviewItem]:
         items = items.filter(cell__product=filters.product)
     if filters.story is not None:
         items = items.filter(cell__story=filters.story)
-    if filters.state == OPEN:
-        items = items.filter(status=Status.PENDING)
-    elif filters.state == DECIDED:
-        items = items.exclude(status=Status.PENDING)
-    elif filters.state:
-        items = items.filter(status=filters.state)
+    if filters.state:
+        states = {OPEN: Q(status=Status.PENDING), DECIDED: ~Q(status=Status.PENDING)}
+        items = items.filter(states.get(filters.state, Q(status=filters.state)))
     return items
 
 

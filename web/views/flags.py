@@ -14,7 +14,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from flags.forms import FlagForm
-from flags.mailing import flag_unsubscribe, unsubscribe_flag_id
+from flags.mailing import flags_forget, unsubscribe_flag_id
 from flags.models import Flag
 from flags.selectors import flag_value_when_filed, queue_health
 from flags.services import FlagThrottled, flag_submit
@@ -47,9 +47,8 @@ def flag_create(request: HtmxHttpRequest, cell: int) -> HttpResponse:
     if form.is_valid():
         try:
             flag = flag_submit(cell=flagged, form=form, client=client_key(request))
-        except ValidationError as exc:
-            for field, messages in exc.message_dict.items():
-                form.add_error(field if field in form.fields else None, messages)
+        except ValidationError as exc:  # the cell's: the form was valid
+            form.add_error(None, exc.messages)
         except FlagThrottled as exc:
             wait = f"Please try again in {exc.retry_after} seconds."
             form.add_error(None, f"You have sent many flags in a short time. {wait}")
@@ -109,6 +108,6 @@ def flag_unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
     state = "ask" if flag_id is not None else "invalid"
     if flag_id is not None and request.method == "POST":
         # a flag that is gone has no mail to stop either
-        state = "done" if flag_unsubscribe(flag_id) else "invalid"
+        state = "done" if flags_forget(Flag.objects.filter(pk=flag_id)) else "invalid"
     status = 404 if state == "invalid" else 200
     return private(render(request, "flags/unsubscribe.html", {"state": state}, status=status))
