@@ -30,9 +30,8 @@ class Dispute:
         self.pending = item.status == Status.PENDING
         self.opened_at, self.decided_at = item.created_at, item.resolved_at
         self.updated_at: datetime = item.resolved_at or item.created_at
-        # "upheld", "rejected", "marked duplicate"; "" while pending
-        duplicate = item.status == Status.DUPLICATE
-        self.decision = "" if self.pending else "marked duplicate" if duplicate else item.status
+        marked: dict[str, str] = {Status.PENDING: "", Status.DUPLICATE: "marked duplicate"}
+        self.decision = marked.get(item.status, item.status)  # else "upheld" or "rejected"
         self.note = "" if self.pending else item.public_note
         self.change = item.change if item.status == Status.UPHELD else None
         self.direction = None if self.change is None else self.change.direction

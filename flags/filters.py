@@ -109,6 +109,5 @@ class ArenaScopedFilter(RelatedFilter):
         if arena.isdigit() and len(arena) < 19:
             rows = rows.filter(arena_id=arena)
         listed: list[Product | Category] = [*rows]
-        if len({row.arena_id for row in listed}) <= 1:
-            return [(row.pk, row.name) for row in listed]
-        return [(row.pk, f"{row.arena.name} · {row.name}") for row in listed]
+        named = len({row.arena_id for row in listed}) > 1
+        return [(row.pk, f"{row.arena.name} · {row.name}" if named else row.name) for row in listed]

@@ -32,12 +32,9 @@ def review_item_proposal(
     """The newest flag's proposal, among ``seen_flags`` when given (a decision applies only what
     the moderator read)."""
     cell = CellValue.of(item.cell)
-    proposals = [
-        (flag.created_at, flag.pk, proposal)
-        for flag in item.flags.all()
-        if (seen_flags is None or flag.pk in seen_flags) and (proposal := flag.proposal(cell))
-    ]
-    return max(proposals, key=lambda row: row[:2])[2] if proposals else None
+    flags = [f for f in item.flags.all() if seen_flags is None or f.pk in seen_flags]
+    proposals = [p for f in flags if (p := f.proposal(cell))]  # the flags' order: the newest last
+    return proposals[-1] if proposals else None
 
 
 def _number(value: int | None) -> str:

@@ -56,7 +56,7 @@ urlpatterns = [
     path("favicon.ico", discovery.favicon, name="favicon-ico"),
     # flags: the form on a cell, the reporter's status page; the public record of changes and its feeds
     path("cells/<int:cell>/flag/", flags.flag_create, name="flag-create"),
-    path("flags/status/<str:token>/", flags.flag_status, name="flag-status"),
+    path("flags/status/<slug:token>/", flags.flag_status, name="flag-status"),
     path("flags/unsubscribe/<str:token>/", flags.flag_unsubscribe_view, name="flag-unsubscribe"),
     path("changes/", flags.recent_changes, name="recent-changes"),
     path("changes/feed/", feeds.ChangesFeed(), name="recent-changes-feed"),
