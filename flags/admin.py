@@ -109,27 +109,18 @@ class ForModerators:
 
 @admin.register(ReviewItem)
 class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
-    list_display = [
-        "age",
-        "cell_link",
-        "flag_summary",
-        "correction",
-        "reporter_count",
-        "impact",
-        "status",
-    ]
+    list_display = ["age", "cell_link", "flag_summary", "correction", "reporter_count", "impact"]
     list_display_links = None  # the cell column links to the review page
     list_filter = [
         filters.StatusFilter,
         filters.SortFilter,
         ("cell__story__arena", filters.RelatedFilter),
-        ("cell__product", filters.ArenaProductFilter),
-        ("cell__story__category", filters.ArenaCategoryFilter),
+        ("cell__product", filters.ArenaScopedFilter),
+        ("cell__story__category", filters.ArenaScopedFilter),
         ("flags__reason", filters.FieldChoicesFilter),
         filters.AgeFilter,
     ]
     search_fields = ["cell__story__text", "cell__product__name", "flags__explanation"]
-    ordering = ["created_at", "pk"]
     list_per_page = 50
     actions = ["bulk_reject"]
     change_form_template = "admin/flags/reviewitem/review.html"
@@ -200,8 +191,7 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
     def get_list_display(self, request: HttpRequest) -> list[Any]:
         # the queue opens on pending items: a status column would repeat "pending" on every row
         shown = request.GET.get(filters.StatusFilter.parameter_name) or Status.PENDING
-        columns = list(super().get_list_display(request))
-        return [c for c in columns if c != "status"] if shown == Status.PENDING else columns
+        return [*self.list_display, *([] if shown == Status.PENDING else ["status"])]
 
     @admin.display(description="reporters", ordering="reporters")
     def reporter_count(self, item: Any) -> int:

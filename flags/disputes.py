@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 from django.db.models.functions import Coalesce
 
 from arena.models import Arena
@@ -30,9 +30,8 @@ class Dispute:
         self.pending = item.status == Status.PENDING
         self.opened_at, self.decided_at = item.created_at, item.resolved_at
         self.updated_at: datetime = item.resolved_at or item.created_at
-        # "upheld", "rejected", "marked duplicate"; "" while pending
-        duplicate = item.status == Status.DUPLICATE
-        self.decision = "" if self.pending else "marked duplicate" if duplicate else item.status
+        marked: dict[str, str] = {Status.PENDING: "", Status.DUPLICATE: "marked duplicate"}
+        self.decision = marked.get(item.status, item.status)  # else "upheld" or "rejected"
         self.note = "" if self.pending else item.public_note
         self.change = item.change if item.status == Status.UPHELD else None
         self.direction = None if self.change is None else self.change.direction
@@ -71,12 +70,9 @@ def _filtered(arena: Arena, filters: DisputeFilters) -> QuerySet[ReviewItem]:
         items = items.filter(cell__product=filters.product)
     if filters.story is not None:
         items = items.filter(cell__story=filters.story)
-    if filters.state == OPEN:
-        items = items.filter(status=Status.PENDING)
-    elif filters.state == DECIDED:
-        items = items.exclude(status=Status.PENDING)
-    elif filters.state:
-        items = items.filter(status=filters.state)
+    if filters.state:
+        states = {OPEN: Q(status=Status.PENDING), DECIDED: ~Q(status=Status.PENDING)}
+        items = items.filter(states.get(filters.state, Q(status=filters.state)))
     return items
 
 

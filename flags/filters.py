@@ -95,14 +95,13 @@ class ArenaScopedFilter(RelatedFilter):
     """The chosen arena's choices only; with none chosen, each named with its arena (two arenas
     may have a product of the same name)."""
 
-    model: type[Product] | type[Category]
-
     def field_choices(
         self, field: Field[Any, Any], request: HttpRequest, model_admin: admin.ModelAdmin[Any]
     ) -> list[tuple[Any, Any]]:
         # not the arena's stored close calls: a large JSON list, decoded once per row otherwise
+        model: type[Product] | type[Category] = field.related_model  # type: ignore[assignment]
         rows: QuerySet[Product] | QuerySet[Category] = (
-            self.model.objects.select_related("arena")
+            model.objects.select_related("arena")
             .defer("arena__close_calls")
             .order_by("arena__name", "position")
         )
@@ -110,14 +109,5 @@ class ArenaScopedFilter(RelatedFilter):
         if arena.isdigit() and len(arena) < 19:
             rows = rows.filter(arena_id=arena)
         listed: list[Product | Category] = [*rows]
-        if len({row.arena_id for row in listed}) <= 1:
-            return [(row.pk, row.name) for row in listed]
-        return [(row.pk, f"{row.arena.name} · {row.name}") for row in listed]
-
-
-class ArenaProductFilter(ArenaScopedFilter):
-    model = Product
-
-
-class ArenaCategoryFilter(ArenaScopedFilter):
-    model = Category
+        named = len({row.arena_id for row in listed}) > 1
+        return [(row.pk, f"{row.arena.name} · {row.name}" if named else row.name) for row in listed]

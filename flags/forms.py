@@ -63,7 +63,6 @@ class FlagForm(forms.Form):
 
     cell = forms.IntegerField(required=False, min_value=1, max_value=ID_MAX)  # the API's
     reason = forms.ChoiceField(
-        label="Reason",
         choices=Reason.choices,
         widget=forms.RadioSelect,
         error_messages={"required": f"Choose a reason: {', '.join(Reason.values)}."},
@@ -80,7 +79,6 @@ class FlagForm(forms.Form):
         required=False,
     )
     explanation = CleanTextField(
-        label="Explanation",
         widget=forms.Textarea(attrs={"rows": 4}),
         min_length=EXPLANATION_MIN,
         max_length=EXPLANATION_MAX,
@@ -106,9 +104,8 @@ class FlagForm(forms.Form):
         widget=forms.EmailInput,
         help_text="Only if you want to be reachable by a moderator.",
     )
-    # the template names the product in the label (the form does not know the cell)
+    # labelled by the template, which names the product
     affiliated = forms.BooleanField(
-        label="I work for or with the product's vendor",
         required=False,
         help_text="Vendors may flag too: say so, and the moderators weigh your flag knowing it. "
         "The decision's public record says the flag was filed by the vendor.",
@@ -183,16 +180,11 @@ class DecisionForm(NoteForm):
     """A moderator's decision. Upholding writes the values sent (proof or quality empty: none;
     left out, or the verdict empty: the proposal's, else the cell's) and checks the versions read."""
 
-    verdict = forms.ChoiceField(choices=Verdict.choices, required=False, label="Verdict")
+    verdict = forms.ChoiceField(choices=Verdict.choices, required=False)
     proof = forms.TypedChoiceField(
-        choices=[("", "— none —"), *Proof.choices],
-        required=False,
-        empty_value=None,
-        label="Proof",
+        choices=[("", "— none —"), *Proof.choices], required=False, empty_value=None
     )
-    quality = forms.IntegerField(
-        min_value=0, max_value=QUALITY_MAX, required=False, label="Quality"
-    )
+    quality = forms.IntegerField(min_value=0, max_value=QUALITY_MAX, required=False)
     rationale = text_field(
         "Rationale (edit to rewrite it with the correction)",
         5000,

@@ -147,10 +147,8 @@ def _failed(notices: list[Notice], exc: BaseException | str, addresses: list[str
     reason = one_line(reason, LOG_MAX)
     final = [n for n in notices if n.attempts >= settings.NOTICE_MAX_ATTEMPTS]
     again = [n for n in notices if n not in final]
-    Notice.objects.filter(pk__in=[n.pk for n in again]).update(last_error=reason)
-    Notice.objects.filter(pk__in=[n.pk for n in final]).update(
-        status=Notice.State.FAILED, last_error=reason
-    )
+    Notice.objects.filter(pk__in=[n.pk for n in notices]).update(last_error=reason)
+    Notice.objects.filter(pk__in=[n.pk for n in final]).update(status=Notice.State.FAILED)
     for n in final:
         what = f"notice {n.pk} ({n.kind}) failed after {n.attempts} attempts"
         log.error("%s, given up: %s", what, reason)
@@ -279,7 +277,7 @@ def notices_enqueue(ids: list[int]) -> None:
             return
 
 
-def _forget(flags: QuerySet[Flag]) -> int:
+def flags_forget(flags: QuerySet[Flag]) -> int:
     """Erase the flags' addresses, skip their pending mail, clear errors that may name them."""
     with transaction.atomic():
         notices = Notice.objects.filter(flag__in=flags.values("pk"))
@@ -289,12 +287,7 @@ def _forget(flags: QuerySet[Flag]) -> int:
         return flags.update(email="")
 
 
-def flag_unsubscribe(flag_id: int) -> bool:
-    """False when there is no such flag."""
-    return bool(_forget(Flag.objects.filter(pk=flag_id)))
-
-
 def flag_emails_erase(now: datetime | None = None) -> int:
     """Erase reporters' addresses FLAG_EMAIL_RETENTION_DAYS after the decision; how many."""
     cutoff = (now or timezone.now()) - timedelta(days=settings.FLAG_EMAIL_RETENTION_DAYS)
-    return _forget(Flag.objects.filter(item__resolved_at__lte=cutoff).exclude(email=""))
+    return flags_forget(Flag.objects.filter(item__resolved_at__lte=cutoff).exclude(email=""))

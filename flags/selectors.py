@@ -15,7 +15,7 @@ from django.utils import timezone
 from django.utils.timesince import timesince
 
 from arena.models import Arena, ProductScore
-from arena.scoring.ranking import uphold_effect
+from arena.scoring.ranking import UpholdEffect, uphold_effect
 from arena.scoring.results import ProductResult, product_results
 from arena.scoring.tally import Tally
 from arena.selectors.inputs import arena_scoring_inputs, cell_corrections
@@ -32,12 +32,9 @@ def review_item_proposal(
     """The newest flag's proposal, among ``seen_flags`` when given (a decision applies only what
     the moderator read)."""
     cell = CellValue.of(item.cell)
-    proposals = [
-        (flag.created_at, flag.pk, proposal)
-        for flag in item.flags.all()
-        if (seen_flags is None or flag.pk in seen_flags) and (proposal := flag.proposal(cell))
-    ]
-    return max(proposals, key=lambda row: row[:2])[2] if proposals else None
+    flags = [f for f in item.flags.all() if seen_flags is None or f.pk in seen_flags]
+    proposals = [p for f in flags if (p := f.proposal(cell))]  # the flags' order: the newest last
+    return proposals[-1] if proposals else None
 
 
 def _number(value: int | None) -> str:
@@ -47,26 +44,23 @@ def _number(value: int | None) -> str:
 @dataclass(frozen=True)
 class Impact:
     product: str
-    pa_before: int | None
-    pa_after: int | None
-    rank_before: int
-    rank_after: int
-    integrity_before: int | None
-    integrity_after: int | None
+    effect: UpholdEffect
 
     @property
     def size(self) -> tuple[int, int, int]:  # places in the ranking, then PA, then integrity
+        e = self.effect
         return (
-            abs(self.rank_after - self.rank_before),
-            abs((self.pa_after or 0) - (self.pa_before or 0)),
-            abs((self.integrity_after or 0) - (self.integrity_before or 0)),
+            abs(e.rank_after - e.rank_before),
+            abs((e.after.coverage or 0) - (e.before.coverage or 0)),
+            abs((e.after.integrity or 0) - (e.before.integrity or 0)),
         )
 
     def __str__(self) -> str:
+        e = self.effect
         return (
-            f"{self.product} PA {_number(self.pa_before)} → {_number(self.pa_after)}, "
-            f"rank {self.rank_before} → {self.rank_after}, "
-            f"integrity {_number(self.integrity_before)} → {_number(self.integrity_after)}"
+            f"{self.product} PA {_number(e.before.coverage)} → {_number(e.after.coverage)}, "
+            f"rank {e.rank_before} → {e.rank_after}, "
+            f"integrity {_number(e.before.integrity)} → {_number(e.after.integrity)}"
         )
 
 
@@ -116,15 +110,7 @@ def review_item_impacts(items: Iterable[ReviewItem]) -> dict[int, Impact]:
             corrections=nets.get(item.cell_id),
             counted=cell.story.retired_at is None and cell.product.retired_at is None,
         )
-        impacts[item.pk] = Impact(
-            names[cell.product_id],
-            effect.before.coverage,
-            effect.after.coverage,
-            effect.rank_before,
-            effect.rank_after,
-            effect.before.integrity,
-            effect.after.integrity,
-        )
+        impacts[item.pk] = Impact(names[cell.product_id], effect)
     return impacts
 
 

@@ -1,5 +1,4 @@
-"""The flags' Celery task names: the notices send by them (without importing the tasks), the
-beat schedule runs them."""
+"""The flags' Celery task names, for the mail's senders and the beat without importing the tasks."""
 
 NOTICE_TASK = "flags.tasks.notice_send"
 NOTICES_DUE_TASK = "flags.tasks.notices_send_due"

@@ -1,5 +1,4 @@
-"""Celery's wrappers of ``flags.mailing``, each safe to run twice (a notice is claimed before it is
-sent)."""
+"""Celery's wrappers of ``flags.mailing``, each safe to run twice (a notice is claimed first)."""
 
 from celery import Task, shared_task
 

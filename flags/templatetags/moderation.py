@@ -16,6 +16,4 @@ register = template.Library()
 def moderation_queue_health(context: dict[str, Any]) -> QueueHealth | None:
     """None for anyone but a moderator: the admin's index is every staff member's."""
     request = context.get("request")
-    if request is None or not user_can_moderate(request.user):
-        return None
-    return queue_health()
+    return queue_health() if request and user_can_moderate(request.user) else None

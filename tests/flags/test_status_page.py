@@ -53,7 +53,7 @@ def test_the_page_shows_the_value_when_filed_and_the_value_now_after_a_correctio
         in (page)
     )
     assert "Your flag is upheld" in page and "Only some workflows." in page
-    assert "full probed 8/10\n    → partial claimed 5/10" in page  # the decision, before → after
+    assert "full probed 8/10 → partial claimed 5/10" in page  # the decision, before → after
 
 
 @pytest.mark.django_db

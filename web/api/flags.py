@@ -72,9 +72,8 @@ def invalid(exc: DjangoValidationError) -> serializers.ValidationError:
 
 
 def field_of(field: forms.Field) -> serializers.Field:
-    common: dict[str, Any] = {"required": field.required, "help_text": field.help_text or None}
-    if not field.required:
-        common["allow_null"] = True
+    common: dict[str, Any] = {"required": field.required, "allow_null": not field.required}
+    common["help_text"] = field.help_text or None
     if isinstance(field, FlagIdsField):
         ids = serializers.IntegerField(min_value=1, max_value=ID_MAX)
         return serializers.ListField(child=ids, min_length=1, **common)

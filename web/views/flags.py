@@ -1,11 +1,10 @@
 """The flag pages: the form on a cell, the reporter's status page, the mail's unsubscribe, the changes."""
 
-import re
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import cache_control
@@ -14,7 +13,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from flags.forms import FlagForm
-from flags.mailing import flag_unsubscribe, unsubscribe_flag_id
+from flags.mailing import flags_forget, unsubscribe_flag_id
 from flags.models import Flag
 from flags.selectors import flag_value_when_filed, queue_health
 from flags.services import FlagThrottled, flag_submit
@@ -47,9 +46,8 @@ def flag_create(request: HtmxHttpRequest, cell: int) -> HttpResponse:
     if form.is_valid():
         try:
             flag = flag_submit(cell=flagged, form=form, client=client_key(request))
-        except ValidationError as exc:
-            for field, messages in exc.message_dict.items():
-                form.add_error(field if field in form.fields else None, messages)
+        except ValidationError as exc:  # the cell's: the form was valid
+            form.add_error(None, exc.messages)
         except FlagThrottled as exc:
             wait = f"Please try again in {exc.retry_after} seconds."
             form.add_error(None, f"You have sent many flags in a short time. {wait}")
@@ -74,16 +72,10 @@ def private(response: HttpResponse) -> HttpResponse:
     return response
 
 
-# What ``flags.models.new_token`` makes; anything else is not looked up (a NUL fails PostgreSQL)
-TOKEN = re.compile(r"[-A-Za-z0-9_]{1,64}")
-
-
 @require_safe
 @cache_control(private=True, no_cache=True)  # one reporter's, through a secret link
 def flag_status(request: HtmxHttpRequest, token: str) -> HttpResponse:
     """The reporter's private status page: the cell as it stood then, the state, the decision."""
-    if not TOKEN.fullmatch(token):
-        raise Http404("No such flag.")
     flag = get_object_or_404(
         Flag.objects.select_related("item", "cell__story__arena", "cell__product", "item__change"),
         token=token,
@@ -109,6 +101,6 @@ def flag_unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
     state = "ask" if flag_id is not None else "invalid"
     if flag_id is not None and request.method == "POST":
         # a flag that is gone has no mail to stop either
-        state = "done" if flag_unsubscribe(flag_id) else "invalid"
+        state = "done" if flags_forget(Flag.objects.filter(pk=flag_id)) else "invalid"
     status = 404 if state == "invalid" else 200
     return private(render(request, "flags/unsubscribe.html", {"state": state}, status=status))

@@ -25,8 +25,7 @@ class Command(BaseCommand):
         outcomes = mailing.notices_sweep()
         counts = Counter(outcome.status for outcome in outcomes.values())
         if options["digest"]:
-            status = mailing.moderator_digest_send().status
-            counts[f"digest {status}"] = 1
+            counts[f"digest {mailing.moderator_digest_send().status}"] = 1
         summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
         self.stdout.write(summary or "nothing due")
         lost = {pk: o for pk, o in outcomes.items() if o.status in PROBLEMS}
