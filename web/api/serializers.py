@@ -8,7 +8,8 @@ from rest_framework import serializers
 
 from arena.scoring.rounds import DRAWN
 from arena.selectors.calls import first_leads
-from products.models import Hosting, Product
+from arena.selectors.export import BLANK_IS_NULL, PRODUCT_FIELDS
+from products.models import Product
 from stories.values import Backing
 
 
@@ -70,23 +71,14 @@ class ProductRefSerializer(serializers.Serializer):
     name = serializers.CharField()
 
 
-class ProductSerializer(ProductRefSerializer):
-    tier = serializers.CharField()
-    stars = serializers.IntegerField(allow_null=True)
-    stars_growth = serializers.IntegerField(allow_null=True)
-    npm_weekly = serializers.IntegerField(allow_null=True)
-    pypi_weekly = serializers.IntegerField(allow_null=True)
-    popularity_as_of = serializers.DateField(allow_null=True)
-    website = serializers.URLField(allow_null=True)
-    repository = serializers.URLField(allow_null=True)
-    documentation = serializers.URLField(allow_null=True)
-    licence = serializers.CharField(allow_null=True, help_text="An SPDX licence expression.")
+class ProductSerializer(serializers.ModelSerializer):
     languages = serializers.ListField(child=serializers.CharField(), help_text="And SDKs.")
-    hosting = serializers.ChoiceField(choices=Hosting.values, allow_null=True)
-    pricing = serializers.CharField(allow_null=True, help_text="The pricing model.")
-    first_release = serializers.DateField(allow_null=True)
-    latest_release = serializers.DateField(allow_null=True)
-    latest_version = serializers.CharField(allow_null=True)
+
+    class Meta:
+        model = Product
+        fields = PRODUCT_FIELDS
+        read_only_fields = PRODUCT_FIELDS
+        extra_kwargs = {f: {"allow_null": True} for f in BLANK_IS_NULL & set(PRODUCT_FIELDS)}
 
     def to_representation(self, product: Any) -> Any:
         # a fact stored blank is one nobody stated: null, as the open-data export writes

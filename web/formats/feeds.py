@@ -29,16 +29,17 @@ def recent_changes_queryset() -> QuerySet[CellChange]:
     ).order_by("-changed_at", "-pk")
 
 
-def _xml_text(text: object) -> str:
-    # XML 1.0 cannot hold most control characters: one in a note would break the whole feed
-    return clean_text(str(text or ""))
-
-
 Scope = tuple[Arena | None, Product | None]  # what a changes feed follows
 
 
+class CleanAtomFeed(Atom1Feed):
+    def add_item(self, title: str, link: str, description: str, **kwargs: Any) -> None:
+        # XML 1.0 cannot hold most control characters: one in a note would break the whole feed
+        super().add_item(clean_text(title), link, clean_text(description), **kwargs)
+
+
 class SiteFeed(Feed):
-    feed_type = Atom1Feed
+    feed_type = CleanAtomFeed
     author_name = "Arena"  # (Atom wants an author: the site, at its address)
 
     def get_feed(self, obj: Any, request: HttpRequest) -> SyndicationFeed:
@@ -73,7 +74,7 @@ class ChangesFeed(SiteFeed):
         if arena is None:
             return "Arena verdict changes"
         subject = f"{product.name} in {arena.name}" if product else arena.name
-        return _xml_text(f"{subject}: verdict changes")
+        return f"{subject}: verdict changes"
 
     def subtitle(self, scope: Scope) -> str:
         arena, product = scope
@@ -81,7 +82,7 @@ class ChangesFeed(SiteFeed):
         if product is not None:
             what = f"{product.name}'s verdicts, proof levels or qualities"
         where = f"in the {arena.name} arena" if arena else "on the arena site"
-        return _xml_text(f"Every correction of {what} {where}, newest first.")
+        return f"Every correction of {what} {where}, newest first."
 
     def link(self, scope: Scope) -> str:
         arena, product = scope
@@ -96,7 +97,7 @@ class ChangesFeed(SiteFeed):
 
     def item_title(self, change: CellChange) -> str:
         # the title names the verdicts only (short); the description names whole judgements
-        return _xml_text(
+        return (
             f"{change.cell.product.name}: {change.old_value.verdict} → {change.new_value.verdict} "
             f"on “{change.cell.story.text[:80]}”"
         )
@@ -106,11 +107,8 @@ class ChangesFeed(SiteFeed):
         # reader shows a note's "<b>" as written instead of reading it as markup
         direction = f" ({change.direction.label})" if change.direction is not None else ""
         return escape(
-            _xml_text(
-                f"{change.cell.story.arena.name}. {change.get_kind_display().capitalize()}: "
-                f"{change.old_value.label()} → {change.new_value.label()}{direction}. "
-                f"{change.note}"
-            )
+            f"{change.cell.story.arena.name}. {change.get_kind_display().capitalize()}: "
+            f"{change.old_value.label()} → {change.new_value.label()}{direction}. {change.note}"
         )
 
     def item_link(self, change: CellChange) -> str:
@@ -138,10 +136,10 @@ class ArenaDisputesFeed(SiteFeed):
 
     def title(self, scope: DisputesRead) -> str:
         on = f" on {scope.filters.product.name}" if scope.filters.product else ""
-        return _xml_text(f"{scope.arena.name}: disputes{on}")
+        return f"{scope.arena.name}: disputes{on}"
 
     def subtitle(self, scope: DisputesRead) -> str:
-        return _xml_text(
+        return (
             f"Flags on {scope.arena.name} verdicts under review, and each decision, newest first."
         )
 
@@ -151,7 +149,7 @@ class ArenaDisputesFeed(SiteFeed):
     def item_title(self, d: Dispute) -> str:
         cell = d.item.cell
         state = "Under review" if d.pending else d.decision.capitalize()
-        return _xml_text(f"{state}: {cell.product.name} on “{cell.story.text[:80]}”")
+        return f"{state}: {cell.product.name} on “{cell.story.text[:80]}”"
 
     def item_description(self, d: Dispute) -> str:
         parts = [f"{d.flag_count} flag{'' if d.flag_count == 1 else 's'}: {'; '.join(d.reasons)}."]
@@ -168,7 +166,7 @@ class ArenaDisputesFeed(SiteFeed):
             parts.append(f"Corrected {old} → {new}, {d.direction.label}.")
         if d.note:
             parts.append(f"Moderator's note: {d.note}")
-        return escape(_xml_text(" ".join(parts)))
+        return escape(" ".join(parts))
 
     def item_link(self, d: Dispute) -> str:
         # (also the entry's id: one dispute, one id, its entry updated when it is decided)
