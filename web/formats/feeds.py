@@ -10,7 +10,6 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpRequest
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed, SyndicationFeed
-from django.utils.html import escape
 
 from arena.models import Arena
 from arena.selectors.matrix import product_get
@@ -35,7 +34,8 @@ Scope = tuple[Arena | None, Product | None]  # what a changes feed follows
 class CleanAtomFeed(Atom1Feed):
     def add_item(self, title: str, link: str, description: str, **kwargs: Any) -> None:
         # XML 1.0 cannot hold most control characters: one in a note would break the whole feed
-        super().add_item(clean_text(title), link, clean_text(description), **kwargs)
+        text = " ".join(clean_text(description).split())  # (the templates' line breaks)
+        super().add_item(clean_text(title), link, text, **kwargs)
 
 
 class SiteFeed(Feed):
@@ -50,6 +50,9 @@ class SiteFeed(Feed):
 
 class ChangesFeed(SiteFeed):
     """Verdict changes, newest first: the site's, an arena's or a product's."""
+
+    # (an entry's summary is HTML, ``type="html"``: the templates escape the stored texts)
+    description_template = "feeds/change.html"
 
     def get_object(
         self, request: HttpRequest, arena: str | None = None, product: str | None = None
@@ -102,15 +105,6 @@ class ChangesFeed(SiteFeed):
             f"on “{change.cell.story.text[:80]}”"
         )
 
-    def item_description(self, change: CellChange) -> str:
-        # Atom carries it as ``<summary type="html">``: the stored text is escaped as HTML too, so a
-        # reader shows a note's "<b>" as written instead of reading it as markup
-        direction = f" ({change.direction.label})" if change.direction is not None else ""
-        return escape(
-            f"{change.cell.story.arena.name}. {change.get_kind_display().capitalize()}: "
-            f"{change.old_value.label()} → {change.new_value.label()}{direction}. {change.note}"
-        )
-
     def item_link(self, change: CellChange) -> str:
         # (also the entry's id, with its date: one change, one id, in every feed that carries it)
         return reverse("cell-detail", args=[change.cell_id]) + f"#change-{change.pk}"
@@ -124,6 +118,8 @@ class ChangesFeed(SiteFeed):
 class ArenaDisputesFeed(SiteFeed):
     """An arena's disputes as its page shows them, one entry each, updated when decided; its
     filters narrow it as they narrow the page (one naming nothing is a 400)."""
+
+    description_template = "feeds/dispute.html"
 
     def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> DisputesRead:
         read = disputes_read(request.GET, kwargs["arena"])
@@ -150,23 +146,6 @@ class ArenaDisputesFeed(SiteFeed):
         cell = d.item.cell
         state = "Under review" if d.pending else d.decision.capitalize()
         return f"{state}: {cell.product.name} on “{cell.story.text[:80]}”"
-
-    def item_description(self, d: Dispute) -> str:
-        parts = [f"{d.flag_count} flag{'' if d.flag_count == 1 else 's'}: {'; '.join(d.reasons)}."]
-        if d.proposals:
-            parts.append(f"Proposed: {'; '.join(d.proposals)}.")
-        if d.affiliated:
-            parts.append("Filed by the vendor.")
-        if d.pending:
-            parts.append(f"Under review since {d.opened_at:%Y-%m-%d}.")
-        else:
-            parts.append(f"{d.decision.capitalize()} on {d.decided_at:%Y-%m-%d}.")
-        if d.change is not None and d.direction is not None:
-            old, new = d.change.old_value.label(), d.change.new_value.label()
-            parts.append(f"Corrected {old} → {new}, {d.direction.label}.")
-        if d.note:
-            parts.append(f"Moderator's note: {d.note}")
-        return escape(" ".join(parts))
 
     def item_link(self, d: Dispute) -> str:
         # (also the entry's id: one dispute, one id, its entry updated when it is decided)
