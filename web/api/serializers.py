@@ -208,8 +208,10 @@ class PersonaResultSerializer(serializers.Serializer):
     def _scored(self, obj: Any, product: Product | None, score: int | None) -> Any:
         if product is None:
             return None
-        # the products' persona ranges, by product id (``ArenaDetailSerializer.get_personas``)
-        rng = self.context["persona_ranges"].get(product.pk, {}).get(obj.persona.slug)
+        # its range over this user type: the one stored on its leaderboard row
+        rows = self.root.instance["leaderboard"]
+        ranges = next((r.persona_ranges for r in rows if r.product_id == product.pk), None)
+        rng = (ranges or {}).get(obj.persona.slug)
         return PersonaScoredSerializer({"product": product, "score": score, "range": rng}).data
 
     @extend_schema_field(PersonaScoredSerializer(allow_null=True))
@@ -236,7 +238,7 @@ class ArenaDetailSerializer(serializers.Serializer):
     scores_pending = serializers.BooleanField(source="arena.scores_pending")
     products = ProductSerializer(many=True)
     leaderboard = LeaderboardRowSerializer(many=True)
-    personas = serializers.SerializerMethodField()
+    personas = PersonaResultSerializer(many=True, read_only=True)
     weights = serializers.DictField(
         child=serializers.IntegerField(min_value=0, max_value=3),
         required=False,
@@ -247,13 +249,6 @@ class ArenaDetailSerializer(serializers.Serializer):
         required=False,
         help_text="With `?weights=`: the level (0-3) in effect for every user type.",
     )
-
-    @extend_schema_field(PersonaResultSerializer(many=True))
-    def get_personas(self, detail: Any) -> Any:
-        # a winner's range is the one stored on its leaderboard row
-        ranges = {row.product_id: row.persona_ranges or {} for row in detail["leaderboard"]}
-        context = {"persona_ranges": ranges}
-        return PersonaResultSerializer(detail["personas"], many=True, context=context).data
 
 
 class MatrixCellSerializer(serializers.Serializer):
