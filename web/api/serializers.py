@@ -209,7 +209,7 @@ class PersonaResultSerializer(serializers.Serializer):
         if product is None:
             return None
         # its range over this user type: the one stored on its leaderboard row
-        rows = self.root.instance["leaderboard"]
+        rows: Any = self.root.instance["leaderboard"]  # type: ignore[index]
         ranges = next((r.persona_ranges for r in rows if r.product_id == product.pk), None)
         rng = (ranges or {}).get(obj.persona.slug)
         return PersonaScoredSerializer({"product": product, "score": score, "range": rng}).data

@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpRequest
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed, SyndicationFeed
+from django.utils.xmlutils import SimplerXMLGenerator
 
 from arena.models import Arena
 from arena.selectors.matrix import product_get
@@ -32,10 +33,11 @@ Scope = tuple[Arena | None, Product | None]  # what a changes feed follows
 
 
 class CleanAtomFeed(Atom1Feed):
-    def add_item(self, title: str, link: str, description: str, **kwargs: Any) -> None:
+    def add_item_elements(self, handler: SimplerXMLGenerator, item: dict[str, Any]) -> None:
         # XML 1.0 cannot hold most control characters: one in a note would break the whole feed
-        text = " ".join(clean_text(description).split())  # (the templates' line breaks)
-        super().add_item(clean_text(title), link, text, **kwargs)
+        text = " ".join(clean_text(item["description"]).split())  # (the templates' line breaks)
+        item = {**item, "title": clean_text(item["title"]), "description": text}
+        super().add_item_elements(handler, item)
 
 
 class SiteFeed(Feed):
