@@ -12,7 +12,6 @@ from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
-from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 API_PATH = "api/"  # where the root URLconf mounts the API
@@ -63,22 +62,19 @@ def error_responses(*codes: int) -> dict[int, Any]:
     }
 
 
-def too_large() -> dict[str, Any]:
-    size = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    return {"detail": f"The request body is larger than the {size} bytes this API reads."}
-
-
-def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """An oversize body is a JSON 413 (Django raises it as an HTML 400)."""
-    if isinstance(exc, RequestDataTooBig):
-        return Response(too_large(), status=413)
-    return exception_handler(exc, context)
-
-
 def api_error(status_code: int, exception: BaseException | None = None) -> JsonResponse:
     if isinstance(exception, RequestDataTooBig):
-        return JsonResponse(too_large(), status=413)
+        size = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        detail = f"The request body is larger than the {size} bytes this API reads."
+        return JsonResponse({"detail": detail}, status=413)
     return JsonResponse({"detail": MESSAGES[status_code]}, status=status_code)
+
+
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse | None:
+    """An oversize body is a JSON 413 (Django raises it as an HTML 400)."""
+    if isinstance(exc, RequestDataTooBig):
+        return api_error(413, exc)
+    return exception_handler(exc, context)
 
 
 @csrf_exempt  # a 404 whatever the method: no form is processed

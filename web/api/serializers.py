@@ -8,7 +8,8 @@ from rest_framework import serializers
 
 from arena.scoring.rounds import DRAWN
 from arena.selectors.calls import first_leads
-from products.models import Hosting, Product
+from arena.selectors.export import BLANK_IS_NULL, PRODUCT_FIELDS
+from products.models import Product
 from stories.values import Backing
 
 
@@ -70,23 +71,14 @@ class ProductRefSerializer(serializers.Serializer):
     name = serializers.CharField()
 
 
-class ProductSerializer(ProductRefSerializer):
-    tier = serializers.CharField()
-    stars = serializers.IntegerField(allow_null=True)
-    stars_growth = serializers.IntegerField(allow_null=True)
-    npm_weekly = serializers.IntegerField(allow_null=True)
-    pypi_weekly = serializers.IntegerField(allow_null=True)
-    popularity_as_of = serializers.DateField(allow_null=True)
-    website = serializers.URLField(allow_null=True)
-    repository = serializers.URLField(allow_null=True)
-    documentation = serializers.URLField(allow_null=True)
-    licence = serializers.CharField(allow_null=True, help_text="An SPDX licence expression.")
+class ProductSerializer(serializers.ModelSerializer):
     languages = serializers.ListField(child=serializers.CharField(), help_text="And SDKs.")
-    hosting = serializers.ChoiceField(choices=Hosting.values, allow_null=True)
-    pricing = serializers.CharField(allow_null=True, help_text="The pricing model.")
-    first_release = serializers.DateField(allow_null=True)
-    latest_release = serializers.DateField(allow_null=True)
-    latest_version = serializers.CharField(allow_null=True)
+
+    class Meta:
+        model = Product
+        fields = PRODUCT_FIELDS
+        read_only_fields = PRODUCT_FIELDS
+        extra_kwargs = {f: {"allow_null": True} for f in BLANK_IS_NULL & set(PRODUCT_FIELDS)}
 
     def to_representation(self, product: Any) -> Any:
         # a fact stored blank is one nobody stated: null, as the open-data export writes
@@ -216,8 +208,10 @@ class PersonaResultSerializer(serializers.Serializer):
     def _scored(self, obj: Any, product: Product | None, score: int | None) -> Any:
         if product is None:
             return None
-        # the products' persona ranges, by product id (``ArenaDetailSerializer.get_personas``)
-        rng = self.context["persona_ranges"].get(product.pk, {}).get(obj.persona.slug)
+        # its range over this user type: the one stored on its leaderboard row
+        rows: Any = self.root.instance["leaderboard"]  # type: ignore[index]
+        ranges = next((r.persona_ranges for r in rows if r.product_id == product.pk), None)
+        rng = (ranges or {}).get(obj.persona.slug)
         return PersonaScoredSerializer({"product": product, "score": score, "range": rng}).data
 
     @extend_schema_field(PersonaScoredSerializer(allow_null=True))
@@ -244,7 +238,7 @@ class ArenaDetailSerializer(serializers.Serializer):
     scores_pending = serializers.BooleanField(source="arena.scores_pending")
     products = ProductSerializer(many=True)
     leaderboard = LeaderboardRowSerializer(many=True)
-    personas = serializers.SerializerMethodField()
+    personas = PersonaResultSerializer(many=True, read_only=True)
     weights = serializers.DictField(
         child=serializers.IntegerField(min_value=0, max_value=3),
         required=False,
@@ -255,13 +249,6 @@ class ArenaDetailSerializer(serializers.Serializer):
         required=False,
         help_text="With `?weights=`: the level (0-3) in effect for every user type.",
     )
-
-    @extend_schema_field(PersonaResultSerializer(many=True))
-    def get_personas(self, detail: Any) -> Any:
-        # a winner's range is the one stored on its leaderboard row
-        ranges = {row.product_id: row.persona_ranges or {} for row in detail["leaderboard"]}
-        context = {"persona_ranges": ranges}
-        return PersonaResultSerializer(detail["personas"], many=True, context=context).data
 
 
 class MatrixCellSerializer(serializers.Serializer):

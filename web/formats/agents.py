@@ -36,17 +36,12 @@ MARKDOWN = "text/markdown; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"
 
 
-def _licence_line(*, linked: bool = True) -> str:
-    name, href = inline(settings.DATA_LICENSE_NAME), url(settings.DATA_LICENSE_URL) or ""
-    shown = f"[{name}]({href})" if linked else f"{name} (`{href}`)"
-    return f"Data licence: {shown}; cite the arena page."
-
-
 def _markdown(
     request: HttpRequest, template: str, context: dict[str, Any], content_type: str = MARKDOWN
 ) -> HttpResponse:
     root = request.build_absolute_uri("/").rstrip("/")
-    text = render_to_string(template, {"root": root, "licence": _licence_line(), **context})
+    licence = (settings.DATA_LICENSE_NAME, url(settings.DATA_LICENSE_URL) or "")
+    text = render_to_string(template, {"root": root, "licence": licence, **context})
     # the blank lines the templates' tags leave, folded to one
     body = re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"
     return HttpResponse(body, content_type=content_type)
@@ -158,7 +153,6 @@ def llms_txt(request: HttpRequest) -> HttpResponse:
     context = {
         "arenas": [(a, first_leads(a)) for a in arena_list()],
         "pairs": documented_pairs(),  # (by arena name, as the arenas: one query for them all)
-        "licence_plain": _licence_line(linked=False),
     }
     return _markdown(request, "markdown/llms.txt", context, content_type=TEXT)
 

@@ -3,7 +3,6 @@ and the JSON Schemas of the arena file and of the disputes and verification queu
 
 import csv
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import date
 from functools import partial
 from pathlib import Path
 
@@ -32,13 +31,8 @@ class _Line:
 
 
 def _field(value: object) -> object:
-    if value is None:
-        return ""
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, str) and value.startswith(FORMULA_START):
-        return "'" + value
-    return value
+    # (the csv module writes None as an empty field and a date as its ISO text)
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_START) else value
 
 
 def csv_lines(rows: Iterable[Sequence[object]]) -> Iterator[str]:

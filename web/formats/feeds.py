@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpRequest
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed, SyndicationFeed
-from django.utils.html import escape
+from django.utils.xmlutils import SimplerXMLGenerator
 
 from arena.models import Arena
 from arena.selectors.matrix import product_get
@@ -29,16 +29,19 @@ def recent_changes_queryset() -> QuerySet[CellChange]:
     ).order_by("-changed_at", "-pk")
 
 
-def _xml_text(text: object) -> str:
-    # XML 1.0 cannot hold most control characters: one in a note would break the whole feed
-    return clean_text(str(text or ""))
-
-
 Scope = tuple[Arena | None, Product | None]  # what a changes feed follows
 
 
+class CleanAtomFeed(Atom1Feed):
+    def add_item_elements(self, handler: SimplerXMLGenerator, item: dict[str, Any]) -> None:
+        # XML 1.0 cannot hold most control characters: one in a note would break the whole feed
+        text = " ".join(clean_text(item["description"]).split())  # (the templates' line breaks)
+        item = {**item, "title": clean_text(item["title"]), "description": text}
+        super().add_item_elements(handler, item)
+
+
 class SiteFeed(Feed):
-    feed_type = Atom1Feed
+    feed_type = CleanAtomFeed
     author_name = "Arena"  # (Atom wants an author: the site, at its address)
 
     def get_feed(self, obj: Any, request: HttpRequest) -> SyndicationFeed:
@@ -49,6 +52,9 @@ class SiteFeed(Feed):
 
 class ChangesFeed(SiteFeed):
     """Verdict changes, newest first: the site's, an arena's or a product's."""
+
+    # (an entry's summary is HTML, ``type="html"``: the templates escape the stored texts)
+    description_template = "feeds/change.html"
 
     def get_object(
         self, request: HttpRequest, arena: str | None = None, product: str | None = None
@@ -73,7 +79,7 @@ class ChangesFeed(SiteFeed):
         if arena is None:
             return "Arena verdict changes"
         subject = f"{product.name} in {arena.name}" if product else arena.name
-        return _xml_text(f"{subject}: verdict changes")
+        return f"{subject}: verdict changes"
 
     def subtitle(self, scope: Scope) -> str:
         arena, product = scope
@@ -81,7 +87,7 @@ class ChangesFeed(SiteFeed):
         if product is not None:
             what = f"{product.name}'s verdicts, proof levels or qualities"
         where = f"in the {arena.name} arena" if arena else "on the arena site"
-        return _xml_text(f"Every correction of {what} {where}, newest first.")
+        return f"Every correction of {what} {where}, newest first."
 
     def link(self, scope: Scope) -> str:
         arena, product = scope
@@ -96,21 +102,9 @@ class ChangesFeed(SiteFeed):
 
     def item_title(self, change: CellChange) -> str:
         # the title names the verdicts only (short); the description names whole judgements
-        return _xml_text(
+        return (
             f"{change.cell.product.name}: {change.old_value.verdict} → {change.new_value.verdict} "
             f"on “{change.cell.story.text[:80]}”"
-        )
-
-    def item_description(self, change: CellChange) -> str:
-        # Atom carries it as ``<summary type="html">``: the stored text is escaped as HTML too, so a
-        # reader shows a note's "<b>" as written instead of reading it as markup
-        direction = f" ({change.direction.label})" if change.direction is not None else ""
-        return escape(
-            _xml_text(
-                f"{change.cell.story.arena.name}. {change.get_kind_display().capitalize()}: "
-                f"{change.old_value.label()} → {change.new_value.label()}{direction}. "
-                f"{change.note}"
-            )
         )
 
     def item_link(self, change: CellChange) -> str:
@@ -127,6 +121,8 @@ class ArenaDisputesFeed(SiteFeed):
     """An arena's disputes as its page shows them, one entry each, updated when decided; its
     filters narrow it as they narrow the page (one naming nothing is a 400)."""
 
+    description_template = "feeds/dispute.html"
+
     def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> DisputesRead:
         read = disputes_read(request.GET, kwargs["arena"])
         if read.problems:
@@ -138,10 +134,10 @@ class ArenaDisputesFeed(SiteFeed):
 
     def title(self, scope: DisputesRead) -> str:
         on = f" on {scope.filters.product.name}" if scope.filters.product else ""
-        return _xml_text(f"{scope.arena.name}: disputes{on}")
+        return f"{scope.arena.name}: disputes{on}"
 
     def subtitle(self, scope: DisputesRead) -> str:
-        return _xml_text(
+        return (
             f"Flags on {scope.arena.name} verdicts under review, and each decision, newest first."
         )
 
@@ -151,24 +147,7 @@ class ArenaDisputesFeed(SiteFeed):
     def item_title(self, d: Dispute) -> str:
         cell = d.item.cell
         state = "Under review" if d.pending else d.decision.capitalize()
-        return _xml_text(f"{state}: {cell.product.name} on “{cell.story.text[:80]}”")
-
-    def item_description(self, d: Dispute) -> str:
-        parts = [f"{d.flag_count} flag{'' if d.flag_count == 1 else 's'}: {'; '.join(d.reasons)}."]
-        if d.proposals:
-            parts.append(f"Proposed: {'; '.join(d.proposals)}.")
-        if d.affiliated:
-            parts.append("Filed by the vendor.")
-        if d.pending:
-            parts.append(f"Under review since {d.opened_at:%Y-%m-%d}.")
-        else:
-            parts.append(f"{d.decision.capitalize()} on {d.decided_at:%Y-%m-%d}.")
-        if d.change is not None and d.direction is not None:
-            old, new = d.change.old_value.label(), d.change.new_value.label()
-            parts.append(f"Corrected {old} → {new}, {d.direction.label}.")
-        if d.note:
-            parts.append(f"Moderator's note: {d.note}")
-        return escape(_xml_text(" ".join(parts)))
+        return f"{state}: {cell.product.name} on “{cell.story.text[:80]}”"
 
     def item_link(self, d: Dispute) -> str:
         # (also the entry's id: one dispute, one id, its entry updated when it is decided)
