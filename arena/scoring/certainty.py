@@ -9,7 +9,7 @@ from functools import cached_property
 from itertools import accumulate
 
 from arena.scoring.results import ProductResult, is_unverified, quality_bounds
-from arena.scoring.tally import CellIn, ProductKey, StoryIn, coverage_of, is_applicable
+from arena.scoring.tally import CellIn, ProductKey, StoryIn, coverage_of
 
 # A cell as the settle sets name it: (story id, product); the recompute maps it to the cell's id.
 type CellKey = tuple[int, ProductKey]
@@ -105,28 +105,26 @@ def _ordered(gains: Iterable[tuple[int, CellKey]]) -> tuple[tuple[int, CellKey],
 
 
 def sides(
-    products: Iterable[ProductKey], stories: Sequence[StoryIn], cells: Iterable[CellIn]
+    results: Sequence[ProductResult], stories: Sequence[StoryIn], cells: Iterable[CellIn]
 ) -> dict[ProductKey, Side]:
-    """Each product's ``Side`` from the arena's cells (others are ignored)."""
+    """Each result's ``Side``: its range's sums and the gains of its unverified cells."""
     weight = {s.id: s.weight for s in stories}
-    acc: dict[ProductKey, list[int]] = {p: [0, 0, 0] for p in products}
-    ups: dict[ProductKey, list[tuple[int, CellKey]]] = {p: [] for p in acc}
-    downs: dict[ProductKey, list[tuple[int, CellKey]]] = {p: [] for p in acc}
+    gains: dict[ProductKey, tuple[list, list]] = {r.product: ([], []) for r in results}
     for c in cells:
-        w = weight.get(c.story_id)
-        if w is None or c.product not in acc or not is_applicable(c):
-            continue
-        low, high = quality_bounds(c)
-        sums = acc[c.product]
-        sums[0] += w * low
-        sums[1] += w * high
-        sums[2] += 10 * w
-        if is_unverified(c):
-            q = c.quality or 0
-            ups[c.product].append((w * (q - low), (c.story_id, c.product)))
-            downs[c.product].append((w * (high - q), (c.story_id, c.product)))
+        if c.story_id in weight and c.product in gains and is_unverified(c):
+            w, q, (low, high) = weight[c.story_id], c.quality or 0, quality_bounds(c)
+            gains[c.product][0].append((w * (q - low), (c.story_id, c.product)))
+            gains[c.product][1].append((w * (high - q), (c.story_id, c.product)))
     return {
-        p: Side(p, s[0], s[1], s[2], _ordered(ups[p]), _ordered(downs[p])) for p, s in acc.items()
+        r.product: Side(
+            r.product,
+            sum(p.low for p in r.parts),
+            sum(p.high for p in r.parts),
+            sum(p.weighted_max for p in r.parts),
+            _ordered(gains[r.product][0]),
+            _ordered(gains[r.product][1]),
+        )
+        for r in results
     }
 
 
@@ -181,7 +179,7 @@ def close_calls(
     results: Sequence[ProductResult], stories: Sequence[StoryIn], cells: Iterable[CellIn]
 ) -> list[CloseCall]:
     """Every pair too close to call among ``results`` in leaderboard order, with its settle set."""
-    by_side = sides([r.product for r in results], stories, cells)
+    by_side = sides(results, stories, cells)
     scored = [r for r in results if r.pa_range is not None and r.pa_score is not None]
     out = []
     for i, first in enumerate(scored):
