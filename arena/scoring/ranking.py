@@ -47,11 +47,6 @@ def _metric(key: str) -> Callable[[Any], float | None]:
     raise ValueError(f"unknown rank key {key!r}")
 
 
-def order_key(value: float | None, share: float, name: str) -> tuple[bool, float, float, str]:
-    """By a metric, high to low (no score last); ties by V/E, then by name."""
-    return (value is None, -(value or 0), -share, name.lower())
-
-
 def _values(results: Sequence[Any], key: str, weights: Weights | None) -> list[float | None]:
     """Each result's value on the rank key, or its personal score under ``weights``."""
     if weights is not None:
@@ -62,12 +57,14 @@ def _values(results: Sequence[Any], key: str, weights: Weights | None) -> list[f
 def order_by[R](
     results: Sequence[R], key: str = RANK_PA, weights: Weights | None = None
 ) -> list[R]:
-    """Results or stored rows by ``order_key`` on ``key`` (or on the score under ``weights``)."""
+    """Results or stored rows by ``key`` (or the score under ``weights``), high to low, no score
+    last; ties by V/E, then by name."""
     values = _values(results, key, weights)
-    keyed: Iterable[tuple[float | None, Any]] = zip(values, results, strict=True)
-    return [
-        r for _, r in sorted(keyed, key=lambda v: order_key(v[0], v[1].verified_share, v[1].name))
-    ]
+
+    def order(v: tuple[float | None, Any]) -> tuple[bool, float, float, str]:
+        return (v[0] is None, -(v[0] or 0), -v[1].verified_share, v[1].name.lower())
+
+    return [r for _, r in sorted(zip(values, results, strict=True), key=order)]
 
 
 @dataclass(frozen=True)
@@ -209,8 +206,7 @@ def uphold_effect(
         after = Tally(*(b - o + n for b, o, n in zip(before, old_part, new_part, strict=True)))
     changed = [*standings[:i], ProductResult.of_tally(product, standings[i].name, after)]
     changed += standings[i + 1 :]
-    ranks = (
-        next(r.rank for r in leaderboard(rs) if r.result.product == product)
-        for rs in (standings, changed)
+    rank_before, rank_after = (
+        1 + [r.product for r in order_by(rs)].index(product) for rs in (standings, changed)
     )
-    return UpholdEffect(before, after, *ranks)
+    return UpholdEffect(before, after, rank_before, rank_after)
