@@ -144,10 +144,7 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
         Arena.objects.filter(pk=arena_id).update(
             scores_computed_at=now,
             computed_seq=arena.change_seq,
-            close_calls=[
-                {"a": c.a, "b": c.b, "settle": [ids[k] for k in c.settle], "exact": c.exact}
-                for c in calls
-            ],
+            close_calls=[{**c, "settle": [ids[k] for k in c["settle"]]} for c in calls],
             content_version=F("content_version") + 1,
             scores_stale_since=None,  # (the arena's lock holds back any change meanwhile)
         )

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
+from typing import Any
 
 from arena.scoring.results import ProductResult, is_unverified, quality_bounds
 from arena.scoring.tally import CellIn, ProductKey, StoryIn, coverage_of
@@ -153,16 +154,6 @@ def _greedy(leader: Side, trailer: Side) -> tuple[int, int] | None:
     return i, j
 
 
-@dataclass(frozen=True)
-class CloseCall:
-    """A pair too close to call; ``settle``: the cells whose verification makes ``a`` lead."""
-
-    a: ProductKey
-    b: ProductKey
-    settle: tuple[CellKey, ...]
-    exact: bool = True
-
-
 def settle_set(leader: Side, trailer: Side) -> tuple[tuple[CellKey, ...], bool]:
     """The fewest unverified cells that make ``leader``'s low beat ``trailer``'s high; exact?"""
     exact = len(leader.raise_low) * len(trailer.cut_high) <= SETTLE_EXACT_LIMIT
@@ -177,8 +168,9 @@ def settle_set(leader: Side, trailer: Side) -> tuple[tuple[CellKey, ...], bool]:
 
 def close_calls(
     results: Sequence[ProductResult], stories: Sequence[StoryIn], cells: Iterable[CellIn]
-) -> list[CloseCall]:
-    """Every pair too close to call among ``results`` in leaderboard order, with its settle set."""
+) -> list[dict[str, Any]]:
+    """Every pair too close to call among ``results`` in leaderboard order, as stored (with the
+    settle set's cells by ``CellKey``): the leader ``a``, the trailer ``b``, ``settle``, ``exact``."""
     by_side = sides(results, stories, cells)
     scored = [r for r in results if r.pa_range is not None and r.pa_score is not None]
     out = []
@@ -188,5 +180,5 @@ def close_calls(
                 continue
             lead, trail = sorted((first, second), key=lambda r: -(r.pa_score or 0))  # stable
             settle, exact = settle_set(by_side[lead.product], by_side[trail.product])
-            out.append(CloseCall(lead.product, trail.product, settle, exact))
+            out.append({"a": lead.product, "b": trail.product, "settle": settle, "exact": exact})
     return out
