@@ -185,18 +185,15 @@ def uphold_effect(
     weight: int,
     old: CellValue,
     new: CellValue,
-    was_upheld: bool = False,
     corrections: Corrections | None = None,
     counted: bool = True,
 ) -> UpholdEffect:
     """What turning one cell of ``product`` from ``old`` into ``new`` does to its tally and rank.
-    ``corrections``: the flags upheld on it before (else ``was_upheld``: some were, net neither
-    way); ``counted``: False when its story or product is retired (nothing changes)."""
+    ``corrections``: the flags upheld on it before; ``counted``: False when its story or product
+    is retired (nothing changes)."""
     i = next(i for i, s in enumerate(standings) if s.product == product)
     before = after = standings[i].tally
     if counted:
-        if corrections is None and was_upheld:
-            corrections = Corrections(old, old)
         earlier = corrections.direction if corrections is not None else None
         now = Corrections(corrections.first if corrections else old, new).direction
         old_part = cell_tally(
