@@ -111,9 +111,7 @@ class AdjacentInline(StructureInline):
 
 class ProductScoreInline(ReadOnly, admin.TabularInline):
     model = ProductScore
-    fk_name = "arena"
     extra = 0
-    can_delete = False
     fields = readonly_fields = (
         "rank",
         "product",
