@@ -94,10 +94,6 @@ class StructureAdmin(RefusesStaleSaves):
         formset.save_m2m = lambda: None
 
 
-class DerivedAdmin(ReadOnly, admin.ModelAdmin):
-    """Rows only the recompute writes: a hand edit would show numbers no cell supports."""
-
-
 class StructureInline(admin.TabularInline):
     form = StructureForm
     extra = 0
@@ -115,9 +111,7 @@ class AdjacentInline(StructureInline):
 
 class ProductScoreInline(ReadOnly, admin.TabularInline):
     model = ProductScore
-    fk_name = "arena"
     extra = 0
-    can_delete = False
     fields = readonly_fields = (
         "rank",
         "product",
@@ -179,7 +173,7 @@ class AdjacentArenaAdmin(StructureAdmin):
 
 
 @admin.register(PersonaResult)
-class PersonaResultAdmin(DerivedAdmin):
+class PersonaResultAdmin(ReadOnly, admin.ModelAdmin):
     list_display = [
         "arena",
         "persona",
@@ -194,7 +188,7 @@ class PersonaResultAdmin(DerivedAdmin):
 
 
 @admin.register(ProductScore)
-class ProductScoreAdmin(DerivedAdmin):
+class ProductScoreAdmin(ReadOnly, admin.ModelAdmin):
     list_display = ["rank", "product", "arena", "pa_score", "integrity", "confidence"]
     list_filter = ["arena"]
     list_select_related = ["arena", "product"]

@@ -20,7 +20,7 @@ from arena.scoring.certainty import close_calls, rank_ranges
 from arena.scoring.ranking import PersonaBest, best_by_persona, leaderboard
 from arena.scoring.results import product_results
 from arena.selectors.inputs import arena_scoring_inputs
-from arena.signals import purge_after_commit
+from arena.signals import pages_changed
 from arena.task_names import REFRESH_TASK
 from stories.models import Story
 
@@ -34,19 +34,18 @@ def arena_content_changed(*, arena_id: int, **signal: Any) -> None:
     """Bump the version the page cache and ETags are keyed by, in the change's transaction (also
     the receiver of ``core.signals.content_changed``)."""
     Arena.objects.filter(pk=arena_id).update(content_version=F("content_version") + 1)
-    purge_after_commit(arenas=[arena_id])
+    pages_changed.send(None, arenas=[arena_id])
 
 
 def cell_content_changed(*, cell_id: int) -> None:
     """``arena_content_changed`` for a cell's arena, in one UPDATE."""
     arena = Story.objects.filter(cells__pk=cell_id).order_by().values("arena_id")[:1]
     Arena.objects.filter(pk__in=arena).update(content_version=F("content_version") + 1)
-    purge_after_commit(cells=[cell_id])
+    pages_changed.send(None, cells=[cell_id])
 
 
 def _has_table(model: type[models.Model], using: str) -> bool:
-    with connections[using].cursor() as cursor:
-        return model._meta.db_table in connections[using].introspection.table_names(cursor)
+    return model._meta.db_table in connections[using].introspection.table_names()
 
 
 def content_versions_served(*, using: str) -> int:
@@ -77,7 +76,7 @@ def arena_mark_stale(*, arena_id: int, **signal: Any) -> None:
         scores_stale_since=Coalesce(F("scores_stale_since"), timezone.now()),
         content_version=F("content_version") + 1,
     )
-    purge_after_commit(arenas=[arena_id])
+    pages_changed.send(None, arenas=[arena_id])
     transaction.on_commit(lambda: _enqueue(arena_id))
 
 
@@ -145,17 +144,11 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
         Arena.objects.filter(pk=arena_id).update(
             scores_computed_at=now,
             computed_seq=arena.change_seq,
-            close_calls=[
-                {"a": c.a, "b": c.b, "settle": [ids[k] for k in c.settle], "exact": c.exact}
-                for c in calls
-            ],
+            close_calls=[{**c, "settle": [ids[k] for k in c["settle"]]} for c in calls],
             content_version=F("content_version") + 1,
+            scores_stale_since=None,  # (the arena's lock holds back any change meanwhile)
         )
-        purge_after_commit(arenas=[arena_id])
-        # Only a recompute that saw the newest change clears the stale mark.
-        Arena.objects.filter(pk=arena_id, change_seq=arena.change_seq).update(
-            scores_stale_since=None
-        )
+        pages_changed.send(None, arenas=[arena_id])
     return True
 
 

@@ -106,7 +106,6 @@ def review_item_impacts(items: Iterable[ReviewItem]) -> dict[int, Impact]:
             weight=cell.story.weight,
             old=CellValue.of(cell),
             new=review_item_proposal(item) or CellValue.of(cell),
-            was_upheld=nets.get(item.cell_id) is not None,
             corrections=nets.get(item.cell_id),
             counted=cell.story.retired_at is None and cell.product.retired_at is None,
         )

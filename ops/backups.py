@@ -91,8 +91,7 @@ def restore(alias: str, source: Path, *, force: bool) -> tuple[str, list[str]]:
     if head != magic:
         wanted = "pg_dump's custom format" if vendor == "postgresql" else "an SQLite database"
         raise CommandError(f"{source}: not a backup of this database ({wanted} expected).")
-    with connections[alias].cursor() as cursor:
-        tables = len(connections[alias].introspection.table_names(cursor))
+    tables = len(connections[alias].introspection.table_names())
     if tables and not force:
         raise CommandError(
             f"The database is not empty ({tables} tables): restoring replaces them. "

@@ -58,7 +58,9 @@ class _Batch:
 _open = threading.local()  # .batch: this thread's batch
 
 
-def pages_changed(sender: Any, *, arenas: list[int], cells: list[int], **kwargs: Any) -> None:
+def pages_changed(
+    sender: Any, *, arenas: Iterable[int] = (), cells: Iterable[int] = (), **kwargs: Any
+) -> None:
     """Purge these arenas' and cells' pages once the transaction commits, once per transaction."""
     if not settings.HTTP_CACHE_PURGE_URLS:
         return

@@ -7,9 +7,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
+from typing import Any
 
 from arena.scoring.results import ProductResult, is_unverified, quality_bounds
-from arena.scoring.tally import CellIn, ProductKey, StoryIn, coverage_of, is_applicable
+from arena.scoring.tally import CellIn, ProductKey, StoryIn, coverage_of
 
 # A cell as the settle sets name it: (story id, product); the recompute maps it to the cell's id.
 type CellKey = tuple[int, ProductKey]
@@ -105,28 +106,26 @@ def _ordered(gains: Iterable[tuple[int, CellKey]]) -> tuple[tuple[int, CellKey],
 
 
 def sides(
-    products: Iterable[ProductKey], stories: Sequence[StoryIn], cells: Iterable[CellIn]
+    results: Sequence[ProductResult], stories: Sequence[StoryIn], cells: Iterable[CellIn]
 ) -> dict[ProductKey, Side]:
-    """Each product's ``Side`` from the arena's cells (others are ignored)."""
+    """Each result's ``Side``: its range's sums and the gains of its unverified cells."""
     weight = {s.id: s.weight for s in stories}
-    acc: dict[ProductKey, list[int]] = {p: [0, 0, 0] for p in products}
-    ups: dict[ProductKey, list[tuple[int, CellKey]]] = {p: [] for p in acc}
-    downs: dict[ProductKey, list[tuple[int, CellKey]]] = {p: [] for p in acc}
+    gains: dict[ProductKey, tuple[list, list]] = {r.product: ([], []) for r in results}
     for c in cells:
-        w = weight.get(c.story_id)
-        if w is None or c.product not in acc or not is_applicable(c):
-            continue
-        low, high = quality_bounds(c)
-        sums = acc[c.product]
-        sums[0] += w * low
-        sums[1] += w * high
-        sums[2] += 10 * w
-        if is_unverified(c):
-            q = c.quality or 0
-            ups[c.product].append((w * (q - low), (c.story_id, c.product)))
-            downs[c.product].append((w * (high - q), (c.story_id, c.product)))
+        if c.story_id in weight and c.product in gains and is_unverified(c):
+            w, q, (low, high) = weight[c.story_id], c.quality or 0, quality_bounds(c)
+            gains[c.product][0].append((w * (q - low), (c.story_id, c.product)))
+            gains[c.product][1].append((w * (high - q), (c.story_id, c.product)))
     return {
-        p: Side(p, s[0], s[1], s[2], _ordered(ups[p]), _ordered(downs[p])) for p, s in acc.items()
+        r.product: Side(
+            r.product,
+            sum(p.low for p in r.parts),
+            sum(p.high for p in r.parts),
+            sum(p.weighted_max for p in r.parts),
+            _ordered(gains[r.product][0]),
+            _ordered(gains[r.product][1]),
+        )
+        for r in results
     }
 
 
@@ -155,16 +154,6 @@ def _greedy(leader: Side, trailer: Side) -> tuple[int, int] | None:
     return i, j
 
 
-@dataclass(frozen=True)
-class CloseCall:
-    """A pair too close to call; ``settle``: the cells whose verification makes ``a`` lead."""
-
-    a: ProductKey
-    b: ProductKey
-    settle: tuple[CellKey, ...]
-    exact: bool = True
-
-
 def settle_set(leader: Side, trailer: Side) -> tuple[tuple[CellKey, ...], bool]:
     """The fewest unverified cells that make ``leader``'s low beat ``trailer``'s high; exact?"""
     exact = len(leader.raise_low) * len(trailer.cut_high) <= SETTLE_EXACT_LIMIT
@@ -179,9 +168,10 @@ def settle_set(leader: Side, trailer: Side) -> tuple[tuple[CellKey, ...], bool]:
 
 def close_calls(
     results: Sequence[ProductResult], stories: Sequence[StoryIn], cells: Iterable[CellIn]
-) -> list[CloseCall]:
-    """Every pair too close to call among ``results`` in leaderboard order, with its settle set."""
-    by_side = sides([r.product for r in results], stories, cells)
+) -> list[dict[str, Any]]:
+    """Every pair too close to call among ``results`` in leaderboard order, as stored (with the
+    settle set's cells by ``CellKey``): the leader ``a``, the trailer ``b``, ``settle``, ``exact``."""
+    by_side = sides(results, stories, cells)
     scored = [r for r in results if r.pa_range is not None and r.pa_score is not None]
     out = []
     for i, first in enumerate(scored):
@@ -190,5 +180,5 @@ def close_calls(
                 continue
             lead, trail = sorted((first, second), key=lambda r: -(r.pa_score or 0))  # stable
             settle, exact = settle_set(by_side[lead.product], by_side[trail.product])
-            out.append(CloseCall(lead.product, trail.product, settle, exact))
+            out.append({"a": lead.product, "b": trail.product, "settle": settle, "exact": exact})
     return out

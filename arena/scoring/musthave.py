@@ -84,8 +84,9 @@ def need_met(need: str, facts: Facts) -> bool | None:
 def must_answer(
     product: ProductKey, must: MustHaves, cells: Iterable[CellIn], facts: Facts
 ) -> MustAnswer:
-    """Certain when the deciding cells are verified (one verified failure suffices), else likely."""
-    by_story = {c.story_id: c for c in cells if c.story_id in must.stories}
+    """``product``'s answer, from its own cells among ``cells``: certain when the deciding cells are
+    verified (one verified failure suffices), else likely."""
+    by_story = {c.story_id: c for c in cells if c.product == product and c.story_id in must.stories}
     asked = [by_story[s] for s in must.stories if s in by_story]
     failing = tuple(c for c in asked if c.verdict != Verdict.FULL)
     unjudged = tuple(s for s in must.stories if s not in by_story)
@@ -104,17 +105,3 @@ def must_answer(
         certainty = Certainty.CERTAIN if sure else Certainty.LIKELY
     unverified = sum(1 for c in deciding if not is_verified(c))
     return MustAnswer(product, outcome, certainty, failing, unjudged, lacking, unknown, unverified)
-
-
-def must_answers(
-    products: Sequence[ProductKey],
-    must: MustHaves,
-    cells: Iterable[CellIn],
-    facts: dict[ProductKey, Facts],
-) -> list[MustAnswer]:
-    """Every product's answer, in the order given."""
-    cells = list(cells)
-    return [
-        must_answer(p, must, [c for c in cells if c.product == p], facts.get(p, Facts()))
-        for p in products
-    ]

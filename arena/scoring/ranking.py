@@ -47,11 +47,6 @@ def _metric(key: str) -> Callable[[Any], float | None]:
     raise ValueError(f"unknown rank key {key!r}")
 
 
-def order_key(value: float | None, share: float, name: str) -> tuple[bool, float, float, str]:
-    """By a metric, high to low (no score last); ties by V/E, then by name."""
-    return (value is None, -(value or 0), -share, name.lower())
-
-
 def _values(results: Sequence[Any], key: str, weights: Weights | None) -> list[float | None]:
     """Each result's value on the rank key, or its personal score under ``weights``."""
     if weights is not None:
@@ -62,12 +57,14 @@ def _values(results: Sequence[Any], key: str, weights: Weights | None) -> list[f
 def order_by[R](
     results: Sequence[R], key: str = RANK_PA, weights: Weights | None = None
 ) -> list[R]:
-    """Results or stored rows by ``order_key`` on ``key`` (or on the score under ``weights``)."""
+    """Results or stored rows by ``key`` (or the score under ``weights``), high to low, no score
+    last; ties by V/E, then by name."""
     values = _values(results, key, weights)
-    keyed: Iterable[tuple[float | None, Any]] = zip(values, results, strict=True)
-    return [
-        r for _, r in sorted(keyed, key=lambda v: order_key(v[0], v[1].verified_share, v[1].name))
-    ]
+
+    def order(v: tuple[float | None, Any]) -> tuple[bool, float, float, str]:
+        return (v[0] is None, -(v[0] or 0), -v[1].verified_share, v[1].name.lower())
+
+    return [r for _, r in sorted(zip(values, results, strict=True), key=order)]
 
 
 @dataclass(frozen=True)
@@ -188,18 +185,15 @@ def uphold_effect(
     weight: int,
     old: CellValue,
     new: CellValue,
-    was_upheld: bool = False,
     corrections: Corrections | None = None,
     counted: bool = True,
 ) -> UpholdEffect:
     """What turning one cell of ``product`` from ``old`` into ``new`` does to its tally and rank.
-    ``corrections``: the flags upheld on it before (else ``was_upheld``: some were, net neither
-    way); ``counted``: False when its story or product is retired (nothing changes)."""
+    ``corrections``: the flags upheld on it before; ``counted``: False when its story or product
+    is retired (nothing changes)."""
     i = next(i for i, s in enumerate(standings) if s.product == product)
     before = after = standings[i].tally
     if counted:
-        if corrections is None and was_upheld:
-            corrections = Corrections(old, old)
         earlier = corrections.direction if corrections is not None else None
         now = Corrections(corrections.first if corrections else old, new).direction
         old_part = cell_tally(
@@ -209,8 +203,7 @@ def uphold_effect(
         after = Tally(*(b - o + n for b, o, n in zip(before, old_part, new_part, strict=True)))
     changed = [*standings[:i], ProductResult.of_tally(product, standings[i].name, after)]
     changed += standings[i + 1 :]
-    ranks = (
-        next(r.rank for r in leaderboard(rs) if r.result.product == product)
-        for rs in (standings, changed)
+    rank_before, rank_after = (
+        1 + [r.product for r in order_by(rs)].index(product) for rs in (standings, changed)
     )
-    return UpholdEffect(before, after, *ranks)
+    return UpholdEffect(before, after, rank_before, rank_after)

@@ -13,9 +13,9 @@ from arena.scoring.musthave import (
     MustAnswer,
     MustHaves,
     Outcome,
-    must_answers,
+    must_answer,
 )
-from arena.scoring.tally import CellIn, ProductKey, is_verified
+from arena.scoring.tally import CellIn, is_verified
 from arena.selectors.arenas import arena_product_list, arena_story_list
 from arena.selectors.leaderboard import Leaderboard, arena_leaderboard
 from arena.selectors.weights import WeightsAsked
@@ -65,10 +65,8 @@ def must_check_get(*, arena: Arena, must: MustHaves, weights: WeightsAsked) -> M
     cells = [
         CellIn(c.story_id, c.product_id, c.verdict, c.proof, c.quality) for c in by_key.values()
     ]
-    facts: dict[ProductKey, Facts] = {p.pk: Facts(p.hosting, p.licence) for p in products}
-    answers = must_answers(
-        [p.pk for p in products], MustHaves(chosen_ids, must.needs), cells, facts
-    )
+    asked = MustHaves(chosen_ids, must.needs)
+    answers = [must_answer(p.pk, asked, cells, Facts(p.hosting, p.licence)) for p in products]
     scores = {r.product_id: r.personal_score if board.weighted else r.pa_score for r in board.rows}
     by_pk = {s.pk: s for s in chosen}
     for cell in by_key.values():

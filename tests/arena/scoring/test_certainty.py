@@ -71,37 +71,38 @@ def test_settle_sets_are_the_smallest_that_separate_by_brute_force(arena):
         for y in scored[i + 1 :]
         if pair_call(ranged(x), ranged(y)).close
     }
-    assert {frozenset((c.a, c.b)) for c in calls} == close
+    assert {frozenset((c["a"], c["b"])) for c in calls} == close
     for call in calls:
-        assert call.exact
-        assert (by[call.a].pa_score or 0) >= (by[call.b].pa_score or 0)
+        assert call["exact"]
+        assert (by[call["a"]].pa_score or 0) >= (by[call["b"]].pa_score or 0)
         pool = [
             (c.story_id, c.product)
             for c in cells
-            if c.product in (call.a, call.b) and is_unverified(c)
+            if c.product in (call["a"], call["b"]) and is_unverified(c)
         ]
         smallest = next(
             (
                 size
                 for size in range(len(pool) + 1)
                 if any(
-                    _call_after(stories, products, cells, keys, call.a, call.b).leader == call.a
+                    _call_after(stories, products, cells, keys, call["a"], call["b"]).leader
+                    == call["a"]
                     for keys in combinations(pool, size)
                 )
             ),
             None,
         )
         if smallest is None:
-            assert call.settle == ()
+            assert call["settle"] == ()
             # no verification ever lets the trailer lead either
-            everything = _call_after(stories, products, cells, pool, call.a, call.b)
+            everything = _call_after(stories, products, cells, pool, call["a"], call["b"])
             assert everything.close
-            assert by[call.a].pa_score == by[call.b].pa_score
+            assert by[call["a"]].pa_score == by[call["b"]].pa_score
         else:
-            assert len(call.settle) == smallest
-            after = _call_after(stories, products, cells, call.settle, call.a, call.b)
-            assert after.leader == call.a
-            assert set(call.settle) <= set(pool)
+            assert len(call["settle"]) == smallest
+            after = _call_after(stories, products, cells, call["settle"], call["a"], call["b"])
+            assert after.leader == call["a"]
+            assert set(call["settle"]) <= set(pool)
 
 
 @settings(max_examples=150, deadline=None)
@@ -109,20 +110,20 @@ def test_settle_sets_are_the_smallest_that_separate_by_brute_force(arena):
 def test_the_greedy_bound_settles_too(arena, monkeypatch_module):
     stories, products, cells = arena
     board = _board(stories, products, cells)
-    exact = {(c.a, c.b): c for c in close_calls(board, stories, cells)}
+    exact = {(c["a"], c["b"]): c for c in close_calls(board, stories, cells)}
     monkeypatch_module.setattr(certainty_module, "SETTLE_EXACT_LIMIT", -1)
     try:
         greedy = close_calls(board, stories, cells)
     finally:
         monkeypatch_module.undo()
     for call in greedy:
-        assert not call.exact
-        best = exact[(call.a, call.b)]
-        assert bool(call.settle) == bool(best.settle)
-        assert len(call.settle) >= len(best.settle)
-        if call.settle:
-            after = _call_after(stories, products, cells, call.settle, call.a, call.b)
-            assert after.leader == call.a
+        assert not call["exact"]
+        best = exact[(call["a"], call["b"])]
+        assert bool(call["settle"]) == bool(best["settle"])
+        assert len(call["settle"]) >= len(best["settle"])
+        if call["settle"]:
+            after = _call_after(stories, products, cells, call["settle"], call["a"], call["b"])
+            assert after.leader == call["a"]
 
 
 @pytest.fixture(scope="module")
@@ -184,12 +185,13 @@ def test_worked_example():
     # each point of Σ w·q is 2 points of score: A's low must gain x and B's high lose y with
     # 28 + x > 32 − y. Gains: A story 1 (+2), story 3 (+1); B story 2 (−2), 1 and 5 (−1 each).
     # No two cells reach 5; three do: A's story 1 (low 60) and B's stories 2 and 1 (high 58).
-    assert (call.a, call.b, call.exact) == ("a", "b", True)
-    assert call.settle == ((1, "a"), (2, "b"), (1, "b"))
+    assert (call["a"], call["b"], call["exact"]) == ("a", "b", True)
+    assert call["settle"] == ((1, "a"), (2, "b"), (1, "b"))
     assert (
-        _call_after(stories, [("a", "A"), ("b", "B")], a + b, call.settle, "a", "b").leader == "a"
+        _call_after(stories, [("a", "A"), ("b", "B")], a + b, call["settle"], "a", "b").leader
+        == "a"
     )
-    assert _call_after(stories, [("a", "A"), ("b", "B")], a + b, call.settle[:2], "a", "b").close
+    assert _call_after(stories, [("a", "A"), ("b", "B")], a + b, call["settle"][:2], "a", "b").close
 
 
 def test_greedy_by_largest_gain_is_not_exact_under_rounding(monkeypatch):

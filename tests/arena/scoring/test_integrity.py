@@ -158,6 +158,6 @@ def test_the_preview_follows_the_direction_of_old_to_new():
 
 def test_the_preview_of_undoing_a_wrong_correction_restores_integrity():
     wrong = Corrections(FULL_8, PARTIAL_4)
-    undo = _preview(PARTIAL_4, FULL_8, corrections=wrong, was_upheld=True)
+    undo = _preview(PARTIAL_4, FULL_8, corrections=wrong)
     assert (undo.before.integrity, undo.after.integrity) == (0, 50)
     assert (undo.after.upheld, undo.after.upheld_in_favour) == (0, 0)

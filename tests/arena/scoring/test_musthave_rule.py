@@ -17,7 +17,6 @@ from arena.scoring.musthave import (
     MustHaves,
     Outcome,
     must_answer,
-    must_answers,
     need_met,
 )
 from arena.scoring.tally import CellIn
@@ -136,9 +135,9 @@ def test_every_product_answers_and_only_its_own_cells_count():
         CellIn(2, "a", Verdict.FULL, Proof.CLAIMED, 8),
     ]
     must = MustHaves((1, 2))
-    a, b, c = must_answers(["a", "b", "c"], must, cells, {})
+    a, b, c = (must_answer(p, must, cells, Facts()) for p in "abc")
     assert (a.outcome, a.certainty, a.unverified) == (Outcome.MEETS, Certainty.LIKELY, 1)
     assert (b.outcome, b.certainty, b.unjudged) == (Outcome.FAILS, Certainty.LIKELY, (2,))
     assert (c.outcome, c.unjudged) == (Outcome.UNKNOWN, (1, 2))
-    only_first = must_answers(["a"], MustHaves((1,)), cells, {})[0]
+    only_first = must_answer("a", MustHaves((1,)), cells, Facts())
     assert (only_first.outcome, only_first.certainty) == (Outcome.MEETS, Certainty.CERTAIN)

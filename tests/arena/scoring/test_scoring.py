@@ -182,7 +182,6 @@ def test_upholding_without_changing_values_changes_no_score():
         weight=2,
         old=CellValue(Verdict.FULL, Proof.PROBED, 8),
         new=CellValue(Verdict.FULL, Proof.PROBED, 8),
-        was_upheld=False,
     )
     assert (effect.before.coverage, effect.after.coverage) == (73, 73)  # 100 × 22 / 30
     # neither against the product's claim nor in its favour: integrity keeps its 100
