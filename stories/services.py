@@ -49,17 +49,6 @@ def evidence_rows(cell: Cell, quotes: Iterable[Quote]) -> list[Evidence]:
     return [Evidence(cell=cell, position=position, **vars(q)) for position, q in enumerate(quotes)]
 
 
-def evidence_checked_writes(
-    as_of: date | None, days: Sequence[date | None], at: datetime
-) -> dict[str, Any]:
-    """Quotes checked on ``days``: the cell's date moves up and its detail is published."""
-    return {
-        "evidence_as_of": freshness.newest(as_of, *days),
-        "detail_published": True,
-        "edited_at": at,
-    }
-
-
 KEEP: Literal["keep"] = "keep"  # ``Imported.as_of``: the cell's date stays
 
 
@@ -137,12 +126,14 @@ def cell_correct(
     expected_version: int | None = None,
     rationale: str | None = None,
     quotes: Sequence[Quote] = (),
+    checked: Sequence[date] = (),
     imported: Imported | None = None,
     record_unchanged: bool = False,
     mark_arena: bool = True,
 ) -> CellChange | None:
     """Correct a cell's judgement to ``value`` (None: kept), by ``by`` (None: an import); the record
-    made, or None when the judgement stays (unless ``record_unchanged``: an upheld flag).
+    made, or None when the judgement stays (unless ``record_unchanged``: an upheld flag). New
+    ``quotes``, or quotes ``checked`` again, move the cell's date up and publish its detail.
     EditConflict when the cell moved past ``expected_version``; ValidationError per field."""
     if value is not None and (errors := value.errors()):
         raise ValidationError(errors)
@@ -160,9 +151,9 @@ def cell_correct(
         write.update(rationale_writes(current, rationale, old, new, at=at, corrected=corrected))
         if imported is not None:
             write.update(imported_writes(current, imported, moved=new != old, kind=kind, at=at))
-        if added:
-            as_of = write.get("evidence_as_of", current.evidence_as_of)
-            write.update(evidence_checked_writes(as_of, [e.checked_on for e in added], at))
+        if days := [*checked, *(e.checked_on for e in added)]:
+            as_of = freshness.newest(write.get("evidence_as_of", current.evidence_as_of), *days)
+            write.update(evidence_as_of=as_of, detail_published=True, edited_at=at)
         if not write and imported is None:
             return None
         unmoved = Cell.objects.filter(pk=cell.pk, version=current.version)
@@ -227,12 +218,7 @@ def evidence_update(*, evidence: Evidence, changes: Mapping[str, Any]) -> list[s
     for row, name in itertools.product((current, evidence), (*write, "checked_on")):
         setattr(row, name, getattr(fresh, name))
     current.save(update_fields=[*write, "checked_on"])
-    cell = Cell.objects.select_for_update().get(pk=current.cell_id)
-    Cell.objects.filter(pk=cell.pk).update(
-        version=F("version") + 1,
-        **evidence_checked_writes(cell.evidence_as_of, [current.checked_on], timezone.now()),
-    )
-    content_changed.send(None, arena_id=_arena_of(cell))
+    cell_correct(cell=current.cell, value=None, checked=[current.checked_on])
     return sorted(write)
 
 
