@@ -57,11 +57,7 @@ def save_cell_form(form: VersionedForm, user: AbstractBaseUser | AnonymousUser) 
 
 
 class CellColumns:
-    """The story and the evidence date, with "stale" when it is: the columns of cell lists."""
-
-    @admin.display(description="story", ordering="story__position")
-    def story_text(self, obj: Cell) -> str:
-        return obj.story.text[:100]
+    """The evidence date, with "stale" when it is: a column of cell lists."""
 
     @admin.display(description="evidence as of", ordering="evidence_as_of")
     def evidence_checked(self, obj: Cell) -> SafeString:
@@ -95,7 +91,7 @@ class CellAdmin(CellColumns, RefusesStaleSaves):
     form = CellForm
     list_display = [
         "__str__",
-        "story_text",
+        "story__text",
         "product",
         "verdict",
         "proof",
@@ -168,10 +164,10 @@ class StaleEvidenceAdmin(CellColumns, ReadOnly, admin.ModelAdmin):
 
     list_display = [
         "cell_link",
-        "story_text",
+        "story__text",
         "story__arena",
         "story__weight",
-        "verdict_label",
+        "value",
         "evidence_checked",
     ]
     list_display_links = None
@@ -203,10 +199,6 @@ class StaleEvidenceAdmin(CellColumns, ReadOnly, admin.ModelAdmin):
             reverse("admin:stories_cell_change", args=[obj.pk]),
             f"Edit {obj.product.name}'s cell",
         )
-
-    @admin.display(description="verdict")
-    def verdict_label(self, obj: StaleCell) -> str:
-        return obj.value.label()
 
 
 class CellInline(admin.TabularInline):

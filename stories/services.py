@@ -4,7 +4,6 @@ public record; its evidence quotes are written under the same lock."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -126,15 +125,14 @@ def cell_correct(
     expected_version: int | None = None,
     rationale: str | None = None,
     quotes: Sequence[Quote] = (),
-    checked: Sequence[date] = (),
+    checked: Sequence[date | None] = (),
     imported: Imported | None = None,
     record_unchanged: bool = False,
     mark_arena: bool = True,
 ) -> CellChange | None:
-    """Correct a cell's judgement to ``value`` (None: kept), by ``by`` (None: an import); the record
-    made, or None when the judgement stays (unless ``record_unchanged``: an upheld flag). New
-    ``quotes``, or quotes ``checked`` again, move the cell's date up and publish its detail.
-    EditConflict when the cell moved past ``expected_version``; ValidationError per field."""
+    """Correct a cell's judgement to ``value`` (None: kept) by ``by`` (None: an import), with new
+    ``quotes`` or quotes ``checked`` again; the record made, or None when the judgement stays (unless
+    ``record_unchanged``). EditConflict past ``expected_version``; ValidationError per field."""
     if value is not None and (errors := value.errors()):
         raise ValidationError(errors)
     added = [evidence_new(q) for q in quotes]
@@ -171,9 +169,7 @@ def cell_correct(
                 note=clean_text(note).strip(),
             )
         _quotes_store(cell, imported, added)
-        for name, written in write.items():
-            setattr(cell, name, written)
-        cell.version = current.version + 1
+        cell.refresh_from_db(fields=[*write, "version"])
         if mark_arena:
             changed = scores_changed if recorded else content_changed
             changed.send(None, arena_id=_arena_of(current))
@@ -207,18 +203,18 @@ def evidence_add(
 @transaction.atomic
 def evidence_update(*, evidence: Evidence, changes: Mapping[str, Any]) -> list[str]:
     """Change a quote's source, quote or url (checked anew today); the fields written."""
-    current = Evidence.objects.select_for_update().get(pk=evidence.pk)
+    evidence.refresh_from_db(from_queryset=Evidence.objects.select_for_update())
     source, quote, url = (
-        (changes[n] or "") if n in changes else getattr(current, n) for n in EVIDENCE_FIELDS
+        (changes[n] or "") if n in changes else getattr(evidence, n) for n in EVIDENCE_FIELDS
     )
     fresh = evidence_new(Quote(source, quote, url))  # cleaned and checked, as of today
-    write = [n for n in EVIDENCE_FIELDS if getattr(fresh, n) != getattr(current, n)]
+    write = [n for n in EVIDENCE_FIELDS if getattr(fresh, n) != getattr(evidence, n)]
     if not write:
         return []
-    for row, name in itertools.product((current, evidence), (*write, "checked_on")):
-        setattr(row, name, getattr(fresh, name))
-    current.save(update_fields=[*write, "checked_on"])
-    cell_correct(cell=current.cell, value=None, checked=[current.checked_on])
+    for name in (*write, "checked_on"):
+        setattr(evidence, name, getattr(fresh, name))
+    evidence.save(update_fields=[*write, "checked_on"])
+    cell_correct(cell=evidence.cell, value=None, checked=[evidence.checked_on])
     return sorted(write)
 
 
@@ -246,16 +242,13 @@ def cell_edit(
             raise EditConflict("cell", conflicts, current, current.last_change_note())
         if write:
             cell_correct(
-                cell=current,
+                cell=cell,
                 value=CellValue(*({**now, **write}[n] for n in JUDGEMENT_FIELDS)),
                 by=by,
                 note=note,
                 expected_version=current.version,
                 rationale=write.get("rationale"),
             )
-    for name in write:
-        setattr(cell, name, getattr(current, name))
-    cell.version = current.version
     return sorted(write)
 
 
