@@ -56,19 +56,17 @@ def save_cell_form(form: VersionedForm, user: AbstractBaseUser | AnonymousUser) 
     )
 
 
-class CellColumns:
+@admin.display(description="evidence as of", ordering="evidence_as_of")
+def evidence_checked(obj: Cell) -> SafeString:
     """The evidence date, with "stale" when it is: a column of cell lists."""
-
-    @admin.display(description="evidence as of", ordering="evidence_as_of")
-    def evidence_checked(self, obj: Cell) -> SafeString:
-        today, as_of = freshness.today(), obj.evidence_as_of
-        stale = freshness.is_stale(obj.verdict, as_of, today=today, days=freshness.stale_days())
-        return format_html(
-            "{}{} <span>({})</span>",
-            "" if as_of is None else f"{as_of:%Y-%m-%d} ",
-            "· stale" if stale else "",
-            freshness.age_text(as_of, today=today),
-        )
+    today, as_of = freshness.today(), obj.evidence_as_of
+    stale = freshness.is_stale(obj.verdict, as_of, today=today, days=freshness.stale_days())
+    return format_html(
+        "{}{} <span>({})</span>",
+        "" if as_of is None else f"{as_of:%Y-%m-%d} ",
+        "· stale" if stale else "",
+        freshness.age_text(as_of, today=today),
+    )
 
 
 class EvidenceInline(admin.TabularInline):
@@ -87,7 +85,7 @@ class CellChangeInline(ReadOnly, admin.TabularInline):
 
 
 @admin.register(Cell)
-class CellAdmin(CellColumns, RefusesStaleSaves):
+class CellAdmin(RefusesStaleSaves):
     form = CellForm
     list_display = [
         "__str__",
@@ -97,7 +95,7 @@ class CellAdmin(CellColumns, RefusesStaleSaves):
         "proof",
         "quality",
         "detail_published",
-        "evidence_checked",
+        evidence_checked,
     ]
     list_filter = [
         "story__arena",
@@ -158,7 +156,7 @@ class CellAdmin(CellColumns, RefusesStaleSaves):
 
 
 @admin.register(StaleCell)
-class StaleEvidenceAdmin(CellColumns, ReadOnly, admin.ModelAdmin):
+class StaleEvidenceAdmin(ReadOnly, admin.ModelAdmin):
     """Judged cells on the pages whose evidence is older than ``EVIDENCE_STALE_DAYS``, the
     heaviest stories first, then the oldest evidence; each links to the cell's edit page."""
 
@@ -168,7 +166,7 @@ class StaleEvidenceAdmin(CellColumns, ReadOnly, admin.ModelAdmin):
         "story__arena",
         "story__weight",
         "value",
-        "evidence_checked",
+        evidence_checked,
     ]
     list_display_links = None
     list_filter = ["story__arena", "story__category", "verdict"]

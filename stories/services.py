@@ -172,7 +172,7 @@ def cell_correct(
         cell.refresh_from_db(fields=[*write, "version"])
         if mark_arena:
             changed = scores_changed if recorded else content_changed
-            changed.send(None, arena_id=_arena_of(current))
+            changed.send(None, arena_id=current.story.arena_id)
     return change
 
 
@@ -185,10 +185,6 @@ def _quotes_store(cell: Cell, imported: Imported | None, added: list[Evidence]) 
         for position, row in enumerate(added, start=0 if last is None else last.position + 1):
             row.cell_id, row.position = cell.pk, position
     Evidence.objects.bulk_create(added)
-
-
-def _arena_of(cell: Cell) -> int:
-    return Story.all_objects.filter(pk=cell.story_id).values_list("arena_id", flat=True).get()
 
 
 @transaction.atomic
@@ -282,12 +278,9 @@ def story_add(*, story: Story) -> Story:
 
 def cells_fill(sender: Any = None, *, row: Story | Product, **kwargs: Any) -> None:
     """An ``n/a`` cell for every pair ``row`` (a story or a product) makes that has none."""
-    stories = Story.all_objects.filter(arena_id=row.arena_id)
-    products = Product.all_objects.filter(arena_id=row.arena_id)
-    if isinstance(row, Story):
-        stories = stories.filter(pk=row.pk)
-    else:
-        products = products.filter(pk=row.pk)
+    arena = row.arena_id
+    stories = [row] if isinstance(row, Story) else Story.all_objects.filter(arena_id=arena)
+    products = [row] if isinstance(row, Product) else Product.all_objects.filter(arena_id=arena)
     Cell.objects.bulk_create(
         [Cell(story=s, product=p, verdict=Verdict.NA) for s in stories for p in products],
         ignore_conflicts=True,
