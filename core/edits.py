@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
 
 
 def merge_edit(
@@ -28,8 +27,3 @@ def merge_edit(
         if f in touched & moved
     }
     return ({} if conflicts else changes), conflicts
-
-
-def edited_since_import(edited_at: datetime | None, imported_at: datetime | None) -> bool:
-    """Edited after an import last wrote it (server times): a re-import keeps it and reports it."""
-    return edited_at is not None and (imported_at is None or edited_at > imported_at)

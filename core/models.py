@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from django.db import models
 
-from core.edits import edited_since_import
-
 
 class ActiveManager[M: models.Model](models.Manager[M]):
     """The rows that are not retired (``all_objects``, the default, has every row)."""
@@ -33,7 +31,10 @@ class VersionedRecord(models.Model):
 
     @property
     def edited_since_import(self) -> bool:
-        return edited_since_import(self.edited_at, self.imported_at)
+        """Edited after an import last wrote it (server times): a re-import keeps it, and says so."""
+        return self.edited_at is not None and (
+            self.imported_at is None or self.edited_at > self.imported_at
+        )
 
 
 class EditableRecord(VersionedRecord):

@@ -67,12 +67,7 @@ def open_source(text: str) -> bool | None:
     """By the OSI's list: with ``OR`` one approved choice is enough; None when none is stated."""
     if not text:
         return None
-    words = _TOKEN.findall(text)
-    ids = {
-        w.removesuffix("+")
-        for i, w in enumerate(words)
-        if _known(w) and (i == 0 or words[i - 1] != "WITH")
-    }
+    ids = {w.removesuffix("+") for w in _TOKEN.findall(text) if _known(w)}  # (not the exceptions)
     if " OR " in f" {text} ":
         return any(i in OSI_APPROVED for i in ids)
     return bool(ids) and all(i in OSI_APPROVED for i in ids)

@@ -56,23 +56,17 @@ def save_cell_form(form: VersionedForm, user: AbstractBaseUser | AnonymousUser) 
     )
 
 
-class CellColumns:
-    """The story and the evidence date, with "stale" when it is: the columns of cell lists."""
-
-    @admin.display(description="story", ordering="story__position")
-    def story_text(self, obj: Cell) -> str:
-        return obj.story.text[:100]
-
-    @admin.display(description="evidence as of", ordering="evidence_as_of")
-    def evidence_checked(self, obj: Cell) -> SafeString:
-        today, as_of = freshness.today(), obj.evidence_as_of
-        stale = freshness.is_stale(obj.verdict, as_of, today=today, days=freshness.stale_days())
-        return format_html(
-            "{}{} <span>({})</span>",
-            "" if as_of is None else f"{as_of:%Y-%m-%d} ",
-            "· stale" if stale else "",
-            freshness.age_text(as_of, today=today),
-        )
+@admin.display(description="evidence as of", ordering="evidence_as_of")
+def evidence_checked(obj: Cell) -> SafeString:
+    """The evidence date, with "stale" when it is: a column of cell lists."""
+    today, as_of = freshness.today(), obj.evidence_as_of
+    stale = freshness.is_stale(obj.verdict, as_of, today=today, days=freshness.stale_days())
+    return format_html(
+        "{}{} <span>({})</span>",
+        "" if as_of is None else f"{as_of:%Y-%m-%d} ",
+        "· stale" if stale else "",
+        freshness.age_text(as_of, today=today),
+    )
 
 
 class EvidenceInline(admin.TabularInline):
@@ -91,17 +85,17 @@ class CellChangeInline(ReadOnly, admin.TabularInline):
 
 
 @admin.register(Cell)
-class CellAdmin(CellColumns, RefusesStaleSaves):
+class CellAdmin(RefusesStaleSaves):
     form = CellForm
     list_display = [
         "__str__",
-        "story_text",
+        "story__text",
         "product",
         "verdict",
         "proof",
         "quality",
         "detail_published",
-        "evidence_checked",
+        evidence_checked,
     ]
     list_filter = [
         "story__arena",
@@ -162,17 +156,17 @@ class CellAdmin(CellColumns, RefusesStaleSaves):
 
 
 @admin.register(StaleCell)
-class StaleEvidenceAdmin(CellColumns, ReadOnly, admin.ModelAdmin):
+class StaleEvidenceAdmin(ReadOnly, admin.ModelAdmin):
     """Judged cells on the pages whose evidence is older than ``EVIDENCE_STALE_DAYS``, the
     heaviest stories first, then the oldest evidence; each links to the cell's edit page."""
 
     list_display = [
         "cell_link",
-        "story_text",
+        "story__text",
         "story__arena",
         "story__weight",
-        "verdict_label",
-        "evidence_checked",
+        "value",
+        evidence_checked,
     ]
     list_display_links = None
     list_filter = ["story__arena", "story__category", "verdict"]
@@ -203,10 +197,6 @@ class StaleEvidenceAdmin(CellColumns, ReadOnly, admin.ModelAdmin):
             reverse("admin:stories_cell_change", args=[obj.pk]),
             f"Edit {obj.product.name}'s cell",
         )
-
-    @admin.display(description="verdict")
-    def verdict_label(self, obj: StaleCell) -> str:
-        return obj.value.label()
 
 
 class CellInline(admin.TabularInline):

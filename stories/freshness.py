@@ -39,8 +39,7 @@ def stale_q(*, today: date, days: int) -> Q:
 
 def newest(*dates: date | None) -> date | None:
     """The newest of the dates given, None ones ignored."""
-    known = [d for d in dates if d is not None]
-    return max(known) if known else None
+    return max((d for d in dates if d is not None), default=None)
 
 
 def age_text(as_of: date | None, *, today: date) -> str:

@@ -6,8 +6,7 @@ from django.db import models
 from django.db.models import Case, Exists, OuterRef, Q, Value, When
 from django.urls import reverse
 
-from core.edits import edited_since_import
-from core.models import EditableRecord
+from core.models import EditableRecord, VersionedRecord
 from core.text import validate_one_line
 from core.uris import URIField
 from stories.values import (
@@ -108,8 +107,8 @@ class CellQuerySet(models.QuerySet):
         )
 
 
-class Cell(models.Model):
-    """One product × one story: the judged verdict."""
+class Cell(VersionedRecord):
+    """One product × one story: the judged verdict (a re-import keeps one edited since it wrote)."""
 
     story = models.ForeignKey(Story, on_delete=models.PROTECT, related_name="cells")
     product = models.ForeignKey("products.Product", on_delete=models.PROTECT, related_name="cells")
@@ -121,20 +120,10 @@ class Cell(models.Model):
         default=False,
         help_text="Whether a head-to-head page published this cell's rationale and evidence",
     )
-    version = models.PositiveIntegerField(default=1, help_text="Bumped on every edit")
     detail_edited_at = models.DateTimeField(
         null=True,
         blank=True,
         help_text="Last edit of the rationale in the admin (a re-import keeps it)",
-    )
-    # a re-import keeps a cell edited since it last wrote over it (core.edits.edited_since_import)
-    edited_at = models.DateTimeField(
-        null=True,
-        blank=True,
-        help_text="Last change of its judgement, rationale or evidence by a moderator or an editor",
-    )
-    imported_at = models.DateTimeField(
-        null=True, blank=True, help_text="When an import last wrote the cell's content"
     )
     rationale_predates = models.DateTimeField(
         null=True,
@@ -181,10 +170,6 @@ class Cell(models.Model):
     @property
     def value(self) -> CellValue:
         return CellValue.of(self)
-
-    @property
-    def edited_since_import(self) -> bool:
-        return edited_since_import(self.edited_at, self.imported_at)
 
     def last_change_note(self) -> str:
         """The last recorded change in one line, for a refused stale edit's message."""

@@ -4,7 +4,6 @@ public record; its evidence quotes are written under the same lock."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -47,17 +46,6 @@ def evidence_new(quote: Quote) -> Evidence:
 def evidence_rows(cell: Cell, quotes: Iterable[Quote]) -> list[Evidence]:
     """An import's or the generator's quotes as rows of the cell, not yet stored."""
     return [Evidence(cell=cell, position=position, **vars(q)) for position, q in enumerate(quotes)]
-
-
-def evidence_checked_writes(
-    as_of: date | None, days: Sequence[date | None], at: datetime
-) -> dict[str, Any]:
-    """Quotes checked on ``days``: the cell's date moves up and its detail is published."""
-    return {
-        "evidence_as_of": freshness.newest(as_of, *days),
-        "detail_published": True,
-        "edited_at": at,
-    }
 
 
 KEEP: Literal["keep"] = "keep"  # ``Imported.as_of``: the cell's date stays
@@ -137,13 +125,14 @@ def cell_correct(
     expected_version: int | None = None,
     rationale: str | None = None,
     quotes: Sequence[Quote] = (),
+    checked: Sequence[date | None] = (),
     imported: Imported | None = None,
     record_unchanged: bool = False,
     mark_arena: bool = True,
 ) -> CellChange | None:
-    """Correct a cell's judgement to ``value`` (None: kept), by ``by`` (None: an import); the record
-    made, or None when the judgement stays (unless ``record_unchanged``: an upheld flag).
-    EditConflict when the cell moved past ``expected_version``; ValidationError per field."""
+    """Correct a cell's judgement to ``value`` (None: kept) by ``by`` (None: an import), with new
+    ``quotes`` or quotes ``checked`` again; the record made, or None when the judgement stays (unless
+    ``record_unchanged``). EditConflict past ``expected_version``; ValidationError per field."""
     if value is not None and (errors := value.errors()):
         raise ValidationError(errors)
     added = [evidence_new(q) for q in quotes]
@@ -160,9 +149,9 @@ def cell_correct(
         write.update(rationale_writes(current, rationale, old, new, at=at, corrected=corrected))
         if imported is not None:
             write.update(imported_writes(current, imported, moved=new != old, kind=kind, at=at))
-        if added:
-            as_of = write.get("evidence_as_of", current.evidence_as_of)
-            write.update(evidence_checked_writes(as_of, [e.checked_on for e in added], at))
+        if days := [*checked, *(e.checked_on for e in added)]:
+            as_of = freshness.newest(write.get("evidence_as_of", current.evidence_as_of), *days)
+            write.update(evidence_as_of=as_of, detail_published=True, edited_at=at)
         if not write and imported is None:
             return None
         unmoved = Cell.objects.filter(pk=cell.pk, version=current.version)
@@ -180,12 +169,10 @@ def cell_correct(
                 note=clean_text(note).strip(),
             )
         _quotes_store(cell, imported, added)
-        for name, written in write.items():
-            setattr(cell, name, written)
-        cell.version = current.version + 1
+        cell.refresh_from_db(fields=[*write, "version"])
         if mark_arena:
             changed = scores_changed if recorded else content_changed
-            changed.send(None, arena_id=_arena_of(current))
+            changed.send(None, arena_id=current.story.arena_id)
     return change
 
 
@@ -200,10 +187,6 @@ def _quotes_store(cell: Cell, imported: Imported | None, added: list[Evidence]) 
     Evidence.objects.bulk_create(added)
 
 
-def _arena_of(cell: Cell) -> int:
-    return Story.all_objects.filter(pk=cell.story_id).values_list("arena_id", flat=True).get()
-
-
 @transaction.atomic
 def evidence_add(
     *, cell: Cell, source: str, quote: str, url: str = "", checked_on: date | None = None
@@ -216,23 +199,18 @@ def evidence_add(
 @transaction.atomic
 def evidence_update(*, evidence: Evidence, changes: Mapping[str, Any]) -> list[str]:
     """Change a quote's source, quote or url (checked anew today); the fields written."""
-    current = Evidence.objects.select_for_update().get(pk=evidence.pk)
+    evidence.refresh_from_db(from_queryset=Evidence.objects.select_for_update())
     source, quote, url = (
-        (changes[n] or "") if n in changes else getattr(current, n) for n in EVIDENCE_FIELDS
+        (changes[n] or "") if n in changes else getattr(evidence, n) for n in EVIDENCE_FIELDS
     )
     fresh = evidence_new(Quote(source, quote, url))  # cleaned and checked, as of today
-    write = [n for n in EVIDENCE_FIELDS if getattr(fresh, n) != getattr(current, n)]
+    write = [n for n in EVIDENCE_FIELDS if getattr(fresh, n) != getattr(evidence, n)]
     if not write:
         return []
-    for row, name in itertools.product((current, evidence), (*write, "checked_on")):
-        setattr(row, name, getattr(fresh, name))
-    current.save(update_fields=[*write, "checked_on"])
-    cell = Cell.objects.select_for_update().get(pk=current.cell_id)
-    Cell.objects.filter(pk=cell.pk).update(
-        version=F("version") + 1,
-        **evidence_checked_writes(cell.evidence_as_of, [current.checked_on], timezone.now()),
-    )
-    content_changed.send(None, arena_id=_arena_of(cell))
+    for name in (*write, "checked_on"):
+        setattr(evidence, name, getattr(fresh, name))
+    evidence.save(update_fields=[*write, "checked_on"])
+    cell_correct(cell=evidence.cell, value=None, checked=[evidence.checked_on])
     return sorted(write)
 
 
@@ -260,16 +238,13 @@ def cell_edit(
             raise EditConflict("cell", conflicts, current, current.last_change_note())
         if write:
             cell_correct(
-                cell=current,
+                cell=cell,
                 value=CellValue(*({**now, **write}[n] for n in JUDGEMENT_FIELDS)),
                 by=by,
                 note=note,
                 expected_version=current.version,
                 rationale=write.get("rationale"),
             )
-    for name in write:
-        setattr(cell, name, getattr(current, name))
-    cell.version = current.version
     return sorted(write)
 
 
@@ -303,12 +278,9 @@ def story_add(*, story: Story) -> Story:
 
 def cells_fill(sender: Any = None, *, row: Story | Product, **kwargs: Any) -> None:
     """An ``n/a`` cell for every pair ``row`` (a story or a product) makes that has none."""
-    stories = Story.all_objects.filter(arena_id=row.arena_id)
-    products = Product.all_objects.filter(arena_id=row.arena_id)
-    if isinstance(row, Story):
-        stories = stories.filter(pk=row.pk)
-    else:
-        products = products.filter(pk=row.pk)
+    arena = row.arena_id
+    stories = [row] if isinstance(row, Story) else Story.all_objects.filter(arena_id=arena)
+    products = [row] if isinstance(row, Product) else Product.all_objects.filter(arena_id=arena)
     Cell.objects.bulk_create(
         [Cell(story=s, product=p, verdict=Verdict.NA) for s in stories for p in products],
         ignore_conflicts=True,

@@ -23,18 +23,6 @@ class Verdict(Choices):
     def symbol(self) -> str:
         return _SYMBOLS[self]
 
-    @property
-    def evidenced(self) -> bool:
-        return self in EVIDENCED
-
-    @property
-    def applicable(self) -> bool:
-        return self is not Verdict.NA
-
-    @classmethod
-    def from_symbol(cls, symbol: str) -> Verdict | None:
-        return _BY_SYMBOL.get(symbol)
-
 
 class Proof(Choices):
     PROBED = "probed"
@@ -63,7 +51,6 @@ _SYMBOLS = {
     Verdict.NONE: "—",
     Verdict.NA: "",
 }
-_BY_SYMBOL = {symbol: verdict for verdict, symbol in _SYMBOLS.items() if symbol}
 # each proof's letter in the arena files, its mark on the pages (a plain capital every font has;
 # the files' "X" reads as "fails") and what it means
 _PROOF_MARKS = {
@@ -92,8 +79,7 @@ _MARK_RE = re.compile(r"([a-z/]+)(\S?)\s+(\S+)")
 
 def parse_quality(text: str) -> int:
     """``7/10`` → 7."""
-    m = _QUALITY_RE.fullmatch(text.strip())
-    if not m:
+    if not (m := _QUALITY_RE.fullmatch(text.strip())):
         raise CellValueError(f"quality {text.strip()[:20]!r} is not of the form N/10")
     digits = m.group(1).lstrip("0") or "0"
     if len(digits) > 2 or int(digits) > QUALITY_MAX:
@@ -140,7 +126,7 @@ class CellValue:
         proof = _BY_LETTER.get(letter)
         if letter and proof is None:
             raise CellValueError(f"unknown proof letter {letter!r} in cell {raw[:60]!r}")
-        if not letter and Verdict(word).evidenced:
+        if not letter and word in EVIDENCED:
             raise CellValueError(f"cell {raw[:60]!r} has no proof letter")
         return cls(word, proof, parse_quality(quality_text)).check()
 
@@ -158,11 +144,7 @@ class CellValue:
                 errors["quality"] = "An n/a cell has no quality."
         elif quality is None:
             errors["quality"] = f"A {verdict} cell needs a quality from 0 to 10."
-        elif (
-            isinstance(quality, bool)
-            or not isinstance(quality, int)
-            or not 0 <= quality <= QUALITY_MAX
-        ):
+        elif type(quality) is not int or not 0 <= quality <= QUALITY_MAX:  # (a bool is no number)
             errors["quality"] = "Quality is a whole number from 0 to 10."
         elif verdict == Verdict.NONE and quality != 0:
             errors["quality"] = "A none cell (no evidence found) has quality 0."
@@ -173,8 +155,7 @@ class CellValue:
         return errors
 
     def check(self) -> CellValue:
-        errors = self.errors()
-        if errors:
+        if errors := self.errors():
             raise CellValueError(" ".join(errors.values()))
         return self
 
@@ -211,17 +192,12 @@ class CellValue:
         verdict = self.verdict if "verdict" in given else cell.verdict
         proof, quality = self.proof, self.quality
         if "proof" not in given:
-            if verdict not in EVIDENCED:
-                proof = None
-            else:
-                proof = cell.proof if cell.verdict in EVIDENCED and cell.proof else Proof.CLAIMED
-        if "quality" not in given:
-            if verdict == Verdict.NA:
-                quality = None
-            elif verdict == Verdict.NONE:
-                quality = 0
-            else:
-                quality = cell.quality if cell.quality is not None else 0
+            kept = cell.proof if cell.verdict in EVIDENCED and cell.proof else Proof.CLAIMED
+            proof = kept if verdict in EVIDENCED else None
+        if "quality" not in given and verdict == Verdict.NA:
+            quality = None
+        elif "quality" not in given:
+            quality = 0 if verdict == Verdict.NONE else cell.quality or 0
         return CellValue(verdict, proof, quality)
 
 

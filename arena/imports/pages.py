@@ -190,7 +190,7 @@ def _cell(cur: Cursor, product: str) -> CellDetail:
     if word not in Verdict.values:
         raise cur.error(f"unknown verdict {word!r} for {product}")
     verdict = Verdict(word)
-    if verdict.applicable and Verdict.from_symbol(symbol) is not verdict:
+    if verdict is not Verdict.NA and verdict.symbol != symbol:
         raise cur.error(f"symbol {symbol!r} does not match verdict {word!r}")
     with cur.checks():
         quality = parse_quality(quality_text) if quality_text else None

@@ -20,7 +20,7 @@ from arena.scoring.musthave import (
     need_met,
 )
 from arena.scoring.tally import CellIn
-from stories.values import Proof, Verdict
+from stories.values import EVIDENCED, Proof, Verdict
 
 STORIES = list(range(1, 7))
 PRODUCT = "p"
@@ -30,7 +30,7 @@ cells_st = st.dictionaries(
     st.tuples(st.sampled_from(list(Verdict)), st.sampled_from([None, *Proof])),
 ).map(
     lambda by_story: [
-        CellIn(story, PRODUCT, verdict, proof if verdict.evidenced else None, 5)
+        CellIn(story, PRODUCT, verdict, proof if verdict in EVIDENCED else None, 5)
         for story, (verdict, proof) in by_story.items()
     ]
 )
