@@ -89,9 +89,12 @@ class Leaderboard:
     weights: Weights | None = None
     reading: WeightsRead | None = None  # the weights as read
 
-    @property
-    def weighted(self) -> bool:
-        return self.weights is not None
+    weighted = property(lambda self: self.weights is not None)
+    by_pa = property(lambda self: self.key == RANK_PA and not self.weighted)
+    by_verified = property(lambda self: self.key == RANK_VERIFIED)
+    by_integrity = property(lambda self: self.key == RANK_INTEGRITY)
+    category = property(lambda self: self._named(RANK_CATEGORY))  # the category ranked by, if any
+    persona = property(lambda self: self._named(RANK_PERSONA))
 
     @property
     def weights_query(self) -> str:
@@ -108,36 +111,14 @@ class Leaderboard:
         return [rows for rows in runs if len(rows) > 1]
 
     @property
-    def leader(self) -> BoardRow | None:
-        return self.rows[0] if self.rows else None
-
-    @property
     def ties(self) -> list[tuple[int, list[BoardRow], str]]:
         """The groups of rows sharing a rank: (rank, rows, what ordered them)."""
         runs = (list(g) for _, g in groupby([r for r in self.rows if r.tied], lambda r: r.position))
         return [(rows[0].position, rows, rows[0].decided_by) for rows in runs]
 
-    @property
-    def by_pa(self) -> bool:
-        return self.key == RANK_PA and not self.weighted
-
-    @property
-    def by_verified(self) -> bool:
-        return self.key == RANK_VERIFIED
-
-    @property
-    def by_integrity(self) -> bool:
-        return self.key == RANK_INTEGRITY
-
-    @property
-    def category(self) -> str | None:
-        kind, name = rank_key_split(self.key)
-        return name if kind == RANK_CATEGORY else None
-
-    @property
-    def persona(self) -> str | None:
-        kind, name = rank_key_split(self.key)
-        return name if kind == RANK_PERSONA else None
+    def _named(self, kind: str) -> str | None:
+        found, name = rank_key_split(self.key)
+        return name if found == kind else None
 
 
 _GROUPS = {RANK_CATEGORY: "Category", RANK_PERSONA: "User type"}

@@ -34,10 +34,6 @@ def esc(text: str) -> str:
     return html.escape(text)
 
 
-def score_text(value: int | None) -> str:
-    return "—" if value is None else f"{value}/100"
-
-
 def persona_name(persona: Persona) -> str:
     return persona.label or persona.slug
 
@@ -70,14 +66,6 @@ def matrix_badge(verdict: str, proof: str | None, quality: int | None) -> str:
         return esc(value.verdict)
     letter = f" {proof_mark(value.proof)}" if value.proof else ""
     return f'<i aria-hidden="true">{value.symbol}</i> {esc(value.verdict)}{letter} {value.quality_text}'
-
-
-@functools.lru_cache(maxsize=512)
-def matrix_words(verdict: str, proof: str | None, quality: int | None) -> str:
-    """A matrix cell's judgement for screen readers: ``full, probed, 9/10``, ``not applicable``."""
-    if verdict == Verdict.NA:
-        return "not applicable"
-    return ", ".join(part for part in (verdict, proof, f"{quality}/10") if part)
 
 
 # The matrix filter's verdict menu, ``✓ full`` … ``n/a``.

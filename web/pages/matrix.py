@@ -20,7 +20,6 @@ from web.pages.cells import (
     esc,
     freshness_now,
     matrix_badge,
-    matrix_words,
     persona_name,
     stale_title,
     story_name,
@@ -44,10 +43,12 @@ def _cell_parts(
     backed_by = Backing(backing) if backing is not None else None
     mark = BACKING_MARKS[backed_by] if backed_by is not None else ""
     backed = f", {esc(backed_by.label)}" if backed_by is not None else ""
+    # the judgement for screen readers: ``full, probed, 9/10``, ``not applicable``
+    words = ", ".join(part for part in (verdict, proof, f"{quality}/10") if part)
     return (
         f'<td class="{verdict_class(verdict)}" data-p="',
         f"{matrix_badge(verdict, proof, quality)}{mark}",
-        f", {matrix_words(verdict, proof, quality)}{backed}",
+        f", {'not applicable' if verdict == Verdict.NA else words}{backed}",
     )
 
 
