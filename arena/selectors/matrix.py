@@ -20,6 +20,7 @@ from arena.selectors.arenas import (
     arena_story_list,
 )
 from arena.selectors.cells import CELL_LINE_FIELDS, CellLine
+from arena.selectors.leaderboard import arena_score_list
 from products.models import Product
 from stories import freshness
 from stories.models import Cell, Story
@@ -196,16 +197,15 @@ def arena_matrix(
     else:
         groups: dict[tuple, int] = {}
 
-        def strength(item: tuple[int, MatrixRow]) -> tuple:
-            """Each sub-group's stories by ``sort``'s verdicts, strongest first."""
-            i, row = item
+        def strength(row: MatrixRow) -> tuple:
+            """Each sub-group's stories by ``sort``'s verdicts, strongest first (a stable sort)."""
             group = groups.setdefault((row.story.category_id, row.story.subgroup_id), len(groups))
             cell = row.by_product.get(sort)
             verdict, quality = (cell.verdict, cell.quality) if cell else (None, None)
             strong = verdict_strength(verdict, quality)
-            return (group, -strong[0], -strong[1], i)
+            return (group, -strong[0], -strong[1])
 
-        rows = [row for _, row in sorted(enumerate(rows), key=strength)]
+        rows.sort(key=strength)
     return Matrix(products, rows, arena.story_count, filters, collapsed)
 
 
@@ -243,9 +243,7 @@ def product_get(
 
 def product_page_get(*, arena: CountedArena, product: Product) -> ProductPage:
     """A product's stored scores and its cells in matrix order: five queries."""
-    score = ProductScore.objects.filter(product=product).select_related("vs").first()
-    if score is not None:
-        score.product = product
+    score = next((s for s in arena_score_list(arena=arena) if s.product_id == product.pk), None)
     matrix = arena_matrix(arena=arena, products=[product])
     cat_scores = score.category_scores if score else {}
     per_scores = score.persona_scores if score else {}
