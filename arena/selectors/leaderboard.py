@@ -197,6 +197,23 @@ def _ranked(
     return ordered
 
 
+def arena_product_ranking(
+    *, arena: Arena, key: str = RANK_PA
+) -> tuple[list[Product], list[ProductKey]]:
+    """The products in column order, and those with stored scores in ``key``'s order (as
+    ``arena_leaderboard``, an unknown key meaning ``pa``): one query."""
+    products = Product.objects.filter(arena=arena).select_related("score").order_by("position")
+    # (a product without stored scores has no ``score``: the reverse one-to-one raises)
+    scores = [p.score for p in products if hasattr(p, "score")]
+    kind, name = rank_key_split(key)
+    if named := {RANK_CATEGORY: "category_scores", RANK_PERSONA: "persona_scores"}.get(kind):
+        known = any(name in getattr(s, named) for s in scores)
+    else:
+        known = name is None and kind in (RANK_PA, RANK_VERIFIED, RANK_INTEGRITY)
+    ordered = order_by(scores, key if known else RANK_PA)
+    return list(products), [s.product_id for s in ordered]
+
+
 def arena_stale_counts(
     *, arena: Arena, today: date, days: int | None = None
 ) -> dict[int, tuple[int, int]]:

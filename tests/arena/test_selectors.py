@@ -16,6 +16,7 @@ import arena.selectors
 from arena.selectors.arenas import arena_get, arena_list, arena_product_pair_get
 from arena.selectors.cells import cell_page_get, story_get
 from arena.selectors.compare import comparison_get
+from arena.selectors.leaderboard import arena_leaderboard, arena_product_ranking
 from arena.selectors.matrix import MatrixFilters, arena_matrix, matrix_block_list, product_get
 from products.models import Product
 from stories.values import Verdict
@@ -231,6 +232,16 @@ def test_big_matrix_loads_its_first_category_and_collapses_the_others(
     )
     assert [(len(r.cells), r.story.category.pk) for r in by_category.rows] == [(1, second.pk)]
     assert arena_matrix(arena=arena, collapse_above=3).collapsed == set()
+
+
+@pytest.mark.django_db
+def test_product_ranking_orders_as_the_leaderboard(big_arena):
+    arena = arena_get(slug=big_arena.slug)
+    for key in ("pa", "verified", "integrity", "persona:ai-native", "no-such-key"):
+        products, ranking = arena_product_ranking(arena=arena, key=key)
+        board = arena_leaderboard(arena=arena, key=key)
+        assert ranking == [row.product_id for row in board.rows], key
+        assert [p.position for p in products] == sorted(p.position for p in products)
 
 
 @pytest.mark.django_db

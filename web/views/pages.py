@@ -26,7 +26,7 @@ from arena.selectors.arenas import (
 )
 from arena.selectors.cells import cell_page_get, cited_sources, story_cell_list, story_get
 from arena.selectors.compare import HEAD_TO_HEAD_INLINE, compare_pick, comparison_get
-from arena.selectors.leaderboard import Leaderboard, arena_leaderboard
+from arena.selectors.leaderboard import Leaderboard, arena_leaderboard, arena_product_ranking
 from arena.selectors.matrix import (
     MATRIX_COLLAPSE_ABOVE,
     MATRIX_COLUMNS,
@@ -116,13 +116,17 @@ def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
             return response
         # the weights as canonically written (none once the rank or "Reset" replaced them)
         return push_url(response, address(board.weights_query, ctx["rank"]))
-    if partial is not None:  # the columns follow the board's order (the visitor's weights' too)
-        board = arena_leaderboard(arena=found, key=rank, asked=asked.weights, stale=False)
+    if partial is not None:
+        products, ranking = arena_product_ranking(arena=found, key=rank)
+        if asked.weights_carried:  # the columns follow the visitor's weights, as the board does
+            board = arena_leaderboard(arena=found, key=rank, asked=asked.weights)
+            ranking = [r.product_id for r in board.rows]
     else:
+        products = arena_product_list(arena=found)
+        ranking = [r.product_id for r in board.rows]  # the visitor's weights' order when set
         ctx["persona_results"] = arena_persona_result_list(arena=found)
         ctx["adjacent"] = arena_adjacent_list(arena=found)
-    ranking = [r.product_id for r in board.rows]
-    _matrix_context(ctx, asked, products=arena_product_list(arena=found), ranking=ranking)
+    _matrix_context(ctx, asked, products=products, ranking=ranking)
     template = "arena/detail.html" + (f"#{partial}" if partial else "")
     return render(request, template, ctx)
 
