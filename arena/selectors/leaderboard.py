@@ -71,12 +71,6 @@ def arena_score_list(*, arena: Arena) -> list[StoredRow]:
     return arena_kept(arena, "scores", lambda: cast(list[StoredRow], list(scores)))
 
 
-@dataclass(frozen=True)
-class RankOption:
-    key: str
-    label: str
-
-
 @dataclass
 class Leaderboard:
     key: str  # the rank key in effect (RANK_PA when the asked one is unknown)
@@ -84,7 +78,7 @@ class Leaderboard:
     rows: list[BoardRow]  # in the asked order, each with its shown rank (``position``)
     personas: list[str]  # persona slugs, the persona score columns
     categories: list[str]  # category names, for the rank options
-    options: list[tuple[str, list[RankOption]]]
+    options: list[tuple[str, list[tuple[str, str]]]]  # (group, [(rank key, label)])
     # a visitor's weights (None: the published weighting): rows ranked by ``personal_score``
     weights: Weights | None = None
     reading: WeightsRead | None = None  # the weights as read
@@ -122,7 +116,7 @@ class Leaderboard:
 
 
 _GROUPS = {RANK_CATEGORY: "Category", RANK_PERSONA: "User type"}
-_EVIDENCE = [RankOption(RANK_VERIFIED, "Verified share"), RankOption(RANK_INTEGRITY, "Integrity")]
+_EVIDENCE = [(RANK_VERIFIED, "Verified share"), (RANK_INTEGRITY, "Integrity")]
 
 
 def arena_leaderboard(
@@ -143,12 +137,12 @@ def arena_leaderboard(
         categories = [*seen, *sorted({n for s in scores for n in s.category_scores} - seen.keys())]
     personas: list[str] = sorted({slug for s in scores for slug in s.persona_scores})
     options = [
-        ("Overall", [RankOption(RANK_PA, "PA Score")]),
-        (_GROUPS[RANK_CATEGORY], [RankOption(rank_key(RANK_CATEGORY, c), c) for c in categories]),
-        (_GROUPS[RANK_PERSONA], [RankOption(rank_key(RANK_PERSONA, p), p) for p in personas]),
+        ("Overall", [(RANK_PA, "PA Score")]),
+        (_GROUPS[RANK_CATEGORY], [(rank_key(RANK_CATEGORY, c), c) for c in categories]),
+        (_GROUPS[RANK_PERSONA], [(rank_key(RANK_PERSONA, p), p) for p in personas]),
         ("Evidence", _EVIDENCE),
     ]
-    labels = {o.key: o.label for _, group in options for o in group}
+    labels = dict(option for _, group in options for option in group)
     reading = weights_read(asked=asked or WeightsAsked(), categories=categories, personas=personas)
     # the personal scores are shown even for weights all 1, which rank as the published
     personal = reading.weights if asked is not None and asked.given else None

@@ -43,12 +43,6 @@ class WeightKey:
 
 
 @dataclass(frozen=True)
-class WeightControl:
-    key: WeightKey
-    value: int  # the level in effect, 0-3
-
-
-@dataclass(frozen=True)
 class WeightsRead:
     weights: Weights  # 1 where nothing was asked
     keys: tuple[WeightKey, ...]  # categories in order, then personas
@@ -64,8 +58,8 @@ class WeightsRead:
         return ",".join(f"{k.key}:{v}" for k in self.keys if (v := self.value(k)) != WEIGHT_NORMAL)
 
     @property
-    def controls(self) -> list[WeightControl]:
-        return [WeightControl(k, self.value(k)) for k in self.keys]
+    def controls(self) -> list[tuple[WeightKey, int]]:
+        return [(k, self.value(k)) for k in self.keys]  # each with its level in effect, 0-3
 
     @property
     def summary(self) -> list[str]:

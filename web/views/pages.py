@@ -188,7 +188,6 @@ def _matrix_context(
     ctx["products"] = products
     ctx["picked"] = picked  # the products shown when they are not the default ones
     ctx["default_show"] = ",".join(p.slug for p in default)
-    ctx["pick_columns"] = len(products) > MATRIX_COLUMNS
     ctx["column_limit"] = MATRIX_COLUMNS
     # what a collapsed category's links carry besides it (the folds only when none is shown)
     kept = {
