@@ -236,8 +236,7 @@ def product_get(
     *, arena: Arena, slug: str, products: list[Product] | None = None
 ) -> Product | None:
     """A product of ``arena`` on the pages, or ``None``."""
-    if products is None:
-        products = arena_product_list(arena=arena)
+    products = arena_product_list(arena=arena) if products is None else products
     return next((p for p in products if p.slug == slug), None)
 
 

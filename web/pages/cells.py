@@ -21,8 +21,6 @@ from stories.models import Evidence as EvidenceRow
 from stories.values import Backing, CellValue, Proof, Verdict
 from web.pages import links
 
-# The matrix's compact mark of what backs a cell.
-BACKING_SYMBOLS = {Backing.QUOTES: "❝", Backing.RATIONALE: "¶", Backing.NONE: "∅"}
 NO_SOURCES: Mapping[str, Source] = {}
 # The longest story text a control's accessible name quotes whole.
 STORY_NAME_MAX = 60

@@ -26,11 +26,10 @@ def compare_scores(cmp: Comparison) -> dict[str, list]:
     not the highest score), the weights of the rounds each is best in, each category's score;
     the highest of a row marked."""
     standings = cmp.standings.values()
-    pa = [(p, s.ranged) for p, s in cmp.standings.items()]
     return {
         "pa": [
-            (r.score, None if None in (r.low, r.high) else (r.low, r.high), p == cmp.leader)
-            for p, r in pa
+            (s.pa_score, (s.ranged.low, s.ranged.high), p == cmp.leader)
+            for p, s in cmp.standings.items()
         ],
         "weighted": _marked([s.weighted for s in standings]),
         "categories": [

@@ -16,7 +16,6 @@ from stories import freshness
 from stories.values import Backing, Verdict
 from web.pages import links
 from web.pages.cells import (
-    BACKING_SYMBOLS,
     esc,
     freshness_now,
     matrix_badge,
@@ -28,7 +27,7 @@ from web.pages.cells import (
 
 # What backs each cell, as a compact mark after its badge (the legend's "Backing" column gives
 # the marks' words; the cell link's accessible name says them).
-BACKING_MARKS = {b: f" {BACKING_SYMBOLS[b]}" for b in Backing}
+BACKING_MARKS = {Backing.QUOTES: " ❝", Backing.RATIONALE: " ¶", Backing.NONE: " ∅"}
 # On a phone each category shows its first few stories' cards and a link to the rest (the page
 # with that category alone, which shows them all): a reader scrolls a few screens, not dozens.
 PHONE_STORIES = 2
