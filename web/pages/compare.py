@@ -9,7 +9,6 @@ from django.utils.safestring import SafeString, mark_safe
 
 from arena.selectors.cells import CellLine
 from arena.selectors.compare import CompareRow, Comparison
-from products.models import Product
 from web.pages import links
 from web.pages.cells import card, esc, freshness_now, matrix_badge, verdict_class
 
@@ -81,14 +80,6 @@ def compare_rows(rows: Iterable[CompareRow], cmp: Comparison, arena: str) -> Saf
             + "</tr>"
         )
     return mark_safe("\n".join(out))
-
-
-def picked_first(
-    products: Iterable[Product], picked: Sequence[Product]
-) -> list[tuple[Product, bool]]:
-    """The picker's order: the ``picked`` (ticked) first, so the form sends them in that order."""
-    chosen = {p.pk for p in picked}
-    return [(p, True) for p in picked] + [(p, False) for p in products if p.pk not in chosen]
 
 
 def round_cards(row: CompareRow, cmp: Comparison) -> list[dict[str, object]]:

@@ -26,7 +26,6 @@ register.filter("arena_updated", cells.arena_updated)
 register.filter("first_leads", first_leads)  # an arena card's first product leads the second
 register.filter("search_url", front.search_url)
 register.filter("pairs", lambda products: list(itertools.combinations(products, 2)))
-register.filter("picked_first", compare.picked_first)
 register.simple_tag(lambda number: f"?page={int(number)}", name="page_url")
 register.simple_tag(lambda: cells.VERDICT_CHOICES, name="verdict_choices")
 register.simple_tag(lambda: WEIGHT_LEVELS.items(), name="weight_levels")

@@ -323,7 +323,8 @@ def arena_compare(request: HtmxHttpRequest, arena: str) -> HttpResponse:
         "cmp": cmp,
         "picked": picked,
         "error": error if slugs else "",
-        "products": products,
+        # the picker: the products picked (ticked) first, so that the form sends them in that order
+        "picker": [(p, True) for p in picked] + [(p, False) for p in products if p not in picked],
         "page_url": page_url,
         "diff": diff,
         # the links that switch "differences only" and keep the products
