@@ -30,9 +30,7 @@ class WeightsAsked:
     fields: Mapping[str, int | None] = field(default_factory=dict)  # the panel's, by key
     given: bool = False  # the request says anything about weights
 
-    @property
-    def from_form(self) -> bool:
-        return bool(self.fields)
+    from_form = property(lambda self: bool(self.fields))
 
 
 @dataclass(frozen=True)
@@ -57,9 +55,7 @@ class WeightsRead:
         """The canonical ``?weights=`` value: only the levels that are not 1."""
         return ",".join(f"{k.key}:{v}" for k in self.keys if (v := self.value(k)) != WEIGHT_NORMAL)
 
-    @property
-    def controls(self) -> list[tuple[WeightKey, int]]:
-        return [(k, self.value(k)) for k in self.keys]  # each with its level in effect, 0-3
+    controls = property(lambda self: [(k, self.value(k)) for k in self.keys])  # (key, level)
 
     @property
     def summary(self) -> list[str]:
