@@ -41,12 +41,7 @@ class ArenaCounts(TypedDict):
     second_name: str | None
 
 
-class MaybeSlugged(TypedDict):
-    slug: str | None  # None: not an arena of this site
-
-
 type CountedArena = WithAnnotations[Arena, ArenaCounts]
-type SluggedAdjacent = WithAnnotations[AdjacentArena, MaybeSlugged]
 
 # How long a read is kept: it is only used under its version, so this bounds memory, not truth.
 KEPT_TIMEOUT = 24 * 3600
@@ -149,8 +144,7 @@ def arena_product_pair_get(
     *, arena: Arena, a: str, b: str, products: list[Product] | None = None
 ) -> dict[str, Product]:
     """The arena's products with slug ``a`` or ``b``, by slug."""
-    if products is None:
-        products = arena_product_list(arena=arena)
+    products = arena_product_list(arena=arena) if products is None else products
     return {p.slug: p for p in products if p.slug in (a, b)}
 
 
@@ -192,9 +186,8 @@ def arena_persona_result_list(*, arena: Arena) -> list[PersonaResult]:
     return arena_kept(arena, "persona-results", lambda: list(rows))
 
 
-def arena_adjacent_list(*, arena: Arena) -> list[SluggedAdjacent]:
-    """Adjacent arenas, each with ``.slug`` when that arena is on this site (kept)."""
+def arena_adjacent_list(*, arena: Arena) -> list[AdjacentArena]:
+    """Adjacent arenas, each with ``.slug`` when that arena is on this site, else None (kept)."""
     here = Arena.objects.filter(name=OuterRef("name")).values("slug")[:1]
     adjacent = AdjacentArena.objects.filter(arena=arena).annotate(slug=Subquery(here))
-    rows = cast(list[SluggedAdjacent], adjacent.order_by("position"))
-    return arena_kept(arena, "adjacent", lambda: list(rows))
+    return arena_kept(arena, "adjacent", lambda: list(adjacent.order_by("position")))

@@ -71,12 +71,6 @@ def arena_score_list(*, arena: Arena) -> list[StoredRow]:
     return arena_kept(arena, "scores", lambda: cast(list[StoredRow], list(scores)))
 
 
-@dataclass(frozen=True)
-class RankOption:
-    key: str
-    label: str
-
-
 @dataclass
 class Leaderboard:
     key: str  # the rank key in effect (RANK_PA when the asked one is unknown)
@@ -84,22 +78,23 @@ class Leaderboard:
     rows: list[BoardRow]  # in the asked order, each with its shown rank (``position``)
     personas: list[str]  # persona slugs, the persona score columns
     categories: list[str]  # category names, for the rank options
-    options: list[tuple[str, list[RankOption]]]
+    options: list[tuple[str, list[tuple[str, str]]]]  # (group, [(rank key, label)])
     # a visitor's weights (None: the published weighting): rows ranked by ``personal_score``
     weights: Weights | None = None
     reading: WeightsRead | None = None  # the weights as read
 
-    @property
-    def weighted(self) -> bool:
-        return self.weights is not None
+    weighted = property(lambda self: self.weights is not None)
+    by_pa = property(lambda self: self.key == RANK_PA and not self.weighted)
+    by_verified = property(lambda self: self.key == RANK_VERIFIED)
+    by_integrity = property(lambda self: self.key == RANK_INTEGRITY)
+    category = property(lambda self: self._named(RANK_CATEGORY))  # the category ranked by, if any
+    persona = property(lambda self: self._named(RANK_PERSONA))
 
     @property
     def weights_query(self) -> str:
         return self.reading.query if self.reading is not None and self.weighted else ""
 
-    @property
-    def weights_ignored(self) -> tuple[str, ...]:
-        return self.reading.ignored if self.reading is not None else ()
+    weights_ignored = property(lambda self: self.reading.ignored if self.reading else ())
 
     @property
     def range_groups(self) -> list[list[BoardRow]]:
@@ -108,40 +103,18 @@ class Leaderboard:
         return [rows for rows in runs if len(rows) > 1]
 
     @property
-    def leader(self) -> BoardRow | None:
-        return self.rows[0] if self.rows else None
-
-    @property
     def ties(self) -> list[tuple[int, list[BoardRow], str]]:
         """The groups of rows sharing a rank: (rank, rows, what ordered them)."""
         runs = (list(g) for _, g in groupby([r for r in self.rows if r.tied], lambda r: r.position))
         return [(rows[0].position, rows, rows[0].decided_by) for rows in runs]
 
-    @property
-    def by_pa(self) -> bool:
-        return self.key == RANK_PA and not self.weighted
-
-    @property
-    def by_verified(self) -> bool:
-        return self.key == RANK_VERIFIED
-
-    @property
-    def by_integrity(self) -> bool:
-        return self.key == RANK_INTEGRITY
-
-    @property
-    def category(self) -> str | None:
-        kind, name = rank_key_split(self.key)
-        return name if kind == RANK_CATEGORY else None
-
-    @property
-    def persona(self) -> str | None:
-        kind, name = rank_key_split(self.key)
-        return name if kind == RANK_PERSONA else None
+    def _named(self, kind: str) -> str | None:
+        found, name = rank_key_split(self.key)
+        return name if found == kind else None
 
 
 _GROUPS = {RANK_CATEGORY: "Category", RANK_PERSONA: "User type"}
-_EVIDENCE = [RankOption(RANK_VERIFIED, "Verified share"), RankOption(RANK_INTEGRITY, "Integrity")]
+_EVIDENCE = [(RANK_VERIFIED, "Verified share"), (RANK_INTEGRITY, "Integrity")]
 
 
 def arena_leaderboard(
@@ -162,12 +135,12 @@ def arena_leaderboard(
         categories = [*seen, *sorted({n for s in scores for n in s.category_scores} - seen.keys())]
     personas: list[str] = sorted({slug for s in scores for slug in s.persona_scores})
     options = [
-        ("Overall", [RankOption(RANK_PA, "PA Score")]),
-        (_GROUPS[RANK_CATEGORY], [RankOption(rank_key(RANK_CATEGORY, c), c) for c in categories]),
-        (_GROUPS[RANK_PERSONA], [RankOption(rank_key(RANK_PERSONA, p), p) for p in personas]),
+        ("Overall", [(RANK_PA, "PA Score")]),
+        (_GROUPS[RANK_CATEGORY], [(rank_key(RANK_CATEGORY, c), c) for c in categories]),
+        (_GROUPS[RANK_PERSONA], [(rank_key(RANK_PERSONA, p), p) for p in personas]),
         ("Evidence", _EVIDENCE),
     ]
-    labels = {o.key: o.label for _, group in options for o in group}
+    labels = dict(option for _, group in options for option in group)
     reading = weights_read(asked=asked or WeightsAsked(), categories=categories, personas=personas)
     # the personal scores are shown even for weights all 1, which rank as the published
     personal = reading.weights if asked is not None and asked.given else None

@@ -20,6 +20,7 @@ from arena.selectors.arenas import (
     arena_story_list,
 )
 from arena.selectors.cells import CELL_LINE_FIELDS, CellLine
+from arena.selectors.leaderboard import arena_score_list
 from products.models import Product
 from stories import freshness
 from stories.models import Cell, Story
@@ -37,9 +38,7 @@ class MatrixRow:
     story: Story
     cells: list[CellLine]  # in column order; a product without a cell here has no entry
 
-    @property
-    def by_product(self) -> dict[Product, CellLine]:
-        return {c.product: c for c in self.cells}
+    by_product = property(lambda self: {c.product: c for c in self.cells})
 
 
 @dataclass
@@ -54,13 +53,9 @@ class CategoryBlock:
     groups: list[SubGroupBlock] = field(default_factory=list)
     collapsed: bool = False  # its rows are loaded on demand (the heading and count shown)
 
-    @property
-    def count(self) -> int:
-        return sum(len(g.rows) for g in self.groups)
+    count = property(lambda self: sum(len(g.rows) for g in self.groups))
 
-    @property
-    def slug(self) -> str:
-        return self.category.slug
+    slug = property(lambda self: self.category.slug)
 
 
 def matrix_block_list(*, rows: Iterable[Any]) -> list[CategoryBlock]:
@@ -124,9 +119,7 @@ class Matrix:
     filters: MatrixFilters
     collapsed: set[int] = field(default_factory=set)  # categories whose rows are not loaded
 
-    @property
-    def shown(self) -> int:
-        return len(self.rows)
+    shown = property(lambda self: len(self.rows))
 
     @cached_property
     def blocks(self) -> list[CategoryBlock]:
@@ -196,16 +189,15 @@ def arena_matrix(
     else:
         groups: dict[tuple, int] = {}
 
-        def strength(item: tuple[int, MatrixRow]) -> tuple:
-            """Each sub-group's stories by ``sort``'s verdicts, strongest first."""
-            i, row = item
+        def strength(row: MatrixRow) -> tuple:
+            """Each sub-group's stories by ``sort``'s verdicts, strongest first (a stable sort)."""
             group = groups.setdefault((row.story.category_id, row.story.subgroup_id), len(groups))
             cell = row.by_product.get(sort)
             verdict, quality = (cell.verdict, cell.quality) if cell else (None, None)
             strong = verdict_strength(verdict, quality)
-            return (group, -strong[0], -strong[1], i)
+            return (group, -strong[0], -strong[1])
 
-        rows = [row for _, row in sorted(enumerate(rows), key=strength)]
+        rows.sort(key=strength)
     return Matrix(products, rows, arena.story_count, filters, collapsed)
 
 
@@ -236,16 +228,13 @@ def product_get(
     *, arena: Arena, slug: str, products: list[Product] | None = None
 ) -> Product | None:
     """A product of ``arena`` on the pages, or ``None``."""
-    if products is None:
-        products = arena_product_list(arena=arena)
+    products = arena_product_list(arena=arena) if products is None else products
     return next((p for p in products if p.slug == slug), None)
 
 
 def product_page_get(*, arena: CountedArena, product: Product) -> ProductPage:
     """A product's stored scores and its cells in matrix order: five queries."""
-    score = ProductScore.objects.filter(product=product).select_related("vs").first()
-    if score is not None:
-        score.product = product
+    score = next((s for s in arena_score_list(arena=arena) if s.product_id == product.pk), None)
     matrix = arena_matrix(arena=arena, products=[product])
     cat_scores = score.category_scores if score else {}
     per_scores = score.persona_scores if score else {}

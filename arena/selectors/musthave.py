@@ -33,9 +33,7 @@ class MustRow:
     lacking: list[str]  # the labels of the facts it lacks
     unknown: list[str]  # and of those nobody stated
 
-    @property
-    def misses(self) -> int:
-        return len(self.failing) + len(self.lacking)
+    misses = property(lambda self: len(self.failing) + len(self.lacking))
 
 
 @dataclass(frozen=True)
@@ -45,9 +43,7 @@ class MustCheck:
     rows: list[MustRow]  # every product, those that meet every must-have first
     board: Leaderboard
 
-    @property
-    def meeting(self) -> list[MustRow]:
-        return [r for r in self.rows if r.answer.outcome == "meets"]
+    meeting = property(lambda self: [r for r in self.rows if r.answer.outcome == "meets"])
 
 
 def must_check_get(*, arena: Arena, must: MustHaves, weights: WeightsAsked) -> MustCheck:

@@ -24,9 +24,7 @@ class SearchResults:
     products: list[Product]  # each with its arena
     stories: list[Story]  # each with its arena
 
-    @property
-    def count(self) -> int:
-        return len(self.arenas) + len(self.products) + len(self.stories)
+    count = property(lambda self: len(self.arenas) + len(self.products) + len(self.stories))
 
 
 def _matching[M: (Arena, Product, Story)](

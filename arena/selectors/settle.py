@@ -34,9 +34,7 @@ class QueueItem:
     cell: Cell
     pairs: list[ClosePair] = field(default_factory=list)  # the close calls it helps settle
 
-    @property
-    def count(self) -> int:
-        return len(self.pairs)
+    count = property(lambda self: len(self.pairs))
 
 
 @dataclass(frozen=True)
@@ -44,9 +42,7 @@ class VerifyQueue:
     items: list[QueueItem]
     close: list[ClosePair]  # every close call of the arena
 
-    @property
-    def settling(self) -> list[QueueItem]:
-        return [i for i in self.items if i.count]
+    settling = property(lambda self: [i for i in self.items if i.count])
 
 
 def _close_pairs(arena: Arena, products: Sequence[Product]) -> list[ClosePair]:

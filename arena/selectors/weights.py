@@ -30,9 +30,7 @@ class WeightsAsked:
     fields: Mapping[str, int | None] = field(default_factory=dict)  # the panel's, by key
     given: bool = False  # the request says anything about weights
 
-    @property
-    def from_form(self) -> bool:
-        return bool(self.fields)
+    from_form = property(lambda self: bool(self.fields))
 
 
 @dataclass(frozen=True)
@@ -40,12 +38,6 @@ class WeightKey:
     key: str  # the slug in the URL and the field name
     label: str  # the category's name or the persona's slug: what ``Weights`` is keyed by
     kind: str  # CATEGORY or PERSONA
-
-
-@dataclass(frozen=True)
-class WeightControl:
-    key: WeightKey
-    value: int  # the level in effect, 0-3
 
 
 @dataclass(frozen=True)
@@ -63,9 +55,7 @@ class WeightsRead:
         """The canonical ``?weights=`` value: only the levels that are not 1."""
         return ",".join(f"{k.key}:{v}" for k in self.keys if (v := self.value(k)) != WEIGHT_NORMAL)
 
-    @property
-    def controls(self) -> list[WeightControl]:
-        return [WeightControl(k, self.value(k)) for k in self.keys]
+    controls = property(lambda self: [(k, self.value(k)) for k in self.keys])  # (key, level)
 
     @property
     def summary(self) -> list[str]:

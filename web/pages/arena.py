@@ -21,7 +21,7 @@ _TIE_BREAKS = {"PA Score": "a higher PA Score", "name": "name (alphabetical)"}
 
 def ranged(value: int | None, rng: Sequence[int] | None) -> dict[str, object]:
     """What ``arena/_ranged.html`` draws: a score, its range and where the bar's pieces go."""
-    if value is None or not rng:
+    if value is None or not rng or None in rng:
         return {"value": value, "low_high": False}
     low, high = int(rng[0]), int(rng[1])
     return {

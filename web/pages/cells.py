@@ -21,8 +21,6 @@ from stories.models import Evidence as EvidenceRow
 from stories.values import Backing, CellValue, Proof, Verdict
 from web.pages import links
 
-# The matrix's compact mark of what backs a cell.
-BACKING_SYMBOLS = {Backing.QUOTES: "❝", Backing.RATIONALE: "¶", Backing.NONE: "∅"}
 NO_SOURCES: Mapping[str, Source] = {}
 # The longest story text a control's accessible name quotes whole.
 STORY_NAME_MAX = 60
@@ -32,10 +30,6 @@ STORY_NAME_MAX = 60
 @functools.lru_cache(maxsize=8192)
 def esc(text: str) -> str:
     return html.escape(text)
-
-
-def score_text(value: int | None) -> str:
-    return "—" if value is None else f"{value}/100"
 
 
 def persona_name(persona: Persona) -> str:
@@ -70,14 +64,6 @@ def matrix_badge(verdict: str, proof: str | None, quality: int | None) -> str:
         return esc(value.verdict)
     letter = f" {proof_mark(value.proof)}" if value.proof else ""
     return f'<i aria-hidden="true">{value.symbol}</i> {esc(value.verdict)}{letter} {value.quality_text}'
-
-
-@functools.lru_cache(maxsize=512)
-def matrix_words(verdict: str, proof: str | None, quality: int | None) -> str:
-    """A matrix cell's judgement for screen readers: ``full, probed, 9/10``, ``not applicable``."""
-    if verdict == Verdict.NA:
-        return "not applicable"
-    return ", ".join(part for part in (verdict, proof, f"{quality}/10") if part)
 
 
 # The matrix filter's verdict menu, ``✓ full`` … ``n/a``.
@@ -149,5 +135,5 @@ def card(
         "rationale": refs(cell.rationale, sources) if published else [],
         "evidence": [(e, refs(e.source, sources)) for e in quotes],  # with the source in pieces
         "flag_label": f"{cell.product.name}{on}, {cell.verdict}",  # ``Inngest on “…”, full``
-        "url": f"{links.cells_prefix()}{int(cell.pk)}/",  # its proof page
+        "url": f"{links.url_prefix('cell-detail')}{int(cell.pk)}/",  # its proof page
     }

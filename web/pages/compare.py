@@ -9,7 +9,6 @@ from django.utils.safestring import SafeString, mark_safe
 
 from arena.selectors.cells import CellLine
 from arena.selectors.compare import CompareRow, Comparison
-from products.models import Product
 from web.pages import links
 from web.pages.cells import card, esc, freshness_now, matrix_badge, verdict_class
 
@@ -26,11 +25,10 @@ def compare_scores(cmp: Comparison) -> dict[str, list]:
     not the highest score), the weights of the rounds each is best in, each category's score;
     the highest of a row marked."""
     standings = cmp.standings.values()
-    pa = [(p, s.ranged) for p, s in cmp.standings.items()]
     return {
         "pa": [
-            (r.score, None if None in (r.low, r.high) else (r.low, r.high), p == cmp.leader)
-            for p, r in pa
+            (s.pa_score, (s.ranged.low, s.ranged.high), p == cmp.leader)
+            for p, s in cmp.standings.items()
         ],
         "weighted": _marked([s.weighted for s in standings]),
         "categories": [
@@ -63,7 +61,7 @@ _DRAWN = ' <span class="drawn-mark"><span aria-hidden="true">=</span> drawn</spa
 def compare_rows(rows: Iterable[CompareRow], cmp: Comparison, arena: str) -> SafeString:
     """A sub-group's rounds: the story with its persona, its weight and each product's cell (in
     Python as template loops are many times slower)."""
-    cells = links.cells_prefix()
+    cells = links.url_prefix("cell-detail")
     stories = links.url_prefix("story-detail", arena)
     out = []
     for row in rows:
@@ -82,14 +80,6 @@ def compare_rows(rows: Iterable[CompareRow], cmp: Comparison, arena: str) -> Saf
             + "</tr>"
         )
     return mark_safe("\n".join(out))
-
-
-def picked_first(
-    products: Iterable[Product], picked: Sequence[Product]
-) -> list[tuple[Product, bool]]:
-    """The picker's order: the ``picked`` (ticked) first, so the form sends them in that order."""
-    chosen = {p.pk for p in picked}
-    return [(p, True) for p in picked] + [(p, False) for p in products if p.pk not in chosen]
 
 
 def round_cards(row: CompareRow, cmp: Comparison) -> list[dict[str, object]]:

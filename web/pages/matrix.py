@@ -16,11 +16,9 @@ from stories import freshness
 from stories.values import Backing, Verdict
 from web.pages import links
 from web.pages.cells import (
-    BACKING_SYMBOLS,
     esc,
     freshness_now,
     matrix_badge,
-    matrix_words,
     persona_name,
     stale_title,
     story_name,
@@ -29,7 +27,7 @@ from web.pages.cells import (
 
 # What backs each cell, as a compact mark after its badge (the legend's "Backing" column gives
 # the marks' words; the cell link's accessible name says them).
-BACKING_MARKS = {b: f" {BACKING_SYMBOLS[b]}" for b in Backing}
+BACKING_MARKS = {Backing.QUOTES: " ❝", Backing.RATIONALE: " ¶", Backing.NONE: " ∅"}
 # On a phone each category shows its first few stories' cards and a link to the rest (the page
 # with that category alone, which shows them all): a reader scrolls a few screens, not dozens.
 PHONE_STORIES = 2
@@ -44,10 +42,12 @@ def _cell_parts(
     backed_by = Backing(backing) if backing is not None else None
     mark = BACKING_MARKS[backed_by] if backed_by is not None else ""
     backed = f", {esc(backed_by.label)}" if backed_by is not None else ""
+    # the judgement for screen readers: ``full, probed, 9/10``, ``not applicable``
+    words = ", ".join(part for part in (verdict, proof, f"{quality}/10") if part)
     return (
         f'<td class="{verdict_class(verdict)}" data-p="',
         f"{matrix_badge(verdict, proof, quality)}{mark}",
-        f", {matrix_words(verdict, proof, quality)}{backed}",
+        f", {'not applicable' if verdict == Verdict.NA else words}{backed}",
     )
 
 
@@ -58,7 +58,7 @@ type CellsAt = tuple[str, date, date]
 
 def cells_at() -> CellsAt:
     today, days = freshness_now()
-    return links.cells_prefix(), today, freshness.stale_before(today=today, days=days)
+    return links.url_prefix("cell-detail"), today, freshness.stale_before(today=today, days=days)
 
 
 def cells_html(
@@ -109,9 +109,8 @@ class MatrixGroup:
     shown: int
     fold: bool
 
-    @property
-    def hidden(self) -> bool:  # whether a phone leaves out its heading
-        return self.fold and self.shown >= PHONE_STORIES
+    # whether a phone leaves out its heading
+    hidden = property(lambda self: self.fold and self.shown >= PHONE_STORIES)
 
 
 @dataclass(frozen=True)

@@ -14,27 +14,26 @@ from arena.selectors.calls import first_leads
 from core.text import format_figure
 from stories import freshness
 from stories.models import Cell
-from stories.values import CellValue
 from web.pages import arena, cells, compare, facts, front, links, matrix
 from web.pages.cells import NO_SOURCES
 
 register = template.Library()
 
 register.filter("figure", format_figure)  # 143400 → ``143.4k``, as the seed pages print figures
-register.filter("score", cells.score_text)
+register.filter("score", lambda value: "—" if value is None else f"{value}/100")
 register.filter("proof_mark", cells.proof_mark)
 register.filter("arena_updated", cells.arena_updated)
 register.filter("first_leads", first_leads)  # an arena card's first product leads the second
 register.filter("search_url", front.search_url)
 register.filter("pairs", lambda products: list(itertools.combinations(products, 2)))
-register.filter("picked_first", compare.picked_first)
 register.simple_tag(lambda number: f"?page={int(number)}", name="page_url")
 register.simple_tag(lambda: cells.VERDICT_CHOICES, name="verdict_choices")
 register.simple_tag(lambda: WEIGHT_LEVELS.items(), name="weight_levels")
-
-
+register.simple_tag(
+    lambda: {"url": settings.DATA_LICENSE_URL, "name": settings.DATA_LICENSE_NAME},
+    name="data_license",
+)
 register.filter("get", lambda mapping, key: (mapping or {}).get(key))  # a key held in a variable
-
 
 _tag: Callable[..., object]
 for _tag in (
@@ -58,11 +57,7 @@ for _tag in (
 register.inclusion_tag("arena/_ranged.html", name="ranged")(arena.ranged)
 register.inclusion_tag("arena/_open_disputes.html")(arena.open_disputes)
 register.inclusion_tag("arena/_evidence_share.html")(arena.evidence_share)
-
-
-@register.inclusion_tag("arena/_cell.html#label")
-def verdict_label(value: CellValue) -> dict[str, object]:
-    return {"v": value}
+register.inclusion_tag("arena/_cell.html#label", name="verdict_label")(lambda value: {"v": value})
 
 
 @register.inclusion_tag("arena/_cell.html#card")
@@ -70,8 +65,3 @@ def cell_card(
     cell: Cell, sources: Mapping[str, Source] = NO_SOURCES, story: str = ""
 ) -> dict[str, object]:
     return {"card": cells.card(cell, sources, story)}
-
-
-@register.simple_tag
-def data_license() -> dict[str, str]:
-    return {"url": settings.DATA_LICENSE_URL, "name": settings.DATA_LICENSE_NAME}

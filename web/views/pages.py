@@ -188,7 +188,6 @@ def _matrix_context(
     ctx["products"] = products
     ctx["picked"] = picked  # the products shown when they are not the default ones
     ctx["default_show"] = ",".join(p.slug for p in default)
-    ctx["pick_columns"] = len(products) > MATRIX_COLUMNS
     ctx["column_limit"] = MATRIX_COLUMNS
     # what a collapsed category's links carry besides it (the folds only when none is shown)
     kept = {
@@ -324,7 +323,8 @@ def arena_compare(request: HtmxHttpRequest, arena: str) -> HttpResponse:
         "cmp": cmp,
         "picked": picked,
         "error": error if slugs else "",
-        "products": products,
+        # the picker: the products picked (ticked) first, so that the form sends them in that order
+        "picker": [(p, True) for p in picked] + [(p, False) for p in products if p not in picked],
         "page_url": page_url,
         "diff": diff,
         # the links that switch "differences only" and keep the products

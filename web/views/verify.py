@@ -3,41 +3,14 @@ calls they help settle (``arena.selectors.settle``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
 from arena.selectors.arenas import CountedArena, arena_product_list
-from arena.selectors.settle import ClosePair, QueueItem, VerifyQueue, verify_queue_get
+from arena.selectors.settle import VerifyQueue, verify_queue_get
 from web.views.disputes import arena_or_404
-
-
-def _pair(pair: ClosePair) -> dict[str, Any]:
-    return {
-        "leader": pair.leader.slug,
-        "trailer": pair.trailer.slug,
-        "settle": list(pair.settle),
-        "exact": pair.exact,
-    }
-
-
-def _item(item: QueueItem) -> dict[str, Any]:
-    cell = item.cell
-    return {
-        "cell": cell.pk,
-        "product": cell.product.slug,
-        "story": cell.story_id,
-        "story_text": cell.story.text,
-        "verdict": cell.verdict,
-        "proof": cell.proof,
-        "quality": cell.quality,
-        "settles": [[p.leader.slug, p.trailer.slug] for p in item.pairs],
-        "url": reverse("cell-detail", args=[cell.pk]),
-        "flag_url": reverse("flag-create", args=[cell.pk]),
-    }
 
 
 def _queue(arena: str) -> tuple[CountedArena, VerifyQueue]:
@@ -58,9 +31,31 @@ def arena_verify_json(request: HttpRequest, arena: str) -> HttpResponse:
     return JsonResponse(
         {
             "arena": found.slug,
-            "close_calls": [_pair(p) for p in queue.close],
+            "close_calls": [
+                {
+                    "leader": p.leader.slug,
+                    "trailer": p.trailer.slug,
+                    "settle": list(p.settle),
+                    "exact": p.exact,
+                }
+                for p in queue.close
+            ],
             "count": len(queue.items),
-            "cells": [_item(i) for i in queue.items],
+            "cells": [
+                {
+                    "cell": i.cell.pk,
+                    "product": i.cell.product.slug,
+                    "story": i.cell.story_id,
+                    "story_text": i.cell.story.text,
+                    "verdict": i.cell.verdict,
+                    "proof": i.cell.proof,
+                    "quality": i.cell.quality,
+                    "settles": [[p.leader.slug, p.trailer.slug] for p in i.pairs],
+                    "url": reverse("cell-detail", args=[i.cell.pk]),
+                    "flag_url": reverse("flag-create", args=[i.cell.pk]),
+                }
+                for i in queue.items
+            ],
         },
         json_dumps_params={"ensure_ascii": False},
     )

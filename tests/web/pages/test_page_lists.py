@@ -11,7 +11,7 @@ import pytest
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from arena.selectors.leaderboard import Leaderboard, RankOption
+from arena.selectors.leaderboard import Leaderboard
 from tests.factories import CellFactory, StoryFactory
 
 EVIL = "<script>alert('x')</script> & \"Co\""
@@ -120,7 +120,7 @@ def test_tie_notes_name_each_group_of_tied_rows():
 
 
 def test_options_escape_values_and_labels_and_select_the_chosen_one():
-    options = [("Overall", [RankOption("pa", "PA Score")]), (EVIL, [RankOption(EVIL, EVIL)])]
+    options = [("Overall", [("pa", "PA Score")]), (EVIL, [(EVIL, EVIL)])]
     html = tight(rank_options(Leaderboard(EVIL, "", [], [], [], options)))
     assert f'<optgroup label="{EVIL_HTML}"><option value="{EVIL_HTML}" selected>' in html
     assert '<option value="pa">PA Score</option>' in html and "<script>" not in html
