@@ -14,46 +14,25 @@
   // requests (htmx pushes the request URL into the address bar).
   document.addEventListener("htmx:configRequest", function (event) {
     var detail = event.detail;
-    if (detail.verb !== "get" || !detail.formData) {
-      return;
-    }
+    if (detail.verb !== "get" || !detail.formData) { return; }
     var data = detail.formData;
     Array.from(data.keys()).forEach(function (name) {
       var values = data.getAll(name).filter(function (value) { return value !== ""; });
       data.delete(name);
       values.forEach(function (value) { data.append(name, value); });
     });
-    if (data.get("rank") === "pa") {
-      data.delete("rank");
-    }
+    if (data.get("rank") === "pa") { data.delete("rank"); }
     // The products picked for the matrix travel as one value, ?show=a,b, and not at all when they
     // are the default ones (the top of the current ranking, which then follows a re-ranking).
     var picked = data.getAll("show");
     if (picked.length) {
       data.delete("show");
       var choice = document.getElementById("matrix-products");
-      var joined = picked.join(",");
       // (as sets: the columns' order is the ranking's, whatever order the boxes are in)
       var sameAsDefault = choice && picked.slice().sort().join(",") ===
         (choice.getAttribute("data-default") || "").split(",").sort().join(",");
-      if (!sameAsDefault) {
-        data.append("show", joined);
-      }
+      if (!sameAsDefault) { data.append("show", picked.join(",")); }
     }
-  });
-
-  // A collapsed category of the matrix loads its rows in place of its heading: focus moves to its
-  // first story, where the link the visitor followed was. A category folded by its "Hide" link
-  // shows its heading alone: focus moves to the link that opens it again.
-  document.addEventListener("htmx:afterSettle", function (event) {
-    var target = event.detail.target;
-    var id = target && target.id;
-    if (!id || id.indexOf("mx-cat-") !== 0) {
-      return;
-    }
-    var body = document.getElementById(id);
-    var first = body && body.querySelector("th[scope=row] a, a.cat-load");
-    if (first) { first.focus(); }
   });
 
   // The flag controls beside verdicts (the matrix's small ⚑, the cards' and product rows' "⚑ flag")
@@ -73,14 +52,12 @@
     dialog.id = "flag-dialog";
     dialog.className = "flag-dialog";
     dialog.setAttribute("aria-labelledby", "flag-dialog-title");
-    // (a fixed string, no visitor's text: the form itself comes from the server)
-    dialog.innerHTML = '<div class="flag-dialog-inner"><div class="flag-dialog-head">' +
+    // (a fixed string, no visitor's text: the form itself comes from the server; Close submits
+    // the head's method="dialog" form, which closes the dialog)
+    dialog.innerHTML = '<div class="flag-dialog-inner"><form method="dialog" class="flag-dialog-head">' +
       '<h2 id="flag-dialog-title" tabindex="-1">Flag a verdict</h2>' +
-      '<button type="button" class="flag-dialog-close">Close</button></div>' +
+      '<button class="flag-dialog-close">Close</button></form>' +
       '<div id="flag-dialog-body" class="flag-dialog-body"></div></div>';
-    dialog.querySelector(".flag-dialog-close").addEventListener("click", function () {
-      dialog.close();
-    });
     // a click on the backdrop (outside the inner box) closes it too
     dialog.addEventListener("click", function (event) {
       if (event.target === dialog) { dialog.close(); }
@@ -105,11 +82,8 @@
   function showFlagDialog(dialog) {
     var body = dialog.querySelector(".flag-dialog-body");
     var subject = body.querySelector(".flag-subject[id]");
-    if (subject) {
-      dialog.setAttribute("aria-describedby", subject.id);
-    } else {
-      dialog.removeAttribute("aria-describedby");
-    }
+    dialog.removeAttribute("aria-describedby");
+    if (subject) { dialog.setAttribute("aria-describedby", subject.id); }
     if (!dialog.open) { dialog.showModal(); }
     var target = firstField(body) || dialog.querySelector("#flag-dialog-title");
     target.focus();
@@ -148,25 +122,25 @@
     openFlagDialog(link);
   });
 
-  // A flag form swapped in (the dialog's or the cell page's panel's, its answer after sending):
-  // focus goes to the first field with an error (the messages are alerts), to the confirmation,
-  // or to the first field of a form the panel just opened.
+  // Focus after an in-place swap. A matrix category that loads its rows: its first story (where
+  // the followed link was); one folded by "Hide": the link that opens it again. A flag form (the
+  // dialog's or the cell panel's, or its answer after sending): the first field with an error (the
+  // messages are alerts), the confirmation, or the first field of a form the panel just opened.
   document.addEventListener("htmx:afterSettle", function (event) {
     var target = event.detail.target;
-    var id = target && target.id;
-    if (!id || (id.indexOf("flag-form-") !== 0 && id.indexOf("flag-slot-") !== 0)) {
-      return;
-    }
-    var region = document.getElementById(id);  // after an outerHTML swap, the new element
+    var id = (target && target.id) || "";
+    var region = id && document.getElementById(id);  // after an outerHTML swap, the new element
     if (!region) { return; }
-    var done = region.classList.contains("flag-done") ? region : region.querySelector(".flag-done");
-    if (done) {
-      done.focus();
+    if (id.indexOf("mx-cat-") === 0) {
+      var first = region.querySelector("th[scope=row] a, a.cat-load");
+      if (first) { first.focus(); }
       return;
     }
+    if (id.indexOf("flag-form-") !== 0 && id.indexOf("flag-slot-") !== 0) { return; }
+    var done = region.classList.contains("flag-done") ? region : region.querySelector(".flag-done");
     var error = region.querySelector(".field-error");
     var place = error && error.closest("fieldset, p");
-    var field = (place && place.querySelector(FIELDS)) || firstField(region);
+    var field = done || (place && place.querySelector(FIELDS)) || firstField(region);
     if (field) { field.focus(); }
   });
 })();
