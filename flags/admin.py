@@ -262,10 +262,8 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
         if not form.is_valid():
             context = {"title": "Reject flags", "opts": self.opts, "items": queryset, "form": form}
             context |= {"action_checkbox_name": ACTION_CHECKBOX_NAME}
-            template = "admin/flags/reviewitem/bulk_reject.html"
-            return TemplateResponse(
-                request, template, self.admin_site.each_context(request) | context
-            )
+            context |= self.admin_site.each_context(request)
+            return TemplateResponse(request, "admin/flags/reviewitem/bulk_reject.html", context)
         done = 0
         for item in queryset:
             seen = request.POST.get(f"seen-{item.pk}", "")
