@@ -14,7 +14,6 @@ from arena.imports.reading import (
     ComparePage,
     CompareStory,
     Cursor,
-    MatrixStory,
     PageError,
     read_text,
 )
@@ -55,7 +54,22 @@ def read_arena(paths: Sequence[str | Path]) -> ArenaRecord:
     details: dict[tuple[str, str], tuple[CellDetail, str]] = {}
     for page in compares:
         for cs in page.stories:
-            story = _check_story(page, cs, stories, labels, weights)
+            # the matrix's story, its group, persona, label and weight agreeing with every page
+            label, where, story = cs.persona_label, f"{page.path}:{cs.line}", stories.get(cs.text)
+            problem = ""
+            if story is None:
+                problem = f"story {cs.text[:70]!r} is not in the arena's matrix"
+            elif cs.group != story.group and story.group is not None:
+                problem = f"story is listed under {cs.group!r}, the matrix has {story.group!r}"
+            elif not re.fullmatch(rf"{re.escape(story.persona)}(-[^-]+)?", persona_slug(label)):
+                # (one word may follow: "ai-native user")
+                problem = f"persona {label!r} does not match the matrix's {story.persona!r}"
+            elif (first := labels.setdefault(story.persona, (label, where)))[0] != label:
+                problem = f"persona label {label!r} differs from {first[0]!r} at {first[1]}"
+            elif (weight := weights.setdefault(cs.text, (cs.weight, where)))[0] != cs.weight:
+                problem = f"weight {cs.weight} differs from weight {weight[0]} at {weight[1]}"
+            if problem or story is None:
+                raise PageError(page.path, cs.line, problem)
             for cell in cs.cells:
                 if (mark := dict(story.cells)[cell.product]) != cell.value:
                     matrix = f"the matrix ({mark.label()}, {overview.path}:{story.line})"
@@ -75,31 +89,6 @@ def read_arena(paths: Sequence[str | Path]) -> ArenaRecord:
         details={k: v[0] for k, v in details.items()},
         products=products,
     )
-
-
-def _check_story(
-    page: ComparePage,
-    cs: CompareStory,
-    stories: dict[str, MatrixStory],
-    labels: dict[str, tuple[str, str]],
-    weights: dict[str, tuple[int, str]],
-) -> MatrixStory:
-    """The matrix's story, its group, persona, label and weight agreeing with every page."""
-    label, where, story = cs.persona_label, f"{page.path}:{cs.line}", stories.get(cs.text)
-    if story is None:
-        problem = f"story {cs.text[:70]!r} is not in the arena's matrix"
-    elif cs.group != story.group and story.group is not None:
-        problem = f"story is listed under {cs.group!r}, the matrix has {story.group!r}"
-    elif not re.fullmatch(rf"{re.escape(story.persona)}(-[^-]+)?", persona_slug(label)):
-        # (one word may follow: "ai-native user")
-        problem = f"persona {label!r} does not match the matrix's {story.persona!r}"
-    elif (first := labels.setdefault(story.persona, (label, where)))[0] != label:
-        problem = f"persona label {label!r} differs from {first[0]!r} at {first[1]}"
-    elif (weight := weights.setdefault(cs.text, (cs.weight, where)))[0] != cs.weight:
-        problem = f"weight {cs.weight} differs from weight {weight[0]} at {weight[1]}"
-    else:
-        return story
-    raise PageError(page.path, cs.line, problem)
 
 
 def _check_round(page: ComparePage, cs: CompareStory) -> None:
