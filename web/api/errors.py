@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.urls import Resolver404, resolve
+from django.urls import resolve
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
@@ -81,17 +81,13 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> HttpRespon
 def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
     """A JSON 404; an address lacking only its trailing slash is redirected (308 but for reads)."""
     path = request.path_info
-    if not path.endswith("/"):
-        try:
-            match = resolve(path + "/")
-        except Resolver404:
-            match = None
-        if match is not None and match.func is not not_found:
-            to = request.get_full_path(force_append_slash=True)
-            code = 301 if request.method in ("GET", "HEAD") else 308
-            response = JsonResponse({"detail": f"Moved to {to}"}, status=code)
-            response["Location"] = to
-            return response
+    # (``resolve`` always finds a view: under /api/ this one answers what no route matches)
+    if not path.endswith("/") and resolve(path + "/").func is not not_found:
+        to = request.get_full_path(force_append_slash=True)
+        code = 301 if request.method in ("GET", "HEAD") else 308
+        response = JsonResponse({"detail": f"Moved to {to}"}, status=code)
+        response["Location"] = to
+        return response
     return api_error(404)
 
 
