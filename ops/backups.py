@@ -44,23 +44,17 @@ def pg_program(name: str) -> str:
     return found
 
 
-def pg_connection(alias: str) -> tuple[list[str], dict[str, str]]:
-    """libpq's options and environment (the password in PGPASSWORD, never on a command line)."""
+def pg_run(alias: str, program: str, *args: str) -> None:
+    """Run a PostgreSQL client on the database; the password in PGPASSWORD, never in argv."""
     db: dict[str, Any] = connections[alias].settings_dict
-    options = ["--dbname", str(db["NAME"])]
+    command = [pg_program(program), "--dbname", str(db["NAME"])]
     for flag, key in (("--host", "HOST"), ("--port", "PORT"), ("--username", "USER")):
         if db.get(key):
-            options += [flag, str(db[key])]
-    env = dict(os.environ)
-    if db.get("PASSWORD"):
-        env["PGPASSWORD"] = str(db["PASSWORD"])
-    return options, env
-
-
-def run(command: list[str], env: dict[str, str]) -> None:
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+            command += [flag, str(db[key])]
+    env = {**os.environ, "PGPASSWORD": str(db["PASSWORD"])} if db.get("PASSWORD") else None
+    done = subprocess.run([*command, *args], env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise CommandError(f"{Path(command[0]).name} failed: {done.stderr.strip()}")
+        raise CommandError(f"{program} failed: {done.stderr.strip()}")
 
 
 def backup(alias: str, target: Path) -> None:
@@ -70,8 +64,7 @@ def backup(alias: str, target: Path) -> None:
     partial = target.with_name(f".{target.name}.partial")
     try:
         if engine(alias) == "postgresql":
-            options, env = pg_connection(alias)
-            run([pg_program("pg_dump"), "--format=custom", "--file", str(partial), *options], env)
+            pg_run(alias, "pg_dump", "--format=custom", "--file", str(partial))
         else:
             sqlite_copy(alias, partial, out=True)
         partial.replace(target)
@@ -99,11 +92,9 @@ def restore(alias: str, source: Path, *, force: bool) -> tuple[str, list[str]]:
         )
     past = content_versions_served(using=alias) if tables else 0
     if vendor == "postgresql":
-        options, env = pg_connection(alias)
-        command = [pg_program("pg_restore"), "--clean", "--if-exists", "--no-owner"]
-        command += ["--single-transaction", "--exit-on-error", *options, str(source)]
         connections[alias].close()
-        run(command, env)
+        once = ["--single-transaction", "--exit-on-error"]
+        pg_run(alias, "pg_restore", "--clean", "--if-exists", "--no-owner", *once, str(source))
     else:
         sqlite_copy(alias, source, out=False)
     try:

@@ -16,8 +16,7 @@ class Command(BaseCommand):
         arenas = Arena.objects.all()
         if slugs:
             arenas = arenas.filter(slug__in=slugs)
-            missing = set(slugs) - set(arenas.values_list("slug", flat=True))
-            if missing:
+            if missing := set(slugs) - set(arenas.values_list("slug", flat=True)):
                 raise CommandError(f"no arena with slug {', '.join(sorted(missing))}")
         for arena in arenas:
             arena_recompute_scores(arena_id=arena.pk)
