@@ -21,6 +21,5 @@ urlpatterns = [
 # Under /api/ every refusal Django answers itself is JSON, as the API's own are (web/api/errors.py).
 handler400 = api_errors.api_or(400, defaults.bad_request)
 handler403 = api_errors.api_or(403, defaults.permission_denied)
-# the site's 404: the nearest arenas, products and stories to the missing address, and a search
 handler404 = api_errors.api_or(404, front.page_not_found)
 handler500 = api_errors.api_or(500, defaults.server_error)

@@ -7,7 +7,6 @@ from arena import dataformat
 from web.formats import agents, badges, discovery, exports, feeds
 from web.views import disputes, flags, front, musthave, pages, verify
 
-# everything under /arenas/<arena>/
 arena_urls = [
     path("", pages.arena_detail, name="arena-detail"),
     path("vs/<slug:a>-vs-<slug:b>/", pages.head_to_head, name="head-to-head"),

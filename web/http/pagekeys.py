@@ -193,7 +193,6 @@ def page_variant(request: HttpRequest, url_name: str, match: ResolverMatch) -> s
     return target if target in ("leaderboard", "matrix") else "other"
 
 
-# The pages whose answer depends on htmx's headers.
 HTMX_PAGES = frozenset({"arena-detail", "head-to-head", "arena-compare", "arena-disputes"})
 
 
