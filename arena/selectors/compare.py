@@ -92,9 +92,13 @@ class Comparison:
     drawn = property(lambda self: self.summary.drawn)
     hidden = property(lambda self: len(self.rows) - self.shown)
 
-    won = property(lambda self: {p: s.best for p, s in self.standings.items()})
+    @property
+    def won(self) -> dict[Product, int]:
+        return {p: s.best for p, s in self.standings.items()}
 
-    weighted = property(lambda self: {p: s.weighted for p, s in self.standings.items()})
+    @property
+    def weighted(self) -> dict[Product, int]:
+        return {p: s.weighted for p, s in self.standings.items()}
 
     @property
     def rounds_leader(self) -> Product | None:

@@ -94,7 +94,9 @@ class Leaderboard:
     def weights_query(self) -> str:
         return self.reading.query if self.reading is not None and self.weighted else ""
 
-    weights_ignored = property(lambda self: self.reading.ignored if self.reading else ())
+    @property
+    def weights_ignored(self) -> tuple[str, ...]:
+        return self.reading.ignored if self.reading is not None else ()
 
     @property
     def range_groups(self) -> list[list[BoardRow]]:

@@ -38,7 +38,9 @@ class MatrixRow:
     story: Story
     cells: list[CellLine]  # in column order; a product without a cell here has no entry
 
-    by_product = property(lambda self: {c.product: c for c in self.cells})
+    @property
+    def by_product(self) -> dict[Product, CellLine]:
+        return {c.product: c for c in self.cells}
 
 
 @dataclass
@@ -53,9 +55,13 @@ class CategoryBlock:
     groups: list[SubGroupBlock] = field(default_factory=list)
     collapsed: bool = False  # its rows are loaded on demand (the heading and count shown)
 
-    count = property(lambda self: sum(len(g.rows) for g in self.groups))
+    @property
+    def count(self) -> int:
+        return sum(len(g.rows) for g in self.groups)
 
-    slug = property(lambda self: self.category.slug)
+    @property
+    def slug(self) -> str:
+        return self.category.slug
 
 
 def matrix_block_list(*, rows: Iterable[Any]) -> list[CategoryBlock]:
@@ -119,7 +125,9 @@ class Matrix:
     filters: MatrixFilters
     collapsed: set[int] = field(default_factory=set)  # categories whose rows are not loaded
 
-    shown = property(lambda self: len(self.rows))
+    @property
+    def shown(self) -> int:
+        return len(self.rows)
 
     @cached_property
     def blocks(self) -> list[CategoryBlock]:

@@ -33,7 +33,9 @@ class MustRow:
     lacking: list[str]  # the labels of the facts it lacks
     unknown: list[str]  # and of those nobody stated
 
-    misses = property(lambda self: len(self.failing) + len(self.lacking))
+    @property
+    def misses(self) -> int:
+        return len(self.failing) + len(self.lacking)
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,9 @@ class MustCheck:
     rows: list[MustRow]  # every product, those that meet every must-have first
     board: Leaderboard
 
-    meeting = property(lambda self: [r for r in self.rows if r.answer.outcome == "meets"])
+    @property
+    def meeting(self) -> list[MustRow]:
+        return [r for r in self.rows if r.answer.outcome == "meets"]
 
 
 def must_check_get(*, arena: Arena, must: MustHaves, weights: WeightsAsked) -> MustCheck:

@@ -24,7 +24,9 @@ class SearchResults:
     products: list[Product]  # each with its arena
     stories: list[Story]  # each with its arena
 
-    count = property(lambda self: len(self.arenas) + len(self.products) + len(self.stories))
+    @property
+    def count(self) -> int:
+        return len(self.arenas) + len(self.products) + len(self.stories)
 
 
 def _matching[M: (Arena, Product, Story)](

@@ -34,7 +34,9 @@ class QueueItem:
     cell: Cell
     pairs: list[ClosePair] = field(default_factory=list)  # the close calls it helps settle
 
-    count = property(lambda self: len(self.pairs))
+    @property
+    def count(self) -> int:
+        return len(self.pairs)
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,9 @@ class VerifyQueue:
     items: list[QueueItem]
     close: list[ClosePair]  # every close call of the arena
 
-    settling = property(lambda self: [i for i in self.items if i.count])
+    @property
+    def settling(self) -> list[QueueItem]:
+        return [i for i in self.items if i.count]
 
 
 def _close_pairs(arena: Arena, products: Sequence[Product]) -> list[ClosePair]:

@@ -30,7 +30,9 @@ class WeightsAsked:
     fields: Mapping[str, int | None] = field(default_factory=dict)  # the panel's, by key
     given: bool = False  # the request says anything about weights
 
-    from_form = property(lambda self: bool(self.fields))
+    @property
+    def from_form(self) -> bool:
+        return bool(self.fields)
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,9 @@ class WeightsRead:
         """The canonical ``?weights=`` value: only the levels that are not 1."""
         return ",".join(f"{k.key}:{v}" for k in self.keys if (v := self.value(k)) != WEIGHT_NORMAL)
 
-    controls = property(lambda self: [(k, self.value(k)) for k in self.keys])  # (key, level)
+    @property
+    def controls(self) -> list[tuple[WeightKey, int]]:
+        return [(k, self.value(k)) for k in self.keys]  # each with its level in effect, 0-3
 
     @property
     def summary(self) -> list[str]:

@@ -135,5 +135,5 @@ def card(
         "rationale": refs(cell.rationale, sources) if published else [],
         "evidence": [(e, refs(e.source, sources)) for e in quotes],  # with the source in pieces
         "flag_label": f"{cell.product.name}{on}, {cell.verdict}",  # ``Inngest on “…”, full``
-        "url": f"{links.url_prefix('cell-detail')}{int(cell.pk)}/",  # its proof page
+        "url": f"{links.cells_prefix()}{int(cell.pk)}/",  # its proof page
     }

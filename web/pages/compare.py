@@ -61,7 +61,7 @@ _DRAWN = ' <span class="drawn-mark"><span aria-hidden="true">=</span> drawn</spa
 def compare_rows(rows: Iterable[CompareRow], cmp: Comparison, arena: str) -> SafeString:
     """A sub-group's rounds: the story with its persona, its weight and each product's cell (in
     Python as template loops are many times slower)."""
-    cells = links.url_prefix("cell-detail")
+    cells = links.cells_prefix()
     stories = links.url_prefix("story-detail", arena)
     out = []
     for row in rows:

@@ -17,6 +17,10 @@ def url_prefix(name: str, *args: str) -> str:
     return reverse(name, args=[*args, "0"])[: -len("0/")]
 
 
+def cells_prefix() -> str:
+    return url_prefix("cell-detail")
+
+
 def arena_params(
     filters: MatrixFilters, *, show: Iterable[str] = (), fold: Iterable[str] = ()
 ) -> dict[str, str]:

@@ -58,7 +58,7 @@ type CellsAt = tuple[str, date, date]
 
 def cells_at() -> CellsAt:
     today, days = freshness_now()
-    return links.url_prefix("cell-detail"), today, freshness.stale_before(today=today, days=days)
+    return links.cells_prefix(), today, freshness.stale_before(today=today, days=days)
 
 
 def cells_html(
@@ -109,8 +109,9 @@ class MatrixGroup:
     shown: int
     fold: bool
 
-    # whether a phone leaves out its heading
-    hidden = property(lambda self: self.fold and self.shown >= PHONE_STORIES)
+    @property
+    def hidden(self) -> bool:  # whether a phone leaves out its heading
+        return self.fold and self.shown >= PHONE_STORIES
 
 
 @dataclass(frozen=True)
