@@ -14,6 +14,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.text import Truncator
 
 from core.admin_base import ReadOnly, RecordAdmin, RefusesStaleSaves
 from core.conflicts import EditConflict
@@ -56,6 +57,11 @@ def save_cell_form(form: VersionedForm, user: AbstractBaseUser | AnonymousUser) 
     )
 
 
+@admin.display(description="story", ordering="story__position")
+def story_text(obj: Cell) -> str:
+    return Truncator(obj.story.text).chars(100)
+
+
 @admin.display(description="evidence as of", ordering="evidence_as_of")
 def evidence_checked(obj: Cell) -> SafeString:
     """The evidence date, with "stale" when it is: a column of cell lists."""
@@ -89,7 +95,7 @@ class CellAdmin(RefusesStaleSaves):
     form = CellForm
     list_display = [
         "__str__",
-        "story__text",
+        story_text,
         "product",
         "verdict",
         "proof",
@@ -162,7 +168,7 @@ class StaleEvidenceAdmin(ReadOnly, admin.ModelAdmin):
 
     list_display = [
         "cell_link",
-        "story__text",
+        story_text,
         "story__arena",
         "story__weight",
         "value",
