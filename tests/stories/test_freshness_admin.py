@@ -96,7 +96,7 @@ def test_the_stale_view_lists_stale_cells_heaviest_story_first_then_oldest(mod_c
     assert [int(pk) for pk in edit_links] == [heavy_older.pk, heavy_old.pk, light.pk]
     assert "500 days ago" in html and "· stale" in html
     # each row names its story, cut to a line, under a "Story" heading
-    assert 'column-story_text' in html and ">Story</a>" in html
+    assert "column-story_text" in html and ">Story</a>" in html
 
 
 def test_visitors_do_not_see_the_stale_view(client):
