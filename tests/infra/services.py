@@ -30,6 +30,7 @@ import dataclasses
 import http.client
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -98,10 +99,19 @@ class ServiceError(RuntimeError):
 
 
 def free_port(host: str = "127.0.0.1") -> int:
-    """Return a TCP port on ``host`` that is free right now (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        return sock.getsockname()[1]
+    """Return a TCP port on ``host`` that is free right now, below the kernel's ephemeral range: a
+    server stopped and started again on it must not find it taken meanwhile by a connection's own
+    end (a connection to the stopped server itself may be given it). Drawn with ``secrets``:
+    pytest-randomly seeds ``random`` alike in every xdist worker."""
+    ranges = Path("/proc/sys/net/ipv4/ip_local_port_range")
+    ephemeral = int(ranges.read_text().split()[0]) if ranges.exists() else 32768
+    for _ in range(100):
+        port = 10_000 + secrets.randbelow(ephemeral - 10_000)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            with contextlib.suppress(OSError):
+                sock.bind((host, port))
+                return port
+    raise ServiceError(f"no free port below {ephemeral} on {host}")
 
 
 def port_is_open(port: int, host: str = "127.0.0.1", timeout: float = 0.2) -> bool:
