@@ -3,6 +3,7 @@ of stories under category and sub-group headings from ``matrix_block_list``; a p
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -15,6 +16,7 @@ from arena.scoring.tally import ProductKey, round_half_up, verdict_strength
 from arena.selectors.arenas import (
     CountedArena,
     arena_category_list,
+    arena_kept,
     arena_persona_result_list,
     arena_product_list,
     arena_story_list,
@@ -154,7 +156,13 @@ def _filtered_stories(
             Exists(cells.filter(rule, product_id__in=[p.pk for p in products]))
         )
     # (a category by its slug, which is its name's: picked here rather than in the database)
-    return [s for s in stories if not filters.category or s.category.slug == filters.category]
+    picked = [s for s in stories if not filters.category or s.category.slug == filters.category]
+    shared: dict[tuple[str, int], Any] = {}
+    for story in picked:  # one object per category, sub-group and persona: the matrix is pickled
+        for name in ("category", "subgroup", "persona"):
+            if (related := getattr(story, name)) is not None:
+                setattr(story, name, shared.setdefault((name, related.pk), related))
+    return picked
 
 
 def arena_matrix(
@@ -165,9 +173,32 @@ def arena_matrix(
     collapse_above: int | None = None,
     fold: Iterable[str] = (),
 ) -> Matrix:
-    """The story matrix: over ``collapse_above`` stories, the first category's cells only."""
+    """The story matrix: over ``collapse_above`` stories, the first category's cells only. Kept
+    per content version for the values the page links to (not a search's or made-up text: one
+    matrix per value would fill the cache); the stale filter's answer changes by day."""
     filters = filters or MatrixFilters()
     products = products if products is not None else arena_product_list(arena=arena)
+    if not any(p.slug == filters.sort for p in products):
+        filters = replace(filters, sort="")  # a product not shown orders nothing
+    fold = tuple(fold)
+
+    def read() -> Matrix:
+        return _matrix(arena, filters, products, collapse_above, fold)
+
+    if filters.q or filters.persona or filters.category or fold:
+        return read()
+    when = (freshness.today(), freshness.stale_days()) if filters.stale else None
+    asked = (filters, [p.pk for p in products], collapse_above, when)
+    return arena_kept(arena, f"matrix:{hashlib.sha256(repr(asked).encode()).hexdigest()}", read)
+
+
+def _matrix(
+    arena: CountedArena,
+    filters: MatrixFilters,
+    products: list[Product],
+    collapse_above: int | None,
+    fold: Iterable[str],
+) -> Matrix:
     stories = _filtered_stories(arena, filters, products)
     collapsed: set[int] = set()
     if not filters.category:
@@ -192,9 +223,7 @@ def arena_matrix(
     pks = list(columns)
     rows = [MatrixRow(s, [by[key] for pid in pks if (key := (s.pk, pid)) in by]) for s in stories]
     sort = next((p for p in products if p.slug == filters.sort), None)
-    if sort is None:
-        filters = replace(filters, sort="")  # a product not shown orders nothing
-    else:
+    if sort is not None:
         groups: dict[tuple, int] = {}
 
         def strength(row: MatrixRow) -> tuple:

@@ -9,8 +9,10 @@ import threading
 
 import pytest
 from django.core.cache import caches
+from django.db import connection
 from django.db.models import F
 from django.test import Client, RequestFactory
+from django.test.utils import CaptureQueriesContext
 from hypothesis import HealthCheck, given
 from hypothesis import settings as settings_hypothesis
 from hypothesis import strategies as st
@@ -307,6 +309,29 @@ def test_every_change_shows_at_once_and_moves_the_etag(client, seeded_arena, cha
         if other not in ("/methodology/", "/api/schema/", "/api/docs/", "/robots.txt"):
             again = client.get(other, HTTP_IF_NONE_MATCH=before[other]["ETag"])
             assert again.status_code != 304, other
+
+
+def test_the_kept_matrix_is_read_once_per_version_and_shows_a_change_at_once(
+    client, seeded_arena, settings
+):
+    """With the cache epoch a migrated database has, the matrix is kept per content version: a
+    render without the page cache reads it once; a story's new text shows at once; a search's
+    matrix (free text) is read each time, never kept."""
+    settings.PAGE_CACHE = False
+    CacheEpoch.objects.update_or_create(pk=1, defaults={"value": "kept"})
+
+    def queries(url: str) -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(url).status_code == 200
+        return len(captured)
+
+    first, again = queries(ARENA), queries(ARENA)
+    assert again < first
+    search = f"{ARENA}?q=retry"
+    assert queries(search) == queries(search) > again
+    _, text, write = _change_story_text(seeded_arena)
+    write()
+    assert text in client.get(ARENA).content.decode()
 
 
 def test_a_flag_shows_at_once_on_the_cell_and_its_arenas_disputes(client, seeded_arena):
