@@ -17,6 +17,7 @@ from arena.scoring.ranking import RANK_PA
 from arena.scoring.rounds import COMPARE_MAX, COMPARE_MIN
 from arena.scoring.tally import ProductKey
 from arena.selectors.arenas import (
+    CountedArena,
     arena_adjacent_list,
     arena_category_list,
     arena_list,
@@ -41,7 +42,9 @@ from arena.selectors.settle import pair_settle_get
 from arena.selectors.weights import PERSONA, WEIGHT_CRITICAL
 from flags.disputes import arena_open_dispute_counts, cell_dispute_list
 from products.models import Product
+from stories import freshness
 from web import params
+from web.http import pagekeys
 from web.pages import links
 from web.pages.cells import card
 from web.params import HtmxHttpRequest, fragment_asked
@@ -108,6 +111,7 @@ def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
             arena=found, key=rank, categories=names, asked=asked.weights
         )
         ctx["rank"] = "" if board.weighted else ctx["rank"]
+        ctx["board_kept"] = _kept(found, board.key, board.weights_query)
         ctx.update(_weights_panel(board, asked, address))
     if partial == "leaderboard":
         ctx["weights_sent"] = asked.weights_sent
@@ -129,6 +133,15 @@ def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     _matrix_context(ctx, asked, products=products, ranking=ranking)
     template = "arena/detail.html" + (f"#{partial}" if partial else "")
     return render(request, template, ctx)
+
+
+def _kept(arena: CountedArena, *asked: object) -> str:
+    """What a fragment of an arena's page is cached under (``{% cache %}``): the code that draws
+    it, the arena's content version and cache epoch, the day (evidence ages) and what was asked.
+    The leaderboard's rows so are the same under every filter, search and fold of the matrix."""
+    epoch = getattr(arena, "cache_epoch", None)
+    when = (freshness.today(), freshness.stale_days())
+    return repr((pagekeys.release(), arena.pk, arena.content_version, epoch, when, asked))
 
 
 def _weights_panel(

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import math
 import re
+from datetime import timedelta
 from html import unescape
+from unittest.mock import patch
 
 import pytest
 
@@ -83,3 +85,18 @@ def test_a_verdict_judged_again_today_leaves_the_stale_count(client, seeded_aren
         stale - 1,
         total,
     )
+
+
+def test_the_cached_rows_follow_the_stale_age_and_the_day(client, seeded_arena, settings):
+    """The leaderboard's rows are cached apart from the page (shared by every filter of the
+    matrix): a new stale age, or the next day, shows its own counts."""
+    settings.PAGE_CACHE = False
+    assert not any("stale" in c for c in verified_cells(get(client, ARENA).content.decode()))
+    filtered = get(client, f"{ARENA}?q=retry").content.decode()
+    assert verified_cells(filtered) == verified_cells(get(client, ARENA).content.decode())
+    settings.EVIDENCE_STALE_DAYS = 30
+    assert all(" stale (" in c for c in verified_cells(get(client, ARENA).content.decode()))
+    settings.EVIDENCE_STALE_DAYS = 180
+    later = freshness.today() + timedelta(days=400)  # past every cell's evidence by 180 days
+    with patch.object(freshness, "today", return_value=later):
+        assert all(" stale (" in c for c in verified_cells(get(client, ARENA).content.decode()))
