@@ -126,6 +126,8 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 TIME_ZONE = "UTC"
+# The site is written in English only: no translation machinery looked up for every value shown
+USE_I18N = False
 STATIC_URL = "/static/"
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
