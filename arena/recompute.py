@@ -37,10 +37,14 @@ def arena_content_changed(*, arena_id: int, **signal: Any) -> None:
     pages_changed.send(None, arenas=[arena_id])
 
 
-def cell_content_changed(*, cell_id: int) -> None:
-    """``arena_content_changed`` for a cell's arena, in one UPDATE."""
-    arena = Story.objects.filter(cells__pk=cell_id).order_by().values("arena_id")[:1]
-    Arena.objects.filter(pk__in=arena).update(content_version=F("content_version") + 1)
+def cell_content_changed(*, cell_id: int, arena_id: int | None = None) -> None:
+    """``arena_content_changed`` for a cell's arena (``arena_id`` when the caller read it), in one
+    UPDATE."""
+    if arena_id is None:
+        arena = Story.objects.filter(cells__pk=cell_id).order_by().values("arena_id")[:1]
+        Arena.objects.filter(pk__in=arena).update(content_version=F("content_version") + 1)
+    else:
+        Arena.objects.filter(pk=arena_id).update(content_version=F("content_version") + 1)
     pages_changed.send(None, cells=[cell_id])
 
 

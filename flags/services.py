@@ -69,29 +69,31 @@ def cell_flag_errors(cell_id: int | None) -> dict[str, str]:
     return {}
 
 
-def flag_file(flag: Flag) -> None:
-    """Save the flag into its cell's pending item, opening one; ValidationError or FlagThrottled.
-    The item is locked until the flag is in (a moderator resolving it waits for the flag); a new
-    one opened by another client at once fails the INSERT. One read for the cell: the client's lock
-    makes its rate limit current."""
+def flag_file(flag: Flag) -> int:
+    """Save the flag into its cell's pending item, opening one; the cell's arena, else
+    ValidationError or FlagThrottled. The item is locked until the flag is in (a moderator resolving
+    it waits for the flag); a new one opened by another client at once fails the INSERT. One read
+    for the cell: the client's lock makes its rate limit current."""
     limit, window = parse_rate(settings.FLAG_RATE)
     recent = Flag.objects.filter(
         client_hash=flag.client_hash, created_at__gte=flag.created_at - timedelta(seconds=window)
     )
     pending = ReviewItem.objects.filter(cell=OuterRef("pk"), status=Status.PENDING)
-    found = (
+    cell = (
         Cell.objects.on_pages()
         .filter(pk=flag.cell_id)
         .values_list(
+            "story__arena_id",
             Subquery(recent.order_by("-created_at").values("created_at")[limit - 1 : limit]),
             Subquery(pending.values("pk")),
         )
         .order_by()
-        .first()
     )
+    found = next(iter(cell[:1]), None)  # (one row at most: first() would order it by the key)
     if found is None:
         raise ValidationError(cell_flag_errors(flag.cell_id))
-    reached_at, item_id = found  # when the client filed the oldest of its last FLAG_RATE flags
+    # reached_at: when the client filed the oldest of its last FLAG_RATE flags
+    arena_id, reached_at, item_id = found
     if reached_at is not None:
         wait = (reached_at + timedelta(seconds=window) - timezone.now()).total_seconds()
         raise FlagThrottled(max(1, math.ceil(wait)))
@@ -105,6 +107,7 @@ def flag_file(flag: Flag) -> None:
     # none, or resolved since the read: a new one
     flag.item = item or ReviewItem.objects.create(cell_id=flag.cell_id, created_at=flag.created_at)
     flag.save(force_insert=True)
+    return arena_id
 
 
 def flag_submit(*, form: FlagForm, client: str, cell: Cell | int | None = None) -> Flag:
@@ -122,10 +125,10 @@ def flag_submit(*, form: FlagForm, client: str, cell: Cell | int | None = None) 
         try:
             with transaction.atomic():
                 client_lock(client, now)
-                flag_file(flag)
+                arena_id = flag_file(flag)
                 notices_flag_filed(flag)
                 # the pending dispute is public; last, as the arena's row is locked until the commit
-                cell_content_changed(cell_id=cell_id)
+                cell_content_changed(cell_id=cell_id, arena_id=arena_id)
                 return flag
         except (IntegrityError, OperationalError):
             # another client opened the cell's item, a token clash, or a deadlock victim: afresh

@@ -141,10 +141,12 @@ class FlagSerializer(serializers.ModelSerializer):
         ]
 
     def get_fields(self) -> dict[str, serializers.Field]:
-        # ModelSerializer reads the model anew for each instance (most of an answer's time)
+        # ModelSerializer reads the model anew for each instance (most of an answer's time). A
+        # shallow copy per answer: binding sets a field's own attributes; what the copies share
+        # (choices, validators, a queryset) they only read, and a deep copy rebuilds each field
         if "model_fields" not in type(self).__dict__:
             type(self).model_fields = super().get_fields()
-        return copy.deepcopy(type(self).model_fields)
+        return {name: copy.copy(field) for name, field in type(self).model_fields.items()}
 
     def get_status_url(self, flag: Flag) -> str:
         return self.context["request"].build_absolute_uri(flag.get_absolute_url())
