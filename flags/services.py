@@ -79,7 +79,7 @@ def flag_file(flag: Flag) -> int:
         client_hash=flag.client_hash, created_at__gte=flag.created_at - timedelta(seconds=window)
     )
     pending = ReviewItem.objects.filter(cell=OuterRef("pk"), status=Status.PENDING)
-    cell = (
+    found = (
         Cell.objects.on_pages()
         .filter(pk=flag.cell_id)
         .values_list(
@@ -88,8 +88,8 @@ def flag_file(flag: Flag) -> int:
             Subquery(pending.values("pk")),
         )
         .order_by()
+        .first()
     )
-    found = next(iter(cell[:1]), None)  # (one row at most: first() would order it by the key)
     if found is None:
         raise ValidationError(cell_flag_errors(flag.cell_id))
     # reached_at: when the client filed the oldest of its last FLAG_RATE flags
