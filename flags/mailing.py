@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
-import threading
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
@@ -20,7 +19,6 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core import signing
 from django.core.mail import EmailMessage, mailers
-from django.core.signals import request_finished, request_started
 from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.template.loader import render_to_string
@@ -256,34 +254,7 @@ def _write(wanted: list[tuple[Notice.Kind, int]]) -> None:
     immediate = settings.MODERATOR_NOTICES == "immediate"
     ids = [n.pk for n in notices if immediate or n.kind != Notice.Kind.NEW_FLAG]
     if ids and not eager:
-        transaction.on_commit(lambda: _enqueue_after_answer(ids))
-
-
-_answering = threading.local()  # .queued: the notices to enqueue once this thread's answer is out
-
-
-def _request_started(**_: object) -> None:
-    _answering.queued = []
-
-
-def _request_finished(**_: object) -> None:
-    ids, _answering.queued = getattr(_answering, "queued", None), None
-    if ids:
-        notices_enqueue(ids)
-
-
-def _enqueue_after_answer(ids: list[int]) -> None:
-    """In a request, once its answer is written (the client does not wait for the broker; a
-    worker killed meanwhile leaves them to the sweep); else now."""
-    queued = getattr(_answering, "queued", None)
-    if queued is None:
-        notices_enqueue(ids)
-    else:
-        queued.extend(ids)
-
-
-request_started.connect(_request_started, dispatch_uid="flags-notices-answer")
-request_finished.connect(_request_finished, dispatch_uid="flags-notices-answer")
+        transaction.on_commit(lambda: notices_enqueue(ids))
 
 
 def notices_flag_filed(flag: Flag) -> None:
