@@ -190,11 +190,23 @@ def _unique_node_ids(items: list[pytest.Item]) -> None:
             item._id = item.parent.id.child(item.name)  # pytest keeps a node's id in ``_id``
 
 
+def _pure_means_no_database(items: list[pytest.Item]) -> None:
+    """A test marked ``pure`` is left out of the PostgreSQL pass, so it must not reach a database."""
+    for item in items:
+        if item.get_closest_marker("pure") and (
+            item.get_closest_marker("django_db")
+            or {"db", "transactional_db", "live_server", *SESSION_ARENAS}
+            & set(getattr(item, "fixturenames", ()))
+        ):
+            raise pytest.UsageError(f"{item.nodeid} is marked pure but uses the database")
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Within pytest-django's order, run the tests that share their arenas one after another:
     first those that ask for none, then big only, both, seed only (one rebuild in all)."""
     _unique_node_ids(items)
+    _pure_means_no_database(items)
     rank = {(): 0, ("big_arena",): 1, ("big_arena", "seeded_arena"): 2, ("seeded_arena",): 3}
 
     def group(item: pytest.Item) -> bool:
