@@ -161,8 +161,10 @@ test: system-deps install node-tools
 	exit $$status
 
 # Both passes spread the tests over the machine's cores (pytest-xdist), a test file per worker:
-# the suite mostly waits on browsers, workers and databases. XDIST= runs them in one process.
-XDIST ?= -n auto --dist loadfile
+# the suite mostly waits on browsers, workers and databases. The files are handed out costliest
+# first (tests/conftest.py orders them; xdist would otherwise sort them by their number of tests).
+# XDIST= runs them in one process.
+XDIST ?= -n auto --dist loadfile --no-loadscope-reorder
 
 # Branch coverage of the application (pyproject.toml [tool.coverage]; pytest-cov combines what the
 # workers measured; the data file .coverage is ignored by git). Its floor (fail_under) holds for the

@@ -12,7 +12,7 @@ from arena.scoring.tally import CellIn, Corrections, StoryIn, Tally
 from stories.values import CellValue, Direction, Proof, Verdict, correction_direction
 from tests.arena.scoring.test_scoring import cell_values, corrected_arenas
 
-pytestmark = pytest.mark.pure
+pytestmark = [pytest.mark.pure, pytest.mark.long]
 
 FULL_8 = CellValue(Verdict.FULL, Proof.CLAIMED, 8)
 PARTIAL_4 = CellValue(Verdict.PARTIAL, Proof.CLAIMED, 4)

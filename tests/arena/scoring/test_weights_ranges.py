@@ -24,7 +24,7 @@ from arena.scoring.tally import CellIn, StoryIn, round_half_up
 from stories.values import CellValue, Proof, Verdict
 from tests.arena.scoring.test_scoring import arenas, seed_inputs
 
-pytestmark = pytest.mark.pure
+pytestmark = [pytest.mark.pure, pytest.mark.long]
 
 CATEGORIES = ["c1", "c2", "c3"]
 PERSONAS = ["p1", "p2"]
