@@ -22,6 +22,7 @@ on SQLite, which has no trigger (``_arenas_clear``).
 
 from __future__ import annotations
 
+import collections
 import io
 import sqlite3
 import time
@@ -41,6 +42,7 @@ from django.db import connection
 from django.test import TestCase
 from django.test.client import ClientMixin
 from django_otp import DEVICE_ID_SESSION_KEY
+from hypothesis import is_hypothesis_test
 from pytest_django.fixtures import Settings
 
 from arena.imports.pages import read_arena
@@ -190,28 +192,72 @@ def _unique_node_ids(items: list[pytest.Item]) -> None:
             item._id = item.parent.id.child(item.name)  # pytest keeps a node's id in ``_id``
 
 
+def _pure_means_no_database(items: list[pytest.Item]) -> None:
+    """A test marked ``pure`` is left out of the PostgreSQL pass, so it must not reach a database."""
+    for item in items:
+        if item.get_closest_marker("pure") and (
+            item.get_closest_marker("django_db")
+            or {"db", "transactional_db", "live_server", *SESSION_ARENAS}
+            & set(getattr(item, "fixturenames", ()))
+        ):
+            raise pytest.UsageError(f"{item.nodeid} is marked pure but uses the database")
+
+
+def _transactional(item: pytest.Item) -> bool:
+    names = getattr(item, "fixturenames", ())
+    marker = item.get_closest_marker("django_db")
+    return (
+        "transactional_db" in names
+        or "live_server" in names
+        or bool(marker and (marker.kwargs.get("transaction") or marker.args[:1] == (True,)))
+    )
+
+
+def _cost(item: pytest.Item) -> int:
+    """A rough weight: a browser test or a property test (many examples) costs the most, then a
+    test whose writes another process sees (servers, workers), then an ordinary one."""
+    if item.get_closest_marker("e2e") or is_hypothesis_test(getattr(item, "obj", None)):
+        return 10
+    return 3 if _transactional(item) or item.get_closest_marker("integration") else 1
+
+
+def _long_files_first(items: list[pytest.Item]) -> None:
+    """pytest-xdist (``--dist loadfile --no-loadscope-reorder``) hands the workers whole files in
+    the order of the collection; the files marked long go first, then the others by their cost,
+    so that the run does not end with one worker still on a long file while the other idles. The
+    order of tests within a file is kept."""
+    cost: collections.Counter[str] = collections.Counter()
+    long: set[str] = set()
+    for item in items:
+        path = item.nodeid.split("::")[0]
+        cost[path] += _cost(item)
+        if item.get_closest_marker("long"):
+            long.add(path)
+    items.sort(
+        key=lambda item: (item.nodeid.split("::")[0] not in long, -cost[item.nodeid.split("::")[0]])
+    )
+
+
 @pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Within pytest-django's order, run the tests that share their arenas one after another:
     first those that ask for none, then big only, both, seed only (one rebuild in all)."""
     _unique_node_ids(items)
+    _pure_means_no_database(items)
     rank = {(): 0, ("big_arena",): 1, ("big_arena", "seeded_arena"): 2, ("seeded_arena",): 3}
 
     def group(item: pytest.Item) -> bool:
         # the non-transactional database tests, which pytest-django runs first
         names = getattr(item, "fixturenames", ())
         marker = item.get_closest_marker("django_db")
-        transactional = (
-            "transactional_db" in names
-            or "live_server" in names
-            or bool(marker and (marker.kwargs.get("transaction") or marker.args[:1] == (True,)))
-        )
-        return (marker is not None or "db" in names) and not transactional
+        return (marker is not None or "db" in names) and not _transactional(item)
 
     slots = [i for i, item in enumerate(items) if group(item)]
     ordered = sorted((items[i] for i in slots), key=lambda item: rank[_wanted(item)])
     for i, item in zip(slots, ordered, strict=True):
         items[i] = item
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: a file runs in one worker anyway
+        _long_files_first(items)
 
 
 def _arena(request: pytest.FixtureRequest, name: str) -> Arena:

@@ -32,6 +32,8 @@ from django.test import TestCase
 from hypothesis import HealthCheck, event, given, seed, settings
 from hypothesis import strategies as st
 
+pytestmark = pytest.mark.long
+
 SEED_DIR = Path(__file__).resolve().parents[2] / "arena" / "data" / "seeds"
 SEEDS = {p.name: p.read_text(encoding="utf-8") for p in sorted(SEED_DIR.glob("*.txt"))}
 NAMES = list(SEEDS)  # 000, 001, 002: head-to-head pages; 003: the overview page

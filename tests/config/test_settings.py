@@ -9,6 +9,8 @@ import pytest
 
 from core.text import parse_rate
 
+pytestmark = pytest.mark.long
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

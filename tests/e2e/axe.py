@@ -21,10 +21,15 @@ def axe_script() -> str:
 
 
 def violations(page: Page, *, ignore: tuple[str, ...] = ()) -> list[tuple[str, int]]:
-    """Run axe on the page as it is now. ``page.evaluate`` runs outside the page's CSP."""
+    """Run axe on the page as it is now. ``page.evaluate`` runs outside the page's CSP.
+
+    ``resultTypes`` still runs every rule on every node; it only spares axe describing each node
+    that passed (a CSS selector apiece), which nothing reads and the 30 × 300 pages have by the
+    thousand."""
     page.evaluate(axe_script())
     found = page.evaluate(
-        "async tags => (await axe.run(document, {runOnly: {type: 'tag', values: tags}}))"
+        "async tags => (await axe.run(document, {runOnly: {type: 'tag', values: tags},"
+        " resultTypes: ['violations']}))"
         ".violations.map(v => [v.id, v.nodes.length])",
         TAGS,
     )

@@ -8,7 +8,7 @@ import pytest
 from tests.e2e.axe import violations
 from tests.e2e.conftest import DESKTOP, PHONE
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.long]
 
 ARENA = "/arenas/durable-execution-engines/"
 

@@ -31,7 +31,7 @@ from tests.infra.listener import CountingListener
 from tests.infra.services import celery_worker, database_url, redis_server
 from web.http.clients import client_hash
 
-pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True), pytest.mark.long]
 
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
 

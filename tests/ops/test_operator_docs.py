@@ -26,6 +26,8 @@ import pytest
 from django.conf import settings
 from django.core.management import CommandError, get_commands, load_command_class
 
+pytestmark = pytest.mark.long
+
 ROOT = Path(settings.BASE_DIR)
 DOCS = ("README.md", "docs/operations.md", "docs/development.md", "docs/moderating.md")
 BLOCK = re.compile(r"^[ ]*```sh\n(.*?)^[ ]*```", re.S | re.M)

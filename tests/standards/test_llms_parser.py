@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from llms_txt import parse_llms_file
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.long]
 
 
 @pytest.mark.parametrize("size", ["seeded_arena", "big_arena"])

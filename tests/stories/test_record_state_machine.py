@@ -44,6 +44,8 @@ from stories.services import cell_edit, evidence_update, story_update
 from tests.conftest import SEED_SLUG, seed_paths
 from web.http.clients import client_hash
 
+pytestmark = pytest.mark.long
+
 EXAMPLES = int(os.environ.get("ARENA_STATEFUL_EXAMPLES", "3"))
 STEPS = int(os.environ.get("ARENA_STATEFUL_STEPS", "8"))
 # a few cells, so that edits, flags and imports often meet on the same one

@@ -20,6 +20,8 @@ from stories.values import CellValue, Proof, Verdict
 
 from .test_scoring import cell_values
 
+pytestmark = pytest.mark.pure
+
 
 @st.composite
 def small_arenas(draw):

@@ -5,6 +5,7 @@ cells apply. For two products each round is ``round_winner``'s."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -17,6 +18,8 @@ from arena.scoring.rounds import (
     round_winner,
 )
 from arena.scoring.tally import CellIn, StoryIn, verdict_strength
+
+pytestmark = pytest.mark.pure
 
 VERDICTS = ["full", "partial", "disputed", "none", "n/a"]
 

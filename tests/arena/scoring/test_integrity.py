@@ -2,6 +2,7 @@
 claim lowers it, one in its favour never does, and a cell corrected more than once counts for its
 net correction (docs/scoring.md, "Integrity")."""
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -10,6 +11,8 @@ from arena.scoring.results import ProductResult, product_results
 from arena.scoring.tally import CellIn, Corrections, StoryIn, Tally
 from stories.values import CellValue, Direction, Proof, Verdict, correction_direction
 from tests.arena.scoring.test_scoring import cell_values, corrected_arenas
+
+pytestmark = [pytest.mark.pure, pytest.mark.long]
 
 FULL_8 = CellValue(Verdict.FULL, Proof.CLAIMED, 8)
 PARTIAL_4 = CellValue(Verdict.PARTIAL, Proof.CLAIMED, 4)

@@ -4,6 +4,7 @@ nobody stated is never a pass; certainty follows the verified cells."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -21,6 +22,8 @@ from arena.scoring.musthave import (
 )
 from arena.scoring.tally import CellIn
 from stories.values import EVIDENCED, Proof, Verdict
+
+pytestmark = pytest.mark.pure
 
 STORIES = list(range(1, 7))
 PRODUCT = "p"

@@ -20,6 +20,8 @@ from arena.scoring.tally import (
 from stories.values import CellValue, Proof, Verdict
 from tests.arena.scoring import oracle
 
+pytestmark = pytest.mark.pure
+
 DEFAULT_WEIGHT = 1
 
 

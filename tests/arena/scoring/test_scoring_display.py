@@ -4,6 +4,7 @@ persona's winner, and the order of stories sorted by one product's verdicts."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -11,6 +12,8 @@ from arena.scoring.ranking import order_by, persona_decided_by, places, rivals
 from arena.scoring.results import ProductResult
 from arena.scoring.tally import Tally, verdict_strength
 from stories.values import Verdict
+
+pytestmark = pytest.mark.pure
 
 
 def result(name: str, pa: int | None, verified: int = 1, with_evidence: int = 2):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,6 +23,8 @@ from arena.scoring.results import (
 from arena.scoring.tally import CellIn, StoryIn, round_half_up
 from stories.values import CellValue, Proof, Verdict
 from tests.arena.scoring.test_scoring import arenas, seed_inputs
+
+pytestmark = [pytest.mark.pure, pytest.mark.long]
 
 CATEGORIES = ["c1", "c2", "c3"]
 PERSONAS = ["p1", "p2"]

@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from arena.selectors.arenas import documented_pairs
 from tests.web.formats.test_markdown_views import MARKDOWN, links_of
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.long]
 
 TEXT = "text/plain; charset=utf-8"
 

@@ -28,7 +28,7 @@ from stories.services import cell_correct, cell_edit, story_update
 from stories.values import CellValue, Proof, Verdict
 from web.http import pagecache, pagekeys
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.long]
 
 ARENA = "/arenas/durable-execution-engines/"
 HX = {"HTTP_HX_REQUEST": "true"}
