@@ -174,20 +174,30 @@ def arena_story_list(*, arena: Arena) -> QuerySet[Story]:
 
 def arena_category_list(*, arena: Arena) -> list[Category]:
     """The categories that hold a story on the pages (kept)."""
-    held = Exists(Story.objects.filter(category=OuterRef("pk")))
-    categories = Category.objects.filter(arena=arena).filter(held).order_by("position")
-    return arena_kept(arena, "categories", lambda: list(categories))
+
+    def read() -> list[Category]:  # (a query is built only when it is read)
+        held = Exists(Story.objects.filter(category=OuterRef("pk")))
+        return list(Category.objects.filter(arena=arena).filter(held).order_by("position"))
+
+    return arena_kept(arena, "categories", read)
 
 
 def arena_persona_result_list(*, arena: Arena) -> list[PersonaResult]:
     """The stored "best by user type" rows in page order (kept)."""
-    results = PersonaResult.objects.filter(arena=arena)
-    rows = results.select_related("persona", "winner", "runner_up").order_by("position")
-    return arena_kept(arena, "persona-results", lambda: list(rows))
+
+    def read() -> list[PersonaResult]:
+        results = PersonaResult.objects.filter(arena=arena)
+        return list(results.select_related("persona", "winner", "runner_up").order_by("position"))
+
+    return arena_kept(arena, "persona-results", read)
 
 
 def arena_adjacent_list(*, arena: Arena) -> list[AdjacentArena]:
     """Adjacent arenas, each with ``.slug`` when that arena is on this site, else None (kept)."""
-    here = Arena.objects.filter(name=OuterRef("name")).values("slug")[:1]
-    adjacent = AdjacentArena.objects.filter(arena=arena).annotate(slug=Subquery(here))
-    return arena_kept(arena, "adjacent", lambda: list(adjacent.order_by("position")))
+
+    def read() -> list[AdjacentArena]:
+        here = Arena.objects.filter(name=OuterRef("name")).values("slug")[:1]
+        adjacent = AdjacentArena.objects.filter(arena=arena).annotate(slug=Subquery(here))
+        return list(adjacent.order_by("position"))
+
+    return arena_kept(arena, "adjacent", read)

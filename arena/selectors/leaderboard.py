@@ -61,14 +61,18 @@ type BoardRow = WithAnnotations[ProductScore, BoardExtras]
 
 def arena_score_list(*, arena: Arena) -> list[StoredRow]:
     """Stored rows in rank order with product, stored rival and ``published``."""
-    published = Exists(Cell.objects.filter(product=OuterRef("product_id"), detail_published=True))
-    scores = (
-        ProductScore.objects.filter(arena=arena)
-        .select_related("product", "vs")
-        .annotate(published=published)
-        .order_by("rank")
-    )
-    return arena_kept(arena, "scores", lambda: cast(list[StoredRow], list(scores)))
+
+    def read() -> list[StoredRow]:  # (a query is built only when it is read)
+        published = Cell.objects.filter(product=OuterRef("product_id"), detail_published=True)
+        scores = (
+            ProductScore.objects.filter(arena=arena)
+            .select_related("product", "vs")
+            .annotate(published=Exists(published))
+            .order_by("rank")
+        )
+        return cast(list[StoredRow], list(scores))
+
+    return arena_kept(arena, "scores", read)
 
 
 @dataclass
@@ -213,18 +217,22 @@ def arena_stale_counts(
 ) -> dict[int, tuple[int, int]]:
     """``{product id: (stale cells, judged cells)}`` on ``today`` (kept)."""
     days = freshness.stale_days() if days is None else days
-    rows = (
-        Cell.objects.on_pages()
-        .filter(story__arena=arena)
-        .order_by()
-        .values("product_id")
-        .annotate(
-            cells=Count("pk", filter=~Q(verdict=Verdict.NA)),  # (an n/a cell is never stale)
-            stale=Count("pk", filter=freshness.stale_q(today=today, days=days)),
+
+    def read() -> dict[int, tuple[int, int]]:
+        rows = (
+            Cell.objects.on_pages()
+            .filter(story__arena=arena)
+            .order_by()
+            .values("product_id")
+            .annotate(
+                cells=Count("pk", filter=~Q(verdict=Verdict.NA)),  # (an n/a cell is never stale)
+                stale=Count("pk", filter=freshness.stale_q(today=today, days=days)),
+            )
+            .values_list("product_id", "stale", "cells")
         )
-        .values_list("product_id", "stale", "cells")
-    )
-    return arena_kept(arena, f"stale:{today}:{days}", lambda: {pid: (s, c) for pid, s, c in rows})
+        return {pid: (s, c) for pid, s, c in rows}
+
+    return arena_kept(arena, f"stale:{today}:{days}", read)
 
 
 def oldest_stale_scores() -> datetime | None:

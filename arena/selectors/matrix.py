@@ -6,12 +6,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from typing import Any
 
 from django.db.models import Exists, OuterRef
 
-from arena.models import Arena, Category, PersonaResult, ProductScore
+from arena.models import Arena, Category, PersonaResult, ProductScore, SubGroup
 from arena.scoring.tally import ProductKey, round_half_up, verdict_strength
 from arena.selectors.arenas import (
     CountedArena,
@@ -47,7 +46,7 @@ class MatrixRow:
 
 @dataclass
 class SubGroupBlock:
-    subgroup: object | None
+    subgroup: SubGroup | None
     rows: list[Any] = field(default_factory=list)  # rows with a ``story``, in matrix order
 
 
@@ -56,10 +55,11 @@ class CategoryBlock:
     category: Any  # a ``Category``
     groups: list[SubGroupBlock] = field(default_factory=list)
     collapsed: bool = False  # its rows are loaded on demand (the heading and count shown)
+    stories: int = 0  # a collapsed one's count (its rows are not kept)
 
     @property
     def count(self) -> int:
-        return sum(len(g.rows) for g in self.groups)
+        return self.stories if self.collapsed else sum(len(g.rows) for g in self.groups)
 
     @property
     def slug(self) -> str:
@@ -122,21 +122,23 @@ class MatrixFilters:
 @dataclass
 class Matrix:
     products: list[Product]  # the columns
-    rows: list[MatrixRow]  # the stories shown, in matrix order (no cells in a collapsed block)
+    blocks: list[CategoryBlock]  # the stories shown under their headings, in matrix order
     total: int  # stories in the arena
     filters: MatrixFilters
-    collapsed: set[int] = field(default_factory=set)  # categories whose rows are not loaded
+
+    @property
+    def rows(self) -> list[MatrixRow]:
+        """The rows read, in matrix order (none of a collapsed block)."""
+        return [row for b in self.blocks for g in b.groups for row in g.rows]
 
     @property
     def shown(self) -> int:
-        return len(self.rows)
+        return sum(b.count for b in self.blocks)
 
-    @cached_property
-    def blocks(self) -> list[CategoryBlock]:
-        blocks = matrix_block_list(rows=self.rows)
-        for block in blocks:
-            block.collapsed = block.category.pk in self.collapsed
-        return blocks
+    @property
+    def collapsed(self) -> set[int]:
+        """The categories whose rows are not loaded."""
+        return {b.category.pk for b in self.blocks if b.collapsed}
 
 
 def _filtered_stories(
@@ -235,7 +237,11 @@ def _matrix(
             return (group, -strong[0], -strong[1])
 
         rows.sort(key=strength)
-    return Matrix(products, rows, arena.story_count, filters, collapsed)
+    blocks = matrix_block_list(rows=rows)
+    for block in blocks:  # a collapsed one keeps its count, not its stories
+        if block.category.pk in collapsed:
+            block.collapsed, block.stories, block.groups = True, block.count, []
+    return Matrix(products, blocks, arena.story_count, filters)
 
 
 @dataclass(frozen=True)

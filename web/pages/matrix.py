@@ -10,6 +10,7 @@ from datetime import date
 
 from django.utils.safestring import SafeString, mark_safe
 
+from arena.models import SubGroup
 from arena.selectors.cells import CellLine
 from arena.selectors.matrix import CategoryBlock, Matrix, MatrixRow
 from stories import freshness
@@ -104,7 +105,7 @@ def cells_html(
 class MatrixGroup:
     """A sub-group's rows; ``shown``: the category's stories before it."""
 
-    subgroup: object | None
+    subgroup: SubGroup | None
     rows: Sequence[MatrixRow]
     shown: int
     fold: bool
@@ -142,11 +143,61 @@ def matrix_blocks(
     return out
 
 
-def matrix_rows(group: MatrixGroup, arena: str) -> SafeString:
-    """A sub-group's rows: each story with its persona's name and its cells."""
+def matrix_bodies(matrix: Matrix, arena: str, query: Mapping[str, str] | None = None) -> SafeString:
+    """The matrix's ``<tbody>`` per category: its heading, count and fold or load link, then its
+    sub-groups' headings and rows. Python, as the template loop was many times slower
+    (docs/architecture.md)."""
+    ncols = len(matrix.products) + 1
     stories = links.url_prefix("story-detail", arena)
     labels: dict[int, str] = {}
     at = cells_at()
+    out = []
+    for b in matrix_blocks(matrix, arena, query):
+        category = b.block.category
+        pk, name, blurb = int(category.pk), esc(category.name), esc(category.blurb or "")
+        count = f"{b.block.count} {'story' if b.block.count == 1 else 'stories'}"
+        blurb = f' <span class="blurb">{blurb}</span>' if blurb else ""
+        head = (
+            f'<tbody id="mx-cat-{pk}"{' class="collapsed"' if b.block.collapsed else ""}>'
+            f'<tr class="cat-row"><th colspan="{ncols}" scope="colgroup" id="cat-{pk}">'
+            f'<div class="sticky-left"><span class="row-heading" role="heading" aria-level="3">'
+            f"{name}</span>"
+        )
+        if b.block.collapsed:
+            head += (
+                f'{blurb} <a class="cat-load" href="{esc(b.href)}#matrix-section"'
+                f' hx-get="{esc(b.load_url)}" hx-target="#mx-cat-{pk}" hx-swap="outerHTML">'
+                f'Show {count}<span class="visually-hidden"> of {name}</span></a>'
+            )
+        else:
+            fold = esc(b.fold_url)
+            head += (
+                f' <span class="cat-count">{count}</span> <a class="cat-fold"'
+                f' href="{fold}#matrix-section" hx-get="{fold}" hx-target="#mx-cat-{pk}"'
+                f' hx-select="#mx-cat-{pk}" hx-swap="outerHTML">'
+                f'Hide<span class="visually-hidden"> {name}</span></a>{blurb}'
+            )
+        parts = [head + "</div></th></tr>\n"]
+        for group in b.groups:
+            if group.subgroup:
+                more = " mx-more" if group.hidden else ""
+                parts.append(
+                    f'<tr class="sub-row{more}"><th colspan="{ncols}" scope="colgroup">'
+                    f'<div class="sticky-left"><span class="row-heading" role="heading"'
+                    f' aria-level="4">{esc(group.subgroup.name)}</span></div></th></tr>\n'
+                )
+            parts.append(_story_rows(group, stories, labels, at) + "\n")
+        if b.more:
+            parts.append(
+                f'<tr class="mx-more-link"><td colspan="{ncols}"><a href="{esc(b.load_url)}'
+                f'#matrix-section">All {count} of {name}</a></td></tr>\n'
+            )
+        out.append("".join(parts) + "</tbody>")
+    return mark_safe("\n".join(out))  # every interpolated value is escaped or an int
+
+
+def _story_rows(group: MatrixGroup, stories: str, labels: dict[int, str], at: CellsAt) -> str:
+    """A sub-group's rows: each story with its persona's name and its cells."""
     out = []
     for i, row in enumerate(group.rows):
         story = row.story
@@ -156,7 +207,7 @@ def matrix_rows(group: MatrixGroup, arena: str) -> SafeString:
             f'{esc(story.text)}</a> <span class="persona-inline">{esc(persona_name(story.persona))}</span></th>'
             f"{cells_html(row.cells, True, labels, esc(story_name(story.text)), at)}</tr>"
         )
-    return mark_safe("\n".join(out))  # every interpolated value is escaped or an int
+    return "\n".join(out)
 
 
 def product_rows(rows: Iterable[MatrixRow], arena: str) -> SafeString:

@@ -47,8 +47,7 @@ for _tag in (
     compare.compare_scores,
     compare.compare_rows,
     compare.round_cards,
-    matrix.matrix_blocks,
-    matrix.matrix_rows,
+    matrix.matrix_bodies,
     matrix.product_rows,
     facts.product_facts,
 ):

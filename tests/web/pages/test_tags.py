@@ -154,16 +154,13 @@ def test_cell_card_of_unpublished_or_unevidenced_cell():
 
 
 def test_collapsed_category_links_to_its_rows_with_the_query_kept():
-    from arena.selectors.matrix import CategoryBlock, Matrix, MatrixFilters, SubGroupBlock
-    from web.pages.matrix import matrix_blocks
+    from arena.selectors.matrix import CategoryBlock, Matrix, MatrixFilters
 
     category = SimpleNamespace(pk=4, name="Ops & more", blurb="", slug="ops-more")
-    story = SimpleNamespace(pk=1, text="s", persona=SimpleNamespace(pk=1, slug="dev"))
-    rows = [SimpleNamespace(story=story, cells=[])] * 2
-    matrix = Matrix(products=[], rows=[], total=2, filters=MatrixFilters(), collapsed={4})
-    matrix.__dict__["blocks"] = [CategoryBlock(category, [SubGroupBlock(None, rows)], True)]
-    blocks = matrix_blocks(matrix, "big", {"q": "a b", "show": "x,y"})
-    context = {"matrix": matrix, "blocks": blocks, "arena": SimpleNamespace(slug="big")}
+    blocks = [CategoryBlock(category, [], collapsed=True, stories=2)]
+    matrix = Matrix(products=[], blocks=blocks, total=2, filters=MatrixFilters())
+    query = {"q": "a b", "show": "x,y"}
+    context = {"matrix": matrix, "matrix_query": query, "arena": SimpleNamespace(slug="big")}
     html = render_to_string("arena/_matrix.html#table", context)
     assert (
         '<tbody id="mx-cat-4" class="collapsed"><tr class="cat-row"><th colspan="1"'
