@@ -20,6 +20,7 @@ from arena.selectors.arenas import (
     CountedArena,
     arena_adjacent_list,
     arena_category_list,
+    arena_kept,
     arena_list,
     arena_persona_result_list,
     arena_product_list,
@@ -54,6 +55,12 @@ from web.views.disputes import arena_or_404, swapped
 ARENA_PARTIALS = ("leaderboard", "matrix")
 # The id of a collapsed category of the matrix starts so (``mx-cat-<pk>``): its link asks for its rows.
 CATEGORY_TARGET = "mx-cat-"
+
+
+def open_dispute_counts(arena: CountedArena) -> dict[int, int]:
+    """Open disputes by product, kept per content version: filing or resolving a flag moves it
+    (the dispute is public)."""
+    return arena_kept(arena, "open-disputes", lambda: arena_open_dispute_counts(arena=arena))
 
 
 def _or_404[T](found: T | None, what: str) -> T:
@@ -96,7 +103,7 @@ def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     ctx: dict[str, Any] = {
         "arena": found,
         "arena_url": arena_url,
-        "open_disputes": arena_open_dispute_counts(arena=found),
+        "open_disputes": open_dispute_counts(found),
         "filters": asked.filters,
         # the rank asked for, which the filter form carries along unless it is the default
         "rank": "" if rank == RANK_PA else rank,
@@ -246,7 +253,7 @@ def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpRe
         if row is None:
             raise Http404(f"No round of story {opened} in {pa.slug} vs {pb.slug}")
         return render(request, "arena/head_to_head.html#round_cards", {"row": row, "cmp": cmp})
-    open_disputes = arena_open_dispute_counts(arena=found)
+    open_disputes = open_dispute_counts(found)
     ctx = {
         "arena": found,
         "cmp": cmp,
