@@ -11,6 +11,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from arena.models import CacheEpoch
 from flags.forms import DecisionForm, FlagForm
 from flags.models import Flag, ReviewItem, Status
 from flags.services import flag_submit, review_item_reject, review_item_uphold
@@ -269,6 +270,26 @@ def test_open_counts_cost_one_query_whatever_their_number(client, seeded_arena):
             assert client.get(url).status_code == 200
         counts.append(len(ctx.captured_queries))
     assert counts == [counts[0]] * 3, counts
+
+
+def test_kept_open_counts_follow_a_filing_and_a_rejection_at_once(
+    client, seeded_arena, moderator, settings
+):
+    """With the cache epoch a migrated database has, the counts are kept per content version (a
+    render without the page cache that finds them reads no review item), and a flag filed or
+    rejected moves the version."""
+    settings.PAGE_CACHE = False
+    CacheEpoch.objects.update_or_create(pk=1, defaults={"value": "kept"})
+    url, cell = seeded_arena.get_absolute_url(), _cell(seeded_arena)
+    shown = f"1 open dispute on {cell.product.name}"
+    assert shown not in page(client, url)
+    flag = file(cell, "10.9.6.1")
+    assert shown in page(client, url)
+    with CaptureQueriesContext(connection) as again:
+        assert shown in page(client, url)
+    assert not [q for q in again.captured_queries if "flags_reviewitem" in q["sql"]]
+    review_item_reject(item=flag.item, moderator=moderator, form=_decision(flag.item, "No."))
+    assert shown not in page(client, url)
 
 
 @pytest.fixture
