@@ -136,8 +136,9 @@ def arena_kept[T](arena: Arena, name: str, read: Callable[[], T]) -> T:
 
 def arena_product_list(*, arena: Arena) -> list[Product]:
     """The products on the pages, in column order (kept)."""
-    products = Product.objects.filter(arena=arena).order_by("position")
-    return arena_kept(arena, "products", lambda: list(products))
+    return arena_kept(
+        arena, "products", lambda: list(Product.objects.filter(arena=arena).order_by("position"))
+    )
 
 
 def arena_product_pair_get(
