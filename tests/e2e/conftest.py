@@ -37,13 +37,19 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
+HARMLESS = ("Failed to load resource", "htmx:sendAbort, ", "htmx:afterRequest, ")
+
+
 def _watch(page: Page, problems: list[str]) -> None:
     """Collect console errors (CSP violations among them) and failed requests."""
 
     def console(message: ConsoleMessage) -> None:
-        # failed loads are reported with their URL by the "response" handler below
-        if message.type == "error" and not message.text.startswith("Failed to load resource"):
-            problems.append(message.text)
+        # failed loads are reported with their URL by the "response" handler below; htmx logs
+        # the requests it cancels on purpose (hx-sync replace) as errors too: "htmx:sendAbort"
+        # and an "htmx:afterRequest" that always comes with a named error (sendError, timeout...)
+        text = message.text
+        if message.type == "error" and not text.startswith(HARMLESS):
+            problems.append(text)
 
     page.on("console", console)
     page.on("pageerror", lambda e: problems.append(str(e)))

@@ -7,6 +7,7 @@ import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from tests.e2e.axe import violations
@@ -103,6 +104,81 @@ def test_browse_with_htmx(live_server, seeded_arena, open_page, artifacts):
     assert page.get_by_role("heading", name="Evidence").is_visible()
     assert page.locator("#flag-panel").is_visible()
     assert page.problems == []
+
+
+def hold_answers(page, wanted) -> tuple[list, dict]:
+    """Hold back the htmx requests ``wanted(request)`` picks until the test lets them go, as a slow
+    network would; ``ended`` records each held request once it is answered or cancelled."""
+    held: list = []
+    ended: dict = {}
+
+    def route(r) -> None:
+        if wanted(r.request):
+            held.append(r)
+        else:
+            r.continue_()
+
+    page.route(re.compile(re.escape(ARENA) + r"\?"), route)
+    page.on("requestfinished", lambda request: ended.setdefault(request, "answered"))
+    page.on("requestfailed", lambda request: ended.setdefault(request, "cancelled"))
+    return held, ended
+
+
+def let_go(page, held: list, ended: dict) -> None:
+    """Release the held requests and wait until each one has been answered or cancelled and
+    htmx has settled whatever came back."""
+    for route in held:
+        try:
+            route.continue_()
+        except PlaywrightError:  # the page cancelled it while it was held
+            pass
+    for route in held:
+        for _ in range(100):
+            if route.request in ended:
+                break
+            page.wait_for_timeout(50)
+        assert route.request in ended, "a held request never ended"
+    page.wait_for_function("() => !document.querySelector('.htmx-request')")
+
+
+def test_a_slow_answer_to_an_older_choice_never_lands_over_a_newer_one(
+    live_server, seeded_arena, open_page
+):
+    """Choices made faster than the server answers: the page ends on the last one, whatever
+    order the answers arrive in."""
+    page = open_page()
+    page.goto(live_server.url + ARENA)
+
+    # The matrix: re-ranking refreshes its columns; the reader filters by persona before that
+    # refresh (which knows nothing of the persona) comes back.
+    def stale_matrix(request) -> bool:
+        return request.headers.get("hx-target") == "matrix" and "persona=" not in request.url
+
+    held, ended = hold_answers(page, stale_matrix)
+    with page.expect_request(stale_matrix):
+        page.get_by_label("Rank by").select_option("persona:backend-developer")
+    page.get_by_label("Persona", exact=True).select_option("backend-developer")
+    expect(page.locator("#matrix-count")).to_contain_text("13/53")
+    let_go(page, held, ended)
+    assert page.locator("#matrix-count").inner_text() == "13/53 stories shown"
+    assert page.locator("#matrix th[scope=row].story-col").count() == 13
+    assert query(page) == {"rank": ["persona:backend-developer"], "persona": ["backend-developer"]}
+    page.unroute_all()
+
+    # The leaderboard: the reader changes their mind while the first ranking is on its way.
+    def first_ranking(request) -> bool:
+        return request.headers.get("hx-target") == "leaderboard" and "rank=category" in request.url
+
+    held, ended = hold_answers(page, first_ranking)
+    with page.expect_request(first_ranking):
+        page.get_by_label("Rank by").select_option("category:Agent workloads")
+    page.get_by_label("Rank by").select_option("pa")
+    expect(page.locator("#leaderboard .pname").first).to_have_text("Temporal")
+    let_go(page, held, ended)
+    assert leaderboard_names(page)[0] == "Temporal"
+    assert page.get_by_label("Rank by").input_value() == "pa"
+    assert query(page) == {"persona": ["backend-developer"]}  # the default ranking goes unsaid
+    assert page.problems == []  # type: ignore[attr-defined]
 
 
 def test_matrix_cell_opens_its_proof_page(live_server, seeded_arena, open_page):
