@@ -9,6 +9,7 @@ from typing import Any
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.functional import SimpleLazyObject
 from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
@@ -198,12 +199,15 @@ def _matrix_context(
     sort = next((p for p in products if p.slug == asked.filters.sort), None)
     if sort is not None and sort not in columns:
         columns = [sort, *columns]  # stories sorted by a product's verdicts show its column
-    ctx["matrix"] = arena_matrix(
-        arena=ctx["arena"],
-        filters=asked.filters,
-        products=columns,
-        collapse_above=MATRIX_COLLAPSE_ABOVE,
-        fold=asked.fold,
+    # read only if the page draws it: a kept fragment below has it drawn already
+    ctx["matrix"] = SimpleLazyObject(
+        lambda: arena_matrix(
+            arena=ctx["arena"],
+            filters=asked.filters,
+            products=columns,
+            collapse_above=MATRIX_COLLAPSE_ABOVE,
+            fold=asked.fold,
+        )
     )
     ctx["products"] = products
     ctx["picked"] = picked  # the products shown when they are not the default ones
@@ -219,6 +223,16 @@ def _matrix_context(
         "weights": ctx["weights_query"],
     }
     ctx["matrix_query"] = {k: v for k, v in kept.items() if v}
+    # The matrix's count and HTML are kept when the matrix itself is (not for a search's or a
+    # persona's text, a category or a fold; ``arena_kept``); the links in them carry
+    # ``matrix_query``.
+    filters = asked.filters
+    keep = getattr(ctx["arena"], "cache_epoch", None) is not None
+    if keep and not (filters.q or filters.persona or filters.category or asked.fold):
+        pks = [[p.pk for p in some] for some in (columns, ctx["chosen"], default)]
+        sort_slug = sort.slug if sort is not None else ""
+        asked_for = (pks, filters.verdict, filters.stale, sort_slug, ctx["matrix_query"])
+        ctx["matrix_kept"] = _kept(ctx["arena"], "matrix", *asked_for)
 
 
 @require_safe

@@ -5,12 +5,13 @@ no cookie; the server keeps rendered pages under that version and any change sho
 from __future__ import annotations
 
 import gzip
+import re
 import threading
 
 import pytest
 from django.core.cache import caches
 from django.db import connection
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 from django.test import Client, RequestFactory
 from django.test.utils import CaptureQueriesContext
 from hypothesis import HealthCheck, given
@@ -332,6 +333,36 @@ def test_the_kept_matrix_is_read_once_per_version_and_shows_a_change_at_once(
     _, text, write = _change_story_text(seeded_arena)
     write()
     assert text in client.get(ARENA).content.decode()
+
+
+def test_the_kept_matrix_region_shows_a_corrected_verdict_at_once(client, seeded_arena, settings):
+    """The matrix's count and cells are kept per content version as the matrix is: a corrected
+    verdict shows at once in its cell and in the count of a verdict filter, on the page and in
+    its htmx swap alike."""
+    settings.PAGE_CACHE = False
+    CacheEpoch.objects.update_or_create(pk=1, defaults={"value": "kept"})
+    url = f"{ARENA}?verdict=partial"
+    swap = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "matrix"}
+    with_partial = Cell.objects.filter(story=OuterRef("story"), verdict=Verdict.PARTIAL)
+    cell = (
+        Cell.objects.filter(story__arena=seeded_arena, verdict=Verdict.FULL)
+        .exclude(Exists(with_partial))
+        .order_by("pk")
+        .first()
+    )
+
+    def seen(page: str, **headers: str) -> tuple[int, str | None]:
+        body = client.get(page, **headers).content.decode()
+        shown = int(re.search(r"(\d+)/\d+ stories shown", body)[1])
+        verdict = re.search(rf'<a href="/cells/{cell.pk}/"><i aria-hidden="true">.</i> (\w+)', body)
+        return shown, verdict and verdict[1]
+
+    before = seen(url)
+    assert seen(url) == seen(url, **swap) == before  # drawn once, served alike
+    assert seen(ARENA)[1] == "full"
+    cell_correct(cell=cell, value=CellValue(Verdict.PARTIAL, Proof.CLAIMED, 3), note="x")
+    assert seen(url) == seen(url, **swap) == (before[0] + 1, "partial")
+    assert seen(ARENA)[1] == "partial"
 
 
 def test_a_flag_shows_at_once_on_the_cell_and_its_arenas_disputes(client, seeded_arena):
