@@ -70,7 +70,14 @@ def arena_score_list(*, arena: Arena) -> list[StoredRow]:
             .annotate(published=Exists(published))
             .order_by("rank")
         )
-        return cast(list[StoredRow], list(scores))
+        rows = list(scores)
+        # each row's rival is another row's product: one object for both, so that the kept
+        # list holds (and a render unpickles) each product once
+        products = {row.product_id: row.product for row in rows}
+        for row in rows:
+            if row.vs_id in products:
+                row.vs = products[row.vs_id]
+        return cast(list[StoredRow], rows)
 
     return arena_kept(arena, "scores", read)
 
