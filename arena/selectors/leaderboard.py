@@ -60,13 +60,15 @@ type BoardRow = WithAnnotations[ProductScore, BoardExtras]
 
 
 def arena_score_list(*, arena: Arena) -> list[StoredRow]:
-    """Stored rows in rank order with product, stored rival and ``published``."""
+    """Stored rows in rank order with product, stored rival and ``published``; without their
+    ``parts`` (``arena_score_parts``), which only a visitor's weights need."""
 
     def read() -> list[StoredRow]:  # (a query is built only when it is read)
         published = Cell.objects.filter(product=OuterRef("product_id"), detail_published=True)
         scores = (
             ProductScore.objects.filter(arena=arena)
             .select_related("product", "vs")
+            .defer("parts")
             .annotate(published=Exists(published))
             .order_by("rank")
         )
@@ -80,6 +82,16 @@ def arena_score_list(*, arena: Arena) -> list[StoredRow]:
         return cast(list[StoredRow], rows)
 
     return arena_kept(arena, "scores", read)
+
+
+def arena_score_parts(*, arena: Arena) -> dict[ProductKey, list]:
+    """Each product's stored score parts (what a visitor's weights re-score), kept apart from
+    the rows: hundreds of small lists a render without weights would unpickle for nothing."""
+
+    def read() -> dict[ProductKey, list]:
+        return dict(ProductScore.objects.filter(arena=arena).values_list("product_id", "parts"))
+
+    return arena_kept(arena, "score-parts", read)
 
 
 @dataclass
@@ -143,6 +155,11 @@ def arena_leaderboard(
     counts = arena_stale_counts(arena=arena, today=freshness.today()) if stale else {}
     for score in scores:
         score.stale_cells, score.cells = counts.get(score.product_id, (0, 0))
+    given = asked is not None and asked.given
+    if categories is None or given:  # the parts (a visitor's weights re-score them)
+        parts = arena_score_parts(arena=arena)
+        for score in scores:
+            score.parts = parts[score.product_id]
     if categories is None:  # in the order of their stories (the parts keep it), then by name
         seen = dict.fromkeys(part[0] for s in scores for part in s.parts)
         categories = [*seen, *sorted({n for s in scores for n in s.category_scores} - seen.keys())]
@@ -156,7 +173,7 @@ def arena_leaderboard(
     labels = dict(option for _, group in options for option in group)
     reading = weights_read(asked=asked or WeightsAsked(), categories=categories, personas=personas)
     # the personal scores are shown even for weights all 1, which rank as the published
-    personal = reading.weights if asked is not None and asked.given else None
+    personal = reading.weights if given else None
     weights = personal if personal is not None and not personal.published else None
     if key not in labels or weights is not None:
         key = RANK_PA
