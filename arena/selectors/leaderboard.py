@@ -79,7 +79,7 @@ def arena_score_list(*, arena: Arena) -> list[StoredRow]:
         for row in rows:
             if row.vs_id in products:
                 row.vs = products[row.vs_id]
-        return cast(list[StoredRow], rows)
+        return rows
 
     return arena_kept(arena, "scores", read)
 
