@@ -4,6 +4,7 @@ by the contract (a note, no contradictions, the version read)."""
 import json
 
 import pytest
+from django.core.cache import cache
 from django.test import Client
 
 from flags.forms import (
@@ -17,6 +18,7 @@ from flags.forms import (
 from flags.models import Flag, ReviewItem, Status
 from stories.models import Cell, CellChange
 from stories.values import Proof, Verdict
+from web.http.clients import AnonRateThrottle
 
 EXPLANATION = "The docs now describe a built-in approval step with a webhook resume."
 
@@ -185,6 +187,24 @@ def test_bad_json_and_wrong_shapes_are_400_with_a_message(cell, raw):
 
 
 # ---------------------------------------------------------------- moderation
+
+
+@pytest.mark.django_db
+def test_flags_count_against_flag_rate_and_refused_posts_against_the_api_rate(
+    seeded_arena, monkeypatch, settings
+):
+    settings.FLAG_RATE = "10/hour"
+    monkeypatch.setattr(AnonRateThrottle, "rate", "2/minute", raising=False)
+    cache.clear()
+    client = Client(REMOTE_ADDR="10.1.0.9")
+    cells = Cell.objects.filter(story__arena=seeded_arena).order_by("pk")[:4]
+    filed = [post_json(client, "/api/flags/", body(c)).status_code for c in cells]
+    assert filed == [201, 201, 201, 201]  # beyond the API's 2 a minute: flags have their own limit
+    junk = [post_json(client, "/api/flags/", body(cells[0], explanation="no")) for _ in range(3)]
+    assert [r.status_code for r in junk] == [400, 400, 429]
+    assert int(junk[-1]["Retry-After"]) > 0
+    assert Flag.objects.count() == 4
+    cache.clear()
 
 
 @pytest.mark.django_db

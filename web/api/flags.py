@@ -221,6 +221,21 @@ class FlagViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
             if media_type.lower() != "application/json":
                 raise UnsupportedMediaType(media_type or "(none)", detail=JSON_MESSAGE)
 
+    def check_throttles(self, request: Request) -> None:
+        # A flag is limited by FLAG_RATE, counted in the database under the client's lock
+        # (flags/services.py); the API's throttles count only the flag posts refused, so a client
+        # sending junk is slowed as on any other endpoint and a valid flag costs no cache trip.
+        if self.action != "create":
+            super().check_throttles(request)
+
+    def handle_exception(self, exc: Exception) -> Response:
+        if self.action == "create" and not isinstance(exc, Throttled):
+            try:
+                super().check_throttles(self.request)
+            except Throttled as throttled:
+                exc = throttled
+        return super().handle_exception(exc)
+
     def get_queryset(self) -> QuerySet[Flag]:
         qs = (
             Flag.objects.select_related("item", "cell__product", "cell__story")
