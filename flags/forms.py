@@ -220,10 +220,10 @@ class DecisionForm(NoteForm):
     flags = FlagIdsField(widget=forms.HiddenInput, required=False)
 
     def clean_rationale(self) -> str | None:
-        """The rationale offered, sent back unchanged (or empty), keeps the old one: None."""
+        """The rationale offered, sent back unchanged or emptied, keeps the old one: None."""
         text = self.cleaned_data["rationale"]
         kept = " ".join(text.split()) == " ".join((self.initial.get("rationale") or "").split())
-        return None if kept else text
+        return None if kept or not text.strip() else text
 
     def clean(self) -> dict[str, Any]:
         data = self.cleaned_data

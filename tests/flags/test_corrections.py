@@ -228,6 +228,18 @@ def test_the_review_page_offers_the_rationale_and_keeps_it_when_sent_back_unchan
 
 
 @pytest.mark.django_db
+def test_a_rationale_emptied_on_the_review_page_keeps_the_old_one(flagged, moderator):
+    client = Client()
+    client.force_login(moderator)
+    url = f"/admin/flags/reviewitem/{flagged.item_id}/change/"
+    data = page_form(client, url, "review-form", decision="uphold", note="Docs.", rationale="")
+    assert client.post(url, data).status_code == 302
+    cell = Cell.objects.get(pk=flagged.cell_id)
+    assert cell.rationale == OLD and cell.rationale_predates is not None
+    assert cell.rationale_rewritten_at is None
+
+
+@pytest.mark.django_db
 def test_a_rewrite_stamped_later_than_the_correction_is_not_marked_older(flagged, moderator):
     """A clock set back must not turn an uphold into a constraint error."""
     later = timezone.now() + timezone.timedelta(hours=1)
