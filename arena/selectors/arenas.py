@@ -6,15 +6,14 @@ import hashlib
 from collections.abc import Callable
 from datetime import date, datetime
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict, cast
 
-from django.conf import settings
 from django.core.cache import caches
 from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from arena.models import AdjacentArena, Arena, CacheEpoch, Category, PersonaResult, ProductScore
+from core.release import code_digest
 from products.models import Product
 from stories.models import Cell, CellChange, Story
 from stories.values import Verdict
@@ -115,14 +114,8 @@ def arena_get(*, slug: str, close_calls: bool = False) -> CountedArena | None:
 
 @cache
 def _shapes() -> str:
-    """The release, else a digest of the code that shapes the kept reads."""
-    if settings.RELEASE:
-        return settings.RELEASE
-    digest = hashlib.blake2b(digest_size=6)
-    for app in ("arena", "products", "stories"):
-        for path in sorted(Path(settings.BASE_DIR, app).glob("**/*.py")):
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
+    """The release, else a digest of the code that shapes the kept reads (not the templates)."""
+    return code_digest(("core", "arena", "products", "stories"), suffixes=(".py",))
 
 
 def arena_kept[T](arena: Arena, name: str, read: Callable[[], T]) -> T:

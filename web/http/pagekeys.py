@@ -8,7 +8,6 @@ import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -28,6 +27,7 @@ from arena import cachetags
 from arena.models import Arena, CacheEpoch
 from arena.selectors.versions import arena_version_get, cell_version_get, site_version_get
 from arena.signals import pages_changed
+from core.release import code_digest
 from stories import freshness
 from web import params
 
@@ -91,20 +91,14 @@ for _model in (Arena, CacheEpoch):  # a new or deleted arena, a restore's new ep
     post_delete.connect(forget_versions, sender=_model, dispatch_uid="pagekeys-versions")
 
 
+# everything that shapes a page (the kept reads' own key follows their code only: arena_kept)
+SHAPING = ("core", "arena", "products", "stories", "flags", "web", "config", "templates", "static")
+
+
 @functools.cache
 def release() -> str:
     """``RELEASE``, else a digest of the code and templates: in every key, so a deploy renders anew."""
-    if settings.RELEASE:
-        return settings.RELEASE
-    digest = hashlib.blake2b(digest_size=6)
-    base = Path(settings.BASE_DIR)
-    suffixes = (".py", ".html", ".css", ".js", ".txt", ".md", ".svg", ".json")
-    for folder in ("arena", "products", "stories", "flags", "web", "config", "templates", "static"):
-        for path in sorted((base / folder).rglob("*")):
-            if path.suffix in suffixes and path.is_file():
-                digest.update(str(path.relative_to(base)).encode())
-                digest.update(path.read_bytes())
-    return digest.hexdigest()
+    return code_digest(SHAPING)
 
 
 def cache_control() -> str:
