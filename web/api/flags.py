@@ -2,7 +2,6 @@
 validate the bodies and state their schema. The anonymous POST has no CSRF token (scripts send it):
 it reads only JSON (a cross-site form cannot send that) and refuses what a browser marks cross-site."""
 
-import copy
 from typing import Any, ClassVar
 
 from django import forms
@@ -139,14 +138,6 @@ class FlagSerializer(serializers.ModelSerializer):
             "public_note",
             "affiliated",
         ]
-
-    def get_fields(self) -> dict[str, serializers.Field]:
-        # ModelSerializer reads the model anew for each instance (most of an answer's time). A
-        # shallow copy per answer: binding sets a field's own attributes; what the copies share
-        # (choices, validators, a queryset) they only read, and a deep copy rebuilds each field
-        if "model_fields" not in type(self).__dict__:
-            type(self).model_fields = super().get_fields()
-        return {name: copy.copy(field) for name, field in type(self).model_fields.items()}
 
     def get_status_url(self, flag: Flag) -> str:
         return self.context["request"].build_absolute_uri(flag.get_absolute_url())
