@@ -21,7 +21,7 @@ from arena.scoring.ranking import PersonaBest, best_by_persona, leaderboard
 from arena.scoring.results import product_results
 from arena.selectors.inputs import arena_scoring_inputs
 from arena.signals import pages_changed
-from arena.task_names import REFRESH_TASK
+from arena.task_names import REFRESH_SOFT_LIMIT, REFRESH_TASK
 from stories.models import Story
 
 log = logging.getLogger(__name__)
@@ -88,7 +88,7 @@ def _enqueue(arena_id: int) -> None:
     """Send the recompute task once per wait (debounced); a broker down leaves it to the sweep."""
     now = timezone.now()
     if not settings.CELERY_TASK_ALWAYS_EAGER:
-        expired = now - timedelta(seconds=settings.RECOMPUTE_DEBOUNCE_SECONDS + 120)
+        expired = now - timedelta(seconds=settings.RECOMPUTE_DEBOUNCE_SECONDS + REFRESH_SOFT_LIMIT)
         waiting = Q(recompute_enqueued_at__isnull=True) | Q(recompute_enqueued_at__lt=expired)
         if not Arena.objects.filter(waiting, pk=arena_id).update(recompute_enqueued_at=now):
             return

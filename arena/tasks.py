@@ -1,6 +1,7 @@
 """Celery's wrappers of ``arena.recompute``, registered under ``arena.task_names``. At the soft
 time limit a task gives up (no retry): the arena stays stale for the next sweep. Both limits stay
-below the broker's visibility timeout (600 s), past which Redis hands a running task out again."""
+below the broker's visibility timeout (CELERY_BROKER_TRANSPORT_OPTIONS), past which Redis hands a
+running task out again."""
 
 import logging
 
@@ -8,7 +9,7 @@ from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
 from arena import recompute
-from arena.task_names import REFRESH_TASK, SWEEP_TASK
+from arena.task_names import REFRESH_SOFT_LIMIT, REFRESH_TASK, SWEEP_TASK
 
 log = logging.getLogger(__name__)
 
@@ -25,8 +26,8 @@ TIMED_OUT = "timed out"
     retry_backoff_max=60,
     retry_jitter=True,
     max_retries=8,
-    soft_time_limit=120,
-    time_limit=180,
+    soft_time_limit=REFRESH_SOFT_LIMIT,
+    time_limit=REFRESH_SOFT_LIMIT + 60,
 )
 def arena_refresh_scores(self: Task, arena_id: int) -> str:
     try:

@@ -234,7 +234,7 @@ def review_item_uphold(
     stays; ``accept_source`` makes the flags' source URLs new evidence."""
     data = _decision(moderator, form)
     with transaction.atomic():
-        # the item first, then the cell: the order flag_submit takes them in
+        # the item before the arena's row: the order flag_submit takes them in
         item = (
             ReviewItem.objects.select_for_update(of=("self",))
             .select_related("cell")

@@ -18,7 +18,7 @@ from stories.models import Cell, CellChange, Evidence, Story
 from stories.values import CellValue
 
 
-@dataclass(slots=True)  # (not frozen: a frozen dataclass is slower to build, 9,000 times a page)
+@dataclass(slots=True)  # (not frozen: slower to build, and the matrix builds one per cell)
 class CellLine:
     """What a page shows of a cell: a light stand-in for ``stories.Cell`` with its product."""
 

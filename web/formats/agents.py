@@ -81,7 +81,6 @@ def arena_markdown(request: HttpRequest, arena: str) -> HttpResponse:
             (r, call_words(persona_call(r, scores))) for r in arena_persona_result_list(arena=found)
         ],
         "pairs": [(a, b) for _, a, b in documented_pairs(arena=found)],
-        # the matrix's marks are joined here: 9,000 cells on the largest arena
         "blocks": [
             (block, [(group, _marked(group.rows, matrix.products)) for group in block.groups])
             for block in matrix.blocks

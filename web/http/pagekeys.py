@@ -190,9 +190,9 @@ def page_variant(request: HttpRequest, url_name: str, match: ResolverMatch) -> s
 HTMX_PAGES = frozenset({"arena-detail", "head-to-head", "arena-compare", "arena-disputes"})
 
 
-def surrogate_keys(version: str, kwargs: dict[str, Any], dated: bool) -> str:
+def surrogate_keys(version: str, kwargs: dict[str, Any], arena_or_cell: bool) -> str:
     """The content a page shows, so that the HTTP cache in front drops exactly what a change touches."""
-    if not dated:  # (not an arena's or a cell's version)
+    if not arena_or_cell:  # (the site's version, or a static one)
         return cachetags.STATIC if version.startswith("static.") else cachetags.SITE
     arena_id = version.split("-", 1)[0]  # (``<arena id>-<version>``)
     tags = [cachetags.arena_tag(arena_id)]
@@ -250,5 +250,5 @@ class PageIdentity:
             etag=f'W/"{release()}.{named}.{digest}"',
             key=f"page:{release()}:{named}:{digest}",
             vary=("Accept",) if request.path_info.startswith("/api/") else HTMX_HEADERS,
-            tags=surrogate_keys(version, match.kwargs, dated),
+            tags=surrogate_keys(version, match.kwargs, arena_or_cell=dated),
         )

@@ -1,5 +1,5 @@
-"""The arena page's parts beyond the stored rows: the leaderboard's lines, the weights panel,
-"Best by user type", scores with their ranges and the products' open disputes."""
+"""The arena page's parts beyond the stored rows: the leaderboard's lines, "Best by user type",
+scores with their ranges and the products' open disputes."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def _moved(row: BoardRow) -> Moved:
 
 
 def leaderboard_lines(board: Leaderboard) -> list[Line]:
-    groups = getattr(board, "range_groups", None)
+    groups = board.range_groups
     spans = {id(row): _places(board, g) for g in groups for row in g} if groups else None
     # who leads whom is said on the published order only (the PA Score's ranges)
     rows = list(board.rows)
@@ -78,7 +78,7 @@ def leaderboard_lines(board: Leaderboard) -> list[Line]:
     lines = []
     for i, (row, call) in enumerate(zip(rows, calls, strict=True)):
         after = rows[i + 1] if i + 1 < len(rows) else None
-        stale, cells = getattr(row, "stale_cells", 0), getattr(row, "cells", 0)
+        stale, cells = row.stale_cells, row.cells
         lines.append(
             Line(
                 row=row,

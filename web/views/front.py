@@ -89,7 +89,7 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None) -> 
 
 @functools.cache
 def api_schema() -> dict[str, Any]:
-    # the schema changes only with the code: built once per process (it takes most of a second)
+    # the schema changes only with the code: built once per process (it walks every API view)
     schema: dict[str, Any] = SchemaGenerator().get_schema(request=None, public=True)
     return schema
 

@@ -36,6 +36,8 @@ def score_row(position, p, vs=None, **kw):
         integrity=90,
         confidence="B",
         range_group=None,
+        stale_cells=0,
+        cells=0,
     )
     return NS(position=position, product=p, product_id=p.pk, vs=vs, tied=False, **{**fields, **kw})
 
