@@ -21,7 +21,7 @@ from core.text import SLUG_CHARS
 from web import params
 from web.api import serializers as s
 from web.api.errors import error_responses
-from web.views.disputes import arena_or_404
+from web.views.common import arena_or_404
 
 
 class ArenaViewSet(viewsets.ViewSet):

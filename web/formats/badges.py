@@ -15,7 +15,7 @@ from arena.selectors.leaderboard import arena_score_list
 from arena.selectors.matrix import product_get
 from core.text import clean_text
 from products.models import Product
-from web.views.disputes import arena_or_404
+from web.views.common import arena_or_404
 
 # Advance widths of Verdana (the badge's first font, as shields.io's) in 1/2048 em, for the
 # characters badges mostly carry; others count as WIDTH_DEFAULT, wide East Asian ones as a whole em.

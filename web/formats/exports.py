@@ -18,7 +18,7 @@ from django.views.decorators.http import require_safe
 
 from arena import dataformat
 from arena.selectors.export import CSV_COLUMNS, arena_csv_rows, arena_export_document
-from web.views.disputes import arena_or_404
+from web.views.common import arena_or_404
 
 # A spreadsheet runs a cell that starts with one of these as a formula: such a text is written
 # with a leading apostrophe (OWASP's advice for CSV files), which spreadsheets hide.

@@ -18,7 +18,8 @@ from core.text import clean_text
 from flags.disputes import Dispute, arena_dispute_list
 from products.models import Product
 from stories.models import CellChange
-from web.views.disputes import DisputesRead, arena_or_404, disputes_read
+from web.views.common import arena_or_404
+from web.views.disputes import DisputesRead, disputes_read
 
 FEED_ITEMS = 50  # the newest entries a feed carries
 

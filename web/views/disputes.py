@@ -5,33 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.http import Http404, HttpResponse, JsonResponse, QueryDict
+from django.http import HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
-from django_htmx.http import push_url
 
-from arena.selectors.arenas import CountedArena, arena_get, arena_product_list
+from arena.selectors.arenas import CountedArena, arena_product_list
 from flags.disputes import DISPUTE_STATES, Dispute, DisputeFilters, arena_dispute_page
 from products.models import Product
 from stories.models import Story
 from web import params
 from web.params import HtmxHttpRequest, fragment_asked
-
-
-def swapped(response: HttpResponse, url: str) -> HttpResponse:
-    """An htmx fragment that pushes ``url``; a 4xx one is swapped too, so its message shows."""
-    if response.status_code != 200:
-        response["HX-Reswap"] = "innerHTML"
-    return push_url(response, url)
-
-
-def arena_or_404(slug: str, *, close_calls: bool = False) -> CountedArena:
-    found = arena_get(slug=slug, close_calls=close_calls)
-    if found is None:
-        raise Http404(f"No arena {slug!r}")
-    return found
+from web.views.common import arena_or_404, swapped
 
 
 @dataclass(frozen=True)

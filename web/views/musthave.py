@@ -14,7 +14,7 @@ from arena.selectors.musthave import must_check_get
 from web import params
 from web.pages import links
 from web.params import HtmxHttpRequest
-from web.views.disputes import arena_or_404
+from web.views.common import arena_or_404
 
 
 def must_asked(query: QueryDict) -> tuple[MustHaves, list[str]]:

@@ -50,7 +50,7 @@ from web.http import pagekeys
 from web.pages import links
 from web.pages.cells import card
 from web.params import HtmxHttpRequest, fragment_asked
-from web.views.disputes import arena_or_404, swapped
+from web.views.common import arena_or_404, swapped
 
 # The regions of the arena page that htmx swaps in place (the ids of their elements).
 ARENA_PARTIALS = ("leaderboard", "matrix")

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_safe
 
 from arena.selectors.arenas import CountedArena, arena_product_list
 from arena.selectors.settle import VerifyQueue, verify_queue_get
-from web.views.disputes import arena_or_404
+from web.views.common import arena_or_404
 
 
 def _queue(arena: str) -> tuple[CountedArena, VerifyQueue]:
