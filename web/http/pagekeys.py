@@ -182,7 +182,7 @@ def page_variant(request: HttpRequest, url_name: str, match: ResolverMatch) -> s
     target = htmx.target or ""
     if url_name != "arena-detail":
         return "part"
-    if target.startswith("mx-cat-"):  # any collapsed category's link: the same rows answer
+    if target.startswith(params.CATEGORY_TARGET):  # any category's link: the same rows answer
         return "mx-cat"
     return target if target in ("leaderboard", "matrix") else "other"
 

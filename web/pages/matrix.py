@@ -15,6 +15,7 @@ from arena.selectors.cells import CellLine
 from arena.selectors.matrix import CategoryBlock, Matrix, MatrixRow
 from stories import freshness
 from stories.values import Backing, Verdict
+from web import params
 from web.pages import links
 from web.pages.cells import (
     esc,
@@ -155,10 +156,11 @@ def matrix_bodies(matrix: Matrix, arena: str, query: Mapping[str, str] | None = 
     for b in matrix_blocks(matrix, arena, query):
         category = b.block.category
         pk, name, blurb = int(category.pk), esc(category.name), esc(category.blurb or "")
+        body = f"{params.CATEGORY_TARGET}{pk}"
         count = f"{b.block.count} {'story' if b.block.count == 1 else 'stories'}"
         blurb = f' <span class="blurb">{blurb}</span>' if blurb else ""
         head = (
-            f'<tbody id="mx-cat-{pk}"{' class="collapsed"' if b.block.collapsed else ""}>'
+            f'<tbody id="{body}"{' class="collapsed"' if b.block.collapsed else ""}>'
             f'<tr class="cat-row"><th colspan="{ncols}" scope="colgroup" id="cat-{pk}">'
             f'<div class="sticky-left"><span class="row-heading" role="heading" aria-level="3">'
             f"{name}</span>"
@@ -166,15 +168,15 @@ def matrix_bodies(matrix: Matrix, arena: str, query: Mapping[str, str] | None = 
         if b.block.collapsed:
             head += (
                 f'{blurb} <a class="cat-load" href="{esc(b.href)}#matrix-section"'
-                f' hx-get="{esc(b.load_url)}" hx-target="#mx-cat-{pk}" hx-swap="outerHTML">'
+                f' hx-get="{esc(b.load_url)}" hx-target="#{body}" hx-swap="outerHTML">'
                 f'Show {count}<span class="visually-hidden"> of {name}</span></a>'
             )
         else:
             fold = esc(b.fold_url)
             head += (
                 f' <span class="cat-count">{count}</span> <a class="cat-fold"'
-                f' href="{fold}#matrix-section" hx-get="{fold}" hx-target="#mx-cat-{pk}"'
-                f' hx-select="#mx-cat-{pk}" hx-swap="outerHTML">'
+                f' href="{fold}#matrix-section" hx-get="{fold}" hx-target="#{body}"'
+                f' hx-select="#{body}" hx-swap="outerHTML">'
                 f'Hide<span class="visually-hidden"> {name}</span></a>{blurb}'
             )
         parts = [head + "</div></th></tr>\n"]

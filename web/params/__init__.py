@@ -56,6 +56,8 @@ WEIGHTS_MAX_LENGTH = 4000  # every key of a big arena at 3 fits well within it
 RECORD_ID_MAX = 2**63 - 1  # the largest id a database row can have
 MUST_MAX = 10  # story must-haves (more is a 400 saying so)
 MUST_KEPT = 2  # the largest choice of must-have stories whose page is kept
+# the id of a matrix category's body (``mx-cat-<pk>``), the target of its links: they ask for its rows
+CATEGORY_TARGET = "mx-cat-"
 
 
 def _product_list(value: str) -> bool:

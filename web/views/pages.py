@@ -54,8 +54,6 @@ from web.views.common import arena_or_404, swapped
 
 # The regions of the arena page that htmx swaps in place (the ids of their elements).
 ARENA_PARTIALS = ("leaderboard", "matrix")
-# The id of a collapsed category of the matrix starts so (``mx-cat-<pk>``): its link asks for its rows.
-CATEGORY_TARGET = "mx-cat-"
 
 
 def open_dispute_counts(arena: CountedArena) -> dict[int, int]:
@@ -175,7 +173,7 @@ def _arena_partial(request: HtmxHttpRequest, filters: MatrixFilters) -> str | No
     if not fragment_asked(request.htmx):
         return None
     partial = request.htmx.target or ""
-    if partial.startswith(CATEGORY_TARGET):
+    if partial.startswith(params.CATEGORY_TARGET):
         # a collapsed category's rows, asked for by its link; or a category folded by its
         # "Hide" link, which picks its heading out of the matrix (``hx-select``)
         return "matrix_category" if filters.category else "matrix"
