@@ -39,10 +39,18 @@ def test_a_page_row_names_its_ratio_target_and_whether_it_is_met():
 
 
 def test_a_flag_row_is_met_only_when_every_target_is():
-    assert bench.flag_row("Redis", stats(100, p50=8), stats(250, p99=120))[-1] == "ok"
-    assert bench.flag_row("Redis", stats(100, p50=8), stats(250, p99=160))[-1] == "MISSED"
-    assert bench.flag_row("none", stats(100, p50=12), stats(250, p99=120))[-1] == "MISSED"
-    assert bench.flag_row("none", stats(100, p50=8), stats(150, p99=120))[-1] == "MISSED"
+    assert bench.flag_row("Redis", [stats(100, p50=8)], [stats(250, p99=120)])[-1] == "ok"
+    assert bench.flag_row("Redis", [stats(100, p50=8)], [stats(250, p99=160)])[-1] == "MISSED"
+    assert bench.flag_row("none", [stats(100, p50=12)], [stats(250, p99=120)])[-1] == "MISSED"
+    assert bench.flag_row("none", [stats(100, p50=8)], [stats(150, p99=120)])[-1] == "MISSED"
+
+
+def test_a_flag_row_shows_the_median_round_and_misses_on_any_unexpected_answer():
+    ones = [stats(100, p50=14), stats(100, p50=8), stats(100, p50=9)]
+    manys = [stats(150, p99=200), stats(260, p99=90), stats(230, p99=110)]
+    assert bench.flag_row("Redis", ones, manys) == ["Redis", "9.0", "230", "110", "0", "ok"]
+    manys[1] = stats(260, p99=90, unexpected=1)
+    assert bench.flag_row("Redis", ones, manys)[-2:] == ["1", "MISSED"]
 
 
 def test_the_table_is_markdown_with_numbers_right_aligned():
