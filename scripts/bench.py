@@ -66,10 +66,11 @@ class Flood:
     cells_file: str
     clients: int
     phase: int  # a run's clients are addresses of their own: 10.<phase>.x.y
+    start: int = 0  # its first cell's index: a run flags the cells after the last run's
 
     def request(self, i: int) -> tuple[dict[str, str], bytes]:
         client = i % self.clients
-        body = {"cell": self.cells[i % len(self.cells)], "reason": "other"}
+        body = {"cell": self.cells[(self.start + i) % len(self.cells)], "reason": "other"}
         address = f"10.{self.phase}.{client // 256}.{client % 256}"
         headers = {"Content-Type": "application/json", "X-Forwarded-For": address}
         return headers, json.dumps({**body, "explanation": EXPLANATION}).encode()
@@ -95,6 +96,7 @@ def load(
         command += ["--", str(expected)]
         if flood:
             command += [flood.cells_file, str(flood.clients), str(flood.phase), EXPLANATION]
+            command.append(str(flood.start))
         return parse_wrk(subprocess.run(command, capture_output=True, text=True).stdout)
     # else a thread per connection, sharing one request counter
     stop, counter = time.monotonic() + seconds, itertools.count()
@@ -240,7 +242,7 @@ def run_flags(big, args) -> None:  # type: ignore[no-untyped-def]
     cells_file = tempfile.NamedTemporaryFile("w", prefix="arena-bench-cells-")
     cells_file.write("".join(f"{pk}\n" for pk in cells))
     cells_file.flush()
-    rows, phase = [], itertools.count(1)
+    rows, phase, filed = [], itertools.count(1), [0]  # filed: how many cells the runs took
     with redis_server() as redis:
         cache = {"REDIS_URL": f"{redis}/0"} if redis else {}
         brokers = {"none (mail: send_notices)": {}}
@@ -250,9 +252,11 @@ def run_flags(big, args) -> None:  # type: ignore[no-untyped-def]
             with gunicorn({**ENV, "PAGE_CACHE": "1", **cache, **env}, workers=3) as base:
 
                 def flood(clients: int, base: str = base) -> Stats:
-                    run = Flood(cells, cells_file.name, clients, next(phase))
+                    run = Flood(cells, cells_file.name, clients, next(phase), filed[0])
                     path, seconds = "/api/flags/", args.duration
-                    return load(base, path, seconds, connections=clients, expected=201, flood=run)
+                    stats = load(base, path, seconds, connections=clients, expected=201, flood=run)
+                    filed[0] += round(stats.rps * seconds) + clients  # (and any cut short)
+                    return stats
 
                 flood(2)  # warm-up: every worker, its connection and statements
                 runs = [(flood(1), flood(CLIENTS)) for _ in range(args.rounds)]
@@ -292,14 +296,12 @@ def arguments() -> argparse.Namespace:
 
 def main() -> None:
     args = arguments()
-    on_postgres = os.environ.get("DATABASE_URL", "").startswith("postgres")
+    on_postgres, flags = os.environ.get("DATABASE_URL", "").startswith("postgres"), []
     if "flags" in args.parts and not on_postgres:
         # the flag part needs PostgreSQL: this script again, under with-postgres.sh, at the end
         args.parts.remove("flags")
         flags = [sys.executable, __file__, "--only", "flags", "--duration", str(args.duration)]
         flags += ["--rounds", str(args.rounds)]
-    else:
-        flags = []
     if not os.environ.get("ARENA_BENCH_CHILD"):
         git = ["git", "log", "-1", "--format=%h %s"]
         commit = subprocess.run(git, cwd=ROOT, capture_output=True, text=True).stdout.strip()

@@ -19,15 +19,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def fetch(base: str, path: str, headers: dict[str, str], method: str = "GET", body=None):  # type: ignore[no-untyped-def]
-    """One request on a new connection (the sync worker closes each one): (status, headers by
-    lower-case name, body)."""
+    """One request on a new connection: (status, headers by lower-case name, body)."""
     port = int(base.rsplit(":", 1)[1])
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     try:
         conn.request(method, path, body=body, headers=headers)
         response = conn.getresponse()
-        body = response.read()
-        return response.status, {k.lower(): v for k, v in response.getheaders()}, body
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
     finally:
         conn.close()
 
@@ -74,8 +72,7 @@ def gunicorn(env: dict[str, str], workers: int = 1) -> Iterator[str]:
 
 @contextlib.contextmanager
 def redis_server(*options: str) -> Iterator[str | None]:
-    """A throwaway redis-server when one is installed (no persistence; ``options`` added): yields
-    its URL, else None."""
+    """A throwaway redis-server (no persistence, ``options`` added): its URL; None if not installed."""
     if not shutil.which("redis-server"):
         yield None
         return

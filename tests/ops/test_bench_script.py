@@ -111,11 +111,16 @@ def test_a_flag_flood_never_files_a_cell_twice_from_one_client(
     cells = list(range(100, 105))
     (tmp_path / "cells").write_text("".join(f"{pk}\n" for pk in cells))
     Answer.flags.clear()
-    flood = bench.Flood(cells, str(tmp_path / "cells"), clients=3, phase=7)
+    flood = bench.Flood(cells, str(tmp_path / "cells"), clients=3, phase=7, start=2)
     stats = bench.load(server, "/api/flags/", 1, connections=1, expected=201, flood=flood)
     sent = Answer.flags[:15]  # three clients on five cells: every pair once
     assert stats.rps > 0 and stats.unexpected == 0
     assert {body["cell"] for _, body in sent} == set(cells)
+    # a run starts at its own cell, the one after the last run's (wrk asks for one request more,
+    # unsent, as it starts), and goes on in order
+    first = cells.index(sent[0][1]["cell"])
+    assert first == (3 if client == "wrk" else 2)
+    assert [body["cell"] for _, body in sent[:5]] == [*cells[first:], *cells[:first]]
     assert {address for address, _ in sent} == {"10.7.0.0", "10.7.0.1", "10.7.0.2"}
     assert len({(address, body["cell"]) for address, body in sent}) == len(sent)
     assert all(body["reason"] == "other" and body["explanation"] for _, body in sent)
