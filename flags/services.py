@@ -85,7 +85,7 @@ def flag_file(flag: Flag) -> int:
         .values_list(
             "story__arena_id",
             Subquery(recent.order_by("-created_at").values("created_at")[limit - 1 : limit]),
-            Subquery(pending.values("pk")),
+            Subquery(pending.order_by().values("pk")),  # (one at most: a unique constraint)
         )
         .order_by()
         .first()

@@ -4,7 +4,7 @@ of stories under category and sub-group headings from ``matrix_block_list``; a p
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -31,7 +31,6 @@ from stories.values import Verdict
 MATRIX_COLUMNS = 8
 # A matrix of more stories loads its first category's rows only, the others on demand.
 MATRIX_COLLAPSE_ABOVE = 60
-STALE_ON = frozenset({"1", "on", "true", "yes"})
 
 
 @dataclass
@@ -98,17 +97,6 @@ class MatrixFilters:
     q: str = ""  # in the story text, any case
     sort: str = ""  # a product's slug: its verdicts order the stories of each sub-group
     stale: str = ""  # "1": stories where a product shown has a stale cell
-
-    @classmethod
-    def from_params(cls, params: Mapping[str, str]) -> MatrixFilters:
-        """Filters from query values: spaces dropped, an unknown verdict ignored."""
-        got = {name: params.get(name, "").strip() for name in ("persona", "category", "q", "sort")}
-        verdict = params.get("verdict", "").strip()
-        return cls(
-            **got,
-            verdict=verdict if verdict in Verdict.values else "",
-            stale="1" if params.get("stale", "").strip().lower() in STALE_ON else "",
-        )
 
     @property
     def active(self) -> bool:

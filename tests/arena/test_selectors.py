@@ -74,16 +74,6 @@ def test_every_public_read_takes_keyword_arguments_only():
     assert positional == []
 
 
-def test_filters_keep_a_known_verdict_and_drop_surrounding_spaces():
-    filters = MatrixFilters.from_params({"verdict": " n/a ", "q": "  retries "})
-    assert (filters.verdict, filters.q, filters.active) == (Verdict.NA, "retries", True)
-
-
-def test_filters_ignore_an_unknown_verdict():
-    filters = MatrixFilters.from_params({"verdict": "maybe"})
-    assert (filters.verdict, filters.active) == ("", False)
-
-
 @pytest.mark.django_db
 def test_reads_of_unknown_things_return_none():
     arena = arena_get(slug=ArenaFactory().slug)

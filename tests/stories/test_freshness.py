@@ -224,7 +224,7 @@ def test_the_matrix_filters_to_stories_with_a_stale_cell_among_the_products_show
 ):
     big_arena = arena_get(slug="big")
     products = arena_product_list(arena=big_arena)[:3]
-    filters = MatrixFilters.from_params({"stale": "1"})
+    filters = MatrixFilters(stale="1")
     assert filters.active and filters.as_params() == {"stale": "1"}
     with django_assert_max_num_queries(2):
         matrix = arena_matrix(arena=big_arena, filters=filters, products=products)

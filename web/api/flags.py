@@ -2,7 +2,7 @@
 validate the bodies and state their schema. The anonymous POST has no CSRF token (scripts send it):
 it reads only JSON (a cross-site form cannot send that) and refuses what a browser marks cross-site."""
 
-from typing import Any, ClassVar
+from typing import Any
 
 from django import forms
 from django.conf import settings
@@ -119,7 +119,6 @@ class FlagSerializer(serializers.ModelSerializer):
     item = serializers.IntegerField(source="item_id", read_only=True)
     status_url = serializers.SerializerMethodField()
     public_note = serializers.CharField(source="item.public_note", read_only=True)
-    model_fields: ClassVar[dict[str, serializers.Field]]  # each class's own, once built
 
     class Meta:
         model = Flag

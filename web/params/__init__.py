@@ -15,7 +15,7 @@ from arena.scoring.musthave import NEEDS
 from arena.scoring.ranking import RANK_INTEGRITY, RANK_PA, RANK_VERIFIED
 from arena.scoring.results import WEIGHT_LEVELS
 from arena.scoring.rounds import COMPARE_MAX, COMPARE_MIN
-from arena.selectors.matrix import STALE_ON, MatrixFilters
+from arena.selectors.matrix import MatrixFilters
 from arena.selectors.weights import WeightEntry, WeightsAsked
 from core.text import SLUG, clean_text
 from flags.disputes import DISPUTE_STATES
@@ -90,6 +90,7 @@ def needs_kept(value: str) -> bool:
     return items == [n for n in NEEDS if n in items]
 
 
+STALE_ON = frozenset({"1", "on", "true", "yes"})
 PERSONA = Param("persona")
 CATEGORY = Param("category")
 VERDICT = Param("verdict", _one_of(*Verdict.values))
@@ -192,9 +193,7 @@ class ArenaAsked:
 
     @classmethod
     def of(cls, query: QueryDict) -> ArenaAsked:
-        filters = MatrixFilters.from_params(
-            {p.name: text(query, p) for p in (PERSONA, CATEGORY, VERDICT, Q, SORT, STALE)}
-        )
+        filters = matrix_filters(query)
         rank = text(query, RANK).strip()
         weights = weights_asked(query)
         sent = weights.given or WEIGHTS.name in query
@@ -209,6 +208,17 @@ class ArenaAsked:
             weights_sent=sent,
             weights_carried="" if replaced or weights.from_form else carried,
         )
+
+
+def matrix_filters(query: QueryDict) -> MatrixFilters:
+    """The matrix's filters asked for: spaces dropped, an unknown verdict ignored."""
+    got = {p.name: text(query, p).strip() for p in (PERSONA, CATEGORY, Q, SORT)}
+    verdict = text(query, VERDICT).strip()
+    return MatrixFilters(
+        **got,
+        verdict=verdict if verdict in Verdict.values else "",
+        stale="1" if text(query, STALE).strip().lower() in STALE_ON else "",
+    )
 
 
 def opened_round(query: QueryDict) -> int | None:
