@@ -12,6 +12,8 @@ import pytest
 
 from arena.models import ProductScore
 from arena.scoring.results import Part, Weights, personal_score, score_range
+from products.models import Product
+from products.services import product_update
 from tests.web.pages.test_pages import ARENA, HX, get, leaderboard_names, squeeze, text_of
 
 pytestmark = pytest.mark.django_db
@@ -226,3 +228,20 @@ def test_the_address_is_the_same_from_the_page_and_from_htmx(client, big_arena):
     ]
     fragment = get(client, f"/arenas/big/?weights={asked}", **HX, HTTP_HX_TARGET="leaderboard")
     assert fragment["HX-Push-Url"] == f"/arenas/big/?weights={canonical}"
+
+
+def test_the_kept_winner_cards_and_weights_controls_follow_an_edit(client, seeded_arena):
+    def best_and_controls() -> tuple[str, str]:
+        html = get(client, ARENA).content.decode()
+        best = html[html.index('id="best-section"') : html.index('id="matrix-section"')]
+        controls = html[html.index('id="weights-controls"') : html.index('id="rank-weights"')]
+        return squeeze(unescape(re.sub(r"<[^>]+>", " ", best))), controls
+
+    best, controls = best_and_controls()
+    assert "Inngest" in best and "Inngest Cloud" not in best
+    assert best_and_controls() == (best, controls)  # the kept fragments, as drawn
+    inngest = Product.objects.get(arena__slug=seeded_arena.slug, name="Inngest")
+    product_update(product=inngest, changes={"name": "Inngest Cloud"})  # (a new content version)
+    best_after, controls_after = best_and_controls()
+    assert best_after == best.replace("Inngest", "Inngest Cloud")
+    assert controls_after == controls
