@@ -1,11 +1,16 @@
 """The flags' mail: an outbox (``Notice``) written with the flag or decision, sent after the commit
-by a task or the sweep, each attempt claiming its notices first; a failure is retried after a backoff."""
+by a task or the sweep, each attempt claiming its notices first; a failure is retried after a backoff.
+With a broker a process sends one task for the new notices of a second, not one per notice: under a
+flood of flags the publish would cost each request more than its own statements do."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import re
+import threading
+import time
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
@@ -27,7 +32,7 @@ from django.utils import timezone
 
 from core.moderators import MODERATORS_GROUP
 from flags.models import Flag, Notice, ReviewItem
-from flags.task_names import NOTICE_TASK
+from flags.task_names import NEW_NOTICES_TASK
 
 log = logging.getLogger(__name__)
 
@@ -219,8 +224,21 @@ def notices_sweep(now: datetime | None = None) -> dict[int, Outcome]:
     if settings.MODERATOR_NOTICES == "digest":
         due = due.exclude(kind=Notice.Kind.NEW_FLAG)
     due = due | pending.filter(attempts__gte=settings.NOTICE_MAX_ATTEMPTS)
+    return _deliver_each(due.order_by("next_attempt_at", "pk"))
+
+
+def notices_new_send() -> dict[int, Outcome]:
+    """The first attempt at each notice no sender has tried yet (the moderators' unless sent as a
+    digest), oldest first: the task a commit sends (``Kicks``)."""
+    new = Notice.objects.filter(status=Notice.State.PENDING, attempts=0)
+    if settings.MODERATOR_NOTICES == "digest":
+        new = new.exclude(kind=Notice.Kind.NEW_FLAG)
+    return _deliver_each(new.order_by("pk"))
+
+
+def _deliver_each(notices: QuerySet[Notice]) -> dict[int, Outcome]:
     outcomes = {}
-    for pk in due.order_by("next_attempt_at", "pk").values_list("pk", flat=True)[:SWEEP_BATCH]:
+    for pk in notices.values_list("pk", flat=True)[:SWEEP_BATCH]:
         # a savepoint inside a transaction; outside one, none is held while the mail server
         # talks (SQLite's IMMEDIATE transactions would lock every writer out meanwhile)
         atomic = transaction.get_connection().in_atomic_block
@@ -244,7 +262,7 @@ FIRST_ATTEMPT_GRACE = timedelta(seconds=60)
 
 
 def _write(wanted: list[tuple[Notice.Kind, int]]) -> None:
-    """The notices (kind, flag id) in one INSERT; with a broker, a task each after the commit."""
+    """The notices (kind, flag id) in one INSERT; with a broker, a task for them after the commit."""
     now = timezone.now()
     eager = settings.CELERY_TASK_ALWAYS_EAGER
     due = now if eager else now + FIRST_ATTEMPT_GRACE
@@ -252,9 +270,8 @@ def _write(wanted: list[tuple[Notice.Kind, int]]) -> None:
         Notice(kind=kind, flag_id=pk, created_at=now, next_attempt_at=due) for kind, pk in wanted
     )
     immediate = settings.MODERATOR_NOTICES == "immediate"
-    ids = [n.pk for n in notices if immediate or n.kind != Notice.Kind.NEW_FLAG]
-    if ids and not eager:
-        transaction.on_commit(lambda: notices_enqueue(ids))
+    if not eager and any(immediate or n.kind != Notice.Kind.NEW_FLAG for n in notices):
+        transaction.on_commit(KICKS.kick)
 
 
 def notices_flag_filed(flag: Flag) -> None:
@@ -267,14 +284,38 @@ def notices_item_decided(item: ReviewItem) -> None:
     _write([(Notice.Kind.DECIDED, pk) for pk in flags])
 
 
-def notices_enqueue(ids: list[int]) -> None:
-    """A task per committed notice; stops at the first the broker refuses (the sweep sends the rest)."""
-    for notice_id in ids:
-        try:
-            celery_app.send_task(NOTICE_TASK, args=[notice_id])
-        except Exception:  # noqa: BLE001 - the flag or decision is committed; the sweep retries
-            log.warning("notice %s not queued; the sweep will send it", notice_id, exc_info=True)
-            return
+class Kicks:
+    """One task for the new notices per ``seconds`` from this process. It runs ``2 * seconds``
+    after it is sent, so it finds every notice this process committed meanwhile (with room for
+    the worker's clock); a task refused by the broker leaves the next commit to try again, and
+    the sweep sends what no task did."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.last = -math.inf
+        self.lock = threading.Lock()
+
+    def kick(self) -> None:
+        with self.lock:
+            now = time.monotonic()
+            if now - self.last < self.seconds:
+                return
+            try:
+                celery_app.send_task(NEW_NOTICES_TASK, countdown=2 * self.seconds)
+            except Exception:  # noqa: BLE001 - the notices are committed; the sweep sends them
+                log.warning(
+                    "the new notices' task not queued; the sweep will send them", exc_info=True
+                )
+                return
+            self.last = now
+
+    def forget(self) -> None:
+        """The next commit sends a task (tests start from here)."""
+        with self.lock:
+            self.last = -math.inf
+
+
+KICKS = Kicks(seconds=1.0)
 
 
 def flags_forget(flags: QuerySet[Flag]) -> int:

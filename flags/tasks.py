@@ -1,10 +1,18 @@
 """Celery's wrappers of ``flags.mailing``, each safe to run twice (a notice is claimed first)."""
 
+from collections import Counter
+
 from celery import Task, shared_task
 
 from flags import mailing
 from flags.services import flag_clients_prune
-from flags.task_names import DIGEST_TASK, ERASE_TASK, NOTICE_TASK, NOTICES_DUE_TASK
+from flags.task_names import (
+    DIGEST_TASK,
+    ERASE_TASK,
+    NEW_NOTICES_TASK,
+    NOTICE_TASK,
+    NOTICES_DUE_TASK,
+)
 
 # sending is bounded by EMAIL_TIMEOUT per step; these only stop a task that hangs anyway
 LIMITS = {"soft_time_limit": 120, "time_limit": 180}
@@ -17,6 +25,17 @@ def notice_send(self: Task, notice_id: int) -> str:
     if outcome.retry_in is not None:
         raise self.retry(countdown=outcome.retry_in)
     return outcome.status
+
+
+@shared_task(name=NEW_NOTICES_TASK, **LIMITS)
+def notices_send_new() -> dict[str, int]:
+    """The first attempt at the new notices; each that fails is retried by a task of its own after
+    its backoff."""
+    outcomes = mailing.notices_new_send()
+    for notice_id, outcome in outcomes.items():
+        if outcome.retry_in is not None:
+            notice_send.apply_async(args=[notice_id], countdown=outcome.retry_in)
+    return dict(Counter(outcome.status for outcome in outcomes.values()))
 
 
 @shared_task(name=NOTICES_DUE_TASK, **LIMITS)

@@ -49,6 +49,7 @@ from arena.imports.pages import read_arena
 from arena.imports.reading import ArenaRecord
 from arena.models import Arena
 from config.admin_site import LAST_SEEN
+from flags import mailing
 from ops.generate import arena_generate
 from tests.factories import ModeratorFactory, totp_device
 from web.http import pagekeys
@@ -281,6 +282,12 @@ def _fresh_page_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     recent_pages().clear()
     pagekeys.VERSIONS.clear()
     monkeypatch.setattr(pagekeys, "VERSION_SECONDS", 0.0)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_notice_kicks() -> None:
+    """A test's first commit of a notice sends its task, whatever the test before it sent."""
+    mailing.KICKS.forget()
 
 
 @pytest.fixture(autouse=True)

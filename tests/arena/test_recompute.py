@@ -11,7 +11,13 @@ from arena.models import Arena, ProductScore
 from arena.recompute import arena_recompute_scores, arena_refresh_stale
 from arena.task_names import REFRESH_TASK, SWEEP_TASK
 from config.celery import app
-from flags.task_names import DIGEST_TASK, ERASE_TASK, NOTICE_TASK, NOTICES_DUE_TASK
+from flags.task_names import (
+    DIGEST_TASK,
+    ERASE_TASK,
+    NEW_NOTICES_TASK,
+    NOTICE_TASK,
+    NOTICES_DUE_TASK,
+)
 from tests.factories import CellFactory
 
 
@@ -25,7 +31,7 @@ def test_the_task_the_recompute_layer_sends_is_registered():
 
 
 def test_the_tasks_the_mail_sends_by_name_are_registered():
-    assert {NOTICE_TASK, DIGEST_TASK} <= registered()
+    assert {NOTICE_TASK, NEW_NOTICES_TASK, DIGEST_TASK} <= registered()
 
 
 def test_every_periodic_task_is_registered():

@@ -18,7 +18,7 @@ from celery import current_app as celery_app
 from django.test import Client
 
 from flags.models import Notice
-from flags.task_names import NOTICE_TASK
+from flags.task_names import NEW_NOTICES_TASK, NOTICE_TASK
 from tests.factories import CellFactory, ModeratorFactory
 from tests.infra.sentry import exception_types, sentry_recorder
 from tests.infra.services import celery_worker, database_url
@@ -72,10 +72,10 @@ def test_the_workers_log_lines_for_a_requests_task_carry_its_request_id(broker, 
             mine = [line for line in json_lines(worker.log) if line["request_id"] == "flag-req-1"]
             assert {"timestamp", "level", "logger", "message"} <= set(mine[0])
             tasks = [line["message"] for line in mine if line["logger"] == "arena.tasks"]
-            assert tasks[0] == f"task {NOTICE_TASK} started"
-            assert tasks[1].startswith(f"task {NOTICE_TASK} finished: SUCCESS in ")
+            assert tasks[0] == f"task {NEW_NOTICES_TASK} started"
+            assert tasks[1].startswith(f"task {NEW_NOTICES_TASK} finished: SUCCESS in ")
             # Celery's own line of the task, and what the task printed (the console's mail)
-            assert any(f"{NOTICE_TASK}[" in line["message"] for line in mine)
+            assert any(f"{NEW_NOTICES_TASK}[" in line["message"] for line in mine)
             assert any("Subject: New flag on Temporal" in line["message"] for line in mine)
             # lines outside any task say so
             assert any(line["request_id"] == "-" for line in json_lines(worker.log))
