@@ -286,7 +286,7 @@ def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default=",".join(PARTS), help=f"of {','.join(PARTS)}")
     parser.add_argument("--duration", type=int, default=3, help="seconds per measured run")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds per figure")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds per figure")
     args = parser.parse_args()
     args.parts = args.only.split(",")
     if set(args.parts) - set(PARTS):
