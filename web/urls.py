@@ -26,6 +26,7 @@ arena_urls = [
     path("export.json", exports.arena_export_json, name="arena-export-json"),
     path("export.csv", exports.arena_export_csv, name="arena-export-csv"),
     path("changes/feed/", feeds.ChangesFeed(), name="arena-changes-feed"),
+    path("sitemap.xml", discovery.arena_sitemap_xml, name="arena-sitemap"),
 ]
 
 urlpatterns = [
@@ -48,6 +49,7 @@ urlpatterns = [
     path("api.md", agents.api_markdown, name="api-markdown"),
     path("robots.txt", discovery.robots_txt, name="robots-txt"),
     path("sitemap.xml", discovery.sitemap_xml, name="sitemap-xml"),
+    path("sitemap-pages.xml", discovery.sitemap_pages_xml, name="sitemap-pages"),
     path("favicon.ico", discovery.favicon, name="favicon-ico"),
     path("cells/<int:cell>/flag/", flags.flag_create, name="flag-create"),
     path("flags/status/<slug:token>/", flags.flag_status, name="flag-status"),

@@ -709,6 +709,8 @@ def test_a_product_named_with_vs_gets_a_slug_every_page_can_link(client, tmp_pat
     assert Product.objects.filter(name="Kite vs Notes", slug="kite-versus-notes").exists()
     for url in ("/", "/api/arenas/", "/sitemap.xml", "/llms.txt", "/arenas/team-wikis/"):
         assert client.get(url).status_code == 200, url
+    sitemap = client.get("/arenas/team-wikis/sitemap.xml").content.decode()
+    assert "/arenas/team-wikis/products/kite-versus-notes/" in sitemap
     for url in (
         "/arenas/team-wikis/vs/kite-versus-notes-vs-quillbase/",
         "/arenas/team-wikis/vs/quillbase-vs-kite-versus-notes.md",

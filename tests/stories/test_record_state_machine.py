@@ -239,6 +239,7 @@ class RecordMachine(RuleBasedStateMachine):
             "/api/arenas/",
             f"/api/arenas/{SEED_SLUG}/matrix/",
             "/sitemap.xml",
+            f"/arenas/{SEED_SLUG}/sitemap.xml",
             "/llms.txt",
             "/changes/",
         ):

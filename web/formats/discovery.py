@@ -4,7 +4,6 @@
 import html
 from collections.abc import Callable
 from datetime import date, datetime
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,8 @@ from django import template
 from django.conf import settings
 from django.contrib.sitemaps import Sitemap
 from django.contrib.sitemaps import views as sitemaps_views
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.encoding import iri_to_uri
@@ -74,8 +74,8 @@ def _lastmod(computed: datetime | None, updated: date | None) -> date | None:
 
 
 class Section(Sitemap):
-    """One of ``SECTIONS``, made per request (a sitemap keeps its latest lastmod on itself): items
-    are ``(path, lastmod)``, the lastmod the day of the scores, else the arena's ``updated``."""
+    """A sitemap's section, made per request (a sitemap keeps its latest lastmod on itself): items
+    are ``(path, lastmod)``."""
 
     def __init__(self, rows: Callable[[], list[Item]]) -> None:
         self.rows = rows
@@ -100,48 +100,77 @@ def pages() -> list[Item]:
     return [(reverse(name), None) for name in ("home", "methodology", "recent-changes")]
 
 
-def arenas() -> list[Item]:
-    rows = Arena.objects.order_by("name").values_list("slug", "scores_computed_at", "updated")
-    return [
-        (reverse(page, args=[slug]), _lastmod(computed, updated))
-        for slug, computed, updated in rows
-        for page in ("arena-detail", "arena-disputes")
-    ]
+def arena_sections(arena: Arena) -> dict[str, Callable[[], list[Item]]]:
+    """One arena's pages: its page and disputes, each product, story and head-to-head on the
+    pages, in the matrix's order; each lastmod the day of the scores, else the arena's ``updated``."""
+    day, slug = _lastmod(arena.scores_computed_at, arena.updated), arena.slug
+
+    def arena_pages() -> list[Item]:
+        return [(reverse(name, args=[slug]), day) for name in ("arena-detail", "arena-disputes")]
+
+    def products() -> list[Item]:
+        rows = Product.objects.filter(arena=arena).order_by("position")
+        return [
+            (reverse("product-detail", args=[slug, k]), day)
+            for k in rows.values_list("slug", flat=True)
+        ]
+
+    def stories() -> list[Item]:
+        rows = Story.objects.filter(arena=arena).order_by("position")
+        return [
+            (reverse("story-detail", args=[slug, k]), day)
+            for k in rows.values_list("pk", flat=True)
+        ]
+
+    def head_to_heads() -> list[Item]:
+        pairs = documented_pairs(arena=arena)
+        return [(reverse("head-to-head", args=[slug, a.slug, b.slug]), day) for _, a, b in pairs]
+
+    return {
+        "arena": arena_pages,
+        "products": products,
+        "stories": stories,
+        "head-to-heads": head_to_heads,
+    }
 
 
-def in_arena(model: type[Product] | type[Story], url_name: str, key: str) -> list[Item]:
-    """A page per product or story, in the arenas' order, then the matrix's."""
-    rows = model.objects.order_by("arena__name", "position").values_list(
-        "arena__slug", key, "arena__scores_computed_at", "arena__updated"
-    )
-    return [(reverse(url_name, args=[a, k]), _lastmod(c, u)) for a, k, c, u in rows]
-
-
-def head_to_heads() -> list[Item]:
-    return [
-        (
-            reverse("head-to-head", args=[arena.slug, a.slug, b.slug]),
-            _lastmod(arena.scores_computed_at, arena.updated),
-        )
-        for arena, a, b in documented_pairs()
-    ]
-
-
-SECTIONS: dict[str, Callable[[], list[Item]]] = {
-    "pages": pages,
-    "arenas": arenas,
-    "products": partial(in_arena, Product, "product-detail", "slug"),
-    "stories": partial(in_arena, Story, "story-detail", "pk"),
-    "head-to-heads": head_to_heads,
-}
+def _sitemap(request: HttpRequest, sections: dict[str, Callable[[], list[Item]]]) -> HttpResponse:
+    sitemaps: dict[str, type[Sitemap] | Sitemap] = {
+        name: Section(rows) for name, rows in sections.items()
+    }
+    return sitemaps_views.sitemap(request, sitemaps=sitemaps)
 
 
 @require_safe
 def sitemap_xml(request: HttpRequest) -> HttpResponse:
-    sections: dict[str, type[Sitemap] | Sitemap] = {
-        name: Section(rows) for name, rows in SECTIONS.items()
-    }
-    return sitemaps_views.sitemap(request, sitemaps=sections)
+    """A sitemap index: the site's own pages, then one sitemap per arena (one query whatever the
+    number of arenas; each arena's sitemap follows that arena's version only)."""
+    rows = Arena.objects.order_by("name").values_list("slug", "scores_computed_at", "updated")
+    # (as Django's index template reads them)
+    maps: list[dict[str, str | date | None]] = [
+        {"location": absolute_url(request, reverse("sitemap-pages")), "last_mod": None}
+    ]
+    for slug, computed, updated in rows:
+        url = absolute_url(request, reverse("arena-sitemap", args=[slug]))
+        maps.append({"location": url, "last_mod": _lastmod(computed, updated)})
+    response = TemplateResponse(
+        request, "sitemap_index.xml", {"sitemaps": maps}, content_type="application/xml"
+    )
+    response["X-Robots-Tag"] = "noindex, noodp, noarchive"  # (as Django's own sitemap views)
+    return response
+
+
+@require_safe
+def sitemap_pages_xml(request: HttpRequest) -> HttpResponse:
+    return _sitemap(request, {"pages": pages})
+
+
+@require_safe
+def arena_sitemap_xml(request: HttpRequest, arena: str) -> HttpResponse:
+    found = Arena.objects.defer("close_calls").filter(slug=arena).first()
+    if found is None:
+        raise Http404(f"No arena {arena!r}")
+    return _sitemap(request, arena_sections(found))
 
 
 # For the clients that take no SVG icon or fetch it without reading the page (feed readers).

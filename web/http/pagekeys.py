@@ -41,9 +41,9 @@ ARENA_PAGES = """arena-detail head-to-head product-detail story-detail arena-sou
     arena-must-have arena-disputes arena-disputes-json arena-disputes-feed arena-verify
     arena-verify-json arena-export-json arena-export-csv api-arena-detail api-arena-matrix
     api-arena-compare api-arena-compare-many arena-markdown head-to-head-markdown
-    arena-changes-feed product-changes-feed product-badge""".split()
+    arena-changes-feed product-changes-feed product-badge arena-sitemap""".split()
 STATIC_PAGES = """methodology arena-file-schema published-schema api-markdown robots-txt
-    favicon-ico api-schema""".split()
+    favicon-ico api-schema sitemap-pages""".split()
 PAGE_VERSIONS = {
     **dict.fromkeys(SITE_PAGES, "site"),
     **dict.fromkeys(ARENA_PAGES, "arena"),

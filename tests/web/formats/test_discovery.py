@@ -26,15 +26,16 @@ from core.conflicts import retire_set
 from products.models import Product
 from products.services import product_update
 from stories.models import Cell, Story
-from web.formats.discovery import head_to_heads
 
 pytestmark = pytest.mark.django_db
 
 ARENA = "/arenas/durable-execution-engines/"
 HX = {"HTTP_HX_REQUEST": "true"}
 SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
-# Sitemap and robots.txt queries: the site version (page cache), then one per sitemap section.
-SITEMAP_QUERIES = 5
+# The sitemap index: the site version (page cache) and the arenas. An arena's sitemap: its version,
+# the arena, then one per section (products, stories, head-to-heads).
+INDEX_QUERIES = 2
+ARENA_SITEMAP_QUERIES = 5
 HOSTILE = "Evil \"Quoted\" <b>Bold</b> & 'Co' </title><script>alert(1)</script>"
 
 
@@ -257,16 +258,41 @@ def test_robots_txt_lets_crawlers_read_the_public_pages_and_names_the_sitemap(cl
 # ----------------------------------------------------------------------------- sitemap.xml
 
 
-def sitemap_locs(client) -> list[str]:
-    response = client.get("/sitemap.xml")
-    assert response.status_code == 200
+def sitemap_of(client, url: str, kind: str) -> ET.Element:
+    response = client.get(urlsplit(url).path)
+    assert response.status_code == 200, url
     assert response["Content-Type"] == "application/xml"
     root = ET.fromstring(response.content)
-    assert root.tag == f"{SITEMAP_NS}urlset"
+    assert root.tag == f"{SITEMAP_NS}{kind}"
+    return root
+
+
+def sitemap_index(client) -> list[str]:
+    """The sitemaps ``/sitemap.xml`` names."""
+    root = sitemap_of(client, "/sitemap.xml", "sitemapindex")
     return [loc.text or "" for loc in root.iter(f"{SITEMAP_NS}loc")]
 
 
+def sitemap_urls(client) -> list[tuple[str, str | None]]:
+    """Every page the sitemaps name, with its lastmod, read through the index as a crawler does."""
+    urls = []
+    for sitemap in sitemap_index(client):
+        for url in sitemap_of(client, sitemap, "urlset").iter(f"{SITEMAP_NS}url"):
+            urls.append(
+                (url.findtext(f"{SITEMAP_NS}loc") or "", url.findtext(f"{SITEMAP_NS}lastmod"))
+            )
+    return urls
+
+
+def sitemap_locs(client) -> list[str]:
+    return [loc for loc, _ in sitemap_urls(client)]
+
+
 def test_the_sitemap_lists_every_page_kind_and_each_answers(client, seeded_arena):
+    assert sitemap_index(client) == [
+        "http://testserver/sitemap-pages.xml",
+        f"http://testserver{ARENA}sitemap.xml",
+    ]
     locs = sitemap_locs(client)
     assert len(locs) == len(set(locs))
     paths = [urlsplit(loc).path for loc in locs]
@@ -283,13 +309,13 @@ def test_the_sitemap_lists_every_page_kind_and_each_answers(client, seeded_arena
 
 
 def test_sitemap_entries_carry_the_day_the_arena_last_changed(client, seeded_arena):
-    root = ET.fromstring(client.get("/sitemap.xml").content)
     day = seeded_arena.scores_computed_at.date().isoformat()
     site_wide = {f"http://testserver{p}" for p in ("/", "/methodology/", "/changes/")}
-    for url in root.iter(f"{SITEMAP_NS}url"):
-        loc = url.findtext(f"{SITEMAP_NS}loc")
-        lastmod = url.findtext(f"{SITEMAP_NS}lastmod")
+    for loc, lastmod in sitemap_urls(client):
         assert lastmod == (None if loc in site_wide else day), loc
+    index = sitemap_of(client, "/sitemap.xml", "sitemapindex")
+    days = [s.findtext(f"{SITEMAP_NS}lastmod") for s in index.iter(f"{SITEMAP_NS}sitemap")]
+    assert days == [None, day]  # the site's own pages have none
 
 
 def test_retired_products_and_stories_leave_the_sitemap_at_once(client, seeded_arena):
@@ -298,7 +324,7 @@ def test_retired_products_and_stories_leave_the_sitemap_at_once(client, seeded_a
     hatchet = Product.objects.get(arena=seeded_arena, slug="hatchet")
     retire_set(story, retired=True)
     retire_set(hatchet, retired=True)
-    after = sitemap_locs(client)  # the site version moved: not the cached copy
+    after = sitemap_locs(client)  # the arena's version moved: not the cached copy
     gone = set(before) - set(after)
     assert f"http://testserver{ARENA}stories/{story.pk}/" in gone
     assert f"http://testserver{ARENA}products/hatchet/" in gone
@@ -306,37 +332,56 @@ def test_retired_products_and_stories_leave_the_sitemap_at_once(client, seeded_a
     assert set(after) < set(before)
 
 
-def test_documented_pairs_of_every_arena_are_each_arenas_own(seeded_arena, big_arena):
+def test_a_change_in_one_arena_leaves_the_other_arenas_sitemap_as_kept(
+    client, seeded_arena, big_arena
+):
+    other = f"/arenas/{big_arena.slug}/sitemap.xml"
+    kept = client.get(other)["ETag"]
+    retire_set(Product.objects.get(arena=seeded_arena, slug="hatchet"), retired=True)
+    assert client.get(other, HTTP_IF_NONE_MATCH=kept).status_code == 304
+    root = sitemap_of(client, f"{ARENA}sitemap.xml", "urlset")
+    own = [loc.text or "" for loc in root.iter(f"{SITEMAP_NS}loc")]
+    assert own and not any("hatchet" in loc for loc in own)
+
+
+def test_an_arena_that_is_not_there_has_no_sitemap(client, seeded_arena):
+    assert client.get("/arenas/no-such-arena/sitemap.xml").status_code == 404
+
+
+def test_documented_pairs_of_every_arena_are_each_arenas_own(client, seeded_arena, big_arena):
     expected = [
         (arena.slug, a.slug, b.slug)
         for arena in Arena.objects.order_by("name")
         for _, a, b in documented_pairs(arena=arena)
     ]
     paths = [reverse("head-to-head", args=row) for row in expected]
-    assert [path for path, _ in head_to_heads()] == paths
+    assert [urlsplit(loc).path for loc in sitemap_locs(client) if "/vs/" in loc] == paths
     assert {row[0] for row in expected} == {"big", "durable-execution-engines"}
 
 
-def sitemap_queries(client) -> tuple[int, list[str]]:
-    with CaptureQueriesContext(connection) as queries:
-        locs = sitemap_locs(client)
-    return len(queries), locs
-
-
 @pytest.mark.parametrize("size", ["seeded_arena", "big_arena"])
-def test_sitemap_queries_are_flat_whatever_the_arena_size(client, request, size):
+def test_an_arena_sitemap_reads_as_many_queries_whatever_its_size(client, request, size):
     arena = request.getfixturevalue(size)
-    count, locs = sitemap_queries(client)
-    assert count == SITEMAP_QUERIES
+    with CaptureQueriesContext(connection) as queries:
+        root = sitemap_of(client, f"/arenas/{arena.slug}/sitemap.xml", "urlset")
+    assert len(queries) == ARENA_SITEMAP_QUERIES
+    locs = [loc.text or "" for loc in root.iter(f"{SITEMAP_NS}loc")]
     stories = Story.objects.filter(arena=arena).count()
     assert sum("/stories/" in loc for loc in locs) == stories in (53, 300)
 
 
-def test_sitemap_queries_stay_flat_with_both_arenas(
+def test_the_sitemap_index_reads_one_query_for_every_arena(
     client, seeded_arena, big_arena, django_assert_max_num_queries
 ):
-    count, locs = sitemap_queries(client)
-    assert count == SITEMAP_QUERIES
+    with CaptureQueriesContext(connection) as queries:
+        sitemaps = sitemap_index(client)
+    assert len(queries) == INDEX_QUERIES
+    assert [urlsplit(s).path for s in sitemaps] == [
+        "/sitemap-pages.xml",
+        f"/arenas/{seeded_arena.slug}/sitemap.xml",  # by name: "Durable …" before "Synthetic …"
+        f"/arenas/{big_arena.slug}/sitemap.xml",
+    ]
+    locs = sitemap_locs(client)
     assert sum("/stories/" in loc for loc in locs) == 353
     assert sum("/products/" in loc for loc in locs) == 36
     with django_assert_max_num_queries(1):  # robots.txt reads only the page cache's version

@@ -80,6 +80,8 @@ def public_urls(arena: Arena) -> list[tuple[str, dict]]:
         (f"/arenas/{arena.slug}.md", {}),
         ("/llms.txt", {}),
         ("/sitemap.xml", {}),
+        ("/sitemap-pages.xml", {}),
+        (f"{base}sitemap.xml", {}),
         ("/robots.txt", {}),
     ]
 
@@ -307,7 +309,14 @@ def test_every_change_shows_at_once_and_moves_the_etag(client, seeded_arena, cha
     # every page of the arena and the site moved on with it: none answers 304 to its old ETag
     for other in urls:
         # (not arena content)
-        if other not in ("/methodology/", "/api/schema/", "/api/docs/", "/robots.txt"):
+        static = (
+            "/methodology/",
+            "/api/schema/",
+            "/api/docs/",
+            "/robots.txt",
+            "/sitemap-pages.xml",
+        )
+        if other not in static:
             again = client.get(other, HTTP_IF_NONE_MATCH=before[other]["ETag"])
             assert again.status_code != 304, other
 

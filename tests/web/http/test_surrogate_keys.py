@@ -39,7 +39,7 @@ pytestmark = pytest.mark.django_db
 # VCL does not keep them
 UNTAGGED = {"/api/docs/"}
 SITE = {"/", "/changes/", "/changes/feed/", "/api/arenas/", "/llms.txt", "/sitemap.xml"}
-STATIC = {"/methodology/", "/api/schema/", "/robots.txt"}
+STATIC = {"/methodology/", "/api/schema/", "/robots.txt", "/sitemap-pages.xml"}
 
 
 def keys(response) -> list[str]:
