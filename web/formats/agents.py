@@ -149,10 +149,7 @@ def cell_markdown(request: HttpRequest, cell: int) -> HttpResponse:
 
 @require_safe
 def llms_txt(request: HttpRequest) -> HttpResponse:
-    context = {
-        "arenas": [(a, first_leads(a)) for a in arena_list()],
-        "pairs": documented_pairs(),  # (by arena name, as the arenas: one query for them all)
-    }
+    context = {"arenas": [(a, first_leads(a)) for a in arena_list()]}
     return _markdown(request, "markdown/llms.txt", context, content_type=TEXT)
 
 

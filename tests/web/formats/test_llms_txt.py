@@ -1,6 +1,7 @@
 """``/llms.txt`` as an agent reads it (llmstxt.org): what the site is, each arena with its size and
-leader, the documented head-to-heads and the API, every link an absolute address of a markdown
-page that answers 200 — at 6 × 53 and 30 × 300, cached like the pages, in a constant number of
+leader, and the API, every link an absolute address of a markdown page that answers 200; each
+arena's page links its head-to-heads and its data, so the file stays small however many arenas
+and pairs there are — at 6 × 53 and 30 × 300, cached like the pages, in a constant number of
 queries."""
 
 from __future__ import annotations
@@ -45,11 +46,16 @@ def test_llms_txt_links_only_markdown_pages_that_answer(client, request, size):
     arena = request.getfixturevalue(size)
     text = llms(client)
     hrefs = follow_every_link(client, text)
+    # the arena and the API summary; the arena's page names its pairs and data
+    assert hrefs == [f"http://testserver/arenas/{arena.slug}.md", "http://testserver/api.md"]
+    page = client.get(f"/arenas/{arena.slug}.md").content.decode()
     pairs = [(a, b) for _, a, b in documented_pairs(arena=arena)]
-    # the arena, each documented pair, the API summary
-    assert len(hrefs) == 1 + len(pairs) + 1
-    assert f"http://testserver/arenas/{arena.slug}.md" in hrefs
-    assert "http://testserver/api.md" in hrefs
+    assert pairs and all(
+        f"/arenas/{arena.slug}/vs/{a.slug}-vs-{b.slug}.md)" in page for a, b in pairs
+    )
+    for data in ("export.csv", "export.json"):
+        assert f"(http://testserver/arenas/{arena.slug}/{data})" in page
+        assert client.get(f"/arenas/{arena.slug}/{data}").status_code == 200
 
 
 def test_llms_txt_follows_the_llmstxt_format(client, seeded_arena, big_arena):
@@ -58,14 +64,14 @@ def test_llms_txt_follows_the_llmstxt_format(client, seeded_arena, big_arena):
     assert lines[0] == "# Arena"
     assert lines[1] == "" and lines[2].startswith("> Evidence-backed comparisons")
     headings = [line for line in lines if line.startswith("#")]
-    assert headings == ["# Arena", "## Arenas", "## Head-to-heads", "## API", "## Optional"]
+    assert headings == ["# Arena", "## Arenas", "## API", "## Optional"]
     # what the site is: verdicts, proof levels, scores, flags, and the licence
     intro = text[: text.index("## Arenas")]
     for words in ("full, partial, disputed, none or n/a", "proof level", "PA Score", "flag"):
         assert words in intro
     assert "CC BY 4.0 (`https://creativecommons.org/licenses/by/4.0/`)" in intro
     # each arena as the API lists it: products × stories, leader
-    section = text[text.index("## Arenas") : text.index("## Head-to-heads")]
+    section = text[text.index("## Arenas") : text.index("## API")]
     for arena in client.get("/api/arenas/").json():
         line = next(line for line in section.splitlines() if f"/arenas/{arena['slug']}.md)" in line)
         assert re.search(
@@ -78,10 +84,10 @@ def test_llms_txt_follows_the_llmstxt_format(client, seeded_arena, big_arena):
     assert board[0]["pa_range"][0] <= board[1]["pa_range"][1]
     assert f"first Temporal (too close to call with {second})" in section
     assert "leader" not in section
-    # the raw schema and each arena's exports linked under Optional (not markdown)
+    # the raw schema linked under Optional (not markdown); no arena's pages or files listed there
     optional = dict((href, label) for label, href in links_of(text.split("## Optional")[1]))
     assert optional["http://testserver/api/schema/"] == "OpenAPI schema"
-    assert "http://testserver/arenas/big/export.json" in optional
+    assert not any("/arenas/" in href for href in optional)
     follow_every_link(client, text)
 
 
@@ -99,12 +105,13 @@ def test_llms_txt_queries_do_not_grow_with_the_arena(client, request, size):
     request.getfixturevalue(size)
     with CaptureQueriesContext(connection) as queries:
         assert client.get("/llms.txt").status_code == 200
-    # the site version, the arenas, every arena's documented pairs
-    assert len(queries) == 3
+    # the site version, the arenas
+    assert len(queries) == 2
 
 
 def test_llms_txt_queries_do_not_grow_with_the_number_of_arenas(client, seeded_arena, big_arena):
     with CaptureQueriesContext(connection) as queries:
         text = client.get("/llms.txt").content.decode()
-    assert len(queries) == 3
-    assert "/arenas/big/vs/" in text and "/arenas/durable-execution-engines/vs/" in text
+    assert len(queries) == 2
+    assert "/arenas/big.md" in text and "/arenas/durable-execution-engines.md" in text
+    assert "/vs/" not in text and "/export." not in text  # (on each arena's own page)
