@@ -3,6 +3,7 @@ in some field), the home page's product pickers, and the names a 404 suggests.""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import reduce
 from operator import or_
@@ -56,10 +57,10 @@ def site_search(text: str) -> SearchResults:
     )
 
 
-def arena_product_choices() -> dict[int, list[tuple[str, str]]]:
-    """Every arena's products as (slug, name) in column order, by arena id: one query."""
+def arena_product_choices(arenas: Iterable[int]) -> dict[int, list[tuple[str, str]]]:
+    """These arenas' products as (slug, name) in column order, by arena id: one query."""
     choices: dict[int, list[tuple[str, str]]] = {}
-    rows = Product.objects.order_by("arena_id", "position", "pk")
+    rows = Product.objects.filter(arena__in=list(arenas)).order_by("arena_id", "position", "pk")
     for arena_id, slug, name in rows.values_list("arena_id", "slug", "name"):
         choices.setdefault(arena_id, []).append((slug, name))
     return choices

@@ -241,6 +241,7 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
     "head-to-head": (A, B, DIFF, OPEN),
     "arena-compare": (PRODUCTS, DIFF),
     "arena-must-have": (MUST, NEED, WEIGHTS),
+    "home": (PAGE,),
     "recent-changes": (PAGE,),
     "search": (SEARCH_Q,),
     "arena-disputes": (DISPUTE_PRODUCT, DISPUTE_STORY, DISPUTE_STATE, PAGE),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -54,6 +55,7 @@ from web.views.common import arena_or_404, swapped
 
 # The regions of the arena page that htmx swaps in place (the ids of their elements).
 ARENA_PARTIALS = ("leaderboard", "matrix")
+ARENAS_PER_PAGE = 24  # the home page's arena cards: the rest on the next pages
 
 
 def open_dispute_counts(arena: CountedArena) -> dict[int, int]:
@@ -70,7 +72,9 @@ def _or_404[T](found: T | None, what: str) -> T:
 
 @require_safe
 def home(request: HtmxHttpRequest) -> HttpResponse:
-    ctx = {"arenas": arena_list(), "pick_choices": arena_product_choices()}
+    page = Paginator(arena_list(), ARENAS_PER_PAGE).get_page(request.GET.get(params.PAGE.name))
+    choices = arena_product_choices(a.pk for a in page.object_list)
+    ctx = {"page": page, "arenas": page.object_list, "pick_choices": choices}
     return render(request, "arena/home.html", ctx)
 
 

@@ -10,6 +10,7 @@ import re
 from html import unescape
 from urllib.parse import quote
 
+import factory
 import pytest
 from django.db import connection
 from django.test import Client
@@ -18,7 +19,9 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.factories import ArenaFactory
 from web.views.front import SEARCH_MAX_LENGTH
+from web.views.pages import ARENAS_PER_PAGE as PER_PAGE
 
 pytestmark = pytest.mark.django_db
 
@@ -95,8 +98,42 @@ def test_home_query_count_does_not_grow_with_arenas_or_products(
     client, request, django_assert_num_queries, seeded_arena, size
 ):
     request.getfixturevalue(size)  # one arena, or two of which one has 30 products
-    with django_assert_num_queries(3):  # the site's version, the arenas, their products
+    # the site's version, how many arenas, the page's arenas, their products
+    with django_assert_num_queries(4):
         assert client.get("/").status_code == 200
+
+
+def arena_links(response) -> list[str]:
+    return re.findall(r'<h3><a href="/arenas/([^/"]+)/">', response.content.decode())
+
+
+def test_home_pages_the_arenas_and_each_page_links_the_next(client, django_assert_num_queries):
+    arenas = ArenaFactory.create_batch(PER_PAGE + 6, name=factory.Sequence(lambda n: f"A{n:03d}"))
+    first = client.get("/")
+    shown = arena_links(first)
+    assert shown == [a.slug for a in arenas[:PER_PAGE]]  # by name
+    assert f"{PER_PAGE + 6} arenas · page 1 of 2" in text_of(first)
+    assert 'href="?page=2#arenas-h">next →</a>' in first.content.decode()
+    with django_assert_num_queries(4):  # the same few on a later page
+        second = client.get("/?page=2")
+    assert "Page 2 of 2" in text_of(second) and 'href="?page=1#arenas-h">← previous' in (
+        second.content.decode()
+    )
+    assert '<link rel="canonical" href="http://testserver/?page=2">' in second.content.decode()
+    assert "(page 2)" in second.content.decode().split("</title>")[0]
+    later = arena_links(second)
+    assert later == [a.slug for a in arenas[PER_PAGE:]]  # each arena on one page
+    # a page past the end shows the last; a word shows the first
+    assert arena_links(client.get("/?page=9")) == later
+    assert arena_links(client.get("/?page=next")) == shown
+
+
+def test_home_picker_lists_only_the_products_of_the_arenas_on_the_page(client, seeded_arena):
+    ArenaFactory.create_batch(PER_PAGE, name=factory.Sequence(lambda n: f"Aa arena {n}"))
+    html = client.get("/").content.decode()
+    assert ARENA not in arena_links(client.get("/")) and "pick-durable" not in html
+    assert 'value="temporal"' not in html
+    assert 'value="temporal"' in client.get("/?page=2").content.decode()
 
 
 # ------------------------------------------------------------------------- picker
