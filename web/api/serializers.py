@@ -3,7 +3,7 @@
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from arena.scoring.rounds import DRAWN
@@ -113,6 +113,18 @@ class ArenaListSerializer(serializers.Serializer):
         leads = first_leads(arena)
         leader = arena.leader_slug if leads else None
         return {"leader": leader, "close": bool(arena.leader_slug) and not leads}
+
+
+@extend_schema_serializer(many=False)  # (the list action answers one page, not a list of them)
+class ArenaPageSerializer(serializers.Serializer):
+    """A page of the arenas (``?page=N``), by name."""
+
+    count = serializers.IntegerField(help_text="How many arenas in all.")
+    next = serializers.URLField(allow_null=True, help_text="The next page, null on the last.")
+    previous = serializers.URLField(
+        allow_null=True, help_text="The page before, null on the first."
+    )
+    results = ArenaListSerializer(many=True)
 
 
 class LeaderboardSerializer(serializers.ListSerializer):

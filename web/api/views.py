@@ -1,9 +1,11 @@
+import re
 from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -24,6 +26,21 @@ from web.api.errors import error_responses
 from web.views.common import arena_or_404
 
 
+PAGE_MESSAGE = "Send a page number: 1, 2 and so on."
+PAGE_DIGITS = "^[0-9]{0,9}$"
+
+
+class ArenaPages(PageNumberPagination):
+    page_size = 50  # however many arenas: each page's answer stays small
+    last_page_strings = ()
+
+    def get_page_number(self, request: Request, paginator: Any) -> Any:
+        asked = request.query_params.get(self.page_query_param)
+        if asked and not re.fullmatch(PAGE_DIGITS, asked):
+            raise ValidationError({self.page_query_param: [PAGE_MESSAGE]})
+        return super().get_page_number(request, paginator)
+
+
 class ArenaViewSet(viewsets.ViewSet):
     """Arenas, their stored leaderboard, matrix and head-to-head comparisons (read-only, anonymous)."""
 
@@ -33,9 +50,21 @@ class ArenaViewSet(viewsets.ViewSet):
     lookup_field = "slug"
     lookup_value_regex = SLUG_CHARS
 
-    @extend_schema(responses={200: s.ArenaListSerializer(many=True), **error_responses(429)})
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                params.PAGE.name,
+                # (digits: an empty value is the first page, as on every page of the site)
+                {"type": "string", "pattern": PAGE_DIGITS},
+                description="A page of 50 arenas: 1 (the first, also when empty), 2 and so on.",
+            )
+        ],
+        responses={200: s.ArenaPageSerializer, **error_responses(400, 404, 429)},
+    )
     def list(self, request: Request) -> Response:
-        return Response(s.ArenaListSerializer(arena_list(), many=True).data)
+        pages = ArenaPages()
+        arenas = pages.paginate_queryset(arena_list(), request, view=self)
+        return pages.get_paginated_response(s.ArenaListSerializer(arenas, many=True).data)
 
     @extend_schema(
         parameters=[

@@ -247,6 +247,7 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
     "arena-disputes": (DISPUTE_PRODUCT, DISPUTE_STORY, DISPUTE_STATE, PAGE),
     "arena-disputes-json": (DISPUTE_PRODUCT, DISPUTE_STORY, DISPUTE_STATE, PAGE),
     "arena-disputes-feed": (DISPUTE_PRODUCT, DISPUTE_STORY, DISPUTE_STATE),
+    "api-arena-list": (PAGE,),
     "api-arena-detail": (WEIGHTS,),
     "api-arena-compare-many": (PRODUCTS,),
 }

@@ -75,7 +75,7 @@ def test_an_unscored_arena_and_a_level_comparison_validate(answers):
     CellFactory(story=lone, product=second, na=True)
 
     got = every_read(answers, "small", "one", "two")
-    listed = next(a for a in got["/api/arenas/"] if a["slug"] == "small")
+    listed = next(a for a in got["/api/arenas/"]["results"] if a["slug"] == "small")
     assert listed["leader"] is None and listed["call"] == {"leader": None, "close": False}
     assert listed["scores_computed_at"] is None and listed["name"] == "Small — “arena”"
     detail = got["/api/arenas/{slug}/"]
@@ -113,7 +113,7 @@ def test_the_schema_names_the_serializers_that_write_the_answers(client):
         for path in READS
     }
     assert answers == {
-        "/api/arenas/": {"type": "array", "items": {"$ref": "#/components/schemas/ArenaList"}},
+        "/api/arenas/": {"$ref": "#/components/schemas/ArenaPage"},
         "/api/arenas/{slug}/": {"$ref": "#/components/schemas/ArenaDetail"},
         "/api/arenas/{slug}/matrix/": {"$ref": "#/components/schemas/Matrix"},
         "/api/arenas/{slug}/compare/{a}/{b}/": {"$ref": "#/components/schemas/Compare"},

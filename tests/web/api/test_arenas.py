@@ -1,5 +1,6 @@
 """The JSON API against the seed pages, and its query counts."""
 
+import factory
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -7,6 +8,10 @@ from django.test.utils import CaptureQueriesContext
 from arena.scoring.rounds import round_winner
 from arena.scoring.tally import CellIn
 from core.text import arena_slugify
+from tests.factories import ArenaFactory
+from web.api.views import ArenaPages
+
+PAGE = ArenaPages.page_size
 
 
 def slug(name: str) -> str:
@@ -26,11 +31,32 @@ def api(client):
 @pytest.mark.django_db
 def test_arena_list(api, seeded_arena):
     data = api("/api/arenas/")
-    rows = data["results"] if isinstance(data, dict) else data
+    assert (data["count"], data["next"], data["previous"]) == (1, None, None)
+    rows = data["results"]
     assert [(r["slug"], r["name"], r["story_count"], r["product_count"]) for r in rows] == [
         ("durable-execution-engines", "Durable Execution Engines", 53, 6)
     ]
     assert rows[0]["leader"]["slug"] == "temporal"
+
+
+@pytest.mark.django_db
+def test_the_arena_list_is_paged_by_name_with_links_to_the_next(api, client):
+    arenas = ArenaFactory.create_batch(PAGE + 5, name=factory.Sequence(lambda n: f"A{n:03d}"))
+    with CaptureQueriesContext(connection) as queries:
+        first = api("/api/arenas/")
+    assert len(queries) == 3  # the site's version, how many arenas, the page's arenas
+    assert first["count"] == PAGE + 5 and first["previous"] is None
+    assert first["next"] == "http://testserver/api/arenas/?page=2"
+    assert [r["slug"] for r in first["results"]] == [a.slug for a in arenas[:PAGE]]
+    last = api("/api/arenas/?page=2")
+    assert last["next"] is None and last["previous"] == "http://testserver/api/arenas/"
+    assert [r["slug"] for r in last["results"]] == [a.slug for a in arenas[PAGE:]]
+    past = api("/api/arenas/?page=3", status=404)
+    assert past.json() == {"detail": "Invalid page."}
+    assert api("/api/arenas/?page=")["results"] == first["results"]  # empty: the first
+    for wrong in ("x", "last", "-1", "1.5", "²", "1234567890"):
+        refused = api(f"/api/arenas/?page={wrong}", status=400)
+        assert refused.json() == {"page": ["Send a page number: 1, 2 and so on."]}, wrong
 
 
 @pytest.mark.django_db
@@ -188,7 +214,7 @@ def test_openapi_schema_and_reference_page(client, seeded_arena):
 # cached and validated by (one query). A head-to-head reads the pair's stored PA Scores for who
 # leads (one query), and the sources its published detail cites (one query).
 QUERY_BOUNDS = {
-    "/api/arenas/": 2,
+    "/api/arenas/": 3,  # with how many arenas there are
     "/api/arenas/{slug}/": 5,
     "/api/arenas/{slug}/matrix/": 5,
     "/api/arenas/{slug}/compare/{a}/{b}/": 8,

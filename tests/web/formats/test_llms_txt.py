@@ -72,7 +72,7 @@ def test_llms_txt_follows_the_llmstxt_format(client, seeded_arena, big_arena):
     assert "CC BY 4.0 (`https://creativecommons.org/licenses/by/4.0/`)" in intro
     # each arena as the API lists it: products × stories, leader
     section = text[text.index("## Arenas") : text.index("## API")]
-    for arena in client.get("/api/arenas/").json():
+    for arena in client.get("/api/arenas/").json()["results"]:
         line = next(line for line in section.splitlines() if f"/arenas/{arena['slug']}.md)" in line)
         assert re.search(
             rf"\): {arena['product_count']} products × {arena['story_count']} stories", line
