@@ -25,7 +25,6 @@ from web.api import serializers as s
 from web.api.errors import error_responses
 from web.views.common import arena_or_404
 
-
 PAGE_MESSAGE = "Send a page number: 1, 2 and so on."
 PAGE_DIGITS = "^[0-9]{0,9}$"
 
