@@ -9,6 +9,7 @@ from core.models import VersionedRecord
 from core.text import SLUG_PATTERN, arena_slugify, validate_one_line
 from core.uris import URIField
 
+GIVE_UP_AFTER = 3  # failed recomputes of one change before the sweep stops sending it
 PAGE_NAME_HELP = "The name the imported pages use (how they find it after an admin renames it)"
 
 
@@ -20,6 +21,12 @@ class ArenaQuerySet(models.QuerySet):
             | Q(computed_seq__lt=F("change_seq"))
             | Q(scores_stale_since__isnull=False)
         )
+
+    def given_up(self) -> ArenaQuerySet:
+        """Stale arenas whose current change failed to recompute ``GIVE_UP_AFTER`` times in a
+        row: the sweep leaves them until the next change (an operator's ``recompute_scores``)."""
+        failed = Q(recompute_failed_seq=F("change_seq"), recompute_failures__gte=GIVE_UP_AFTER)
+        return self.stale().filter(failed)
 
 
 class Arena(VersionedRecord):
@@ -46,6 +53,10 @@ class Arena(VersionedRecord):
     content_version = models.PositiveBigIntegerField(
         default=0, help_text="Bumped by every change to what the arena's pages show"
     )
+    recompute_failures = models.PositiveSmallIntegerField(
+        default=0, help_text="Recomputes of change recompute_failed_seq that failed in a row"
+    )
+    recompute_failed_seq = models.PositiveBigIntegerField(default=0)
     # the recompute's close calls: [{"a": product, "b": product, "settle": [cell, …], "exact": bool}]
     close_calls = models.JSONField(default=list, blank=True)
 

@@ -11,7 +11,7 @@ from typing import Any
 from celery import current_app as celery_app
 from django.conf import settings
 from django.db import connections, models, transaction
-from django.db.models import F, Max, Q
+from django.db.models import Case, F, Max, Q, When
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -151,6 +151,7 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
             close_calls=[{**c, "settle": [ids[k] for k in c["settle"]]} for c in calls],
             content_version=F("content_version") + 1,
             scores_stale_since=None,  # (the arena's lock holds back any change meanwhile)
+            recompute_failures=0,
         )
         pages_changed.send(None, arenas=[arena_id])
     return True
@@ -186,10 +187,23 @@ def arena_refresh_scores(*, arena_id: int) -> str:
     return "recomputed"
 
 
+def arena_recompute_failed(*, arena_id: int) -> int:
+    """Count a recompute of the arena's current change that did not finish: how many in a row."""
+    again = Q(recompute_failed_seq=F("change_seq"))
+    Arena.objects.filter(pk=arena_id).update(
+        recompute_failures=Case(When(again, then=F("recompute_failures") + 1), default=1),
+        recompute_failed_seq=F("change_seq"),
+    )
+    failures = Arena.objects.filter(pk=arena_id).values_list("recompute_failures", flat=True)
+    return failures.first() or 0
+
+
 def arena_refresh_stale() -> list[int]:
-    """The periodic sweep: a refresh task per stale arena, until the broker fails."""
+    """The periodic sweep: a refresh task per stale arena (but those given up on), until the
+    broker fails."""
     sent = []
-    for arena_id in Arena.objects.stale().order_by("pk").values_list("pk", flat=True):
+    waiting = Arena.objects.stale().exclude(pk__in=Arena.objects.given_up().values("pk"))
+    for arena_id in waiting.order_by("pk").values_list("pk", flat=True):
         if not _send(arena_id):
             break
         sent.append(arena_id)

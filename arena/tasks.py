@@ -1,7 +1,8 @@
 """Celery's wrappers of ``arena.recompute``, registered under ``arena.task_names``. At the soft
-time limit a task gives up (no retry): the arena stays stale for the next sweep. Both limits stay
-below the broker's visibility timeout (CELERY_BROKER_TRANSPORT_OPTIONS), past which Redis hands a
-running task out again."""
+time limit a task fails (no retry; counted as a task failure): the arena stays stale for the next
+sweep, which stops sending it after ``GIVE_UP_AFTER`` failures of the same change and says so. Both
+limits stay below the broker's visibility timeout (CELERY_BROKER_TRANSPORT_OPTIONS), past which
+Redis hands a running task out again."""
 
 import logging
 
@@ -9,11 +10,10 @@ from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
 from arena import recompute
+from arena.models import GIVE_UP_AFTER
 from arena.task_names import REFRESH_SOFT_LIMIT, REFRESH_TASK, SWEEP_TASK
 
 log = logging.getLogger(__name__)
-
-TIMED_OUT = "timed out"
 
 
 @shared_task(
@@ -33,8 +33,18 @@ def arena_refresh_scores(self: Task, arena_id: int) -> str:
     try:
         return recompute.arena_refresh_scores(arena_id=arena_id)
     except SoftTimeLimitExceeded:
-        log.warning("recomputing arena %s hit the soft time limit; it stays stale", arena_id)
-        return TIMED_OUT
+        failures = recompute.arena_recompute_failed(arena_id=arena_id)
+        if failures >= GIVE_UP_AFTER:
+            log.error(
+                "recomputing arena %s ran past its %s s limit %s times in a row: given up until "
+                "its next change (recompute_scores <slug> runs it without a limit)",
+                arena_id,
+                REFRESH_SOFT_LIMIT,
+                failures,
+            )
+        else:
+            log.warning("recomputing arena %s ran past its time limit; it stays stale", arena_id)
+        raise
 
 
 @shared_task(name=SWEEP_TASK, soft_time_limit=30, time_limit=60)

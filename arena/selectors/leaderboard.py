@@ -262,3 +262,8 @@ def arena_stale_counts(
 def oldest_stale_scores() -> datetime | None:
     """Since when the longest-waiting arena's stored scores miss a change (/metrics)."""
     return Arena.objects.aggregate(oldest=Min("scores_stale_since"))["oldest"]
+
+
+def given_up_count() -> int:
+    """How many arenas the sweep no longer sends, their change failed to recompute (/metrics)."""
+    return Arena.objects.given_up().count()

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db.models import F
 
 from arena import tasks
-from arena.models import Arena, ProductScore
+from arena.models import GIVE_UP_AFTER, Arena, ProductScore
 from arena.recompute import arena_recompute_scores, arena_refresh_stale
 from arena.task_names import REFRESH_TASK, SWEEP_TASK
 from config.celery import app
@@ -101,20 +101,49 @@ def test_without_a_broker_the_sweep_refreshes_every_stale_arena_here():
     assert not Arena.objects.stale().exists()
 
 
+def past_the_limit(*args, **kwargs):  # the worker's signal, arriving in the middle of a recompute
+    raise SoftTimeLimitExceeded()
+
+
 @pytest.mark.django_db
-def test_a_recompute_past_its_soft_time_limit_leaves_the_arena_stale(monkeypatch, caplog):
+def test_a_recompute_past_its_soft_time_limit_fails_and_leaves_the_arena_stale(monkeypatch, caplog):
     (arena_id,) = stale_arenas(1)
     stored = list(ProductScore.objects.values_list("product_id", "pa_score", "computed_at"))
-
-    def slow(*args, **kwargs):  # the worker's signal, arriving in the middle of the recompute
-        raise SoftTimeLimitExceeded()
-
-    monkeypatch.setattr("arena.recompute.product_results", slow)
-    result = tasks.arena_refresh_scores.apply(args=[arena_id])
-    assert result.get() == tasks.TIMED_OUT and result.state == "SUCCESS"  # not retried
-    assert "hit the soft time limit" in caplog.text
+    monkeypatch.setattr("arena.recompute.product_results", past_the_limit)
+    result = tasks.arena_refresh_scores.apply(args=[arena_id], throw=False)
+    # failed, not retried (a retry would have been its state)
+    assert result.state == "FAILURE" and isinstance(result.result, SoftTimeLimitExceeded)
+    assert "ran past its time limit; it stays stale" in caplog.text
     assert Arena.objects.stale().filter(pk=arena_id).exists()  # the next sweep retries it
     assert list(ProductScore.objects.values_list("product_id", "pa_score", "computed_at")) == stored
+    assert Arena.objects.filter(pk=arena_id).values_list("recompute_failures", flat=True)[0] == 1
+
+
+@pytest.mark.django_db
+def test_the_sweep_gives_up_a_change_that_failed_three_times_until_the_next_change(
+    monkeypatch, caplog, settings
+):
+    settings.CELERY_TASK_ALWAYS_EAGER = False  # (a broker: the sweep sends, nothing runs here)
+    sent: list[int] = []
+    monkeypatch.setattr(app, "send_task", lambda name, args, **kw: sent.append(args[0]))
+    stuck, other = stale_arenas(2)
+    monkeypatch.setattr("arena.recompute.product_results", past_the_limit)
+    for _ in range(GIVE_UP_AFTER):
+        assert arena_refresh_stale()[0] == stuck  # sent again after each failure
+        assert tasks.arena_refresh_scores.apply(args=[stuck], throw=False).state == "FAILURE"
+    assert f"recomputing arena {stuck} ran past its" in caplog.text
+    assert f"{GIVE_UP_AFTER} times in a row: given up until its next change" in caplog.text
+    assert [r.levelname for r in caplog.records if "given up" in r.getMessage()] == ["ERROR"]
+    # left out, and still stale for the pages; the other arena is still sent
+    assert arena_refresh_stale() == [other]
+    assert list(Arena.objects.given_up().values_list("pk", flat=True)) == [stuck]
+    assert Arena.objects.stale().filter(pk=stuck).exists()
+    # its next change is tried again, and a recompute that finishes starts the count afresh
+    Arena.objects.filter(pk=stuck).update(change_seq=F("change_seq") + 1)
+    assert arena_refresh_stale() == [stuck, other]
+    monkeypatch.undo()
+    assert tasks.arena_refresh_scores.apply(args=[stuck]).get() == "recomputed"
+    assert Arena.objects.filter(pk=stuck).values_list("recompute_failures", flat=True)[0] == 0
 
 
 def test_every_task_has_time_limits_below_the_brokers_visibility_timeout():

@@ -24,7 +24,7 @@ from prometheus_client import (
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from arena.selectors.leaderboard import oldest_stale_scores
+from arena.selectors.leaderboard import given_up_count, oldest_stale_scores
 from flags.selectors import notice_counts, queue_health
 from web.http import broker
 
@@ -75,6 +75,11 @@ class ScrapeCollector(Collector):
             "arena_recompute_lag_seconds",
             "How long the longest-waiting arena's stored scores have missed a change (0: none)",
             _age(oldest_stale_scores()),
+        )
+        yield GaugeMetricFamily(
+            "arena_recompute_given_up",
+            "Stale arenas whose change failed to recompute GIVE_UP_AFTER times: no longer swept",
+            given_up_count(),
         )
 
     def _broker(self) -> Iterator[Metric]:

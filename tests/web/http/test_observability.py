@@ -24,7 +24,7 @@ from django.test import Client
 from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
 
-from arena.models import Arena
+from arena.models import GIVE_UP_AFTER, Arena
 from flags.models import Notice
 from tests.factories import FlagFactory, ReviewItemFactory
 from tests.infra.sentry import exception_types, sentry_recorder
@@ -195,7 +195,11 @@ def test_metrics_count_pending_flags_failed_mail_and_the_recompute_lag(
     Arena.objects.filter(pk=items[0].cell.story.arena_id).update(
         scores_stale_since=now - timedelta(seconds=90)
     )
-    with django_assert_max_num_queries(4):  # the same few queries, whatever the tables hold
+    # another arena's change failed to recompute as often as the sweep tries it
+    Arena.objects.filter(pk=items[1].cell.story.arena_id).update(
+        change_seq=4, recompute_failed_seq=4, recompute_failures=GIVE_UP_AFTER
+    )
+    with django_assert_max_num_queries(5):  # the same few queries, whatever the tables hold
         samples = scrape(client)
     assert samples[("arena_database_up", ())] == 1
     assert samples[("arena_flags_pending", ())] == 3
@@ -205,6 +209,7 @@ def test_metrics_count_pending_flags_failed_mail_and_the_recompute_lag(
     assert samples[("arena_notices", (("state", "pending"),))] == 0  # every state, 0 for none
     assert samples[("arena_notices_retrying", ())] == 0
     assert 89 < samples[("arena_recompute_lag_seconds", ())] < 120
+    assert samples[("arena_recompute_given_up", ())] == 1
     assert not [k for k in samples if k[0] == "arena_celery_queue_length"]  # no broker here
 
 
