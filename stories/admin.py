@@ -86,8 +86,20 @@ class EvidenceInline(admin.TabularInline):
 
 
 class CellChangeInline(ReadOnly, admin.TabularInline):
+    """The cell's latest changes, newest first (``history`` links them all): the page stays the
+    same few queries whatever the cell's history."""
+
     model = CellChange  # every field, read-only
     extra = 0
+    shown = 20
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[CellChange]:
+        match = request.resolver_match
+        cell = match.kwargs.get("object_id") if match else None
+        newest = ("-changed_at", "-pk")
+        latest = CellChange.objects.filter(cell_id=cell).order_by(*newest)[: self.shown]
+        changes = super().get_queryset(request).select_related("changed_by")
+        return changes.filter(pk__in=latest.values("pk")).order_by(*newest)
 
 
 @admin.register(Cell)
@@ -125,6 +137,7 @@ class CellAdmin(RefusesStaleSaves):
         "rationale_predates",
         "rationale_rewritten_at",
         "evidence_as_of",
+        "history",
         "read_version",
     ]
     # the marks follow the writes (saving a new rationale clears "predates"); never typed in
@@ -134,7 +147,21 @@ class CellAdmin(RefusesStaleSaves):
         "rationale_predates",
         "rationale_rewritten_at",
         "evidence_as_of",
+        "history",
     ]
+
+    @admin.display(description="history")
+    def history(self, cell: Cell) -> SafeString:
+        count = cell.changes.count()
+        url = reverse("admin:stories_cellchange_changelist") + f"?cell__id__exact={cell.pk}"
+        shown = min(count, CellChangeInline.shown)
+        return format_html(
+            '{} change{}, the latest {} below: <a href="{}">all of them</a>',
+            count,
+            "" if count == 1 else "s",
+            shown,
+            url,
+        )
 
     def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False  # cells are created with their story or product
