@@ -95,9 +95,14 @@ class CellChangeInline(ReadOnly, admin.TabularInline):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[CellChange]:
         match = request.resolver_match
-        cell = match.kwargs.get("object_id") if match else None
+        cell = str(match.kwargs.get("object_id", "")) if match else ""
         newest = ("-changed_at", "-pk")
-        latest = CellChange.objects.filter(cell_id=cell).order_by(*newest)[: self.shown]
+        mine = (
+            CellChange.objects.filter(cell_id=int(cell))
+            if cell.isascii() and cell.isdigit()
+            else CellChange.objects.none()
+        )
+        latest = mine.order_by(*newest)[: self.shown]
         changes = super().get_queryset(request).select_related("changed_by")
         return changes.filter(pk__in=latest.values("pk")).order_by(*newest)
 
