@@ -57,7 +57,7 @@ def site_search(text: str) -> SearchResults:
     )
 
 
-def arena_product_choices(arenas: Iterable[int]) -> dict[int, list[tuple[str, str]]]:
+def arena_product_choices(*, arenas: Iterable[int]) -> dict[int, list[tuple[str, str]]]:
     """These arenas' products as (slug, name) in column order, by arena id: one query."""
     choices: dict[int, list[tuple[str, str]]] = {}
     rows = Product.objects.filter(arena__in=list(arenas)).order_by("arena_id", "position", "pk")

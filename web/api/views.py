@@ -1,4 +1,3 @@
-import re
 from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -25,19 +24,13 @@ from web.api import serializers as s
 from web.api.errors import error_responses
 from web.views.common import arena_or_404
 
-PAGE_MESSAGE = "Send a page number: 1, 2 and so on."
-PAGE_DIGITS = "^[0-9]{0,9}$"
-
 
 class ArenaPages(PageNumberPagination):
     page_size = 50  # however many arenas: each page's answer stays small
-    last_page_strings = ()
 
     def get_page_number(self, request: Request, paginator: Any) -> Any:
-        asked = request.query_params.get(self.page_query_param)
-        if asked and not re.fullmatch(PAGE_DIGITS, asked):
-            raise ValidationError({self.page_query_param: [PAGE_MESSAGE]})
-        return super().get_page_number(request, paginator)
+        # as on every page of the site: no page number is the first page, one past the end the last
+        return paginator.get_page(request.query_params.get(self.page_query_param)).number
 
 
 class ArenaViewSet(viewsets.ViewSet):
@@ -53,12 +46,11 @@ class ArenaViewSet(viewsets.ViewSet):
         parameters=[
             OpenApiParameter(
                 params.PAGE.name,
-                # (digits: an empty value is the first page, as on every page of the site)
-                {"type": "string", "pattern": PAGE_DIGITS},
-                description="A page of 50 arenas: 1 (the first, also when empty), 2 and so on.",
+                str,  # (anything but a page number is the first page, as on the site's pages)
+                description="A page of 50 arenas: 1, 2 and so on; past the last, the last.",
             )
         ],
-        responses={200: s.ArenaPageSerializer, **error_responses(400, 404, 429)},
+        responses={200: s.ArenaPageSerializer, **error_responses(429)},
     )
     def list(self, request: Request) -> Response:
         pages = ArenaPages()

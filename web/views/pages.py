@@ -73,7 +73,7 @@ def _or_404[T](found: T | None, what: str) -> T:
 @require_safe
 def home(request: HtmxHttpRequest) -> HttpResponse:
     page = Paginator(arena_list(), ARENAS_PER_PAGE).get_page(request.GET.get(params.PAGE.name))
-    choices = arena_product_choices(a.pk for a in page.object_list)
+    choices = arena_product_choices(arenas=[a.pk for a in page.object_list])
     ctx = {"page": page, "arenas": page.object_list, "pick_choices": choices}
     return render(request, "arena/home.html", ctx)
 
