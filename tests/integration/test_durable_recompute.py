@@ -310,11 +310,13 @@ def test_the_sweep_fans_out_one_refresh_task_per_stale_arena(transactional_db, b
     assert sweep < log.index("'recomputed'"), log[-3000:]
 
 
-def test_a_refresh_past_its_soft_time_limit_leaves_the_arena_stale(arena, broker):
+def test_a_refresh_past_its_soft_time_limit_fails_and_leaves_the_arena_stale(arena, broker):
     """In the worker's default pool (prefork; ``--pool=solo`` ignores time limits) a refresh that
-    outlives its soft limit gives up: logged, not retried, the arena left stale for the sweep."""
+    outlives its soft limit fails: logged, counted, not retried, the arena left stale for the sweep
+    with the failure of its change recorded."""
     before = hatchet_score()
     prefork = ("--pool=prefork", "--concurrency=1")
+    gave_up = "ran past its time limit; it stays stale"
     with celery_worker(worker_env(broker), beat=False, extra_args=prefork) as worker:
         # The seed arena takes far longer than 3 ms to recompute. The limit counts from before
         # Celery's pre-run hooks, though: one that falls in them is logged there and ignored, and
@@ -326,16 +328,19 @@ def test_a_refresh_past_its_soft_time_limit_leaves_the_arena_stale(arena, broker
                 REFRESH_TASK, args=[arena.pk], soft_time_limit=0.003, time_limit=30
             )
             wait_until(lambda n=sent: worker.log.count(ended) == n, 30, "the task's end")
-            if "'timed out'" in worker.log:
+            if gave_up in worker.log:
                 break
         # acknowledged once it returned; a retry would have been sent before that, so it would
         # be in the queue or held by the worker now
         wait_until(lambda: broker.client().hlen("unacked") == 0, 30, "the task acknowledged")
         assert broker.client().llen("celery") == 0
         log = worker.log
-    assert "hit the soft time limit; it stays stale" in log, log[-3000:]
-    assert log.count("'timed out'") == 1, log[-3000:]
-    # each task: received, past its soft limit, succeeded; no retry received after any
+    assert log.count(gave_up) == 1, log[-3000:]
+    assert log.count("raised unexpected: SoftTimeLimitExceeded") == 1, log[-3000:]
+    # each task: received, past its soft limit, ended; no retry received after any
     assert log.count(f"{REFRESH_TASK}[") == 3 * sent, log[-3000:]
     assert log.count("] received") == sent, log[-3000:]
+    assert broker.client().hget("arena:metrics:task_failures", REFRESH_TASK) == b"1"
     assert not converged(arena.pk) and hatchet_score() == before
+    stuck = Arena.objects.get(pk=arena.pk)
+    assert (stuck.recompute_failures, stuck.recompute_failed_seq) == (1, stuck.change_seq)
