@@ -23,8 +23,7 @@ class ArenaQuerySet(models.QuerySet):
         )
 
     def given_up(self) -> ArenaQuerySet:
-        """Stale arenas whose current change failed to recompute ``GIVE_UP_AFTER`` times in a
-        row: the sweep leaves them until the next change (an operator's ``recompute_scores``)."""
+        """Stale arenas whose change failed to recompute ``GIVE_UP_AFTER`` times: not swept."""
         failed = Q(recompute_failed_seq=F("change_seq"), recompute_failures__gte=GIVE_UP_AFTER)
         return self.stale().filter(failed)
 

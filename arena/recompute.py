@@ -189,13 +189,10 @@ def arena_refresh_scores(*, arena_id: int) -> str:
 
 def arena_recompute_failed(*, arena_id: int) -> int:
     """Count a recompute of the arena's current change that did not finish: how many in a row."""
-    again = Q(recompute_failed_seq=F("change_seq"))
-    Arena.objects.filter(pk=arena_id).update(
-        recompute_failures=Case(When(again, then=F("recompute_failures") + 1), default=1),
-        recompute_failed_seq=F("change_seq"),
-    )
-    failures = Arena.objects.filter(pk=arena_id).values_list("recompute_failures", flat=True)
-    return failures.first() or 0
+    arena, same = Arena.objects.filter(pk=arena_id), Q(recompute_failed_seq=F("change_seq"))
+    count = Case(When(same, then=F("recompute_failures") + 1), default=1)
+    arena.update(recompute_failures=count, recompute_failed_seq=F("change_seq"))
+    return arena.values_list("recompute_failures", flat=True).first() or 0
 
 
 def arena_refresh_stale() -> list[int]:

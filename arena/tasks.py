@@ -14,6 +14,7 @@ from arena.models import GIVE_UP_AFTER
 from arena.task_names import REFRESH_SOFT_LIMIT, REFRESH_TASK, SWEEP_TASK
 
 log = logging.getLogger(__name__)
+GIVEN_UP = "times in a row: given up until its next change (recompute_scores runs it now)"
 
 
 @shared_task(
@@ -34,16 +35,10 @@ def arena_refresh_scores(self: Task, arena_id: int) -> str:
         return recompute.arena_refresh_scores(arena_id=arena_id)
     except SoftTimeLimitExceeded:
         failures = recompute.arena_recompute_failed(arena_id=arena_id)
-        if failures >= GIVE_UP_AFTER:
-            log.error(
-                "recomputing arena %s ran past its %s s limit %s times in a row: given up until "
-                "its next change (recompute_scores <slug> runs it without a limit)",
-                arena_id,
-                REFRESH_SOFT_LIMIT,
-                failures,
-            )
-        else:
-            log.warning("recomputing arena %s ran past its time limit; it stays stale", arena_id)
+        given_up = failures >= GIVE_UP_AFTER
+        how = f"{failures} {GIVEN_UP}" if given_up else "it stays stale"
+        level = logging.ERROR if given_up else logging.WARNING
+        log.log(level, "recomputing arena %s ran past its time limit; %s", arena_id, how)
         raise
 
 

@@ -94,17 +94,14 @@ class CellChangeInline(ReadOnly, admin.TabularInline):
     shown = 20
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[CellChange]:
-        match = request.resolver_match
+        match, newest = request.resolver_match, ("-changed_at", "-pk")
         cell = str(match.kwargs.get("object_id", "")) if match else ""
-        newest = ("-changed_at", "-pk")
-        mine = (
-            CellChange.objects.filter(cell_id=int(cell))
-            if cell.isascii() and cell.isdigit()
-            else CellChange.objects.none()
+        mine = CellChange.objects.filter(
+            cell_id=int(cell) if cell.isascii() and cell.isdigit() else 0
         )
-        latest = mine.order_by(*newest)[: self.shown]
+        latest = mine.order_by(*newest)[: self.shown].values("pk")
         changes = super().get_queryset(request).select_related("changed_by")
-        return changes.filter(pk__in=latest.values("pk")).order_by(*newest)
+        return changes.filter(pk__in=latest).order_by(*newest)
 
 
 @admin.register(Cell)
@@ -157,16 +154,10 @@ class CellAdmin(RefusesStaleSaves):
 
     @admin.display(description="history")
     def history(self, cell: Cell) -> SafeString:
-        count = cell.changes.count()
+        count, shown = (n := cell.changes.count()), min(n, CellChangeInline.shown)
         url = reverse("admin:stories_cellchange_changelist") + f"?cell__id__exact={cell.pk}"
-        shown = min(count, CellChangeInline.shown)
-        return format_html(
-            '{} change{}, the latest {} below: <a href="{}">all of them</a>',
-            count,
-            "" if count == 1 else "s",
-            shown,
-            url,
-        )
+        text = f"{count} change{'' if count == 1 else 's'}, the latest {shown} below"
+        return format_html('{}: <a href="{}">all of them</a>', text, url)
 
     def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False  # cells are created with their story or product

@@ -121,9 +121,7 @@ class ArenaPageSerializer(serializers.Serializer):
 
     count = serializers.IntegerField(help_text="How many arenas in all.")
     next = serializers.URLField(allow_null=True, help_text="The next page, null on the last.")
-    previous = serializers.URLField(
-        allow_null=True, help_text="The page before, null on the first."
-    )
+    previous = serializers.URLField(allow_null=True, help_text="The page before, null first.")
     results = ArenaListSerializer(many=True)
 
 

@@ -24,6 +24,8 @@ from web.api import serializers as s
 from web.api.errors import error_responses
 from web.views.common import arena_or_404
 
+PAGE_HELP = "A page of 50 arenas: 1, 2 and so on (out of range the last; no number the first)."
+
 
 class ArenaPages(PageNumberPagination):
     page_size = 50  # however many arenas: each page's answer stays small
@@ -43,13 +45,7 @@ class ArenaViewSet(viewsets.ViewSet):
     lookup_value_regex = SLUG_CHARS
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter(
-                params.PAGE.name,
-                str,  # (anything but a page number is the first page, as on the site's pages)
-                description="A page of 50 arenas: 1, 2 and so on; past the last, the last.",
-            )
-        ],
+        parameters=[OpenApiParameter(params.PAGE.name, str, description=PAGE_HELP)],
         responses={200: s.ArenaPageSerializer, **error_responses(429)},
     )
     def list(self, request: Request) -> Response:

@@ -100,45 +100,23 @@ def pages() -> list[Item]:
     return [(reverse(name), None) for name in ("home", "methodology", "recent-changes")]
 
 
-def arena_sections(arena: Arena) -> dict[str, Callable[[], list[Item]]]:
-    """One arena's pages: its page and disputes, each product, story and head-to-head on the
-    pages, in the matrix's order; each lastmod the day of the scores, else the arena's ``updated``."""
-    day, slug = _lastmod(arena.scores_computed_at, arena.updated), arena.slug
-
-    def arena_pages() -> list[Item]:
-        return [(reverse(name, args=[slug]), day) for name in ("arena-detail", "arena-disputes")]
-
-    def products() -> list[Item]:
-        rows = Product.objects.filter(arena=arena).order_by("position")
-        return [
-            (reverse("product-detail", args=[slug, k]), day)
-            for k in rows.values_list("slug", flat=True)
-        ]
-
-    def stories() -> list[Item]:
-        rows = Story.objects.filter(arena=arena).order_by("position")
-        return [
-            (reverse("story-detail", args=[slug, k]), day)
-            for k in rows.values_list("pk", flat=True)
-        ]
-
-    def head_to_heads() -> list[Item]:
-        pairs = documented_pairs(arena=arena)
-        return [(reverse("head-to-head", args=[slug, a.slug, b.slug]), day) for _, a, b in pairs]
-
-    return {
-        "arena": arena_pages,
-        "products": products,
-        "stories": stories,
-        "head-to-heads": head_to_heads,
-    }
+def arena_pages(arena: Arena) -> list[Item]:
+    """An arena's page and disputes, then each product, story and head-to-head on the pages in the
+    matrix's order; lastmod the day of the scores, else the arena's ``updated``."""
+    slug = arena.slug
+    products = Product.objects.filter(arena=arena).order_by("position").values_list("slug")
+    stories = Story.objects.filter(arena=arena).order_by("position").values_list("pk")
+    pairs = [(a.slug, b.slug) for _, a, b in documented_pairs(arena=arena)]
+    paths = [reverse(name, args=[slug]) for name in ("arena-detail", "arena-disputes")]
+    paths += [reverse("product-detail", args=[slug, *row]) for row in products]
+    paths += [reverse("story-detail", args=[slug, *row]) for row in stories]
+    paths += [reverse("head-to-head", args=[slug, *pair]) for pair in pairs]
+    day = _lastmod(arena.scores_computed_at, arena.updated)
+    return [(path, day) for path in paths]
 
 
-def _sitemap(request: HttpRequest, sections: dict[str, Callable[[], list[Item]]]) -> HttpResponse:
-    sitemaps: dict[str, type[Sitemap] | Sitemap] = {
-        name: Section(rows) for name, rows in sections.items()
-    }
-    return sitemaps_views.sitemap(request, sitemaps=sitemaps)
+def _sitemap(request: HttpRequest, rows: Callable[[], list[Item]]) -> HttpResponse:
+    return sitemaps_views.sitemap(request, sitemaps={"pages": Section(rows)})
 
 
 @require_safe
@@ -146,13 +124,10 @@ def sitemap_xml(request: HttpRequest) -> HttpResponse:
     """A sitemap index: the site's own pages, then one sitemap per arena (one query whatever the
     number of arenas; each arena's sitemap follows that arena's version only)."""
     rows = Arena.objects.order_by("name").values_list("slug", "scores_computed_at", "updated")
+    found: list[Item] = [(reverse("sitemap-pages"), None)]
+    found += [(reverse("arena-sitemap", args=[slug]), _lastmod(c, u)) for slug, c, u in rows]
     # (as Django's index template reads them)
-    maps: list[dict[str, str | date | None]] = [
-        {"location": absolute_url(request, reverse("sitemap-pages")), "last_mod": None}
-    ]
-    for slug, computed, updated in rows:
-        url = absolute_url(request, reverse("arena-sitemap", args=[slug]))
-        maps.append({"location": url, "last_mod": _lastmod(computed, updated)})
+    maps = [{"location": absolute_url(request, path), "last_mod": day} for path, day in found]
     response = TemplateResponse(
         request, "sitemap_index.xml", {"sitemaps": maps}, content_type="application/xml"
     )
@@ -162,7 +137,7 @@ def sitemap_xml(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def sitemap_pages_xml(request: HttpRequest) -> HttpResponse:
-    return _sitemap(request, {"pages": pages})
+    return _sitemap(request, pages)
 
 
 @require_safe
@@ -170,7 +145,7 @@ def arena_sitemap_xml(request: HttpRequest, arena: str) -> HttpResponse:
     found = Arena.objects.defer("close_calls").filter(slug=arena).first()
     if found is None:
         raise Http404(f"No arena {arena!r}")
-    return _sitemap(request, arena_sections(found))
+    return _sitemap(request, lambda: arena_pages(found))
 
 
 # For the clients that take no SVG icon or fetch it without reading the page (feed readers).
