@@ -317,30 +317,40 @@ def test_a_refresh_past_its_soft_time_limit_fails_and_leaves_the_arena_stale(are
     before = hatchet_score()
     prefork = ("--pool=prefork", "--concurrency=1")
     gave_up = "ran past its time limit; it stays stale"
+    redis = broker.client()
     with celery_worker(worker_env(broker), beat=False, extra_args=prefork) as worker:
-        # The seed arena takes far longer than 3 ms to recompute. The limit counts from before
-        # Celery's pre-run hooks, though: one that falls in them is logged there and ignored, and
-        # the task runs through. So again, with the arena stale again, until one falls in the task.
-        ended = f"{REFRESH_TASK} finished"
-        for sent in range(1, 6):
+        # The seed arena takes far longer than 3 ms to recompute, but the limit counts from the
+        # pool's hand-over: on a busy machine it can fall before the task (the pool reports it),
+        # or in Celery's pre-run hooks (logged there and ignored; the task runs through), and a
+        # pool process lost on the way hands its message back. So again, with the arena stale
+        # again, until one falls in the task. A try is over once the queue is empty and nothing is
+        # held unacknowledged, however it ended.
+        for sent in range(1, 8):
             Arena.objects.filter(pk=arena.pk).update(change_seq=F("change_seq") + 1)  # stale
+            counted = int(redis.hget("arena:metrics:task_failures", REFRESH_TASK) or 0)
             celery_app.send_task(
                 REFRESH_TASK, args=[arena.pk], soft_time_limit=0.003, time_limit=30
             )
-            wait_until(lambda n=sent: worker.log.count(ended) == n, 30, "the task's end")
+            try:
+                wait_until(
+                    lambda n=sent: (
+                        worker.log.count("] received") >= n
+                        and redis.hlen("unacked") == redis.llen("celery") == 0
+                    ),
+                    30,
+                    "the task's end",
+                )
+            except AssertionError as exc:
+                raise AssertionError(f"{exc}; the worker's log ends:\n{worker.log[-3000:]}") from None
             if gave_up in worker.log:
                 break
-        # acknowledged once it returned; a retry would have been sent before that, so it would
-        # be in the queue or held by the worker now
-        wait_until(lambda: broker.client().hlen("unacked") == 0, 30, "the task acknowledged")
-        assert broker.client().llen("celery") == 0
         log = worker.log
     assert log.count(gave_up) == 1, log[-3000:]
-    assert log.count("raised unexpected: SoftTimeLimitExceeded") == 1, log[-3000:]
-    # each task: received, past its soft limit, ended; no retry received after any
-    assert log.count(f"{REFRESH_TASK}[") == 3 * sent, log[-3000:]
-    assert log.count("] received") == sent, log[-3000:]
-    assert broker.client().hget("arena:metrics:task_failures", REFRESH_TASK) == b"1"
+    assert "raised unexpected: SoftTimeLimitExceeded" in log, log[-3000:]
+    # acknowledged once it returned, and not retried
+    assert "] retry: " not in log, log[-3000:]
+    failures = int(redis.hget("arena:metrics:task_failures", REFRESH_TASK))
+    assert failures == counted + 1, log[-3000:]
     assert not converged(arena.pk) and hatchet_score() == before
     stuck = Arena.objects.get(pk=arena.pk)
     assert (stuck.recompute_failures, stuck.recompute_failed_seq) == (1, stuck.change_seq)
