@@ -10,6 +10,7 @@ from core.text import SLUG_PATTERN, arena_slugify, validate_one_line
 from core.uris import URIField
 
 GIVE_UP_AFTER = 3  # failed recomputes of one change before the sweep stops sending it
+SETTLE_LISTED = 20  # a close call's settle cells stored (and shown); the rest are only counted
 PAGE_NAME_HELP = "The name the imported pages use (how they find it after an admin renames it)"
 
 
@@ -56,8 +57,6 @@ class Arena(VersionedRecord):
         default=0, help_text="Recomputes of change recompute_failed_seq that failed in a row"
     )
     recompute_failed_seq = models.PositiveBigIntegerField(default=0)
-    # the recompute's close calls: [{"a": product, "b": product, "settle": [cell, …], "exact": bool}]
-    close_calls = models.JSONField(default=list, blank=True)
 
     objects = ArenaQuerySet.as_manager()
 
@@ -254,6 +253,44 @@ class ProductScore(models.Model):
     @property
     def pa_range(self) -> tuple[int, int] | None:
         return None if self.pa_low is None or self.pa_high is None else (self.pa_low, self.pa_high)
+
+
+class CloseCall(models.Model):
+    """A pair too close to call and what would settle it (docs/scoring.md, "What would settle it"),
+    written only by ``arena_recompute_scores``: the settle set's size, its first cells as rows."""
+
+    arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="close_calls")
+    leader = models.ForeignKey("products.Product", on_delete=models.CASCADE, related_name="+")
+    trailer = models.ForeignKey("products.Product", on_delete=models.CASCADE, related_name="+")
+    position = models.PositiveIntegerField()  # leaderboard order of the pairs
+    settle_count = models.PositiveIntegerField()  # 0: equal scores, no verification settles it
+    exact = models.BooleanField()  # False: "at most" settle_count (the greedy bound)
+
+    class Meta:
+        ordering = ["arena", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["arena", "position"], name="close_call_position"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.leader_id} vs {self.trailer_id}: {self.settle_count}"
+
+
+class SettleCell(models.Model):
+    """One of the first ``SETTLE_LISTED`` cells of a close call's settle set, largest gain first."""
+
+    call = models.ForeignKey(CloseCall, on_delete=models.CASCADE, related_name="cells")
+    cell = models.ForeignKey("stories.Cell", on_delete=models.CASCADE, related_name="settles")
+    position = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["call", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["call", "position"], name="settle_cell_position"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.call_id}: {self.cell_id}"
 
 
 class PersonaResult(models.Model):

@@ -15,7 +15,16 @@ from django.db.models import Case, F, Max, Q, When
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from arena.models import Arena, CacheEpoch, Persona, PersonaResult, ProductScore
+from arena.models import (
+    SETTLE_LISTED,
+    Arena,
+    CacheEpoch,
+    CloseCall,
+    Persona,
+    PersonaResult,
+    ProductScore,
+    SettleCell,
+)
 from arena.scoring.certainty import close_calls, rank_ranges
 from arena.scoring.ranking import PersonaBest, best_by_persona, leaderboard
 from arena.scoring.results import product_results
@@ -143,18 +152,39 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
             for r in (row.result,)
         )
         _store_persona_results(arena_id, best_by_persona(inputs.stories, results))
-        ids = inputs.cell_ids
         calls = close_calls([row.result for row in board], inputs.stories, inputs.cells)
+        _store_close_calls(arena_id, calls, inputs.cell_ids)
         Arena.objects.filter(pk=arena_id).update(
             scores_computed_at=now,
             computed_seq=arena.change_seq,
-            close_calls=[{**c, "settle": [ids[k] for k in c["settle"]]} for c in calls],
             content_version=F("content_version") + 1,
             scores_stale_since=None,  # (the arena's lock holds back any change meanwhile)
             recompute_failures=0,
         )
         pages_changed.send(None, arenas=[arena_id])
     return True
+
+
+def _store_close_calls(arena_id: int, calls: list[dict[str, Any]], ids: dict) -> None:
+    """Replace the arena's close calls and the first ``SETTLE_LISTED`` cells of each settle set."""
+    SettleCell.objects.filter(call__arena_id=arena_id).delete()
+    CloseCall.objects.filter(arena_id=arena_id).delete()
+    rows = CloseCall.objects.bulk_create(
+        CloseCall(
+            arena_id=arena_id,
+            leader_id=c["a"],
+            trailer_id=c["b"],
+            position=i,
+            settle_count=len(c["settle"]),
+            exact=c["exact"],
+        )
+        for i, c in enumerate(calls)
+    )
+    SettleCell.objects.bulk_create(
+        SettleCell(call=row, cell_id=ids[key], position=i)
+        for row, c in zip(rows, calls, strict=True)
+        for i, key in enumerate(c["settle"][:SETTLE_LISTED])
+    )
 
 
 def _store_persona_results(arena_id: int, best: list[PersonaBest]) -> None:

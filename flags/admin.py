@@ -135,8 +135,6 @@ class ReviewItemAdmin(ForModerators, ReadOnly, admin.ModelAdmin):
             super()
             .get_queryset(request)
             .select_related("cell__story__arena", "cell__product")
-            # not the arena's stored close calls: a large JSON list, decoded once per row otherwise
-            .defer("cell__story__arena__close_calls")
             .prefetch_related("flags")
             .annotate(reporters=Count("flags__client_hash", distinct=True))
         )

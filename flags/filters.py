@@ -98,13 +98,10 @@ class ArenaScopedFilter(RelatedFilter):
     def field_choices(
         self, field: Field[Any, Any], request: HttpRequest, model_admin: admin.ModelAdmin[Any]
     ) -> list[tuple[Any, Any]]:
-        # not the arena's stored close calls: a large JSON list, decoded once per row otherwise
         model: type[Product] | type[Category] = field.related_model  # type: ignore[assignment]
-        rows: QuerySet[Product] | QuerySet[Category] = (
-            model.objects.select_related("arena")
-            .defer("arena__close_calls")
-            .order_by("arena__name", "position")
-        )
+        rows: QuerySet[Product] | QuerySet[Category] = model.objects.select_related(
+            "arena"
+        ).order_by("arena__name", "position")
         arena = request.GET.get("cell__story__arena__id__exact", "")  # the arena filter's
         if arena.isdigit() and len(arena) < 19:
             rows = rows.filter(arena_id=arena)

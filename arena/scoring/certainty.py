@@ -143,15 +143,33 @@ def _exact(leader: Side, trailer: Side) -> tuple[int, int] | None:
 
 
 def _greedy(leader: Side, trailer: Side) -> tuple[int, int] | None:
-    """Past the size limit: the largest gain in score points next, until settled."""
-    i = j = 0
-    while not leader.lows[i] > trailer.highs[j]:
-        a = leader.raise_low[i][0] / leader.maximum if i < len(leader.raise_low) else -1.0
-        b = trailer.cut_high[j][0] / trailer.maximum if j < len(trailer.cut_high) else -1.0
-        if a < 0 and b < 0:
-            return None
-        i, j = (i + 1, j) if a >= b else (i, j + 1)
-    return i, j
+    """Past the size limit: the largest gain in score points next (the leader's on a tie) until
+    settled. Each step only raises the low or cuts the high, so the fewest steps are bisected."""
+    up, down = leader.raise_low, trailer.cut_high
+
+    def split(k: int) -> tuple[int, int]:
+        """How many of the first ``k`` steps take the leader's gains and the trailer's."""
+        lo, hi = max(0, k - len(down)), min(k, len(up))
+        while lo < hi:  # the most leader's gains whose i-th comes before the trailer's (k-i)-th
+            i = (lo + hi + 1) // 2
+            j = k - i
+            if j >= len(down) or up[i - 1][0] * trailer.maximum >= down[j][0] * leader.maximum:
+                lo = i
+            else:
+                hi = i - 1
+        return lo, k - lo
+
+    def settled(k: int) -> bool:
+        i, j = split(k)
+        return leader.lows[i] > trailer.highs[j]
+
+    first, last = 0, len(up) + len(down)
+    if not settled(last):
+        return None
+    while first < last:
+        mid = (first + last) // 2
+        first, last = (first, mid) if settled(mid) else (mid + 1, last)
+    return split(first)
 
 
 def settle_set(leader: Side, trailer: Side) -> tuple[tuple[CellKey, ...], bool]:

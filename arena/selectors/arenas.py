@@ -62,9 +62,7 @@ def arena_list() -> QuerySet[CountedArena]:
     changes = CellChange.objects.filter(cell__story__arena=OuterRef("pk"))
     return cast(
         QuerySet[CountedArena],
-        # the stored close calls are a large JSON list, read only where needed
-        Arena.objects.defer("close_calls")
-        .annotate(
+        Arena.objects.annotate(
             # the default managers leave out retired products and stories
             product_count=row_count(Product.objects.filter(arena=OuterRef("pk")), per="arena"),
             story_count=row_count(Story.objects.filter(arena=OuterRef("pk")), per="arena"),
@@ -84,18 +82,17 @@ def arena_list() -> QuerySet[CountedArena]:
             leader_low=Subquery(leader.values("pa_low")[:1]),
             second_high=Subquery(second.values("pa_high")[:1]),
             second_name=Subquery(second.values("product__name")[:1]),
-        )
-        .order_by("name"),
+        ).order_by("name"),
     )
 
 
-def arena_get(*, slug: str, close_calls: bool = False) -> CountedArena | None:
+def arena_get(*, slug: str) -> CountedArena | None:
     """One arena with ``arena_list``'s counts, kept per content version: one query."""
     key = f"arena-counts:{hashlib.sha256(slug.encode()).hexdigest()}"  # (any text may come)
     kept = caches["pages"].get(key)  # (version, counts)
     epoch = Subquery(CacheEpoch.objects.filter(pk=1).values("value"))
     arenas = (Arena.objects if kept else arena_list()).filter(slug=slug).annotate(cache_epoch=epoch)
-    arena = (arenas.defer(None) if close_calls else arenas.defer("close_calls")).first()
+    arena = arenas.first()
     if arena is None:
         return None
     version, names = (arena.pk, arena.content_version, arena.cache_epoch), _COUNTS
@@ -147,7 +144,6 @@ def documented_pairs(*, arena: Arena | None = None) -> list[tuple[Arena, Product
     scores = (
         ProductScore.objects.filter(product__retired_at__isnull=True, vs__retired_at__isnull=True)
         .select_related("arena", "product", "vs")
-        .defer("arena__close_calls")
         .order_by("arena__name", "rank", "product__position")
     )
     if arena is not None:

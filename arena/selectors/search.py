@@ -48,10 +48,10 @@ def _matching[M: (Arena, Product, Story)](
 
 def site_search(text: str) -> SearchResults:
     """What ``text`` finds, at most SEARCH_LIMIT of each kind: three queries."""
-    products = Product.objects.select_related("arena").defer("arena__close_calls")
-    stories = Story.objects.select_related("arena").defer("arena__close_calls")
+    products = Product.objects.select_related("arena")
+    stories = Story.objects.select_related("arena")
     return SearchResults(
-        arenas=_matching(Arena.objects.defer("close_calls"), ("name", "slug", "description"), text),
+        arenas=_matching(Arena.objects.all(), ("name", "slug", "description"), text),
         products=_matching(products, ("name", "slug", "tier"), text),
         stories=_matching(stories, ("text",), text),
     )

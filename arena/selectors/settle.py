@@ -1,14 +1,14 @@
 """What would settle the close calls the recompute stored: a pair's unverified cells, and the
-verification queue ranked by how many close calls each cell helps settle. One query each."""
+verification queue ranked by how many close calls list each cell. Three queries each."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
-from arena.models import Arena
+from arena.models import Arena, CloseCall, SettleCell
 from arena.scoring.results import UNVERIFIED_PROOF
 from products.models import Product
 from stories.models import Cell
@@ -19,8 +19,14 @@ from stories.values import EVIDENCED
 class ClosePair:
     leader: Product  # ahead on its published score (or shown first on equal scores)
     trailer: Product
-    settle: tuple[int, ...]  # the cells' ids
-    exact: bool
+    settle: tuple[int, ...]  # the listed cells' ids (the first ``SETTLE_LISTED``)
+    count: int  # cells in the whole settle set: 0 when no verification settles it
+    exact: bool  # False: at most ``count`` (the greedy bound)
+
+    @property
+    def more(self) -> int:
+        """The settle set's cells beyond those listed."""
+        return self.count - len(self.settle)
 
 
 @dataclass(frozen=True)
@@ -49,15 +55,20 @@ class VerifyQueue:
         return [i for i in self.items if i.count]
 
 
-def _close_pairs(arena: Arena, products: Sequence[Product]) -> list[ClosePair]:
+def _close_pairs(
+    arena: Arena, products: Sequence[Product], match: Q | None = None
+) -> list[ClosePair]:
     by_id = {p.pk: p for p in products}
+    matching = CloseCall.objects.filter(match or Q(), arena_id=arena.pk)
+    calls = list(matching.order_by("position"))
+    listed: dict[int, list[int]] = {c.pk: [] for c in calls}
+    cells = SettleCell.objects.filter(call__in=matching.values("pk")).order_by("position")
+    for call_id, cell_id in cells.values_list("call_id", "cell_id"):
+        listed[call_id].append(cell_id)
     return [
-        ClosePair(
-            a, b, tuple(int(c) for c in call.get("settle", [])), bool(call.get("exact", True))
-        )
-        for call in arena.close_calls or []
-        if (a := by_id.get(call.get("a"))) is not None
-        and (b := by_id.get(call.get("b"))) is not None
+        ClosePair(a, b, tuple(listed[c.pk]), c.settle_count, c.exact)
+        for c in calls
+        if (a := by_id.get(c.leader_id)) is not None and (b := by_id.get(c.trailer_id)) is not None
     ]
 
 
@@ -71,16 +82,19 @@ def _unverified(arena: Arena) -> QuerySet[Cell]:
     return cells.select_related("story", "product").order_by("story__position", "product__position")
 
 
-def pair_settle_get(
-    *, arena: Arena, a: Product, b: Product, products: Sequence[Product]
-) -> PairSettle | None:
-    """The close call between ``a`` and ``b`` with its settle set's cells; None when not close."""
-    close = _close_pairs(arena, products)
-    pair = next((p for p in close if {p.leader.pk, p.trailer.pk} == {a.pk, b.pk}), None)
-    if pair is None:
+def pair_settle_get(*, arena: Arena, a: Product, b: Product) -> PairSettle | None:
+    """The close call between ``a`` and ``b`` with its listed cells; None when not close."""
+    either = Q(leader=a, trailer=b) | Q(leader=b, trailer=a)
+    call = CloseCall.objects.filter(either, arena_id=arena.pk).first()
+    if call is None:
         return None
-    found = {c.pk: c for c in _unverified(arena).filter(pk__in=pair.settle)} if pair.settle else {}
-    return PairSettle(pair, [found[pk] for pk in pair.settle if pk in found])
+    found = (
+        _unverified(arena).filter(settles__call=call) if call.settle_count else Cell.objects.none()
+    )
+    cells = list(found.order_by("settles__position"))
+    lead, trail = (a, b) if call.leader_id == a.pk else (b, a)
+    pair = ClosePair(lead, trail, tuple(c.pk for c in cells), call.settle_count, call.exact)
+    return PairSettle(pair, cells)
 
 
 def verify_queue_get(*, arena: Arena, products: Sequence[Product]) -> VerifyQueue:

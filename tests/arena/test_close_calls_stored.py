@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from arena.models import Arena, ProductScore
+from arena.models import SETTLE_LISTED, Arena, CloseCall, ProductScore, SettleCell
 from arena.recompute import arena_recompute_scores
 from arena.scoring.certainty import Ranged, pair_call
 from products.models import Product
@@ -17,6 +17,24 @@ from stories.services import cell_edit
 from stories.values import Proof
 
 pytestmark = pytest.mark.django_db
+
+
+def stored_close_calls(arena: Arena) -> list[dict]:
+    """The arena's stored close calls in leaderboard order: the leader ``a``, the trailer ``b``,
+    the listed cells ``settle``, ``count`` (the whole settle set's) and ``exact``."""
+    listed: dict[int, list[int]] = {}
+    for call, cell in SettleCell.objects.order_by("position").values_list("call", "cell"):
+        listed.setdefault(call, []).append(cell)
+    return [
+        {
+            "a": c.leader_id,
+            "b": c.trailer_id,
+            "settle": listed.get(c.pk, []),
+            "count": c.settle_count,
+            "exact": c.exact,
+        }
+        for c in CloseCall.objects.filter(arena=arena).order_by("position")
+    ]
 
 
 def _ranged(row: ProductScore) -> Ranged:
@@ -34,7 +52,7 @@ def test_stored_rank_ranges_follow_the_stored_score_ranges(seeded_arena):
 
 def test_stored_close_calls_are_every_close_pair_with_cells_of_its_two_products(seeded_arena):
     rows = {r.product_id: r for r in ProductScore.objects.filter(arena=seeded_arena)}
-    calls = Arena.objects.get(pk=seeded_arena.pk).close_calls
+    calls = stored_close_calls(seeded_arena)
     close = {
         frozenset((a, b))
         for a in rows
@@ -47,21 +65,21 @@ def test_stored_close_calls_are_every_close_pair_with_cells_of_its_two_products(
         assert rows[call["a"]].pa_score >= rows[call["b"]].pa_score
         assert call["exact"] is True
         cells = Cell.objects.filter(pk__in=call["settle"])
-        assert len(cells) == len(call["settle"])
+        assert len(cells) == len(call["settle"]) == min(call["count"], SETTLE_LISTED)
         for cell in cells:
             assert cell.product_id in (call["a"], call["b"])
             assert cell.proof in (Proof.CLAIMED, Proof.AUTH_GATED)
 
 
 def test_verifying_a_settle_set_settles_the_pair(seeded_arena):
-    calls = Arena.objects.get(pk=seeded_arena.pk).close_calls
-    call = next(c for c in calls if c["settle"])
+    calls = stored_close_calls(seeded_arena)
+    call = next(c for c in calls if 0 < c["count"] <= SETTLE_LISTED)  # (all of it listed)
     for cell in Cell.objects.filter(pk__in=call["settle"]):
         cell_edit(cell=cell, changes={"proof": Proof.PROBED}, base_version=cell.version)
     arena_recompute_scores(arena_id=seeded_arena.pk)
     rows = {r.product_id: r for r in ProductScore.objects.filter(arena=seeded_arena)}
     assert pair_call(_ranged(rows[call["a"]]), _ranged(rows[call["b"]])).leader == call["a"]
-    after = Arena.objects.get(pk=seeded_arena.pk).close_calls
+    after = stored_close_calls(seeded_arena)
     assert {frozenset((call["a"], call["b"]))} - {frozenset((c["a"], c["b"])) for c in after}
 
 

@@ -341,7 +341,9 @@ def test_a_refresh_past_its_soft_time_limit_fails_and_leaves_the_arena_stale(are
                     "the task's end",
                 )
             except AssertionError as exc:
-                raise AssertionError(f"{exc}; the worker's log ends:\n{worker.log[-3000:]}") from None
+                raise AssertionError(
+                    f"{exc}; the worker's log ends:\n{worker.log[-3000:]}"
+                ) from None
             if gave_up in worker.log:
                 break
         log = worker.log

@@ -9,8 +9,8 @@ from django_htmx.http import push_url
 from arena.selectors.arenas import CountedArena, arena_get
 
 
-def arena_or_404(slug: str, *, close_calls: bool = False) -> CountedArena:
-    found = arena_get(slug=slug, close_calls=close_calls)
+def arena_or_404(slug: str) -> CountedArena:
+    found = arena_get(slug=slug)
     if found is None:
         raise Http404(f"No arena {slug!r}")
     return found

@@ -240,7 +240,7 @@ def _matrix_context(
 @require_safe
 @vary_on_headers("HX-Request", "HX-History-Restore-Request")
 def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpResponse:
-    found = arena_or_404(arena, close_calls=True)  # (what would settle a close pair)
+    found = arena_or_404(arena)
     error, status = "", 200
     query = request.GET
     diff = params.text(query, params.DIFF) == "1"
@@ -282,7 +282,7 @@ def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpRe
         "opened": opened,
         "opened_category": row.story.category_id if row else None,  # unfolded, beside the first
         "products": products,
-        "settle": pair_settle_get(arena=found, a=pa, b=pb, products=products),
+        "settle": pair_settle_get(arena=found, a=pa, b=pb),
         "error": error,
         "fragment": fragment_asked(request.htmx),
         "open_all": open_all,

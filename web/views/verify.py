@@ -14,7 +14,7 @@ from web.views.common import arena_or_404
 
 
 def _queue(arena: str) -> tuple[CountedArena, VerifyQueue]:
-    found = arena_or_404(arena, close_calls=True)
+    found = arena_or_404(arena)
     products = arena_product_list(arena=found)
     return found, verify_queue_get(arena=found, products=products)
 
@@ -36,6 +36,7 @@ def arena_verify_json(request: HttpRequest, arena: str) -> HttpResponse:
                     "leader": p.leader.slug,
                     "trailer": p.trailer.slug,
                     "settle": list(p.settle),
+                    "settle_count": p.count,
                     "exact": p.exact,
                 }
                 for p in queue.close

@@ -128,6 +128,48 @@ def test_the_greedy_bound_settles_too(arena, monkeypatch_module):
             assert after.leader == call["a"]
 
 
+def _stepwise(leader: Side, trailer: Side):
+    """The greedy rule as written: one step at a time, the larger gain in score points first."""
+    i = j = 0
+    while not leader.lows[i] > trailer.highs[j]:
+        a = leader.raise_low[i][0] * trailer.maximum if i < len(leader.raise_low) else -1
+        b = trailer.cut_high[j][0] * leader.maximum if j < len(trailer.cut_high) else -1
+        if a < 0 and b < 0:
+            return None
+        i, j = (i + 1, j) if a >= b else (i, j + 1)
+    return i, j
+
+
+@st.composite
+def sides_of_a_pair(draw):
+    def side(key):
+        n = draw(st.integers(1, 30))
+        weights = draw(st.lists(st.integers(1, 3), min_size=n, max_size=n))
+        maximum = 10 * sum(weights)
+        low = draw(st.integers(0, maximum // 2))
+        up = sorted(draw(st.lists(st.integers(1, 30), max_size=n)), reverse=True)
+        down = sorted(draw(st.lists(st.integers(1, 30), max_size=n)), reverse=True)
+        high = min(maximum, low + sum(up) + draw(st.integers(0, 20)))
+        keys = [(k, key) for k in range(n)]
+        return Side(
+            key,
+            low,
+            high,
+            maximum,
+            tuple(zip(up, keys[: len(up)], strict=True)),
+            tuple(zip(down, keys[: len(down)], strict=True)),
+        )
+
+    return side("lead"), side("trail")
+
+
+@settings(max_examples=300, deadline=None)
+@given(pair=sides_of_a_pair())
+def test_the_bisected_greedy_takes_the_steps_the_rule_takes(pair):
+    leader, trailer = pair
+    assert certainty_module._greedy(leader, trailer) == _stepwise(leader, trailer)
+
+
 @pytest.fixture(scope="module")
 def monkeypatch_module():
     mp = pytest.MonkeyPatch()

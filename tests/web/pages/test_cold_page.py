@@ -1,6 +1,6 @@
 """The arena page rendered with every cache off reads only what it shows: the stored close calls
-(a large JSON list, decoded with its row) stay in the database unless a page shows what would
-settle them (the head-to-head, the verification queue)."""
+stay in the database unless a page shows what would settle them (the head-to-head, the
+verification queue), and the head-to-head reads its own pair's alone."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from arena.selectors.arenas import arena_get, arena_product_list
+from arena.models import CloseCall
 
 pytestmark = pytest.mark.django_db
 
 
-def _read_close_calls(queries: CaptureQueriesContext) -> bool:
-    return any("close_calls" in q["sql"] for q in queries.captured_queries)
+def _reads(queries: CaptureQueriesContext, table: str) -> list[str]:
+    return [q["sql"] for q in queries.captured_queries if table in q["sql"]]
 
 
 def test_the_arena_page_leaves_the_stored_close_calls_unread(client, seeded_arena, settings):
@@ -22,25 +22,18 @@ def test_the_arena_page_leaves_the_stored_close_calls_unread(client, seeded_aren
     with CaptureQueriesContext(connection) as queries:
         response = client.get(seeded_arena.get_absolute_url())
     assert response.status_code == 200 and b'id="leaderboard"' in response.content
-    assert not _read_close_calls(queries)
+    assert not _reads(queries, "arena_closecall") and not _reads(queries, "arena_settlecell")
 
 
-def test_arena_get_reads_the_close_calls_only_when_asked(seeded_arena):
-    plain = arena_get(slug=seeded_arena.slug)
-    assert plain is not None and "close_calls" not in plain.__dict__
-    full = arena_get(slug=seeded_arena.slug, close_calls=True)
-    assert full is not None and full.close_calls  # the seed has pairs too close to call
-    # both with the counts the pages read
-    assert plain.story_count == full.story_count == 53
-
-
-def test_the_head_to_head_reads_the_close_calls_with_the_arena(client, seeded_arena, settings):
+def test_the_head_to_head_reads_its_own_close_call_alone(client, seeded_arena, settings):
     settings.PAGE_CACHE = False
-    call = arena_get(slug=seeded_arena.slug, close_calls=True).close_calls[0]
-    products = {p.pk: p for p in arena_product_list(arena=seeded_arena)}
-    a, b = products[call["a"]], products[call["b"]]
+    call = CloseCall.objects.filter(arena=seeded_arena, settle_count__gt=0).first()
+    a, b = call.leader, call.trailer
     with CaptureQueriesContext(connection) as queries:
         response = client.get(f"{seeded_arena.get_absolute_url()}vs/{a.slug}-vs-{b.slug}/")
-    assert response.status_code == 200
-    arena_reads = [q for q in queries.captured_queries if "close_calls" in q["sql"]]
-    assert len(arena_reads) == 1  # with the arena's own row, not a query of its own
+    assert response.status_code == 200 and b'id="settle-h"' in response.content
+    # the pair's row, then its listed cells among the unverified ones
+    [pair] = _reads(queries, "arena_closecall")
+    assert "LIMIT 1" in pair and "arena_settlecell" not in pair
+    [cells] = _reads(queries, "arena_settlecell")
+    assert f'."call_id" = {call.pk}' in cells

@@ -556,8 +556,8 @@ QUERY_BOUNDS = {
     "htmx category": 6,
     "htmx category folded": 6,
     "arena sorted": 12,
-    "head-to-head": 10,
-    "htmx pair picker": 10,
+    "head-to-head": 11,
+    "htmx pair picker": 11,
     "product": 9,
     "story": 6,  # (one of them: the sources the cells' published detail cites)
     "cell": 7,  # (one of them: the sources its published detail cites)

@@ -7,23 +7,20 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from arena.models import Arena
+from arena.models import SETTLE_LISTED, CloseCall
 from arena.scoring.results import is_unverified
 from arena.selectors.inputs import arena_scoring_inputs
 from products.models import Product
 from stories.models import Cell
+from tests.arena.test_close_calls_stored import stored_close_calls
 
 pytestmark = pytest.mark.django_db
-
-
-def _close_calls(arena: Arena) -> list[dict]:
-    return Arena.objects.get(pk=arena.pk).close_calls
 
 
 def test_the_head_to_head_of_a_close_pair_names_the_cells_that_would_settle_it(
     client, seeded_arena
 ):
-    call = next(c for c in _close_calls(seeded_arena) if c["settle"])
+    call = next(c for c in stored_close_calls(seeded_arena) if 0 < c["count"] <= SETTLE_LISTED)
     a, b = Product.objects.get(pk=call["a"]), Product.objects.get(pk=call["b"])
     for first, second in ((a, b), (b, a)):  # whichever side the address puts first
         url = reverse("head-to-head", args=[seeded_arena.slug, first.slug, second.slug])
@@ -36,8 +33,23 @@ def test_the_head_to_head_of_a_close_pair_names_the_cells_that_would_settle_it(
             assert reverse("flag-create", args=[cell.pk]) in html
 
 
+def test_a_long_settle_set_lists_its_largest_gains_and_counts_the_rest(client, seeded_arena):
+    call = max(stored_close_calls(seeded_arena), key=lambda c: c["count"])
+    assert call["count"] > SETTLE_LISTED == len(call["settle"])  # (the seed's 35)
+    a, b = Product.objects.get(pk=call["a"]), Product.objects.get(pk=call["b"])
+    html = client.get(reverse("head-to-head", args=[seeded_arena.slug, a.slug, b.slug])).text
+    assert f"Verify {call['count']} cells to settle {a.name} vs {b.name}" in html
+    more = call["count"] - SETTLE_LISTED
+    assert f"The {SETTLE_LISTED} with the largest gains are listed; {more} more" in html
+    assert html.count('class="settle-cells"') == 1
+    for cell in call["settle"]:
+        assert reverse("cell-detail", args=[cell]) in html
+    queue = client.get(reverse("arena-verify", args=[seeded_arena.slug])).text
+    assert f"{a.name} vs {b.name}</a>:\n      verify {call['count']} cells to settle it" in queue
+
+
 def test_a_pair_that_is_called_shows_nothing_to_settle(client, seeded_arena):
-    close = {frozenset((c["a"], c["b"])) for c in _close_calls(seeded_arena)}
+    close = {frozenset((c["a"], c["b"])) for c in stored_close_calls(seeded_arena)}
     products = list(Product.objects.filter(arena=seeded_arena).order_by("position"))
     called = next(
         (x, y)
@@ -58,7 +70,7 @@ def test_the_queue_json_lists_every_unverified_cell_ranked_by_close_calls_helped
         inputs.cell_ids[(c.story_id, c.product)] for c in inputs.cells if is_unverified(c)
     }
     slug = dict(Product.objects.filter(arena=seeded_arena).values_list("pk", "slug"))
-    calls = _close_calls(seeded_arena)
+    calls = stored_close_calls(seeded_arena)
     data = client.get(reverse("arena-verify-json", args=[seeded_arena.slug])).json()
     assert data["arena"] == seeded_arena.slug
     assert data["count"] == len(unverified) == len(data["cells"])
@@ -98,7 +110,7 @@ def test_the_queue_page_works_without_script_and_is_linked_from_the_arena(client
 
 
 def test_an_arena_with_no_close_call_says_so(client, seeded_arena):
-    Arena.objects.filter(pk=seeded_arena.pk).update(close_calls=[])
+    CloseCall.objects.filter(arena=seeded_arena).delete()
     html = client.get(reverse("arena-verify", args=[seeded_arena.slug])).content.decode()
     assert "No pair of products is too close to call" in html
     assert "0 of them would help settle" in html
@@ -111,11 +123,10 @@ def test_an_unknown_arena_is_a_404(client, db, name):
 
 @pytest.mark.parametrize("name", ["arena-verify", "arena-verify-json"])
 @pytest.mark.parametrize("size", ["seeded_arena", "big_arena"])
-def test_the_queue_costs_four_queries_whatever_the_arena_size(
+def test_the_queue_costs_as_many_queries_whatever_the_arena_size(
     client, request, django_assert_max_num_queries, name, size
 ):
     arena = request.getfixturevalue(size)
-    with django_assert_max_num_queries(
-        4
-    ):  # the content version, the arena, its products, the cells
+    # the content version, the arena, its products, the close calls, their listed cells, the cells
+    with django_assert_max_num_queries(6):
         assert client.get(reverse(name, args=[arena.slug])).status_code == 200
