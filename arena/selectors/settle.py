@@ -1,12 +1,13 @@
-"""What would settle the close calls the recompute stored: a pair's unverified cells, and the
-verification queue ranked by how many close calls list each cell. Three queries each."""
+"""What would settle the close calls the recompute stored: a pair's unverified cells (two
+queries), and the verification queue ranked by how many close calls list each cell, paged."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from django.db.models import Q, QuerySet
+from django.core.paginator import Page, Paginator
+from django.db.models import Count, Q, QuerySet
 
 from arena.models import Arena, CloseCall, SettleCell
 from arena.scoring.results import UNVERIFIED_PROOF
@@ -45,31 +46,31 @@ class QueueItem:
         return len(self.pairs)
 
 
+QUEUE_PAGE = 200  # the cells a page of the verification queue lists
+
+
 @dataclass(frozen=True)
 class VerifyQueue:
-    items: list[QueueItem]
-    close: list[ClosePair]  # every close call of the arena
-
-    @property
-    def settling(self) -> list[QueueItem]:
-        return [i for i in self.items if i.count]
+    close: list[ClosePair]  # every close call of the arena, in leaderboard order
+    page: Page  # the cells' page of the queue, for its number and the links to the others
+    items: list[QueueItem]  # its cells: those the most close calls list first
+    settling: int  # the unverified cells that help settle a close call, on every page
 
 
-def _close_pairs(
-    arena: Arena, products: Sequence[Product], match: Q | None = None
-) -> list[ClosePair]:
+def _close_pairs(arena: Arena, products: Sequence[Product], listed: bool) -> dict[int, ClosePair]:
+    """The arena's close calls by id, with their listed cells when ``listed``."""
     by_id = {p.pk: p for p in products}
-    matching = CloseCall.objects.filter(match or Q(), arena_id=arena.pk)
-    calls = list(matching.order_by("position"))
-    listed: dict[int, list[int]] = {c.pk: [] for c in calls}
-    cells = SettleCell.objects.filter(call__in=matching.values("pk")).order_by("position")
-    for call_id, cell_id in cells.values_list("call_id", "cell_id"):
-        listed[call_id].append(cell_id)
-    return [
-        ClosePair(a, b, tuple(listed[c.pk]), c.settle_count, c.exact)
-        for c in calls
+    calls = CloseCall.objects.filter(arena_id=arena.pk)
+    cells: dict[int, list[int]] = {}
+    if listed:
+        rows = SettleCell.objects.filter(call__in=calls.values("pk")).order_by("position")
+        for call_id, cell_id in rows.values_list("call_id", "cell_id"):
+            cells.setdefault(call_id, []).append(cell_id)
+    return {
+        c.pk: ClosePair(a, b, tuple(cells.get(c.pk, ())), c.settle_count, c.exact)
+        for c in calls.order_by("position")
         if (a := by_id.get(c.leader_id)) is not None and (b := by_id.get(c.trailer_id)) is not None
-    ]
+    }
 
 
 def _unverified(arena: Arena) -> QuerySet[Cell]:
@@ -97,14 +98,19 @@ def pair_settle_get(*, arena: Arena, a: Product, b: Product) -> PairSettle | Non
     return PairSettle(pair, cells)
 
 
-def verify_queue_get(*, arena: Arena, products: Sequence[Product]) -> VerifyQueue:
-    """The unverified cells, those that help settle the most close calls first."""
-    close = _close_pairs(arena, products)
-    items = [QueueItem(c) for c in _unverified(arena)]
-    by_id = {i.cell.pk: i for i in items}
-    for pair in close:
-        for pk in pair.settle:
-            if (item := by_id.get(pk)) is not None:
-                item.pairs.append(pair)
-    items.sort(key=lambda i: (-i.count, -i.cell.story.weight))  # (stable: matrix order kept)
-    return VerifyQueue(items, close)
+def verify_queue_get(
+    *, arena: Arena, products: Sequence[Product], number: str | None, listed: bool = False
+) -> VerifyQueue:
+    """A page of the unverified cells, those the most close calls list first (then the heavier
+    story, then matrix order), and the close calls (with their listed cells when ``listed``)."""
+    close = _close_pairs(arena, products, listed)
+    cells = _unverified(arena).annotate(helps=Count("settles"))
+    ordered = cells.order_by("-helps", "-story__weight", "story__position", "product__position")
+    page = Paginator(ordered, QUEUE_PAGE).get_page(number)
+    items = [QueueItem(c) for c in page.object_list]
+    by_cell = {i.cell.pk: i for i in items}
+    rows = SettleCell.objects.filter(cell__in=list(by_cell)).order_by("call__position")
+    for cell_id, call_id in rows.values_list("cell_id", "call_id"):
+        if (pair := close.get(call_id)) is not None:
+            by_cell[cell_id].pairs.append(pair)
+    return VerifyQueue(list(close.values()), page, items, cells.filter(helps__gt=0).count())

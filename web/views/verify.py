@@ -10,24 +10,28 @@ from django.views.decorators.http import require_safe
 
 from arena.selectors.arenas import CountedArena, arena_product_list
 from arena.selectors.settle import VerifyQueue, verify_queue_get
+from web import params
 from web.views.common import arena_or_404
 
 
-def _queue(arena: str) -> tuple[CountedArena, VerifyQueue]:
+def _queue(request: HttpRequest, arena: str, listed: bool) -> tuple[CountedArena, VerifyQueue]:
     found = arena_or_404(arena)
     products = arena_product_list(arena=found)
-    return found, verify_queue_get(arena=found, products=products)
+    number = params.text(request.GET, params.PAGE)
+    return found, verify_queue_get(arena=found, products=products, number=number, listed=listed)
 
 
 @require_safe
 def arena_verify(request: HttpRequest, arena: str) -> HttpResponse:
-    found, queue = _queue(arena)
+    found, queue = _queue(request, arena, listed=False)
     return render(request, "arena/verify.html", {"arena": found, "queue": queue})
 
 
 @require_safe
 def arena_verify_json(request: HttpRequest, arena: str) -> HttpResponse:
-    found, queue = _queue(arena)
+    found, queue = _queue(request, arena, listed=True)
+    page = queue.page
+    following = page.next_page_number() if page.has_next() else None
     return JsonResponse(
         {
             "arena": found.slug,
@@ -41,7 +45,10 @@ def arena_verify_json(request: HttpRequest, arena: str) -> HttpResponse:
                 }
                 for p in queue.close
             ],
-            "count": len(queue.items),
+            "count": page.paginator.count,
+            "page": page.number,
+            "pages": page.paginator.num_pages,
+            "next": f"{request.path}?page={following}" if following else None,
             "cells": [
                 {
                     "cell": i.cell.pk,

@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from arena.models import SETTLE_LISTED, CloseCall
 from arena.scoring.results import is_unverified
+from arena.selectors import settle
 from arena.selectors.inputs import arena_scoring_inputs
 from products.models import Product
 from stories.models import Cell
@@ -121,12 +122,49 @@ def test_an_unknown_arena_is_a_404(client, db, name):
     assert client.get(reverse(name, args=["no-such-arena"])).status_code == 404
 
 
-@pytest.mark.parametrize("name", ["arena-verify", "arena-verify-json"])
+@pytest.mark.parametrize(("name", "bound"), [("arena-verify", 8), ("arena-verify-json", 9)])
 @pytest.mark.parametrize("size", ["seeded_arena", "big_arena"])
 def test_the_queue_costs_as_many_queries_whatever_the_arena_size(
-    client, request, django_assert_max_num_queries, name, size
+    client, request, django_assert_max_num_queries, name, bound, size
 ):
     arena = request.getfixturevalue(size)
-    # the content version, the arena, its products, the close calls, their listed cells, the cells
-    with django_assert_max_num_queries(6):
+    # the content version, the arena, its products, the close calls (and in JSON their listed
+    # cells), the queue's count, its page, the page's close calls, how many help settle one
+    with django_assert_max_num_queries(bound):
         assert client.get(reverse(name, args=[arena.slug])).status_code == 200
+
+
+def test_the_queue_is_paged_in_its_order_with_links_to_the_rest(client, seeded_arena, monkeypatch):
+    monkeypatch.setattr(settle, "QUEUE_PAGE", 40)
+    url = reverse("arena-verify-json", args=[seeded_arena.slug])
+    first = client.get(url).json()
+    pages, cells, data = first["pages"], [], first
+    assert first["count"] > 80 and pages == -(-first["count"] // 40) and first["page"] == 1
+    while True:
+        assert len(data["cells"]) == (40 if data["next"] else first["count"] - 40 * (pages - 1))
+        cells += data["cells"]
+        if not data["next"]:
+            break
+        data = client.get(data["next"]).json()
+        assert data["close_calls"] == first["close_calls"]
+    assert data["page"] == pages and len({c["cell"] for c in cells}) == first["count"]
+    counts = [len(c["settles"]) for c in cells]
+    assert counts == sorted(counts, reverse=True)  # one order across the pages
+    html = client.get(reverse("arena-verify", args=[seeded_arena.slug]), {"page": 2}).text
+    assert (
+        "verification queue (page 2) · Arena</title>" in html
+        and '<ol class="verify-queue" start="41">' in html
+    )
+    assert (
+        f'<link rel="canonical" href="http://testserver{reverse("arena-verify", args=[seeded_arena.slug])}?page=2">'
+        in html
+    )
+    assert (
+        'href="?page=1#queue-h">← previous</a>' in html
+        and 'href="?page=3#queue-h">next →</a>' in html
+    )
+    assert f"Page 2 of {pages}" in html
+    beyond = client.get(
+        url, {"page": pages + 5}
+    ).json()  # out of range: the last page, as elsewhere
+    assert beyond["page"] == pages and beyond["next"] is None
