@@ -29,13 +29,17 @@ def document_lines(document: Mapping[str, Any]) -> Iterator[str]:
     for i, key in enumerate(SECTIONS):
         end = "\n" if i == last else ",\n"
         value = document[key]
-        if isinstance(value, list) and value:
-            yield f"  {_compact(key)}: [\n"
-            for j, record in enumerate(value):
-                yield f"    {_compact(record)}{',' if j < len(value) - 1 else ''}\n"
-            yield f"  ]{end}"
-        else:
-            yield f"  {_compact(key)}: {_compact(value)}{end}"
+        # a list, or an iterator (a large arena's cells, read as they are written)
+        records = iter(value) if isinstance(value, list | Iterator) else None
+        held = next(records, None) if records is not None else None
+        if records is None or held is None:
+            yield f"  {_compact(key)}: {_compact(value if records is None else [])}{end}"
+            continue
+        yield f"  {_compact(key)}: [\n"
+        for record in records:
+            yield f"    {_compact(held)},\n"
+            held = record
+        yield f"    {_compact(held)}\n  ]{end}"
     yield "}\n"
 
 
