@@ -34,7 +34,9 @@ from web.http import pagekeys
 from web.http.clients import client_key
 from web.http.pagekeys import PageIdentity, cache_control
 
-LOCK_SECONDS = 10.0  # the stampede lock's longest wait (a crashed renderer), then render anyway
+# The stampede lock outlives the slowest render (settings.PAGE_RENDER_LOCK_SECONDS), so a page is
+# never rendered twice at once; a waiter gives up after WAIT_SECONDS with a 503 to retry.
+WAIT_SECONDS = 10.0
 POLL_SECONDS = 0.02
 # Sent after each render of a versioned public page with its cache ``key`` and ``path``.
 page_rendered = Signal()
@@ -224,16 +226,18 @@ class PageCacheMiddleware:
 
     def _render_once(self, request: HttpRequest, page_id: PageIdentity) -> HttpResponseBase:
         """Render and store the page once for all who miss it at once: the others wait (up to
-        LOCK_SECONDS) for the lock holder's entry; a stream holds the lock until stored."""
+        WAIT_SECONDS) for the lock holder's entry, then answer 503; a stream holds the lock until
+        stored."""
         cache, key, lock = caches["pages"], page_id.key, f"{page_id.key}:lock"
-        holder = cache.add(lock, 1, timeout=LOCK_SECONDS)
+        holder = cache.add(lock, 1, timeout=settings.PAGE_RENDER_LOCK_SECONDS)
         # (the holder too: the page may have been stored, and the lock let go, since it missed)
-        page, deadline = stored(key), time.monotonic() + (0 if holder else LOCK_SECONDS)
-        while page is None and time.monotonic() < deadline:
+        page, deadline = stored(key), time.monotonic() + (0 if holder else WAIT_SECONDS)
+        held = not holder
+        while page is None and held:
             time.sleep(POLL_SECONDS)
             held = cache.has_key(lock)  # (before the page: it stores, then lets go)
-            if (page := stored(key)) is None and not held:  # the holder stored nothing
-                break
+            if (page := stored(key)) is None and held and time.monotonic() > deadline:
+                return _busy()
         try:
             if page is not None:
                 return page.response(request, page_id.etag)
@@ -249,6 +253,16 @@ class PageCacheMiddleware:
             if holder:
                 cache.delete(lock)
         return _finish(request, response, etag=page_id.etag)
+
+
+def _busy() -> HttpResponse:
+    """Another request has rendered this page for longer than a waiter waits: try again soon."""
+    return HttpResponse(
+        "This page is being prepared: try again in a few seconds.\n",
+        status=503,
+        content_type="text/plain; charset=utf-8",
+        headers={"Retry-After": "5", "Cache-Control": "no-store"},
+    )
 
 
 def _over_miss_limit(request: HttpRequest) -> HttpResponse | None:

@@ -1,8 +1,9 @@
 """The first requests for a page after a content change are served by one render, not one per
 waiting client (web/http/pagecache.py): the first takes the page's lock (SET NX with a
 TTL in Redis, an atomic add in this process's memory), the others wait for the page it stores;
-a lock whose holder never stores anything (a crashed renderer) delays them at most
-``LOCK_SECONDS``, after which each renders for itself."""
+the lock outlives the slowest render, so a page is never rendered twice at once: a lock whose
+holder never lets go (a renderer killed by gunicorn's timeout) holds the others at most
+``WAIT_SECONDS``, then each is told to retry (503, ``Retry-After``) until the lock expires."""
 
 from __future__ import annotations
 
@@ -111,13 +112,14 @@ def test_without_the_page_cache_every_request_renders(seeded_arena, settings, re
     assert renders == [ARENA] * 3
 
 
-def test_a_lock_nobody_releases_delays_a_request_a_bounded_time(
-    seeded_arena, pages_cache, renders, monkeypatch
+def test_a_lock_nobody_releases_holds_a_request_a_bounded_time_then_asks_it_to_retry(
+    seeded_arena, pages_cache, renders, monkeypatch, settings
 ):
-    """A renderer that took the lock and died: the request waits at most LOCK_SECONDS (short
-    here), then renders the page itself and stores it for the next; the dead holder's lock is
-    left to its own expiry."""
-    monkeypatch.setattr(pagecache, "LOCK_SECONDS", 0.5)
+    """A renderer that took the lock and was killed: a request waits at most WAIT_SECONDS (short
+    here) and is told to retry, rendering nothing while the lock lasts; once it has expired the
+    next request renders the page and stores it."""
+    monkeypatch.setattr(pagecache, "WAIT_SECONDS", 0.5)
+    assert settings.PAGE_RENDER_LOCK_SECONDS == 35  # gunicorn's 30 s timeout, and a margin
     request = RequestFactory().get(ARENA)
     version = f"{seeded_arena.pk}-{Arena.objects.get(pk=seeded_arena.pk).content_version}"
     page_id = pagekeys.PageIdentity.of(request, version)
@@ -129,7 +131,11 @@ def test_a_lock_nobody_releases_delays_a_request_a_bounded_time(
     waiting.join(timeout=60)
     assert not waiting.is_alive(), "the request is still waiting for a lock nobody releases"
     (response,) = answers
-    assert response.status_code == 200 and b'id="leaderboard"' in response.content
-    assert renders == [ARENA]
-    assert caches["pages"].get(lock) == 1 and pagecache.stored(page_id.key) is not None
-    assert Client().get(ARENA).content == response.content and renders == [ARENA]
+    assert response.status_code == 503 and response["Retry-After"] == "5"
+    assert response["Cache-Control"] == "no-store"
+    assert b"being prepared: try again in a few seconds" in response.content
+    assert renders == [] and pagecache.stored(page_id.key) is None
+    caches["pages"].delete(lock)  # (its expiry)
+    again = Client().get(ARENA)
+    assert again.status_code == 200 and b'id="leaderboard"' in again.content
+    assert renders == [ARENA] and pagecache.stored(page_id.key) is not None
