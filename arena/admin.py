@@ -1,5 +1,4 @@
-"""The admin of an arena's structure, versioned like a cell's (``VersionedForm``) and written
-through ``arena.services``; the stored scores are the recompute's: viewable, never edited."""
+"""An arena's structure in the admin: versioned, saved by ``arena.services``; scores read-only."""
 
 from __future__ import annotations
 

@@ -3,13 +3,10 @@ words of ``[A-Za-z0-9_-]`` separated by one space (deploy/varnish/default.vcl re
 
 import re
 
-# the pages that span every arena (home, recent changes, llms.txt, the sitemap, the API's list)
-SITE = "site"
-# the pages that change only with a release (deploys ban everything anyway)
-STATIC = "static"
+SITE = "site"  # pages spanning every arena (home, changes, llms.txt, sitemap, API list)
+STATIC = "static"  # the pages that change only with a release (deploys ban everything anyway)
 
-# not a tag: a purge of this word alone bans every page (a restore replaced the whole database)
-ALL = "*"
+ALL = "*"  # not a tag: purging it alone bans every page (a restore replaced the database)
 
 TAG = re.compile(r"[A-Za-z0-9_-]+")
 

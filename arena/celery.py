@@ -1,5 +1,4 @@
-"""``celery -A arena worker`` and ``celery -A arena beat``, the published commands, find the
-project's Celery app here."""
+"""Where ``celery -A arena worker`` and ``celery -A arena beat`` find the project's Celery app."""
 
 from config.celery import app
 

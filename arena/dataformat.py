@@ -15,8 +15,7 @@ SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / f"arena-v{VERSION}.s
 # The document's top-level keys, in order: two scalars, the arena (one object), then lists.
 SECTIONS: tuple[str, ...] = ("format", "version", "arena", "categories", "personas", "products")
 SECTIONS += ("stories", "cells", "adjacent", "sources")
-# Chunks of about this many characters are what a streamed export sends at a time.
-CHUNK_CHARS = 64 * 1024
+CHUNK_CHARS = 64 * 1024  # about this many characters per chunk of a streamed export
 
 
 def _compact(value: Any) -> str:

@@ -1,6 +1,5 @@
-"""The admin's edits of an arena's structure: the arena, its categories, sub-groups and adjacent
-arenas, the personas. An edit carries the version the editor read (``versioned_update``): a stale
-edit of a field that moved meanwhile is refused (``EditConflict``), one of other fields is merged."""
+"""The admin's edits of an arena's structure (arena, categories, sub-groups, adjacent arenas,
+personas), versioned: a stale edit of a field that moved is refused, one of others merged."""
 
 from __future__ import annotations
 
@@ -60,10 +59,9 @@ def _changed(arena_ids: Iterable[int], scored: bool) -> None:
 def structure_save[R: VersionedRecord](
     row: R, *, changed: Iterable[str], base_version: int | None = None, base: dict | None = None
 ) -> R:
-    """Save a row added or edited in the admin: only the editable fields the editor changed, never
-    the bookkeeping a recompute may be writing, and not over someone else's change of the same
-    field (``base_version``, ``base``: what the editor read). Every arena whose pages show the row
-    moves its content version, or recomputes when a score moves."""
+    """Save an admin's new or edited row: only the editable fields the editor changed, not the
+    recompute's bookkeeping, not over a newer change of the same field (``base_version``, ``base``).
+    The arenas showing the row move their content version, or recompute when a score moves."""
     model = type(row)
     fields = EDITABLE[model]
     if row.pk is None:

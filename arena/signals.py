@@ -2,5 +2,4 @@
 
 from django.dispatch import Signal
 
-# sent with arenas= and/or cells=: the ids whose pages changed
-pages_changed = Signal()
+pages_changed = Signal()  # sent with arenas= and/or cells=: the ids whose pages changed

@@ -1,8 +1,7 @@
-"""Celery's wrappers of ``arena.recompute``, registered under ``arena.task_names``. At the soft
-time limit a task fails (no retry; counted as a task failure): the arena stays stale for the next
-sweep, which stops sending it after ``GIVE_UP_AFTER`` failures of the same change and says so. Both
-limits stay below the broker's visibility timeout (CELERY_BROKER_TRANSPORT_OPTIONS), past which
-Redis hands a running task out again."""
+"""Celery's wrappers of ``arena.recompute`` (``arena.task_names``). At the soft time limit a task
+fails, unretried: the arena stays stale for the sweep, which gives up after ``GIVE_UP_AFTER``
+failures of one change. Both limits stay below the broker's visibility timeout, past which Redis
+hands a running task out again."""
 
 import logging
 

@@ -49,8 +49,7 @@ class TokenForm(forms.Form):
 
 
 def is_verified(user: Any) -> bool:
-    # (no is_verified where the OTP middleware did not run)
-    check = getattr(user, "is_verified", None)
+    check = getattr(user, "is_verified", None)  # (none where the OTP middleware did not run)
     return bool(check and check())
 
 
@@ -188,8 +187,7 @@ class StaffSessionMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         in_admin = request.path_info.startswith("/" + settings.ADMIN_URL)
         otp_user = request.user
-        # read when something reads the user, as Django's own: a page that does not touch the
-        # session (a public page, cacheable) is not made to
+        # read lazily, as Django's own: a page that never touches the session stays cacheable
         request.user = SimpleLazyObject(lambda: staff_session(request, otp_user, in_admin))  # type: ignore[assignment]  # as Django's own
         response: HttpResponse = self.get_response(request)
         if in_admin:

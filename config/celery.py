@@ -1,7 +1,6 @@
-"""The Celery app: workers plus exactly one beat in production (``worker -B`` is for development);
-without CELERY_BROKER_URL tasks run in-process. Its signals carry the request id into tasks and
-their logs, count failures for /metrics, check the broker's eviction policy and record the sweep's
-heartbeat for /readyz."""
+"""The Celery app: workers and one beat in production (``worker -B`` in development); in-process
+without CELERY_BROKER_URL. Its signals carry the request id, count failures for /metrics, check
+the broker's eviction policy and record the sweep's heartbeat for /readyz."""
 
 from __future__ import annotations
 

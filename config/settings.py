@@ -90,10 +90,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
             ],
             # base.html's head: a block rendered once into a variable, and absolute URLs
-            "libraries": {
-                "discovery": "web.formats.discovery",
-                "markdown": "web.formats.markdown",
-            },
+            "libraries": {"discovery": "web.formats.discovery", "markdown": "web.formats.markdown"},
         },
     }
 ]
@@ -126,8 +123,7 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 TIME_ZONE = "UTC"
-# The site is written in English only: no translation machinery looked up for every value shown
-USE_I18N = False
+USE_I18N = False  # English only: no translation looked up for every value shown
 STATIC_URL = "/static/"
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
@@ -173,8 +169,7 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
-# workers log through LOGGING (the site's format, request ids), not a root logger of Celery's
-CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False  # workers log through LOGGING, not Celery's root logger
 # A dead broker must not hang a web request: fail fast, the periodic sweep catches up later.
 CELERY_BROKER_CONNECTION_TIMEOUT = 0.5
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -300,8 +295,7 @@ if not DEBUG:
     SECURE_HSTS_SECONDS = env("SECURE_HSTS_SECONDS", 31536000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
-    # probes speak plain HTTP
-    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]  # probes speak plain HTTP
 
 DEBUG_SITE_404 = env("DEBUG_SITE_404", False)  # the site's 404 with DEBUG on
 ARENA_DEFAULT_STORY_WEIGHT = 1  # weight of a story no page gives (docs/importing.md says why)
@@ -355,5 +349,4 @@ require(STAFF_SESSION_IDLE_HOURS > 0, "STAFF_SESSION_IDLE_HOURS must be a positi
 
 OTP_TOTP_ISSUER = env("OTP_TOTP_ISSUER", "Arena")
 OTP_RECOVERY_CODES = env("OTP_RECOVERY_CODES", 10)
-# keys, QR codes and recovery codes are shown once, to their owner
-OTP_ADMIN_HIDE_SENSITIVE_DATA = True
+OTP_ADMIN_HIDE_SENSITIVE_DATA = True  # keys, QR and recovery codes are shown once, to their owner

@@ -1,5 +1,4 @@
-"""The WSGI application; ``gunicorn arena.wsgi``, the published command, reaches it through
-``arena/wsgi.py``."""
+"""The WSGI application, reached by ``gunicorn arena.wsgi`` through ``arena/wsgi.py``."""
 
 import os
 

@@ -22,8 +22,7 @@ def edit_refused(request: HttpRequest) -> bool:
 
 
 class RefusesStaleSaves(admin.ModelAdmin):
-    """A save made stale after the form's check (the services check again under a lock) is
-    reported, and the editor goes back to the form."""
+    """A save gone stale after the form's check is reported; the editor goes back to the form."""
 
     def refuse(self, request: HttpRequest, exc: EditConflict | ValidationError) -> None:
         message = exc.message() if isinstance(exc, EditConflict) else "; ".join(exc.messages)

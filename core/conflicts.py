@@ -51,8 +51,7 @@ def versioned_update(
     base_version: int | None,
     base: dict[str, Any] | None,
 ) -> list[str]:
-    """Write the fields the editor changed (EditConflict if one moved meanwhile) and the edit's
-    time; the fields written."""
+    """Write the fields the editor changed (EditConflict if one moved since) and the edit's time."""
     manager = model._default_manager  # every row, retired ones too
     current = manager.select_for_update().get(pk=obj.pk)
     now = {f: getattr(current, f) for f in changes}

@@ -8,9 +8,8 @@ from collections.abc import Iterable
 def merge_edit(
     *, base: dict | None, current: dict, changes: dict, units: Iterable[Iterable[str]] = ()
 ) -> tuple[dict, dict]:
-    """(field → value to write, field → (read, now, wanted) in conflict): a field the editor
-    changed conflicts when it also moved since ``base`` (None: anything may have), the fields of
-    one of ``units`` together; fields not changed are never written."""
+    """(field → value to write, field → (read, now, wanted) in conflict): a changed field conflicts
+    when it also moved since ``base`` (None: anything may have), ``units``' fields together."""
     changes = {f: v for f, v in changes.items() if current.get(f) != v}
     if base is None:
         moved = set(current)

@@ -14,9 +14,8 @@ POSITION_MAX = 1_000_000
 
 
 class VersionedForm(forms.ModelForm):
-    """Remembers the version and each value the editor read (``show_hidden_initial``):
-    ``changes()`` holds only what they changed; a form whose fields someone else changed meanwhile
-    is refused and re-displays the current values; the services get ``base_version``/``base()``."""
+    """Remembers the version and each value the editor read: ``changes()`` holds only what they
+    changed; a stale form is refused and shows the current values (``base_version``/``base()``)."""
 
     read_version = forms.IntegerField(widget=forms.HiddenInput, required=False)
     edit_units: tuple[tuple[str, ...], ...] = ()

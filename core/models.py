@@ -13,8 +13,7 @@ class ActiveManager[M: models.Model](models.Manager[M]):
 
 
 class VersionedRecord(models.Model):
-    """A row edited under a version; ``edited_at`` against ``imported_at`` tells a re-import which
-    edits no import has written over."""
+    """A row edited under a version; ``edited_at`` vs ``imported_at``: edits no import undid."""
 
     version = models.PositiveIntegerField(default=1, help_text="Bumped on every edit")
     edited_at = models.DateTimeField(

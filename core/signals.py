@@ -5,9 +5,6 @@ from __future__ import annotations
 
 from django.dispatch import Signal
 
-# arena_id: something the arena's pages show changed (its content version moves)
-content_changed = Signal()
-# arena_id: something a score rests on changed (the scores go stale, and the pages change)
-scores_changed = Signal()
-# row: a story or a product now on its arena (new, or no longer retired)
-placed = Signal()
+content_changed = Signal()  # arena_id: what its pages show changed (its content version moves)
+scores_changed = Signal()  # arena_id: what a score rests on changed (scores go stale, pages change)
+placed = Signal()  # row: a story or a product now on its arena (new, or no longer retired)

@@ -6,9 +6,8 @@ import re
 from django.core.exceptions import ValidationError
 from django.utils.text import slugify
 
-# A slug is Django's; a product's has no word ``vs`` between hyphens, so the head-to-head address
-# ``<a>-vs-<b>`` names one pair. The patterns mean the same in JSON Schema, PostgreSQL and Python's
-# ``re.search`` (where ``$`` also matches before a final newline: ``(?!\n)`` refuses one).
+# A slug is Django's; a product's has no ``vs`` between hyphens, so ``<a>-vs-<b>`` names one pair.
+# The patterns read alike in JSON Schema, PostgreSQL and ``re.search`` (``(?!\n)``: no final \n).
 
 SLUG_CHARS = "[-a-zA-Z0-9_]+"
 SLUG_PATTERN = r"^[-a-zA-Z0-9_]+$(?!\n)"
@@ -52,8 +51,7 @@ def validate_one_line(value: object) -> None:
         )
 
 
-# pages slugify the same few names dozens of times per render
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=4096)  # pages slugify the same few names dozens of times per render
 def arena_slugify(name: str) -> str:
     """Django's slugify, with a dot as a hyphen and ``vs`` as ``versus``: a valid product slug."""
     made = slugify(name.replace(".", "-"))
@@ -117,8 +115,7 @@ def parse_rate(text: str) -> tuple[int, int]:
     return int(m.group(1)), _PERIODS[m.group(2)]
 
 
-# Evidence cites sources by ids such as ``inngest-docs-7``: only these kinds count, so ``utf-8``
-# or ``gpt-4`` is never read as a citation.
+# Source ids such as ``inngest-docs-7``: only these kinds, so ``utf-8`` or ``gpt-4`` is no citation.
 SOURCE_KINDS = ("docs", "gh", "github", "comm", "community", "probe", "blog", "web", "src")
 SOURCE_ID_RE = re.compile(
     r"(?<![\w./-])(?:[a-z0-9]+-)*(?:" + "|".join(SOURCE_KINDS) + r")-[0-9]+(?![\w-])"
@@ -132,8 +129,7 @@ def source_ids(text: str) -> list[str]:
 
 def split_source_ids(text: str) -> list[tuple[str, bool]]:
     """``text`` in pieces, each with whether it is a source id."""
-    # (the ids are every other piece of a split on a group)
-    pieces = re.split(f"({SOURCE_ID_RE.pattern})", text)
+    pieces = re.split(f"({SOURCE_ID_RE.pattern})", text)  # the ids: every other piece
     return [(piece, i % 2 == 1) for i, piece in enumerate(pieces) if piece]
 
 

@@ -1,5 +1,4 @@
-"""Stored web addresses are http(s) URIs (RFC 3986): unsafe characters percent-encoded, the host
-in IDNA form; anything else is refused where it is written."""
+"""Stored web addresses are http(s) URIs (RFC 3986), percent-encoded, IDNA hosts; else refused."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""The flags' mail: an outbox (``Notice``) written with the flag or decision, sent after the commit
-by a task or the sweep, each attempt claiming its notices first; a failure is retried after a backoff.
-With a broker a process sends one task for the new notices of a second, not one per notice: under a
-flood of flags the publish would cost each request more than its own statements do."""
+"""The flags' mail: an outbox (``Notice``) written with the flag or decision, claimed and sent after
+the commit by a task or the sweep, retried after a backoff. With a broker, one task per second of
+new notices per process, not one per notice: under a flood the publish would cost too much."""
 
 from __future__ import annotations
 
@@ -239,8 +238,7 @@ def notices_new_send() -> dict[int, Outcome]:
 def _deliver_each(notices: QuerySet[Notice]) -> dict[int, Outcome]:
     outcomes = {}
     for pk in notices.values_list("pk", flat=True)[:SWEEP_BATCH]:
-        # a savepoint inside a transaction; outside one, none is held while the mail server
-        # talks (SQLite's IMMEDIATE transactions would lock every writer out meanwhile)
+        # a savepoint in a transaction; else none held while mail sends (SQLite would block writers)
         atomic = transaction.get_connection().in_atomic_block
         try:
             with transaction.atomic() if atomic else contextlib.nullcontext():
@@ -257,8 +255,7 @@ def notices_send_due(now: datetime | None = None) -> dict[str, int]:
     return dict(Counter(outcome.status for outcome in notices_sweep(now).values()))
 
 
-# how long the sweep leaves a new notice to the task sent at the commit (with a broker)
-FIRST_ATTEMPT_GRACE = timedelta(seconds=60)
+FIRST_ATTEMPT_GRACE = timedelta(seconds=60)  # the sweep leaves a new notice to its commit's task
 
 
 def _write(wanted: list[tuple[Notice.Kind, int]]) -> None:
@@ -285,10 +282,8 @@ def notices_item_decided(item: ReviewItem) -> None:
 
 
 class Kicks:
-    """One task for the new notices per ``seconds`` from this process. It runs ``2 * seconds``
-    after it is sent, so it finds every notice this process committed meanwhile (with room for
-    the worker's clock); a task refused by the broker leaves the next commit to try again, and
-    the sweep sends what no task did."""
+    """One task for new notices per ``seconds`` per process, run ``2 * seconds`` later to find all
+    committed meanwhile; one the broker refuses leaves them to the next commit or the sweep."""
 
     def __init__(self, seconds: float):
         self.seconds = seconds

@@ -108,8 +108,7 @@ class Flag(models.Model):
                 condition=Q(proposed_verdict="") | Q(proposed_verdict__in=Verdict.values),
                 name="flag_proposed_verdict_valid",
             ),
-            # A cell has one pending item at a time, so this is "one pending flag per client per
-            # cell", enforced by the database even when requests race.
+            # one pending item per cell: one pending flag per client per cell, though requests race
             models.UniqueConstraint(
                 fields=["item", "client_hash"], name="flag_one_per_client_per_item"
             ),
@@ -184,8 +183,7 @@ class Notice(models.Model):
         PENDING = "pending", "pending"
         SENT = "sent", "sent"
         FAILED = "failed", "failed"
-        # nobody to send it to any more: the reporter unsubscribed, or no moderator has an address
-        SKIPPED = "skipped", "skipped"
+        SKIPPED = "skipped", "skipped"  # nobody to send it to: unsubscribed, or no address
 
     kind = models.CharField(max_length=10, choices=Kind.choices)
     flag = models.ForeignKey(Flag, on_delete=models.CASCADE, related_name="notices")

@@ -1,5 +1,4 @@
-"""Reads for the moderators: what flags propose, what upholding would change, who reported, and the
-queue's health (who may moderate is ``core.moderators``)."""
+"""The moderators' reads: proposals, what upholding would change, reporters, the queue's health."""
 
 from __future__ import annotations
 
@@ -29,8 +28,7 @@ DECISION_WINDOW = timedelta(days=30)
 def review_item_proposal(
     item: ReviewItem, seen_flags: frozenset[int] | None = None
 ) -> CellValue | None:
-    """The newest flag's proposal, among ``seen_flags`` when given (a decision applies only what
-    the moderator read)."""
+    """The newest flag's proposal, among ``seen_flags`` when given (what the moderator read)."""
     cell = CellValue.of(item.cell)
     flags = [f for f in item.flags.all() if seen_flags is None or f.pk in seen_flags]
     proposals = [p for f in flags if (p := f.proposal(cell))]  # the flags' order: the newest last
@@ -65,8 +63,7 @@ class Impact:
 
 
 def _standings(arena_ids: Collection[int]) -> dict[int, list[ProductResult]]:
-    """Each arena's stored tallies when fresh and complete, else computed from its cells: the
-    impact is always the one a full recomputation would give."""
+    """Each arena's stored tallies if fresh and whole, else computed: as a full recompute gives."""
     # scores stored before the sums were kept (null) are not enough either
     incomplete = Arena.objects.filter(scores__weighted_quality__isnull=True)
     stale = Arena.objects.filter(Q(pk__in=Arena.objects.stale()) | Q(pk__in=incomplete))
@@ -114,8 +111,7 @@ def review_item_impacts(items: Iterable[ReviewItem]) -> dict[int, Impact]:
 
 
 def pending_by_impact(items: QuerySet[ReviewItem]) -> tuple[list[int], dict[int, Impact]]:
-    """Every pending item's id (not a page's), largest impact first, ties oldest first; and the
-    impacts."""
+    """Every pending item's id (not a page's), largest impact first, then oldest; the impacts."""
     rows = list(
         items.filter(status=Status.PENDING)
         .select_related("cell__story", "cell__product")
@@ -131,8 +127,7 @@ def pending_by_impact(items: QuerySet[ReviewItem]) -> tuple[list[int], dict[int,
 
 
 def flag_reporter_records(flags: Sequence[Flag]) -> None:
-    """Set each flag's ``reporter_record``: its reporter's decided past flags, matched by e-mail
-    or else client hash, in one query."""
+    """Set ``reporter_record``: the reporter's decided flags (by e-mail, else client hash)."""
     emails = {f.email.lower() for f in flags if f.email}
     hashes = {f.client_hash for f in flags if not f.email}
     rows = (

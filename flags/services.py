@@ -1,6 +1,5 @@
-"""Filing a flag (the client's row lock serialises its flags, the item's orders a flag and a
-decision, a unique constraint turns any race left into an IntegrityError and a retry) and resolving
-a review item once (a conditional UPDATE on its version)."""
+"""Filing a flag (the client's row lock serialises its flags, the item's orders flag and decision; a
+race left is an IntegrityError, retried) and resolving a review item once (on its version)."""
 
 from __future__ import annotations
 
@@ -71,9 +70,8 @@ def cell_flag_errors(cell_id: int | None) -> dict[str, str]:
 
 def flag_file(flag: Flag) -> int:
     """Save the flag into its cell's pending item, opening one; the cell's arena, else
-    ValidationError or FlagThrottled. The item is locked until the flag is in (a moderator resolving
-    it waits for the flag); a new one opened by another client at once fails the INSERT. One read
-    for the cell: the client's lock makes its rate limit current."""
+    ValidationError or FlagThrottled. The item stays locked until the flag is in; a new one
+    opened by another client at once fails the INSERT."""
     limit, window = parse_rate(settings.FLAG_RATE)
     recent = Flag.objects.filter(
         client_hash=flag.client_hash, created_at__gte=flag.created_at - timedelta(seconds=window)
@@ -164,8 +162,7 @@ def _resolve(
     detail: dict[str, Any],
     change: CellChange | None = None,
 ) -> None:
-    """Resolve the item once, log it, and move the flags filed since the moderator read it to a
-    new pending item."""
+    """Resolve the item once, log it, and move flags filed since it was read to a new item."""
     version = data["version"] or item.version
     done = ReviewItem.objects.filter(pk=item.pk, status=Status.PENDING, version=version).update(
         status=status,
@@ -229,9 +226,8 @@ def _corrected(start: CellValue, correction: dict[str, Any]) -> CellValue:
 def review_item_uphold(
     *, item: ReviewItem, moderator: AbstractBaseUser | AnonymousUser, form: DecisionForm
 ) -> ReviewItem:
-    """Correct the cell (``cell_correct``, public with the note) and resolve the item: a stale item
-    raises AlreadyResolved, a cell edited since EditConflict. Without a rationale the old one
-    stays; ``accept_source`` makes the flags' source URLs new evidence."""
+    """Correct the cell (``cell_correct``, public) and resolve the item: AlreadyResolved if stale,
+    EditConflict if edited since. No rationale keeps the old; ``accept_source`` adds the sources."""
     data = _decision(moderator, form)
     with transaction.atomic():
         # the item before the arena's row: the order flag_submit takes them in

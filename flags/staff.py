@@ -35,9 +35,8 @@ class Enrolment:
 def staff_totp_start(
     user: AbstractBaseUser, *, confirmed: bool = False, replace: bool = False
 ) -> Enrolment:
-    """The user's unconfirmed authenticator (one at most: a reload or a mistyped code shows it again),
-    else a new one; ``confirmed`` (the server's shell is trusted) makes a new confirmed one instead,
-    and with ``replace`` the confirmed ones go too (a lost phone)."""
+    """The user's unconfirmed authenticator (at most one: a reload or typo shows it again), else a
+    new one; ``confirmed`` (a trusted shell) makes a confirmed one; ``replace`` drops all others."""
     with transaction.atomic():
         devices = TOTPDevice.objects.filter(user=user)
         pending = devices.filter(confirmed=False)

@@ -29,8 +29,7 @@ def notice_send(self: Task, notice_id: int) -> str:
 
 @shared_task(name=NEW_NOTICES_TASK, **LIMITS)
 def notices_send_new() -> dict[str, int]:
-    """The first attempt at the new notices; each that fails is retried by a task of its own after
-    its backoff."""
+    """The first attempt at the new notices; a failure is retried by a task of its own."""
     outcomes = mailing.notices_new_send()
     for notice_id, outcome in outcomes.items():
         if outcome.retry_in is not None:

@@ -10,5 +10,4 @@ class OpsConfig(AppConfig):
         from arena.signals import pages_changed
         from ops import purge
 
-        # the arena's changed pages leave the HTTP cache in front once the change commits
         pages_changed.connect(purge.pages_changed, dispatch_uid="ops-purge")

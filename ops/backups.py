@@ -1,6 +1,5 @@
-"""``manage.py backup`` and ``restore``: one file holding the whole database (``pg_dump -Fc`` on
-PostgreSQL, the sqlite3 backup API on SQLite). A restore then moves the page cache past the pages
-the replaced database served and bans every HTTP cache (docs/operations.md, "Backups")."""
+"""``manage.py backup`` and ``restore``: the database in one file (``pg_dump -Fc`` or SQLite's
+backup API); a restore moves the page cache on and bans the HTTP caches (docs/operations.md)."""
 
 from __future__ import annotations
 

@@ -31,8 +31,7 @@ class Product(EditableRecord):
     npm_weekly = models.PositiveBigIntegerField(null=True, blank=True)
     pypi_weekly = models.PositiveBigIntegerField(null=True, blank=True)
     popularity_as_of = models.DateField(null=True, blank=True)
-    # What the product is, as the pages or an arena file state it; blank or null: nobody stated
-    # it, shown as unknown (never guessed).
+    # What the product is, as stated by the pages or a file; blank or null: unknown (never guessed).
     website = URIField(max_length=500, blank=True)
     repository = URIField(max_length=500, blank=True)
     documentation = URIField(max_length=500, blank=True)

@@ -86,8 +86,7 @@ class EvidenceInline(admin.TabularInline):
 
 
 class CellChangeInline(ReadOnly, admin.TabularInline):
-    """The cell's latest changes, newest first (``history`` links them all): the page stays the
-    same few queries whatever the cell's history."""
+    """The cell's latest changes, newest first (``history`` links all): a few queries, always."""
 
     model = CellChange  # every field, read-only
     extra = 0

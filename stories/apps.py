@@ -10,5 +10,4 @@ class StoriesConfig(AppConfig):
         from core import signals
         from stories import services
 
-        # a story or product placed on its arena gets a cell for every pair it makes
         signals.placed.connect(services.cells_fill, dispatch_uid="stories-cells")

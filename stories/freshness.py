@@ -1,6 +1,5 @@
-"""Evidence freshness (docs/scoring.md): a cell's ``evidence_as_of`` is the newest of its quotes'
-``checked_on`` and of the dates its verdict was judged, and never moves back; a cell whose verdict
-applies is stale when that is older than ``EVIDENCE_STALE_DAYS`` days, or unknown."""
+"""Evidence freshness (docs/scoring.md): ``evidence_as_of`` is the newest of a cell's quotes'
+``checked_on`` and judging dates, never moving back; stale past EVIDENCE_STALE_DAYS or unknown."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Writes of stories and cells. ``cell_correct`` is the one way a cell's judgement changes (an
-upheld flag, an editor's edit, an import): under the cell's lock, as one new version, with a
-public record; its evidence quotes are written under the same lock."""
+"""Writes of stories and cells. ``cell_correct`` is the one way a cell's judgement changes (a flag,
+an edit, an import): under the cell's lock with its quotes, as a new version, publicly recorded."""
 
 from __future__ import annotations
 

@@ -51,8 +51,7 @@ _SYMBOLS = {
     Verdict.NONE: "—",
     Verdict.NA: "",
 }
-# each proof's letter in the arena files, its mark on the pages (a plain capital every font has;
-# the files' "X" reads as "fails") and what it means
+# each proof's file letter, page mark (a plain capital; a file's "X" reads as fails), meaning
 _PROOF_MARKS = {
     Proof.PROBED: ("T", "T", "tested by us"),
     Proof.COMMUNITY: ("X", "U", "users back it"),

@@ -1,5 +1,4 @@
-"""The public site's routes: the pages, the flag form and its status page, the changes and their
-feeds, open data, the markdown views for programs, and what makes the site findable."""
+"""The public site's routes: pages, flags, changes and feeds, open data, markdown, discovery."""
 
 from django.urls import include, path
 

@@ -97,8 +97,7 @@ def _import_cell(
     file = _parts(mark, d.rationale, d.published, d.evidence, d.evidence_as_of, exact)
     held = (cell.rationale, cell.detail_published, cell.evidence.all(), cell.evidence_as_of)
     now = _parts(CellValue.of(cell), *held, exact)
-    # pages that do not detail this cell leave its published detail alone; the pages give one
-    # date, so it is compared for arena files only
+    # pages not detailing this cell leave its detail alone; only arena files give each cell a date
     detailed = detail is not None or not cell.detail_published
     compared = ["value", *(["rationale", "evidence"] if detailed else [])]
     compared += ["date"] if detailed and exact else []

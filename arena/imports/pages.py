@@ -1,5 +1,4 @@
-"""Page dumps (the overview page in ``overview``, head-to-head pages here) read and checked
-against one another into one ``ArenaRecord``."""
+"""Page dumps (overview: ``overview``; head-to-heads: here) checked into one ``ArenaRecord``."""
 
 from __future__ import annotations
 
@@ -36,8 +35,7 @@ def read_arena(paths: Sequence[str | Path]) -> ArenaRecord:
     """One overview page and any head-to-head pages, checked together; else a ``PageError``."""
     loaded: dict[str, list[str]] = {}
     for p in map(str, paths):
-        # split at \n only, so line numbers are what an editor shows; a CRLF line end, control
-        # characters and a byte order mark go
+        # split at \n only (an editor's line numbers); CRLF, control characters and a BOM go
         loaded[p] = [clean_text(ln).replace("\n", "") for ln in read_text(p).split("\n")]
         if not any(ln.strip() for ln in loaded[p]):
             raise PageError(p, 1, "file is empty")

@@ -1,5 +1,4 @@
-"""One import's state and report (``ImportRun``), the row helpers every step uses, and the clashes
-with the rows, refused as ``FILE: reason`` (``ImportRefused``)."""
+"""One import's state and report (``ImportRun``), row helpers, and clashes (``ImportRefused``)."""
 
 from __future__ import annotations
 
@@ -18,8 +17,7 @@ from core.models import VersionedRecord
 from products.models import Product
 from stories.models import Story
 
-# What an import reports, per kind of row and action, in this order (an import with none of the
-# writing actions wrote nothing).
+# What an import reports, per kind of row and action, in order (no writing action: nothing written).
 IMPORT_KINDS: tuple[str, ...] = ("arena", "category", "sub-group", "persona", "product", "story")
 IMPORT_KINDS += ("cell", "evidence", "adjacent arena", "source")
 WRITING_ACTIONS = ("added", "changed", "re-dated", "restored", "retired", "removed")

@@ -1,5 +1,4 @@
-"""An arena written from the ``ArenaRecord`` of either reader, in one transaction, step by step
-(docs/importing.md says the rules)."""
+"""An arena written from either reader's ``ArenaRecord`` in one transaction (docs/importing.md)."""
 
 from __future__ import annotations
 
@@ -30,8 +29,7 @@ from core.text import arena_slugify
 from products.models import Product
 from stories.models import Story
 
-# places move this far out of the way first, so the unique (arena, position) constraints hold
-_OFFSET = 10_000_000
+_OFFSET = 10_000_000  # places move this far first: unique (arena, position) holds
 
 
 @transaction.atomic

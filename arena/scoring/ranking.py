@@ -13,8 +13,7 @@ from arena.scoring.results import ProductResult, Weights, personal_score
 from arena.scoring.tally import CellIn, Corrections, ProductKey, StoryIn, Tally, cell_tally
 from stories.values import CellValue
 
-# The rank keys (the pages' ``?rank=``): three plain ones, and one per category
-# (``category:<name>``) and per persona (``persona:<slug>``).
+# The rank keys (``?rank=``): three plain ones, ``category:<name>`` and ``persona:<slug>``.
 RANK_PA = "pa"  # the default
 RANK_VERIFIED = "verified"
 RANK_INTEGRITY = "integrity"
@@ -154,8 +153,7 @@ def best_by_persona(
     return out
 
 
-# A persona winner decided by fewer stories than this is flagged as resting on little evidence.
-FEW_STORIES = 5
+FEW_STORIES = 5  # a persona winner on fewer stories is flagged as resting on little evidence
 
 
 def persona_decided_by(
@@ -189,8 +187,7 @@ def uphold_effect(
     counted: bool = True,
 ) -> UpholdEffect:
     """What turning one cell of ``product`` from ``old`` into ``new`` does to its tally and rank.
-    ``corrections``: the flags upheld on it before; ``counted``: False when its story or product
-    is retired (nothing changes)."""
+    ``corrections``: flags upheld on it before; ``counted``: False when story or product retired."""
     i = next(i for i, s in enumerate(standings) if s.product == product)
     before = after = standings[i].tally
     if counted:

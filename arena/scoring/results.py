@@ -43,8 +43,7 @@ class Weights:
 
 PUBLISHED = Weights()
 
-# An unverified cell could turn out one verdict step worse or better once checked; each verdict's
-# usual quality band bounds the quality it would then have.
+# Checked, an unverified cell could move one verdict step, its quality within that verdict's band.
 UNVERIFIED_PROOF = frozenset({Proof.CLAIMED, Proof.AUTH_GATED})
 VERDICT_STEPS = (Verdict.NONE, Verdict.DISPUTED, Verdict.PARTIAL, Verdict.FULL)
 QUALITY_BANDS = {
@@ -165,9 +164,7 @@ class ProductResult:
 
 
 def product_results(
-    products: Sequence[tuple[ProductKey, str]],
-    stories: Sequence[StoryIn],
-    cells: Iterable[CellIn],
+    products: Sequence[tuple[ProductKey, str]], stories: Sequence[StoryIn], cells: Iterable[CellIn]
 ) -> list[ProductResult]:
     """Every product's result from the arena's cells, in one pass."""
     story_of = {s.id: s for s in stories}

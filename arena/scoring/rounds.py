@@ -86,8 +86,7 @@ class ManySummary:
 def compare_many(
     stories: Sequence[StoryIn], cells: Iterable[CellIn], products: Sequence[ProductKey]
 ) -> ManySummary:
-    """A round per story (in the order given) where two to six products' cells apply: the best
-    cells share it; all equal: drawn."""
+    """A round per story where at least two cells apply: the best share it; all equal: drawn."""
     by_story: dict[int, dict[ProductKey, CellIn]] = {}
     for c in cells:
         if c.product in products:

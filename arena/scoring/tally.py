@@ -20,8 +20,7 @@ from stories.values import (
     correction_direction,
 )
 
-# a product is known by any stable key: its id in the database, its slug in the tests
-type ProductKey = int | str
+type ProductKey = int | str  # any stable key: its id in the database, its slug in the tests
 
 VERIFIED_PROOF = frozenset({Proof.PROBED, Proof.COMMUNITY})
 
@@ -134,10 +133,9 @@ class Tally(NamedTuple):
 
     @property
     def integrity(self) -> int | None:
-        """``100 × (V − contradicted − upheld + favour_credit) / (E + upheld_unevidenced)``,
-        clipped to 0–100; None when that counts no cell. A cell corrected, net, in the product's
-        favour counts as holding up (``favour_credit`` lifts its part to +1); one corrected against
-        its claim counts among the cells even when it lost its evidence."""
+        """``100 × (V − contradicted − upheld + favour_credit) / (E + upheld_unevidenced)``, 0–100;
+        None when it counts no cell. A cell corrected, net, in the product's favour holds up
+        (``favour_credit``); one corrected against its claim counts even without its evidence."""
         cells = self.with_evidence + self.upheld_unevidenced
         if not cells:
             return None

@@ -26,8 +26,7 @@ from arena.selectors.matrix import CategoryBlock, MatrixRow, arena_matrix, matri
 from products.models import Product
 from stories.models import Cell, Story
 
-# Over this many rounds, a head-to-head's cards load when their round is opened (a whole
-# arena's cards at once keep a phone busy long enough to delay its first taps).
+# Over this many rounds a head-to-head's cards load per opened round (all at once delay a phone).
 HEAD_TO_HEAD_INLINE = 12
 
 

@@ -38,8 +38,8 @@ def _plain(values: Mapping[str, object]) -> dict[str, Any]:
 
 
 def arena_export_document(*, arena: Arena) -> dict[str, Any]:
-    """The arena as an arena file (in ``dataformat.SECTIONS`` order, keys in the order the file
-    shows them), its cells an iterator. Eight queries."""
+    """The arena as an arena file (``dataformat.SECTIONS``, keys in file order), its cells an
+    iterator: eight queries."""
     stories = list(
         Story.objects.filter(arena=arena)
         .order_by("position")
@@ -100,8 +100,8 @@ def arena_export_document(*, arena: Arena) -> dict[str, Any]:
 
 
 def _cells(keys: dict[int, int], slugs: dict[int, str]) -> Iterator[dict[str, Any]]:
-    """Every cell between the stories (by their keys in the file) and the products (by slug), in
-    matrix order, with its evidence, read as it is written: two queries read side by side."""
+    """Every cell by story key and product slug, in matrix order, with its evidence, read as it
+    is written: two queries read side by side."""
     order = ("story__position", "product__position", "pk")
     cells = Cell.objects.filter(story__in=keys, product__in=slugs).order_by(*order)
     quotes = Evidence.objects.filter(cell__in=cells).order_by(

@@ -1,5 +1,4 @@
-"""What the scoring module reads of an arena, as plain records: the recompute stores what it makes
-of them; the review queue previews an upheld flag's effect on them."""
+"""What scoring reads of an arena, as plain records: for the recompute and the review queue."""
 
 from __future__ import annotations
 

@@ -33,8 +33,7 @@ from stories.models import Cell
 from stories.values import Verdict
 
 if TYPE_CHECKING:
-    # django-stubs' helper types: a dev dependency, not installed in production
-    from django_stubs_ext import WithAnnotations
+    from django_stubs_ext import WithAnnotations  # a dev dependency, not installed in production
 
 
 class StoredExtras(TypedDict):
@@ -73,8 +72,7 @@ def arena_score_list(*, arena: Arena) -> list[StoredRow]:
             .order_by("rank")
         )
         rows = list(scores)
-        # each row's rival is another row's product: one object for both, so that the kept
-        # list holds (and a render unpickles) each product once
+        # a rival is another row's product: one object, so the kept list pickles each product once
         products = {row.product_id: row.product for row in rows}
         for row in rows:
             if row.vs_id in products:
@@ -186,10 +184,7 @@ def arena_leaderboard(
 
 
 def _ranked(
-    scores: list[BoardRow],
-    key: str,
-    weights: Weights | None,
-    personal: Weights | None,
+    scores: list[BoardRow], key: str, weights: Weights | None, personal: Weights | None
 ) -> list[BoardRow]:
     """The rows in the order of ``key`` (or ``weights``), with their places and range groups."""
     published = order_by(scores, RANK_PA)
@@ -222,8 +217,7 @@ def _ranked(
 def arena_product_ranking(
     *, arena: Arena, key: str = RANK_PA
 ) -> tuple[list[Product], list[ProductKey]]:
-    """The products in column order, and those with stored scores in ``key``'s order (as
-    ``arena_leaderboard``, an unknown key meaning ``pa``): one query."""
+    """Products in column order, and the scored in ``key``'s order (unknown: ``pa``): one query."""
     products = Product.objects.filter(arena=arena).select_related("score").order_by("position")
     # (a product without stored scores has no ``score``: the reverse one-to-one raises)
     scores = [p.score for p in products if hasattr(p, "score")]

@@ -27,10 +27,8 @@ from stories import freshness
 from stories.models import Cell, Story
 from stories.values import Verdict
 
-# The matrix shows every product up to this many, else the top ones of the ranking.
-MATRIX_COLUMNS = 8
-# A matrix of more stories loads its first category's rows only, the others on demand.
-MATRIX_COLLAPSE_ABOVE = 60
+MATRIX_COLUMNS = 8  # every product up to this many, else the ranking's top ones
+MATRIX_COLLAPSE_ABOVE = 60  # more stories: the first category's rows only, the rest on demand
 
 
 @dataclass
@@ -163,9 +161,8 @@ def arena_matrix(
     collapse_above: int | None = None,
     fold: Iterable[str] = (),
 ) -> Matrix:
-    """The story matrix: over ``collapse_above`` stories, the first category's cells only. Kept
-    per content version for the values the page links to (not a search's or made-up text: one
-    matrix per value would fill the cache); the stale filter's answer changes by day."""
+    """The story matrix: over ``collapse_above`` stories, the first category's cells only. Kept per
+    content version (and day: the stale filter) for values the page links to, not searched text."""
     filters = filters or MatrixFilters()
     products = products if products is not None else arena_product_list(arena=arena)
     if not any(p.slug == filters.sort for p in products):

@@ -11,8 +11,7 @@ from stories.models import Cell
 
 BIGINT_MAX = 2**63 - 1
 _EPOCH = Subquery(CacheEpoch.objects.filter(pk=1).values("value"))
-# Built once (querysets are immutable): a lookup adds only its filter. The arena's id comes first:
-# an arena made again under an old slug starts its versions afresh.
+# Built once (querysets are immutable); the arena's id first: one remade under an old slug restarts.
 _ARENAS = Arena.objects.order_by().values_list("pk", "content_version", _EPOCH)
 _CELLS = Cell.objects.order_by().values_list(
     "story__arena_id", "story__arena__content_version", _EPOCH

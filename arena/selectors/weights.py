@@ -1,6 +1,5 @@
-"""A visitor's weights (``?weights=privacy-posture:3,agenticness:0`` or the panel's ``w-<key>``
-fields, split out by ``web.params``) read against the categories and personas of an arena's stored
-scores: no query. A key is a category's slug or a persona's; a category wins a clash."""
+"""A visitor's weights (``?weights=privacy-posture:3`` or the panel's ``w-<key>``) read against an
+arena's stored categories and personas, no query; a key's category wins over its persona."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """Every answer under /api/ is JSON, refusals included (docs/contract.md, "API errors"): DRF's
-handler for its views, the root URLconf's handlers for what Django answers itself, and the
-refusals as the schema states them."""
+handler, the root URLconf's for Django's own answers, and the refusals as the schema states them."""
 
 from collections.abc import Callable
 from typing import Any

@@ -212,9 +212,8 @@ class FlagViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
                 raise UnsupportedMediaType(media_type or "(none)", detail=JSON_MESSAGE)
 
     def check_throttles(self, request: Request) -> None:
-        # A flag is limited by FLAG_RATE, counted in the database under the client's lock
-        # (flags/services.py); the API's throttles count only the flag posts refused, so a client
-        # sending junk is slowed as on any other endpoint and a valid flag costs no cache trip.
+        # FLAG_RATE limits flags in the database under the client's lock; the throttles count only
+        # refused posts: junk is slowed as anywhere, and a valid flag costs no cache trip.
         if self.action != "create":
             super().check_throttles(request)
 
@@ -257,8 +256,7 @@ class FlagViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         return Response(body, status=status.HTTP_201_CREATED)
 
     def _resolve(self, request: Request, *, uphold: bool) -> Response:
-        # 404 for no such flag, 400 per field, 409 when the item changed since it was read
-        flag = self.get_object()
+        flag = self.get_object()  # 404 if none, 400 per field, 409 if the item changed since read
         data = json_object(request, DecisionForm)
         form = DecisionForm(data)
         try:

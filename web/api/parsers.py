@@ -21,8 +21,7 @@ class SafeJSONParser(JSONParser):
         media_type: str | None = None,
         parser_context: Mapping[str, Any] | None = None,
     ) -> Any:
-        # (DRF's: the request's charset; newer than its type stubs)
-        encoding = get_encoding(parser_context or {})
+        encoding = get_encoding(parser_context or {})  # the request's charset (not in the stubs)
         try:
             return json.loads(
                 codecs.getreader(encoding)(stream).read(),

@@ -109,8 +109,7 @@ class ArenaListSerializer(serializers.Serializer):
 
     @extend_schema_field(CallSerializer())
     def get_call(self, arena: Any) -> Any:
-        # with nothing scored there is no leader, and nothing is close either
-        leads = first_leads(arena)
+        leads = first_leads(arena)  # nothing scored: no leader, and nothing close either
         leader = arena.leader_slug if leads else None
         return {"leader": leader, "close": bool(arena.leader_slug) and not leads}
 

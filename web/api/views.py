@@ -104,9 +104,7 @@ class ArenaViewSet(viewsets.ViewSet):
 
     @extend_schema(responses={200: s.CompareSerializer, **error_responses(404, 429)})
     @action(
-        detail=True,
-        methods=["get"],
-        url_path=rf"compare/(?P<a>{SLUG_CHARS})/(?P<b>{SLUG_CHARS})",
+        detail=True, methods=["get"], url_path=rf"compare/(?P<a>{SLUG_CHARS})/(?P<b>{SLUG_CHARS})"
     )
     def compare(self, request: Request, slug: str = "", a: str = "", b: str = "") -> Response:
         arena = arena_or_404(slug)

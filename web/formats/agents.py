@@ -42,8 +42,7 @@ def _markdown(
     root = request.build_absolute_uri("/").rstrip("/")
     licence = (settings.DATA_LICENSE_NAME, url(settings.DATA_LICENSE_URL) or "")
     text = render_to_string(template, {"root": root, "licence": licence, **context})
-    # the blank lines the templates' tags leave, folded to one
-    body = re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"
+    body = re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"  # the tags' blank lines, folded
     return HttpResponse(body, content_type=content_type)
 
 

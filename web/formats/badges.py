@@ -17,9 +17,8 @@ from core.text import clean_text
 from products.models import Product
 from web.views.common import arena_or_404
 
-# Advance widths of Verdana (the badge's first font, as shields.io's) in 1/2048 em, for the
-# characters badges mostly carry; others count as WIDTH_DEFAULT, wide East Asian ones as a whole em.
-# Estimates only: each text also carries ``textLength``, so the reader's font is fitted to them.
+# Verdana's advance widths (shields.io's first font) in 1/2048 em for common characters; others
+# WIDTH_DEFAULT, wide East Asian ones an em. Estimates: each text's ``textLength`` fits the font.
 _WIDTHS = {
     char: width
     for width, chars in {
@@ -38,8 +37,7 @@ EM = 2048
 FONT_SIZE = 11  # px
 PADDING = 6  # px each side of a text
 HEIGHT = 20
-# At most this many characters of a name (then "…"): a badge stays a badge.
-NAME_MAX = 40
+NAME_MAX = 40  # at most this many characters of a name (then "…"): a badge stays a badge
 
 LABEL_COLOR = "#555"  # white text 7.5:1 (6.4:1 under the top of the sheen)
 SCORED_COLOR = "#1d5fa8"  # the site's accent: white text 6.5:1 (5.7:1)

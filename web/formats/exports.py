@@ -20,8 +20,7 @@ from arena import dataformat
 from arena.selectors.export import CSV_COLUMNS, arena_csv_rows, arena_export_document
 from web.views.common import arena_or_404
 
-# A spreadsheet runs a cell that starts with one of these as a formula: such a text is written
-# with a leading apostrophe (OWASP's advice for CSV files), which spreadsheets hide.
+# Spreadsheets run a cell starting with one of these as a formula: written after an apostrophe.
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -65,8 +64,7 @@ def _export(
 arena_export_json = require_safe(partial(_export, kind="json"))
 arena_export_csv = require_safe(partial(_export, kind="csv"))
 
-# The JSON Schemas of the arena file and of the site's other JSON documents: a client validates
-# what it reads against them.
+# The JSON Schemas of the arena file and the site's other JSON documents, for clients to validate.
 SCHEMAS = {
     f"arena-v{dataformat.VERSION}": dataformat.SCHEMA_PATH,
     **{

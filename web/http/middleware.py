@@ -14,9 +14,8 @@ FORWARDED = ("HTTP_X_FORWARDED_", "HTTP_FORWARDED")  # X-Forwarded-*, Forwarded
 
 
 def request_hygiene(get_response: Handler) -> Handler:
-    """X-Forwarded-* and Forwarded only from our own proxies (Django believes
-    SECURE_PROXY_SSL_HEADER from anyone), and no NUL in the query: PostgreSQL refuses one in any
-    text (a 500 from ``?status=%00`` in an admin filter)."""
+    """X-Forwarded-* and Forwarded only from our own proxies, and no NUL in the query: PostgreSQL
+    refuses one in any text (a 500 from ``?status=%00`` in an admin filter)."""
 
     def middleware(request: HttpRequest) -> HttpResponse:
         if not is_trusted_proxy(parse_address(request.META.get("REMOTE_ADDR", ""))):

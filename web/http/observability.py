@@ -1,5 +1,4 @@
-"""Each request's id, access log line and /metrics counters (the first middleware: its time and
-status cover the others, a page cache hit included)."""
+"""Each request's id, access log line and /metrics counters (the first middleware: it times all)."""
 
 import logging
 import time

@@ -38,8 +38,7 @@ from web.http.pagekeys import PageIdentity, cache_control
 # never rendered twice at once; a waiter gives up after WAIT_SECONDS with a 503 to retry.
 WAIT_SECONDS = 10.0
 POLL_SECONDS = 0.02
-# Sent after each render of a versioned public page with its cache ``key`` and ``path``.
-page_rendered = Signal()
+page_rendered = Signal()  # after each render of a versioned public page, with its ``key``, ``path``
 # Statuses a shared cache may keep; anything else (a 400 with a message, a 429, a 5xx) is no-store.
 PUBLIC_STATUSES = frozenset({200, 203, 204, 301, 302, 304, 307, 308, 404, 410})
 COMPRESSIBLE = re.compile(r"^(text/|application/(json|xml|atom\+xml|rss\+xml|javascript))")
@@ -148,8 +147,7 @@ def storable(response: HttpResponseBase) -> bool:
 
 
 class Kept:
-    """A streamed response passed on as it comes and stored once whole (not when the client leaves
-    early); then the stampede lock is let go."""
+    """A stream passed on as it comes, stored once whole (not if the client left), then unlocked."""
 
     def __init__(self, response: HttpResponseBase, key: str, lock: str | None) -> None:
         self.key, self.lock = key, lock
@@ -188,8 +186,7 @@ class PageCacheMiddleware:
         if (kind := pagekeys.PAGE_VERSIONS.get(url_name)) is None:
             return _finish(request, self.get_response(request))
         query = pagekeys.Query.of(request, url_name, match)
-        # parameters the page does not read (made up, or a tracker's): a browser's full page is
-        # sent to its one address; htmx's swaps and API clients get the canonical page
+        # unread parameters (made up, a tracker's): a browser is redirected; htmx, API get the page
         api = request.path_info.startswith("/api/")
         if query.unknown and not api and "HTTP_HX_REQUEST" not in request.META:
             location = request.path + (f"?{query.text}" if query.text else "")

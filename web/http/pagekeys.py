@@ -110,12 +110,11 @@ def cache_control() -> str:
 
 @dataclass(frozen=True)
 class Query:
-    """The parameters the page reads in canonical order and spelling; ``kept``: values from short
-    known lists only; ``unknown``: other parameters were sent."""
+    """The parameters the page reads in canonical order and spelling."""
 
     pairs: tuple[tuple[str, str], ...]
-    kept: bool
-    unknown: bool
+    kept: bool  # values from short known lists only
+    unknown: bool  # other parameters were sent
 
     @property
     def text(self) -> str:

@@ -1,5 +1,4 @@
-"""The request id of log lines, Celery tasks, error reports and X-Request-ID (plain Python:
-logging and Celery load it before Django is set up)."""
+"""The request id of logs, tasks, error reports and X-Request-ID (plain Python: read pre-Django)."""
 
 import logging
 import re

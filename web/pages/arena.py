@@ -1,5 +1,4 @@
-"""The arena page's parts beyond the stored rows: the leaderboard's lines, "Best by user type",
-scores with their ranges and the products' open disputes."""
+"""The arena page beyond its stored rows: leaderboard lines, best by user type, ranges, disputes."""
 
 from __future__ import annotations
 
@@ -14,8 +13,7 @@ from arena.selectors.calls import next_calls, persona_call
 from arena.selectors.leaderboard import BoardRow, Leaderboard
 from products.models import Product
 
-# A range group of more products than this is given by its places and its ends, not every name.
-GROUP_NAMES_MAX = 6
+GROUP_NAMES_MAX = 6  # a range group of more products is given by its places and ends
 _TIE_BREAKS = {"PA Score": "a higher PA Score", "name": "name (alphabetical)"}
 
 
@@ -72,8 +70,7 @@ def _moved(row: BoardRow) -> Moved:
 def leaderboard_lines(board: Leaderboard) -> list[Line]:
     groups = board.range_groups
     spans = {id(row): _places(board, g) for g in groups for row in g} if groups else None
-    # who leads whom is said on the published order only (the PA Score's ranges)
-    rows = list(board.rows)
+    rows = list(board.rows)  # who leads whom: on the published order only (its ranges)
     calls = next_calls(rows) if board.by_pa else [None] * len(rows)
     lines = []
     for i, (row, call) in enumerate(zip(rows, calls, strict=True)):

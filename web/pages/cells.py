@@ -22,12 +22,10 @@ from stories.values import Backing, CellValue, Proof, Verdict
 from web.pages import links
 
 NO_SOURCES: Mapping[str, Source] = {}
-# The longest story text a control's accessible name quotes whole.
-STORY_NAME_MAX = 60
+STORY_NAME_MAX = 60  # the longest story text a control's accessible name quotes whole
 
 
-# The builders escape the same few hundred texts per render, dozens of times each.
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=8192)  # a render escapes a few hundred texts dozens of times each
 def esc(text: str) -> str:
     return html.escape(text)
 

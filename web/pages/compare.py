@@ -1,5 +1,4 @@
-"""The comparison of two to six products (``arena/compare.html``) and the head-to-head's sections
-and rounds (``arena/head_to_head.html``)."""
+"""Two to six products compared (``arena/compare.html``); the head-to-head's sections and rounds."""
 
 from __future__ import annotations
 
@@ -21,9 +20,8 @@ def _marked(values: Sequence[int | None]) -> list[tuple[int | None, bool]]:
 
 
 def compare_scores(cmp: Comparison) -> dict[str, list]:
-    """The score table's rows: the PA Score with its range and whether it leads (``cmp.leader``,
-    not the highest score), the weights of the rounds each is best in, each category's score;
-    the highest of a row marked."""
+    """The score table's rows: PA Score, range and whether it leads (``cmp.leader``), the weights
+    of the rounds each is best in, each category's score; a row's highest marked."""
     standings = cmp.standings.values()
     return {
         "pa": [
@@ -59,8 +57,7 @@ _DRAWN = ' <span class="drawn-mark"><span aria-hidden="true">=</span> drawn</spa
 
 
 def compare_rows(rows: Iterable[CompareRow], cmp: Comparison, arena: str) -> SafeString:
-    """A sub-group's rounds: the story with its persona, its weight and each product's cell (in
-    Python as template loops are many times slower)."""
+    """A sub-group's rounds: the story with its persona, its weight and each product's cell."""
     cells = links.cells_prefix()
     stories = links.url_prefix("story-detail", arena)
     out = []

@@ -13,10 +13,8 @@ from arena.selectors.search import Known
 from web.pages import links
 from web.params import SEARCH_Q, query_string
 
-# At most this many suggestions on a 404.
-SUGGESTIONS_MAX = 6
-# How alike a part of the address and a name must be (difflib's ratio) to be suggested.
-SUGGEST_CUTOFF = 0.6
+SUGGESTIONS_MAX = 6  # at most this many suggestions on a 404
+SUGGEST_CUTOFF = 0.6  # how alike (difflib's ratio) a part of the address and a name must be
 # At most this many parts of a missing address are matched, each cut to WORD_MAX characters (difflib
 # takes time with the square of a text's length: a made-up address costs little).
 WORDS_MAX = 6

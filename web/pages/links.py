@@ -66,9 +66,8 @@ def must_have_query(
 
 
 def matrix_category_urls(arena: str, kept: Mapping[str, str], category: str) -> tuple[str, ...]:
-    """A matrix category's links, each keeping the page's query (``kept``): the page with it
-    folded, with its rows alone (what htmx loads) and, without JavaScript, a folded one's page
-    with it open again (else its rows' link)."""
+    """A matrix category's links, keeping the query (``kept``): folded, its rows alone (htmx),
+    and without JavaScript a folded one's page with it open again (else its rows' link)."""
     page = f"{url_prefix('arena-detail')}{arena}/"
     prefix = f"{page}?{urlencode(kept)}&" if kept else f"{page}?"
     rows = f"{prefix}{urlencode({'category': category})}"

@@ -27,12 +27,9 @@ from web.pages.cells import (
     verdict_class,
 )
 
-# What backs each cell, as a compact mark after its badge (the legend's "Backing" column gives
-# the marks' words; the cell link's accessible name says them).
+# What backs each cell, a mark after its badge (the legend and the link's accessible name say it).
 BACKING_MARKS = {Backing.QUOTES: " ❝", Backing.RATIONALE: " ¶", Backing.NONE: " ∅"}
-# On a phone each category shows its first few stories' cards and a link to the rest (the page
-# with that category alone, which shows them all): a reader scrolls a few screens, not dozens.
-PHONE_STORIES = 2
+PHONE_STORIES = 2  # a phone shows this many stories per category, then a link: a short scroll
 
 
 @functools.lru_cache(maxsize=1024)
@@ -53,8 +50,7 @@ def _cell_parts(
     )
 
 
-# Where a table's cells link and when their evidence goes stale: the cells' URL prefix, today and
-# the stale cut-off date (``freshness.stale_before``), worked out once per table, not per row.
+# Where a table's cells link, today and the stale cut-off (``freshness.stale_before``), per table.
 type CellsAt = tuple[str, date, date]
 
 
@@ -70,9 +66,8 @@ def cells_html(
     story: str = "",
     at: CellsAt | None = None,
 ) -> str:
-    """Each cell's ``<td>`` (``data-p``: its product's name, for a phone's card), linking to its
-    proof page, with a "stale" mark and, with ``flag_controls``, a flag control named for the
-    product and ``story``. ``labels``: products' escaped names, filled as they come."""
+    """Each cell's ``<td>`` (``data-p``: its product's name) linking to its proof page, with a stale
+    mark and, with ``flag_controls``, a flag control. ``labels``: escaped names, filled as met."""
     prefix, today, cutoff = at or cells_at()
     on = f" on &ldquo;{story}&rdquo;" if story else ""
     out = []
@@ -81,9 +76,7 @@ def cells_html(
         label = labels.get(id(product))  # (the table's cells share each product's instance)
         if label is None:
             label = labels[id(product)] = esc(product.name)
-        # what backs it as its read computed it (else as its property works it out; a stand-in
-        # may not know it)
-        backing = getattr(c, "backing", None)
+        backing = getattr(c, "backing", None)  # as its read computed it (a stand-in may not)
         td, badge, words = _cell_parts(c.verdict, c.proof, c.quality, backing)
         # (``freshness.is_stale`` with its cut-off date worked out once for the whole table)
         stale = c.verdict != Verdict.NA and (as_of is None or as_of < cutoff)
@@ -146,8 +139,7 @@ def matrix_blocks(
 
 def matrix_bodies(matrix: Matrix, arena: str, query: Mapping[str, str] | None = None) -> SafeString:
     """The matrix's ``<tbody>`` per category: its heading, count and fold or load link, then its
-    sub-groups' headings and rows. Python, as the template loop was many times slower
-    (docs/architecture.md)."""
+    sub-groups' headings and rows."""
     ncols = len(matrix.products) + 1
     stories = links.url_prefix("story-detail", arena)
     labels: dict[int, str] = {}

@@ -32,15 +32,13 @@ def fragment_asked(htmx: HtmxDetails) -> bool:
 
 @dataclass(frozen=True)
 class Param:
-    """``kept``: whether the page cache may keep a page asked with this value (values from short
-    known lists only); ``many``: a list; ``canon``: the one spelling of values read alike;
-    ``blank``: whether an empty value counts."""
+    """A query parameter (``kept`` holds for values from short known lists only)."""
 
     name: str
-    kept: Callable[[str], bool] = lambda value: False
-    many: bool = False
-    canon: Callable[[str], str] = lambda value: value
-    blank: bool = False
+    kept: Callable[[str], bool] = lambda value: False  # may the page cache keep a page asked so
+    many: bool = False  # a list
+    canon: Callable[[str], str] = lambda value: value  # the one spelling of values read alike
+    blank: bool = False  # whether an empty value counts
 
 
 def _one_of(*values: str) -> Callable[[str], bool]:
@@ -56,8 +54,7 @@ WEIGHTS_MAX_LENGTH = 4000  # every key of a big arena at 3 fits well within it
 RECORD_ID_MAX = 2**63 - 1  # the largest id a database row can have
 MUST_MAX = 10  # story must-haves (more is a 400 saying so)
 MUST_KEPT = 2  # the largest choice of must-have stories whose page is kept
-# the id of a matrix category's body (``mx-cat-<pk>``), the target of its links: they ask for its rows
-CATEGORY_TARGET = "mx-cat-"
+CATEGORY_TARGET = "mx-cat-"  # a matrix category's body id (``mx-cat-<pk>``): its links' target
 
 
 def _product_list(value: str) -> bool:
@@ -115,10 +112,8 @@ DISPUTE_STORY = Param("story", lambda value: record_id(value) is not None)
 DISPUTE_STATE = Param("state", _one_of(*DISPUTE_STATES))
 MUST = Param("must", must_kept, many=True)
 NEED = Param("need", needs_kept, many=True)
-# the site search's text (an empty one is a search of nothing: a 400 saying what to type)
-SEARCH_Q = Param("q", blank=True)
-# the home page's "X vs Y" picker: the arena whose products it pairs (and ``a``, ``b``)
-PICK_ARENA = Param("arena")
+SEARCH_Q = Param("q", blank=True)  # the site search's text (empty: a 400 saying what to type)
+PICK_ARENA = Param("arena")  # the arena of the home page's "X vs Y" picker (and ``a``, ``b``)
 # the flag form's instance, and the status page's "just sent" notice
 FORM = Param("form")
 SENT = Param("sent")
@@ -186,8 +181,7 @@ class ArenaAsked:
     rank: str  # the rank asked for ("" for none: the published PA Score)
     show: list[str]  # the products picked for the matrix (the "Products shown" form)
     fold: list[str]  # the categories folded in the matrix (their "Hide" links)
-    # a visitor's weights replace the rank; a rank picked in the "Rank by" menu replaces them
-    weights: WeightsAsked
+    weights: WeightsAsked  # they replace the rank; a rank picked in "Rank by" replaces them
     weights_sent: bool  # the request says something of weights (``?weights=`` even empty)
     weights_carried: str  # the ``?weights=`` a fragment's links carry along, as it was sent
 

@@ -93,8 +93,7 @@ def recent_changes(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "flags/recent_changes.html", {"page": page, "changes": page.object_list})
 
 
-# Mail clients send no cookie: the signed token in the URL is the proof (RFC 8058 one-click).
-@csrf_exempt
+@csrf_exempt  # mail clients send no cookie: the URL's signed token is the proof (RFC 8058)
 @require_http_methods(["GET", "HEAD", "POST"])
 def flag_unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
     flag_id = unsubscribe_flag_id(token)
