@@ -269,7 +269,7 @@ class CloseCall(models.Model):
     class Meta:
         ordering = ["arena", "position"]
         constraints = [
-            models.UniqueConstraint(fields=["arena", "position"], name="close_call_position"),
+            models.UniqueConstraint(fields=["arena", "position"], name="close_call_position")
         ]
 
     def __str__(self) -> str:
@@ -286,7 +286,7 @@ class SettleCell(models.Model):
     class Meta:
         ordering = ["call", "position"]
         constraints = [
-            models.UniqueConstraint(fields=["call", "position"], name="settle_cell_position"),
+            models.UniqueConstraint(fields=["call", "position"], name="settle_cell_position")
         ]
 
     def __str__(self) -> str:

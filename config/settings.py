@@ -158,8 +158,7 @@ PAGE_CACHE_LOCAL_BYTES = env("PAGE_CACHE_LOCAL_BYTES", 32 * 1024 * 1024)
 # entries expire only to free memory: a change makes a new key
 PAGE_CACHE_TIMEOUT = env("PAGE_CACHE_TIMEOUT", 24 * 3600)
 PAGE_MISS_RATE = env("PAGE_MISS_RATE", "300/minute")
-# a page's render lock outlives gunicorn's timeout, which kills any longer render
-PAGE_RENDER_LOCK_SECONDS = env("GUNICORN_TIMEOUT", 30) + 5
+PAGE_RENDER_LOCK_SECONDS = env("GUNICORN_TIMEOUT", 30) + 5  # (gunicorn kills a longer render)
 RELEASE = env("RELEASE", "")
 
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", "")

@@ -25,8 +25,7 @@ class ClosePair:
     exact: bool  # False: at most ``count`` (the greedy bound)
 
     @property
-    def more(self) -> int:
-        """The settle set's cells beyond those listed."""
+    def more(self) -> int:  # the settle set's cells beyond those listed
         return self.count - len(self.settle)
 
 

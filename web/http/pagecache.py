@@ -34,9 +34,7 @@ from web.http import pagekeys
 from web.http.clients import client_key
 from web.http.pagekeys import PageIdentity, cache_control
 
-# The stampede lock outlives the slowest render (settings.PAGE_RENDER_LOCK_SECONDS), so a page is
-# never rendered twice at once; a waiter gives up after WAIT_SECONDS with a 503 to retry.
-WAIT_SECONDS = 10.0
+WAIT_SECONDS = 10.0  # for another's render of a page, then a 503 (never a second render at once)
 POLL_SECONDS = 0.02
 page_rendered = Signal()  # after each render of a versioned public page, with its ``key``, ``path``
 # Statuses a shared cache may keep; anything else (a 400 with a message, a 429, a 5xx) is no-store.

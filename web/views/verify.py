@@ -31,7 +31,6 @@ def arena_verify(request: HttpRequest, arena: str) -> HttpResponse:
 def arena_verify_json(request: HttpRequest, arena: str) -> HttpResponse:
     found, queue = _queue(request, arena, listed=True)
     page = queue.page
-    following = page.next_page_number() if page.has_next() else None
     return JsonResponse(
         {
             "arena": found.slug,
@@ -48,7 +47,7 @@ def arena_verify_json(request: HttpRequest, arena: str) -> HttpResponse:
             "count": page.paginator.count,
             "page": page.number,
             "pages": page.paginator.num_pages,
-            "next": f"{request.path}?page={following}" if following else None,
+            "next": f"{request.path}?page={page.next_page_number()}" if page.has_next() else None,
             "cells": [
                 {
                     "cell": i.cell.pk,
