@@ -160,8 +160,10 @@ def arena_matrix(
     products: list[Product] | None = None,
     collapse_above: int | None = None,
     fold: Iterable[str] = (),
+    stories: slice | None = None,
 ) -> Matrix:
-    """The story matrix: over ``collapse_above`` stories, the first category's cells only. Kept per
+    """The story matrix (a ``stories`` slice of it): over ``collapse_above`` stories, the first
+    category's cells only. Kept per
     content version (and day: the stale filter) for values the page links to, not searched text."""
     filters = filters or MatrixFilters()
     products = products if products is not None else arena_product_list(arena=arena)
@@ -170,12 +172,12 @@ def arena_matrix(
     fold = tuple(fold)
 
     def read() -> Matrix:
-        return _matrix(arena, filters, products, collapse_above, fold)
+        return _matrix(arena, filters, products, collapse_above, fold, stories)
 
     if filters.q or filters.persona or filters.category or fold:
         return read()
     when = (freshness.today(), freshness.stale_days()) if filters.stale else None
-    asked = (filters, [p.pk for p in products], collapse_above, when)
+    asked = (filters, [p.pk for p in products], collapse_above, when, stories)
     return arena_kept(arena, f"matrix:{hashlib.sha256(repr(asked).encode()).hexdigest()}", read)
 
 
@@ -185,8 +187,9 @@ def _matrix(
     products: list[Product],
     collapse_above: int | None,
     fold: Iterable[str],
+    part: slice | None,
 ) -> Matrix:
-    stories = _filtered_stories(arena, filters, products)
+    stories = _filtered_stories(arena, filters, products)[part or slice(None)]
     collapsed: set[int] = set()
     if not filters.category:
         if collapse_above is not None and len(stories) > collapse_above:
@@ -195,7 +198,7 @@ def _matrix(
         collapsed |= {s.category_id for s in stories if s.category.slug in folded}
     columns = {p.pk: p for p in products}
     cells = Cell.objects.filter(product_id__in=list(columns))
-    if filters.active or collapsed:
+    if filters.active or collapsed or part:
         cells = cells.filter(story_id__in=[s.pk for s in stories if s.category_id not in collapsed])
     else:
         cells = cells.filter(story__arena=arena)

@@ -316,7 +316,11 @@ class MatrixStorySerializer(StoryBaseSerializer):
 
 class MatrixSerializer(serializers.Serializer):
     products = ProductSlugsField()
-    stories = MatrixStorySerializer(many=True, source="rows")
+    stories = MatrixStorySerializer(many=True, source="rows")  # (a page of them, in matrix order)
+    count = serializers.IntegerField(help_text="The arena's stories, on every page")
+    page = serializers.IntegerField()
+    pages = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True, help_text="The next page; null on the last")
 
 
 class CompareStorySerializer(StoryBaseSerializer):

@@ -1,5 +1,6 @@
 from typing import Any
 
+from django.core.paginator import Paginator
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import viewsets
 from rest_framework.decorators import action
@@ -25,6 +26,8 @@ from web.api.errors import error_responses
 from web.views.common import arena_or_404
 
 PAGE_HELP = "A page of 50 arenas: 1, 2 and so on (out of range the last; no number the first)."
+MATRIX_PAGE = 100  # stories a page of the API's matrix holds: its size stays in megabytes
+MATRIX_PAGE_HELP = PAGE_HELP.replace("50 arenas", f"{MATRIX_PAGE} stories")
 
 
 class ArenaPages(PageNumberPagination):
@@ -97,10 +100,22 @@ class ArenaViewSet(viewsets.ViewSet):
             detail["leaderboard"] = arena_score_list(arena=arena)
         return Response(s.ArenaDetailSerializer(detail).data)
 
-    @extend_schema(responses={200: s.MatrixSerializer, **error_responses(404, 429)})
+    @extend_schema(
+        parameters=[OpenApiParameter(params.PAGE.name, str, description=MATRIX_PAGE_HELP)],
+        responses={200: s.MatrixSerializer, **error_responses(404, 429)},
+    )
     @action(detail=True, methods=["get"])
     def matrix(self, request: Request, slug: str = "") -> Response:
-        return Response(s.MatrixSerializer(arena_matrix(arena=arena_or_404(slug))).data)
+        arena = arena_or_404(slug)
+        pages = Paginator(range(arena.story_count), MATRIX_PAGE)
+        page = pages.get_page(request.query_params.get(params.PAGE.name))
+        shown = slice(max(0, page.start_index() - 1), page.end_index())
+        matrix = arena_matrix(arena=arena, stories=shown)
+        following = f"{request.path}?page={page.number + 1}" if page.has_next() else None
+        data = {"products": matrix.products, "rows": matrix.rows, "count": pages.count}
+        data |= {"page": page.number, "pages": pages.num_pages}
+        data["next"] = request.build_absolute_uri(following) if following else None
+        return Response(s.MatrixSerializer(data).data)
 
     @extend_schema(responses={200: s.CompareSerializer, **error_responses(404, 429)})
     @action(

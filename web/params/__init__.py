@@ -242,6 +242,7 @@ PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
     "arena-disputes-json": (DISPUTE_PRODUCT, DISPUTE_STORY, DISPUTE_STATE, PAGE),
     "arena-disputes-feed": (DISPUTE_PRODUCT, DISPUTE_STORY, DISPUTE_STATE),
     "api-arena-list": (PAGE,),
+    "api-arena-matrix": (PAGE,),
     "arena-verify": (PAGE,),
     "arena-verify-json": (PAGE,),
     "api-arena-detail": (WEIGHTS,),

@@ -7,6 +7,8 @@ from django.test.utils import CaptureQueriesContext
 
 from arena.scoring.rounds import round_winner
 from arena.scoring.tally import CellIn
+from arena.selectors.arenas import arena_get
+from arena.selectors.matrix import arena_matrix
 from core.text import arena_slugify
 from tests.factories import ArenaFactory
 from web.api.views import ArenaPages
@@ -82,6 +84,23 @@ def test_matrix_equals_the_arena_page(api, seeded_arena, seed_record):
             )
             n += 1
     assert n == 318
+    assert (data["count"], data["page"], data["pages"], data["next"]) == (53, 1, 1, None)
+
+
+@pytest.mark.parametrize(("asked", "page"), [("2", 3), ("99", 3), ("x", 1), ("-1", 3), ("", 1)])
+def test_the_matrix_is_paged_as_every_list_is(
+    api, big_arena, monkeypatch, django_assert_max_num_queries, asked, page
+):
+    """100 stories a page (300 here): out of range the last page, no number the first, and the
+    same queries on every page."""
+    with django_assert_max_num_queries(6):
+        data = api(f"/api/arenas/{big_arena.slug}/matrix/?page={asked}")
+    assert (data["count"], data["pages"], data["page"]) == (300, 3, page if asked != "2" else 2)
+    order = [r.story.pk for r in arena_matrix(arena=arena_get(slug=big_arena.slug)).rows]
+    start = 100 * (data["page"] - 1)
+    assert [s["id"] for s in data["stories"]] == order[start : start + 100]
+    following = f"http://testserver/api/arenas/{big_arena.slug}/matrix/?page={data['page'] + 1}"
+    assert data["next"] == (following if data["page"] < 3 else None)
 
 
 @pytest.mark.django_db
