@@ -28,6 +28,9 @@ from stories.models import Cell, Story
 
 # Over this many rounds a head-to-head's cards load per opened round (all at once delay a phone).
 HEAD_TO_HEAD_INLINE = 12
+# Over this many rounds only the first category's (and an asked one's) are written; the others
+# link to theirs, so the page stays small however large the arena.
+HEAD_TO_HEAD_ROWS = 200
 
 
 def compare_pick(*, products: list[Product], slugs: list[str]) -> tuple[list[Product], str]:

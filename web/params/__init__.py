@@ -232,7 +232,7 @@ def flag_form_id(query: QueryDict) -> str:
 # The parameters each page reads, in their canonical order; the page cache drops any other.
 PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
     "arena-detail": (PERSONA, CATEGORY, VERDICT, Q, STALE, SORT, RANK, SHOW, FOLD, WEIGHTS),
-    "head-to-head": (A, B, DIFF, OPEN),
+    "head-to-head": (A, B, DIFF, OPEN, CATEGORY),
     "arena-compare": (PRODUCTS, DIFF),
     "arena-must-have": (MUST, NEED, WEIGHTS),
     "home": (PAGE,),

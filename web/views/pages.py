@@ -29,7 +29,12 @@ from arena.selectors.arenas import (
     arena_product_pair_get,
 )
 from arena.selectors.cells import cell_page_get, cited_sources, story_cell_list, story_get
-from arena.selectors.compare import HEAD_TO_HEAD_INLINE, compare_pick, comparison_get
+from arena.selectors.compare import (
+    HEAD_TO_HEAD_INLINE,
+    HEAD_TO_HEAD_ROWS,
+    compare_pick,
+    comparison_get,
+)
 from arena.selectors.leaderboard import Leaderboard, arena_leaderboard, arena_product_ranking
 from arena.selectors.matrix import (
     MATRIX_COLLAPSE_ABOVE,
@@ -270,9 +275,15 @@ def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpRe
             raise Http404(f"No round of story {opened} in {pa.slug} vs {pb.slug}")
         return render(request, "arena/head_to_head.html#round_cards", {"row": row, "cmp": cmp})
     open_disputes = open_dispute_counts(found)
+    asked, folded = params.text(query, params.CATEGORY), set()
+    if len(cmp.rows) > HEAD_TO_HEAD_ROWS and not open_all:
+        shown = {cmp.blocks[0].category.pk, row.story.category_id if row else None}
+        folded = {b.category.pk for b in cmp.blocks if b.slug != asked} - shown
     ctx = {
         "arena": found,
         "cmp": cmp,
+        "folded": folded,  # categories written as a link to their rounds
+        "asked_category": asked,
         "open_disputes": open_disputes,
         # the line of open disputes only when either side has one: "none · none" would push the
         # first rounds off a phone's first screen for nothing
