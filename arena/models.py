@@ -160,9 +160,7 @@ class AdjacentArena(VersionedRecord):
         ordering = ["arena", "position"]
         verbose_name_plural = "adjacent arenas"
         constraints = [
-            models.UniqueConstraint(
-                fields=["arena", "name"], name="adjacent_unique_name_per_arena"
-            ),
+            models.UniqueConstraint(fields=["arena", "name"], name="adjacent_unique_name_per_arena")
         ]
 
     def __str__(self) -> str:
@@ -197,12 +195,10 @@ class ProductScore(models.Model):
     # Σ w·q and Σ 10·w: with the counts, the tally the review queue previews an uphold from
     weighted_quality = models.PositiveIntegerField(null=True)
     weighted_max = models.PositiveIntegerField(null=True)
-    # [``scoring.Part``, …]: a visitor's weighting and its range, computed without reading a cell
-    parts = models.JSONField(default=list)
-    # the PA Score's range (``scoring.score_range``) and the ranks it allows (``rank_ranges``)
-    pa_low = models.PositiveSmallIntegerField(null=True)
+    parts = models.JSONField(default=list)  # [``scoring.Part``, …]: weighting without reading cells
+    pa_low = models.PositiveSmallIntegerField(null=True)  # the PA Score's range (``score_range``)
     pa_high = models.PositiveSmallIntegerField(null=True)
-    rank_best = models.PositiveIntegerField(null=True)
+    rank_best = models.PositiveIntegerField(null=True)  # the ranks it allows (``rank_ranges``)
     rank_worst = models.PositiveIntegerField(null=True)
     published_evidence = models.PositiveIntegerField(default=0)
     judged = models.PositiveIntegerField(default=0)
@@ -223,7 +219,6 @@ class ProductScore(models.Model):
             models.CheckConstraint(
                 condition=Q(verified__lte=models.F("with_evidence")), name="score_v_le_e"
             ),
-            # a range contains its score
             models.CheckConstraint(
                 condition=Q(pa_low__isnull=True, pa_high__isnull=True)
                 | Q(
@@ -256,8 +251,7 @@ class ProductScore(models.Model):
 
 
 class CloseCall(models.Model):
-    """A pair too close to call and what would settle it (docs/scoring.md, "What would settle it"),
-    written only by ``arena_recompute_scores``: the settle set's size, its first cells as rows."""
+    """A pair too close to call and its settle set, written only by ``arena_recompute_scores``."""
 
     arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="close_calls")
     leader = models.ForeignKey("products.Product", on_delete=models.CASCADE, related_name="+")

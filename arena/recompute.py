@@ -1,5 +1,4 @@
-"""Mark an arena's stored scores stale, enqueue their recomputation (by task name) once the change
-commits, and recompute them; a move of the content version also purges the HTTP cache in front."""
+"""Mark an arena's scores stale, enqueue their recompute (by task name) on commit, and run it."""
 
 from __future__ import annotations
 
@@ -40,15 +39,13 @@ STORED = ("pa_score", "category_scores", "persona_scores", "parts", "persona_ran
 
 
 def arena_content_changed(*, arena_id: int, **signal: Any) -> None:
-    """Bump the version the page cache and ETags are keyed by, in the change's transaction (also
-    the receiver of ``core.signals.content_changed``)."""
+    """Bump the page cache's and ETags' version, in the change's transaction; a signal receiver."""
     Arena.objects.filter(pk=arena_id).update(content_version=F("content_version") + 1)
     pages_changed.send(None, arenas=[arena_id])
 
 
 def cell_content_changed(*, cell_id: int, arena_id: int | None = None) -> None:
-    """``arena_content_changed`` for a cell's arena (``arena_id`` when the caller read it), in one
-    UPDATE."""
+    """``arena_content_changed`` for a cell's arena (``arena_id`` if read already): one UPDATE."""
     if arena_id is None:
         arena = Story.objects.filter(cells__pk=cell_id).order_by().values("arena_id")[:1]
         Arena.objects.filter(pk__in=arena).update(content_version=F("content_version") + 1)
@@ -69,9 +66,8 @@ def content_versions_served(*, using: str) -> int:
 
 
 def content_restored(*, past: int, using: str) -> str | None:
-    """After a restore: move every content version above ``past`` (so none repeats one served
-    before) and give the page cache a new epoch (ids of the discarded timeline come back); returns
-    the epoch, None for a backup older than its table (its ``migrate`` makes one)."""
+    """After a restore: lift every content version above ``past``; the page cache's new epoch (the
+    discarded timeline's ids come back), None for a backup older than the epoch's table."""
     epoch = secrets.token_hex(8) if _has_table(CacheEpoch, using) else None
     with transaction.atomic(using=using):
         if _has_table(Arena, using):  # (a backup of an older schema, before its migrate)
@@ -82,8 +78,7 @@ def content_restored(*, past: int, using: str) -> str | None:
 
 
 def arena_mark_stale(*, arena_id: int, **signal: Any) -> None:
-    """Mark the arena's scores stale; their recomputation is enqueued once the change commits
-    (also the receiver of ``core.signals.scores_changed``)."""
+    """Mark the scores stale, their recompute enqueued on commit (``scores_changed``'s receiver)."""
     Arena.objects.filter(pk=arena_id).update(
         change_seq=F("change_seq") + 1,
         scores_stale_since=Coalesce(F("scores_stale_since"), timezone.now()),
@@ -207,8 +202,7 @@ def _store_persona_results(arena_id: int, best: list[PersonaBest]) -> None:
 
 
 def arena_refresh_scores(*, arena_id: int) -> str:
-    """Recompute unless fresh: ``gone``, ``fresh`` or ``recomputed``."""
-    # changes from now on enqueue a new task
+    """Recompute unless fresh: ``gone``, ``fresh`` or ``recomputed``; later changes re-enqueue."""
     if not Arena.objects.filter(pk=arena_id).update(recompute_enqueued_at=None):
         return "gone"
     if not Arena.objects.stale().filter(pk=arena_id).exists():
@@ -226,8 +220,7 @@ def arena_recompute_failed(*, arena_id: int) -> int:
 
 
 def arena_refresh_stale() -> list[int]:
-    """The periodic sweep: a refresh task per stale arena (but those given up on), until the
-    broker fails."""
+    """The periodic sweep: a refresh task per stale arena not given up on, till the broker fails."""
     sent = []
     waiting = Arena.objects.stale().exclude(pk__in=Arena.objects.given_up().values("pk"))
     for arena_id in waiting.order_by("pk").values_list("pk", flat=True):

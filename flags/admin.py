@@ -71,8 +71,7 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
 
 
 class ReviewChangeList(ChangeList):
-    """Each row's impact of upholding, read for the page at once; sorted by impact, the whole
-    filtered queue is ranked and the database pages it."""
+    """Rows' impacts of upholding, read per page; by impact, the whole filtered queue is ranked."""
 
     ranked_impacts: dict[int, selectors.Impact] | None = None
 
@@ -83,8 +82,7 @@ class ReviewChangeList(ChangeList):
         ranked, self.ranked_impacts = selectors.pending_by_impact(queryset)
         if not ranked:
             return ordering
-        # each item's place in the ranking; resolved items (status "all") after, oldest first
-        place = Case(
+        place = Case(  # the ranking's order; resolved items (status "all") after, oldest first
             *(When(pk=pk, then=Value(i)) for i, pk in enumerate(ranked)),
             default=Value(len(ranked)),
             output_field=IntegerField(),

@@ -92,8 +92,7 @@ class FieldChoicesFilter(admin.ChoicesFieldListFilter):
 
 
 class ArenaScopedFilter(RelatedFilter):
-    """The chosen arena's choices only; with none chosen, each named with its arena (two arenas
-    may have a product of the same name)."""
+    """The chosen arena's choices; else each named with its arena (names repeat across arenas)."""
 
     def field_choices(
         self, field: Field[Any, Any], request: HttpRequest, model_admin: admin.ModelAdmin[Any]

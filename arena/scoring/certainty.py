@@ -1,5 +1,4 @@
-"""Who leads and how sure a ranking is (docs/scoring.md, "Who leads", "What would settle it"): a
-product leads another only when its lowest possible score beats the other's highest."""
+"""Who leads and how sure (docs/scoring.md): one leads only if its low beats the other's high."""
 
 from __future__ import annotations
 
@@ -12,11 +11,9 @@ from typing import Any
 from arena.scoring.results import ProductResult, is_unverified, quality_bounds
 from arena.scoring.tally import CellIn, ProductKey, StoryIn, coverage_of
 
-# A cell as the settle sets name it: (story id, product); the recompute maps it to the cell's id.
-type CellKey = tuple[int, ProductKey]
+type CellKey = tuple[int, ProductKey]  # (story id, product); the recompute maps it to a cell id
 
-# Past this many (leader's cells × trailer's cells) the exact search gives way to the greedy bound.
-SETTLE_EXACT_LIMIT = 250_000
+SETTLE_EXACT_LIMIT = 250_000  # past this many (leader's × trailer's cells): the greedy bound
 
 
 @dataclass(frozen=True)
@@ -45,7 +42,6 @@ TOO_CLOSE = Call(None, None)
 
 
 def pair_call(a: Ranged, b: Ranged) -> Call:
-    """A leads when its low is above B's high, B the other way round, else too close to call."""
     if a.low is None or a.high is None or b.low is None or b.high is None:
         return TOO_CLOSE
     if a.low > b.high:
@@ -143,8 +139,7 @@ def _exact(leader: Side, trailer: Side) -> tuple[int, int] | None:
 
 
 def _greedy(leader: Side, trailer: Side) -> tuple[int, int] | None:
-    """Past the size limit: the largest gain in score points next (the leader's on a tie) until
-    settled. Each step only raises the low or cuts the high, so the fewest steps are bisected."""
+    """Past the limit: the largest gain next (leader's on a tie); steps only help, so bisect."""
     up, down = leader.raise_low, trailer.cut_high
 
     def split(k: int) -> tuple[int, int]:
@@ -187,8 +182,7 @@ def settle_set(leader: Side, trailer: Side) -> tuple[tuple[CellKey, ...], bool]:
 def close_calls(
     results: Sequence[ProductResult], stories: Sequence[StoryIn], cells: Iterable[CellIn]
 ) -> list[dict[str, Any]]:
-    """Every pair too close to call among ``results`` in leaderboard order, as stored (with the
-    settle set's cells by ``CellKey``): the leader ``a``, the trailer ``b``, ``settle``, ``exact``."""
+    """Close pairs in board order, as stored: leader ``a``, trailer ``b``, ``settle``, ``exact``."""
     by_side = sides(results, stories, cells)
     scored = [r for r in results if r.pa_range is not None and r.pa_score is not None]
     out = []

@@ -19,19 +19,16 @@ from stories.models import Cell, CellChange, Story
 from stories.values import Verdict
 
 if TYPE_CHECKING:
-    # django-stubs' helper types: a dev dependency, not installed in production
-    from django_stubs_ext import WithAnnotations
+    from django_stubs_ext import WithAnnotations  # a dev dependency, not installed in production
 
 
 class ArenaCounts(TypedDict):
     product_count: int
     story_count: int
-    # the cells on the pages (an n/a verdict is a judgement too); na_count of them say n/a
-    cell_count: int
-    na_count: int
-    # the oldest and newest day a judged cell's evidence was checked
-    evidence_oldest: date | None
-    evidence_newest: date | None
+    cell_count: int  # the cells on the pages (an n/a verdict is a judgement too)
+    na_count: int  # those of them that say n/a
+    evidence_oldest: date | None  # the oldest day a judged cell's evidence was checked
+    evidence_newest: date | None  # and the newest
     last_change: datetime | None  # the latest edit or upheld flag of one of its verdicts
     leader_name: str | None
     leader_slug: str | None
@@ -42,8 +39,7 @@ class ArenaCounts(TypedDict):
 
 type CountedArena = WithAnnotations[Arena, ArenaCounts]
 
-# How long a read is kept: it is only used under its version, so this bounds memory, not truth.
-KEPT_TIMEOUT = 24 * 3600
+KEPT_TIMEOUT = 24 * 3600  # a read is only used under its version: this bounds memory, not truth
 _COUNTS = tuple(ArenaCounts.__annotations__)
 
 
@@ -134,7 +130,6 @@ def arena_product_list(*, arena: Arena) -> list[Product]:
 def arena_product_pair_get(
     *, arena: Arena, a: str, b: str, products: list[Product] | None = None
 ) -> dict[str, Product]:
-    """The arena's products with slug ``a`` or ``b``, by slug."""
     products = arena_product_list(arena=arena) if products is None else products
     return {p.slug: p for p in products if p.slug in (a, b)}
 

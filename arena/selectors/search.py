@@ -1,5 +1,4 @@
-"""The site's search over arenas, products and stories (full-text on PostgreSQL, else each word
-in some field), the home page's product pickers, and the names a 404 suggests."""
+"""Site search (full-text on PostgreSQL, else word by word), the home's pickers, 404 hints."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What would settle the close calls the recompute stored: a pair's unverified cells (two
-queries), and the verification queue ranked by how many close calls list each cell, paged."""
+"""What settles the stored close calls: a pair's unverified cells, and the verification queue."""
 
 from __future__ import annotations
 
@@ -75,9 +74,7 @@ def _close_pairs(arena: Arena, products: Sequence[Product], listed: bool) -> dic
 def _unverified(arena: Arena) -> QuerySet[Cell]:
     """The arena's unverified cells on the pages, in matrix order."""
     cells = Cell.objects.on_pages().filter(
-        story__arena_id=arena.pk,
-        verdict__in=EVIDENCED,
-        proof__in=UNVERIFIED_PROOF,
+        story__arena_id=arena.pk, verdict__in=EVIDENCED, proof__in=UNVERIFIED_PROOF
     )
     return cells.select_related("story", "product").order_by("story__position", "product__position")
 
@@ -100,8 +97,7 @@ def pair_settle_get(*, arena: Arena, a: Product, b: Product) -> PairSettle | Non
 def verify_queue_get(
     *, arena: Arena, products: Sequence[Product], number: str | None, listed: bool = False
 ) -> VerifyQueue:
-    """A page of the unverified cells, those the most close calls list first (then the heavier
-    story, then matrix order), and the close calls (with their listed cells when ``listed``)."""
+    """A page of unverified cells, most listed first; the close calls (cells too if ``listed``)."""
     close = _close_pairs(arena, products, listed)
     cells = _unverified(arena).annotate(helps=Count("settles"))
     ordered = cells.order_by("-helps", "-story__weight", "story__position", "product__position")

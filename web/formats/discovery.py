@@ -1,5 +1,4 @@
-"""``/robots.txt``, ``/sitemap.xml``, ``/favicon.ico``, and the ``discovery`` template tags of
-``base.html``'s head. Absolute URLs name ``SITE_URL`` when it is set, else the request's host."""
+"""robots.txt, sitemap.xml, favicon.ico, ``base.html``'s head tags; URLs on ``SITE_URL`` if set."""
 
 import html
 from collections.abc import Callable
@@ -74,8 +73,7 @@ def _lastmod(computed: datetime | None, updated: date | None) -> date | None:
 
 
 class Section(Sitemap):
-    """A sitemap's section, made per request (a sitemap keeps its latest lastmod on itself): items
-    are ``(path, lastmod)``."""
+    """A section of ``(path, lastmod)`` items, made per request (a sitemap keeps its lastmod)."""
 
     def __init__(self, rows: Callable[[], list[Item]]) -> None:
         self.rows = rows
@@ -101,8 +99,7 @@ def pages() -> list[Item]:
 
 
 def arena_pages(arena: Arena) -> list[Item]:
-    """An arena's page and disputes, then each product, story and head-to-head on the pages in the
-    matrix's order; lastmod the day of the scores, else the arena's ``updated``."""
+    """An arena's pages in matrix order; lastmod the scores' day, else the arena's ``updated``."""
     slug = arena.slug
     products = Product.objects.filter(arena=arena).order_by("position").values_list("slug")
     stories = Story.objects.filter(arena=arena).order_by("position").values_list("pk")
@@ -121,8 +118,7 @@ def _sitemap(request: HttpRequest, rows: Callable[[], list[Item]]) -> HttpRespon
 
 @require_safe
 def sitemap_xml(request: HttpRequest) -> HttpResponse:
-    """A sitemap index: the site's own pages, then one sitemap per arena (one query whatever the
-    number of arenas; each arena's sitemap follows that arena's version only)."""
+    """Sitemap index: the site's pages, then a sitemap per arena, dated by its arena: one query."""
     rows = Arena.objects.order_by("name").values_list("slug", "scores_computed_at", "updated")
     found: list[Item] = [(reverse("sitemap-pages"), None)]
     found += [(reverse("arena-sitemap", args=[slug]), _lastmod(c, u)) for slug, c, u in rows]

@@ -1,5 +1,4 @@
-"""What the arena's views, feeds, exports and API share: the arena or a 404, and an htmx fragment
-that pushes its address."""
+"""What the arena's views, feeds, exports and API share: the arena or a 404, an htmx URL push."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The public pages: each reads the request (``web.params``), loads through ``arena.selectors``,
-turns "not found" into a 404 and renders one template, or one partial of it for htmx."""
+"""Public pages: read the request (``web.params``), load (``arena.selectors``), render or 404."""
 
 from __future__ import annotations
 
@@ -58,14 +57,12 @@ from web.pages.cells import card
 from web.params import HtmxHttpRequest, fragment_asked
 from web.views.common import arena_or_404, swapped
 
-# The regions of the arena page that htmx swaps in place (the ids of their elements).
-ARENA_PARTIALS = ("leaderboard", "matrix")
+ARENA_PARTIALS = ("leaderboard", "matrix")  # the arena page's regions htmx swaps (element ids)
 ARENAS_PER_PAGE = 24  # the home page's arena cards: the rest on the next pages
 
 
 def open_dispute_counts(arena: CountedArena) -> dict[int, int]:
-    """Open disputes by product, kept per content version: filing or resolving a flag moves it
-    (the dispute is public)."""
+    """Open disputes by product, kept per content version (filing or resolving a flag moves it)."""
     return arena_kept(arena, "open-disputes", lambda: arena_open_dispute_counts(arena=arena))
 
 
@@ -113,8 +110,7 @@ def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
         "arena_url": arena_url,
         "open_disputes": open_dispute_counts(found),
         "filters": asked.filters,
-        # the rank asked for, which the filter form carries along unless it is the default
-        "rank": "" if rank == RANK_PA else rank,
+        "rank": "" if rank == RANK_PA else rank,  # the filter form carries it unless the default
         "fragment": partial is not None,
         "weights_query": asked.weights_carried,
     }
@@ -151,9 +147,8 @@ def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
 
 
 def _kept(arena: CountedArena, *asked: object) -> str:
-    """What a fragment of an arena's page is cached under (``{% cache %}``): the code that draws
-    it, the arena's content version and cache epoch, the day (evidence ages) and what was asked.
-    The leaderboard's rows so are the same under every filter, search and fold of the matrix."""
+    """A fragment's ``{% cache %}`` key: the code, the arena's version and epoch, the day (evidence
+    ages) and what was asked; so the leaderboard is one under every filter, search and fold."""
     epoch = getattr(arena, "cache_epoch", None)
     when = (freshness.today(), freshness.stale_days())
     return repr((pagekeys.release(), arena.pk, arena.content_version, epoch, when, asked))
@@ -183,8 +178,7 @@ def _arena_partial(request: HtmxHttpRequest, filters: MatrixFilters) -> str | No
         return None
     partial = request.htmx.target or ""
     if partial.startswith(params.CATEGORY_TARGET):
-        # a collapsed category's rows, asked for by its link; or a category folded by its
-        # "Hide" link, which picks its heading out of the matrix (``hx-select``)
+        # a collapsed category's rows (its link), or one folded by "Hide" (its heading: hx-select)
         return "matrix_category" if filters.category else "matrix"
     if partial not in ARENA_PARTIALS:
         return "matrix" if filters.active else "leaderboard"
@@ -206,8 +200,7 @@ def _matrix_context(
     sort = next((p for p in products if p.slug == asked.filters.sort), None)
     if sort is not None and sort not in columns:
         columns = [sort, *columns]  # stories sorted by a product's verdicts show its column
-    # read only if the page draws it: a kept fragment below has it drawn already
-    ctx["matrix"] = SimpleLazyObject(
+    ctx["matrix"] = SimpleLazyObject(  # read only if drawn: a kept fragment has it already
         lambda: arena_matrix(
             arena=ctx["arena"],
             filters=asked.filters,
@@ -220,8 +213,7 @@ def _matrix_context(
     ctx["picked"] = picked  # the products shown when they are not the default ones
     ctx["default_show"] = ",".join(p.slug for p in default)
     ctx["column_limit"] = MATRIX_COLUMNS
-    # what a collapsed category's links carry besides it (the folds only when none is shown)
-    kept = {
+    kept = {  # what a collapsed category's links carry besides it (folds only when none is shown)
         **asked.filters.as_params(),
         "category": "",
         "rank": ctx["rank"],
@@ -230,9 +222,8 @@ def _matrix_context(
         "weights": ctx["weights_query"],
     }
     ctx["matrix_query"] = {k: v for k, v in kept.items() if v}
-    # The matrix's count and HTML are kept when the matrix itself is (not for a search's or a
-    # persona's text, a category or a fold; ``arena_kept``); the links in them carry
-    # ``matrix_query``.
+    # The matrix's count and HTML are kept when the matrix is (not for a search, a persona, a
+    # category or a fold; ``arena_kept``); their links carry ``matrix_query``.
     filters = asked.filters
     keep = getattr(ctx["arena"], "cache_epoch", None) is not None
     if keep and not (filters.q or filters.persona or filters.category or asked.fold):
@@ -285,8 +276,7 @@ def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpRe
         "folded": folded,  # categories written as a link to their rounds
         "asked_category": asked,
         "open_disputes": open_disputes,
-        # the line of open disputes only when either side has one: "none · none" would push the
-        # first rounds off a phone's first screen for nothing
+        # the disputes line only if a side has one: "none · none" pushes rounds off a phone screen
         "pair_disputed": any(open_disputes.get(p.pk) for p in (pa, pb)),
         # a long head-to-head's rounds load their cards when opened (the page stays small)
         "lazy": pair_url if len(cmp.rows) > HEAD_TO_HEAD_INLINE and not open_all else None,
@@ -309,8 +299,7 @@ def product_detail(request: HtmxHttpRequest, arena: str, product: str) -> HttpRe
     found = arena_or_404(arena)
     products = arena_product_list(arena=found)  # (its head-to-head links list them)
     shown = _or_404(
-        product_get(arena=found, slug=product, products=products),
-        f"product {product!r}",
+        product_get(arena=found, slug=product, products=products), f"product {product!r}"
     )
     ctx = {
         "arena": found,
@@ -354,8 +343,7 @@ def cell_detail(request: HtmxHttpRequest, cell: int) -> HttpResponse:
 @require_safe
 @vary_on_headers("HX-Request", "HX-History-Restore-Request")
 def arena_compare(request: HtmxHttpRequest, arena: str) -> HttpResponse:
-    """Two to six products side by side (``?products=a,b,c``; ``diff=1``: no drawn rounds). A pick
-    that cannot be compared shows the picker with what is wrong, as a 400."""
+    """2 to 6 products side by side (``?products=a,b,c``; ``diff=1``: no drawn rounds), or a 400."""
     found = arena_or_404(arena)
     products = arena_product_list(arena=found)
     slugs = params.slug_list(request.GET, params.PRODUCTS)

@@ -1,5 +1,4 @@
-"""An arena's verification queue, page and JSON: its unverified cells ranked by how many close
-calls they help settle (``arena.selectors.settle``)."""
+"""An arena's verification queue, page and JSON: unverified cells by the close calls they settle."""
 
 from __future__ import annotations
 
