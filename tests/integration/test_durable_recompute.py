@@ -21,6 +21,7 @@ from arena.recompute import arena_recompute_scores
 from arena.task_names import REFRESH_TASK, SWEEP_TASK
 from config.celery import app as celery_app
 from flags.forms import FlagForm
+from flags.mailing import KICKS
 from flags.models import Reason, ReviewItem
 from flags.services import flag_submit
 from stories.models import Cell
@@ -232,6 +233,9 @@ def test_redis_down_moderator_still_resolves_then_scores_converge(
             return send_task(name, *args, **kwargs)
 
         monkeypatch.setattr(celery_app, "send_task", counted)
+        # every commit that writes notices kicks their task (not once a second per process: the
+        # flag filed above may have kicked it a moment ago), so each request below sends one
+        monkeypatch.setattr(KICKS, "seconds", 0.0)
         # this process's tasks go to a port that counts and drops connections (the worker still
         # sees the stopped Redis): how often the requests tried the broker, not how long they took
         with CountingListener() as gone, web_broker(gone.url()):
