@@ -144,8 +144,12 @@ def storable(response: HttpResponseBase) -> bool:
     )
 
 
+KEPT_STREAM_BYTES = 16 * 1024 * 1024  # a longer stream is passed on, never held whole to keep
+
+
 class Kept:
-    """A stream passed on as it comes, stored once whole (not if the client left), then unlocked."""
+    """A stream passed on as it comes, stored once whole (not if the client left, not past
+    ``KEPT_STREAM_BYTES``: the HTTP cache in front keeps that), then unlocked."""
 
     def __init__(self, response: HttpResponseBase, key: str, lock: str | None) -> None:
         self.key, self.lock = key, lock
@@ -153,12 +157,18 @@ class Kept:
         self.content: Iterable[bytes] = iter(response)
 
     def __iter__(self) -> Iterator[bytes]:
-        chunks = []
+        chunks: list[bytes] = []
+        held = 0
         try:
             for chunk in self.content:
-                chunks.append(chunk)
+                held += len(chunk)
+                if held <= KEPT_STREAM_BYTES:
+                    chunks.append(chunk)
+                else:
+                    chunks.clear()
                 yield chunk
-            store(self.key, Page.of(self.stored, b"".join(chunks)))
+            if held <= KEPT_STREAM_BYTES:
+                store(self.key, Page.of(self.stored, b"".join(chunks)))
         finally:
             self.close()
 

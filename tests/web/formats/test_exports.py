@@ -17,6 +17,7 @@ from flags.forms import FlagForm
 from flags.services import flag_submit
 from stories.models import Cell
 from stories.services import cell_edit
+from web.http import pagecache
 from web.http.clients import client_hash
 from web.http.pagecache import recent_pages
 
@@ -166,6 +167,23 @@ def test_exports_are_streamed_then_cached_by_content_version(
     changed = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"])
     assert changed.status_code == 200 and changed["ETag"] != first["ETag"]
     assert body(changed) != content
+
+
+def test_an_export_longer_than_the_kept_limit_is_streamed_every_time(
+    client, seeded_arena, monkeypatch
+):
+    """Past ``KEPT_STREAM_BYTES`` a stream is never held whole to be kept: each request streams
+    it again (the HTTP cache in front keeps it), and the render lock is let go each time."""
+    url = f"/arenas/{seeded_arena.slug}/export.json"
+    monkeypatch.setattr(pagecache, "KEPT_STREAM_BYTES", 100_000)
+    first = client.get(url)
+    content = body(first)
+    assert len(content) > 100_000
+    again = client.get(url)
+    assert again.streaming and body(again) == content and again["ETag"] == first["ETag"]
+    monkeypatch.setattr(pagecache, "KEPT_STREAM_BYTES", len(content))  # just within it: kept
+    body(client.get(url))
+    assert not client.get(url).streaming
 
 
 @pytest.mark.parametrize("size", ["seeded_arena", "big_arena"])
