@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from django.db.models import Exists, OuterRef
+from django.db.models import Count, Exists, OuterRef
 
 from arena.models import Arena, Category, PersonaResult, ProductScore, SubGroup
 from arena.scoring.tally import ProductKey, round_half_up, verdict_strength
@@ -29,6 +29,10 @@ from stories.values import Verdict
 
 MATRIX_COLUMNS = 8  # every product up to this many, else the ranking's top ones
 MATRIX_COLLAPSE_ABOVE = 60  # more stories: the first category's rows only, the rest on demand
+# An open category's stories per page (``?category=…&page=N`` has the rest): a page stays small
+# whatever the arena's size; the product page's rows are a quarter of the matrix's.
+MATRIX_ROWS = 100
+PRODUCT_ROWS = 400
 
 
 @dataclass
@@ -52,11 +56,25 @@ class CategoryBlock:
     category: Any  # a ``Category``
     groups: list[SubGroupBlock] = field(default_factory=list)
     collapsed: bool = False  # its rows are loaded on demand (the heading and count shown)
-    stories: int = 0  # a collapsed one's count (its rows are not kept)
+    stories: int = 0  # its count when not all its rows are kept (collapsed, or a page of them)
+    first: int = 0  # the index of its first row kept (on a page after the first)
+    page_rows: int = 0  # a paged one's stories a page
+
+    @property
+    def kept(self) -> int:
+        return sum(len(g.rows) for g in self.groups)
 
     @property
     def count(self) -> int:
-        return self.stories if self.collapsed else sum(len(g.rows) for g in self.groups)
+        return self.stories or self.kept
+
+    @property
+    def page(self) -> int:
+        return self.first // self.page_rows + 1 if self.page_rows else 1
+
+    @property
+    def pages(self) -> int:
+        return -(-self.count // self.page_rows) if self.page_rows and not self.collapsed else 1
 
     @property
     def slug(self) -> str:
@@ -161,44 +179,58 @@ def arena_matrix(
     collapse_above: int | None = None,
     fold: Iterable[str] = (),
     stories: slice | None = None,
+    page_rows: int | None = None,
+    page: int = 1,
+    opened: str = "",
 ) -> Matrix:
-    """The story matrix (a ``stories`` slice of it): over ``collapse_above`` stories, the first
-    category's cells only. Kept per
-    content version (and day: the stale filter) for values the page links to, not searched text."""
+    """The story matrix (a ``stories`` slice of it): over ``collapse_above`` stories, one
+    category's cells only (``opened``, else the first); an open category's ``page`` of
+    ``page_rows`` stories. Kept per content version (and day: the stale filter) for values the
+    page links to, not searched text."""
     filters = filters or MatrixFilters()
     products = products if products is not None else arena_product_list(arena=arena)
     if not any(p.slug == filters.sort for p in products):
         filters = replace(filters, sort="")  # a product not shown orders nothing
     fold = tuple(fold)
 
-    def read() -> Matrix:
-        return _matrix(arena, filters, products, collapse_above, fold, stories)
+    shape = _Shape(collapse_above, tuple(fold), stories, page_rows, page, opened)
 
-    if filters.q or filters.persona or filters.category or fold:
+    def read() -> Matrix:
+        return _matrix(arena, filters, products, shape)
+
+    if filters.q or filters.persona or filters.category or fold or opened or page > 1:
         return read()
     when = (freshness.today(), freshness.stale_days()) if filters.stale else None
-    asked = (filters, [p.pk for p in products], collapse_above, when, stories)
+    asked = (filters, [p.pk for p in products], collapse_above, when, stories, page_rows)
     return arena_kept(arena, f"matrix:{hashlib.sha256(repr(asked).encode()).hexdigest()}", read)
 
 
+@dataclass(frozen=True)
+class _Shape:
+    """What of the matrix is read besides its filters (``arena_matrix``'s arguments)."""
+
+    collapse_above: int | None
+    fold: tuple[str, ...]
+    part: slice | None
+    page_rows: int | None
+    page: int
+    opened: str
+
+
 def _matrix(
-    arena: CountedArena,
-    filters: MatrixFilters,
-    products: list[Product],
-    collapse_above: int | None,
-    fold: Iterable[str],
-    part: slice | None,
+    arena: CountedArena, filters: MatrixFilters, products: list[Product], shape: _Shape
 ) -> Matrix:
-    stories = _filtered_stories(arena, filters, products)[part or slice(None)]
+    stories = _filtered_stories(arena, filters, products)[shape.part or slice(None)]
     collapsed: set[int] = set()
-    if not filters.category:
-        if collapse_above is not None and len(stories) > collapse_above:
-            collapsed = {s.category_id for s in stories} - {stories[0].category_id}
-        folded = set(fold)
+    if not filters.category and stories:
+        if shape.collapse_above is not None and len(stories) > shape.collapse_above:
+            opened = [s.category_id for s in stories if s.category.slug == shape.opened]
+            collapsed = {s.category_id for s in stories} - {(opened or [stories[0].category_id])[0]}
+        folded = set(shape.fold)
         collapsed |= {s.category_id for s in stories if s.category.slug in folded}
     columns = {p.pk: p for p in products}
     cells = Cell.objects.filter(product_id__in=list(columns))
-    if filters.active or collapsed or part:
+    if filters.active or collapsed or shape.part:
         cells = cells.filter(story_id__in=[s.pk for s in stories if s.category_id not in collapsed])
     else:
         cells = cells.filter(story__arena=arena)
@@ -225,11 +257,36 @@ def _matrix(
             return (group, -strong[0], -strong[1])
 
         rows.sort(key=strength)
+    firsts, kept = _pages(rows, collapsed, shape.page_rows, shape.page)
     blocks = matrix_block_list(rows=rows)
-    for block in blocks:  # a collapsed one keeps its count, not its stories
-        if block.category.pk in collapsed:
+    for block in blocks:  # a collapsed one keeps its count, not its stories; a paged one a page
+        pk = block.category.pk
+        if pk in collapsed:
             block.collapsed, block.stories, block.groups = True, block.count, []
+        elif pk in firsts:
+            block.stories, block.first = block.count, firsts[pk]
+            block.page_rows = shape.page_rows or 0
+            for group in block.groups:
+                group.rows = [r for r in group.rows if r.story.pk in kept]
+            block.groups = [g for g in block.groups if g.rows]
     return Matrix(products, blocks, arena.story_count, filters)
+
+
+def _pages(
+    rows: list[MatrixRow], collapsed: set[int], page_rows: int | None, page: int
+) -> tuple[dict[int, int], set[int]]:
+    """Of each open category longer than ``page_rows``, its ``page`` (the last when past it): the
+    index of its first row kept by category, and the stories of the rows kept."""
+    by: dict[int, list[int]] = {}
+    for row in rows:
+        by.setdefault(row.story.category_id, []).append(row.story.pk)
+    firsts, kept = {}, set()
+    for pk, some in by.items():
+        if page_rows and pk not in collapsed and len(some) > page_rows:
+            last = (len(some) - 1) // page_rows + 1
+            firsts[pk] = start = (min(page, last) - 1) * page_rows
+            kept.update(some[start : start + page_rows])
+    return firsts, kept
 
 
 @dataclass(frozen=True)
@@ -263,16 +320,26 @@ def product_get(
     return next((p for p in products if p.slug == slug), None)
 
 
-def product_page_get(*, arena: CountedArena, product: Product) -> ProductPage:
-    """A product's stored scores and its cells in matrix order: five queries."""
+def product_page_get(
+    *, arena: CountedArena, product: Product, category: str = "", page: int = 1
+) -> ProductPage:
+    """A product's stored scores and its cells in matrix order, over ``PRODUCT_ROWS`` stories one
+    category's (``category``, else the first) a page at a time: six queries."""
     score = next((s for s in arena_score_list(arena=arena) if s.product_id == product.pk), None)
-    matrix = arena_matrix(arena=arena, products=[product])
+    matrix = arena_matrix(
+        arena=arena,
+        products=[product],
+        collapse_above=PRODUCT_ROWS,
+        page_rows=PRODUCT_ROWS,
+        page=page,
+        opened=category,
+    )
     cat_scores = score.category_scores if score else {}
     per_scores = score.persona_scores if score else {}
     today, days = freshness.today(), freshness.stale_days()
-    cells = [c for row in matrix.rows for c in row.cells if c.verdict != Verdict.NA]
-    stale = sum(
-        freshness.is_stale(c.verdict, c.evidence_as_of, today=today, days=days) for c in cells
+    judged = Cell.objects.on_pages().filter(product=product).exclude(verdict=Verdict.NA)
+    counted = judged.aggregate(
+        cells=Count("pk"), stale=Count("pk", filter=freshness.stale_q(today=today, days=days))
     )
     return ProductPage(
         product=product,
@@ -282,5 +349,5 @@ def product_page_get(*, arena: CountedArena, product: Product) -> ProductPage:
             (r, per_scores.get(r.persona.slug)) for r in arena_persona_result_list(arena=arena)
         ],
         blocks=matrix.blocks,
-        stale=StaleShare(stale=stale, cells=len(cells), days=days),
+        stale=StaleShare(stale=counted["stale"], cells=counted["cells"], days=days),
     )

@@ -181,6 +181,8 @@ def matrix_bodies(matrix: Matrix, arena: str, query: Mapping[str, str] | None = 
                     f' aria-level="4">{esc(group.subgroup.name)}</span></div></th></tr>\n'
                 )
             parts.append(_story_rows(group, stories, labels, at) + "\n")
+        if b.block.pages > 1:  # (a phone shows the first stories and "All …" instead)
+            parts.append(_pager(b, ncols, body) + "\n")
         if b.more:
             parts.append(
                 f'<tr class="mx-more-link"><td colspan="{ncols}"><a href="{esc(b.load_url)}'
@@ -188,6 +190,26 @@ def matrix_bodies(matrix: Matrix, arena: str, query: Mapping[str, str] | None = 
             )
         out.append("".join(parts) + "</tbody>")
     return mark_safe("\n".join(out))  # every interpolated value is escaped or an int
+
+
+def _pager(b: MatrixBlock, ncols: int, body: str) -> str:
+    """A paged category's last row: which of its stories these are, the previous and next pages
+    (without JavaScript the category's page, with it the rows in place)."""
+    block, name = b.block, esc(b.block.category.name)
+    links_ = []
+    for number, word in links.neighbour_pages(block.page, block.pages):
+        url = esc(b.load_url + number)
+        links_.append(
+            f' <a href="{url}#cat-{int(block.category.pk)}" hx-get="{url}" hx-target="#{body}"'
+            f' hx-select="#{body}" hx-swap="outerHTML show:#{body}:top">{word} stories'
+            f'<span class="visually-hidden"> of {name}</span></a>'
+        )
+    shown = f"{block.first + 1}–{block.first + block.kept}"
+    return (
+        f'<tr class="mx-pages{" mx-more" if b.more else ""}"><td colspan="{ncols}">'
+        f"Stories {shown} of {block.count}"
+        f" (page {block.page} of {block.pages}).{' ·'.join(links_)}</td></tr>"
+    )
 
 
 def _story_rows(group: MatrixGroup, stories: str, labels: dict[int, str], at: CellsAt) -> str:

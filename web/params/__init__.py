@@ -184,6 +184,7 @@ class ArenaAsked:
     weights: WeightsAsked  # they replace the rank; a rank picked in "Rank by" replaces them
     weights_sent: bool  # the request says something of weights (``?weights=`` even empty)
     weights_carried: str  # the ``?weights=`` a fragment's links carry along, as it was sent
+    page: int  # of the stories of the category asked for (``MATRIX_ROWS`` a page)
 
     @classmethod
     def of(cls, query: QueryDict) -> ArenaAsked:
@@ -201,7 +202,13 @@ class ArenaAsked:
             weights=WeightsAsked() if replaced else weights,
             weights_sent=sent,
             weights_carried="" if replaced or weights.from_form else carried,
+            page=page_number(query),
         )
+
+
+def page_number(query: QueryDict) -> int:
+    """``?page=N`` (1 when missing or not a number; past the last reads as the last)."""
+    return number_in(text(query, PAGE).strip(), 1, RECORD_ID_MAX) or 1
 
 
 def matrix_filters(query: QueryDict) -> MatrixFilters:
@@ -231,9 +238,10 @@ def flag_form_id(query: QueryDict) -> str:
 
 # The parameters each page reads, in their canonical order; the page cache drops any other.
 PAGE_PARAMS: dict[str, tuple[Param, ...]] = {
-    "arena-detail": (PERSONA, CATEGORY, VERDICT, Q, STALE, SORT, RANK, SHOW, FOLD, WEIGHTS),
+    "arena-detail": (PERSONA, CATEGORY, VERDICT, Q, STALE, SORT, RANK, SHOW, FOLD, WEIGHTS, PAGE),
     "head-to-head": (A, B, DIFF, OPEN, CATEGORY),
-    "arena-compare": (PRODUCTS, DIFF),
+    "arena-compare": (PRODUCTS, DIFF, CATEGORY),
+    "product-detail": (CATEGORY, PAGE),
     "arena-must-have": (MUST, NEED, WEIGHTS),
     "home": (PAGE,),
     "recent-changes": (PAGE,),

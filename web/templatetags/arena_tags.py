@@ -27,6 +27,7 @@ register.filter("first_leads", first_leads)  # an arena card's first product lea
 register.filter("search_url", front.search_url)
 register.filter("pairs", lambda products: list(itertools.combinations(products, 2)))
 register.simple_tag(lambda number: f"?page={int(number)}", name="page_url")
+register.filter("pages_around", lambda block: links.neighbour_pages(block.page, block.pages))
 register.simple_tag(lambda: cells.VERDICT_CHOICES, name="verdict_choices")
 register.simple_tag(lambda: WEIGHT_LEVELS.items(), name="weight_levels")
 register.simple_tag(

@@ -38,6 +38,7 @@ from arena.selectors.leaderboard import Leaderboard, arena_leaderboard, arena_pr
 from arena.selectors.matrix import (
     MATRIX_COLLAPSE_ABOVE,
     MATRIX_COLUMNS,
+    MATRIX_ROWS,
     MatrixFilters,
     arena_matrix,
     matrix_column_list,
@@ -207,6 +208,8 @@ def _matrix_context(
             products=columns,
             collapse_above=MATRIX_COLLAPSE_ABOVE,
             fold=asked.fold,
+            page_rows=MATRIX_ROWS,
+            page=asked.page if asked.filters.category else 1,  # (a page of the category asked)
         )
     )
     ctx["products"] = products
@@ -274,6 +277,7 @@ def head_to_head(request: HtmxHttpRequest, arena: str, a: str, b: str) -> HttpRe
         "arena": found,
         "cmp": cmp,
         "folded": folded,  # categories written as a link to their rounds
+        "written": sum(b.count for b in cmp.blocks if b.category.pk not in folded),
         "asked_category": asked,
         "open_disputes": open_disputes,
         # the disputes line only if a side has one: "none · none" pushes rounds off a phone screen
@@ -301,11 +305,11 @@ def product_detail(request: HtmxHttpRequest, arena: str, product: str) -> HttpRe
     shown = _or_404(
         product_get(arena=found, slug=product, products=products), f"product {product!r}"
     )
-    ctx = {
-        "arena": found,
-        "page": product_page_get(arena=found, product=shown),
-        "products": products,
-    }
+    category = params.text(request.GET, params.CATEGORY).strip()
+    page = product_page_get(
+        arena=found, product=shown, category=category, page=params.page_number(request.GET)
+    )
+    ctx = {"arena": found, "page": page, "products": products, "category": category}
     return render(request, "products/detail.html", ctx)
 
 
@@ -353,9 +357,16 @@ def arena_compare(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     cmp = None if error else comparison_get(arena=found, products=picked, differences_only=diff)
     page_url = reverse("arena-compare", args=[found.slug])
     chosen = [p.slug for p in picked]
+    asked, folded = params.text(request.GET, params.CATEGORY), set()
+    if cmp is not None and len(cmp.rows) > HEAD_TO_HEAD_ROWS:  # the first category's, or asked
+        slugs = [b.slug for b in cmp.blocks]
+        opened = asked if asked in slugs else slugs[0]
+        folded = {b.category.pk for b in cmp.blocks if b.slug != opened}
     ctx = {
         "arena": found,
         "cmp": cmp,
+        "folded": folded,  # categories written as a link to their rounds
+        "written": sum(b.count for b in cmp.blocks if b.category.pk not in folded) if cmp else 0,
         "picked": picked,
         "error": error if slugs else "",
         # the picker: the products picked (ticked) first, so that the form sends them in that order
