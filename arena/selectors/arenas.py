@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import date, datetime
 from functools import cache
 from typing import TYPE_CHECKING, TypedDict, cast
@@ -49,8 +49,8 @@ def row_count(queryset: QuerySet, *, per: str) -> Coalesce:
     return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
 
 
-def arena_list() -> QuerySet[CountedArena]:
-    """Arenas by name with their counts and leader: one query."""
+def _counted() -> QuerySet[CountedArena]:
+    """Arenas with their counts and leader, each counted in one query (``arena_counted``)."""
     judged = Cell.objects.on_pages().filter(story__arena=OuterRef("pk"))
     dated = judged.exclude(verdict=Verdict.NA).filter(evidence_as_of__isnull=False)
     leader = ProductScore.objects.filter(arena=OuterRef("pk"), rank=1)
@@ -78,16 +78,42 @@ def arena_list() -> QuerySet[CountedArena]:
             leader_low=Subquery(leader.values("pa_low")[:1]),
             second_high=Subquery(second.values("pa_high")[:1]),
             second_name=Subquery(second.values("product__name")[:1]),
-        ).order_by("name"),
+        ),
     )
 
 
+def arena_list() -> QuerySet[Arena]:
+    """The arenas by name, uncounted (``arena_counted`` counts the ones shown)."""
+    epoch = Subquery(CacheEpoch.objects.filter(pk=1).values("value"))
+    return Arena.objects.annotate(cache_epoch=epoch).order_by("name")
+
+
+def arena_counted(*, arenas: Iterable[Arena]) -> list[CountedArena]:
+    """``arenas`` with their counts, each kept per its content version: a change in one arena
+    counts that one again, and a list of many counts only those not kept (one query)."""
+    arenas = list(arenas)
+    keys = {
+        a.pk: f"arena-listed:{a.pk}:{a.content_version}:{getattr(a, 'cache_epoch', None)}"
+        for a in arenas
+    }
+    kept = caches["pages"].get_many(list(keys.values()))
+    if missing := [pk for pk, key in keys.items() if key not in kept]:
+        counted = {c.pop("pk"): c for c in _counted().filter(pk__in=missing).values("pk", *_COUNTS)}
+        fresh = {keys[pk]: counts for pk, counts in counted.items()}
+        caches["pages"].set_many(fresh, KEPT_TIMEOUT)
+        kept.update(fresh)
+    for arena in arenas:
+        for name, value in kept[keys[arena.pk]].items():
+            setattr(arena, name, value)
+    return cast(list[CountedArena], arenas)
+
+
 def arena_get(*, slug: str) -> CountedArena | None:
-    """One arena with ``arena_list``'s counts, kept per content version: one query."""
+    """One arena with its counts, kept per content version (under its slug): one query."""
     key = f"arena-counts:{hashlib.sha256(slug.encode()).hexdigest()}"  # (any text may come)
     kept = caches["pages"].get(key)  # (version, counts)
     epoch = Subquery(CacheEpoch.objects.filter(pk=1).values("value"))
-    arenas = (Arena.objects if kept else arena_list()).filter(slug=slug).annotate(cache_epoch=epoch)
+    arenas = (Arena.objects if kept else _counted()).filter(slug=slug).annotate(cache_epoch=epoch)
     arena = arenas.first()
     if arena is None:
         return None
@@ -95,7 +121,7 @@ def arena_get(*, slug: str) -> CountedArena | None:
     if not kept:
         counts = {name: getattr(arena, name) for name in names}
     elif kept[0] != version:
-        counts = arena_list().filter(pk=arena.pk).values(*names).get()
+        counts = _counted().filter(pk=arena.pk).values(*names).get()
     else:
         counts = kept[1]
     if not kept or kept[0] != version:

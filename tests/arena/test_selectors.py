@@ -6,14 +6,23 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import re
 from datetime import date
 from types import SimpleNamespace
 
 import pytest
+from django.core.cache import caches
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 import arena.selectors
-from arena.selectors.arenas import arena_get, arena_list, arena_product_pair_get
+from arena.selectors.arenas import (
+    arena_counted,
+    arena_get,
+    arena_list,
+    arena_product_pair_get,
+)
 from arena.selectors.cells import cell_page_get, story_get
 from arena.selectors.compare import comparison_get
 from arena.selectors.leaderboard import arena_leaderboard, arena_product_ranking
@@ -238,18 +247,20 @@ def test_product_ranking_orders_as_the_leaderboard(big_arena):
 def test_arena_get_reads_as_the_arena_list_does():
     story = StoryFactory()
     CellFactory(story=story)
-    listed = arena_list().get(slug=story.arena.slug)
+    ArenaFactory()  # another, listed too
+    listed = next(a for a in arena_counted(arenas=arena_list()) if a.pk == story.arena_id)
+    caches["pages"].clear()
     got = arena_get(slug=story.arena.slug)
     fields = ("pk", "name", "product_count", "story_count", "cell_count", "content_version")
     assert [getattr(got, f) for f in fields] == [getattr(listed, f) for f in fields]
+    assert (got.story_count, got.cell_count) == (1, 1)
     assert arena_get(slug="no-such-arena") is None
     assert arena_get(slug="x' OR 1=1 --") is None
 
 
 @pytest.mark.django_db
-def test_arena_get_counts_the_judged_cells_in_one_scan_as_the_list_does_apart():
-    """``arena_get`` reads the cell counts and evidence days from one scan of the cells; they are
-    those of ``arena_list``'s separate counts: the n/a cells counted, their days left out."""
+def test_arena_get_counts_the_judged_cells_and_their_evidence_days():
+    """The cell counts and evidence days: the n/a cells counted, their days left out."""
     story = StoryFactory()
     second = StoryFactory(arena=story.arena, category=story.category)
     CellFactory(story=story, evidence_as_of=date(2026, 3, 1))
@@ -259,11 +270,30 @@ def test_arena_get_counts_the_judged_cells_in_one_scan_as_the_list_does_apart():
     empty = ArenaFactory()  # no cells at all
     fields = ("cell_count", "na_count", "evidence_oldest", "evidence_newest")
     got = arena_get(slug=story.arena.slug)
-    listed = arena_list().get(slug=story.arena.slug)
     assert [getattr(got, f) for f in fields] == [4, 1, date(2026, 3, 1), date(2026, 5, 9)]
-    assert [getattr(listed, f) for f in fields] == [getattr(got, f) for f in fields]
     got_empty = arena_get(slug=empty.slug)
     assert [getattr(got_empty, f) for f in fields] == [0, 0, None, None]
+
+
+@pytest.mark.django_db
+def test_a_list_counts_only_the_arenas_whose_counts_are_not_kept(django_assert_num_queries):
+    from arena.recompute import arena_content_changed
+
+    stories = [StoryFactory() for _ in range(3)]
+    arenas = [s.arena for s in stories]
+    with django_assert_num_queries(2):  # the arenas, then all their counts in one query
+        first = {a.pk: a.story_count for a in arena_counted(arenas=arena_list())}
+    assert first == {a.pk: 1 for a in arenas}
+    with django_assert_num_queries(1):  # every count kept
+        arena_counted(arenas=arena_list())
+    StoryFactory(arena=arenas[1], category=stories[1].category)
+    arena_content_changed(arena_id=arenas[1].pk)  # one arena's version moves
+    with CaptureQueriesContext(connection) as queries:
+        again = {a.pk: a.story_count for a in arena_counted(arenas=arena_list())}
+    assert again == {**first, arenas[1].pk: 2}
+    assert len(queries) == 2  # the arenas, then the one arena's counts
+    counted = re.findall(r'"arena_arena"\."id" IN \(([^)]*)\)', queries[1]["sql"])
+    assert counted == [str(arenas[1].pk)]
 
 
 @pytest.mark.django_db
@@ -285,6 +315,6 @@ def test_an_arena_s_counts_are_read_once_per_content_version(
     with django_assert_num_queries(2):  # the arena, then its counts at the new version
         changed = arena_get(slug=seeded_arena.slug)
     assert changed.na_count == first.na_count + 1 == judged.filter(verdict=Verdict.NA).count()
-    listed = arena_list().get(pk=seeded_arena.pk)
+    listed = arena_get(slug=seeded_arena.slug)
     assert (changed.cell_count, changed.na_count) == (listed.cell_count, listed.na_count)
     assert arena_get(slug="no-such-arena") is None

@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from arena.selectors.arenas import (
+    arena_counted,
     arena_list,
     arena_persona_result_list,
     arena_product_list,
@@ -53,7 +54,9 @@ class ArenaViewSet(viewsets.ViewSet):
     )
     def list(self, request: Request) -> Response:
         pages = ArenaPages()
-        arenas = pages.paginate_queryset(arena_list(), request, view=self)
+        arenas = arena_counted(
+            arenas=pages.paginate_queryset(arena_list(), request, view=self) or []
+        )
         return pages.get_paginated_response(s.ArenaListSerializer(arenas, many=True).data)
 
     @extend_schema(

@@ -12,6 +12,7 @@ from django.views.decorators.http import require_safe
 from arena.scoring.tally import evidence_share
 from arena.selectors.arenas import (
     arena_category_list,
+    arena_counted,
     arena_get,
     arena_list,
     arena_persona_result_list,
@@ -23,7 +24,7 @@ from arena.selectors.calls import call_words, first_leads, next_calls, persona_c
 from arena.selectors.cells import cell_page_get
 from arena.selectors.compare import comparison_get
 from arena.selectors.leaderboard import arena_leaderboard
-from arena.selectors.matrix import arena_matrix
+from arena.selectors.matrix import arena_matrix, matrix_column_list
 from core.text import source_ids
 from flags.disputes import cell_dispute_list
 from stories.values import Proof
@@ -59,10 +60,16 @@ def arena_markdown(request: HttpRequest, arena: str) -> HttpResponse:
     categories = arena_category_list(arena=found)
     board = arena_leaderboard(arena=found, categories=[c.name for c in categories], stale=False)
     products = arena_product_list(arena=found)
-    matrix = arena_matrix(arena=found, products=products)
+    # the matrix's columns as on the page: every product up to MATRIX_COLUMNS, else the top ones
+    # (a hundred columns read as noise, and made the file megabytes; the API has every one)
+    ranking = [row.product_id for row in board.rows]
+    matrix = arena_matrix(
+        arena=found, products=matrix_column_list(products=products, ranking=ranking)
+    )
     scores = {row.product_id: row for row in board.rows}
     context = {
         "arena": found,
+        "products": products,
         "board": board,
         "matrix": matrix,
         "updated": arena_updated(found),
@@ -148,7 +155,7 @@ def cell_markdown(request: HttpRequest, cell: int) -> HttpResponse:
 
 @require_safe
 def llms_txt(request: HttpRequest) -> HttpResponse:
-    context = {"arenas": [(a, first_leads(a)) for a in arena_list()]}
+    context = {"arenas": [(a, first_leads(a)) for a in arena_counted(arenas=arena_list())]}
     return _markdown(request, "markdown/llms.txt", context, content_type=TEXT)
 
 

@@ -21,6 +21,7 @@ from arena.selectors.arenas import (
     CountedArena,
     arena_adjacent_list,
     arena_category_list,
+    arena_counted,
     arena_kept,
     arena_list,
     arena_persona_result_list,
@@ -76,8 +77,9 @@ def _or_404[T](found: T | None, what: str) -> T:
 @require_safe
 def home(request: HtmxHttpRequest) -> HttpResponse:
     page = Paginator(arena_list(), ARENAS_PER_PAGE).get_page(request.GET.get(params.PAGE.name))
-    choices = arena_product_choices(arenas=[a.pk for a in page.object_list])
-    ctx = {"page": page, "arenas": page.object_list, "pick_choices": choices}
+    arenas = arena_counted(arenas=page.object_list)
+    choices = arena_product_choices(arenas=[a.pk for a in arenas])
+    ctx = {"page": page, "arenas": arenas, "pick_choices": choices}
     return render(request, "arena/home.html", ctx)
 
 

@@ -105,13 +105,13 @@ def test_llms_txt_queries_do_not_grow_with_the_arena(client, request, size):
     request.getfixturevalue(size)
     with CaptureQueriesContext(connection) as queries:
         assert client.get("/llms.txt").status_code == 200
-    # the site version, the arenas
-    assert len(queries) == 2
+    # the site version, the arenas, their counts (kept per arena version)
+    assert len(queries) == 3
 
 
 def test_llms_txt_queries_do_not_grow_with_the_number_of_arenas(client, seeded_arena, big_arena):
     with CaptureQueriesContext(connection) as queries:
         text = client.get("/llms.txt").content.decode()
-    assert len(queries) == 2
+    assert len(queries) == 3
     assert "/arenas/big.md" in text and "/arenas/durable-execution-engines.md" in text
     assert "/vs/" not in text and "/export." not in text  # (on each arena's own page)

@@ -14,8 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from arena.models import Arena
+from arena.models import Arena, ProductScore
 from arena.selectors.arenas import documented_pairs
+from arena.selectors.matrix import MATRIX_COLUMNS
 from core.conflicts import retire_set
 from products.models import Product
 from products.services import product_update
@@ -428,3 +429,21 @@ def test_api_markdown_summarises_every_path_of_the_schema(client):
     assert "`http://testserver/api/schema/`" in text
     assert "| `weights` | query | no | string |" in text
     assert_tables_keep_shape(text)
+
+
+def test_a_big_arena_s_markdown_matrix_has_the_pages_columns(client, big_arena):
+    """Over MATRIX_COLUMNS products the file's matrix shows the top ones by PA Score, as the page
+    does, and says where every product's verdicts are; the leaderboard still lists them all."""
+    text = client.get(f"/arenas/{big_arena.slug}.md").text
+    rank = dict(ProductScore.objects.filter(arena=big_arena).values_list("product__name", "rank"))
+    assert len(rank) == 30 and "- Products: 30;" in text
+    assert f"Columns: the top {MATRIX_COLUMNS} of the 30 products by PA Score" in text
+    matrix = text[text.index("## Story matrix") :]
+    head = next(line for line in matrix.splitlines() if line.startswith("| ID | Story |"))
+    columns = [c.strip() for c in head.strip("|").split("|")][4:]
+    others = set(rank) - set(columns)
+    assert len(columns) == MATRIX_COLUMNS and max(rank[c] for c in columns) <= min(
+        rank[o] for o in others
+    )
+    board = text[text.index("## Leaderboard") : text.index("## Best by user type")]
+    assert all(f"[{name}](" in board for name in rank)

@@ -541,7 +541,7 @@ def test_htmx_is_served_from_static_files(client, db):
 # with a visitor's weights, or without the arena's categories at hand (its htmx swap, the
 # must-haves), reads the stored score parts too: one query.
 QUERY_BOUNDS = {
-    "home": 4,  # (how many arenas for the pages; the page's arenas' products, for the pickers)
+    "home": 5,  # (how many arenas; the page's arenas, their counts, their products: the pickers)
     "arena": 12,
     "arena filtered": 12,
     "arena, stale evidence only": 12,
