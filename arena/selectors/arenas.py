@@ -89,8 +89,7 @@ def arena_list() -> QuerySet[Arena]:
 
 
 def arena_counted(*, arenas: Iterable[Arena]) -> list[CountedArena]:
-    """``arenas`` with their counts, each kept per its content version: a change in one arena
-    counts that one again, and a list of many counts only those not kept (one query)."""
+    """``arenas`` with their counts, each kept per its content version (one query for the rest)."""
     arenas = list(arenas)
     keys = {
         a.pk: f"arena-listed:{a.pk}:{a.content_version}:{getattr(a, 'cache_epoch', None)}"

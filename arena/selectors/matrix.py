@@ -183,10 +183,8 @@ def arena_matrix(
     page: int = 1,
     opened: str = "",
 ) -> Matrix:
-    """The story matrix (a ``stories`` slice of it): over ``collapse_above`` stories, one
-    category's cells only (``opened``, else the first); an open category's ``page`` of
-    ``page_rows`` stories. Kept per content version (and day: the stale filter) for values the
-    page links to, not searched text."""
+    """The story matrix: over ``collapse_above`` stories one category's cells (``opened``, else the
+    first), ``page_rows`` a ``page``. Kept per content version (and day) unless searched."""
     filters = filters or MatrixFilters()
     products = products if products is not None else arena_product_list(arena=arena)
     if not any(p.slug == filters.sort for p in products):
@@ -275,8 +273,7 @@ def _matrix(
 def _pages(
     rows: list[MatrixRow], collapsed: set[int], page_rows: int | None, page: int
 ) -> tuple[dict[int, int], set[int]]:
-    """Of each open category longer than ``page_rows``, its ``page`` (the last when past it): the
-    index of its first row kept by category, and the stories of the rows kept."""
+    """Each long open category's first row on ``page`` (the last past it); the stories kept."""
     by: dict[int, list[int]] = {}
     for row in rows:
         by.setdefault(row.story.category_id, []).append(row.story.pk)
@@ -323,8 +320,7 @@ def product_get(
 def product_page_get(
     *, arena: CountedArena, product: Product, category: str = "", page: int = 1
 ) -> ProductPage:
-    """A product's stored scores and its cells in matrix order, over ``PRODUCT_ROWS`` stories one
-    category's (``category``, else the first) a page at a time: six queries."""
+    """A product's stored scores and cells in matrix order, a category a page at a time: 6 queries."""
     score = next((s for s in arena_score_list(arena=arena) if s.product_id == product.pk), None)
     matrix = arena_matrix(
         arena=arena,

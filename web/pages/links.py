@@ -81,7 +81,6 @@ def matrix_category_urls(arena: str, kept: Mapping[str, str], category: str) -> 
 
 
 def neighbour_pages(page: int, pages: int) -> list[tuple[str, str]]:
-    """The pages before and after ``page`` of ``pages``: each one's ``&page=N`` (none for the
-    first, whose address has no number) and its word."""
+    """The pages before and after ``page``: each one's ``&page=N`` (none for the first) and word."""
     around = ((page - 1, "Previous"), (page + 1, "Next"))
     return [("" if n == 1 else f"&page={n}", word) for n, word in around if 1 <= n <= pages]

@@ -138,8 +138,7 @@ def matrix_blocks(
 
 
 def matrix_bodies(matrix: Matrix, arena: str, query: Mapping[str, str] | None = None) -> SafeString:
-    """The matrix's ``<tbody>`` per category: its heading, count and fold or load link, then its
-    sub-groups' headings and rows."""
+    """A ``<tbody>`` per category: heading, count, fold or load link, sub-groups' headings and rows."""
     ncols = len(matrix.products) + 1
     stories = links.url_prefix("story-detail", arena)
     labels: dict[int, str] = {}
@@ -193,8 +192,7 @@ def matrix_bodies(matrix: Matrix, arena: str, query: Mapping[str, str] | None = 
 
 
 def _pager(b: MatrixBlock, ncols: int, body: str) -> str:
-    """A paged category's last row: which of its stories these are, the previous and next pages
-    (without JavaScript the category's page, with it the rows in place)."""
+    """A paged category's last row: which stories these are, links to the previous and next pages."""
     block, name = b.block, esc(b.block.category.name)
     links_ = []
     for number, word in links.neighbour_pages(block.page, block.pages):

@@ -360,10 +360,8 @@ def arena_compare(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     page_url = reverse("arena-compare", args=[found.slug])
     chosen = [p.slug for p in picked]
     asked, folded = params.text(request.GET, params.CATEGORY), set()
-    if cmp is not None and len(cmp.rows) > HEAD_TO_HEAD_ROWS:  # the first category's, or asked
-        slugs = [b.slug for b in cmp.blocks]
-        opened = asked if asked in slugs else slugs[0]
-        folded = {b.category.pk for b in cmp.blocks if b.slug != opened}
+    if cmp is not None and len(cmp.rows) > HEAD_TO_HEAD_ROWS:  # the first category's and asked
+        folded = {b.category.pk for b in cmp.blocks[1:] if b.slug != asked}
     ctx = {
         "arena": found,
         "cmp": cmp,
