@@ -1,5 +1,4 @@
-"""The arena file format (docs/arena-format.md): the same arena always gives the same bytes,
-``SECTIONS`` in order, one record per line (a diff names one record), UTF-8, a final newline."""
+"""The arena file format (docs/arena-format.md): deterministic bytes, one record per line, UTF-8."""
 
 from __future__ import annotations
 

@@ -66,8 +66,7 @@ def content_versions_served(*, using: str) -> int:
 
 
 def content_restored(*, past: int, using: str) -> str | None:
-    """After a restore: lift every content version above ``past``; the page cache's new epoch (the
-    discarded timeline's ids come back), None for a backup older than the epoch's table."""
+    """After a restore: lift versions above ``past``; the cache's new epoch (None: no table)."""
     epoch = secrets.token_hex(8) if _has_table(CacheEpoch, using) else None
     with transaction.atomic(using=using):
         if _has_table(Arena, using):  # (a backup of an older schema, before its migrate)

@@ -1,5 +1,4 @@
-"""The admin's edits of an arena's structure (arena, categories, sub-groups, adjacent arenas,
-personas), versioned: a stale edit of a field that moved is refused, one of others merged."""
+"""Versioned admin edits of an arena's structure: a stale edit of a moved field is refused."""
 
 from __future__ import annotations
 
@@ -59,9 +58,7 @@ def _changed(arena_ids: Iterable[int], scored: bool) -> None:
 def structure_save[R: VersionedRecord](
     row: R, *, changed: Iterable[str], base_version: int | None = None, base: dict | None = None
 ) -> R:
-    """Save an admin's new or edited row: only the editable fields the editor changed, not the
-    recompute's bookkeeping, not over a newer change of the same field (``base_version``, ``base``).
-    The arenas showing the row move their content version, or recompute when a score moves."""
+    """Save an admin's row: only the fields the editor changed, not over a newer change of one."""
     model = type(row)
     fields = EDITABLE[model]
     if row.pk is None:

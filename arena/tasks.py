@@ -1,7 +1,4 @@
-"""Celery's wrappers of ``arena.recompute`` (``arena.task_names``). At the soft time limit a task
-fails, unretried: the arena stays stale for the sweep, which gives up after ``GIVE_UP_AFTER``
-failures of one change. Both limits stay below the broker's visibility timeout, past which Redis
-hands a running task out again."""
+"""Celery wrappers of ``arena.recompute``; a task past its soft limit fails, left to the sweep."""
 
 import logging
 

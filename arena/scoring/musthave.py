@@ -1,5 +1,4 @@
-"""The must-have check (docs/scoring.md, "Must-haves"): which products meet every story (a ``full``
-verdict only) and fact a visitor cannot do without, and how sure each answer is."""
+"""The must-have check (docs/scoring.md): who meets every must-have story and fact, how surely."""
 
 from __future__ import annotations
 
@@ -21,8 +20,7 @@ NEED_LABELS = {
     NEED_OPEN_SOURCE: "an open-source licence",
 }
 NEEDS = tuple(NEED_LABELS)
-# The hosting values (``products.Hosting``) that offer each kind of hosting.
-_HOSTING_OFFERS = {
+_HOSTING_OFFERS = {  # the ``products.Hosting`` values offering each kind of hosting
     NEED_SELF_HOSTED: frozenset({"self-hosted", "both"}),
     NEED_MANAGED: frozenset({"managed", "both"}),
 }
@@ -84,8 +82,7 @@ def need_met(need: str, facts: Facts) -> bool | None:
 def must_answer(
     product: ProductKey, must: MustHaves, cells: Iterable[CellIn], facts: Facts
 ) -> MustAnswer:
-    """``product``'s answer, from its own cells among ``cells``: certain when the deciding cells are
-    verified (one verified failure suffices), else likely."""
+    """``product``'s answer from its cells: certain when the deciding cells are verified."""
     by_story = {c.story_id: c for c in cells if c.product == product and c.story_id in must.stories}
     asked = [by_story[s] for s in must.stories if s in by_story]
     failing = tuple(c for c in asked if c.verdict != Verdict.FULL)

@@ -1,5 +1,4 @@
-"""Rankings: the rank keys, the one ordering rule, the places, the head-to-head partners, best by
-user type and what upholding one flag would do to a product's rank."""
+"""Rank keys, the ordering rule, places, head-to-head partners, best by persona, uphold effects."""
 
 from __future__ import annotations
 
@@ -56,8 +55,7 @@ def _values(results: Sequence[Any], key: str, weights: Weights | None) -> list[f
 def order_by[R](
     results: Sequence[R], key: str = RANK_PA, weights: Weights | None = None
 ) -> list[R]:
-    """Results or stored rows by ``key`` (or the score under ``weights``), high to low, no score
-    last; ties by V/E, then by name."""
+    """Rows by ``key`` (or score under ``weights``) high to low, no score last; ties: V/E, name."""
     values = _values(results, key, weights)
 
     def order(v: tuple[float | None, Any]) -> tuple[bool, float, float, str]:
@@ -186,8 +184,7 @@ def uphold_effect(
     corrections: Corrections | None = None,
     counted: bool = True,
 ) -> UpholdEffect:
-    """What turning one cell of ``product`` from ``old`` into ``new`` does to its tally and rank.
-    ``corrections``: flags upheld on it before; ``counted``: False when story or product retired."""
+    """Turn ``product``'s cell from ``old`` to ``new``: its tally and rank (``counted``: live)."""
     i = next(i for i, s in enumerate(standings) if s.product == product)
     before = after = standings[i].tally
     if counted:

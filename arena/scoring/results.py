@@ -1,5 +1,4 @@
-"""A product's result, the one definition of its scores, and a visitor's weights: the sums per
-category × persona (``Part``) that any weighting and its range are computed from."""
+"""A product's result and scores; a visitor's weights over the category × persona ``Part`` sums."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Comparisons of two (a head-to-head) to six products: a round per story where at least two cells
-apply, won by the better verdict, then the higher quality."""
+"""Comparing 2-6 products: a round per story two cells apply to; better verdict, then quality."""
 
 from __future__ import annotations
 
@@ -11,8 +10,7 @@ from arena.scoring.tally import CellIn, ProductKey, StoryIn, is_applicable, verd
 
 DRAWN = "drawn"
 
-# How many products a comparison shows side by side.
-COMPARE_MIN = 2
+COMPARE_MIN = 2  # products a comparison shows side by side
 COMPARE_MAX = 6
 
 

@@ -1,5 +1,4 @@
-"""One product's cells added up (docs/scoring.md): the plain records the rules read, what a cell
-counts for, and their ``Tally``: coverage, confidence and integrity."""
+"""One product's cells added up (docs/scoring.md): ``Tally``, coverage, confidence, integrity."""
 
 from __future__ import annotations
 
@@ -133,9 +132,8 @@ class Tally(NamedTuple):
 
     @property
     def integrity(self) -> int | None:
-        """``100 × (V − contradicted − upheld + favour_credit) / (E + upheld_unevidenced)``, 0–100;
-        None when it counts no cell. A cell corrected, net, in the product's favour holds up
-        (``favour_credit``); one corrected against its claim counts even without its evidence."""
+        """``100 × (V − contradicted − upheld + favour_credit) / (E + upheld_unevidenced)``, 0–100
+        (None: no cell); a net favour correction holds up, a net against one counts unevidenced."""
         cells = self.with_evidence + self.upheld_unevidenced
         if not cells:
             return None

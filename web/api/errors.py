@@ -1,5 +1,4 @@
-"""Every answer under /api/ is JSON, refusals included (docs/contract.md, "API errors"): DRF's
-handler, the root URLconf's for Django's own answers, and the refusals as the schema states them."""
+"""Every answer under /api/ is JSON, refusals included (docs/contract.md, "API errors")."""
 
 from collections.abc import Callable
 from typing import Any

@@ -1,6 +1,5 @@
-"""POST /api/flags/ for anyone, listing and resolving for moderators; the forms of ``flags.forms``
-validate the bodies and state their schema. The anonymous POST has no CSRF token (scripts send it):
-it reads only JSON (a cross-site form cannot send that) and refuses what a browser marks cross-site."""
+"""POST /api/flags/ for anyone (no CSRF token: JSON only, cross-site refused), moderators list and
+resolve; ``flags.forms`` validate the bodies and state their schema."""
 
 from typing import Any
 
@@ -122,21 +121,8 @@ class FlagSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Flag
-        fields = [
-            "id",
-            "status",
-            "item",
-            "cell",
-            "reason",
-            "proposed_verdict",
-            "proposed_quality",
-            "explanation",
-            "source_url",
-            "created_at",
-            "status_url",
-            "public_note",
-            "affiliated",
-        ]
+        fields = """id status item cell reason proposed_verdict proposed_quality explanation
+            source_url created_at status_url public_note affiliated""".split()
 
     def get_status_url(self, flag: Flag) -> str:
         return self.context["request"].build_absolute_uri(flag.get_absolute_url())
@@ -161,12 +147,7 @@ class ModeratorFlagSerializer(FlagSerializer):
     class Meta(FlagSerializer.Meta):
         fields = [
             *FlagSerializer.Meta.fields,
-            "reporters",
-            "cell_verdict",
-            "cell_version",
-            "product",
-            "story",
-            "version",
+            *"reporters cell_verdict cell_version product story version".split(),
         ]
 
 
@@ -212,8 +193,7 @@ class FlagViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
                 raise UnsupportedMediaType(media_type or "(none)", detail=JSON_MESSAGE)
 
     def check_throttles(self, request: Request) -> None:
-        # FLAG_RATE limits flags in the database under the client's lock; the throttles count only
-        # refused posts: junk is slowed as anywhere, and a valid flag costs no cache trip.
+        # FLAG_RATE limits flags in the database; throttles count only refused posts (no cache trip)
         if self.action != "create":
             super().check_throttles(request)
 

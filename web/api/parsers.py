@@ -12,8 +12,7 @@ from arena.dataformat import DuplicateKey, unique_object
 
 
 class SafeJSONParser(JSONParser):
-    """DRF's JSON parser, refusing with a 400 a body nested too deeply (not a 500) and an object
-    with a key twice, as the arena importer does."""
+    """DRF's JSON parser; a body nested too deep or with a duplicate key is a 400."""
 
     def parse(
         self,

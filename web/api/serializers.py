@@ -299,8 +299,7 @@ class CompareCellSerializer(MatrixCellSerializer):
     evidence = EvidenceSerializer(many=True, source="evidence.all")
 
 
-# A matrix row or a head-to-head round: its story's fields, flat (no docstring: it would become
-# the schema's description of every story).
+# A matrix row or head-to-head round's story fields (no docstring: it would describe every story)
 class StoryBaseSerializer(serializers.Serializer):
     id = serializers.IntegerField(source="story.pk")
     text = serializers.CharField(source="story.text")

@@ -34,8 +34,7 @@ MATRIX_PAGE_HELP = PAGE_HELP.replace("50 arenas", f"{MATRIX_PAGE} stories")
 class ArenaPages(PageNumberPagination):
     page_size = 50  # however many arenas: each page's answer stays small
 
-    def get_page_number(self, request: Request, paginator: Any) -> Any:
-        # as on every page of the site: no page number is the first page, one past the end the last
+    def get_page_number(self, request: Request, paginator: Any) -> Any:  # as the site's pages
         return paginator.get_page(request.query_params.get(self.page_query_param)).number
 
 
@@ -159,8 +158,7 @@ class ArenaViewSet(viewsets.ViewSet):
     )
     @action(detail=True, methods=["get"], url_path="compare", url_name="compare-many")
     def compare_many(self, request: Request, slug: str = "") -> Response:
-        """Two to six products side by side: their stored scores and, per story where at least two
-        of them have a verdict other than n/a, the products with the best verdict."""
+        """Two to six products side by side: stored scores and each story's best verdicts."""
         arena = arena_or_404(slug)
         slugs = params.items(request.query_params, params.PRODUCTS, None)
         picked, error = compare_pick(products=arena_product_list(arena=arena), slugs=slugs)

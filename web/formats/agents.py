@@ -1,5 +1,4 @@
-"""The site for programs: ``/llms.txt`` and the markdown views of an arena, a head-to-head, a cell
-and the API, read through the HTML pages' selectors into templates/markdown/."""
+"""The site for programs: ``/llms.txt`` and markdown views via templates/markdown/."""
 
 import re
 from typing import Any
@@ -60,8 +59,7 @@ def arena_markdown(request: HttpRequest, arena: str) -> HttpResponse:
     categories = arena_category_list(arena=found)
     board = arena_leaderboard(arena=found, categories=[c.name for c in categories], stale=False)
     products = arena_product_list(arena=found)
-    # the matrix's columns as on the page: every product up to MATRIX_COLUMNS, else the top ones
-    # (a hundred columns read as noise, and made the file megabytes; the API has every one)
+    # the page's columns: all up to MATRIX_COLUMNS, else the top ones (the API has every one)
     ranking = [row.product_id for row in board.rows]
     matrix = arena_matrix(
         arena=found, products=matrix_column_list(products=products, ranking=ranking)

@@ -1,5 +1,4 @@
-"""A product's embeddable badge (``…/badge.svg``) in the look of shields.io's "flat" badges: the
-arena on the left, the product with its rank and PA Score on the right."""
+"""A product's embeddable badge (``…/badge.svg``) in shields.io's "flat" style."""
 
 import unicodedata
 from collections.abc import Sequence
@@ -17,8 +16,7 @@ from core.text import clean_text
 from products.models import Product
 from web.views.common import arena_or_404
 
-# Verdana's advance widths (shields.io's first font) in 1/2048 em for common characters; others
-# WIDTH_DEFAULT, wide East Asian ones an em. Estimates: each text's ``textLength`` fits the font.
+# Verdana's widths in 1/2048 em (others WIDTH_DEFAULT, East Asian an em); ``textLength`` fits them.
 _WIDTHS = {
     char: width
     for width, chars in {
@@ -72,8 +70,7 @@ def badge_svg(
     products: int,
     close_to: str | None = None,
 ) -> str:
-    """The arena, then the product's rank with the ranks it could take (``#2 (1–4)``) and PA Score;
-    ``close_to``: a neighbour too close to call. The title says it all in words."""
+    """The arena, the product's rank and range (``#2 (1–4)``) and PA Score; the title in words."""
     arena_name, product_name = _short(arena_name), _short(product_name)
     if score is None or score.pa_score is None:
         title = f"{product_name} in {arena_name}: not scored yet"

@@ -44,8 +44,7 @@ def absolute_url_tag(context: template.Context, path: str) -> str:
     return absolute_url(context["request"], html.unescape(str(path)))
 
 
-# The flag forms may be crawled (each names its cell's page as canonical). An ADMIN_URL of its own
-# is not published here: its pages say noindex in a header instead (config.admin_site).
+# Flag forms may be crawled (canonical: their cell); a custom ADMIN_URL is noindex'd by header.
 ROBOTS = """\
 User-agent: *
 {admin}Disallow: /flags/

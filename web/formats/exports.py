@@ -1,5 +1,4 @@
-"""Open data: an arena's file (what ``export_arena`` writes) and CSV (a row per cell), streamed,
-and the JSON Schemas of the arena file and of the disputes and verification queue JSON."""
+"""Open data: an arena's file and CSV, streamed, and the JSON Schemas of the files served."""
 
 import csv
 from collections.abc import Iterable, Iterator, Sequence
@@ -44,8 +43,7 @@ def csv_lines(rows: Iterable[Sequence[object]]) -> Iterator[str]:
 def _export(
     request: HttpRequest, arena: str, *, kind: str
 ) -> StreamingHttpResponse | HttpResponsePermanentRedirect:
-    """The arena file (the bytes ``export_arena`` writes) or its CSV. A query string is redirected
-    away, so the page cache never keeps megabyte-sized copies under made-up parameters."""
+    """The arena file or its CSV; a query string is redirected away (never cached under one)."""
     found = arena_or_404(arena)
     if request.META.get("QUERY_STRING"):
         return HttpResponsePermanentRedirect(request.path)

@@ -119,8 +119,7 @@ class ChangesFeed(SiteFeed):
 
 
 class ArenaDisputesFeed(SiteFeed):
-    """An arena's disputes as its page shows them, one entry each, updated when decided; its
-    filters narrow it as they narrow the page (one naming nothing is a 400)."""
+    """An arena's disputes as its page shows them, narrowed by its filters (none named: a 400)."""
 
     description_template = "feeds/dispute.html"
 

@@ -1,5 +1,4 @@
-"""The markdown views' filters: every text from the data goes through ``md``, ``paragraphs`` or
-``url``, so it can never open a link, end a table cell, start a heading or break a row."""
+"""Markdown filters: data text goes through ``md``, ``paragraphs`` or ``url``, never markup."""
 
 import functools
 import re

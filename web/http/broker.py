@@ -1,5 +1,4 @@
-"""The broker's Redis beside the queue: whether its memory policy can evict queued tasks (it must be
-noeviction) and the stale sweep's heartbeat (kept there, not in the evicting cache)."""
+"""The broker's Redis: whether it may evict queued tasks, and the stale sweep's heartbeat."""
 
 import logging
 import time

@@ -43,8 +43,7 @@ def _missing(key: Any, *args: Any, **kwargs: Any) -> int:
 
 
 class ResilientRedisCache(RedisCache):
-    """While Redis fails every call answers what a miss would (``incr``: ``ValueError``), and Redis
-    is not tried again for ``OPTIONS["outage_backoff"]`` seconds: a request waits one timeout."""
+    """While Redis fails, calls answer as a miss, and it rests ``outage_backoff`` seconds."""
 
     def __init__(self, server: str, params: dict[str, Any]) -> None:
         options = dict(params.get("OPTIONS") or {})
@@ -57,8 +56,7 @@ class ResilientRedisCache(RedisCache):
     def is_down(self) -> bool:
         return time.monotonic() < self.down_until
 
-    # (BaseCache's get_or_set, decr, the a* variants and the rest are built on these)
-    get = _or_miss("get", lambda key, default=None, version=None: default)
+    get = _or_miss("get", lambda key, default=None, version=None: default)  # (BaseCache's rest too)
     get_many = _or_miss("get_many", lambda *args, **kwargs: {})
     set_many = _or_miss("set_many", lambda data, *args, **kwargs: list(data))
     incr = _or_miss("incr", _missing)

@@ -1,5 +1,4 @@
-"""Who is asking: the client address behind our trusted proxies (docs/operations.md) and the salted
-key rate limits and flags count by (addresses are never stored, only ``client_key``)."""
+"""Who is asking: the client address behind our proxies and its salted ``client_key``."""
 
 from __future__ import annotations
 
@@ -53,8 +52,7 @@ def is_trusted_proxy(address: IPAddress | None) -> bool:
 
 
 def client_ip(request: HttpRequest) -> IPAddress | None:
-    """Read from the right of X-Forwarded-For + REMOTE_ADDR while the hop is one of our proxies, at
-    most TRUSTED_PROXIES hops: what is further left was written by the client."""
+    """X-Forwarded-For + REMOTE_ADDR read from the right while the hop is a trusted proxy."""
     hop = parse_address(request.META.get("REMOTE_ADDR", ""))
     entries = request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
     for _ in range(settings.TRUSTED_PROXIES):

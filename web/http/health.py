@@ -1,5 +1,4 @@
-"""/healthz (liveness: no I/O) and /readyz (the database, and Redis and the broker where configured;
-a warning is a 503 only with ?strict=1: every instance would say the same and a 503 mends nothing)."""
+"""/healthz (liveness) and /readyz (database, Redis, broker; a warning 503s only with ?strict=1)."""
 
 import logging
 from collections.abc import Callable

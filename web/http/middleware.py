@@ -14,8 +14,7 @@ FORWARDED = ("HTTP_X_FORWARDED_", "HTTP_FORWARDED")  # X-Forwarded-*, Forwarded
 
 
 def request_hygiene(get_response: Handler) -> Handler:
-    """X-Forwarded-* and Forwarded only from our own proxies, and no NUL in the query: PostgreSQL
-    refuses one in any text (a 500 from ``?status=%00`` in an admin filter)."""
+    """X-Forwarded-* and Forwarded only from our proxies; no NUL in the query (PostgreSQL's 500)."""
 
     def middleware(request: HttpRequest) -> HttpResponse:
         if not is_trusted_proxy(parse_address(request.META.get("REMOTE_ADDR", ""))):

@@ -1,5 +1,4 @@
-"""The page cache: a public page is kept under its content version (``pagekeys``) and served, or
-answered 304, before any view runs; a miss renders once (docs/operations.md, "Caching")."""
+"""The page cache: public pages kept by content version, served or 304'd before any view runs."""
 
 from __future__ import annotations
 
@@ -148,8 +147,7 @@ KEPT_STREAM_BYTES = 16 * 1024 * 1024  # a longer stream is passed on, never held
 
 
 class Kept:
-    """A stream passed on as it comes, stored once whole (not if the client left, not past
-    ``KEPT_STREAM_BYTES``: the HTTP cache in front keeps that), then unlocked."""
+    """A stream passed on, stored once whole (unless cut or too long), then unlocked."""
 
     def __init__(self, response: HttpResponseBase, key: str, lock: str | None) -> None:
         self.key, self.lock = key, lock
@@ -230,9 +228,7 @@ class PageCacheMiddleware:
         return response
 
     def _render_once(self, request: HttpRequest, page_id: PageIdentity) -> HttpResponseBase:
-        """Render and store the page once for all who miss it at once: the others wait (up to
-        WAIT_SECONDS) for the lock holder's entry, then answer 503; a stream holds the lock until
-        stored."""
+        """Render and store once; others wait up to WAIT_SECONDS for it, then get a 503."""
         cache, key, lock = caches["pages"], page_id.key, f"{page_id.key}:lock"
         holder = cache.add(lock, 1, timeout=settings.PAGE_RENDER_LOCK_SECONDS)
         # (the holder too: the page may have been stored, and the lock let go, since it missed)
@@ -295,8 +291,7 @@ def _over_miss_limit(request: HttpRequest) -> HttpResponse | None:
 def _finish(
     request: HttpRequest, response: HttpResponseBase, *, etag: str | None = None
 ) -> HttpResponseBase:
-    """Cache-Control and a validator for an answer not served from the cache, a 304 when the
-    client has it already; a stream's length for HEAD (CommonMiddleware says the others')."""
+    """Cache-Control and an ETag for an uncached answer, or a 304; a stream's length for HEAD."""
     if "Cache-Control" not in response:
         if response.status_code not in PUBLIC_STATUSES:
             response["Cache-Control"] = "no-store"

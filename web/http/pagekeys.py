@@ -1,5 +1,4 @@
-"""Which cached page a request asks for: the content version it follows, the parameters it reads
-(``Query``) and the variant it serves, hence its ETag, key and ``Surrogate-Key`` (``PageIdentity``)."""
+"""Which cached page a request asks for: its content version, ``Query`` and ``PageIdentity``."""
 
 from __future__ import annotations
 
@@ -56,8 +55,7 @@ READERS: dict[str, Callable[[Any], str | None]] = {
     "cell": lambda pk: cell_version_get(pk=pk),
 }
 
-# How long a process reuses a content version it read: a change made in another process shows
-# within it. Not with an HTTP cache to purge: its refetch after a purge must not keep the old page.
+# How long a process reuses a content version it read (never with an HTTP cache to purge).
 VERSION_SECONDS = 1.0
 VERSIONS: dict[tuple[str, object], tuple[float, str | None]] = {}
 

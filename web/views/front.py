@@ -95,8 +95,7 @@ def api_schema() -> dict[str, Any]:
 
 
 class ApiDocsView(SpectacularSwaggerSplitView):
-    """The API reference in the site's pages: every endpoint written out from the schema, then
-    Swagger UI, set up by the split view's own script (``?script``), no inline script."""
+    """The API reference: every endpoint from the schema, then Swagger UI with no inline script."""
 
     template_name = "api/docs.html"
 

@@ -1,5 +1,4 @@
-"""``/metrics`` (Prometheus), only with ``Authorization: Bearer <METRICS_TOKEN>``: the processes'
-counters (``web.http.observability``) and what each scrape reads from the database and the broker."""
+"""``/metrics`` (Prometheus, bearer ``METRICS_TOKEN``): process counters and database reads."""
 
 import hmac
 import logging

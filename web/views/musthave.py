@@ -1,5 +1,4 @@
-"""The must-have check: which products meet every story and fact a visitor cannot do without
-(``?must=<story ids>&need=<facts>``), which fail and on what (``arena.scoring.musthave``)."""
+"""The must-have check's page (``?must=<story ids>&need=<facts>``): who meets it, who fails."""
 
 from __future__ import annotations
 
@@ -38,8 +37,7 @@ def must_asked(query: QueryDict) -> tuple[MustHaves, list[str]]:
 
 @require_safe
 def arena_must_have(request: HtmxHttpRequest, arena: str) -> HttpResponse:
-    """The check's form and every product's answer. Another spelling of a choice is redirected
-    to the canonical address; what cannot be read is a 400 with the form and what is wrong."""
+    """The check's form and answers; other spellings redirect, unreadable input is a 400."""
     found = arena_or_404(arena)
     asked, problems = must_asked(request.GET)
     text = params.text(request.GET, params.WEIGHTS, params.WEIGHTS_MAX_LENGTH)
