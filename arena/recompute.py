@@ -117,8 +117,7 @@ def _send(arena_id: int, countdown: float | None = None) -> bool:
 def arena_recompute_scores(*, arena_id: int) -> bool:
     """Recompute and store every score of the arena (idempotent); False when it is gone."""
     with transaction.atomic():
-        arena = Arena.objects.select_for_update().filter(pk=arena_id).first()
-        if arena is None:
+        if (arena := Arena.objects.select_for_update().filter(pk=arena_id).first()) is None:
             return False
         inputs = arena_scoring_inputs(arena_id=arena_id)
         results = product_results(inputs.products, inputs.stories, inputs.cells)

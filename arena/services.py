@@ -91,8 +91,7 @@ def structure_delete(
 ) -> None:
     """Delete a row unless it changed since the editor read it or stories use it."""
     model = type(row)
-    current = model._default_manager.select_for_update().filter(pk=row.pk).first()
-    if current is None:
+    if (current := model._default_manager.select_for_update().filter(pk=row.pk).first()) is None:
         return
     if base_version is not None and current.version != base_version:
         moved = {

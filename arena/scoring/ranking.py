@@ -94,9 +94,8 @@ def places(
 ) -> list[Place]:
     """The places of ``results``, given in the order ``order_by(results, key, weights)`` returns."""
     out: list[Place] = []
-    for _, same in groupby(
-        zip(_values(results, key, weights), results, strict=True), itemgetter(0)
-    ):
+    valued = zip(_values(results, key, weights), results, strict=True)
+    for _, same in groupby(valued, itemgetter(0)):
         group = [r for _, r in same]
         shares = {r.verified_share for r in group}
         decided_by = ""
@@ -188,11 +187,9 @@ def uphold_effect(
     i = next(i for i, s in enumerate(standings) if s.product == product)
     before = after = standings[i].tally
     if counted:
-        earlier = corrections.direction if corrections is not None else None
+        was = corrections.direction if corrections is not None else None
         now = Corrections(corrections.first if corrections else old, new).direction
-        old_part = cell_tally(
-            CellIn.of(old, story_id=0, product=product, correction=earlier), weight
-        )
+        old_part = cell_tally(CellIn.of(old, story_id=0, product=product, correction=was), weight)
         new_part = cell_tally(CellIn.of(new, story_id=0, product=product, correction=now), weight)
         after = Tally(*(b - o + n for b, o, n in zip(before, old_part, new_part, strict=True)))
     changed = [*standings[:i], ProductResult.of_tally(product, standings[i].name, after)]

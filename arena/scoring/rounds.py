@@ -91,13 +91,11 @@ def compare_many(
             by_story.setdefault(c.story_id, {})[c.product] = c
     rounds = []
     for s in stories:
-        cells_of = by_story.get(s.id, {})
-        competing = [p for p in products if p in cells_of and is_applicable(cells_of[p])]
+        row = by_story.get(s.id, {})
+        competing = [p for p in products if p in row and is_applicable(row[p])]
         if len(competing) < COMPARE_MIN:
             continue
-        strength = {
-            p: verdict_strength(cells_of[p].verdict, cells_of[p].quality) for p in competing
-        }
+        strength = {p: verdict_strength(row[p].verdict, row[p].quality) for p in competing}
         top = max(strength.values())
         best = tuple(p for p in competing if strength[p] == top)
         drawn = len(best) == len(competing)

@@ -117,8 +117,8 @@ class Tally(NamedTuple):
     contradicted: int = 0
     upheld: int = 0  # cells corrected, net, against the product's claim
     upheld_in_favour: int = 0
-    favour_credit: int = 0  # see ``integrity``
-    upheld_unevidenced: int = 0
+    favour_credit: int = 0  # a cell corrected, net, in the product's favour holds up
+    upheld_unevidenced: int = 0  # corrected against its claim: counts even without evidence
     published_evidence: int = 0  # judged cells whose backing the pages publish
     judged: int = 0
 
@@ -132,16 +132,11 @@ class Tally(NamedTuple):
 
     @property
     def integrity(self) -> int | None:
-        """``100 × (V − contradicted − upheld + favour_credit) / (E + upheld_unevidenced)``, 0–100
-        (None: no cell); a net favour correction holds up, a net against one counts unevidenced."""
-        cells = self.with_evidence + self.upheld_unevidenced
-        if not cells:
+        """100 × (V − contradicted − upheld + favour_credit) / (E + upheld_unevidenced), 0–100."""
+        if not (cells := self.with_evidence + self.upheld_unevidenced):
             return None
-        t = self
-        value = round_half_up(
-            100 * (t.verified - t.contradicted - t.upheld + t.favour_credit) / cells
-        )
-        return max(0, min(100, value))
+        net = self.verified - self.contradicted - self.upheld + self.favour_credit
+        return max(0, min(100, round_half_up(100 * net / cells)))
 
     @property
     def verified_share(self) -> float:

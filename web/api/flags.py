@@ -1,5 +1,4 @@
-"""POST /api/flags/ for anyone (no CSRF token: JSON only, cross-site refused), moderators list and
-resolve; ``flags.forms`` validate the bodies and state their schema."""
+"""POST /api/flags/ for anyone (no CSRF: JSON only, no cross-site); moderators list and resolve."""
 
 from typing import Any
 
@@ -36,14 +35,14 @@ from web.http.clients import client_key
 JSON_MESSAGE = "Send the flag as JSON, with Content-Type: application/json."
 NOT_BOOLEAN = "Send true or false."
 CROSS_SITE_MESSAGE = "Flags are sent from this site or by scripts, not from another site's pages."
+STATUS_HELP = "Only flags whose review item has this status."
 
 
 def refuse_cross_site(request: Request) -> None:
     """A foreign ``Origin`` (``null`` too) or ``Sec-Fetch-Site: cross-site``: scripts send neither."""
     if request.headers.get("Sec-Fetch-Site", "").strip().lower() == "cross-site":
         raise PermissionDenied(CROSS_SITE_MESSAGE)
-    origin = request.headers.get("Origin")
-    if origin is None:
+    if (origin := request.headers.get("Origin")) is None:
         return
     own = {f"{request.scheme}://{request.get_host()}".lower()}
     own.update(o.lower() for o in settings.CSRF_TRUSTED_ORIGINS if "*" not in o)
@@ -152,6 +151,7 @@ class ModeratorFlagSerializer(FlagSerializer):
 
 
 DECIDED = {200: ModeratorFlagSerializer, **error_responses(400, 403, 404, 409, 413, 415, 429)}
+STATUS = OpenApiParameter("status", OpenApiTypes.STR, enum=Status.values, description=STATUS_HELP)
 
 
 class IsModerator(BasePermission):
@@ -163,14 +163,7 @@ class IsModerator(BasePermission):
 
 @extend_schema_view(
     list=extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "status",
-                OpenApiTypes.STR,
-                enum=Status.values,
-                description="Only flags whose review item has this status.",
-            )
-        ],
+        parameters=[STATUS],
         responses={200: ModeratorFlagSerializer(many=True), **error_responses(400, 403, 429)},
     ),
     retrieve=extend_schema(
@@ -214,9 +207,8 @@ class FlagViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         wanted = self.request.query_params.get("status") if self.action == "list" else None
         if wanted is not None:
             if wanted not in Status.values:
-                raise serializers.ValidationError(
-                    {"status": [f"Choose a status: {', '.join(Status.values)}."]}
-                )
+                choose = f"Choose a status: {', '.join(Status.values)}."
+                raise serializers.ValidationError({"status": [choose]})
             qs = qs.filter(item__status=wanted)
         return qs
 
@@ -243,10 +235,8 @@ class FlagViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
             if uphold:
                 review_item_uphold(item=flag.item, moderator=request.user, form=form)
             else:
-                duplicate = data.get("duplicate") is True
-                review_item_reject(
-                    item=flag.item, moderator=request.user, form=form, duplicate=duplicate
-                )
+                dup = data.get("duplicate") is True
+                review_item_reject(item=flag.item, moderator=request.user, form=form, duplicate=dup)
         except (AlreadyResolved, EditConflict) as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         except DjangoValidationError as exc:

@@ -28,9 +28,8 @@ class SafeJSONParser(JSONParser):
                 object_pairs_hook=unique_object,
             )
         except DuplicateKey as exc:
-            raise ParseError(
-                f"JSON parse error - the key {exc.key!r} appears twice in one object."
-            ) from None
+            twice = f"JSON parse error - the key {exc.key!r} appears twice in one object."
+            raise ParseError(twice) from None
         except ValueError as exc:
             raise ParseError(f"JSON parse error - {exc}") from None
         except RecursionError:

@@ -16,10 +16,11 @@ from web.views.front import ApiDocsView
 REDOC_CSP: dict[str, Collection[str] | str] = {
     **cast(dict[str, Collection[str] | str], settings.SECURE_CSP),
     "style-src": [CSP.SELF, CSP.UNSAFE_INLINE],
-    # its search index runs in a worker built from its own bundle (a blob: URL)
-    "worker-src": [CSP.SELF, "blob:"],
+    "worker-src": [CSP.SELF, "blob:"],  # its search index: a worker from its bundle (a blob: URL)
 }
 
+# ReDoc writes <style> elements at run time: this one page relaxes style-src (REDOC_CSP)
+redoc = csp_override(REDOC_CSP)(SpectacularRedocView.as_view(url_name="api-schema"))
 router = DefaultRouter()
 router.register("arenas", ArenaViewSet, basename="api-arena")
 router.register("flags", FlagViewSet, basename="api-flag")
@@ -27,13 +28,7 @@ router.register("flags", FlagViewSet, basename="api-flag")
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", ApiDocsView.as_view(url_name="api-schema"), name="api-docs"),
-    # ReDoc writes <style> elements at run time: this one page relaxes style-src (REDOC_CSP)
-    path(
-        "redoc/",
-        csp_override(REDOC_CSP)(SpectacularRedocView.as_view(url_name="api-schema")),
-        name="api-redoc",
-    ),
+    path("redoc/", redoc, name="api-redoc"),
     path("", include(router.urls)),
-    # last: only what nothing above matched (an address without its trailing slash is redirected)
-    re_path(r"^[\s\S]*$", not_found),
+    re_path(r"^[\s\S]*$", not_found),  # last: only what nothing above matched
 ]

@@ -29,6 +29,15 @@ from web.views.common import arena_or_404
 PAGE_HELP = "A page of 50 arenas: 1, 2 and so on (out of range the last; no number the first)."
 MATRIX_PAGE = 100  # stories a page of the API's matrix holds: its size stays in megabytes
 MATRIX_PAGE_HELP = PAGE_HELP.replace("50 arenas", f"{MATRIX_PAGE} stories")
+WEIGHTS_HELP = (
+    "Your weights, `<key>:<level>` separated by commas: a key is a category's slug "
+    "or a user type (persona); a level is 0 (ignore), 1 (normal, the default), "
+    "2 (important) or 3 (critical), multiplying the weights of that category's or "
+    "user type's stories. The leaderboard is then ranked by each product's score "
+    "with those weights (`personal_score`; `rank` is the place in that ranking, "
+    "`published_rank` the published one) and the weights are echoed. "
+    "Example: `privacy-posture:3,agenticness:0`."
+)
 
 
 class ArenaPages(PageNumberPagination):
@@ -42,8 +51,7 @@ class ArenaViewSet(viewsets.ViewSet):
     """Arenas, their stored leaderboard, matrix and head-to-head comparisons (read-only, anonymous)."""
 
     permission_classes = [AllowAny]
-    # no session read: the answers set no cookie, do not vary on one, and are cached like pages
-    authentication_classes: list[type] = []
+    authentication_classes: list[type] = []  # no session: no cookie, no Vary; cached like pages
     lookup_field = "slug"
     lookup_value_regex = SLUG_CHARS
 
@@ -53,27 +61,13 @@ class ArenaViewSet(viewsets.ViewSet):
     )
     def list(self, request: Request) -> Response:
         pages = ArenaPages()
-        arenas = arena_counted(
-            arenas=pages.paginate_queryset(arena_list(), request, view=self) or []
-        )
+        listed = pages.paginate_queryset(arena_list(), request, view=self) or []
+        arenas = arena_counted(arenas=listed)
         return pages.get_paginated_response(s.ArenaListSerializer(arenas, many=True).data)
 
     @extend_schema(
         parameters=[
-            OpenApiParameter(
-                params.WEIGHTS.name,
-                str,
-                description=(
-                    "Your weights, `<key>:<level>` separated by commas: a key is a category's slug "
-                    "or a user type (persona); a level is 0 (ignore), 1 (normal, the default), "
-                    "2 (important) or 3 (critical), multiplying the weights of that category's or "
-                    "user type's stories. The leaderboard is then ranked by each product's score "
-                    "with those weights (`personal_score`; `rank` is the place in that ranking, "
-                    "`published_rank` the published one) and the weights are echoed. "
-                    "Example: `privacy-posture:3,agenticness:0`."
-                ),
-                required=False,
-            )
+            OpenApiParameter(params.WEIGHTS.name, str, description=WEIGHTS_HELP, required=False)
         ],
         responses={200: s.ArenaDetailSerializer, **error_responses(400, 404, 429)},
     )
@@ -135,8 +129,7 @@ class ArenaViewSet(viewsets.ViewSet):
         return Response(s.CompareSerializer(cmp).data)
 
     @extend_schema(
-        # (the pair's route, ``compare/{a}/{b}/``, keeps its own id)
-        operation_id="arenas_compare_many",
+        operation_id="arenas_compare_many",  # (the pair's route keeps its own id)
         parameters=[
             OpenApiParameter(
                 params.PRODUCTS.name,

@@ -53,17 +53,14 @@ def _not_found(what: str) -> HttpResponse:
 
 @require_safe
 def arena_markdown(request: HttpRequest, arena: str) -> HttpResponse:
-    found = arena_get(slug=arena)
-    if found is None:
+    if (found := arena_get(slug=arena)) is None:
         return _not_found(f"arena {arena!r}")
     categories = arena_category_list(arena=found)
     board = arena_leaderboard(arena=found, categories=[c.name for c in categories], stale=False)
     products = arena_product_list(arena=found)
     # the page's columns: all up to MATRIX_COLUMNS, else the top ones (the API has every one)
-    ranking = [row.product_id for row in board.rows]
-    matrix = arena_matrix(
-        arena=found, products=matrix_column_list(products=products, ranking=ranking)
-    )
+    columns = matrix_column_list(products=products, ranking=[row.product_id for row in board.rows])
+    matrix = arena_matrix(arena=found, products=columns)
     scores = {row.product_id: row for row in board.rows}
     context = {
         "arena": found,
@@ -103,8 +100,7 @@ def _marked(rows: Any, products: Any) -> list[tuple[Any, str]]:
 
 @require_safe
 def head_to_head_markdown(request: HttpRequest, arena: str, a: str, b: str) -> HttpResponse:
-    found = arena_get(slug=arena)
-    if found is None:
+    if (found := arena_get(slug=arena)) is None:
         return _not_found(f"arena {arena!r}")
     pair = arena_product_pair_get(arena=found, a=a, b=b)
     if a == b or a not in pair or b not in pair:
@@ -131,8 +127,7 @@ def _ranged(r: Any) -> str:
 
 @require_safe
 def cell_markdown(request: HttpRequest, cell: int) -> HttpResponse:
-    page = cell_page_get(pk=cell)
-    if page is None:
+    if (page := cell_page_get(pk=cell)) is None:
         return _not_found(f"cell {cell}")
     c = page.cell
     cited = []

@@ -45,8 +45,7 @@ UNSCORED_COLOR = "#5f6b76"  # white text 5.5:1 (4.8:1)
 def text_width(text: str) -> float:
     units = 0
     for char in text:
-        width = _WIDTHS.get(char)
-        if width is None:
+        if (width := _WIDTHS.get(char)) is None:
             wide = unicodedata.east_asian_width(char) in ("W", "F")
             width = EM if wide else 0 if unicodedata.combining(char) else WIDTH_DEFAULT
         units += width
@@ -97,8 +96,7 @@ def badge_svg(
 
 
 def _close_to(product: Product, scores: Sequence[ProductScore]) -> str | None:
-    at = next((i for i, s in enumerate(scores) if s.product_id == product.pk), None)
-    if at is None:
+    if (at := next((i for i, s in enumerate(scores) if s.product_id == product.pk), None)) is None:
         return None
     near = [scores[i] for i in (at - 1, at + 1) if 0 <= i < len(scores)]
     names = [n.product.name for n in near if call_of(scores[at], n).close]
@@ -109,9 +107,8 @@ def _close_to(product: Product, scores: Sequence[ProductScore]) -> str | None:
 def product_badge_svg(request: HttpRequest, arena: str, product: str) -> HttpResponse:
     found = arena_or_404(arena)
     products = arena_product_list(arena=found)
-    subject = product_get(arena=found, slug=product, products=products)
-    if subject is None:  # unknown or retired
-        raise Http404(f"No product {product!r}")
+    if (subject := product_get(arena=found, slug=product, products=products)) is None:
+        raise Http404(f"No product {product!r}")  # unknown or retired
     scores = arena_score_list(arena=found)
     badge = badge_svg(
         arena_name=found.name,

@@ -137,8 +137,7 @@ def sitemap_pages_xml(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def arena_sitemap_xml(request: HttpRequest, arena: str) -> HttpResponse:
-    found = Arena.objects.filter(slug=arena).first()
-    if found is None:
+    if (found := Arena.objects.filter(slug=arena).first()) is None:
         raise Http404(f"No arena {arena!r}")
     return _sitemap(request, lambda: arena_pages(found))
 

@@ -19,8 +19,7 @@ from arena import dataformat
 from arena.selectors.export import CSV_COLUMNS, arena_csv_rows, arena_export_document
 from web.views.common import arena_or_404
 
-# Spreadsheets run a cell starting with one of these as a formula: written after an apostrophe.
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # spreadsheets' formula starts: prefixed with '
 
 
 class _Line:
@@ -62,8 +61,7 @@ def _export(
 arena_export_json = require_safe(partial(_export, kind="json"))
 arena_export_csv = require_safe(partial(_export, kind="csv"))
 
-# The JSON Schemas of the arena file and the site's other JSON documents, for clients to validate.
-SCHEMAS = {
+SCHEMAS = {  # the JSON Schemas of the arena file and the site's other JSON, for clients
     f"arena-v{dataformat.VERSION}": dataformat.SCHEMA_PATH,
     **{
         name: Path(__file__).resolve().parent / "schemas" / f"{name}.schema.json"

@@ -54,8 +54,7 @@ class SiteFeed(Feed):
 class ChangesFeed(SiteFeed):
     """Verdict changes, newest first: the site's, an arena's or a product's."""
 
-    # (an entry's summary is HTML, ``type="html"``: the templates escape the stored texts)
-    description_template = "feeds/change.html"
+    description_template = "feeds/change.html"  # summary HTML (type="html"): templates escape
 
     def get_object(
         self, request: HttpRequest, arena: str | None = None, product: str | None = None

@@ -12,12 +12,9 @@ from stories.values import CellValue, Proof, Verdict
 
 register = template.Library()
 
-# Characters that mean something inline in CommonMark / GFM: escaped wherever they are.
-_INLINE = re.compile(r"([\\`*_\[\]<>|&~#])")
-# What makes a line a list item, a heading underline or an ordered item when it starts it.
-_LEAD = re.compile(r"^([-+=]|\d{1,9}(?=[.)]))")
-# Characters dropped outright: control characters (the data has none; a filter never hurts).
-_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+_INLINE = re.compile(r"([\\`*_\[\]<>|&~#])")  # inline marks in CommonMark / GFM: always escaped
+_LEAD = re.compile(r"^([-+=]|\d{1,9}(?=[.)]))")  # starts a list item, underline or ordered item
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")  # control characters, dropped (data has none)
 
 
 @register.filter("md")
@@ -25,8 +22,7 @@ def inline(text: object) -> str:
     """``text`` on one line with every markdown mark escaped."""
     words = _CONTROL.sub("", str(text)).split()
     out = _INLINE.sub(r"\\\1", " ".join(words))
-    m = _LEAD.match(out)
-    if m is not None:
+    if (m := _LEAD.match(out)) is not None:
         # ``-`` / ``+`` / ``=`` escaped; ``1.`` becomes ``1\.``
         mark = m.group(1)
         out = f"\\{out}" if not mark[0].isdigit() else f"{mark}\\{out[len(mark) :]}"

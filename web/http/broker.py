@@ -9,8 +9,7 @@ from django.conf import settings
 
 SAFE_POLICY = "noeviction"
 SWEEP_KEY = "arena:beat:last_sweep"  # unix time at which the stale sweep last started
-# Task failures, a hash (task name -> count) every worker on every host adds to; /metrics reads it
-FAILURES_KEY = "arena:metrics:task_failures"
+FAILURES_KEY = "arena:metrics:task_failures"  # a hash task name -> failures, from every worker
 TIMEOUT = 0.5  # seconds, connecting included
 
 

@@ -11,8 +11,7 @@ from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
 
-# An unreachable or unhealthy Redis; any other error (a value that does not pickle) is the caller's bug.
-OUTAGE_ERRORS = (RedisError, OSError)
+OUTAGE_ERRORS = (RedisError, OSError)  # Redis down; any other error is the caller's bug
 
 
 def _or_miss(name: str, miss: Any) -> Any:

@@ -25,8 +25,7 @@ def parse_address(value: str | None) -> IPAddress | None:
     """``"1.2.3.4:5678"``, ``"[2001:db8::1]:443"``, ``"::ffff:1.2.3.4"`` → an address, or None."""
     text = (value or "").strip().strip('"').strip()
     if text.startswith("["):  # [v6] or [v6]:port
-        end = text.find("]")
-        if end == -1:
+        if (end := text.find("]")) == -1:
             return None
         text = text[1:end]
     elif text.count(":") == 1:  # v4:port
@@ -58,9 +57,8 @@ def client_ip(request: HttpRequest) -> IPAddress | None:
     for _ in range(settings.TRUSTED_PROXIES):
         if not is_trusted_proxy(hop) or not entries:
             return hop  # not our proxy: the hop that reached us is the client
-        previous = parse_address(entries.pop())
-        if previous is None:  # junk where our proxy wrote: the proxy is the best we know
-            return hop
+        if (previous := parse_address(entries.pop())) is None:
+            return hop  # junk where our proxy wrote: the proxy is the best we know
         hop = previous
     return hop  # what the outermost of our proxies saw
 

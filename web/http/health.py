@@ -64,8 +64,7 @@ def check_arenas() -> str | None:
     return f"stale for more than {budget}s: {', '.join(slugs[:5])}{more}" if slugs else None
 
 
-# checks that say what is wrong but never make /readyz fail (but with ?strict=1)
-WARNINGS = frozenset({"broker_policy", "beat", "arenas"})
+WARNINGS = frozenset({"broker_policy", "beat", "arenas"})  # never fail /readyz (but ?strict=1)
 
 
 def run_checks() -> dict[str, str]:

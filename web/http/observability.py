@@ -15,8 +15,7 @@ access_log = logging.getLogger("arena.access")
 
 # a client may send any method name: the metrics' label takes the known ones, the rest are "other"
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
-# (multiprocess mode reads PROMETHEUS_MULTIPROC_DIR from the environment before import)
-REQUESTS = Counter(
+REQUESTS = Counter(  # (multiprocess mode reads PROMETHEUS_MULTIPROC_DIR before import)
     "arena_http_requests",
     "HTTP requests answered, by view (URL name), method and status",
     ["view", "method", "status"],

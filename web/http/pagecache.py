@@ -136,11 +136,9 @@ def store(key: str, page: Page) -> None:
 
 def storable(response: HttpResponseBase) -> bool:
     """Whether a response is the same for everybody and may be kept and shared."""
-    control = response.get("Cache-Control", "").lower()
+    cache = response.get("Cache-Control", "").lower()
     personal = response.cookies or has_vary_header(response, "Cookie")
-    return (
-        response.status_code == 200 and not personal and not re.search("private|no-store", control)
-    )
+    return response.status_code == 200 and not personal and not re.search("private|no-store", cache)
 
 
 KEPT_STREAM_BYTES = 16 * 1024 * 1024  # a longer stream is passed on, never held whole to keep
@@ -244,7 +242,6 @@ class PageCacheMiddleware:
                 return page.response(request, page_id.etag)
             response = _over_miss_limit(request) or self._render(request, page_id)
             if storable(response) and isinstance(response, StreamingHttpResponse):
-                # sent as it is made (a large export), and kept once it has been sent whole
                 response.streaming_content = Kept(response, key, lock if holder else None)
                 holder = False  # (the stream lets it go)
             elif storable(response):
@@ -258,12 +255,12 @@ class PageCacheMiddleware:
 
 def _busy() -> HttpResponse:
     """Another request has rendered this page for longer than a waiter waits: try again soon."""
-    return HttpResponse(
-        "This page is being prepared: try again in a few seconds.\n",
-        status=503,
-        content_type="text/plain; charset=utf-8",
-        headers={"Retry-After": "5", "Cache-Control": "no-store"},
-    )
+    return _refusal("This page is being prepared: try again in a few seconds.\n", 503, 5)
+
+
+def _refusal(text: str, code: int, retry_after: int) -> HttpResponse:
+    extra = {"Retry-After": str(retry_after), "Cache-Control": "no-store"}
+    return HttpResponse(text, status=code, content_type="text/plain; charset=utf-8", headers=extra)
 
 
 def _over_miss_limit(request: HttpRequest) -> HttpResponse | None:
@@ -280,12 +277,7 @@ def _over_miss_limit(request: HttpRequest) -> HttpResponse | None:
     except ValueError:  # the cache is down: pages are rendered, not refused
         return None
     wait = max(1, int(period - now % period) + 1)
-    return HttpResponse(
-        f"Too many pages asked for: try again in {wait} seconds.\n",
-        status=429,
-        content_type="text/plain; charset=utf-8",
-        headers={"Retry-After": str(wait), "Cache-Control": "no-store"},
-    )
+    return _refusal(f"Too many pages asked for: try again in {wait} seconds.\n", 429, wait)
 
 
 def _finish(

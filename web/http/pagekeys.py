@@ -64,15 +64,13 @@ def content_version(kind: str, kwargs: dict[str, object]) -> str | None:
     """The version a page of ``kind`` with the URL's ``kwargs`` shows; None: no such arena or cell."""
     if kind == "static":  # (and the stale age the methodology states)
         return f"static.{freshness.stale_days()}"
-    subject = (
-        kwargs.get("cell") if kind == "cell" else kwargs.get("arena") or kwargs.get("slug", "")
-    )
+    ref = kwargs.get("cell") if kind == "cell" else kwargs.get("arena") or kwargs.get("slug", "")
     now = time.monotonic()
-    found = VERSIONS.get((kind, subject))
+    found = VERSIONS.get((kind, ref))
     if found is None or now - found[0] >= VERSION_SECONDS or settings.HTTP_CACHE_PURGE_URLS:
         if len(VERSIONS) > 10_000:  # made-up addresses must not grow it without end
             VERSIONS.clear()
-        found = VERSIONS[kind, subject] = (now, READERS[kind](subject))
+        found = VERSIONS[kind, ref] = (now, READERS[kind](ref))
     return found[1]
 
 
@@ -158,12 +156,10 @@ def page_variant(request: HttpRequest, url_name: str, match: ResolverMatch) -> s
     """The API's format as DRF will negotiate it (``none``: refused), else the htmx fragment asked."""
     if request.path_info.startswith("/api/"):
         # (what DRF's negotiation reads of its Request: the view has not made one yet)
-        probe = SimpleNamespace(
-            query_params=request.GET, META=request.META, headers=request.headers
-        )
+        req = SimpleNamespace(query_params=request.GET, META=request.META, headers=request.headers)
         try:
             renderer, media_type = DefaultContentNegotiation().select_renderer(
-                cast(Request, probe), _renderers(match), match.kwargs.get("format")
+                cast(Request, req), _renderers(match), match.kwargs.get("format")
             )
         except APIException:
             return "none"
@@ -197,10 +193,9 @@ def surrogate_keys(version: str, kwargs: dict[str, Any], arena_or_cell: bool) ->
         tags.append(cachetags.story_tag(str(kwargs["story"])))
     if "cell" in kwargs:
         tags.append(cachetags.cell_tag(str(kwargs["cell"])))
-    # a product's pages; the two of a head-to-head
     tags += [
         cachetags.product_tag(arena_id, str(kwargs[n]))
-        for n in ("product", "a", "b")
+        for n in ("product", "a", "b")  # a product's pages; the two of a head-to-head
         if n in kwargs
     ]
     return cachetags.header_value(tags)

@@ -5,8 +5,7 @@ import re
 from contextvars import ContextVar
 
 HEADER = "X-Request-ID"
-# An incoming id is kept only when short and plain: a client cannot write newlines into the logs.
-SANE = re.compile(r"[A-Za-z0-9._-]{1,64}")
+SANE = re.compile(r"[A-Za-z0-9._-]{1,64}")  # an incoming id kept: no client newlines in the logs
 NONE = "-"  # what a log line outside any request or task says
 CURRENT: ContextVar[str | None] = ContextVar("request_id", default=None)
 

@@ -9,8 +9,7 @@ from arena.selectors.arenas import CountedArena, arena_get
 
 
 def arena_or_404(slug: str) -> CountedArena:
-    found = arena_get(slug=slug)
-    if found is None:
+    if (found := arena_get(slug=slug)) is None:
         raise Http404(f"No arena {slug!r}")
     return found
 

@@ -63,8 +63,7 @@ def pick_pair(request: HtmxHttpRequest) -> HttpResponse:
         return _pick_problem(request, "Pick the arena and the products from the lists.", 400)
     if a == b:
         return _pick_problem(request, "Pick two different products to compare.", 400)
-    arena = arena_get(slug=slug)
-    if arena is None:
+    if (arena := arena_get(slug=slug)) is None:
         return _pick_problem(request, f"There is no arena {slug!r}.", 404)
     pair = arena_product_pair_get(arena=arena, a=a, b=b)
     if missing := [s for s in (a, b) if s not in pair]:
@@ -80,18 +79,14 @@ def _pick_problem(request: HttpRequest, message: str, status: int) -> HttpRespon
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     """``handler404``: the pages nearest to the missing address, and the search form."""
     known = known_pages(arena=front.arena_named(request.path))
-    ctx: dict[str, Any] = {
-        "request_path": request.path,
-        "suggestions": front.suggestions(request.path, known),
-    }
+    ctx = {"request_path": request.path, "suggestions": front.suggestions(request.path, known)}
     return render(request, "404.html", ctx, status=404)
 
 
 @functools.cache
 def api_schema() -> dict[str, Any]:
     # the schema changes only with the code: built once per process (it walks every API view)
-    schema: dict[str, Any] = SchemaGenerator().get_schema(request=None, public=True)
-    return schema
+    return SchemaGenerator().get_schema(request=None, public=True)
 
 
 class ApiDocsView(SpectacularSwaggerSplitView):

@@ -21,8 +21,7 @@ def must_asked(query: QueryDict) -> tuple[MustHaves, list[str]]:
     problems: list[str] = []
     ids: list[int] = []
     for item in params.items(query, params.MUST):
-        story = params.record_id(item)
-        if story is None:
+        if (story := params.record_id(item)) is None:
             problems.append(f"A must-have story is given by its number, not {item[:40]!r}.")
         elif story not in ids:
             ids.append(story)
