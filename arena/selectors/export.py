@@ -100,8 +100,7 @@ def arena_export_document(*, arena: Arena) -> dict[str, Any]:
 
 
 def _cells(keys: dict[int, int], slugs: dict[int, str]) -> Iterator[dict[str, Any]]:
-    """Every cell by story key and product slug, in matrix order, with its evidence, read as it
-    is written: two queries read side by side."""
+    """Every cell with its evidence in matrix order, read as written: two queries side by side."""
     order = ("story__position", "product__position", "pk")
     cells = Cell.objects.filter(story__in=keys, product__in=slugs).order_by(*order)
     quotes = Evidence.objects.filter(cell__in=cells).order_by(

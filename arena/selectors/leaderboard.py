@@ -1,5 +1,4 @@
-"""The stored leaderboard in the order a visitor picks (``scoring.ranking.order_by`` orders stored rows,
-it computes no score), and each product's count of stale cells."""
+"""The stored leaderboard in a visitor's order (``order_by`` sorts stored rows), stale cell counts."""
 
 from __future__ import annotations
 

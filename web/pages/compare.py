@@ -20,8 +20,7 @@ def _marked(values: Sequence[int | None]) -> list[tuple[int | None, bool]]:
 
 
 def compare_scores(cmp: Comparison) -> dict[str, list]:
-    """The score table's rows: PA Score, range and whether it leads (``cmp.leader``), the weights
-    of the rounds each is best in, each category's score; a row's highest marked."""
+    """The score table's rows (PA Score, range, lead; weights of rounds best; categories), top marked."""
     standings = cmp.standings.values()
     return {
         "pa": [

@@ -35,8 +35,7 @@ def search_url(text: str) -> str:
 
 
 def _words(path: str) -> list[str]:
-    """The parts of a path that could be a slug or a name: ``/arenas/temporl/vs/a-vs-b/`` →
-    ``temporl``, ``a``, ``b``."""
+    """A path's parts that could be a slug or name: ``/arenas/x/vs/a-vs-b/`` → ``x``, ``a``, ``b``."""
     words: list[str] = []
     for part in path.strip("/").split("/"):
         for piece in part.split("-vs-"):

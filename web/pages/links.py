@@ -12,8 +12,7 @@ from web.params import query_string
 
 
 def url_prefix(name: str, *args: str) -> str:
-    """The URL of ``name`` with ``args`` and one last argument still to append:
-    ``url_prefix("cell-detail")`` is ``/cells/``."""
+    """The URL of ``name`` with ``args``, one argument to append: ``url_prefix("cell-detail")``."""
     return reverse(name, args=[*args, "0"])[: -len("0/")]
 
 

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
 from arena.models import SubGroup
@@ -192,22 +193,9 @@ def matrix_bodies(matrix: Matrix, arena: str, query: Mapping[str, str] | None = 
 
 
 def _pager(b: MatrixBlock, ncols: int, body: str) -> str:
-    """A paged category's last row: which stories these are, links to the previous and next pages."""
-    block, name = b.block, esc(b.block.category.name)
-    links_ = []
-    for number, word in links.neighbour_pages(block.page, block.pages):
-        url = esc(b.load_url + number)
-        links_.append(
-            f' <a href="{url}#cat-{int(block.category.pk)}" hx-get="{url}" hx-target="#{body}"'
-            f' hx-select="#{body}" hx-swap="outerHTML show:#{body}:top">{word} stories'
-            f'<span class="visually-hidden"> of {name}</span></a>'
-        )
-    shown = f"{block.first + 1}–{block.first + block.kept}"
-    return (
-        f'<tr class="mx-pages{" mx-more" if b.more else ""}"><td colspan="{ncols}">'
-        f"Stories {shown} of {block.count}"
-        f" (page {block.page} of {block.pages}).{' ·'.join(links_)}</td></tr>"
-    )
+    anchor = f"cat-{int(b.block.category.pk)}"
+    ctx = {"block": b.block, "ncols": ncols, "body": body, "base": b.load_url, "anchor": anchor}
+    return render_to_string("arena/_pager.html", {**ctx, "more": b.more})
 
 
 def _story_rows(group: MatrixGroup, stories: str, labels: dict[int, str], at: CellsAt) -> str:

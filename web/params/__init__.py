@@ -1,5 +1,4 @@
-"""The query parameters of the pages and the API, each named once, and which ones each page reads
-(``PAGE_PARAMS``, the page cache's allow-list)."""
+"""The query parameters, each named once, and those each page reads (``PAGE_PARAMS``: allow-list)."""
 
 from __future__ import annotations
 

@@ -150,8 +150,7 @@ def arena_detail(request: HtmxHttpRequest, arena: str) -> HttpResponse:
 
 
 def _kept(arena: CountedArena, *asked: object) -> str:
-    """A fragment's ``{% cache %}`` key: the code, the arena's version and epoch, the day (evidence
-    ages) and what was asked; so the leaderboard is one under every filter, search and fold."""
+    """A fragment's ``{% cache %}`` key: code, arena version and epoch, day, and what was asked."""
     epoch = getattr(arena, "cache_epoch", None)
     when = (freshness.today(), freshness.stale_days())
     return repr((pagekeys.release(), arena.pk, arena.content_version, epoch, when, asked))

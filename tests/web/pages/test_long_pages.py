@@ -84,6 +84,10 @@ def test_a_long_product_page_writes_one_category_and_links_the_others(
     html = client.get(url).text
     slugs = list(by)
     assert len(slugs) > 2 and _stories(html) == by[slugs[0]][:40]
+    assert f"Stories 1–40 of {len(by[slugs[0]])} (page 1 of 2)." in html
+    assert _link(html, "Next stories") == f"{url}?category={slugs[0]}&page=2"
+    second = client.get(url, {"category": slugs[0], "page": 2}).text
+    assert _stories(second) == by[slugs[0]][40:80]
     for slug in slugs[1:]:  # each other category: its count, its own page
         at = html.index(f'href="{url}?category={slug}#cat-{slug}"')
         assert f">Show the {len(by[slug])} verdicts<" in html[at : at + 400], slug
