@@ -11,6 +11,7 @@ from core.uris import URIField
 
 GIVE_UP_AFTER = 3  # failed recomputes of one change before the sweep stops sending it
 SETTLE_LISTED = 20  # a close call's settle cells stored (and shown); the rest are only counted
+CALL_ORDER = ("leader__score__rank", "trailer__score__rank")  # close calls in leaderboard order
 PAGE_NAME_HELP = "The name the imported pages use (how they find it after an admin renames it)"
 
 
@@ -256,18 +257,25 @@ class CloseCall(models.Model):
     arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="close_calls")
     leader = models.ForeignKey("products.Product", on_delete=models.CASCADE, related_name="+")
     trailer = models.ForeignKey("products.Product", on_delete=models.CASCADE, related_name="+")
-    position = models.PositiveIntegerField()  # leaderboard order of the pairs
     settle_count = models.PositiveIntegerField()  # 0: equal scores, no verification settles it
     exact = models.BooleanField()  # False: "at most" settle_count (the greedy bound)
 
-    class Meta:
-        ordering = ["arena", "position"]
-        constraints = [
-            models.UniqueConstraint(fields=["arena", "position"], name="close_call_position")
-        ]
-
     def __str__(self) -> str:
         return f"{self.leader_id} vs {self.trailer_id}: {self.settle_count}"
+
+
+class ProductSide(models.Model):
+    """What verifying each unverified cell of a product moves its range (``certainty.Side``),
+    kept so that the recompute redoes only the products whose side is stale or missing."""
+
+    arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="+")
+    product = models.OneToOneField("products.Product", models.CASCADE, related_name="side")
+    raise_low = models.JSONField(default=list)  # [[gain, …], [story id, …], [cell id, …]], by gain
+    cut_high = models.JSONField(default=list)
+    stale = models.BooleanField(default=False)  # a cell of the product changed since
+
+    def __str__(self) -> str:
+        return f"{self.product_id}: {len(self.raise_low)} up, {len(self.cut_high)} down"
 
 
 class SettleCell(models.Model):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Collection
 from datetime import timedelta
+from itertools import repeat
 from typing import Any
 
 from celery import current_app as celery_app
@@ -22,11 +24,13 @@ from arena.models import (
     Persona,
     PersonaResult,
     ProductScore,
+    ProductSide,
     SettleCell,
 )
-from arena.scoring.certainty import close_calls, rank_ranges
+from arena.scoring.certainty import Side, close_calls, rank_ranges, side_of, sides
 from arena.scoring.ranking import PersonaBest, best_by_persona, leaderboard
-from arena.scoring.results import product_results
+from arena.scoring.results import Part, ProductResult, product_results
+from arena.scoring.tally import ProductKey, Tally
 from arena.selectors.inputs import arena_scoring_inputs
 from arena.signals import pages_changed
 from arena.task_names import REFRESH_SOFT_LIMIT, REFRESH_TASK
@@ -76,13 +80,16 @@ def content_restored(*, past: int, using: str) -> str | None:
     return epoch
 
 
-def arena_mark_stale(*, arena_id: int, **signal: Any) -> None:
-    """Mark the scores stale, their recompute enqueued on commit (``scores_changed``'s receiver)."""
-    Arena.objects.filter(pk=arena_id).update(
+def arena_mark_stale(*, arena_id: int, product_id: int | None = None, **signal: Any) -> None:
+    """Mark the scores (of one product's cells) stale, their recompute enqueued on commit
+    (``scores_changed``'s receiver)."""
+    Arena.objects.filter(pk=arena_id).update(  # first: it waits for a recompute's lock
         change_seq=F("change_seq") + 1,
         scores_stale_since=Coalesce(F("scores_stale_since"), timezone.now()),
         content_version=F("content_version") + 1,
     )
+    sides = ProductSide.objects.filter(arena_id=arena_id)
+    (sides if product_id is None else sides.filter(product_id=product_id)).update(stale=True)
     pages_changed.send(None, arenas=[arena_id])
     transaction.on_commit(lambda: _enqueue(arena_id))
 
@@ -114,13 +121,19 @@ def _send(arena_id: int, countdown: float | None = None) -> bool:
     return True
 
 
-def arena_recompute_scores(*, arena_id: int) -> bool:
-    """Recompute and store every score of the arena (idempotent); False when it is gone."""
+def arena_recompute_scores(*, arena_id: int, every: bool = False) -> bool:
+    """Recompute and store the arena's scores (idempotent); False when it is gone. Unless ``every``,
+    a product whose side is fresh keeps its stored scores: only the others and their close calls
+    are redone."""
     with transaction.atomic():
         if (arena := Arena.objects.select_for_update().filter(pk=arena_id).first()) is None:
             return False
-        inputs = arena_scoring_inputs(arena_id=arena_id)
-        results = product_results(inputs.products, inputs.stories, inputs.cells)
+        scores = ProductScore.objects.filter(arena_id=arena_id, product__side__stale=False)
+        kept = {} if every else {s.product_id: s for s in scores}
+        inputs = arena_scoring_inputs(arena_id=arena_id, kept=kept)
+        redone = [p for p in inputs.products if p[0] not in kept]
+        fresh = {r.product: r for r in product_results(redone, inputs.stories, inputs.cells)}
+        results = [fresh.get(key) or _stored(kept[key], name) for key, name in inputs.products]
         board = leaderboard(results)
         now = timezone.now()
         spans = rank_ranges([(row.result.product, row.result.pa_range) for row in board])
@@ -131,7 +144,7 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
                 product_id=r.product,
                 rank=row.rank,
                 vs_id=row.vs,
-                computed_at=now,
+                computed_at=kept[r.product].computed_at if r.product in kept else now,
                 pa_low=r.pa_range[0] if r.pa_range else None,
                 pa_high=r.pa_range[1] if r.pa_range else None,
                 rank_best=span[0] if (span := spans[r.product]) else None,
@@ -145,8 +158,11 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
             for r in (row.result,)
         )
         _store_persona_results(arena_id, best_by_persona(inputs.stories, results))
-        calls = close_calls([row.result for row in board], inputs.stories, inputs.cells)
-        _store_close_calls(arena_id, calls, inputs.cell_ids)
+        redone_sides = sides(list(fresh.values()), inputs.stories, inputs.cells)
+        by_side = _sides(arena_id, results, kept, inputs.cell_ids, redone_sides)
+        only = set(fresh) if kept else None  # (None: every close call is redone)
+        calls = close_calls([row.result for row in board], by_side, only)
+        _store_close_calls(arena_id, calls, inputs.cell_ids, only)
         Arena.objects.filter(pk=arena_id).update(
             scores_computed_at=now,
             computed_seq=arena.change_seq,
@@ -158,20 +174,66 @@ def arena_recompute_scores(*, arena_id: int) -> bool:
     return True
 
 
-def _store_close_calls(arena_id: int, calls: list[dict[str, Any]], ids: dict) -> None:
-    """Replace the arena's close calls and the first ``SETTLE_LISTED`` cells of each settle set."""
-    SettleCell.objects.filter(call__arena_id=arena_id).delete()
-    CloseCall.objects.filter(arena_id=arena_id).delete()
+def _stored(row: ProductScore, name: str) -> ProductResult:
+    """The result a stored row was written from."""
+    low, high, ranges = row.pa_low, row.pa_high, row.persona_ranges
+    return ProductResult(
+        **{f: getattr(row, f) for f in ("pa_score", "category_scores", "persona_scores")},
+        product=row.product_id,
+        name=name,
+        tally=Tally(**{f: getattr(row, f) for f in Tally._fields}),
+        parts=tuple(Part(*p) for p in row.parts),
+        pa_range=None if low is None or high is None else (low, high),
+        persona_ranges={k: tuple(v) if v else None for k, v in ranges.items()},
+    )
+
+
+def _sides(
+    arena_id: int, results: list[ProductResult], kept: Collection[int], ids: dict, fresh: dict
+) -> dict[ProductKey, Side]:
+    """Store the ``fresh`` sides in place of the old ones; read those of the ``kept`` products
+    (and the ids of their cells into ``ids``)."""
+    ProductSide.objects.filter(arena_id=arena_id).exclude(product_id__in=kept).delete()
+    ProductSide.objects.bulk_create(
+        ProductSide(
+            arena_id=arena_id,
+            product_id=key,
+            raise_low=[[g for g, _ in up], [k[0] for _, k in up], [ids[k] for _, k in up]],
+            cut_high=[[g for g, _ in down], [k[0] for _, k in down], [ids[k] for _, k in down]],
+        )
+        for key, side in fresh.items()
+        for up, down in ((side.raise_low, side.cut_high),)
+    )
+    by_key = {r.product: r for r in results}
+    for row in ProductSide.objects.filter(product_id__in=kept):
+        stored = []
+        for gains, stories, cells in (row.raise_low, row.cut_high):
+            keys = list(zip(stories, repeat(row.product_id)))
+            ids.update(zip(keys, cells, strict=True))
+            stored.append(tuple(zip(gains, keys, strict=True)))
+        fresh[row.product_id] = side_of(by_key[row.product_id], *stored)
+    return fresh
+
+
+def _store_close_calls(
+    arena_id: int, calls: list[dict[str, Any]], ids: dict, only: set[ProductKey] | None
+) -> None:
+    """Replace the arena's close calls (those of ``only``'s products) and the first
+    ``SETTLE_LISTED`` cells of each settle set."""
+    old = CloseCall.objects.filter(arena_id=arena_id)
+    if only is not None:
+        old = old.filter(Q(leader_id__in=only) | Q(trailer_id__in=only))
+    SettleCell.objects.filter(call__in=old).delete()
+    old.delete()
     rows = CloseCall.objects.bulk_create(
         CloseCall(
             arena_id=arena_id,
             leader_id=c["a"],
             trailer_id=c["b"],
-            position=i,
             settle_count=len(c["settle"]),
             exact=c["exact"],
         )
-        for i, c in enumerate(calls)
+        for c in calls
     )
     SettleCell.objects.bulk_create(
         SettleCell(call=row, cell_id=ids[key], position=i)

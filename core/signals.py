@@ -6,5 +6,5 @@ from __future__ import annotations
 from django.dispatch import Signal
 
 content_changed = Signal()  # arena_id: what its pages show changed (its content version moves)
-scores_changed = Signal()  # arena_id: what a score rests on changed (scores go stale, pages change)
+scores_changed = Signal()  # arena_id (product_id: only its cells): scores go stale, pages change
 placed = Signal()  # row: a story or a product now on its arena (new, or no longer retired)

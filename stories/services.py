@@ -171,7 +171,7 @@ def cell_correct(
         cell.refresh_from_db(fields=[*write, "version"])
         if mark_arena:
             changed = scores_changed if recorded else content_changed
-            changed.send(None, arena_id=current.story.arena_id)
+            changed.send(None, arena_id=current.story.arena_id, product_id=current.product_id)
     return change
 
 

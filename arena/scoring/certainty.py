@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
@@ -101,6 +101,12 @@ def _ordered(gains: Iterable[tuple[int, CellKey]]) -> tuple[tuple[int, CellKey],
     )
 
 
+def side_of(result: ProductResult, raise_low: tuple, cut_high: tuple) -> Side:
+    parts = result.parts
+    low, high = sum(p.low for p in parts), sum(p.high for p in parts)
+    return Side(result.product, low, high, sum(p.weighted_max for p in parts), raise_low, cut_high)
+
+
 def sides(
     results: Sequence[ProductResult], stories: Sequence[StoryIn], cells: Iterable[CellIn]
 ) -> dict[ProductKey, Side]:
@@ -113,14 +119,7 @@ def sides(
             gains[c.product][0].append((w * (q - low), (c.story_id, c.product)))
             gains[c.product][1].append((w * (high - q), (c.story_id, c.product)))
     return {
-        r.product: Side(
-            r.product,
-            sum(p.low for p in r.parts),
-            sum(p.high for p in r.parts),
-            sum(p.weighted_max for p in r.parts),
-            _ordered(gains[r.product][0]),
-            _ordered(gains[r.product][1]),
-        )
+        r.product: side_of(r, _ordered(gains[r.product][0]), _ordered(gains[r.product][1]))
         for r in results
     }
 
@@ -180,14 +179,18 @@ def settle_set(leader: Side, trailer: Side) -> tuple[tuple[CellKey, ...], bool]:
 
 
 def close_calls(
-    results: Sequence[ProductResult], stories: Sequence[StoryIn], cells: Iterable[CellIn]
+    results: Sequence[ProductResult],
+    by_side: Mapping[ProductKey, Side],
+    only: Collection[ProductKey] | None = None,
 ) -> list[dict[str, Any]]:
-    """Close pairs in board order, as stored: leader ``a``, trailer ``b``, ``settle``, ``exact``."""
-    by_side = sides(results, stories, cells)
+    """Close pairs in board order, as stored: leader ``a``, trailer ``b``, ``settle``, ``exact``;
+    with ``only``, the pairs with one of those products (the others' are as they were)."""
     scored = [r for r in results if r.pa_range is not None and r.pa_score is not None]
     out = []
     for i, first in enumerate(scored):
         for second in scored[i + 1 :]:
+            if only is not None and first.product not in only and second.product not in only:
+                continue
             if not pair_call(ranged(first), ranged(second)).close:
                 continue
             lead, trail = sorted((first, second), key=lambda r: -(r.pa_score or 0))  # stable

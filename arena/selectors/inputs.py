@@ -44,8 +44,8 @@ def cell_corrections(
     }
 
 
-def arena_scoring_inputs(*, arena_id: int) -> ArenaInputs:
-    """The plain records the scoring module reads: four queries."""
+def arena_scoring_inputs(*, arena_id: int, kept: Collection[int] = ()) -> ArenaInputs:
+    """The plain records the scoring module reads (no cell of the ``kept`` products): four queries."""
     stories = [
         StoryIn(id=sid, weight=w, category=cat, persona=per)
         for sid, w, cat, per in Story.objects.filter(arena_id=arena_id)
@@ -58,6 +58,7 @@ def arena_scoring_inputs(*, arena_id: int) -> ArenaInputs:
     rows = list(
         Cell.objects.on_pages()
         .filter(story__arena_id=arena_id)
+        .exclude(product_id__in=kept)
         .with_backing()
         .order_by()
         .values_list("pk", "story_id", "product_id", "verdict", "proof", "quality", "backing")

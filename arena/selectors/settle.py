@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Q, QuerySet
 
-from arena.models import Arena, CloseCall, SettleCell
+from arena.models import CALL_ORDER, Arena, CloseCall, SettleCell
 from arena.scoring.results import UNVERIFIED_PROOF
 from products.models import Product
 from stories.models import Cell
@@ -66,7 +66,7 @@ def _close_pairs(arena: Arena, products: Sequence[Product], listed: bool) -> dic
             cells.setdefault(call_id, []).append(cell_id)
     return {
         c.pk: ClosePair(a, b, tuple(cells.get(c.pk, ())), c.settle_count, c.exact)
-        for c in calls.order_by("position")
+        for c in calls.order_by(*CALL_ORDER)
         if (a := by_id.get(c.leader_id)) is not None and (b := by_id.get(c.trailer_id)) is not None
     }
 
@@ -104,7 +104,8 @@ def verify_queue_get(
     page = Paginator(ordered, QUEUE_PAGE).get_page(number)
     items = [QueueItem(c) for c in page.object_list]
     by_cell = {i.cell.pk: i for i in items}
-    rows = SettleCell.objects.filter(cell__in=list(by_cell)).order_by("call__position")
+    rows = SettleCell.objects.filter(cell__in=list(by_cell))
+    rows = rows.order_by(*(f"call__{f}" for f in CALL_ORDER))
     for cell_id, call_id in rows.values_list("cell_id", "call_id"):
         if (pair := close.get(call_id)) is not None:
             by_cell[cell_id].pairs.append(pair)

@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from arena.models import SETTLE_LISTED, Arena, CloseCall, ProductScore, SettleCell
+from arena.models import CALL_ORDER, SETTLE_LISTED, Arena, CloseCall, ProductScore, SettleCell
 from arena.recompute import arena_recompute_scores
 from arena.scoring.certainty import Ranged, pair_call
 from products.models import Product
@@ -33,7 +33,7 @@ def stored_close_calls(arena: Arena) -> list[dict]:
             "count": c.settle_count,
             "exact": c.exact,
         }
-        for c in CloseCall.objects.filter(arena=arena).order_by("position")
+        for c in CloseCall.objects.filter(arena=arena).order_by(*CALL_ORDER)
     ]
 
 

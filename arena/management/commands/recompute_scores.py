@@ -7,7 +7,7 @@ from arena.recompute import arena_recompute_scores
 
 
 class Command(BaseCommand):
-    help = "Recompute and store the scores of every arena (or the ones named by slug)."
+    help = "Recompute every product's scores of every arena (or the ones named by slug)."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slugs", nargs="*", metavar="ARENA")
@@ -19,5 +19,5 @@ class Command(BaseCommand):
             if missing := set(slugs) - set(arenas.values_list("slug", flat=True)):
                 raise CommandError(f"no arena with slug {', '.join(sorted(missing))}")
         for arena in arenas:
-            arena_recompute_scores(arena_id=arena.pk)
+            arena_recompute_scores(arena_id=arena.pk, every=True)
             self.stdout.write(f"Recomputed {arena.slug}")

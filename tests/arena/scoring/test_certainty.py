@@ -12,7 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.scoring import certainty as certainty_module
-from arena.scoring.certainty import Side, close_calls, pair_call, ranged, rank_ranges, settle_set
+from arena.scoring.certainty import (
+    Side,
+    close_calls,
+    pair_call,
+    ranged,
+    rank_ranges,
+    settle_set,
+    sides,
+)
 from arena.scoring.ranking import leaderboard
 from arena.scoring.results import is_unverified, product_results
 from arena.scoring.tally import CellIn, StoryIn
@@ -63,7 +71,7 @@ def _call_after(stories, products, cells, keys, a, b):
 def test_settle_sets_are_the_smallest_that_separate_by_brute_force(arena):
     stories, products, cells = arena
     board = _board(stories, products, cells)
-    calls = close_calls(board, stories, cells)
+    calls = close_calls(board, sides(board, stories, cells))
     by = {r.product: r for r in board}
     scored = [r for r in board if r.pa_range is not None]
     # every close pair is listed once, and only those
@@ -112,10 +120,10 @@ def test_settle_sets_are_the_smallest_that_separate_by_brute_force(arena):
 def test_the_greedy_bound_settles_too(arena, monkeypatch_module):
     stories, products, cells = arena
     board = _board(stories, products, cells)
-    exact = {(c["a"], c["b"]): c for c in close_calls(board, stories, cells)}
+    exact = {(c["a"], c["b"]): c for c in close_calls(board, sides(board, stories, cells))}
     monkeypatch_module.setattr(certainty_module, "SETTLE_EXACT_LIMIT", -1)
     try:
-        greedy = close_calls(board, stories, cells)
+        greedy = close_calls(board, sides(board, stories, cells))
     finally:
         monkeypatch_module.undo()
     for call in greedy:
@@ -225,7 +233,7 @@ def test_worked_example():
         ("a", 62, (56, 66)),
         ("b", 56, (44, 64)),
     ]
-    [call] = close_calls(board, stories, a + b)
+    [call] = close_calls(board, sides(board, stories, a + b))
     # each point of Σ w·q is 2 points of score: A's low must gain x and B's high lose y with
     # 28 + x > 32 − y. Gains: A story 1 (+2), story 3 (+1); B story 2 (−2), 1 and 5 (−1 each).
     # No two cells reach 5; three do: A's story 1 (low 60) and B's stories 2 and 1 (high 58).
