@@ -34,6 +34,7 @@ from arena.scoring.tally import ProductKey, Tally
 from arena.selectors.inputs import arena_scoring_inputs
 from arena.signals import pages_changed
 from arena.task_names import REFRESH_SOFT_LIMIT, REFRESH_TASK
+from products.models import Product
 from stories.models import Story
 
 log = logging.getLogger(__name__)
@@ -128,7 +129,8 @@ def arena_recompute_scores(*, arena_id: int, every: bool = False) -> bool:
     with transaction.atomic():
         if (arena := Arena.objects.select_for_update().filter(pk=arena_id).first()) is None:
             return False
-        scores = ProductScore.objects.filter(arena_id=arena_id, product__side__stale=False)
+        listed = Product.objects.filter(arena_id=arena_id)  # (not retired)
+        scores = ProductScore.objects.filter(product__in=listed, product__side__stale=False)
         kept = {} if every else {s.product_id: s for s in scores}
         inputs = arena_scoring_inputs(arena_id=arena_id, kept=kept)
         redone = [p for p in inputs.products if p[0] not in kept]
