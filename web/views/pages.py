@@ -381,10 +381,6 @@ def arena_compare(request: HtmxHttpRequest, arena: str) -> HttpResponse:
     }
     if ctx["fragment"]:
         response = render(request, "arena/compare.html#compare", ctx, status=status)
-        view_url = (
-            request.get_full_path()
-            if cmp is None
-            else page_url + links.compare_query(chosen, diff=diff)
-        )
-        return swapped(response, view_url)
+        shown = page_url + links.compare_query(chosen, diff=diff)
+        return swapped(response, request.get_full_path() if cmp is None else shown)
     return render(request, "arena/compare.html", ctx, status=status)
