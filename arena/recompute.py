@@ -82,8 +82,7 @@ def content_restored(*, past: int, using: str) -> str | None:
 
 
 def arena_mark_stale(*, arena_id: int, product_id: int | None = None, **signal: Any) -> None:
-    """Mark the scores (of one product's cells) stale, their recompute enqueued on commit
-    (``scores_changed``'s receiver)."""
+    """Mark the scores (of one product) stale and recompute on commit: ``scores_changed``."""
     Arena.objects.filter(pk=arena_id).update(  # first: it waits for a recompute's lock
         change_seq=F("change_seq") + 1,
         scores_stale_since=Coalesce(F("scores_stale_since"), timezone.now()),
@@ -123,9 +122,7 @@ def _send(arena_id: int, countdown: float | None = None) -> bool:
 
 
 def arena_recompute_scores(*, arena_id: int, every: bool = False) -> bool:
-    """Recompute and store the arena's scores (idempotent); False when it is gone. Unless ``every``,
-    a product whose side is fresh keeps its stored scores: only the others and their close calls
-    are redone."""
+    """Store the arena's scores (False: it is gone); unless ``every``, redo only stale products."""
     with transaction.atomic():
         if (arena := Arena.objects.select_for_update().filter(pk=arena_id).first()) is None:
             return False
@@ -193,8 +190,7 @@ def _stored(row: ProductScore, name: str) -> ProductResult:
 def _sides(
     arena_id: int, results: list[ProductResult], kept: Collection[int], ids: dict, fresh: dict
 ) -> dict[ProductKey, Side]:
-    """Store the ``fresh`` sides in place of the old ones; read those of the ``kept`` products
-    (and the ids of their cells into ``ids``)."""
+    """Store the ``fresh`` sides; read the ``kept`` products' (their cells' ids into ``ids``)."""
     ProductSide.objects.filter(arena_id=arena_id).exclude(product_id__in=kept).delete()
     ProductSide.objects.bulk_create(
         ProductSide(
@@ -220,8 +216,7 @@ def _sides(
 def _store_close_calls(
     arena_id: int, calls: list[dict[str, Any]], ids: dict, only: set[ProductKey] | None
 ) -> None:
-    """Replace the arena's close calls (those of ``only``'s products) and the first
-    ``SETTLE_LISTED`` cells of each settle set."""
+    """Replace the close calls (of ``only``'s products) and their first ``SETTLE_LISTED`` cells."""
     old = CloseCall.objects.filter(arena_id=arena_id)
     if only is not None:
         old = old.filter(Q(leader_id__in=only) | Q(trailer_id__in=only))

@@ -183,8 +183,7 @@ def close_calls(
     by_side: Mapping[ProductKey, Side],
     only: Collection[ProductKey] | None = None,
 ) -> list[dict[str, Any]]:
-    """Close pairs in board order, as stored: leader ``a``, trailer ``b``, ``settle``, ``exact``;
-    with ``only``, the pairs with one of those products (the others' are as they were)."""
+    """Close pairs (of ``only``) in board order: leader ``a``, trailer ``b``, settle set, exact?"""
     scored = [r for r in results if r.pa_range is not None and r.pa_score is not None]
     out = []
     for i, first in enumerate(scored):
