@@ -170,7 +170,8 @@ def cell_correct(
         _quotes_store(cell, imported, added)
         cell.refresh_from_db(fields=[*write, "version"])
         if mark_arena:
-            changed = scores_changed if recorded else content_changed
+            backing = added or imported or {"rationale", "detail_published"} & set(write)
+            changed = scores_changed if recorded or backing else content_changed
             changed.send(None, arena_id=current.story.arena_id, product_id=current.product_id)
     return change
 

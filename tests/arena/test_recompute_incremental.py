@@ -9,7 +9,7 @@ from arena.models import Arena, PersonaResult, ProductScore, ProductSide
 from arena.recompute import arena_mark_stale, arena_recompute_scores
 from stories.models import Cell, CellChange
 from stories.services import cell_correct
-from stories.values import CellValue
+from stories.values import CellValue, Quote
 
 from .scoring.test_scoring import cell_values
 from .test_close_calls_stored import stored_close_calls
@@ -81,3 +81,20 @@ def test_a_structure_change_redoes_every_product(seeded_arena):
     arena_recompute_scores(arena_id=seeded_arena.pk)
     products = seeded_arena.products.count()
     assert ProductSide.objects.filter(arena=seeded_arena, stale=False).count() == products
+
+
+def test_a_quote_added_to_an_unpublished_cell_recounts_its_products_published_evidence(
+    seeded_arena,
+):
+    cell = Cell.objects.filter(
+        story__arena=seeded_arena, detail_published=False, verdict="full"
+    ).first()
+    assert cell is not None, "the seed arena has a judged cell whose backing is not published"
+    row = ProductScore.objects.get(product=cell.product)
+    quote = Quote(source="docs", quote="It resumes after approval.", url="https://example.com/")
+    cell_correct(cell=cell, value=None, quotes=[quote], kind=CellChange.Kind.ADMIN)
+    assert ProductSide.objects.get(product=cell.product).stale  # its judgement did not change
+    arena_recompute_scores(arena_id=seeded_arena.pk)
+    after = ProductScore.objects.get(product=cell.product)
+    assert after.published_evidence == row.published_evidence + 1
+    assert stored(seeded_arena) == recompute_all(seeded_arena)
