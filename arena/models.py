@@ -268,7 +268,6 @@ class ProductSide(models.Model):
     """What verifying each unverified cell of a product moves its range (``certainty.Side``),
     kept so that the recompute redoes only the products whose side is stale or missing."""
 
-    arena = models.ForeignKey(Arena, on_delete=models.CASCADE, related_name="+")
     product = models.OneToOneField("products.Product", models.CASCADE, related_name="side")
     raise_low = models.JSONField(default=list)  # [[gain, …], [story id, …], [cell id, …]], by gain
     cut_high = models.JSONField(default=list)

@@ -88,7 +88,7 @@ def arena_mark_stale(*, arena_id: int, product_id: int | None = None, **signal: 
         scores_stale_since=Coalesce(F("scores_stale_since"), timezone.now()),
         content_version=F("content_version") + 1,
     )
-    sides = ProductSide.objects.filter(arena_id=arena_id)
+    sides = ProductSide.objects.filter(product__arena_id=arena_id)
     (sides if product_id is None else sides.filter(product_id=product_id)).update(stale=True)
     pages_changed.send(None, arenas=[arena_id])
     transaction.on_commit(lambda: _enqueue(arena_id))
@@ -191,10 +191,9 @@ def _sides(
     arena_id: int, results: list[ProductResult], kept: Collection[int], ids: dict, fresh: dict
 ) -> dict[ProductKey, Side]:
     """Store the ``fresh`` sides; read the ``kept`` products' (their cells' ids into ``ids``)."""
-    ProductSide.objects.filter(arena_id=arena_id).exclude(product_id__in=kept).delete()
+    ProductSide.objects.filter(product__arena_id=arena_id).exclude(product_id__in=kept).delete()
     ProductSide.objects.bulk_create(
         ProductSide(
-            arena_id=arena_id,
             product_id=key,
             raise_low=[[g for g, _ in up], [k[0] for _, k in up], [ids[k] for _, k in up]],
             cut_high=[[g for g, _ in down], [k[0] for _, k in down], [ids[k] for _, k in down]],

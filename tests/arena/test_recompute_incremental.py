@@ -31,7 +31,7 @@ def stored(arena: Arena) -> dict:
         "scores": rows(ProductScore.objects.filter(arena=arena), "rank"),
         "personas": rows(PersonaResult.objects.filter(arena=arena), "position"),
         "calls": stored_close_calls(arena),
-        "sides": rows(ProductSide.objects.filter(arena=arena), "product"),
+        "sides": rows(ProductSide.objects.filter(product__arena=arena), "product"),
     }
 
 
@@ -77,10 +77,10 @@ def test_one_cell_changed_redoes_only_its_product(seeded_arena):
 
 def test_a_structure_change_redoes_every_product(seeded_arena):
     arena_mark_stale(arena_id=seeded_arena.pk)
-    assert ProductSide.objects.filter(arena=seeded_arena, stale=False).count() == 0
+    assert ProductSide.objects.filter(product__arena=seeded_arena, stale=False).count() == 0
     arena_recompute_scores(arena_id=seeded_arena.pk)
     products = seeded_arena.products.count()
-    assert ProductSide.objects.filter(arena=seeded_arena, stale=False).count() == products
+    assert ProductSide.objects.filter(product__arena=seeded_arena, stale=False).count() == products
 
 
 def test_a_quote_added_to_an_unpublished_cell_recounts_its_products_published_evidence(
