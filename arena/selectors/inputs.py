@@ -24,10 +24,11 @@ _JUDGEMENTS = ("verdict", "proof", "quality")
 
 
 def cell_corrections(
-    *, arena_id: int | None = None, cell_ids: Collection[int] | None = None
+    *, arena_id: int | None = None, cell_ids: Collection[int] | None = None, kept: Collection = ()
 ) -> dict[int, Corrections]:
-    """The net of each corrected cell's upheld corrections, by cell id: one query."""
+    """Each corrected cell's net upheld correction by cell id (no ``kept`` product's cells)."""
     changes = CellChange.objects.filter(kind=CellChange.Kind.FLAG)
+    changes = changes.exclude(cell__product_id__in=kept)
     if arena_id is not None:
         changes = changes.filter(cell__story__arena_id=arena_id)
     if cell_ids is not None:
@@ -45,16 +46,15 @@ def cell_corrections(
 
 
 def arena_scoring_inputs(*, arena_id: int, kept: Collection[int] = ()) -> ArenaInputs:
-    """The plain records the scoring module reads (no cell of the ``kept`` products): four queries."""
+    """The plain records the scoring module reads (no ``kept`` product's cells): four queries."""
     stories = [
         StoryIn(id=sid, weight=w, category=cat, persona=per)
         for sid, w, cat, per in Story.objects.filter(arena_id=arena_id)
         .order_by("position")
         .values_list("id", "weight", "category__name", "persona__slug")
     ]
-    corrected = {
-        cell_id: net.direction for cell_id, net in cell_corrections(arena_id=arena_id).items()
-    }
+    nets = cell_corrections(arena_id=arena_id, kept=kept)
+    corrected = {cell_id: net.direction for cell_id, net in nets.items()}
     rows = list(
         Cell.objects.on_pages()
         .filter(story__arena_id=arena_id)
